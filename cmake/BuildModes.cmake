@@ -1,0 +1,19 @@
+# Compiler flags for our own code and the sanitizer build modes.
+set(SLIPSTREAM_WARNINGS -Wall -Wextra -Wno-unused-parameter)
+if(SLIPSTREAM_WERROR)
+  list(APPEND SLIPSTREAM_WARNINGS -Werror)
+endif()
+
+if(SLIPSTREAM_SANITIZE)
+  string(REPLACE ";" "," _san "${SLIPSTREAM_SANITIZE}")
+  add_compile_options(-fsanitize=${_san} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${_san})
+endif()
+
+if(SLIPSTREAM_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "SLIPSTREAM_FUZZ needs clang (CXX=clang++)")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()

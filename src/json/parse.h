@@ -1,0 +1,40 @@
+// JSON text -> Value tree in an Arena, with limits; rejects invalid UTF-8 and malformed input.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/arena.h"
+#include "base/result.h"
+#include "json/value.h"
+
+namespace slipstream::json {
+
+/// What to do when an object repeats a key. The default keeps the last occurrence (as Python's
+/// json module and pydantic do); kReject answers an error.
+enum class DuplicateKeys : std::uint8_t { kKeepLast, kReject };
+
+/// Limits against hostile documents. Each has a default and is a server knob.
+struct ParseOptions {
+    std::size_t max_depth = 64;                 // nesting of arrays/objects
+    std::size_t max_string_bytes = 1 << 20;     // one string or key, in bytes after unescaping
+    std::size_t max_members = 10'000;           // members of one object / elements of one array
+    DuplicateKeys duplicate_keys = DuplicateKeys::kKeepLast;
+};
+
+/// Where and why parsing failed. `offset` is a byte offset into the input.
+struct ParseError {
+    std::size_t offset = 0;
+    std::string message;  // e.g. "invalid UTF-8 in string", "nesting deeper than 64"
+};
+
+/// Parses one complete JSON document (surrounding whitespace allowed, nothing else after it).
+/// Strings are unescaped into `arena`; the returned tree lives as long as `arena`.
+/// On failure returns Status::invalid_argument (malformed) or Status::out_of_range (a limit),
+/// and fills `error` when given. Never throws; linear time in the input size.
+base::Result<const Value*> parse(std::string_view text, base::Arena& arena, const ParseOptions& options = {},
+                                 ParseError* error = nullptr);
+
+}  // namespace slipstream::json
