@@ -15,14 +15,15 @@ namespace slipstream::base {
 /// Allocations live until reset() or destruction. Not thread-safe. Objects allocated here must be
 /// trivially destructible (the arena never runs destructors).
 class Arena {
-public:
+  public:
     explicit Arena(std::size_t block_size = 4096) : block_size_(block_size) {}
     Arena(const Arena&) = delete;
     Arena& operator=(const Arena&) = delete;
 
     void* allocate(std::size_t bytes, std::size_t align = alignof(std::max_align_t)) {
         std::uintptr_t p = (reinterpret_cast<std::uintptr_t>(cursor_) + align - 1) & ~(align - 1);
-        if (cursor_ == nullptr || p + bytes > reinterpret_cast<std::uintptr_t>(end_)) return allocate_slow(bytes, align);
+        if (cursor_ == nullptr || p + bytes > reinterpret_cast<std::uintptr_t>(end_))
+            return allocate_slow(bytes, align);
         cursor_ = reinterpret_cast<char*>(p + bytes);
         used_ += bytes;
         return reinterpret_cast<void*>(p);
@@ -38,7 +39,8 @@ public:
     T* make_array(std::size_t n) {
         static_assert(std::is_trivially_destructible_v<T>, "arena objects are never destroyed");
         T* p = static_cast<T*>(allocate(sizeof(T) * (n ? n : 1), alignof(T)));
-        for (std::size_t i = 0; i < n; ++i) new (p + i) T();
+        for (std::size_t i = 0; i < n; ++i)
+            new (p + i) T();
         return p;
     }
 
@@ -55,7 +57,7 @@ public:
     /// Bytes handed out since the last reset.
     std::size_t used() const { return used_; }
 
-private:
+  private:
     void* allocate_slow(std::size_t bytes, std::size_t align);
 
     std::size_t block_size_;

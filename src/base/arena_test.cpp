@@ -22,7 +22,8 @@ TEST(ArenaTest, AlignsAndCopies) {
 TEST(ArenaTest, ResetReusesFirstBlock) {
     Arena arena(128);
     void* first = arena.allocate(8);
-    for (int i = 0; i < 100; ++i) arena.allocate(64);
+    for (int i = 0; i < 100; ++i)
+        arena.allocate(64);
     arena.reset();
     EXPECT_EQ(arena.used(), 0u);
     EXPECT_EQ(arena.allocate(8), first);

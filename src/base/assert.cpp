@@ -11,7 +11,9 @@ namespace {
 std::atomic<std::uint64_t> g_bugs{0};
 }  // namespace
 
-std::uint64_t bug_count() { return g_bugs.load(std::memory_order_relaxed); }
+std::uint64_t bug_count() {
+    return g_bugs.load(std::memory_order_relaxed);
+}
 
 namespace detail {
 

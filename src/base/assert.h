@@ -19,13 +19,11 @@ void bug_hit(const char* expr, const char* file, int line);
 #ifdef NDEBUG
 #define SLIPSTREAM_ASSERT(cond) ((void)0)
 #else
-#define SLIPSTREAM_ASSERT(cond) \
-    ((cond) ? (void)0 : ::slipstream::base::detail::check_failed(#cond, __FILE__, __LINE__))
+#define SLIPSTREAM_ASSERT(cond) ((cond) ? (void)0 : ::slipstream::base::detail::check_failed(#cond, __FILE__, __LINE__))
 #endif
 
 /// An internal invariant broken by our own code: aborts in debug, logs and counts in release.
 #define SLIPSTREAM_BUG(cond) ((cond) ? (void)0 : ::slipstream::base::detail::bug_hit(#cond, __FILE__, __LINE__))
 
 /// A condition that can only fail on an impossible syscall failure or OOM: always fatal.
-#define SLIPSTREAM_CHECK(cond) \
-    ((cond) ? (void)0 : ::slipstream::base::detail::check_failed(#cond, __FILE__, __LINE__))
+#define SLIPSTREAM_CHECK(cond) ((cond) ? (void)0 : ::slipstream::base::detail::check_failed(#cond, __FILE__, __LINE__))

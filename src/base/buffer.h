@@ -12,7 +12,7 @@ namespace slipstream::base {
 /// Bytes in [read, write) are readable; [write, capacity) is free space. Not thread-safe.
 /// Growth doubles; compaction moves unread bytes to the front when that makes enough room.
 class Buffer {
-public:
+  public:
     Buffer() = default;
     explicit Buffer(std::size_t initial_capacity) { reserve(initial_capacity); }
     Buffer(Buffer&&) noexcept = default;
@@ -39,7 +39,7 @@ public:
     void shrink_if_empty(std::size_t keep);
     void reserve(std::size_t capacity);
 
-private:
+  private:
     std::unique_ptr<char[]> data_;
     std::size_t capacity_ = 0;
     std::size_t read_ = 0;

@@ -12,8 +12,14 @@ std::int64_t read(clockid_t id) {
 }
 }  // namespace
 
-MonoNanos mono_now() { return read(CLOCK_MONOTONIC); }
-MonoNanos SystemClock::now() const { return read(CLOCK_MONOTONIC); }
-std::int64_t SystemClock::wall_now() const { return read(CLOCK_REALTIME); }
+MonoNanos mono_now() {
+    return read(CLOCK_MONOTONIC);
+}
+MonoNanos SystemClock::now() const {
+    return read(CLOCK_MONOTONIC);
+}
+std::int64_t SystemClock::wall_now() const {
+    return read(CLOCK_REALTIME);
+}
 
 }  // namespace slipstream::base

@@ -11,7 +11,7 @@ using MonoNanos = std::int64_t;
 
 /// A time source. Implementations are thread-safe.
 class Clock {
-public:
+  public:
     virtual ~Clock() = default;
     /// Monotonic nanoseconds, for deadlines and durations.
     virtual MonoNanos now() const = 0;
@@ -21,14 +21,14 @@ public:
 
 /// The real clocks of the system.
 class SystemClock final : public Clock {
-public:
+  public:
     MonoNanos now() const override;
     std::int64_t wall_now() const override;
 };
 
 /// A clock that moves only when told to: for tests where time matters.
 class ManualClock final : public Clock {
-public:
+  public:
     explicit ManualClock(MonoNanos start = 1'000'000'000) : mono_(start), wall_(1'700'000'000'000'000'000) {}
     MonoNanos now() const override { return mono_.load(std::memory_order_relaxed); }
     std::int64_t wall_now() const override { return wall_.load(std::memory_order_relaxed); }
@@ -37,7 +37,7 @@ public:
         wall_.fetch_add(nanos, std::memory_order_relaxed);
     }
 
-private:
+  private:
     std::atomic<MonoNanos> mono_;
     std::atomic<std::int64_t> wall_;
 };

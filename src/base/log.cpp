@@ -32,7 +32,7 @@ std::atomic<LogLevel> g_min_level{LogLevel::kInfo};
 
 bool parse_log_level(std::string_view name, LogLevel* out) {
     static constexpr std::pair<std::string_view, LogLevel> kNames[] = {
-        {"debug", LogLevel::kDebug}, {"info", LogLevel::kInfo},   {"warn", LogLevel::kWarn},
+        {"debug", LogLevel::kDebug},  {"info", LogLevel::kInfo},   {"warn", LogLevel::kWarn},
         {"warning", LogLevel::kWarn}, {"error", LogLevel::kError}, {"fatal", LogLevel::kFatal},
         {"off", LogLevel::kOff}};
     for (const auto& [text, level] : kNames) {
@@ -46,12 +46,18 @@ bool parse_log_level(std::string_view name, LogLevel* out) {
 
 std::string_view log_level_name(LogLevel level) {
     switch (level) {
-        case LogLevel::kDebug: return "debug";
-        case LogLevel::kInfo: return "info";
-        case LogLevel::kWarn: return "warn";
-        case LogLevel::kError: return "error";
-        case LogLevel::kFatal: return "fatal";
-        case LogLevel::kOff: return "off";
+        case LogLevel::kDebug:
+            return "debug";
+        case LogLevel::kInfo:
+            return "info";
+        case LogLevel::kWarn:
+            return "warn";
+        case LogLevel::kError:
+            return "error";
+        case LogLevel::kFatal:
+            return "fatal";
+        case LogLevel::kOff:
+            return "off";
     }
     return "unknown";
 }
@@ -61,7 +67,9 @@ void set_log_sink(LogSink sink, LogLevel min_level) {
     g_min_level.store(min_level, std::memory_order_relaxed);
 }
 
-void set_log_level(LogLevel min_level) { g_min_level.store(min_level, std::memory_order_relaxed); }
+void set_log_level(LogLevel min_level) {
+    g_min_level.store(min_level, std::memory_order_relaxed);
+}
 
 bool log_enabled(LogLevel level) {
     return level != LogLevel::kOff && level >= g_min_level.load(std::memory_order_relaxed);

@@ -14,8 +14,8 @@ template <typename T>
 class [[nodiscard]] Result {
     static_assert(!std::is_same_v<T, Status>, "use Status for operations without a value");
 
-public:
-    Result(T value) : data_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit on purpose
+  public:
+    Result(T value) : data_(std::in_place_index<0>, std::move(value)) {}        // NOLINT: implicit on purpose
     Result(Status status) : data_(std::in_place_index<1>, std::move(status)) {  // NOLINT
         SLIPSTREAM_ASSERT(!std::get<1>(data_).is_ok());
     }
@@ -41,7 +41,7 @@ public:
     T& operator*() & { return value(); }
     const T& operator*() const& { return value(); }
 
-private:
+  private:
     std::variant<T, Status> data_;
 };
 
@@ -51,8 +51,7 @@ private:
 #define SLIPSTREAM_CONCAT(a, b) SLIPSTREAM_CONCAT_INNER(a, b)
 
 /// `SLIPSTREAM_ASSIGN_OR_RETURN(auto x, make_x());` returns the error, or binds the value.
-#define SLIPSTREAM_ASSIGN_OR_RETURN(decl, expr)                                        \
-    auto SLIPSTREAM_CONCAT(_ss_result_, __LINE__) = (expr);                            \
-    if (!SLIPSTREAM_CONCAT(_ss_result_, __LINE__).is_ok())                             \
-        return SLIPSTREAM_CONCAT(_ss_result_, __LINE__).status();                      \
+#define SLIPSTREAM_ASSIGN_OR_RETURN(decl, expr)                                                                      \
+    auto SLIPSTREAM_CONCAT(_ss_result_, __LINE__) = (expr);                                                          \
+    if (!SLIPSTREAM_CONCAT(_ss_result_, __LINE__).is_ok()) return SLIPSTREAM_CONCAT(_ss_result_, __LINE__).status(); \
     decl = std::move(SLIPSTREAM_CONCAT(_ss_result_, __LINE__)).value()

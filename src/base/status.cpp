@@ -7,17 +7,28 @@ namespace slipstream::base {
 
 std::string_view status_code_name(StatusCode code) {
     switch (code) {
-        case StatusCode::kOk: return "ok";
-        case StatusCode::kInvalidArgument: return "invalid_argument";
-        case StatusCode::kNotFound: return "not_found";
-        case StatusCode::kAlreadyExists: return "already_exists";
-        case StatusCode::kOutOfRange: return "out_of_range";
-        case StatusCode::kResourceExhausted: return "resource_exhausted";
-        case StatusCode::kUnavailable: return "unavailable";
-        case StatusCode::kTimeout: return "timeout";
-        case StatusCode::kCancelled: return "cancelled";
-        case StatusCode::kIoError: return "io_error";
-        case StatusCode::kInternal: return "internal";
+        case StatusCode::kOk:
+            return "ok";
+        case StatusCode::kInvalidArgument:
+            return "invalid_argument";
+        case StatusCode::kNotFound:
+            return "not_found";
+        case StatusCode::kAlreadyExists:
+            return "already_exists";
+        case StatusCode::kOutOfRange:
+            return "out_of_range";
+        case StatusCode::kResourceExhausted:
+            return "resource_exhausted";
+        case StatusCode::kUnavailable:
+            return "unavailable";
+        case StatusCode::kTimeout:
+            return "timeout";
+        case StatusCode::kCancelled:
+            return "cancelled";
+        case StatusCode::kIoError:
+            return "io_error";
+        case StatusCode::kInternal:
+            return "internal";
     }
     return "unknown";
 }

@@ -26,7 +26,7 @@ std::string_view status_code_name(StatusCode code);
 
 /// The result of an operation that returns no value. Cheap to copy when ok (no allocation).
 class [[nodiscard]] Status {
-public:
+  public:
     Status() = default;
 
     static Status ok() { return Status(); }
@@ -63,7 +63,7 @@ public:
     /// Explicitly drops a status whose failure is acceptable at the call site.
     void ignore_error() const {}
 
-private:
+  private:
     Status(StatusCode code, std::string msg) : code_(code), message_(std::move(msg)) {}
 
     StatusCode code_ = StatusCode::kOk;
@@ -73,8 +73,8 @@ private:
 }  // namespace slipstream::base
 
 /// Returns the status from the enclosing function when it is not ok.
-#define SLIPSTREAM_RETURN_IF_ERROR(expr)                              \
-    do {                                                              \
-        ::slipstream::base::Status _ss_status = (expr);               \
-        if (!_ss_status.is_ok()) return _ss_status;                   \
+#define SLIPSTREAM_RETURN_IF_ERROR(expr)                \
+    do {                                                \
+        ::slipstream::base::Status _ss_status = (expr); \
+        if (!_ss_status.is_ok()) return _ss_status;     \
     } while (0)

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Fails when a source file includes a module of a lower layer (see ARCHITECTURE.md, "Layers")."""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+# module (folder under src/) -> modules it may include, besides itself.
+ALLOWED = {
+    "base": set(),
+    "net": {"base"},
+    "metrics": {"base"},
+    "http/h1": {"base"},
+    "http/h2": {"base"},
+    "http/ws": {"base"},
+    "http/sse": {"base"},
+    "json": {"base"},
+    "server": {"base", "net", "metrics", "http/h1", "http/h2", "http/ws", "http/sse", "json", "slipstream"},
+    "store": {"base", "net", "json"},
+    "agent": {"base", "json", "store", "metrics", "slipstream"},
+    "app": {"*"},
+}
+MODULES = sorted(ALLOWED, key=len, reverse=True)
+INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
+
+
+def module_of(rel: str) -> str | None:
+    for m in MODULES:
+        if rel == m or rel.startswith(m + "/"):
+            return m
+    return None
+
+
+def target_module(inc: str) -> str | None:
+    if inc.startswith("slipstream/"):
+        return "slipstream"
+    return module_of(inc) if "/" in inc else None
+
+
+def check_file(path: pathlib.Path, owner: str, allowed: set[str]) -> list[str]:
+    errors = []
+    for lineno, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+        m = INCLUDE.match(line)
+        if not m:
+            continue
+        target = target_module(m.group(1))
+        if target is None or target == owner or "*" in allowed or target in allowed:
+            continue
+        errors.append(f"{path.relative_to(ROOT)}:{lineno}: {owner} may not include {m.group(1)} ({target})")
+    return errors
+
+
+def main() -> int:
+    errors = []
+    for path in sorted((ROOT / "src").rglob("*")):
+        if path.suffix not in {".h", ".cpp"}:
+            continue
+        owner = module_of(str(path.parent.relative_to(ROOT / "src")))
+        if owner is None:
+            errors.append(f"{path.relative_to(ROOT)}: folder is not a known layer; add it to scripts/check_layers.py")
+            continue
+        errors += check_file(path, owner, ALLOWED[owner])
+    # Public headers see only the standard library and each other.
+    for path in sorted((ROOT / "include").rglob("*.h")):
+        errors += check_file(path, "slipstream", set())
+    for folder in ("examples", "python/bindings"):
+        for path in sorted((ROOT / folder).rglob("*.cpp")) if (ROOT / folder).exists() else []:
+            errors += check_file(path, "slipstream", set())
+    for e in errors:
+        print(e)
+    if errors:
+        print(f"lint: {len(errors)} layering violation(s)")
+        return 1
+    print("lint: layering ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

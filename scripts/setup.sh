@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what building and testing Slipstream needs: Debian -dev packages and a Python venv (.venv).
+# Idempotent and quick when everything is present. Runs non-interactively (CI runs it as root).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config clang clang-format lld libclang-rt-14-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libsimdjson-dev libre2-dev libssl-dev libnghttp2-dev zlib1g-dev libbrotli-dev libzstd-dev
+  libsqlite3-dev libpq-dev
+  curl python3 python3-venv python3-dev
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  "$PY" -m venv .venv
+fi
+REQ=python/requirements-dev.txt
+STAMP=.venv/.requirements.stamp
+if [ ! -f "$STAMP" ] || [ "$REQ" -nt "$STAMP" ]; then
+  echo "setup: installing Python packages from $REQ"
+  .venv/bin/python -m pip install -q --disable-pip-version-check -r "$REQ"
+  touch "$STAMP"
+fi
