@@ -24,11 +24,21 @@ struct ParseOptions {
     DuplicateKeys duplicate_keys = DuplicateKeys::kKeepLast;
 };
 
-/// Where and why parsing failed. `offset` is a byte offset into the input.
+/// Why parsing failed, for mapping to a response: kSyntax is FastAPI's 422 `json_invalid`; kEncoding is what
+/// Python reports as UnicodeDecodeError (FastAPI answers 400); kLimit is a ParseOptions limit.
+enum class ParseErrorKind : std::uint8_t { kSyntax, kEncoding, kLimit, kDuplicateKey };
+
+/// Where and why parsing failed. Syntax messages are Python json's `JSONDecodeError.msg` texts, e.g.
+/// "Expecting value", "Expecting ',' delimiter", "Unterminated string starting at".
 struct ParseError {
-    std::size_t offset = 0;
-    std::string message;  // e.g. "invalid UTF-8 in string", "nesting deeper than 64"
+    std::size_t offset = 0;       // byte offset into the input
+    std::size_t char_offset = 0;  // Python's JSONDecodeError.pos: code points before `offset`, after a BOM
+    ParseErrorKind kind = ParseErrorKind::kSyntax;
+    std::string message;  // e.g. "Expecting value", "Invalid UTF-8", "Nesting deeper than 64"
 };
+
+/// Readable bytes parse_padded() needs after the input (simdjson::SIMDJSON_PADDING).
+inline constexpr std::size_t kParsePadding = 64;
 
 /// Parses one complete JSON document (surrounding whitespace allowed, nothing else after it).
 /// Strings are unescaped into `arena`; the returned tree lives as long as `arena`.
@@ -36,5 +46,10 @@ struct ParseError {
 /// and fills `error` when given. Never throws; linear time in the input size.
 base::Result<const Value*> parse(std::string_view text, base::Arena& arena, const ParseOptions& options = {},
                                  ParseError* error = nullptr);
+
+/// As parse(), for input followed by at least kParsePadding readable bytes (any content), e.g. the spare
+/// capacity of a connection buffer: skips copying the input into a padded buffer.
+base::Result<const Value*> parse_padded(std::string_view text, base::Arena& arena, const ParseOptions& options = {},
+                                        ParseError* error = nullptr);
 
 }  // namespace slipstream::json

@@ -1,0 +1,39 @@
+"""FastAPI contender: run by uvicorn with one worker, uvloop and httptools (see harness/contenders.py)."""
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, Field
+
+from payloads import CONTENT_TYPE, LARGE
+
+app = FastAPI()
+
+
+class Item(BaseModel):
+    name: str
+    price: float = Field(gt=0)
+    tags: list[str]
+
+
+@app.get("/hello")
+async def hello():
+    return {"message": "hello"}
+
+
+@app.post("/echo")
+async def echo(request: Request):
+    return JSONResponse(await request.json())
+
+
+@app.post("/items")
+async def create_item(item: Item):
+    return item
+
+
+@app.get("/users/{user_id}/items")
+async def user_items(user_id: int, limit: int = 10, offset: int = 0):
+    return {"user_id": user_id, "limit": limit, "offset": offset}
+
+
+@app.get("/large")
+async def large():
+    return Response(LARGE, media_type=CONTENT_TYPE)

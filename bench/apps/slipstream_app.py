@@ -1,0 +1,76 @@
+"""Slipstream Python contender (FastAPI-like API); `--style def` or `--style async` picks the handler kind.
+
+Skipped by the harness until the `slipstream` Python package is importable. Host and port come from
+BENCH_HOST/BENCH_PORT; one thread, like every other contender.
+"""
+import argparse
+import os
+
+from pydantic import BaseModel, Field
+from slipstream import App, Request, Response
+
+from payloads import CONTENT_TYPE, LARGE
+
+
+class Item(BaseModel):
+    name: str
+    price: float = Field(gt=0)
+    tags: list[str]
+
+
+def add_def_routes(app: App) -> None:
+    @app.get("/hello")
+    def hello():
+        return {"message": "hello"}
+
+    @app.post("/echo")
+    def echo(request: Request):
+        return request.json()
+
+    @app.post("/items")
+    def create_item(item: Item):
+        return item
+
+    @app.get("/users/{user_id}/items")
+    def user_items(user_id: int, limit: int = 10, offset: int = 0):
+        return {"user_id": user_id, "limit": limit, "offset": offset}
+
+    @app.get("/large")
+    def large():
+        return Response(LARGE, media_type=CONTENT_TYPE)
+
+
+def add_async_routes(app: App) -> None:
+    @app.get("/hello")
+    async def hello():
+        return {"message": "hello"}
+
+    @app.post("/echo")
+    async def echo(request: Request):
+        return await request.json()
+
+    @app.post("/items")
+    async def create_item(item: Item):
+        return item
+
+    @app.get("/users/{user_id}/items")
+    async def user_items(user_id: int, limit: int = 10, offset: int = 0):
+        return {"user_id": user_id, "limit": limit, "offset": offset}
+
+    @app.get("/large")
+    async def large():
+        return Response(LARGE, media_type=CONTENT_TYPE)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Slipstream bench contender")
+    parser.add_argument("--style", choices=("def", "async"), required=True)
+    args = parser.parse_args()
+    app = App()
+    (add_def_routes if args.style == "def" else add_async_routes)(app)
+    app.run(host=os.environ.get("BENCH_HOST", "127.0.0.1"), port=int(os.environ.get("BENCH_PORT", "8080")),
+            threads=1)
+
+
+if __name__ == "__main__":
+    main()

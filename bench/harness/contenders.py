@@ -1,0 +1,209 @@
+"""The contenders: how each is found, launched and versioned, and which workloads it can serve."""
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from string import Template
+from typing import Callable
+
+from .workloads import APPS_DIR, BENCH_DIR, STATIC_WORKLOADS, payloads
+
+REPO_DIR = os.path.dirname(BENCH_DIR)
+SLIPSTREAM_HELLO = os.path.join(REPO_DIR, "build", "examples", "hello")
+HOST = "127.0.0.1"
+
+
+@dataclass
+class LaunchContext:
+    port: int
+    h2_port: int
+    workdir: str    # per-start scratch directory (rendered configs, static files, logs)
+    fd_limit: int
+
+
+@dataclass
+class Launch:
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+    h2_port: int | None = None  # where h2load connects; None: same port as HTTP/1.1
+
+
+@dataclass
+class Contender:
+    name: str
+    kind: str                   # "static", "python" or "slipstream"
+    description: str            # server, interface, handler style
+    app_file: str               # under bench/apps/
+    requires: tuple[str, ...]   # "bin:<executable>", "module:<python module>" or "file:<path>"
+    build: Callable[["Contender", LaunchContext], Launch]
+    versions: tuple[str, ...] = ()   # "dist:<pip distribution>" or a command line
+    unsupported: dict[str, str] = field(default_factory=dict)  # workload -> reason ("n/a")
+    stop_signal: int = signal.SIGTERM
+
+    @property
+    def app_path(self) -> str:
+        """The contender's file, relative to the repository root."""
+        return self.app_file if "/" in self.app_file else f"bench/apps/{self.app_file}"
+
+    def missing(self) -> str | None:
+        """Why this contender cannot run here, or None when it can."""
+        for need in self.requires:
+            kind, _, what = need.partition(":")
+            if kind == "bin" and shutil.which(what) is None:
+                return f"`{what}` not installed (run bench/setup.sh)"
+            if kind == "module" and importlib.util.find_spec(what) is None:
+                return f"Python module `{what}` not importable"
+            if kind == "file" and not os.access(what, os.X_OK):
+                return f"{os.path.relpath(what, REPO_DIR)} not built"
+        return None
+
+    def na_reason(self, workload: str, ctx_fd_limit: int, idle_connections: int, connections: int) -> str | None:
+        if workload in self.unsupported:
+            return self.unsupported[workload]
+        if workload == "idle" and self.name == "lighttpd" and ctx_fd_limit // 2 < idle_connections + connections:
+            return (f"lighttpd allows at most RLIMIT_NOFILE/2 = {ctx_fd_limit // 2} connections, "
+                    f"fewer than {idle_connections}+{connections}")
+        return None
+
+    def version(self) -> str:
+        parts = []
+        for item in self.versions:
+            if item.startswith("dist:"):
+                try:
+                    parts.append(f"{item[5:]} {importlib.metadata.version(item[5:])}")
+                except importlib.metadata.PackageNotFoundError:
+                    parts.append(f"{item[5:]} (not installed)")
+            else:
+                try:
+                    out = subprocess.run(item.split(), capture_output=True, text=True, timeout=10)
+                    parts.append((out.stdout + out.stderr).strip().splitlines()[0])
+                except (OSError, IndexError, subprocess.TimeoutExpired):
+                    parts.append(f"{item.split()[0]} (unknown version)")
+        return ", ".join(parts)
+
+
+def _render(template_name: str, ctx: LaunchContext, **extra) -> str:
+    """Renders bench/apps/<template> into the work dir with the fixed bytes it serves."""
+    www = os.path.join(ctx.workdir, "www")
+    os.makedirs(www, exist_ok=True)
+    for name, body in (("hello.json", payloads.HELLO), ("large.json", payloads.LARGE)):
+        with open(os.path.join(www, name), "wb") as f:
+            f.write(body)
+    with open(os.path.join(APPS_DIR, template_name)) as f:
+        text = Template(f.read()).substitute(workdir=ctx.workdir, port=ctx.port, h2_port=ctx.h2_port,
+                                             max_fds=ctx.fd_limit, max_conns=ctx.fd_limit // 2, **extra)
+    path = os.path.join(ctx.workdir, template_name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def _env(ctx: LaunchContext) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(BENCH_HOST=HOST, BENCH_PORT=str(ctx.port), PYTHONUNBUFFERED="1")
+    return env
+
+
+def _nginx(c: Contender, ctx: LaunchContext) -> Launch:
+    conf = _render("nginx.conf", ctx, user_line="user root;" if os.geteuid() == 0 else "")
+    return Launch(["nginx", "-p", ctx.workdir, "-c", conf, "-e", "stderr"], ctx.workdir, _env(ctx), ctx.h2_port)
+
+
+def _h2o(c: Contender, ctx: LaunchContext) -> Launch:
+    conf = _render("h2o.conf", ctx, user_line="user: root" if os.geteuid() == 0 else "")
+    return Launch(["h2o", "-c", conf], ctx.workdir, _env(ctx))
+
+
+def _lighttpd(c: Contender, ctx: LaunchContext) -> Launch:
+    return Launch(["lighttpd", "-D", "-f", _render("lighttpd.conf", ctx)], ctx.workdir, _env(ctx))
+
+
+def _uvicorn(module: str) -> Callable[[Contender, LaunchContext], Launch]:
+    def build(c: Contender, ctx: LaunchContext) -> Launch:
+        argv = [sys.executable, "-m", "uvicorn", f"{module}:app", "--app-dir", APPS_DIR, "--host", HOST,
+                "--port", str(ctx.port), "--workers", "1", "--loop", "uvloop", "--http", "httptools",
+                "--no-access-log", "--log-level", "warning", "--timeout-keep-alive", "300", "--backlog", "16384"]
+        return Launch(argv, APPS_DIR, _env(ctx))
+    return build
+
+
+def _granian(c: Contender, ctx: LaunchContext) -> Launch:
+    argv = [sys.executable, "-m", "granian", "--interface", "rsgi", "--host", HOST, "--port", str(ctx.port),
+            "--workers", "1", "--runtime-mode", "st", "--runtime-threads", "1", "--loop", "uvloop",
+            "--no-access-log", "--log-level", "warning", "--backlog", "16384", "--working-dir", APPS_DIR,
+            "granian_app:app"]
+    return Launch(argv, APPS_DIR, _env(ctx))
+
+
+def _script(*args: str) -> Callable[[Contender, LaunchContext], Launch]:
+    def build(c: Contender, ctx: LaunchContext) -> Launch:
+        return Launch([sys.executable, os.path.join(APPS_DIR, c.app_file), *args], APPS_DIR, _env(ctx))
+    return build
+
+
+def _slipstream_cpp(c: Contender, ctx: LaunchContext) -> Launch:
+    return Launch([SLIPSTREAM_HELLO, "--host", HOST, "--port", str(ctx.port), "--threads", "1"], ctx.workdir,
+                  _env(ctx))
+
+
+_STATIC_NA = "static reference: serves fixed bytes only, cannot parse or validate a request body or parameters"
+STATIC_UNSUPPORTED = {w: _STATIC_NA for w in ("echo", "validated", "params")}
+
+
+def _no_h2(reason: str) -> dict[str, str]:
+    return {"h2": reason}
+
+
+CONTENDERS: list[Contender] = [
+    Contender("nginx", "static", "nginx, 1 worker, `return 200` for hello, static file for large", "nginx.conf",
+              ("bin:nginx",), _nginx, ("nginx -v",), STATIC_UNSUPPORTED),
+    Contender("h2o", "static", "h2o, 1 thread, static files", "h2o.conf", ("bin:h2o",), _h2o,
+              ("h2o --version",), STATIC_UNSUPPORTED),
+    Contender("lighttpd", "static", "lighttpd, 1 process, static files", "lighttpd.conf", ("bin:lighttpd",),
+              _lighttpd, ("lighttpd -v",), STATIC_UNSUPPORTED),
+    Contender("fastapi", "python", "FastAPI on uvicorn (uvloop, httptools), 1 worker, async def handlers",
+              "fastapi_app.py", ("module:fastapi", "module:uvicorn", "module:uvloop", "module:httptools"),
+              _uvicorn("fastapi_app"), ("dist:fastapi", "dist:uvicorn", "dist:uvloop", "dist:httptools"),
+              _no_h2("uvicorn has no HTTP/2")),
+    Contender("granian", "python", "Granian, RSGI interface (its fastest), 1 worker, single-threaded runtime",
+              "granian_app.py", ("module:granian", "module:uvloop"), _granian, ("dist:granian",),
+              _no_h2("Granian serves cleartext HTTP/2 only with --http 2, not beside HTTP/1.1 on one port")),
+    Contender("robyn", "python", "Robyn, 1 process, 1 worker, def handlers", "robyn_app.py", ("module:robyn",),
+              _script("--processes", "1", "--workers", "1", "--log-level", "WARN", "--disable-openapi"),
+              ("dist:robyn",), _no_h2("no cleartext HTTP/2 in Robyn"), signal.SIGKILL),
+    Contender("socketify", "python", "socketify (uWebSockets), 1 process", "socketify_app.py",
+              ("module:socketify",), _script(), ("dist:socketify",),
+              _no_h2("no cleartext HTTP/2 in socketify"), signal.SIGKILL),
+    Contender("blacksheep", "python", "BlackSheep on uvicorn (uvloop, httptools), 1 worker, async def handlers",
+              "blacksheep_app.py", ("module:blacksheep", "module:uvicorn", "module:uvloop", "module:httptools"),
+              _uvicorn("blacksheep_app"), ("dist:blacksheep", "dist:uvicorn"),
+              _no_h2("uvicorn has no HTTP/2")),
+    Contender("slipstream-cpp", "slipstream", "Slipstream, C++ handler (build/examples/hello --threads 1)",
+              "build/examples/hello", (f"file:{SLIPSTREAM_HELLO}",), _slipstream_cpp, (),
+              _no_h2("the HTTP/2 variant is not built yet")),
+    Contender("slipstream-py-def", "slipstream", "Slipstream, Python `def` handlers, 1 thread", "slipstream_app.py",
+              ("module:slipstream",), _script("--style", "def"), ("dist:slipstream",),
+              _no_h2("the HTTP/2 variant is not built yet")),
+    Contender("slipstream-py-async", "slipstream", "Slipstream, Python `async def` handlers, 1 thread",
+              "slipstream_app.py", ("module:slipstream",), _script("--style", "async"), ("dist:slipstream",),
+              _no_h2("the HTTP/2 variant is not built yet")),
+]
+
+BY_NAME = {c.name: c for c in CONTENDERS}
+QUICK_CONTENDERS = [c.name for c in CONTENDERS]
+
+
+def select(names: list[str] | None) -> list[Contender]:
+    if not names:
+        return list(CONTENDERS)
+    unknown = [n for n in names if n not in BY_NAME]
+    if unknown:
+        raise ValueError(f"unknown contender(s): {', '.join(unknown)}; known: {', '.join(BY_NAME)}")
+    return [BY_NAME[n] for n in names]

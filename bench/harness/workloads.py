@@ -1,0 +1,101 @@
+"""The workloads of BENCHMARKING.md: request, expected bytes, load generator and reference contender."""
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass, field
+
+BENCH_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+APPS_DIR = os.path.join(BENCH_DIR, "apps")
+LUA_DIR = os.path.join(BENCH_DIR, "lua")
+
+
+def _load_payloads():
+    spec = importlib.util.spec_from_file_location("bench_payloads", os.path.join(APPS_DIR, "payloads.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+payloads = _load_payloads()
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One pre-flight request and what must come back (expected_body None: body not compared)."""
+    method: str
+    path: str
+    body: bytes | None
+    status: int
+    expected_body: bytes | None
+    content_type: str | None = payloads.CONTENT_TYPE
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    description: str
+    path: str                       # the URL path wrk/h2load drives
+    load: str                       # "wrk", "wrk-pipeline" or "h2load"
+    reference: str                  # contender whose same-round throughput is the ratio's denominator
+    probes: tuple[Probe, ...]
+    script: str | None = None       # wrk Lua script in bench/lua/
+    script_args: tuple[str, ...] = ()  # names of body files (written to the run's work dir) or literals
+    body_files: dict[str, bytes] = field(default_factory=dict)
+    idle_connections: bool = False  # hold the idle connections while the load runs
+    latency_meaningful: bool = True
+
+
+HELLO_PROBE = Probe("GET", "/hello", None, 200, payloads.HELLO)
+
+WORKLOADS: dict[str, Workload] = {w.name: w for w in [
+    Workload("hello", "GET /hello -> {\"message\":\"hello\"}", "/hello", "wrk", "nginx", (HELLO_PROBE,)),
+    Workload("pipelined", "hello with 16 requests pipelined per write (wrk + pipeline.lua)", "/hello",
+             "wrk-pipeline", "nginx", (HELLO_PROBE,), script="pipeline.lua", script_args=("16",),
+             latency_meaningful=False),
+    Workload("h2", "hello over cleartext HTTP/2, 16 streams per connection (h2load)", "/hello", "h2load",
+             "nginx", (HELLO_PROBE,)),
+    Workload("echo", "POST /echo, JSON parsed and re-serialized", "/echo", "wrk", "fastapi",
+             (Probe("POST", "/echo", payloads.ECHO_BODY, 200, payloads.ECHO_BODY),),
+             script="post.lua", script_args=("echo.json",), body_files={"echo.json": payloads.ECHO_BODY}),
+    Workload("validated", "POST /items validated against a pydantic-style model, 10% invalid (422)", "/items",
+             "wrk", "fastapi",
+             (Probe("POST", "/items", payloads.VALID_ITEM, 200, payloads.VALID_ITEM),
+              Probe("POST", "/items", payloads.INVALID_ITEM, payloads.INVALID_STATUS, None, None)),
+             script="validated.lua", script_args=("valid.json", "invalid.json"),
+             body_files={"valid.json": payloads.VALID_ITEM, "invalid.json": payloads.INVALID_ITEM}),
+    Workload("params", "GET /users/{id}/items?limit=10&offset=20, typed path and query parameters",
+             payloads.PARAMS_PATH, "wrk", "fastapi",
+             (Probe("GET", payloads.PARAMS_PATH, None, 200, payloads.PARAMS_RESPONSE),)),
+    Workload("large", "GET /large -> a 64 KiB JSON document (pre-encoded: measures the write path)", "/large",
+             "wrk", "nginx", (Probe("GET", "/large", None, 200, payloads.LARGE),)),
+    Workload("idle", "hello while 10,000 idle keep-alive connections are held", "/hello", "wrk", "nginx",
+             (HELLO_PROBE,), idle_connections=True),
+]}
+
+STATIC_WORKLOADS = frozenset({"hello", "pipelined", "h2", "large", "idle"})
+DEFAULT_ORDER = ["hello", "pipelined", "h2", "echo", "validated", "params", "large", "idle"]
+QUICK_WORKLOADS = ["hello", "echo"]
+
+
+def select(names: list[str] | None) -> list[Workload]:
+    if not names:
+        return [WORKLOADS[n] for n in DEFAULT_ORDER]
+    unknown = [n for n in names if n not in WORKLOADS]
+    if unknown:
+        raise ValueError(f"unknown workload(s): {', '.join(unknown)}; known: {', '.join(DEFAULT_ORDER)}")
+    return [WORKLOADS[n] for n in names]
+
+
+def write_body_files(workload: Workload, directory: str) -> list[str]:
+    """Writes the workload's request bodies and returns the script arguments (body names become paths)."""
+    args = []
+    for arg in workload.script_args:
+        if arg in workload.body_files:
+            path = os.path.join(directory, arg)
+            with open(path, "wb") as f:
+                f.write(workload.body_files[arg])
+            args.append(path)
+        else:
+            args.append(arg)
+    return args

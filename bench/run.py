@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Slipstream benchmark suite: `make bench`, `make bench-quick` and `make bench-compare` land here."""
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from harness import charts, compare, contenders, ledger, machine, report, runner, workloads  # noqa: E402
+
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_DIR = os.path.dirname(BENCH_DIR)
+RESULTS_DIR = os.path.join(BENCH_DIR, "results")
+LEDGER = os.path.join(REPO_DIR, "BENCHMARKS.md")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--quick", action="store_true", help="smoke run (< 2 min): 1 round, 3 s, hello and echo")
+    p.add_argument("--workloads", help="comma-separated, default all: " + ",".join(workloads.DEFAULT_ORDER))
+    p.add_argument("--contenders", help="comma-separated, default all: " + ",".join(contenders.BY_NAME))
+    p.add_argument("--rounds", type=int, help="measured rounds (default 3, quick 1)")
+    p.add_argument("--duration", type=int, help="seconds per measured run (default 5, quick 3)")
+    p.add_argument("--warmup", type=int, help="seconds of warm-up per workload and start (default 1)")
+    p.add_argument("--connections", type=int, default=64, help="wrk/h2load connections (default 64)")
+    p.add_argument("--idle-connections", type=int, default=10000, help="connections held by `idle` (10000)")
+    p.add_argument("--retries", type=int, help="re-runs of a run disturbed by foreign load (default 2, quick 0)")
+    p.add_argument("--append-ledger", action="store_true", help="append a section to BENCHMARKS.md")
+    p.add_argument("--ledger", default=LEDGER, help=argparse.SUPPRESS)
+    p.add_argument("--no-self-test", action="store_true", help="skip the harness tests run before --append-ledger")
+    p.add_argument("--compare", action="store_true", help="compare the last two ledger entries and exit")
+    p.add_argument("--list", action="store_true", help="list contenders and whether they can run here")
+    return p.parse_args(argv)
+
+
+def settings_from(args: argparse.Namespace) -> runner.Settings:
+    quick = args.quick
+    pick = lambda value, full, fast: value if value is not None else (fast if quick else full)  # noqa: E731
+    return runner.Settings(rounds=pick(args.rounds, 3, 1), duration_s=pick(args.duration, 5, 3),
+                           warmup_s=pick(args.warmup, 1, 1), connections=args.connections,
+                           idle_connections=args.idle_connections, max_retries=pick(args.retries, 2, 0))
+
+
+def split(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+def do_compare(path: str) -> int:
+    if not os.path.exists(path):
+        print(f"{path} does not exist: nothing to compare")
+        return 0
+    with open(path, encoding="utf-8") as f:
+        what, findings, compared = compare.compare_ledger(f.read())
+    print(f"bench-compare: {what}; {compared} row(s) compared, limit {compare.DROP_LIMIT:.0%} drop in ratio")
+    for finding in findings:
+        print(f"REGRESSION {finding}")
+    return 1 if findings else 0
+
+
+def do_list() -> int:
+    for c in contenders.CONTENDERS:
+        reason = c.missing()
+        print(f"{c.name:22} {'ready' if reason is None else 'skipped: ' + reason}")
+    return 0
+
+
+def self_test() -> bool:
+    """The harness's own tests; a broken harness must not put numbers in the ledger."""
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", os.path.join(BENCH_DIR, "tests")], cwd=REPO_DIR)
+    return out.returncode == 0
+
+
+def caveats(settings: runner.Settings, tables: list[report.Table]) -> list[str]:
+    names = {t.workload.name for t in tables}
+    notes = []
+    if names & {"echo", "validated", "params"}:
+        notes.append("Static references (nginx, h2o, lighttpd) serve fixed bytes; echo, validated and params need a "
+                     "parser, so those tables use FastAPI as the reference and mark the static servers n/a.")
+    notes.append("Throughput counts 2xx responses only" + (
+        "; validated sends 10% invalid bodies by design, so about 10% of its responses are 422 and appear under "
+        "non-2xx." if "validated" in names else "."))
+    notes += [
+        "Server CPU per request is utime/stime of the server's whole process tree from /proc/PID/stat, in clock "
+        f"ticks of 1/{runner.cpu.CLOCK_TICKS} s, divided by all responses; short runs make it coarse.",
+        "Peak RSS is VmHWM (reset before each run) summed over the server's processes: an upper bound for "
+        "multi-process servers.",
+    ]
+    if "pipelined" in names:
+        notes.append("pipelined: wrk does not time pipelined requests individually, so no latency is reported.")
+    if "idle" in names:
+        notes.append("idle: each held connection made one request and then stayed silent; servers with a short "
+                     "keep-alive timeout close some of them during the run (see \"idle kept\").")
+    notes.append("This machine is small and shared; only ratios measured in the same run are comparable across "
+                 "entries.")
+    if not charts.available():
+        notes.append("No charts: matplotlib is not installed (run bench/setup.sh).")
+    if settings.rounds < 3:
+        notes.append(f"Only {settings.rounds} round(s): the spread is not meaningful.")
+    flagged = {f for t in tables for r in t.rows for f in r.flags}
+    if any(f.startswith("disturbed") for f in flagged):
+        notes.append("Rows marked disturbed kept more than the allowed foreign load after all retries: their "
+                     "absolute figures are not trustworthy.")
+    if "client-bound" in flagged:
+        notes.append("Rows marked client-bound had the load generator's core near 100%: their throughput is the "
+                     "client's ceiling; compare their CPU per request instead.")
+    return notes
+
+
+def contender_line(c: contenders.Contender, skipped: dict[str, str]) -> str:
+    if c.name in skipped:
+        return f"{c.name}: skipped — {skipped[c.name]}"
+    version = c.version()
+    return f"{c.name}: {c.description}" + (f" — {version}" if version else "") + f" (`{c.app_path}`)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.compare:
+        return do_compare(args.ledger)
+    if args.list:
+        return do_list()
+    settings = settings_from(args)
+    if args.append_ledger and (args.quick or settings.rounds < 3):
+        print("a ledger entry needs at least 3 rounds and a full run (BENCHMARKING.md)", file=sys.stderr)
+        return 2
+    chosen_workloads = workloads.select(split(args.workloads) or (workloads.QUICK_WORKLOADS if args.quick else None))
+    chosen = contenders.select(split(args.contenders))
+    if args.append_ledger and not args.no_self_test and not self_test():
+        print("harness self-test failed: no numbers reported", file=sys.stderr)
+        return 2
+    meta = machine.describe()
+    run_id = meta["run_id"] + ("-quick" if args.quick else "")
+    os.makedirs(RESULTS_DIR, exist_ok=True)
+    results_path = os.path.join(RESULTS_DIR, f"{run_id}.jsonl")
+    run_dir = os.path.join(RESULTS_DIR, "tmp", run_id)
+    os.makedirs(run_dir, exist_ok=True)
+    recorder = runner.Recorder(results_path)
+    invocation = "bench/run.py " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
+    recorder.add({"type": "run", "meta": meta, "settings": runner.settings_dict(settings), "invocation": invocation,
+                  "workloads": [w.name for w in chosen_workloads], "contenders": [c.name for c in chosen]})
+    runner.run_suite(chosen, chosen_workloads, settings, run_dir, recorder)
+
+    tables = report.build_tables(recorder.records, chosen_workloads, [c.name for c in chosen])
+    rel = lambda path: os.path.relpath(path, REPO_DIR)  # noqa: E731
+    chart_paths = {}
+    for table in tables:
+        path = os.path.join(RESULTS_DIR, run_id, f"{table.workload.name}.png")
+        if charts.render(table, path, f" ({meta['date']})"):
+            chart_paths[table.workload.name] = rel(path)
+    commands = {}
+    for r in recorder.records:
+        if r.get("type") == "measurement" and r["workload"] not in commands:
+            commands[r["workload"]] = ledger.generic_command(r["command"], run_dir)
+    skipped = {r["contender"]: r["reason"] for r in recorder.records if r.get("type") == "skip"}
+    lines = [contender_line(c, skipped) for c in chosen]
+    meta["run_id"] = run_id
+    section = ledger.render_section(meta, runner.settings_dict(settings), tables, invocation=invocation,
+                                    results_path=rel(results_path), chart_paths=chart_paths, commands=commands,
+                                    contender_lines=lines, caveats=caveats(settings, tables))
+    with open(os.path.join(RESULTS_DIR, f"{run_id}.md"), "w", encoding="utf-8") as f:
+        f.write(section)
+    print()
+    print(section)
+    if args.append_ledger:
+        ledger.append_section(args.ledger, section, ledger.committed_version(args.ledger))
+        print(f"appended to {rel(args.ledger)}")
+    print(f"raw results: {rel(results_path)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+// App: the C++ front end: register routes, listen, run until a stop signal.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "slipstream/request.h"
+#include "slipstream/responder.h"
+#include "slipstream/response.h"
+#include "slipstream/server_options.h"
+
+namespace slipstream {
+
+/// A handler that answers at once, on the I/O thread. Must not block.
+using Handler = std::function<Response(Request&)>;
+/// A handler that answers later, from any thread, through the Responder.
+using AsyncHandler = std::function<void(Request&, Responder)>;
+
+namespace detail {
+class AppImpl;
+}
+
+/// Route registration and the server's lifetime. Register routes, then listen(), then run()
+/// (or start() + stop() for tests). Registration methods throw std::invalid_argument on a bad
+/// or duplicate pattern; listen() throws std::system_error when a socket cannot be bound.
+/// Not thread-safe except stop(), which any thread (or a signal) may call.
+///
+/// Patterns: "/users/{id}", "/items/{id:int}", "/files/{path:path}" (see the router README).
+class App {
+  public:
+    explicit App(ServerOptions options = {});
+    ~App();
+    App(const App&) = delete;
+    App& operator=(const App&) = delete;
+
+    App& get(std::string_view pattern, Handler handler);
+    App& post(std::string_view pattern, Handler handler);
+    App& put(std::string_view pattern, Handler handler);
+    App& patch(std::string_view pattern, Handler handler);
+    App& del(std::string_view pattern, Handler handler);
+    /// Any method by name ("GET", "POST", ...).
+    App& route(std::string_view method, std::string_view pattern, Handler handler);
+    App& route_async(std::string_view method, std::string_view pattern, AsyncHandler handler);
+
+    /// Adds a TCP listener ("0.0.0.0", "::", "127.0.0.1", "::1", "localhost"). Port 0 picks a free port.
+    App& listen(std::string_view host, std::uint16_t port);
+    /// Adds a Unix socket listener (a stale socket file is replaced).
+    App& listen_unix(std::string_view path);
+
+    /// Starts the I/O threads and returns at once.
+    void start();
+    /// Starts (if needed) and blocks until SIGINT/SIGTERM or stop(), then drains in-flight requests.
+    /// Returns the process exit code (0 after a clean drain).
+    int run();
+    /// Asks the server to drain and stop. Thread-safe and async-signal-safe.
+    void stop();
+    /// Blocks until the server stopped (after stop()).
+    void wait();
+
+    /// The port of the first TCP listener (useful after listening on port 0).
+    std::uint16_t port() const;
+    const ServerOptions& options() const;
+
+  private:
+    std::unique_ptr<detail::AppImpl> impl_;
+};
+
+}  // namespace slipstream

@@ -1,0 +1,217 @@
+// parse_request: request line, then field lines, then framing; one pass over the bytes, no allocation.
+#include "http/h1/parser.h"
+
+#include <algorithm>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "http/h1/char_class.h"
+#include "http/h1/framing.h"
+#include "http/h1/target.h"
+
+namespace slipstream::http::h1 {
+namespace {
+
+using detail::has_class;
+using detail::kFieldChar;
+using detail::kTargetChar;
+using detail::kTchar;
+using detail::scan_class;
+
+// First byte in [p, end) that may not appear in a field value (a CTL other than HTAB, or DEL).
+inline const char* scan_field_value(const char* p, const char* end) {
+#if defined(__SSE2__)
+    // 16 bytes per step for long values (User-Agent, Cookie); a HTAB hit steps over it and goes on.
+    const __m128i space = _mm_set1_epi8(0x20);
+    const __m128i minus_one = _mm_set1_epi8(-1);
+    const __m128i del = _mm_set1_epi8(0x7f);
+    while (end - p >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        // Signed compares: 0x00-0x1f are >= 0 and < 0x20; obs-text (0x80-0xff) is negative and passes.
+        const __m128i ctl = _mm_and_si128(_mm_cmplt_epi8(v, space), _mm_cmpgt_epi8(v, minus_one));
+        const int mask = _mm_movemask_epi8(_mm_or_si128(ctl, _mm_cmpeq_epi8(v, del)));
+        if (mask == 0) {
+            p += 16;
+            continue;
+        }
+        p += __builtin_ctz(static_cast<unsigned>(mask));
+        if (*p != '\t') return p;
+        ++p;
+    }
+#endif
+    return scan_class(p, end, kFieldChar);
+}
+
+// The bytes a request line or header section may occupy: [p, stop). Reaching `stop` means "need more bytes"
+// unless the limit ended the window (then the limit's error).
+struct Window {
+    const char* stop;
+    bool limited;
+};
+
+Window window(const char* from, const char* end, std::size_t limit) {
+    const auto avail = static_cast<std::size_t>(end - from);
+    return avail >= limit ? Window{from + limit, true} : Window{end, false};
+}
+
+// The stages return nullptr when done, &kNeedMore when the bytes end too early, or the error: a pointer in a
+// register instead of a ParseStatus through memory on every return.
+constexpr ParseError kNeedMore{0, "need more bytes"};
+using Outcome = const ParseError*;
+
+Outcome fail(const ParseError& e) {
+    return &e;
+}
+
+// "HTTP/" DIGIT "." DIGIT CRLF at p; advances p past the CRLF.
+Outcome parse_version(const char*& p, Window w, const ParseError& more_error, RequestHead* out) {
+    if (w.stop - p >= 10 && p[8] == '\r' && p[9] == '\n') {
+        // One 8-byte compare for the two versions in use (memcpy compiles to a load).
+        std::uint64_t word;
+        std::memcpy(&word, p, 8);
+        std::uint64_t v11;
+        std::uint64_t v10;
+        std::memcpy(&v11, "HTTP/1.1", 8);
+        std::memcpy(&v10, "HTTP/1.0", 8);
+        if (word == v11 || word == v10) {
+            out->version = word == v11 ? Version::kHttp11 : Version::kHttp10;
+            p += 10;
+            return nullptr;
+        }
+    }
+    static constexpr char kPattern[] = "HTTP/#.#\r\n";  // '#' is a digit
+    for (int i = 0; i < 10; ++i) {
+        if (p + i >= w.stop) return w.limited ? &more_error : &kNeedMore;
+        const char c = p[i];
+        const char want = kPattern[i];
+        if (i == 5 && detail::is_digit(static_cast<unsigned char>(c)) && c != '1') {
+            return &errors::kUnsupportedVersion;  // known as soon as the major digit arrives
+        }
+        if (want == '#' ? !detail::is_digit(static_cast<unsigned char>(c)) : c != want) {
+            if (i == 8 && c == '\n') return &errors::kBadLineEnding;
+            if (i == 9) return &errors::kBadLineEnding;
+            return &errors::kBadVersion;
+        }
+    }
+    // RFC 9110 §2.5: a higher minor version of a known major is read as the highest we implement.
+    out->version = p[7] == '0' ? Version::kHttp10 : Version::kHttp11;
+    p += 10;
+    return nullptr;
+}
+
+// method SP request-target SP HTTP-version CRLF, after any empty lines. Advances p past the CRLF.
+Outcome parse_request_line(const char*& p, Window w, RequestHead* out) {
+    const auto more = [&] { return w.limited ? &errors::kRequestLineTooLong : &kNeedMore; };
+    while (p < w.stop && *p == '\r') {
+        if (p + 1 >= w.stop) return more();
+        if (p[1] != '\n') return &errors::kBadLineEnding;
+        p += 2;
+    }
+    if (p >= w.stop) return more();
+
+    const char* method = p;
+    p = scan_class(p, w.stop, kTchar);
+    if (p >= w.stop) return more();
+    if (*p != ' ' || p == method) return fail(*p == '\n' ? errors::kBadLineEnding : errors::kBadMethod);
+    out->method = {method, static_cast<std::size_t>(p - method)};
+    out->method_id = detail::classify_method(out->method);
+    ++p;
+
+    const char* target = p;
+    p = scan_class(p, w.stop, detail::kPathChar);  // the first '?' splits path and query: remember it
+    const char* question = p < w.stop && *p == '?' ? p : nullptr;
+    if (question != nullptr) p = scan_class(p + 1, w.stop, kTargetChar);
+    bool has_brackets = false;
+    if (p < w.stop && (*p == '[' || *p == ']')) {
+        // Rare: an IPv6 literal in an absolute-form or authority-form target; split_target checks placement.
+        has_brackets = true;
+        p = scan_class(p, w.stop, kTargetChar | detail::kHostChar);
+    }
+    if (p >= w.stop) return more();
+    if (p != target && (*p == '\r' || *p == '\n')) return &errors::kBadRequestLine;  // no HTTP/0.9
+    if (*p != ' ' || p == target) return &errors::kBadTarget;
+    out->target = {target, static_cast<std::size_t>(p - target)};
+    ++p;
+
+    if (Outcome o = parse_version(p, w, errors::kRequestLineTooLong, out)) return o;
+    const std::size_t query_at =
+        question != nullptr ? static_cast<std::size_t>(question - target) : std::string_view::npos;
+    return detail::split_target(has_brackets, query_at, out);
+}
+
+// field-line CRLF ... CRLF. Stores the fields in headers[0, max) and notes framing fields in `state`.
+Outcome parse_fields(const char*& p, Window w, Header* headers, std::size_t max, std::size_t& count,
+                     detail::FieldState& state) {
+    const auto more = [&] { return w.limited ? &errors::kHeadersTooLarge : &kNeedMore; };
+    for (;;) {
+        if (p >= w.stop) return more();
+        if (*p == '\r') {
+            if (p + 1 >= w.stop) return more();
+            if (p[1] != '\n') return &errors::kBadLineEnding;
+            p += 2;
+            return nullptr;
+        }
+        // RFC 9112 §5.2 obs-fold, and §2.2 whitespace before the first field: both refused.
+        if (*p == ' ' || *p == '\t') return &errors::kObsFold;
+
+        const char* name = p;
+        p = scan_class(p, w.stop, kTchar);
+        if (p >= w.stop) return more();
+        if (*p != ':' || p == name) {
+            if (p != name && (*p == ' ' || *p == '\t')) return &errors::kSpaceBeforeColon;
+            return fail(*p == '\n' ? errors::kBadLineEnding : errors::kBadHeaderName);
+        }
+        const auto name_len = static_cast<std::size_t>(p - name);
+        ++p;
+        while (p < w.stop && (*p == ' ' || *p == '\t'))
+            ++p;
+
+        const char* value = p;
+        p = scan_field_value(p, w.stop);
+        if (p >= w.stop) return more();
+        if (*p != '\r') return fail(*p == '\n' ? errors::kBadLineEnding : errors::kBadHeaderValue);
+        if (p + 1 >= w.stop) return more();
+        if (p[1] != '\n') return &errors::kBadLineEnding;
+        const char* value_end = p;
+        while (value_end > value && (value_end[-1] == ' ' || value_end[-1] == '\t'))
+            --value_end;
+        p += 2;
+
+        if (count == max) return &errors::kTooManyHeaders;
+        Header& h = headers[count++];
+        h.name = {name, name_len};
+        h.value = {value, static_cast<std::size_t>(value_end - value)};
+        if (Outcome o = detail::note_field(h, state)) return o;
+    }
+}
+
+}  // namespace
+
+// ~48 ns for a 3-field GET, ~190 ns for a 10-field browser GET (g++ -O2, see parser_bench).
+ParseStatus parse_request(std::string_view bytes, const Limits& limits, RequestHead* out, Header* headers,
+                          std::size_t max_headers) {
+    const char* const begin = bytes.data();
+    const char* const end = begin + bytes.size();
+    const char* p = begin;
+
+    const auto status = [](Outcome o) {
+        return o == &kNeedMore ? ParseStatus::incomplete() : ParseStatus::failure(*o);
+    };
+    if (Outcome o = parse_request_line(p, window(begin, end, limits.max_request_line + 2), out)) return status(o);
+
+    detail::FieldState state;
+    std::size_t count = 0;
+    const std::size_t max = std::min(max_headers, limits.max_header_count);
+    if (Outcome o = parse_fields(p, window(p, end, limits.max_header_bytes), headers, max, count, state)) {
+        return status(o);
+    }
+    out->headers = {headers, count};
+
+    if (Outcome o = detail::finish_head(state, limits, out)) return status(o);
+    return ParseStatus::complete(static_cast<std::size_t>(p - begin));
+}
+
+}  // namespace slipstream::http::h1

@@ -1,0 +1,144 @@
+// Response head serialization: size first, then one memcpy pass into the reserved space.
+#include "http/h1/serializer.h"
+
+#include <cstring>
+
+#include "http/h1/reason_phrase.h"
+
+namespace slipstream::http::h1 {
+namespace {
+
+constexpr std::string_view kDatePrefix = "Date: ";
+constexpr std::string_view kServerPrefix = "Server: ";
+constexpr std::string_view kLengthPrefix = "Content-Length: ";
+constexpr std::string_view kChunked = "Transfer-Encoding: chunked\r\n";
+constexpr std::string_view kClose = "Connection: close\r\n";
+constexpr std::string_view kKeepAlive = "Connection: keep-alive\r\n";
+constexpr std::string_view kCrlf = "\r\n";
+
+// The head after the rules of RFC 9110 §6.4.1 / RFC 9112 §6-9 are applied.
+struct Plan {
+    int status;
+    std::string_view reason;
+    ResponseFraming framing;
+    bool keep_alive;
+    std::string_view connection;  // the Connection field to write, or empty
+    char length[20];              // decimal Content-Length
+    std::size_t length_size;
+};
+
+Plan make_plan(const ResponseHead& h) {
+    Plan p{};
+    p.status = h.status >= 100 && h.status <= 999 ? h.status : 500;
+    p.reason = h.reason.empty() ? reason_phrase(p.status) : h.reason;
+    p.framing = h.framing;
+    p.keep_alive = h.keep_alive;
+    const bool informational = p.status < 200;
+    if (informational || p.status == 204 || p.status == 304) p.framing = ResponseFraming::kNone;
+    const bool http10 = h.request_version == Version::kHttp10;
+    if (p.framing == ResponseFraming::kChunked && http10) p.framing = ResponseFraming::kUntilClose;
+    if (p.framing == ResponseFraming::kUntilClose) p.keep_alive = false;
+    if (!informational) {
+        if (http10 && p.keep_alive) p.connection = kKeepAlive;
+        if (!http10 && !p.keep_alive) p.connection = kClose;
+    }
+    if (p.framing == ResponseFraming::kContentLength) {
+        char digits[20];
+        std::size_t n = 0;
+        std::uint64_t v = h.content_length;
+        do {
+            digits[n++] = static_cast<char>('0' + v % 10);
+            v /= 10;
+        } while (v != 0);
+        for (std::size_t i = 0; i < n; ++i)
+            p.length[i] = digits[n - 1 - i];
+        p.length_size = n;
+    }
+    return p;
+}
+
+std::size_t plan_size(const ResponseHead& h, const Plan& p) {
+    std::size_t n = 13 + p.reason.size() + 2;  // "HTTP/1.1 200 " reason CRLF
+    if (!h.date.empty()) n += kDatePrefix.size() + h.date.size() + 2;
+    if (!h.server.empty()) n += kServerPrefix.size() + h.server.size() + 2;
+    for (const Header& f : h.headers)
+        n += f.name.size() + 2 + f.value.size() + 2;
+    if (p.framing == ResponseFraming::kContentLength) n += kLengthPrefix.size() + p.length_size + 2;
+    if (p.framing == ResponseFraming::kChunked) n += kChunked.size();
+    return n + p.connection.size() + 2;
+}
+
+char* put(char* dst, std::string_view s) {
+    std::memcpy(dst, s.data(), s.size());
+    return dst + s.size();
+}
+
+char* put_field(char* dst, std::string_view prefix, std::string_view value) {
+    return put(put(put(dst, prefix), value), kCrlf);
+}
+
+void write_plan(const ResponseHead& h, const Plan& p, char* dst) {
+    char status_line[13] = {'H', 'T', 'T', 'P', '/', '1', '.', '1', ' ', 0, 0, 0, ' '};
+    status_line[9] = static_cast<char>('0' + p.status / 100);
+    status_line[10] = static_cast<char>('0' + p.status / 10 % 10);
+    status_line[11] = static_cast<char>('0' + p.status % 10);
+    dst = put(dst, {status_line, sizeof status_line});
+    dst = put(put(dst, p.reason), kCrlf);
+    if (!h.date.empty()) dst = put_field(dst, kDatePrefix, h.date);
+    if (!h.server.empty()) dst = put_field(dst, kServerPrefix, h.server);
+    for (const Header& f : h.headers)
+        dst = put(put(put(put(dst, f.name), ": "), f.value), kCrlf);
+    if (p.framing == ResponseFraming::kContentLength) dst = put_field(dst, kLengthPrefix, {p.length, p.length_size});
+    if (p.framing == ResponseFraming::kChunked) dst = put(dst, kChunked);
+    dst = put(dst, p.connection);
+    put(dst, kCrlf);
+}
+
+}  // namespace
+
+std::size_t response_head_size(const ResponseHead& head) {
+    return plan_size(head, make_plan(head));
+}
+
+WrittenHead write_response_head(const ResponseHead& head, base::Buffer& out) {
+    const Plan plan = make_plan(head);
+    const std::size_t size = plan_size(head, plan);
+    write_plan(head, plan, out.prepare(size).data());
+    out.commit(size);
+    return {plan.framing, plan.keep_alive, size};
+}
+
+WrittenHead write_response_head(const ResponseHead& head, std::span<char> out) {
+    const Plan plan = make_plan(head);
+    const std::size_t size = plan_size(head, plan);
+    if (out.size() < size) return {plan.framing, plan.keep_alive, 0};
+    write_plan(head, plan, out.data());
+    return {plan.framing, plan.keep_alive, size};
+}
+
+std::string_view chunk_header(std::uint64_t size, char (&out)[kMaxChunkHeaderSize]) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    char digits[16];
+    std::size_t n = 0;
+    do {
+        digits[n++] = kHex[size & 0xf];
+        size >>= 4;
+    } while (size != 0);
+    for (std::size_t i = 0; i < n; ++i)
+        out[i] = digits[n - 1 - i];
+    out[n] = '\r';
+    out[n + 1] = '\n';
+    return {out, n + 2};
+}
+
+void append_chunk(base::Buffer& out, std::string_view data) {
+    if (data.empty()) return;
+    char header[kMaxChunkHeaderSize];
+    const std::string_view h = chunk_header(data.size(), header);
+    char* dst = out.prepare(h.size() + data.size() + kChunkEnd.size()).data();
+    dst = put(put(dst, h), data);
+    put(dst, kChunkEnd);
+    out.commit(h.size() + data.size() + kChunkEnd.size());
+}
+
+}  // namespace slipstream::http::h1

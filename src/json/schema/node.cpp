@@ -1,0 +1,46 @@
+// Node::validate: runs a schema object's keywords, manages depth, dynamic scope and annotations.
+#include "json/schema/node.h"
+
+namespace slipstream::json::schema::detail {
+
+bool Node::validate(const json::Value& v, Context& ctx, Annotations* ann) const {
+    if (kind_ == Kind::kTrue) return true;
+    if (kind_ == Kind::kFalse) {
+        if (ctx.sink()) ctx.report(location_, "false_schema", "No value is permitted here", v);
+        return false;
+    }
+    if (ctx.depth >= ctx.max_depth()) {
+        if (ctx.sink()) ctx.report(location_, "recursion_loop", "Recursion error - cyclic reference detected", v);
+        return false;
+    }
+    ++ctx.depth;
+    const ScopeFrame* saved = ctx.scope;
+    ScopeFrame frame{resource_, saved};
+    if (saved == nullptr || saved->resource != resource_) ctx.scope = &frame;
+    bool ok;
+    // A node with unevaluated* collects its own annotations unless an enclosing one already does.
+    if (ann == nullptr && ((tracks_properties_ && v.is_object()) || (tracks_items_ && v.is_array()))) {
+        Annotations local(v.size());
+        ok = run(v, ctx, &local);
+    } else {
+        ok = run(v, ctx, ann);
+    }
+    ctx.scope = saved;
+    --ctx.depth;
+    return ok;
+}
+
+bool Node::run(const json::Value& v, Context& ctx, Annotations* ann) const {
+    const std::uint8_t bit = type_bit(v.type());
+    bool ok = true;
+    for (const auto& validator : validators_) {
+        if ((validator->applies_to() & bit) == 0) continue;
+        if (!validator->validate(v, ctx, ann)) {
+            ok = false;
+            if (ctx.stop()) return false;
+        }
+    }
+    return ok;
+}
+
+}  // namespace slipstream::json::schema::detail

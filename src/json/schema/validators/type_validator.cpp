@@ -1,0 +1,95 @@
+// `type`: the instance's JSON type, with pydantic's *_type errors.
+#include "json/schema/numeric.h"
+#include "json/schema/validators/common.h"
+
+namespace slipstream::json::schema::validators {
+namespace {
+
+using detail::type_bit;
+
+struct TypeName {
+    std::string_view name;
+    std::uint8_t bit;
+};
+constexpr TypeName kTypeNames[] = {
+    {"null", detail::kTypeNull},     {"boolean", detail::kTypeBoolean}, {"integer", detail::kTypeInteger},
+    {"number", detail::kTypeNumber}, {"string", detail::kTypeString},   {"array", detail::kTypeArray},
+    {"object", detail::kTypeObject},
+};
+
+class TypeValidator final : public Validator {
+public:
+    TypeValidator(std::string location, std::uint8_t types, bool model)
+        : Validator(std::move(location), kAnyType), types_(types), model_(model) {
+        using json::Type;
+        if (types & detail::kTypeNull) mask_ |= type_bit(Type::kNull);
+        if (types & detail::kTypeBoolean) mask_ |= type_bit(Type::kBool);
+        if (types & (detail::kTypeInteger | detail::kTypeNumber)) mask_ |= type_bit(Type::kInt) | type_bit(Type::kUint);
+        if (types & detail::kTypeNumber) mask_ |= type_bit(Type::kDouble);
+        if (types & detail::kTypeString) mask_ |= type_bit(Type::kString);
+        if (types & detail::kTypeArray) mask_ |= type_bit(Type::kArray);
+        if (types & detail::kTypeObject) mask_ |= type_bit(Type::kObject);
+    }
+
+    bool validate(const Value& v, Context& ctx, Annotations*) const override {
+        if (mask_ & type_bit(v.type())) return true;
+        if ((types_ & detail::kTypeInteger) && detail::is_integral(v)) return true;
+        if (ctx.sink()) report(v, ctx);
+        return false;
+    }
+
+private:
+    void report(const Value& v, Context& ctx) const {
+        std::uint8_t shown = types_;
+        if ((shown & ~detail::kTypeNull) != 0) shown &= static_cast<std::uint8_t>(~detail::kTypeNull);  // Optional[X]
+        if (shown & detail::kTypeNumber) shown &= static_cast<std::uint8_t>(~detail::kTypeInteger);
+        if (shown & detail::kTypeInteger) {
+            if (v.type() == json::Type::kDouble)
+                ctx.report(location_, "int_from_float", "Input should be a valid integer, got a number with a fractional part", v);
+            else
+                ctx.report(location_, "int_type", "Input should be a valid integer", v);
+        }
+        if (shown & detail::kTypeNumber) ctx.report(location_, "float_type", "Input should be a valid number", v);
+        if (shown & detail::kTypeString) ctx.report(location_, "string_type", "Input should be a valid string", v);
+        if (shown & detail::kTypeBoolean) ctx.report(location_, "bool_type", "Input should be a valid boolean", v);
+        if (shown & detail::kTypeNull) ctx.report(location_, "none_required", "Input should be None", v);
+        if (shown & detail::kTypeArray) ctx.report(location_, "list_type", "Input should be a valid list", v);
+        if (shown & detail::kTypeObject) {
+            if (model_)
+                ctx.report(location_, "model_attributes_type",
+                           "Input should be a valid dictionary or object to extract fields from", v);
+            else
+                ctx.report(location_, "dict_type", "Input should be a valid dictionary", v);
+        }
+    }
+
+    std::uint8_t types_;
+    std::uint8_t mask_ = 0;
+    bool model_;
+};
+
+std::uint8_t type_from_name(const KeywordInput& in, const Value& name) {
+    if (name.is_string())
+        for (const TypeName& t : kTypeNames)
+            if (t.name == name.as_string()) return t.bit;
+    in.fail("type", "unknown type " + detail::py_repr(name) +
+                        " (expected null, boolean, integer, number, string, array or object)");
+}
+
+}  // namespace
+
+void make_type(const KeywordInput& in) {
+    const Value& t = *in.get("type");
+    std::uint8_t types = 0;
+    if (t.is_array()) {
+        if (t.size() == 0) in.fail("type", "must not be an empty array");
+        for (const Value& name : t.items()) types |= type_from_name(in, name);
+    } else {
+        types = type_from_name(in, t);
+    }
+    in.node().mutable_shape().types = types;
+    bool model = in.get("properties") != nullptr || in.get("required") != nullptr;
+    in.add(std::make_unique<TypeValidator>(in.location("type"), types, model));
+}
+
+}  // namespace slipstream::json::schema::validators

@@ -1,0 +1,67 @@
+// Socket I/O wrappers (read/write/writev that tell "would block" from EOF and errors) and socket helpers.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "base/result.h"
+#include "base/status.h"
+#include "net/fd.h"
+#include "net/socket_address.h"
+
+namespace slipstream::net {
+
+// Outcomes of read_some / write_some / writev_some (all retry EINTR internally):
+//   value n > 0          n bytes were transferred (possibly fewer than asked: a short read/write);
+//   value 0              read_some: end of stream (the peer shut down its write side), when `buffer` is
+//                        non-empty; write_some/writev_some: only when given nothing to write;
+//   kUnavailable         would block (EAGAIN/EWOULDBLOCK): wait for readiness. Its message is empty, so
+//                        this status never allocates;
+//   kIoError             any other errno (ECONNRESET, EPIPE, ETIMEDOUT, ...): the connection is done;
+//                        the message is "read: <strerror>" / "write: ..." / "writev: ...".
+// Writes use send/sendmsg with MSG_NOSIGNAL, so a peer that went away yields EPIPE, never SIGPIPE.
+// All are thread-safe in the sense of the underlying syscalls (callers own their fds).
+
+/// Reads at most buffer.size() bytes from a socket or pipe (read(2)).
+base::Result<std::size_t> read_some(int fd, std::span<char> buffer);
+/// Writes at most data.size() bytes to a socket (send(2) with MSG_NOSIGNAL; sockets only).
+base::Result<std::size_t> write_some(int fd, std::string_view data);
+/// Writes the buffers in order, as far as the socket takes them (sendmsg(2) with MSG_NOSIGNAL; sockets
+/// only). At most IOV_MAX buffers are passed per call; the caller advances past what was written.
+base::Result<std::size_t> writev_some(int fd, std::span<const iovec> buffers);
+
+/// True when `r` is the "would block" outcome of the calls above.
+inline bool would_block(const base::Result<std::size_t>& r) {
+    return !r.is_ok() && r.status().is_unavailable();
+}
+
+/// shutdown(fd, SHUT_WR): sends FIN after queued data. Error: kIoError (ENOTCONN when the peer reset).
+[[nodiscard]] base::Status shutdown_write(int fd);
+/// Sets or clears TCP_NODELAY. Error: kIoError.
+[[nodiscard]] base::Status set_tcp_nodelay(int fd, bool on);
+/// Sets or clears O_NONBLOCK. Error: kIoError.
+[[nodiscard]] base::Status set_nonblocking(int fd, bool on);
+/// The pending socket error (SO_ERROR), e.g. after EPOLLERR; 0 when none.
+int socket_error(int fd);
+/// The address a socket is bound to (getsockname). Error: kIoError.
+base::Result<SocketAddress> local_address(int fd);
+/// The address of a connected socket's peer (getpeername). Error: kIoError.
+base::Result<SocketAddress> peer_address(int fd);
+
+/// Sets SIGPIPE to SIG_IGN for the whole process. Our own writes never raise SIGPIPE (MSG_NOSIGNAL), but
+/// other code writing to sockets or pipes (OpenSSL's BIOs, plain write(2)/writev(2) in libraries) can; the
+/// application calls this once at start-up. Thread-safe, idempotent.
+void ignore_sigpipe();
+
+/// Connects a blocking, close-on-exec TCP socket (for tests, tools and control-plane clients; blocks the
+/// caller). `host` as in SocketAddress::from_host_port. Errors: kInvalidArgument (host), kIoError.
+base::Result<Fd> connect_tcp(std::string_view host, std::uint16_t port);
+/// Connects a blocking, close-on-exec Unix stream socket ("@name" is the abstract namespace).
+/// Errors: kInvalidArgument (path too long), kIoError.
+base::Result<Fd> connect_unix(std::string_view path);
+
+}  // namespace slipstream::net

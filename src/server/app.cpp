@@ -1,0 +1,77 @@
+// The public App: route registration and lifecycle over Server.
+#include "slipstream/app.h"
+
+#include "server/server.h"
+
+namespace slipstream {
+
+namespace detail {
+class AppImpl {
+  public:
+    explicit AppImpl(ServerOptions options) : server(std::move(options)) {}
+    server::Server server;
+    bool signals = false;
+};
+}  // namespace detail
+
+App::App(ServerOptions options) : impl_(std::make_unique<detail::AppImpl>(std::move(options))) {}
+App::~App() = default;
+
+App& App::route(std::string_view method, std::string_view pattern, Handler handler) {
+    impl_->server.routes().add(method, pattern, std::move(handler), nullptr);
+    return *this;
+}
+App& App::route_async(std::string_view method, std::string_view pattern, AsyncHandler handler) {
+    impl_->server.routes().add(method, pattern, nullptr, std::move(handler));
+    return *this;
+}
+App& App::get(std::string_view pattern, Handler handler) {
+    return route("GET", pattern, std::move(handler));
+}
+App& App::post(std::string_view pattern, Handler handler) {
+    return route("POST", pattern, std::move(handler));
+}
+App& App::put(std::string_view pattern, Handler handler) {
+    return route("PUT", pattern, std::move(handler));
+}
+App& App::patch(std::string_view pattern, Handler handler) {
+    return route("PATCH", pattern, std::move(handler));
+}
+App& App::del(std::string_view pattern, Handler handler) {
+    return route("DELETE", pattern, std::move(handler));
+}
+
+App& App::listen(std::string_view host, std::uint16_t port) {
+    impl_->server.listen_tcp(host, port);
+    return *this;
+}
+App& App::listen_unix(std::string_view path) {
+    impl_->server.listen_unix(path);
+    return *this;
+}
+
+void App::start() {
+    impl_->server.start(impl_->signals);
+}
+
+int App::run() {
+    impl_->signals = true;
+    server::Server::block_stop_signals();
+    start();
+    return impl_->server.wait();
+}
+
+void App::stop() {
+    impl_->server.stop();
+}
+void App::wait() {
+    impl_->server.wait();
+}
+std::uint16_t App::port() const {
+    return impl_->server.port();
+}
+const ServerOptions& App::options() const {
+    return impl_->server.options();
+}
+
+}  // namespace slipstream

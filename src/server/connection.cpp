@@ -1,0 +1,570 @@
+// Connection: the HTTP/1.1 state machine of one client connection.
+#include "server/connection.h"
+
+#include <sys/epoll.h>
+
+#include <algorithm>
+#include <exception>
+
+#include "base/log.h"
+#include "http/h1/decode.h"
+#include "http/h1/parser.h"
+#include "net/socket.h"
+#include "server/method_map.h"
+#include "server/response_encoder.h"
+#include "server/worker.h"
+#include "slipstream/request.h"
+#include "slipstream/responder.h"
+
+namespace slipstream::server {
+
+namespace h1 = http::h1;
+
+namespace {
+constexpr std::uint32_t kLingerMs = 2000;
+constexpr std::size_t kLingerMaxBytes = 16 * 1024 * 1024;
+constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+}  // namespace
+
+Connection::Connection(Worker& worker, net::Fd fd, net::SocketAddress peer)
+    : worker_(worker), fd_(std::move(fd)), peer_(peer), timer_([this] { on_timer(); }) {}
+
+Connection::~Connection() {
+    for (Slot& s : slots_) {
+        s.pending->connection = nullptr;
+        s.pending->cancelled.store(true);
+        s.pending->handler_timer.cancel();
+    }
+}
+
+bool Connection::start() {
+    events_ = EPOLLIN | EPOLLRDHUP;
+    if (!worker_.loop().add(fd_.get(), events_, this).is_ok()) return false;
+    arm(TimerReason::kIdle, worker_.options().keepalive_timeout_ms);
+    return true;
+}
+
+bool Connection::idle() const {
+    return phase_ == Phase::kHead && in_.empty() && slots_.empty() && out_.empty();
+}
+
+void Connection::on_io(std::uint32_t events) {
+    if (lingering_) {
+        linger_read();
+        return;
+    }
+    if (events & EPOLLOUT) flush();
+    if (closed_) return;
+    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) on_readable();
+}
+
+// ---- reading ----
+
+void Connection::on_readable() {
+    if (!reading_ || closed_) return;
+    bool from_scratch = in_.empty();
+    std::span<char> space = from_scratch ? worker_.read_scratch() : in_.prepare(16 * 1024);
+    base::Result<std::size_t> r = net::read_some(fd_.get(), space);
+    if (!r.is_ok()) {
+        if (!r.status().is_unavailable()) close();
+        return;
+    }
+    if (*r == 0) {
+        on_eof();
+        return;
+    }
+    if (from_scratch) {
+        process({space.data(), *r}, true);
+    } else {
+        in_.commit(*r);
+        process(in_.view(), false);
+    }
+    if (closed_) return;
+    flush();
+    if (!closed_) refresh_timer(true);
+}
+
+void Connection::process(std::string_view data, bool from_scratch) {
+    std::size_t off = 0;
+    while (!closed_ && reading_ && !close_after_write_ && off < data.size()) {
+        if (slots_.size() >= worker_.options().max_pipelined || out_.size() >= worker_.options().max_output_buffer) {
+            set_reading(false);  // resumes when responses drained
+            break;
+        }
+        std::size_t n = process_one(data.substr(off));
+        if (n == 0) break;
+        off += n;
+    }
+    if (closed_) return;
+    if (from_scratch) {
+        if (off < data.size() && !close_after_write_) in_.append(data.substr(off));
+    } else {
+        in_.consume(off);
+    }
+}
+
+std::size_t Connection::process_one(std::string_view data) {
+    if (phase_ == Phase::kBody) return read_chunked_body(data);
+    auto headers = worker_.header_scratch();
+    h1::RequestHead head;
+    h1::ParseStatus st = h1::parse_request(data, worker_.limits(), &head, headers.data(), headers.size());
+    if (st.is_incomplete()) return 0;
+    if (st.is_error()) {
+        answer_error(st.error);
+        return 0;
+    }
+    std::size_t head_len = st.consumed;
+    if (head.body_kind == h1::BodyKind::kNone ||
+        (head.body_kind == h1::BodyKind::kContentLength && data.size() - head_len >= head.content_length)) {
+        std::size_t body_len = head.body_kind == h1::BodyKind::kNone ? 0 : head.content_length;
+        dispatch(head, data.substr(head_len, body_len));
+        return head_len + body_len;
+    }
+    // The body has not fully arrived: keep the head, collect the body in body_.
+    if (head.expect_continue && slots_.empty()) output_for_next(false).append(kContinue);
+    return start_body(data, head_len);
+}
+
+std::size_t Connection::start_body(std::string_view data, std::size_t head_len) {
+    head_bytes_.assign(data.substr(0, head_len));
+    h1::RequestHead head;
+    auto headers = worker_.header_scratch();
+    (void)h1::parse_request(head_bytes_, worker_.limits(), &head, headers.data(), headers.size());
+    body_.clear();
+    phase_ = Phase::kBody;
+    if (head.body_kind == h1::BodyKind::kChunked) {
+        chunk_decoder_ = std::make_unique<h1::ChunkedDecoder>(worker_.limits());
+        body_needed_ = 0;
+    } else {
+        chunk_decoder_.reset();
+        body_needed_ = head.content_length;
+        body_.reserve(body_needed_);
+    }
+    return head_len;
+}
+
+std::size_t Connection::read_chunked_body(std::string_view data) {
+    std::size_t consumed = 0;
+    bool done = false;
+    if (chunk_decoder_) {
+        while (!done) {
+            h1::ChunkedDecoder::Step step = chunk_decoder_->decode(data.substr(consumed));
+            consumed += step.consumed;
+            switch (step.event) {
+                case h1::ChunkedDecoder::Event::kData:
+                    body_.append(step.data);
+                    break;
+                case h1::ChunkedDecoder::Event::kNeedMore:
+                    return consumed;
+                case h1::ChunkedDecoder::Event::kDone:
+                    done = true;
+                    break;
+                case h1::ChunkedDecoder::Event::kError:
+                    answer_error(step.error);
+                    return 0;
+            }
+        }
+    } else {
+        std::size_t take = std::min<std::size_t>(data.size(), body_needed_ - body_.size());
+        body_.append(data.substr(0, take));
+        consumed = take;
+        if (body_.size() < body_needed_) return consumed;
+    }
+    // Whole body: parse the kept head again for views into head_bytes_ and dispatch.
+    phase_ = Phase::kHead;
+    chunk_decoder_.reset();
+    h1::RequestHead head;
+    auto headers = worker_.header_scratch();
+    (void)h1::parse_request(head_bytes_, worker_.limits(), &head, headers.data(), headers.size());
+    dispatch(head, body_);
+    return consumed;
+}
+
+void Connection::on_eof() {
+    eof_ = true;
+    set_reading(false);
+    if (slots_.empty() && out_.empty()) {
+        close();
+        return;
+    }
+    close_after_write_ = true;  // answer what was asked, then close
+    flush();
+}
+
+// ---- dispatch ----
+
+void Connection::dispatch(const h1::RequestHead& head, std::string_view body) {
+    ++requests_;
+    const ServerOptions& opts = worker_.options();
+    bool keep_alive = head.keep_alive && !worker_.draining() && requests_ < opts.max_requests_per_connection;
+    EncodeContext ctx{head.version,   keep_alive,         head.method_id == h1::Method::kHead,
+                      worker_.date(), opts.server_header, {}};
+
+    h1::PathDecodeResult path = h1::decode_path(head.path, worker_.path_scratch(head.path.size()));
+    if (path.status != h1::DecodeStatus::kOk) {
+        ctx.keep_alive = false;
+        encode_error({400, "invalid percent-encoding in the path"}, ctx, output_for_next(true));
+        return;
+    }
+
+    slipstream::detail::RequestState state;
+    state.method = head.method;
+    state.target = head.target;
+    state.path = path.path;
+    state.query = head.query;
+    state.body = body;
+    state.headers = head.headers;
+    state.version = head.version;
+    state.peer = peer_;
+
+    const RouteTable& routes = worker_.routes();
+    Method method = to_router_method(head.method_id, head.method);
+    switch (routes.router().match(method, state.path, &state.match)) {
+        case MatchOutcome::kFound:
+            break;
+        case MatchOutcome::kNotFound:
+            encode_error({404, "no route matches the path"}, ctx, output_for_next(!keep_alive));
+            return;
+        case MatchOutcome::kMethodNotAllowed:
+        case MatchOutcome::kOptions: {
+            std::array<char, kAllowBufferSize> buf;
+            std::string_view allow = format_allow(state.match.allowed, buf);
+            if (method == Method::kOptions) {
+                Response r(204);
+                r.headers.emplace_back("Allow", std::string(allow));
+                encode_response(std::move(r), ctx, output_for_next(!keep_alive));
+            } else {
+                encode_error({405, "method not allowed for this path"}, ctx, output_for_next(!keep_alive), allow);
+            }
+            return;
+        }
+    }
+    ctx.head_only = ctx.head_only || state.match.implicit_head;
+    const RouteEntry& entry = routes.entry(state.match.route_id);
+    if (entry.async) {
+        Slot slot;
+        slot.version = head.version;
+        slot.keep_alive = keep_alive;
+        slot.head_only = ctx.head_only;
+        slot.close_after = !keep_alive;
+        dispatch_async(entry.async, state, std::move(slot));
+        return;
+    }
+    Request request(&state);
+    Response response;
+    try {
+        response = entry.sync(request);
+    } catch (const std::exception& e) {
+        base::log_message(base::LogLevel::kError, std::string("handler for ") + entry.pattern + " threw: " + e.what());
+        response = Response(500);
+        response.body = problem_body({500, "the handler failed"});
+        response.content_type = std::string(kProblemContentType);
+    } catch (...) {
+        base::log_message(base::LogLevel::kError, "handler for " + entry.pattern + " threw a non-exception");
+        response = Response(500);
+        response.body = problem_body({500, "the handler failed"});
+        response.content_type = std::string(kProblemContentType);
+    }
+    encode_response(std::move(response), ctx, output_for_next(!keep_alive));
+}
+
+void Connection::dispatch_async(const AsyncHandler& handler, slipstream::detail::RequestState& state, Slot&& slot) {
+    auto pending = std::make_shared<slipstream::detail::PendingResponse>();
+    pending->loop = worker_.loop_ref();
+    pending->connection = this;
+    pending->request = state;
+    pending->request.detach();
+    slipstream::detail::PendingResponse* raw = pending.get();
+    pending->handler_timer.set_callback([this, raw] { on_handler_timeout(*raw); });
+    worker_.loop().schedule_after(pending->handler_timer,
+                                  std::int64_t{worker_.options().handler_timeout_ms} * base::kNanosPerMilli);
+    slot.pending = pending;
+    if (slot.close_after) close_after_write_ = true;
+    slots_.push_back(std::move(slot));
+    Request request(&pending->request);
+    try {
+        handler(request, Responder(pending));
+    } catch (const std::exception& e) {
+        base::log_message(base::LogLevel::kError, std::string("async handler threw: ") + e.what());
+    } catch (...) {
+        base::log_message(base::LogLevel::kError, "async handler threw a non-exception");
+    }
+    // A Responder destroyed unanswered (also when the handler threw) posts a 500: nothing else to do here.
+}
+
+OutputQueue& Connection::output_for_next(bool close_after) {
+    if (close_after) close_after_write_ = true;
+    if (slots_.empty()) return out_;
+    Slot slot;
+    slot.complete = true;
+    slot.close_after = close_after;
+    slots_.push_back(std::move(slot));
+    return slots_.back().bytes;
+}
+
+void Connection::answer_error(const h1::ParseError& error) {
+    EncodeContext ctx{h1::Version::kHttp11, false, false, worker_.date(), worker_.options().server_header, {}};
+    encode_error({error.http_status, error.reason}, ctx, output_for_next(true));
+    phase_ = Phase::kClosing;
+    in_.clear();
+}
+
+// ---- asynchronous answers (loop thread) ----
+
+Connection::Slot* Connection::find_slot(const slipstream::detail::PendingResponse& pending) {
+    for (Slot& s : slots_) {
+        if (s.pending.get() == &pending) return &s;
+    }
+    return nullptr;
+}
+
+void Connection::deliver_response(slipstream::detail::PendingResponse& pending, Response&& response) {
+    Slot* slot = find_slot(pending);
+    if (slot == nullptr || slot->complete) return;
+    pending.handler_timer.cancel();
+    EncodeContext ctx{
+        slot->version, slot->keep_alive, slot->head_only, worker_.date(), worker_.options().server_header, {}};
+    encode_response(std::move(response), ctx, slot->bytes);
+    slot->complete = true;
+    drain_slots();
+    schedule_flush();
+}
+
+void Connection::deliver_stream_head(slipstream::detail::PendingResponse& pending, Response&& head) {
+    Slot* slot = find_slot(pending);
+    if (slot == nullptr || slot->complete) return;
+    pending.handler_timer.cancel();
+    if (slot->version == h1::Version::kHttp10) {
+        slot->keep_alive = false;  // the body is delimited by the close
+        slot->close_after = true;
+    }
+    EncodeContext ctx{
+        slot->version, slot->keep_alive, slot->head_only, worker_.date(), worker_.options().server_header, {}};
+    if (!encode_stream_head(std::move(head), ctx, slot->bytes)) slot->complete = true;
+    drain_slots();
+    schedule_flush();
+}
+
+void Connection::deliver_stream_chunk(slipstream::detail::PendingResponse& pending, std::string&& chunk) {
+    Slot* slot = find_slot(pending);
+    if (slot == nullptr || slot->complete || slot->head_only) return;
+    encode_stream_chunk(chunk, slot->version, slot->bytes);
+    drain_slots();
+    schedule_flush();
+}
+
+void Connection::deliver_stream_end(slipstream::detail::PendingResponse& pending, bool aborted) {
+    Slot* slot = find_slot(pending);
+    if (slot == nullptr || slot->complete) return;
+    if (aborted) {
+        slot->close_after = true;  // a truncated body must not look complete
+    } else if (!slot->head_only) {
+        encode_stream_end(slot->version, slot->bytes);
+    }
+    slot->complete = true;
+    drain_slots();
+    schedule_flush();
+}
+
+void Connection::on_handler_timeout(slipstream::detail::PendingResponse& pending) {
+    Slot* slot = find_slot(pending);
+    if (slot == nullptr || slot->complete) return;
+    pending.cancelled.store(true);
+    if (pending.answered.exchange(true)) {
+        slot->close_after = true;  // a stream already started: cut it
+    } else {
+        EncodeContext ctx{
+            slot->version, slot->keep_alive, slot->head_only, worker_.date(), worker_.options().server_header, {}};
+        encode_error({504, "the handler did not answer in time"}, ctx, slot->bytes);
+    }
+    slot->complete = true;
+    drain_slots();
+    schedule_flush();
+}
+
+void Connection::drain_slots() {
+    while (!slots_.empty()) {
+        Slot& front = slots_.front();
+        out_.take_all(front.bytes);
+        if (!front.complete) break;
+        if (front.close_after) close_after_write_ = true;
+        front.pending.reset();
+        slots_.pop_front();
+    }
+}
+
+// ---- writing ----
+
+void Connection::schedule_flush() {
+    if (flush_scheduled_ || closed_) return;
+    flush_scheduled_ = true;
+    worker_.loop().defer([this] {
+        flush_scheduled_ = false;
+        if (closed_) return;
+        flush();
+        if (!closed_) after_output();
+    });
+}
+
+void Connection::flush() {
+    if (closed_) return;
+    if (!out_.empty()) {
+        base::Result<std::size_t> r = out_.flush(fd_.get());
+        if (!r.is_ok() && !r.status().is_unavailable()) {
+            close();
+            return;
+        }
+        bool blocked = !out_.empty();
+        if (blocked != write_blocked_) {
+            write_blocked_ = blocked;
+            std::uint32_t want = (events_ & ~static_cast<std::uint32_t>(EPOLLOUT)) | (blocked ? EPOLLOUT : 0u);
+            if (want != events_) {
+                events_ = want;
+                worker_.loop().modify(fd_.get(), events_).ignore_error();
+            }
+        }
+        if (blocked) {
+            refresh_timer(r.is_ok() && *r > 0);
+            return;
+        }
+    }
+    if (close_after_write_ && slots_.empty()) {
+        if (eof_) {
+            close();
+        } else {
+            start_linger();
+        }
+    }
+}
+
+// Resumes reading once the pipeline drained, and serves requests that were waiting in in_.
+void Connection::after_output() {
+    if (closed_ || close_after_write_ || eof_) return;
+    if (draining_ && idle()) {
+        close();
+        return;
+    }
+    if (!reading_ && slots_.size() < worker_.options().max_pipelined &&
+        out_.size() < worker_.options().max_output_buffer) {
+        set_reading(true);
+        if (!in_.empty()) {
+            process(in_.view(), false);
+            if (closed_) return;
+            flush();
+        }
+    }
+    if (!closed_) refresh_timer(false);
+}
+
+void Connection::set_reading(bool on) {
+    if (reading_ == on || closed_) return;
+    reading_ = on;
+    std::uint32_t want =
+        on ? (events_ | EPOLLIN | EPOLLRDHUP) : (events_ & ~static_cast<std::uint32_t>(EPOLLIN | EPOLLRDHUP));
+    if (want != events_) {
+        events_ = want;
+        worker_.loop().modify(fd_.get(), events_).ignore_error();
+    }
+}
+
+// ---- timers ----
+
+void Connection::arm(TimerReason reason, std::uint32_t ms) {
+    timer_reason_ = reason;
+    worker_.loop().schedule_after(timer_, std::int64_t{ms} * base::kNanosPerMilli);
+}
+
+void Connection::refresh_timer(bool progressed) {
+    const ServerOptions& o = worker_.options();
+    if (lingering_) return;
+    if (write_blocked_) {
+        if (timer_reason_ != TimerReason::kWrite || progressed) arm(TimerReason::kWrite, o.write_timeout_ms);
+    } else if (phase_ == Phase::kBody) {
+        if (timer_reason_ != TimerReason::kBody || progressed) arm(TimerReason::kBody, o.body_timeout_ms);
+    } else if (!in_.empty()) {
+        if (timer_reason_ != TimerReason::kHead) arm(TimerReason::kHead, o.header_timeout_ms);
+    } else if (slots_.empty()) {
+        arm(TimerReason::kIdle, o.keepalive_timeout_ms);
+    } else {
+        timer_.cancel();  // waiting for a handler: its own timer runs
+        timer_reason_ = TimerReason::kNone;
+    }
+}
+
+void Connection::on_timer() {
+    switch (timer_reason_) {
+        case TimerReason::kHead:
+        case TimerReason::kBody:
+            if (slots_.empty() && out_.empty()) {
+                EncodeContext ctx{
+                    h1::Version::kHttp11, false, false, worker_.date(), worker_.options().server_header, {}};
+                encode_error({408, "the request was not received in time"}, ctx, out_);
+                close_after_write_ = true;
+                eof_ = true;  // no linger: the client is too slow already
+                set_reading(false);
+                flush();
+                if (!closed_ && !out_.empty()) close();  // the client is not reading either
+                return;
+            }
+            close();
+            return;
+        case TimerReason::kIdle:
+        case TimerReason::kWrite:
+        case TimerReason::kLinger:
+            close();
+            return;
+        case TimerReason::kNone:
+            return;
+    }
+}
+
+// ---- closing ----
+
+void Connection::begin_drain() {
+    draining_ = true;
+    if (closed_) return;
+    if (idle() && reading_) {
+        on_readable();  // a request already in flight on the wire is still served (with Connection: close)
+        if (closed_) return;
+    }
+    if (idle()) close();
+}
+
+void Connection::start_linger() {
+    // Half-close, then read and drop what the client still sends, so our response is not lost to a reset.
+    lingering_ = true;
+    net::shutdown_write(fd_.get()).ignore_error();
+    events_ = EPOLLIN | EPOLLRDHUP;
+    worker_.loop().modify(fd_.get(), events_).ignore_error();
+    timer_reason_ = TimerReason::kLinger;
+    worker_.loop().schedule_after(timer_, std::int64_t{kLingerMs} * base::kNanosPerMilli);
+}
+
+void Connection::linger_read() {
+    std::span<char> space = worker_.read_scratch();
+    base::Result<std::size_t> r = net::read_some(fd_.get(), space);
+    if (r.is_ok() && *r > 0) {
+        linger_bytes_ += *r;
+        if (linger_bytes_ < kLingerMaxBytes) return;
+    } else if (!r.is_ok() && r.status().is_unavailable()) {
+        return;
+    }
+    close();
+}
+
+void Connection::close() {
+    if (closed_) return;
+    closed_ = true;
+    timer_.cancel();
+    worker_.loop().remove(fd_.get()).ignore_error();
+    fd_.reset();
+    for (Slot& s : slots_) {
+        s.pending->connection = nullptr;
+        s.pending->cancelled.store(true);
+        s.pending->handler_timer.cancel();
+    }
+    slots_.clear();
+    worker_.retire(this);
+}
+
+}  // namespace slipstream::server

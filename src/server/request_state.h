@@ -1,0 +1,39 @@
+// RequestState: everything the public Request exposes, as views into the connection's bytes or owned storage.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "http/h1/header.h"
+#include "http/h1/request_head.h"
+#include "net/socket_address.h"
+#include "server/router/route_match.h"
+
+namespace slipstream::detail {
+
+/// Built by the connection for each request. For a handler that answers at once, the views point into
+/// the connection's input buffer. detach() copies everything into `storage_` so that an asynchronous
+/// handler may keep the request until it answers.
+struct RequestState {
+    std::string_view method;
+    std::string_view target;
+    std::string_view path;  // percent-decoded
+    std::string_view query;
+    std::string_view body;
+    std::string_view request_id;
+    std::span<const http::h1::Header> headers;
+    http::h1::Version version = http::h1::Version::kHttp11;
+    server::RouteMatch match;
+    net::SocketAddress peer;
+
+    /// Copies every view into owned memory (head, body, headers, parameter values).
+    void detach();
+
+  private:
+    std::string storage_;
+    std::vector<http::h1::Header> owned_headers_;
+};
+
+}  // namespace slipstream::detail

@@ -1,0 +1,80 @@
+// Responder: posts an asynchronous handler's answer to the connection's loop.
+#include "slipstream/responder.h"
+
+#include "server/connection.h"
+#include "server/pending_response.h"
+#include "server/problem.h"
+
+namespace slipstream {
+
+using detail::PendingResponse;
+
+Responder::Responder(std::shared_ptr<PendingResponse> pending) : pending_(std::move(pending)) {}
+Responder::Responder(Responder&&) noexcept = default;
+Responder& Responder::operator=(Responder&& other) noexcept {
+    if (this != &other) {
+        this->~Responder();
+        new (this) Responder(std::move(other));
+    }
+    return *this;
+}
+
+Responder::~Responder() {
+    if (!pending_) return;
+    auto p = std::move(pending_);
+    if (!p->answered.exchange(true)) {
+        // Dropped without an answer: the client gets a 500 rather than waiting for the handler timeout.
+        Response r(500);
+        r.body = server::problem_body({500, "the handler did not answer"});
+        r.content_type = std::string(server::kProblemContentType);
+        p->loop->post([p, r = std::move(r)]() mutable {
+            p->ended.store(true);
+            if (p->connection) p->connection->deliver_response(*p, std::move(r));
+        });
+    } else if (!p->ended.exchange(true)) {
+        p->loop->post([p] {
+            if (p->connection) p->connection->deliver_stream_end(*p, true);
+        });
+    }
+}
+
+bool Responder::send(Response response) {
+    if (!pending_ || pending_->answered.exchange(true)) return false;
+    pending_->ended.store(true);
+    if (pending_->cancelled.load()) return false;
+    auto p = pending_;
+    return p->loop->post([p, r = std::move(response)]() mutable {
+        if (p->connection) p->connection->deliver_response(*p, std::move(r));
+    });
+}
+
+bool Responder::start_stream(Response head) {
+    if (!pending_ || pending_->answered.exchange(true)) return false;
+    if (pending_->cancelled.load()) return false;
+    auto p = pending_;
+    return p->loop->post([p, r = std::move(head)]() mutable {
+        if (p->connection) p->connection->deliver_stream_head(*p, std::move(r));
+    });
+}
+
+bool Responder::write(std::string_view chunk) {
+    if (!pending_ || !pending_->answered.load() || pending_->ended.load() || pending_->cancelled.load()) return false;
+    auto p = pending_;
+    return p->loop->post([p, c = std::string(chunk)]() mutable {
+        if (p->connection) p->connection->deliver_stream_chunk(*p, std::move(c));
+    });
+}
+
+bool Responder::end() {
+    if (!pending_ || !pending_->answered.load() || pending_->ended.exchange(true)) return false;
+    auto p = pending_;
+    return p->loop->post([p] {
+        if (p->connection) p->connection->deliver_stream_end(*p, false);
+    });
+}
+
+bool Responder::cancelled() const {
+    return !pending_ || pending_->cancelled.load();
+}
+
+}  // namespace slipstream

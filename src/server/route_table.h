@@ -1,0 +1,36 @@
+// RouteTable: the router plus the handler of each route id.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/router/router.h"
+#include "slipstream/app.h"
+
+namespace slipstream::server {
+
+/// One route's handler: exactly one of `sync` and `async` is set.
+struct RouteEntry {
+    std::string method;
+    std::string pattern;
+    Handler sync;
+    AsyncHandler async;
+};
+
+/// Built on one thread before the server starts, then read-only and shared by every I/O thread.
+class RouteTable {
+  public:
+    /// Throws std::invalid_argument for an unknown method, a bad pattern or a conflicting route.
+    void add(std::string_view method, std::string_view pattern, Handler sync, AsyncHandler async);
+
+    const Router& router() const { return router_; }
+    const RouteEntry& entry(RouteId id) const { return entries_[id]; }
+    std::size_t size() const { return entries_.size(); }
+
+  private:
+    Router router_;
+    std::vector<RouteEntry> entries_;
+};
+
+}  // namespace slipstream::server

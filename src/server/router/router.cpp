@@ -1,0 +1,54 @@
+// Router registration (validation, conflicts) and the match() entry point.
+#include "server/router/router.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace slipstream::server {
+
+void Router::add(Method method, std::string_view pattern, RouteId id) {
+    RoutePattern parsed = parse_route_pattern(pattern);
+    if (method == Method::kOther) {
+        throw std::invalid_argument("cannot register route \"" + parsed.text + "\" for an unknown method");
+    }
+    // An equivalent pattern reaches the same nodes, so a conflict adds no node before throwing.
+    detail::Terminal& terminal = tree_.insert(parsed);
+    auto m = static_cast<std::size_t>(method);
+    if (terminal.methods.contains(method)) {
+        const RouteInfo& other = routes_[terminal.routes[m]];
+        throw std::invalid_argument("route conflict: " + std::string(method_name(method)) + " " + parsed.text +
+                                    " is equivalent to the registered " + std::string(method_name(method)) + " " +
+                                    other.pattern.text);
+    }
+    terminal.methods.add(method);
+    terminal.routes[m] = static_cast<std::uint32_t>(routes_.size());
+    routes_.push_back(RouteInfo{method, std::move(parsed), id});
+}
+
+MatchOutcome Router::match(Method method, std::string_view path, RouteMatch* out) const noexcept {
+    detail::WalkResult r = tree_.walk(method, path, out);
+    if (r.route != detail::kNone) {
+        const RouteInfo& route = routes_[r.route];
+        out->route_id = route.id;
+        out->pattern = route.pattern.text;
+        out->implicit_head = r.implicit_head;
+        out->allowed = MethodSet();
+        std::size_t k = 0;
+        for (const PatternPart& part : route.pattern.parts) {
+            if (part.is_param) out->params[k++].name = part.text;
+        }
+        return MatchOutcome::kFound;
+    }
+    out->route_id = 0;
+    out->pattern = {};
+    out->implicit_head = false;
+    out->allowed = MethodSet();
+    if (r.seen.empty()) return MatchOutcome::kNotFound;
+    MethodSet allowed = r.seen;
+    if (allowed.contains(Method::kGet)) allowed.add(Method::kHead);
+    allowed.add(Method::kOptions);
+    out->allowed = allowed;
+    return method == Method::kOptions ? MatchOutcome::kOptions : MatchOutcome::kMethodNotAllowed;
+}
+
+}  // namespace slipstream::server

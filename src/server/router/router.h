@@ -1,0 +1,50 @@
+// Router: registers (method, pattern) routes at startup and matches request paths on the hot path.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "server/router/method.h"
+#include "server/router/route_match.h"
+#include "server/router/route_pattern.h"
+#include "server/router/route_tree.h"
+
+namespace slipstream::server {
+
+/// One registered route, as listed by Router::routes() (for OpenAPI and diagnostics).
+struct RouteInfo {
+    Method method = Method::kGet;
+    RoutePattern pattern;  // pattern.text is the template; pattern.parts has names and types
+    RouteId id = 0;
+};
+
+/// Matches a method and an already percent-decoded path to a registered route.
+///
+/// Build it on one thread at startup (add), then share it read-only: match() is const, allocates
+/// nothing, throws nothing and may run on any number of threads at once while no add() runs.
+/// Patterns: see route_pattern.h and README.md. "/a" and "/a/" are different routes.
+class Router {
+public:
+    /// Registers `id` for `method` on `pattern`. Control plane: throws std::invalid_argument for an
+    /// invalid pattern (see parse_route_pattern), for Method::kOther, and for a conflict: the same
+    /// method on an equivalent pattern (equal once parameter names are ignored and {x} == {x:str}).
+    /// On a throw the router is unchanged as far as match() and routes() can tell.
+    void add(Method method, std::string_view pattern, RouteId id);
+
+    /// Looks up `path` for `method`. Priority per segment: literal > int > float > uuid > str >
+    /// path, backtracking into lower-priority siblings when a deeper match fails. The first matching
+    /// pattern that serves the method wins; HEAD is served by GET where a pattern has no HEAD.
+    /// Without a serving pattern: kOptions for OPTIONS, else kMethodNotAllowed, with `allowed` the
+    /// union over all matching patterns (+HEAD where GET, +OPTIONS); kNotFound when none matches.
+    // ~50 ns per lookup at 500 routes (hit), see router_bench.
+    [[nodiscard]] MatchOutcome match(Method method, std::string_view path, RouteMatch* out) const noexcept;
+
+    /// Every registered route, in registration order.
+    const std::vector<RouteInfo>& routes() const { return routes_; }
+
+private:
+    detail::RouteTree tree_;
+    std::vector<RouteInfo> routes_;
+};
+
+}  // namespace slipstream::server

@@ -1,0 +1,188 @@
+// Server lifecycle: threads, listeners, signal-driven graceful drain.
+#include "server/server.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <stdexcept>
+#include <system_error>
+
+#include "base/log.h"
+#include "net/socket.h"
+
+namespace slipstream::server {
+namespace {
+
+[[noreturn]] void throw_status(const std::string& what, const base::Status& s) {
+    int code = s.is_already_exists() ? EADDRINUSE : s.is_unavailable() ? EADDRNOTAVAIL : EINVAL;
+    throw std::system_error(code, std::generic_category(), what + ": " + s.message());
+}
+
+unsigned resolve_threads(unsigned requested) {
+    if (requested > 0) return requested;
+    unsigned n = std::thread::hardware_concurrency();
+    return n == 0 ? 1 : n;
+}
+
+http::h1::Limits limits_from(const ServerOptions& o) {
+    http::h1::Limits l;
+    l.max_request_line = o.max_request_line;
+    l.max_header_bytes = o.max_header_bytes;
+    l.max_header_count = o.max_headers;
+    l.max_body = o.max_body_bytes;
+    return l;
+}
+
+}  // namespace
+
+Server::Server(ServerOptions options) : threads_(resolve_threads(options.threads)) {
+    shared_.options = std::move(options);
+    shared_.options.threads = threads_;
+    shared_.limits = limits_from(shared_.options);
+    shared_.routes = &routes_;
+    listeners_.resize(threads_);
+    stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (stop_fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
+    net::ignore_sigpipe();
+}
+
+Server::~Server() {
+    if (started_ && !joined_) {
+        stop();
+        wait();
+    }
+    if (stop_fd_ >= 0) ::close(stop_fd_);
+}
+
+void Server::listen_tcp(std::string_view host, std::uint16_t port) {
+    if (started_) throw std::logic_error("listen after start");
+    auto group = net::listen_tcp_group(host, port, threads_);
+    if (!group.is_ok()) throw_status("listen on " + std::string(host) + ":" + std::to_string(port), group.status());
+    if (first_port_ == 0) first_port_ = (*group)[0].local_port();
+    for (unsigned i = 0; i < threads_; ++i)
+        listeners_[i].push_back(std::move((*group)[i]));
+}
+
+void Server::listen_unix(std::string_view path) {
+    if (started_) throw std::logic_error("listen after start");
+    auto l = net::listen_unix(std::string(path));
+    if (!l.is_ok()) throw_status("listen on " + std::string(path), l.status());
+    listeners_[0].push_back(std::move(l).value());
+}
+
+void Server::block_stop_signals() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+void Server::start(bool handle_signals) {
+    if (started_) return;
+    started_ = true;
+    for (unsigned i = 0; i < threads_; ++i) {
+        auto w = std::make_unique<Worker>(shared_, clock_, i);
+        for (auto& l : listeners_[i])
+            w->add_listener(std::move(l));
+        workers_.push_back(std::move(w));
+    }
+    listeners_.clear();
+    shared_.live_workers.store(threads_);
+    for (unsigned i = 0; i < threads_; ++i) {
+        io_threads_.emplace_back([this, i] {
+            std::string name = "ss-io-" + std::to_string(i);
+            pthread_setname_np(pthread_self(), name.c_str());
+            workers_[i]->run();
+        });
+    }
+    control_ = std::thread([this, handle_signals] { control_loop(handle_signals); });
+}
+
+void Server::stop() {
+    std::uint64_t one = 1;
+    ssize_t n = ::write(stop_fd_, &one, sizeof one);  // async-signal-safe
+    (void)n;
+}
+
+void Server::control_loop(bool handle_signals) {
+    int sig_fd = -1;
+    if (handle_signals) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGINT);
+        sigaddset(&set, SIGTERM);
+        sig_fd = ::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    }
+    auto wait_event = [&](int timeout_ms) -> bool {
+        pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {sig_fd, POLLIN, 0}};
+        int rc = ::poll(fds, sig_fd >= 0 ? 2 : 1, timeout_ms);
+        if (rc <= 0) return false;
+        std::uint64_t v;
+        if (fds[0].revents) (void)!::read(stop_fd_, &v, sizeof v);
+        if (sig_fd >= 0 && fds[1].revents) {
+            signalfd_siginfo info;
+            (void)!::read(sig_fd, &info, sizeof info);
+        }
+        return true;
+    };
+    while (!wait_event(-1)) {
+    }
+    base::log_message(base::LogLevel::kInfo, "draining");
+
+    // Drain: every worker stops accepting and finishes its connections; then the loops stop.
+    struct DrainState {
+        std::mutex m;
+        std::condition_variable cv;
+        std::size_t drained = 0;
+    };
+    auto state = std::make_shared<DrainState>();  // shared: a late callback may outlive this frame
+    for (auto& w : workers_) {
+        w->drain([state] {
+            std::lock_guard lock(state->m);
+            ++state->drained;
+            state->cv.notify_all();
+        });
+    }
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(shared_.options.drain_timeout_ms);
+    bool forced = false;
+    for (;;) {
+        {
+            std::unique_lock lock(state->m);
+            auto until = std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(50));
+            if (state->cv.wait_until(lock, until, [&] { return state->drained == workers_.size(); })) break;
+        }
+        if (std::chrono::steady_clock::now() >= deadline) {
+            base::log_message(base::LogLevel::kWarn, "drain deadline passed; closing remaining connections");
+            forced = true;
+            break;
+        }
+        if (wait_event(0)) {
+            base::log_message(base::LogLevel::kWarn, "second stop request; exiting now");
+            forced = true;
+            break;
+        }
+    }
+    for (auto& w : workers_)
+        w->stop();
+    if (sig_fd >= 0) ::close(sig_fd);
+    exit_code_.store(forced ? 1 : 0);
+}
+
+int Server::wait() {
+    if (!started_ || joined_) return exit_code_.load();
+    control_.join();
+    for (auto& t : io_threads_)
+        t.join();
+    workers_.clear();
+    joined_ = true;
+    return exit_code_.load();
+}
+
+}  // namespace slipstream::server

@@ -1,0 +1,66 @@
+// Server: the I/O threads, their listeners, and the lifecycle (start, drain on signal, stop).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "base/clock.h"
+#include "net/listener.h"
+#include "server/route_table.h"
+#include "server/worker.h"
+#include "slipstream/server_options.h"
+
+namespace slipstream::server {
+
+/// Control plane: methods throw std::system_error / std::invalid_argument on failure.
+/// stop() is thread-safe and async-signal-safe; everything else belongs to the owning thread.
+class Server {
+  public:
+    explicit Server(ServerOptions options);
+    ~Server();
+
+    RouteTable& routes() { return routes_; }
+    const ServerOptions& options() const { return shared_.options; }
+    unsigned threads() const { return threads_; }
+
+    /// Binds one SO_REUSEPORT listener per I/O thread now (so port() is known at once).
+    void listen_tcp(std::string_view host, std::uint16_t port);
+    void listen_unix(std::string_view path);
+    std::uint16_t port() const { return first_port_; }
+
+    /// Starts the I/O threads and the control thread. With `handle_signals`, SIGINT/SIGTERM drain the
+    /// server (a second one forces the exit); the caller must have blocked them (see block_stop_signals).
+    void start(bool handle_signals);
+    /// Asks for a drain. Thread-safe, async-signal-safe.
+    void stop();
+    /// Blocks until the server stopped; returns 0 after a clean drain, 1 when the drain deadline or a
+    /// second signal cut it short.
+    int wait();
+
+    /// Blocks SIGINT and SIGTERM in the calling thread (threads started later inherit the mask).
+    static void block_stop_signals();
+
+  private:
+    void control_loop(bool handle_signals);
+
+    ServerShared shared_;
+    base::SystemClock clock_;
+    RouteTable routes_;
+    unsigned threads_;
+    std::vector<std::vector<net::Listener>> listeners_;  // per worker
+    std::uint16_t first_port_ = 0;
+    std::vector<std::unique_ptr<Worker>> workers_;
+    std::vector<std::thread> io_threads_;
+    std::thread control_;
+    int stop_fd_ = -1;
+    std::atomic<int> exit_code_{0};
+    bool started_ = false;
+    bool joined_ = false;
+};
+
+}  // namespace slipstream::server

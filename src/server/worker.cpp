@@ -1,0 +1,149 @@
+// Worker: accepting, shedding past the connection cap, and draining on one I/O thread.
+#include "server/worker.h"
+
+#include <sys/epoll.h>
+
+#include "base/log.h"
+#include "net/socket.h"
+#include "server/connection.h"
+
+namespace slipstream::server {
+namespace {
+constexpr std::size_t kAcceptBatch = 64;
+constexpr std::int64_t kAcceptBackoffNanos = 100 * base::kNanosPerMilli;
+constexpr std::string_view kShedResponse =
+    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nContent-Length: 97\r\n"
+    "Connection: close\r\n\r\n"
+    R"({"type":"about:blank","title":"Service Unavailable","status":503,"detail":"too many connections"})";
+static_assert(kShedResponse.size() - kShedResponse.find("\r\n\r\n") - 4 == 97);
+}  // namespace
+
+struct Worker::ListenerHandler final : net::IoHandler {
+    ListenerHandler(Worker& w, net::Listener l) : worker(w), listener(std::move(l)) {
+        backoff.set_callback([this] { worker.loop().modify(listener.fd(), EPOLLIN).ignore_error(); });
+    }
+    void on_io(std::uint32_t) override { worker.on_accept(*this); }
+
+    Worker& worker;
+    net::Listener listener;
+    net::Timer backoff;
+};
+
+Worker::Worker(ServerShared& shared, const base::Clock& clock, unsigned index)
+    : shared_(shared),
+      loop_(clock),
+      loop_ref_(std::make_shared<slipstream::detail::LoopRef>(&loop_)),
+      index_(index),
+      headers_(std::max<std::size_t>(shared.limits.max_header_count, 1)),
+      read_buffer_(std::make_unique_for_overwrite<char[]>(kReadBufferSize)) {}
+
+Worker::~Worker() {
+    loop_ref_->clear();
+    for (auto& [ptr, conn] : connections_)
+        (void)ptr;
+    connections_.clear();
+    for (auto& lh : listeners_)
+        loop_.remove(lh->listener.fd()).ignore_error();
+}
+
+void Worker::add_listener(net::Listener listener) {
+    listeners_.push_back(std::make_unique<ListenerHandler>(*this, std::move(listener)));
+}
+
+void Worker::run() {
+    // Registration belongs to the loop thread, which run() makes of the calling thread.
+    loop_.post([this] {
+        for (auto& lh : listeners_) {
+            base::Status s = loop_.add(lh->listener.fd(), EPOLLIN, lh.get());
+            if (!s.is_ok()) base::log_message(base::LogLevel::kError, "listener registration failed: " + s.to_string());
+        }
+    });
+    loop_.run();
+}
+
+void Worker::on_accept(ListenerHandler& lh) {
+    base::Status s = lh.listener.accept_batch(kAcceptBatch, [this](net::Accepted&& a) {
+        if (draining_) return;  // closed right away: the listener is going
+        std::size_t open = shared_.connections.fetch_add(1, std::memory_order_relaxed);
+        if (open >= shared_.options.max_connections) {
+            shared_.connections.fetch_sub(1, std::memory_order_relaxed);
+            shed(std::move(a.fd));
+            return;
+        }
+        auto conn = std::make_unique<Connection>(*this, std::move(a.fd), a.peer);
+        Connection* raw = conn.get();
+        if (!raw->start()) {
+            shared_.connections.fetch_sub(1, std::memory_order_relaxed);
+            return;
+        }
+        connections_.emplace(raw, std::move(conn));
+    });
+    if (s.is_resource_exhausted()) {
+        // Out of fds: stop watching the listener for a moment instead of spinning on it.
+        base::log_message(base::LogLevel::kWarn, "accept: " + s.message() + "; pausing accepts");
+        loop_.modify(lh.listener.fd(), 0).ignore_error();
+        loop_.schedule_after(lh.backoff, kAcceptBackoffNanos);
+    } else if (!s.is_ok()) {
+        base::log_message(base::LogLevel::kError, "accept: " + s.to_string());
+    }
+}
+
+void Worker::shed(net::Fd fd) {
+    // Best effort, never blocks: a fresh socket's send buffer takes these few bytes.
+    (void)net::write_some(fd.get(), kShedResponse);
+    net::shutdown_write(fd.get()).ignore_error();
+}
+
+std::span<char> Worker::path_scratch(std::size_t n) {
+    if (path_buffer_.size() < n) path_buffer_.resize(n);
+    return path_buffer_;
+}
+
+std::string_view Worker::date() {
+    return date_cache_.get(loop_.clock().wall_now());
+}
+
+void Worker::retire(Connection* connection) {
+    shared_.connections.fetch_sub(1, std::memory_order_relaxed);
+    loop_.defer([this, connection] {
+        connections_.erase(connection);
+        maybe_drained();
+    });
+}
+
+void Worker::drain(std::function<void()> on_drained) {
+    loop_.post([this, cb = std::move(on_drained)]() mutable {
+        on_drained_ = std::move(cb);
+        draining_ = true;
+        // Accept what already waits in the backlog (those clients were accepted by the kernel), then close.
+        for (auto& lh : listeners_)
+            on_accept_pending(*lh);
+        for (auto& lh : listeners_)
+            loop_.remove(lh->listener.fd()).ignore_error();
+        listeners_.clear();
+        std::vector<Connection*> all;
+        all.reserve(connections_.size());
+        for (auto& [ptr, conn] : connections_)
+            all.push_back(ptr);
+        for (Connection* c : all)
+            c->begin_drain();
+        maybe_drained();
+    });
+}
+
+void Worker::on_accept_pending(ListenerHandler& lh) {
+    bool was_draining = draining_;
+    draining_ = false;
+    on_accept(lh);
+    draining_ = was_draining;
+}
+
+void Worker::maybe_drained() {
+    if (draining_ && connections_.empty() && on_drained_) {
+        auto cb = std::move(on_drained_);
+        on_drained_ = nullptr;
+        cb();
+    }
+}
+
+}  // namespace slipstream::server

@@ -1,0 +1,95 @@
+// Worker: one I/O thread's world: its event loop, listeners, connections and scratch buffers.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "http/h1/date_cache.h"
+#include "http/h1/header.h"
+#include "http/h1/limits.h"
+#include "net/event_loop.h"
+#include "net/listener.h"
+#include "net/timer.h"
+#include "server/pending_response.h"
+#include "server/route_table.h"
+#include "slipstream/server_options.h"
+
+namespace slipstream::server {
+
+class Connection;
+
+/// State shared by every worker of one server: read-only after start, except the atomics.
+struct ServerShared {
+    ServerOptions options;
+    http::h1::Limits limits;
+    const RouteTable* routes = nullptr;
+    std::atomic<std::size_t> connections{0};   // open connections across all workers
+    std::atomic<std::size_t> live_workers{0};  // workers not yet drained
+};
+
+/// Owns its loop and everything on it. Constructed on the control thread; after run() starts, every
+/// method but post-based ones runs on the worker's own thread.
+class Worker {
+  public:
+    Worker(ServerShared& shared, const base::Clock& clock, unsigned index);
+    ~Worker();
+
+    void add_listener(net::Listener listener);
+    /// Runs the loop on the calling thread until stopped.
+    void run();
+    /// Thread-safe: begins the drain on the worker's thread. `on_drained` runs there once no connection is left.
+    void drain(std::function<void()> on_drained);
+    /// Thread-safe: stops the loop.
+    void stop() { loop_.stop(); }
+
+    net::EventLoop& loop() { return loop_; }
+    /// The handle asynchronous Responders post through (outlives the loop safely).
+    const std::shared_ptr<slipstream::detail::LoopRef>& loop_ref() const { return loop_ref_; }
+    const ServerOptions& options() const { return shared_.options; }
+    const http::h1::Limits& limits() const { return shared_.limits; }
+    const RouteTable& routes() const { return *shared_.routes; }
+    bool draining() const { return draining_; }
+
+    /// Header array for parse_request (valid until the next parse on this thread).
+    std::span<http::h1::Header> header_scratch() { return headers_; }
+    /// The buffer reads go into when a connection holds no partial request.
+    std::span<char> read_scratch() { return {read_buffer_.get(), kReadBufferSize}; }
+    /// Scratch for percent-decoding a path.
+    std::span<char> path_scratch(std::size_t n);
+    /// The Date header value for now.
+    std::string_view date();
+
+    /// Called by a connection that closed itself: destroyed at the end of the loop iteration.
+    void retire(Connection* connection);
+
+    static constexpr std::size_t kReadBufferSize = 64 * 1024;
+
+  private:
+    struct ListenerHandler;
+
+    void on_accept(ListenerHandler& lh);
+    void on_accept_pending(ListenerHandler& lh);
+    void shed(net::Fd fd);
+    void maybe_drained();
+
+    ServerShared& shared_;
+    net::EventLoop loop_;
+    std::shared_ptr<slipstream::detail::LoopRef> loop_ref_;
+    unsigned index_;
+    std::vector<std::unique_ptr<ListenerHandler>> listeners_;
+    std::unordered_map<Connection*, std::unique_ptr<Connection>> connections_;
+    std::vector<http::h1::Header> headers_;
+    std::unique_ptr<char[]> read_buffer_;
+    std::vector<char> path_buffer_;
+    http::h1::DateCache date_cache_;
+    bool draining_ = false;
+    std::function<void()> on_drained_;
+};
+
+}  // namespace slipstream::server
