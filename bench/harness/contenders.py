@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from string import Template
 from typing import Callable
 
-from .workloads import APPS_DIR, BENCH_DIR, STATIC_WORKLOADS, payloads
+from .workloads import APPS_DIR, BENCH_DIR, payloads
 
 REPO_DIR = os.path.dirname(BENCH_DIR)
 SLIPSTREAM_HELLO = os.path.join(REPO_DIR, "build", "examples", "hello")

@@ -58,7 +58,7 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in [
     Workload("echo", "POST /echo, JSON parsed and re-serialized", "/echo", "wrk", "fastapi",
              (Probe("POST", "/echo", payloads.ECHO_BODY, 200, payloads.ECHO_BODY),),
              script="post.lua", script_args=("echo.json",), body_files={"echo.json": payloads.ECHO_BODY}),
-    Workload("validated", "POST /items validated against a pydantic-style model, 10% invalid (422)", "/items",
+    Workload("validated", "POST /items validated against a pydantic model, 10% invalid (422)", "/items",
              "wrk", "fastapi",
              (Probe("POST", "/items", payloads.VALID_ITEM, 200, payloads.VALID_ITEM),
               Probe("POST", "/items", payloads.INVALID_ITEM, payloads.INVALID_STATUS, None, None)),
@@ -73,7 +73,6 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in [
              (HELLO_PROBE,), idle_connections=True),
 ]}
 
-STATIC_WORKLOADS = frozenset({"hello", "pipelined", "h2", "large", "idle"})
 DEFAULT_ORDER = ["hello", "pipelined", "h2", "echo", "validated", "params", "large", "idle"]
 QUICK_WORKLOADS = ["hello", "echo"]
 

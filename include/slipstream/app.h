@@ -10,6 +10,7 @@
 #include "slipstream/request.h"
 #include "slipstream/responder.h"
 #include "slipstream/response.h"
+#include "slipstream/route_spec.h"
 #include "slipstream/server_options.h"
 
 namespace slipstream {
@@ -44,6 +45,14 @@ class App {
     /// Any method by name ("GET", "POST", ...).
     App& route(std::string_view method, std::string_view pattern, Handler handler);
     App& route_async(std::string_view method, std::string_view pattern, AsyncHandler handler);
+    /// A route whose parameters and body are coerced and validated in C++ first (see RouteSpec);
+    /// the handler reads them from Request::arguments().
+    App& route_async(std::string_view method, std::string_view pattern, AsyncHandler handler, RouteSpec spec);
+    App& route(std::string_view method, std::string_view pattern, Handler handler, RouteSpec spec);
+
+    /// Adds a readiness check run by the /readyz route (on an I/O thread: it must be quick and must not
+    /// block). /readyz answers 503 naming the failing checks, and 503 while the server drains.
+    App& readiness_check(std::string name, std::function<bool()> check);
 
     /// Adds a TCP listener ("0.0.0.0", "::", "127.0.0.1", "::1", "localhost"). Port 0 picks a free port.
     App& listen(std::string_view host, std::uint16_t port);

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "slipstream/json_view.h"
+
 namespace slipstream {
 
 namespace detail {
@@ -45,10 +47,20 @@ class Request {
 
     /// The whole body (chunked bodies arrive decoded). Empty when there is none.
     std::string_view body() const;
+    /// The validated, coerced arguments of a route registered with a RouteSpec: an object keyed by
+    /// parameter name. A null view for routes without a spec.
+    JsonView arguments() const;
+    /// The value of the first cookie with this name from the Cookie header(s), or nullopt.
+    std::optional<std::string_view> cookie(std::string_view name) const;
+
     /// The peer address ("127.0.0.1:53122", "[::1]:40000", "unix").
     std::string peer() const;
-    /// The request id (from X-Request-ID or generated).
+    /// The request id (from a valid X-Request-ID header, else generated); echoed in the response.
     std::string_view request_id() const;
+    /// The trace id of a valid W3C `traceparent` header (32 hex chars), or empty.
+    std::string_view trace_id() const;
+    /// The whole `traceparent` header when it was valid, or empty.
+    std::string_view traceparent() const;
 
     detail::RequestState* state() const { return state_; }
 

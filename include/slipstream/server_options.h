@@ -36,6 +36,17 @@ struct ServerOptions {
     std::string server_header = "slipstream";
     /// Deadline for in-flight work after a stop signal.
     std::uint32_t drain_timeout_ms = 30'000;
+
+    // Builtin routes; an empty path switches the route off.
+    std::string health_path = "/health";    // 200 {"status":"ok"}, no checks
+    std::string livez_path = "/livez";      // 200 {"status":"ok"}, no checks
+    std::string readyz_path = "/readyz";    // readiness checks; 503 while draining
+    std::string metrics_path = "/metrics";  // Prometheus text format
+
+    // Access log: one JSON line per request, written off the I/O threads.
+    bool access_log = true;
+    /// File descriptor the access log is written to (1: stdout). Not owned.
+    int access_log_fd = 1;
 };
 
 }  // namespace slipstream

@@ -66,7 +66,7 @@ private:
         out_.push_back(c);
         need_comma_ = true;
     }
-    void write_string(std::string_view s);
+    void write_string(std::string_view s, char suffix);
     void write_string_ascii(std::string_view s);
 
     std::string& out_;

@@ -229,6 +229,21 @@ TEST(WriterTest, EscapesAtEveryPosition) {
     EXPECT_EQ(checked, 820 * 9);
 }
 
+TEST(WriterTest, EnsureAsciiKeysAndValues) {
+    std::string out;
+    Writer w(out, {.ensure_ascii = true});
+    w.begin_object();
+    w.key("\xc3\xa9");
+    w.string("\xe2\x82\xac");
+    w.key("k");
+    w.begin_array();
+    w.string("a");
+    w.string("\x7f");
+    w.end_array();
+    w.end_object();
+    EXPECT_EQ(out, R"({"\u00e9":"\u20ac","k":["a","\u007f"]})");
+}
+
 TEST(WriterTest, EnsureAsciiReplacesInvalidBytes) {
     std::string out;
     Writer(out, {.ensure_ascii = true}).string("a\xff" "b\xe2\x82");

@@ -50,7 +50,7 @@ class Histogram {
         const int width = std::bit_width(value);
         std::size_t i = by_width_[width];
         const std::size_t end = by_width_[width + 1];
-        if (i < end && bounds_[i] < value)
+        while (i < end && bounds_[i] < value)
             ++i;
         return i;
     }

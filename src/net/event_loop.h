@@ -78,7 +78,7 @@ class EventLoop {
     /// the call; tasks left when it is destroyed never run.
     void post(Task task);
     /// Makes run() return after the current iteration. Any thread. If called before run(), the next run()
-    /// returns after one iteration.
+    /// returns at once. Until run() consumes the stop, run_once() does not block.
     void stop();
     /// True on the loop thread. Any thread.
     bool is_in_loop_thread() const { return owner_.load(std::memory_order_relaxed) == std::this_thread::get_id(); }

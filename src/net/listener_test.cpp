@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -148,11 +149,15 @@ TEST(ListenTcp, ReusePortGroupSharesOnePortAndSplitsConnections) {
         ASSERT_TRUE(c.is_ok());
         clients.push_back(std::move(c).value());
     }
-    // Each completed connection sits in exactly one listener's queue: together they hold all of them.
+    // Each connection lands in exactly one listener's queue: together they deliver all of them.
     int accepted = 0;
-    for (Listener& l : *group) {
-        base::Status s = l.accept_batch(100, [&](Accepted&&) { ++accepted; });
-        EXPECT_TRUE(s.is_ok()) << s.to_string();
+    while (accepted < kClients) {
+        pollfd fds[2] = {{(*group)[0].fd(), POLLIN, 0}, {(*group)[1].fd(), POLLIN, 0}};
+        ASSERT_GT(::poll(fds, 2, -1), 0);
+        for (Listener& l : *group) {
+            base::Status s = l.accept_batch(100, [&](Accepted&&) { ++accepted; });
+            ASSERT_TRUE(s.is_ok()) << s.to_string();
+        }
     }
     EXPECT_EQ(accepted, kClients);
 }
@@ -306,7 +311,15 @@ int emfile_child(bool keep_reserve) {
     base::Result<Fd> c1 = connect_tcp("127.0.0.1", l->local_port());
     base::Result<Fd> c2 = connect_tcp("127.0.0.1", l->local_port());
     if (!c1.is_ok() || !c2.is_ok()) return kConnectFailed;
-    wait_readable(l->fd());
+    // connect() can return before the server side queues the connection: wait until both are queued
+    // (a listening socket's TCP_INFO reports its accept queue length in tcpi_unacked).
+    for (;;) {
+        tcp_info info{};
+        socklen_t len = sizeof info;
+        if (::getsockopt(l->fd(), IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return kConnectFailed;
+        if (info.tcpi_unacked >= 2) break;
+        sched_yield();
+    }
 
     // Fill every descriptor slot under a low limit.
     const int probe = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -322,9 +335,13 @@ int emfile_child(bool keep_reserve) {
     base::Result<Accepted> full = l->accept();
     if (full.is_ok() || !full.status().is_resource_exhausted()) return kNotExhausted;
     if (keep_reserve) {
-        // The shed connection is closed at once: its client reads EOF rather than waiting in the backlog.
+        // One of the two was accepted and closed at once: its client reads EOF instead of waiting in the
+        // backlog. The other stays queued.
+        pollfd clients[2] = {{c1->get(), POLLIN, 0}, {c2->get(), POLLIN, 0}};
+        if (::poll(clients, 2, -1) != 1) return kShedClientNotClosed;
+        const int shed = (clients[0].revents & POLLIN) != 0 ? c1->get() : c2->get();
         char c;
-        if (::read(c1->get(), &c, 1) != 0) return kShedClientNotClosed;
+        if (::read(shed, &c, 1) != 0) return kShedClientNotClosed;
         if (::open("/dev/null", O_RDONLY | O_CLOEXEC) >= 0) return kReserveLost;  // the spare took the slot
     }
     ::close(fillers.back());

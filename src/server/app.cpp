@@ -25,6 +25,14 @@ App& App::route_async(std::string_view method, std::string_view pattern, AsyncHa
     impl_->server.routes().add(method, pattern, nullptr, std::move(handler));
     return *this;
 }
+App& App::route_async(std::string_view method, std::string_view pattern, AsyncHandler handler, RouteSpec spec) {
+    impl_->server.routes().add(method, pattern, nullptr, std::move(handler), server::RouteValidator::compile(spec));
+    return *this;
+}
+App& App::route(std::string_view method, std::string_view pattern, Handler handler, RouteSpec spec) {
+    impl_->server.routes().add(method, pattern, std::move(handler), nullptr, server::RouteValidator::compile(spec));
+    return *this;
+}
 App& App::get(std::string_view pattern, Handler handler) {
     return route("GET", pattern, std::move(handler));
 }
@@ -39,6 +47,11 @@ App& App::patch(std::string_view pattern, Handler handler) {
 }
 App& App::del(std::string_view pattern, Handler handler) {
     return route("DELETE", pattern, std::move(handler));
+}
+
+App& App::readiness_check(std::string name, std::function<bool()> check) {
+    impl_->server.add_readiness_check(std::move(name), std::move(check));
+    return *this;
 }
 
 App& App::listen(std::string_view host, std::uint16_t port) {

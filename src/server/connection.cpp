@@ -11,6 +11,7 @@
 #include "http/h1/parser.h"
 #include "net/socket.h"
 #include "server/method_map.h"
+#include "server/request_ids.h"
 #include "server/response_encoder.h"
 #include "server/worker.h"
 #include "slipstream/request.h"
@@ -22,6 +23,14 @@ namespace h1 = http::h1;
 
 namespace {
 constexpr std::uint32_t kLingerMs = 2000;
+
+Response error_response(int status, std::string_view detail) {
+    Response r(status);
+    r.body = problem_body({status, detail});
+    r.content_type = std::string(kProblemContentType);
+    return r;
+}
+
 constexpr std::size_t kLingerMaxBytes = 16 * 1024 * 1024;
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 }  // namespace
@@ -31,6 +40,7 @@ Connection::Connection(Worker& worker, net::Fd fd, net::SocketAddress peer)
 
 Connection::~Connection() {
     for (Slot& s : slots_) {
+        if (!s.pending) continue;
         s.pending->connection = nullptr;
         s.pending->cancelled.store(true);
         s.pending->handler_timer.cancel();
@@ -200,10 +210,33 @@ void Connection::dispatch(const h1::RequestHead& head, std::string_view body) {
     EncodeContext ctx{head.version,   keep_alive,         head.method_id == h1::Method::kHead,
                       worker_.date(), opts.server_header, {}};
 
+    RequestRecord record;
+    record.start = base::mono_now();
+    record.method = to_router_method(head.method_id, head.method);
+    record.method_text = head.method;
+    record.request_bytes = body.size();
+
+    // Request id and trace context: one pass over the headers.
+    std::string_view client_id, traceparent;
+    for (const h1::Header& h : head.headers) {
+        if (h.name.size() == 12 && h1::iequals(h.name, "x-request-id"))
+            client_id = h.value;
+        else if (h.name.size() == 11 && h1::iequals(h.name, "traceparent"))
+            traceparent = h.value;
+    }
+    char id_buf[32];
+    record.request_id = valid_request_id(client_id) ? client_id : worker_.request_ids().next(id_buf);
+    record.trace_id = parse_traceparent(traceparent);
+    ctx.request_id = record.request_id;
+
     h1::PathDecodeResult path = h1::decode_path(head.path, worker_.path_scratch(head.path.size()));
+    record.path = head.path;
     if (path.status != h1::DecodeStatus::kOk) {
         ctx.keep_alive = false;
-        encode_error({400, "invalid percent-encoding in the path"}, ctx, output_for_next(true));
+        OutputQueue& out = output_for_next(true);
+        std::size_t before = out.size();
+        encode_error({400, "invalid percent-encoding in the path"}, ctx, out);
+        worker_.observe(record, 400, out.size() - before, peer_);
         return;
     }
 
@@ -216,37 +249,57 @@ void Connection::dispatch(const h1::RequestHead& head, std::string_view body) {
     state.headers = head.headers;
     state.version = head.version;
     state.peer = peer_;
+    state.request_id = record.request_id;
+    state.trace_id = record.trace_id;
+    state.traceparent = record.trace_id.empty() ? std::string_view() : traceparent;
+    record.path = state.path;
 
     const RouteTable& routes = worker_.routes();
-    Method method = to_router_method(head.method_id, head.method);
-    switch (routes.router().match(method, state.path, &state.match)) {
-        case MatchOutcome::kFound:
-            break;
-        case MatchOutcome::kNotFound:
-            encode_error({404, "no route matches the path"}, ctx, output_for_next(!keep_alive));
-            return;
-        case MatchOutcome::kMethodNotAllowed:
-        case MatchOutcome::kOptions: {
+    MatchOutcome outcome = routes.router().match(record.method, state.path, &state.match);
+    if (outcome != MatchOutcome::kFound) {
+        OutputQueue& out = output_for_next(!keep_alive);
+        std::size_t before = out.size();
+        int status = 404;
+        if (outcome == MatchOutcome::kNotFound) {
+            encode_error({404, "no route matches the path"}, ctx, out);
+        } else {
             std::array<char, kAllowBufferSize> buf;
             std::string_view allow = format_allow(state.match.allowed, buf);
-            if (method == Method::kOptions) {
+            if (record.method == Method::kOptions) {
+                status = 204;
                 Response r(204);
                 r.headers.emplace_back("Allow", std::string(allow));
-                encode_response(std::move(r), ctx, output_for_next(!keep_alive));
+                encode_response(std::move(r), ctx, out);
             } else {
-                encode_error({405, "method not allowed for this path"}, ctx, output_for_next(!keep_alive), allow);
+                status = 405;
+                encode_error({405, "method not allowed for this path"}, ctx, out, allow);
             }
+        }
+        worker_.observe(record, status, out.size() - before, peer_);
+        return;
+    }
+    record.route_key = state.match.route_id;
+    record.route = state.match.pattern;
+    ctx.head_only = ctx.head_only || state.match.implicit_head;
+    const RouteEntry& entry = routes.entry(state.match.route_id);
+    if (entry.validator) {
+        std::string error_body;
+        if (!entry.validator->validate(state, &error_body)) {
+            // Invalid input never reaches the handler: FastAPI's 422 body.
+            OutputQueue& out = output_for_next(!keep_alive);
+            std::size_t before = out.size();
+            encode_response(Response::json(std::move(error_body), 422), ctx, out);
+            worker_.observe(record, 422, out.size() - before, peer_);
             return;
         }
     }
-    ctx.head_only = ctx.head_only || state.match.implicit_head;
-    const RouteEntry& entry = routes.entry(state.match.route_id);
     if (entry.async) {
         Slot slot;
         slot.version = head.version;
         slot.keep_alive = keep_alive;
         slot.head_only = ctx.head_only;
         slot.close_after = !keep_alive;
+        slot.record = record;
         dispatch_async(entry.async, state, std::move(slot));
         return;
     }
@@ -256,31 +309,39 @@ void Connection::dispatch(const h1::RequestHead& head, std::string_view body) {
         response = entry.sync(request);
     } catch (const std::exception& e) {
         base::log_message(base::LogLevel::kError, std::string("handler for ") + entry.pattern + " threw: " + e.what());
-        response = Response(500);
-        response.body = problem_body({500, "the handler failed"});
-        response.content_type = std::string(kProblemContentType);
+        response = error_response(500, "the handler failed");
     } catch (...) {
         base::log_message(base::LogLevel::kError, "handler for " + entry.pattern + " threw a non-exception");
-        response = Response(500);
-        response.body = problem_body({500, "the handler failed"});
-        response.content_type = std::string(kProblemContentType);
+        response = error_response(500, "the handler failed");
     }
-    encode_response(std::move(response), ctx, output_for_next(!keep_alive));
+    OutputQueue& out = output_for_next(!keep_alive);
+    std::size_t before = out.size();
+    int status = response.status;
+    if (!encode_response(std::move(response), ctx, out)) status = 500;
+    worker_.observe(record, status, out.size() - before, peer_);
 }
 
 void Connection::dispatch_async(const AsyncHandler& handler, slipstream::detail::RequestState& state, Slot&& slot) {
     auto pending = std::make_shared<slipstream::detail::PendingResponse>();
     pending->loop = worker_.loop_ref();
     pending->connection = this;
-    pending->request = state;
+    pending->request = std::move(state);
     pending->request.detach();
     slipstream::detail::PendingResponse* raw = pending.get();
     pending->handler_timer.set_callback([this, raw] { on_handler_timeout(*raw); });
     worker_.loop().schedule_after(pending->handler_timer,
                                   std::int64_t{worker_.options().handler_timeout_ms} * base::kNanosPerMilli);
+    // The record's views move to the detached copy.
+    const slipstream::detail::RequestState& kept = pending->request;
+    slot.record.method_text = kept.method;
+    slot.record.path = kept.path;
+    slot.record.request_id = kept.request_id;
+    slot.record.trace_id = kept.trace_id;
+    slot.request_id = kept.request_id;
     slot.pending = pending;
     if (slot.close_after) close_after_write_ = true;
     slots_.push_back(std::move(slot));
+    worker_.metrics().in_flight.inc();
     Request request(&pending->request);
     try {
         handler(request, Responder(pending));
@@ -290,6 +351,11 @@ void Connection::dispatch_async(const AsyncHandler& handler, slipstream::detail:
         base::log_message(base::LogLevel::kError, "async handler threw a non-exception");
     }
     // A Responder destroyed unanswered (also when the handler threw) posts a 500: nothing else to do here.
+}
+
+void Connection::observe_slot(Slot& slot, std::size_t before, int status) {
+    slot.response_bytes += slot.bytes.size() - before;
+    if (slot.status == 0) slot.status = status;
 }
 
 OutputQueue& Connection::output_for_next(bool close_after) {
@@ -303,8 +369,14 @@ OutputQueue& Connection::output_for_next(bool close_after) {
 }
 
 void Connection::answer_error(const h1::ParseError& error) {
+    worker_.metrics().parse_errors.with({error.reason}).inc();
     EncodeContext ctx{h1::Version::kHttp11, false, false, worker_.date(), worker_.options().server_header, {}};
-    encode_error({error.http_status, error.reason}, ctx, output_for_next(true));
+    OutputQueue& out = output_for_next(true);
+    std::size_t before = out.size();
+    encode_error({error.http_status, error.reason}, ctx, out);
+    RequestRecord record;
+    record.start = base::mono_now();
+    worker_.observe(record, error.http_status, out.size() - before, peer_);
     phase_ = Phase::kClosing;
     in_.clear();
 }
@@ -318,16 +390,29 @@ Connection::Slot* Connection::find_slot(const slipstream::detail::PendingRespons
     return nullptr;
 }
 
+EncodeContext Connection::slot_context(const Slot& slot) {
+    return EncodeContext{
+        slot.version,   slot.keep_alive, slot.head_only, worker_.date(), worker_.options().server_header,
+        slot.request_id};
+}
+
+void Connection::complete_slot(Slot& slot) {
+    slot.complete = true;
+    worker_.metrics().in_flight.dec();
+    worker_.observe(slot.record, slot.status, slot.response_bytes, peer_);
+    drain_slots();
+    schedule_flush();
+}
+
 void Connection::deliver_response(slipstream::detail::PendingResponse& pending, Response&& response) {
     Slot* slot = find_slot(pending);
     if (slot == nullptr || slot->complete) return;
     pending.handler_timer.cancel();
-    EncodeContext ctx{
-        slot->version, slot->keep_alive, slot->head_only, worker_.date(), worker_.options().server_header, {}};
-    encode_response(std::move(response), ctx, slot->bytes);
-    slot->complete = true;
-    drain_slots();
-    schedule_flush();
+    std::size_t before = slot->bytes.size();
+    int status = response.status;
+    if (!encode_response(std::move(response), slot_context(*slot), slot->bytes)) status = 500;
+    observe_slot(*slot, before, status);
+    complete_slot(*slot);
 }
 
 void Connection::deliver_stream_head(slipstream::detail::PendingResponse& pending, Response&& head) {
@@ -338,9 +423,14 @@ void Connection::deliver_stream_head(slipstream::detail::PendingResponse& pendin
         slot->keep_alive = false;  // the body is delimited by the close
         slot->close_after = true;
     }
-    EncodeContext ctx{
-        slot->version, slot->keep_alive, slot->head_only, worker_.date(), worker_.options().server_header, {}};
-    if (!encode_stream_head(std::move(head), ctx, slot->bytes)) slot->complete = true;
+    std::size_t before = slot->bytes.size();
+    int status = head.status;
+    bool ok = encode_stream_head(std::move(head), slot_context(*slot), slot->bytes);
+    observe_slot(*slot, before, ok ? status : 500);
+    if (!ok) {
+        complete_slot(*slot);
+        return;
+    }
     drain_slots();
     schedule_flush();
 }
@@ -348,7 +438,9 @@ void Connection::deliver_stream_head(slipstream::detail::PendingResponse& pendin
 void Connection::deliver_stream_chunk(slipstream::detail::PendingResponse& pending, std::string&& chunk) {
     Slot* slot = find_slot(pending);
     if (slot == nullptr || slot->complete || slot->head_only) return;
+    std::size_t before = slot->bytes.size();
     encode_stream_chunk(chunk, slot->version, slot->bytes);
+    observe_slot(*slot, before, 0);
     drain_slots();
     schedule_flush();
 }
@@ -356,30 +448,29 @@ void Connection::deliver_stream_chunk(slipstream::detail::PendingResponse& pendi
 void Connection::deliver_stream_end(slipstream::detail::PendingResponse& pending, bool aborted) {
     Slot* slot = find_slot(pending);
     if (slot == nullptr || slot->complete) return;
+    std::size_t before = slot->bytes.size();
     if (aborted) {
         slot->close_after = true;  // a truncated body must not look complete
     } else if (!slot->head_only) {
         encode_stream_end(slot->version, slot->bytes);
     }
-    slot->complete = true;
-    drain_slots();
-    schedule_flush();
+    observe_slot(*slot, before, 0);
+    complete_slot(*slot);
 }
 
 void Connection::on_handler_timeout(slipstream::detail::PendingResponse& pending) {
     Slot* slot = find_slot(pending);
     if (slot == nullptr || slot->complete) return;
     pending.cancelled.store(true);
+    worker_.metrics().timeouts.with({"handler"}).inc();
+    std::size_t before = slot->bytes.size();
     if (pending.answered.exchange(true)) {
         slot->close_after = true;  // a stream already started: cut it
     } else {
-        EncodeContext ctx{
-            slot->version, slot->keep_alive, slot->head_only, worker_.date(), worker_.options().server_header, {}};
-        encode_error({504, "the handler did not answer in time"}, ctx, slot->bytes);
+        encode_error({504, "the handler did not answer in time"}, slot_context(*slot), slot->bytes);
     }
-    slot->complete = true;
-    drain_slots();
-    schedule_flush();
+    observe_slot(*slot, before, 504);
+    complete_slot(*slot);
 }
 
 void Connection::drain_slots() {
@@ -492,6 +583,10 @@ void Connection::refresh_timer(bool progressed) {
 }
 
 void Connection::on_timer() {
+    static constexpr std::string_view kKinds[] = {"", "header", "body", "idle", "write", "linger"};
+    if (timer_reason_ != TimerReason::kNone) {
+        worker_.metrics().timeouts.with({kKinds[static_cast<int>(timer_reason_)]}).inc();
+    }
     switch (timer_reason_) {
         case TimerReason::kHead:
         case TimerReason::kBody:
@@ -499,6 +594,9 @@ void Connection::on_timer() {
                 EncodeContext ctx{
                     h1::Version::kHttp11, false, false, worker_.date(), worker_.options().server_header, {}};
                 encode_error({408, "the request was not received in time"}, ctx, out_);
+                RequestRecord record;
+                record.start = base::mono_now();
+                worker_.observe(record, 408, out_.size(), peer_);
                 close_after_write_ = true;
                 eof_ = true;  // no linger: the client is too slow already
                 set_reading(false);
@@ -559,6 +657,8 @@ void Connection::close() {
     worker_.loop().remove(fd_.get()).ignore_error();
     fd_.reset();
     for (Slot& s : slots_) {
+        if (!s.complete) worker_.metrics().in_flight.dec();
+        if (!s.pending) continue;
         s.pending->connection = nullptr;
         s.pending->cancelled.store(true);
         s.pending->handler_timer.cancel();

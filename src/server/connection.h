@@ -16,6 +16,8 @@
 #include "net/timer.h"
 #include "server/output_queue.h"
 #include "server/pending_response.h"
+#include "server/response_encoder.h"
+#include "server/worker.h"
 #include "slipstream/app.h"
 #include "slipstream/response.h"
 
@@ -61,7 +63,10 @@ class Connection final : public net::IoHandler {
         bool head_only = false;
         http::h1::Version version = http::h1::Version::kHttp11;
         bool keep_alive = true;
-        std::string request_id;
+        std::string_view request_id;  // into pending->request
+        RequestRecord record;         // views into pending->request
+        std::size_t response_bytes = 0;
+        int status = 0;
     };
 
     void on_readable();
@@ -72,6 +77,11 @@ class Connection final : public net::IoHandler {
     std::size_t start_body(std::string_view data, std::size_t head_len);
     void dispatch(const http::h1::RequestHead& head, std::string_view body);
     void dispatch_async(const AsyncHandler& handler, slipstream::detail::RequestState& state, Slot&& slot);
+    // Encodes into `slot` and records the bytes (and the status of its first response).
+    void observe_slot(Slot& slot, std::size_t before, int status);
+    EncodeContext slot_context(const Slot& slot);
+    // Marks a slot's response complete, records it, and writes what can be written.
+    void complete_slot(Slot& slot);
     void answer_error(const http::h1::ParseError& error);
     // Queues a finished response: straight to the output when no earlier response is pending.
     OutputQueue& output_for_next(bool close_after);

@@ -15,7 +15,8 @@ std::string_view keep(std::string& storage, std::string_view view) {
 }  // namespace
 
 void RequestState::detach() {
-    std::size_t total = method.size() + target.size() + path.size() + query.size() + body.size() + request_id.size();
+    std::size_t total = method.size() + target.size() + path.size() + query.size() + body.size() + request_id.size() +
+                        traceparent.size();
     for (const auto& h : headers)
         total += h.name.size() + h.value.size();
     for (std::size_t i = 0; i < match.param_count; ++i)
@@ -28,6 +29,9 @@ void RequestState::detach() {
     query = keep(storage_, query);
     body = keep(storage_, body);
     request_id = keep(storage_, request_id);
+    std::size_t trace_offset = trace_id.empty() ? 0 : static_cast<std::size_t>(trace_id.data() - traceparent.data());
+    traceparent = keep(storage_, traceparent);
+    if (!trace_id.empty()) trace_id = traceparent.substr(trace_offset, trace_id.size());
     owned_headers_.clear();
     owned_headers_.reserve(headers.size());
     for (const auto& h : headers)

@@ -1,12 +1,15 @@
 // RequestState: everything the public Request exposes, as views into the connection's bytes or owned storage.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/arena.h"
 #include "http/h1/header.h"
+#include "json/value.h"
 #include "http/h1/request_head.h"
 #include "net/socket_address.h"
 #include "server/router/route_match.h"
@@ -23,10 +26,20 @@ struct RequestState {
     std::string_view query;
     std::string_view body;
     std::string_view request_id;
+    std::string_view trace_id;
+    std::string_view traceparent;
     std::span<const http::h1::Header> headers;
     http::h1::Version version = http::h1::Version::kHttp11;
     server::RouteMatch match;
     net::SocketAddress peer;
+    /// Validated arguments of a route with a RouteSpec (an object), allocated in `arena` with their own
+    /// copies of every string, so detach() leaves them alone. Null for routes without a spec.
+    const json::Value* arguments = nullptr;
+    std::unique_ptr<base::Arena> arena;
+
+    RequestState() = default;
+    RequestState(RequestState&&) = default;
+    RequestState& operator=(RequestState&&) = default;
 
     /// Copies every view into owned memory (head, body, headers, parameter values).
     void detach();

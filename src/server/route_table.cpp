@@ -5,13 +5,15 @@
 
 namespace slipstream::server {
 
-void RouteTable::add(std::string_view method, std::string_view pattern, Handler sync, AsyncHandler async) {
+void RouteTable::add(std::string_view method, std::string_view pattern, Handler sync, AsyncHandler async,
+                     std::unique_ptr<RouteValidator> validator) {
     Method m = parse_method(method);
     if (m == Method::kOther) throw std::invalid_argument("unknown HTTP method '" + std::string(method) + "'");
     if (!sync == !async) throw std::invalid_argument("a route needs exactly one handler");
     auto id = static_cast<RouteId>(entries_.size());
     router_.add(m, pattern, id);
-    entries_.push_back({std::string(method), std::string(pattern), std::move(sync), std::move(async)});
+    entries_.push_back(
+        {std::string(method), std::string(pattern), std::move(sync), std::move(async), std::move(validator)});
 }
 
 }  // namespace slipstream::server

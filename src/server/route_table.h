@@ -1,11 +1,13 @@
 // RouteTable: the router plus the handler of each route id.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "server/router/router.h"
+#include "server/validation/route_validator.h"
 #include "slipstream/app.h"
 
 namespace slipstream::server {
@@ -16,13 +18,15 @@ struct RouteEntry {
     std::string pattern;
     Handler sync;
     AsyncHandler async;
+    std::unique_ptr<RouteValidator> validator;  // set for routes registered with a RouteSpec
 };
 
 /// Built on one thread before the server starts, then read-only and shared by every I/O thread.
 class RouteTable {
   public:
     /// Throws std::invalid_argument for an unknown method, a bad pattern or a conflicting route.
-    void add(std::string_view method, std::string_view pattern, Handler sync, AsyncHandler async);
+    void add(std::string_view method, std::string_view pattern, Handler sync, AsyncHandler async,
+             std::unique_ptr<RouteValidator> validator = nullptr);
 
     const Router& router() const { return router_; }
     const RouteEntry& entry(RouteId id) const { return entries_[id]; }

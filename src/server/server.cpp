@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "base/log.h"
+#include "metrics/process_metrics.h"
 #include "net/socket.h"
 
 namespace slipstream::server {
@@ -46,6 +47,12 @@ Server::Server(ServerOptions options) : threads_(resolve_threads(options.threads
     shared_.options.threads = threads_;
     shared_.limits = limits_from(shared_.options);
     shared_.routes = &routes_;
+    shared_.metrics = &metrics_;
+    metrics::register_process_metrics(registry_);
+    registry_.callback_gauge("slipstream_connections_open", "Open client connections.",
+                             [this] { return static_cast<double>(shared_.connections.load()); });
+    builtins_.registry = &registry_;
+    builtins_.draining = &shared_.draining;
     listeners_.resize(threads_);
     stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (stop_fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
@@ -76,6 +83,11 @@ void Server::listen_unix(std::string_view path) {
     listeners_[0].push_back(std::move(l).value());
 }
 
+void Server::add_readiness_check(std::string name, std::function<bool()> check) {
+    if (started_) throw std::logic_error("readiness checks are added before start");
+    builtins_.checks.push_back({std::move(name), std::move(check)});
+}
+
 void Server::block_stop_signals() {
     sigset_t set;
     sigemptyset(&set);
@@ -87,6 +99,11 @@ void Server::block_stop_signals() {
 void Server::start(bool handle_signals) {
     if (started_) return;
     started_ = true;
+    register_builtin_routes(routes_, shared_.options, builtins_);
+    if (shared_.options.access_log) {
+        access_log_ = std::make_unique<AccessLog>(shared_.options.access_log_fd, 8 * 1024 * 1024, metrics_.log_dropped);
+        shared_.access_log = access_log_.get();
+    }
     for (unsigned i = 0; i < threads_; ++i) {
         auto w = std::make_unique<Worker>(shared_, clock_, i);
         for (auto& l : listeners_[i])
@@ -94,7 +111,6 @@ void Server::start(bool handle_signals) {
         workers_.push_back(std::move(w));
     }
     listeners_.clear();
-    shared_.live_workers.store(threads_);
     for (unsigned i = 0; i < threads_; ++i) {
         io_threads_.emplace_back([this, i] {
             std::string name = "ss-io-" + std::to_string(i);
@@ -135,6 +151,7 @@ void Server::control_loop(bool handle_signals) {
     while (!wait_event(-1)) {
     }
     base::log_message(base::LogLevel::kInfo, "draining");
+    shared_.draining.store(true);
 
     // Drain: every worker stops accepting and finishes its connections; then the loops stop.
     struct DrainState {
@@ -181,6 +198,8 @@ int Server::wait() {
     for (auto& t : io_threads_)
         t.join();
     workers_.clear();
+    shared_.access_log = nullptr;
+    access_log_.reset();  // writes what is pending
     joined_ = true;
     return exit_code_.load();
 }

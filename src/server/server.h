@@ -10,8 +10,12 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "metrics/registry.h"
 #include "net/listener.h"
+#include "server/access_log.h"
+#include "server/builtin_routes.h"
 #include "server/route_table.h"
+#include "server/server_metrics.h"
 #include "server/worker.h"
 #include "slipstream/server_options.h"
 
@@ -25,6 +29,8 @@ class Server {
     ~Server();
 
     RouteTable& routes() { return routes_; }
+    metrics::Registry& registry() { return registry_; }
+    void add_readiness_check(std::string name, std::function<bool()> check);
     const ServerOptions& options() const { return shared_.options; }
     unsigned threads() const { return threads_; }
 
@@ -50,6 +56,10 @@ class Server {
 
     ServerShared shared_;
     base::SystemClock clock_;
+    metrics::Registry registry_;
+    ServerMetrics metrics_{registry_};
+    std::unique_ptr<AccessLog> access_log_;
+    BuiltinContext builtins_;
     RouteTable routes_;
     unsigned threads_;
     std::vector<std::vector<net::Listener>> listeners_;  // per worker

@@ -3,7 +3,11 @@
 
 #include <sys/epoll.h>
 
+#include <cstdio>
+#include <string>
+
 #include "base/log.h"
+#include "json/writer.h"
 #include "net/socket.h"
 #include "server/connection.h"
 
@@ -35,7 +39,8 @@ Worker::Worker(ServerShared& shared, const base::Clock& clock, unsigned index)
       loop_ref_(std::make_shared<slipstream::detail::LoopRef>(&loop_)),
       index_(index),
       headers_(std::max<std::size_t>(shared.limits.max_header_count, 1)),
-      read_buffer_(std::make_unique_for_overwrite<char[]>(kReadBufferSize)) {}
+      read_buffer_(std::make_unique_for_overwrite<char[]>(kReadBufferSize)),
+      metrics_cache_(*shared.metrics) {}
 
 Worker::~Worker() {
     loop_ref_->clear();
@@ -67,9 +72,11 @@ void Worker::on_accept(ListenerHandler& lh) {
         std::size_t open = shared_.connections.fetch_add(1, std::memory_order_relaxed);
         if (open >= shared_.options.max_connections) {
             shared_.connections.fetch_sub(1, std::memory_order_relaxed);
+            shared_.metrics->shed.inc();
             shed(std::move(a.fd));
             return;
         }
+        shared_.metrics->accepted.inc();
         auto conn = std::make_unique<Connection>(*this, std::move(a.fd), a.peer);
         Connection* raw = conn.get();
         if (!raw->start()) {
@@ -105,10 +112,58 @@ std::string_view Worker::date() {
 
 void Worker::retire(Connection* connection) {
     shared_.connections.fetch_sub(1, std::memory_order_relaxed);
+    shared_.metrics->closed.inc();
     loop_.defer([this, connection] {
         connections_.erase(connection);
         maybe_drained();
     });
+}
+
+void Worker::observe(const RequestRecord& r, int status, std::size_t response_bytes, const net::SocketAddress& peer) {
+    base::MonoNanos elapsed = base::mono_now() - r.start;
+    const RequestCounters& c = metrics_cache_.get(r.route_key, r.route, r.method, status);
+    c.requests->inc();
+    c.duration->observe(static_cast<std::uint64_t>(elapsed > 0 ? elapsed : 0));
+    if (r.request_bytes) c.request_bytes->inc(r.request_bytes);
+    c.response_bytes->inc(response_bytes);
+    if (shared_.access_log == nullptr) return;
+
+    // One JSON line; handed to the writer thread once per loop iteration.
+    std::string& out = log_batch_;
+    out.append(R"({"time":")");
+    log_clock_.append(out, loop_.clock().wall_now());
+    out.append(R"(","method":)");
+    json::Writer w(out);
+    w.string(r.method_text);
+    out.append(R"(,"route":)");
+    json::Writer(out).string(r.route);
+    out.append(R"(,"path":)");
+    json::Writer(out).string(r.path);
+    out.append(R"(,"status":)");
+    out.append(std::to_string(status));
+    char num[32];
+    int n = std::snprintf(num, sizeof num, "%.3f", static_cast<double>(elapsed) / 1e6);
+    out.append(R"(,"duration_ms":)");
+    out.append(num, static_cast<std::size_t>(n));
+    out.append(R"(,"bytes":)");
+    out.append(std::to_string(response_bytes));
+    out.append(R"(,"request_id":")");
+    out.append(r.request_id);  // validated or generated: no escaping needed
+    out.append(R"(","trace_id":")");
+    out.append(r.trace_id);  // lowercase hex or empty
+    out.append(R"(","peer":")");
+    char peer_text[net::SocketAddress::kMaxFormatted];
+    out.append(peer_text, peer.format(peer_text, sizeof peer_text));
+    out.append("\"}\n");
+    ++log_lines_;
+    if (!log_flush_scheduled_) {
+        log_flush_scheduled_ = true;
+        loop_.defer([this] {
+            log_flush_scheduled_ = false;
+            shared_.access_log->submit(log_batch_, log_lines_);
+            log_lines_ = 0;
+        });
+    }
 }
 
 void Worker::drain(std::function<void()> on_drained) {

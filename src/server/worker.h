@@ -16,8 +16,12 @@
 #include "net/event_loop.h"
 #include "net/listener.h"
 #include "net/timer.h"
+#include "server/access_log.h"
 #include "server/pending_response.h"
+#include "server/request_ids.h"
 #include "server/route_table.h"
+#include "server/router/method.h"
+#include "server/server_metrics.h"
 #include "slipstream/server_options.h"
 
 namespace slipstream::server {
@@ -29,8 +33,23 @@ struct ServerShared {
     ServerOptions options;
     http::h1::Limits limits;
     const RouteTable* routes = nullptr;
-    std::atomic<std::size_t> connections{0};   // open connections across all workers
-    std::atomic<std::size_t> live_workers{0};  // workers not yet drained
+    std::atomic<std::size_t> connections{0};  // open connections across all workers
+    std::atomic<bool> draining{false};
+    ServerMetrics* metrics = nullptr;
+    AccessLog* access_log = nullptr;  // null when the access log is off
+};
+
+/// What the metrics and the access log record of one answered request. Views must live until observe() returns.
+struct RequestRecord {
+    base::MonoNanos start = 0;
+    std::uint32_t route_key = kUnmatchedRoute;
+    std::string_view route = "(unmatched)";
+    Method method = Method::kOther;
+    std::string_view method_text;
+    std::string_view path;
+    std::string_view request_id;
+    std::string_view trace_id;
+    std::size_t request_bytes = 0;
 };
 
 /// Owns its loop and everything on it. Constructed on the control thread; after run() starts, every
@@ -68,6 +87,11 @@ class Worker {
     /// Called by a connection that closed itself: destroyed at the end of the loop iteration.
     void retire(Connection* connection);
 
+    /// Records an answered request in the metrics and the access log.
+    void observe(const RequestRecord& record, int status, std::size_t response_bytes, const net::SocketAddress& peer);
+    RequestIdGenerator& request_ids() { return request_ids_; }
+    ServerMetrics& metrics() { return *shared_.metrics; }
+
     static constexpr std::size_t kReadBufferSize = 64 * 1024;
 
   private:
@@ -88,6 +112,12 @@ class Worker {
     std::unique_ptr<char[]> read_buffer_;
     std::vector<char> path_buffer_;
     http::h1::DateCache date_cache_;
+    MetricsCache metrics_cache_;
+    RequestIdGenerator request_ids_;
+    LogClock log_clock_;
+    std::string log_batch_;
+    std::size_t log_lines_ = 0;
+    bool log_flush_scheduled_ = false;
     bool draining_ = false;
     std::function<void()> on_drained_;
 };

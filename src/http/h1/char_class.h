@@ -60,7 +60,8 @@ inline const char* scan_class(const char* p, const char* end, std::uint8_t mask)
         if (!has_class(p[3], mask)) return p + 3;
         p += 4;
     }
-    while (p < end && has_class(*p, mask)) ++p;
+    while (p < end && has_class(*p, mask))
+        ++p;
     return p;
 }
 

@@ -2,6 +2,7 @@
 #include "http/h1/framing.h"
 
 #include "http/h1/char_class.h"
+#include "http/h1/simd_scan.h"
 
 namespace slipstream::http::h1::detail {
 namespace {
@@ -124,7 +125,7 @@ const ParseError* note_host(std::string_view value, FieldState& s) {
     s.has_host = true;
     s.host = value;
     const char* end = value.data() + value.size();
-    if (scan_class(value.data(), end, kHostChar) != end) return &errors::kBadHost;
+    if (scan_class_fast<HostFast>(value.data(), end, kHostChar) != end) return &errors::kBadHost;
     return nullptr;
 }
 

@@ -4,12 +4,9 @@
 #include <algorithm>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "http/h1/char_class.h"
 #include "http/h1/framing.h"
+#include "http/h1/simd_scan.h"
 #include "http/h1/target.h"
 
 namespace slipstream::http::h1 {
@@ -20,30 +17,8 @@ using detail::kFieldChar;
 using detail::kTargetChar;
 using detail::kTchar;
 using detail::scan_class;
-
-// First byte in [p, end) that may not appear in a field value (a CTL other than HTAB, or DEL).
-inline const char* scan_field_value(const char* p, const char* end) {
-#if defined(__SSE2__)
-    // 16 bytes per step for long values (User-Agent, Cookie); a HTAB hit steps over it and goes on.
-    const __m128i space = _mm_set1_epi8(0x20);
-    const __m128i minus_one = _mm_set1_epi8(-1);
-    const __m128i del = _mm_set1_epi8(0x7f);
-    while (end - p >= 16) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-        // Signed compares: 0x00-0x1f are >= 0 and < 0x20; obs-text (0x80-0xff) is negative and passes.
-        const __m128i ctl = _mm_and_si128(_mm_cmplt_epi8(v, space), _mm_cmpgt_epi8(v, minus_one));
-        const int mask = _mm_movemask_epi8(_mm_or_si128(ctl, _mm_cmpeq_epi8(v, del)));
-        if (mask == 0) {
-            p += 16;
-            continue;
-        }
-        p += __builtin_ctz(static_cast<unsigned>(mask));
-        if (*p != '\t') return p;
-        ++p;
-    }
-#endif
-    return scan_class(p, end, kFieldChar);
-}
+using detail::scan_class_fast;
+using detail::scan_field_value;
 
 // The bytes a request line or header section may occupy: [p, stop). Reaching `stop` means "need more bytes"
 // unless the limit ended the window (then the limit's error).
@@ -121,9 +96,9 @@ Outcome parse_request_line(const char*& p, Window w, RequestHead* out) {
     ++p;
 
     const char* target = p;
-    p = scan_class(p, w.stop, detail::kPathChar);  // the first '?' splits path and query: remember it
+    p = scan_class_fast<detail::TargetFast>(p, w.stop, detail::kPathChar);  // the first '?' splits path and query
     const char* question = p < w.stop && *p == '?' ? p : nullptr;
-    if (question != nullptr) p = scan_class(p + 1, w.stop, kTargetChar);
+    if (question != nullptr) p = scan_class_fast<detail::TargetFast>(p + 1, w.stop, kTargetChar);
     bool has_brackets = false;
     if (p < w.stop && (*p == '[' || *p == ']')) {
         // Rare: an IPv6 literal in an absolute-form or authority-form target; split_target checks placement.
@@ -158,7 +133,7 @@ Outcome parse_fields(const char*& p, Window w, Header* headers, std::size_t max,
         if (*p == ' ' || *p == '\t') return &errors::kObsFold;
 
         const char* name = p;
-        p = scan_class(p, w.stop, kTchar);
+        p = scan_class_fast<detail::TokenFast>(p, w.stop, kTchar);
         if (p >= w.stop) return more();
         if (*p != ':' || p == name) {
             if (p != name && (*p == ' ' || *p == '\t')) return &errors::kSpaceBeforeColon;

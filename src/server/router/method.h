@@ -34,7 +34,7 @@ std::string_view method_name(Method method);
 
 /// A set of named methods as a bitmask (kOther is never a member).
 class MethodSet {
-public:
+  public:
     constexpr MethodSet() = default;
     static constexpr MethodSet from_bits(std::uint16_t bits) { return MethodSet(bits & kAllBits); }
 
@@ -51,7 +51,7 @@ public:
     }
     constexpr bool operator==(const MethodSet&) const = default;
 
-private:
+  private:
     static constexpr std::uint16_t kAllBits = (1u << kMethodCount) - 1;
     static constexpr std::uint16_t bit(Method m) { return static_cast<std::uint16_t>(1u << static_cast<unsigned>(m)); }
     constexpr explicit MethodSet(unsigned bits) : bits_(static_cast<std::uint16_t>(bits)) {}

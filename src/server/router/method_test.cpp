@@ -14,12 +14,12 @@ TEST(Method, ParsesEveryNamedMethodAndNothingElse) {
         Method expected;
     };
     const Row rows[] = {
-        {"GET", Method::kGet},         {"HEAD", Method::kHead},       {"POST", Method::kPost},
-        {"PUT", Method::kPut},         {"DELETE", Method::kDelete},   {"PATCH", Method::kPatch},
-        {"OPTIONS", Method::kOptions}, {"TRACE", Method::kTrace},     {"CONNECT", Method::kConnect},
-        {"get", Method::kOther},       {"Get", Method::kOther},       {"", Method::kOther},
-        {"GETX", Method::kOther},      {"GE", Method::kOther},        {"PROPFIND", Method::kOther},
-        {"POS", Method::kOther},       {"DELETE ", Method::kOther},   {std::string_view("GET\0", 4), Method::kOther},
+        {"GET", Method::kGet},         {"HEAD", Method::kHead},     {"POST", Method::kPost},
+        {"PUT", Method::kPut},         {"DELETE", Method::kDelete}, {"PATCH", Method::kPatch},
+        {"OPTIONS", Method::kOptions}, {"TRACE", Method::kTrace},   {"CONNECT", Method::kConnect},
+        {"get", Method::kOther},       {"Get", Method::kOther},     {"", Method::kOther},
+        {"GETX", Method::kOther},      {"GE", Method::kOther},      {"PROPFIND", Method::kOther},
+        {"POS", Method::kOther},       {"DELETE ", Method::kOther}, {std::string_view("GET\0", 4), Method::kOther},
     };
     for (const Row& row : rows) {
         EXPECT_EQ(parse_method(row.token), row.expected) << row.token;

@@ -10,13 +10,19 @@ namespace {
 
 constexpr std::array<std::string_view, 5> kTypeNames = {"int", "float", "uuid", "str", "path"};
 
-constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
+constexpr bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
 
-constexpr bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+constexpr bool is_hex(char c) {
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 }  // namespace
 
-std::string_view param_type_name(ParamType type) { return kTypeNames[static_cast<std::size_t>(type)]; }
+std::string_view param_type_name(ParamType type) {
+    return kTypeNames[static_cast<std::size_t>(type)];
+}
 
 std::optional<ParamType> parse_param_type(std::string_view name) {
     for (std::size_t i = 0; i < kTypeNames.size(); ++i) {
@@ -28,28 +34,26 @@ std::optional<ParamType> parse_param_type(std::string_view name) {
 namespace detail {
 
 bool accept_int(std::string_view seg, std::int64_t* value) {
-    bool negative = false;
     std::size_t i = 0;
+    bool negative = false;
     if (!seg.empty() && (seg[0] == '-' || seg[0] == '+')) {
         negative = seg[0] == '-';
         i = 1;
     }
     if (i == seg.size()) return false;
-    // Accumulate as a negative number so that INT64_MIN parses without overflow.
-    constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
-    std::int64_t acc = 0;
+    while (i + 1 < seg.size() && seg[i] == '0') ++i;  // leading zeros do not count toward the limit
+    // Up to 19 digits fit in uint64 without a per-digit overflow check (10^19 - 1 < 2^64).
+    if (seg.size() - i > 19) return false;  // out of range, or not a number at all
+    std::uint64_t acc = 0;
     for (; i < seg.size(); ++i) {
-        char c = seg[i];
-        if (!is_digit(c)) return false;
-        int digit = c - '0';
-        if (acc < (kMin + digit) / 10) return false;
-        acc = acc * 10 - digit;
+        auto digit = static_cast<unsigned>(static_cast<unsigned char>(seg[i]) - '0');
+        if (digit > 9) return false;
+        acc = acc * 10 + digit;
     }
-    if (!negative) {
-        if (acc == kMin) return false;
-        acc = -acc;
-    }
-    *value = acc;
+    constexpr std::uint64_t kMaxPositive = std::numeric_limits<std::int64_t>::max();
+    if (acc > kMaxPositive + (negative ? 1 : 0)) return false;
+    // Negate in unsigned arithmetic so that INT64_MIN needs no overflow.
+    *value = negative ? static_cast<std::int64_t>(~acc + 1) : static_cast<std::int64_t>(acc);
     return true;
 }
 
@@ -57,13 +61,15 @@ bool accept_float(std::string_view seg, double* value) {
     std::size_t i = 0;
     if (!seg.empty() && (seg[0] == '-' || seg[0] == '+')) i = 1;
     std::size_t int_digits = 0;
-    while (i < seg.size() && is_digit(seg[i])) ++i, ++int_digits;
+    while (i < seg.size() && is_digit(seg[i]))
+        ++i, ++int_digits;
     if (int_digits == 0) return false;
     if (i < seg.size()) {
         if (seg[i] != '.') return false;
         ++i;
         std::size_t frac_digits = 0;
-        while (i < seg.size() && is_digit(seg[i])) ++i, ++frac_digits;
+        while (i < seg.size() && is_digit(seg[i]))
+            ++i, ++frac_digits;
         if (frac_digits == 0 || i != seg.size()) return false;
     }
     // from_chars takes no leading '+'.

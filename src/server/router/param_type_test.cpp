@@ -12,7 +12,8 @@ namespace {
 
 TEST(ParamType, NamesRoundTrip) {
     const ParamType all[] = {ParamType::kInt, ParamType::kFloat, ParamType::kUuid, ParamType::kStr, ParamType::kPath};
-    for (ParamType t : all) EXPECT_EQ(parse_param_type(param_type_name(t)), t);
+    for (ParamType t : all)
+        EXPECT_EQ(parse_param_type(param_type_name(t)), t);
     EXPECT_EQ(parse_param_type("integer"), std::nullopt);
     EXPECT_EQ(parse_param_type("INT"), std::nullopt);
     EXPECT_EQ(parse_param_type(""), std::nullopt);
@@ -38,6 +39,12 @@ TEST(ParamType, AcceptsInt64DecimalsOnly) {
         {"9223372036854775808", false, 0},
         {"-9223372036854775809", false, 0},
         {"99999999999999999999", false, 0},
+        {"18446744073709551615", false, 0},  // UINT64_MAX
+        {"9999999999999999999", false, 0},   // 19 digits, over INT64_MAX
+        {"00000000000000000000000042", true, 42},
+        {"-00000000000000000000009223372036854775808", true, kMin},
+        {"0000000000000000000000", true, 0},
+        {"000000000000000000000x", false, 0},
         {"", false, 0},
         {"-", false, 0},
         {"+", false, 0},
@@ -64,10 +71,10 @@ TEST(ParamType, AcceptsPlainDecimalFloats) {
         double value;
     };
     const Row rows[] = {
-        {"1", true, 1.0},       {"1.5", true, 1.5},   {"-2.25", true, -2.25}, {"+0.5", true, 0.5},
-        {"007.50", true, 7.5},  {"1.", false, 0},     {".5", false, 0},       {"1e5", false, 0},
-        {"1.2.3", false, 0},    {"", false, 0},       {"-", false, 0},        {"nan", false, 0},
-        {"inf", false, 0},      {"1,5", false, 0},    {"+.5", false, 0},      {"-1.5x", false, 0},
+        {"1", true, 1.0},      {"1.5", true, 1.5}, {"-2.25", true, -2.25}, {"+0.5", true, 0.5},
+        {"007.50", true, 7.5}, {"1.", false, 0},   {".5", false, 0},       {"1e5", false, 0},
+        {"1.2.3", false, 0},   {"", false, 0},     {"-", false, 0},        {"nan", false, 0},
+        {"inf", false, 0},     {"1,5", false, 0},  {"+.5", false, 0},      {"-1.5x", false, 0},
     };
     for (const Row& row : rows) {
         double v = -1;
@@ -87,18 +94,14 @@ TEST(ParamType, AcceptsCanonicalUuids) {
         bool ok;
     };
     const Row rows[] = {
-        {"123e4567-e89b-12d3-a456-426614174000", true},
-        {"123E4567-E89B-12D3-A456-426614174000", true},
-        {"00000000-0000-0000-0000-000000000000", true},
-        {"123e4567e89b12d3a456426614174000", false},
-        {"123e4567-e89b-12d3-a456-42661417400", false},
-        {"123e4567-e89b-12d3-a456-4266141740000", false},
-        {"123e4567-e89b-12d3-a456_426614174000", false},
-        {"g23e4567-e89b-12d3-a456-426614174000", false},
-        {"{23e4567-e89b-12d3-a456-42661417400}", false},
-        {"", false},
+        {"123e4567-e89b-12d3-a456-426614174000", true},  {"123E4567-E89B-12D3-A456-426614174000", true},
+        {"00000000-0000-0000-0000-000000000000", true},  {"123e4567e89b12d3a456426614174000", false},
+        {"123e4567-e89b-12d3-a456-42661417400", false},  {"123e4567-e89b-12d3-a456-4266141740000", false},
+        {"123e4567-e89b-12d3-a456_426614174000", false}, {"g23e4567-e89b-12d3-a456-426614174000", false},
+        {"{23e4567-e89b-12d3-a456-42661417400}", false}, {"", false},
     };
-    for (const Row& row : rows) EXPECT_EQ(detail::accept_uuid(row.seg), row.ok) << row.seg;
+    for (const Row& row : rows)
+        EXPECT_EQ(detail::accept_uuid(row.seg), row.ok) << row.seg;
 }
 
 }  // namespace

@@ -48,12 +48,15 @@ inline std::size_t find_slash(std::string_view s) {
             if (zero != 0) return i + static_cast<std::size_t>(std::countr_zero(zero)) / 8;
         }
     }
-    while (i < s.size() && s[i] != '/') ++i;
+    while (i < s.size() && s[i] != '/')
+        ++i;
     return i;
 }
 
 /// Length of the token at the start of `rest` ("/seg", up to the next '/'); rest[0] is '/'.
-inline std::size_t token_length(std::string_view rest) { return 1 + find_slash(rest.substr(1)); }
+inline std::size_t token_length(std::string_view rest) {
+    return 1 + find_slash(rest.substr(1));
+}
 
 /// Hash of a token's first (up to) eight segment bytes, the table key of a literal edge. `rest`
 /// starts with the token's '/'; the bytes after its end are never part of the key, so the key of a
@@ -71,7 +74,8 @@ inline std::uint64_t token_key_hash(std::string_view rest) {
         k = zero == 0 ? 8 : static_cast<std::size_t>(std::countr_zero(zero)) / 8;
         if (k < 8) w &= (std::uint64_t{1} << (8 * k)) - 1;
     } else {
-        for (; k < avail && k < 8 && p[k] != '/'; ++k) w |= std::uint64_t{static_cast<unsigned char>(p[k])} << (8 * k);
+        for (; k < avail && k < 8 && p[k] != '/'; ++k)
+            w |= std::uint64_t{static_cast<unsigned char>(p[k])} << (8 * k);
     }
     w ^= (k + 1) * 0x9E3779B97F4A7C15ull;
     w *= 0xBF58476D1CE4E5B9ull;

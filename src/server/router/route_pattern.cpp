@@ -23,7 +23,9 @@ bool is_identifier(std::string_view name) {
     return true;
 }
 
-std::string at(std::size_t offset) { return " at offset " + std::to_string(offset); }
+std::string at(std::size_t offset) {
+    return " at offset " + std::to_string(offset);
+}
 
 // Parses the parameter whose '{' is at `open` and returns the part; `close` receives the '}' offset.
 PatternPart parse_param(std::string_view p, std::size_t open, std::size_t* close) {

@@ -16,14 +16,14 @@ inline constexpr std::size_t kMaxParams = 16;
 /// One piece of a pattern: a run of literal bytes, or one parameter.
 struct PatternPart {
     bool is_param = false;
-    std::string text;                    // the literal bytes, or the parameter name
-    ParamType type = ParamType::kStr;    // parameters only
+    std::string text;                  // the literal bytes, or the parameter name
+    ParamType type = ParamType::kStr;  // parameters only
 };
 
 /// A parsed pattern. Literal runs and parameters alternate; every parameter starts right after a
 /// '/' and ends at a '/' or the end; a kPath parameter is the last part.
 struct RoutePattern {
-    std::string text;                 // the pattern as registered
+    std::string text;  // the pattern as registered
     std::vector<PatternPart> parts;
     std::size_t param_count = 0;
 };

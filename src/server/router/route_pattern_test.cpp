@@ -55,14 +55,16 @@ TEST(RoutePattern, SplitsIntoLiteralsAndParameters) {
 
 TEST(RoutePattern, AcceptsExactlyMaxParams) {
     std::string pattern;
-    for (std::size_t i = 0; i < kMaxParams; ++i) pattern += "/{p" + std::to_string(i) + "}";
+    for (std::size_t i = 0; i < kMaxParams; ++i)
+        pattern += "/{p" + std::to_string(i) + "}";
     EXPECT_EQ(parse_route_pattern(pattern).param_count, kMaxParams);
     pattern += "/{extra}";
     try {
         (void)parse_route_pattern(pattern);
         FAIL() << "accepted " << pattern;
     } catch (const std::invalid_argument& e) {
-        EXPECT_EQ(std::string(e.what()), "invalid route pattern \"" + pattern + "\": more than 16 parameters at offset " +
+        EXPECT_EQ(std::string(e.what()), "invalid route pattern \"" + pattern +
+                                             "\": more than 16 parameters at offset " +
                                              std::to_string(pattern.size() - 7));
     }
 }

@@ -50,7 +50,7 @@ struct WalkResult {
 };
 
 class RouteTree {
-public:
+  public:
     /// Nodes with up to this many literal edges scan a list; more use a hash table.
     static constexpr std::uint32_t kListMax = 4;
 
@@ -64,7 +64,7 @@ public:
     /// Stops at the first matching pattern that serves `method` (HEAD also by GET).
     WalkResult walk(Method method, std::string_view path, RouteMatch* out) const noexcept;
 
-private:
+  private:
     struct Walk;
     struct Token;
 

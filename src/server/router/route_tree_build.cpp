@@ -14,7 +14,9 @@ struct RouteTree::Token {
     std::string text;  // literal tokens only
 };
 
-RouteTree::RouteTree() { nodes_.emplace_back(); }
+RouteTree::RouteTree() {
+    nodes_.emplace_back();
+}
 
 std::uint32_t RouteTree::add_node(ParamType type) {
     RouteNode node;
@@ -64,7 +66,8 @@ Terminal& RouteTree::insert(const RoutePattern& pattern) {
             continue;
         }
         std::size_t j = i;
-        while (j < tokens.size() && !tokens[j].is_param) ++j;
+        while (j < tokens.size() && !tokens[j].is_param)
+            ++j;
         n = insert_literals(n, tokens.data() + i, j - i);
         i = j;
     }
@@ -94,7 +97,8 @@ std::uint32_t RouteTree::insert_literals(std::uint32_t n, const Token* tokens, s
         std::uint32_t e = find_edge_slow(n, tokens[0].text);
         if (e == kNone) {
             auto off = static_cast<std::uint32_t>(bytes_.size());
-            for (std::size_t k = 0; k < count; ++k) bytes_ += tokens[k].text;
+            for (std::size_t k = 0; k < count; ++k)
+                bytes_ += tokens[k].text;
             std::uint32_t child = add_node(ParamType::kStr);
             add_edge(n, new_edge(off, static_cast<std::uint32_t>(bytes_.size()) - off, child));
             return child;
@@ -147,7 +151,8 @@ void RouteTree::add_edge(std::uint32_t n, std::uint32_t e) {
     auto place = [this](std::uint32_t off, std::uint32_t mask, std::uint32_t edge) {
         std::string_view label = std::string_view(bytes_).substr(edges_[edge].label_off, edges_[edge].label_len);
         auto s = static_cast<std::uint32_t>(token_key_hash(label)) & mask;
-        while (slots_[off + s] != kNone) s = (s + 1) & mask;
+        while (slots_[off + s] != kNone)
+            s = (s + 1) & mask;
         slots_[off + s] = edge;
     };
     RouteNode& node = nodes_[n];
@@ -167,7 +172,8 @@ void RouteTree::add_edge(std::uint32_t n, std::uint32_t e) {
     } else {
         auto size = static_cast<std::uint32_t>(std::bit_ceil(all.size() * 2));
         slots_.resize(slots_.size() + size, kNone);
-        for (std::uint32_t edge : all) place(off, size - 1, edge);
+        for (std::uint32_t edge : all)
+            place(off, size - 1, edge);
         node.table_mask = size - 1;
     }
     node.slots_off = off;

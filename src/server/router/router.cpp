@@ -22,6 +22,13 @@ void Router::add(Method method, std::string_view pattern, RouteId id) {
     }
     terminal.methods.add(method);
     terminal.routes[m] = static_cast<std::uint32_t>(routes_.size());
+    first_name_.push_back(static_cast<std::uint32_t>(name_ranges_.size()));
+    for (const PatternPart& part : parsed.parts) {
+        if (!part.is_param) continue;
+        name_ranges_.push_back(
+            NameRange{static_cast<std::uint32_t>(names_.size()), static_cast<std::uint32_t>(part.text.size())});
+        names_ += part.text;
+    }
     routes_.push_back(RouteInfo{method, std::move(parsed), id});
 }
 
@@ -33,9 +40,9 @@ MatchOutcome Router::match(Method method, std::string_view path, RouteMatch* out
         out->pattern = route.pattern.text;
         out->implicit_head = r.implicit_head;
         out->allowed = MethodSet();
-        std::size_t k = 0;
-        for (const PatternPart& part : route.pattern.parts) {
-            if (part.is_param) out->params[k++].name = part.text;
+        const NameRange* names = name_ranges_.data() + first_name_[r.route];
+        for (std::size_t k = 0; k < out->param_count; ++k) {
+            out->params[k].name = std::string_view(names_.data() + names[k].off, names[k].len);
         }
         return MatchOutcome::kFound;
     }

@@ -1,6 +1,8 @@
 // Router: registers (method, pattern) routes at startup and matches request paths on the hot path.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,7 +26,7 @@ struct RouteInfo {
 /// nothing, throws nothing and may run on any number of threads at once while no add() runs.
 /// Patterns: see route_pattern.h and README.md. "/a" and "/a/" are different routes.
 class Router {
-public:
+  public:
     /// Registers `id` for `method` on `pattern`. Control plane: throws std::invalid_argument for an
     /// invalid pattern (see parse_route_pattern), for Method::kOther, and for a conflict: the same
     /// method on an equivalent pattern (equal once parameter names are ignored and {x} == {x:str}).
@@ -42,9 +44,18 @@ public:
     /// Every registered route, in registration order.
     const std::vector<RouteInfo>& routes() const { return routes_; }
 
-private:
+  private:
+    // Where a route's parameter names sit in names_, so match() fills them without walking parts.
+    struct NameRange {
+        std::uint32_t off;
+        std::uint32_t len;
+    };
+
     detail::RouteTree tree_;
     std::vector<RouteInfo> routes_;
+    std::vector<std::uint32_t> first_name_;  // per route: index of its first NameRange
+    std::vector<NameRange> name_ranges_;
+    std::string names_;
 };
 
 }  // namespace slipstream::server

@@ -10,12 +10,12 @@ namespace slipstream::server {
 namespace {
 
 constexpr const char* kResources[] = {
-    "users",     "accounts",  "orders",    "invoices",   "products",  "carts",      "payments",  "refunds",
-    "shipments", "addresses", "customers", "suppliers",  "warehouses", "inventory", "categories", "tags",
-    "reviews",   "ratings",   "coupons",   "discounts",  "campaigns", "emails",     "messages",  "threads",
-    "channels",  "teams",     "projects",  "tasks",      "milestones", "sprints",   "boards",    "columns",
-    "cards",     "files",     "folders",   "documents",  "templates", "webhooks",   "events",    "logs",
-    "metrics",   "alerts",    "incidents", "deployments", "releases", "builds",     "pipelines", "jobs",
+    "users",     "accounts",  "orders",    "invoices",    "products",   "carts",     "payments",   "refunds",
+    "shipments", "addresses", "customers", "suppliers",   "warehouses", "inventory", "categories", "tags",
+    "reviews",   "ratings",   "coupons",   "discounts",   "campaigns",  "emails",    "messages",   "threads",
+    "channels",  "teams",     "projects",  "tasks",       "milestones", "sprints",   "boards",     "columns",
+    "cards",     "files",     "folders",   "documents",   "templates",  "webhooks",  "events",     "logs",
+    "metrics",   "alerts",    "incidents", "deployments", "releases",   "builds",    "pipelines",  "jobs",
     "secrets",   "tokens",
 };
 

@@ -29,17 +29,18 @@ TEST(RouterPriority, LiteralBeatsTypedBeatsPlainBeatsCatchAll) {
                 {GET, "/x/{f:float}", 4},
                 {GET, "/x/{i:int}", 5},
                 {GET, "/x/me", 6}});
-    run_cases(r, {
-                     {GET, "/x/me", "6 /x/me"},
-                     {GET, "/x/12", "5 /x/{i:int} i=12"},
-                     {GET, "/x/1.5", "4 /x/{f:float} f=1.5"},
-                     {GET, std::string("/x/") + std::string(kUuid), std::string("3 /x/{u:uuid} u=") + std::string(kUuid)},
-                     {GET, "/x/mex", "2 /x/{s} s=mex"},
-                     {GET, "/x/m", "2 /x/{s} s=m"},
-                     {GET, "/x/", "1 /x/{rest:path} rest="},
-                     {GET, "/x/me/too", "1 /x/{rest:path} rest=me/too"},
-                     {GET, "/x/12/", "1 /x/{rest:path} rest=12/"},
-                 });
+    run_cases(r,
+              {
+                  {GET, "/x/me", "6 /x/me"},
+                  {GET, "/x/12", "5 /x/{i:int} i=12"},
+                  {GET, "/x/1.5", "4 /x/{f:float} f=1.5"},
+                  {GET, std::string("/x/") + std::string(kUuid), std::string("3 /x/{u:uuid} u=") + std::string(kUuid)},
+                  {GET, "/x/mex", "2 /x/{s} s=mex"},
+                  {GET, "/x/m", "2 /x/{s} s=m"},
+                  {GET, "/x/", "1 /x/{rest:path} rest="},
+                  {GET, "/x/me/too", "1 /x/{rest:path} rest=me/too"},
+                  {GET, "/x/12/", "1 /x/{rest:path} rest=12/"},
+              });
 }
 
 TEST(RouterPriority, BacktracksWhenADeeperMatchFails) {
@@ -72,7 +73,10 @@ TEST(RouterPriority, BacktracksWhenADeeperMatchFails) {
 
 TEST(RouterPriority, MethodDecidesAmongMatchingPatterns) {
     Router r;
-    add_all(r, {{GET, "/users/me", 1}, {POST, "/users/{id}", 2}, {GET, "/users/{id}", 3}, {POST, "/f/{p:path}", 4},
+    add_all(r, {{GET, "/users/me", 1},
+                {POST, "/users/{id}", 2},
+                {GET, "/users/{id}", 3},
+                {POST, "/f/{p:path}", 4},
                 {GET, "/f/a/{x}", 5}});
     run_cases(r, {
                      {GET, "/users/me", "1 /users/me"},
@@ -85,8 +89,14 @@ TEST(RouterPriority, MethodDecidesAmongMatchingPatterns) {
 
 TEST(RouterPriority, SplitsLiteralEdgesWithoutLosingRoutes) {
     Router r;
-    add_all(r, {{GET, "/abc", 1}, {GET, "/ab", 2}, {GET, "/a", 3}, {GET, "/abd", 4}, {GET, "/b", 5},
-                {GET, "/ab/{x}", 6}, {GET, "/abcdef", 7}, {GET, "/a/{p:path}", 8}});
+    add_all(r, {{GET, "/abc", 1},
+                {GET, "/ab", 2},
+                {GET, "/a", 3},
+                {GET, "/abd", 4},
+                {GET, "/b", 5},
+                {GET, "/ab/{x}", 6},
+                {GET, "/abcdef", 7},
+                {GET, "/a/{p:path}", 8}});
     run_cases(r, {
                      {GET, "/abc", "1 /abc"},
                      {GET, "/ab", "2 /ab"},

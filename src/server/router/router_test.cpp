@@ -120,8 +120,8 @@ TEST(Router, DistinguishesNotFoundFromMethodNotAllowed) {
 
 TEST(Router, HeadFallsBackToGet) {
     Router r;
-    add_all(r, {{GET, "/a", 1}, {GET, "/b", 2}, {HEAD, "/b", 3}, {POST, "/c", 4}, {GET, "/d/me", 5},
-                {HEAD, "/d/{x}", 6}});
+    add_all(r,
+            {{GET, "/a", 1}, {GET, "/b", 2}, {HEAD, "/b", 3}, {POST, "/c", 4}, {GET, "/d/me", 5}, {HEAD, "/d/{x}", 6}});
     run_cases(r, {
                      {HEAD, "/a", "1 /a head"},
                      {GET, "/a", "1 /a"},
@@ -176,8 +176,10 @@ TEST(Router, RejectsConflictsAndUnknownMethods) {
     // Not conflicts: another method, another type, a trailing slash.
     add_all(r, {{POST, "/users/{uid}", 4}, {GET, "/users/{id:int}", 5}, {GET, "/users/{id}/", 6}});
     ASSERT_EQ(r.routes().size(), 6u);
-    run_cases(r, {{POST, "/users/x", "4 /users/{uid} uid=x"}, {GET, "/users/x", "1 /users/{id} id=x"},
-                  {GET, "/users/1", "5 /users/{id:int} id=1"}, {GET, "/users/x/", "6 /users/{id}/ id=x"}});
+    run_cases(r, {{POST, "/users/x", "4 /users/{uid} uid=x"},
+                  {GET, "/users/x", "1 /users/{id} id=x"},
+                  {GET, "/users/1", "5 /users/{id:int} id=1"},
+                  {GET, "/users/x/", "6 /users/{id}/ id=x"}});
 }
 
 TEST(Router, ListsRoutesInRegistrationOrder) {
@@ -204,7 +206,8 @@ TEST(Router, CapturesMaxParams) {
     }
     r.add(GET, pattern, 1);
     expected = "1 " + pattern;
-    for (std::size_t i = 0; i < kMaxParams; ++i) expected += " p" + std::to_string(i) + "=v" + std::to_string(i);
+    for (std::size_t i = 0; i < kMaxParams; ++i)
+        expected += " p" + std::to_string(i) + "=v" + std::to_string(i);
     EXPECT_EQ(describe(r, GET, path), expected);
     EXPECT_EQ(describe(r, GET, path + "/more"), "404");
 }
@@ -251,7 +254,8 @@ TEST(Router, ManyRoutesAllResolve) {
         EXPECT_EQ(describe(r, GET, base), std::to_string(first) + " " + base);
         EXPECT_EQ(describe(r, POST, base), std::to_string(first + 1) + " " + base);
         EXPECT_EQ(describe(r, GET, base + "/k"), std::to_string(first + 2) + " " + base + "/{id} id=k");
-        EXPECT_EQ(describe(r, GET, base + "/k" + sub), std::to_string(first + 3) + " " + base + "/{id}" + sub + " id=k");
+        EXPECT_EQ(describe(r, GET, base + "/k" + sub),
+                  std::to_string(first + 3) + " " + base + "/{id}" + sub + " id=k");
         EXPECT_EQ(describe(r, GET, base + "/5" + sub + "/z"),
                   std::to_string(first + 4) + " " + base + "/{id:int}" + sub + "/{sub_id} id=5 sub_id=z");
         EXPECT_EQ(describe(r, GET, base + "/k" + sub + "/z"), "404");

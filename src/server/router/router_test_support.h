@@ -17,7 +17,8 @@ struct RouteRow {
 };
 
 inline void add_all(Router& router, std::initializer_list<RouteRow> rows) {
-    for (const RouteRow& row : rows) router.add(row.method, row.pattern, row.id);
+    for (const RouteRow& row : rows)
+        router.add(row.method, row.pattern, row.id);
 }
 
 /// "7 /users/{id} id=42" (found; " head" after the pattern for an implicit HEAD), "404",

@@ -177,7 +177,7 @@ bool check_uri_template(std::string_view s, std::string* error) {
             i += 3;
             continue;
         }
-        if (c <= 0x20 || c == 0x7f || std::string_view("\"'<>\\^`|}").find(static_cast<char>(c)) != std::string_view::npos)
+        if (c <= 0x20 || c == 0x7f || std::string_view("\"<>\\^`|}").find(static_cast<char>(c)) != std::string_view::npos)
             return fail(error, "invalid character in literal");
         ++i;
     }

@@ -1,0 +1,43 @@
+// RouteSpec: what a route expects (typed parameters and body as JSON Schema), checked in C++ before its handler runs.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace slipstream {
+
+enum class ParamSource : unsigned char { kPath, kQuery, kHeader, kCookie };
+
+/// One parameter. Its raw text (from the path, the query string, a header or a cookie) is coerced to
+/// the schema's type the way FastAPI does ("42" -> 42 for an integer, "true"/"1"/"yes"/"on" for a
+/// boolean, repeated query keys for an array), then validated.
+struct ParamSpec {
+    std::string name;         // the key in the validated arguments object
+    std::string alias;        // the name on the wire (query key, header name, cookie name); empty: `name`
+    ParamSource source = ParamSource::kQuery;
+    std::string schema_json;  // JSON Schema of the value (draft 2020-12)
+    bool required = true;
+    std::string default_json;  // used when absent and not required ("null" when empty)
+};
+
+/// The request body, parsed as JSON and validated against `schema_json`.
+struct BodySpec {
+    std::string name = "body";  // the key in the validated arguments object
+    std::string schema_json;
+    bool required = true;
+    std::string default_json;  // used when the body is empty and not required ("null" when empty)
+    /// FastAPI's `Body(embed=True)` / several body parameters: the body is an object and `name` is a key of it.
+    bool embed = false;
+};
+
+/// Compiled once when the route is registered (a bad schema throws std::invalid_argument there).
+/// Invalid requests are answered 422 with FastAPI's body
+/// {"detail":[{"type":...,"loc":[...],"msg":...,"input":...}]} and never reach the handler; a valid
+/// request's handler sees the coerced values as `Request::arguments()`, an object keyed by `name`.
+struct RouteSpec {
+    std::vector<ParamSpec> params;
+    std::vector<BodySpec> body;  // zero, one, or several embedded body fields
+};
+
+}  // namespace slipstream

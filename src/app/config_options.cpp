@@ -1,0 +1,177 @@
+// The option table: every ServerOptions field and RunSettings field, declared once.
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "app/registry.h"
+
+namespace slipstream::app {
+namespace {
+
+constexpr std::uint64_t kKiB = 1024;
+constexpr std::uint64_t kMiB = 1024 * kKiB;
+constexpr std::uint64_t kGiB = 1024 * kMiB;
+constexpr std::uint64_t kDay = 24 * 3'600'000;  // milliseconds
+
+struct Access {
+    std::function<void(Config&, const OptionValue&)> set;
+    std::function<OptionValue(const Config&)> get;
+};
+
+// Accessors into Config::server / Config::run by member pointer.
+template <typename Part, typename T>
+Access number(Part Config::*part, T Part::*field) {
+    return {[=](Config& c, const OptionValue& v) { (c.*part).*field = static_cast<T>(std::get<std::uint64_t>(v)); },
+            [=](const Config& c) { return OptionValue{static_cast<std::uint64_t>((c.*part).*field)}; }};
+}
+
+Access flag(bool RunSettings::*field) {
+    return {[=](Config& c, const OptionValue& v) { c.run.*field = std::get<bool>(v); },
+            [=](const Config& c) { return OptionValue{c.run.*field}; }};
+}
+
+template <typename Part>
+Access text(Part Config::*part, std::string Part::*field) {
+    return {[=](Config& c, const OptionValue& v) { (c.*part).*field = std::get<std::string>(v); },
+            [=](const Config& c) { return OptionValue{(c.*part).*field}; }};
+}
+
+// "off" on the outside, an empty path inside.
+Access route(std::string RunSettings::*field) {
+    return {[=](Config& c, const OptionValue& v) {
+                const auto& s = std::get<std::string>(v);
+                c.run.*field = s == "off" ? std::string() : s;
+            },
+            [=](const Config& c) { return OptionValue{c.run.*field.empty() ? std::string("off") : c.run.*field}; }};
+}
+
+Access log_level() {
+    return {[](Config& c, const OptionValue& v) {
+                // The choice list below holds only names parse_log_level accepts.
+                if (!base::parse_log_level(std::get<std::string>(v), &c.run.log_level))
+                    throw std::logic_error("log-level choice unknown to base::parse_log_level");
+            },
+            [](const Config& c) { return OptionValue{std::string(base::log_level_name(c.run.log_level))}; }};
+}
+
+Access config_path() {
+    return {[](Config& c, const OptionValue& v) { c.config_path = std::get<std::string>(v); },
+            [](const Config& c) { return OptionValue{c.config_path}; }};
+}
+
+std::string not_empty(std::string_view s) { return s.empty() ? "must not be empty" : ""; }
+
+std::string header_value(std::string_view s) {
+    for (char c : s)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return "must not contain control characters";
+    return "";
+}
+
+std::string route_path(std::string_view s) {
+    if (s == "off") return "";
+    if (s.empty() || s[0] != '/') return "must start with '/' or be 'off'";
+    for (char c : s)
+        if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) return "must not contain spaces or control characters";
+    return "";
+}
+
+Option make(OptionKind kind, std::string name, OptionGroup group, std::string value_name, std::string help,
+            Access access, std::uint64_t min = 0, std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+    Option o;
+    o.name = std::move(name);
+    o.kind = kind;
+    o.group = group;
+    o.value_name = std::move(value_name);
+    o.help = std::move(help);
+    o.min = min;
+    o.max = max;
+    o.set = std::move(access.set);
+    o.get = std::move(access.get);
+    return o;
+}
+
+Option with_check(Option o, std::string (*check)(std::string_view)) {
+    o.check = check;
+    return o;
+}
+
+}  // namespace
+
+Registry make_config_registry() {
+    using K = OptionKind;
+    using G = OptionGroup;
+    const auto srv = &Config::server;
+    const auto run = &Config::run;
+    Registry r;
+
+    Option config = make(K::kString, "config", G::kGeneral, "FILE", "read options from FILE (key = value lines)",
+                         config_path());
+    config.in_file = false;
+    r.add(std::move(config));
+    r.add(make(K::kInteger, "threads", G::kGeneral, "N", "I/O threads; 0 means one per core",
+               number(srv, &ServerOptions::threads), 0, 1024));
+    r.add(with_check(make(K::kString, "server-header", G::kGeneral, "TEXT", "value of the Server header; empty sends none",
+                          text(srv, &ServerOptions::server_header)),
+                     header_value));
+
+    r.add(with_check(make(K::kString, "host", G::kListen, "HOST", "address to listen on", text(run, &RunSettings::host)),
+                     not_empty));
+    r.add(make(K::kInteger, "port", G::kListen, "PORT", "TCP port; 0 picks a free one", number(run, &RunSettings::port),
+               0, 65535));
+    r.add(make(K::kString, "unix", G::kListen, "PATH", "listen on this Unix socket instead of host:port",
+               text(run, &RunSettings::unix_path)));
+
+    r.add(make(K::kSize, "max-request-line", G::kLimits, "SIZE", "longest request line; 414 past it",
+               number(srv, &ServerOptions::max_request_line), 16, kMiB));
+    r.add(make(K::kSize, "max-header-bytes", G::kLimits, "SIZE", "largest request head; 431 past it",
+               number(srv, &ServerOptions::max_header_bytes), 64, 16 * kMiB));
+    r.add(make(K::kInteger, "max-headers", G::kLimits, "N", "most request header fields; 431 past it",
+               number(srv, &ServerOptions::max_headers), 1, 10'000));
+    r.add(make(K::kSize, "max-body-bytes", G::kLimits, "SIZE", "largest request body; 413 past it",
+               number(srv, &ServerOptions::max_body_bytes), 0, 64 * kGiB));
+
+    r.add(make(K::kDuration, "header-timeout", G::kTimeouts, "DURATION", "whole request head; 408 past it",
+               number(srv, &ServerOptions::header_timeout_ms), 1, kDay));
+    r.add(make(K::kDuration, "body-timeout", G::kTimeouts, "DURATION", "body inactivity; 408 past it",
+               number(srv, &ServerOptions::body_timeout_ms), 1, kDay));
+    r.add(make(K::kDuration, "keepalive-timeout", G::kTimeouts, "DURATION", "idle time between requests; then close",
+               number(srv, &ServerOptions::keepalive_timeout_ms), 1, kDay));
+    r.add(make(K::kDuration, "write-timeout", G::kTimeouts, "DURATION", "client stopped reading; then close",
+               number(srv, &ServerOptions::write_timeout_ms), 1, kDay));
+    r.add(make(K::kDuration, "handler-timeout", G::kTimeouts, "DURATION", "no answer from the handler; 504 past it",
+               number(srv, &ServerOptions::handler_timeout_ms), 1, kDay));
+    r.add(make(K::kDuration, "drain-timeout", G::kTimeouts, "DURATION", "deadline for in-flight work after a stop signal",
+               number(srv, &ServerOptions::drain_timeout_ms), 0, kDay));
+
+    r.add(make(K::kInteger, "max-connections", G::kConnections, "N", "open connections; past it new ones get 503",
+               number(srv, &ServerOptions::max_connections), 1, 10'000'000));
+    r.add(make(K::kInteger, "max-requests-per-connection", G::kConnections, "N", "then Connection: close",
+               number(srv, &ServerOptions::max_requests_per_connection), 1, 1'000'000'000));
+    r.add(make(K::kInteger, "max-pipelined", G::kConnections, "N", "requests in flight per connection before reading pauses",
+               number(srv, &ServerOptions::max_pipelined), 1, 65'536));
+    r.add(make(K::kSize, "max-output-buffer", G::kConnections, "SIZE",
+               "unsent bytes per connection before reading pauses", number(srv, &ServerOptions::max_output_buffer),
+               4 * kKiB, kGiB));
+
+    Option level = make(K::kChoice, "log-level", G::kLogging, "LEVEL", "least severe message logged", log_level());
+    level.choices = {"debug", "info", "warn", "error", "off"};
+    r.add(std::move(level));
+    r.add(make(K::kBool, "access-log", G::kLogging, "", "write one line per request", flag(&RunSettings::access_log)));
+    r.add(with_check(make(K::kString, "access-log-path", G::kLogging, "PATH", "access log file; '-' is stdout",
+                          text(run, &RunSettings::access_log_path)),
+                     not_empty));
+
+    const std::pair<const char*, std::string RunSettings::*> routes[] = {
+        {"health", &RunSettings::health_path},
+        {"livez", &RunSettings::livez_path},
+        {"readyz", &RunSettings::readyz_path},
+        {"metrics", &RunSettings::metrics_path}};
+    for (const auto& [what, field] : routes)
+        r.add(with_check(make(K::kString, std::string(what) + "-path", G::kBuiltinRoutes, "PATH",
+                              std::string("path of the builtin ") + what + " route; 'off' disables it", route(field)),
+                         route_path));
+    return r;
+}
+
+}  // namespace slipstream::app

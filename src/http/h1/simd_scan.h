@@ -1,0 +1,104 @@
+// SSE2 scanners: 16 bytes per step over the common bytes of a class, the byte table for the rest.
+#pragma once
+
+#include <cstdint>
+
+// SLIPSTREAM_H1_SCALAR forces the table-only path (to test and measure it).
+#if defined(__SSE2__) && !defined(SLIPSTREAM_H1_SCALAR)
+#define SLIPSTREAM_H1_SIMD 1
+#include <emmintrin.h>
+#endif
+
+#include "http/h1/char_class.h"
+
+namespace slipstream::http::h1::detail {
+
+#if defined(SLIPSTREAM_H1_SIMD)
+// 0xff in each lane whose unsigned byte is in [lo, hi].
+inline __m128i lanes_in(__m128i v, char lo, char hi) {
+    const __m128i shifted = _mm_sub_epi8(v, _mm_set1_epi8(lo));
+    return _mm_cmpeq_epi8(_mm_subs_epu8(shifted, _mm_set1_epi8(static_cast<char>(hi - lo))), _mm_setzero_si128());
+}
+
+inline __m128i lanes_alnum(__m128i v) {
+    const __m128i lower = _mm_or_si128(v, _mm_set1_epi8(0x20));  // folds A-Z onto a-z (and nothing else onto it)
+    return _mm_or_si128(lanes_in(lower, 'a', 'z'), lanes_in(v, '0', '9'));
+}
+
+inline __m128i lanes_eq(__m128i v, char c) {
+    return _mm_cmpeq_epi8(v, _mm_set1_epi8(c));
+}
+
+#endif
+
+// Lanes of the common token bytes: ALPHA DIGIT '-' (a subset of kTchar).
+struct TokenFast {
+#if defined(SLIPSTREAM_H1_SIMD)
+    __m128i operator()(__m128i v) const {
+        return _mm_or_si128(lanes_alnum(v), lanes_eq(v, '-'));
+    }
+#endif
+};
+
+// Lanes of the common path and query bytes: ALPHA DIGIT / - . _ % = & (a subset of kPathChar and kTargetChar).
+struct TargetFast {
+#if defined(SLIPSTREAM_H1_SIMD)
+    __m128i operator()(__m128i v) const {
+        const __m128i punct =
+            _mm_or_si128(_mm_or_si128(lanes_in(v, '-', '/'), lanes_eq(v, '_')),
+                         _mm_or_si128(lanes_eq(v, '%'), _mm_or_si128(lanes_eq(v, '='), lanes_eq(v, '&'))));
+        return _mm_or_si128(lanes_alnum(v), punct);
+    }
+#endif
+};
+
+// Lanes of the common Host bytes: ALPHA DIGIT - . : (a subset of kHostChar).
+struct HostFast {
+#if defined(SLIPSTREAM_H1_SIMD)
+    __m128i operator()(__m128i v) const {
+        return _mm_or_si128(lanes_alnum(v), _mm_or_si128(lanes_in(v, '-', '.'), lanes_eq(v, ':')));
+    }
+#endif
+};
+/// First byte in [p, end) outside `mask`, like scan_class. `Fast` names a subset of `mask` checked 16 bytes at a
+/// time; a byte outside it is looked up in the table, then the 16-byte steps resume.
+template <typename Fast>
+inline const char* scan_class_fast(const char* p, const char* end, std::uint8_t mask) {
+#if defined(SLIPSTREAM_H1_SIMD)
+    const Fast fast;
+    while (end - p >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const auto miss = static_cast<unsigned>(~_mm_movemask_epi8(fast(v)) & 0xffff);
+        if (miss == 0) {
+            p += 16;
+            continue;
+        }
+        p += __builtin_ctz(miss);
+        if (!has_class(*p, mask)) return p;
+        ++p;
+    }
+#endif
+    return scan_class(p, end, mask);
+}
+
+/// First byte in [p, end) that may not appear in a field value: a CTL other than HTAB, or DEL.
+inline const char* scan_field_value(const char* p, const char* end) {
+#if defined(SLIPSTREAM_H1_SIMD)
+    // A HTAB hit steps over it and goes on.
+    while (end - p >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i bad = _mm_or_si128(lanes_in(v, 0x00, 0x1f), lanes_eq(v, 0x7f));
+        const int miss = _mm_movemask_epi8(bad);
+        if (miss == 0) {
+            p += 16;
+            continue;
+        }
+        p += __builtin_ctz(static_cast<unsigned>(miss));
+        if (*p != '\t') return p;
+        ++p;
+    }
+#endif
+    return scan_class(p, end, kFieldChar);
+}
+
+}  // namespace slipstream::http::h1::detail

@@ -1,0 +1,112 @@
+// Coercion of raw parameter strings to typed values, against pydantic's lax-mode behaviour.
+#include "json/schema/coerce.h"
+
+#include <gtest/gtest.h>
+
+#include "json/schema/test_util.h"
+
+namespace slipstream::json::schema {
+namespace {
+
+struct CoerceCase {
+    const char* schema;
+    std::vector<std::string_view> raw;
+    const char* expected;             // JSON of the value, or "" when it must fail
+    std::vector<std::string> errors;  // "type|loc|msg|ctx|input"
+};
+
+const CoerceCase kCases[] = {
+    {R"({"type":"integer"})", {"1"}, "1", {}},
+    {R"({"type":"integer"})", {" 1 "}, "1", {}},
+    {R"({"type":"integer"})", {"+1"}, "1", {}},
+    {R"({"type":"integer"})", {"-0"}, "0", {}},
+    {R"({"type":"integer"})", {"1_000"}, "1000", {}},
+    {R"({"type":"integer"})", {"1.000"}, "1", {}},
+    {R"({"type":"integer"})", {"01"}, "1", {}},
+    {R"({"type":"integer"})", {"\t7\n"}, "7", {}},
+    {R"({"type":"integer"})", {"\xC2\xA0" "8" "\xE3\x80\x80"}, "8", {}},
+    {R"({"type":"integer"})", {"-9223372036854775808"}, "-9223372036854775808", {}},
+    {R"({"type":"integer"})", {"18446744073709551615"}, "18446744073709551615", {}},
+    {R"({"type":"integer"})", {"1.5"}, "",
+     {R"(int_parsing|[]|Input should be a valid integer, unable to parse string as an integer|null|"1.5")"}},
+    {R"({"type":"integer"})", {"1."}, "",
+     {R"(int_parsing|[]|Input should be a valid integer, unable to parse string as an integer|null|"1.")"}},
+    {R"({"type":"integer"})", {"1e3"}, "",
+     {R"(int_parsing|[]|Input should be a valid integer, unable to parse string as an integer|null|"1e3")"}},
+    {R"({"type":"integer"})", {"1__0"}, "",
+     {R"(int_parsing|[]|Input should be a valid integer, unable to parse string as an integer|null|"1__0")"}},
+    {R"({"type":"integer"})", {""}, "",
+     {R"(int_parsing|[]|Input should be a valid integer, unable to parse string as an integer|null|"")"}},
+    {R"({"type":"integer"})", {"99999999999999999999"}, "",
+     {R"(int_parsing_size|[]|Unable to parse input string as an integer, exceeded maximum size|null|"99999999999999999999")"}},
+    {R"({"type":"number"})", {"1"}, "1.0", {}},
+    {R"({"type":["integer","number"]})", {"1"}, "1", {}},
+    {R"({"type":"number"})", {" 1.5 "}, "1.5", {}},
+    {R"({"type":"number"})", {"1_0.5"}, "10.5", {}},
+    {R"({"type":"number"})", {".5"}, "0.5", {}},
+    {R"({"type":"number"})", {"1."}, "1.0", {}},
+    {R"({"type":"number"})", {"1E5"}, "100000.0", {}},
+    {R"({"type":"number"})", {"1e-400"}, "0.0", {}},
+    {R"({"type":"number"})", {"abc"}, "",
+     {R"(float_parsing|[]|Input should be a valid number, unable to parse string as a number|null|"abc")"}},
+    {R"({"type":"number"})", {"1e"}, "",
+     {R"(float_parsing|[]|Input should be a valid number, unable to parse string as a number|null|"1e")"}},
+    {R"({"type":"boolean"})", {"true"}, "true", {}},
+    {R"({"type":"boolean"})", {"YES"}, "true", {}},
+    {R"({"type":"boolean"})", {"oN"}, "true", {}},
+    {R"({"type":"boolean"})", {"t"}, "true", {}},
+    {R"({"type":"boolean"})", {"0"}, "false", {}},
+    {R"({"type":"boolean"})", {"off"}, "false", {}},
+    {R"({"type":"boolean"})", {"n"}, "false", {}},
+    {R"({"type":"boolean"})", {"2"}, "",
+     {R"(bool_parsing|[]|Input should be a valid boolean, unable to interpret input|null|"2")"}},
+    {R"({"type":"boolean"})", {" true"}, "",
+     {R"(bool_parsing|[]|Input should be a valid boolean, unable to interpret input|null|" true")"}},
+    {R"({"type":"string"})", {" 1 "}, R"(" 1 ")", {}},
+    {R"({"anyOf":[{"type":"integer"},{"type":"null"}]})", {"5"}, "5", {}},
+    {R"({"anyOf":[{"type":"integer"},{"type":"string"}]})", {"5"}, R"("5")", {}},
+    {R"({"$ref":"#/$defs/i","$defs":{"i":{"type":"integer"}}})", {"6"}, "6", {}},
+    {R"({"type":"integer","minimum":10})", {"5"}, "",
+     {R"(greater_than_equal|[]|Input should be greater than or equal to 10|{"ge":10}|5)"}},
+    {R"({"type":"integer"})", {"1", "2"}, "2", {}},
+    {R"({"type":"array","items":{"type":"integer"}})", {"1", "2"}, "[1,2]", {}},
+    {R"({"type":"array","items":{"type":"integer"}})", {}, "[]", {}},
+    {R"({"type":"array","items":{"type":"integer"}})", {"1", "x"}, "",
+     {R"(int_parsing|[1]|Input should be a valid integer, unable to parse string as an integer|null|"x")"}},
+    {R"({"anyOf":[{"type":"array","items":{"type":"boolean"}},{"type":"null"}]})", {"yes", "0"}, "[true,false]", {}},
+    {R"({"type":"array","items":{"type":"integer"},"maxItems":1})", {"1", "2"}, "",
+     {R"(too_long|[]|List should have at most 1 item after validation, not 2|{"field_type":"List","max_length":1,"actual_length":2}|[1,2])"}},
+    {R"({"type":"integer"})", {}, "", {R"(missing|[]|Field required|null|null)"}},
+};
+
+class CoerceTest : public ::testing::TestWithParam<CoerceCase> {};
+
+TEST_P(CoerceTest, ParsesLikePydantic) {
+    const CoerceCase& c = GetParam();
+    Schema schema = testing::compile_text(c.schema);
+    base::Arena arena;
+    ErrorSink sink;
+    auto result = coerce(schema, std::span<const std::string_view>(c.raw), arena, &sink);
+    if (*c.expected != '\0') {
+        ASSERT_TRUE(result.is_ok()) << result.status().to_string();
+        EXPECT_EQ(testing::to_json(*result), c.expected);
+        EXPECT_TRUE(sink.empty());
+    } else {
+        EXPECT_FALSE(result.is_ok());
+        EXPECT_TRUE(result.status().is_invalid_argument());
+    }
+    EXPECT_EQ(testing::render_all(sink), c.errors);
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, CoerceTest, ::testing::ValuesIn(kCases));
+
+TEST(CoerceTest, SingleValueOverload) {
+    Schema schema = testing::compile_text(R"({"type":"integer"})");
+    base::Arena arena;
+    auto result = coerce(schema, std::string_view("42"), arena);
+    ASSERT_TRUE(result.is_ok());
+    EXPECT_EQ(result->as_int(), 42);
+}
+
+}  // namespace
+}  // namespace slipstream::json::schema

@@ -1,0 +1,79 @@
+// The access log writer thread and timestamp formatting.
+#include "server/access_log.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <ctime>
+
+namespace slipstream::server {
+
+AccessLog::AccessLog(int fd, std::size_t max_pending_bytes, metrics::Counter& dropped)
+    : fd_(fd), max_pending_(max_pending_bytes), dropped_(dropped), writer_([this] { run(); }) {}
+
+AccessLog::~AccessLog() {
+    {
+        std::lock_guard lock(mu_);
+        stop_ = true;
+    }
+    cv_.notify_one();
+    writer_.join();
+}
+
+void AccessLog::submit(std::string& batch, std::size_t count) {
+    if (batch.empty()) return;
+    bool wake = false;
+    {
+        std::lock_guard lock(mu_);
+        if (pending_.size() + batch.size() > max_pending_) {
+            dropped_.inc(count);
+        } else {
+            wake = pending_.empty();
+            pending_.append(batch);
+        }
+    }
+    batch.clear();
+    if (wake) cv_.notify_one();
+}
+
+void AccessLog::run() {
+    std::string writing;
+    for (;;) {
+        {
+            std::unique_lock lock(mu_);
+            cv_.wait(lock, [this] { return stop_ || !pending_.empty(); });
+            if (pending_.empty() && stop_) return;
+            writing.swap(pending_);
+        }
+        std::size_t off = 0;
+        while (off < writing.size()) {
+            ssize_t n = ::write(fd_, writing.data() + off, writing.size() - off);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;  // the log target is gone: drop this batch
+            off += static_cast<std::size_t>(n);
+        }
+        writing.clear();
+    }
+}
+
+void LogClock::append(std::string& out, std::int64_t wall_nanos) {
+    std::int64_t sec = wall_nanos / 1'000'000'000;
+    if (sec != second_) {
+        second_ = sec;
+        time_t t = static_cast<time_t>(sec);
+        tm parts;
+        gmtime_r(&t, &parts);
+        // strftime cannot overflow the buffer the way a %d directive could in the compiler's view.
+        std::strftime(text_, sizeof text_, "%Y-%m-%dT%H:%M:%S", &parts);
+    }
+    int ms = static_cast<int>((wall_nanos / 1'000'000) % 1000);
+    out.append(text_, 19);
+    out.push_back('.');
+    out.push_back(static_cast<char>('0' + ms / 100));
+    out.push_back(static_cast<char>('0' + ms / 10 % 10));
+    out.push_back(static_cast<char>('0' + ms % 10));
+    out.push_back('Z');
+}
+
+}  // namespace slipstream::server
