@@ -1,9 +1,11 @@
 """Shared pytest fixtures: locate the build, start real servers on free ports, talk over real sockets."""
 import os
 import pathlib
+import queue
 import select
 import socket
 import subprocess
+import threading
 import time
 
 import pytest
@@ -25,6 +27,26 @@ class Server:
             text=True,
         )
         self.host, self.port = self._read_address()
+        # Keep reading stdout (the access log) so the server never blocks on a full pipe.
+        self.lines = queue.Queue()
+        self._reader = threading.Thread(target=self._pump, daemon=True)
+        self._reader.start()
+
+    def _pump(self):
+        for line in self.proc.stdout:
+            self.lines.put(line)
+
+    def wait_for_line(self, needle, timeout=5.0):
+        """The next stdout line containing `needle`, or None after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                return None
+            if needle in line:
+                return line
+        return None
 
     def _read_address(self):
         deadline = time.monotonic() + 15

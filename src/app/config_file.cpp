@@ -72,7 +72,8 @@ std::vector<Assignment> read_config_file(const std::string& path, const Registry
     std::string text;
     char buf[4096];
     std::size_t n = 0;
-    while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0) text.append(buf, n);
+    while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0)
+        text.append(buf, n);
     if (std::ferror(file.get())) throw ConfigError("cannot read config file '" + path + "': " + std::strerror(errno));
     return parse_config_text(text, path, registry);
 }

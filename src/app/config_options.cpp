@@ -43,7 +43,7 @@ Access route(std::string RunSettings::*field) {
                 const auto& s = std::get<std::string>(v);
                 c.run.*field = s == "off" ? std::string() : s;
             },
-            [=](const Config& c) { return OptionValue{c.run.*field.empty() ? std::string("off") : c.run.*field}; }};
+            [=](const Config& c) { return OptionValue{(c.run.*field).empty() ? std::string("off") : c.run.*field}; }};
 }
 
 Access log_level() {
@@ -60,7 +60,9 @@ Access config_path() {
             [](const Config& c) { return OptionValue{c.config_path}; }};
 }
 
-std::string not_empty(std::string_view s) { return s.empty() ? "must not be empty" : ""; }
+std::string not_empty(std::string_view s) {
+    return s.empty() ? "must not be empty" : "";
+}
 
 std::string header_value(std::string_view s) {
     for (char c : s)
@@ -105,18 +107,19 @@ Registry make_config_registry() {
     const auto run = &Config::run;
     Registry r;
 
-    Option config = make(K::kString, "config", G::kGeneral, "FILE", "read options from FILE (key = value lines)",
-                         config_path());
+    Option config =
+        make(K::kString, "config", G::kGeneral, "FILE", "read options from FILE (key = value lines)", config_path());
     config.in_file = false;
     r.add(std::move(config));
     r.add(make(K::kInteger, "threads", G::kGeneral, "N", "I/O threads; 0 means one per core",
                number(srv, &ServerOptions::threads), 0, 1024));
-    r.add(with_check(make(K::kString, "server-header", G::kGeneral, "TEXT", "value of the Server header; empty sends none",
-                          text(srv, &ServerOptions::server_header)),
+    r.add(with_check(make(K::kString, "server-header", G::kGeneral, "TEXT",
+                          "value of the Server header; empty sends none", text(srv, &ServerOptions::server_header)),
                      header_value));
 
-    r.add(with_check(make(K::kString, "host", G::kListen, "HOST", "address to listen on", text(run, &RunSettings::host)),
-                     not_empty));
+    r.add(
+        with_check(make(K::kString, "host", G::kListen, "HOST", "address to listen on", text(run, &RunSettings::host)),
+                   not_empty));
     r.add(make(K::kInteger, "port", G::kListen, "PORT", "TCP port; 0 picks a free one", number(run, &RunSettings::port),
                0, 65535));
     r.add(make(K::kString, "unix", G::kListen, "PATH", "listen on this Unix socket instead of host:port",
@@ -141,15 +144,17 @@ Registry make_config_registry() {
                number(srv, &ServerOptions::write_timeout_ms), 1, kDay));
     r.add(make(K::kDuration, "handler-timeout", G::kTimeouts, "DURATION", "no answer from the handler; 504 past it",
                number(srv, &ServerOptions::handler_timeout_ms), 1, kDay));
-    r.add(make(K::kDuration, "drain-timeout", G::kTimeouts, "DURATION", "deadline for in-flight work after a stop signal",
-               number(srv, &ServerOptions::drain_timeout_ms), 0, kDay));
+    r.add(make(K::kDuration, "drain-timeout", G::kTimeouts, "DURATION",
+               "deadline for in-flight work after a stop signal", number(srv, &ServerOptions::drain_timeout_ms), 0,
+               kDay));
 
     r.add(make(K::kInteger, "max-connections", G::kConnections, "N", "open connections; past it new ones get 503",
                number(srv, &ServerOptions::max_connections), 1, 10'000'000));
     r.add(make(K::kInteger, "max-requests-per-connection", G::kConnections, "N", "then Connection: close",
                number(srv, &ServerOptions::max_requests_per_connection), 1, 1'000'000'000));
-    r.add(make(K::kInteger, "max-pipelined", G::kConnections, "N", "requests in flight per connection before reading pauses",
-               number(srv, &ServerOptions::max_pipelined), 1, 65'536));
+    r.add(make(K::kInteger, "max-pipelined", G::kConnections, "N",
+               "requests in flight per connection before reading pauses", number(srv, &ServerOptions::max_pipelined), 1,
+               65'536));
     r.add(make(K::kSize, "max-output-buffer", G::kConnections, "SIZE",
                "unsent bytes per connection before reading pauses", number(srv, &ServerOptions::max_output_buffer),
                4 * kKiB, kGiB));
@@ -162,11 +167,10 @@ Registry make_config_registry() {
                           text(run, &RunSettings::access_log_path)),
                      not_empty));
 
-    const std::pair<const char*, std::string RunSettings::*> routes[] = {
-        {"health", &RunSettings::health_path},
-        {"livez", &RunSettings::livez_path},
-        {"readyz", &RunSettings::readyz_path},
-        {"metrics", &RunSettings::metrics_path}};
+    const std::pair<const char*, std::string RunSettings::*> routes[] = {{"health", &RunSettings::health_path},
+                                                                         {"livez", &RunSettings::livez_path},
+                                                                         {"readyz", &RunSettings::readyz_path},
+                                                                         {"metrics", &RunSettings::metrics_path}};
     for (const auto& [what, field] : routes)
         r.add(with_check(make(K::kString, std::string(what) + "-path", G::kBuiltinRoutes, "PATH",
                               std::string("path of the builtin ") + what + " route; 'off' disables it", route(field)),

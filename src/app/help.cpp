@@ -12,10 +12,9 @@ namespace {
 
 constexpr std::size_t kHelpColumn = 38;
 
-constexpr std::array<OptionGroup, 7> kGroups{OptionGroup::kGeneral, OptionGroup::kListen,
-                                             OptionGroup::kLimits,  OptionGroup::kTimeouts,
-                                             OptionGroup::kConnections, OptionGroup::kLogging,
-                                             OptionGroup::kBuiltinRoutes};
+constexpr std::array<OptionGroup, 7> kGroups{
+    OptionGroup::kGeneral,     OptionGroup::kListen,  OptionGroup::kLimits,       OptionGroup::kTimeouts,
+    OptionGroup::kConnections, OptionGroup::kLogging, OptionGroup::kBuiltinRoutes};
 
 std::string_view base_name(std::string_view program) {
     std::size_t slash = program.rfind('/');
@@ -36,7 +35,8 @@ std::string left_column(const Option& o) {
     std::string placeholder = o.value_name;
     if (o.kind == OptionKind::kChoice) {
         placeholder.clear();
-        for (const std::string& c : o.choices) placeholder += (placeholder.empty() ? "" : "|") + c;
+        for (const std::string& c : o.choices)
+            placeholder += (placeholder.empty() ? "" : "|") + c;
     }
     return o.flag() + " " + placeholder;
 }
@@ -81,9 +81,13 @@ std::string help_text(std::string_view program, const Registry& registry) {
     return out;
 }
 
-std::string help_text(std::string_view program) { return help_text(program, make_config_registry()); }
+std::string help_text(std::string_view program) {
+    return help_text(program, make_config_registry());
+}
 
-std::string_view slipstream_version() { return SLIPSTREAM_VERSION_STRING; }
+std::string_view slipstream_version() {
+    return SLIPSTREAM_VERSION_STRING;
+}
 
 std::string version_text(std::string_view program) {
     return std::string(base_name(program)) + " (slipstream " + std::string(slipstream_version()) + ")\n";

@@ -91,8 +91,9 @@ std::string config_path(const std::vector<Assignment>& flags, const std::vector<
     return {};
 }
 
-void apply(const std::vector<Assignment>& assignments, Config& config) {
-    for (const Assignment& a : assignments) a.option->set(config, parse_option_value(*a.option, a.text, a.where));
+void apply_all(const std::vector<Assignment>& assignments, Config& config) {
+    for (const Assignment& a : assignments)
+        a.option->set(config, parse_option_value(*a.option, a.text, a.where));
 }
 
 }  // namespace
@@ -109,9 +110,9 @@ Config load_config(const Registry& registry, const std::vector<std::string>& arg
     std::string path = config_path(command_line.assignments, from_env);
 
     // Lowest precedence first, so later sources overwrite earlier ones.
-    if (!path.empty()) apply(read_config_file(path, registry), config);
-    apply(from_env, config);
-    apply(command_line.assignments, config);
+    if (!path.empty()) apply_all(read_config_file(path, registry), config);
+    apply_all(from_env, config);
+    apply_all(command_line.assignments, config);
     return config;
 }
 
@@ -121,9 +122,11 @@ Config load_config(const std::vector<std::string>& args, const std::vector<std::
 
 Config load_config(int argc, const char* const* argv, const char* const* envp) {
     std::vector<std::string> args;
-    for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+    for (int i = 1; i < argc; ++i)
+        args.emplace_back(argv[i]);
     std::vector<std::string> env;
-    for (const char* const* e = envp; e != nullptr && *e != nullptr; ++e) env.emplace_back(*e);
+    for (const char* const* e = envp; e != nullptr && *e != nullptr; ++e)
+        env.emplace_back(*e);
     return load_config(args, env);
 }
 

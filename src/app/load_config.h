@@ -28,7 +28,6 @@ Config load_config(int argc, const char* const* argv, const char* const* envp);
 Config load_config(const std::vector<std::string>& args, const std::vector<std::string>& env);
 
 /// The same over any registry (the Python CLI passes one built by make_config_registry()).
-Config load_config(const Registry& registry, const std::vector<std::string>& args,
-                   const std::vector<std::string>& env);
+Config load_config(const Registry& registry, const std::vector<std::string>& args, const std::vector<std::string>& env);
 
 }  // namespace slipstream::app

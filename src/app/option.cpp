@@ -88,7 +88,8 @@ std::string_view option_kind_name(OptionKind kind) {
 
 std::string Option::env_name() const {
     std::string env = "SLIPSTREAM_";
-    for (char c : name) env += c == '-' ? '_' : static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+    for (char c : name)
+        env += c == '-' ? '_' : static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
     return env;
 }
 
@@ -121,6 +122,8 @@ std::string format_option_value(const Option& option, const OptionValue& value) 
     return std::get<std::string>(value);
 }
 
-std::string default_text(const Option& option) { return format_option_value(option, option.get(Config{})); }
+std::string default_text(const Option& option) {
+    return format_option_value(option, option.get(Config{}));
+}
 
 }  // namespace slipstream::app

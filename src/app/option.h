@@ -24,7 +24,15 @@ enum class OptionKind : unsigned char {
 };
 
 /// Where an option is listed in --help, in this order.
-enum class OptionGroup : unsigned char { kGeneral, kListen, kLimits, kTimeouts, kConnections, kLogging, kBuiltinRoutes };
+enum class OptionGroup : unsigned char {
+    kGeneral,
+    kListen,
+    kLimits,
+    kTimeouts,
+    kConnections,
+    kLogging,
+    kBuiltinRoutes
+};
 
 std::string_view option_group_title(OptionGroup group);
 std::string_view option_kind_name(OptionKind kind);

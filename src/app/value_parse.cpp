@@ -16,8 +16,8 @@ struct Unit {
 };
 
 // Largest first, so formatting picks the largest exact unit.
-constexpr std::array<Unit, 6> kSizeUnits{{{"g", 1ull << 30}, {"m", 1ull << 20}, {"k", 1ull << 10},
-                                          {"G", 1ull << 30}, {"M", 1ull << 20}, {"K", 1ull << 10}}};
+constexpr std::array<Unit, 6> kSizeUnits{
+    {{"g", 1ull << 30}, {"m", 1ull << 20}, {"k", 1ull << 10}, {"G", 1ull << 30}, {"M", 1ull << 20}, {"K", 1ull << 10}}};
 constexpr std::array<Unit, 4> kDurationUnits{{{"h", 3'600'000}, {"m", 60'000}, {"s", 1'000}, {"ms", 1}}};
 
 bool all_digits(std::string_view s) {
@@ -39,13 +39,16 @@ bool to_number(std::string_view digits, std::uint64_t* out) {
     return true;
 }
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+std::string quoted(std::string_view text) {
+    return "'" + std::string(text) + "'";
+}
 
 // Splits "123abc" into digits and suffix, then scales by the matching unit.
 base::Result<std::uint64_t> scaled(std::string_view text, const Unit* units, std::size_t n_units, bool unit_required,
                                    std::string_view what, std::string_view expected) {
     std::size_t digits = 0;
-    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9')
+        ++digits;
     std::string_view number = text.substr(0, digits);
     std::string_view suffix = text.substr(digits);
     auto bad = [&] {

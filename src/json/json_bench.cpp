@@ -47,10 +47,18 @@ void run_parse(benchmark::State& state, std::string_view text, bool padded) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * text.size()));
 }
 
-void BM_ParseEcho(benchmark::State& state) { run_parse(state, kEcho, false); }
-void BM_ParseEchoPadded(benchmark::State& state) { run_parse(state, kEcho, true); }
-void BM_Parse64K(benchmark::State& state) { run_parse(state, document_64k(), false); }
-void BM_Parse64KPadded(benchmark::State& state) { run_parse(state, document_64k(), true); }
+void BM_ParseEcho(benchmark::State& state) {
+    run_parse(state, kEcho, false);
+}
+void BM_ParseEchoPadded(benchmark::State& state) {
+    run_parse(state, kEcho, true);
+}
+void BM_Parse64K(benchmark::State& state) {
+    run_parse(state, document_64k(), false);
+}
+void BM_Parse64KPadded(benchmark::State& state) {
+    run_parse(state, document_64k(), true);
+}
 
 void run_strict(benchmark::State& state, std::string_view text) {
     base::Arena arena(128 * 1024);
@@ -63,8 +71,12 @@ void run_strict(benchmark::State& state, std::string_view text) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * text.size()));
 }
 
-void BM_StrictEcho(benchmark::State& state) { run_strict(state, kEcho); }
-void BM_Strict64K(benchmark::State& state) { run_strict(state, document_64k()); }
+void BM_StrictEcho(benchmark::State& state) {
+    run_strict(state, kEcho);
+}
+void BM_Strict64K(benchmark::State& state) {
+    run_strict(state, document_64k());
+}
 
 // simdjson alone (no Value tree): the floor for the DOM path.
 void run_dom_only(benchmark::State& state, std::string_view text) {
@@ -76,8 +88,12 @@ void run_dom_only(benchmark::State& state, std::string_view text) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * text.size()));
 }
 
-void BM_DomOnlyEcho(benchmark::State& state) { run_dom_only(state, kEcho); }
-void BM_DomOnly64K(benchmark::State& state) { run_dom_only(state, document_64k()); }
+void BM_DomOnlyEcho(benchmark::State& state) {
+    run_dom_only(state, kEcho);
+}
+void BM_DomOnly64K(benchmark::State& state) {
+    run_dom_only(state, document_64k());
+}
 
 // The On-Demand alternative that was measured against the DOM path (not used: counts are unknown up front, so
 // it needs scratch stacks, and On-Demand validates only what is visited).
@@ -135,7 +151,9 @@ bool build_on_demand(simdjson::ondemand::value v, base::Arena& arena, Value* out
             *out = Value::boolean(b);
             return true;
         }
-        case simdjson::ondemand::json_type::null: *out = Value::null(); return true;
+        case simdjson::ondemand::json_type::null:
+            *out = Value::null();
+            return true;
     }
     return false;
 }
@@ -155,8 +173,12 @@ void run_on_demand(benchmark::State& state, std::string_view text) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * text.size()));
 }
 
-void BM_OnDemandEcho(benchmark::State& state) { run_on_demand(state, kEcho); }
-void BM_OnDemand64K(benchmark::State& state) { run_on_demand(state, document_64k()); }
+void BM_OnDemandEcho(benchmark::State& state) {
+    run_on_demand(state, kEcho);
+}
+void BM_OnDemand64K(benchmark::State& state) {
+    run_on_demand(state, document_64k());
+}
 
 void run_write(benchmark::State& state, std::string_view text) {
     base::Arena arena(128 * 1024);
@@ -170,8 +192,12 @@ void run_write(benchmark::State& state, std::string_view text) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * out.size()));
 }
 
-void BM_WriteEcho(benchmark::State& state) { run_write(state, kEcho); }
-void BM_Write64K(benchmark::State& state) { run_write(state, document_64k()); }
+void BM_WriteEcho(benchmark::State& state) {
+    run_write(state, kEcho);
+}
+void BM_Write64K(benchmark::State& state) {
+    run_write(state, document_64k());
+}
 
 void BM_WriteEchoExplicit(benchmark::State& state) {
     std::string out;
@@ -188,7 +214,8 @@ void BM_WriteEchoExplicit(benchmark::State& state) {
         w.end_object();
         w.key("items");
         w.begin_array();
-        for (int i = 1; i <= 3; ++i) w.int64(i);
+        for (int i = 1; i <= 3; ++i)
+            w.int64(i);
         w.end_array();
         w.key("meta");
         w.begin_object();
@@ -215,7 +242,8 @@ void BM_FormatDouble(benchmark::State& state) {
     const double values[] = {0.1, 1.0, 123.456, 1e16, 2.5e-7, 1.7976931348623157e308, 6.02214076e23, 33.25};
     char buf[kMaxDoubleChars];
     for (auto _ : state) {
-        for (double d : values) benchmark::DoNotOptimize(format_double(d, buf));
+        for (double d : values)
+            benchmark::DoNotOptimize(format_double(d, buf));
     }
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * 8));
 }

@@ -84,7 +84,8 @@ TEST(JsonTestSuite, TestParsing) {
     const fs::path dir = test_data_dir() / "jsontestsuite" / "test_parsing";
     if (!fs::is_directory(dir)) GTEST_SKIP() << "JSONTestSuite not found at " << dir << " (set SLIPSTREAM_TEST_DATA)";
     std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path());
+    for (const auto& e : fs::directory_iterator(dir))
+        files.push_back(e.path());
     std::sort(files.begin(), files.end());
 
     int y_pass = 0, y_total = 0, n_pass = 0, n_total = 0, i_pass = 0, i_total = 0;
@@ -127,11 +128,12 @@ TEST(JsonTestSuite, TestParsing) {
                 i_pass += pass;
                 break;
             }
-            default: break;
+            default:
+                break;
         }
     }
-    std::printf("JSONTestSuite: y_ accepted %d/%d, n_ rejected %d/%d, i_ as recorded %d/%d\n", y_pass, y_total,
-                n_pass, n_total, i_pass, i_total);
+    std::printf("JSONTestSuite: y_ accepted %d/%d, n_ rejected %d/%d, i_ as recorded %d/%d\n", y_pass, y_total, n_pass,
+                n_total, i_pass, i_total);
     EXPECT_EQ(i_total, static_cast<int>(kImplementationDefined.size()));
     EXPECT_GT(y_total, 90);
     EXPECT_GT(n_total, 180);

@@ -16,7 +16,8 @@ DedupeResult dedupe_linear(Member* m, std::uint32_t n, DuplicateKeys policy) {
     std::uint32_t out = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
         std::uint32_t j = 0;
-        while (j < out && m[j].key != m[i].key) ++j;
+        while (j < out && m[j].key != m[i].key)
+            ++j;
         if (j == out) {
             m[out++] = m[i];
         } else if (policy == DuplicateKeys::kReject) {
@@ -35,7 +36,8 @@ DedupeResult dedupe_hashed(Member* m, std::uint32_t n, DuplicateKeys policy) {
         std::vector<std::uint32_t> slots(mask + 1, 0);  // index + 1; 0 = empty
         for (std::uint32_t i = 0; i < n; ++i) {
             std::size_t h = std::hash<std::string_view>{}(m[i].key) & mask;
-            while (slots[h] != 0 && m[slots[h] - 1].key != m[i].key) h = (h + 1) & mask;
+            while (slots[h] != 0 && m[slots[h] - 1].key != m[i].key)
+                h = (h + 1) & mask;
             if (slots[h] != 0) return {n, i};
             slots[h] = i + 1;
         }
@@ -46,7 +48,8 @@ DedupeResult dedupe_hashed(Member* m, std::uint32_t n, DuplicateKeys policy) {
     std::uint32_t out = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
         std::size_t h = std::hash<std::string_view>{}(m[i].key) & mask;
-        while (slots[h] != 0 && m[slots[h] - 1].key != m[i].key) h = (h + 1) & mask;
+        while (slots[h] != 0 && m[slots[h] - 1].key != m[i].key)
+            h = (h + 1) & mask;
         if (slots[h] != 0) {
             m[slots[h] - 1].value = m[i].value;
         } else {

@@ -11,8 +11,8 @@ namespace slipstream::json::detail {
 
 struct DedupeResult {
     static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-    std::uint32_t size = 0;               // members left in [0, size)
-    std::uint32_t duplicate = kNone;      // kReject: index of the first repeated key (its second occurrence)
+    std::uint32_t size = 0;           // members left in [0, size)
+    std::uint32_t duplicate = kNone;  // kReject: index of the first repeated key (its second occurrence)
 };
 
 /// Removes repeated keys from members[0, n) in place, the way a Python dict does: the first occurrence keeps

@@ -3,7 +3,10 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+#include <bit>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "json/member_dedupe.h"
@@ -21,6 +24,9 @@ constexpr std::string_view kBom = "\xEF\xBB\xBF";
 // Parser buffers kept per thread after a document of at most this many bytes (simdjson needs ~15 bytes of
 // buffers per input byte); a larger document's buffers are released after its tree is built.
 constexpr std::size_t kRetainCapacity = 256 * 1024;
+// Smallest capacity allocated; capacities grow in powers of two, so bodies of slowly growing sizes do not
+// reallocate every time (simdjson alone would grow to each new exact size).
+constexpr std::size_t kMinCapacity = 4096;
 
 struct Frame {
     Value* items;          // arrays
@@ -31,13 +37,35 @@ struct Frame {
     bool want_key;
 };
 
-// Per-thread state: simdjson's parser reuses its buffers (input copy, structural index, tape, strings) between
-// documents, which saves about 1 us of allocation per small body. parse() does not call itself, so one per
-// thread is enough. simdjson's own depth limit stays at its default (1024): deeper documents, allowed only when
-// ParseOptions::max_depth is raised above that, take the strict parser.
+// Per-thread state: simdjson's parser reuses its buffers (structural index, tape, strings) and we reuse the
+// padded input copy between documents, which saves about 1 us of allocation per small body. parse() does not
+// call itself, so one per thread is enough. simdjson's own depth limit stays at its default (1024): deeper
+// documents, allowed only when ParseOptions::max_depth is raised above that, take the strict parser.
 struct ThreadState {
     simdjson::dom::parser parser;
+    std::unique_ptr<char[]> copy;  // padded input copy for parse()
+    std::size_t copy_capacity = 0;
     std::vector<Frame> frames;
+
+    // Makes room for a document of `size` bytes; false when memory is short (the strict parser then runs).
+    bool reserve(std::size_t size, bool need_copy) {
+        if (size > parser.capacity()) {
+            if (parser.allocate(std::bit_ceil(std::max(size, kMinCapacity))) != simdjson::SUCCESS) return false;
+        }
+        if (need_copy && size > copy_capacity) {
+            copy_capacity = std::bit_ceil(std::max(size, kMinCapacity));
+            copy = std::make_unique<char[]>(copy_capacity + simdjson::SIMDJSON_PADDING);  // zeroed: defined padding
+        }
+        return true;
+    }
+
+    void release_if_large() {
+        if (parser.capacity() > kRetainCapacity) parser = simdjson::dom::parser();
+        if (copy_capacity > kRetainCapacity) {
+            copy.reset();
+            copy_capacity = 0;
+        }
+    }
 };
 
 ThreadState& thread_state() {
@@ -48,7 +76,7 @@ ThreadState& thread_state() {
 // Reads one simdjson tape (format: simdjson doc/tape.md) into Values. Returns false when the document breaks a
 // limit or (with kReject) repeats a key; the strict parser then finds and reports the first such place.
 class TapeReader {
-public:
+  public:
     TapeReader(const simdjson::dom::parser& parser, std::vector<Frame>& frames, base::Arena& arena,
                const ParseOptions& options)
         : tape_(parser.doc.tape.get()),
@@ -57,7 +85,8 @@ public:
           arena_(arena),
           options_(options) {}
 
-    // ~90 ns for the 80-byte echo body, ~45 us for a 64 KiB document (including simdjson; see json_bench).
+    // Budget (json_bench, Release, shared 2-core VM): ~160 ns of parse()'s ~310 ns for the 80-byte echo body
+    // (simdjson: ~150 ns), ~100 us of ~175 us for the 64 KiB list (simdjson: ~75 us).
     bool read(Value* root) {
         frames_.clear();
         const std::size_t end = (tape_[0] & simdjson::internal::JSON_VALUE_MASK) - 1;  // the closing root word
@@ -67,6 +96,7 @@ public:
             const char type = static_cast<char>(word >> 56);
             const std::uint64_t payload = word & simdjson::internal::JSON_VALUE_MASK;
             Value v;
+            std::size_t step = 1;  // tape words of this entry (numbers take two)
             switch (type) {
                 case '"':
                     if (!read_string(payload, &v)) return false;
@@ -76,20 +106,30 @@ public:
                         ++i;
                         continue;
                     }
-                    ++i;
                     break;
-                case 'l': v = Value::integer(static_cast<std::int64_t>(tape_[i + 1])), i += 2; break;
-                case 'u': v = Value::unsigned_integer(tape_[i + 1]), i += 2; break;
+                case 'l':
+                    v = Value::integer(static_cast<std::int64_t>(tape_[i + 1]));
+                    step = 2;
+                    break;
+                case 'u':
+                    v = Value::unsigned_integer(tape_[i + 1]);
+                    step = 2;
+                    break;
                 case 'd': {
                     double d;
                     std::memcpy(&d, &tape_[i + 1], sizeof d);
                     v = Value::number(d);
-                    i += 2;
+                    step = 2;
                     break;
                 }
-                case 't': v = Value::boolean(true), ++i; break;
-                case 'f': v = Value::boolean(false), ++i; break;
-                case 'n': v = Value::null(), ++i; break;
+                case 't':
+                    v = Value::boolean(true);
+                    break;
+                case 'f':
+                    v = Value::boolean(false);
+                    break;
+                case 'n':
+                    break;
                 case '[':
                 case '{':
                     if (!open(type == '{', i, payload)) return false;
@@ -97,15 +137,15 @@ public:
                     continue;
                 default:  // ']' or '}'
                     if (!close(&v)) return false;
-                    ++i;
                     break;
             }
+            i += step;
             place(v, root);
         }
         return true;
     }
 
-private:
+  private:
     bool read_string(std::uint64_t offset, Value* v) {
         std::uint32_t len;
         std::memcpy(&len, strings_ + offset, sizeof len);
@@ -191,14 +231,19 @@ base::Result<const Value*> parse_impl(std::string_view text, bool padded, base::
     ThreadState& state = thread_state();
     Value root;
     bool ok = false;
-    {
-        // realloc_if_needed copies the input into the parser's reused padded buffer: ~3 ns for 80 bytes,
-        // ~2 us for 64 KiB (see json_bench's BM_Parse*Padded).
-        auto parsed = state.parser.parse(text.data(), text.size(), /*realloc_if_needed=*/!padded);
+    if (state.reserve(text.size(), !padded)) {
+        // parse() copies the input into the reused padded buffer: a few ns for 80 bytes, ~6 us for 64 KiB;
+        // BM_Parse* vs BM_Parse*Padded differ by less than the noise of the shared bench machine.
+        const char* input = text.data();
+        if (!padded) {
+            if (!text.empty()) std::memcpy(state.copy.get(), text.data(), text.size());
+            input = state.copy.get();
+        }
+        auto parsed = state.parser.parse(input, text.size(), /*realloc_if_needed=*/false);
         if (parsed.error() == simdjson::SUCCESS) {
             ok = TapeReader(state.parser, state.frames, arena, options).read(&root);
         }
-        if (state.parser.capacity() > kRetainCapacity) state.parser = simdjson::dom::parser();
+        state.release_if_large();
     }
     if (ok) return static_cast<const Value*>(arena.make<Value>(root));
 

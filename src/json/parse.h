@@ -18,9 +18,9 @@ enum class DuplicateKeys : std::uint8_t { kKeepLast, kReject };
 
 /// Limits against hostile documents. Each has a default and is a server knob.
 struct ParseOptions {
-    std::size_t max_depth = 64;                 // nesting of arrays/objects
-    std::size_t max_string_bytes = 1 << 20;     // one string or key, in bytes after unescaping
-    std::size_t max_members = 10'000;           // members of one object / elements of one array
+    std::size_t max_depth = 64;              // nesting of arrays/objects
+    std::size_t max_string_bytes = 1 << 20;  // one string or key, in bytes after unescaping
+    std::size_t max_members = 10'000;        // members of one object / elements of one array
     DuplicateKeys duplicate_keys = DuplicateKeys::kKeepLast;
 };
 
@@ -43,7 +43,9 @@ inline constexpr std::size_t kParsePadding = 64;
 /// Parses one complete JSON document (surrounding whitespace allowed, nothing else after it).
 /// Strings are unescaped into `arena`; the returned tree lives as long as `arena`.
 /// On failure returns Status::invalid_argument (malformed) or Status::out_of_range (a limit),
-/// and fills `error` when given. Never throws; linear time in the input size.
+/// and fills `error` when given. Never throws; linear time in the input size; no recursion at any depth.
+/// A leading UTF-8 byte order mark is skipped (as Python's json.loads(bytes) does).
+/// Thread-safe: each thread reuses its own simdjson parser (thread_local), so call it from any thread.
 base::Result<const Value*> parse(std::string_view text, base::Arena& arena, const ParseOptions& options = {},
                                  ParseError* error = nullptr);
 

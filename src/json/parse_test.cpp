@@ -41,7 +41,9 @@ const ErrorCase kPythonErrors[] = {
     {"\"\\u", "Invalid \\uXXXX escape", 2, 2},
     {"\"\\u123", "Invalid \\uXXXX escape", 2, 2},
     {"\"\\u1234", "Invalid \\uXXXX escape", 2, 2},
-    {"\"a\x01""\"", "Invalid control character at", 2, 2},
+    {"\"a\x01"
+     "\"",
+     "Invalid control character at", 2, 2},
     {"1 2", "Extra data", 2, 2},
     {"01", "Extra data", 1, 1},
     {"-", "Expecting value", 0, 0},
@@ -67,17 +69,34 @@ const ErrorCase kPythonErrors[] = {
     {"[true false]", "Expecting ',' delimiter", 6, 6},
     {"[1}", "Expecting ',' delimiter", 2, 2},
     {"{\"a\":1]", "Expecting ',' delimiter", 6, 6},
-    {"\x09""\x0a"" [\x0d""\x0a"" 1 , {\"x\" : [ ] } ]  x", "Extra data", 27, 27},
-    {"\"\\t\\n\x7f""\"x", "Extra data", 7, 7},
+    {"\x09"
+     "\x0a"
+     " [\x0d"
+     "\x0a"
+     " 1 , {\"x\" : [ ] } ]  x",
+     "Extra data", 27, 27},
+    {"\"\\t\\n\x7f"
+     "\"x",
+     "Extra data", 7, 7},
     {"1e", "Extra data", 1, 1},
     {"1e+", "Extra data", 1, 1},
     {"1E-2.", "Extra data", 4, 4},
     {"-0x1", "Extra data", 2, 2},
     {".5", "Expecting value", 0, 0},
     {"+1", "Expecting value", 0, 0},
-    {"\"\xc3""\xa9""\" x", "Extra data", 5, 4},
-    {"[\"\xc3""\xa9""\", x]", "Expecting value", 7, 6},
-    {"{\"\xe2""\x82""\xac""\":1,}", "Expecting property name enclosed in double quotes", 9, 7},
+    {"\"\xc3"
+     "\xa9"
+     "\" x",
+     "Extra data", 5, 4},
+    {"[\"\xc3"
+     "\xa9"
+     "\", x]",
+     "Expecting value", 7, 6},
+    {"{\"\xe2"
+     "\x82"
+     "\xac"
+     "\":1,}",
+     "Expecting property name enclosed in double quotes", 9, 7},
 };
 
 TEST(ParseTest, SyntaxErrorsMatchPython) {
@@ -118,10 +137,10 @@ const OwnErrorCase kOwnErrors[] = {
     {"-1.5E+309", ParseErrorKind::kSyntax, "Number out of range", 0},
     {"[0.0000001e316]", ParseErrorKind::kSyntax, "Number out of range", 1},
     {"[\"\xff\"]", ParseErrorKind::kEncoding, "Invalid UTF-8", 2},
-    {"[1,]\xc3", ParseErrorKind::kEncoding, "Invalid UTF-8", 4},  // like Python: decoding comes first
-    {"\"\xed\xa0\x80\"", ParseErrorKind::kEncoding, "Invalid UTF-8", 1},  // an encoded surrogate
-    {"\"\xc0\xaf\"", ParseErrorKind::kEncoding, "Invalid UTF-8", 1},      // overlong '/'
-    {"\"\xf4\x90\x80\x80\"", ParseErrorKind::kEncoding, "Invalid UTF-8", 1},  // above U+10FFFF
+    {"[1,]\xc3", ParseErrorKind::kEncoding, "Invalid UTF-8", 4},                    // like Python: decoding comes first
+    {"\"\xed\xa0\x80\"", ParseErrorKind::kEncoding, "Invalid UTF-8", 1},            // an encoded surrogate
+    {"\"\xc0\xaf\"", ParseErrorKind::kEncoding, "Invalid UTF-8", 1},                // overlong '/'
+    {"\"\xf4\x90\x80\x80\"", ParseErrorKind::kEncoding, "Invalid UTF-8", 1},        // above U+10FFFF
     {"\xef\xbb\xbf\xef\xbb\xbf[]", ParseErrorKind::kSyntax, "Expecting value", 3},  // one BOM only
 };
 
@@ -287,7 +306,8 @@ TEST(ParseTest, DeepNestingIsRefusedWithoutRecursion) {
     r = parse(nested, arena, unlimited, &error);
     ASSERT_TRUE(r.is_ok());
     std::size_t depth = 0;
-    for (const Value* v = *r; v->is_array() && v->size() == 1; v = &v->items()[0]) ++depth;
+    for (const Value* v = *r; v->is_array() && v->size() == 1; v = &v->items()[0])
+        ++depth;
     EXPECT_EQ(depth, 99'999u);
 }
 
@@ -361,7 +381,8 @@ TEST(ParseTest, DuplicateKeysKeepLastAtFirstPosition) {
 
     // Above 16 members the hashed path runs.
     std::string big = "{";
-    for (int i = 0; i < 40; ++i) big += "\"k" + std::to_string(i % 20) + "\":" + std::to_string(i) + ",";
+    for (int i = 0; i < 40; ++i)
+        big += "\"k" + std::to_string(i % 20) + "\":" + std::to_string(i) + ",";
     big += "\"last\":true}";
     r = parse(big, arena);
     ASSERT_TRUE(r.is_ok());
@@ -385,7 +406,8 @@ TEST(ParseTest, DuplicateKeysRejected) {
     EXPECT_EQ(error.offset, 19u);
 
     std::string big = "{";
-    for (int i = 0; i < 30; ++i) big += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+    for (int i = 0; i < 30; ++i)
+        big += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
     const std::size_t dup = big.size();
     big += "\"k7\":0}";
     r = parse(big, arena, options, &error);
@@ -450,7 +472,8 @@ TEST(ParseTest, PaddedInputIgnoresBytesAfterTheEnd) {
 
 TEST(ParseTest, LargeDocumentReleasesThreadBuffersAndStillParses) {
     std::string big = "[";
-    for (int i = 0; i < 60'000; ++i) big += "\"item-" + std::to_string(i) + "\",";
+    for (int i = 0; i < 60'000; ++i)
+        big += "\"item-" + std::to_string(i) + "\",";
     big += "0]";
     ASSERT_GT(big.size(), 256u * 1024);
     base::Arena arena;

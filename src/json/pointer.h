@@ -25,7 +25,7 @@ struct PointerSegment {
 /// A path from the root, built while walking a document (push on the way in, pop on the way out) and
 /// formatted only when needed, e.g. for a validation error. Segments are views (see PointerSegment).
 class Pointer {
-public:
+  public:
     Pointer() = default;
 
     void push_key(std::string_view name) { segments_.push_back(PointerSegment::member(name)); }
@@ -43,7 +43,7 @@ public:
     /// Appends to_string() to `out`.
     void append_to(std::string& out) const;
 
-private:
+  private:
     std::vector<PointerSegment> segments_;
 };
 

@@ -34,14 +34,8 @@ TEST(PointerTest, ParsesTokens) {
         std::vector<std::string> tokens;
     };
     const Case cases[] = {
-        {"", {}},
-        {"/", {""}},
-        {"/foo", {"foo"}},
-        {"/foo/0", {"foo", "0"}},
-        {"/a~1b", {"a/b"}},
-        {"/m~0n", {"m~n"}},
-        {"/~01", {"~1"}},
-        {"//x/", {"", "x", ""}},
+        {"", {}},           {"/", {""}},        {"/foo", {"foo"}}, {"/foo/0", {"foo", "0"}},
+        {"/a~1b", {"a/b"}}, {"/m~0n", {"m~n"}}, {"/~01", {"~1"}},  {"//x/", {"", "x", ""}},
     };
     for (const Case& c : cases) {
         base::Result<std::vector<std::string>> r = parse_pointer(c.text);
@@ -59,15 +53,16 @@ TEST(PointerTest, ResolvesRfc6901Examples) {
     // The example document of RFC 6901 section 5.
     base::Arena arena;
     base::Result<const Value*> doc = parse(R"({"foo":["bar","baz"],"":0,"a/b":1,"c%d":2,"e^f":3,"g|h":4,"i\\j":5,
-        "k\"l":6," ":7,"m~n":8})", arena);
+        "k\"l":6," ":7,"m~n":8})",
+                                           arena);
     ASSERT_TRUE(doc.is_ok());
     struct Case {
         std::string_view pointer;
         std::string_view expected;  // "" = the whole document, "-" = nothing
     };
     const Case cases[] = {
-        {"/foo/0", "bar"}, {"/foo/1", "baz"}, {"/", "0"},    {"/a~1b", "1"}, {"/c%d", "2"},  {"/e^f", "3"},
-        {"/g|h", "4"},     {"/i\\j", "5"},    {"/k\"l", "6"}, {"/ ", "7"},    {"/m~0n", "8"}, {"/foo/2", "-"},
+        {"/foo/0", "bar"}, {"/foo/1", "baz"}, {"/", "0"},      {"/a~1b", "1"}, {"/c%d", "2"},     {"/e^f", "3"},
+        {"/g|h", "4"},     {"/i\\j", "5"},    {"/k\"l", "6"},  {"/ ", "7"},    {"/m~0n", "8"},    {"/foo/2", "-"},
         {"/foo/-", "-"},   {"/foo/01", "-"},  {"/foo/x", "-"}, {"/nope", "-"}, {"/foo/0/x", "-"}, {"x", "-"},
     };
     EXPECT_EQ(resolve_pointer(**doc, ""), *doc);

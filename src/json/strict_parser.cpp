@@ -14,8 +14,12 @@ namespace slipstream::json::detail {
 
 namespace {
 
-bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_ws(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
 
 int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -29,7 +33,8 @@ int hex_value(char c) {
 bool overflows_double(std::string_view tok) {
     std::size_t i = tok[0] == '-' ? 1 : 0;
     std::size_t int_len = 0;
-    while (i + int_len < tok.size() && is_digit(tok[i + int_len])) ++int_len;
+    while (i + int_len < tok.size() && is_digit(tok[i + int_len]))
+        ++int_len;
     long long mag = 0;
     bool nonzero = false;
     for (std::size_t k = 0; k < int_len && !nonzero; ++k) {
@@ -55,20 +60,21 @@ bool overflows_double(std::string_view tok) {
         const bool neg = j < tok.size() && tok[j] == '-';
         if (j < tok.size() && (tok[j] == '-' || tok[j] == '+')) ++j;
         long long e = 0;
-        for (; j < tok.size(); ++j) e = std::min(e * 10 + (tok[j] - '0'), 1'000'000'000LL);
+        for (; j < tok.size(); ++j)
+            e = std::min(e * 10 + (tok[j] - '0'), 1'000'000'000LL);
         mag += neg ? -e : e;
     }
     return mag > 0;
 }
 
 class StrictParser {
-public:
+  public:
     StrictParser(std::string_view text, base::Arena& arena, const ParseOptions& options)
         : text_(text), arena_(arena), options_(options) {}
 
     base::Result<const Value*> run(ParseError* error);
 
-private:
+  private:
     struct Frame {
         bool object;
         std::size_t start;  // first index in items_ or members_
@@ -84,7 +90,8 @@ private:
     char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
     bool at(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
     void skip_ws() {
-        while (pos_ < text_.size() && is_ws(text_[pos_])) ++pos_;
+        while (pos_ < text_.size() && is_ws(text_[pos_]))
+            ++pos_;
     }
 
     bool read_value(Value* v, bool* complete);
@@ -102,10 +109,10 @@ private:
     std::size_t pos_ = 0;
     ParseError error_;
     std::vector<Frame> frames_;
-    std::vector<Value> items_;             // elements of the open arrays, innermost last
-    std::vector<Member> members_;          // members of the open objects, innermost last
+    std::vector<Value> items_;              // elements of the open arrays, innermost last
+    std::vector<Member> members_;           // members of the open objects, innermost last
     std::vector<std::size_t> key_offsets_;  // parallel to members_, for duplicate-key errors
-    std::string scratch_;                  // unescaped string being built
+    std::string scratch_;                   // unescaped string being built
 };
 
 base::Result<const Value*> StrictParser::run(ParseError* error) {
@@ -156,8 +163,7 @@ base::Result<const Value*> StrictParser::run(ParseError* error) {
 }
 
 bool StrictParser::read_value(Value* v, bool* complete) {
-    if (!frames_.empty() && !frames_.back().object &&
-        items_.size() - frames_.back().start >= options_.max_members) {
+    if (!frames_.empty() && !frames_.back().object && items_.size() - frames_.back().start >= options_.max_members) {
         return fail(pos_, ParseErrorKind::kLimit,
                     "Array has more than " + std::to_string(options_.max_members) + " elements");
     }
@@ -181,10 +187,14 @@ bool StrictParser::read_value(Value* v, bool* complete) {
             *v = Value::string(s);
             return true;
         }
-        case 'n': return read_literal("null", Value::null(), v);
-        case 't': return read_literal("true", Value::boolean(true), v);
-        case 'f': return read_literal("false", Value::boolean(false), v);
-        default: return read_number(v);
+        case 'n':
+            return read_literal("null", Value::null(), v);
+        case 't':
+            return read_literal("true", Value::boolean(true), v);
+        case 'f':
+            return read_literal("false", Value::boolean(false), v);
+        default:
+            return read_number(v);
     }
 }
 
@@ -215,14 +225,16 @@ bool StrictParser::close(Value* v) {
         std::string message = "Duplicate key \"";
         if (key.size() > 40) {
             std::size_t cut = 40;
-            while (cut > 0 && (static_cast<unsigned char>(key[cut]) & 0xC0) == 0x80) --cut;
+            while (cut > 0 && (static_cast<unsigned char>(key[cut]) & 0xC0) == 0x80)
+                --cut;
             message.append(key.substr(0, cut)).append("...");
         } else {
             message.append(key);
         }
         return fail(key_offsets_[f.start + d.duplicate], ParseErrorKind::kDuplicateKey, message + "\"");
     }
-    Member* out = d.size == 0 ? nullptr : static_cast<Member*>(arena_.allocate(d.size * sizeof(Member), alignof(Member)));
+    Member* out =
+        d.size == 0 ? nullptr : static_cast<Member*>(arena_.allocate(d.size * sizeof(Member), alignof(Member)));
     std::uninitialized_copy_n(members_.data() + f.start, d.size, out);
     members_.resize(f.start);
     key_offsets_.resize(f.start);
@@ -284,18 +296,35 @@ bool StrictParser::read_string(std::string_view* out) {
         if (j + 1 == text_.size()) return syntax(start, "Unterminated string starting at");
         char c;
         switch (text_[j + 1]) {
-            case '"': c = '"'; break;
-            case '\\': c = '\\'; break;
-            case '/': c = '/'; break;
-            case 'b': c = '\b'; break;
-            case 'f': c = '\f'; break;
-            case 'n': c = '\n'; break;
-            case 'r': c = '\r'; break;
-            case 't': c = '\t'; break;
+            case '"':
+                c = '"';
+                break;
+            case '\\':
+                c = '\\';
+                break;
+            case '/':
+                c = '/';
+                break;
+            case 'b':
+                c = '\b';
+                break;
+            case 'f':
+                c = '\f';
+                break;
+            case 'n':
+                c = '\n';
+                break;
+            case 'r':
+                c = '\r';
+                break;
+            case 't':
+                c = '\t';
+                break;
             case 'u':
                 if (!read_unicode_escape(j, &i)) return false;
                 continue;
-            default: return syntax(j, "Invalid \\escape");
+            default:
+                return syntax(j, "Invalid \\escape");
         }
         scratch_.push_back(c);
         i = j + 2;
@@ -343,7 +372,8 @@ bool StrictParser::read_number(Value* v) {
     std::size_t i = start;
     if (i < n && text_[i] == '-') ++i;
     if (i < n && text_[i] >= '1' && text_[i] <= '9') {
-        while (i < n && is_digit(text_[i])) ++i;
+        while (i < n && is_digit(text_[i]))
+            ++i;
     } else if (i < n && text_[i] == '0') {
         ++i;
     } else {
@@ -352,13 +382,15 @@ bool StrictParser::read_number(Value* v) {
     bool is_float = false;
     if (i + 1 < n && text_[i] == '.' && is_digit(text_[i + 1])) {
         is_float = true;
-        for (i += 2; i < n && is_digit(text_[i]);) ++i;
+        for (i += 2; i < n && is_digit(text_[i]);)
+            ++i;
     }
     if (i + 1 < n && (text_[i] == 'e' || text_[i] == 'E')) {
         const std::size_t e = i++;
         if (text_[i] == '-' || text_[i] == '+') ++i;
         const std::size_t digits = i;
-        while (i < n && is_digit(text_[i])) ++i;
+        while (i < n && is_digit(text_[i]))
+            ++i;
         if (i > digits) {
             is_float = true;
         } else {

@@ -40,7 +40,8 @@ std::size_t find_invalid_utf8(std::string_view text) {
 
 std::size_t count_code_points(std::string_view text) {
     std::size_t n = 0;
-    for (char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    for (char c : text)
+        n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
     return n;
 }
 

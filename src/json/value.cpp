@@ -12,9 +12,12 @@ bool equal(const Value& a, const Value& b) {
     }
     if (a.type() != b.type()) return false;
     switch (a.type()) {
-        case Type::kNull: return true;
-        case Type::kBool: return a.as_bool() == b.as_bool();
-        case Type::kString: return a.as_string() == b.as_string();
+        case Type::kNull:
+            return true;
+        case Type::kBool:
+            return a.as_bool() == b.as_bool();
+        case Type::kString:
+            return a.as_string() == b.as_string();
         case Type::kArray: {
             if (a.size() != b.size()) return false;
             for (std::uint32_t i = 0; i < a.size(); ++i)
@@ -29,7 +32,8 @@ bool equal(const Value& a, const Value& b) {
             }
             return true;
         }
-        default: return false;
+        default:
+            return false;
     }
 }
 

@@ -15,7 +15,7 @@ struct Member;
 /// Arena the value was built in. Integers that fit int64 are kInt; larger non-negative integers
 /// kUint; every other number kDouble. Object members keep document order.
 class Value {
-public:
+  public:
     constexpr Value() : type_(Type::kNull), size_(0), int_(0) {}
 
     static constexpr Value null() { return Value(); }
@@ -72,7 +72,7 @@ public:
     std::uint64_t as_uint() const { return uint_; }
     /// The number as a double, whatever its representation.
     double as_double() const {
-        return type_ == Type::kInt ? static_cast<double>(int_)
+        return type_ == Type::kInt    ? static_cast<double>(int_)
                : type_ == Type::kUint ? static_cast<double>(uint_)
                                       : double_;
     }
@@ -85,7 +85,7 @@ public:
     /// The first member named `key`, or nullptr (linear scan; objects are small).
     const Value* find(std::string_view key) const;
 
-private:
+  private:
     constexpr Value(Type t, std::uint32_t n) : type_(t), size_(n), int_(0) {}
 
     Type type_;
@@ -106,7 +106,9 @@ struct Member {
     Value value;
 };
 
-inline std::span<const Member> Value::members() const { return {members_, size_}; }
+inline std::span<const Member> Value::members() const {
+    return {members_, size_};
+}
 
 inline const Value* Value::find(std::string_view key) const {
     for (const Member& m : members())

@@ -22,7 +22,7 @@ struct WriteOptions {
 /// other bytes are copied, so strings must be valid UTF-8 (ensure_ascii writes U+FFFD for invalid bytes).
 /// Doubles use format_double() (Python's repr). Not thread-safe; one Writer per output.
 class Writer {
-public:
+  public:
     explicit Writer(std::string& out, WriteOptions options = {}) : out_(out), options_(options) {}
 
     void begin_object() { open('{'); }
@@ -49,7 +49,7 @@ public:
 
     std::string& output() { return out_; }
 
-private:
+  private:
     void separate() {
         if (need_comma_) out_.push_back(',');
     }

@@ -162,21 +162,96 @@ const EscapeCase kEscapes[] = {
     {std::string_view("plain", 5), "\"plain\"", "\"plain\""},
     {std::string_view("quote\"", 6), "\"quote\\\"\"", "\"quote\\\"\""},
     {std::string_view("back\\slash", 10), "\"back\\\\slash\"", "\"back\\\\slash\""},
-    {std::string_view("nl\x0a""", 3), "\"nl\\n\"", "\"nl\\n\""},
-    {std::string_view("tab\x09""", 4), "\"tab\\t\"", "\"tab\\t\""},
-    {std::string_view("cr\x0d""", 3), "\"cr\\r\"", "\"cr\\r\""},
-    {std::string_view("bs\x08""", 3), "\"bs\\b\"", "\"bs\\b\""},
-    {std::string_view("ff\x0c""", 3), "\"ff\\f\"", "\"ff\\f\""},
-    {std::string_view("\x00""", 1), "\"\\u0000\"", "\"\\u0000\""},
-    {std::string_view("\x01""\x1f""", 2), "\"\\u0001\\u001f\"", "\"\\u0001\\u001f\""},
-    {std::string_view("\x7f""", 1), "\"\x7f""\"", "\"\\u007f\""},
+    {std::string_view("nl\x0a"
+                      "",
+                      3),
+     "\"nl\\n\"", "\"nl\\n\""},
+    {std::string_view("tab\x09"
+                      "",
+                      4),
+     "\"tab\\t\"", "\"tab\\t\""},
+    {std::string_view("cr\x0d"
+                      "",
+                      3),
+     "\"cr\\r\"", "\"cr\\r\""},
+    {std::string_view("bs\x08"
+                      "",
+                      3),
+     "\"bs\\b\"", "\"bs\\b\""},
+    {std::string_view("ff\x0c"
+                      "",
+                      3),
+     "\"ff\\f\"", "\"ff\\f\""},
+    {std::string_view("\x00"
+                      "",
+                      1),
+     "\"\\u0000\"", "\"\\u0000\""},
+    {std::string_view("\x01"
+                      "\x1f"
+                      "",
+                      2),
+     "\"\\u0001\\u001f\"", "\"\\u0001\\u001f\""},
+    {std::string_view("\x7f"
+                      "",
+                      1),
+     "\"\x7f"
+     "\"",
+     "\"\\u007f\""},
     {std::string_view("/", 1), "\"/\"", "\"/\""},
-    {std::string_view("\xc3""\xa9""", 2), "\"\xc3""\xa9""\"", "\"\\u00e9\""},
-    {std::string_view("\xe2""\x82""\xac""", 3), "\"\xe2""\x82""\xac""\"", "\"\\u20ac\""},
-    {std::string_view("\xf0""\x9f""\x98""\x80""", 4), "\"\xf0""\x9f""\x98""\x80""\"", "\"\\ud83d\\ude00\""},
-    {std::string_view("a\"b\\c\x0a""d", 7), "\"a\\\"b\\\\c\\nd\"", "\"a\\\"b\\\\c\\nd\""},
-    {std::string_view("ctl\x10""x", 5), "\"ctl\\u0010x\"", "\"ctl\\u0010x\""},
-    {std::string_view("\xe2""\x80""\xa8""\xe2""\x80""\xa9""", 6), "\"\xe2""\x80""\xa8""\xe2""\x80""\xa9""\"", "\"\\u2028\\u2029\""},
+    {std::string_view("\xc3"
+                      "\xa9"
+                      "",
+                      2),
+     "\"\xc3"
+     "\xa9"
+     "\"",
+     "\"\\u00e9\""},
+    {std::string_view("\xe2"
+                      "\x82"
+                      "\xac"
+                      "",
+                      3),
+     "\"\xe2"
+     "\x82"
+     "\xac"
+     "\"",
+     "\"\\u20ac\""},
+    {std::string_view("\xf0"
+                      "\x9f"
+                      "\x98"
+                      "\x80"
+                      "",
+                      4),
+     "\"\xf0"
+     "\x9f"
+     "\x98"
+     "\x80"
+     "\"",
+     "\"\\ud83d\\ude00\""},
+    {std::string_view("a\"b\\c\x0a"
+                      "d",
+                      7),
+     "\"a\\\"b\\\\c\\nd\"", "\"a\\\"b\\\\c\\nd\""},
+    {std::string_view("ctl\x10"
+                      "x",
+                      5),
+     "\"ctl\\u0010x\"", "\"ctl\\u0010x\""},
+    {std::string_view("\xe2"
+                      "\x80"
+                      "\xa8"
+                      "\xe2"
+                      "\x80"
+                      "\xa9"
+                      "",
+                      6),
+     "\"\xe2"
+     "\x80"
+     "\xa8"
+     "\xe2"
+     "\x80"
+     "\xa9"
+     "\"",
+     "\"\\u2028\\u2029\""},
 };
 
 TEST(WriterTest, StringEscapesMatchPython) {
@@ -246,7 +321,10 @@ TEST(WriterTest, EnsureAsciiKeysAndValues) {
 
 TEST(WriterTest, EnsureAsciiReplacesInvalidBytes) {
     std::string out;
-    Writer(out, {.ensure_ascii = true}).string("a\xff" "b\xe2\x82");
+    Writer(out, {.ensure_ascii = true})
+        .string(
+            "a\xff"
+            "b\xe2\x82");
     EXPECT_EQ(out, R"("a\ufffdb\ufffd\ufffd")");
 }
 
@@ -298,7 +376,8 @@ struct RoundTripCase {
 };
 
 const RoundTripCase kRoundTrips[] = {
-    {"{\"user\":{\"name\":\"test\",\"id\":42},\"items\":[1,2,3],\"meta\":{\"version\":\"1.0\"}}", "{\"user\":{\"name\":\"test\",\"id\":42},\"items\":[1,2,3],\"meta\":{\"version\":\"1.0\"}}"},
+    {"{\"user\":{\"name\":\"test\",\"id\":42},\"items\":[1,2,3],\"meta\":{\"version\":\"1.0\"}}",
+     "{\"user\":{\"name\":\"test\",\"id\":42},\"items\":[1,2,3],\"meta\":{\"version\":\"1.0\"}}"},
     {"[]", "[]"},
     {"{}", "{}"},
     {"[[],{},[[]],{\"\":{}}]", "[[],{},[[]],{\"\":{}}]"},
@@ -317,10 +396,21 @@ const RoundTripCase kRoundTrips[] = {
     {"-9223372036854775808", "-9223372036854775808"},
     {"9223372036854775808", "9223372036854775808"},
     {"123.456e-7", "1.23456e-05"},
-    {"\"\\u00e9\\ud83d\\ude00\\n\\u0000\\/\"", "\"\xc3""\xa9""\xf0""\x9f""\x98""\x80""\\n\\u0000/\""},
+    {"\"\\u00e9\\ud83d\\ude00\\n\\u0000\\/\"",
+     "\"\xc3"
+     "\xa9"
+     "\xf0"
+     "\x9f"
+     "\x98"
+     "\x80"
+     "\\n\\u0000/\""},
     {"{\"a\":1,\"b\":2,\"a\":3}", "{\"a\":3,\"b\":2}"},
     {" { \"k\" : [ 1 , 2.50 , \"x\" ] } ", "{\"k\":[1,2.5,\"x\"]}"},
-    {"{\"nested\":{\"deep\":[{\"x\":[null,true,false]}]},\"s\":\"line\\u2028sep\"}", "{\"nested\":{\"deep\":[{\"x\":[null,true,false]}]},\"s\":\"line\xe2""\x80""\xa8""sep\"}"},
+    {"{\"nested\":{\"deep\":[{\"x\":[null,true,false]}]},\"s\":\"line\\u2028sep\"}",
+     "{\"nested\":{\"deep\":[{\"x\":[null,true,false]}]},\"s\":\"line\xe2"
+     "\x80"
+     "\xa8"
+     "sep\"}"},
     {"[1.7976931348623157e308,5e-324,-1e-400]", "[1.7976931348623157e+308,5e-324,-0.0]"},
     {"\"\xe2\x82\xac\"", "\"\xe2\x82\xac\""},
     // Differs from Python on purpose: integers beyond uint64 become doubles (Python keeps exact ints).

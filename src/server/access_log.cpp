@@ -1,6 +1,7 @@
 // The access log writer thread and timestamp formatting.
 #include "server/access_log.h"
 
+#include <poll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,8 +49,17 @@ void AccessLog::run() {
         }
         std::size_t off = 0;
         while (off < writing.size()) {
+            // Wait for the target to take bytes; after stop, give up on a target that stays blocked so
+            // a full pipe cannot hold the process at exit.
+            pollfd p{fd_, POLLOUT, 0};
+            int ready = ::poll(&p, 1, 1000);
+            if (ready == 0) {
+                std::lock_guard lock(mu_);
+                if (stop_) break;
+                continue;
+            }
             ssize_t n = ::write(fd_, writing.data() + off, writing.size() - off);
-            if (n < 0 && errno == EINTR) continue;
+            if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
             if (n <= 0) break;  // the log target is gone: drop this batch
             off += static_cast<std::size_t>(n);
         }

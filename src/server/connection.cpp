@@ -23,6 +23,7 @@ namespace h1 = http::h1;
 
 namespace {
 constexpr std::uint32_t kLingerMs = 2000;
+constexpr std::uint32_t kDrainIdleGraceMs = 100;
 
 Response error_response(int status, std::string_view detail) {
     Response r(status);
@@ -575,7 +576,7 @@ void Connection::refresh_timer(bool progressed) {
     } else if (!in_.empty()) {
         if (timer_reason_ != TimerReason::kHead) arm(TimerReason::kHead, o.header_timeout_ms);
     } else if (slots_.empty()) {
-        arm(TimerReason::kIdle, o.keepalive_timeout_ms);
+        arm(TimerReason::kIdle, draining_ ? kDrainIdleGraceMs : o.keepalive_timeout_ms);
     } else {
         timer_.cancel();  // waiting for a handler: its own timer runs
         timer_reason_ = TimerReason::kNone;
@@ -620,12 +621,10 @@ void Connection::on_timer() {
 
 void Connection::begin_drain() {
     draining_ = true;
-    if (closed_) return;
-    if (idle() && reading_) {
-        on_readable();  // a request already in flight on the wire is still served (with Connection: close)
-        if (closed_) return;
-    }
-    if (idle()) close();
+    if (closed_ || !idle()) return;  // busy connections close after their current response
+    // An idle keep-alive connection gets a short grace: a request already on its way is still answered
+    // (with Connection: close) instead of being lost to a close racing with the client's send.
+    arm(TimerReason::kIdle, kDrainIdleGraceMs);
 }
 
 void Connection::start_linger() {

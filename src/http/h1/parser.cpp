@@ -88,12 +88,18 @@ Outcome parse_request_line(const char*& p, Window w, RequestHead* out) {
     if (p >= w.stop) return more();
 
     const char* method = p;
-    p = scan_class(p, w.stop, kTchar);
-    if (p >= w.stop) return more();
-    if (*p != ' ' || p == method) return fail(*p == '\n' ? errors::kBadLineEnding : errors::kBadMethod);
-    out->method = {method, static_cast<std::size_t>(p - method)};
-    out->method_id = detail::classify_method(out->method);
-    ++p;
+    if (w.stop - p >= 4 && std::memcmp(p, "GET ", 4) == 0) {
+        out->method = {method, 3};  // the common case, one 4-byte compare
+        out->method_id = Method::kGet;
+        p += 4;
+    } else {
+        p = scan_class(p, w.stop, kTchar);
+        if (p >= w.stop) return more();
+        if (*p != ' ' || p == method) return fail(*p == '\n' ? errors::kBadLineEnding : errors::kBadMethod);
+        out->method = {method, static_cast<std::size_t>(p - method)};
+        out->method_id = detail::classify_method(out->method);
+        ++p;
+    }
 
     const char* target = p;
     p = scan_class_fast<detail::TargetFast>(p, w.stop, detail::kPathChar);  // the first '?' splits path and query
@@ -108,13 +114,20 @@ Outcome parse_request_line(const char*& p, Window w, RequestHead* out) {
     if (p >= w.stop) return more();
     if (p != target && (*p == '\r' || *p == '\n')) return &errors::kBadRequestLine;  // no HTTP/0.9
     if (*p != ' ' || p == target) return &errors::kBadTarget;
-    out->target = {target, static_cast<std::size_t>(p - target)};
-    ++p;
-
+    const char* target_end = p++;
+    out->target = {target, static_cast<std::size_t>(target_end - target)};
+    if (*target == '/' && !has_brackets && out->method_id != Method::kConnect) {
+        // origin-form, split while scanning: the common case needs no second look at the target.
+        out->target_form = TargetForm::kOrigin;
+        const char* path_end = question != nullptr ? question : target_end;
+        out->path = {target, static_cast<std::size_t>(path_end - target)};
+        out->query = question != nullptr
+                         ? std::string_view(question + 1, static_cast<std::size_t>(target_end - question - 1))
+                         : std::string_view();
+        return parse_version(p, w, errors::kRequestLineTooLong, out);
+    }
     if (Outcome o = parse_version(p, w, errors::kRequestLineTooLong, out)) return o;
-    const std::size_t query_at =
-        question != nullptr ? static_cast<std::size_t>(question - target) : std::string_view::npos;
-    return detail::split_target(has_brackets, query_at, out);
+    return detail::split_target(has_brackets, out);
 }
 
 // field-line CRLF ... CRLF. Stores the fields in headers[0, max) and notes framing fields in `state`.

@@ -205,6 +205,17 @@ TEST(ParserTest, PipelinedHeads) {
     EXPECT_EQ(second.head.query, "q");
     EXPECT_FALSE(second.head.keep_alive);
     EXPECT_EQ(next + second.status.consumed, in.size());
+
+    // Two heads back to back, the second after an empty line (skipped, RFC 9112 §2.2).
+    const std::string two = "GET /1 HTTP/1.1\r\nHost: h\r\n\r\n\r\nGET /2 HTTP/1.1\r\nHost: h\r\n\r\n";
+    const Parsed a = parse(two);
+    ASSERT_TRUE(a.status.is_complete());
+    EXPECT_EQ(a.status.consumed, 28u);
+    EXPECT_EQ(a.head.path, "/1");
+    const Parsed b = parse(std::string_view(two).substr(a.status.consumed));
+    ASSERT_TRUE(b.status.is_complete());
+    EXPECT_EQ(b.status.consumed, 30u);
+    EXPECT_EQ(b.head.path, "/2");
 }
 
 }  // namespace

@@ -100,7 +100,7 @@ Method classify_method(std::string_view m) {
     return Method::kOther;
 }
 
-const ParseError* split_target(bool has_brackets, std::size_t query_at, RequestHead* out) {
+const ParseError* split_target(bool has_brackets, RequestHead* out) {
     const std::string_view t = out->target;
     if (out->method_id == Method::kConnect) {
         // RFC 9112 §3.2.3: CONNECT uses authority-form (host:port) and only it.
@@ -114,13 +114,7 @@ const ParseError* split_target(bool has_brackets, std::size_t query_at, RequestH
     if (t.front() == '/') {
         if (has_brackets) return &errors::kBadTarget;
         out->target_form = TargetForm::kOrigin;
-        if (query_at == std::string_view::npos) {
-            out->path = t;
-            out->query = {};
-        } else {
-            out->path = t.substr(0, query_at);
-            out->query = t.substr(query_at + 1);
-        }
+        split_path_query(t, out);
         return nullptr;
     }
     if (t == "*") {

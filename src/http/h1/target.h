@@ -12,9 +12,9 @@ namespace slipstream::http::h1::detail {
 Method classify_method(std::string_view method);
 
 /// Sets out->target_form, path, query and (absolute- and authority-form) host from out->target, whose bytes
-/// are already known to be target characters, plus '[' and ']' when `has_brackets`. `query_at` is the offset
-/// of the first '?' in the target (npos when none), found while scanning it.
+/// are already known to be target characters, plus '[' and ']' when `has_brackets`. (The parser splits an
+/// origin-form target itself while scanning it; this handles every form.)
 /// Returns kBadTarget for a form the method does not allow or a malformed target, else nullptr.
-const ParseError* split_target(bool has_brackets, std::size_t query_at, RequestHead* out);
+const ParseError* split_target(bool has_brackets, RequestHead* out);
 
 }  // namespace slipstream::http::h1::detail

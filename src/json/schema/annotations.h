@@ -11,7 +11,7 @@ namespace slipstream::json::schema::detail {
 /// Inline up to kInlineBits indices, so tracking allocates nothing for common documents; larger
 /// instances use one heap block.
 class Annotations {
-public:
+  public:
     static constexpr std::uint32_t kInlineBits = 256;
 
     explicit Annotations(std::uint32_t size) : size_(size) {
@@ -26,7 +26,8 @@ public:
     bool test(std::uint32_t i) const { return all_ || (data()[i >> 6] >> (i & 63)) & 1; }
     /// Marks [0, end) evaluated.
     void set_prefix(std::uint32_t end) {
-        for (std::uint32_t i = 0; i < end && i < size_; ++i) set(i);
+        for (std::uint32_t i = 0; i < end && i < size_; ++i)
+            set(i);
     }
     void set_all() { all_ = true; }
     bool all() const { return all_; }
@@ -35,10 +36,11 @@ public:
         if (all_) return;
         std::uint64_t* d = data();
         const std::uint64_t* o = other.data();
-        for (std::uint32_t w = 0; w < words(); ++w) d[w] |= o[w];
+        for (std::uint32_t w = 0; w < words(); ++w)
+            d[w] |= o[w];
     }
 
-private:
+  private:
     std::uint32_t words() const { return (size_ + 63) / 64; }
     std::uint64_t* data() { return heap_ ? heap_.get() : inline_; }
     const std::uint64_t* data() const { return heap_ ? heap_.get() : inline_; }

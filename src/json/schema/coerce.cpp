@@ -22,10 +22,12 @@ std::uint8_t hint_types(const Node* node, int depth) {
     const detail::Shape& shape = node->shape();
     std::uint8_t types = shape.types;
     if (shape.ref != nullptr) types &= hint_types(*shape.ref, depth + 1);
-    for (const Node* child : shape.all_of) types &= hint_types(child, depth + 1);
+    for (const Node* child : shape.all_of)
+        types &= hint_types(child, depth + 1);
     if (!shape.any_of.empty()) {
         std::uint8_t any = 0;
-        for (const Node* branch : shape.any_of) any |= hint_types(branch, depth + 1);
+        for (const Node* branch : shape.any_of)
+            any |= hint_types(branch, depth + 1);
         types &= any;
     }
     return types;
@@ -51,7 +53,9 @@ std::string_view strip(std::string_view s) {
     auto space_at_front = [](std::string_view t) -> std::size_t {
         unsigned char c = static_cast<unsigned char>(t[0]);
         if (c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f)) return 1;
-        if (t.size() >= 2 && c == 0xC2 && (static_cast<unsigned char>(t[1]) == 0x85 || static_cast<unsigned char>(t[1]) == 0xA0)) return 2;
+        if (t.size() >= 2 && c == 0xC2 &&
+            (static_cast<unsigned char>(t[1]) == 0x85 || static_cast<unsigned char>(t[1]) == 0xA0))
+            return 2;
         if (t.size() >= 3) {
             std::string_view p = t.substr(0, 3);
             if (p == "\xE1\x9A\x80" || p == "\xE2\x80\xA8" || p == "\xE2\x80\xA9" || p == "\xE2\x80\xAF" ||
@@ -83,7 +87,9 @@ std::string_view strip(std::string_view s) {
     return s;
 }
 
-bool digit(char c) { return c >= '0' && c <= '9'; }
+bool digit(char c) {
+    return c >= '0' && c <= '9';
+}
 
 // Digits with single underscores between them; appends the digits to `out`.
 bool digit_run(std::string_view s, std::size_t* pos, std::string* out) {
@@ -111,7 +117,8 @@ IntParse parse_int(std::string_view raw, json::Value* out) {
     if (!digit_run(s, &pos, &digits)) return IntParse::kInvalid;
     if (pos < s.size() && s[pos] == '.') {  // "1.000" is an integer, "1." and "1.5" are not
         std::size_t start = ++pos;
-        while (pos < s.size() && s[pos] == '0') ++pos;
+        while (pos < s.size() && s[pos] == '0')
+            ++pos;
         if (pos == start) return IntParse::kInvalid;
     }
     if (pos != s.size()) return IntParse::kInvalid;
@@ -169,8 +176,10 @@ bool parse_float(std::string_view raw, json::Value* out) {
     if (pos != s.size()) return false;
     double d = 0;
     auto [end, ec] = std::from_chars(clean.data(), clean.data() + clean.size(), d);
-    if (ec == std::errc::result_out_of_range) d = negative_exponent ? 0.0 : INFINITY;
-    else if (ec != std::errc() || end != clean.data() + clean.size()) return false;
+    if (ec == std::errc::result_out_of_range)
+        d = negative_exponent ? 0.0 : INFINITY;
+    else if (ec != std::errc() || end != clean.data() + clean.size())
+        return false;
     *out = json::Value::number(sign * d);
     return true;
 }
@@ -213,8 +222,8 @@ bool coerce_scalar(const Node* node, std::string_view raw, base::Arena& arena, s
     if ((types & detail::kTypeBoolean) && parse_bool(raw, out)) return true;
     if (types & detail::kTypeInteger) {
         if (int_result == IntParse::kTooBig)
-            report(errors, node, "int_parsing_size", "Unable to parse input string as an integer, exceeded maximum size",
-                   raw, index);
+            report(errors, node, "int_parsing_size",
+                   "Unable to parse input string as an integer, exceeded maximum size", raw, index);
         else
             report(errors, node, "int_parsing", "Input should be a valid integer, unable to parse string as an integer",
                    raw, index);
@@ -244,7 +253,8 @@ base::Result<json::Value> coerce(const Schema& schema, std::span<const std::stri
         const Node* items = items_hint(root, 0);
         auto* out = arena.make_array<json::Value>(raw.size());
         for (std::size_t i = 0; i < raw.size(); ++i)
-            ok = coerce_scalar(items ? items : root, raw[i], arena, static_cast<std::int64_t>(i), errors, &out[i]) && ok;
+            ok =
+                coerce_scalar(items ? items : root, raw[i], arena, static_cast<std::int64_t>(i), errors, &out[i]) && ok;
         value = json::Value::array(out, static_cast<std::uint32_t>(raw.size()));
     } else if (raw.empty()) {
         if (errors) {

@@ -20,8 +20,9 @@ namespace slipstream::json::schema::detail {
 using validators::RefValidator;
 
 class Compiler {
-public:
-    Compiler(const CompileOptions& options, SchemaData& data) : options_(options), data_(data), registry_(options, data) {}
+  public:
+    Compiler(const CompileOptions& options, SchemaData& data)
+        : options_(options), data_(data), registry_(options, data) {}
 
     /// Registers `root` (already copied into the SchemaData arena), compiles it, then resolves
     /// and compiles every $ref / $dynamicRef target until none is pending.
@@ -37,7 +38,7 @@ public:
     const CompileOptions& options() const { return options_; }
     SchemaData& data() { return data_; }
 
-private:
+  private:
     struct Pending {
         RefValidator* ref;
         std::string uri;

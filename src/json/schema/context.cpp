@@ -22,7 +22,8 @@ void Context::report(const std::string& keyword_location, std::string_view type,
                      const json::Value& input, json::Value ctx, const PathSegment* extra) const {
     if (sink_ == nullptr || sink_->full()) return;
     ValidationError error;
-    for (const PathFrame* f = path; f != nullptr; f = f->parent) error.loc.push_back(f->segment);
+    for (const PathFrame* f = path; f != nullptr; f = f->parent)
+        error.loc.push_back(f->segment);
     std::reverse(error.loc.begin(), error.loc.end());
     if (extra != nullptr) error.loc.push_back(*extra);
     error.schema_path = keyword_location;

@@ -26,7 +26,7 @@ struct ScopeFrame {
 };
 
 class Context {
-public:
+  public:
     Context(ErrorSink* sink, std::uint32_t max_depth) : sink_(sink), max_depth_(max_depth) {}
 
     /// The sink, or nullptr when the caller only wants a yes/no (then validators stop early).
@@ -44,15 +44,27 @@ public:
 
     std::uint32_t max_depth() const { return max_depth_; }
 
-private:
+  private:
     friend class MuteSink;
     ErrorSink* sink_;
     std::uint32_t max_depth_;
 };
 
+// The guards below point the Context at frames on the C stack and restore it on scope exit; g++ 12's
+// -Wdangling-pointer cannot see the restore and reports a false positive.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#define SLIPSTREAM_SCHEMA_STACK_FRAMES_BEGIN \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wdangling-pointer\"")
+#define SLIPSTREAM_SCHEMA_STACK_FRAMES_END _Pragma("GCC diagnostic pop")
+#else
+#define SLIPSTREAM_SCHEMA_STACK_FRAMES_BEGIN
+#define SLIPSTREAM_SCHEMA_STACK_FRAMES_END
+#endif
+
+SLIPSTREAM_SCHEMA_STACK_FRAMES_BEGIN
 /// Descends into a member or item for the lifetime of the guard.
 class PathGuard {
-public:
+  public:
     PathGuard(Context& ctx, std::string_view key) : ctx_(ctx), frame_{ctx.path, PathSegment{key, -1}} {
         ctx.path = &frame_;
     }
@@ -64,21 +76,22 @@ public:
     PathGuard(const PathGuard&) = delete;
     PathGuard& operator=(const PathGuard&) = delete;
 
-private:
+  private:
     Context& ctx_;
     PathFrame frame_;
 };
+SLIPSTREAM_SCHEMA_STACK_FRAMES_END
 
 /// Evaluates a subschema as a yes/no question (anyOf branches, `not`, `if`, `contains`): its
 /// failures are not errors of the instance.
 class MuteSink {
-public:
+  public:
     explicit MuteSink(Context& ctx) : ctx_(ctx), saved_(ctx.sink_) { ctx.sink_ = nullptr; }
     ~MuteSink() { ctx_.sink_ = saved_; }
     MuteSink(const MuteSink&) = delete;
     MuteSink& operator=(const MuteSink&) = delete;
 
-private:
+  private:
     Context& ctx_;
     ErrorSink* saved_;
 };

@@ -40,7 +40,7 @@ struct ValidationError {
 /// Collects errors for one validation. Not thread-safe: one sink per validating thread.
 /// Stops accepting (and validation stops early) once `max_errors` are held.
 class ErrorSink {
-public:
+  public:
     explicit ErrorSink(std::size_t max_errors = 64) : max_errors_(max_errors ? max_errors : 1) {}
     ErrorSink(const ErrorSink&) = delete;
     ErrorSink& operator=(const ErrorSink&) = delete;
@@ -65,7 +65,7 @@ public:
     /// Builds a ctx object in the arena. Keys must have static storage; string values are copied.
     json::Value make_ctx(std::initializer_list<std::pair<std::string_view, json::Value>> entries);
 
-private:
+  private:
     std::size_t max_errors_;
     std::vector<ValidationError> errors_;
     base::Arena arena_{1024};

@@ -48,15 +48,18 @@ TEST(HostileTest, RecursiveSchemaFollowsDeepInstanceWithinTheLimit) {
 
 TEST(HostileTest, DeeplyNestedSchemaIsACompileError) {
     std::string text;
-    for (int i = 0; i < 600; ++i) text += R"({"not":)";
+    for (int i = 0; i < 600; ++i)
+        text += R"({"not":)";
     text += "{}";
-    for (int i = 0; i < 600; ++i) text += "}";
+    for (int i = 0; i < 600; ++i)
+        text += "}";
     EXPECT_THROW(compile_text(text), SchemaError);
 }
 
 TEST(HostileTest, UniqueItemsOnHugeArraysIsNotQuadratic) {
     std::string distinct = "[", with_duplicate;
-    for (int i = 0; i < 200000; ++i) distinct += (i ? "," : "") + std::to_string(i);
+    for (int i = 0; i < 200000; ++i)
+        distinct.append(i ? "," : "").append(std::to_string(i));
     with_duplicate = distinct + ",123456]";
     distinct += "]";
     Schema schema = compile_text(R"({"uniqueItems":true})");
@@ -74,7 +77,8 @@ TEST(HostileTest, UniqueItemsOnHugeArraysIsNotQuadratic) {
 
 TEST(HostileTest, UniqueItemsOnManyEqualObjects) {
     std::string text = "[";
-    for (int i = 0; i < 5000; ++i) text += std::string(i ? "," : "") + R"({"a":[1,{"b":)" + std::to_string(i) + "}]}";
+    for (int i = 0; i < 5000; ++i)
+        text += std::string(i ? "," : "") + R"({"a":[1,{"b":)" + std::to_string(i) + "}]}";
     text += "]";
     Schema schema = compile_text(R"({"uniqueItems":true})");
     base::Arena arena;
@@ -84,11 +88,11 @@ TEST(HostileTest, UniqueItemsOnManyEqualObjects) {
 TEST(HostileTest, EvilRegexRunsInLinearTime) {
     // Catastrophic for backtracking engines: exponential in the input length. RE2 is linear.
     Schema schema = compile_text(R"({"pattern":"^(a+)+$"})");
-    std::string evil = "\"" + std::string(100000, 'a') + "!\"";
+    std::string evil = std::string("\"").append(100000, 'a').append("!\"");
     base::Arena arena;
     EXPECT_FALSE(schema.validate(parse_json(evil, arena)));
     Schema nested = compile_text(R"({"patternProperties":{"^(a|a)*$":{"type":"integer"}}})");
-    std::string key = "{\"" + std::string(50000, 'a') + "\":\"x\"}";
+    std::string key = std::string("{\"").append(50000, 'a').append("\":\"x\"}");
     EXPECT_FALSE(nested.validate(parse_json(key, arena)));
 }
 
@@ -110,10 +114,12 @@ TEST(HostileTest, UnsupportedRegexFeaturesAreCompileErrors) {
 
 TEST(HostileTest, ManyAlternativesAndHugeEnumsStayFast) {
     std::string any = R"({"anyOf":[)";
-    for (int i = 0; i < 2000; ++i) any += std::string(i ? "," : "") + R"({"const":)" + std::to_string(i) + "}";
+    for (int i = 0; i < 2000; ++i)
+        any += std::string(i ? "," : "") + R"({"const":)" + std::to_string(i) + "}";
     any += "]}";
     std::string en = R"({"enum":[)";
-    for (int i = 0; i < 20000; ++i) en += std::string(i ? "," : "") + "\"v" + std::to_string(i) + "\"";
+    for (int i = 0; i < 20000; ++i)
+        en += std::string(i ? "," : "") + "\"v" + std::to_string(i) + "\"";
     en += "]}";
     base::Arena arena;
     EXPECT_TRUE(compile_text(any).validate(parse_json("1999", arena)));

@@ -15,7 +15,7 @@
 namespace slipstream::json::schema::detail {
 
 class KeywordInput {
-public:
+  public:
     KeywordInput(Compiler& compiler, const json::Value& schema, const SchemaInfo& info, Node& node)
         : compiler_(compiler), schema_(schema), info_(info), node_(node) {}
 
@@ -69,7 +69,7 @@ public:
     Compiler& compiler() const { return compiler_; }
     SchemaData& data() const { return compiler_.data(); }
 
-private:
+  private:
     Compiler& compiler_;
     const json::Value& schema_;
     const SchemaInfo& info_;

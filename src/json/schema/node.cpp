@@ -3,6 +3,7 @@
 
 namespace slipstream::json::schema::detail {
 
+SLIPSTREAM_SCHEMA_STACK_FRAMES_BEGIN
 bool Node::validate(const json::Value& v, Context& ctx, Annotations* ann) const {
     if (kind_ == Kind::kTrue) return true;
     if (kind_ == Kind::kFalse) {
@@ -29,6 +30,7 @@ bool Node::validate(const json::Value& v, Context& ctx, Annotations* ann) const 
     --ctx.depth;
     return ok;
 }
+SLIPSTREAM_SCHEMA_STACK_FRAMES_END
 
 bool Node::run(const json::Value& v, Context& ctx, Annotations* ann) const {
     const std::uint8_t bit = type_bit(v.type());

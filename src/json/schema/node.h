@@ -52,7 +52,7 @@ struct Shape {
 };
 
 class Node {
-public:
+  public:
     enum class Kind : std::uint8_t { kTrue, kFalse, kKeywords };
 
     Node(Kind kind, std::string location, const Resource* resource)
@@ -81,7 +81,7 @@ public:
         if (validators_.empty()) kind_ = Kind::kTrue;
     }
 
-private:
+  private:
     bool run(const json::Value& v, Context& ctx, Annotations* ann) const;
 
     Kind kind_;

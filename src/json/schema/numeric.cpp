@@ -11,7 +11,9 @@ namespace {
 
 using u128 = unsigned __int128;
 
-int sign3(bool less, bool greater) { return less ? -1 : (greater ? 1 : 0); }
+int sign3(bool less, bool greater) {
+    return less ? -1 : (greater ? 1 : 0);
+}
 
 // int64 vs double, exactly.
 int compare_int_double(std::int64_t i, double d) {
@@ -20,7 +22,7 @@ int compare_int_double(std::int64_t i, double d) {
     if (d < -9223372036854775808.0) return 1;
     double t = std::trunc(d);
     auto ti = static_cast<std::int64_t>(t);
-    if (i != ti) return sign3(i < ti, i > ti);
+    if (i != ti) return sign3(i<ti, i> ti);
     double frac = d - t;
     return sign3(frac > 0, frac < 0);
 }
@@ -31,7 +33,7 @@ int compare_uint_double(std::uint64_t u, double d) {
     if (d < 0) return 1;
     double t = std::trunc(d);
     auto tu = static_cast<std::uint64_t>(t);
-    if (u != tu) return sign3(u < tu, u > tu);
+    if (u != tu) return sign3(u<tu, u> tu);
     return d > t ? -1 : 0;
 }
 
@@ -103,7 +105,7 @@ int compare_numbers(const json::Value& a, const json::Value& b) {
     if (ta == Type::kDouble && tb == Type::kDouble) {
         double x = a.as_double(), y = b.as_double();
         if (std::isnan(x) || std::isnan(y)) return kUnordered;
-        return sign3(x < y, x > y);
+        return sign3(x<y, x> y);
     }
     if (ta == Type::kDouble) {
         int r = compare_numbers(b, a);
@@ -123,8 +125,8 @@ bool is_integral(const json::Value& v) {
 
 bool is_multiple_of(const json::Value& x, const json::Value& divisor) {
     if (x.is_integer() && divisor.is_integer()) {
-        std::uint64_t d = divisor.type() == json::Type::kInt ? static_cast<std::uint64_t>(divisor.as_int())
-                                                             : divisor.as_uint();
+        std::uint64_t d =
+            divisor.type() == json::Type::kInt ? static_cast<std::uint64_t>(divisor.as_int()) : divisor.as_uint();
         if (d == 0) return false;
         std::uint64_t m = x.type() == json::Type::kUint ? x.as_uint()
                           : x.as_int() < 0              ? 0 - static_cast<std::uint64_t>(x.as_int())

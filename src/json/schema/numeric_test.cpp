@@ -41,13 +41,20 @@ TEST(NumericTest, MultipleOf) {
         Value x, d;
         bool expected;
     } cases[] = {
-        {Value::integer(10), Value::integer(5), true},       {Value::integer(-10), Value::integer(5), true},
-        {Value::integer(7), Value::integer(5), false},       {Value::number(0.0075), Value::number(0.0001), true},
-        {Value::number(0.00751), Value::number(0.0001), false}, {Value::number(0.3), Value::number(0.1), true},
-        {Value::number(4.5), Value::number(1.5), true},      {Value::number(35.0), Value::number(1.5), false},
-        {Value::number(1e308), Value::number(0.123456789), false}, {Value::number(1e308), Value::number(0.5), true},
-        {Value::integer(12), Value::number(0.01), true},     {Value::number(1e-300), Value::number(1e300), false},
-        {Value::number(INFINITY), Value::integer(2), false}, {Value::integer(0), Value::number(0.7), true},
+        {Value::integer(10), Value::integer(5), true},
+        {Value::integer(-10), Value::integer(5), true},
+        {Value::integer(7), Value::integer(5), false},
+        {Value::number(0.0075), Value::number(0.0001), true},
+        {Value::number(0.00751), Value::number(0.0001), false},
+        {Value::number(0.3), Value::number(0.1), true},
+        {Value::number(4.5), Value::number(1.5), true},
+        {Value::number(35.0), Value::number(1.5), false},
+        {Value::number(1e308), Value::number(0.123456789), false},
+        {Value::number(1e308), Value::number(0.5), true},
+        {Value::integer(12), Value::number(0.01), true},
+        {Value::number(1e-300), Value::number(1e300), false},
+        {Value::number(INFINITY), Value::integer(2), false},
+        {Value::integer(0), Value::number(0.7), true},
     };
     for (const Case& c : cases)
         EXPECT_EQ(is_multiple_of(c.x, c.d), c.expected) << py_number(c.x) << " % " << py_number(c.d);

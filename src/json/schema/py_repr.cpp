@@ -28,7 +28,7 @@ std::string py_float(double d) {
     std::string out = negative ? "-" : "";
     if (exp < -4 || exp >= 16) {
         out += digits[0];
-        if (digits.size() > 1) out += "." + digits.substr(1);
+        if (digits.size() > 1) out.append(".").append(digits, 1);
         char eb[16];
         std::snprintf(eb, sizeof(eb), "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
         return out + eb;
@@ -72,12 +72,20 @@ void append_repr(std::string& out, const json::Value& v, int depth) {
         return;
     }
     switch (v.type()) {
-        case json::Type::kNull: out += "None"; return;
-        case json::Type::kBool: out += v.as_bool() ? "True" : "False"; return;
+        case json::Type::kNull:
+            out += "None";
+            return;
+        case json::Type::kBool:
+            out += v.as_bool() ? "True" : "False";
+            return;
         case json::Type::kInt:
         case json::Type::kUint:
-        case json::Type::kDouble: out += py_number(v); return;
-        case json::Type::kString: append_string(out, v.as_string()); return;
+        case json::Type::kDouble:
+            out += py_number(v);
+            return;
+        case json::Type::kString:
+            append_string(out, v.as_string());
+            return;
         case json::Type::kArray: {
             out.push_back('[');
             for (std::uint32_t i = 0; i < v.size(); ++i) {

@@ -5,6 +5,8 @@
 
 #include <cstdio>
 
+#include "json/schema/str_cat.h"
+
 namespace slipstream::json::schema::detail {
 namespace {
 
@@ -19,21 +21,58 @@ struct PropertyAlias {
     std::string_view re2;
 };
 constexpr PropertyAlias kAliases[] = {
-    {"Letter", "L"}, {"Cased_Letter", "LC"}, {"Lowercase_Letter", "Ll"}, {"Uppercase_Letter", "Lu"},
-    {"Titlecase_Letter", "Lt"}, {"Modifier_Letter", "Lm"}, {"Other_Letter", "Lo"}, {"Mark", "M"},
-    {"Combining_Mark", "M"}, {"Nonspacing_Mark", "Mn"}, {"Spacing_Mark", "Mc"}, {"Enclosing_Mark", "Me"},
-    {"Number", "N"}, {"Decimal_Number", "Nd"}, {"digit", "Nd"}, {"Letter_Number", "Nl"}, {"Other_Number", "No"},
-    {"Punctuation", "P"}, {"punct", "P"}, {"Connector_Punctuation", "Pc"}, {"Dash_Punctuation", "Pd"},
-    {"Open_Punctuation", "Ps"}, {"Close_Punctuation", "Pe"}, {"Initial_Punctuation", "Pi"},
-    {"Final_Punctuation", "Pf"}, {"Other_Punctuation", "Po"}, {"Symbol", "S"}, {"Math_Symbol", "Sm"},
-    {"Currency_Symbol", "Sc"}, {"Modifier_Symbol", "Sk"}, {"Other_Symbol", "So"}, {"Separator", "Z"},
-    {"Space_Separator", "Zs"}, {"Line_Separator", "Zl"}, {"Paragraph_Separator", "Zp"}, {"Other", "C"},
-    {"Control", "Cc"}, {"cntrl", "Cc"}, {"Format", "Cf"}, {"Surrogate", "Cs"}, {"Private_Use", "Co"},
+    {"Letter", "L"},
+    {"Cased_Letter", "LC"},
+    {"Lowercase_Letter", "Ll"},
+    {"Uppercase_Letter", "Lu"},
+    {"Titlecase_Letter", "Lt"},
+    {"Modifier_Letter", "Lm"},
+    {"Other_Letter", "Lo"},
+    {"Mark", "M"},
+    {"Combining_Mark", "M"},
+    {"Nonspacing_Mark", "Mn"},
+    {"Spacing_Mark", "Mc"},
+    {"Enclosing_Mark", "Me"},
+    {"Number", "N"},
+    {"Decimal_Number", "Nd"},
+    {"digit", "Nd"},
+    {"Letter_Number", "Nl"},
+    {"Other_Number", "No"},
+    {"Punctuation", "P"},
+    {"punct", "P"},
+    {"Connector_Punctuation", "Pc"},
+    {"Dash_Punctuation", "Pd"},
+    {"Open_Punctuation", "Ps"},
+    {"Close_Punctuation", "Pe"},
+    {"Initial_Punctuation", "Pi"},
+    {"Final_Punctuation", "Pf"},
+    {"Other_Punctuation", "Po"},
+    {"Symbol", "S"},
+    {"Math_Symbol", "Sm"},
+    {"Currency_Symbol", "Sc"},
+    {"Modifier_Symbol", "Sk"},
+    {"Other_Symbol", "So"},
+    {"Separator", "Z"},
+    {"Space_Separator", "Zs"},
+    {"Line_Separator", "Zl"},
+    {"Paragraph_Separator", "Zp"},
+    {"Other", "C"},
+    {"Control", "Cc"},
+    {"cntrl", "Cc"},
+    {"Format", "Cf"},
+    {"Surrogate", "Cs"},
+    {"Private_Use", "Co"},
 };
 
-bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-int hex_value(char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; }
-bool is_syntax_char(char c) { return std::string_view("^$\\.*+?()[]{}|/").find(c) != std::string_view::npos; }
+bool is_hex(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+int hex_value(char c) {
+    return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+bool is_syntax_char(char c) {
+    return std::string_view("^$\\.*+?()[]{}|/").find(c) != std::string_view::npos;
+}
 
 std::string code_point(std::uint32_t cp) {
     char buf[16];
@@ -42,7 +81,7 @@ std::string code_point(std::uint32_t cp) {
 }
 
 class Translator {
-public:
+  public:
     Translator(std::string_view p, std::string* out, std::string* error) : p_(p), out_(*out), error_(*error) {}
 
     RegexSyntax run() {
@@ -54,7 +93,7 @@ public:
         return RegexSyntax::kOk;
     }
 
-private:
+  private:
     RegexSyntax fail(RegexSyntax kind, std::string message) {
         error_ = std::move(message);
         return kind;
@@ -69,14 +108,25 @@ private:
     RegexSyntax atom() {
         char c = p_[i_];
         switch (c) {
-            case '\\': return escape(false, &out_);
-            case '[': return char_class();
-            case '.': out_ += kDot; ++i_; return RegexSyntax::kOk;
-            case '(': return group();
-            case '{': return quantifier();
+            case '\\':
+                return escape(false, &out_);
+            case '[':
+                return char_class();
+            case '.':
+                out_ += kDot;
+                ++i_;
+                return RegexSyntax::kOk;
+            case '(':
+                return group();
+            case '{':
+                return quantifier();
             case '}':
-            case ']': return fail(RegexSyntax::kInvalid, std::string("unbalanced '") + c + "'");
-            default: out_.push_back(c); ++i_; return RegexSyntax::kOk;
+            case ']':
+                return fail(RegexSyntax::kInvalid, std::string("unbalanced '") + c + "'");
+            default:
+                out_.push_back(c);
+                ++i_;
+                return RegexSyntax::kOk;
         }
     }
 
@@ -108,10 +158,12 @@ private:
     RegexSyntax quantifier() {
         std::size_t k = i_ + 1;
         std::size_t digits = 0;
-        while (k < p_.size() && p_[k] >= '0' && p_[k] <= '9') ++k, ++digits;
+        while (k < p_.size() && p_[k] >= '0' && p_[k] <= '9')
+            ++k, ++digits;
         if (digits > 0 && k < p_.size() && p_[k] == ',') {
             ++k;
-            while (k < p_.size() && p_[k] >= '0' && p_[k] <= '9') ++k;
+            while (k < p_.size() && p_[k] >= '0' && p_[k] <= '9')
+                ++k;
         }
         if (digits == 0 || k >= p_.size() || p_[k] != '}')
             return fail(RegexSyntax::kInvalid, "lone '{' (use \\{ for a literal brace)");
@@ -153,7 +205,8 @@ private:
         std::uint32_t cp = 0;
         if (i_ < p_.size() && p_[i_] == '{') {
             std::size_t k = i_ + 1;
-            while (k < p_.size() && is_hex(p_[k]) && cp <= 0x10FFFF) cp = cp * 16 + hex_value(p_[k++]);
+            while (k < p_.size() && is_hex(p_[k]) && cp <= 0x10FFFF)
+                cp = cp * 16 + hex_value(p_[k++]);
             if (k == i_ + 1 || k >= p_.size() || p_[k] != '}' || cp > 0x10FFFF)
                 return fail(RegexSyntax::kInvalid, "invalid \\u{...} escape");
             i_ = k + 1;
@@ -161,7 +214,8 @@ private:
             if (i_ + 4 > p_.size() || !is_hex(p_[i_]) || !is_hex(p_[i_ + 1]) || !is_hex(p_[i_ + 2]) ||
                 !is_hex(p_[i_ + 3]))
                 return fail(RegexSyntax::kInvalid, "invalid \\u escape");
-            for (int k = 0; k < 4; ++k) cp = cp * 16 + hex_value(p_[i_++]);
+            for (int k = 0; k < 4; ++k)
+                cp = cp * 16 + hex_value(p_[i_++]);
             if (cp >= 0xD800 && cp <= 0xDBFF && p_.substr(i_, 2) == "\\u" && i_ + 6 <= p_.size()) {
                 std::uint32_t lo = 0;
                 bool ok = true;
@@ -204,7 +258,13 @@ private:
         char e = p_[i_ + 1];
         i_ += 2;
         switch (e) {
-            case 'd': case 'D': case 'w': case 'W': *out += '\\'; *out += e; return RegexSyntax::kOk;
+            case 'd':
+            case 'D':
+            case 'w':
+            case 'W':
+                *out += '\\';
+                *out += e;
+                return RegexSyntax::kOk;
             case 'b':
             case 'B':
                 if (in_class) {
@@ -215,13 +275,27 @@ private:
                     *out += e;
                 }
                 return RegexSyntax::kOk;
-            case 's': *out += in_class ? std::string(kSpaceRanges) : "[" + std::string(kSpaceRanges) + "]"; return RegexSyntax::kOk;
-            case 'S': *out += in_class ? "\\S" : "[^" + std::string(kSpaceRanges) + "]"; return RegexSyntax::kOk;
-            case 't': *out += "\\t"; return RegexSyntax::kOk;
-            case 'n': *out += "\\n"; return RegexSyntax::kOk;
-            case 'r': *out += "\\r"; return RegexSyntax::kOk;
-            case 'f': *out += "\\f"; return RegexSyntax::kOk;
-            case 'v': *out += "\\x0B"; return RegexSyntax::kOk;
+            case 's':
+                *out += in_class ? std::string(kSpaceRanges) : cat("[", kSpaceRanges, "]");
+                return RegexSyntax::kOk;
+            case 'S':
+                *out += in_class ? std::string("\\S") : cat("[^", kSpaceRanges, "]");
+                return RegexSyntax::kOk;
+            case 't':
+                *out += "\\t";
+                return RegexSyntax::kOk;
+            case 'n':
+                *out += "\\n";
+                return RegexSyntax::kOk;
+            case 'r':
+                *out += "\\r";
+                return RegexSyntax::kOk;
+            case 'f':
+                *out += "\\f";
+                return RegexSyntax::kOk;
+            case 'v':
+                *out += "\\x0B";
+                return RegexSyntax::kOk;
             case '0':
                 if (i_ < p_.size() && p_[i_] >= '0' && p_[i_] <= '9')
                     return fail(RegexSyntax::kInvalid, "octal escapes are not allowed");
@@ -233,14 +307,16 @@ private:
                 *out += code_point(static_cast<std::uint32_t>(hex_value(p_[i_]) * 16 + hex_value(p_[i_ + 1])));
                 i_ += 2;
                 return RegexSyntax::kOk;
-            case 'u': return unicode_escape(out);
+            case 'u':
+                return unicode_escape(out);
             case 'c':
                 if (i_ >= p_.size() || !((p_[i_] | 0x20) >= 'a' && (p_[i_] | 0x20) <= 'z'))
                     return fail(RegexSyntax::kInvalid, "\\c needs a letter");
                 *out += code_point(static_cast<std::uint32_t>(p_[i_++] % 32));
                 return RegexSyntax::kOk;
             case 'p':
-            case 'P': return property(e, out);
+            case 'P':
+                return property(e, out);
             case 'k':
                 if (named_groups_) return fail(RegexSyntax::kUnsupported, "backreferences are not supported");
                 return fail(RegexSyntax::kInvalid, "invalid escape \\k");
@@ -250,7 +326,8 @@ private:
                     return RegexSyntax::kOk;
                 }
                 return fail(RegexSyntax::kInvalid, "invalid escape \\-");
-            default: break;
+            default:
+                break;
         }
         if (e >= '1' && e <= '9') {
             if (in_class) return fail(RegexSyntax::kInvalid, "backreference in a character class");
@@ -300,7 +377,9 @@ std::unique_ptr<Regex> Regex::compile(std::string_view ecma, std::string* error)
 Regex::Regex(std::string source, std::unique_ptr<re2::RE2> re) : source_(std::move(source)), re_(std::move(re)) {}
 Regex::~Regex() = default;
 
-bool Regex::search(std::string_view text) const { return RE2::PartialMatch(text, *re_); }
+bool Regex::search(std::string_view text) const {
+    return RE2::PartialMatch(text, *re_);
+}
 
 bool is_valid_ecma_regex(std::string_view ecma) {
     std::string translated, error;

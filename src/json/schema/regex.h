@@ -26,7 +26,7 @@ RegexSyntax translate_ecma_regex(std::string_view ecma, std::string* out, std::s
 
 /// A compiled, immutable, thread-safe pattern. search() is unanchored, as `pattern` requires.
 class Regex {
-public:
+  public:
     /// Returns nullptr and sets `error` when the pattern is invalid, uses a feature RE2 lacks,
     /// or is too large for RE2's memory budget.
     static std::unique_ptr<Regex> compile(std::string_view ecma, std::string* error);
@@ -37,7 +37,7 @@ public:
     bool search(std::string_view text) const;
     const std::string& source() const { return source_; }
 
-private:
+  private:
     Regex(std::string source, std::unique_ptr<re2::RE2> re);
 
     std::string source_;

@@ -14,14 +14,14 @@ struct MatchCase {
 
 const MatchCase kMatches[] = {
     {"^a", "abc", true},
-    {"b", "abc", true},  // unanchored search
-    {"^abc$", "abc\n", false},  // $ is end of input only
+    {"b", "abc", true},              // unanchored search
+    {"^abc$", "abc\n", false},       // $ is end of input only
     {"\\d", "\xE0\xA7\xAA", false},  // \d is ASCII: Bengali four is not a digit
-    {"\\w", "\xC3\xA9", false},  // \w is ASCII
-    {"\\s", "\xC2\xA0", true},  // \s includes NO-BREAK SPACE in ECMA
-    {"\\s", "\xEF\xBB\xBF", true},  // and U+FEFF
+    {"\\w", "\xC3\xA9", false},      // \w is ASCII
+    {"\\s", "\xC2\xA0", true},       // \s includes NO-BREAK SPACE in ECMA
+    {"\\s", "\xEF\xBB\xBF", true},   // and U+FEFF
     {"^\\S$", "\xC2\xA0", false},
-    {"^.$", "\xE2\x80\xA8", false},  // . excludes LINE SEPARATOR
+    {"^.$", "\xE2\x80\xA8", false},     // . excludes LINE SEPARATOR
     {"^.$", "\xF0\x9F\x90\xB2", true},  // one code point, not two UTF-16 units
     {"\\u00e9", "\xC3\xA9", true},
     {"\\u{1F432}", "\xF0\x9F\x90\xB2", true},
@@ -57,11 +57,13 @@ struct RejectCase {
 };
 
 const RejectCase kRejects[] = {
-    {"(?=x)", RegexSyntax::kUnsupported}, {"(?!x)", RegexSyntax::kUnsupported}, {"(?<=x)", RegexSyntax::kUnsupported},
-    {"(?<!x)", RegexSyntax::kUnsupported}, {"(a)\\1", RegexSyntax::kUnsupported},
-    {"(?<n>a)\\k<n>", RegexSyntax::kUnsupported}, {"\\a", RegexSyntax::kInvalid}, {"a{", RegexSyntax::kInvalid},
-    {"a}", RegexSyntax::kInvalid}, {"[a", RegexSyntax::kInvalid}, {"\\", RegexSyntax::kInvalid},
-    {"\\c1", RegexSyntax::kInvalid}, {"\\u12", RegexSyntax::kInvalid}, {"\\01", RegexSyntax::kInvalid},
+    {"(?=x)", RegexSyntax::kUnsupported},  {"(?!x)", RegexSyntax::kUnsupported},
+    {"(?<=x)", RegexSyntax::kUnsupported}, {"(?<!x)", RegexSyntax::kUnsupported},
+    {"(a)\\1", RegexSyntax::kUnsupported}, {"(?<n>a)\\k<n>", RegexSyntax::kUnsupported},
+    {"\\a", RegexSyntax::kInvalid},        {"a{", RegexSyntax::kInvalid},
+    {"a}", RegexSyntax::kInvalid},         {"[a", RegexSyntax::kInvalid},
+    {"\\", RegexSyntax::kInvalid},         {"\\c1", RegexSyntax::kInvalid},
+    {"\\u12", RegexSyntax::kInvalid},      {"\\01", RegexSyntax::kInvalid},
     {"(?x)", RegexSyntax::kInvalid},
 };
 

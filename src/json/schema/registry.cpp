@@ -4,6 +4,7 @@
 #include "json/parse.h"
 #include "json/schema/metaschemas.h"
 #include "json/schema/schema_error.h"
+#include "json/schema/str_cat.h"
 #include "json/schema/subschema_kind.h"
 #include "json/schema/uri.h"
 
@@ -80,8 +81,7 @@ Resource* Registry::new_resource(const std::string& uri) {
     return data_.resources.back().get();
 }
 
-void Registry::discover(const json::Value& v, const SchemaInfo& parent, std::string pointer, bool doc_root,
-                        int depth) {
+void Registry::discover(const json::Value& v, const SchemaInfo& parent, std::string pointer, bool doc_root, int depth) {
     if (depth > kMaxNesting) throw SchemaError(parent.location(), "schema nested deeper than 512 levels");
     if (info_.count(&v) != 0) return;
     SchemaInfo me = parent;
@@ -174,7 +174,7 @@ void Registry::apply_schema_keyword(SchemaInfo& me, std::string_view uri, const 
         std::string_view name = m.key;
         if (name.substr(0, kVocabPrefix.size()) != kVocabPrefix) {
             if (m.value.is_bool() && m.value.as_bool())
-                throw SchemaError(location, "metaschema requires unknown vocabulary '" + std::string(name) + "'");
+                throw SchemaError(location, cat("metaschema requires unknown vocabulary '", name, "'"));
             continue;
         }
         name.remove_prefix(kVocabPrefix.size());
@@ -233,7 +233,8 @@ RefTarget Registry::navigate(const json::Value& root, std::string_view pointer, 
         pointer = slash == std::string_view::npos ? std::string_view() : pointer.substr(slash);
         cur = child(*cur, token);
         if (cur == nullptr) throw SchemaError(location, "$ref target '" + uri + "' does not exist");
-        rel += "/" + escape_pointer_token(token);
+        rel.push_back('/');
+        rel += escape_pointer_token(token);
         if (const SchemaInfo* i = find(cur)) {
             last = i;
             rel = i->pointer;

@@ -42,7 +42,7 @@ struct RefTarget {
 };
 
 class Registry {
-public:
+  public:
     Registry(const CompileOptions& options, SchemaData& data) : options_(options), data_(data) {}
 
     /// Registers a document retrieved as `uri` (its root may carry another $id) and discovers
@@ -61,7 +61,7 @@ public:
     };
     const std::vector<DynamicAnchor>& dynamic_anchors() const { return dynamic_anchors_; }
 
-private:
+  private:
     struct Anchor {
         const json::Value* value;
         bool dynamic;

@@ -14,10 +14,12 @@ constexpr int kMaxCopyDepth = 512;
 json::Value copy_value(const json::Value& v, base::Arena& arena, int depth) {
     if (depth > kMaxCopyDepth) throw SchemaError("#", "schema nested deeper than 512 levels");
     switch (v.type()) {
-        case json::Type::kString: return json::Value::string(arena.copy(v.as_string()));
+        case json::Type::kString:
+            return json::Value::string(arena.copy(v.as_string()));
         case json::Type::kArray: {
             auto* items = arena.make_array<json::Value>(v.size());
-            for (std::uint32_t i = 0; i < v.size(); ++i) items[i] = copy_value(v.items()[i], arena, depth + 1);
+            for (std::uint32_t i = 0; i < v.size(); ++i)
+                items[i] = copy_value(v.items()[i], arena, depth + 1);
             return json::Value::array(items, v.size());
         }
         case json::Type::kObject: {
@@ -28,7 +30,8 @@ json::Value copy_value(const json::Value& v, base::Arena& arena, int depth) {
             }
             return json::Value::object(members, v.size());
         }
-        default: return v;
+        default:
+            return v;
     }
 }
 
@@ -49,6 +52,8 @@ bool Schema::validate(const json::Value& instance, ErrorSink* errors) const {
     return data_->root->validate(instance, ctx, nullptr);
 }
 
-Draft Schema::draft() const { return data_ ? data_->draft : Draft::kDraft2020_12; }
+Draft Schema::draft() const {
+    return data_ ? data_->draft : Draft::kDraft2020_12;
+}
 
 }  // namespace slipstream::json::schema

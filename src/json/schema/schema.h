@@ -43,7 +43,7 @@ struct SchemaData;
 /// A compiled schema. Immutable and cheap to copy (shared); validate() may run concurrently from
 /// any number of threads.
 class Schema {
-public:
+  public:
     Schema() = default;
 
     /// True when `instance` is valid. Without a sink returns at the first failure and allocates
@@ -59,7 +59,7 @@ public:
     /// Internal: the compiled data, for coerce() and tests.
     const detail::SchemaData* data() const { return data_.get(); }
 
-private:
+  private:
     friend Schema compile(const json::Value& schema, const CompileOptions& options);
     explicit Schema(std::shared_ptr<const detail::SchemaData> data) : data_(std::move(data)) {}
 

@@ -10,14 +10,14 @@ namespace slipstream::json::schema {
 /// offending keyword ("#/properties/a/minLength", "http://x/y.json#/$defs/b/$ref"); what() is
 /// "<location>: <reason>".
 class SchemaError : public std::runtime_error {
-public:
+  public:
     SchemaError(const std::string& location, const std::string& reason)
         : std::runtime_error(location + ": " + reason), location_(location), reason_(reason) {}
 
     const std::string& location() const { return location_; }
     const std::string& reason() const { return reason_; }
 
-private:
+  private:
     std::string location_;
     std::string reason_;
 };

@@ -41,27 +41,48 @@ constexpr Skip kSkips[] = {
     {"optional/cross-draft.json", "refs to historic drafts are processed as historic drafts", "", kDraft2019},
     {"optional/cross-draft.json", "refs to future drafts are processed as future drafts", "", kDraft2019},
     {"optional/format/idn-hostname.json", "", "", kIdnHostname},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "contains illegal char U+302E Hangul single dot tone mark", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "Begins with a Spacing Combining Mark", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "Begins with a Nonspacing Mark", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "Begins with an Enclosing Mark", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "Exceptions that are DISALLOWED, right-to-left chars", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "Exceptions that are DISALLOWED, left-to-right chars", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "MIDDLE DOT with no preceding 'l'", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "MIDDLE DOT with nothing preceding", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "MIDDLE DOT with no following 'l'", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "MIDDLE DOT with nothing following", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "Greek KERAIA not followed by Greek", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "Greek KERAIA not followed by anything", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "Hebrew GERESH not preceded by Hebrew", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "Hebrew GERESH not preceded by anything", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "Hebrew GERSHAYIM not preceded by Hebrew", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "Hebrew GERSHAYIM not preceded by anything", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "KATAKANA MIDDLE DOT with no Hiragana, Katakana, or Han", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "KATAKANA MIDDLE DOT with no other characters", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "Arabic-Indic digits mixed with Extended Arabic-Indic digits", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "ZERO WIDTH JOINER not preceded by Virama", kIdnaContext},
-    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "ZERO WIDTH JOINER not preceded by anything", kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names",
+     "contains illegal char U+302E Hangul single dot tone mark", kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names",
+     "Begins with a Spacing Combining Mark", kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "Begins with a Nonspacing Mark",
+     kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "Begins with an Enclosing Mark",
+     kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names",
+     "Exceptions that are DISALLOWED, right-to-left chars", kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names",
+     "Exceptions that are DISALLOWED, left-to-right chars", kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "MIDDLE DOT with no preceding 'l'",
+     kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names",
+     "MIDDLE DOT with nothing preceding", kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names", "MIDDLE DOT with no following 'l'",
+     kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names",
+     "MIDDLE DOT with nothing following", kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names",
+     "Greek KERAIA not followed by Greek", kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names",
+     "Greek KERAIA not followed by anything", kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names",
+     "Hebrew GERESH not preceded by Hebrew", kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names",
+     "Hebrew GERESH not preceded by anything", kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names",
+     "Hebrew GERSHAYIM not preceded by Hebrew", kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names",
+     "Hebrew GERSHAYIM not preceded by anything", kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names",
+     "KATAKANA MIDDLE DOT with no Hiragana, Katakana, or Han", kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names",
+     "KATAKANA MIDDLE DOT with no other characters", kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names",
+     "Arabic-Indic digits mixed with Extended Arabic-Indic digits", kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names",
+     "ZERO WIDTH JOINER not preceded by Virama", kIdnaContext},
+    {"optional/format/hostname.json", "validation of A-label (punycode) host names",
+     "ZERO WIDTH JOINER not preceded by anything", kIdnaContext},
 };
 
 std::optional<std::string> read_file(const fs::path& path) {
@@ -95,7 +116,7 @@ struct Counts {
 };
 
 class SuiteRunner {
-public:
+  public:
     explicit SuiteRunner(fs::path root) : root_(std::move(root)) {}
 
     Counts run(const std::string& folder, Draft draft, bool format_assertion) {
@@ -105,13 +126,14 @@ public:
         for (const auto& e : fs::directory_iterator(dir))
             if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
         std::sort(files.begin(), files.end());
-        for (const fs::path& f : files) run_file(folder + "/" + f.filename().string(), f, draft, format_assertion, counts);
+        for (const fs::path& f : files)
+            run_file(folder + "/" + f.filename().string(), f, draft, format_assertion, counts);
         std::printf("[suite] %-32s pass %4d  skip %3d  fail %3d\n", folder.c_str(), counts.pass, counts.skip,
                     counts.fail);
         return counts;
     }
 
-private:
+  private:
     std::optional<std::string> resolve(std::string_view uri) const {
         constexpr std::string_view kPrefix = "http://localhost:1234/";
         if (uri.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
@@ -174,7 +196,7 @@ private:
 };
 
 class SchemaSuiteTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         root_ = data_dir() / "json-schema-test-suite";
         if (!fs::is_directory(root_ / "tests"))

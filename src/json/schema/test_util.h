@@ -42,7 +42,7 @@ inline std::string render(const ValidationError& e) {
     std::string loc = "[";
     for (std::size_t i = 0; i < e.loc.size(); ++i) {
         if (i) loc += ",";
-        loc += e.loc[i].is_index() ? std::to_string(e.loc[i].index) : "\"" + std::string(e.loc[i].key) + "\"";
+        loc += e.loc[i].is_index() ? std::to_string(e.loc[i].index) : "\"" + std::string(e.loc[i].key).append("\"");
     }
     loc += "]";
     return std::string(e.type) + "|" + loc + "|" + e.msg + "|" + to_json(e.ctx) + "|" + to_json(e.input);
@@ -50,7 +50,8 @@ inline std::string render(const ValidationError& e) {
 
 inline std::vector<std::string> render_all(const ErrorSink& sink) {
     std::vector<std::string> out;
-    for (const ValidationError& e : sink.errors()) out.push_back(render(e));
+    for (const ValidationError& e : sink.errors())
+        out.push_back(render(e));
     return out;
 }
 

@@ -1,6 +1,8 @@
 // RFC 3986 reference resolution (section 5.2) for $id and $ref.
 #include "json/schema/uri.h"
 
+#include "json/schema/str_cat.h"
+
 namespace slipstream::json::schema::detail {
 namespace {
 
@@ -83,7 +85,7 @@ std::string remove_dot_segments(std::string_view in) {
 }
 
 std::string merge(const UriParts& base, std::string_view ref_path) {
-    if (base.has_authority && base.path.empty()) return "/" + std::string(ref_path);
+    if (base.has_authority && base.path.empty()) return cat("/", ref_path);
     auto last = base.path.rfind('/');
     if (last == std::string_view::npos) return std::string(ref_path);
     return std::string(base.path.substr(0, last + 1)) + std::string(ref_path);
@@ -142,8 +144,8 @@ std::string resolve_uri(std::string_view base, std::string_view ref) {
     } else {
         path = remove_dot_segments(merge(b, r.path));
     }
-    return recompose(scheme, b.has_scheme || r.has_scheme, authority, has_authority, path, query, has_query,
-                     r.fragment, r.has_fragment);
+    return recompose(scheme, b.has_scheme || r.has_scheme, authority, has_authority, path, query, has_query, r.fragment,
+                     r.has_fragment);
 }
 
 std::pair<std::string_view, std::string_view> split_fragment(std::string_view uri) {

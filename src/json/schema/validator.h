@@ -12,7 +12,9 @@
 namespace slipstream::json::schema::detail {
 
 /// Bit of a json::Type in a validator's applicability mask.
-constexpr std::uint8_t type_bit(json::Type t) { return static_cast<std::uint8_t>(1u << static_cast<unsigned>(t)); }
+constexpr std::uint8_t type_bit(json::Type t) {
+    return static_cast<std::uint8_t>(1u << static_cast<unsigned>(t));
+}
 constexpr std::uint8_t kAnyType = 0xff;
 constexpr std::uint8_t kObjectType = type_bit(json::Type::kObject);
 constexpr std::uint8_t kArrayType = type_bit(json::Type::kArray);
@@ -22,7 +24,7 @@ constexpr std::uint8_t kNumberType =
 
 /// Immutable after compile(); validate() is const and thread-safe.
 class Validator {
-public:
+  public:
     /// `location`: absolute keyword location for errors; `applies_to`: the instance types this
     /// keyword constrains (others pass without a call).
     Validator(std::string location, std::uint8_t applies_to)
@@ -38,7 +40,7 @@ public:
     std::uint8_t applies_to() const { return applies_to_; }
     const std::string& location() const { return location_; }
 
-protected:
+  protected:
     std::string location_;
     std::uint8_t applies_to_;
 };

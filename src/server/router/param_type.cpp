@@ -41,7 +41,8 @@ bool accept_int(std::string_view seg, std::int64_t* value) {
         i = 1;
     }
     if (i == seg.size()) return false;
-    while (i + 1 < seg.size() && seg[i] == '0') ++i;  // leading zeros do not count toward the limit
+    while (i + 1 < seg.size() && seg[i] == '0')
+        ++i;  // leading zeros do not count toward the limit
     // Up to 19 digits fit in uint64 without a per-digit overflow check (10^19 - 1 < 2^64).
     if (seg.size() - i > 19) return false;  // out of range, or not a number at all
     std::uint64_t acc = 0;

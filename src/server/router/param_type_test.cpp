@@ -83,7 +83,8 @@ TEST(ParamType, AcceptsPlainDecimalFloats) {
             EXPECT_EQ(v, row.value) << row.seg;
         }
     }
-    std::string huge = "1" + std::string(400, '0');
+    std::string huge(401, '0');
+    huge[0] = '1';
     double v = 0;
     EXPECT_FALSE(detail::accept_float(huge, &v));
 }

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "server/router/router_test_support.h"
+
 namespace slipstream::server {
 namespace {
 
@@ -15,9 +17,9 @@ std::string render(const RoutePattern& p) {
     for (const PatternPart& part : p.parts) {
         if (!s.empty()) s += ' ';
         if (part.is_param) {
-            s += std::string(param_type_name(part.type)) + ":" + part.text;
+            s.append(param_type_name(part.type)).append(":").append(part.text);
         } else {
-            s += "lit:" + part.text;
+            s.append("lit:").append(part.text);
         }
     }
     return s;
@@ -56,16 +58,16 @@ TEST(RoutePattern, SplitsIntoLiteralsAndParameters) {
 TEST(RoutePattern, AcceptsExactlyMaxParams) {
     std::string pattern;
     for (std::size_t i = 0; i < kMaxParams; ++i)
-        pattern += "/{p" + std::to_string(i) + "}";
+        pattern.append("/{p").append(std::to_string(i)).append("}");
     EXPECT_EQ(parse_route_pattern(pattern).param_count, kMaxParams);
     pattern += "/{extra}";
     try {
         (void)parse_route_pattern(pattern);
         FAIL() << "accepted " << pattern;
     } catch (const std::invalid_argument& e) {
-        EXPECT_EQ(std::string(e.what()), "invalid route pattern \"" + pattern +
-                                             "\": more than 16 parameters at offset " +
-                                             std::to_string(pattern.size() - 7));
+        EXPECT_EQ(std::string(e.what()),
+                  testing::cat("invalid route pattern \"", pattern, "\": more than 16 parameters at offset ",
+                               std::to_string(pattern.size() - 7)));
     }
 }
 
@@ -104,8 +106,7 @@ TEST(RoutePattern, RejectsInvalidPatternsWithPreciseMessages) {
             (void)parse_route_pattern(row.pattern);
             ADD_FAILURE() << "accepted " << row.pattern;
         } catch (const std::invalid_argument& e) {
-            EXPECT_EQ(std::string(e.what()),
-                      "invalid route pattern \"" + std::string(row.pattern) + "\": " + std::string(row.error));
+            EXPECT_EQ(std::string(e.what()), testing::cat("invalid route pattern \"", row.pattern, "\": ", row.error));
         }
     }
 }

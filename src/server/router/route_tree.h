@@ -36,7 +36,6 @@ struct RouteNode {
     std::uint32_t edge_count = 0;
     std::uint32_t table_mask = 0;  // 0: a plain list
     bool has_segment_params = false;
-    ParamType type = ParamType::kStr;  // parameter nodes only
     std::uint32_t terminal = kNone;
     std::uint32_t path_child = kNone;
     std::array<std::uint32_t, kSegmentParamTypes> param_children{kNone, kNone, kNone, kNone};
@@ -49,6 +48,9 @@ struct WalkResult {
     MethodSet seen;
 };
 
+/// The tree reads a path as tokens, each a '/' and the segment after it ("/users/42/" is "/users",
+/// "/42", "/"). A literal edge matches whole tokens, a segment parameter one token with a non-empty
+/// segment, a catch-all whatever is left after a '/'. Only the lookup is noexcept; building may throw.
 class RouteTree {
   public:
     /// Nodes with up to this many literal edges scan a list; more use a hash table.
@@ -76,7 +78,7 @@ class RouteTree {
     std::vector<std::uint32_t> edges_of(std::uint32_t node) const;
     void add_edge(std::uint32_t node, std::uint32_t edge);
     std::uint32_t new_edge(std::uint32_t label_off, std::uint32_t label_len, std::uint32_t child);
-    std::uint32_t add_node(ParamType type);
+    std::uint32_t add_node();
 
     // Lookup (route_tree.cpp).
     const Edge* find_edge(const RouteNode& node, std::string_view rest) const noexcept;

@@ -18,10 +18,8 @@ RouteTree::RouteTree() {
     nodes_.emplace_back();
 }
 
-std::uint32_t RouteTree::add_node(ParamType type) {
-    RouteNode node;
-    node.type = type;
-    nodes_.push_back(node);
+std::uint32_t RouteTree::add_node() {
+    nodes_.emplace_back();
     return static_cast<std::uint32_t>(nodes_.size() - 1);
 }
 
@@ -85,7 +83,7 @@ std::uint32_t RouteTree::param_child(std::uint32_t n, ParamType type) {
                                         : nodes_[n].param_children[static_cast<std::size_t>(type)];
     };
     if (slot_of() == kNone) {
-        std::uint32_t child = add_node(type);
+        std::uint32_t child = add_node();
         slot_of() = child;  // looked up again: add_node may have moved nodes_
         if (type != ParamType::kPath) nodes_[n].has_segment_params = true;
     }
@@ -99,7 +97,7 @@ std::uint32_t RouteTree::insert_literals(std::uint32_t n, const Token* tokens, s
             auto off = static_cast<std::uint32_t>(bytes_.size());
             for (std::size_t k = 0; k < count; ++k)
                 bytes_ += tokens[k].text;
-            std::uint32_t child = add_node(ParamType::kStr);
+            std::uint32_t child = add_node();
             add_edge(n, new_edge(off, static_cast<std::uint32_t>(bytes_.size()) - off, child));
             return child;
         }
@@ -115,7 +113,7 @@ std::uint32_t RouteTree::insert_literals(std::uint32_t n, const Token* tokens, s
         }
         if (pos < label.size()) {
             // Split: the edge keeps its first tokens (and so its table key) and leads to a new node.
-            std::uint32_t mid = add_node(ParamType::kStr);
+            std::uint32_t mid = add_node();
             std::uint32_t tail = new_edge(edge.label_off + static_cast<std::uint32_t>(pos),
                                           edge.label_len - static_cast<std::uint32_t>(pos), edge.child);
             edges_[e].label_len = static_cast<std::uint32_t>(pos);

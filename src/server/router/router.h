@@ -38,7 +38,9 @@ class Router {
     /// pattern that serves the method wins; HEAD is served by GET where a pattern has no HEAD.
     /// Without a serving pattern: kOptions for OPTIONS, else kMethodNotAllowed, with `allowed` the
     /// union over all matching patterns (+HEAD where GET, +OPTIONS); kNotFound when none matches.
-    // ~50 ns per lookup at 500 routes (hit), see router_bench.
+    // Budget: well under 100 ns. Measured with router_bench, 500 REST routes, g++ 12 -O3, CPU time on
+    // a loaded 2-vCPU VM: static hit ~43 ns, mixed hits ~60-66 ns, 2-parameter hit ~70 ns, 404 ~41 ns,
+    // 405 ~43 ns (about 340 instructions for a 3-segment static path).
     [[nodiscard]] MatchOutcome match(Method method, std::string_view path, RouteMatch* out) const noexcept;
 
     /// Every registered route, in registration order.

@@ -18,8 +18,6 @@ void run_cases(const Router& router, std::initializer_list<Case> cases) {
     }
 }
 
-constexpr std::string_view kUuid = "123e4567-e89b-12d3-a456-426614174000";
-
 TEST(RouterPriority, LiteralBeatsTypedBeatsPlainBeatsCatchAll) {
     Router r;
     // Registered lowest priority first: order of registration must not matter.
@@ -29,18 +27,18 @@ TEST(RouterPriority, LiteralBeatsTypedBeatsPlainBeatsCatchAll) {
                 {GET, "/x/{f:float}", 4},
                 {GET, "/x/{i:int}", 5},
                 {GET, "/x/me", 6}});
-    run_cases(r,
-              {
-                  {GET, "/x/me", "6 /x/me"},
-                  {GET, "/x/12", "5 /x/{i:int} i=12"},
-                  {GET, "/x/1.5", "4 /x/{f:float} f=1.5"},
-                  {GET, std::string("/x/") + std::string(kUuid), std::string("3 /x/{u:uuid} u=") + std::string(kUuid)},
-                  {GET, "/x/mex", "2 /x/{s} s=mex"},
-                  {GET, "/x/m", "2 /x/{s} s=m"},
-                  {GET, "/x/", "1 /x/{rest:path} rest="},
-                  {GET, "/x/me/too", "1 /x/{rest:path} rest=me/too"},
-                  {GET, "/x/12/", "1 /x/{rest:path} rest=12/"},
-              });
+    run_cases(
+        r, {
+               {GET, "/x/me", "6 /x/me"},
+               {GET, "/x/12", "5 /x/{i:int} i=12"},
+               {GET, "/x/1.5", "4 /x/{f:float} f=1.5"},
+               {GET, "/x/123e4567-e89b-12d3-a456-426614174000", "3 /x/{u:uuid} u=123e4567-e89b-12d3-a456-426614174000"},
+               {GET, "/x/mex", "2 /x/{s} s=mex"},
+               {GET, "/x/m", "2 /x/{s} s=m"},
+               {GET, "/x/", "1 /x/{rest:path} rest="},
+               {GET, "/x/me/too", "1 /x/{rest:path} rest=me/too"},
+               {GET, "/x/12/", "1 /x/{rest:path} rest=12/"},
+           });
 }
 
 TEST(RouterPriority, BacktracksWhenADeeperMatchFails) {
@@ -110,6 +108,53 @@ TEST(RouterPriority, SplitsLiteralEdgesWithoutLosingRoutes) {
                      {GET, "/abe", "404"},
                      {GET, "/", "404"},
                      {POST, "/abcdef", "405 GET, HEAD, OPTIONS"},
+                 });
+}
+
+TEST(RouterPriority, SplitsCompressedEdgesAtSegmentBoundaries) {
+    Router r;
+    add_all(r, {{GET, "/a/b/c", 1},
+                {GET, "/a/b", 2},
+                {GET, "/a", 3},
+                {GET, "/a/bc", 4},
+                {GET, "/a/b/c/d", 5},
+                {GET, "/a/b/{x}/e", 6}});
+    run_cases(r, {
+                     {GET, "/a/b/c", "1 /a/b/c"},
+                     {GET, "/a/b", "2 /a/b"},
+                     {GET, "/a", "3 /a"},
+                     {GET, "/a/bc", "4 /a/bc"},
+                     {GET, "/a/b/c/d", "5 /a/b/c/d"},
+                     {GET, "/a/b/c/e", "6 /a/b/{x}/e x=c"},
+                     {GET, "/a/b/cd", "404"},
+                     {GET, "/a/b/", "404"},
+                     {GET, "/ab", "404"},
+                     {GET, "/a/", "404"},
+                 });
+}
+
+TEST(RouterPriority, WideNodesFindTokensSharingLongPrefixes) {
+    Router r;
+    // Enough siblings for a hash-table node; several share their first eight bytes.
+    add_all(r, {{GET, "/notifications", 1},
+                {GET, "/notification_settings", 2},
+                {GET, "/notifica", 3},
+                {GET, "/notificationsX/{a}", 4},
+                {GET, "/notificat", 5},
+                {GET, "/n", 6},
+                {GET, "/", 7},
+                {GET, "/{other}", 8}});
+    run_cases(r, {
+                     {GET, "/notifications", "1 /notifications"},
+                     {GET, "/notification_settings", "2 /notification_settings"},
+                     {GET, "/notifica", "3 /notifica"},
+                     {GET, "/notificationsX/q", "4 /notificationsX/{a} a=q"},
+                     {GET, "/notificat", "5 /notificat"},
+                     {GET, "/n", "6 /n"},
+                     {GET, "/", "7 /"},
+                     {GET, "/notification", "8 /{other} other=notification"},
+                     {GET, "/notificationsX", "8 /{other} other=notificationsX"},
+                     {GET, "/notifications/", "404"},
                  });
 }
 

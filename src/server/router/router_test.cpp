@@ -13,6 +13,7 @@ namespace {
 
 using testing::add_all;
 using testing::Case;
+using testing::cat;
 using testing::describe;
 constexpr Method GET = Method::kGet, HEAD = Method::kHead, POST = Method::kPost, PUT = Method::kPut,
                  DELETE = Method::kDelete, OPTIONS = Method::kOptions, PATCH = Method::kPatch, OTHER = Method::kOther;
@@ -201,20 +202,20 @@ TEST(Router, CapturesMaxParams) {
     Router r;
     std::string pattern, path, expected;
     for (std::size_t i = 0; i < kMaxParams; ++i) {
-        pattern += "/{p" + std::to_string(i) + "}";
-        path += "/v" + std::to_string(i);
+        pattern += cat("/{p", std::to_string(i), "}");
+        path += cat("/v", std::to_string(i));
     }
     r.add(GET, pattern, 1);
-    expected = "1 " + pattern;
+    expected = cat("1 ", pattern);
     for (std::size_t i = 0; i < kMaxParams; ++i)
-        expected += " p" + std::to_string(i) + "=v" + std::to_string(i);
+        expected += cat(" p", std::to_string(i), "=v", std::to_string(i));
     EXPECT_EQ(describe(r, GET, path), expected);
-    EXPECT_EQ(describe(r, GET, path + "/more"), "404");
+    EXPECT_EQ(describe(r, GET, cat(path, "/more")), "404");
 }
 
 TEST(Router, HandlesLongPathsAndUnicodeBytes) {
     Router r;
-    const std::string long_literal = "/" + std::string(5000, 'x');
+    const std::string long_literal = cat("/", std::string(5000, 'x'));
     add_all(r, {{GET, long_literal, 1},
                 {GET, "/caf\xc3\xa9/{name}", 2},
                 {GET, "/\xe6\x97\xa5\xe6\x9c\xac/{p:path}", 3},
@@ -227,10 +228,10 @@ TEST(Router, HandlesLongPathsAndUnicodeBytes) {
                      {GET, "/\xe6\x97\xa5\xe6\x9c\xac/a/\xff", "3 /\xe6\x97\xa5\xe6\x9c\xac/{p:path} p=a/\xff"},
                      {GET, std::string_view("/u/a\0b", 6), std::string_view("4 /u/{id} id=a\0b", 16)},
                  });
-    EXPECT_EQ(describe(r, GET, long_literal), "1 " + long_literal);
-    EXPECT_EQ(describe(r, GET, long_literal + "x"), "404");
+    EXPECT_EQ(describe(r, GET, long_literal), cat("1 ", long_literal));
+    EXPECT_EQ(describe(r, GET, cat(long_literal, "x")), "404");
     EXPECT_EQ(describe(r, GET, long_literal.substr(0, 4999)), "404");
-    EXPECT_EQ(describe(r, GET, "/u/" + long_value), "4 /u/{id} id=" + long_value);
+    EXPECT_EQ(describe(r, GET, cat("/u/", long_value)), cat("4 /u/{id} id=", long_value));
     std::string many_slashes(100000, '/');
     EXPECT_EQ(describe(r, GET, many_slashes), "404");
 }
@@ -239,26 +240,27 @@ TEST(Router, ManyRoutesAllResolve) {
     Router r;
     RouteId id = 0;
     for (int res = 0; res < 100; ++res) {
-        std::string base = "/v1/res" + std::to_string(res);
+        std::string base = cat("/v1/res", std::to_string(res));
+        std::string sub = cat("/sub", std::to_string(res % 7));
         r.add(GET, base, id++);
         r.add(POST, base, id++);
-        r.add(GET, base + "/{id}", id++);
-        r.add(GET, base + "/{id}/sub" + std::to_string(res % 7), id++);
-        r.add(GET, base + "/{id:int}/sub" + std::to_string(res % 7) + "/{sub_id}", id++);
+        r.add(GET, cat(base, "/{id}"), id++);
+        r.add(GET, cat(base, "/{id}", sub), id++);
+        r.add(GET, cat(base, "/{id:int}", sub, "/{sub_id}"), id++);
     }
     ASSERT_EQ(r.routes().size(), 500u);
     for (int res = 0; res < 100; ++res) {
-        std::string base = "/v1/res" + std::to_string(res);
-        std::string sub = "/sub" + std::to_string(res % 7);
-        RouteId first = static_cast<RouteId>(res * 5);
-        EXPECT_EQ(describe(r, GET, base), std::to_string(first) + " " + base);
-        EXPECT_EQ(describe(r, POST, base), std::to_string(first + 1) + " " + base);
-        EXPECT_EQ(describe(r, GET, base + "/k"), std::to_string(first + 2) + " " + base + "/{id} id=k");
-        EXPECT_EQ(describe(r, GET, base + "/k" + sub),
-                  std::to_string(first + 3) + " " + base + "/{id}" + sub + " id=k");
-        EXPECT_EQ(describe(r, GET, base + "/5" + sub + "/z"),
-                  std::to_string(first + 4) + " " + base + "/{id:int}" + sub + "/{sub_id} id=5 sub_id=z");
-        EXPECT_EQ(describe(r, GET, base + "/k" + sub + "/z"), "404");
+        std::string base = cat("/v1/res", std::to_string(res));
+        std::string sub = cat("/sub", std::to_string(res % 7));
+        auto first = static_cast<RouteId>(res * 5);
+        EXPECT_EQ(describe(r, GET, base), cat(std::to_string(first), " ", base));
+        EXPECT_EQ(describe(r, POST, base), cat(std::to_string(first + 1), " ", base));
+        EXPECT_EQ(describe(r, GET, cat(base, "/k")), cat(std::to_string(first + 2), " ", base, "/{id} id=k"));
+        EXPECT_EQ(describe(r, GET, cat(base, "/k", sub)),
+                  cat(std::to_string(first + 3), " ", base, "/{id}", sub, " id=k"));
+        EXPECT_EQ(describe(r, GET, cat(base, "/5", sub, "/z")),
+                  cat(std::to_string(first + 4), " ", base, "/{id:int}", sub, "/{sub_id} id=5 sub_id=z"));
+        EXPECT_EQ(describe(r, GET, cat(base, "/k", sub, "/z")), "404");
         EXPECT_EQ(describe(r, PUT, base), "405 GET, HEAD, POST, OPTIONS");
     }
     EXPECT_EQ(describe(r, GET, "/v1/res100"), "404");

@@ -10,6 +10,14 @@
 
 namespace slipstream::server::testing {
 
+/// Concatenates pieces with append(): GCC 12 at -O3 warns falsely (-Wrestrict) on chained operator+.
+template <typename... Parts>
+std::string cat(const Parts&... parts) {
+    std::string s;
+    (s.append(std::string_view(parts)), ...);
+    return s;
+}
+
 struct RouteRow {
     Method method;
     std::string_view pattern;
@@ -27,21 +35,22 @@ inline std::string describe(const Router& router, Method method, std::string_vie
     RouteMatch m;
     MatchOutcome outcome = router.match(method, path, &m);
     std::array<char, kAllowBufferSize> buf{};
+    // Built with append(), as cat() above.
+    std::string s;
     switch (outcome) {
-        case MatchOutcome::kFound: {
-            std::string s = std::to_string(m.route_id) + " " + std::string(m.pattern);
-            if (m.implicit_head) s += " head";
-            for (const RouteParam& p : m.captured()) {
-                s += " " + std::string(p.name) + "=" + std::string(p.value);
-            }
+        case MatchOutcome::kFound:
+            s = std::to_string(m.route_id);
+            s.append(" ").append(m.pattern);
+            if (m.implicit_head) s.append(" head");
+            for (const RouteParam& p : m.captured())
+                s.append(" ").append(p.name).append("=").append(p.value);
             return s;
-        }
         case MatchOutcome::kNotFound:
             return "404";
         case MatchOutcome::kMethodNotAllowed:
-            return "405 " + std::string(format_allow(m.allowed, buf));
+            return s.append("405 ").append(format_allow(m.allowed, buf));
         case MatchOutcome::kOptions:
-            return "options " + std::string(format_allow(m.allowed, buf));
+            return s.append("options ").append(format_allow(m.allowed, buf));
     }
     return "?";
 }

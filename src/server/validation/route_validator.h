@@ -14,7 +14,7 @@ namespace slipstream::server {
 
 /// Compiled from a RouteSpec at registration (control plane), then shared read-only by every I/O thread.
 class RouteValidator {
-public:
+  public:
     virtual ~RouteValidator() = default;
 
     /// Compiles every schema of `spec`. Throws std::invalid_argument naming the parameter and the problem.

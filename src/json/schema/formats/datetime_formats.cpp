@@ -4,7 +4,9 @@
 namespace slipstream::json::schema::formats {
 namespace {
 
-bool digit(char c) { return c >= '0' && c <= '9'; }
+bool digit(char c) {
+    return c >= '0' && c <= '9';
+}
 
 bool fail(std::string* error, std::string_view reason) {
     if (error) *error = reason;
@@ -24,7 +26,9 @@ bool read_digits(std::string_view s, std::size_t pos, int n, int* out) {
     return true;
 }
 
-bool leap_year(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+bool leap_year(int y) {
+    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
 
 int days_in_month(int y, int m) {
     static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -60,7 +64,8 @@ bool parse_time(std::string_view s, std::string* error) {
     std::size_t pos = 8;
     if (pos < s.size() && s[pos] == '.') {
         std::size_t start = ++pos;
-        while (pos < s.size() && digit(s[pos])) ++pos;
+        while (pos < s.size() && digit(s[pos]))
+            ++pos;
         if (pos == start) return fail(error, "second fraction must contain at least one digit");
     }
     if (pos >= s.size()) return fail(error, "timezone offset is required (Z or +hh:mm)");
@@ -95,7 +100,9 @@ bool check_date(std::string_view s, std::string* error) {
     return true;
 }
 
-bool check_time(std::string_view s, std::string* error) { return parse_time(s, error); }
+bool check_time(std::string_view s, std::string* error) {
+    return parse_time(s, error);
+}
 
 bool check_date_time(std::string_view s, std::string* error) {
     if (!parse_date(s, error)) return false;
@@ -120,7 +127,8 @@ bool check_duration(std::string_view s, std::string* error) {
             continue;
         }
         std::size_t start = pos;
-        while (pos < s.size() && digit(s[pos])) ++pos;
+        while (pos < s.size() && digit(s[pos]))
+            ++pos;
         if (pos == start) return fail(error, "invalid digit in duration");
         if (pos >= s.size()) return fail(error, "duration element has no unit");
         char unit = s[pos++];

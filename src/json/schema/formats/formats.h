@@ -10,22 +10,22 @@ namespace slipstream::json::schema::formats {
 /// `error`. Pure functions over the bytes, linear time, no allocation when valid.
 using Checker = bool (*)(std::string_view s, std::string* error);
 
-bool check_date(std::string_view s, std::string* error);       // RFC 3339 full-date
-bool check_time(std::string_view s, std::string* error);       // RFC 3339 full-time (offset required)
-bool check_date_time(std::string_view s, std::string* error);  // RFC 3339 date-time
-bool check_duration(std::string_view s, std::string* error);   // RFC 3339 appendix A duration
-bool check_email(std::string_view s, std::string* error);      // RFC 5321 mailbox
-bool check_hostname(std::string_view s, std::string* error);   // RFC 1123 (+ A-label punycode)
-bool check_ipv4(std::string_view s, std::string* error);       // dotted quad, no leading zeros
-bool check_ipv6(std::string_view s, std::string* error);       // RFC 4291 text form
-bool check_uri(std::string_view s, std::string* error);        // RFC 3986 URI (scheme required)
-bool check_uri_reference(std::string_view s, std::string* error);  // RFC 3986 URI-reference
-bool check_iri(std::string_view s, std::string* error);            // RFC 3987 IRI
-bool check_iri_reference(std::string_view s, std::string* error);  // RFC 3987 IRI-reference
-bool check_uri_template(std::string_view s, std::string* error);   // RFC 6570 (level 4 syntax)
-bool check_idn_email(std::string_view s, std::string* error);      // RFC 6531 mailbox
-bool check_uuid(std::string_view s, std::string* error);       // RFC 4122 8-4-4-4-12 hex
-bool check_regex(std::string_view s, std::string* error);      // ECMA-262 pattern
+bool check_date(std::string_view s, std::string* error);                   // RFC 3339 full-date
+bool check_time(std::string_view s, std::string* error);                   // RFC 3339 full-time (offset required)
+bool check_date_time(std::string_view s, std::string* error);              // RFC 3339 date-time
+bool check_duration(std::string_view s, std::string* error);               // RFC 3339 appendix A duration
+bool check_email(std::string_view s, std::string* error);                  // RFC 5321 mailbox
+bool check_hostname(std::string_view s, std::string* error);               // RFC 1123 (+ A-label punycode)
+bool check_ipv4(std::string_view s, std::string* error);                   // dotted quad, no leading zeros
+bool check_ipv6(std::string_view s, std::string* error);                   // RFC 4291 text form
+bool check_uri(std::string_view s, std::string* error);                    // RFC 3986 URI (scheme required)
+bool check_uri_reference(std::string_view s, std::string* error);          // RFC 3986 URI-reference
+bool check_iri(std::string_view s, std::string* error);                    // RFC 3987 IRI
+bool check_iri_reference(std::string_view s, std::string* error);          // RFC 3987 IRI-reference
+bool check_uri_template(std::string_view s, std::string* error);           // RFC 6570 (level 4 syntax)
+bool check_idn_email(std::string_view s, std::string* error);              // RFC 6531 mailbox
+bool check_uuid(std::string_view s, std::string* error);                   // RFC 4122 8-4-4-4-12 hex
+bool check_regex(std::string_view s, std::string* error);                  // ECMA-262 pattern
 bool check_json_pointer(std::string_view s, std::string* error);           // RFC 6901
 bool check_relative_json_pointer(std::string_view s, std::string* error);  // draft-handrews-relative-json-pointer
 

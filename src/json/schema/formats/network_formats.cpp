@@ -10,9 +10,15 @@ bool fail(std::string* error, std::string_view reason) {
     if (error) *error = reason;
     return false;
 }
-bool digit(char c) { return c >= '0' && c <= '9'; }
-bool alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool hex(char c) { return digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool digit(char c) {
+    return c >= '0' && c <= '9';
+}
+bool alpha(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool hex(char c) {
+    return digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 // RFC 3492 punycode decoding of an A-label's tail (after "xn--"); false when malformed.
 bool punycode_decode(std::string_view in, std::u32string* out) {
@@ -33,7 +39,7 @@ bool punycode_decode(std::string_view in, std::u32string* out) {
         for (std::uint32_t k = kBase;; k += kBase) {
             if (pos >= in.size()) return false;
             char c = in[pos++];
-            std::uint32_t d = digit(c) ? static_cast<std::uint32_t>(c - '0' + 26)
+            std::uint32_t d = digit(c)                 ? static_cast<std::uint32_t>(c - '0' + 26)
                               : (c >= 'a' && c <= 'z') ? static_cast<std::uint32_t>(c - 'a')
                               : (c >= 'A' && c <= 'Z') ? static_cast<std::uint32_t>(c - 'A')
                                                        : kBase;
@@ -88,7 +94,8 @@ bool dotted_quad(std::string_view s) {
     while (true) {
         std::size_t start = pos;
         int value = 0;
-        while (pos < s.size() && digit(s[pos]) && pos - start < 3) value = value * 10 + (s[pos++] - '0');
+        while (pos < s.size() && digit(s[pos]) && pos - start < 3)
+            value = value * 10 + (s[pos++] - '0');
         std::size_t len = pos - start;
         if (len == 0 || value > 255 || (len > 1 && s[start] == '0')) return false;
         ++parts;
@@ -112,7 +119,8 @@ bool ipv6(std::string_view s) {
     }
     while (pos < s.size()) {
         std::size_t start = pos;
-        while (pos < s.size() && hex(s[pos])) ++pos;
+        while (pos < s.size() && hex(s[pos]))
+            ++pos;
         if (pos < s.size() && s[pos] == '.') {  // trailing IPv4 = two groups
             if (!dotted_quad(s.substr(start))) return false;
             groups += 2;
@@ -138,7 +146,8 @@ bool ipv6(std::string_view s) {
 }
 
 bool atext(char c, bool idn) {
-    return (idn && static_cast<unsigned char>(c) >= 0x80) || alpha(c) || digit(c) || std::string_view("!#$%&'*+-/=?^_`{|}~").find(c) != std::string_view::npos;
+    return (idn && static_cast<unsigned char>(c) >= 0x80) || alpha(c) || digit(c) ||
+           std::string_view("!#$%&'*+-/=?^_`{|}~").find(c) != std::string_view::npos;
 }
 
 bool hostname(std::string_view s, bool idn, std::string* error) {
@@ -172,10 +181,13 @@ bool email(std::string_view s, bool idn, std::string* error) {
                 return fail(error, "The quoted local part contains an invalid character.");
         }
     } else {
-        if (local.front() == '.' || local.back() == '.') return fail(error, "The email address cannot start or end with a period.");
-        if (local.find("..") != std::string_view::npos) return fail(error, "The email address cannot have two periods in a row.");
+        if (local.front() == '.' || local.back() == '.')
+            return fail(error, "The email address cannot start or end with a period.");
+        if (local.find("..") != std::string_view::npos)
+            return fail(error, "The email address cannot have two periods in a row.");
         for (char c : local)
-            if (c != '.' && !atext(c, idn)) return fail(error, "The part before the @-sign contains an invalid character.");
+            if (c != '.' && !atext(c, idn))
+                return fail(error, "The part before the @-sign contains an invalid character.");
     }
     if (domain.front() == '[') {
         if (domain.back() != ']') return fail(error, "The domain literal is not closed.");
@@ -194,14 +206,22 @@ bool email(std::string_view s, bool idn, std::string* error) {
 
 }  // namespace
 
-bool check_hostname(std::string_view s, std::string* error) { return hostname(s, false, error); }
-bool check_email(std::string_view s, std::string* error) { return email(s, false, error); }
-bool check_idn_email(std::string_view s, std::string* error) { return email(s, true, error); }
+bool check_hostname(std::string_view s, std::string* error) {
+    return hostname(s, false, error);
+}
+bool check_email(std::string_view s, std::string* error) {
+    return email(s, false, error);
+}
+bool check_idn_email(std::string_view s, std::string* error) {
+    return email(s, true, error);
+}
 
 bool check_ipv4(std::string_view s, std::string* error) {
     return dotted_quad(s) || fail(error, "not a dotted-quad IPv4 address");
 }
 
-bool check_ipv6(std::string_view s, std::string* error) { return ipv6(s) || fail(error, "not an IPv6 address"); }
+bool check_ipv6(std::string_view s, std::string* error) {
+    return ipv6(s) || fail(error, "not an IPv6 address");
+}
 
 }  // namespace slipstream::json::schema::formats

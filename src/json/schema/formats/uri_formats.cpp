@@ -8,11 +8,21 @@ bool fail(std::string* error, std::string_view reason) {
     if (error) *error = reason;
     return false;
 }
-bool digit(char c) { return c >= '0' && c <= '9'; }
-bool alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool hex(char c) { return digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-bool unreserved(char c) { return alpha(c) || digit(c) || c == '-' || c == '.' || c == '_' || c == '~'; }
-bool sub_delim(char c) { return std::string_view("!$&'()*+,;=").find(c) != std::string_view::npos; }
+bool digit(char c) {
+    return c >= '0' && c <= '9';
+}
+bool alpha(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool hex(char c) {
+    return digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+bool unreserved(char c) {
+    return alpha(c) || digit(c) || c == '-' || c == '.' || c == '_' || c == '~';
+}
+bool sub_delim(char c) {
+    return std::string_view("!$&'()*+,;=").find(c) != std::string_view::npos;
+}
 
 // Every byte is unreserved, a sub-delim, in `extra`, a %XX escape, or (IRIs) part of a non-ASCII
 // UTF-8 sequence.
@@ -102,7 +112,8 @@ bool rest_ok(std::string_view s, bool has_scheme, bool iri, std::string* error) 
 std::size_t scheme_length(std::string_view s) {
     if (s.empty() || !alpha(s[0])) return 0;
     std::size_t i = 1;
-    while (i < s.size() && (alpha(s[i]) || digit(s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.')) ++i;
+    while (i < s.size() && (alpha(s[i]) || digit(s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.'))
+        ++i;
     return i < s.size() && s[i] == ':' ? i : 0;
 }
 
@@ -140,7 +151,8 @@ bool varspec(std::string_view s, std::size_t* i) {
         ++*i;
     } else if (*i < s.size() && s[*i] == ':') {
         std::size_t start = ++*i;
-        while (*i < s.size() && digit(s[*i])) ++*i;
+        while (*i < s.size() && digit(s[*i]))
+            ++*i;
         std::size_t len = *i - start;
         if (len == 0 || len > 4 || s[start] == '0') return false;
     }
@@ -149,10 +161,18 @@ bool varspec(std::string_view s, std::size_t* i) {
 
 }  // namespace
 
-bool check_uri(std::string_view s, std::string* error) { return absolute(s, false, error); }
-bool check_uri_reference(std::string_view s, std::string* error) { return reference(s, false, error); }
-bool check_iri(std::string_view s, std::string* error) { return absolute(s, true, error); }
-bool check_iri_reference(std::string_view s, std::string* error) { return reference(s, true, error); }
+bool check_uri(std::string_view s, std::string* error) {
+    return absolute(s, false, error);
+}
+bool check_uri_reference(std::string_view s, std::string* error) {
+    return reference(s, false, error);
+}
+bool check_iri(std::string_view s, std::string* error) {
+    return absolute(s, true, error);
+}
+bool check_iri_reference(std::string_view s, std::string* error) {
+    return reference(s, true, error);
+}
 
 bool check_uri_template(std::string_view s, std::string* error) {
     for (std::size_t i = 0; i < s.size();) {
@@ -177,7 +197,8 @@ bool check_uri_template(std::string_view s, std::string* error) {
             i += 3;
             continue;
         }
-        if (c <= 0x20 || c == 0x7f || std::string_view("\"<>\\^`|}").find(static_cast<char>(c)) != std::string_view::npos)
+        if (c <= 0x20 || c == 0x7f ||
+            std::string_view("\"<>\\^`|}").find(static_cast<char>(c)) != std::string_view::npos)
             return fail(error, "invalid character in literal");
         ++i;
     }
@@ -195,7 +216,8 @@ bool check_json_pointer(std::string_view s, std::string* error) {
 
 bool check_relative_json_pointer(std::string_view s, std::string* error) {
     std::size_t i = 0;
-    while (i < s.size() && digit(s[i])) ++i;
+    while (i < s.size() && digit(s[i]))
+        ++i;
     if (i == 0) return fail(error, "must start with a non-negative integer");
     if (i > 1 && s[0] == '0') return fail(error, "the integer must not have leading zeros");
     std::string_view rest = s.substr(i);

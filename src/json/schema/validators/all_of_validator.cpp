@@ -7,7 +7,7 @@ namespace slipstream::json::schema::validators {
 namespace {
 
 class AllOfValidator final : public Validator {
-public:
+  public:
     AllOfValidator(std::string location, std::vector<const Node*> children)
         : Validator(std::move(location), kAnyType), children_(std::move(children)) {}
 
@@ -22,7 +22,7 @@ public:
         return ok;
     }
 
-private:
+  private:
     std::vector<const Node*> children_;
 };
 

@@ -15,6 +15,7 @@
 #include "json/schema/node.h"
 #include "json/schema/py_repr.h"
 #include "json/schema/regex.h"
+#include "json/schema/str_cat.h"
 #include "json/schema/validator.h"
 #include "json/value.h"
 
@@ -32,6 +33,11 @@ using detail::Node;
 using detail::PathGuard;
 using detail::Validator;
 using json::Value;
+
+/// Key equality for short member names: length and first byte decide most mismatches cheaply.
+inline bool same_key(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && (a.empty() || (a[0] == b[0] && a == b));
+}
 
 /// An unsigned count as a JSON integer (kInt whenever it fits, like the parser produces).
 inline Value count_value(std::uint64_t n) {

@@ -5,7 +5,7 @@ namespace slipstream::json::schema::validators {
 namespace {
 
 class ConditionalValidator final : public Validator {
-public:
+  public:
     ConditionalValidator(std::string location, const Node* condition, const Node* then_branch, const Node* else_branch)
         : Validator(std::move(location), kAnyType), if_(condition), then_(then_branch), else_(else_branch) {}
 
@@ -19,7 +19,7 @@ public:
         return branch == nullptr || validate_in_place(branch, v, ctx, ann);
     }
 
-private:
+  private:
     const Node* if_;
     const Node* then_;
     const Node* else_;

@@ -9,7 +9,7 @@ namespace {
 constexpr std::uint64_t kUnbounded = std::numeric_limits<std::uint64_t>::max();
 
 class ContainsValidator final : public Validator {
-public:
+  public:
     ContainsValidator(std::string location, const Node* child, std::uint64_t min, std::uint64_t max)
         : Validator(std::move(location), kArrayType), child_(child), min_(min), max_(max) {}
 
@@ -31,20 +31,22 @@ public:
         if (count >= min_ && count <= max_) return true;
         if (auto* sink = ctx.sink()) {
             if (count < min_)
-                ctx.report(location_, "contains",
-                           "List should contain at least " + detail::plural(min_, "item") +
-                               " matching the 'contains' schema, found " + std::to_string(count),
-                           v, sink->make_ctx({{"min_contains", count_value(min_)}, {"actual_contains", count_value(count)}}));
+                ctx.report(
+                    location_, "contains",
+                    detail::cat("List should contain at least ", detail::plural(min_, "item"),
+                                " matching the 'contains' schema, found ", std::to_string(count)),
+                    v, sink->make_ctx({{"min_contains", count_value(min_)}, {"actual_contains", count_value(count)}}));
             else
-                ctx.report(location_, "max_contains",
-                           "List should contain at most " + detail::plural(max_, "item") +
-                               " matching the 'contains' schema, found " + std::to_string(count),
-                           v, sink->make_ctx({{"max_contains", count_value(max_)}, {"actual_contains", count_value(count)}}));
+                ctx.report(
+                    location_, "max_contains",
+                    detail::cat("List should contain at most ", detail::plural(max_, "item"),
+                                " matching the 'contains' schema, found ", std::to_string(count)),
+                    v, sink->make_ctx({{"max_contains", count_value(max_)}, {"actual_contains", count_value(count)}}));
         }
         return false;
     }
 
-private:
+  private:
     const Node* child_;
     std::uint64_t min_;
     std::uint64_t max_;

@@ -41,7 +41,7 @@ bool base64_decode(std::string_view s, std::string* out) {
 }
 
 class ContentValidator final : public Validator {
-public:
+  public:
     ContentValidator(std::string location, bool base64, bool json)
         : Validator(std::move(location), kStringType), base64_(base64), json_(json) {}
 
@@ -58,14 +58,15 @@ public:
         if (json_) {
             base::Arena arena(1024);
             if (!json::parse(text, arena).is_ok()) {
-                ctx.report(location_, "content_media_type", "String should contain a valid application/json document", v);
+                ctx.report(location_, "content_media_type", "String should contain a valid application/json document",
+                           v);
                 return false;
             }
         }
         return true;
     }
 
-private:
+  private:
     bool base64_;
     bool json_;
 };

@@ -8,7 +8,7 @@ namespace slipstream::json::schema::validators {
 namespace {
 
 class DependentRequiredValidator final : public Validator {
-public:
+  public:
     using Rule = std::pair<std::string_view, std::vector<std::string_view>>;
     DependentRequiredValidator(std::string location, std::vector<Rule> rules)
         : Validator(std::move(location), kObjectType), rules_(std::move(rules)) {}
@@ -28,12 +28,12 @@ public:
         return ok;
     }
 
-private:
+  private:
     std::vector<Rule> rules_;
 };
 
 class DependentSchemasValidator final : public Validator {
-public:
+  public:
     using Rule = std::pair<std::string_view, const Node*>;
     DependentSchemasValidator(std::string location, std::vector<Rule> rules)
         : Validator(std::move(location), kObjectType), rules_(std::move(rules)) {}
@@ -50,7 +50,7 @@ public:
         return ok;
     }
 
-private:
+  private:
     std::vector<Rule> rules_;
 };
 
@@ -75,8 +75,14 @@ void add_rules(const KeywordInput& in, std::string_view keyword, bool allow_name
 
 }  // namespace
 
-void make_dependent_required(const KeywordInput& in) { add_rules(in, "dependentRequired", true, false); }
-void make_dependent_schemas(const KeywordInput& in) { add_rules(in, "dependentSchemas", false, true); }
-void make_dependencies(const KeywordInput& in) { add_rules(in, "dependencies", true, true); }
+void make_dependent_required(const KeywordInput& in) {
+    add_rules(in, "dependentRequired", true, false);
+}
+void make_dependent_schemas(const KeywordInput& in) {
+    add_rules(in, "dependentSchemas", false, true);
+}
+void make_dependencies(const KeywordInput& in) {
+    add_rules(in, "dependencies", true, true);
+}
 
 }  // namespace slipstream::json::schema::validators

@@ -6,7 +6,7 @@ namespace slipstream::json::schema::validators {
 namespace {
 
 class FormatValidator final : public Validator {
-public:
+  public:
     FormatValidator(std::string location, const formats::FormatSpec& spec)
         : Validator(std::move(location), kStringType), spec_(spec) {}
 
@@ -25,7 +25,7 @@ public:
         return false;
     }
 
-private:
+  private:
     const formats::FormatSpec& spec_;
 };
 

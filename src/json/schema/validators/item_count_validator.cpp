@@ -7,9 +7,12 @@ namespace slipstream::json::schema::validators {
 namespace {
 
 class ItemCountValidator final : public Validator {
-public:
+  public:
     ItemCountValidator(std::string min_location, std::string max_location, std::uint64_t min, std::uint64_t max)
-        : Validator(std::move(min_location), kArrayType), max_location_(std::move(max_location)), min_(min), max_(max) {}
+        : Validator(std::move(min_location), kArrayType),
+          max_location_(std::move(max_location)),
+          min_(min),
+          max_(max) {}
 
     bool validate(const Value& v, Context& ctx, Annotations*) const override {
         std::uint64_t n = v.size();
@@ -18,8 +21,8 @@ public:
             bool short_ = n < min_;
             std::uint64_t limit = short_ ? min_ : max_;
             ctx.report(short_ ? location_ : max_location_, short_ ? "too_short" : "too_long",
-                       std::string("List should have ") + (short_ ? "at least " : "at most ") + detail::plural(limit, "item") +
-                           " after validation, not " + std::to_string(n),
+                       std::string("List should have ") + (short_ ? "at least " : "at most ") +
+                           detail::plural(limit, "item") + " after validation, not " + std::to_string(n),
                        v,
                        sink->make_ctx({{"field_type", Value::string("List")},
                                        {short_ ? "min_length" : "max_length", count_value(limit)},
@@ -28,7 +31,7 @@ public:
         return false;
     }
 
-private:
+  private:
     std::string max_location_;
     std::uint64_t min_;
     std::uint64_t max_;

@@ -7,7 +7,7 @@ namespace slipstream::json::schema::validators {
 namespace {
 
 class ItemsValidator final : public Validator {
-public:
+  public:
     ItemsValidator(std::string rest_location, std::vector<const Node*> prefix, const Node* rest)
         : Validator(std::move(rest_location), kArrayType), prefix_(std::move(prefix)), rest_(rest) {}
 
@@ -49,7 +49,7 @@ public:
         return ok;
     }
 
-private:
+  private:
     std::vector<const Node*> prefix_;
     const Node* rest_;
 };

@@ -6,19 +6,20 @@ namespace slipstream::json::schema::validators {
 namespace {
 
 class MultipleOfValidator final : public Validator {
-public:
+  public:
     MultipleOfValidator(std::string location, const Value& divisor)
         : Validator(std::move(location), kNumberType), divisor_(divisor) {}
 
     bool validate(const Value& v, Context& ctx, Annotations*) const override {
         if (detail::is_multiple_of(v, divisor_)) return true;
         if (auto* sink = ctx.sink())
-            ctx.report(location_, "multiple_of", "Input should be a multiple of " + detail::py_number(divisor_), v,
+            ctx.report(location_, "multiple_of",
+                       detail::cat("Input should be a multiple of ", detail::py_number(divisor_)), v,
                        sink->make_ctx({{"multiple_of", divisor_}}));
         return false;
     }
 
-private:
+  private:
     Value divisor_;
 };
 

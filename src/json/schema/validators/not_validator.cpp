@@ -5,7 +5,7 @@ namespace slipstream::json::schema::validators {
 namespace {
 
 class NotValidator final : public Validator {
-public:
+  public:
     NotValidator(std::string location, const Node* child) : Validator(std::move(location), kAnyType), child_(child) {}
 
     bool validate(const Value& v, Context& ctx, Annotations*) const override {
@@ -19,12 +19,14 @@ public:
         return false;
     }
 
-private:
+  private:
     const Node* child_;
 };
 
 }  // namespace
 
-void make_not(const KeywordInput& in) { in.add(std::make_unique<NotValidator>(in.location("not"), in.sub("not"))); }
+void make_not(const KeywordInput& in) {
+    in.add(std::make_unique<NotValidator>(in.location("not"), in.sub("not")));
+}
 
 }  // namespace slipstream::json::schema::validators

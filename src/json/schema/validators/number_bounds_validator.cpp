@@ -21,7 +21,7 @@ constexpr BoundInfo kBounds[] = {
 };
 
 class NumberBoundValidator final : public Validator {
-public:
+  public:
     NumberBoundValidator(std::string location, Bound bound, const Value& limit)
         : Validator(std::move(location), kNumberType), bound_(bound), limit_(limit) {}
 
@@ -34,14 +34,13 @@ public:
         if (ok) return true;
         if (auto* sink = ctx.sink()) {
             const BoundInfo& b = kBounds[static_cast<int>(bound_)];
-            ctx.report(location_, b.type,
-                       "Input should be " + std::string(b.phrase) + " " + detail::py_number(limit_), v,
+            ctx.report(location_, b.type, detail::cat("Input should be ", b.phrase, " ", detail::py_number(limit_)), v,
                        sink->make_ctx({{b.ctx_key, limit_}}));
         }
         return false;
     }
 
-private:
+  private:
     Bound bound_;
     Value limit_;
 };

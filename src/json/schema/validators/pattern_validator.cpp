@@ -6,19 +6,19 @@ namespace slipstream::json::schema::validators {
 namespace {
 
 class PatternValidator final : public Validator {
-public:
+  public:
     PatternValidator(std::string location, std::unique_ptr<detail::Regex> regex)
         : Validator(std::move(location), kStringType), regex_(std::move(regex)) {}
 
     bool validate(const Value& v, Context& ctx, Annotations*) const override {
         if (regex_->search(v.as_string())) return true;
         if (auto* sink = ctx.sink())
-            ctx.report(location_, "string_pattern_mismatch", "String should match pattern '" + regex_->source() + "'", v,
-                       sink->make_ctx({{"pattern", Value::string(regex_->source())}}));
+            ctx.report(location_, "string_pattern_mismatch", "String should match pattern '" + regex_->source() + "'",
+                       v, sink->make_ctx({{"pattern", Value::string(regex_->source())}}));
         return false;
     }
 
-private:
+  private:
     std::unique_ptr<detail::Regex> regex_;
 };
 

@@ -13,7 +13,7 @@ struct PatternRule {
 };
 
 class PropertiesValidator final : public Validator {
-public:
+  public:
     PropertiesValidator(std::string location, std::vector<std::pair<std::string_view, const Node*>> properties,
                         std::vector<PatternRule> patterns, const Node* additional, std::string additional_location)
         : Validator(std::move(location), kObjectType),
@@ -22,7 +22,8 @@ public:
           additional_(additional),
           additional_location_(std::move(additional_location)) {
         if (properties_.size() > 8)
-            for (const auto& [name, node] : properties_) index_.emplace(name, node);
+            for (const auto& [name, node] : properties_)
+                index_.emplace(name, node);
     }
 
     bool validate(const Value& v, Context& ctx, Annotations* ann) const override {
@@ -40,14 +41,14 @@ public:
         return ok;
     }
 
-private:
+  private:
     const Node* find(std::string_view key) const {
         if (!index_.empty()) {
             auto it = index_.find(key);
             return it == index_.end() ? nullptr : it->second;
         }
         for (const auto& [name, node] : properties_)
-            if (name == key) return node;
+            if (same_key(name, key)) return node;
         return nullptr;
     }
 

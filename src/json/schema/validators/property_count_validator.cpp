@@ -7,9 +7,12 @@ namespace slipstream::json::schema::validators {
 namespace {
 
 class PropertyCountValidator final : public Validator {
-public:
+  public:
     PropertyCountValidator(std::string min_location, std::string max_location, std::uint64_t min, std::uint64_t max)
-        : Validator(std::move(min_location), kObjectType), max_location_(std::move(max_location)), min_(min), max_(max) {}
+        : Validator(std::move(min_location), kObjectType),
+          max_location_(std::move(max_location)),
+          min_(min),
+          max_(max) {}
 
     bool validate(const Value& v, Context& ctx, Annotations*) const override {
         std::uint64_t n = v.size();
@@ -28,7 +31,7 @@ public:
         return false;
     }
 
-private:
+  private:
     std::string max_location_;
     std::uint64_t min_;
     std::uint64_t max_;
@@ -38,9 +41,9 @@ private:
 
 void make_property_count(const KeywordInput& in) {
     std::uint64_t min = in.get("minProperties") ? in.count("minProperties") : 0;
-    std::uint64_t max =
-        in.get("maxProperties") ? in.count("maxProperties") : std::numeric_limits<std::uint64_t>::max();
-    in.add(std::make_unique<PropertyCountValidator>(in.location("minProperties"), in.location("maxProperties"), min, max));
+    std::uint64_t max = in.get("maxProperties") ? in.count("maxProperties") : std::numeric_limits<std::uint64_t>::max();
+    in.add(
+        std::make_unique<PropertyCountValidator>(in.location("minProperties"), in.location("maxProperties"), min, max));
 }
 
 }  // namespace slipstream::json::schema::validators

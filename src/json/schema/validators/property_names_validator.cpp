@@ -5,7 +5,7 @@ namespace slipstream::json::schema::validators {
 namespace {
 
 class PropertyNamesValidator final : public Validator {
-public:
+  public:
     PropertyNamesValidator(std::string location, const Node* names)
         : Validator(std::move(location), kObjectType), names_(names) {}
 
@@ -21,7 +21,7 @@ public:
         return ok;
     }
 
-private:
+  private:
     const Node* names_;
 };
 

@@ -21,7 +21,11 @@ void add_reference(const KeywordInput& in, std::string_view keyword, bool dynami
 
 }  // namespace
 
-void make_ref(const KeywordInput& in) { add_reference(in, "$ref", false); }
-void make_dynamic_ref(const KeywordInput& in) { add_reference(in, "$dynamicRef", true); }
+void make_ref(const KeywordInput& in) {
+    add_reference(in, "$ref", false);
+}
+void make_dynamic_ref(const KeywordInput& in) {
+    add_reference(in, "$dynamicRef", true);
+}
 
 }  // namespace slipstream::json::schema::validators

@@ -9,10 +9,12 @@
 namespace slipstream::json::schema::validators {
 
 class RefValidator final : public detail::Validator {
-public:
+  public:
     /// `dynamic_keyword`: this is a $dynamicRef; `anchor`: its fragment when it is a plain name.
     RefValidator(std::string location, bool dynamic_keyword, std::string anchor)
-        : Validator(std::move(location), detail::kAnyType), dynamic_keyword_(dynamic_keyword), anchor_(std::move(anchor)) {}
+        : Validator(std::move(location), detail::kAnyType),
+          dynamic_keyword_(dynamic_keyword),
+          anchor_(std::move(anchor)) {}
 
     /// Called once by the compiler. `via_dynamic_anchor`: the static target is a $dynamicAnchor
     /// of that name, which makes a $dynamicRef look through the dynamic scope at run time.
@@ -36,7 +38,7 @@ public:
         return true;
     }
 
-private:
+  private:
     const detail::Node* target_ = nullptr;
     bool dynamic_keyword_;
     bool dynamic_ = false;

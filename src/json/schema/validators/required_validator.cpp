@@ -11,11 +11,12 @@ namespace {
 constexpr std::size_t kLinearLimit = 256;
 
 class RequiredValidator final : public Validator {
-public:
+  public:
     RequiredValidator(std::string location, std::vector<std::string_view> names)
         : Validator(std::move(location), kObjectType), names_(std::move(names)) {
         if (names_.size() > 8)
-            for (std::uint32_t i = 0; i < names_.size(); ++i) index_.emplace(names_[i], i);
+            for (std::uint32_t i = 0; i < names_.size(); ++i)
+                index_.emplace(names_[i], i);
     }
 
     bool validate(const Value& v, Context& ctx, Annotations*) const override {
@@ -44,7 +45,7 @@ public:
         return false;
     }
 
-private:
+  private:
     // Reports one missing name; returns false when validation should stop.
     bool missing(std::string_view name, const Value& object, Context& ctx) const {
         PathSegment key{name, -1};

@@ -18,7 +18,7 @@ constexpr TypeName kTypeNames[] = {
 };
 
 class TypeValidator final : public Validator {
-public:
+  public:
     TypeValidator(std::string location, std::uint8_t types, bool model)
         : Validator(std::move(location), kAnyType), types_(types), model_(model) {
         using json::Type;
@@ -38,14 +38,15 @@ public:
         return false;
     }
 
-private:
+  private:
     void report(const Value& v, Context& ctx) const {
         std::uint8_t shown = types_;
         if ((shown & ~detail::kTypeNull) != 0) shown &= static_cast<std::uint8_t>(~detail::kTypeNull);  // Optional[X]
         if (shown & detail::kTypeNumber) shown &= static_cast<std::uint8_t>(~detail::kTypeInteger);
         if (shown & detail::kTypeInteger) {
             if (v.type() == json::Type::kDouble)
-                ctx.report(location_, "int_from_float", "Input should be a valid integer, got a number with a fractional part", v);
+                ctx.report(location_, "int_from_float",
+                           "Input should be a valid integer, got a number with a fractional part", v);
             else
                 ctx.report(location_, "int_type", "Input should be a valid integer", v);
         }
@@ -72,8 +73,8 @@ std::uint8_t type_from_name(const KeywordInput& in, const Value& name) {
     if (name.is_string())
         for (const TypeName& t : kTypeNames)
             if (t.name == name.as_string()) return t.bit;
-    in.fail("type", "unknown type " + detail::py_repr(name) +
-                        " (expected null, boolean, integer, number, string, array or object)");
+    in.fail("type", detail::cat("unknown type ", detail::py_repr(name),
+                                " (expected null, boolean, integer, number, string, array or object)"));
 }
 
 }  // namespace
@@ -83,7 +84,8 @@ void make_type(const KeywordInput& in) {
     std::uint8_t types = 0;
     if (t.is_array()) {
         if (t.size() == 0) in.fail("type", "must not be an empty array");
-        for (const Value& name : t.items()) types |= type_from_name(in, name);
+        for (const Value& name : t.items())
+            types |= type_from_name(in, name);
     } else {
         types = type_from_name(in, t);
     }

@@ -5,7 +5,7 @@ namespace slipstream::json::schema::validators {
 namespace {
 
 class UnevaluatedValidator final : public Validator {
-public:
+  public:
     UnevaluatedValidator(std::string location, const Node* child, bool properties)
         : Validator(std::move(location), properties ? kObjectType : kArrayType), child_(child) {}
 
@@ -26,7 +26,7 @@ public:
         return ok;
     }
 
-private:
+  private:
     bool check(const Value& v, std::uint32_t i, Context& ctx) const {
         const bool object = v.is_object();
         const Value& item = object ? v.members()[i].value : v.items()[i];
@@ -58,8 +58,8 @@ void make_unevaluated_items(const KeywordInput& in) {
 
 void make_unevaluated_properties(const KeywordInput& in) {
     in.node().track_unevaluated(true, false);
-    in.add(std::make_unique<UnevaluatedValidator>(in.location("unevaluatedProperties"),
-                                                  in.sub("unevaluatedProperties"), true));
+    in.add(std::make_unique<UnevaluatedValidator>(in.location("unevaluatedProperties"), in.sub("unevaluatedProperties"),
+                                                  true));
 }
 
 }  // namespace slipstream::json::schema::validators

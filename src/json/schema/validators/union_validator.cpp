@@ -7,7 +7,7 @@ namespace slipstream::json::schema::validators {
 namespace {
 
 class UnionValidator final : public Validator {
-public:
+  public:
     UnionValidator(std::string location, std::vector<const Node*> branches, bool one_of)
         : Validator(std::move(location), kAnyType), branches_(std::move(branches)), one_of_(one_of) {}
 
@@ -40,7 +40,7 @@ public:
         return false;
     }
 
-private:
+  private:
     // Like pydantic's union errors: each branch's own errors. A branch that only says "null"
     // (Optional[X]) is left out, as pydantic reports just X's errors.
     void report_branches(const Value& v, Context& ctx) const {
@@ -64,7 +64,11 @@ void add_union(const KeywordInput& in, std::string_view keyword, bool one_of) {
 
 }  // namespace
 
-void make_any_of(const KeywordInput& in) { add_union(in, "anyOf", false); }
-void make_one_of(const KeywordInput& in) { add_union(in, "oneOf", true); }
+void make_any_of(const KeywordInput& in) {
+    add_union(in, "anyOf", false);
+}
+void make_one_of(const KeywordInput& in) {
+    add_union(in, "oneOf", true);
+}
 
 }  // namespace slipstream::json::schema::validators

@@ -3,13 +3,13 @@
 #include <array>
 #include <vector>
 
-#include "json/schema/value_hash.h"
 #include "json/schema/validators/common.h"
+#include "json/schema/value_hash.h"
 
 namespace slipstream::json::schema::validators {
 namespace {
 
-constexpr std::uint32_t kPairwiseMax = 16;   // below this, n^2/2 equality checks are cheapest
+constexpr std::uint32_t kPairwiseMax = 16;  // below this, n^2/2 equality checks are cheapest
 constexpr std::uint32_t kStackItems = 256;  // hashes for up to this many items live on the stack
 
 struct Entry {
@@ -18,7 +18,7 @@ struct Entry {
 };
 
 class UniqueItemsValidator final : public Validator {
-public:
+  public:
     explicit UniqueItemsValidator(std::string location) : Validator(std::move(location), kArrayType) {}
 
     bool validate(const Value& v, Context& ctx, Annotations*) const override {
@@ -32,7 +32,7 @@ public:
         return false;
     }
 
-private:
+  private:
     static bool find_duplicate(const Value& v, std::uint32_t* first, std::uint32_t* second) {
         auto items = v.items();
         const std::uint32_t n = v.size();
@@ -49,7 +49,8 @@ private:
             heap.resize(n);
             entries = heap.data();
         }
-        for (std::uint32_t i = 0; i < n; ++i) entries[i] = Entry{detail::value_hash(items[i]), i};
+        for (std::uint32_t i = 0; i < n; ++i)
+            entries[i] = Entry{detail::value_hash(items[i]), i};
         std::sort(entries, entries + n, [](const Entry& a, const Entry& b) {
             return a.hash != b.hash ? a.hash < b.hash : a.index < b.index;
         });
@@ -57,7 +58,8 @@ private:
         bool found = false;
         for (std::uint32_t start = 0; start < n;) {
             std::uint32_t end = start + 1;
-            while (end < n && entries[end].hash == entries[start].hash) ++end;
+            while (end < n && entries[end].hash == entries[start].hash)
+                ++end;
             for (std::uint32_t j = start + 1; j < end; ++j)
                 for (std::uint32_t i = start; i < j; ++i)
                     if (json::equal(items[entries[i].index], items[entries[j].index]) &&

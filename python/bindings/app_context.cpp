@@ -1,0 +1,30 @@
+// AppContext: looks up the runtime helpers once.
+#include "app_context.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace slipstream::python {
+namespace {
+
+PyRef required_attr(PyObject* module, const char* name) {
+    PyRef r = PyRef::steal(PyObject_GetAttrString(module, name));
+    if (!r) {
+        PyErr_Clear();
+        throw std::runtime_error(std::string("slipstream._runtime lacks ") + name);
+    }
+    return r;
+}
+
+}  // namespace
+
+AppContext::AppContext(PyObject* runtime)
+    : resume(required_attr(runtime, "resume")),
+      handle_error(required_attr(runtime, "handle_error")),
+      conversion_failed(required_attr(runtime, "conversion_failed")),
+      make_request(required_attr(runtime, "make_request")),
+      render_name(PyRef::steal(PyUnicode_InternFromString("_slipstream_render"))),
+      response_type(required_attr(runtime, "Response")),
+      encoder(required_attr(runtime, "encode_fallback").get(), required_attr(runtime, "model_plan").get()) {}
+
+}  // namespace slipstream::python

@@ -1,0 +1,25 @@
+// AppContext: the Python-side helpers a native app calls (from slipstream/_runtime.py), resolved once.
+#pragma once
+
+#include <Python.h>
+
+#include "json_encoder.h"
+#include "py_ref.h"
+
+namespace slipstream::python {
+
+/// Owned by NativeApp; used on the executor thread with the GIL held.
+struct AppContext {
+    /// `runtime` is the slipstream._runtime module. Throws std::runtime_error when a helper is missing.
+    explicit AppContext(PyObject* runtime);
+
+    PyRef resume;             // resume(coro, yielded, reply): continue a suspended coroutine on the loop
+    PyRef handle_error;       // handle_error(route, request, exc) -> response object
+    PyRef conversion_failed;  // conversion_failed(route, request, exc, loc) -> response object
+    PyRef make_request;       // make_request(method, path, query, headers, body, path_params, client, route)
+    PyRef render_name;        // "_slipstream_render": a Response object's (status, type, headers, body)
+    PyRef response_type;      // slipstream.responses.Response
+    JsonEncoder encoder;
+};
+
+}  // namespace slipstream::python

@@ -1,0 +1,242 @@
+// Validated JSON -> Python objects for handler arguments; pydantic models are built without re-validation.
+#include "arg_plan.h"
+
+#include <stdexcept>
+#include <string_view>
+
+namespace slipstream::python {
+namespace {
+
+PyObject* str_from(std::string_view s) {
+    return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogatepass");
+}
+
+std::string_view tag_of(PyObject* desc) {
+    if (!PyTuple_Check(desc) || PyTuple_GET_SIZE(desc) < 1) throw std::invalid_argument("argument plan: not a tuple");
+    PyObject* tag = PyTuple_GET_ITEM(desc, 0);
+    Py_ssize_t n = 0;
+    const char* s = PyUnicode_Check(tag) ? PyUnicode_AsUTF8AndSize(tag, &n) : nullptr;
+    if (s == nullptr) throw std::invalid_argument("argument plan: the tag is not a string");
+    return {s, static_cast<std::size_t>(n)};
+}
+
+PyObject* item_at(PyObject* desc, Py_ssize_t i) {
+    if (PyTuple_GET_SIZE(desc) <= i) throw std::invalid_argument("argument plan: missing element");
+    return PyTuple_GET_ITEM(desc, i);
+}
+
+PyRef interned(const char* s) {
+    return PyRef::steal(PyUnicode_InternFromString(s));
+}
+
+}  // namespace
+
+PyObject* json_to_python(JsonView v) {
+    switch (v.kind()) {
+        case JsonView::Kind::kNull: Py_RETURN_NONE;
+        case JsonView::Kind::kBool:
+            if (v.as_bool()) Py_RETURN_TRUE;
+            Py_RETURN_FALSE;
+        case JsonView::Kind::kInt: return PyLong_FromLongLong(v.as_int());
+        case JsonView::Kind::kUint: return PyLong_FromUnsignedLongLong(v.as_uint());
+        case JsonView::Kind::kDouble: return PyFloat_FromDouble(v.as_double());
+        case JsonView::Kind::kString: return str_from(v.as_string());
+        case JsonView::Kind::kArray: {
+            PyObject* list = PyList_New(static_cast<Py_ssize_t>(v.size()));
+            if (list == nullptr) return nullptr;
+            for (std::size_t i = 0; i < v.size(); ++i) {
+                PyObject* item = json_to_python(v.at(i));
+                if (item == nullptr) {
+                    Py_DECREF(list);
+                    return nullptr;
+                }
+                PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), item);
+            }
+            return list;
+        }
+        case JsonView::Kind::kObject: {
+            PyObject* dict = PyDict_New();
+            if (dict == nullptr) return nullptr;
+            for (std::size_t i = 0; i < v.size(); ++i) {
+                auto [key, value] = v.member(i);
+                PyRef k = PyRef::steal(str_from(key));
+                PyRef item = PyRef::steal(k ? json_to_python(value) : nullptr);
+                if (!item || PyDict_SetItem(dict, k.get(), item.get()) < 0) {
+                    Py_DECREF(dict);
+                    return nullptr;
+                }
+            }
+            return dict;
+        }
+    }
+    Py_RETURN_NONE;
+}
+
+std::unique_ptr<ArgPlan> ArgPlan::from_description(PyObject* desc) {
+    auto plan = std::make_unique<ArgPlan>();
+    std::string_view tag = tag_of(desc);
+    if (tag == "any") {
+        plan->kind_ = Kind::kAny;
+    } else if (tag == "int") {
+        plan->kind_ = Kind::kInt;
+    } else if (tag == "float") {
+        plan->kind_ = Kind::kFloat;
+    } else if (tag == "optional" || tag == "list" || tag == "dict") {
+        plan->kind_ = tag == "optional" ? Kind::kOptional : tag == "list" ? Kind::kList : Kind::kDict;
+        plan->item_ = from_description(item_at(desc, 1));
+    } else if (tag == "call") {
+        plan->kind_ = Kind::kCall;
+        plan->target_ = PyRef::borrow(item_at(desc, 1));
+        if (!PyCallable_Check(plan->target_.get())) throw std::invalid_argument("argument plan: call target");
+        plan->item_ = from_description(item_at(desc, 2));
+    } else if (tag == "default") {
+        plan->kind_ = Kind::kDefault;
+        plan->default_ = std::make_unique<Field>();
+        plan->default_->default_kind = static_cast<int>(PyLong_AsLong(item_at(desc, 1)));
+        plan->default_->default_value = PyRef::borrow(item_at(desc, 2));
+        if (plan->default_->default_kind == 3) {
+            PyRef copy_module = PyRef::steal(PyImport_ImportModule("copy"));
+            if (!copy_module) throw std::invalid_argument("argument plan: cannot import copy");
+            plan->default_->deepcopy = PyRef::steal(PyObject_GetAttrString(copy_module.get(), "deepcopy"));
+        }
+        plan->item_ = from_description(item_at(desc, 3));
+    } else if (tag == "model") {
+        plan->kind_ = Kind::kModel;
+        plan->target_ = PyRef::borrow(item_at(desc, 1));
+        if (!PyType_Check(plan->target_.get())) throw std::invalid_argument("argument plan: model class");
+        PyObject* fields = item_at(desc, 2);
+        if (!PyTuple_Check(fields)) throw std::invalid_argument("argument plan: model fields");
+        PyRef copy_module;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fields); ++i) {
+            PyObject* f = PyTuple_GET_ITEM(fields, i);
+            if (!PyTuple_Check(f) || PyTuple_GET_SIZE(f) != 5) throw std::invalid_argument("argument plan: field");
+            Field field;
+            PyObject* name = PyTuple_GET_ITEM(f, 0);
+            PyObject* key = PyTuple_GET_ITEM(f, 1);
+            if (!PyUnicode_Check(name) || !PyUnicode_Check(key)) throw std::invalid_argument("argument plan: field");
+            Py_INCREF(name);
+            PyUnicode_InternInPlace(&name);
+            field.name = PyRef::steal(name);
+            Py_ssize_t n = 0;
+            const char* k = PyUnicode_AsUTF8AndSize(key, &n);
+            if (k == nullptr) throw std::invalid_argument("argument plan: field key");
+            field.key.assign(k, static_cast<std::size_t>(n));
+            field.plan = from_description(PyTuple_GET_ITEM(f, 2));
+            field.default_kind = static_cast<int>(PyLong_AsLong(PyTuple_GET_ITEM(f, 3)));
+            field.default_value = PyRef::borrow(PyTuple_GET_ITEM(f, 4));
+            if (field.default_kind == 3) {
+                if (!copy_module) copy_module = PyRef::steal(PyImport_ImportModule("copy"));
+                if (!copy_module) throw std::invalid_argument("argument plan: cannot import copy");
+                field.deepcopy = PyRef::steal(PyObject_GetAttrString(copy_module.get(), "deepcopy"));
+            }
+            plan->fields_.push_back(std::move(field));
+        }
+        plan->new_ = PyRef::steal(PyObject_GetAttrString(reinterpret_cast<PyObject*>(&PyBaseObject_Type), "__new__"));
+        plan->dict_name_ = interned("__dict__");
+        plan->fields_set_name_ = interned("__pydantic_fields_set__");
+        plan->extra_name_ = interned("__pydantic_extra__");
+        plan->private_name_ = interned("__pydantic_private__");
+    } else {
+        throw std::invalid_argument("argument plan: unknown tag '" + std::string(tag) + "'");
+    }
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        throw std::invalid_argument("argument plan: malformed description");
+    }
+    return plan;
+}
+
+PyObject* ArgPlan::convert(JsonView v) const {
+    switch (kind_) {
+        case Kind::kAny: return json_to_python(v);
+        case Kind::kInt:
+            if (v.kind() == JsonView::Kind::kDouble) return PyLong_FromDouble(v.as_double());
+            return json_to_python(v);
+        case Kind::kFloat:
+            if (v.kind() == JsonView::Kind::kInt || v.kind() == JsonView::Kind::kUint)
+                return PyFloat_FromDouble(v.as_double());
+            return json_to_python(v);
+        case Kind::kOptional:
+            if (v.is_null()) Py_RETURN_NONE;
+            return item_->convert(v);
+        case Kind::kList: {
+            if (v.kind() != JsonView::Kind::kArray) return json_to_python(v);
+            PyObject* list = PyList_New(static_cast<Py_ssize_t>(v.size()));
+            if (list == nullptr) return nullptr;
+            for (std::size_t i = 0; i < v.size(); ++i) {
+                PyObject* item = item_->convert(v.at(i));
+                if (item == nullptr) {
+                    Py_DECREF(list);
+                    return nullptr;
+                }
+                PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), item);
+            }
+            return list;
+        }
+        case Kind::kDict: {
+            if (v.kind() != JsonView::Kind::kObject) return json_to_python(v);
+            PyObject* dict = PyDict_New();
+            if (dict == nullptr) return nullptr;
+            for (std::size_t i = 0; i < v.size(); ++i) {
+                auto [key, value] = v.member(i);
+                PyRef k = PyRef::steal(str_from(key));
+                PyRef item = PyRef::steal(k ? item_->convert(value) : nullptr);
+                if (!item || PyDict_SetItem(dict, k.get(), item.get()) < 0) {
+                    Py_DECREF(dict);
+                    return nullptr;
+                }
+            }
+            return dict;
+        }
+        case Kind::kCall: {
+            PyRef inner = PyRef::steal(item_->convert(v));
+            if (!inner) return nullptr;
+            PyObject* arg = inner.get();
+            return PyObject_Vectorcall(target_.get(), &arg, 1, nullptr);
+        }
+        case Kind::kModel: return convert_model(v);
+        case Kind::kDefault:
+            if (v.is_null()) return make_default(*default_);
+            return item_->convert(v);
+    }
+    return json_to_python(v);
+}
+
+PyObject* ArgPlan::make_default(const Field& f) {
+    if (f.default_kind == 2) return PyObject_CallNoArgs(f.default_value.get());
+    if (f.default_kind == 3) {
+        PyObject* arg = f.default_value.get();
+        return PyObject_Vectorcall(f.deepcopy.get(), &arg, 1, nullptr);
+    }
+    return PyRef(f.default_value).release();
+}
+
+// pydantic's model_construct(): __dict__ from the validated data (defaults for absent fields), no validation.
+PyObject* ArgPlan::convert_model(JsonView v) const {
+    if (v.kind() != JsonView::Kind::kObject) return json_to_python(v);
+    PyObject* cls = target_.get();
+    PyRef obj = PyRef::steal(PyObject_Vectorcall(new_.get(), &cls, 1, nullptr));
+    PyRef values = PyRef::steal(obj ? PyDict_New() : nullptr);
+    PyRef fields_set = PyRef::steal(values ? PySet_New(nullptr) : nullptr);
+    if (!fields_set) return nullptr;
+    for (const Field& f : fields_) {
+        PyRef value;
+        if (v.has(f.key)) {
+            value = PyRef::steal(f.plan->convert(v.get(f.key)));
+            if (!value || PySet_Add(fields_set.get(), f.name.get()) < 0) return nullptr;
+        } else if (f.default_kind == 0) {
+            continue;  // required: validation guaranteed presence; never reached
+        } else {
+            value = PyRef::steal(make_default(f));
+        }
+        if (!value || PyDict_SetItem(values.get(), f.name.get(), value.get()) < 0) return nullptr;
+    }
+    if (PyObject_GenericSetAttr(obj.get(), dict_name_.get(), values.get()) < 0 ||
+        PyObject_GenericSetAttr(obj.get(), fields_set_name_.get(), fields_set.get()) < 0 ||
+        PyObject_GenericSetAttr(obj.get(), extra_name_.get(), Py_None) < 0 ||
+        PyObject_GenericSetAttr(obj.get(), private_name_.get(), Py_None) < 0)
+        return nullptr;
+    return obj.release();
+}
+
+}  // namespace slipstream::python

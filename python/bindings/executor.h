@@ -1,0 +1,58 @@
+// Executor: the one Python thread of a process; takes batches of ready requests and runs their handlers.
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "py_ref.h"
+#include "slipstream/request.h"
+#include "slipstream/responder.h"
+
+namespace slipstream::python {
+
+class PyRoute;
+
+/// I/O threads submit() requests without touching the GIL; the executor thread runs an asyncio loop
+/// (slipstream/_runtime.py) that watches an eventfd and calls drain(), which takes every queued request and
+/// runs the handlers with the GIL held for the whole batch. At most one eventfd write per batch.
+class Executor {
+public:
+    Executor();
+    ~Executor();
+    Executor(const Executor&) = delete;
+    Executor& operator=(const Executor&) = delete;
+
+    /// Any thread, no GIL needed. The route must outlive the executor.
+    void submit(const Request& request, Responder responder, const PyRoute* route);
+
+    /// Starts the executor thread: it takes the GIL and calls `runner(eventfd, drain)`, which runs until
+    /// drain() reports a stop. Call with the GIL held.
+    void start(PyObject* runner);
+    /// Asks the executor to stop after the queued requests. Any thread.
+    void request_stop();
+    /// Waits for the executor thread. Call WITHOUT the GIL.
+    void join();
+    bool running() const { return thread_.joinable(); }
+
+    /// Executor thread, GIL held: runs every queued request. Returns true when the loop should stop.
+    bool drain() noexcept;
+
+private:
+    struct Job {
+        Request request;
+        Responder responder;
+        const PyRoute* route;
+    };
+
+    std::mutex mutex_;
+    std::vector<Job> queue_;
+    std::vector<Job> batch_;
+    bool notified_ = false;
+    std::atomic<bool> stop_{false};
+    int event_fd_ = -1;
+    std::thread thread_;
+};
+
+}  // namespace slipstream::python

@@ -1,0 +1,121 @@
+// NativeApp: route registration into slipstream::App, and the lifecycle of server + executor.
+#include "native_app.h"
+
+#include <nanobind/nanobind.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <stdexcept>
+
+#include "server_options_from_dict.h"
+
+namespace nb = nanobind;
+
+namespace slipstream::python {
+
+NativeApp::NativeApp(PyObject* options, PyObject* runtime)
+    : context_(std::make_unique<AppContext>(runtime)),
+      runner_(PyRef::steal(PyObject_GetAttrString(runtime, "run_executor"))),
+      app_(std::make_unique<App>(server_options_from_dict(options))) {
+    if (!runner_) {
+        PyErr_Clear();
+        throw std::invalid_argument("slipstream._runtime lacks run_executor");
+    }
+}
+
+NativeApp::~NativeApp() {
+    if (started_ && !finished_) {
+        app_->stop();
+        wait();
+    }
+    // The App (and its I/O threads) go first, then the routes they point to.
+    {
+        nb::gil_scoped_release release;
+        app_.reset();
+    }
+}
+
+void NativeApp::add_route(const std::string& method, const std::string& pattern, PyObject* route_desc) {
+    if (started_) throw std::invalid_argument("routes must be added before the app starts");
+    auto route = std::make_unique<PyRoute>(route_desc, *context_);
+    Executor* executor = &executor_;
+    const PyRoute* target = route.get();
+    AsyncHandler handler = [executor, target](Request& request, Responder responder) {
+        executor->submit(request, std::move(responder), target);
+    };
+    const RouteSpec& spec = route->spec();
+    if (spec.params.empty() && spec.body.empty())
+        app_->route_async(method, pattern, std::move(handler));
+    else
+        app_->route_async(method, pattern, std::move(handler), spec);
+    routes_.push_back(std::move(route));
+}
+
+void NativeApp::listen(const std::string& host, int port) {
+    if (port < 0 || port > 65535) throw std::invalid_argument("port out of range");
+    app_->listen(host, static_cast<std::uint16_t>(port));
+}
+
+void NativeApp::start() {
+    if (started_) throw std::invalid_argument("the app was already started");
+    executor_.start(runner_.get());
+    started_ = true;
+    nb::gil_scoped_release release;
+    app_->start();
+}
+
+int NativeApp::run() {
+    if (started_) throw std::invalid_argument("the app was already started");
+    // SIGINT/SIGTERM go to the server's signalfd: block them here before any of our threads exist.
+    sigset_t stop_signals, previous;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
+    executor_.start(runner_.get());
+    started_ = true;
+    int rc = 0;
+    {
+        nb::gil_scoped_release release;
+        try {
+            rc = app_->run();
+        } catch (...) {
+            pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+            app_->stop();
+            nb::gil_scoped_acquire acquire;
+            stop_executor();
+            throw;
+        }
+    }
+    stop_executor();
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    return rc;
+}
+
+void NativeApp::stop() {
+    app_->stop();
+}
+
+void NativeApp::wait() {
+    if (!started_ || finished_) return;
+    {
+        nb::gil_scoped_release release;
+        app_->wait();
+    }
+    stop_executor();
+}
+
+void NativeApp::stop_executor() {
+    executor_.request_stop();
+    {
+        nb::gil_scoped_release release;
+        executor_.join();
+    }
+    finished_ = true;
+}
+
+int NativeApp::port() const {
+    return app_->port();
+}
+
+}  // namespace slipstream::python

@@ -1,0 +1,52 @@
+// NativeApp: the slipstream::App behind a Python App: routes, listeners, the executor, start/run/stop.
+#pragma once
+
+#include <Python.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app_context.h"
+#include "executor.h"
+#include "py_route.h"
+#include "slipstream/app.h"
+
+namespace slipstream::python {
+
+/// Created by the Python App when it starts serving (the route table is handed over once).
+/// Methods run on the thread that owns the Python App, with the GIL held unless noted.
+class NativeApp {
+public:
+    /// `options`: a dict of ServerOptions fields by name; `runtime`: the slipstream._runtime module.
+    /// Throws std::invalid_argument on an unknown option or a bad value.
+    NativeApp(PyObject* options, PyObject* runtime);
+    ~NativeApp();
+
+    /// Registers a route; throws std::invalid_argument (bad pattern, duplicate, bad schema).
+    void add_route(const std::string& method, const std::string& pattern, PyObject* route_desc);
+    /// Throws std::system_error when the address cannot be bound.
+    void listen(const std::string& host, int port);
+    /// Starts the executor and the I/O threads; returns at once.
+    void start();
+    /// Serves until SIGINT/SIGTERM or stop(), drains, stops the executor. Releases the GIL. Returns the exit code.
+    int run();
+    /// Asks the server to drain and stop. Any thread.
+    void stop();
+    /// Waits for the server, then stops and joins the executor. Releases the GIL.
+    void wait();
+    int port() const;
+
+private:
+    void stop_executor();
+
+    std::unique_ptr<AppContext> context_;
+    PyRef runner_;
+    std::vector<std::unique_ptr<PyRoute>> routes_;
+    Executor executor_;
+    std::unique_ptr<App> app_;
+    bool started_ = false;
+    bool finished_ = false;
+};
+
+}  // namespace slipstream::python

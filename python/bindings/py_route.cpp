@@ -1,0 +1,346 @@
+// PyRoute: argument building, the handler call (vectorcall), coroutine stepping and the response.
+#include "py_route.h"
+
+#include <nanobind/nanobind.h>
+
+#include <stdexcept>
+
+#include "pending_reply.h"
+
+namespace nb = nanobind;
+
+namespace slipstream::python {
+namespace {
+
+constexpr std::size_t kInlineArgs = 16;
+
+PyRef attr(PyObject* obj, const char* name) {
+    PyRef r = PyRef::steal(PyObject_GetAttrString(obj, name));
+    if (!r) {
+        PyErr_Clear();
+        throw std::invalid_argument(std::string("route description lacks '") + name + "'");
+    }
+    return r;
+}
+
+std::string str_of(PyObject* o, const char* what) {
+    Py_ssize_t n = 0;
+    const char* s = PyUnicode_Check(o) ? PyUnicode_AsUTF8AndSize(o, &n) : nullptr;
+    if (s == nullptr) {
+        PyErr_Clear();
+        throw std::invalid_argument(std::string("route description: ") + what + " must be a str");
+    }
+    return {s, static_cast<std::size_t>(n)};
+}
+
+long long int_of(PyObject* o, const char* what) {
+    long long v = PyLong_Check(o) ? PyLong_AsLongLong(o) : -1;
+    if (PyErr_Occurred() || !PyLong_Check(o)) {
+        PyErr_Clear();
+        throw std::invalid_argument(std::string("route description: ") + what + " must be an int");
+    }
+    return v;
+}
+
+PyObject* tuple_item(PyObject* t, Py_ssize_t i, Py_ssize_t size, const char* what) {
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != size)
+        throw std::invalid_argument(std::string("route description: ") + what + " must be a tuple of " +
+                                    std::to_string(size));
+    return PyTuple_GET_ITEM(t, i);
+}
+
+std::vector<PyObject*> items_of(PyObject* seq, const char* what) {
+    if (!PyTuple_Check(seq)) throw std::invalid_argument(std::string("route description: ") + what + " must be a tuple");
+    std::vector<PyObject*> out;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(seq); ++i)
+        out.push_back(PyTuple_GET_ITEM(seq, i));
+    return out;
+}
+
+PyObject* str_from(std::string_view s) {
+    return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
+}
+
+PyObject* latin1(std::string_view s) {
+    return PyUnicode_DecodeLatin1(s.data(), static_cast<Py_ssize_t>(s.size()), nullptr);
+}
+
+bool body_allowed(int status) {
+    return status >= 200 && status != 204 && status != 304;
+}
+
+}  // namespace
+
+PyRef fetch_exception() {
+    PyObject *type = nullptr, *value = nullptr, *tb = nullptr;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb != nullptr && value != nullptr) PyException_SetTraceback(value, tb);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    if (value == nullptr) {
+        Py_INCREF(Py_None);
+        value = Py_None;
+    }
+    return PyRef::steal(value);
+}
+
+void answer_internal_error(Responder& responder) {
+    if (PyErr_Occurred()) PyErr_WriteUnraisable(nullptr);
+    responder.send(Response::text("Internal Server Error", 500));
+}
+
+PyRoute::PyRoute(PyObject* desc, AppContext& ctx) : ctx_(ctx), desc_(PyRef::borrow(desc)) {
+    handler_ = attr(desc, "handler");
+    if (!PyCallable_Check(handler_.get())) throw std::invalid_argument("route description: handler is not callable");
+    is_coroutine_ = PyObject_IsTrue(attr(desc, "is_coroutine").get()) == 1;
+    status_code_ = static_cast<int>(int_of(attr(desc, "status_code").get(), "status_code"));
+    prepare_ = attr(desc, "prepare");
+    PyRef path_params = attr(desc, "path_params");
+    for (PyObject* name : items_of(path_params.get(), "path_params")) {
+        path_param_names_.push_back(str_of(name, "path param"));
+        path_params_.push_back(PyRef::borrow(name));
+    }
+    // Parameters and body -> RouteSpec.
+    PyRef params = attr(desc, "params");
+    for (PyObject* p : items_of(params.get(), "params")) {
+        ParamSpec ps;
+        ps.name = str_of(tuple_item(p, 0, 6, "param"), "param name");
+        long long source = int_of(tuple_item(p, 1, 6, "param"), "param source");
+        if (source < 0 || source > 3) throw std::invalid_argument("route description: param source");
+        ps.source = static_cast<ParamSource>(source);
+        ps.alias = str_of(tuple_item(p, 2, 6, "param"), "param alias");
+        ps.schema_json = str_of(tuple_item(p, 3, 6, "param"), "param schema");
+        ps.required = PyObject_IsTrue(tuple_item(p, 4, 6, "param")) == 1;
+        ps.default_json = str_of(tuple_item(p, 5, 6, "param"), "param default");
+        spec_.params.push_back(std::move(ps));
+    }
+    PyRef body = attr(desc, "body");
+    for (PyObject* b : items_of(body.get(), "body")) {
+        BodySpec bs;
+        bs.name = str_of(tuple_item(b, 0, 5, "body"), "body name");
+        bs.schema_json = str_of(tuple_item(b, 1, 5, "body"), "body schema");
+        bs.required = PyObject_IsTrue(tuple_item(b, 2, 5, "body")) == 1;
+        bs.default_json = str_of(tuple_item(b, 3, 5, "body"), "body default");
+        bs.embed = PyObject_IsTrue(tuple_item(b, 4, 5, "body")) == 1;
+        spec_.body.push_back(std::move(bs));
+    }
+    // Handler arguments, all passed by keyword: (name, kind, index, key, plan, loc).
+    PyRef args = attr(desc, "args");
+    std::vector<PyObject*> arg_items = items_of(args.get(), "args");
+    kwnames_ = PyRef::steal(PyTuple_New(static_cast<Py_ssize_t>(arg_items.size())));
+    for (std::size_t i = 0; i < arg_items.size(); ++i) {
+        PyObject* a = arg_items[i];
+        PyObject* name = tuple_item(a, 0, 6, "arg");
+        str_of(name, "arg name");
+        Py_INCREF(name);
+        PyUnicode_InternInPlace(&name);
+        PyTuple_SET_ITEM(kwnames_.get(), static_cast<Py_ssize_t>(i), name);
+        Arg arg;
+        arg.kind = static_cast<int>(int_of(tuple_item(a, 1, 6, "arg"), "arg kind"));
+        if (arg.kind != 0 && arg.kind != 1) throw std::invalid_argument("route description: arg kind");
+        if (arg.kind == 0) {
+            arg.index = static_cast<std::size_t>(int_of(tuple_item(a, 2, 6, "arg"), "arg index"));
+            arg.key = str_of(tuple_item(a, 3, 6, "arg"), "arg key");
+            arg.plan = ArgPlan::from_description(tuple_item(a, 4, 6, "arg"));
+        }
+        arg.loc = PyRef::borrow(tuple_item(a, 5, 6, "arg"));
+        args_.push_back(std::move(arg));
+    }
+}
+
+PyObject* PyRoute::build_request(const Request& request) const {
+    PyRef headers = PyRef::steal(PyList_New(0));
+    if (!headers) return nullptr;
+    bool failed = false;
+    request.for_each_header([&](std::string_view name, std::string_view value) {
+        if (failed) return;
+        std::string lower(name);
+        for (char& c : lower)
+            if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+        PyRef pair = PyRef::steal(Py_BuildValue("(NN)", latin1(lower), latin1(value)));
+        failed = !pair || PyList_Append(headers.get(), pair.get()) < 0;
+    });
+    if (failed) return nullptr;
+    PyRef path_params = PyRef::steal(PyDict_New());
+    if (!path_params) return nullptr;
+    for (std::size_t i = 0; i < path_params_.size(); ++i) {
+        auto value = request.path_param(path_param_names_[i]);
+        PyRef v = PyRef::steal(str_from(value.value_or("")));
+        if (!v || PyDict_SetItem(path_params.get(), path_params_[i].get(), v.get()) < 0) return nullptr;
+    }
+    std::string_view body = request.body();
+    PyObject* argv[] = {
+        str_from(request.method()),
+        str_from(request.path()),
+        latin1(request.query_string()),
+        headers.get(),
+        PyBytes_FromStringAndSize(body.data(), static_cast<Py_ssize_t>(body.size())),
+        path_params.get(),
+        str_from(request.peer()),
+        str_from(request.route()),
+    };
+    PyObject* result = nullptr;
+    if (argv[0] && argv[1] && argv[2] && argv[4] && argv[6] && argv[7])
+        result = PyObject_Vectorcall(ctx_.make_request.get(), argv, 8, nullptr);
+    for (int i : {0, 1, 2, 4, 6, 7})
+        Py_XDECREF(argv[i]);
+    return result;
+}
+
+// Builds every argument and calls the handler with keywords. A conversion failure sets *conversion_failed_out.
+PyObject* PyRoute::call(const Request& request, bool* conversion_failed_out, std::size_t* failed_arg) const {
+    const std::size_t n = args_.size();
+    PyObject* inline_args[kInlineArgs + 1];
+    std::vector<PyObject*> heap_args;
+    PyObject** argv = inline_args;
+    if (n + 1 > kInlineArgs + 1) {
+        heap_args.resize(n + 1);
+        argv = heap_args.data();
+    }
+    JsonView arguments = request.arguments();
+    std::size_t built = 0;
+    PyObject* result = nullptr;
+    for (; built < n; ++built) {
+        const Arg& a = args_[built];
+        PyObject* value = nullptr;
+        if (a.kind == 1) {
+            value = build_request(request);
+        } else {
+            auto [key, view] = arguments.member(a.index);
+            if (key != a.key) view = arguments.get(a.key);
+            value = a.plan->convert(view);
+            if (value == nullptr) {
+                *conversion_failed_out = true;
+                *failed_arg = built;
+            }
+        }
+        if (value == nullptr) break;
+        argv[built + 1] = value;
+    }
+    if (built == n)
+        result = PyObject_Vectorcall(handler_.get(), argv + 1, PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames_.get());
+    for (std::size_t i = 0; i < built; ++i)
+        Py_DECREF(argv[i + 1]);
+    return result;
+}
+
+void PyRoute::handle(const Request& request, Responder responder) const noexcept {
+    bool conversion_failed = false;
+    std::size_t failed_arg = 0;
+    PyRef result = PyRef::steal(call(request, &conversion_failed, &failed_arg));
+    if (!result) {
+        PyRef exc = fetch_exception();
+        if (conversion_failed)
+            answer_error(request, responder, ctx_.conversion_failed.get(), exc.get(), args_[failed_arg].loc.get());
+        else
+            answer_error(request, responder, ctx_.handle_error.get(), exc.get(), nullptr);
+        return;
+    }
+    if (is_coroutine_ && PyCoro_CheckExact(result.get())) {
+        // Step eagerly: most handlers finish without awaiting anything that suspends.
+        PyObject* yielded = nullptr;
+        PySendResult r = PyIter_Send(result.get(), Py_None, &yielded);
+        if (r == PYGEN_RETURN) {
+            PyRef value = PyRef::steal(yielded);
+            return finish(request, responder, value.get());
+        }
+        if (r == PYGEN_ERROR) {
+            PyRef exc = fetch_exception();
+            return fail(request, responder, exc.get());
+        }
+        // It awaits a real future: the loop resumes it in a task and the reply answers when it ends.
+        PyRef first = PyRef::steal(yielded);
+        auto* reply = new PendingReply(this, request, std::move(responder));
+        nb::object reply_obj = nb::cast(reply, nb::rv_policy::take_ownership);
+        PyObject* argv[] = {result.get(), first.get(), reply_obj.ptr()};
+        PyRef ok = PyRef::steal(PyObject_Vectorcall(ctx_.resume.get(), argv, 3, nullptr));
+        if (!ok) {
+            PyRef exc = fetch_exception();
+            reply->fail(exc.get());
+        }
+        return;
+    }
+    finish(request, responder, result.get());
+}
+
+void PyRoute::finish(const Request& request, Responder& responder, PyObject* result) const noexcept {
+    PyRef value = PyRef::borrow(result);
+    // A Response object is sent as is; otherwise response_model / response_class rules apply first.
+    int is_response = PyObject_IsInstance(result, ctx_.response_type.get());
+    if (is_response == 0 && prepare_.get() != Py_None) {
+        PyObject* argv[] = {result};
+        value = PyRef::steal(PyObject_Vectorcall(prepare_.get(), argv, 1, nullptr));
+        is_response = value ? PyObject_IsInstance(value.get(), ctx_.response_type.get()) : -1;
+    }
+    if (is_response < 0) {
+        PyRef exc = fetch_exception();
+        return fail(request, responder, exc.get());
+    }
+    if (is_response == 1) return answer_object(responder, value.get());
+    if (!body_allowed(status_code_)) {
+        responder.send(Response(status_code_));
+        return;
+    }
+    std::string body;
+    if (!ctx_.encoder.encode(value.get(), body)) {
+        PyRef exc = fetch_exception();
+        return fail(request, responder, exc.get());
+    }
+    responder.send(Response::json(std::move(body), status_code_));
+}
+
+void PyRoute::fail(const Request& request, Responder& responder, PyObject* exc) const noexcept {
+    answer_error(request, responder, ctx_.handle_error.get(), exc, nullptr);
+}
+
+void PyRoute::answer_error(const Request& request, Responder& responder, PyObject* helper, PyObject* exc,
+                           PyObject* loc) const {
+    PyRef req = PyRef::steal(build_request(request));
+    if (!req) return answer_internal_error(responder);
+    PyObject* argv[] = {desc_.get(), req.get(), exc, loc};
+    PyRef response = PyRef::steal(PyObject_Vectorcall(helper, argv, loc != nullptr ? 4 : 3, nullptr));
+    if (!response) return answer_internal_error(responder);
+    answer_object(responder, response.get());
+}
+
+// A slipstream.responses.Response: its _slipstream_render() gives (status, content_type, headers, body).
+void PyRoute::answer_object(Responder& responder, PyObject* obj) const {
+    PyRef rendered = PyRef::steal(PyObject_CallMethodNoArgs(obj, ctx_.render_name.get()));
+    if (!rendered || !PyTuple_Check(rendered.get()) || PyTuple_GET_SIZE(rendered.get()) != 4) {
+        if (rendered) PyErr_SetString(PyExc_TypeError, "_slipstream_render() must return a 4-tuple");
+        return answer_internal_error(responder);
+    }
+    PyObject* status = PyTuple_GET_ITEM(rendered.get(), 0);
+    PyObject* content_type = PyTuple_GET_ITEM(rendered.get(), 1);
+    PyObject* headers = PyTuple_GET_ITEM(rendered.get(), 2);
+    PyObject* body = PyTuple_GET_ITEM(rendered.get(), 3);
+    Response response(static_cast<int>(PyLong_AsLong(status)));
+    if (PyErr_Occurred() || !PyBytes_Check(body) || !PyTuple_Check(headers)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "bad rendered response");
+        return answer_internal_error(responder);
+    }
+    if (content_type != Py_None) {
+        const char* ct = PyUnicode_AsUTF8(content_type);
+        if (ct == nullptr) return answer_internal_error(responder);
+        response.content_type = ct;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(headers); ++i) {
+        PyObject* h = PyTuple_GET_ITEM(headers, i);
+        Py_ssize_t nlen = 0, vlen = 0;
+        const char* name = PyTuple_Check(h) && PyTuple_GET_SIZE(h) == 2
+                               ? PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(h, 0), &nlen)
+                               : nullptr;
+        const char* value = name != nullptr ? PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(h, 1), &vlen) : nullptr;
+        if (value == nullptr) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "headers must be (str, str) pairs");
+            return answer_internal_error(responder);
+        }
+        response.headers.emplace_back(std::string(name, static_cast<std::size_t>(nlen)),
+                                      std::string(value, static_cast<std::size_t>(vlen)));
+    }
+    response.body.assign(PyBytes_AS_STRING(body), static_cast<std::size_t>(PyBytes_GET_SIZE(body)));
+    responder.send(std::move(response));
+}
+
+}  // namespace slipstream::python

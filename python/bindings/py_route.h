@@ -1,0 +1,71 @@
+// PyRoute: one Python route: its handler, argument plans and response rules; called on the executor thread.
+#pragma once
+
+#include <Python.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app_context.h"
+#include "arg_plan.h"
+#include "py_ref.h"
+#include "slipstream/request.h"
+#include "slipstream/responder.h"
+#include "slipstream/response.h"
+#include "slipstream/route_spec.h"
+
+namespace slipstream::python {
+
+/// Built at registration from a route description object (slipstream/_routing.py, `NativeRoute`):
+/// attributes handler, is_coroutine, status_code, args, params, body, prepare, path_params.
+/// Every method that runs Python is noexcept: failures become the app's error response or a 500.
+class PyRoute {
+public:
+    /// Reads the description (GIL held). Throws std::invalid_argument on a malformed one.
+    PyRoute(PyObject* desc, AppContext& ctx);
+
+    /// The RouteSpec the server validates requests against before handle() runs.
+    const RouteSpec& spec() const { return spec_; }
+
+    /// Executor thread, GIL held: builds the arguments, calls the handler, answers or parks a coroutine.
+    void handle(const Request& request, Responder responder) const noexcept;
+    /// Answers with a handler's return value (or its exception) once a parked coroutine ends.
+    void finish(const Request& request, Responder& responder, PyObject* result) const noexcept;
+    void fail(const Request& request, Responder& responder, PyObject* exc) const noexcept;
+
+private:
+    struct Arg {
+        int kind = 0;            // 0: validated argument, 1: the Request object
+        std::size_t index = 0;   // position in Request::arguments()
+        std::string key;         // its key there
+        std::unique_ptr<ArgPlan> plan;
+        PyRef loc;               // FastAPI loc prefix for conversion errors, e.g. ("body",)
+    };
+
+    PyObject* call(const Request& request, bool* conversion_failed_out, std::size_t* failed_arg) const;
+    PyObject* build_request(const Request& request) const;
+    void answer_object(Responder& responder, PyObject* obj) const;
+    void answer_error(const Request& request, Responder& responder, PyObject* helper, PyObject* exc,
+                      PyObject* loc) const;
+
+    AppContext& ctx_;
+    PyRef desc_;
+    PyRef handler_;
+    PyRef kwnames_;
+    PyRef prepare_;  // None or a callable: response_model validation/filtering -> JSON-compatible data
+    std::vector<PyRef> path_params_;  // names (str) for Request.path_params
+    std::vector<std::string> path_param_names_;
+    std::vector<Arg> args_;
+    RouteSpec spec_;
+    bool is_coroutine_ = false;
+    int status_code_ = 200;
+};
+
+/// A raised Python exception as one object (traceback attached); clears the error indicator.
+PyRef fetch_exception();
+
+/// Sends Starlette's plain 500 ("Internal Server Error"), after reporting the current Python error if any.
+void answer_internal_error(Responder& responder);
+
+}  // namespace slipstream::python

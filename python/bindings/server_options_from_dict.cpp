@@ -1,0 +1,98 @@
+// ServerOptions from a Python dict: one table of field names.
+#include "server_options_from_dict.h"
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace slipstream::python {
+namespace {
+
+template <typename T>
+void set_unsigned(PyObject* v, T& field, const std::string& key) {
+    unsigned long long x = PyLong_Check(v) && !PyBool_Check(v) ? PyLong_AsUnsignedLongLong(v) : 0;
+    if (!PyLong_Check(v) || PyBool_Check(v) || PyErr_Occurred() || x > static_cast<unsigned long long>(T(-1))) {
+        PyErr_Clear();
+        throw std::invalid_argument("option '" + key + "' must be a non-negative int in range");
+    }
+    field = static_cast<T>(x);
+}
+
+void set_bool(PyObject* v, bool& field, const std::string& key) {
+    if (!PyBool_Check(v)) throw std::invalid_argument("option '" + key + "' must be a bool");
+    field = v == Py_True;
+}
+
+void set_string(PyObject* v, std::string& field, const std::string& key) {
+    const char* s = PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : nullptr;
+    if (s == nullptr) {
+        PyErr_Clear();
+        throw std::invalid_argument("option '" + key + "' must be a str");
+    }
+    field = s;
+}
+
+}  // namespace
+
+ServerOptions server_options_from_dict(PyObject* options) {
+    ServerOptions o;
+    if (options == Py_None) return o;
+    if (!PyDict_Check(options)) throw std::invalid_argument("options must be a dict");
+    using Setter = std::function<void(PyObject*, const std::string&)>;
+    const std::pair<std::string_view, Setter> table[] = {
+        {"threads", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.threads, k); }},
+        {"max_request_line", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.max_request_line, k); }},
+        {"max_header_bytes", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.max_header_bytes, k); }},
+        {"max_headers", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.max_headers, k); }},
+        {"max_body_bytes", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.max_body_bytes, k); }},
+        {"header_timeout_ms", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.header_timeout_ms, k); }},
+        {"body_timeout_ms", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.body_timeout_ms, k); }},
+        {"keepalive_timeout_ms",
+         [&](PyObject* v, const std::string& k) { set_unsigned(v, o.keepalive_timeout_ms, k); }},
+        {"write_timeout_ms", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.write_timeout_ms, k); }},
+        {"handler_timeout_ms", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.handler_timeout_ms, k); }},
+        {"max_connections", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.max_connections, k); }},
+        {"max_requests_per_connection",
+         [&](PyObject* v, const std::string& k) { set_unsigned(v, o.max_requests_per_connection, k); }},
+        {"max_pipelined", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.max_pipelined, k); }},
+        {"max_output_buffer", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.max_output_buffer, k); }},
+        {"server_header", [&](PyObject* v, const std::string& k) { set_string(v, o.server_header, k); }},
+        {"drain_timeout_ms", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.drain_timeout_ms, k); }},
+        {"health_path", [&](PyObject* v, const std::string& k) { set_string(v, o.health_path, k); }},
+        {"livez_path", [&](PyObject* v, const std::string& k) { set_string(v, o.livez_path, k); }},
+        {"readyz_path", [&](PyObject* v, const std::string& k) { set_string(v, o.readyz_path, k); }},
+        {"metrics_path", [&](PyObject* v, const std::string& k) { set_string(v, o.metrics_path, k); }},
+        {"access_log", [&](PyObject* v, const std::string& k) { set_bool(v, o.access_log, k); }},
+        {"access_log_fd", [&](PyObject* v, const std::string& k) {
+             long fd = PyLong_Check(v) ? PyLong_AsLong(v) : -1;
+             if (fd < 0 || PyErr_Occurred()) {
+                 PyErr_Clear();
+                 throw std::invalid_argument("option '" + k + "' must be a file descriptor");
+             }
+             o.access_log_fd = static_cast<int>(fd);
+         }},
+    };
+    Py_ssize_t pos = 0;
+    PyObject *key = nullptr, *value = nullptr;
+    while (PyDict_Next(options, &pos, &key, &value)) {
+        const char* k = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : nullptr;
+        if (k == nullptr) {
+            PyErr_Clear();
+            throw std::invalid_argument("option names must be str");
+        }
+        bool found = false;
+        for (const auto& [name, setter] : table) {
+            if (name == k) {
+                setter(value, k);
+                found = true;
+                break;
+            }
+        }
+        if (!found) throw std::invalid_argument(std::string("unknown server option '") + k + "'");
+    }
+    return o;
+}
+
+}  // namespace slipstream::python

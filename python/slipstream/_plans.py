@@ -1,0 +1,219 @@
+"""Conversion plans: how validated JSON becomes a handler's Python objects (run in C++), and how models serialize.
+
+A plan is a nested tuple read once by the extension (see python/bindings/arg_plan.h):
+("any",) ("int",) ("float",) ("optional", p) ("list", p) ("dict", p) ("call", fn, p) ("model", cls, fields).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import enum
+import json
+import types
+import typing
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, TypeAdapter
+from pydantic_core import PydanticUndefined
+
+ANY = ("any",)
+_PLAIN_SCALARS = (str, bool, type(None))
+_IMMUTABLE = (int, float, str, bool, bytes, type(None), tuple, frozenset, enum.Enum)
+
+
+def _strip_annotated(tp: Any) -> tuple[Any, tuple[Any, ...]]:
+    if typing.get_origin(tp) is Annotated:
+        args = typing.get_args(tp)
+        return args[0], tuple(args[1:])
+    return tp, ()
+
+
+def _is_union(tp: Any) -> bool:
+    return typing.get_origin(tp) in (Union, types.UnionType)
+
+
+def _adapter_call(tp: Any) -> tuple[Any, ...]:
+    adapter = TypeAdapter(tp)
+    return ("call", adapter.validate_python, ANY)
+
+
+def plan_for(tp: Any) -> tuple[Any, ...]:
+    """The plan that turns validated JSON into an instance of `tp`, as pydantic would build it."""
+    inner, metadata = _strip_annotated(tp)
+    if metadata and any(not _is_constraint(m) for m in metadata):
+        return _adapter_call(tp)  # validators or custom types in Annotated: let pydantic build it
+    tp = inner
+    if tp is Any or tp is object or tp in _PLAIN_SCALARS:
+        return ANY
+    if tp is int:
+        return ("int",)
+    if tp is float:
+        return ("float",)
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        return ANY
+    if _is_union(tp):
+        members = [m for m in typing.get_args(tp) if m is not type(None)]
+        if len(members) == 1 and len(typing.get_args(tp)) == 2:
+            sub = plan_for(members[0])
+            return ANY if sub == ANY else ("optional", sub)
+        if all(plan_for(m) == ANY for m in members):
+            return ANY
+        return _adapter_call(tp)
+    if origin in (list, typing.List):  # noqa: UP006
+        (item,) = typing.get_args(tp) or (Any,)
+        sub = plan_for(item)
+        return ANY if sub == ANY else ("list", sub)
+    if origin in (dict, typing.Dict):  # noqa: UP006
+        args = typing.get_args(tp)
+        key = args[0] if args else str
+        sub = plan_for(args[1]) if args else ANY
+        if key is not str:
+            return _adapter_call(tp)
+        return ANY if sub == ANY else ("dict", sub)
+    if tp is list or tp is dict:
+        return ANY
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return model_plan_for_args(tp)
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return ("call", tp, ANY)
+    return _adapter_call(tp)
+
+
+def _is_constraint(meta: Any) -> bool:
+    """True for metadata that only constrains (checked by the JSON Schema already): Field(), annotated_types."""
+    from pydantic.fields import FieldInfo
+
+    if isinstance(meta, FieldInfo):
+        return all(_is_constraint(m) for m in meta.metadata)
+    module = type(meta).__module__
+    return module.startswith("annotated_types") or type(meta).__name__ in {"_PydanticGeneralMetadata"}
+
+
+def model_is_plain(cls: type[BaseModel]) -> bool:
+    """True when building `cls` from validated JSON needs no Python validation logic (no validators, no custom
+    __init__ or model_post_init, no extra='allow', not a RootModel)."""
+    if getattr(cls, "__pydantic_root_model__", False) or getattr(cls, "__pydantic_post_init__", None):
+        return False
+    if cls.model_config.get("extra") == "allow":
+        return False
+    return not _has_functions(cls.__pydantic_core_schema__, set())
+
+
+_FUNCTION_SCHEMAS = {"function-before", "function-after", "function-wrap", "function-plain"}
+
+
+def _has_functions(node: Any, seen: set[int]) -> bool:
+    if isinstance(node, dict):
+        if id(node) in seen:
+            return False
+        seen.add(id(node))
+        if node.get("type") in _FUNCTION_SCHEMAS or node.get("custom_init") or node.get("post_init"):
+            return True
+        return any(_has_functions(value, seen) for key, value in node.items() if key != "serialization")
+    if isinstance(node, (list, tuple)):
+        return any(_has_functions(item, seen) for item in node)
+    return False
+
+
+def model_plan_for_args(cls: type[BaseModel]) -> tuple[Any, ...]:
+    if not model_is_plain(cls):
+        return ("call", cls.model_validate, ANY)
+    fields = []
+    for name, info in cls.model_fields.items():
+        key = info.validation_alias if isinstance(info.validation_alias, str) else (info.alias or name)
+        if info.validation_alias is not None and not isinstance(info.validation_alias, str):
+            return ("call", cls.model_validate, ANY)  # AliasPath / AliasChoices
+        annotation = info.annotation
+        if info.metadata:
+            annotation = Annotated[(annotation, *info.metadata)]
+        sub = plan_for(annotation)
+        if info.default_factory is not None:
+            fields.append((name, key, sub, 2, info.default_factory))
+        elif info.default is PydanticUndefined:
+            fields.append((name, key, sub, 0, None))
+        elif isinstance(info.default, _IMMUTABLE):
+            fields.append((name, key, sub, 1, info.default))
+        else:
+            fields.append((name, key, sub, 3, info.default))
+    return ("model", cls, tuple(fields))
+
+
+# --- Serialization: which models the C++ encoder may walk field by field. ---
+
+def _plain_for_json(tp: Any, depth: int = 0) -> bool:
+    """True when values of `tp` serialize to the same JSON through jsonable_encoder and pydantic's model_dump."""
+    if depth > 20:
+        return False
+    tp, metadata = _strip_annotated(tp)
+    if metadata and any(not _is_constraint(m) for m in metadata):
+        return False
+    if tp in (str, int, float, bool, type(None)):
+        return True
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        return all(isinstance(v, (str, int, bool)) and not isinstance(v, enum.Enum) for v in typing.get_args(tp))
+    if _is_union(tp):
+        return all(_plain_for_json(m, depth + 1) for m in typing.get_args(tp))
+    if origin in (list, typing.List):  # noqa: UP006
+        return all(_plain_for_json(a, depth + 1) for a in typing.get_args(tp))
+    if origin in (dict, typing.Dict):  # noqa: UP006
+        args = typing.get_args(tp)
+        return not args or (args[0] is str and _plain_for_json(args[1], depth + 1))
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return model_plan(tp) is not None
+    return False
+
+
+_model_plans: dict[type, tuple[tuple[str, str], ...] | None] = {}
+
+
+def model_plan(cls: type) -> tuple[tuple[str, str], ...] | None:
+    """(attribute, quoted JSON key) per field when the C++ encoder may walk `cls`'s __dict__; else None
+    (then it is dumped with model_dump(mode="json", by_alias=True), as FastAPI's jsonable_encoder does)."""
+    if cls in _model_plans:
+        return _model_plans[cls]
+    _model_plans[cls] = None  # recursion guard
+    plan: tuple[tuple[str, str], ...] | None = None
+    if (
+        issubclass(cls, BaseModel)
+        and not getattr(cls, "__pydantic_root_model__", False)
+        and not cls.model_computed_fields
+        and cls.model_config.get("extra") != "allow"
+        and not _has_serializers(cls.__pydantic_core_schema__, set())
+    ):
+        entries = []
+        for name, info in cls.model_fields.items():
+            if info.exclude or not _plain_for_json(info.annotation):
+                entries = None
+                break
+            key = info.serialization_alias or info.alias or name
+            entries.append((name, json.dumps(key, ensure_ascii=False)))
+        plan = tuple(entries) if entries is not None else None
+    _model_plans[cls] = plan
+    return plan
+
+
+def _has_serializers(node: Any, seen: set[int]) -> bool:
+    if isinstance(node, dict):
+        if id(node) in seen:
+            return False
+        seen.add(id(node))
+        ser = node.get("serialization")
+        if isinstance(ser, dict) and ser.get("type", "").startswith("function"):
+            return True
+        if node.get("type") == "model" and node.get("root_model"):
+            return True
+        return any(_has_serializers(value, seen) for value in node.values())
+    if isinstance(node, (list, tuple)):
+        return any(_has_serializers(item, seen) for item in node)
+    return False
+
+
+def deep_default(value: Any) -> Any:
+    return value if isinstance(value, _IMMUTABLE) else copy.deepcopy(value)
+
+
+def is_dataclass_type(tp: Any) -> bool:
+    return isinstance(tp, type) and dataclasses.is_dataclass(tp)

@@ -1,0 +1,65 @@
+"""Response rules of a route: response_model validation/filtering and response_class wrapping, run in Python
+only for routes that declare them (plain return values go straight to the C++ encoder)."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter
+
+from .responses import JSONResponse, Response
+
+
+def _response_model(route: Any) -> Any:
+    from .routing import Default, return_annotation
+
+    model = route.response_model
+    if model is Default:
+        model = return_annotation(route.endpoint)
+        if model is inspect.Signature.empty or model is None or model is typing.Any:
+            return None
+        origin = typing.get_origin(model) or model
+        if isinstance(origin, type) and issubclass(origin, Response):
+            return None
+    return model
+
+
+def _prepare_content(value: Any) -> Any:
+    """FastAPI's _prepare_response_content: models and dataclasses become dicts before validation."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(by_alias=True)
+    if isinstance(value, list):
+        return [_prepare_content(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _prepare_content(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    return value
+
+
+def make_prepare(route: Any) -> Any:
+    """None, or a function from a handler's return value to JSON-compatible data (or a Response)."""
+    model = _response_model(route)
+    response_class = route.response_class
+    wrap = response_class is not None and not issubclass(response_class, JSONResponse)
+    if response_class is not None and not (isinstance(response_class, type) and issubclass(response_class, Response)):
+        raise TypeError("response_class must be a slipstream Response subclass")
+    adapter = TypeAdapter(model) if model is not None else None
+    if adapter is None and not wrap:
+        return None
+    status = route.status_code or 200
+
+    def prepare(value: Any) -> Any:
+        if isinstance(value, Response):
+            return value
+        if adapter is not None:
+            validated = adapter.validate_python(_prepare_content(value), from_attributes=True)
+            value = adapter.dump_python(validated, mode="json", by_alias=True)
+        if wrap:
+            return response_class(value, status_code=status)
+        return value
+
+    return prepare

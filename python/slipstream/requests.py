@@ -1,0 +1,88 @@
+"""Request: what a handler gets when it declares a parameter of this type (a copy; safe to keep)."""
+
+from __future__ import annotations
+
+import json as _json
+from http.cookies import SimpleCookie
+from typing import Any
+
+from .datastructures import URL, Headers, QueryParams
+
+
+class Request:
+    """One HTTP request. Built only for handlers that ask for it (and for exception handlers).
+
+    `await request.body()` / `await request.json()` as in Starlette; `body_bytes` and `json_sync()` for def handlers.
+    """
+
+    __slots__ = ("method", "path", "query_string", "_raw_headers", "body_bytes", "path_params", "client_address",
+                 "route_path", "_headers", "_query", "_json", "_cookies")
+
+    def __init__(self, method: str, path: str, query_string: str, headers: list[tuple[str, str]], body: bytes,
+                 path_params: dict[str, str], client: str, route: str) -> None:
+        self.method = method
+        self.path = path
+        self.query_string = query_string
+        self._raw_headers = headers
+        self.body_bytes = body
+        self.path_params = path_params
+        self.client_address = client
+        self.route_path = route
+        self._headers: Headers | None = None
+        self._query: QueryParams | None = None
+        self._json: Any = _UNSET
+        self._cookies: dict[str, str] | None = None
+
+    @property
+    def headers(self) -> Headers:
+        if self._headers is None:
+            self._headers = Headers(self._raw_headers)
+        return self._headers
+
+    @property
+    def query_params(self) -> QueryParams:
+        if self._query is None:
+            self._query = QueryParams(self.query_string)
+        return self._query
+
+    @property
+    def url(self) -> URL:
+        return URL("http", self.headers.get("host", ""), self.path, self.query_string)
+
+    @property
+    def cookies(self) -> dict[str, str]:
+        if self._cookies is None:
+            jar: SimpleCookie = SimpleCookie()
+            header = self.headers.get("cookie")
+            if header:
+                try:
+                    jar.load(header)
+                except Exception:  # noqa: BLE001 - a malformed Cookie header gives no cookies
+                    pass
+            self._cookies = {key: morsel.value for key, morsel in jar.items()}
+        return self._cookies
+
+    @property
+    def client(self) -> tuple[str, int] | None:
+        host, sep, port = self.client_address.rpartition(":")
+        if not sep or not port.isdigit():
+            return None
+        return host.strip("[]"), int(port)
+
+    async def body(self) -> bytes:
+        return self.body_bytes
+
+    async def json(self) -> Any:
+        return self.json_sync()
+
+    def json_sync(self) -> Any:
+        """The body parsed as JSON (json.loads, as Starlette does); cached."""
+        if self._json is _UNSET:
+            self._json = _json.loads(self.body_bytes)
+        return self._json
+
+    def __repr__(self) -> str:
+        return f"<Request {self.method} {self.path}>"
+
+
+_UNSET: Any = object()

@@ -1,0 +1,126 @@
+"""APIRouter and route definitions: decorators that record handlers; nothing runs until the app starts."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from . import _signature
+from ._responses_prep import make_prepare
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _DefaultType:
+    def __repr__(self) -> str:
+        return "Default"
+
+
+Default: Any = _DefaultType()
+_DOC_ONLY = {"summary", "description", "response_description", "responses", "deprecated", "operation_id",
+             "include_in_schema", "openapi_extra", "name", "callbacks", "generate_unique_id_function"}
+
+
+@dataclasses.dataclass
+class RouteDef:
+    """A handler with its full path (prefixes applied), methods and response rules."""
+
+    path: str
+    endpoint: Callable[..., Any]
+    methods: tuple[str, ...]
+    status_code: int | None = None
+    response_model: Any = Default
+    response_class: Any = None
+    tags: list[str] = dataclasses.field(default_factory=list)
+    shape: _signature.RouteShape | None = None
+    options: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+class APIRouter:
+    """A group of routes, added to an app (or another router) with include_router(router, prefix=, tags=).
+    A router's own prefix and tags apply to every route added to it."""
+
+    def __init__(self, *, prefix: str = "", tags: Sequence[str] | None = None) -> None:
+        _check_prefix(prefix)
+        self.prefix = prefix
+        self.tags = list(tags or [])
+        self.routes: list[RouteDef] = []
+
+    def add_api_route(self, path: str, endpoint: Callable[..., Any], *, methods: Sequence[str] | None = None,
+                      status_code: int | None = None, response_model: Any = Default, response_class: Any = None,
+                      tags: Sequence[str] | None = None, dependencies: Any = None, **doc: Any) -> None:
+        unknown = set(doc) - _DOC_ONLY
+        if unknown:
+            raise TypeError(f"unsupported route option(s): {', '.join(sorted(unknown))}")
+        if dependencies:
+            raise NotImplementedError("dependencies are not supported by slipstream yet")
+        full = self.prefix + path
+        if not full.startswith("/"):
+            raise ValueError(f"route path must start with '/': {path!r}")
+        route = RouteDef(path=full, endpoint=endpoint, methods=tuple(m.upper() for m in (methods or ["GET"])),
+                         status_code=status_code, response_model=response_model, response_class=response_class,
+                         tags=[*self.tags, *(tags or [])], options=doc)
+        # Analyzed here so that a bad signature fails at the decorator, as in FastAPI.
+        route.shape = _signature.analyze(endpoint, full)
+        make_prepare(route)
+        self.routes.append(route)
+
+    def api_route(self, path: str, *, methods: Sequence[str] | None = None, **options: Any) -> Callable[[F], F]:
+        def decorator(func: F) -> F:
+            self.add_api_route(path, func, methods=methods, **options)
+            return func
+
+        return decorator
+
+    def get(self, path: str, **options: Any) -> Callable[[F], F]:
+        return self.api_route(path, methods=["GET"], **options)
+
+    def post(self, path: str, **options: Any) -> Callable[[F], F]:
+        return self.api_route(path, methods=["POST"], **options)
+
+    def put(self, path: str, **options: Any) -> Callable[[F], F]:
+        return self.api_route(path, methods=["PUT"], **options)
+
+    def patch(self, path: str, **options: Any) -> Callable[[F], F]:
+        return self.api_route(path, methods=["PATCH"], **options)
+
+    def delete(self, path: str, **options: Any) -> Callable[[F], F]:
+        return self.api_route(path, methods=["DELETE"], **options)
+
+    def head(self, path: str, **options: Any) -> Callable[[F], F]:
+        return self.api_route(path, methods=["HEAD"], **options)
+
+    def options(self, path: str, **options: Any) -> Callable[[F], F]:
+        return self.api_route(path, methods=["OPTIONS"], **options)
+
+    def include_router(self, router: APIRouter, *, prefix: str = "", tags: Sequence[str] | None = None) -> None:
+        """Adds every route of `router` under `prefix` (and this router's prefix), with `tags` first."""
+        _check_prefix(prefix)
+        for route in router.routes:
+            self.add_api_route(prefix + route.path, route.endpoint, methods=route.methods,
+                               status_code=route.status_code, response_model=route.response_model,
+                               response_class=route.response_class, tags=[*(tags or []), *route.tags],
+                               **route.options)
+
+
+def _check_prefix(prefix: str) -> None:
+    if prefix and (not prefix.startswith("/") or prefix.endswith("/")):
+        raise ValueError(f"a prefix must start with '/' and must not end with '/': {prefix!r}")
+
+
+def is_coroutine_handler(func: Callable[..., Any]) -> bool:
+    if inspect.iscoroutinefunction(func):
+        return True
+    call = getattr(func, "__call__", None)  # noqa: B004 - callable objects with async __call__
+    return call is not None and inspect.iscoroutinefunction(call)
+
+
+def return_annotation(func: Callable[..., Any]) -> Any:
+    try:
+        hints = typing.get_type_hints(func, include_extras=True)
+    except Exception:  # noqa: BLE001 - unresolvable hints: no response model
+        return inspect.Signature.empty
+    return hints.get("return", inspect.Signature.empty)

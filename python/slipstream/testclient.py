@@ -1,0 +1,164 @@
+"""TestClient: a requests-like client that drives the real engine in-process (127.0.0.1, a free port)."""
+
+from __future__ import annotations
+
+import http.client
+import json as _json
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from .datastructures import Headers
+
+
+class TestResponse:
+    """status_code, headers (case-insensitive), content, text, json()."""
+
+    __test__ = False
+
+    def __init__(self, status_code: int, reason: str, headers: list[tuple[str, str]], content: bytes,
+                 url: str) -> None:
+        self.status_code = status_code
+        self.reason_phrase = reason
+        self.headers = Headers(headers)
+        self.content = content
+        self.url = url
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        return _json.loads(self.content)
+
+    @property
+    def is_success(self) -> bool:
+        return 200 <= self.status_code < 300
+
+    def __repr__(self) -> str:
+        return f"<TestResponse [{self.status_code}]>"
+
+
+class TestClient:
+    """Starts `app` on 127.0.0.1 (port 0) in background threads of this process and talks HTTP/1.1 to it.
+
+    Use as a context manager, or call close(). Every request goes through sockets, parsing, routing, C++
+    validation and the Python executor, exactly as in production.
+    """
+
+    __test__ = False
+
+    def __init__(self, app: Any, base_url: str = "http://testserver", *, raise_server_exceptions: bool = False,
+                 **server_options: Any) -> None:
+        options = {"access_log": False, "threads": 1, **server_options}
+        self.app = app
+        self.base_url = base_url.rstrip("/")
+        self._host_header = urlsplit(base_url).netloc or "testserver"
+        self._native = app.build(**options)
+        self._native.listen("127.0.0.1", 0)
+        self._native.start()
+        self.port = self._native.port
+        self._conn: http.client.HTTPConnection | None = None
+        self.cookies: dict[str, str] = {}
+
+    def __enter__(self) -> TestClient:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        if self._native is not None:
+            self._native.stop()
+            self._native.wait()
+            self._native = None
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+    def request(self, method: str, url: str, *, params: Mapping[str, Any] | list[tuple[str, Any]] | None = None,
+                json: Any = None, content: bytes | str | None = None, data: Any = None,
+                headers: Mapping[str, str] | None = None, cookies: Mapping[str, str] | None = None) -> TestResponse:
+        if self._native is None:
+            raise RuntimeError("the TestClient is closed")
+        parts = urlsplit(url)
+        target = parts.path or "/"
+        query = parts.query
+        if params:
+            extra = urlencode(list(params.items()) if isinstance(params, Mapping) else params, doseq=True)
+            query = f"{query}&{extra}" if query else extra
+        if query:
+            target += "?" + query
+        send_headers = {"host": self._host_header, "user-agent": "testclient", "accept": "*/*",
+                        "accept-encoding": "gzip, deflate", "connection": "keep-alive"}
+        body: bytes | None = None
+        if json is not None:
+            body = _json.dumps(json, separators=(",", ":"), ensure_ascii=False).encode()
+            send_headers["content-type"] = "application/json"
+        elif content is not None:
+            body = content.encode() if isinstance(content, str) else content
+        elif data is not None:
+            body = urlencode(data, doseq=True).encode() if isinstance(data, Mapping) else data
+            send_headers["content-type"] = "application/x-www-form-urlencoded"
+        all_cookies = {**self.cookies, **(cookies or {})}
+        if all_cookies:
+            send_headers["cookie"] = "; ".join(f"{k}={v}" for k, v in all_cookies.items())
+        for key, value in (headers or {}).items():
+            send_headers[key.lower()] = value
+        if body is not None or method.upper() in ("POST", "PUT", "PATCH"):
+            send_headers["content-length"] = str(len(body or b""))
+        return self._send(method.upper(), target, body, send_headers)
+
+    def _send(self, method: str, target: str, body: bytes | None, headers: dict[str, str]) -> TestResponse:
+        for attempt in (0, 1):
+            conn = self._connection()
+            try:
+                conn.putrequest(method, target, skip_host=True, skip_accept_encoding=True)
+                for key, value in headers.items():
+                    conn.putheader(key, value)
+                conn.endheaders(body)
+                raw = conn.getresponse()
+                content = raw.read()
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                conn.close()
+                self._conn = None
+                if attempt == 1:
+                    raise
+                continue
+            if raw.will_close:
+                conn.close()
+                self._conn = None
+            return TestResponse(raw.status, raw.reason, list(raw.getheaders()), content, self.base_url + target)
+        raise AssertionError("unreachable")
+
+    def _connection(self) -> http.client.HTTPConnection:
+        if self._conn is None:
+            self._conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        return self._conn
+
+    def get(self, url: str, **kwargs: Any) -> TestResponse:
+        return self.request("GET", url, **kwargs)
+
+    def post(self, url: str, **kwargs: Any) -> TestResponse:
+        return self.request("POST", url, **kwargs)
+
+    def put(self, url: str, **kwargs: Any) -> TestResponse:
+        return self.request("PUT", url, **kwargs)
+
+    def patch(self, url: str, **kwargs: Any) -> TestResponse:
+        return self.request("PATCH", url, **kwargs)
+
+    def delete(self, url: str, **kwargs: Any) -> TestResponse:
+        return self.request("DELETE", url, **kwargs)
+
+    def head(self, url: str, **kwargs: Any) -> TestResponse:
+        return self.request("HEAD", url, **kwargs)
+
+    def options(self, url: str, **kwargs: Any) -> TestResponse:
+        return self.request("OPTIONS", url, **kwargs)

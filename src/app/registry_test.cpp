@@ -1,0 +1,185 @@
+// Tests for the option table and Registry: every option reaches its field; typed errors are exact.
+#include "app/registry.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "app/config_error.h"
+
+namespace slipstream::app {
+namespace {
+
+// One row per registered option: a non-default value and the field it must land in.
+struct FieldCase {
+    const char* name;
+    const char* text;
+    std::function<bool(const Config&)> landed;
+    const char* read_back;  // Registry::get after the set
+};
+
+TEST(Registry, EveryOptionSetsItsField) {
+    const FieldCase cases[] = {
+        {"config", "/etc/app.conf", [](const Config& c) { return c.config_path == "/etc/app.conf"; }, "/etc/app.conf"},
+        {"threads", "4", [](const Config& c) { return c.server.threads == 4; }, "4"},
+        {"server-header", "edge", [](const Config& c) { return c.server.server_header == "edge"; }, "edge"},
+        {"host", "::1", [](const Config& c) { return c.run.host == "::1"; }, "::1"},
+        {"port", "65535", [](const Config& c) { return c.run.port == 65535; }, "65535"},
+        {"unix", "/run/s.sock", [](const Config& c) { return c.run.unix_path == "/run/s.sock"; }, "/run/s.sock"},
+        {"max-request-line", "4k", [](const Config& c) { return c.server.max_request_line == 4096; }, "4k"},
+        {"max-header-bytes", "32k", [](const Config& c) { return c.server.max_header_bytes == 32768; }, "32k"},
+        {"max-headers", "50", [](const Config& c) { return c.server.max_headers == 50; }, "50"},
+        {"max-body-bytes", "2m", [](const Config& c) { return c.server.max_body_bytes == 2u << 20; }, "2m"},
+        {"header-timeout", "5s", [](const Config& c) { return c.server.header_timeout_ms == 5000; }, "5s"},
+        {"body-timeout", "250ms", [](const Config& c) { return c.server.body_timeout_ms == 250; }, "250ms"},
+        {"keepalive-timeout", "2m", [](const Config& c) { return c.server.keepalive_timeout_ms == 120000; }, "2m"},
+        {"write-timeout", "1h", [](const Config& c) { return c.server.write_timeout_ms == 3600000; }, "1h"},
+        {"handler-timeout", "90s", [](const Config& c) { return c.server.handler_timeout_ms == 90000; }, "90s"},
+        {"drain-timeout", "0s", [](const Config& c) { return c.server.drain_timeout_ms == 0; }, "0ms"},
+        {"max-connections", "20", [](const Config& c) { return c.server.max_connections == 20; }, "20"},
+        {"max-requests-per-connection", "7", [](const Config& c) { return c.server.max_requests_per_connection == 7; },
+         "7"},
+        {"max-pipelined", "1", [](const Config& c) { return c.server.max_pipelined == 1; }, "1"},
+        {"max-output-buffer", "1g", [](const Config& c) { return c.server.max_output_buffer == 1u << 30; }, "1g"},
+        {"log-level", "debug", [](const Config& c) { return c.run.log_level == base::LogLevel::kDebug; }, "debug"},
+        {"access-log", "false", [](const Config& c) { return !c.run.access_log; }, "false"},
+        {"access-log-path", "/var/log/a.log", [](const Config& c) { return c.run.access_log_path == "/var/log/a.log"; },
+         "/var/log/a.log"},
+        {"health-path", "off", [](const Config& c) { return c.run.health_path.empty(); }, "off"},
+        {"livez-path", "/_/live", [](const Config& c) { return c.run.livez_path == "/_/live"; }, "/_/live"},
+        {"readyz-path", "off", [](const Config& c) { return c.run.readyz_path.empty(); }, "off"},
+        {"metrics-path", "/prom", [](const Config& c) { return c.run.metrics_path == "/prom"; }, "/prom"},
+    };
+    Registry registry = make_config_registry();
+    ASSERT_EQ(std::size(cases), registry.options().size()) << "a registered option has no row here";
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.name);
+        Config config;
+        EXPECT_FALSE(c.landed(config)) << "the test value must differ from the default";
+        registry.set(config, c.name, c.text);
+        EXPECT_TRUE(c.landed(config));
+        EXPECT_EQ(registry.get(config, c.name), c.read_back);
+    }
+}
+
+TEST(Registry, DefaultsMatchTheStructs) {
+    const std::pair<const char*, const char*> cases[] = {{"threads", "0"},
+                                                         {"host", "127.0.0.1"},
+                                                         {"port", "8000"},
+                                                         {"unix", ""},
+                                                         {"max-request-line", "8k"},
+                                                         {"max-header-bytes", "16k"},
+                                                         {"max-headers", "100"},
+                                                         {"max-body-bytes", "1m"},
+                                                         {"header-timeout", "10s"},
+                                                         {"body-timeout", "30s"},
+                                                         {"keepalive-timeout", "30s"},
+                                                         {"write-timeout", "30s"},
+                                                         {"handler-timeout", "1m"},
+                                                         {"drain-timeout", "30s"},
+                                                         {"max-connections", "10000"},
+                                                         {"max-pipelined", "64"},
+                                                         {"max-requests-per-connection", "10000"},
+                                                         {"max-output-buffer", "4m"},
+                                                         {"server-header", "slipstream"},
+                                                         {"log-level", "info"},
+                                                         {"access-log", "true"},
+                                                         {"access-log-path", "-"},
+                                                         {"health-path", "/health"},
+                                                         {"livez-path", "/livez"},
+                                                         {"readyz-path", "/readyz"},
+                                                         {"metrics-path", "/metrics"},
+                                                         {"config", ""}};
+    Registry registry = make_config_registry();
+    for (const auto& [name, text] : cases)
+        EXPECT_EQ(registry.get(Config{}, name), text) << name;
+}
+
+TEST(Registry, EnvNamesAreDerivedAndUnique) {
+    Registry registry = make_config_registry();
+    EXPECT_EQ(registry.find("max-requests-per-connection")->env_name(), "SLIPSTREAM_MAX_REQUESTS_PER_CONNECTION");
+    EXPECT_EQ(registry.find("config")->env_name(), "SLIPSTREAM_CONFIG");
+    std::set<std::string> seen;
+    for (const Option& o : registry.options()) {
+        EXPECT_TRUE(seen.insert(o.env_name()).second) << o.name;
+        EXPECT_EQ(registry.find_env(o.env_name()), &o);
+        EXPECT_FALSE(o.help.empty()) << o.name;
+    }
+    EXPECT_EQ(registry.find("nope"), nullptr);
+    EXPECT_EQ(registry.find_env("SLIPSTREAM_NOPE"), nullptr);
+}
+
+TEST(Registry, BadValuesHaveExactMessages) {
+    struct Case {
+        const char* name;
+        const char* text;
+        const char* error;
+    };
+    const Case errors[] = {
+        {"port", "70000", "--port: 70000 is out of range (0..65535)"},
+        {"port", "http", "--port: invalid integer 'http'"},
+        {"port", "99999999999999999999", "--port: 99999999999999999999 is out of range (0..65535)"},
+        {"threads", "2000", "--threads: 2000 is out of range (0..1024)"},
+        {"max-headers", "0", "--max-headers: 0 is out of range (1..10000)"},
+        {"max-body-bytes", "65g", "--max-body-bytes: 65g is out of range (0..64g)"},
+        {"max-body-bytes", "1x", "--max-body-bytes: invalid size '1x' (expected bytes with optional suffix k, m or g)"},
+        {"max-request-line", "8", "--max-request-line: 8 is out of range (16..1m)"},
+        {"header-timeout", "10", "--header-timeout: invalid duration '10' (expected a number with unit ms, s, m or h)"},
+        {"header-timeout", "0s", "--header-timeout: 0s is out of range (1ms..24h)"},
+        {"drain-timeout", "25h", "--drain-timeout: 25h is out of range (0ms..24h)"},
+        {"access-log", "maybe", "--access-log: invalid boolean 'maybe' (expected true or false)"},
+        {"log-level", "loud", "--log-level: invalid value 'loud' (expected one of debug, info, warn, error, off)"},
+        {"log-level", "fatal", "--log-level: invalid value 'fatal' (expected one of debug, info, warn, error, off)"},
+        {"host", "", "--host: must not be empty"},
+        {"access-log-path", "", "--access-log-path: must not be empty"},
+        {"server-header", "a\r\nX-Evil: 1", "--server-header: must not contain control characters"},
+        {"health-path", "health", "--health-path: must start with '/' or be 'off'"},
+        {"metrics-path", "", "--metrics-path: must start with '/' or be 'off'"},
+        {"metrics-path", "/a b", "--metrics-path: must not contain spaces or control characters"},
+        {"portt", "1", "unknown option 'portt'"},
+    };
+    Registry registry = make_config_registry();
+    for (const auto& c : errors) {
+        SCOPED_TRACE(std::string(c.name) + "=" + c.text);
+        Config config;
+        try {
+            registry.set(config, c.name, c.text);
+            ADD_FAILURE() << "no error";
+        } catch (const ConfigError& e) {
+            EXPECT_EQ(std::string(e.what()), c.error);
+        }
+    }
+}
+
+TEST(Registry, CustomWhereNamesTheSource) {
+    Registry registry = make_config_registry();
+    Config config;
+    EXPECT_THROW(
+        try { registry.set(config, "port", "x", "SLIPSTREAM_PORT"); } catch (const std::invalid_argument& e) {
+            EXPECT_STREQ(e.what(), "SLIPSTREAM_PORT: invalid integer 'x'");
+            throw;
+        },
+        ConfigError);
+}
+
+TEST(Registry, RegistrationBugsThrowLogicError) {
+    Registry registry;
+    Option o;
+    o.name = "x";
+    EXPECT_THROW(registry.add(o), std::logic_error);  // no accessors
+    o.set = [](Config&, const OptionValue&) {};
+    o.get = [](const Config&) { return OptionValue{std::string()}; };
+    registry.add(o);
+    EXPECT_THROW(registry.add(o), std::logic_error);  // duplicate
+    Option choice = o;
+    choice.name = "y";
+    choice.kind = OptionKind::kChoice;
+    EXPECT_THROW(registry.add(choice), std::logic_error);  // no choices
+    EXPECT_EQ(registry.options().size(), 1u);
+}
+
+}  // namespace
+}  // namespace slipstream::app

@@ -1,0 +1,135 @@
+"""Builtin routes, /metrics counts, the access log, request ids and trace context, over real sockets."""
+import json
+import re
+import signal
+import socket
+import threading
+import time
+
+from tests.e2e.http_client import RawConnection
+
+
+def get(server, target, headers=b""):
+    c = RawConnection(server.connect())
+    c.send(b"GET " + target + b" HTTP/1.1\r\nHost: x\r\n" + headers + b"\r\n")
+    return c.read_response()
+
+
+def metric_value(text, name, labels):
+    """The value of one sample, or 0 when absent. `labels` is a dict."""
+    want = ",".join(f'{k}="{v}"' for k, v in labels.items())
+    pattern = re.compile(r"^" + re.escape(name) + r"\{" + re.escape(want) + r"\} (\S+)$", re.M)
+    m = pattern.search(text)
+    return float(m.group(1)) if m else 0.0
+
+
+def test_health_livez_readyz(hello_server):
+    for path in (b"/health", b"/livez", b"/readyz"):
+        resp = get(hello_server, path)
+        assert resp.status == 200
+        assert json.loads(resp.body) == {"status": "ok"}
+
+
+def test_metrics_counts_equal_client_counts(hello_server):
+    c = RawConnection(hello_server.connect())
+    for _ in range(37):
+        c.send(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert c.read_response().status == 200
+    for _ in range(5):
+        c.send(b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n[]")
+        assert c.read_response().status == 200
+    for _ in range(3):
+        c.send(b"GET /missing HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert c.read_response().status == 404
+    text = get(hello_server, b"/metrics").body.decode()
+    assert metric_value(text, "slipstream_http_requests_total", {"route": "/hello", "method": "GET", "status": "200"}) == 37
+    assert metric_value(text, "slipstream_http_requests_total", {"route": "/echo", "method": "POST", "status": "200"}) == 5
+    assert metric_value(text, "slipstream_http_requests_total",
+                        {"route": "(unmatched)", "method": "GET", "status": "404"}) == 3
+    assert metric_value(text, "slipstream_http_request_body_bytes_total", {"route": "/echo", "method": "POST"}) == 10
+    assert metric_value(text, "slipstream_http_request_duration_seconds_count", {"route": "/hello", "method": "GET"}) == 37
+    assert 'le="5e-05"' in text or 'le="0.00005"' in text
+    assert re.search(r"^slipstream_connections_open \d+", text, re.M)
+    assert re.search(r"^process_resident_memory_bytes \d+", text, re.M)
+
+
+def test_parse_errors_are_counted_by_kind(hello_server):
+    c = RawConnection(hello_server.connect())
+    c.send(b"GET /hello HTTP/1.1\r\n\r\n")
+    assert c.read_response().status == 400
+    text = get(hello_server, b"/metrics").body.decode()
+    assert metric_value(text, "slipstream_http_parse_errors_total", {"kind": "missing Host header"}) == 1
+
+
+def test_request_id_is_echoed_or_generated(hello_server):
+    resp = get(hello_server, b"/hello", b"X-Request-ID: abc-123\r\n")
+    assert resp.header("x-request-id") == "abc-123"
+    generated = get(hello_server, b"/hello").header("x-request-id")
+    assert re.fullmatch(r"[0-9a-f]{32}", generated)
+    assert get(hello_server, b"/hello").header("x-request-id") != generated
+    # an unsafe id is replaced, never echoed
+    resp = get(hello_server, b"/hello", b"X-Request-ID: <script>\r\n")
+    assert re.fullmatch(r"[0-9a-f]{32}", resp.header("x-request-id"))
+
+
+def test_access_log_has_one_json_line_per_request(hello_server):
+    tp = b"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    get(hello_server, b"/hello?x=1", b"X-Request-ID: log-test-1\r\ntraceparent: " + tp + b"\r\n")
+    text = hello_server.wait_for_line('"log-test-1"')
+    line = json.loads(text) if text else None
+    assert line is not None
+    assert line["method"] == "GET"
+    assert line["route"] == "/hello"
+    assert line["path"] == "/hello"
+    assert line["status"] == 200
+    assert line["bytes"] > 19
+    assert line["trace_id"] == "4bf92f3577b34da6a3ce929d0e0e4736"
+    assert line["peer"].startswith("127.0.0.1:")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", line["time"])
+    assert isinstance(line["duration_ms"], float)
+
+
+def test_sigterm_under_load_drops_no_request(start_server):
+    server = start_server("--threads", "2")
+    sent = [0] * 4
+    answered = [0] * 4
+    errors = []
+    stop = threading.Event()
+
+    def client(i):
+        conn = None
+        while not stop.is_set():
+            try:
+                if conn is None:
+                    conn = RawConnection(server.connect(timeout=5))
+            except OSError:
+                return  # listener closed: nothing more was accepted
+            try:
+                conn.send(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            except OSError as e:
+                errors.append(f"send failed on an open connection: {e}")
+                return
+            sent[i] += 1
+            try:
+                resp = conn.read_response()
+            except (OSError, ConnectionError) as e:
+                errors.append(f"request {sent[i]} on client {i} lost: {e}")
+                return
+            if resp.status == 200:
+                answered[i] += 1
+            if resp.header("connection") == "close":
+                conn.sock.close()
+                conn = None
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(0.5)
+    server.proc.send_signal(signal.SIGTERM)
+    for t in threads:
+        t.join(timeout=20)
+    stop.set()
+    assert server.proc.wait(timeout=20) == 0
+    assert errors == []
+    assert sum(sent) > 100
+    assert answered == sent
