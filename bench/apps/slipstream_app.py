@@ -1,7 +1,8 @@
 """Slipstream Python contender (FastAPI-like API); `--style def` or `--style async` picks the handler kind.
 
 Skipped by the harness until the `slipstream` Python package is importable. Host and port come from
-BENCH_HOST/BENCH_PORT; one thread, like every other contender.
+BENCH_HOST/BENCH_PORT; one I/O thread, like every other contender; no access log (uvicorn runs with
+--no-access-log).
 """
 import argparse
 import os
@@ -25,7 +26,7 @@ def add_def_routes(app: App) -> None:
 
     @app.post("/echo")
     def echo(request: Request):
-        return request.json()
+        return request.json_sync()
 
     @app.post("/items")
     def create_item(item: Item):
@@ -66,7 +67,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Slipstream bench contender")
     parser.add_argument("--style", choices=("def", "async"), required=True)
     args = parser.parse_args()
-    app = App()
+    app = App(access_log=False)
     (add_def_routes if args.style == "def" else add_async_routes)(app)
     app.run(host=os.environ.get("BENCH_HOST", "127.0.0.1"), port=int(os.environ.get("BENCH_PORT", "8080")),
             threads=1)

@@ -33,14 +33,19 @@ PyRef interned(const char* s) {
 
 PyObject* json_to_python(JsonView v) {
     switch (v.kind()) {
-        case JsonView::Kind::kNull: Py_RETURN_NONE;
+        case JsonView::Kind::kNull:
+            Py_RETURN_NONE;
         case JsonView::Kind::kBool:
             if (v.as_bool()) Py_RETURN_TRUE;
             Py_RETURN_FALSE;
-        case JsonView::Kind::kInt: return PyLong_FromLongLong(v.as_int());
-        case JsonView::Kind::kUint: return PyLong_FromUnsignedLongLong(v.as_uint());
-        case JsonView::Kind::kDouble: return PyFloat_FromDouble(v.as_double());
-        case JsonView::Kind::kString: return str_from(v.as_string());
+        case JsonView::Kind::kInt:
+            return PyLong_FromLongLong(v.as_int());
+        case JsonView::Kind::kUint:
+            return PyLong_FromUnsignedLongLong(v.as_uint());
+        case JsonView::Kind::kDouble:
+            return PyFloat_FromDouble(v.as_double());
+        case JsonView::Kind::kString:
+            return str_from(v.as_string());
         case JsonView::Kind::kArray: {
             PyObject* list = PyList_New(static_cast<Py_ssize_t>(v.size()));
             if (list == nullptr) return nullptr;
@@ -148,7 +153,8 @@ std::unique_ptr<ArgPlan> ArgPlan::from_description(PyObject* desc) {
 
 PyObject* ArgPlan::convert(JsonView v) const {
     switch (kind_) {
-        case Kind::kAny: return json_to_python(v);
+        case Kind::kAny:
+            return json_to_python(v);
         case Kind::kInt:
             if (v.kind() == JsonView::Kind::kDouble) return PyLong_FromDouble(v.as_double());
             return json_to_python(v);
@@ -194,7 +200,8 @@ PyObject* ArgPlan::convert(JsonView v) const {
             PyObject* arg = inner.get();
             return PyObject_Vectorcall(target_.get(), &arg, 1, nullptr);
         }
-        case Kind::kModel: return convert_model(v);
+        case Kind::kModel:
+            return convert_model(v);
         case Kind::kDefault:
             if (v.is_null()) return make_default(*default_);
             return item_->convert(v);

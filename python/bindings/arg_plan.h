@@ -19,7 +19,7 @@ namespace slipstream::python {
 /// "default" gives the default for a null value (an absent optional parameter), else converts with p.
 /// convert() runs on the executor thread with the GIL held; the value was already validated in C++.
 class ArgPlan {
-public:
+  public:
     enum class Kind { kAny, kInt, kFloat, kOptional, kList, kDict, kCall, kModel, kDefault };
 
     /// Throws std::invalid_argument on a malformed description (registration time).
@@ -28,7 +28,7 @@ public:
     /// A new reference, or nullptr with a Python exception set.
     PyObject* convert(JsonView v) const;
 
-private:
+  private:
     struct Field {
         PyRef name;       // attribute name (interned str)
         std::string key;  // key in the validated JSON object (the alias)

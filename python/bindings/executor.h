@@ -18,7 +18,7 @@ class PyRoute;
 /// (slipstream/_runtime.py) that watches an eventfd and calls drain(), which takes every queued request and
 /// runs the handlers with the GIL held for the whole batch. At most one eventfd write per batch.
 class Executor {
-public:
+  public:
     Executor();
     ~Executor();
     Executor(const Executor&) = delete;
@@ -39,7 +39,7 @@ public:
     /// Executor thread, GIL held: runs every queued request. Returns true when the loop should stop.
     bool drain() noexcept;
 
-private:
+  private:
     struct Job {
         Request request;
         Responder responder;

@@ -16,7 +16,7 @@ namespace slipstream::python {
 /// model_dump, dataclasses, datetime, UUID, Enum, Decimal, ...), which returns a JSON-compatible object.
 /// Use from one thread with the GIL held. Not reentrant.
 class JsonEncoder {
-public:
+  public:
     /// `fallback(obj)` -> JSON-compatible object; `model_plan(cls)` -> tuple of (attribute, key) pairs for a
     /// model that can be walked by its fields, or None (then `fallback` dumps it).
     JsonEncoder(PyObject* fallback, PyObject* model_plan);
@@ -28,7 +28,7 @@ public:
     /// Appends `s` as a JSON string literal (with quotes).
     static void append_string(std::string& out, const char* s, std::size_t n);
 
-private:
+  private:
     bool encode_value(PyObject* obj, std::string& out, int depth);
     bool encode_dict(PyObject* obj, std::string& out, int depth);
     bool encode_sequence(PyObject* obj, std::string& out, int depth);
@@ -42,7 +42,7 @@ private:
 
     PyRef fallback_;
     PyRef model_plan_;
-    PyRef base_model_;  // pydantic.BaseModel, or null when pydantic is absent
+    PyRef base_model_;                                // pydantic.BaseModel, or null when pydantic is absent
     std::unordered_map<PyTypeObject*, PyRef> plans_;  // holds a reference to each class too (in the tuple)
     std::unordered_map<PyTypeObject*, PyRef> plan_types_;
 };

@@ -17,7 +17,7 @@ namespace slipstream::python {
 /// Created by the Python App when it starts serving (the route table is handed over once).
 /// Methods run on the thread that owns the Python App, with the GIL held unless noted.
 class NativeApp {
-public:
+  public:
     /// `options`: a dict of ServerOptions fields by name; `runtime`: the slipstream._runtime module.
     /// Throws std::invalid_argument on an unknown option or a bad value.
     NativeApp(PyObject* options, PyObject* runtime);
@@ -37,7 +37,7 @@ public:
     void wait();
     int port() const;
 
-private:
+  private:
     void stop_executor();
 
     std::unique_ptr<AppContext> context_;

@@ -15,7 +15,7 @@ class PyRoute;
 /// Owned by Python (the task's done-callback holds it). finish()/fail() answer once; a reply dropped
 /// unanswered lets its Responder answer 500. Executor thread only.
 class PendingReply {
-public:
+  public:
     PendingReply(const PyRoute* route, const Request& request, Responder responder)
         : route_(route), request_(request), responder_(std::move(responder)) {}
 
@@ -25,7 +25,7 @@ public:
     void fail(PyObject* exc);
     bool done() const { return !responder_.has_value(); }
 
-private:
+  private:
     const PyRoute* route_;
     Request request_;
     std::optional<Responder> responder_;

@@ -9,7 +9,7 @@ namespace slipstream::python {
 
 /// Owns one strong reference. Destroy, reset or assign only while holding the GIL.
 class PyRef {
-public:
+  public:
     PyRef() = default;
     /// Takes ownership of a new reference (nullptr allowed).
     static PyRef steal(PyObject* o) {
@@ -35,7 +35,7 @@ public:
     PyObject* release() { return std::exchange(obj_, nullptr); }
     explicit operator bool() const { return obj_ != nullptr; }
 
-private:
+  private:
     PyObject* obj_ = nullptr;
 };
 

@@ -50,7 +50,8 @@ PyObject* tuple_item(PyObject* t, Py_ssize_t i, Py_ssize_t size, const char* wha
 }
 
 std::vector<PyObject*> items_of(PyObject* seq, const char* what) {
-    if (!PyTuple_Check(seq)) throw std::invalid_argument(std::string("route description: ") + what + " must be a tuple");
+    if (!PyTuple_Check(seq))
+        throw std::invalid_argument(std::string("route description: ") + what + " must be a tuple");
     std::vector<PyObject*> out;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(seq); ++i)
         out.push_back(PyTuple_GET_ITEM(seq, i));

@@ -21,7 +21,7 @@ namespace slipstream::python {
 /// attributes handler, is_coroutine, status_code, args, params, body, prepare, path_params.
 /// Every method that runs Python is noexcept: failures become the app's error response or a 500.
 class PyRoute {
-public:
+  public:
     /// Reads the description (GIL held). Throws std::invalid_argument on a malformed one.
     PyRoute(PyObject* desc, AppContext& ctx);
 
@@ -34,13 +34,13 @@ public:
     void finish(const Request& request, Responder& responder, PyObject* result) const noexcept;
     void fail(const Request& request, Responder& responder, PyObject* exc) const noexcept;
 
-private:
+  private:
     struct Arg {
-        int kind = 0;            // 0: validated argument, 1: the Request object
-        std::size_t index = 0;   // position in Request::arguments()
-        std::string key;         // its key there
+        int kind = 0;           // 0: validated argument, 1: the Request object
+        std::size_t index = 0;  // position in Request::arguments()
+        std::string key;        // its key there
         std::unique_ptr<ArgPlan> plan;
-        PyRef loc;               // FastAPI loc prefix for conversion errors, e.g. ("body",)
+        PyRef loc;  // FastAPI loc prefix for conversion errors, e.g. ("body",)
     };
 
     PyObject* call(const Request& request, bool* conversion_failed_out, std::size_t* failed_arg) const;
@@ -53,7 +53,7 @@ private:
     PyRef desc_;
     PyRef handler_;
     PyRef kwnames_;
-    PyRef prepare_;  // None or a callable: response_model validation/filtering -> JSON-compatible data
+    PyRef prepare_;                   // None or a callable: response_model validation/filtering -> JSON-compatible data
     std::vector<PyRef> path_params_;  // names (str) for Request.path_params
     std::vector<std::string> path_param_names_;
     std::vector<Arg> args_;

@@ -12,7 +12,7 @@ def type_schema(annotation: Any, constraints: dict[str, Any] | None = None) -> d
     """The validation-mode JSON Schema of `annotation` with Field constraints (gt, max_length, pattern, ...)."""
     target = Annotated[annotation, Field(**constraints)] if constraints else annotation
     schema = TypeAdapter(target).json_schema(mode="validation")
-    return inline_refs(schema)
+    return _float_bounds(inline_refs(schema))
 
 
 def schema_text(annotation: Any, constraints: dict[str, Any] | None = None) -> str:
@@ -59,3 +59,22 @@ def _keep_refs(node: Any) -> Any:
     if isinstance(node, dict):
         return {key: _keep_refs(value) for key, value in node.items() if key != "$defs"}
     return node
+
+
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+
+
+def _float_bounds(node: Any) -> Any:
+    """pydantic turns the bounds of a float field into floats (its errors say {"gt": 0.0}); the schema says 0.
+    Written back as floats so that the C++ validator's ctx matches."""
+    if isinstance(node, list):
+        return [_float_bounds(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _float_bounds(value) for key, value in node.items()}
+    if out.get("type") == "number":
+        for key in _BOUNDS:
+            value = out.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                out[key] = float(value)
+    return out

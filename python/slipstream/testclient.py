@@ -6,7 +6,7 @@ import http.client
 import json as _json
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
 from .datastructures import Headers
 
@@ -95,6 +95,8 @@ class TestClient:
             query = f"{query}&{extra}" if query else extra
         if query:
             target += "?" + query
+        # As httpx does: characters not allowed in a request target are percent-encoded.
+        target = quote(target, safe="/?&=%:@!$'()*+,;~[]#")
         send_headers = {"host": self._host_header, "user-agent": "testclient", "accept": "*/*",
                         "accept-encoding": "gzip, deflate", "connection": "keep-alive"}
         body: bytes | None = None
@@ -131,6 +133,10 @@ class TestClient:
                 if attempt == 1:
                     raise
                 continue
+            except BaseException:
+                conn.close()
+                self._conn = None
+                raise
             if raw.will_close:
                 conn.close()
                 self._conn = None

@@ -125,7 +125,7 @@ TEST(LoadConfig, Errors) {
         {{{"--no-port"}, {}}, "unknown option '--no-port'"},
         {{{"serve"}, {}}, "unexpected argument 'serve'"},
         {{{"--access-log", "maybe"}, {}}, "unexpected argument 'maybe'"},
-        {{{"--"}, {}}, "unexpected argument '--'"},
+        {{{"--"}, {}}, "unknown option '--'"},
         {{{"-p", "1"}, {}}, "unknown option '-p'"},
         {{{"--port", "abc"}, {}}, "--port: invalid integer 'abc'"},
         {{{"--port=70000"}, {}}, "--port: 70000 is out of range (0..65535)"},

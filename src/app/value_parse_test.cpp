@@ -45,7 +45,9 @@ TEST(ValueParse, Bool) {
         SCOPED_TRACE(c.text);
         auto r = parse_bool(c.text);
         ASSERT_EQ(r.is_ok(), c.ok);
-        if (c.ok) EXPECT_EQ(*r, c.value);
+        if (c.ok) {
+            EXPECT_EQ(*r, c.value);
+        }
     }
     EXPECT_EQ(parse_bool("maybe").status().message(), "invalid boolean 'maybe' (expected true or false)");
     EXPECT_TRUE(parse_bool("maybe").status().is_invalid_argument());

@@ -15,6 +15,7 @@
 
 #include "base/log.h"
 #include "metrics/process_metrics.h"
+#include "metrics/thread_shard.h"
 #include "net/socket.h"
 
 namespace slipstream::server {
@@ -115,6 +116,7 @@ void Server::start(bool handle_signals) {
         io_threads_.emplace_back([this, i] {
             std::string name = "ss-io-" + std::to_string(i);
             pthread_setname_np(pthread_self(), name.c_str());
+            metrics::set_this_thread_shard(i);  // no two I/O threads share a metrics shard
             workers_[i]->run();
         });
     }

@@ -2,7 +2,9 @@
 // runs the input through parse_request and ChunkedDecoder as a server would, and compares the verdicts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -324,6 +326,7 @@ TEST(LlhttpConformanceTest, RequestCases) {
                 EXPECT_EQ(got.error ? got.detail : std::string(), diff->second.our_reason) << key;
                 differing_keys.insert(key);
                 ++differ;
+                if (verbose) std::printf("    listed difference: %s\n", std::string(diff->second.why).c_str());
                 continue;
             }
             EXPECT_TRUE(same) << key << " [" << c.type << "]: llhttp " << (want.error ? "rejects" : "accepts") << " ("

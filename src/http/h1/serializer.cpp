@@ -69,7 +69,7 @@ std::size_t plan_size(const ResponseHead& h, const Plan& p) {
 }
 
 char* put(char* dst, std::string_view s) {
-    std::memcpy(dst, s.data(), s.size());
+    if (!s.empty()) std::memcpy(dst, s.data(), s.size());  // an empty view may hold a null pointer
     return dst + s.size();
 }
 

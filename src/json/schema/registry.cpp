@@ -203,7 +203,9 @@ const json::Value& Registry::load(const std::string& uri, const std::string& loc
         throw SchemaError(location, "document '" + uri + "' is not valid JSON at offset " +
                                         std::to_string(error.offset) + ": " + error.message);
     const json::Value* root = parsed.value();
+    if (!loading_.insert(uri).second) throw SchemaError(location, "'" + uri + "' refers to itself as its $schema");
     add_document(*root, uri);
+    loading_.erase(uri);
     return *root;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "json/schema/node.h"
@@ -81,6 +82,7 @@ class Registry {
     std::unordered_map<std::string, Anchor> anchors_;
     std::unordered_map<const json::Value*, SchemaInfo> info_;
     std::vector<DynamicAnchor> dynamic_anchors_;
+    std::unordered_set<std::string> loading_;  // documents being loaded: a $schema cycle is an error
 };
 
 /// "~" -> "~0", "/" -> "~1".

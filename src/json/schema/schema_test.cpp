@@ -118,6 +118,20 @@ TEST(SchemaTest, ResolverAndBaseUri) {
     EXPECT_EQ(sink.errors()[0].schema_path, "https://api.example/schemas/common.json#/$defs/id/type");
 }
 
+TEST(SchemaTest, SelfReferentialMetaschemaIsAnError) {
+    CompileOptions options;
+    options.resolver = [](std::string_view uri) -> std::optional<std::string> {
+        if (uri == "http://x/meta") return R"({"$schema":"http://x/meta","$vocabulary":{}})";
+        return std::nullopt;
+    };
+    try {
+        compile_text(R"({"$schema":"http://x/meta"})", options);
+        ADD_FAILURE() << "compiled";
+    } catch (const SchemaError& e) {
+        EXPECT_EQ(e.reason(), "'http://x/meta' refers to itself as its $schema");
+    }
+}
+
 TEST(SchemaTest, MetaschemaIsBuiltIn) {
     Schema meta = compile_text(R"({"$ref":"https://json-schema.org/draft/2020-12/schema"})");
     base::Arena arena;
