@@ -18,6 +18,7 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic_core import PydanticUndefined
 
 ANY = ("any",)
+_building: set[type] = set()  # models whose plan is being built (recursion guard)
 _PLAIN_SCALARS = (str, bool, type(None))
 _IMMUTABLE = (int, float, str, bool, bytes, type(None), tuple, frozenset, enum.Enum)
 
@@ -75,7 +76,13 @@ def plan_for(tp: Any) -> tuple[Any, ...]:
     if tp is list or tp is dict:
         return ANY
     if isinstance(tp, type) and issubclass(tp, BaseModel):
-        return model_plan_for_args(tp)
+        if tp in _building:  # a recursive model: the inner levels are built by pydantic
+            return ("call", tp.model_validate, ANY)
+        _building.add(tp)
+        try:
+            return model_plan_for_args(tp)
+        finally:
+            _building.discard(tp)
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return ("call", tp, ANY)
     return _adapter_call(tp)

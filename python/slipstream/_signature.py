@@ -114,6 +114,10 @@ def analyze(handler: Any, pattern: str) -> RouteShape:
         if isinstance(clean, type) and issubclass(clean, Request):
             request_args.append(name)
             continue
+        if from_annotated and marker is not None and (marker.default is not Required or
+                                                      isinstance(marker, PathParam) and default is not Required):
+            raise TypeError(f"parameter '{name}': give its default with '=', not inside Annotated[..., "
+                            f"{type(marker).__name__.replace('Param', '')}(...)]")
         if marker is None:
             if name in in_path:
                 marker = PathParam()

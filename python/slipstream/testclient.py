@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import atexit
 import http.client
 import json as _json
+import weakref
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from .datastructures import Headers
+
+# Clients still open at exit are closed first: the server's threads must stop before the interpreter does.
+_open_clients: weakref.WeakSet[TestClient] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_clients() -> None:
+    for client in list(_open_clients):
+        client.close()
 
 
 class TestResponse:
@@ -60,6 +71,7 @@ class TestClient:
         self.port = self._native.port
         self._conn: http.client.HTTPConnection | None = None
         self.cookies: dict[str, str] = {}
+        _open_clients.add(self)
 
     def __enter__(self) -> TestClient:
         return self

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Annotated, Literal
 
 import pytest
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 fastapi = pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient as FastAPIClient  # noqa: E402
@@ -33,6 +33,22 @@ class Item(BaseModel):
     count: int = 1
     tags: list[Tag] = []
     color: Color = Color.red
+
+
+class Checked(BaseModel):
+    code: str
+
+    @field_validator("code")
+    @classmethod
+    def upper(cls, v: str) -> str:
+        if v != v.upper():
+            raise ValueError("must be upper case")
+        return v + "!"
+
+
+class Node(BaseModel):
+    name: str
+    children: list["Node"] = []
 
 
 def build(fw, style: str):
@@ -124,6 +140,14 @@ def build(fw, style: str):
         }
         return values[kind]
 
+    @route("post", "/checked")
+    def checked(c: Checked):
+        return c
+
+    @route("post", "/tree")
+    def tree(node: Node):
+        return {"names": [node.name] + [child.name for child in node.children], "node": node}
+
     @route("get", "/error/{code}")
     def error(code: int):
         raise fw.HTTPException(status_code=code, detail={"code": code})
@@ -192,6 +216,11 @@ CASES = [
     case("get", "/encode/list"),
     case("get", "/encode/text"),
     case("get", "/encode/nested"),
+    case("post", "/checked", json={"code": "ABC"}),
+    case("post", "/checked", json={"code": "abc"}),
+    case("post", "/checked", json={"code": 1}),
+    case("post", "/tree", json={"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}),
+    case("post", "/tree", json={"name": "a", "children": [{"name": "b", "children": [{"nom": "c"}]}]}),
     case("get", "/error/404"),
     case("get", "/error/418"),
     case("get", "/missing", GAP_404),

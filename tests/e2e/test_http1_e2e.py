@@ -179,7 +179,9 @@ def test_smuggling_vectors_get_400_and_close(hello_server, name, payload):
     c = raw(hello_server)
     c.send(payload)
     resp = c.read_response()
-    assert resp.status in (400, 501, 505), (name, resp.status)
+    # A chunk size beyond the body limit is refused as 413 before it can overflow.
+    expected = (413,) if name == "chunk_size_overflow" else (400, 501, 505)
+    assert resp.status in expected, (name, resp.status)
     assert resp.header("connection") == "close"
     assert resp.header("content-type") == "application/problem+json"
     assert c.closed_by_peer()

@@ -74,6 +74,22 @@ bool is_syntax_char(char c) {
     return std::string_view("^$\\.*+?()[]{}|/").find(c) != std::string_view::npos;
 }
 
+// \t \n \r \f \v in RE2 syntax (RE2 has no \v for the vertical tab).
+std::string_view control_escape(char e) {
+    switch (e) {
+        case 't':
+            return "\\t";
+        case 'n':
+            return "\\n";
+        case 'r':
+            return "\\r";
+        case 'f':
+            return "\\f";
+        default:
+            return "\\x0B";
+    }
+}
+
 std::string code_point(std::uint32_t cp) {
     char buf[16];
     std::snprintf(buf, sizeof(buf), "\\x{%X}", cp);
@@ -282,19 +298,11 @@ class Translator {
                 *out += in_class ? std::string("\\S") : cat("[^", kSpaceRanges, "]");
                 return RegexSyntax::kOk;
             case 't':
-                *out += "\\t";
-                return RegexSyntax::kOk;
             case 'n':
-                *out += "\\n";
-                return RegexSyntax::kOk;
             case 'r':
-                *out += "\\r";
-                return RegexSyntax::kOk;
             case 'f':
-                *out += "\\f";
-                return RegexSyntax::kOk;
             case 'v':
-                *out += "\\x0B";
+                *out += control_escape(e);
                 return RegexSyntax::kOk;
             case '0':
                 if (i_ < p_.size() && p_[i_] >= '0' && p_[i_] <= '9')

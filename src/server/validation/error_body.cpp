@@ -3,7 +3,7 @@
 
 namespace slipstream::server::detail {
 
-ErrorBody::ErrorBody(std::string& out) : out_(out), writer_(out) {
+ErrorBody::ErrorBody(std::string& out) : writer_(out) {
     writer_.begin_object();
     writer_.key("detail");
     writer_.begin_array();

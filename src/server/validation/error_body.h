@@ -42,7 +42,6 @@ class ErrorBody {
     void begin_error(std::string_view type, std::initializer_list<LocPart> prefix);
     void write_input(const json::schema::ValidationError& e, std::span<const std::string_view> raw, bool raw_is_list);
 
-    std::string& out_;
     json::Writer writer_;
     std::size_t count_ = 0;
 };
