@@ -1,62 +1,45 @@
 // The demo app: GET /hello and POST /echo (parse the JSON body, answer it re-serialized).
+#include <fcntl.h>
+
+#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <string>
-#include <string_view>
 
+#include "app/help.h"
+#include "app/load_config.h"
+#include "base/log.h"
 #include "slipstream/json.h"
 #include "slipstream/slipstream.h"
 
-namespace {
-
-struct Flags {
-    std::string host = "127.0.0.1";
-    int port = 8000;
-    std::string unix_path;
-    slipstream::ServerOptions options;
-};
-
-[[noreturn]] void usage(const char* argv0, int code) {
-    std::fprintf(code ? stderr : stdout,
-                 "usage: %s [--host H] [--port P] [--unix PATH] [--threads N] [--max-body-bytes N]\n"
-                 "serves GET /hello and POST /echo\n",
-                 argv0);
-    std::exit(code);
-}
-
-Flags parse_flags(int argc, char** argv) {
-    Flags f;
-    for (int i = 1; i < argc; ++i) {
-        std::string_view arg = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) usage(argv[0], 2);
-            return argv[++i];
-        };
-        if (arg == "--host") {
-            f.host = value();
-        } else if (arg == "--port") {
-            f.port = std::atoi(value().c_str());
-        } else if (arg == "--unix") {
-            f.unix_path = value();
-        } else if (arg == "--threads") {
-            f.options.threads = static_cast<unsigned>(std::atoi(value().c_str()));
-        } else if (arg == "--max-body-bytes") {
-            f.options.max_body_bytes = std::strtoull(value().c_str(), nullptr, 10);
-        } else if (arg == "--help" || arg == "-h") {
-            usage(argv[0], 0);
-        } else {
-            usage(argv[0], 2);
-        }
+int main(int argc, char** argv, char** envp) {
+    namespace sa = slipstream::app;
+    sa::Config cfg;
+    try {
+        cfg = sa::load_config(argc, argv, envp);
+    } catch (const sa::ConfigError& e) {
+        std::fprintf(stderr, "%s: %s\n%s", argv[0], e.what(), sa::usage_hint(argv[0]).c_str());
+        return 2;
     }
-    return f;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-    Flags flags = parse_flags(argc, argv);
-    slipstream::App app(flags.options);
+    if (cfg.action == sa::ConfigAction::kHelp) {
+        std::fputs(sa::help_text(argv[0]).c_str(), stdout);
+        return 0;
+    }
+    if (cfg.action == sa::ConfigAction::kVersion) {
+        std::fputs(sa::version_text(argv[0]).c_str(), stdout);
+        return 0;
+    }
+    slipstream::base::set_log_level(cfg.run.log_level);
+    if (cfg.run.access_log_path != "-") {
+        int fd = ::open(cfg.run.access_log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            std::fprintf(stderr, "hello: cannot open %s: %s\n", cfg.run.access_log_path.c_str(), std::strerror(errno));
+            return 1;
+        }
+        cfg.server.access_log_fd = fd;
+    }
+    slipstream::App app(cfg.server);
 
     app.get("/hello", [](slipstream::Request&) { return slipstream::Response::json(R"({"message":"hello"})"); });
     app.post("/echo", [](slipstream::Request& req) {
@@ -73,13 +56,13 @@ int main(int argc, char** argv) {
     });
 
     try {
-        if (flags.unix_path.empty()) {
-            app.listen(flags.host, static_cast<std::uint16_t>(flags.port));
-            bool v6 = flags.host.find(':') != std::string::npos;
-            std::printf("listening on %s%s%s:%u\n", v6 ? "[" : "", flags.host.c_str(), v6 ? "]" : "", app.port());
+        if (cfg.run.unix_path.empty()) {
+            app.listen(cfg.run.host, cfg.run.port);
+            bool v6 = cfg.run.host.find(':') != std::string::npos;
+            std::printf("listening on %s%s%s:%u\n", v6 ? "[" : "", cfg.run.host.c_str(), v6 ? "]" : "", app.port());
         } else {
-            app.listen_unix(flags.unix_path);
-            std::printf("listening on unix:%s\n", flags.unix_path.c_str());
+            app.listen_unix(cfg.run.unix_path);
+            std::printf("listening on unix:%s\n", cfg.run.unix_path.c_str());
         }
         std::fflush(stdout);
     } catch (const std::exception& e) {

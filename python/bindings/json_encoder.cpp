@@ -2,32 +2,15 @@
 #include "json_encoder.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+
+#include "json_text.h"
 
 namespace slipstream::python {
 namespace {
 
 constexpr int kMaxDepth = 512;
-
-// 0: copy as is; 1: short escape (\" \\ \n ...); 2: \u00XX.
-struct EscapeTable {
-    unsigned char kind[256];
-    char short_form[256];
-    constexpr EscapeTable() : kind(), short_form() {
-        for (int c = 0; c < 0x20; ++c)
-            kind[c] = 2;
-        kind[static_cast<unsigned char>('"')] = 1;
-        short_form[static_cast<unsigned char>('"')] = '"';
-        kind[static_cast<unsigned char>('\\')] = 1;
-        short_form[static_cast<unsigned char>('\\')] = '\\';
-        const char shorts[][2] = {{'\n', 'n'}, {'\r', 'r'}, {'\t', 't'}, {'\b', 'b'}, {'\f', 'f'}};
-        for (const auto& s : shorts) {
-            kind[static_cast<unsigned char>(s[0])] = 1;
-            short_form[static_cast<unsigned char>(s[0])] = s[1];
-        }
-    }
-};
-constexpr EscapeTable kEscapes;
 
 }  // namespace
 
@@ -41,25 +24,7 @@ JsonEncoder::JsonEncoder(PyObject* fallback, PyObject* model_plan)
 }
 
 void JsonEncoder::append_string(std::string& out, const char* s, std::size_t n) {
-    out.push_back('"');
-    std::size_t run = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        unsigned char c = static_cast<unsigned char>(s[i]);
-        unsigned char k = kEscapes.kind[c];
-        if (k == 0) continue;
-        out.append(s + run, i - run);
-        run = i + 1;
-        if (k == 1) {
-            const char esc[2] = {'\\', kEscapes.short_form[c]};
-            out.append(esc, 2);
-        } else {
-            static constexpr char kHex[] = "0123456789abcdef";
-            const char esc[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
-            out.append(esc, 6);
-        }
-    }
-    out.append(s + run, n - run);
-    out.push_back('"');
+    append_json_string(out, s, n);
 }
 
 bool JsonEncoder::encode(PyObject* obj, std::string& out) {
@@ -71,11 +36,7 @@ bool JsonEncoder::encode_float(double d, std::string& out) {
         PyErr_SetString(PyExc_ValueError, "Out of range float values are not JSON compliant");
         return false;
     }
-    // Python's repr(float): shortest round-trip digits, ".0" for integral values.
-    char* text = PyOS_double_to_string(d, 'r', 0, Py_DTSF_ADD_DOT_0, nullptr);
-    if (text == nullptr) return false;
-    out.append(text);
-    PyMem_Free(text);
+    append_double_repr(out, d);  // Python's repr(float)
     return true;
 }
 

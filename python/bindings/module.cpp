@@ -1,6 +1,8 @@
 // The _native extension module: NativeApp and PendingReply for the slipstream package.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include "native_app.h"
 #include "pending_reply.h"
@@ -25,6 +27,18 @@ NB_MODULE(_native, m) {
                 self.add_route(method, pattern, desc.ptr());
             },
             nb::arg("method"), nb::arg("pattern"), nb::arg("route"))
+        .def(
+            "add_static_route",
+            [](NativeApp& self, const std::string& method, const std::string& pattern, int status,
+               const std::string& content_type, std::vector<std::pair<std::string, std::string>> headers,
+               nb::bytes body) {
+                self.add_static_route(method, pattern, status, content_type, std::move(headers),
+                                      std::string(body.c_str(), body.size()));
+            },
+            nb::arg("method"), nb::arg("pattern"), nb::arg("status"), nb::arg("content_type"), nb::arg("headers"),
+            nb::arg("body"))
+        .def("add_echo_route", &NativeApp::add_echo_route, nb::arg("method"), nb::arg("pattern"),
+             nb::arg("body_schema"), nb::arg("status"))
         .def("listen", &NativeApp::listen, nb::arg("host"), nb::arg("port"))
         .def("start", &NativeApp::start)
         .def("run", &NativeApp::run)

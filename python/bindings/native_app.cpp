@@ -7,6 +7,7 @@
 
 #include <stdexcept>
 
+#include "json_text.h"
 #include "server_options_from_dict.h"
 
 namespace nb = nanobind;
@@ -40,7 +41,14 @@ void NativeApp::add_route(const std::string& method, const std::string& pattern,
     auto route = std::make_unique<PyRoute>(route_desc, *context_);
     Executor* executor = &executor_;
     const PyRoute* target = route.get();
-    AsyncHandler handler = [executor, target](Request& request, Responder responder) {
+    const ResponseCache* cache = route->cache();
+    AsyncHandler handler = [executor, target, cache](Request& request, Responder responder) {
+        // A cached route's fresh response is answered here, on the I/O thread, without the GIL.
+        if (cache != nullptr)
+            if (auto hit = cache->lookup(request.target())) {
+                responder.send(std::move(*hit));
+                return;
+            }
         executor->submit(request, std::move(responder), target);
     };
     const RouteSpec& spec = route->spec();
@@ -49,6 +57,35 @@ void NativeApp::add_route(const std::string& method, const std::string& pattern,
     else
         app_->route_async(method, pattern, std::move(handler), spec);
     routes_.push_back(std::move(route));
+}
+
+void NativeApp::add_static_route(const std::string& method, const std::string& pattern, int status,
+                                 const std::string& content_type,
+                                 std::vector<std::pair<std::string, std::string>> headers, std::string body) {
+    if (started_) throw std::invalid_argument("routes must be added before the app starts");
+    Response response(status);
+    response.content_type = content_type;
+    response.headers = std::move(headers);
+    response.body = std::move(body);
+    app_->route(method, pattern, [response = std::move(response)](Request&) { return response; });
+}
+
+void NativeApp::add_echo_route(const std::string& method, const std::string& pattern, const std::string& body_schema,
+                               int status) {
+    if (started_) throw std::invalid_argument("routes must be added before the app starts");
+    RouteSpec spec;
+    BodySpec body;
+    body.name = "body";
+    body.schema_json = body_schema;
+    spec.body.push_back(std::move(body));
+    app_->route(
+        method, pattern,
+        [status](Request& request) {
+            std::string text;
+            append_json(text, request.arguments().get("body"));
+            return Response::json(std::move(text), status);
+        },
+        std::move(spec));
 }
 
 void NativeApp::listen(const std::string& host, int port) {

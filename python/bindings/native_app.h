@@ -25,6 +25,14 @@ class NativeApp {
 
     /// Registers a route; throws std::invalid_argument (bad pattern, duplicate, bad schema).
     void add_route(const std::string& method, const std::string& pattern, PyObject* route_desc);
+    /// A route answered by the I/O threads with fixed bytes; never takes the GIL.
+    void add_static_route(const std::string& method, const std::string& pattern, int status,
+                          const std::string& content_type, std::vector<std::pair<std::string, std::string>> headers,
+                          std::string body);
+    /// A route whose JSON body is validated in C++ against `body_schema` and echoed compactly (json.dumps layout);
+    /// never takes the GIL. Invalid bodies get FastAPI's 422.
+    void add_echo_route(const std::string& method, const std::string& pattern, const std::string& body_schema,
+                        int status);
     /// Throws std::system_error when the address cannot be bound.
     void listen(const std::string& host, int port);
     /// Starts the executor and the I/O threads; returns at once.

@@ -3,6 +3,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include <chrono>
 #include <stdexcept>
 
 #include "pending_reply.h"
@@ -97,6 +98,15 @@ PyRoute::PyRoute(PyObject* desc, AppContext& ctx) : ctx_(ctx), desc_(PyRef::borr
     is_coroutine_ = PyObject_IsTrue(attr(desc, "is_coroutine").get()) == 1;
     status_code_ = static_cast<int>(int_of(attr(desc, "status_code").get(), "status_code"));
     prepare_ = attr(desc, "prepare");
+    PyRef ttl = attr(desc, "cache_ttl");
+    double ttl_s = PyFloat_AsDouble(ttl.get());
+    if (ttl_s == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        throw std::invalid_argument("route description: cache_ttl must be a number");
+    }
+    if (ttl_s > 0)
+        cache_ = std::make_unique<ResponseCache>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(ttl_s)), 1024);
     PyRef path_params = attr(desc, "path_params");
     for (PyObject* name : items_of(path_params.get(), "path_params")) {
         path_param_names_.push_back(str_of(name, "path param"));
@@ -278,17 +288,19 @@ void PyRoute::finish(const Request& request, Responder& responder, PyObject* res
         PyRef exc = fetch_exception();
         return fail(request, responder, exc.get());
     }
-    if (is_response == 1) return answer_object(responder, value.get());
-    if (!body_allowed(status_code_)) {
-        responder.send(Response(status_code_));
-        return;
-    }
+    if (is_response == 1) return answer_object(request, responder, value.get(), true);
+    if (!body_allowed(status_code_)) return send(request, responder, Response(status_code_), true);
     std::string body;
     if (!ctx_.encoder.encode(value.get(), body)) {
         PyRef exc = fetch_exception();
         return fail(request, responder, exc.get());
     }
-    responder.send(Response::json(std::move(body), status_code_));
+    send(request, responder, Response::json(std::move(body), status_code_), true);
+}
+
+void PyRoute::send(const Request& request, Responder& responder, Response response, bool cacheable) const {
+    if (cacheable && cache_) cache_->store(request.target(), response);
+    responder.send(std::move(response));
 }
 
 void PyRoute::fail(const Request& request, Responder& responder, PyObject* exc) const noexcept {
@@ -302,11 +314,11 @@ void PyRoute::answer_error(const Request& request, Responder& responder, PyObjec
     PyObject* argv[] = {desc_.get(), req.get(), exc, loc};
     PyRef response = PyRef::steal(PyObject_Vectorcall(helper, argv, loc != nullptr ? 4 : 3, nullptr));
     if (!response) return answer_internal_error(responder);
-    answer_object(responder, response.get());
+    answer_object(request, responder, response.get(), false);
 }
 
 // A slipstream.responses.Response: its _slipstream_render() gives (status, content_type, headers, body).
-void PyRoute::answer_object(Responder& responder, PyObject* obj) const {
+void PyRoute::answer_object(const Request& request, Responder& responder, PyObject* obj, bool cacheable) const {
     PyRef rendered = PyRef::steal(PyObject_CallMethodNoArgs(obj, ctx_.render_name.get()));
     if (!rendered || !PyTuple_Check(rendered.get()) || PyTuple_GET_SIZE(rendered.get()) != 4) {
         if (rendered) PyErr_SetString(PyExc_TypeError, "_slipstream_render() must return a 4-tuple");
@@ -341,7 +353,7 @@ void PyRoute::answer_object(Responder& responder, PyObject* obj) const {
                                       std::string(value, static_cast<std::size_t>(vlen)));
     }
     response.body.assign(PyBytes_AS_STRING(body), static_cast<std::size_t>(PyBytes_GET_SIZE(body)));
-    responder.send(std::move(response));
+    send(request, responder, std::move(response), cacheable);
 }
 
 }  // namespace slipstream::python

@@ -10,6 +10,7 @@
 #include "app_context.h"
 #include "arg_plan.h"
 #include "py_ref.h"
+#include "response_cache.h"
 #include "slipstream/request.h"
 #include "slipstream/responder.h"
 #include "slipstream/response.h"
@@ -27,6 +28,8 @@ class PyRoute {
 
     /// The RouteSpec the server validates requests against before handle() runs.
     const RouteSpec& spec() const { return spec_; }
+    /// Set for a route declared with cache_ttl: successful responses by request target (I/O threads read it).
+    const ResponseCache* cache() const { return cache_.get(); }
 
     /// Executor thread, GIL held: builds the arguments, calls the handler, answers or parks a coroutine.
     void handle(const Request& request, Responder responder) const noexcept;
@@ -45,7 +48,8 @@ class PyRoute {
 
     PyObject* call(const Request& request, bool* conversion_failed_out, std::size_t* failed_arg) const;
     PyObject* build_request(const Request& request) const;
-    void answer_object(Responder& responder, PyObject* obj) const;
+    void answer_object(const Request& request, Responder& responder, PyObject* obj, bool cacheable) const;
+    void send(const Request& request, Responder& responder, Response response, bool cacheable) const;
     void answer_error(const Request& request, Responder& responder, PyObject* helper, PyObject* exc,
                       PyObject* loc) const;
 
@@ -58,6 +62,7 @@ class PyRoute {
     std::vector<std::string> path_param_names_;
     std::vector<Arg> args_;
     RouteSpec spec_;
+    std::unique_ptr<ResponseCache> cache_;
     bool is_coroutine_ = false;
     int status_code_ = 200;
 };

@@ -26,9 +26,10 @@ Access number(Part Config::*part, T Part::*field) {
             [=](const Config& c) { return OptionValue{static_cast<std::uint64_t>((c.*part).*field)}; }};
 }
 
-Access flag(bool RunSettings::*field) {
-    return {[=](Config& c, const OptionValue& v) { c.run.*field = std::get<bool>(v); },
-            [=](const Config& c) { return OptionValue{c.run.*field}; }};
+template <typename Part>
+Access flag(Part Config::*part, bool Part::*field) {
+    return {[=](Config& c, const OptionValue& v) { (c.*part).*field = std::get<bool>(v); },
+            [=](const Config& c) { return OptionValue{(c.*part).*field}; }};
 }
 
 template <typename Part>
@@ -38,12 +39,13 @@ Access text(Part Config::*part, std::string Part::*field) {
 }
 
 // "off" on the outside, an empty path inside.
-Access route(std::string RunSettings::*field) {
-    return {[=](Config& c, const OptionValue& v) {
-                const auto& s = std::get<std::string>(v);
-                c.run.*field = s == "off" ? std::string() : s;
-            },
-            [=](const Config& c) { return OptionValue{(c.run.*field).empty() ? std::string("off") : c.run.*field}; }};
+Access route(std::string ServerOptions::*field) {
+    return {
+        [=](Config& c, const OptionValue& v) {
+            const auto& s = std::get<std::string>(v);
+            c.server.*field = s == "off" ? std::string() : s;
+        },
+        [=](const Config& c) { return OptionValue{(c.server.*field).empty() ? std::string("off") : c.server.*field}; }};
 }
 
 Access log_level() {
@@ -162,15 +164,16 @@ Registry make_config_registry() {
     Option level = make(K::kChoice, "log-level", G::kLogging, "LEVEL", "least severe message logged", log_level());
     level.choices = {"debug", "info", "warn", "error", "off"};
     r.add(std::move(level));
-    r.add(make(K::kBool, "access-log", G::kLogging, "", "write one line per request", flag(&RunSettings::access_log)));
+    r.add(make(K::kBool, "access-log", G::kLogging, "", "write one line per request",
+               flag(&Config::server, &ServerOptions::access_log)));
     r.add(with_check(make(K::kString, "access-log-path", G::kLogging, "PATH", "access log file; '-' is stdout",
                           text(run, &RunSettings::access_log_path)),
                      not_empty));
 
-    const std::pair<const char*, std::string RunSettings::*> routes[] = {{"health", &RunSettings::health_path},
-                                                                         {"livez", &RunSettings::livez_path},
-                                                                         {"readyz", &RunSettings::readyz_path},
-                                                                         {"metrics", &RunSettings::metrics_path}};
+    const std::pair<const char*, std::string ServerOptions::*> routes[] = {{"health", &ServerOptions::health_path},
+                                                                           {"livez", &ServerOptions::livez_path},
+                                                                           {"readyz", &ServerOptions::readyz_path},
+                                                                           {"metrics", &ServerOptions::metrics_path}};
     for (const auto& [what, field] : routes)
         r.add(with_check(make(K::kString, std::string(what) + "-path", G::kBuiltinRoutes, "PATH",
                               std::string("path of the builtin ") + what + " route; 'off' disables it", route(field)),

@@ -102,7 +102,7 @@ TEST(LoadConfig, BoolForms) {
     };
     for (const auto& c : cases) {
         Config config = load_config(c.args, c.env);
-        EXPECT_EQ(config.run.access_log, c.access_log) << testing::PrintToString(c.args);
+        EXPECT_EQ(config.server.access_log, c.access_log) << testing::PrintToString(c.args);
     }
 }
 
@@ -169,7 +169,7 @@ TEST(LoadConfig, ArgvAndEnvpArrays) {
     const char* envp[] = {"HOME=/root", "SLIPSTREAM_LOG_LEVEL=warn", nullptr};
     Config c = load_config(4, argv, envp);
     EXPECT_EQ(c.run.port, 8200);
-    EXPECT_FALSE(c.run.access_log);
+    EXPECT_FALSE(c.server.access_log);
     EXPECT_EQ(c.run.log_level, base::LogLevel::kWarn);
     Config no_env = load_config(1, argv, nullptr);
     EXPECT_EQ(no_env.run.port, 8000);

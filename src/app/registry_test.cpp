@@ -45,13 +45,13 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"max-pipelined", "1", [](const Config& c) { return c.server.max_pipelined == 1; }, "1"},
         {"max-output-buffer", "1g", [](const Config& c) { return c.server.max_output_buffer == 1u << 30; }, "1g"},
         {"log-level", "debug", [](const Config& c) { return c.run.log_level == base::LogLevel::kDebug; }, "debug"},
-        {"access-log", "false", [](const Config& c) { return !c.run.access_log; }, "false"},
+        {"access-log", "false", [](const Config& c) { return !c.server.access_log; }, "false"},
         {"access-log-path", "/var/log/a.log", [](const Config& c) { return c.run.access_log_path == "/var/log/a.log"; },
          "/var/log/a.log"},
-        {"health-path", "off", [](const Config& c) { return c.run.health_path.empty(); }, "off"},
-        {"livez-path", "/_/live", [](const Config& c) { return c.run.livez_path == "/_/live"; }, "/_/live"},
-        {"readyz-path", "off", [](const Config& c) { return c.run.readyz_path.empty(); }, "off"},
-        {"metrics-path", "/prom", [](const Config& c) { return c.run.metrics_path == "/prom"; }, "/prom"},
+        {"health-path", "off", [](const Config& c) { return c.server.health_path.empty(); }, "off"},
+        {"livez-path", "/_/live", [](const Config& c) { return c.server.livez_path == "/_/live"; }, "/_/live"},
+        {"readyz-path", "off", [](const Config& c) { return c.server.readyz_path.empty(); }, "off"},
+        {"metrics-path", "/prom", [](const Config& c) { return c.server.metrics_path == "/prom"; }, "/prom"},
     };
     Registry registry = make_config_registry();
     ASSERT_EQ(std::size(cases), registry.options().size()) << "a registered option has no row here";

@@ -1,4 +1,4 @@
-// RunSettings: how and where an application runs: listeners, logging, builtin routes.
+// RunSettings: how and where an application runs: listeners and log destinations.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +8,7 @@
 
 namespace slipstream::app {
 
-/// Settings outside the engine's ServerOptions: listeners, logging, builtin routes.
+/// Settings outside the engine's ServerOptions: listeners and log destinations.
 struct RunSettings {
     std::string host = "127.0.0.1";
     std::uint16_t port = 8000;
@@ -16,15 +16,9 @@ struct RunSettings {
     std::string unix_path;
 
     base::LogLevel log_level = base::LogLevel::kInfo;
-    bool access_log = true;
-    /// "-" means stdout.
+    /// Where the access log goes ("-" is stdout); whether it is on, and the builtin route paths, are
+    /// ServerOptions fields (the engine implements them).
     std::string access_log_path = "-";
-
-    // Builtin route paths; an empty string means the route is off ("off" on the command line).
-    std::string health_path = "/health";
-    std::string livez_path = "/livez";
-    std::string readyz_path = "/readyz";
-    std::string metrics_path = "/metrics";
 };
 
 }  // namespace slipstream::app

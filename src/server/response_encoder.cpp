@@ -1,92 +1,73 @@
 // HTTP/1.1 response encoding.
 #include "server/response_encoder.h"
 
-#include <charconv>
+#include <span>
+#include <vector>
 
 #include "http/h1/header.h"
-#include "http/h1/reason_phrase.h"
+#include "http/h1/serializer.h"
 
 namespace slipstream::server {
 namespace {
 
-void append_number(std::string& s, std::uint64_t n) {
-    char buf[24];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n);
-    s.append(buf, end);
-}
-
-void append_field(std::string& s, std::string_view name, std::string_view value) {
-    s.append(name);
-    s.append(": ");
-    s.append(value);
-    s.append("\r\n");
-}
-
-// Status line and the engine's own fields. `length` < 0: no Content-Length (streamed).
-void append_head_start(std::string& s, int status, const EncodeContext& ctx) {
-    s.append(ctx.version == http::h1::Version::kHttp10 ? "HTTP/1.0 " : "HTTP/1.1 ");
-    append_number(s, static_cast<std::uint64_t>(status));
-    s.push_back(' ');
-    s.append(http::h1::reason_phrase(status));
-    s.append("\r\n");
-    if (!ctx.server.empty()) append_field(s, "Server", ctx.server);
-    append_field(s, "Date", ctx.date);
-    if (!ctx.request_id.empty()) append_field(s, "X-Request-ID", ctx.request_id);
-}
-
-void append_connection(std::string& s, const EncodeContext& ctx) {
-    if (!ctx.keep_alive) {
-        s.append("Connection: close\r\n");
-    } else if (ctx.version == http::h1::Version::kHttp10) {
-        s.append("Connection: keep-alive\r\n");
-    }
-}
+namespace h1 = http::h1;
 
 bool fields_valid(const Response& r) {
-    if (!r.content_type.empty() && !http::h1::is_valid_field_value(r.content_type)) return false;
+    if (!r.content_type.empty() && !h1::is_valid_field_value(r.content_type)) return false;
     for (const auto& [name, value] : r.headers) {
-        if (!http::h1::validate_field(name, value).is_ok() || http::h1::is_framing_field(name)) return false;
+        if (!h1::validate_field(name, value).is_ok() || h1::is_framing_field(name)) return false;
     }
     return true;
 }
 
-bool status_has_body(int status) {
-    return status >= 200 && status != 204 && status != 304;
+bool valid_response(const Response& r) {
+    return r.status >= 100 && r.status <= 999 && fields_valid(r);
 }
 
-void append_user_fields(std::string& s, const Response& r) {
-    if (!r.content_type.empty()) append_field(s, "Content-Type", r.content_type);
+// Writes the head through the h1 serializer into a string the body may follow. Returns the framing used.
+h1::WrittenHead write_head(const Response& r, const EncodeContext& ctx, h1::ResponseFraming framing,
+                           std::uint64_t length, std::string& out, std::size_t body_reserve) {
+    constexpr std::size_t kInlineFields = 16;
+    h1::Header inline_fields[kInlineFields];
+    std::vector<h1::Header> many;
+    std::size_t n = r.headers.size() + 2;
+    h1::Header* fields = n <= kInlineFields ? inline_fields : (many.resize(n), many.data());
+    std::size_t count = 0;
+    if (!r.content_type.empty()) fields[count++] = {"Content-Type", r.content_type};
+    if (!ctx.request_id.empty()) fields[count++] = {"X-Request-ID", ctx.request_id};
     for (const auto& [name, value] : r.headers)
-        append_field(s, name, value);
+        fields[count++] = {name, value};
+
+    h1::ResponseHead head;
+    head.status = r.status;
+    head.headers = {fields, count};
+    head.framing = framing;
+    head.content_length = length;
+    head.keep_alive = ctx.keep_alive;
+    head.request_version = ctx.version;
+    head.date = ctx.date;
+    head.server = ctx.server;
+    std::size_t size = h1::response_head_size(head);
+    out.reserve(size + body_reserve);
+    out.resize(size);
+    return h1::write_response_head(head, std::span<char>(out.data(), size));
 }
 
 }  // namespace
 
 bool encode_response(Response&& response, const EncodeContext& ctx, OutputQueue& out) {
-    if (response.status < 100 || response.status > 999 || !fields_valid(response)) {
+    if (!valid_response(response)) {
         encode_error({500, "the handler produced an invalid response"}, ctx, out);
         return false;
     }
-    std::string head;
-    head.reserve(160 + response.content_type.size());
-    append_head_start(head, response.status, ctx);
-    append_user_fields(head, response);
-    if (status_has_body(response.status)) {
-        head.append("Content-Length: ");
-        append_number(head, response.body.size());
-        head.append("\r\n");
-    }
-    append_connection(head, ctx);
-    head.append("\r\n");
-    if (ctx.head_only || !status_has_body(response.status)) {
-        out.append(std::string_view(head));
-    } else if (response.body.size() >= OutputQueue::kMoveThreshold) {
-        out.append(std::string_view(head));
-        out.append(std::move(response.body));
-    } else {
-        head.append(response.body);
-        out.append(std::string_view(head));
-    }
+    bool inline_body = !ctx.head_only && response.body.size() < OutputQueue::kMoveThreshold;
+    std::string bytes;
+    h1::WrittenHead written = write_head(response, ctx, h1::ResponseFraming::kContentLength, response.body.size(),
+                                         bytes, inline_body ? response.body.size() : 0);
+    bool has_body = written.framing == h1::ResponseFraming::kContentLength && !ctx.head_only;
+    if (has_body && inline_body) bytes.append(response.body);
+    out.append(std::string_view(bytes));
+    if (has_body && !inline_body) out.append(std::move(response.body));
     return true;
 }
 
@@ -99,39 +80,33 @@ void encode_error(const HttpError& error, const EncodeContext& ctx, OutputQueue&
 }
 
 bool encode_stream_head(Response&& head_response, const EncodeContext& ctx, OutputQueue& out) {
-    if (head_response.status < 100 || head_response.status > 999 || !fields_valid(head_response)) {
+    if (!valid_response(head_response)) {
         encode_error({500, "the handler produced an invalid response"}, ctx, out);
         return false;
     }
-    std::string head;
-    append_head_start(head, head_response.status, ctx);
-    append_user_fields(head, head_response);
-    if (ctx.version == http::h1::Version::kHttp11) head.append("Transfer-Encoding: chunked\r\n");
-    append_connection(head, ctx);
-    head.append("\r\n");
-    out.append(std::string_view(head));
+    std::string bytes;
+    write_head(head_response, ctx, h1::ResponseFraming::kChunked, 0, bytes, 0);
+    out.append(std::string_view(bytes));
     return true;
 }
 
-void encode_stream_chunk(std::string_view data, http::h1::Version version, OutputQueue& out) {
+void encode_stream_chunk(std::string_view data, h1::Version version, OutputQueue& out) {
     if (data.empty()) return;  // an empty chunk would end the body
-    if (version == http::h1::Version::kHttp10) {
+    if (version == h1::Version::kHttp10) {
         out.append(data);
         return;
     }
-    char size[20];
-    auto [end, ec] = std::to_chars(size, size + sizeof size, data.size(), 16);
+    char header[h1::kMaxChunkHeaderSize];
     std::string framed;
-    framed.reserve(data.size() + 24);
-    framed.append(size, end);
-    framed.append("\r\n");
+    framed.reserve(data.size() + h1::kMaxChunkHeaderSize + 2);
+    framed.append(h1::chunk_header(data.size(), header));
     framed.append(data);
-    framed.append("\r\n");
+    framed.append(h1::kChunkEnd);
     out.append(std::move(framed));
 }
 
-void encode_stream_end(http::h1::Version version, OutputQueue& out) {
-    if (version == http::h1::Version::kHttp11) out.append(std::string_view("0\r\n\r\n"));
+void encode_stream_end(h1::Version version, OutputQueue& out) {
+    if (version == h1::Version::kHttp11) out.append(h1::kLastChunk);
 }
 
 }  // namespace slipstream::server
