@@ -1,11 +1,14 @@
-// The demo app: GET /hello and POST /echo (parse the JSON body, answer it re-serialized).
+// The demo app: GET /hello, POST /echo (parse the JSON body, answer it re-serialized), GET /delay/{ms}.
 #include <fcntl.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
+#include <thread>
 
 #include "app/help.h"
 #include "app/load_config.h"
@@ -53,6 +56,19 @@ int main(int argc, char** argv, char** envp) {
             return r;
         }
         return slipstream::Response::json(std::move(*body));
+    });
+
+    // An asynchronous handler: answers from another thread after `ms` milliseconds (at most 10 s).
+    app.route_async("GET", "/delay/{ms:int}", [](slipstream::Request& req, slipstream::Responder responder) {
+        long ms = std::strtol(std::string(*req.path_param("ms")).c_str(), nullptr, 10);
+        if (ms < 0 || ms > 10'000) {
+            responder.send(slipstream::Response::json(R"({"detail":"ms must be within 0..10000"})", 400));
+            return;
+        }
+        std::thread([ms, r = std::move(responder)]() mutable {
+            std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+            r.send(slipstream::Response::json(R"({"delayed_ms":)" + std::to_string(ms) + "}"));
+        }).detach();
     });
 
     try {

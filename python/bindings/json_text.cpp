@@ -16,7 +16,7 @@ struct EscapeTable {
     constexpr EscapeTable() : kind(), short_form() {
         for (int c = 0; c < 0x20; ++c)
             kind[c] = 2;
-        const char shorts[][2] = {{'"', '"'}, {'\\', '\\'}, {'\n', 'n'}, {'\r', 'r'},
+        const char shorts[][2] = {{'"', '"'},  {'\\', '\\'}, {'\n', 'n'}, {'\r', 'r'},
                                   {'\t', 't'}, {'\b', 'b'},  {'\f', 'f'}};
         for (const auto& s : shorts) {
             kind[static_cast<unsigned char>(s[0])] = 1;
@@ -101,10 +101,18 @@ void append_json_string(std::string& out, const char* s, std::size_t n) {
 
 void append_json(std::string& out, JsonView v) {
     switch (v.kind()) {
-        case JsonView::Kind::kNull: out.append("null"); return;
-        case JsonView::Kind::kBool: out.append(v.as_bool() ? "true" : "false"); return;
-        case JsonView::Kind::kInt: out.append(std::to_string(v.as_int())); return;
-        case JsonView::Kind::kUint: out.append(std::to_string(v.as_uint())); return;
+        case JsonView::Kind::kNull:
+            out.append("null");
+            return;
+        case JsonView::Kind::kBool:
+            out.append(v.as_bool() ? "true" : "false");
+            return;
+        case JsonView::Kind::kInt:
+            out.append(std::to_string(v.as_int()));
+            return;
+        case JsonView::Kind::kUint:
+            out.append(std::to_string(v.as_uint()));
+            return;
         case JsonView::Kind::kDouble: {
             double d = v.as_double();
             if (std::isfinite(d))

@@ -16,7 +16,7 @@ namespace slipstream::python {
 /// Entries live `ttl` after they are stored; at most `max_entries` (a full cache first drops expired
 /// entries, then stores nothing new until some expire). Thread-safe: I/O threads look up, the executor stores.
 class ResponseCache {
-public:
+  public:
     using Clock = std::chrono::steady_clock;
 
     ResponseCache(std::chrono::nanoseconds ttl, std::size_t max_entries) : ttl_(ttl), max_entries_(max_entries) {}
@@ -27,7 +27,7 @@ public:
     void store(std::string_view target, const Response& response, Clock::time_point now = Clock::now());
     std::size_t size() const;
 
-private:
+  private:
     struct Entry {
         Response response;
         Clock::time_point expires;

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import _runtime
 from ._responses_prep import make_prepare
+from .responses import JSONResponse
 from .routing import APIRouter, F, RouteDef, is_coroutine_handler
 
 _ENV_PREFIX = "SLIPSTREAM_"
@@ -37,7 +38,7 @@ class NativeRoute:
     """The description the extension reads once per route (see python/bindings/py_route.h)."""
 
     __slots__ = ("handler", "is_coroutine", "status_code", "args", "params", "body", "prepare", "path_params",
-                 "app_errors")
+                 "app_errors", "cache_ttl")
 
     def __init__(self, route: RouteDef, errors: ExceptionHandlers) -> None:
         assert route.shape is not None
@@ -50,6 +51,7 @@ class NativeRoute:
         self.prepare = make_prepare(route)
         self.path_params = route.shape.path_params
         self.app_errors = errors
+        self.cache_ttl = route.cache_ttl
 
 
 def env_or(value: Any, name: str, default: Any, convert: Callable[[str], Any] = str) -> Any:
@@ -75,6 +77,35 @@ class App(APIRouter):
         self.description = description
         self.server_options = server_options
         self.exception_handlers = ExceptionHandlers()
+        self.native_routes: list[tuple[str, tuple[Any, ...]]] = []
+
+    def static_route(self, path: str, content: Any, *, status_code: int = 200,
+                     media_type: str | None = None, headers: Mapping[str, str] | None = None,
+                     methods: Sequence[str] = ("GET",)) -> None:
+        """A route answered by the I/O threads with fixed bytes; it never takes the GIL.
+
+        `content`: bytes or str as is (media_type default text/plain), anything else as JSON (encoded now,
+        as FastAPI would; media_type default application/json)."""
+        if isinstance(content, (bytes, str)):
+            body = content.encode() if isinstance(content, str) else content
+            media_type = media_type or "text/plain; charset=utf-8"
+        else:
+            body = JSONResponse(content).body
+            media_type = media_type or "application/json"
+        rows = [(str(k), str(v)) for k, v in (headers or {}).items()]
+        for method in methods:
+            self.native_routes.append(("static", (method.upper(), self.prefix + path, status_code, media_type,
+                                                  rows, body)))
+
+    def echo_route(self, path: str, model: Any, *, status_code: int = 200,
+                   methods: Sequence[str] = ("POST",)) -> None:
+        """A route whose JSON body is validated in C++ against `model` (a pydantic model or any type) and
+        echoed back compactly; it never takes the GIL. Invalid bodies get FastAPI's 422 (loc ["body", ...])."""
+        from ._schema import schema_text
+
+        schema = schema_text(model)
+        for method in methods:
+            self.native_routes.append(("echo", (method.upper(), self.prefix + path, schema, status_code)))
 
     def exception_handler(self, exc_class_or_status: type[BaseException] | int) -> Callable[[F], F]:
         """Decorator: handler(request, exc) -> Response for an exception class (and subclasses) or a status."""
@@ -102,6 +133,11 @@ class App(APIRouter):
             desc = NativeRoute(route, self.exception_handlers)
             for method in route.methods:
                 native.add_route(method, route.path, desc)
+        for kind, args in self.native_routes:
+            if kind == "static":
+                native.add_static_route(*args)
+            else:
+                native.add_echo_route(*args)
         return native
 
     def run(self, host: str | None = None, port: int | None = None, threads: int | None = None,

@@ -37,6 +37,7 @@ class RouteDef:
     tags: list[str] = dataclasses.field(default_factory=list)
     shape: _signature.RouteShape | None = None
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    cache_ttl: float = 0.0
 
 
 class APIRouter:
@@ -51,18 +52,25 @@ class APIRouter:
 
     def add_api_route(self, path: str, endpoint: Callable[..., Any], *, methods: Sequence[str] | None = None,
                       status_code: int | None = None, response_model: Any = Default, response_class: Any = None,
-                      tags: Sequence[str] | None = None, dependencies: Any = None, **doc: Any) -> None:
+                      tags: Sequence[str] | None = None, dependencies: Any = None, cache_ttl: float | None = None,
+                      **doc: Any) -> None:
+        """Adds a route. `cache_ttl` (seconds, GET only): a 200 response is kept per request target (path and
+        query) and answered by the I/O threads, without Python, until it expires; use it only for responses
+        that do not depend on headers or cookies."""
         unknown = set(doc) - _DOC_ONLY
         if unknown:
             raise TypeError(f"unsupported route option(s): {', '.join(sorted(unknown))}")
         if dependencies:
             raise NotImplementedError("dependencies are not supported by slipstream yet")
+        methods = tuple(m.upper() for m in (methods or ["GET"]))
+        if cache_ttl is not None and (cache_ttl < 0 or set(methods) - {"GET"}):
+            raise ValueError("cache_ttl needs a GET-only route and a non-negative number of seconds")
         full = self.prefix + path
         if not full.startswith("/"):
             raise ValueError(f"route path must start with '/': {path!r}")
-        route = RouteDef(path=full, endpoint=endpoint, methods=tuple(m.upper() for m in (methods or ["GET"])),
-                         status_code=status_code, response_model=response_model, response_class=response_class,
-                         tags=[*self.tags, *(tags or [])], options=doc)
+        route = RouteDef(path=full, endpoint=endpoint, methods=methods, status_code=status_code,
+                         response_model=response_model, response_class=response_class,
+                         tags=[*self.tags, *(tags or [])], options=doc, cache_ttl=float(cache_ttl or 0))
         # Analyzed here so that a bad signature fails at the decorator, as in FastAPI.
         route.shape = _signature.analyze(endpoint, full)
         make_prepare(route)
@@ -103,7 +111,7 @@ class APIRouter:
             self.add_api_route(prefix + route.path, route.endpoint, methods=route.methods,
                                status_code=route.status_code, response_model=route.response_model,
                                response_class=route.response_class, tags=[*(tags or []), *route.tags],
-                               **route.options)
+                               cache_ttl=route.cache_ttl or None, **route.options)
 
 
 def _check_prefix(prefix: str) -> None:

@@ -64,8 +64,12 @@ void Connection::on_io(std::uint32_t events) {
         linger_read();
         return;
     }
-    if (events & EPOLLOUT) flush();
-    if (closed_) return;
+    if (events & EPOLLOUT) {
+        flush();
+        if (closed_) return;
+        after_output();  // output drained: resume reading and serve what waits in in_
+        if (closed_) return;
+    }
     if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) on_readable();
 }
 
@@ -92,7 +96,9 @@ void Connection::on_readable() {
     }
     if (closed_) return;
     flush();
-    if (!closed_) refresh_timer(true);
+    if (closed_) return;
+    refresh_timer(true);
+    after_output();  // reading may have paused for output that has now drained
 }
 
 void Connection::process(std::string_view data, bool from_scratch) {
@@ -536,14 +542,16 @@ void Connection::after_output() {
         close();
         return;
     }
-    if (!reading_ && slots_.size() < worker_.options().max_pipelined &&
-        out_.size() < worker_.options().max_output_buffer) {
+    // Each round serves buffered requests until reading pauses again; it repeats only while the socket
+    // takes the output at once, and every round consumes buffered input, so it ends.
+    while (!reading_ && !close_after_write_ && slots_.size() < worker_.options().max_pipelined &&
+           out_.size() < worker_.options().max_output_buffer) {
         set_reading(true);
-        if (!in_.empty()) {
-            process(in_.view(), false);
-            if (closed_) return;
-            flush();
-        }
+        if (in_.empty()) break;
+        process(in_.view(), false);
+        if (closed_) return;
+        flush();
+        if (closed_) return;
     }
     if (!closed_) refresh_timer(false);
 }
