@@ -1,5 +1,9 @@
 # Compiler flags for our own code and the sanitizer build modes.
 set(SLIPSTREAM_WARNINGS -Wall -Wextra -Wno-unused-parameter)
+# GCC 12 reports false -Wrestrict errors inside libstdc++'s std::string at -O2/-O3 (GCC bug 105329).
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+  list(APPEND SLIPSTREAM_WARNINGS -Wno-restrict)
+endif()
 if(SLIPSTREAM_WERROR)
   list(APPEND SLIPSTREAM_WARNINGS -Werror)
 endif()

@@ -7,10 +7,9 @@ BENCH_HOST/BENCH_PORT; one I/O thread, like every other contender; no access log
 import argparse
 import os
 
+from payloads import CONTENT_TYPE, LARGE
 from pydantic import BaseModel, Field
 from slipstream import App, Request, Response
-
-from payloads import CONTENT_TYPE, LARGE
 
 
 class Item(BaseModel):

@@ -89,7 +89,7 @@ def encode_fallback(obj: Any) -> Any:
             return encoder(obj)
     try:
         return dict(obj)
-    except Exception as first:
+    except Exception as first:  # noqa: BLE001 - jsonable_encoder tries dict(), then vars()
         try:
             return vars(obj)
         except Exception as second:

@@ -147,7 +147,7 @@ def handle_error(route: Any, request: Request, exc: BaseException) -> Response:
         return _default_response(exc)
     try:
         return _call_handler(handler, request, exc)
-    except Exception as second:  # noqa: BLE001 - a failing exception handler is a 500, like Starlette
+    except Exception as second:
         logger.error("Exception in exception handler", exc_info=second)
         return PlainTextResponse("Internal Server Error", status_code=500)
 

@@ -53,7 +53,7 @@ class RouteShape:
 def _is_complex(tp: Any) -> bool:
     tp, _ = _plans._strip_annotated(tp)
     origin = typing.get_origin(tp)
-    if origin in (Union, getattr(__import__("types"), "UnionType")):
+    if origin in (Union, __import__("types").UnionType):
         return any(_is_complex(m) for m in typing.get_args(tp) if m is not type(None))
     if origin is Literal:
         return False

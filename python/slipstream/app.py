@@ -37,8 +37,18 @@ class ExceptionHandlers:
 class NativeRoute:
     """The description the extension reads once per route (see python/bindings/py_route.h)."""
 
-    __slots__ = ("handler", "is_coroutine", "status_code", "args", "params", "body", "prepare", "path_params",
-                 "app_errors", "cache_ttl")
+    __slots__ = (
+        "app_errors",
+        "args",
+        "body",
+        "cache_ttl",
+        "handler",
+        "is_coroutine",
+        "params",
+        "path_params",
+        "prepare",
+        "status_code",
+    )
 
     def __init__(self, route: RouteDef, errors: ExceptionHandlers) -> None:
         assert route.shape is not None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
 from urllib.parse import parse_qsl
 
 
@@ -54,7 +53,7 @@ class Headers(Mapping[str, str]):
 class QueryParams(Mapping[str, str]):
     """The query string as Starlette parses it: the last value of a key wins for `[]`; `getlist` gives all."""
 
-    __slots__ = ("_list", "_dict")
+    __slots__ = ("_dict", "_list")
 
     def __init__(self, query: str = "") -> None:
         self._list = parse_qsl(query, keep_blank_values=True)
@@ -82,7 +81,7 @@ class QueryParams(Mapping[str, str]):
 class URL:
     """scheme://netloc/path?query of a request."""
 
-    __slots__ = ("scheme", "netloc", "path", "query")
+    __slots__ = ("netloc", "path", "query", "scheme")
 
     def __init__(self, scheme: str, netloc: str, path: str, query: str) -> None:
         self.scheme = scheme
@@ -96,7 +95,7 @@ class URL:
     def __repr__(self) -> str:
         return f"URL({str(self)!r})"
 
-    def __eq__(self, other: Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         return str(self) == str(other)
 
     def __hash__(self) -> int:

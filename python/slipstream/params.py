@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 Required: Any = ...
 """The default of a parameter that must be sent (FastAPI spells it `...`)."""
@@ -109,26 +110,26 @@ class BodyParam(Param):
         self.media_type = media_type
 
 
-def Query(default: Any = Required, **kwargs: Any) -> Any:  # noqa: N802 (FastAPI's spelling)
+def Query(default: Any = Required, **kwargs: Any) -> Any:
     """A query string parameter: `q: Annotated[int, Query(gt=0)] = 1` or `q: int = Query(1, gt=0)`."""
     return QueryParam(default, **kwargs)
 
 
-def Path(default: Any = Required, **kwargs: Any) -> Any:  # noqa: N802
+def Path(default: Any = Required, **kwargs: Any) -> Any:
     """A path parameter (always required): `item_id: Annotated[int, Path(ge=1)]`."""
     return PathParam(default, **kwargs)
 
 
-def Header(default: Any = Required, *, convert_underscores: bool = True, **kwargs: Any) -> Any:  # noqa: N802
+def Header(default: Any = Required, *, convert_underscores: bool = True, **kwargs: Any) -> Any:
     """A header; `user_agent` is read from `user-agent` unless convert_underscores=False."""
     return HeaderParam(default, convert_underscores=convert_underscores, **kwargs)
 
 
-def Cookie(default: Any = Required, **kwargs: Any) -> Any:  # noqa: N802
+def Cookie(default: Any = Required, **kwargs: Any) -> Any:
     """A cookie from the Cookie header."""
     return CookieParam(default, **kwargs)
 
 
-def Body(default: Any = Required, *, embed: bool | None = None, **kwargs: Any) -> Any:  # noqa: N802
+def Body(default: Any = Required, *, embed: bool | None = None, **kwargs: Any) -> Any:
     """A JSON body parameter; embed=True reads it from the key named after the parameter."""
     return BodyParam(default, embed=embed, **kwargs)

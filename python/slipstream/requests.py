@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json as _json
-from http.cookies import SimpleCookie
+from http.cookies import _unquote as _unquote_cookie  # the unquoting Starlette applies
 from typing import Any
 
 from .datastructures import URL, Headers, QueryParams
@@ -15,8 +15,20 @@ class Request:
     `await request.body()` / `await request.json()` as in Starlette; `body_bytes` and `json_sync()` for def handlers.
     """
 
-    __slots__ = ("method", "path", "query_string", "_raw_headers", "body_bytes", "path_params", "client_address",
-                 "route_path", "_headers", "_query", "_json", "_cookies")
+    __slots__ = (
+        "_cookies",
+        "_headers",
+        "_json",
+        "_query",
+        "_raw_headers",
+        "body_bytes",
+        "client_address",
+        "method",
+        "path",
+        "path_params",
+        "query_string",
+        "route_path",
+    )
 
     def __init__(self, method: str, path: str, query_string: str, headers: list[tuple[str, str]], body: bytes,
                  path_params: dict[str, str], client: str, route: str) -> None:
@@ -51,15 +63,17 @@ class Request:
 
     @property
     def cookies(self) -> dict[str, str]:
+        """The first Cookie header parsed as Starlette's cookie_parser does (lenient; the last duplicate wins)."""
         if self._cookies is None:
-            jar: SimpleCookie = SimpleCookie()
-            header = self.headers.get("cookie")
-            if header:
-                try:
-                    jar.load(header)
-                except Exception:  # noqa: BLE001 - a malformed Cookie header gives no cookies
-                    pass
-            self._cookies = {key: morsel.value for key, morsel in jar.items()}
+            cookies: dict[str, str] = {}
+            for chunk in self.headers.get("cookie", "").split(";"):
+                key, sep, value = chunk.partition("=")
+                if not sep:
+                    key, value = "", key
+                key, value = key.strip(), value.strip()
+                if key or value:
+                    cookies[key] = _unquote_cookie(value)
+            self._cookies = cookies
         return self._cookies
 
     @property

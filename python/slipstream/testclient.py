@@ -73,10 +73,10 @@ class TestClient:
         self.cookies: dict[str, str] = {}
         _open_clients.add(self)
 
-    def __enter__(self) -> TestClient:
+    def __enter__(self) -> TestClient:  # noqa: PYI034
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -91,7 +91,7 @@ class TestClient:
     def __del__(self) -> None:
         try:
             self.close()
-        except Exception:  # noqa: BLE001 - interpreter shutdown
+        except Exception:  # noqa: BLE001, S110 - interpreter shutdown
             pass
 
     def request(self, method: str, url: str, *, params: Mapping[str, Any] | list[tuple[str, Any]] | None = None,

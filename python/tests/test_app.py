@@ -10,7 +10,6 @@ from typing import Annotated, Literal
 import pytest
 from conftest import styled, suspending
 from pydantic import BaseModel, Field
-
 from slipstream import (
     APIRouter,
     App,
@@ -127,7 +126,7 @@ def test_header_cookie_and_annotated_constraints(style: str) -> None:
         x_token: Annotated[str, Header()],
         session: Annotated[str | None, Cookie()] = None,
         n: Annotated[int, Query(ge=1, le=10)] = 1,
-        tags: Annotated[list[str], Query()] = [],
+        tags: Annotated[list[str], Query()] = [],  # noqa: B006 - FastAPI style
         name: Annotated[str, Query(min_length=2, alias="the-name")] = "zz",
     ):
         return {"token": x_token, "session": session, "n": n, "tags": tags, "name": name}

@@ -5,7 +5,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from slipstream import App, TestClient
 
 APPS = Path(__file__).resolve().parents[2] / "bench" / "apps"

@@ -4,6 +4,7 @@ The corpus centres on FastAPI's 422 bodies (type, loc, msg, input, ctx) for path
 input, plus plain responses and errors. Skipped when FastAPI is not installed.
 """
 
+import dataclasses
 import enum
 import uuid
 from datetime import datetime
@@ -11,11 +12,11 @@ from typing import Annotated, Literal
 
 import pytest
 from pydantic import BaseModel, Field, field_validator
+from typing_extensions import TypedDict
 
 fastapi = pytest.importorskip("fastapi")
-from fastapi.testclient import TestClient as FastAPIClient  # noqa: E402
-
-import slipstream  # noqa: E402
+import slipstream
+from fastapi.testclient import TestClient as FastAPIClient
 
 
 class Color(str, enum.Enum):
@@ -44,6 +45,17 @@ class Checked(BaseModel):
         if v != v.upper():
             raise ValueError("must be upper case")
         return v + "!"
+
+
+@dataclasses.dataclass
+class Pair:
+    a: int
+    b: str = "x"
+
+
+class Shape(TypedDict):
+    sides: int
+    name: str
 
 
 class Node(BaseModel):
@@ -130,7 +142,7 @@ def build(fw, style: str):
             "scalars": {"s": "é\n\"", "i": 2**70, "f": 1e16, "g": 0.1, "b": True, "n": None, "neg": -0.0},
             "containers": {"t": (1, 2), "l": [[], {}], 1: "int key", 2.5: "float key", None: "none key"},
             "special": [uuid.UUID(int=1), dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc),
-                        dt.date(2024, 1, 2), dt.time(1, 2), dt.timedelta(seconds=90), Decimal("1.10"), Decimal("3"),
+                        dt.date(2024, 1, 2), dt.time(1, 2), dt.timedelta(seconds=90), Decimal("1.10"), Decimal(3),
                         Color.blue, frozenset({"x"})],
             "models": {"item": Item(name="a", price=1.0), "point": Point(1, 2.0),
                        "stamp": Stamp(at=dt.datetime(2024, 1, 2, tzinfo=dt.timezone.utc), day=dt.date(2024, 1, 3))},
@@ -139,6 +151,15 @@ def build(fw, style: str):
             "nested": [[[1]], {"a": {"b": [None]}}],
         }
         return values[kind]
+
+    @route("post", "/pair")
+    def pair(p: Pair):
+        assert isinstance(p, Pair)
+        return p
+
+    @route("post", "/shape")
+    def shape(s: Shape, pairs: list[Pair] = Body(default_factory=list)):  # noqa: B008 - FastAPI style
+        return {"shape": s, "pairs": pairs}
 
     @route("post", "/checked")
     def checked(c: Checked):
@@ -216,6 +237,11 @@ CASES = [
     case("get", "/encode/list"),
     case("get", "/encode/text"),
     case("get", "/encode/nested"),
+    case("post", "/pair", json={"a": 1}),
+    case("post", "/pair", GAP_LAX, json={"a": "x", "b": 2}),
+    case("post", "/pair", json={"a": [1], "b": 2}),
+    case("post", "/shape", json={"s": {"sides": 3, "name": "tri"}, "pairs": [{"a": 1, "b": "y"}]}),
+    case("post", "/shape", json={"s": {"sides": 3}}),
     case("post", "/checked", json={"code": "ABC"}),
     case("post", "/checked", json={"code": "abc"}),
     case("post", "/checked", json={"code": 1}),

@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from slipstream import App, TestClient
 
 TESTS = Path(__file__).resolve().parent

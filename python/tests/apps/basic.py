@@ -3,7 +3,6 @@
 import asyncio
 
 from pydantic import BaseModel
-
 from slipstream import App
 
 app = App(access_log=False)

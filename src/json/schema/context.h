@@ -1,6 +1,7 @@
 // Context: per-validation state (error sink, instance path, dynamic scope, depth), all on the stack.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -27,7 +28,12 @@ struct ScopeFrame {
 
 class Context {
   public:
-    Context(ErrorSink* sink, std::uint32_t max_depth) : sink_(sink), max_depth_(max_depth) {}
+    /// Call from the frame that starts validation: stack use is measured from there.
+    Context(ErrorSink* sink, std::uint32_t max_depth, std::size_t max_stack_bytes = 1 << 20)
+        : sink_(sink),
+          max_depth_(max_depth),
+          stack_base_(reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0))),
+          max_stack_bytes_(max_stack_bytes) {}
 
     /// The sink, or nullptr when the caller only wants a yes/no (then validators stop early).
     ErrorSink* sink() const { return sink_; }
@@ -43,11 +49,19 @@ class Context {
     std::uint32_t depth = 0;
 
     std::uint32_t max_depth() const { return max_depth_; }
+    /// True when one more nested evaluation would exceed max_depth or the C stack budget.
+    bool too_deep() const {
+        if (depth >= max_depth_) return true;
+        auto here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+        return stack_base_ - here > max_stack_bytes_;  // stacks grow down on every target we build
+    }
 
   private:
     friend class MuteSink;
     ErrorSink* sink_;
     std::uint32_t max_depth_;
+    std::uintptr_t stack_base_;
+    std::size_t max_stack_bytes_;
 };
 
 // The guards below point the Context at frames on the C stack and restore it on scope exit; g++ 12's

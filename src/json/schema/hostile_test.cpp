@@ -34,16 +34,28 @@ TEST(HostileTest, CyclicRefsFailInsteadOfLooping) {
 }
 
 TEST(HostileTest, RecursiveSchemaFollowsDeepInstanceWithinTheLimit) {
-    Schema schema = compile_text(R"({"type":["array","integer"],"items":{"$ref":"#"}})");
+    const char* recursive = R"({"type":["array","integer"],"items":{"$ref":"#"}})";
+    Schema schema = compile_text(recursive);
     base::Arena arena;
     EXPECT_TRUE(schema.validate(parse_json(nested_arrays(100, "1"), arena)));
     EXPECT_FALSE(schema.validate(parse_json(nested_arrays(100, "\"x\""), arena)));
     // Deeper than max_depth (256 node entries) is refused, not a stack overflow.
     EXPECT_FALSE(schema.validate(parse_json(nested_arrays(1000, "1"), arena)));
     CompileOptions options;
-    options.max_depth = 4000;  // two node entries per level: the array node and its $ref
-    Schema deep = compile_text(R"({"type":["array","integer"],"items":{"$ref":"#"}})", options);
-    EXPECT_TRUE(deep.validate(parse_json(nested_arrays(1000, "1"), arena)));
+    options.max_depth = 1000;  // two node entries per level: the array node and its $ref
+    EXPECT_TRUE(compile_text(recursive, options).validate(parse_json(nested_arrays(300, "1"), arena)));
+}
+
+TEST(HostileTest, StackBudgetHoldsWhateverMaxDepthSays) {
+    CompileOptions options;
+    options.max_depth = 1'000'000;
+    options.max_stack_bytes = 64 * 1024;
+    Schema schema = compile_text(R"({"type":["array","integer"],"items":{"$ref":"#"}})", options);
+    base::Arena arena;
+    ErrorSink sink;
+    EXPECT_FALSE(schema.validate(parse_json(nested_arrays(1900, "1"), arena), &sink));
+    ASSERT_EQ(sink.size(), 1u);
+    EXPECT_EQ(sink.errors()[0].type, "recursion_loop");
 }
 
 TEST(HostileTest, DeeplyNestedSchemaIsACompileError) {

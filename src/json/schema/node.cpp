@@ -10,7 +10,7 @@ bool Node::validate(const json::Value& v, Context& ctx, Annotations* ann) const 
         if (ctx.sink()) ctx.report(location_, "false_schema", "No value is permitted here", v);
         return false;
     }
-    if (ctx.depth >= ctx.max_depth()) {
+    if (ctx.too_deep()) {
         if (ctx.sink()) ctx.report(location_, "recursion_loop", "Recursion error - cyclic reference detected", v);
         return false;
     }

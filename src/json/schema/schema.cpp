@@ -40,6 +40,7 @@ json::Value copy_value(const json::Value& v, base::Arena& arena, int depth) {
 Schema compile(const json::Value& schema, const CompileOptions& options) {
     auto data = std::make_shared<detail::SchemaData>();
     data->max_depth = options.max_depth == 0 ? 1 : options.max_depth;
+    data->max_stack_bytes = options.max_stack_bytes;
     const json::Value* root = data->arena.make<json::Value>(copy_value(schema, data->arena, 0));
     detail::Compiler compiler(options, *data);
     data->root = compiler.compile_document(*root);
@@ -48,7 +49,7 @@ Schema compile(const json::Value& schema, const CompileOptions& options) {
 
 bool Schema::validate(const json::Value& instance, ErrorSink* errors) const {
     if (data_ == nullptr) return true;
-    detail::Context ctx(errors, data_->max_depth);
+    detail::Context ctx(errors, data_->max_depth, data_->max_stack_bytes);
     return data_->root->validate(instance, ctx, nullptr);
 }
 

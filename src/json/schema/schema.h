@@ -1,6 +1,7 @@
 // JSON Schema (2020-12 and draft-07) compiled once into an immutable tree of validator nodes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -32,8 +33,11 @@ struct CompileOptions {
     std::string base_uri;
     /// Fetches remote `$ref` targets. The 2020-12 and draft-07 metaschemas are built in.
     Resolver resolver;
-    /// Nested schema evaluations allowed per validation (guards cyclic `$ref`s and the C stack).
+    /// Nested schema evaluations allowed per validation (guards cyclic `$ref`s).
     std::uint32_t max_depth = 256;
+    /// C stack one validation may use before it fails with "recursion_loop", whatever max_depth
+    /// says. Keep it well below the smallest stack of a thread that validates.
+    std::size_t max_stack_bytes = 1 << 20;
 };
 
 namespace detail {

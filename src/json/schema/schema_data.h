@@ -1,6 +1,7 @@
 // SchemaData: everything a compiled Schema owns (document copies, nodes, resources).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -18,6 +19,7 @@ struct SchemaData {
     const Node* root = nullptr;
     Draft draft = Draft::kDraft2020_12;
     std::uint32_t max_depth = 256;
+    std::size_t max_stack_bytes = 1 << 20;
 };
 
 }  // namespace slipstream::json::schema::detail
