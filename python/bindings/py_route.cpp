@@ -74,12 +74,16 @@ bool body_allowed(int status) {
 }  // namespace
 
 PyRef fetch_exception() {
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject* value = PyErr_GetRaisedException();
+#else
     PyObject *type = nullptr, *value = nullptr, *tb = nullptr;
     PyErr_Fetch(&type, &value, &tb);
     PyErr_NormalizeException(&type, &value, &tb);
     if (tb != nullptr && value != nullptr) PyException_SetTraceback(value, tb);
     Py_XDECREF(type);
     Py_XDECREF(tb);
+#endif
     if (value == nullptr) {
         Py_INCREF(Py_None);
         value = Py_None;

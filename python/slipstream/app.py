@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -159,6 +160,7 @@ class App(APIRouter):
         threads = env_or(threads, "threads", 0, int)
         native = self.build(threads=threads, **options)
         native.listen(host, port)
+        logging.getLogger("slipstream").info("serving %s on http://%s:%d", self.title, host, native.port)
         return native.run()
 
     def include_router(self, router: APIRouter, *, prefix: str = "", tags: Sequence[str] | None = None) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import os
 import sys
 from typing import Any
@@ -38,10 +39,12 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("app", help="the application, as module:attribute")
     run.add_argument("--host", default=_env("HOST", "127.0.0.1"), help="address to bind (SLIPSTREAM_HOST)")
     run.add_argument("--port", type=int, default=int(_env("PORT", "8000") or 8000),
-                     help="port to bind (SLIPSTREAM_PORT)")
+                     help="port to bind, 0 for any free one (SLIPSTREAM_PORT)")
     run.add_argument("--threads", type=int, default=int(_env("THREADS", "0") or 0),
                      help="I/O threads, 0 = one per core (SLIPSTREAM_THREADS)")
     args = parser.parse_args(argv)
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
     app = load_app(args.app)
     return int(app.run(host=args.host, port=args.port, threads=args.threads) or 0)
 

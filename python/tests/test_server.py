@@ -10,7 +10,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -19,35 +18,23 @@ from slipstream import App, TestClient
 TESTS = Path(__file__).resolve().parent
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_listening(port: int, proc: subprocess.Popen, deadline_s: float = 30.0) -> None:
-    """Polls until the port accepts (the server is up) or the process exits."""
-    end = time.monotonic() + deadline_s
-    while time.monotonic() < end:
-        if proc.poll() is not None:
-            raise AssertionError(f"server exited with {proc.returncode}: {proc.stderr.read().decode()}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.02)
-    raise AssertionError("server did not start listening")
+def listening_port(proc: subprocess.Popen) -> int:
+    """The port the server logged once it listens ("slipstream: serving ... on http://host:port")."""
+    for raw in proc.stderr:
+        line = raw.decode()
+        if "serving" in line and "http://" in line:
+            return int(line.rsplit(":", 1)[1])
+    raise AssertionError(f"server exited with {proc.wait()} before listening")
 
 
 @pytest.fixture
 def served():
-    port = free_port()
-    env = {**os.environ, "SLIPSTREAM_PORT": str(port), "SLIPSTREAM_THREADS": "2", "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
+    env = {**os.environ, "SLIPSTREAM_PORT": "0", "SLIPSTREAM_THREADS": "2",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
     proc = subprocess.Popen([sys.executable, "-m", "slipstream", "run", "apps.basic:app", "--host", "127.0.0.1"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        wait_listening(port, proc)
-        yield port, proc
+        yield listening_port(proc), proc
     finally:
         if proc.poll() is None:
             proc.kill()

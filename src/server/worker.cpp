@@ -3,6 +3,7 @@
 
 #include <sys/epoll.h>
 
+#include <charconv>
 #include <cstdio>
 #include <string>
 
@@ -119,8 +120,37 @@ void Worker::retire(Connection* connection) {
     });
 }
 
+namespace {
+
+void append_uint(std::string& out, std::uint64_t v) {
+    char buf[24];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, end);
+}
+
+// Milliseconds with three decimals from nanoseconds, without floating point ("0.042").
+void append_millis(std::string& out, std::int64_t nanos) {
+    std::uint64_t micros = static_cast<std::uint64_t>(nanos > 0 ? nanos : 0) / 1000;
+    append_uint(out, micros / 1000);
+    char frac[4] = {'.', static_cast<char>('0' + micros / 100 % 10), static_cast<char>('0' + micros / 10 % 10),
+                    static_cast<char>('0' + micros % 10)};
+    out.append(frac, 4);
+}
+
+}  // namespace
+
+std::int64_t Worker::wall_at(base::MonoNanos mono) {
+    // Wall time derived from the monotonic reading the caller already has; resampled once a second.
+    if (mono - wall_sampled_at_ > base::kNanosPerSecond || wall_sampled_at_ == 0) {
+        wall_sampled_at_ = mono;
+        wall_offset_ = loop_.clock().wall_now() - base::mono_now();
+    }
+    return mono + wall_offset_;
+}
+
 void Worker::observe(const RequestRecord& r, int status, std::size_t response_bytes, const net::SocketAddress& peer) {
-    base::MonoNanos elapsed = base::mono_now() - r.start;
+    base::MonoNanos end = base::mono_now();
+    base::MonoNanos elapsed = end - r.start;
     const RequestCounters& c = metrics_cache_.get(r.route_key, r.route, r.method, status);
     c.requests->inc();
     c.duration->observe(static_cast<std::uint64_t>(elapsed > 0 ? elapsed : 0));
@@ -130,23 +160,21 @@ void Worker::observe(const RequestRecord& r, int status, std::size_t response_by
 
     // One JSON line; handed to the writer thread once per loop iteration.
     std::string& out = log_batch_;
-    out.append(R"({"time":")");
-    log_clock_.append(out, loop_.clock().wall_now());
-    out.append(R"(","method":)");
     json::Writer w(out);
+    out.append(R"({"time":")");
+    log_clock_.append(out, wall_at(end));
+    out.append(R"(","method":)");
     w.string(r.method_text);
     out.append(R"(,"route":)");
-    json::Writer(out).string(r.route);
+    w.string(r.route);
     out.append(R"(,"path":)");
-    json::Writer(out).string(r.path);
+    w.string(r.path);
     out.append(R"(,"status":)");
-    out.append(std::to_string(status));
-    char num[32];
-    int n = std::snprintf(num, sizeof num, "%.3f", static_cast<double>(elapsed) / 1e6);
+    append_uint(out, static_cast<std::uint64_t>(status));
     out.append(R"(,"duration_ms":)");
-    out.append(num, static_cast<std::size_t>(n));
+    append_millis(out, elapsed);
     out.append(R"(,"bytes":)");
-    out.append(std::to_string(response_bytes));
+    append_uint(out, response_bytes);
     out.append(R"(,"request_id":")");
     out.append(r.request_id);  // validated or generated: no escaping needed
     out.append(R"(","trace_id":")");

@@ -98,6 +98,7 @@ class Worker {
     struct ListenerHandler;
 
     void on_accept(ListenerHandler& lh);
+    std::int64_t wall_at(base::MonoNanos mono);
     void on_accept_pending(ListenerHandler& lh);
     void shed(net::Fd fd);
     void maybe_drained();
@@ -115,6 +116,8 @@ class Worker {
     MetricsCache metrics_cache_;
     RequestIdGenerator request_ids_;
     LogClock log_clock_;
+    base::MonoNanos wall_sampled_at_ = 0;
+    std::int64_t wall_offset_ = 0;
     std::string log_batch_;
     std::size_t log_lines_ = 0;
     bool log_flush_scheduled_ = false;
