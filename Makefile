@@ -20,7 +20,7 @@ define configure
 endef
 
 build: setup
-	$(call configure,$(BUILD),-DCMAKE_BUILD_TYPE=Release)
+	$(call configure,$(BUILD),-DCMAKE_BUILD_TYPE=Release -DSLIPSTREAM_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(PYTHON)))
 	@ninja -C $(BUILD) -j$(JOBS)
 
 run: build
@@ -28,7 +28,7 @@ run: build
 
 test: build lint
 	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
-	@$(PYTHON) -m pytest -q tests bench/tests
+	@$(PYTHON) -m pytest -q tests bench/tests python/tests
 
 test-asan: setup
 	$(call configure,build-asan,-DCMAKE_BUILD_TYPE=Debug "-DSLIPSTREAM_SANITIZE=address;undefined" -DSLIPSTREAM_BUILD_BENCH=OFF)

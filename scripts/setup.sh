@@ -36,3 +36,11 @@ if [ ! -f "$STAMP" ] || [ "$REQ" -nt "$STAMP" ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check -r "$REQ"
   touch "$STAMP"
 fi
+
+# The Python package (editable): rebuilt only when C++ or Python sources changed since the last install.
+PKG_STAMP=.venv/.slipstream-package.stamp
+if [ ! -f "$PKG_STAMP" ] || [ -n "$(find src include python pyproject.toml CMakeLists.txt cmake -newer "$PKG_STAMP" -type f -print -quit)" ]; then
+  echo "setup: building the slipstream Python package"
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-build-isolation -e .
+  touch "$PKG_STAMP"
+fi

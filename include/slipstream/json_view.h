@@ -15,7 +15,7 @@ struct JsonNode;
 /// A cheap, copyable view of a JSON value owned by something else (the request: valid while the
 /// Request is). A default-constructed view is null. Accessors of the wrong type return zero values.
 class JsonView {
-public:
+  public:
     enum class Kind : std::uint8_t { kNull, kBool, kInt, kUint, kDouble, kString, kArray, kObject };
 
     JsonView() = default;
@@ -42,7 +42,7 @@ public:
 
     const detail::JsonNode* node() const { return node_; }
 
-private:
+  private:
     const detail::JsonNode* node_ = nullptr;
 };
 

@@ -13,8 +13,8 @@ enum class ParamSource : unsigned char { kPath, kQuery, kHeader, kCookie };
 /// the schema's type the way FastAPI does ("42" -> 42 for an integer, "true"/"1"/"yes"/"on" for a
 /// boolean, repeated query keys for an array), then validated.
 struct ParamSpec {
-    std::string name;         // the key in the validated arguments object
-    std::string alias;        // the name on the wire (query key, header name, cookie name); empty: `name`
+    std::string name;   // the key in the validated arguments object
+    std::string alias;  // the name on the wire (query key, header name, cookie name); empty: `name`
     ParamSource source = ParamSource::kQuery;
     std::string schema_json;  // JSON Schema of the value (draft 2020-12)
     bool required = true;

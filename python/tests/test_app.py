@@ -353,3 +353,45 @@ def test_bad_signatures_fail_at_the_decorator() -> None:
         @app.get("/y", unknown_option=1)
         def y():
             return 1
+
+
+def test_exception_handlers_by_status_and_validation(style: str) -> None:
+    from pydantic import field_validator
+
+    from slipstream import RequestValidationError
+
+    class Code(BaseModel):
+        code: str
+
+        @field_validator("code")
+        @classmethod
+        def upper(cls, v: str) -> str:
+            if v != v.upper():
+                raise ValueError("upper case only")
+            return v
+
+    app = App()
+
+    @app.exception_handler(404)
+    async def not_found(request: Request, exc: HTTPException):
+        return JSONResponse({"missing": exc.detail}, status_code=404)
+
+    @app.exception_handler(RequestValidationError)
+    def invalid(request: Request, exc: RequestValidationError):
+        return JSONResponse({"errors": [e["msg"] for e in exc.errors()]}, status_code=400)
+
+    @app.get("/gone")
+    @styled(style)
+    def gone():
+        raise HTTPException(404, "it")
+
+    @app.post("/code")
+    @styled(style)
+    def code(c: Code):
+        return c
+
+    with TestClient(app) as client:
+        assert client.get("/gone").json() == {"missing": "it"}
+        r = client.post("/code", json={"code": "abc"})
+        assert (r.status_code, r.json()) == (400, {"errors": ["Value error, upper case only"]})
+        assert client.post("/code", json={"code": "ABC"}).json() == {"code": "ABC"}

@@ -9,8 +9,8 @@
 
 #include "base/arena.h"
 #include "http/h1/header.h"
-#include "json/value.h"
 #include "http/h1/request_head.h"
+#include "json/value.h"
 #include "net/socket_address.h"
 #include "server/router/route_match.h"
 
