@@ -28,7 +28,9 @@ run: build
 
 test: build lint
 	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
-	@$(PYTHON) -m pytest -q tests bench/tests python/tests
+	@$(PYTHON) -m pytest -q tests
+	@$(PYTHON) -m pytest -q bench/tests
+	@$(PYTHON) -m pytest -q python/tests
 
 test-asan: setup
 	$(call configure,build-asan,-DCMAKE_BUILD_TYPE=Debug "-DSLIPSTREAM_SANITIZE=address;undefined" -DSLIPSTREAM_BUILD_BENCH=OFF)

@@ -160,15 +160,14 @@ void Worker::observe(const RequestRecord& r, int status, std::size_t response_by
 
     // One JSON line; handed to the writer thread once per loop iteration.
     std::string& out = log_batch_;
-    json::Writer w(out);
     out.append(R"({"time":")");
     log_clock_.append(out, wall_at(end));
     out.append(R"(","method":)");
-    w.string(r.method_text);
+    json::Writer(out).string(r.method_text);  // a fresh writer per value: no separators between them
     out.append(R"(,"route":)");
-    w.string(r.route);
+    json::Writer(out).string(r.route);
     out.append(R"(,"path":)");
-    w.string(r.path);
+    json::Writer(out).string(r.path);
     out.append(R"(,"status":)");
     append_uint(out, static_cast<std::uint64_t>(status));
     out.append(R"(,"duration_ms":)");
