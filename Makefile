@@ -7,6 +7,9 @@ CMAKE_FLAGS ?=
 PORT ?= 8000
 PYTHON := .venv/bin/python
 export SLIPSTREAM_TEST_DATA ?= $(abspath ../shared/data)
+# ccache hits across clones in other folders (CI builds a fresh clone): paths are hashed relative to here.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := true
 
 .PHONY: setup build run test test-unit test-e2e test-asan test-tsan test-all lint format fuzz \
         bench bench-quick bench-compare clean
