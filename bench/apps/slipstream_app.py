@@ -1,4 +1,6 @@
-"""Slipstream Python contender (FastAPI-like API); `--style def` or `--style async` picks the handler kind.
+"""Slipstream Python contender (FastAPI-like API); `--style def|async|native` picks the handler kind.
+
+`native`: routes answered by the engine without Python (static bytes; validate-and-echo for echo/validated).
 
 Skipped by the harness until the `slipstream` Python package is importable. Host and port come from
 BENCH_HOST/BENCH_PORT; one I/O thread, like every other contender; no access log (uvicorn runs with
@@ -6,6 +8,7 @@ BENCH_HOST/BENCH_PORT; one I/O thread, like every other contender; no access log
 """
 import argparse
 import os
+from typing import Any
 
 from payloads import CONTENT_TYPE, LARGE
 from pydantic import BaseModel, Field
@@ -62,12 +65,22 @@ def add_async_routes(app: App) -> None:
         return Response(LARGE, media_type=CONTENT_TYPE)
 
 
+def add_native_routes(app: App) -> None:
+    app.static_route("/hello", {"message": "hello"})
+    app.static_route("/large", LARGE, media_type=CONTENT_TYPE)
+    app.echo_route("/echo", Any)
+    app.echo_route("/items", Item)
+
+
+ROUTES = {"def": add_def_routes, "async": add_async_routes, "native": add_native_routes}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Slipstream bench contender")
-    parser.add_argument("--style", choices=("def", "async"), required=True)
+    parser.add_argument("--style", choices=tuple(ROUTES), required=True)
     args = parser.parse_args()
     app = App(access_log=False)
-    (add_def_routes if args.style == "def" else add_async_routes)(app)
+    ROUTES[args.style](app)
     app.run(host=os.environ.get("BENCH_HOST", "127.0.0.1"), port=int(os.environ.get("BENCH_PORT", "8080")),
             threads=1)
 

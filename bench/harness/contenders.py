@@ -15,7 +15,7 @@ from typing import Callable
 from .workloads import APPS_DIR, BENCH_DIR, payloads
 
 REPO_DIR = os.path.dirname(BENCH_DIR)
-SLIPSTREAM_HELLO = os.path.join(REPO_DIR, "build", "examples", "hello")
+SLIPSTREAM_CPP = os.path.join(REPO_DIR, "build", "examples", "bench_app")
 HOST = "127.0.0.1"
 
 
@@ -148,9 +148,23 @@ def _script(*args: str) -> Callable[[Contender, LaunchContext], Launch]:
     return build
 
 
-def _slipstream_cpp(c: Contender, ctx: LaunchContext) -> Launch:
-    return Launch([SLIPSTREAM_HELLO, "--host", HOST, "--port", str(ctx.port), "--threads", "1"], ctx.workdir,
-                  _env(ctx))
+def _write_large(ctx: LaunchContext) -> str:
+    path = os.path.join(ctx.workdir, "large.json")
+    with open(path, "wb") as f:
+        f.write(payloads.LARGE)
+    return path
+
+
+def _slipstream_cpp(access_log: bool) -> Callable[[Contender, LaunchContext], Launch]:
+    """build/examples/bench_app on one I/O thread; with `access_log` its JSON lines go to a file in the work dir."""
+    def build(c: Contender, ctx: LaunchContext) -> Launch:
+        env = _env(ctx)
+        env["BENCH_LARGE_FILE"] = _write_large(ctx)
+        log = ["--access-log", "--access-log-path", os.path.join(ctx.workdir, "access.log")] if access_log \
+            else ["--no-access-log"]
+        return Launch([SLIPSTREAM_CPP, "--host", HOST, "--port", str(ctx.port), "--threads", "1", *log],
+                      ctx.workdir, env)
+    return build
 
 
 _STATIC_NA = "static reference: serves fixed bytes only, cannot parse or validate a request body or parameters"
@@ -185,8 +199,13 @@ CONTENDERS: list[Contender] = [
               "blacksheep_app.py", ("module:blacksheep", "module:uvicorn", "module:uvloop", "module:httptools"),
               _uvicorn("blacksheep_app"), ("dist:blacksheep", "dist:uvicorn"),
               _no_h2("uvicorn has no HTTP/2")),
-    Contender("slipstream-cpp", "slipstream", "Slipstream, C++ handler (build/examples/hello --threads 1)",
-              "build/examples/hello", (f"file:{SLIPSTREAM_HELLO}",), _slipstream_cpp, (),
+    Contender("slipstream-cpp", "slipstream",
+              "Slipstream, C++ handlers (build/examples/bench_app --threads 1 --no-access-log)",
+              "examples/bench_app.cpp", (f"file:{SLIPSTREAM_CPP}",), _slipstream_cpp(False), (),
+              _no_h2("the HTTP/2 variant is not built yet")),
+    Contender("slipstream-cpp-log", "slipstream",
+              "Slipstream, C++ handlers with the JSON access log on (to a file): the cost of logging",
+              "examples/bench_app.cpp", (f"file:{SLIPSTREAM_CPP}",), _slipstream_cpp(True), (),
               _no_h2("the HTTP/2 variant is not built yet")),
     Contender("slipstream-py-def", "slipstream", "Slipstream, Python `def` handlers, 1 thread", "slipstream_app.py",
               ("module:slipstream",), _script("--style", "def"), ("dist:slipstream",),
@@ -194,6 +213,11 @@ CONTENDERS: list[Contender] = [
     Contender("slipstream-py-async", "slipstream", "Slipstream, Python `async def` handlers, 1 thread",
               "slipstream_app.py", ("module:slipstream",), _script("--style", "async"), ("dist:slipstream",),
               _no_h2("the HTTP/2 variant is not built yet")),
+    Contender("slipstream-py-native", "slipstream",
+              "Slipstream, Python app with native routes (static, validate-and-echo): no GIL per request",
+              "slipstream_app.py", ("module:slipstream",), _script("--style", "native"), ("dist:slipstream",),
+              {"h2": "the HTTP/2 variant is not built yet",
+               "params": "a native route has no handler to build a response from parameters"}),
 ]
 
 BY_NAME = {c.name: c for c in CONTENDERS}

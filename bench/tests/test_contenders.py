@@ -25,8 +25,7 @@ def test_missing_reports_why(requires, reason):
 
 def test_every_contender_has_an_app_file_and_known_workloads():
     for c in contenders.CONTENDERS:
-        if c.name != "slipstream-cpp":
-            assert os.path.exists(os.path.join(contenders.REPO_DIR, c.app_path)), c.name
+        assert os.path.exists(os.path.join(contenders.REPO_DIR, c.app_path)), c.name
         assert set(c.unsupported) <= set(workloads.WORKLOADS), c.name
 
 

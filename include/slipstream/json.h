@@ -5,12 +5,17 @@
 #include <string>
 #include <string_view>
 
+#include "slipstream/json_view.h"
+
 namespace slipstream {
 
 /// Parses `text` as one JSON document and writes it back compactly (separators "," and ":", as
 /// Python's json.dumps with FastAPI's settings). Returns nullopt when `text` is not valid JSON (or is
 /// nested deeper than 64), with a short reason in `error` when given. Thread-safe.
 std::optional<std::string> json_reformat(std::string_view text, std::string* error = nullptr);
+
+/// `value` written compactly (same separators as json_reformat). A null view writes `null`. Thread-safe.
+std::string json_write(JsonView value);
 
 /// `text` as a JSON string literal, quotes included, with the required escapes. Thread-safe.
 std::string json_quote(std::string_view text);

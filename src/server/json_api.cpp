@@ -4,6 +4,7 @@
 #include "base/arena.h"
 #include "json/parse.h"
 #include "json/writer.h"
+#include "server/validation/json_node.h"
 
 namespace slipstream {
 
@@ -22,6 +23,13 @@ std::optional<std::string> json_reformat(std::string_view text, std::string* err
         if (error) *error = "number out of range";
         return std::nullopt;
     }
+    return out;
+}
+
+std::string json_write(JsonView value) {
+    std::string out;
+    json::Writer w(out);
+    if (value.node() == nullptr || !w.write_value(value.node()->value).is_ok()) return "null";
     return out;
 }
 

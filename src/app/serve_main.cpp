@@ -1,0 +1,76 @@
+// serve_main(): configuration, access log, listeners and the run loop shared by every C++ application.
+#include "app/serve_main.h"
+
+#include <fcntl.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+
+#include "app/help.h"
+#include "app/load_config.h"
+#include "base/log.h"
+
+namespace slipstream::app {
+
+namespace {
+
+// The access log file descriptor: stdout for "-", else the file opened for appending. -1 on failure.
+int open_access_log(const std::string& path) {
+    if (path == "-") return 1;
+    return ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+}
+
+void listen_and_announce(slipstream::App& app, const RunSettings& run) {
+    if (!run.unix_path.empty()) {
+        app.listen_unix(run.unix_path);
+        std::printf("listening on unix:%s\n", run.unix_path.c_str());
+    } else {
+        app.listen(run.host, run.port);
+        bool v6 = run.host.find(':') != std::string::npos;
+        std::printf("listening on %s%s%s:%u\n", v6 ? "[" : "", run.host.c_str(), v6 ? "]" : "", app.port());
+    }
+    std::fflush(stdout);
+}
+
+}  // namespace
+
+int serve_main(int argc, char** argv, char** envp, const char* name, const RouteSetup& setup) {
+    Config cfg;
+    try {
+        cfg = load_config(argc, argv, envp);
+    } catch (const ConfigError& e) {
+        std::fprintf(stderr, "%s: %s\n%s", name, e.what(), usage_hint(argv[0]).c_str());
+        return 2;
+    }
+    if (cfg.action == ConfigAction::kHelp) {
+        std::fputs(help_text(argv[0]).c_str(), stdout);
+        return 0;
+    }
+    if (cfg.action == ConfigAction::kVersion) {
+        std::fputs(version_text(argv[0]).c_str(), stdout);
+        return 0;
+    }
+    base::set_log_level(cfg.run.log_level);
+    if (cfg.server.access_log) {
+        int fd = open_access_log(cfg.run.access_log_path);
+        if (fd < 0) {
+            std::fprintf(stderr, "%s: cannot open %s: %s\n", name, cfg.run.access_log_path.c_str(),
+                         std::strerror(errno));
+            return 1;
+        }
+        cfg.server.access_log_fd = fd;
+    }
+    try {
+        slipstream::App app(cfg.server);
+        setup(app, cfg);
+        listen_and_announce(app, cfg.run);
+        return app.run();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", name, e.what());
+        return 1;
+    }
+}
+
+}  // namespace slipstream::app
