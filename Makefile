@@ -12,7 +12,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
 .PHONY: setup build run test test-unit test-e2e test-asan test-tsan test-all lint format fuzz \
-        bench bench-quick bench-compare clean
+        bench bench-quick bench-compare bench-schema clean
 
 setup:
 	@bash scripts/setup.sh
@@ -69,6 +69,11 @@ bench: build
 bench-quick: build
 	@bash bench/setup.sh
 	@$(PYTHON) bench/run.py --quick
+
+# JSON Schema parse+validate against valijson, pydantic v2 and jsonschema (Google Benchmark + Python timers)
+bench-schema: build
+	@bash bench/setup.sh
+	@$(PYTHON) bench/micro/schema_compare.py --append-ledger
 
 bench-compare: setup
 	@$(PYTHON) bench/run.py --compare

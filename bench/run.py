@@ -10,7 +10,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from harness import charts, compare, contenders, ledger, machine, report, runner, workloads  # noqa: E402
+from harness import charts, compare, contenders, ledger, machine, report, runner, workloads
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(BENCH_DIR)
@@ -39,7 +39,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def settings_from(args: argparse.Namespace) -> runner.Settings:
     quick = args.quick
-    pick = lambda value, full, fast: value if value is not None else (fast if quick else full)  # noqa: E731
+    pick = lambda value, full, fast: value if value is not None else (fast if quick else full)
     return runner.Settings(rounds=pick(args.rounds, 3, 1), duration_s=pick(args.duration, 5, 3),
                            warmup_s=pick(args.warmup, 1, 1), connections=args.connections,
                            idle_connections=args.idle_connections, max_retries=pick(args.retries, 2, 0))
@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     runner.run_suite(chosen, chosen_workloads, settings, run_dir, recorder)
 
     tables = report.build_tables(recorder.records, chosen_workloads, [c.name for c in chosen])
-    rel = lambda path: os.path.relpath(path, REPO_DIR)  # noqa: E731
+    rel = lambda path: os.path.relpath(path, REPO_DIR)
     chart_paths = {}
     for table in tables:
         path = os.path.join(RESULTS_DIR, run_id, f"{table.workload.name}.png")

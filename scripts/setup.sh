@@ -9,7 +9,10 @@ APT_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev libre2-dev libssl-dev libnghttp2-dev zlib1g-dev libbrotli-dev libzstd-dev
   libsqlite3-dev libpq-dev
+  libvalijson-dev rapidjson-dev nlohmann-json3-dev   # the schema comparison benchmark (bench/micro)
   curl python3 python3-venv python3-dev
+  chromium   # the real browser of the /docs tests
+  golang-go  # builds h2spec, the HTTP/2 conformance tester (scripts/setup_h2spec.sh)
 )
 
 missing=()
@@ -44,3 +47,6 @@ if [ ! -f "$PKG_STAMP" ] || [ -n "$(find src include python pyproject.toml CMake
   .venv/bin/python -m pip install -q --disable-pip-version-check --no-build-isolation -e .
   touch "$PKG_STAMP"
 fi
+
+# h2spec for the HTTP/2 conformance tests (built once into build/tools).
+bash scripts/setup_h2spec.sh >/dev/null

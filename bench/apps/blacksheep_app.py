@@ -2,9 +2,8 @@
 import json
 
 from blacksheep import Application, Content, Request, Response
-from pydantic import BaseModel, Field, ValidationError
-
 from payloads import INVALID_STATUS, LARGE, compact
+from pydantic import BaseModel, Field, ValidationError
 
 app = Application()
 JSON = b"application/json"

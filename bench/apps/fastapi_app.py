@@ -1,9 +1,8 @@
 """FastAPI contender: run by uvicorn with one worker, uvloop and httptools (see harness/contenders.py)."""
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, Field
-
 from payloads import CONTENT_TYPE, LARGE
+from pydantic import BaseModel, Field
 
 app = FastAPI()
 

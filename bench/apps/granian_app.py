@@ -2,9 +2,8 @@
 import json
 from urllib.parse import parse_qs
 
-from pydantic import BaseModel, Field, ValidationError
-
 from payloads import INVALID_STATUS, LARGE, compact
+from pydantic import BaseModel, Field, ValidationError
 
 HEADERS = [("content-type", "application/json")]
 

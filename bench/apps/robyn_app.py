@@ -2,10 +2,9 @@
 import json
 import os
 
+from payloads import INVALID_STATUS, LARGE, compact
 from pydantic import BaseModel, Field, ValidationError
 from robyn import Response, Robyn
-
-from payloads import INVALID_STATUS, LARGE, compact
 
 app = Robyn(__file__)
 HEADERS = {"Content-Type": "application/json"}

@@ -2,10 +2,9 @@
 import json
 import os
 
+from payloads import INVALID_STATUS, LARGE, compact
 from pydantic import BaseModel, Field, ValidationError
 from socketify import App, AppListenOptions
-
-from payloads import INVALID_STATUS, LARGE, compact
 
 
 class Item(BaseModel):

@@ -8,9 +8,9 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from string import Template
-from typing import Callable
 
 from .workloads import APPS_DIR, BENCH_DIR, payloads
 
@@ -42,7 +42,7 @@ class Contender:
     description: str            # server, interface, handler style
     app_file: str               # under bench/apps/
     requires: tuple[str, ...]   # "bin:<executable>", "module:<python module>" or "file:<path>"
-    build: Callable[["Contender", LaunchContext], Launch]
+    build: Callable[[Contender, LaunchContext], Launch]
     versions: tuple[str, ...] = ()   # "dist:<pip distribution>" or a command line
     unsupported: dict[str, str] = field(default_factory=dict)  # workload -> reason ("n/a")
     stop_signal: int = signal.SIGTERM

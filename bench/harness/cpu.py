@@ -25,10 +25,10 @@ class CpuTimes:
     user: int
     system: int
 
-    def __sub__(self, other: "CpuTimes") -> "CpuTimes":
+    def __sub__(self, other: CpuTimes) -> CpuTimes:
         return CpuTimes(self.user - other.user, self.system - other.system)
 
-    def __add__(self, other: "CpuTimes") -> "CpuTimes":
+    def __add__(self, other: CpuTimes) -> CpuTimes:
         return CpuTimes(self.user + other.user, self.system + other.system)
 
     @property

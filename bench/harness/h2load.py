@@ -6,13 +6,13 @@ import re
 from .stats import percentile
 from .wrk import WrkParseError, WrkResult, last_line, to_us
 
-_RE_FINISHED = re.compile(r"^finished in ([\d.]+)(us|ms|s|m|h), ([\d.]+) req/s", re.M)
+_RE_FINISHED = re.compile(r"^finished in ([\d.]+)(us|ms|s|m|h), ([\d.]+) req/s", re.MULTILINE)
 _RE_REQUESTS = re.compile(
     r"^requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored, (\d+) timeout",
-    re.M)
-_RE_STATUS = re.compile(r"^status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx", re.M)
-_RE_TRAFFIC = re.compile(r"^traffic: .*?\((\d+)\) total", re.M)
-_RE_REQ_TIME = re.compile(r"^time for request:\s+([\d.]+)(us|ms|s)\s+([\d.]+)(us|ms|s)\s+([\d.]+)(us|ms|s)", re.M)
+    re.MULTILINE)
+_RE_STATUS = re.compile(r"^status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx", re.MULTILINE)
+_RE_TRAFFIC = re.compile(r"^traffic: .*?\((\d+)\) total", re.MULTILINE)
+_RE_REQ_TIME = re.compile(r"^time for request:\s+([\d.]+)(us|ms|s)\s+([\d.]+)(us|ms|s)\s+([\d.]+)(us|ms|s)", re.MULTILINE)
 
 
 def parse_log(text: str) -> list[float]:

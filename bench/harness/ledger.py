@@ -17,7 +17,7 @@ read the figures: `bench/README.md`. `make bench-compare` flags rows whose ratio
 than 10% between the last two sections.
 """
 
-ENTRY_MARKER = re.compile(r"^<!-- bench-entry id=(\S+) results=(\S+) -->$", re.M)
+ENTRY_MARKER = re.compile(r"^<!-- bench-entry id=(\S+) results=(\S+) -->$", re.MULTILINE)
 
 
 class LedgerError(RuntimeError):
@@ -31,7 +31,7 @@ def _num(value: float | None, digits: int = 1) -> str:
 def _row_cells(row: Row) -> list[str]:
     if row.status != "ok":
         return [row.contender, row.status] + [""] * 9 + [row.note]
-    ms = lambda us: None if us is None else us / 1000  # noqa: E731
+    ms = lambda us: None if us is None else us / 1000
     return [row.contender, f"{row.rps:,.0f}", f"{row.rps_min:,.0f}–{row.rps_max:,.0f}",
             _num(ms(row.p50_us), 2), _num(ms(row.p99_us), 2), _num(row.user_us), _num(row.sys_us),
             _num(row.rss_peak_mib), str(row.non_2xx), str(row.socket_errors), _num(row.ratio, 2),

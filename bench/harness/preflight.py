@@ -41,8 +41,8 @@ def fetch_h2(host: str, port: int, probe: Probe, timeout_s: float = 10.0) -> tup
         raise OSError("nghttp (nghttp2-client) not installed")
     url = f"http://{host}:{port}{probe.path}"
     verbose = subprocess.run(["nghttp", "-v", url], capture_output=True, timeout=timeout_s).stdout.decode("latin-1")
-    status = re.search(r"^\[.*?\] recv \(stream_id=\d+\) :status: (\d+)", verbose, re.M)
-    ctype = re.search(r"^\[.*?\] recv \(stream_id=\d+\) content-type: (\S+)", verbose, re.M)
+    status = re.search(r"^\[.*?\] recv \(stream_id=\d+\) :status: (\d+)", verbose, re.MULTILINE)
+    ctype = re.search(r"^\[.*?\] recv \(stream_id=\d+\) content-type: (\S+)", verbose, re.MULTILINE)
     body = subprocess.run(["nghttp", url], capture_output=True, timeout=timeout_s).stdout
     if not status:
         raise OSError("no HTTP/2 response")

@@ -7,14 +7,14 @@ from dataclasses import dataclass, field
 _TIME_UNITS_US = {"us": 1.0, "ms": 1_000.0, "s": 1_000_000.0, "m": 60_000_000.0, "h": 3_600_000_000.0}
 _SIZE_UNITS = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
 
-_RE_HEADER = re.compile(r"^\s*(\d+) threads and (\d+) connections", re.M)
-_RE_PERCENTILE = re.compile(r"^\s*(\d+(?:\.\d+)?)%\s+([\d.]+)(us|ms|s|m|h)\s*$", re.M)
-_RE_TOTAL = re.compile(r"^\s*(\d+) requests in ([\d.]+)(us|ms|s|m|h), ([\d.]+)(B|KB|MB|GB|TB) read", re.M)
+_RE_HEADER = re.compile(r"^\s*(\d+) threads and (\d+) connections", re.MULTILINE)
+_RE_PERCENTILE = re.compile(r"^\s*(\d+(?:\.\d+)?)%\s+([\d.]+)(us|ms|s|m|h)\s*$", re.MULTILINE)
+_RE_TOTAL = re.compile(r"^\s*(\d+) requests in ([\d.]+)(us|ms|s|m|h), ([\d.]+)(B|KB|MB|GB|TB) read", re.MULTILINE)
 _RE_SOCKET = re.compile(
-    r"^\s*Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", re.M)
-_RE_NON2XX = re.compile(r"^\s*Non-2xx or 3xx responses: (\d+)", re.M)
-_RE_RPS = re.compile(r"^Requests/sec:\s+([\d.]+)", re.M)
-_RE_LATENCY = re.compile(r"^\s*Latency\s+([\d.]+)(us|ms|s|m|h)\s+([\d.]+)(us|ms|s|m|h)\s+([\d.]+)(us|ms|s|m|h)", re.M)
+    r"^\s*Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", re.MULTILINE)
+_RE_NON2XX = re.compile(r"^\s*Non-2xx or 3xx responses: (\d+)", re.MULTILINE)
+_RE_RPS = re.compile(r"^Requests/sec:\s+([\d.]+)", re.MULTILINE)
+_RE_LATENCY = re.compile(r"^\s*Latency\s+([\d.]+)(us|ms|s|m|h)\s+([\d.]+)(us|ms|s|m|h)\s+([\d.]+)(us|ms|s|m|h)", re.MULTILINE)
 
 
 class WrkParseError(ValueError):

@@ -5,9 +5,8 @@ import sys
 from helpers import section
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import run  # noqa: E402
-
-from harness import ledger  # noqa: E402
+import run
+from harness import ledger
 
 
 def test_quick_and_full_settings():

@@ -1,7 +1,6 @@
 """bench-compare flags rows whose ratio to the reference dropped by more than 10% between the last two entries."""
-from helpers import section
-
 from harness import compare, ledger
+from helpers import section
 
 
 def _ledger(*sections):

@@ -4,7 +4,6 @@ import signal
 from string import Template
 
 import pytest
-
 from harness import contenders, workloads
 from harness.contenders import Contender, LaunchContext
 

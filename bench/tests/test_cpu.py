@@ -5,7 +5,6 @@ import sys
 import time
 
 import pytest
-
 from harness import cpu, foreign_load
 
 # A real-looking stat line whose command name holds spaces and parentheses.

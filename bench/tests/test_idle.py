@@ -5,7 +5,6 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-
 from harness import idle, runner
 
 

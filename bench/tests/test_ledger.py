@@ -1,8 +1,7 @@
 """The ledger is append-only: old bytes stay a prefix, edits are refused, entries are found again."""
 import pytest
-from helpers import section
-
 from harness import ledger
+from helpers import section
 
 
 def test_first_append_writes_header_then_section(tmp_path):

@@ -3,7 +3,6 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-
 from harness import preflight, workloads
 from harness.workloads import Probe, payloads
 

@@ -1,8 +1,7 @@
 """Per-workload rows: medians over rounds, same-round ratios, last attempt kept, skipped and n/a rows shown."""
 import pytest
-from helpers import measurement
-
 from harness import report, runner, workloads
+from helpers import measurement
 
 HELLO = workloads.WORKLOADS["hello"]
 

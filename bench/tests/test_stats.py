@@ -1,6 +1,5 @@
 """Median, spread and percentile maths used for every reported figure."""
 import pytest
-
 from harness import stats
 
 

@@ -1,6 +1,5 @@
 """wrk and h2load output parsing against outputs captured from real runs (tests/fixtures/)."""
 import pytest
-
 from harness import h2load, wrk
 
 

@@ -12,6 +12,7 @@
 #include "slipstream/response.h"
 #include "slipstream/route_spec.h"
 #include "slipstream/server_options.h"
+#include "slipstream/websocket.h"
 
 namespace slipstream {
 
@@ -49,6 +50,10 @@ class App {
     /// the handler reads them from Request::arguments().
     App& route_async(std::string_view method, std::string_view pattern, AsyncHandler handler, RouteSpec spec);
     App& route(std::string_view method, std::string_view pattern, Handler handler, RouteSpec spec);
+
+    /// A WebSocket route: a GET with a valid upgrade to `pattern` (path parameters allowed) becomes a
+    /// WebSocket connection driven by `handler`; a request without the upgrade gets 426.
+    App& websocket(std::string_view pattern, WebSocketHandler handler);
 
     /// Adds a readiness check run by the /readyz route (on an I/O thread: it must be quick and must not
     /// block). /readyz answers 503 naming the failing checks, and 503 while the server drains.

@@ -33,7 +33,7 @@ class Request {
     std::string_view query_string() const;
     /// The route template that matched ("/users/{id}").
     std::string_view route() const;
-    /// "HTTP/1.1", "HTTP/1.0".
+    /// "HTTP/1.1", "HTTP/1.0", "HTTP/2".
     std::string_view version() const;
 
     /// A path parameter captured by the route ("id" for "/users/{id}"), or nullopt.

@@ -1,6 +1,7 @@
 // Responder: the handle an asynchronous handler answers through, from any thread, exactly once.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string_view>
 
@@ -40,6 +41,14 @@ class Responder {
 
     /// True when the client disconnected (the handler may stop producing).
     bool cancelled() const;
+    /// Calls `fn` once when the client disconnects or the server cuts the request (shutdown), on the
+    /// connection's I/O thread: it must be quick and must not block (set a flag, notify a condition
+    /// variable, cancel a task). If that already happened, `fn` runs at once on the calling thread.
+    /// Replaces an earlier callback. Thread-safe. A disconnect is noticed at once while a stream is open.
+    void on_cancel(std::function<void()> fn);
+
+    /// The state shared with the connection, for the engine's own wrappers (EventStream).
+    detail::PendingResponse* pending() const { return pending_.get(); }
 
   private:
     std::shared_ptr<detail::PendingResponse> pending_;

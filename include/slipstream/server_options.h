@@ -32,6 +32,56 @@ struct ServerOptions {
     std::size_t max_pipelined = 64;                    // requests in flight per connection before reading pauses
     std::size_t max_output_buffer = 4 * 1024 * 1024;   // unsent bytes per connection before reading pauses
 
+    // WebSocket routes (see slipstream/websocket.h).
+    std::size_t ws_max_message_bytes = 1024 * 1024;         // after reassembly and inflation: close 1009 past it
+    std::size_t ws_max_frame_bytes = 1024 * 1024;           // one frame's payload: close 1009 past it
+    std::size_t ws_max_send_queue_bytes = 4 * 1024 * 1024;  // unsent bytes per connection before sends are dropped
+    bool ws_deflate = true;                                 // accept permessage-deflate offers
+    std::uint32_t ws_ping_interval_ms = 30'000;             // server ping after this much silence; 0: never
+    std::uint32_t ws_pong_timeout_ms = 30'000;              // no pong in time -> the connection is dropped
+    std::uint32_t ws_close_timeout_ms = 5'000;              // wait for the client's close frame, then drop
+
+    // Response compression: the coding is chosen by the request's Accept-Encoding (q-values), among these.
+    bool compression = true;                             // compress eligible responses
+    std::size_t compression_min_size = 1024;             // smaller bodies are sent as they are
+    std::string compression_encodings = "zstd,br,gzip";  // offered codings, best first (gzip, br, zstd, deflate)
+    /// Media types compressed (`type/*` wildcards allowed); already-compressed types never are.
+    std::string compression_types =
+        "text/*,application/json,application/*+json,application/x-ndjson,application/javascript,"
+        "application/xml,application/*+xml,application/wasm,image/svg+xml";
+    unsigned gzip_level = 5;    // 1..9
+    unsigned brotli_level = 4;  // 0..11
+    unsigned zstd_level = 3;    // 1..19
+    bool compress_sse = false;  // compress text/event-stream responses too (flushed per event)
+
+    // Compressed request bodies (Content-Encoding: gzip, br, zstd, deflate) are decoded before validation.
+    bool request_decompression = true;            // false: such requests get 415
+    std::size_t max_decompressed_body_bytes = 0;  // decoded size cap (413); 0: max_body_bytes
+    std::uint32_t max_decompression_ratio = 100;  // decoded/encoded size cap (413) past the first 64 KiB; 0: none
+
+    // Server-Sent Events (slipstream/sse.h).
+    std::uint32_t sse_heartbeat_ms = 15'000;  // comment sent on a stream idle this long; 0: none
+
+    // TLS: on when both files are set (PEM; the certificate file may hold the chain). Reloaded on SIGHUP:
+    // new handshakes use the new files, open connections keep theirs. TLS 1.2 and 1.3 only.
+    std::string tls_cert_file;
+    std::string tls_key_file;
+    std::string tls_client_ca_file;                   // when set, clients must present a certificate it signed (mTLS)
+    std::uint32_t tls_handshake_timeout_ms = 10'000;  // handshake not finished in time -> close
+
+    // HTTP/2: over TLS through ALPN "h2", and in cleartext with prior knowledge (h2c).
+    bool http2 = true;
+    std::uint32_t h2_max_concurrent_streams = 100;               // SETTINGS_MAX_CONCURRENT_STREAMS
+    std::uint32_t h2_max_header_list_size = 16 * 1024;           // SETTINGS_MAX_HEADER_LIST_SIZE; 431 past it
+    std::uint32_t h2_initial_window_size = 1024 * 1024;          // per-stream receive window (request bodies)
+    std::uint32_t h2_connection_window_size = 16 * 1024 * 1024;  // connection receive window
+    // Flood defences (GOAWAY ENHANCE_YOUR_CALM): token buckets of `burst` refilled at `rate` per second.
+    std::uint32_t h2_reset_burst = 1000;  // client RST_STREAM frames (rapid reset, CVE-2023-44487)
+    std::uint32_t h2_reset_rate = 33;
+    std::uint32_t h2_control_burst = 1000;  // PING, SETTINGS, PRIORITY and empty frames
+    std::uint32_t h2_control_rate = 100;
+    std::uint32_t h2_max_continuations = 8;  // CONTINUATION frames per header block
+
     /// Value of the Server header; empty sends none.
     std::string server_header = "slipstream";
     /// Deadline for in-flight work after a stop signal.

@@ -6,3 +6,5 @@
 #include "slipstream/responder.h"
 #include "slipstream/response.h"
 #include "slipstream/server_options.h"
+#include "slipstream/sse.h"
+#include "slipstream/websocket.h"

@@ -16,6 +16,12 @@ PyRef required_attr(PyObject* module, const char* name) {
     return r;
 }
 
+PyRef optional_attr(PyObject* module, const char* name) {
+    PyRef r = PyRef::steal(PyObject_GetAttrString(module, name));
+    if (!r) PyErr_Clear();
+    return r;
+}
+
 }  // namespace
 
 AppContext::AppContext(PyObject* runtime)
@@ -25,6 +31,11 @@ AppContext::AppContext(PyObject* runtime)
       make_request(required_attr(runtime, "make_request")),
       render_name(PyRef::steal(PyUnicode_InternFromString("_slipstream_render"))),
       response_type(required_attr(runtime, "Response")),
-      encoder(required_attr(runtime, "encode_fallback").get(), required_attr(runtime, "model_plan").get()) {}
+      begin(optional_attr(runtime, "begin")),
+      run_background(optional_attr(runtime, "run_background")),
+      background_name(PyRef::steal(PyUnicode_InternFromString("background"))),
+      encoder(required_attr(runtime, "encode_fallback").get(), required_attr(runtime, "model_plan").get()) {
+    if (!begin) run_background = PyRef();
+}
 
 }  // namespace slipstream::python

@@ -19,6 +19,10 @@ struct AppContext {
     PyRef make_request;       // make_request(method, path, query, headers, body, path_params, client, route)
     PyRef render_name;        // "_slipstream_render": a Response object's (status, type, headers, body)
     PyRef response_type;      // slipstream.responses.Response
+    // Optional (an AppRuntime has them): Response(background=...) after the response was sent.
+    PyRef begin;            // begin(): counts work that runs after a response
+    PyRef run_background;   // run_background(tasks): runs them, then ends that count
+    PyRef background_name;  // "background"
     JsonEncoder encoder;
 };
 

@@ -6,6 +6,9 @@
 
 #include "native_app.h"
 #include "pending_reply.h"
+#include "py_form.h"
+#include "py_stream.h"
+#include "py_websocket.h"
 
 namespace nb = nanobind;
 using slipstream::python::NativeApp;
@@ -17,7 +20,7 @@ NB_MODULE(_native, m) {
     nb::class_<NativeApp>(m, "NativeApp")
         .def(
             "__init__",
-            [](NativeApp* self, nb::dict options, nb::module_ runtime) {
+            [](NativeApp* self, nb::dict options, nb::object runtime) {
                 new (self) NativeApp(options.ptr(), runtime.ptr());
             },
             nb::arg("options"), nb::arg("runtime"))
@@ -47,7 +50,38 @@ NB_MODULE(_native, m) {
         .def_prop_ro("port", &NativeApp::port);
 
     nb::class_<PendingReply>(m, "PendingReply")
-        .def("finish", [](PendingReply& self, nb::handle result) { self.finish(result.ptr()); })
-        .def("fail", [](PendingReply& self, nb::handle exc) { self.fail(exc.ptr()); })
+        .def(
+            "finish",
+            [](PendingReply& self, nb::handle result, int status, nb::handle headers) {
+                self.finish(result.ptr(), status, headers.is_none() ? nullptr : headers.ptr());
+            },
+            nb::arg("result"), nb::arg("status") = 0, nb::arg("headers") = nb::none())
+        .def(
+            "fail",
+            [](PendingReply& self, nb::handle exc, nb::handle request) {
+                self.fail(exc.ptr(), request.is_none() ? nullptr : request.ptr());
+            },
+            nb::arg("exc"), nb::arg("request") = nb::none())
+        .def(
+            "send", [](PendingReply& self, nb::handle response) { self.send(response.ptr()); }, nb::arg("response"))
+        .def(
+            "encode",
+            [](const PendingReply& self, nb::handle value) {
+                PyObject* out = self.encode(value.ptr());
+                if (out == nullptr) throw nb::python_error();
+                return nb::steal<nb::bytes>(out);
+            },
+            nb::arg("value"))
+        .def("make_request",
+             [](const PendingReply& self) {
+                 PyObject* out = self.make_request();
+                 if (out == nullptr) throw nb::python_error();
+                 return nb::steal(out);
+             })
         .def_prop_ro("done", &PendingReply::done);
+
+    // StreamWriter and format_sse (py_stream.cpp), parse_form (py_form.cpp).
+    slipstream::python::register_stream(m);
+    slipstream::python::register_form(m);
+    slipstream::python::register_websocket(m);  // WebSocketHub, NativeWebSocket (py_websocket.cpp)
 }

@@ -44,6 +44,9 @@ class NativeApp {
     /// Waits for the server, then stops and joins the executor. Releases the GIL.
     void wait();
     int port() const;
+    /// The C++ app (for registrations made by other binding files, before start).
+    App& app() { return *app_; }
+    bool started() const { return started_; }
 
   private:
     void stop_executor();

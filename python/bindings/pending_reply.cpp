@@ -1,22 +1,41 @@
-// PendingReply: hands a parked coroutine's outcome back to its route.
+// PendingReply: hands a parked coroutine's outcome, or a runner's answer, back to its route.
 #include "pending_reply.h"
 
 #include "py_route.h"
 
 namespace slipstream::python {
 
-void PendingReply::finish(PyObject* result) {
+void PendingReply::finish(PyObject* result, int status, PyObject* headers) {
     if (!responder_) return;
     Responder responder = std::move(*responder_);
     responder_.reset();
-    route_->finish(request_, responder, result);
+    route_->finish(request_, responder, result, status, headers);
 }
 
-void PendingReply::fail(PyObject* exc) {
+void PendingReply::fail(PyObject* exc, PyObject* request_obj) {
     if (!responder_) return;
     Responder responder = std::move(*responder_);
     responder_.reset();
-    route_->fail(request_, responder, exc);
+    route_->fail(request_, responder, exc, request_obj);
+}
+
+void PendingReply::send(PyObject* response) {
+    if (!responder_) return;
+    Responder responder = std::move(*responder_);
+    responder_.reset();
+    route_->send_object(request_, responder, response);
+}
+
+PyObject* PendingReply::encode(PyObject* value) const {
+    return route_->encode(value);
+}
+
+PyObject* PendingReply::make_request() const {
+    if (!responder_) {
+        PyErr_SetString(PyExc_RuntimeError, "the request was already answered");
+        return nullptr;
+    }
+    return route_->build_request(request_);
 }
 
 }  // namespace slipstream::python

@@ -1,4 +1,4 @@
-// PendingReply: a request whose coroutine handler suspended; answered when its asyncio task ends.
+// PendingReply: a request answered later: by a parked coroutine's outcome, or by a self-replying route's runner.
 #pragma once
 
 #include <Python.h>
@@ -12,17 +12,25 @@ namespace slipstream::python {
 
 class PyRoute;
 
-/// Owned by Python (the task's done-callback holds it). finish()/fail() answer once; a reply dropped
-/// unanswered lets its Responder answer 500. Executor thread only.
+/// Owned by Python (the task's done-callback, or the runner, holds it). finish()/fail()/send() answer once; a
+/// reply dropped unanswered lets its Responder answer 500. Executor thread only, GIL held. Once answered, the
+/// request it views may be gone: make_request() then fails.
 class PendingReply {
   public:
     PendingReply(const PyRoute* route, const Request& request, Responder responder)
         : route_(route), request_(request), responder_(std::move(responder)) {}
 
-    /// The coroutine returned `result`.
-    void finish(PyObject* result);
-    /// The coroutine raised `exc` (or was cancelled).
-    void fail(PyObject* exc);
+    /// Answers with `result` (response rules applied); `status` (0: the route's) and `headers` (a tuple of
+    /// (str, str) or nullptr) come from an injected Response.
+    void finish(PyObject* result, int status = 0, PyObject* headers = nullptr);
+    /// Answers with the app's response for `exc`; `request_obj` is the Request handlers see (nullptr: a new one).
+    void fail(PyObject* exc, PyObject* request_obj = nullptr);
+    /// Sends a slipstream Response object as is.
+    void send(PyObject* response);
+    /// The route's JSON encoding of `value` (a new bytes object), or nullptr with a Python exception set.
+    PyObject* encode(PyObject* value) const;
+    /// A new Request object, or nullptr with a Python exception set (also once answered).
+    PyObject* make_request() const;
     bool done() const { return !responder_.has_value(); }
 
   private:

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "pending_reply.h"
+#include "py_stream.h"
 
 namespace nb = nanobind;
 
@@ -69,6 +70,25 @@ PyObject* latin1(std::string_view s) {
 
 bool body_allowed(int status) {
     return status >= 200 && status != 204 && status != 304;
+}
+
+// Appends (str, str) pairs from a tuple to `response`; false with a Python exception set on a bad item.
+bool append_headers(PyObject* headers, Response& response) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(headers); ++i) {
+        PyObject* h = PyTuple_GET_ITEM(headers, i);
+        Py_ssize_t nlen = 0, vlen = 0;
+        const char* name = PyTuple_Check(h) && PyTuple_GET_SIZE(h) == 2
+                               ? PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(h, 0), &nlen)
+                               : nullptr;
+        const char* value = name != nullptr ? PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(h, 1), &vlen) : nullptr;
+        if (value == nullptr) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "headers must be (str, str) pairs");
+            return false;
+        }
+        response.headers.emplace_back(std::string(name, static_cast<std::size_t>(nlen)),
+                                      std::string(value, static_cast<std::size_t>(vlen)));
+    }
+    return true;
 }
 
 }  // namespace
@@ -153,7 +173,11 @@ PyRoute::PyRoute(PyObject* desc, AppContext& ctx) : ctx_(ctx), desc_(PyRef::borr
         PyTuple_SET_ITEM(kwnames_.get(), static_cast<Py_ssize_t>(i), name);
         Arg arg;
         arg.kind = static_cast<int>(int_of(tuple_item(a, 1, 6, "arg"), "arg kind"));
-        if (arg.kind != 0 && arg.kind != 1) throw std::invalid_argument("route description: arg kind");
+        if (arg.kind < 0 || arg.kind > 2) throw std::invalid_argument("route description: arg kind");
+        if (arg.kind == 2) {
+            if (i + 1 != arg_items.size()) throw std::invalid_argument("route description: the reply must be last");
+            self_replying_ = true;
+        }
         if (arg.kind == 0) {
             arg.index = static_cast<std::size_t>(int_of(tuple_item(a, 2, 6, "arg"), "arg index"));
             arg.key = str_of(tuple_item(a, 3, 6, "arg"), "arg key");
@@ -204,7 +228,9 @@ PyObject* PyRoute::build_request(const Request& request) const {
 }
 
 // Builds every argument and calls the handler with keywords. A conversion failure sets *conversion_failed_out.
-PyObject* PyRoute::call(const Request& request, bool* conversion_failed_out, std::size_t* failed_arg) const {
+// The reply (kind 2, always last) takes the responder: it is made only once every other argument was built.
+PyObject* PyRoute::call(const Request& request, Responder& responder, PyRef* reply_out, bool* conversion_failed_out,
+                        std::size_t* failed_arg) const {
     const std::size_t n = args_.size();
     PyObject* inline_args[kInlineArgs + 1];
     std::vector<PyObject*> heap_args;
@@ -221,6 +247,11 @@ PyObject* PyRoute::call(const Request& request, bool* conversion_failed_out, std
         PyObject* value = nullptr;
         if (a.kind == 1) {
             value = build_request(request);
+        } else if (a.kind == 2) {
+            nb::object reply =
+                nb::cast(new PendingReply(this, request, std::move(responder)), nb::rv_policy::take_ownership);
+            *reply_out = PyRef::borrow(reply.ptr());
+            value = reply.release().ptr();
         } else {
             auto [key, view] = arguments.member(a.index);
             if (key != a.key) view = arguments.get(a.key);
@@ -243,7 +274,10 @@ PyObject* PyRoute::call(const Request& request, bool* conversion_failed_out, std
 void PyRoute::handle(const Request& request, Responder responder) const noexcept {
     bool conversion_failed = false;
     std::size_t failed_arg = 0;
-    PyRef result = PyRef::steal(call(request, &conversion_failed, &failed_arg));
+    PyRef reply;
+    PyRef result = PyRef::steal(call(request, responder, &reply, &conversion_failed, &failed_arg));
+    // A self-replying route's request may be gone once it answered: `request` is not used past this point.
+    if (reply) return handle_self_replying(result.get(), reply.get());
     if (!result) {
         PyRef exc = fetch_exception();
         if (conversion_failed)
@@ -279,10 +313,49 @@ void PyRoute::handle(const Request& request, Responder responder) const noexcept
     finish(request, responder, result.get());
 }
 
-void PyRoute::finish(const Request& request, Responder& responder, PyObject* result) const noexcept {
+// The runner answers through its reply; here only what escaped it (an exception, or no answer at all).
+void PyRoute::handle_self_replying(PyObject* result, PyObject* reply_obj) const noexcept {
+    auto* reply = nb::inst_ptr<PendingReply>(nb::handle(reply_obj));
+    PyRef outcome = PyRef::borrow(result);
+    if (outcome && PyCoro_CheckExact(outcome.get())) {
+        PyObject* yielded = nullptr;
+        PySendResult r = PyIter_Send(outcome.get(), Py_None, &yielded);
+        if (r == PYGEN_NEXT) {
+            // It awaits a real future (or runs background work): the loop finishes it in a task.
+            PyRef first = PyRef::steal(yielded);
+            PyObject* argv[] = {outcome.get(), first.get(), reply_obj};
+            PyRef ok = PyRef::steal(PyObject_Vectorcall(ctx_.resume.get(), argv, 3, nullptr));
+            if (!ok) {
+                PyRef exc = fetch_exception();
+                reply->fail(exc.get());
+            }
+            return;
+        }
+        outcome = PyRef::steal(r == PYGEN_RETURN ? yielded : nullptr);
+    }
+    if (!outcome) {
+        PyRef exc = fetch_exception();
+        if (reply->done()) {
+            PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.get())), exc.get());
+            PyErr_WriteUnraisable(handler_.get());
+        } else {
+            reply->fail(exc.get());
+        }
+        return;
+    }
+    if (!reply->done()) {
+        PyErr_SetString(PyExc_RuntimeError, "the route's runner returned without answering");
+        PyRef exc = fetch_exception();
+        reply->fail(exc.get());
+    }
+}
+
+void PyRoute::finish(const Request& request, Responder& responder, PyObject* result, int status_override,
+                     PyObject* extra_headers) const noexcept {
     PyRef value = PyRef::borrow(result);
     // A Response object is sent as is; otherwise response_model / response_class rules apply first.
     int is_response = PyObject_IsInstance(result, ctx_.response_type.get());
+    if (is_response == 1) return answer_object(request, responder, result, true);
     if (is_response == 0 && prepare_.get() != Py_None) {
         PyObject* argv[] = {result};
         value = PyRef::steal(PyObject_Vectorcall(prepare_.get(), argv, 1, nullptr));
@@ -292,14 +365,32 @@ void PyRoute::finish(const Request& request, Responder& responder, PyObject* res
         PyRef exc = fetch_exception();
         return fail(request, responder, exc.get());
     }
-    if (is_response == 1) return answer_object(request, responder, value.get(), true);
-    if (!body_allowed(status_code_)) return send(request, responder, Response(status_code_), true);
-    std::string body;
-    if (!ctx_.encoder.encode(value.get(), body)) {
+    if (is_response == 1) return answer_object(request, responder, value.get(), true, status_override, extra_headers);
+    const int status = status_override != 0 ? status_override : status_code_;
+    Response response(status);
+    if (body_allowed(status)) {
+        std::string body;
+        if (!ctx_.encoder.encode(value.get(), body)) {
+            PyRef exc = fetch_exception();
+            return fail(request, responder, exc.get());
+        }
+        response = Response::json(std::move(body), status);
+    }
+    if (extra_headers != nullptr && PyTuple_Check(extra_headers) && !append_headers(extra_headers, response)) {
         PyRef exc = fetch_exception();
         return fail(request, responder, exc.get());
     }
-    send(request, responder, Response::json(std::move(body), status_code_), true);
+    send(request, responder, std::move(response), true);
+}
+
+PyObject* PyRoute::encode(PyObject* value) const {
+    std::string body;
+    if (!ctx_.encoder.encode(value, body)) return nullptr;
+    return PyBytes_FromStringAndSize(body.data(), static_cast<Py_ssize_t>(body.size()));
+}
+
+void PyRoute::send_object(const Request& request, Responder& responder, PyObject* obj) const noexcept {
+    answer_object(request, responder, obj, false);
 }
 
 void PyRoute::send(const Request& request, Responder& responder, Response response, bool cacheable) const {
@@ -307,13 +398,14 @@ void PyRoute::send(const Request& request, Responder& responder, Response respon
     responder.send(std::move(response));
 }
 
-void PyRoute::fail(const Request& request, Responder& responder, PyObject* exc) const noexcept {
-    answer_error(request, responder, ctx_.handle_error.get(), exc, nullptr);
+void PyRoute::fail(const Request& request, Responder& responder, PyObject* exc, PyObject* request_obj) const noexcept {
+    answer_error(request, responder, ctx_.handle_error.get(), exc, nullptr, request_obj);
 }
 
-void PyRoute::answer_error(const Request& request, Responder& responder, PyObject* helper, PyObject* exc,
-                           PyObject* loc) const {
-    PyRef req = PyRef::steal(build_request(request));
+void PyRoute::answer_error(const Request& request, Responder& responder, PyObject* helper, PyObject* exc, PyObject* loc,
+                           PyObject* request_obj) const {
+    PyRef req = request_obj != nullptr && request_obj != Py_None ? PyRef::borrow(request_obj)
+                                                                 : PyRef::steal(build_request(request));
     if (!req) return answer_internal_error(responder);
     PyObject* argv[] = {desc_.get(), req.get(), exc, loc};
     PyRef response = PyRef::steal(PyObject_Vectorcall(helper, argv, loc != nullptr ? 4 : 3, nullptr));
@@ -322,7 +414,8 @@ void PyRoute::answer_error(const Request& request, Responder& responder, PyObjec
 }
 
 // A slipstream.responses.Response: its _slipstream_render() gives (status, content_type, headers, body).
-void PyRoute::answer_object(const Request& request, Responder& responder, PyObject* obj, bool cacheable) const {
+void PyRoute::answer_object(const Request& request, Responder& responder, PyObject* obj, bool cacheable,
+                            int status_override, PyObject* extra_headers) const {
     PyRef rendered = PyRef::steal(PyObject_CallMethodNoArgs(obj, ctx_.render_name.get()));
     if (!rendered || !PyTuple_Check(rendered.get()) || PyTuple_GET_SIZE(rendered.get()) != 4) {
         if (rendered) PyErr_SetString(PyExc_TypeError, "_slipstream_render() must return a 4-tuple");
@@ -333,7 +426,7 @@ void PyRoute::answer_object(const Request& request, Responder& responder, PyObje
     PyObject* headers = PyTuple_GET_ITEM(rendered.get(), 2);
     PyObject* body = PyTuple_GET_ITEM(rendered.get(), 3);
     Response response(static_cast<int>(PyLong_AsLong(status)));
-    if (PyErr_Occurred() || !PyBytes_Check(body) || !PyTuple_Check(headers)) {
+    if (PyErr_Occurred() || !PyTuple_Check(headers)) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "bad rendered response");
         return answer_internal_error(responder);
     }
@@ -342,22 +435,31 @@ void PyRoute::answer_object(const Request& request, Responder& responder, PyObje
         if (ct == nullptr) return answer_internal_error(responder);
         response.content_type = ct;
     }
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(headers); ++i) {
-        PyObject* h = PyTuple_GET_ITEM(headers, i);
-        Py_ssize_t nlen = 0, vlen = 0;
-        const char* name = PyTuple_Check(h) && PyTuple_GET_SIZE(h) == 2
-                               ? PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(h, 0), &nlen)
-                               : nullptr;
-        const char* value = name != nullptr ? PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(h, 1), &vlen) : nullptr;
-        if (value == nullptr) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "headers must be (str, str) pairs");
-            return answer_internal_error(responder);
-        }
-        response.headers.emplace_back(std::string(name, static_cast<std::size_t>(nlen)),
-                                      std::string(value, static_cast<std::size_t>(vlen)));
+    if (!append_headers(headers, response)) return answer_internal_error(responder);
+    if (extra_headers != nullptr && PyTuple_Check(extra_headers) && !append_headers(extra_headers, response))
+        return answer_internal_error(responder);
+    if (status_override != 0) response.status = status_override;
+    // A streamed body (StreamingResponse, FileResponse, SSE) answers through a StreamWriter (py_stream.cpp).
+    if (!PyBytes_Check(body)) return answer_body_object(request, responder, std::move(response), body);
+    if (body_allowed(response.status))
+        response.body.assign(PyBytes_AS_STRING(body), static_cast<std::size_t>(PyBytes_GET_SIZE(body)));
+    // Response(background=...): run after the response is handed over (a self-replying route runs its own).
+    PyRef background;
+    if (!self_replying_ && ctx_.run_background) {
+        background = PyRef::steal(PyObject_GetAttr(obj, ctx_.background_name.get()));
+        if (!background) PyErr_Clear();
+        if (background.get() == Py_None) background = PyRef();
     }
-    response.body.assign(PyBytes_AS_STRING(body), static_cast<std::size_t>(PyBytes_GET_SIZE(body)));
-    send(request, responder, std::move(response), cacheable);
+    if (background) {
+        PyRef begun = PyRef::steal(PyObject_CallNoArgs(ctx_.begin.get()));
+        if (!begun) PyErr_WriteUnraisable(ctx_.begin.get());
+    }
+    send(request, responder, std::move(response), cacheable && !background);
+    if (background) {
+        PyObject* arg = background.get();
+        PyRef ran = PyRef::steal(PyObject_Vectorcall(ctx_.run_background.get(), &arg, 1, nullptr));
+        if (!ran) PyErr_WriteUnraisable(ctx_.run_background.get());
+    }
 }
 
 }  // namespace slipstream::python

@@ -18,9 +18,13 @@
 
 namespace slipstream::python {
 
-/// Built at registration from a route description object (slipstream/_routing.py, `NativeRoute`):
+/// Built at registration from a route description object (slipstream/app.py, `NativeRoute`):
 /// attributes handler, is_coroutine, status_code, args, params, body, prepare, path_params.
 /// Every method that runs Python is noexcept: failures become the app's error response or a 500.
+///
+/// A route whose arguments include the reply (kind 2, last) is self-replying: its handler (a runner from
+/// slipstream/dependencies/runner.py or slipstream/middleware.py) answers through the PendingReply it gets, and
+/// keeps running after the response was sent (background tasks, dependency exit code).
 class PyRoute {
   public:
     /// Reads the description (GIL held). Throws std::invalid_argument on a malformed one.
@@ -34,24 +38,37 @@ class PyRoute {
     /// Executor thread, GIL held: builds the arguments, calls the handler, answers or parks a coroutine.
     void handle(const Request& request, Responder responder) const noexcept;
     /// Answers with a handler's return value (or its exception) once a parked coroutine ends.
-    void finish(const Request& request, Responder& responder, PyObject* result) const noexcept;
-    void fail(const Request& request, Responder& responder, PyObject* exc) const noexcept;
+    /// `status_override` (0: none) and `extra_headers` (a tuple of (str, str), or nullptr) are FastAPI's
+    /// injected-Response values; they do not apply to a Response object the handler returned.
+    void finish(const Request& request, Responder& responder, PyObject* result, int status_override = 0,
+                PyObject* extra_headers = nullptr) const noexcept;
+    /// `request_obj`: the Request object exception handlers get (nullptr: a new one is built).
+    void fail(const Request& request, Responder& responder, PyObject* exc,
+              PyObject* request_obj = nullptr) const noexcept;
+    /// Sends a slipstream Response object as is.
+    void send_object(const Request& request, Responder& responder, PyObject* obj) const noexcept;
+    /// The prepared value's JSON bytes (a new bytes object), or nullptr with a Python exception set.
+    PyObject* encode(PyObject* value) const;
+    /// A new slipstream Request object for `request`, or nullptr with a Python exception set.
+    PyObject* build_request(const Request& request) const;
 
   private:
     struct Arg {
-        int kind = 0;           // 0: validated argument, 1: the Request object
+        int kind = 0;           // 0: validated argument, 1: the Request object, 2: the PendingReply
         std::size_t index = 0;  // position in Request::arguments()
         std::string key;        // its key there
         std::unique_ptr<ArgPlan> plan;
         PyRef loc;  // FastAPI loc prefix for conversion errors, e.g. ("body",)
     };
 
-    PyObject* call(const Request& request, bool* conversion_failed_out, std::size_t* failed_arg) const;
-    PyObject* build_request(const Request& request) const;
-    void answer_object(const Request& request, Responder& responder, PyObject* obj, bool cacheable) const;
+    PyObject* call(const Request& request, Responder& responder, PyRef* reply_out, bool* conversion_failed_out,
+                   std::size_t* failed_arg) const;
+    void handle_self_replying(PyObject* result, PyObject* reply) const noexcept;
+    void answer_object(const Request& request, Responder& responder, PyObject* obj, bool cacheable,
+                       int status_override = 0, PyObject* extra_headers = nullptr) const;
     void send(const Request& request, Responder& responder, Response response, bool cacheable) const;
-    void answer_error(const Request& request, Responder& responder, PyObject* helper, PyObject* exc,
-                      PyObject* loc) const;
+    void answer_error(const Request& request, Responder& responder, PyObject* helper, PyObject* exc, PyObject* loc,
+                      PyObject* request_obj = nullptr) const;
 
     AppContext& ctx_;
     PyRef desc_;
@@ -64,6 +81,7 @@ class PyRoute {
     RouteSpec spec_;
     std::unique_ptr<ResponseCache> cache_;
     bool is_coroutine_ = false;
+    bool self_replying_ = false;
     int status_code_ = 200;
 };
 

@@ -6,20 +6,42 @@ the handler body is the only Python on a request's path.
 
 from . import status
 from .app import App
+from .background import BackgroundTasks
+from .datastructures import FormData, UploadFile
+from .dependencies import Depends, Security, SecurityScopes
 from .exceptions import HTTPException, RequestValidationError
+from .forms import File, Form
 from .params import Body, Cookie, Header, Path, Query
 from .requests import Request
-from .responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
+from .responses import (
+    EventSourceResponse,
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 from .routing import APIRouter
+from .staticfiles import StaticFiles
 from .testclient import TestClient
+from .websockets import WebSocket, WebSocketDisconnect
 
 __version__ = "0.1.0"
 
 __all__ = [
     "APIRouter",
     "App",
+    "BackgroundTasks",
     "Body",
     "Cookie",
+    "Depends",
+    "EventSourceResponse",
+    "File",
+    "FileResponse",
+    "Form",
+    "FormData",
     "HTMLResponse",
     "HTTPException",
     "Header",
@@ -31,6 +53,13 @@ __all__ = [
     "Request",
     "RequestValidationError",
     "Response",
+    "Security",
+    "SecurityScopes",
+    "StaticFiles",
+    "StreamingResponse",
     "TestClient",
+    "UploadFile",
+    "WebSocket",
+    "WebSocketDisconnect",
     "status",
 ]

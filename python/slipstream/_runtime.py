@@ -1,9 +1,15 @@
-"""What the extension calls on the executor thread: the asyncio loop, coroutine hand-off, errors, Request objects."""
+"""What the extension calls on the executor thread: the asyncio loop, coroutine hand-off, errors, Request objects.
+
+`AppRuntime` is the per-app object handed to the extension: the same helpers, plus the app's lifespan (run on
+the executor's loop), background tasks after a response, and a count of work still running after a response
+was sent (the TestClient waits for it, as Starlette's does).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Generator
 from typing import Any
 
@@ -14,6 +20,7 @@ from .requests import Request
 from .responses import JSONResponse, PlainTextResponse, Response
 
 __all__ = [
+    "AppRuntime",
     "Response",
     "conversion_failed",
     "encode_fallback",
@@ -27,10 +34,12 @@ __all__ = [
 logger = logging.getLogger("slipstream.error")
 
 
-def run_executor(event_fd: int, drain: Any) -> None:
+def run_executor(event_fd: int, drain: Any, host: Any = None) -> None:
     """Body of the executor thread: an asyncio loop that runs `drain` (a batch of requests) when the fd is ready."""
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
+    if host is not None:
+        host._loop_started(loop)
 
     def on_ready() -> None:
         if drain():
@@ -46,6 +55,8 @@ def run_executor(event_fd: int, drain: Any) -> None:
             task.cancel()
         if pending:
             loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        if host is not None:
+            host._loop_stopping(loop)
         loop.run_until_complete(loop.shutdown_asyncgens())
         asyncio.set_event_loop(None)
         loop.close()
@@ -83,6 +94,10 @@ async def _finish(coro: Any, first: Any) -> Any:
 
 
 def _settle(task: asyncio.Task[Any], reply: Any) -> None:
+    if reply.done:  # a runner answered through the reply itself; it logs what fails afterwards
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("Exception after the response was sent", exc_info=task.exception())
+        return
     if task.cancelled():
         reply.fail(asyncio.CancelledError())
         return
@@ -102,6 +117,146 @@ def resume(coro: Any, first: Any, reply: Any) -> None:
 def make_request(method: str, path: str, query: str, headers: list[tuple[str, str]], body: bytes,
                  path_params: dict[str, str], client: str, route: str) -> Request:
     return Request(method, path, query, headers, body, path_params, client, route)
+
+
+async def _call_async_handler(handler: Any, request: Request, exc: BaseException) -> Response:
+    result = handler(request, exc)
+    if asyncio.iscoroutine(result):
+        result = await result
+    return result
+
+
+async def handled_error_response(errors: Any, request: Request, exc: BaseException) -> Response | None:
+    """Starlette's ExceptionMiddleware: the app's handler for `exc` (not the 500/Exception ones), else the
+    defaults for HTTPException and RequestValidationError; None when nothing handles it."""
+    handler = errors.lookup(exc) if errors is not None else None
+    if handler is not None and (handler is errors.by_status.get(500) or handler is errors.by_class.get(Exception)):
+        handler = None
+    if handler is not None:
+        return await _call_async_handler(handler, request, exc)
+    if isinstance(exc, (HTTPException, RequestValidationError)):
+        return _default_response(exc)
+    return None
+
+
+async def server_error_response(errors: Any, request: Request, exc: BaseException) -> Response:
+    """Starlette's ServerErrorMiddleware: the app's 500 (or Exception) handler, else a plain 500; logged."""
+    logger.error("Exception in ASGI application", exc_info=exc)
+    handler = None if errors is None else errors.by_status.get(500) or errors.by_class.get(Exception)
+    if handler is not None:
+        try:
+            return await _call_async_handler(handler, request, exc)
+        except Exception as second:
+            logger.error("Exception in exception handler", exc_info=second)
+    return PlainTextResponse("Internal Server Error", status_code=500)
+
+
+class AppRuntime:
+    """The per-app hooks the extension reads (python/bindings/app_context.h) and the app's lifespan."""
+
+    def __init__(self, app: Any, make_request: Any = None) -> None:
+        self.app = app
+        self._make_request = make_request if make_request is not None else Request
+        self.resume = resume
+        self.handle_error = handle_error
+        self.conversion_failed = conversion_failed
+        self.encode_fallback = encode_fallback
+        self.model_plan = model_plan
+        self.Response = Response
+        self.lifespan_state: dict[str, Any] = {}
+        self.run_lifespan = False    # run() starts the lifespan on the executor before serving
+        self.on_startup_failed: Any = None
+        self.startup_error: BaseException | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._loop_ready = threading.Event()
+        self._lifespan: Any = None
+        self._busy = 0
+        self._idle = threading.Condition()
+
+    def make_request(self, method: str, path: str, query: str, headers: list[tuple[str, str]], body: bytes,
+                     path_params: dict[str, str], client: str, route: str) -> Request:
+        request = self._make_request(method, path, query, headers, body, path_params, client, route)
+        request.app = self.app
+        request.lifespan_state = self.lifespan_state
+        return request
+
+    # --- Work after a response: counted so that a test client can wait for it. ---
+    def begin(self) -> None:
+        with self._idle:
+            self._busy += 1
+
+    def end(self) -> None:
+        with self._idle:
+            self._busy -= 1
+            if self._busy == 0:
+                self._idle.notify_all()
+
+    def wait_idle(self, timeout: float) -> bool:
+        with self._idle:
+            return self._idle.wait_for(lambda: self._busy == 0, timeout)
+
+    def run_background(self, background: Any) -> None:
+        """A Response's background tasks, after it was sent (the extension called begin() before sending)."""
+        coro = background()
+        try:
+            yielded = coro.send(None)
+        except StopIteration:
+            self.end()
+            return
+        except BaseException as exc:
+            self.end()
+            logger.error("Exception in background task", exc_info=exc)
+            return
+        task = asyncio.get_running_loop().create_task(_finish(coro, yielded))
+        task.add_done_callback(self._background_done)
+
+    def _background_done(self, task: asyncio.Task[Any]) -> None:
+        self.end()
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("Exception in background task", exc_info=task.exception())
+
+    # --- Lifespan, on the executor's loop. ---
+    def run_executor(self, event_fd: int, drain: Any) -> None:
+        """The executor thread's body (see run_executor); runs the lifespan around serving when run_lifespan."""
+        run_executor(event_fd, drain, self)
+
+    def _loop_started(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        if self.run_lifespan:
+            try:
+                loop.run_until_complete(self.startup())
+            except BaseException as exc:
+                self.startup_error = exc
+                logger.error("Application startup failed. Exiting.", exc_info=exc)
+                if self.on_startup_failed is not None:
+                    self.on_startup_failed()
+        self._loop_ready.set()
+
+    def _loop_stopping(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._lifespan is not None:
+            try:
+                loop.run_until_complete(self.shutdown())
+            except BaseException as exc:
+                logger.error("Application shutdown failed", exc_info=exc)
+
+    async def startup(self) -> None:
+        context = self.app.lifespan_context(self.app)
+        state = await context.__aenter__()
+        self._lifespan = context
+        if state is not None:
+            self.lifespan_state.update(state)
+
+    async def shutdown(self) -> None:
+        context, self._lifespan = self._lifespan, None
+        if context is not None:
+            await context.__aexit__(None, None, None)
+
+    def call_on_loop(self, coro_fn: Any, timeout: float = 60.0) -> Any:
+        """From another thread: runs `coro_fn()` on the executor's loop and returns its result (or raises)."""
+        if not self._loop_ready.wait(timeout):
+            raise RuntimeError("the executor did not start")
+        assert self.loop is not None
+        return asyncio.run_coroutine_threadsafe(coro_fn(), self.loop).result(timeout)
 
 
 def _default_response(exc: BaseException) -> Response:

@@ -6,12 +6,43 @@ import json
 from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
+
+# A vendor keyword (ignored by JSON Schema validators) on the enum/const of a `Literal`: pydantic answers a
+# mismatch with "literal_error" and does not parse strings for it ("1" is not Literal[1]), while an Enum says
+# "enum" and does ("1" is IntEnum member 1). The C++ validator reads it (src/server/validation/lax_plan.cpp).
+LITERAL_KEYWORD = "x-slipstream-literal"
+
+
+# A vendor keyword on the object schema of a dataclass or TypedDict: pydantic names a non-object input
+# "dataclass_type" (with the class name) or "dict_type" there, where a model says "model_attributes_type".
+KIND_KEYWORD = "x-slipstream-kind"
+
+
+class _ValidationSchema(GenerateJsonSchema):
+    """pydantic's generator, with Literal, dataclasses and TypedDicts marked (see the keywords above)."""
+
+    def literal_schema(self, schema: core_schema.LiteralSchema) -> JsonSchemaValue:
+        result = super().literal_schema(schema)
+        result[LITERAL_KEYWORD] = True
+        return result
+
+    def dataclass_schema(self, schema: core_schema.DataclassSchema) -> JsonSchemaValue:
+        result = super().dataclass_schema(schema)
+        result[KIND_KEYWORD] = f"dataclass:{schema['cls'].__name__}"
+        return result
+
+    def typed_dict_schema(self, schema: core_schema.TypedDictSchema) -> JsonSchemaValue:
+        result = super().typed_dict_schema(schema)
+        result[KIND_KEYWORD] = "typeddict"
+        return result
 
 
 def type_schema(annotation: Any, constraints: dict[str, Any] | None = None) -> dict[str, Any]:
     """The validation-mode JSON Schema of `annotation` with Field constraints (gt, max_length, pattern, ...)."""
     target = Annotated[annotation, Field(**constraints)] if constraints else annotation
-    schema = TypeAdapter(target).json_schema(mode="validation")
+    schema = TypeAdapter(target).json_schema(mode="validation", schema_generator=_ValidationSchema)
     return _float_bounds(inline_refs(schema))
 
 

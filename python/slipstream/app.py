@@ -8,9 +8,16 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import _runtime
+from ._app_hooks import AppHooks
+from ._proxy import request_runtime
 from ._responses_prep import make_prepare
+from .forms import check_limits as check_form_limits
+from .openapi.config import OpenAPIConfig
+from .openapi.serve import install_docs
 from .responses import JSONResponse
 from .routing import APIRouter, F, RouteDef, is_coroutine_handler
+from .staticfiles import mount as mount_static
+from .websockets import install_websockets
 
 _ENV_PREFIX = "SLIPSTREAM_"
 
@@ -51,18 +58,23 @@ class NativeRoute:
         "status_code",
     )
 
-    def __init__(self, route: RouteDef, errors: ExceptionHandlers) -> None:
-        assert route.shape is not None
-        self.handler = route.endpoint
-        self.is_coroutine = is_coroutine_handler(route.endpoint)
+    def __init__(self, route: RouteDef, errors: ExceptionHandlers, *, shape: Any = None,
+                 handler: Callable[..., Any] | None = None) -> None:
+        """`shape` (default route.shape) and `handler` (default the endpoint): a route with dependencies or in an
+        app with HTTP middleware runs a runner as its handler (slipstream/dependencies/install.py)."""
+        shape = shape if shape is not None else route.shape
+        assert shape is not None
+        self.handler = handler if handler is not None else route.endpoint
+        self.is_coroutine = is_coroutine_handler(self.handler)
         self.status_code = route.status_code or 200
-        self.args = route.shape.args
-        self.params = route.shape.params
-        self.body = route.shape.body
+        self.args = shape.args
+        self.params = shape.params
+        self.body = shape.body
         self.prepare = make_prepare(route)
-        self.path_params = route.shape.path_params
+        self.path_params = shape.path_params
         self.app_errors = errors
-        self.cache_ttl = route.cache_ttl
+        # A cached response would skip dependencies and HTTP middleware.
+        self.cache_ttl = route.cache_ttl if handler is None else 0.0
 
 
 def env_or(value: Any, name: str, default: Any, convert: Callable[[str], Any] = str) -> Any:
@@ -73,7 +85,7 @@ def env_or(value: Any, name: str, default: Any, convert: Callable[[str], Any] = 
     return convert(raw) if raw not in (None, "") else default
 
 
-class App(APIRouter):
+class App(APIRouter, AppHooks):
     """An application: routes (decorators, include_router), exception handlers, and run().
 
     Server limits (ServerOptions: max_body_bytes, keepalive_timeout_ms, access_log, ...) may be given as
@@ -81,11 +93,20 @@ class App(APIRouter):
     """
 
     def __init__(self, *, title: str = "Slipstream", version: str = "0.1.0", description: str = "",
+                 dependencies: Sequence[Any] | None = None, lifespan: Any = None,
+                 on_startup: Sequence[Callable[[], Any]] | None = None,
+                 on_shutdown: Sequence[Callable[[], Any]] | None = None, middleware: Sequence[Any] | None = None,
                  **server_options: Any) -> None:
-        super().__init__()
+        super().__init__(dependencies=dependencies)
+        self.init_hooks(lifespan=lifespan, on_startup=on_startup, on_shutdown=on_shutdown, middleware=middleware)
         self.title = title
         self.version = version
         self.description = description
+        # OpenAPI and docs keyword arguments (FastAPI's: openapi_url, docs_url, openapi_tags, servers, ...).
+        self.openapi_config = OpenAPIConfig.pop_from(server_options)
+        self.openapi_schema: dict[str, Any] | None = None
+        # FastAPI's form_limits (max_fields, max_files, max_part_size) and Slipstream's (see forms.DEFAULT_LIMITS).
+        self.form_limits = check_form_limits(server_options.pop("form_limits", None))
         self.server_options = server_options
         self.exception_handlers = ExceptionHandlers()
         self.native_routes: list[tuple[str, tuple[Any, ...]]] = []
@@ -108,6 +129,10 @@ class App(APIRouter):
             self.native_routes.append(("static", (method.upper(), self.prefix + path, status_code, media_type,
                                                   rows, body)))
 
+    def mount(self, path: str, app: Any, name: str | None = None) -> None:
+        """Serves a StaticFiles directory under `path` (see staticfiles.py)."""
+        mount_static(self, path, app, name)
+
     def echo_route(self, path: str, model: Any, *, status_code: int = 200,
                    methods: Sequence[str] = ("POST",)) -> None:
         """A route whose JSON body is validated in C++ against `model` (a pydantic model or any type) and
@@ -117,6 +142,15 @@ class App(APIRouter):
         schema = schema_text(model)
         for method in methods:
             self.native_routes.append(("echo", (method.upper(), self.prefix + path, schema, status_code)))
+
+    def websocket(self, path: str, name: str | None = None) -> Callable[[F], F]:
+        """A WebSocket route (FastAPI's @app.websocket): handler(websocket, **path and query parameters)."""
+
+        def decorator(func: F) -> F:
+            self.native_routes.append(("websocket", (self.prefix + path, func)))
+            return func
+
+        return decorator
 
     def exception_handler(self, exc_class_or_status: type[BaseException] | int) -> Callable[[F], F]:
         """Decorator: handler(request, exc) -> Response for an exception class (and subclasses) or a status."""
@@ -136,20 +170,33 @@ class App(APIRouter):
 
     def build(self, **options: Any) -> Any:
         """A native server with every route registered (not listening yet). For run() and TestClient."""
+        return self.build_native(**options)[0]
+
+    def build_native(self, **options: Any) -> tuple[Any, _runtime.AppRuntime]:
+        """build(), and the AppRuntime that runs the lifespan and counts work after responses."""
         from . import _native
+        from .dependencies.install import install_routes
 
         merged = {**self.server_options, **{k: v for k, v in options.items() if v is not None}}
-        native = _native.NativeApp(merged, _runtime)
-        for route in self.routes:
-            desc = NativeRoute(route, self.exception_handlers)
-            for method in route.methods:
-                native.add_route(method, route.path, desc)
+        root_path = merged.pop("root_path", None) or self.openapi_config.root_path
+        requests = request_runtime(_runtime, root_path, merged)  # takes proxy_headers, forwarded_allow_ips
+        runtime = _runtime.AppRuntime(self, requests.make_request)
+        native = _native.NativeApp(merged, runtime)
+        install_routes(self, native, runtime)
         for kind, args in self.native_routes:
             if kind == "static":
                 native.add_static_route(*args)
-            else:
+            elif kind == "echo":
                 native.add_echo_route(*args)
-        return native
+        install_websockets(native, runtime, [args for kind, args in self.native_routes if kind == "websocket"])
+        install_docs(self, native, root_path)
+        return native, runtime
+
+    def openapi(self) -> dict[str, Any]:
+        """The OpenAPI document (made once, kept in `openapi_schema`); replace this method to customize it."""
+        if not self.openapi_schema:
+            self.openapi_schema = self.openapi_config.document(self)
+        return self.openapi_schema
 
     def run(self, host: str | None = None, port: int | None = None, threads: int | None = None,
             **options: Any) -> int:
@@ -158,10 +205,15 @@ class App(APIRouter):
         host = env_or(host, "host", "127.0.0.1")
         port = env_or(port, "port", 8000, int)
         threads = env_or(threads, "threads", 0, int)
-        native = self.build(threads=threads, **options)
+        native, runtime = self.build_native(threads=threads, **options)
+        runtime.run_lifespan = True
+        runtime.on_startup_failed = native.stop
         native.listen(host, port)
         logging.getLogger("slipstream").info("serving %s on http://%s:%d", self.title, host, native.port)
-        return native.run()
+        rc = native.run()
+        return 3 if runtime.startup_error is not None else rc
 
-    def include_router(self, router: APIRouter, *, prefix: str = "", tags: Sequence[str] | None = None) -> None:
-        super().include_router(router, prefix=prefix, tags=tags)
+    def include_router(self, router: APIRouter, *, prefix: str = "", tags: Sequence[str] | None = None,
+                       **options: Any) -> None:
+        super().include_router(router, prefix=prefix, tags=tags, **options)
+        self.include_hooks_of(router)

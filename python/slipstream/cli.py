@@ -1,22 +1,140 @@
-"""`slipstream run module:app --host H --port P --threads N` (each flag also SLIPSTREAM_HOST/PORT/THREADS)."""
+"""`slipstream run module:app [--workers N] [--reload] ...`: every flag also a SLIPSTREAM_* variable (see --help)."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
+import ipaddress
 import logging
 import os
+import socket
 import sys
+import traceback
+from collections.abc import Callable
 from typing import Any
 
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
 
-def load_app(spec: str) -> Any:
-    """Imports "package.module:attribute" (the current directory is importable, as with uvicorn)."""
+
+@dataclasses.dataclass(frozen=True)
+class Flag:
+    """One option of `slipstream run`: its flag, its environment variable(s), type, default and help."""
+
+    name: str                      # "host" -> --host, SLIPSTREAM_HOST
+    kind: Callable[[str], Any] | str  # str/int/a converter, or "bool", or "list"
+    default: Any
+    help: str
+    fallback_env: str | None = None  # read when SLIPSTREAM_<NAME> is unset (WEB_CONCURRENCY, ...)
+
+    @property
+    def env(self) -> str:
+        return "SLIPSTREAM_" + self.name.upper().replace("-", "_")
+
+    @property
+    def dest(self) -> str:
+        return self.name.replace("-", "_")
+
+
+def _port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise ValueError("a port is 0..65535")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError("must be at least 1")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise ValueError("must not be negative")
+    return value
+
+
+FLAGS = (
+    Flag("app", str, None, "the application, as module:attribute"),
+    Flag("host", str, "127.0.0.1", "address to bind"),
+    Flag("port", _port, 8000, "port to bind (0: any free one)"),
+    Flag("threads", _non_negative, 0, "I/O threads per process (0: the cores divided among the workers)"),
+    Flag("workers", _positive, 1, "worker processes sharing the port (SO_REUSEPORT); a worker that dies is "
+         "restarted", fallback_env="WEB_CONCURRENCY"),
+    Flag("reload", "bool", False, "restart the workers when a .py file under the reload folders changes"),
+    Flag("reload-dirs", "list", None, "folders watched by --reload (default: the app folder); "
+         "comma-separated in the variable"),
+    Flag("app-dir", str, ".", "folder put first on sys.path to import the app"),
+    Flag("root-path", str, "", "path prefix under which a proxy serves the app (OpenAPI servers, docs URLs, "
+         "request.url)"),
+    Flag("proxy-headers", "bool", False, "use X-Forwarded-For/-Proto for request.client and the URL scheme, "
+         "from peers in --forwarded-allow-ips only"),
+    Flag("forwarded-allow-ips", str, "127.0.0.1", "trusted proxies: comma-separated addresses or networks, or "
+         "'*'", fallback_env="FORWARDED_ALLOW_IPS"),
+    Flag("tls-cert", str, None, "TLS certificate chain (PEM file); with --tls-key serves HTTPS"),
+    Flag("tls-key", str, None, "TLS private key (PEM file)"),
+)
+
+
+def _env_default(flag: Flag) -> Any:
+    raw = os.environ.get(flag.env)
+    name = flag.env
+    if raw in (None, "") and flag.fallback_env:
+        raw, name = os.environ.get(flag.fallback_env), flag.fallback_env
+    if raw in (None, ""):
+        return flag.default
+    assert raw is not None
+    if flag.kind == "bool":
+        if raw.lower() not in _TRUE | _FALSE:
+            raise SystemExit(f"error: {name}={raw!r}: expected one of 1/0, true/false, yes/no, on/off")
+        return raw.lower() in _TRUE
+    if flag.kind == "list":
+        return [part for part in raw.replace(os.pathsep, ",").split(",") if part]
+    try:
+        return flag.kind(raw)  # type: ignore[operator]
+    except ValueError as exc:
+        raise SystemExit(f"error: {name}={raw!r}: {exc}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="slipstream", description="Serve a Slipstream app.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser(
+        "run", help="serve module:app until SIGINT/SIGTERM",
+        description="Serve module:app until SIGINT/SIGTERM (graceful drain). Each option can also be given as "
+                    "the environment variable shown beside it; a flag on the command line wins.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    for flag in FLAGS:
+        default = _env_default(flag)
+        help_text = f"{flag.help} [env {flag.env}" + (f", then {flag.fallback_env}]" if flag.fallback_env else "]")
+        if flag.name == "app":
+            run.add_argument("app", nargs="?" if default else None, default=default, help=help_text)
+        elif flag.kind == "bool":
+            run.add_argument("--" + flag.name, dest=flag.dest, action=argparse.BooleanOptionalAction,
+                             default=default, help=help_text)
+        elif flag.kind == "list":
+            # Flags replace the variable's list (argparse would append to a list default).
+            run.add_argument("--" + flag.name.removesuffix("s"), dest=flag.dest, action="append", metavar="DIR",
+                             help=help_text)
+            run.set_defaults(**{flag.dest + "_env": default})
+        else:
+            run.add_argument("--" + flag.name, dest=flag.dest, type=flag.kind, default=default,
+                             metavar=flag.dest.upper(), help=help_text)
+    return parser
+
+
+def load_app(spec: str, app_dir: str = ".") -> Any:
+    """Imports "package.module:attribute" with `app_dir` first on sys.path (as uvicorn's --app-dir)."""
     module_name, sep, attribute = spec.partition(":")
     if not sep or not module_name or not attribute:
         raise SystemExit(f"error: expected module:app, got {spec!r}")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    folder = os.path.abspath(app_dir)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
     module = importlib.import_module(module_name)
     try:
         app = module
@@ -27,26 +145,84 @@ def load_app(spec: str) -> Any:
     return app
 
 
-def _env(name: str, default: str | None = None) -> str | None:
-    value = os.environ.get("SLIPSTREAM_" + name)
-    return value if value not in (None, "") else default
+def server_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of App.run() that the flags set."""
+    options: dict[str, Any] = {}
+    if args.root_path:
+        options["root_path"] = args.root_path
+    if args.proxy_headers:
+        options["proxy_headers"] = True
+        options["forwarded_allow_ips"] = args.forwarded_allow_ips
+    if args.tls_cert or args.tls_key:
+        if not (args.tls_cert and args.tls_key):
+            raise SystemExit("error: --tls-cert and --tls-key go together")
+        options["tls_cert_file"] = args.tls_cert
+        options["tls_key_file"] = args.tls_key
+    return options
+
+
+def _reserve_port(host: str, port: int) -> socket.socket | None:
+    """A bound, non-listening SO_REUSEPORT socket that keeps the port for the workers (and picks one for
+    port 0) while they start and restart. None for a host that is not a numeric address."""
+    try:
+        family = socket.AF_INET6 if ipaddress.ip_address(host).version == 6 else socket.AF_INET
+    except ValueError:
+        if host != "localhost":
+            return None
+        host, family = "127.0.0.1", socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise SystemExit(f"error: cannot bind {host}:{port}: {exc.strerror}") from None
+    return sock
+
+
+def _serve(args: argparse.Namespace, port: int, threads: int) -> int:
+    app = load_app(args.app, args.app_dir)
+    return int(app.run(host=args.host, port=port, threads=threads, **server_options(args)) or 0)
+
+
+def _supervise(args: argparse.Namespace) -> int:
+    from .reload import FileWatcher
+    from .supervisor import EXIT_STARTUP_FAILED, Supervisor
+
+    reservation = _reserve_port(args.host, args.port)
+    port = reservation.getsockname()[1] if reservation is not None else args.port
+    threads = args.threads or max(1, (os.cpu_count() or 1) // args.workers)
+    server_options(args)  # flag errors are reported once, here
+
+    def worker() -> int:
+        try:
+            return _serve(args, port, threads)
+        except BaseException:  # noqa: BLE001 - import or bind failure: the supervisor must not retry blindly
+            traceback.print_exc()
+            return EXIT_STARTUP_FAILED
+
+    watcher = FileWatcher(args.reload_dirs or [args.app_dir]) if args.reload else None
+    logging.getLogger("slipstream").info("%d worker(s) on http://%s:%d%s", args.workers, args.host, port,
+                                         " (reload on)" if watcher else "")
+    supervisor = Supervisor(worker, args.workers, watcher=watcher,
+                            close_in_child=[reservation] if reservation is not None else [])
+    try:
+        return supervisor.run()
+    finally:
+        if reservation is not None:
+            reservation.close()
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="slipstream", description="Serve a Slipstream app.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="serve module:app until SIGINT/SIGTERM")
-    run.add_argument("app", help="the application, as module:attribute")
-    run.add_argument("--host", default=_env("HOST", "127.0.0.1"), help="address to bind (SLIPSTREAM_HOST)")
-    run.add_argument("--port", type=int, default=int(_env("PORT", "8000") or 8000),
-                     help="port to bind, 0 for any free one (SLIPSTREAM_PORT)")
-    run.add_argument("--threads", type=int, default=int(_env("THREADS", "0") or 0),
-                     help="I/O threads, 0 = one per core (SLIPSTREAM_THREADS)")
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
+    args.reload_dirs = args.reload_dirs or args.reload_dirs_env
+    if not args.app:
+        raise SystemExit("error: the app (module:attribute) is required (or SLIPSTREAM_APP)")
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
-    app = load_app(args.app)
-    return int(app.run(host=args.host, port=args.port, threads=args.threads) or 0)
+    if args.workers == 1 and not args.reload:
+        return _serve(args, args.port, args.threads)
+    return _supervise(args)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
-"""Headers, QueryParams and URL: the read-only request views handlers see (Starlette-compatible subset)."""
+"""Headers, QueryParams, URL, FormData and UploadFile: the request views handlers see (Starlette-compatible)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator, Mapping
+from typing import Any, BinaryIO
 from urllib.parse import parse_qsl
 
 
@@ -100,3 +102,126 @@ class URL:
 
     def __hash__(self) -> int:
         return hash(str(self))
+
+
+class ImmutableMultiDict(Mapping[str, Any]):
+    """Starlette's ImmutableMultiDict: `d[k]` is the last value of k, `getlist(k)` every value, in order."""
+
+    __slots__ = ("_dict", "_list")
+
+    def __init__(self, items: Any = ()) -> None:
+        if isinstance(items, ImmutableMultiDict):
+            pairs = items.multi_items()
+        elif isinstance(items, Mapping):
+            pairs = list(items.items())
+        else:
+            pairs = list(items)
+        self._list: list[tuple[str, Any]] = pairs
+        self._dict: dict[str, Any] = dict(pairs)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._dict[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._dict)
+
+    def __len__(self) -> int:
+        return len(self._dict)
+
+    def getlist(self, key: str) -> list[Any]:
+        return [v for k, v in self._list if k == key]
+
+    def multi_items(self) -> list[tuple[str, Any]]:
+        return list(self._list)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ImmutableMultiDict) and sorted(self._list, key=repr) == sorted(other._list, key=repr)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._list!r})"
+
+
+class UploadFile:
+    """An uploaded file (Starlette's/FastAPI's UploadFile): `file` is a SpooledTemporaryFile, in memory up to the
+    app's spool size and on disk past it; read/seek/write/close are async and go to a thread once on disk."""
+
+    def __init__(self, file: BinaryIO, *, size: int | None = None, filename: str | None = None,
+                 headers: Headers | None = None) -> None:
+        self.filename = filename
+        self.file = file
+        self.size = size
+        self.headers = headers or Headers()
+        self._max_mem_size = getattr(self.file, "_max_size", 0)
+
+    @property
+    def content_type(self) -> str | None:
+        return self.headers.get("content-type", None)
+
+    @property
+    def _in_memory(self) -> bool:
+        return not getattr(self.file, "_rolled", True)
+
+    def _will_roll(self, size_to_add: int) -> bool:
+        if not self._in_memory:
+            return True
+        future_size = self.file.tell() + size_to_add
+        return bool(future_size > self._max_mem_size) if self._max_mem_size else False
+
+    async def write(self, data: bytes) -> None:
+        if self.size is not None:
+            self.size += len(data)
+        if self._will_roll(len(data)):
+            await asyncio.to_thread(self.file.write, data)
+        else:
+            self.file.write(data)
+
+    async def read(self, size: int = -1) -> bytes:
+        if self._in_memory:
+            return self.file.read(size)
+        return await asyncio.to_thread(self.file.read, size)
+
+    async def seek(self, offset: int) -> None:
+        if self._in_memory:
+            self.file.seek(offset)
+        else:
+            await asyncio.to_thread(self.file.seek, offset)
+
+    async def close(self) -> None:
+        if self._in_memory:
+            self.file.close()
+        else:
+            await asyncio.to_thread(self.file.close)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(filename={self.filename!r}, size={self.size!r}, headers={self.headers!r})"
+
+    @classmethod
+    def _validate(cls, value: Any, _info: Any = None) -> UploadFile:
+        if not isinstance(value, UploadFile):
+            raise ValueError(f"Expected UploadFile, received: {type(value)}")  # noqa: TRY004 - pydantic's value_error
+        return value
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        from pydantic_core import core_schema
+
+        return core_schema.with_info_plain_validator_function(cls._validate)
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: Any, handler: Any) -> dict[str, Any]:
+        return {"type": "string", "contentMediaType": "application/octet-stream"}
+
+
+class FormData(ImmutableMultiDict):
+    """A parsed form: text fields (str) and files (UploadFile), in body order."""
+
+    async def close(self) -> None:
+        for _, value in self.multi_items():
+            if isinstance(value, UploadFile):
+                await value.close()
+
+    def close_sync(self) -> None:
+        """Closes every file now (for code that runs outside the event loop)."""
+        for _, value in self.multi_items():
+            if isinstance(value, UploadFile):
+                value.file.close()

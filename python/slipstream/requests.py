@@ -21,8 +21,11 @@ class Request:
         "_json",
         "_query",
         "_raw_headers",
+        "_state",
+        "app",
         "body_bytes",
         "client_address",
+        "lifespan_state",
         "method",
         "path",
         "path_params",
@@ -44,6 +47,18 @@ class Request:
         self._query: QueryParams | None = None
         self._json: Any = _UNSET
         self._cookies: dict[str, str] | None = None
+        self._state: Any = None
+        self.app: Any = None  # the App serving it
+        self.lifespan_state: dict[str, Any] | None = None  # what the lifespan yielded (copied into `state`)
+
+    @property
+    def state(self) -> Any:
+        """Per-request attributes (`request.state.user = ...`), starting from a copy of the lifespan's state."""
+        if self._state is None:
+            from ._lifespan import State
+
+            self._state = State(dict(self.lifespan_state or {}))
+        return self._state
 
     @property
     def headers(self) -> Headers:

@@ -1,8 +1,13 @@
-"""Response classes (Starlette-compatible): bytes, status, headers and media type sent as is."""
+"""Response classes (Starlette-compatible): bytes, status, headers and media type sent as is; streamed bodies
+(StreamingResponse, FileResponse, EventSourceResponse) live in _streaming_responses.py and are re-exported here."""
 
 from __future__ import annotations
 
+import datetime
+import email.utils
+import http.cookies
 import json
+import sys
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
@@ -16,11 +21,10 @@ class Response:
 
     def __init__(self, content: Any = None, status_code: int = 200, headers: Mapping[str, str] | None = None,
                  media_type: str | None = None, background: Any = None) -> None:
-        if background is not None:
-            raise NotImplementedError("background tasks are not supported by slipstream yet")
         self.status_code = status_code
         if media_type is not None:
             self.media_type = media_type
+        self.background = background
         self.body = self.render(content)
         self.raw_headers: list[tuple[str, str]] = [(str(k), str(v)) for k, v in (headers or {}).items()]
 
@@ -35,18 +39,21 @@ class Response:
     def headers(self) -> _MutableHeaders:
         return _MutableHeaders(self.raw_headers)
 
-    def set_cookie(self, key: str, value: str = "", max_age: int | None = None, expires: int | None = None,
-                   path: str | None = "/", domain: str | None = None, secure: bool = False,
-                   httponly: bool = False, samesite: str | None = "lax") -> None:
-        from http.cookies import SimpleCookie
-
-        cookie: SimpleCookie = SimpleCookie()
+    def set_cookie(self, key: str, value: str = "", max_age: int | None = None,
+                   expires: datetime.datetime | str | int | None = None, path: str | None = "/",
+                   domain: str | None = None, secure: bool = False, httponly: bool = False,
+                   samesite: str | None = "lax", partitioned: bool = False) -> None:
+        """Adds a Set-Cookie header, exactly as Starlette writes it."""
+        cookie: http.cookies.SimpleCookie = http.cookies.SimpleCookie()
         cookie[key] = value
         morsel = cookie[key]
         if max_age is not None:
             morsel["max-age"] = max_age
         if expires is not None:
-            morsel["expires"] = expires
+            if isinstance(expires, datetime.datetime):
+                morsel["expires"] = email.utils.format_datetime(expires, usegmt=True)
+            else:
+                morsel["expires"] = expires
         if path is not None:
             morsel["path"] = path
         if domain is not None:
@@ -56,11 +63,20 @@ class Response:
         if httponly:
             morsel["httponly"] = True
         if samesite is not None:
+            if samesite.lower() not in ("strict", "lax", "none"):
+                raise ValueError("samesite must be either 'strict', 'lax' or 'none'")
             morsel["samesite"] = samesite
+        if partitioned:
+            if sys.version_info < (3, 14):
+                raise ValueError("Partitioned cookies are only supported in Python 3.14 and above.")
+            morsel["partitioned"] = True  # pragma: no cover - Python 3.14
         self.raw_headers.append(("set-cookie", cookie.output(header="").strip()))
 
-    def delete_cookie(self, key: str, path: str = "/", domain: str | None = None) -> None:
-        self.set_cookie(key, max_age=0, expires=0, path=path, domain=domain)
+    def delete_cookie(self, key: str, path: str = "/", domain: str | None = None, secure: bool = False,
+                      httponly: bool = False, samesite: str | None = "lax", partitioned: bool = False) -> None:
+        """Expires the cookie now (max-age=0)."""
+        self.set_cookie(key, max_age=0, expires=0, path=path, domain=domain, secure=secure, httponly=httponly,
+                        samesite=samesite, partitioned=partitioned)
 
     def _content_type(self) -> str | None:
         if self.media_type is None:
@@ -101,6 +117,12 @@ class _MutableHeaders:
             return self[key]
         except KeyError:
             return default
+
+    def setdefault(self, key: str, value: str) -> str:
+        if key in self:
+            return self[key]
+        self._raw.append((key, value))
+        return value
 
     def __setitem__(self, key: str, value: str) -> None:
         self._raw[:] = [(k, v) for k, v in self._raw if k.lower() != key.lower()]
@@ -144,3 +166,13 @@ class RedirectResponse(Response):
                  background: Any = None) -> None:
         super().__init__(content=b"", status_code=status_code, headers=headers, background=background)
         self.raw_headers.append(("location", quote(str(url), safe=":/%#?=@[]!$&'()*+,;")))
+
+
+from ._streaming_responses import (
+    EventSourceResponse,
+    FileResponse,
+    StreamingResponse,
+)
+
+__all__ = ["EventSourceResponse", "FileResponse", "HTMLResponse", "JSONResponse", "PlainTextResponse",
+           "RedirectResponse", "Response", "StreamingResponse"]

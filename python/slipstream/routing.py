@@ -8,7 +8,7 @@ import typing
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from . import _signature
+from . import _endpoint, _lifespan, _signature
 from ._responses_prep import make_prepare
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -38,17 +38,31 @@ class RouteDef:
     shape: _signature.RouteShape | None = None
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
     cache_ttl: float = 0.0
+    dependencies: list[Any] = dataclasses.field(default_factory=list)  # Depends() run before the handler
 
 
 class APIRouter:
     """A group of routes, added to an app (or another router) with include_router(router, prefix=, tags=).
     A router's own prefix and tags apply to every route added to it."""
 
-    def __init__(self, *, prefix: str = "", tags: Sequence[str] | None = None) -> None:
+    def __init__(self, *, prefix: str = "", tags: Sequence[str] | None = None,
+                 responses: dict[int | str, dict[str, Any]] | None = None, deprecated: bool | None = None,
+                 include_in_schema: bool = True, dependencies: Sequence[Any] | None = None,
+                 on_startup: Sequence[Callable[[], Any]] | None = None,
+                 on_shutdown: Sequence[Callable[[], Any]] | None = None, lifespan: Any = None) -> None:
         _check_prefix(prefix)
         self.prefix = prefix
         self.tags = list(tags or [])
         self.routes: list[RouteDef] = []
+        self.dependencies = list(dependencies or [])
+        # Joined to an app's by App.include_router (as FastAPI does).
+        self.on_startup = list(on_startup or [])
+        self.on_shutdown = list(on_shutdown or [])
+        self.lifespan_context = _lifespan.lifespan_context(lifespan, self)
+        # OpenAPI only: merged into every route added here (as FastAPI does).
+        self.responses = dict(responses or {})
+        self.deprecated = deprecated
+        self.include_in_schema = include_in_schema
 
     def add_api_route(self, path: str, endpoint: Callable[..., Any], *, methods: Sequence[str] | None = None,
                       status_code: int | None = None, response_model: Any = Default, response_class: Any = None,
@@ -57,22 +71,26 @@ class APIRouter:
         """Adds a route. `cache_ttl` (seconds, GET only): a 200 response is kept per request target (path and
         query) and answered by the I/O threads, without Python, until it expires; use it only for responses
         that do not depend on headers or cookies."""
+        # Form()/File() parameters and `yield` handlers: see _endpoint.py (a no-op for other handlers).
+        endpoint = _endpoint.wrap(endpoint, response_class=response_class, status_code=status_code,
+                                  form_limits=doc.pop("form_limits", None))
         unknown = set(doc) - _DOC_ONLY
         if unknown:
             raise TypeError(f"unsupported route option(s): {', '.join(sorted(unknown))}")
-        if dependencies:
-            raise NotImplementedError("dependencies are not supported by slipstream yet")
+        dependencies = [*self.dependencies, *(dependencies or [])]
         methods = tuple(m.upper() for m in (methods or ["GET"]))
         if cache_ttl is not None and (cache_ttl < 0 or set(methods) - {"GET"}):
             raise ValueError("cache_ttl needs a GET-only route and a non-negative number of seconds")
         full = self.prefix + path
+        _merge_doc_options(doc, self.responses, self.deprecated, self.include_in_schema)
         if not full.startswith("/"):
             raise ValueError(f"route path must start with '/': {path!r}")
         route = RouteDef(path=full, endpoint=endpoint, methods=methods, status_code=status_code,
                          response_model=response_model, response_class=response_class,
-                         tags=[*self.tags, *(tags or [])], options=doc, cache_ttl=float(cache_ttl or 0))
+                         tags=[*self.tags, *(tags or [])], options=doc, cache_ttl=float(cache_ttl or 0),
+                         dependencies=dependencies)
         # Analyzed here so that a bad signature fails at the decorator, as in FastAPI.
-        route.shape = _signature.analyze(endpoint, full)
+        route.shape = _signature.analyze(endpoint, full, dependencies=dependencies)
         make_prepare(route)
         self.routes.append(route)
 
@@ -104,14 +122,31 @@ class APIRouter:
     def options(self, path: str, **options: Any) -> Callable[[F], F]:
         return self.api_route(path, methods=["OPTIONS"], **options)
 
-    def include_router(self, router: APIRouter, *, prefix: str = "", tags: Sequence[str] | None = None) -> None:
-        """Adds every route of `router` under `prefix` (and this router's prefix), with `tags` first."""
+    def include_router(self, router: APIRouter, *, prefix: str = "", tags: Sequence[str] | None = None,
+                       responses: dict[int | str, dict[str, Any]] | None = None, deprecated: bool | None = None,
+                       include_in_schema: bool = True, dependencies: Sequence[Any] | None = None) -> None:
+        """Adds every route of `router` under `prefix` (and this router's prefix), with `tags` first; this
+        router's `dependencies`, then `dependencies`, then the route's own run first."""
         _check_prefix(prefix)
         for route in router.routes:
+            options = dict(route.options)
+            _merge_doc_options(options, responses or {}, deprecated, include_in_schema)
             self.add_api_route(prefix + route.path, route.endpoint, methods=route.methods,
                                status_code=route.status_code, response_model=route.response_model,
                                response_class=route.response_class, tags=[*(tags or []), *route.tags],
-                               cache_ttl=route.cache_ttl or None, **route.options)
+                               cache_ttl=route.cache_ttl or None,
+                               dependencies=[*(dependencies or []), *route.dependencies], **options)
+
+
+def _merge_doc_options(doc: dict[str, Any], responses: dict[Any, Any], deprecated: bool | None,
+                       include_in_schema: bool) -> None:
+    """A router's (or an include's) responses, deprecated and include_in_schema applied to a route's options."""
+    if responses:
+        doc["responses"] = {**responses, **(doc.get("responses") or {})}
+    if deprecated:
+        doc["deprecated"] = doc.get("deprecated") or deprecated
+    if not include_in_schema:
+        doc["include_in_schema"] = False
 
 
 def _check_prefix(prefix: str) -> None:

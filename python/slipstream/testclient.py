@@ -6,6 +6,7 @@ import atexit
 import http.client
 import json as _json
 import weakref
+import zlib
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
@@ -20,6 +21,19 @@ _open_clients: weakref.WeakSet[TestClient] = weakref.WeakSet()
 def _close_open_clients() -> None:
     for client in list(_open_clients):
         client.close()
+
+
+def _decode_body(content: bytes, coding: str | None) -> bytes:
+    """Undoes the content codings the client advertises (gzip, deflate), as requests and httpx do."""
+    for name in reversed([c.strip().lower() for c in (coding or "").split(",") if c.strip()]):
+        if name in ("gzip", "x-gzip"):
+            content = zlib.decompress(content, 16 + zlib.MAX_WBITS)
+        elif name == "deflate":
+            try:
+                content = zlib.decompress(content)
+            except zlib.error:  # raw deflate without the zlib wrapper
+                content = zlib.decompress(content, -zlib.MAX_WBITS)
+    return content
 
 
 class TestResponse:
@@ -54,7 +68,9 @@ class TestClient:
     """Starts `app` on 127.0.0.1 (port 0) in background threads of this process and talks HTTP/1.1 to it.
 
     Use as a context manager, or call close(). Every request goes through sockets, parsing, routing, C++
-    validation and the Python executor, exactly as in production.
+    validation and the Python executor, exactly as in production. As Starlette's TestClient: the app's lifespan
+    (startup/shutdown) runs only when the client is used as a context manager, and a request returns once the
+    work after its response (background tasks, dependency exit code) is done.
     """
 
     __test__ = False
@@ -65,19 +81,31 @@ class TestClient:
         self.app = app
         self.base_url = base_url.rstrip("/")
         self._host_header = urlsplit(base_url).netloc or "testserver"
-        self._native = app.build(**options)
+        self._native, self._runtime = app.build_native(**options)
         self._native.listen("127.0.0.1", 0)
         self._native.start()
         self.port = self._native.port
         self._conn: http.client.HTTPConnection | None = None
         self.cookies: dict[str, str] = {}
+        self._lifespan = False
         _open_clients.add(self)
 
     def __enter__(self) -> TestClient:  # noqa: PYI034
+        try:
+            self._runtime.call_on_loop(self._runtime.startup)  # raises what the startup raised
+        except BaseException:
+            self.close()
+            raise
+        self._lifespan = True
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
+        try:
+            if self._lifespan and self._native is not None:
+                self._lifespan = False
+                self._runtime.call_on_loop(self._runtime.shutdown)
+        finally:
+            self.close()
 
     def close(self) -> None:
         if self._conn is not None:
@@ -152,6 +180,8 @@ class TestClient:
             if raw.will_close:
                 conn.close()
                 self._conn = None
+            self._runtime.wait_idle(30)
+            content = _decode_body(content, raw.getheader("content-encoding"))
             return TestResponse(raw.status, raw.reason, list(raw.getheaders()), content, self.base_url + target)
         raise AssertionError("unreachable")
 

@@ -357,7 +357,6 @@ def test_bad_signatures_fail_at_the_decorator() -> None:
 
 def test_exception_handlers_by_status_and_validation(style: str) -> None:
     from pydantic import field_validator
-
     from slipstream import RequestValidationError
 
     class Code(BaseModel):

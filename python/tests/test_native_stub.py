@@ -7,7 +7,6 @@ import pathlib
 import re
 
 import pytest
-
 from slipstream import _native
 
 STUB = pathlib.Path(_native.__file__).with_name("_native.pyi")

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "app/registry.h"
+#include "server/compression_policy.h"
 
 namespace slipstream::app {
 namespace {
@@ -70,6 +71,28 @@ std::string header_value(std::string_view s) {
     for (char c : s)
         if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return "must not contain control characters";
     return "";
+}
+
+// The server's own parser decides (the same message a C++ caller would get from the constructor).
+std::string compression_list(std::string_view s, std::string ServerOptions::*field) {
+    ServerOptions o;
+    o.*field = std::string(s);
+    try {
+        server::CompressionPolicy policy(o);
+    } catch (const std::invalid_argument& e) {
+        std::string_view why = e.what();
+        std::size_t colon = why.find(": ");
+        return std::string(colon == std::string_view::npos ? why : why.substr(colon + 2));
+    }
+    return "";
+}
+
+std::string compression_encodings(std::string_view s) {
+    return compression_list(s, &ServerOptions::compression_encodings);
+}
+
+std::string compression_types(std::string_view s) {
+    return compression_list(s, &ServerOptions::compression_types);
 }
 
 std::string route_path(std::string_view s) {
@@ -169,6 +192,70 @@ Registry make_config_registry() {
     r.add(with_check(make(K::kString, "access-log-path", G::kLogging, "PATH", "access log file; '-' is stdout",
                           text(run, &RunSettings::access_log_path)),
                      not_empty));
+
+    const auto c = G::kCompression;
+    r.add(make(K::kBool, "compression", c, "", "compress responses with a coding the client accepts",
+               flag(srv, &ServerOptions::compression)));
+    r.add(make(K::kSize, "compression-min-size", c, "SIZE", "smaller response bodies are sent uncompressed",
+               number(srv, &ServerOptions::compression_min_size), 0, kGiB));
+    r.add(with_check(
+        make(K::kString, "compression-encodings", c, "LIST", "codings offered, best first (gzip, br, zstd, deflate)",
+             text(srv, &ServerOptions::compression_encodings)),
+        compression_encodings));
+    r.add(with_check(
+        make(K::kString, "compression-types", c, "LIST", "media types compressed (type/subtype, type/*, type/*+suffix)",
+             text(srv, &ServerOptions::compression_types)),
+        compression_types));
+    r.add(make(K::kInteger, "gzip-level", c, "N", "gzip (and deflate) level", number(srv, &ServerOptions::gzip_level),
+               1, 9));
+    r.add(make(K::kInteger, "brotli-level", c, "N", "br quality", number(srv, &ServerOptions::brotli_level), 0, 11));
+    r.add(make(K::kInteger, "zstd-level", c, "N", "zstd level", number(srv, &ServerOptions::zstd_level), 1, 19));
+    r.add(make(K::kBool, "compress-sse", c, "", "compress event streams too (flushed per event)",
+               flag(srv, &ServerOptions::compress_sse)));
+    r.add(make(K::kBool, "request-decompression", c, "", "decode request bodies sent with Content-Encoding (else 415)",
+               flag(srv, &ServerOptions::request_decompression)));
+    r.add(make(K::kSize, "max-decompressed-body-bytes", c, "SIZE",
+               "largest decoded request body (413); 0: max-body-bytes",
+               number(srv, &ServerOptions::max_decompressed_body_bytes), 0, 64 * kGiB));
+    r.add(make(K::kInteger, "max-decompression-ratio", c, "N",
+               "largest decoded/encoded size ratio past 64 KiB (413); 0: none",
+               number(srv, &ServerOptions::max_decompression_ratio), 0, 1'000'000));
+    r.add(make(K::kDuration, "sse-heartbeat", c, "DURATION", "comment sent on an idle event stream; 0 disables",
+               number(srv, &ServerOptions::sse_heartbeat_ms), 0, kDay));
+
+    const auto tls = G::kTls;
+    r.add(make(K::kString, "tls-cert", tls, "PATH", "certificate chain (PEM); TLS is on when it and --tls-key are set",
+               text(srv, &ServerOptions::tls_cert_file)));
+    r.add(make(K::kString, "tls-key", tls, "PATH", "private key (PEM) of the certificate",
+               text(srv, &ServerOptions::tls_key_file)));
+    r.add(make(K::kString, "tls-client-ca", tls, "PATH",
+               "CA certificates (PEM); when set, clients must present one (mTLS)",
+               text(srv, &ServerOptions::tls_client_ca_file)));
+    r.add(make(K::kDuration, "tls-handshake-timeout", tls, "DURATION", "TLS handshake not finished; then close",
+               number(srv, &ServerOptions::tls_handshake_timeout_ms), 1, kDay));
+
+    const auto h2 = G::kHttp2;
+    constexpr std::uint64_t kMaxWindow = (1u << 31) - 1;
+    r.add(make(K::kBool, "http2", h2, "", "serve HTTP/2 (ALPN h2 over TLS, prior knowledge in cleartext)",
+               flag(srv, &ServerOptions::http2)));
+    r.add(make(K::kInteger, "h2-max-concurrent-streams", h2, "N", "streams open at once per connection",
+               number(srv, &ServerOptions::h2_max_concurrent_streams), 1, 1'000'000));
+    r.add(make(K::kSize, "h2-max-header-list-size", h2, "SIZE", "request header list (RFC 9113 size); 431 past it",
+               number(srv, &ServerOptions::h2_max_header_list_size), kKiB, 16 * kMiB));
+    r.add(make(K::kSize, "h2-initial-window-size", h2, "SIZE", "per-stream receive window for request bodies",
+               number(srv, &ServerOptions::h2_initial_window_size), 0, kMaxWindow));
+    r.add(make(K::kSize, "h2-connection-window-size", h2, "SIZE", "per-connection receive window",
+               number(srv, &ServerOptions::h2_connection_window_size), 65'535, kMaxWindow));
+    r.add(make(K::kInteger, "h2-reset-burst", h2, "N", "client stream resets allowed at once (rapid reset)",
+               number(srv, &ServerOptions::h2_reset_burst), 1, 1'000'000));
+    r.add(make(K::kInteger, "h2-reset-rate", h2, "N", "client stream resets allowed per second after the burst",
+               number(srv, &ServerOptions::h2_reset_rate), 1, 1'000'000));
+    r.add(make(K::kInteger, "h2-control-burst", h2, "N", "PING/SETTINGS/PRIORITY/empty frames allowed at once",
+               number(srv, &ServerOptions::h2_control_burst), 1, 1'000'000));
+    r.add(make(K::kInteger, "h2-control-rate", h2, "N", "such frames allowed per second after the burst",
+               number(srv, &ServerOptions::h2_control_rate), 1, 1'000'000));
+    r.add(make(K::kInteger, "h2-max-continuations", h2, "N", "CONTINUATION frames per header block",
+               number(srv, &ServerOptions::h2_max_continuations), 1, 1'000));
 
     const std::pair<const char*, std::string ServerOptions::*> routes[] = {{"health", &ServerOptions::health_path},
                                                                            {"livez", &ServerOptions::livez_path},

@@ -12,9 +12,10 @@ namespace {
 
 constexpr std::size_t kHelpColumn = 38;
 
-constexpr std::array<OptionGroup, 7> kGroups{
-    OptionGroup::kGeneral,     OptionGroup::kListen,  OptionGroup::kLimits,       OptionGroup::kTimeouts,
-    OptionGroup::kConnections, OptionGroup::kLogging, OptionGroup::kBuiltinRoutes};
+constexpr std::array<OptionGroup, 10> kGroups{
+    OptionGroup::kGeneral,     OptionGroup::kListen,  OptionGroup::kLimits,        OptionGroup::kTimeouts,
+    OptionGroup::kConnections, OptionGroup::kLogging, OptionGroup::kBuiltinRoutes, OptionGroup::kCompression,
+    OptionGroup::kTls,         OptionGroup::kHttp2};
 
 std::string_view base_name(std::string_view program) {
     std::size_t slash = program.rfind('/');

@@ -28,8 +28,9 @@ TEST(Help, ListsEveryOptionWithEnvAndDefault) {
 TEST(Help, GroupsInOrderAndExactLines) {
     std::string help = help_text("hello");
     std::size_t at = 0;
-    for (const char* title : {"\ngeneral:\n", "\nlisten:\n", "\nlimits:\n", "\ntimeouts:\n", "\nconnections:\n",
-                              "\nlogging:\n", "\nbuiltin routes:\n"}) {
+    for (const char* title :
+         {"\ngeneral:\n", "\nlisten:\n", "\nlimits:\n", "\ntimeouts:\n", "\nconnections:\n", "\nlogging:\n",
+          "\nbuiltin routes:\n", "\ncompression and streaming:\n", "\ntls:\n", "\nhttp/2:\n"}) {
         std::size_t next = help.find(title, at);
         ASSERT_NE(next, std::string::npos) << title;
         at = next;

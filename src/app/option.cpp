@@ -64,6 +64,12 @@ std::string_view option_group_title(OptionGroup group) {
             return "logging";
         case OptionGroup::kBuiltinRoutes:
             return "builtin routes";
+        case OptionGroup::kCompression:
+            return "compression and streaming";
+        case OptionGroup::kTls:
+            return "tls";
+        case OptionGroup::kHttp2:
+            return "http/2";
     }
     return "general";
 }

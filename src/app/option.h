@@ -31,7 +31,10 @@ enum class OptionGroup : unsigned char {
     kTimeouts,
     kConnections,
     kLogging,
-    kBuiltinRoutes
+    kBuiltinRoutes,
+    kCompression,  // response compression, compressed request bodies, Server-Sent Events
+    kTls,          // certificates, mTLS, handshake timeout
+    kHttp2,        // HTTP/2 settings and flood defences
 };
 
 std::string_view option_group_title(OptionGroup group);

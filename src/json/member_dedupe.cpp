@@ -13,10 +13,20 @@ namespace {
 constexpr std::uint32_t kLinearLimit = 16;
 
 DedupeResult dedupe_linear(Member* m, std::uint32_t n, DuplicateKeys policy) {
+    // Nearly every object has distinct keys: find the first repeat without moving anything.
+    std::uint32_t first = n;
+    for (std::uint32_t i = 1; i < n && first == n; ++i)
+        for (std::uint32_t j = 0; j < i; ++j)
+            if (key_equal(m[j].key, m[i].key)) {
+                first = i;
+                break;
+            }
+    if (first == n) return {n, DedupeResult::kNone};
+    if (policy == DuplicateKeys::kReject) return {n, first};
     std::uint32_t out = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
         std::uint32_t j = 0;
-        while (j < out && m[j].key != m[i].key)
+        while (j < out && !key_equal(m[j].key, m[i].key))
             ++j;
         if (j == out) {
             m[out++] = m[i];

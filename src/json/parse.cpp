@@ -31,10 +31,9 @@ constexpr std::size_t kMinCapacity = 4096;
 struct Frame {
     Value* items;          // arrays
     Member* members;       // objects
-    std::string_view key;  // objects: the key whose value comes next
+    std::string_view key;  // objects: the key of the member being read
     std::uint32_t n;       // slots filled
     bool object;
-    bool want_key;
 };
 
 // Per-thread state: simdjson's parser reuses its buffers (structural index, tape, strings) and we reuse the
@@ -73,6 +72,29 @@ ThreadState& thread_state() {
     return state;
 }
 
+// memcpy for the short strings and keys of request bodies, inline: two overlapping loads and stores up to
+// 16 bytes (never past either end), a call above.
+inline void copy_bytes(char* dst, const char* src, std::size_t n) {
+    if (n > 16) {
+        std::memcpy(dst, src, n);
+    } else if (n >= 8) {
+        std::uint64_t a, b;
+        std::memcpy(&a, src, 8);
+        std::memcpy(&b, src + n - 8, 8);
+        std::memcpy(dst, &a, 8);
+        std::memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4) {
+        std::uint32_t a, b;
+        std::memcpy(&a, src, 4);
+        std::memcpy(&b, src + n - 4, 4);
+        std::memcpy(dst, &a, 4);
+        std::memcpy(dst + n - 4, &b, 4);
+    } else {
+        for (std::size_t i = 0; i < n; ++i)
+            dst[i] = src[i];
+    }
+}
+
 // Reads one simdjson tape (format: simdjson doc/tape.md) into Values. Returns false when the document breaks a
 // limit or (with kReject) repeats a key; the strict parser then finds and reports the first such place.
 class TapeReader {
@@ -86,71 +108,97 @@ class TapeReader {
           options_(options) {}
 
     // Budget (json_bench, Release, shared 2-core VM): ~160 ns of parse()'s ~310 ns for the 80-byte echo body
-    // (simdjson: ~150 ns), ~100 us of ~175 us for the 64 KiB list (simdjson: ~75 us).
+    // (simdjson: ~150 ns), ~100 us of ~175 us for the 64 KiB list (simdjson: ~75 us). In instructions
+    // (callgrind, compare_bench's 211-byte body): parse() ~4,650, simdjson ~2,650 of them.
     bool read(Value* root) {
-        frames_.clear();
+        // One frame per open container, indexed by depth: simdjson refuses documents deeper than its
+        // DEFAULT_MAX_DEPTH and open() those deeper than max_depth, so the stack never grows while reading.
+        const std::size_t max_frames = std::min<std::size_t>(options_.max_depth, simdjson::DEFAULT_MAX_DEPTH) + 1;
+        if (frames_.size() < max_frames) frames_.resize(max_frames);
+        Frame* const bottom = frames_.data();
+        Frame* top = nullptr;                                                          // the innermost open container
         const std::size_t end = (tape_[0] & simdjson::internal::JSON_VALUE_MASK) - 1;  // the closing root word
         std::size_t i = 1;
         while (i < end) {
-            const std::uint64_t word = tape_[i];
-            const char type = static_cast<char>(word >> 56);
-            const std::uint64_t payload = word & simdjson::internal::JSON_VALUE_MASK;
+            std::uint64_t word = tape_[i];
+            char type = static_cast<char>(word >> 56);
             Value v;
-            std::size_t step = 1;  // tape words of this entry (numbers take two)
-            switch (type) {
-                case '"':
-                    if (!read_string(payload, &v)) return false;
-                    if (!frames_.empty() && frames_.back().want_key) {
-                        frames_.back().key = v.as_string();
-                        frames_.back().want_key = false;
+            if (type == '}' || type == ']') {
+                if (!close(*top, &v)) return false;
+                top = top == bottom ? nullptr : top - 1;
+                ++i;
+            } else {
+                if (top != nullptr && top->object) {  // a member: its key, then its value
+                    if (!read_string(word & simdjson::internal::JSON_VALUE_MASK, &top->key)) return false;
+                    word = tape_[++i];
+                    type = static_cast<char>(word >> 56);
+                }
+                switch (type) {
+                    case '"': {
+                        std::string_view s;
+                        if (!read_string(word & simdjson::internal::JSON_VALUE_MASK, &s)) return false;
+                        v = Value::string(s);
+                        i += 1;
+                        break;
+                    }
+                    case 'l':
+                        v = Value::integer(static_cast<std::int64_t>(tape_[i + 1]));
+                        i += 2;
+                        break;
+                    case 'u':
+                        v = Value::unsigned_integer(tape_[i + 1]);
+                        i += 2;
+                        break;
+                    case 'd': {
+                        double d;
+                        std::memcpy(&d, &tape_[i + 1], sizeof d);
+                        v = Value::number(d);
+                        i += 2;
+                        break;
+                    }
+                    case 't':
+                        v = Value::boolean(true);
+                        i += 1;
+                        break;
+                    case 'f':
+                        v = Value::boolean(false);
+                        i += 1;
+                        break;
+                    case 'n':
+                        i += 1;
+                        break;
+                    default: {  // '[' or '{'
+                        Frame* next = top == nullptr ? bottom : top + 1;
+                        if (!open(next, static_cast<std::size_t>(next - bottom), type == '{', i, word)) return false;
+                        top = next;
                         ++i;
                         continue;
                     }
-                    break;
-                case 'l':
-                    v = Value::integer(static_cast<std::int64_t>(tape_[i + 1]));
-                    step = 2;
-                    break;
-                case 'u':
-                    v = Value::unsigned_integer(tape_[i + 1]);
-                    step = 2;
-                    break;
-                case 'd': {
-                    double d;
-                    std::memcpy(&d, &tape_[i + 1], sizeof d);
-                    v = Value::number(d);
-                    step = 2;
-                    break;
                 }
-                case 't':
-                    v = Value::boolean(true);
-                    break;
-                case 'f':
-                    v = Value::boolean(false);
-                    break;
-                case 'n':
-                    break;
-                case '[':
-                case '{':
-                    if (!open(type == '{', i, payload)) return false;
-                    ++i;
-                    continue;
-                default:  // ']' or '}'
-                    if (!close(&v)) return false;
-                    break;
             }
-            i += step;
-            place(v, root);
+            if (top == nullptr) {
+                *root = v;
+            } else if (top->object) {
+                new (&top->members[top->n++]) Member{top->key, v};
+            } else {
+                new (&top->items[top->n++]) Value(v);
+            }
         }
         return true;
     }
 
   private:
-    bool read_string(std::uint64_t offset, Value* v) {
+    bool read_string(std::uint64_t offset, std::string_view* out) {
         std::uint32_t len;
         std::memcpy(&len, strings_ + offset, sizeof len);
         if (len > options_.max_string_bytes) return false;
-        *v = Value::string(arena_.copy({reinterpret_cast<const char*>(strings_ + offset + sizeof len), len}));
+        if (len == 0) {
+            *out = {};
+            return true;
+        }
+        char* copy = static_cast<char*>(arena_.allocate(len, 1));
+        copy_bytes(copy, reinterpret_cast<const char*>(strings_ + offset + sizeof len), len);
+        *out = {copy, len};
         return true;
     }
 
@@ -170,21 +218,20 @@ class TapeReader {
         return object ? n / 2 : n;
     }
 
-    bool open(bool object, std::size_t i, std::uint64_t payload) {
-        if (frames_.size() >= options_.max_depth) return false;
+    // Fills *f for the container at tape index i, `depth` containers deep.
+    bool open(Frame* f, std::size_t depth, bool object, std::size_t i, std::uint64_t word) {
+        if (depth >= options_.max_depth) return false;
+        const std::uint64_t payload = word & simdjson::internal::JSON_VALUE_MASK;
         std::size_t n = (payload >> 32) & simdjson::internal::JSON_COUNT_MASK;
         if (n == simdjson::internal::JSON_COUNT_MASK) n = count_children(i, payload, object);
         if (n > options_.max_members) return false;
-        Frame f{nullptr, nullptr, {}, 0, object, object};
-        if (n != 0 && object) f.members = static_cast<Member*>(arena_.allocate(n * sizeof(Member), alignof(Member)));
-        if (n != 0 && !object) f.items = static_cast<Value*>(arena_.allocate(n * sizeof(Value), alignof(Value)));
-        frames_.push_back(f);
+        *f = Frame{nullptr, nullptr, {}, 0, object};
+        if (n != 0 && object) f->members = static_cast<Member*>(arena_.allocate(n * sizeof(Member), alignof(Member)));
+        if (n != 0 && !object) f->items = static_cast<Value*>(arena_.allocate(n * sizeof(Value), alignof(Value)));
         return true;
     }
 
-    bool close(Value* v) {
-        const Frame f = frames_.back();
-        frames_.pop_back();
+    bool close(const Frame& f, Value* v) {
         if (!f.object) {
             *v = Value::array(f.items, f.n);
             return true;
@@ -197,20 +244,6 @@ class TapeReader {
         }
         *v = Value::object(f.members, n);
         return true;
-    }
-
-    void place(Value v, Value* root) {
-        if (frames_.empty()) {
-            *root = v;
-            return;
-        }
-        Frame& f = frames_.back();
-        if (f.object) {
-            new (&f.members[f.n++]) Member{f.key, v};
-            f.want_key = true;
-        } else {
-            new (&f.items[f.n++]) Value(v);
-        }
     }
 
     const std::uint64_t* tape_;

@@ -17,7 +17,7 @@ bool equal(const Value& a, const Value& b) {
         case Type::kBool:
             return a.as_bool() == b.as_bool();
         case Type::kString:
-            return a.as_string() == b.as_string();
+            return key_equal(a.as_string(), b.as_string());
         case Type::kArray: {
             if (a.size() != b.size()) return false;
             for (std::uint32_t i = 0; i < a.size(); ++i)

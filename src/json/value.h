@@ -5,6 +5,8 @@
 #include <span>
 #include <string_view>
 
+#include "json/key_equal.h"
+
 namespace slipstream::json {
 
 enum class Type : std::uint8_t { kNull, kBool, kInt, kUint, kDouble, kString, kArray, kObject };
@@ -112,7 +114,7 @@ inline std::span<const Member> Value::members() const {
 
 inline const Value* Value::find(std::string_view key) const {
     for (const Member& m : members())
-        if (m.key == key) return &m.value;
+        if (key_equal(m.key, key)) return &m.value;
     return nullptr;
 }
 

@@ -49,6 +49,11 @@ App& App::del(std::string_view pattern, Handler handler) {
     return route("DELETE", pattern, std::move(handler));
 }
 
+App& App::websocket(std::string_view pattern, WebSocketHandler handler) {
+    impl_->server.routes().add_websocket(pattern, std::move(handler));
+    return *this;
+}
+
 App& App::readiness_check(std::string name, std::function<bool()> check) {
     impl_->server.add_readiness_check(std::move(name), std::move(check));
     return *this;

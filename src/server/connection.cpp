@@ -36,14 +36,16 @@ constexpr std::size_t kLingerMaxBytes = 16 * 1024 * 1024;
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 }  // namespace
 
-Connection::Connection(Worker& worker, net::Fd fd, net::SocketAddress peer)
-    : worker_(worker), fd_(std::move(fd)), peer_(peer), timer_([this] { on_timer(); }) {}
+Connection::Connection(Worker& worker, net::Fd fd, net::SocketAddress peer, std::unique_ptr<net::tls::TlsStream> tls)
+    : worker_(worker), fd_(std::move(fd)), transport_(fd_.get(), std::move(tls)), peer_(peer), timer_([this] {
+          on_timer();
+      }) {}
 
 Connection::~Connection() {
     for (Slot& s : slots_) {
         if (!s.pending) continue;
         s.pending->connection = nullptr;
-        s.pending->cancelled.store(true);
+        s.pending->cancel();
         s.pending->handler_timer.cancel();
     }
 }
@@ -51,17 +53,27 @@ Connection::~Connection() {
 bool Connection::start() {
     events_ = EPOLLIN | EPOLLRDHUP;
     if (!worker_.loop().add(fd_.get(), events_, this).is_ok()) return false;
-    arm(TimerReason::kIdle, worker_.options().keepalive_timeout_ms);
+    handshaking_ = transport_.tls() != nullptr;
+    if (handshaking_) {
+        arm(TimerReason::kHandshake, worker_.options().tls_handshake_timeout_ms);
+    } else {
+        arm(TimerReason::kIdle, worker_.options().keepalive_timeout_ms);
+    }
     return true;
 }
 
 bool Connection::idle() const {
-    return phase_ == Phase::kHead && in_.empty() && slots_.empty() && out_.empty();
+    if (h2_) return !h2_->busy() && out_.empty();
+    return phase_ == Phase::kHead && in_.empty() && slots_.empty() && out_.empty() && !ws_;
 }
 
 void Connection::on_io(std::uint32_t events) {
     if (lingering_) {
         linger_read();
+        return;
+    }
+    if (handshaking_) {
+        tls_handshake();
         return;
     }
     if (events & EPOLLOUT) {
@@ -70,16 +82,21 @@ void Connection::on_io(std::uint32_t events) {
         after_output();  // output drained: resume reading and serve what waits in in_
         if (closed_) return;
     }
-    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) on_readable();
+    // A TLS read that had to wait for writability is retried on EPOLLOUT.
+    if ((events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) || transport_.read_wants_write()) on_readable();
 }
 
 // ---- reading ----
 
 void Connection::on_readable() {
+    if (h2_) {
+        h2_on_readable();
+        return;
+    }
     if (!reading_ || closed_) return;
     bool from_scratch = in_.empty();
     std::span<char> space = from_scratch ? worker_.read_scratch() : in_.prepare(16 * 1024);
-    base::Result<std::size_t> r = net::read_some(fd_.get(), space);
+    base::Result<std::size_t> r = transport_.read(space);
     if (!r.is_ok()) {
         if (!r.status().is_unavailable()) close();
         return;
@@ -99,12 +116,19 @@ void Connection::on_readable() {
     if (closed_) return;
     refresh_timer(true);
     after_output();  // reading may have paused for output that has now drained
+    // TLS may hold decrypted bytes the socket will not signal again: read them in this iteration.
+    if (!closed_ && transport_.has_buffered_input()) {
+        worker_.loop().defer([this] {
+            if (!closed_) on_readable();
+        });
+    }
 }
 
 void Connection::process(std::string_view data, bool from_scratch) {
+    if (requests_ == 0 && phase_ == Phase::kHead && !ws_ && !h2_ && start_h2c(data, from_scratch)) return;
     std::size_t off = 0;
     while (!closed_ && reading_ && !close_after_write_ && off < data.size()) {
-        if (slots_.size() >= worker_.options().max_pipelined || out_.size() >= worker_.options().max_output_buffer) {
+        if (slots_.size() >= worker_.options().max_pipelined || out_.size() >= output_limit()) {
             set_reading(false);  // resumes when responses drained
             break;
         }
@@ -121,6 +145,10 @@ void Connection::process(std::string_view data, bool from_scratch) {
 }
 
 std::size_t Connection::process_one(std::string_view data) {
+    if (ws_) {
+        ws_->on_bytes(data);
+        return data.size();
+    }
     if (phase_ == Phase::kBody) return read_chunked_body(data);
     auto headers = worker_.header_scratch();
     h1::RequestHead head;
@@ -200,6 +228,14 @@ std::size_t Connection::read_chunked_body(std::string_view data) {
 void Connection::on_eof() {
     eof_ = true;
     set_reading(false);
+    // A client that closes during a streamed response has left (it would read to the end otherwise): cut
+    // the stream now, so its producer hears of it at once rather than at a failed write.
+    for (const Slot& s : slots_) {
+        if (s.pending && s.pending->stream.active()) {
+            close();
+            return;
+        }
+    }
     if (slots_.empty() && out_.empty()) {
         close();
         return;
@@ -289,6 +325,20 @@ void Connection::dispatch(const h1::RequestHead& head, std::string_view body) {
     record.route = state.match.pattern;
     ctx.head_only = ctx.head_only || state.match.implicit_head;
     const RouteEntry& entry = routes.entry(state.match.route_id);
+    if (entry.websocket) {
+        upgrade_websocket(head, state, entry, record, ctx);
+        return;
+    }
+    // A compressed body is decoded before validation and the handler (size and ratio capped).
+    std::string decoded_body;  // the decoded body's storage: the request views it until dispatch returns
+    if (auto refused = worker_.content_coding().decode_request_body(head.headers, state.body, decoded_body)) {
+        OutputQueue& out = output_for_next(!keep_alive);
+        std::size_t before = out.size();
+        int status = refused->status;
+        encode_response(std::move(*refused), ctx, out);
+        worker_.observe(record, status, out.size() - before, peer_);
+        return;
+    }
     if (entry.validator) {
         std::string error_body;
         if (!entry.validator->validate(state, &error_body)) {
@@ -324,6 +374,7 @@ void Connection::dispatch(const h1::RequestHead& head, std::string_view body) {
     OutputQueue& out = output_for_next(!keep_alive);
     std::size_t before = out.size();
     int status = response.status;
+    worker_.content_coding().compress_response(head.headers, response);
     if (!encode_response(std::move(response), ctx, out)) status = 500;
     worker_.observe(record, status, out.size() - before, peer_);
 }
@@ -412,17 +463,26 @@ void Connection::complete_slot(Slot& slot) {
 }
 
 void Connection::deliver_response(slipstream::detail::PendingResponse& pending, Response&& response) {
+    if (h2_) {
+        h2_->deliver_response(pending, std::move(response));
+        return;
+    }
     Slot* slot = find_slot(pending);
     if (slot == nullptr || slot->complete) return;
     pending.handler_timer.cancel();
     std::size_t before = slot->bytes.size();
     int status = response.status;
+    worker_.content_coding().compress_response(pending.request.headers, response);
     if (!encode_response(std::move(response), slot_context(*slot), slot->bytes)) status = 500;
     observe_slot(*slot, before, status);
     complete_slot(*slot);
 }
 
 void Connection::deliver_stream_head(slipstream::detail::PendingResponse& pending, Response&& head) {
+    if (h2_) {
+        h2_->deliver_stream_head(pending, std::move(head));
+        return;
+    }
     Slot* slot = find_slot(pending);
     if (slot == nullptr || slot->complete) return;
     pending.handler_timer.cancel();
@@ -432,6 +492,8 @@ void Connection::deliver_stream_head(slipstream::detail::PendingResponse& pendin
     }
     std::size_t before = slot->bytes.size();
     int status = head.status;
+    pending.stream.begin(pending, head, response_valid(head), worker_.content_coding(), worker_.loop(),
+                         worker_.options().sse_heartbeat_ms);  // compression, SSE heartbeats
     bool ok = encode_stream_head(std::move(head), slot_context(*slot), slot->bytes);
     observe_slot(*slot, before, ok ? status : 500);
     if (!ok) {
@@ -443,9 +505,14 @@ void Connection::deliver_stream_head(slipstream::detail::PendingResponse& pendin
 }
 
 void Connection::deliver_stream_chunk(slipstream::detail::PendingResponse& pending, std::string&& chunk) {
+    if (h2_) {
+        h2_->deliver_stream_chunk(pending, std::move(chunk));
+        return;
+    }
     Slot* slot = find_slot(pending);
     if (slot == nullptr || slot->complete || slot->head_only) return;
     std::size_t before = slot->bytes.size();
+    chunk = pending.stream.transform(std::move(chunk));  // compressed and flushed when the stream is
     encode_stream_chunk(chunk, slot->version, slot->bytes);
     observe_slot(*slot, before, 0);
     drain_slots();
@@ -453,12 +520,18 @@ void Connection::deliver_stream_chunk(slipstream::detail::PendingResponse& pendi
 }
 
 void Connection::deliver_stream_end(slipstream::detail::PendingResponse& pending, bool aborted) {
+    if (h2_) {
+        h2_->deliver_stream_end(pending, aborted);
+        return;
+    }
+    std::string tail = pending.stream.finish(aborted);  // the encoder's last bytes; stops heartbeats
     Slot* slot = find_slot(pending);
     if (slot == nullptr || slot->complete) return;
     std::size_t before = slot->bytes.size();
     if (aborted) {
         slot->close_after = true;  // a truncated body must not look complete
     } else if (!slot->head_only) {
+        encode_stream_chunk(tail, slot->version, slot->bytes);
         encode_stream_end(slot->version, slot->bytes);
     }
     observe_slot(*slot, before, 0);
@@ -507,7 +580,7 @@ void Connection::schedule_flush() {
 void Connection::flush() {
     if (closed_) return;
     if (!out_.empty()) {
-        base::Result<std::size_t> r = out_.flush(fd_.get());
+        base::Result<std::size_t> r = transport_.flush(out_, worker_.write_scratch());
         if (!r.is_ok() && !r.status().is_unavailable()) {
             close();
             return;
@@ -537,6 +610,13 @@ void Connection::flush() {
 
 // Resumes reading once the pipeline drained, and serves requests that were waiting in in_.
 void Connection::after_output() {
+    if (ws_ && !closed_) ws_->after_output(out_.size());
+    if (h2_) {
+        if (closed_) return;
+        h2_pump();  // frames that waited for room in the output
+        if (!closed_) refresh_timer(false);
+        return;
+    }
     if (closed_ || close_after_write_ || eof_) return;
     if (draining_ && idle()) {
         close();
@@ -545,7 +625,7 @@ void Connection::after_output() {
     // Each round serves buffered requests until reading pauses again; it repeats only while the socket
     // takes the output at once, and every round consumes buffered input, so it ends.
     while (!reading_ && !close_after_write_ && slots_.size() < worker_.options().max_pipelined &&
-           out_.size() < worker_.options().max_output_buffer) {
+           out_.size() < output_limit()) {
         set_reading(true);
         if (in_.empty()) break;
         process(in_.view(), false);
@@ -579,6 +659,11 @@ void Connection::refresh_timer(bool progressed) {
     if (lingering_) return;
     if (write_blocked_) {
         if (timer_reason_ != TimerReason::kWrite || progressed) arm(TimerReason::kWrite, o.write_timeout_ms);
+    } else if (ws_) {
+        timer_.cancel();  // the WebSocket session keeps its own ping and close timers
+        timer_reason_ = TimerReason::kNone;
+    } else if (h2_) {
+        h2_refresh_timer(progressed);
     } else if (phase_ == Phase::kBody) {
         if (timer_reason_ != TimerReason::kBody || progressed) arm(TimerReason::kBody, o.body_timeout_ms);
     } else if (!in_.empty()) {
@@ -592,11 +677,18 @@ void Connection::refresh_timer(bool progressed) {
 }
 
 void Connection::on_timer() {
-    static constexpr std::string_view kKinds[] = {"", "header", "body", "idle", "write", "linger"};
+    static constexpr std::string_view kKinds[] = {"", "header", "body", "idle", "write", "linger", "tls_handshake"};
     if (timer_reason_ != TimerReason::kNone) {
         worker_.metrics().timeouts.with({kKinds[static_cast<int>(timer_reason_)]}).inc();
     }
+    if (h2_ && (timer_reason_ == TimerReason::kIdle || timer_reason_ == TimerReason::kBody)) {
+        h2_on_timer();
+        return;
+    }
     switch (timer_reason_) {
+        case TimerReason::kHandshake:
+            close();
+            return;
         case TimerReason::kHead:
         case TimerReason::kBody:
             if (slots_.empty() && out_.empty()) {
@@ -629,6 +721,12 @@ void Connection::on_timer() {
 
 void Connection::begin_drain() {
     draining_ = true;
+    if (ws_ && !closed_) ws_->begin_drain();
+    if (h2_ && !closed_) {
+        h2_->shutdown();  // GOAWAY: streams in progress finish, then the connection closes
+        h2_pump();
+        return;
+    }
     if (closed_ || !idle()) return;  // busy connections close after their current response
     // An idle keep-alive connection gets a short grace: a request already on its way is still answered
     // (with Connection: close) instead of being lost to a close racing with the client's send.
@@ -638,7 +736,7 @@ void Connection::begin_drain() {
 void Connection::start_linger() {
     // Half-close, then read and drop what the client still sends, so our response is not lost to a reset.
     lingering_ = true;
-    net::shutdown_write(fd_.get()).ignore_error();
+    transport_.shutdown_write().ignore_error();
     events_ = EPOLLIN | EPOLLRDHUP;
     worker_.loop().modify(fd_.get(), events_).ignore_error();
     timer_reason_ = TimerReason::kLinger;
@@ -662,15 +760,18 @@ void Connection::close() {
     closed_ = true;
     timer_.cancel();
     worker_.loop().remove(fd_.get()).ignore_error();
+    if (h2_) h2_->detach_all();
+    transport_.close_notify();
     fd_.reset();
     for (Slot& s : slots_) {
         if (!s.complete) worker_.metrics().in_flight.dec();
         if (!s.pending) continue;
         s.pending->connection = nullptr;
-        s.pending->cancelled.store(true);
+        s.pending->cancel();
         s.pending->handler_timer.cancel();
     }
     slots_.clear();
+    if (ws_) ws_->on_transport_closed();
     worker_.retire(this);
 }
 

@@ -1,4 +1,4 @@
-// Connection: one HTTP/1.1 client connection on its I/O thread: read, parse, dispatch, answer in order.
+// Connection: one client connection on its I/O thread: TLS handshake, then HTTP/1.1 (or HTTP/2, WebSocket).
 #pragma once
 
 #include <cstdint>
@@ -14,9 +14,14 @@
 #include "net/io_handler.h"
 #include "net/socket_address.h"
 #include "net/timer.h"
+#include "net/tls/tls_stream.h"
+#include "server/h2_session.h"
 #include "server/output_queue.h"
 #include "server/pending_response.h"
 #include "server/response_encoder.h"
+#include "server/transport.h"
+#include "server/websocket_session.h"
+#include "server/websocket_transport.h"
 #include "server/worker.h"
 #include "slipstream/app.h"
 #include "slipstream/response.h"
@@ -29,9 +34,10 @@ class Worker;
 /// the worker's read buffer when they arrive whole (no per-connection input memory); only a partial
 /// request is kept in `in_`. Responses of pipelined requests are written in request order: a response
 /// that is ready while an earlier one is still pending waits in its slot.
-class Connection final : public net::IoHandler {
+class Connection final : public net::IoHandler, private WebSocketTransport {
   public:
-    Connection(Worker& worker, net::Fd fd, net::SocketAddress peer);
+    /// `tls`: the connection is encrypted; its handshake runs first (then ALPN may select HTTP/2).
+    Connection(Worker& worker, net::Fd fd, net::SocketAddress peer, std::unique_ptr<net::tls::TlsStream> tls = nullptr);
     ~Connection();
 
     /// Registers with the loop and arms the first-request deadline. Returns false if registration failed.
@@ -52,7 +58,7 @@ class Connection final : public net::IoHandler {
 
   private:
     enum class Phase : std::uint8_t { kHead, kBody, kClosing };
-    enum class TimerReason : std::uint8_t { kNone, kHead, kBody, kIdle, kWrite, kLinger };
+    enum class TimerReason : std::uint8_t { kNone, kHead, kBody, kIdle, kWrite, kLinger, kHandshake };
 
     // A response slot for a request whose answer cannot be written yet (or is being streamed).
     struct Slot {
@@ -100,8 +106,32 @@ class Connection final : public net::IoHandler {
     void linger_read();
     void close();
 
+    // WebSocket (websocket_upgrade.cpp): after a valid upgrade, `ws_` consumes every byte read.
+    void upgrade_websocket(const http::h1::RequestHead& head, slipstream::detail::RequestState& state,
+                           const RouteEntry& entry, RequestRecord& record, const EncodeContext& ctx);
+    OutputQueue& ws_output() override;
+    void ws_flush_soon() override;
+    void ws_close_after_output() override;
+    void ws_abort() override;
+    // Unsent output past which reading pauses: lower on a WebSocket, so sends made while reading (an echo)
+    // reach the pause before the send queue's cap drops them.
+    std::size_t output_limit() const;
+
+    // TLS and HTTP/2 (connection_h2.cpp): the handshake, then `h2_` takes every byte read when ALPN chose
+    // "h2" or a cleartext connection opened with the HTTP/2 preface.
+    void tls_handshake();
+    // True when `data` is (the start of) the cleartext HTTP/2 preface and was taken for HTTP/2.
+    bool start_h2c(std::string_view data, bool from_scratch);
+    void start_h2(std::string_view first_bytes);
+    void h2_on_readable();
+    // Moves frames into the output and writes them; closes once the session is finished.
+    void h2_pump();
+    void h2_refresh_timer(bool progressed);
+    void h2_on_timer();
+
     Worker& worker_;
     net::Fd fd_;
+    Transport transport_;  // over fd_: plain or TLS
     net::SocketAddress peer_;
     Phase phase_ = Phase::kHead;
     base::Buffer in_;  // a partial request (head, or head + body so far)
@@ -127,6 +157,9 @@ class Connection final : public net::IoHandler {
     bool eof_ = false;
     bool closed_ = false;
     std::size_t linger_bytes_ = 0;
+    std::unique_ptr<WebSocketSession> ws_;  // set once the connection was upgraded to WebSocket
+    std::unique_ptr<H2Session> h2_;         // set once the connection speaks HTTP/2
+    bool handshaking_ = false;              // the TLS handshake has not finished
 };
 
 }  // namespace slipstream::server

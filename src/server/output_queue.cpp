@@ -53,6 +53,29 @@ base::Result<std::size_t> OutputQueue::flush(int fd) {
     return total;
 }
 
+base::Result<std::size_t> OutputQueue::flush_to(WriteFn write, void* context) {
+    std::size_t total = 0;
+    while (size_ > 0) {
+        constexpr std::size_t kMaxIov = 16;
+        iovec iov[kMaxIov];
+        std::size_t n = 0;
+        for (auto it = pieces_.begin(); it != pieces_.end() && n < kMaxIov; ++it, ++n) {
+            std::size_t skip = (n == 0) ? front_offset_ : 0;
+            iov[n].iov_base = it->data() + skip;
+            iov[n].iov_len = it->size() - skip;
+        }
+        base::Result<std::size_t> r = write(context, {iov, n});
+        if (!r.is_ok()) {
+            if (total > 0 && r.status().is_unavailable()) return total;
+            return r.status();
+        }
+        total += *r;
+        consume(*r);
+        if (*r == 0) break;
+    }
+    return total;
+}
+
 void OutputQueue::consume(std::size_t n) {
     size_ -= n;
     while (n > 0) {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,11 @@ class OutputQueue {
     /// Writes as much as the socket takes. Returns the bytes written; kUnavailable when the socket would
     /// block before anything was written; kIoError when the connection is broken.
     base::Result<std::size_t> flush(int fd);
+    /// Writes through `write` instead of a socket (how a TLS connection flushes): `write` gets the queued
+    /// pieces in order and returns the bytes it took, or kUnavailable / an error as write_some does.
+    /// Same outcomes as flush(fd).
+    using WriteFn = base::Result<std::size_t> (*)(void* context, std::span<const iovec> pieces);
+    base::Result<std::size_t> flush_to(WriteFn write, void* context);
     /// Drops everything (the connection is closing without sending).
     void clear();
 

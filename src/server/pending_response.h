@@ -9,6 +9,7 @@
 #include "net/event_loop.h"
 #include "net/timer.h"
 #include "server/request_state.h"
+#include "server/stream_control.h"
 
 namespace slipstream::server {
 class Connection;
@@ -49,6 +50,13 @@ struct PendingResponse {
     std::atomic<bool> answered{false};         // send() or start_stream() was called
     std::atomic<bool> ended{false};            // the response is complete (or was abandoned)
     std::atomic<bool> cancelled{false};        // the client left, or the handler timed out
+    server::StreamControl stream;              // streamed responses: encoder, SSE heartbeats, cancel callback
+
+    /// The client left or the server cut the request: sets `cancelled` and runs the cancel callback. Loop thread.
+    void cancel() {
+        cancelled.store(true);
+        stream.cancel(*loop);
+    }
 };
 
 }  // namespace slipstream::detail

@@ -25,6 +25,7 @@ std::string_view Request::route() const {
     return state_->match.pattern;
 }
 std::string_view Request::version() const {
+    if (state_->http2) return "HTTP/2";
     return state_->version == http::h1::Version::kHttp10 ? "HTTP/1.0" : "HTTP/1.1";
 }
 std::string_view Request::body() const {

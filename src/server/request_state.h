@@ -30,6 +30,7 @@ struct RequestState {
     std::string_view traceparent;
     std::span<const http::h1::Header> headers;
     http::h1::Version version = http::h1::Version::kHttp11;
+    bool http2 = false;  // arrived on an HTTP/2 stream (`version` is then unused)
     server::RouteMatch match;
     net::SocketAddress peer;
     /// Validated arguments of a route with a RouteSpec (an object), allocated in `arena` with their own

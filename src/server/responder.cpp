@@ -77,4 +77,8 @@ bool Responder::cancelled() const {
     return !pending_ || pending_->cancelled.load();
 }
 
+void Responder::on_cancel(std::function<void()> fn) {
+    if (pending_) pending_->stream.on_cancel(std::move(fn));
+}
+
 }  // namespace slipstream

@@ -20,10 +20,6 @@ bool fields_valid(const Response& r) {
     return true;
 }
 
-bool valid_response(const Response& r) {
-    return r.status >= 100 && r.status <= 999 && fields_valid(r);
-}
-
 // Writes the head through the h1 serializer into a string the body may follow. Returns the framing used.
 h1::WrittenHead write_head(const Response& r, const EncodeContext& ctx, h1::ResponseFraming framing,
                            std::uint64_t length, std::string& out, std::size_t body_reserve) {
@@ -55,8 +51,12 @@ h1::WrittenHead write_head(const Response& r, const EncodeContext& ctx, h1::Resp
 
 }  // namespace
 
+bool response_valid(const Response& r) {
+    return r.status >= 100 && r.status <= 999 && fields_valid(r);
+}
+
 bool encode_response(Response&& response, const EncodeContext& ctx, OutputQueue& out) {
-    if (!valid_response(response)) {
+    if (!response_valid(response)) {
         encode_error({500, "the handler produced an invalid response"}, ctx, out);
         return false;
     }
@@ -80,7 +80,7 @@ void encode_error(const HttpError& error, const EncodeContext& ctx, OutputQueue&
 }
 
 bool encode_stream_head(Response&& head_response, const EncodeContext& ctx, OutputQueue& out) {
-    if (!valid_response(head_response)) {
+    if (!response_valid(head_response)) {
         encode_error({500, "the handler produced an invalid response"}, ctx, out);
         return false;
     }

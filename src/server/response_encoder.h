@@ -21,6 +21,9 @@ struct EncodeContext {
     std::string_view request_id;  // echoed as X-Request-ID when non-empty
 };
 
+/// True when the encoder accepts the response: status 100..999 and valid, non-framing header fields.
+bool response_valid(const Response& response);
+
 /// Appends the whole response to `out`. Header fields with invalid names or values (CR/LF injection),
 /// and framing fields (Content-Length, Transfer-Encoding, Connection) set by the handler, are refused:
 /// the response becomes a 500 problem instead and the function returns false.

@@ -13,7 +13,17 @@ void RouteTable::add(std::string_view method, std::string_view pattern, Handler 
     auto id = static_cast<RouteId>(entries_.size());
     router_.add(m, pattern, id);
     entries_.push_back(
-        {std::string(method), std::string(pattern), std::move(sync), std::move(async), std::move(validator)});
+        {std::string(method), std::string(pattern), std::move(sync), std::move(async), std::move(validator), nullptr});
+}
+
+void RouteTable::add_websocket(std::string_view pattern, WebSocketHandler handler) {
+    auto id = static_cast<RouteId>(entries_.size());
+    router_.add(Method::kGet, pattern, id);
+    RouteEntry entry;
+    entry.method = "GET";
+    entry.pattern = std::string(pattern);
+    entry.websocket = std::make_shared<const WebSocketHandler>(std::move(handler));
+    entries_.push_back(std::move(entry));
 }
 
 }  // namespace slipstream::server

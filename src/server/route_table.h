@@ -18,7 +18,8 @@ struct RouteEntry {
     std::string pattern;
     Handler sync;
     AsyncHandler async;
-    std::unique_ptr<RouteValidator> validator;  // set for routes registered with a RouteSpec
+    std::unique_ptr<RouteValidator> validator;          // set for routes registered with a RouteSpec
+    std::shared_ptr<const WebSocketHandler> websocket;  // a WebSocket route (then sync and async are empty)
 };
 
 /// Built on one thread before the server starts, then read-only and shared by every I/O thread.
@@ -27,6 +28,9 @@ class RouteTable {
     /// Throws std::invalid_argument for an unknown method, a bad pattern or a conflicting route.
     void add(std::string_view method, std::string_view pattern, Handler sync, AsyncHandler async,
              std::unique_ptr<RouteValidator> validator = nullptr);
+
+    /// A GET route that upgrades to WebSocket. Throws like add().
+    void add_websocket(std::string_view pattern, WebSocketHandler handler);
 
     const Router& router() const { return router_; }
     const RouteEntry& entry(RouteId id) const { return entries_[id]; }

@@ -68,8 +68,45 @@ Server::~Server() {
     if (stop_fd_ >= 0) ::close(stop_fd_);
 }
 
+namespace {
+
+net::tls::TlsConfig tls_config(const ServerOptions& o) {
+    net::tls::TlsConfig c;
+    c.cert_file = o.tls_cert_file;
+    c.key_file = o.tls_key_file;
+    c.client_ca_file = o.tls_client_ca_file;
+    if (o.http2) c.alpn.emplace_back("h2");
+    c.alpn.emplace_back("http/1.1");
+    return c;
+}
+
+}  // namespace
+
+void Server::ensure_tls() {
+    const ServerOptions& o = shared_.options;
+    if (tls_ || (o.tls_cert_file.empty() && o.tls_key_file.empty() && o.tls_client_ca_file.empty())) return;
+    auto ctx = net::tls::TlsContext::create(tls_config(o));
+    if (!ctx.is_ok()) throw std::invalid_argument(ctx.status().message());
+    tls_ = std::make_unique<net::tls::TlsContextStore>(std::move(ctx).value());
+    shared_.tls = tls_.get();
+}
+
+bool Server::reload_tls() {
+    if (!tls_) return false;
+    auto ctx = net::tls::TlsContext::create(tls_config(shared_.options), tls_->current().get());
+    if (!ctx.is_ok()) {
+        base::log_message(base::LogLevel::kError,
+                          "tls reload failed, keeping the current certificate: " + ctx.status().message());
+        return false;
+    }
+    tls_->replace(std::move(ctx).value());
+    base::log_message(base::LogLevel::kInfo, "tls: certificate reloaded");
+    return true;
+}
+
 void Server::listen_tcp(std::string_view host, std::uint16_t port) {
     if (started_) throw std::logic_error("listen after start");
+    ensure_tls();
     auto group = net::listen_tcp_group(host, port, threads_);
     if (!group.is_ok()) throw_status("listen on " + std::string(host) + ":" + std::to_string(port), group.status());
     if (first_port_ == 0) first_port_ = (*group)[0].local_port();
@@ -79,6 +116,7 @@ void Server::listen_tcp(std::string_view host, std::uint16_t port) {
 
 void Server::listen_unix(std::string_view path) {
     if (started_) throw std::logic_error("listen after start");
+    ensure_tls();
     auto l = net::listen_unix(std::string(path));
     if (!l.is_ok()) throw_status("listen on " + std::string(path), l.status());
     listeners_[0].push_back(std::move(l).value());
@@ -94,11 +132,13 @@ void Server::block_stop_signals() {
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
 void Server::start(bool handle_signals) {
     if (started_) return;
+    ensure_tls();
     started_ = true;
     register_builtin_routes(routes_, shared_.options, builtins_);
     if (shared_.options.access_log) {
@@ -136,19 +176,29 @@ void Server::control_loop(bool handle_signals) {
         sigemptyset(&set);
         sigaddset(&set, SIGINT);
         sigaddset(&set, SIGTERM);
+        sigaddset(&set, SIGHUP);
         sig_fd = ::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
     }
+    // True for a stop request (stop() or SIGINT/SIGTERM); SIGHUP reloads the TLS files and is not one.
     auto wait_event = [&](int timeout_ms) -> bool {
         pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {sig_fd, POLLIN, 0}};
         int rc = ::poll(fds, sig_fd >= 0 ? 2 : 1, timeout_ms);
         if (rc <= 0) return false;
+        bool stop = false;
         std::uint64_t v;
-        if (fds[0].revents) (void)!::read(stop_fd_, &v, sizeof v);
+        if (fds[0].revents) {
+            (void)!::read(stop_fd_, &v, sizeof v);
+            stop = true;
+        }
         if (sig_fd >= 0 && fds[1].revents) {
             signalfd_siginfo info;
-            (void)!::read(sig_fd, &info, sizeof info);
+            if (::read(sig_fd, &info, sizeof info) == sizeof info && info.ssi_signo == SIGHUP) {
+                if (tls_) reload_tls();
+            } else {
+                stop = true;
+            }
         }
-        return true;
+        return stop;
     };
     while (!wait_event(-1)) {
     }

@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "metrics/registry.h"
 #include "net/listener.h"
+#include "net/tls/tls_context_store.h"
 #include "server/access_log.h"
 #include "server/builtin_routes.h"
 #include "server/route_table.h"
@@ -48,17 +49,26 @@ class Server {
     /// second signal cut it short.
     int wait();
 
-    /// Blocks SIGINT and SIGTERM in the calling thread (threads started later inherit the mask).
+    /// Reloads the TLS certificate, key and client CA files: new handshakes use them, open connections
+    /// keep theirs. Returns false (and logs why, keeping the old files) when they cannot be loaded, or when
+    /// TLS is off. Thread-safe. With `handle_signals`, SIGHUP calls it.
+    bool reload_tls();
+    bool tls_enabled() const { return tls_ != nullptr; }
+
+    /// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (threads started later inherit the mask).
     static void block_stop_signals();
 
   private:
     void control_loop(bool handle_signals);
+    // Loads the TLS context on first use (throws std::invalid_argument when the files are bad).
+    void ensure_tls();
 
     ServerShared shared_;
     base::SystemClock clock_;
     metrics::Registry registry_;
     ServerMetrics metrics_{registry_};
     std::unique_ptr<AccessLog> access_log_;
+    std::unique_ptr<net::tls::TlsContextStore> tls_;  // set when TLS is configured
     BuiltinContext builtins_;
     RouteTable routes_;
     unsigned threads_;

@@ -22,8 +22,10 @@ ServerMetrics::ServerMetrics(metrics::Registry& r)
       parse_errors(
           r.counter_family("slipstream_http_parse_errors_total", "Malformed or oversized requests by kind.", {"kind"})),
       timeouts(r.counter_family("slipstream_timeouts_total", "Deadlines that passed, by kind.", {"kind"})),
-      log_dropped(r.counter("slipstream_access_log_dropped_total",
-                            "Access log lines dropped because the writer fell behind.")) {}
+      log_dropped(
+          r.counter("slipstream_access_log_dropped_total", "Access log lines dropped because the writer fell behind.")),
+      websocket(r),
+      coding(r) {}
 
 const RequestCounters& MetricsCache::get(std::uint32_t route_key, std::string_view route, Method method, int status) {
     std::uint64_t key = (std::uint64_t{route_key} << 32) | (std::uint64_t{static_cast<std::uint8_t>(method)} << 16) |

@@ -6,7 +6,9 @@
 #include <unordered_map>
 
 #include "metrics/registry.h"
+#include "server/coding_metrics.h"
 #include "server/router/method.h"
+#include "server/websocket_metrics.h"
 
 namespace slipstream::server {
 
@@ -26,6 +28,8 @@ struct ServerMetrics {
     metrics::CounterFamily& parse_errors;    // slipstream_http_parse_errors_total{kind}
     metrics::CounterFamily& timeouts;        // slipstream_timeouts_total{kind}
     metrics::Counter& log_dropped;           // slipstream_access_log_dropped_total
+    WebSocketMetrics websocket;              // slipstream_ws_*
+    CodingMetrics coding;                    // compression, compressed requests, streams, SSE
 };
 
 /// The children one (route, method, status) updates. Looked up once per thread, then cached.

@@ -41,6 +41,7 @@ Worker::Worker(ServerShared& shared, const base::Clock& clock, unsigned index)
       index_(index),
       headers_(std::max<std::size_t>(shared.limits.max_header_count, 1)),
       read_buffer_(std::make_unique_for_overwrite<char[]>(kReadBufferSize)),
+      write_buffer_(std::make_unique_for_overwrite<char[]>(kWriteScratchSize)),
       metrics_cache_(*shared.metrics) {}
 
 Worker::~Worker() {
@@ -78,7 +79,17 @@ void Worker::on_accept(ListenerHandler& lh) {
             return;
         }
         shared_.metrics->accepted.inc();
-        auto conn = std::make_unique<Connection>(*this, std::move(a.fd), a.peer);
+        std::unique_ptr<net::tls::TlsStream> tls;
+        if (shared_.tls != nullptr) {
+            auto stream = net::tls::TlsStream::accept(shared_.tls->current(), a.fd.get());
+            if (!stream.is_ok()) {
+                base::log_message(base::LogLevel::kError, stream.status().to_string());
+                shared_.connections.fetch_sub(1, std::memory_order_relaxed);
+                return;
+            }
+            tls = std::move(stream).value();
+        }
+        auto conn = std::make_unique<Connection>(*this, std::move(a.fd), a.peer, std::move(tls));
         Connection* raw = conn.get();
         if (!raw->start()) {
             shared_.connections.fetch_sub(1, std::memory_order_relaxed);

@@ -16,7 +16,9 @@
 #include "net/event_loop.h"
 #include "net/listener.h"
 #include "net/timer.h"
+#include "net/tls/tls_context_store.h"
 #include "server/access_log.h"
+#include "server/content_coding.h"
 #include "server/pending_response.h"
 #include "server/request_ids.h"
 #include "server/route_table.h"
@@ -36,7 +38,8 @@ struct ServerShared {
     std::atomic<std::size_t> connections{0};  // open connections across all workers
     std::atomic<bool> draining{false};
     ServerMetrics* metrics = nullptr;
-    AccessLog* access_log = nullptr;  // null when the access log is off
+    AccessLog* access_log = nullptr;           // null when the access log is off
+    net::tls::TlsContextStore* tls = nullptr;  // set when TLS is on: the context new connections use
 };
 
 /// What the metrics and the access log record of one answered request. Views must live until observe() returns.
@@ -79,6 +82,8 @@ class Worker {
     std::span<http::h1::Header> header_scratch() { return headers_; }
     /// The buffer reads go into when a connection holds no partial request.
     std::span<char> read_scratch() { return {read_buffer_.get(), kReadBufferSize}; }
+    /// Where a TLS connection gathers small output pieces into one record (one record's payload).
+    std::span<char> write_scratch() { return {write_buffer_.get(), kWriteScratchSize}; }
     /// Scratch for percent-decoding a path.
     std::span<char> path_scratch(std::size_t n);
     /// The Date header value for now.
@@ -91,8 +96,11 @@ class Worker {
     void observe(const RequestRecord& record, int status, std::size_t response_bytes, const net::SocketAddress& peer);
     RequestIdGenerator& request_ids() { return request_ids_; }
     ServerMetrics& metrics() { return *shared_.metrics; }
+    /// Response compression and request-body decoding for this thread.
+    ContentCoding& content_coding() { return content_coding_; }
 
     static constexpr std::size_t kReadBufferSize = 64 * 1024;
+    static constexpr std::size_t kWriteScratchSize = 16 * 1024;
 
   private:
     struct ListenerHandler;
@@ -104,6 +112,7 @@ class Worker {
     void maybe_drained();
 
     ServerShared& shared_;
+    ContentCoding content_coding_{shared_.options, shared_.metrics->coding};
     net::EventLoop loop_;
     std::shared_ptr<slipstream::detail::LoopRef> loop_ref_;
     unsigned index_;
@@ -111,6 +120,7 @@ class Worker {
     std::unordered_map<Connection*, std::unique_ptr<Connection>> connections_;
     std::vector<http::h1::Header> headers_;
     std::unique_ptr<char[]> read_buffer_;
+    std::unique_ptr<char[]> write_buffer_;
     std::vector<char> path_buffer_;
     http::h1::DateCache date_cache_;
     MetricsCache metrics_cache_;

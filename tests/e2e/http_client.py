@@ -1,5 +1,4 @@
 """A raw HTTP/1.1 client over a socket: send exact bytes, read exact responses (for framing tests)."""
-import socket
 
 
 class RawResponse:
@@ -94,5 +93,5 @@ class RawConnection:
                 self.buf += chunk
         except ConnectionResetError:
             return True
-        except socket.timeout:
+        except TimeoutError:
             return False

@@ -5,8 +5,6 @@ import resource
 import socket
 import time
 
-import pytest
-
 from tests.conftest import Server, example_binary
 from tests.e2e.http_client import RawConnection
 
@@ -16,7 +14,7 @@ def metric(server, name, labels):
     c.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
     text = c.read_response().body.decode()
     want = ",".join(f'{k}="{v}"' for k, v in labels.items())
-    m = re.search(r"^" + re.escape(name) + (r"\{" + re.escape(want) + r"\}" if want else "") + r" (\S+)$", text, re.M)
+    m = re.search(r"^" + re.escape(name) + (r"\{" + re.escape(want) + r"\}" if want else "") + r" (\S+)$", text, re.MULTILINE)
     return float(m.group(1)) if m else 0.0
 
 

@@ -2,7 +2,6 @@
 import json
 import re
 import signal
-import socket
 import threading
 import time
 
@@ -18,7 +17,7 @@ def get(server, target, headers=b""):
 def metric_value(text, name, labels):
     """The value of one sample, or 0 when absent. `labels` is a dict."""
     want = ",".join(f'{k}="{v}"' for k, v in labels.items())
-    pattern = re.compile(r"^" + re.escape(name) + r"\{" + re.escape(want) + r"\} (\S+)$", re.M)
+    pattern = re.compile(r"^" + re.escape(name) + r"\{" + re.escape(want) + r"\} (\S+)$", re.MULTILINE)
     m = pattern.search(text)
     return float(m.group(1)) if m else 0.0
 
@@ -49,8 +48,8 @@ def test_metrics_counts_equal_client_counts(hello_server):
     assert metric_value(text, "slipstream_http_request_body_bytes_total", {"route": "/echo", "method": "POST"}) == 10
     assert metric_value(text, "slipstream_http_request_duration_seconds_count", {"route": "/hello", "method": "GET"}) == 37
     assert 'le="5e-05"' in text or 'le="0.00005"' in text
-    assert re.search(r"^slipstream_connections_open \d+", text, re.M)
-    assert re.search(r"^process_resident_memory_bytes \d+", text, re.M)
+    assert re.search(r"^slipstream_connections_open \d+", text, re.MULTILINE)
+    assert re.search(r"^process_resident_memory_bytes \d+", text, re.MULTILINE)
 
 
 def test_parse_errors_are_counted_by_kind(hello_server):

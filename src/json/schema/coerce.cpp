@@ -236,6 +236,40 @@ bool coerce_scalar(const Node* node, std::string_view raw, base::Arena& arena, s
     return false;
 }
 
+// A copy of a ctx value (scalars, arrays, objects) in `arena`.
+json::Value copy_into(const json::Value& v, base::Arena& arena) {
+    if (v.is_string()) return json::Value::string(arena.copy(v.as_string()));
+    if (v.is_array()) {
+        auto* items = arena.make_array<json::Value>(v.size());
+        for (std::uint32_t i = 0; i < v.size(); ++i)
+            items[i] = copy_into(v.items()[i], arena);
+        return json::Value::array(items, v.size());
+    }
+    if (v.is_object()) {
+        auto* members = arena.make_array<json::Member>(v.size());
+        for (std::uint32_t i = 0; i < v.size(); ++i)
+            members[i] = {arena.copy(v.members()[i].key), copy_into(v.members()[i].value, arena)};
+        return json::Value::object(members, v.size());
+    }
+    return v;
+}
+
+// pydantic counts items while it validates them and stops with only "too_long" once there are more than
+// max_length, so a list with too many items reports that alone, whatever its items' parse errors.
+void keep_only_too_long(const Schema& schema, const json::Value& items, ErrorSink* errors) {
+    if (errors == nullptr) return;
+    ErrorSink length_errors;
+    if (schema.validate(items, &length_errors)) return;
+    for (const ValidationError& e : length_errors.errors()) {
+        if (e.type != "too_long" || !e.loc.empty()) continue;
+        ValidationError only = e;
+        errors->clear();
+        only.ctx = copy_into(e.ctx, errors->arena());
+        errors->add(std::move(only));
+        return;
+    }
+}
+
 }  // namespace
 
 base::Result<json::Value> coerce(const Schema& schema, std::span<const std::string_view> raw, base::Arena& arena,
@@ -252,10 +286,14 @@ base::Result<json::Value> coerce(const Schema& schema, std::span<const std::stri
     if ((types & detail::kTypeArray) && !(types & detail::kTypeString)) {
         const Node* items = items_hint(root, 0);
         auto* out = arena.make_array<json::Value>(raw.size());
-        for (std::size_t i = 0; i < raw.size(); ++i)
-            ok =
-                coerce_scalar(items ? items : root, raw[i], arena, static_cast<std::int64_t>(i), errors, &out[i]) && ok;
+        for (std::size_t i = 0; i < raw.size(); ++i) {
+            if (coerce_scalar(items ? items : root, raw[i], arena, static_cast<std::int64_t>(i), errors, &out[i]))
+                continue;
+            ok = false;
+            out[i] = json::Value::string(arena.copy(raw[i]));
+        }
         value = json::Value::array(out, static_cast<std::uint32_t>(raw.size()));
+        if (!ok) keep_only_too_long(schema, value, errors);
     } else if (raw.empty()) {
         if (errors) {
             ValidationError e;
@@ -271,6 +309,26 @@ base::Result<json::Value> coerce(const Schema& schema, std::span<const std::stri
     if (!ok) return base::Status::invalid_argument("parameter could not be parsed");
     if (!schema.validate(value, errors)) return base::Status::invalid_argument("parameter failed validation");
     return value;
+}
+
+LaxInt parse_lax_int(std::string_view text, json::Value* out) {
+    switch (parse_int(text, out)) {
+        case IntParse::kOk:
+            return LaxInt::kOk;
+        case IntParse::kTooBig:
+            return LaxInt::kTooBig;
+        case IntParse::kInvalid:
+            break;
+    }
+    return LaxInt::kInvalid;
+}
+
+bool parse_lax_float(std::string_view text, json::Value* out) {
+    return parse_float(text, out);
+}
+
+bool parse_lax_bool(std::string_view text, json::Value* out) {
+    return parse_bool(text, out);
 }
 
 }  // namespace slipstream::json::schema

@@ -1,6 +1,7 @@
 // Coercion mode: raw parameter strings (path, query, header, cookie, form) -> typed JSON, then validation.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -36,5 +37,12 @@ inline base::Result<json::Value> coerce(const Schema& schema, std::string_view r
                                         ErrorSink* errors = nullptr) {
     return coerce(schema, std::span<const std::string_view>(&raw, 1), arena, errors);
 }
+
+/// pydantic's lax parsing of one string as an int, a float or a bool (the rules of coerce() above), for
+/// callers that convert strings found elsewhere (a JSON body's values). Values live in static storage.
+enum class LaxInt : std::uint8_t { kOk, kInvalid, kTooBig };
+LaxInt parse_lax_int(std::string_view text, json::Value* out);
+bool parse_lax_float(std::string_view text, json::Value* out);
+bool parse_lax_bool(std::string_view text, json::Value* out);
 
 }  // namespace slipstream::json::schema

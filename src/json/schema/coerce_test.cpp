@@ -107,6 +107,15 @@ const CoerceCase kCases[] = {
      {"1", "2"},
      "",
      {R"(too_long|[]|List should have at most 1 item after validation, not 2|{"field_type":"List","max_length":1,"actual_length":2}|[1,2])"}},
+    {R"({"type":"array","items":{"type":"integer"},"maxItems":2})",  // pydantic stops counting at max_length + 1
+     {"1", "x", "3"},
+     "",
+     {R"(too_long|[]|List should have at most 2 items after validation, not 3|{"field_type":"List","max_length":2,"actual_length":3}|[1,"x",3])"}},
+    {R"({"type":"array","items":{"type":"integer"},"maxItems":2})",
+     {"y", "x"},
+     "",
+     {R"(int_parsing|[0]|Input should be a valid integer, unable to parse string as an integer|null|"y")",
+      R"(int_parsing|[1]|Input should be a valid integer, unable to parse string as an integer|null|"x")"}},
     {R"({"type":"integer"})", {}, "", {R"(missing|[]|Field required|null|null)"}},
 };
 

@@ -32,8 +32,10 @@ class KeywordInput {
     }
 
     /// The compiled subschema `schema[keyword]`, or `schema[keyword][key]` / `[index]`.
-    const Node* sub(std::string_view keyword) const { return compiler_.subschema(*get(keyword), location(keyword)); }
+    /// Marks this node as one that evaluates other nodes (see Node::mark_applicator).
+    const Node* sub(std::string_view keyword) const { return sub(*get(keyword), location(keyword)); }
     const Node* sub(const json::Value& v, const std::string& location) const {
+        node_.mark_applicator();
         return compiler_.subschema(v, location);
     }
 

@@ -4,16 +4,13 @@
 namespace slipstream::json::schema::detail {
 
 SLIPSTREAM_SCHEMA_STACK_FRAMES_BEGIN
-bool Node::validate(const json::Value& v, Context& ctx, Annotations* ann) const {
+bool Node::validate_nested(const json::Value& v, Context& ctx, Annotations* ann) const {
     if (kind_ == Kind::kTrue) return true;
     if (kind_ == Kind::kFalse) {
         if (ctx.sink()) ctx.report(location_, "false_schema", "No value is permitted here", v);
         return false;
     }
-    if (ctx.too_deep()) {
-        if (ctx.sink()) ctx.report(location_, "recursion_loop", "Recursion error - cyclic reference detected", v);
-        return false;
-    }
+    if (ctx.too_deep()) return too_deep(v, ctx);
     ++ctx.depth;
     const ScopeFrame* saved = ctx.scope;
     ScopeFrame frame{resource_, saved};
@@ -32,13 +29,19 @@ bool Node::validate(const json::Value& v, Context& ctx, Annotations* ann) const 
 }
 SLIPSTREAM_SCHEMA_STACK_FRAMES_END
 
-// The whole 3-field model body validates in ~205 ns on the dev VM (schema_bench), ~37% of it here.
+bool Node::too_deep(const json::Value& v, Context& ctx) const {
+    if (ctx.sink()) ctx.report(location_, "recursion_loop", "Recursion error - cyclic reference detected", v);
+    return false;
+}
+
+// The 211-byte model body of compare_bench (7 fields, a nested object, a $ref) validates in ~3,150
+// instructions (callgrind; ~4,000 before leaf nodes, steps_ and the property cursor), ~25% of them here.
 bool Node::run(const json::Value& v, Context& ctx, Annotations* ann) const {
     const std::uint8_t bit = type_bit(v.type());
     bool ok = true;
-    for (const auto& validator : validators_) {
-        if ((validator->applies_to() & bit) == 0) continue;
-        if (!validator->validate(v, ctx, ann)) {
+    for (const Step& step : steps_) {
+        if ((step.applies_to & bit) == 0) continue;
+        if (!step.validator->validate(v, ctx, ann)) {
             ok = false;
             if (ctx.stop()) return false;
         }

@@ -56,12 +56,19 @@ class Node {
     enum class Kind : std::uint8_t { kTrue, kFalse, kKeywords };
 
     Node(Kind kind, std::string location, const Resource* resource)
-        : kind_(kind), location_(std::move(location)), resource_(resource) {}
+        : kind_(kind), leaf_(kind != Kind::kFalse), location_(std::move(location)), resource_(resource) {}
     Node(const Node&) = delete;
     Node& operator=(const Node&) = delete;
 
     /// True when `v` is valid. `ann`: see Validator::validate. Never throws.
-    bool validate(const json::Value& v, Context& ctx, Annotations* ann) const;
+    /// Inline for leaves (one per scalar field of a model: no stack check, no scope frame, no call
+    /// overhead beyond run()); the rest goes through validate_nested().
+    bool validate(const json::Value& v, Context& ctx, Annotations* ann) const {
+        if (!leaf_) return validate_nested(v, ctx, ann);
+        if (ctx.depth >= ctx.max_depth()) [[unlikely]]
+            return too_deep(v, ctx);
+        return run(v, ctx, ann);
+    }
 
     Kind kind() const { return kind_; }
     bool is_false() const { return kind_ == Kind::kFalse; }
@@ -70,26 +77,44 @@ class Node {
     const Shape& shape() const { return shape_; }
 
     // Compile-time only.
-    void add(std::unique_ptr<Validator> v) { validators_.push_back(std::move(v)); }
+    void add(std::unique_ptr<Validator> v) {
+        steps_.push_back(Step{v.get(), v->applies_to()});
+        validators_.push_back(std::move(v));
+    }
     void track_unevaluated(bool properties, bool items) {
         tracks_properties_ |= properties;
         tracks_items_ |= items;
     }
     Shape& mutable_shape() { return shape_; }
+    /// Called for every keyword that evaluates another node (a subschema, `$ref`, `$dynamicRef`). A node
+    /// without one is a leaf: it cannot recurse or read the dynamic scope, so validate() skips the stack
+    /// check and the scope frame for it (most nodes of a model: one per scalar field).
+    void mark_applicator() { leaf_ = false; }
     /// Ends compilation: a schema object with no effective keyword accepts everything.
     void finish() {
         if (validators_.empty()) kind_ = Kind::kTrue;
     }
 
   private:
+    bool validate_nested(const json::Value& v, Context& ctx, Annotations* ann) const;
+    bool too_deep(const json::Value& v, Context& ctx) const;
     bool run(const json::Value& v, Context& ctx, Annotations* ann) const;
 
     Kind kind_;
     bool tracks_properties_ = false;
     bool tracks_items_ = false;
+    bool leaf_;  // true until mark_applicator(); false for the false schema
     std::string location_;
     const Resource* resource_;
-    std::vector<std::unique_ptr<Validator>> validators_;
+    // What run() reads, contiguous: a validator that does not apply to the instance's type is skipped
+    // without touching the validator object.
+    struct Step {
+        const Validator* validator;
+        std::uint8_t applies_to;
+    };
+
+    std::vector<std::unique_ptr<Validator>> validators_;  // owns the validators
+    std::vector<Step> steps_;                             // the same, in order
     Shape shape_;
 };
 

@@ -68,6 +68,22 @@ TEST(NumericTest, PythonRendering) {
     EXPECT_EQ(py_number(Value::number(0.0001)), "0.0001");
     EXPECT_EQ(py_number(Value::number(123456789.125)), "123456789.125");
     EXPECT_EQ(py_number(Value::number(-INFINITY)), "-inf");
+}
+
+TEST(NumericTest, ConstraintDisplay) {  // pydantic prints constraints with Rust's Display
+    EXPECT_EQ(display_number(Value::number(0.0)), "0");
+    EXPECT_EQ(display_number(Value::number(-0.0)), "-0");
+    EXPECT_EQ(display_number(Value::number(2.0)), "2");
+    EXPECT_EQ(display_number(Value::number(-1.5)), "-1.5");
+    EXPECT_EQ(display_number(Value::number(1e20)), "100000000000000000000");
+    EXPECT_EQ(display_number(Value::number(1e-7)), "0.0000001");
+    EXPECT_EQ(display_number(Value::number(9007199254740992.0)), "9007199254740992");
+    EXPECT_EQ(display_number(Value::number(NAN)), "NaN");
+    EXPECT_EQ(display_number(Value::number(-INFINITY)), "-inf");
+    EXPECT_EQ(display_number(Value::integer(7)), "7");
+}
+
+TEST(NumericTest, PythonRepr) {
     base::Arena arena;
     EXPECT_EQ(py_repr(testing::parse_json(R"([1,"it's",{"k":null},true,"a\"b'"])", arena)),
               R"([1, "it's", {'k': None}, True, 'a"b\''])");

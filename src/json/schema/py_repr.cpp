@@ -119,6 +119,32 @@ std::string py_number(const json::Value& v) {
     return py_float(v.as_double());
 }
 
+std::string display_number(const json::Value& v) {
+    if (v.type() != json::Type::kDouble) return py_number(v);
+    double d = v.as_double();
+    if (std::isnan(d)) return "NaN";
+    if (std::isinf(d)) return d < 0 ? "-inf" : "inf";
+    char buf[64];
+    auto res = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::scientific);
+    std::string_view sci(buf, static_cast<std::size_t>(res.ptr - buf));  // [-]D[.DDD]e[+-]XX
+    bool negative = sci[0] == '-';
+    if (negative) sci.remove_prefix(1);
+    auto e = sci.find('e');
+    std::string digits;
+    for (char c : sci.substr(0, e))
+        if (c != '.') digits.push_back(c);
+    int exp = 0;
+    std::from_chars(sci.data() + e + (sci[e + 1] == '+' ? 2 : 1), sci.data() + sci.size(), exp);
+    while (digits.size() > 1 && digits.back() == '0')
+        digits.pop_back();
+    std::string out = negative ? "-" : "";
+    if (digits == "0") return out + "0";
+    if (exp < 0) return out + "0." + std::string(static_cast<std::size_t>(-exp - 1), '0') + digits;
+    std::size_t int_len = static_cast<std::size_t>(exp) + 1;
+    if (digits.size() <= int_len) return out + digits + std::string(int_len - digits.size(), '0');
+    return out + digits.substr(0, int_len) + "." + digits.substr(int_len);
+}
+
 std::string py_repr(const json::Value& v) {
     std::string out;
     append_repr(out, v, 0);

@@ -14,6 +14,9 @@ namespace slipstream::json::schema::detail {
 std::string py_repr(const json::Value& v);
 /// A number as Python prints it (int: "5"; float: "0.5", "2.0", "1e+16").
 std::string py_number(const json::Value& v);
+/// A number as pydantic prints a constraint in a message (Rust's Display): int "5"; float "0" for 0.0,
+/// "0.5", "100000000000000000000" for 1e20, "0.0000001" for 1e-7, "NaN", "inf". The ctx keeps the float.
+std::string display_number(const json::Value& v);
 /// pydantic's "expected" list: "'a'", "'a' or 'b'", "1, 2 or 'x'".
 std::string py_expected(std::span<const json::Value> values);
 /// "1 character", "3 characters".

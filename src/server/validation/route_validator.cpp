@@ -14,6 +14,7 @@
 #include "json/schema/schema.h"
 #include "server/request_state.h"
 #include "server/validation/error_body.h"
+#include "server/validation/lax_plan.h"
 #include "server/validation/raw_params.h"
 #include "server/validation/schema_shape.h"
 
@@ -23,6 +24,9 @@ namespace {
 using json::schema::ErrorSink;
 using json::schema::Schema;
 using server::detail::ErrorBody;
+using server::detail::ErrorRewrite;
+using server::detail::LaxFailure;
+using server::detail::LaxPlan;
 using server::detail::RawPair;
 
 struct CompiledParam {
@@ -31,8 +35,9 @@ struct CompiledParam {
     ParamSource source = ParamSource::kQuery;
     Schema schema;
     bool required = true;
-    bool is_list = false;       // every occurrence, as an array (query and header only)
-    json::Value default_value;  // used when absent and not required; lives in the validator's arena
+    bool is_list = false;           // every occurrence, as an array (query and header only)
+    json::Value default_value;      // used when absent and not required; lives in the validator's arena
+    std::unique_ptr<LaxPlan> plan;  // here only for its Literal marks (coerce() parses the text)
 };
 
 struct CompiledBody {
@@ -40,6 +45,7 @@ struct CompiledBody {
     Schema schema;
     bool required = true;
     json::Value default_value;
+    std::unique_ptr<LaxPlan> plan;  // pydantic's lax conversions of JSON values
 };
 
 std::string_view source_name(ParamSource s) {
@@ -107,6 +113,8 @@ Schema compile_schema(const std::string& text, const std::string& what, json::Va
     if (!parsed.is_ok()) throw std::invalid_argument(what + ": schema_json is not valid JSON: " + err.message);
     *parsed_out = **parsed;
     try {
+        // Formats stay annotations: RFC 3339 / RFC 4122 are stricter than pydantic (naive datetimes, UUIDs without
+        // hyphens), so the handler's pydantic conversion judges them.
         return json::schema::compile(**parsed);
     } catch (const json::schema::SchemaError& e) {
         throw std::invalid_argument(what + ": " + e.what());
@@ -131,6 +139,7 @@ CompiledRouteValidator::CompiledRouteValidator(const RouteSpec& spec) {
         json::Value schema_doc;
         p.schema = compile_schema(ps.schema_json, what, &schema_doc, scratch);
         p.is_list = detail::coerces_to_list(schema_doc);
+        p.plan = std::make_unique<LaxPlan>(schema_doc);
         if (p.is_list && (ps.source == ParamSource::kPath || ps.source == ParamSource::kCookie))
             throw std::invalid_argument(what + ": a list is not supported for this source");
         p.required = ps.source == ParamSource::kPath || ps.required;
@@ -150,6 +159,7 @@ CompiledRouteValidator::CompiledRouteValidator(const RouteSpec& spec) {
         b.name = bs.name;
         json::Value schema_doc;
         b.schema = compile_schema(bs.schema_json, what, &schema_doc, scratch);
+        b.plan = std::make_unique<LaxPlan>(schema_doc);
         b.required = bs.required;
         b.default_value = parse_default(bs.default_json, arena_, what);
         embed_ = embed_ || bs.embed;
@@ -226,7 +236,12 @@ bool CompiledRouteValidator::validate_params(slipstream::detail::RequestState& r
                 continue;
             }
             ok = false;
-            errors.add_all(sink, {{source_name(source)}, {p.wire}}, raw, p.is_list);
+            // "x" for an IntEnum: pydantic says "enum" (the value is not a member), not int_parsing.
+            ErrorSink enum_errors;
+            bool as_enum =
+                !p.is_list && p.plan->is_enum() && !p.schema.validate(json::Value::string(raw.back()), &enum_errors);
+            ErrorRewrite rewrite{p.plan.get(), nullptr, {}};
+            errors.add_all(as_enum ? enum_errors : sink, {{source_name(source)}, {p.wire}}, raw, p.is_list, &rewrite);
         }
     }
     return ok;
@@ -287,16 +302,25 @@ bool CompiledRouteValidator::validate_body(slipstream::detail::RequestState& req
             out[base + i].value = b.default_value;
             continue;
         }
-        sink.clear();
-        if (b.schema.validate(*value, &sink)) {
+        if (b.schema.validate(*value)) {  // the common case: valid as sent, no sink, no allocation
             out[base + i].value = *value;
             continue;
         }
+        // FastAPI validates the parsed body in pydantic's lax mode: convert what it would, then judge that.
+        json::Value converted;
+        std::vector<LaxFailure> failures;
+        bool lax = b.plan->convert(*value, arena, &converted, &failures);
+        sink.clear();
+        if (b.schema.validate(lax ? converted : *value, &sink)) {
+            out[base + i].value = converted;
+            continue;
+        }
         ok = false;
+        ErrorRewrite rewrite{b.plan.get(), lax ? value : nullptr, failures};
         if (embed_)
-            errors.add_all(sink, {{"body"}, {b.name}});
+            errors.add_all(sink, {{"body"}, {b.name}}, {}, false, &rewrite);
         else
-            errors.add_all(sink, {{"body"}});
+            errors.add_all(sink, {{"body"}}, {}, false, &rewrite);
     }
     return ok;
 }

@@ -229,6 +229,54 @@ TEST(RouteValidator, OptionalBody) {
                     });
 }
 
+// pydantic's lax mode, Literal errors and error selection (schema from slipstream._schema, texts from FastAPI).
+TEST(RouteValidator, LaxBody) {
+    RouteSpec spec;
+    spec.body.push_back(body(
+        "m",
+        R"({"properties":{"n":{"default":0,"title":"N","type":"integer"},"f":{"default":1.0,"exclusiveMinimum":0.0,"title":"F","type":"number"},"b":{"default":false,"title":"B","type":"boolean"},"m":{"default":"a","enum":["a","b"],"title":"M","type":"string","x-slipstream-literal":true},"xs":{"default":[],"items":{"type":"integer"},"maxItems":2,"title":"Xs","type":"array"}},"title":"M","type":"object"})"));
+    run_cases(
+        spec,
+        {
+            {"converted",
+             {"", {{"content-type", kJson}}, R"({"n":"3","f":"0.5","b":"yes"})"},
+             true,
+             R"({"m":{"n":3,"f":0.5,"b":true}})"},
+            {"parse_errors_and_inputs_as_sent",
+             {"", {{"content-type", kJson}}, R"({"n":"x","f":"0","m":"c"})"},
+             false,
+             R"({"detail":[{"type":"int_parsing","loc":["body","n"],"msg":"Input should be a valid integer, unable to parse string as an integer","input":"x"},{"type":"greater_than","loc":["body","f"],"msg":"Input should be greater than 0","input":"0","ctx":{"gt":0.0}},{"type":"literal_error","loc":["body","m"],"msg":"Input should be 'a' or 'b'","input":"c","ctx":{"expected":"'a' or 'b'"}}]})"},
+            {"too_long_alone",
+             {"", {{"content-type", kJson}}, R"({"xs":[1,"x",3]})"},
+             false,
+             R"({"detail":[{"type":"too_long","loc":["body","xs"],"msg":"List should have at most 2 items after validation, not 3","input":[1,"x",3],"ctx":{"field_type":"List","max_length":2,"actual_length":3}}]})"},
+            {"bool_parsing",
+             {"", {{"content-type", kJson}}, R"({"xs":["y","x"],"b":2})"},
+             false,
+             R"({"detail":[{"type":"bool_parsing","loc":["body","b"],"msg":"Input should be a valid boolean, unable to interpret input","input":2},{"type":"int_parsing","loc":["body","xs",0],"msg":"Input should be a valid integer, unable to parse string as an integer","input":"y"},{"type":"int_parsing","loc":["body","xs",1],"msg":"Input should be a valid integer, unable to parse string as an integer","input":"x"}]})"},
+        });
+}
+
+// Dataclasses, TypedDicts and tuples name their errors differently from models and lists (marks from _schema.py).
+TEST(RouteValidator, PydanticKinds) {
+    RouteSpec spec;
+    spec.body.push_back(body(
+        "m",
+        R"({"properties":{"p":{"properties":{"a":{"title":"A","type":"integer"}},"required":["a"],"title":"P","type":"object","x-slipstream-kind":"dataclass:P"},"s":{"properties":{"n":{"title":"N","type":"integer"}},"required":["n"],"title":"S","type":"object","x-slipstream-kind":"typeddict"},"t":{"maxItems":2,"minItems":2,"prefixItems":[{"type":"integer"},{"type":"string"}],"title":"T","type":"array"}},"required":["p","s","t"],"title":"M","type":"object"})"));
+    run_cases(
+        spec,
+        {
+            {"types",
+             {"", {{"content-type", kJson}}, R"({"p":[1],"s":5,"t":"ab"})"},
+             false,
+             R"({"detail":[{"type":"dataclass_type","loc":["body","p"],"msg":"Input should be a dictionary or an instance of P","input":[1],"ctx":{"class_name":"P"}},{"type":"dict_type","loc":["body","s"],"msg":"Input should be a valid dictionary","input":5},{"type":"tuple_type","loc":["body","t"],"msg":"Input should be a valid tuple","input":"ab"}]})"},
+            {"tuple_too_long",
+             {"", {{"content-type", kJson}}, R"({"p":{"a":1},"s":{"n":1},"t":[1,"a",3]})"},
+             false,
+             R"({"detail":[{"type":"too_long","loc":["body","t"],"msg":"Tuple should have at most 2 items after validation, not 3","input":[1,"a",3],"ctx":{"field_type":"Tuple","max_length":2,"actual_length":3}}]})"},
+        });
+}
+
 TEST(RouteValidator, CompileErrorsNameTheParameter) {
     RouteSpec spec;
     spec.params.push_back(param("q", ParamSource::kQuery, R"({"type":"integer","minimum":"x"})"));

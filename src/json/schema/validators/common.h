@@ -34,9 +34,9 @@ using detail::PathGuard;
 using detail::Validator;
 using json::Value;
 
-/// Key equality for short member names: length and first byte decide most mismatches cheaply.
+/// Key equality for member names (inline for short keys: json::key_equal).
 inline bool same_key(std::string_view a, std::string_view b) {
-    return a.size() == b.size() && (a.empty() || (a[0] == b[0] && a == b));
+    return json::key_equal(a, b);
 }
 
 /// An unsigned count as a JSON integer (kInt whenever it fits, like the parser produces).

@@ -14,7 +14,7 @@ class MultipleOfValidator final : public Validator {
         if (detail::is_multiple_of(v, divisor_)) return true;
         if (auto* sink = ctx.sink())
             ctx.report(location_, "multiple_of",
-                       detail::cat("Input should be a multiple of ", detail::py_number(divisor_)), v,
+                       detail::cat("Input should be a multiple of ", detail::display_number(divisor_)), v,
                        sink->make_ctx({{"multiple_of", divisor_}}));
         return false;
     }

@@ -22,47 +22,62 @@ class PropertiesValidator final : public Validator {
           additional_(additional),
           additional_location_(std::move(additional_location)) {
         if (properties_.size() > 8)
-            for (const auto& [name, node] : properties_)
-                index_.emplace(name, node);
+            for (std::size_t i = 0; i < properties_.size(); ++i)
+                index_.emplace(properties_[i].first, i);
     }
 
     bool validate(const Value& v, Context& ctx, Annotations* ann) const override {
         bool ok = true;
         std::uint32_t i = 0;
+        std::size_t next = 0;  // where the next member's property is looked for first
         for (const json::Member& m : v.members()) {
-            if (!member(m, ctx)) {
+            const Node* node = find(m.key, next);
+            if (!member(m, node, ctx)) {
                 ok = false;
                 if (ctx.stop()) return false;
             }
             // Every member some keyword of this group applied to counts as evaluated.
-            if (ann && (additional_ != nullptr || matched(m.key))) ann->set(i);
+            if (ann && (additional_ != nullptr || node != nullptr || pattern_matched(m.key))) ann->set(i);
             ++i;
         }
         return ok;
     }
 
   private:
-    const Node* find(std::string_view key) const {
+    // Bodies usually list members in the schema's property order (pydantic, FastAPI clients and most
+    // serializers keep declaration order), so the scan starts after the previous hit: one key comparison
+    // per member in that case, whatever the order otherwise. Large models fall back to a hash lookup.
+    const Node* find(std::string_view key, std::size_t& next) const {
+        const std::size_t n = properties_.size();
+        if (n == 0) return nullptr;
+        if (next >= n) next = 0;
+        if (same_key(properties_[next].first, key)) return properties_[next++].second;
         if (!index_.empty()) {
             auto it = index_.find(key);
-            return it == index_.end() ? nullptr : it->second;
+            if (it == index_.end()) return nullptr;
+            next = it->second + 1;
+            return properties_[it->second].second;
         }
-        for (const auto& [name, node] : properties_)
-            if (same_key(name, key)) return node;
+        for (std::size_t k = 1, i = next + 1; k < n; ++k, ++i) {
+            if (i == n) i = 0;
+            if (same_key(properties_[i].first, key)) {
+                next = i + 1;
+                return properties_[i].second;
+            }
+        }
         return nullptr;
     }
 
-    bool matched(std::string_view key) const {
-        if (find(key) != nullptr) return true;
+    bool pattern_matched(std::string_view key) const {
         for (const PatternRule& p : patterns_)
             if (p.regex->search(key)) return true;
         return false;
     }
 
-    bool member(const json::Member& m, Context& ctx) const {
+    bool member(const json::Member& m, const Node* node, Context& ctx) const {
         bool ok = true, hit = false;
         PathGuard guard(ctx, m.key);
-        if (const Node* node = find(m.key)) {
+        if (node != nullptr) {
             hit = true;
             if (!validate_child(node, m.value, ctx)) {
                 ok = false;
@@ -86,7 +101,7 @@ class PropertiesValidator final : public Validator {
     }
 
     std::vector<std::pair<std::string_view, const Node*>> properties_;
-    std::unordered_map<std::string_view, const Node*> index_;  // for large models
+    std::unordered_map<std::string_view, std::size_t> index_;  // name -> position, for large models
     std::vector<PatternRule> patterns_;
     const Node* additional_;
     std::string additional_location_;

@@ -15,6 +15,7 @@ void add_reference(const KeywordInput& in, std::string_view keyword, bool dynami
     std::string anchor = !fragment.empty() && fragment[0] != '/' ? std::string(fragment) : std::string();
     auto validator = std::make_unique<RefValidator>(in.location(keyword), dynamic, std::move(anchor));
     if (!dynamic) in.node().mutable_shape().ref = validator->target_slot();
+    in.node().mark_applicator();
     in.compiler().add_pending(validator.get(), std::move(uri), in.location(keyword), dynamic);
     in.add(std::move(validator));
 }

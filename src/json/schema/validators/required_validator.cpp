@@ -22,8 +22,9 @@ class RequiredValidator final : public Validator {
     bool validate(const Value& v, Context& ctx, Annotations*) const override {
         if (index_.empty() || names_.size() * v.size() <= kLinearLimit) {
             bool ok = true;
+            std::uint32_t next = 0;
             for (std::string_view name : names_) {
-                if (v.find(name) != nullptr) continue;
+                if (present(v, name, next)) continue;
                 ok = false;
                 if (!missing(name, v, ctx)) return false;
             }
@@ -46,6 +47,21 @@ class RequiredValidator final : public Validator {
     }
 
   private:
+    // Required names usually come in member order (pydantic lists them in field order), so each search
+    // starts after the previous hit: one comparison per name when the orders agree.
+    static bool present(const Value& v, std::string_view name, std::uint32_t& next) {
+        auto members = v.members();
+        const auto n = static_cast<std::uint32_t>(members.size());
+        for (std::uint32_t k = 0, i = next; k < n; ++k, ++i) {
+            if (i >= n) i = 0;
+            if (same_key(members[i].key, name)) {
+                next = i + 1;
+                return true;
+            }
+        }
+        return false;
+    }
+
     // Reports one missing name; returns false when validation should stop.
     bool missing(std::string_view name, const Value& object, Context& ctx) const {
         PathSegment key{name, -1};

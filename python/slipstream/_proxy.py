@@ -1,0 +1,118 @@
+"""Requests behind a proxy: root_path, TLS scheme, and X-Forwarded-For/-Proto from trusted peers (uvicorn's rules)."""
+
+from __future__ import annotations
+
+import ipaddress
+import types
+from collections.abc import Sequence
+from typing import Any
+
+from .datastructures import URL
+from .requests import Request
+
+_SCHEMES = {"http", "https", "ws", "wss"}
+
+
+class TrustedHosts:
+    """The peers whose X-Forwarded-* headers are believed: "*", addresses, networks (CIDR) or other literals."""
+
+    def __init__(self, spec: str | Sequence[str]) -> None:
+        items = [s.strip() for s in (spec.split(",") if isinstance(spec, str) else spec)]
+        self.always = "*" in items
+        self.addresses: set[ipaddress.IPv4Address | ipaddress.IPv6Address] = set()
+        self.networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+        self.literals: set[str] = set()
+        for item in items:
+            if not item or item == "*":
+                continue
+            try:
+                if "/" in item:
+                    self.networks.append(ipaddress.ip_network(item, strict=False))
+                else:
+                    self.addresses.add(ipaddress.ip_address(item))
+            except ValueError:
+                self.literals.add(item)
+
+    def __contains__(self, host: str) -> bool:
+        if self.always:
+            return True
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return host in self.literals
+        return address in self.addresses or any(address in net for net in self.networks)
+
+    def client_host(self, forwarded_for: str) -> str:
+        """The first address from the right that is not a trusted proxy (the left-most when all are)."""
+        hosts = [h.strip() for h in forwarded_for.split(",")]
+        if self.always:
+            return hosts[0]
+        for host in reversed(hosts):
+            if host not in self:
+                return host
+        return hosts[0]
+
+
+class ProxiedRequest(Request):
+    """A Request whose url carries the scheme and root_path, and whose client may come from X-Forwarded-For."""
+
+    __slots__ = ("_client", "root_path", "scheme")
+
+    def __init__(self, *args: Any, scheme: str, root_path: str, client: tuple[str, int] | None | bool) -> None:
+        super().__init__(*args)
+        self.scheme = scheme
+        self.root_path = root_path
+        self._client = client
+
+    @property
+    def url(self) -> URL:
+        return URL(self.scheme, self.headers.get("host", ""), self.root_path + self.path, self.query_string)
+
+    @property
+    def client(self) -> tuple[str, int] | None:
+        if self._client is False:
+            return Request.client.fget(self)  # type: ignore[attr-defined, no-any-return]
+        return self._client  # type: ignore[return-value]
+
+
+class RequestFactory:
+    """make_request for the extension: ProxiedRequests with the scheme, root_path and forwarded client."""
+
+    def __init__(self, root_path: str, scheme: str, trusted: TrustedHosts | None) -> None:
+        self.root_path = root_path
+        self.scheme = scheme
+        self.trusted = trusted
+
+    def __call__(self, method: str, path: str, query: str, headers: list[tuple[str, str]], body: bytes,
+                 path_params: dict[str, str], client: str, route: str) -> Request:
+        scheme = self.scheme
+        forwarded_client: tuple[str, int] | None | bool = False
+        if self.trusted is not None:
+            peer = client.rpartition(":")[0].strip("[]") if ":" in client else client
+            if peer in self.trusted:
+                last = {k.lower(): v for k, v in headers}  # the last of repeated headers wins, as in uvicorn
+                proto = last.get("x-forwarded-proto", "").strip()
+                if proto in _SCHEMES:
+                    scheme = proto
+                if "x-forwarded-for" in last:
+                    host = self.trusted.client_host(last["x-forwarded-for"])
+                    if host:
+                        forwarded_client = (host, 0)
+        return ProxiedRequest(method, path, query, headers, body, path_params, client, route, scheme=scheme,
+                              root_path=self.root_path, client=forwarded_client)
+
+
+def request_runtime(runtime: Any, root_path: str, options: dict[str, Any]) -> Any:
+    """`runtime` itself, or a copy whose make_request is a RequestFactory when requests need a root_path, https or proxy headers. Takes
+    "proxy_headers" and "forwarded_allow_ips" out of `options` (they are not engine options)."""
+    proxy_headers = bool(options.pop("proxy_headers", False))
+    allowed = options.pop("forwarded_allow_ips", None)
+    scheme = "https" if options.get("tls_cert_file") else "http"
+    if not (root_path or proxy_headers or scheme == "https"):
+        return runtime
+    trusted = TrustedHosts(allowed if allowed is not None else "127.0.0.1") if proxy_headers else None
+    # A copy of the runtime module (the extension takes a module and looks its helpers up once).
+    copy = types.ModuleType(runtime.__name__, runtime.__doc__)
+    copy.__dict__.update({k: v for k, v in vars(runtime).items() if not k.startswith("__")})
+    copy.make_request = RequestFactory(root_path.rstrip("/"), scheme, trusted)  # type: ignore[attr-defined]
+    return copy

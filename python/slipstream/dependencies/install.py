@@ -1,0 +1,71 @@
+"""Registers an app's Python routes on its native server: plain routes as they are, routes with dependencies
+(or every route, when the app has HTTP middleware) through a runner; plus the middleware catch-all routes."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .. import _signature
+from .. import middleware as _middleware
+from .._responses_prep import make_prepare
+from . import tree as _tree
+from .runner import RouteInfo, make_runner
+
+_CATCH_ALL = re.compile(r"^/\{[A-Za-z_][A-Za-z0-9_]*:path\}$")
+
+
+def _route_dependencies(route: Any) -> list[Any]:
+    return list(getattr(route, "dependencies", None) or [])
+
+
+def install_routes(app: Any, native: Any, runtime: Any) -> None:
+    """Adds every route of `app` to `native` (a _native.NativeApp) with `runtime` (its AppRuntime)."""
+    from ..app import NativeRoute
+
+    chain = None
+    if app.user_middleware:
+        dispatchers = [_middleware.dispatcher(m) for m in app.user_middleware]
+        chain = _middleware.MiddlewareChain(dispatchers, app.exception_handlers)
+    snapshot = dict(app.dependency_overrides)
+    for route in app.routes:
+        deps = _route_dependencies(route)
+        shape = _signature.analyze(route.endpoint, route.path, dependencies=deps, overrides=snapshot,
+                                   runner=chain is not None)
+        if shape.program is None:
+            desc = NativeRoute(route, app.exception_handlers, shape=shape)
+        else:
+            info = RouteInfo(
+                shape.program, prepare=make_prepare(route), status_code=route.status_code or 200, hooks=runtime,
+                overrides=lambda: app.dependency_overrides, snapshot=snapshot,
+                rebuild=lambda overrides, r=route, d=deps: _tree.build(
+                    r.endpoint, _signature.path_param_names(r.path), dependencies=d, overrides=overrides))
+            runner = make_runner(info) if chain is None else _middleware.make_runner(info, chain)
+            desc = NativeRoute(route, app.exception_handlers, shape=shape, handler=runner)
+        for method in route.methods:
+            native.add_route(method, route.path, desc)
+    if chain is not None:
+        _install_catch_all(app, native, runtime, chain)
+
+
+def _install_catch_all(app: Any, native: Any, runtime: Any, chain: Any) -> None:
+    """Requests that match no route reach the middleware too: one `/{path:path}` route per method the app does
+    not already catch that way (the router still prefers every other pattern)."""
+    from ..app import NativeRoute
+    from ..routing import RouteDef
+
+    not_found = _middleware.NotFound([(r.path, r.methods) for r in app.routes])
+    runner = _middleware.make_not_found_runner(not_found, chain, runtime)
+    taken = {m for r in app.routes if _CATCH_ALL.match(r.path) for m in r.methods}
+
+    async def not_found_endpoint() -> None:  # never called: the runner answers
+        return None
+
+    route = RouteDef(path=_middleware.CATCH_ALL_PATTERN, endpoint=not_found_endpoint, methods=("GET",),
+                     options={"include_in_schema": False})
+    shape = _signature.RouteShape(params=(), body=(), path_params=("__slipstream_path",), args=(
+        ("__request__", 1, 0, "", ("any",), ()), ("__reply__", 2, 0, "", ("any",), ())))
+    desc = NativeRoute(route, app.exception_handlers, shape=shape, handler=runner)
+    for method in _middleware.CATCH_ALL_METHODS:
+        if method not in taken:
+            native.add_route(method, _middleware.CATCH_ALL_PATTERN, desc)

@@ -1,0 +1,150 @@
+"""A dependency tree compiled into steps (post-order), and the coroutine that runs them for one request."""
+
+from __future__ import annotations
+
+import contextlib
+from contextlib import AsyncExitStack
+from typing import Any
+
+from .. import _signature
+from ..background import BackgroundTasks
+from ..responses import Response
+from . import tree as _tree
+from .params import SecurityScopes
+
+# Where a step's keyword argument comes from.
+FLAT, STEP, REQUEST, RESPONSE, BACKGROUND, SCOPES = range(6)
+
+
+class Step:
+    """One call: `call(**kwargs)` (awaited, or entered as a context manager for a `yield` dependency), or, for a
+    dependency already solved in this request with the same cache key, that value (`alias`)."""
+
+    __slots__ = ("alias", "args", "call", "function_scope", "kind")
+
+    def __init__(self, dep: _tree.Dependant, args: list[tuple[str, int, Any]], alias: int | None) -> None:
+        self.kind = dep.kind
+        self.alias = alias
+        self.args = tuple(args)
+        self.function_scope = dep.scope == "function"
+        if dep.kind == _tree.GEN:
+            self.call: Any = contextlib.contextmanager(dep.call)
+        elif dep.kind == _tree.AGEN:
+            self.call = contextlib.asynccontextmanager(dep.call)
+        else:
+            self.call = dep.call
+
+
+class Program:
+    """Steps in call order; the last one is the handler."""
+
+    def __init__(self, root: _tree.Dependant, steps: list[Step], needs_request: bool,
+                 flat: dict[tuple[int, str], str]) -> None:
+        self.root = root
+        self.steps = steps
+        self.needs_request = needs_request
+        self.flat = flat  # (id(dependant), parameter name) -> keyword
+
+
+def compile_tree(root: _tree.Dependant, flat: dict[tuple[int, str], str]) -> Program:
+    """`flat`: (id(dependant), parameter name) -> the runner's keyword holding its validated value."""
+    steps: list[Step] = []
+    keys: list[Any] = []
+    needs_request = False
+
+    def visit(dep: _tree.Dependant) -> int:
+        nonlocal needs_request
+        depends_reads = [r for r in dep.reads if r.kind == _signature.DEPENDS]
+        route_level = len(dep.subs) - len(depends_reads)
+        for sub in dep.subs[:route_level]:
+            visit(sub)
+        by_name = {r.name: visit(sub) for r, sub in zip(depends_reads, dep.subs[route_level:])}
+        args: list[tuple[str, int, Any]] = []
+        for r in dep.reads:
+            if r.kind == _signature.FIELD:
+                assert r.field is not None
+                args.append((r.name, FLAT, flat[(id(dep), r.field.name)]))
+            elif r.kind == _signature.DEPENDS:
+                args.append((r.name, STEP, by_name[r.name]))
+            elif r.kind == _signature.REQUEST:
+                needs_request = True
+                args.append((r.name, REQUEST, None))
+            elif r.kind == _signature.RESPONSE:
+                args.append((r.name, RESPONSE, None))
+            elif r.kind == _signature.BACKGROUND:
+                args.append((r.name, BACKGROUND, None))
+            else:
+                args.append((r.name, SCOPES, tuple(dep.scopes)))
+        key = dep.cache_key() if dep is not root else None
+        alias = None
+        if dep is not root and dep.use_cache and key in keys:
+            alias = keys.index(key)
+        steps.append(Step(dep, args, alias))
+        keys.append(key)
+        return len(steps) - 1
+
+    visit(root)
+    return Program(root, steps, needs_request, flat)
+
+
+class Exchange:
+    """One request's dependency state: the Request, the exit stacks of `yield` dependencies, and the
+    Response and BackgroundTasks that dependencies and the handler share."""
+
+    __slots__ = ("background", "fstack", "request", "response", "rstack")
+
+    def __init__(self, request: Any) -> None:
+        self.request = request
+        self.response: Response | None = None
+        self.background: BackgroundTasks | None = None
+        self.rstack: AsyncExitStack | None = None
+        self.fstack: AsyncExitStack | None = None
+
+    def sub_response(self) -> Response:
+        if self.response is None:
+            response = Response()
+            response.status_code = None  # type: ignore[assignment]  # FastAPI: unset until a dependency sets it
+            self.response = response
+        return self.response
+
+    def background_tasks(self) -> BackgroundTasks:
+        if self.background is None:
+            self.background = BackgroundTasks()
+        return self.background
+
+
+async def solve(program: Program, flat: dict[str, Any], ex: Exchange) -> Any:
+    """Runs every step in order and returns the handler's result. `yield` dependencies enter ex.rstack (or
+    ex.fstack for scope="function"), so their exit code runs when the caller closes those stacks."""
+    values: list[Any] = [None] * len(program.steps)
+    for i, step in enumerate(program.steps):
+        if step.alias is not None:
+            values[i] = values[step.alias]
+            continue
+        kwargs: dict[str, Any] = {}
+        for name, source, ref in step.args:
+            if source == FLAT:
+                kwargs[name] = flat[ref]
+            elif source == STEP:
+                kwargs[name] = values[ref]
+            elif source == REQUEST:
+                kwargs[name] = ex.request
+            elif source == RESPONSE:
+                kwargs[name] = ex.sub_response()
+            elif source == BACKGROUND:
+                kwargs[name] = ex.background_tasks()
+            else:
+                kwargs[name] = SecurityScopes(scopes=list(ref))
+        kind = step.kind
+        if kind == _tree.CALL:
+            values[i] = step.call(**kwargs)
+        elif kind == _tree.ACALL:
+            values[i] = await step.call(**kwargs)
+        else:
+            stack = ex.fstack if step.function_scope else ex.rstack
+            assert stack is not None
+            if kind == _tree.GEN:
+                values[i] = stack.enter_context(step.call(**kwargs))
+            else:
+                values[i] = await stack.enter_async_context(step.call(**kwargs))
+    return values[-1]

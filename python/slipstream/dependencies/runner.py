@@ -1,0 +1,159 @@
+"""The coroutine a route with dependencies (or any route of an app with HTTP middleware) runs as its handler.
+
+The extension calls it with the route's validated arguments as keywords "a<n>", the Request ("__request__",
+when needed) and the reply ("__reply__", python/bindings/pending_reply.h). It solves the dependencies, calls
+the handler, answers through the reply, then runs background tasks and the exit code of `yield` dependencies
+after the response is sent, as FastAPI does (FastAPI 0.165: "function"-scoped exits before the response,
+"request"-scoped ones after it and after the background tasks).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from typing import Any
+
+from ..responses import Response
+from . import late
+from .program import Exchange, Program, solve
+
+logger = logging.getLogger("slipstream.error")
+
+
+class FastAPIError(RuntimeError):
+    """A dependency with `yield` swallowed the handler's exception (FastAPI answers 500 then, too)."""
+
+
+_NOT_AWAITED = ("Response not awaited. There's a high chance that the application code is raising an exception and "
+                "a dependency with yield has a block with a bare except, or a block with except Exception, and is "
+                "not raising the exception again.")
+
+
+class RouteInfo:
+    """What a runner needs about its route: the program, response rules and the app's hooks."""
+
+    def __init__(self, program: Program, *, prepare: Any, status_code: int, hooks: Any,
+                 overrides: Callable[[], dict[Any, Any]], snapshot: dict[Any, Any],
+                 rebuild: Callable[[dict[Any, Any]], Any]) -> None:
+        self.program = program
+        self.prepare = prepare
+        self.status_code = status_code
+        self.hooks = hooks
+        self.overrides = overrides
+        self.snapshot = snapshot
+        self.rebuild = rebuild  # overrides -> the route's new dependency tree
+        self._late: tuple[dict[Any, Any], Program, Any] | None = None
+
+    def current(self, flat: dict[str, Any], request_of: Callable[[], Any]) -> tuple[Program, dict[str, Any]]:
+        """The program for the overrides in force now (dependency_overrides may change after the app starts)."""
+        overrides = self.overrides()
+        if not overrides and not self.snapshot or overrides == self.snapshot:
+            return self.program, flat
+        if self._late is None or self._late[0] != overrides:
+            program, plan = late.recompile(self, dict(overrides))
+            self._late = (dict(overrides), program, plan)
+        _, program, plan = self._late
+        return program, late.fill(plan, flat, request_of())
+
+
+def deliver(reply: Any, result: Any, ex: Exchange) -> Any:
+    """Answers with the handler's result through the C++ encoder; returns the background tasks to run."""
+    if isinstance(result, Response):
+        own = getattr(result, "background", None)
+        reply.finish(result)
+        return own if own is not None else ex.background
+    sub = ex.response
+    if sub is not None and (sub.status_code is not None or sub.raw_headers):
+        reply.finish(result, sub.status_code or 0, tuple(sub.raw_headers))
+    else:
+        reply.finish(result)
+    return ex.background
+
+
+def _request_of(ex: Exchange, reply: Any) -> Any:
+    if ex.request is None:
+        ex.request = reply.make_request()
+    return ex.request
+
+
+def make_runner(info: RouteInfo) -> Callable[..., Any]:
+    """The handler of a route with dependencies in an app without HTTP middleware."""
+
+    async def run(__reply__: Any, __request__: Any = None, **flat: Any) -> None:
+        reply = __reply__
+        ex = Exchange(__request__)
+        hooks = info.hooks
+        hooks.begin()
+        sent = False
+        try:
+            program, values = info.current(flat, lambda: _request_of(ex, reply))
+            if program.needs_request:
+                _request_of(ex, reply)
+            async with AsyncExitStack() as rstack:
+                ex.rstack = rstack
+                async with AsyncExitStack() as fstack:
+                    ex.fstack = fstack
+                    result = await solve(program, values, ex)
+                background = deliver(reply, result, ex)
+                sent = True
+                if background is not None:
+                    await background()
+        except BaseException as exc:
+            if sent:
+                logger.error("Exception after the response was sent", exc_info=exc)
+            else:
+                reply.fail(exc, ex.request)
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            hooks.end()
+        if not sent and not reply.done:
+            reply.fail(FastAPIError(_NOT_AWAITED), ex.request)
+
+    return run
+
+
+def to_response(result: Any, ex: Exchange, reply: Any, info: RouteInfo) -> Response:
+    """The Response object FastAPI would have built from the handler's result (for HTTP middleware to see)."""
+    if isinstance(result, Response):
+        if getattr(result, "background", None) is None and ex.background is not None:
+            result.background = ex.background  # type: ignore[attr-defined]
+        return result
+    value = info.prepare(result) if info.prepare is not None else result
+    sub = ex.response
+    status = sub.status_code if sub is not None and sub.status_code else info.status_code
+    if isinstance(value, Response):
+        response = value
+        if sub is not None and sub.status_code:
+            response.status_code = sub.status_code
+    else:
+        response = Response(reply.encode(value), status_code=status, media_type="application/json")
+    if sub is not None:
+        response.raw_headers.extend(sub.raw_headers)
+    response.background = ex.background  # type: ignore[attr-defined]
+    return response
+
+
+async def endpoint_response(info: RouteInfo, flat: dict[str, Any], request: Any, reply: Any,
+                            after: list[Callable[[], Any]]) -> Response:
+    """Solves and calls the handler inside the middleware chain; what must run after the response is sent
+    (background tasks, then the exit code of "request"-scoped `yield` dependencies) goes to `after`."""
+    ex = Exchange(request)
+    program, values = info.current(flat, lambda: request)
+    rstack = AsyncExitStack()
+    ex.rstack = rstack
+    try:
+        async with AsyncExitStack() as fstack:
+            ex.fstack = fstack
+            result = await solve(program, values, ex)
+        response = to_response(result, ex, reply, info)
+    except BaseException as exc:
+        if not await rstack.__aexit__(type(exc), exc, exc.__traceback__):
+            raise
+        raise FastAPIError(_NOT_AWAITED) from exc
+    background = getattr(response, "background", None)
+    if background is not None:
+        after.append(background)
+    after.append(rstack.aclose)
+    return response

@@ -1,0 +1,154 @@
+"""A route's dependency tree flattened into one RouteSpec (as FastAPI flattens it), plus the argument list.
+
+Parameters of every dependency are validated in C++ with the handler's, so invalid input gets FastAPI's 422
+without entering Python. Dependants are taken in the order FastAPI solves them (dependencies first), each cache
+key once for path, query, header and cookie parameters (two dependants reading the same name get two rows with
+the same wire name); body fields of every dependant share one row per name and are embedded when there is more
+than one name (or the first has embed=True), as FastAPI decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .. import _plans, _schema, _signature
+from ..params import BodyParam
+from . import program as _program
+from . import tree as _tree
+from .params import DependsParam
+
+_SOURCES = {"path": 0, "query": 1, "header": 2, "cookie": 3}
+ARG_VALUE, ARG_REQUEST, ARG_REPLY = 0, 1, 2
+
+
+def _key(dep: _tree.Dependant, root: _tree.Dependant) -> tuple[Any, ...]:
+    return ("<root>",) if dep is root else dep.cache_key()
+
+
+def _walk_solve(root: _tree.Dependant) -> list[_tree.Dependant]:
+    """Every dependant in the order FastAPI solves them (and reports their errors): dependencies first."""
+    out: list[_tree.Dependant] = []
+
+    def visit(dep: _tree.Dependant) -> None:
+        for sub in dep.subs:
+            visit(sub)
+        out.append(dep)
+
+    visit(root)
+    return out
+
+
+def _walk_all(root: _tree.Dependant) -> list[_tree.Dependant]:
+    out: list[_tree.Dependant] = []
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(reversed(current.subs))
+    return out
+
+
+def _fields(dep: _tree.Dependant) -> list[_signature.Field]:
+    return [r.field for r in dep.reads if r.kind == _signature.FIELD and r.field is not None]
+
+
+class Rows:
+    """RouteSpec rows and, per (dependant cache key, parameter), the row that feeds it."""
+
+    def __init__(self, root: _tree.Dependant) -> None:
+        self.params: list[tuple[Any, ...]] = []
+        self.body: list[tuple[Any, ...]] = []
+        self.slot: dict[tuple[int, str], int] = {}   # (id(dependant), parameter name) -> index in arguments
+        self.keys: list[str] = []                      # index -> key in the arguments object
+        everyone = _walk_solve(root)
+        keys = {id(d): _key(d, root) for d in everyone}
+        first_of = {id(d): next(u for u in everyone if keys[id(u)] == keys[id(d)]) for d in everyone}
+        unique = [d for d in everyone if first_of[id(d)] is d]
+        param_list = [(d, f) for d in unique for f in _fields(d) if f.source != "body"]
+        param_list.sort(key=lambda df: _SOURCES[df[1].source])
+        used: set[str] = set()
+        for d, f in param_list:
+            key = f.wire
+            n = 1
+            while key in used:
+                n += 1
+                key = f"{f.wire}#{n}"
+            used.add(key)
+            self.slot[(id(d), f.name)] = len(self.keys)
+            self.keys.append(key)
+            self.params.append((key, _SOURCES[f.source], f.wire, _schema.schema_text(f.annotation, f.marker.constraints()),
+                                f.required, ""))
+        body_fields = [(d, f) for d in everyone for f in _fields(d) if f.source == "body"]
+        names = {f.name for _, f in body_fields}
+        first = next((f for d in _walk_all(root) for f in _fields(d) if f.source == "body"), None)  # FastAPI's
+        self.embed = len(names) > 1 or bool(first is not None and getattr(first.marker, "embed", False))
+        body_index: dict[str, int] = {}
+        for d, f in body_fields:
+            if f.wire not in body_index:
+                body_index[f.wire] = len(self.keys)
+                self.keys.append(f.wire)
+                self.body.append((f.wire, _schema.schema_text(f.annotation, f.marker.constraints()), f.required, "",
+                                  self.embed))
+            self.slot[(id(d), f.name)] = body_index[f.wire]
+        # Dependants met again (same cache key) read the rows of the first one.
+        for d in everyone:
+            first = first_of[id(d)]
+            for f in _fields(d):
+                if f.source != "body" and first is not d:
+                    self.slot[(id(d), f.name)] = self.slot[(id(first), f.name)]
+
+    def loc(self, field: _signature.Field) -> tuple[str, ...]:
+        if field.source == "body":
+            return ("body", field.wire) if self.embed else ("body",)
+        return (field.source, field.wire)
+
+
+def _value_arg(name: str, rows: Rows, dep: _tree.Dependant, field: _signature.Field) -> tuple[Any, ...]:
+    index = rows.slot[(id(dep), field.name)]
+    plan = _signature.default_plan(field, _plans.plan_for(field.annotation))
+    return (name, ARG_VALUE, index, rows.keys[index], plan, rows.loc(field))
+
+
+def _is_plain(root: _tree.Dependant) -> bool:
+    return not root.subs and all(r.kind in (_signature.FIELD, _signature.REQUEST) for r in root.reads)
+
+
+def build(handler: Any, pattern: str, *, dependencies: Sequence[DependsParam], overrides: Mapping[Any, Any],
+          runner: bool) -> _signature.RouteShape:
+    in_path = _signature.path_param_names(pattern)
+    root = _tree.build(handler, in_path, dependencies=dependencies, overrides=overrides)
+    _check_unique(root)
+    rows = Rows(root)
+    params, body = tuple(rows.params), tuple(rows.body)
+    if _is_plain(root) and not runner:
+        args = [_value_arg(f.name, rows, root, f) for f in _fields(root)]
+        args += [(r.name, ARG_REQUEST, 0, "", ("any",), ()) for r in root.reads if r.kind == _signature.REQUEST]
+        return _signature.RouteShape(params, body, tuple(args), in_path)
+    # Runner: every field of every dependant as a keyword "a<n>", then the Request, then the reply.
+    args = []
+    flat: dict[tuple[int, str], str] = {}
+    for dep in _walk_all(root):
+        for f in _fields(dep):
+            kw = f"a{len(args)}"
+            flat[(id(dep), f.name)] = kw
+            args.append(_value_arg(kw, rows, dep, f))
+    prog = _program.compile_tree(root, flat)
+    if runner or prog.needs_request:
+        args.append(("__request__", ARG_REQUEST, 0, "", ("any",), ()))
+    args.append(("__reply__", ARG_REPLY, 0, "", ("any",), ()))
+    return _signature.RouteShape(params, body, tuple(args), in_path, program=prog)
+
+
+def _check_unique(root: _tree.Dependant) -> None:
+    """Within one callable, two parameters may not read the same name (across dependencies they may)."""
+    for dep in _walk_all(root):
+        seen: dict[tuple[str, str], str] = {}
+        for f in _fields(dep):
+            key = (f.source, f.wire)
+            if key in seen:
+                raise TypeError(f"parameters '{seen[key]}' and '{f.name}' share the name '{f.wire}'")
+            seen[key] = f.name
+
+
+__all__ = ["ARG_REPLY", "ARG_REQUEST", "ARG_VALUE", "BodyParam", "Rows", "build"]

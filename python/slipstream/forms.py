@@ -1,0 +1,316 @@
+"""Form() and File() parameters: the body parsed in C++ (_native.parse_form), fields validated like FastAPI's."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import inspect
+import tempfile
+import typing
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Union
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import Field as PydanticField
+
+from .datastructures import FormData, Headers, UploadFile
+from .exceptions import HTTPException, RequestValidationError
+from .params import BodyParam, Param, Required
+
+DEFAULT_LIMITS: dict[str, int] = {
+    "max_fields": 1000,          # Starlette's defaults for the first three
+    "max_files": 1000,
+    "max_part_size": 1024 * 1024,  # one text field, bytes
+    "max_file_size": 0,          # one file, bytes; 0: no limit but the server's max_body_bytes
+    "max_part_header_size": 16 * 1024,
+    "max_part_headers": 32,
+    "spool_max_size": 1024 * 1024,  # files larger than this go to a temporary file (Starlette's spool size)
+}
+_MAX = (1 << 63) - 1
+
+
+class FormParam(BodyParam):
+    """A field of an application/x-www-form-urlencoded or multipart/form-data body."""
+
+    source = "form"
+
+    def __init__(self, default: Any = Required, *, media_type: str = "application/x-www-form-urlencoded",
+                 **kwargs: Any) -> None:
+        super().__init__(default, embed=True, media_type=media_type, **kwargs)
+
+
+class FileParam(FormParam):
+    """A file of a multipart/form-data body (UploadFile, bytes, or a list of them)."""
+
+    def __init__(self, default: Any = Required, *, media_type: str = "multipart/form-data", **kwargs: Any) -> None:
+        super().__init__(default, media_type=media_type, **kwargs)
+
+
+def Form(default: Any = Required, **kwargs: Any) -> Any:
+    """A form field: `name: Annotated[str, Form(min_length=1)]`; `Annotated[Model, Form()]` reads a model."""
+    return FormParam(default, **kwargs)
+
+
+def File(default: Any = Required, **kwargs: Any) -> Any:
+    """An uploaded file: `file: Annotated[bytes, File()]`, or annotate with UploadFile (File() implied)."""
+    return FileParam(default, **kwargs)
+
+
+def check_limits(limits: Mapping[str, int] | None) -> dict[str, int]:
+    """FastAPI's form_limits keys (max_fields, max_files, max_part_size) plus Slipstream's; unknown keys raise."""
+    if not limits:
+        return {}
+    unknown = set(limits) - set(DEFAULT_LIMITS)
+    if unknown:
+        raise TypeError(f"unknown form limit(s): {', '.join(sorted(unknown))}")
+    for key, value in limits.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ValueError(f"form limit {key} must be a non-negative int")
+    return dict(limits)
+
+
+# ---- reading a parameter's type ----
+
+def _strip(tp: Any) -> Any:
+    while typing.get_origin(tp) is Annotated:
+        tp = typing.get_args(tp)[0]
+    return tp
+
+
+def _union_members(tp: Any) -> list[Any]:
+    tp = _strip(tp)
+    if typing.get_origin(tp) in (Union, __import__("types").UnionType):
+        return [_strip(m) for m in typing.get_args(tp) if m is not type(None)]
+    return [tp]
+
+
+def _is_sequence(tp: Any) -> bool:
+    return any(typing.get_origin(m) in (list, set, tuple, frozenset, Sequence, typing.List)  # noqa: UP006
+               for m in _union_members(tp))
+
+
+def _item_type(tp: Any) -> Any:
+    for m in _union_members(tp):
+        args = typing.get_args(m)
+        if args:
+            return _strip(args[0])
+    return Any
+
+
+def _mentions_upload(tp: Any) -> bool:
+    for m in _union_members(tp):
+        if isinstance(m, type) and issubclass(m, UploadFile):
+            return True
+        if any(_mentions_upload(a) for a in typing.get_args(m) if a is not Ellipsis):
+            return True
+    return False
+
+
+def _is_bytes(tp: Any) -> bool:
+    return any(m is bytes for m in _union_members(tp))
+
+
+def _form_models(tp: Any) -> list[type[BaseModel]]:
+    return [m for m in _union_members(tp) if isinstance(m, type) and issubclass(m, BaseModel)]
+
+
+def claims(annotation: Any, marker: Any) -> bool:
+    """Whether a parameter is read from a form: a Form()/File() marker, or an UploadFile annotation."""
+    if isinstance(marker, FormParam):
+        return True
+    return marker is None and _mentions_upload(annotation)
+
+
+# ---- one field ----
+
+@dataclasses.dataclass
+class FormField:
+    name: str            # the handler's parameter name
+    alias: str           # the form key
+    annotation: Any      # without the marker
+    marker: FormParam
+    default: Any
+    default_factory: Any
+    adapter: TypeAdapter[Any]
+    sequence: bool
+    read_bytes: bool     # bytes / list[bytes]: the files' contents are read
+    models: list[type[BaseModel]]
+
+    @property
+    def required(self) -> bool:
+        return self.default is Required and self.default_factory is None
+
+    def default_value(self) -> Any:
+        if self.default_factory is not None:
+            return self.default_factory()
+        return copy.deepcopy(self.default)
+
+
+def make_field(name: str, annotation: Any, marker: Param | None, default: Any) -> FormField:
+    if marker is None:
+        marker = FileParam()
+    assert isinstance(marker, FormParam)
+    constraints = marker.constraints()
+    target = Annotated[annotation, PydanticField(**constraints)] if constraints else annotation
+    models = _form_models(annotation) if type(marker) is FormParam else []
+    return FormField(name=name, alias=marker.alias or name, annotation=annotation, marker=marker, default=default,
+                     default_factory=marker.default_factory, adapter=TypeAdapter(target),
+                     sequence=_is_sequence(annotation),
+                     read_bytes=_is_bytes(annotation) or _is_bytes(_item_type(annotation)), models=models)
+
+
+def _empty_file(value: Any) -> bool:
+    # Browsers send an empty filename and content when no file is selected.
+    return isinstance(value, UploadFile) and value.filename == "" and value.size == 0
+
+
+def _raw_value(form: FormData, alias: str, sequence: bool) -> Any:
+    """FastAPI's _get_multidict_value: None for absent, empty strings and empty files (the default applies)."""
+    if sequence:
+        value: Any = [v for v in form.getlist(alias) if not _empty_file(v)]
+        return value or None
+    value = form.get(alias)
+    if value is None or value == "" or _empty_file(value):
+        return None
+    return value
+
+
+def _read_bytes(value: Any) -> Any:
+    if isinstance(value, UploadFile):
+        position = value.file.tell()
+        try:
+            return value.file.read()
+        finally:
+            value.file.seek(position)
+    if isinstance(value, list):
+        return [_read_bytes(v) for v in value]
+    return value
+
+
+def _validate(field: FormField, value: Any, loc: tuple[Any, ...], errors: list[dict[str, Any]]) -> Any:
+    try:
+        return field.adapter.validate_python(value, from_attributes=True)
+    except ValidationError as exc:
+        for error in exc.errors(include_url=False):
+            errors.append({**error, "loc": (*loc, *error.get("loc", ()))})
+        return None
+
+
+def _model_input(field: FormField, form: FormData) -> Any:
+    """FastAPI's _extract_form_model: the model's fields by alias, then every other key (for extra=...)."""
+    model = field.models[0]
+    out: dict[str, Any] = {}
+    seen: set[str] = set()
+    for name, info in model.model_fields.items():
+        alias = info.alias or name
+        seen.add(alias)
+        value = _raw_value(form, alias, _is_sequence(info.annotation))
+        if value is not None:
+            out[alias] = _read_bytes(value) if _is_bytes(info.annotation) else value
+    grouped: dict[str, list[Any]] = {}
+    for key, value in form.multi_items():
+        if key not in seen:
+            grouped.setdefault(key, []).append(value)
+    for key, values in grouped.items():
+        out[key] = values[0] if len(values) == 1 else values
+    return out
+
+
+def solve_fields(fields: Sequence[FormField], form: FormData) -> dict[str, Any]:
+    """The handler's form arguments, or RequestValidationError with FastAPI's errors (loc ["body", alias])."""
+    values: dict[str, Any] = {}
+    errors: list[dict[str, Any]] = []
+    for field in fields:
+        if field.models:
+            supplied = any(key in form for m in field.models for key in
+                           {(i.alias or n) for n, i in m.model_fields.items()}) or \
+                (form and field.models[0].model_config.get("extra") in ("allow", "forbid"))
+            if not supplied and not field.required:
+                values[field.name] = field.default_value()
+                continue
+            values[field.name] = _validate(field, _model_input(field, form), ("body",), errors)
+            continue
+        raw = _raw_value(form, field.alias, field.sequence)
+        loc = ("body", field.alias)
+        if raw is None:
+            if field.required:
+                errors.append({"type": "missing", "loc": loc, "msg": "Field required", "input": None})
+            else:
+                values[field.name] = field.default_value()
+            continue
+        if field.read_bytes:
+            raw = _read_bytes(raw)
+        values[field.name] = _validate(field, raw, loc, errors)
+    if errors:
+        raise RequestValidationError(errors)
+    return values
+
+
+# ---- the body ----
+
+def _limits_tuple(limits: Mapping[str, int]) -> tuple[int, ...]:
+    merged = {**DEFAULT_LIMITS, **limits}
+    return (merged["max_fields"], merged["max_files"], merged["max_part_size"],
+            merged["max_file_size"] or _MAX, merged["max_part_header_size"], merged["max_part_headers"])
+
+
+def _spooled(data: bytes, fd: int, spool_max: int) -> Any:
+    import os
+
+    file = tempfile.SpooledTemporaryFile(max_size=spool_max)  # noqa: SIM115 - owned by the UploadFile
+    if fd >= 0:
+        # The extension already wrote the file to an unnamed temporary file: roll over onto it.
+        file._file.close()  # type: ignore[attr-defined]
+        file._file = os.fdopen(fd, "w+b")  # type: ignore[attr-defined]
+        file._rolled = True  # type: ignore[attr-defined]
+    else:
+        file.write(data)
+    file.seek(0)
+    return file
+
+
+def parse_body(request: Any, limits: Mapping[str, int]) -> FormData:
+    """The request's form (empty for a body of another media type). A malformed or over-limit body raises
+    HTTPException(400) with Starlette's message, as FastAPI answers."""
+    from . import _native
+
+    merged = {**DEFAULT_LIMITS, **limits}
+    content_type = request.headers.get("content-type", "")
+    entries, error = _native.parse_form(content_type, request.body_bytes, _limits_tuple(merged),
+                                        merged["spool_max_size"], tempfile.gettempdir())
+    if error is not None:
+        raise HTTPException(status_code=400, detail=error[1])
+    items: list[tuple[str, Any]] = []
+    for entry in entries:
+        if len(entry) == 2:
+            items.append(entry)
+            continue
+        name, filename, headers, data, fd, size = entry
+        upload = UploadFile(_spooled(data, fd, merged["spool_max_size"]), size=size, filename=filename,
+                            headers=Headers(headers))
+        items.append((name, upload))
+    return FormData(items)
+
+
+def signature_fields(parameters: Sequence[inspect.Parameter], hints: Mapping[str, Any]) -> list[FormField]:
+    """The form fields among a handler's parameters (others are left to the route's usual analysis)."""
+    from ._signature import _markers
+
+    fields = []
+    for p in parameters:
+        annotation = hints.get(p.name, Any)
+        default = p.default if p.default is not p.empty else Required
+        clean, _base, marker, from_annotated = _markers(annotation, default)
+        if not claims(clean, marker):
+            continue
+        if isinstance(marker, Param) and from_annotated and marker.default is not Required:
+            raise TypeError(f"parameter '{p.name}': give its default with '=', not inside Annotated[...]")
+        value_default = default if (from_annotated or marker is None) else marker.default
+        if isinstance(value_default, Param):
+            value_default = Required
+        fields.append(make_field(p.name, clean, marker if isinstance(marker, Param) else None, value_default))
+    return fields
+
+
+__all__ = ["File", "FileParam", "Form", "FormField", "FormParam", "check_limits", "claims", "parse_body",
+           "signature_fields", "solve_fields"]

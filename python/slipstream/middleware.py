@@ -1,0 +1,191 @@
+"""HTTP middleware: `@app.middleware("http")` functions and BaseHTTPMiddleware classes around every request.
+
+Only an app that registers one pays for it: its routes then run through `make_runner` below (the Request object
+is built for each request), and requests that match no route reach Python too (a catch-all route per method),
+so middleware sees 404s and 405s as in FastAPI. The layers are Starlette's: the middleware (last added runs
+first) around the exception handlers around the route; an exception no handler takes leaves the middleware
+and becomes a 500 (or the app's 500/Exception handler's response).
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from . import _runtime
+from .dependencies.runner import RouteInfo, endpoint_response
+from .exceptions import HTTPException
+from .responses import Response
+
+logger = logging.getLogger("slipstream.error")
+Dispatch = Callable[[Any, Callable[[Any], Awaitable[Response]]], Awaitable[Response]]
+_METHOD_ORDER = ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT")
+CATCH_ALL_METHODS = _METHOD_ORDER
+CATCH_ALL_PATTERN = "/{__slipstream_path:path}"
+
+
+class BaseHTTPMiddleware:
+    """Subclass and override `dispatch(request, call_next)`; add with `app.add_middleware(Class, **options)`."""
+
+    def __init__(self, app: Any = None, dispatch: Dispatch | None = None) -> None:
+        self.app = app
+        self.dispatch_func = dispatch if dispatch is not None else self.dispatch
+
+    async def dispatch(self, request: Any, call_next: Callable[[Any], Awaitable[Response]]) -> Response:
+        raise NotImplementedError
+
+
+class _Body:
+    """`response.body_iterator` of a response handed to middleware: its body in one chunk."""
+
+    def __init__(self, body: bytes) -> None:
+        self._body = body
+
+    def __aiter__(self) -> _Body:
+        return self
+
+    async def __anext__(self) -> bytes:
+        if self._body is None:
+            raise StopAsyncIteration
+        body, self._body = self._body, None
+        return body
+
+
+class MiddlewareChain:
+    """The app's dispatch functions, outermost first, with Starlette's exception layers."""
+
+    def __init__(self, dispatchers: Sequence[Dispatch], errors: Any) -> None:
+        self.dispatchers = tuple(dispatchers)
+        self.errors = errors
+
+    async def run(self, request: Any, endpoint: Callable[[Any], Awaitable[Response]]) -> Response:
+        try:
+            response = await self._call(0, request, endpoint)
+        except Exception as exc:  # noqa: BLE001 - ServerErrorMiddleware
+            return await _runtime.server_error_response(self.errors, request, exc)
+        return await _collect(response)
+
+    async def _call(self, i: int, request: Any, endpoint: Callable[[Any], Awaitable[Response]]) -> Response:
+        if i == len(self.dispatchers):
+            try:
+                return await endpoint(request)
+            except Exception as exc:  # ExceptionMiddleware
+                response = await _runtime.handled_error_response(self.errors, request, exc)
+                if response is None:
+                    raise
+                return response
+
+        async def call_next(req: Any) -> Response:
+            response = await self._call(i + 1, req, endpoint)
+            response.body_iterator = _Body(response.body)  # type: ignore[attr-defined]
+            return response
+
+        response = await self.dispatchers[i](request, call_next)
+        if response is None:
+            raise RuntimeError("No response returned.")
+        return response
+
+
+async def _collect(response: Response) -> Response:
+    """A middleware may replace `body_iterator`: then the body is what the new iterator gives."""
+    iterator = getattr(response, "body_iterator", None)
+    if iterator is not None and not isinstance(iterator, _Body):
+        chunks = []
+        if hasattr(iterator, "__aiter__"):
+            async for chunk in iterator:
+                chunks.append(chunk if isinstance(chunk, bytes) else str(chunk).encode())
+        else:
+            chunks = [c if isinstance(c, bytes) else str(c).encode() for c in iterator]
+        response.body = b"".join(chunks)
+    return response
+
+
+def dispatcher(middleware: Any) -> Dispatch:
+    """An `async def f(request, call_next)` or a BaseHTTPMiddleware instance -> its dispatch function."""
+    func = middleware.dispatch_func if isinstance(middleware, BaseHTTPMiddleware) else middleware
+    if not inspect.iscoroutinefunction(func):
+        raise TypeError(f"HTTP middleware must be an `async def (request, call_next)` function, not {func!r}")
+    return func
+
+
+def make_runner(info: RouteInfo, chain: MiddlewareChain) -> Callable[..., Any]:
+    """The handler of every route of an app with HTTP middleware."""
+
+    async def run(__reply__: Any, __request__: Any, **flat: Any) -> None:
+        reply, request = __reply__, __request__
+        after: list[Callable[[], Any]] = []
+        hooks = info.hooks
+        hooks.begin()
+        try:
+            response = await chain.run(request, lambda req: endpoint_response(info, flat, req, reply, after))
+            reply.send(response)
+            outer = getattr(response, "background", None)
+            for step in after:
+                await step()
+            if outer is not None and outer not in after:
+                await outer()
+        except Exception as exc:
+            if reply.done:
+                logger.error("Exception after the response was sent", exc_info=exc)
+            else:
+                reply.fail(exc, request)
+        finally:
+            hooks.end()
+
+    return run
+
+
+class NotFound:
+    """The catch-all route of an app with HTTP middleware: 404, or 405 with Allow when another method matches."""
+
+    def __init__(self, routes: Sequence[tuple[str, Sequence[str]]]) -> None:
+        self.routes = [(_pattern_regex(path), set(methods)) for path, methods in routes]
+
+    def methods_for(self, path: str) -> list[str]:
+        for regex, methods in self.routes:
+            if regex.fullmatch(path):  # FastAPI's Allow: the first matching route's own methods
+                return [m for m in _METHOD_ORDER if m in methods]
+        return []
+
+    async def __call__(self, request: Any) -> Response:
+        allowed = self.methods_for(request.path)
+        if allowed:
+            raise HTTPException(405, headers={"Allow": ", ".join(allowed)})
+        raise HTTPException(404)
+
+
+_CONVERTOR = {"str": "[^/]+", "int": "[-+]?[0-9]+", "float": r"[-+]?[0-9]+(\.[0-9]+)?", "path": ".*",
+              "uuid": "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"}
+
+
+def _pattern_regex(pattern: str) -> re.Pattern[str]:
+    out, pos = [], 0
+    for m in re.finditer(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::([A-Za-z_]+))?\}", pattern):
+        out.append(re.escape(pattern[pos:m.start()]))
+        out.append(f"(?:{_CONVERTOR.get(m.group(2) or 'str', '[^/]+')})")
+        pos = m.end()
+    out.append(re.escape(pattern[pos:]))
+    return re.compile("".join(out))
+
+
+def make_not_found_runner(not_found: NotFound, chain: MiddlewareChain, hooks: Any) -> Callable[..., Any]:
+    async def run(__reply__: Any, __request__: Any) -> None:
+        hooks.begin()
+        try:
+            response = await chain.run(__request__, not_found)
+            __reply__.send(response)
+            background = getattr(response, "background", None)
+            if background is not None:
+                await background()
+        except Exception as exc:
+            if __reply__.done:
+                logger.error("Exception after the response was sent", exc_info=exc)
+            else:
+                __reply__.fail(exc, __request__)
+        finally:
+            hooks.end()
+
+    return run

@@ -1,0 +1,1 @@
+"""FastAPI vs Slipstream differential suite (see test_differential.py)."""

@@ -1,0 +1,84 @@
+"""Shared by the differential suite's conftest and tests: request building, response comparison, outcomes."""
+
+from __future__ import annotations
+
+import dataclasses
+import json as _json
+from typing import Any
+from urllib.parse import urlencode
+
+# Headers whose values must match (the rest, e.g. date and server, legitimately differ).
+COMPARED_HEADERS = ("content-type", "content-length", "location", "allow", "set-cookie", "www-authenticate")
+
+
+@dataclasses.dataclass
+class Outcome:
+    """One request's comparison: `diffs` is empty when the two frameworks answered alike."""
+
+    case_id: str
+    gap: str | None
+    diffs: list[str]
+
+
+OUTCOMES: list[Outcome] = []
+
+
+def record(outcome: Outcome) -> None:
+    OUTCOMES.append(outcome)
+
+
+def build_request(kwargs: dict[str, Any]) -> tuple[bytes | None, dict[str, str]]:
+    """The same bytes and headers for both clients (no client-side encoding differences)."""
+    # Compressed responses are compared as FastAPI sends them: uncompressed (it has no compression by default).
+    headers = {"accept-encoding": "identity", **kwargs.get("headers", {})}
+    body: bytes | None = None
+    if "json" in kwargs:
+        body = _json.dumps(kwargs["json"]).encode()
+        headers.setdefault("content-type", "application/json")
+    elif "content" in kwargs:
+        body = kwargs["content"]
+    elif "form" in kwargs or "files" in kwargs:
+        body, content_type = _multipart(kwargs.get("form", {}), kwargs.get("files", {}))
+        if "files" not in kwargs:
+            body, content_type = urlencode(kwargs["form"]).encode(), "application/x-www-form-urlencoded"
+        headers["content-type"] = content_type
+    if "cookies" in kwargs:
+        headers["cookie"] = "; ".join(f"{k}={v}" for k, v in kwargs["cookies"].items())
+    return body, headers
+
+
+def _multipart(form: dict[str, str], files: dict[str, tuple[str, bytes, str]]) -> tuple[bytes, str]:
+    boundary = "diffboundary"
+    parts = []
+    for name, value in form.items():
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
+    for name, (filename, data, ctype) in files.items():
+        head = (f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
+                f"Content-Type: {ctype}\r\n\r\n")
+        parts.append(head.encode() + data + b"\r\n")
+    return b"".join(parts) + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+
+
+def _values(response: Any, name: str) -> list[str]:
+    headers = response.headers
+    return list(headers.get_list(name) if hasattr(headers, "get_list") else headers.getlist(name))
+
+
+def compare(ours: Any, theirs: Any) -> list[str]:
+    """Every difference between the two responses, as readable lines (empty when they agree)."""
+    diffs = []
+    if ours.status_code != theirs.status_code:
+        diffs.append(f"status: slipstream {ours.status_code}, fastapi {theirs.status_code}")
+    names = set(COMPARED_HEADERS)
+    names |= {k.lower() for k in theirs.headers if k.lower().startswith("x-")}
+    names |= {k.lower() for k in ours.headers if k.lower().startswith("x-") and k.lower() != "x-request-id"}
+    for name in sorted(names):
+        a, b = _values(ours, name), _values(theirs, name)
+        if a != b:
+            diffs.append(f"header {name}: slipstream {a}, fastapi {b}")
+    if ours.content != theirs.content:
+        diffs.append(f"body: slipstream {ours.content!r}")
+        diffs.append(f"body: fastapi    {theirs.content!r}")
+    return diffs
+
+

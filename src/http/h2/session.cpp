@@ -1,0 +1,407 @@
+// ServerSession: nghttp2 callbacks, per-stream request assembly and response bodies, flood accounting.
+#include "http/h2/session.h"
+
+#include <nghttp2/nghttp2.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <deque>
+#include <vector>
+
+namespace slipstream::http::h2 {
+namespace {
+// NGHTTP2_ERR_TOO_MANY_CONTINUATIONS: nghttp2's own CONTINUATION limit (1.61+, and distribution backports).
+// Spelled as a number so older headers without the name still compile.
+constexpr ssize_t kErrTooManyContinuations = -905;
+}  // namespace
+
+struct ServerSession::Stream {
+    StreamId id = 0;
+    // Received fields: names and values back to back in `fields`; offsets per field.
+    std::string fields;
+    std::vector<std::array<std::uint32_t, 4>> regular;     // name offset, length, value offset, length
+    std::array<std::array<std::uint32_t, 2>, 4> pseudo{};  // :method, :scheme, :authority, :path
+    std::size_t header_bytes = 0;
+    std::string body;
+    int error_status = 0;
+    bool delivered = false;     // on_request was called
+    bool request_done = false;  // END_STREAM received
+    // Response.
+    std::deque<std::string> out;
+    std::size_t out_offset = 0;  // bytes of out.front() already framed
+    bool responded = false;      // a HEADERS frame was submitted
+    bool out_end = false;        // no more body after `out`
+    bool deferred = false;       // the data source waits for write()/end()
+    bool finished = false;       // END_STREAM sent
+
+    std::string_view view(std::uint32_t off, std::uint32_t len) const { return {fields.data() + off, len}; }
+};
+
+// The nghttp2 callbacks, as static members of a friend so they reach the session's state.
+struct ServerSession::Callbacks {
+    static ServerSession& self(void* user) { return *static_cast<ServerSession*>(user); }
+
+    static int on_begin_frame(nghttp2_session*, const nghttp2_frame_hd* hd, void* user) {
+        ServerSession& s = self(user);
+        bool control = false;
+        switch (hd->type) {
+            case NGHTTP2_HEADERS:
+                s.continuations_ = 0;
+                control = hd->length == 0 && !(hd->flags & NGHTTP2_FLAG_END_HEADERS);
+                if (!s.note_client_stream(hd->stream_id)) return s.fail(ErrorCode::kProtocolError);
+                break;
+            case NGHTTP2_CONTINUATION:
+                if (++s.continuations_ > s.config_.max_continuations) return s.fail(ErrorCode::kEnhanceYourCalm);
+                control = hd->length == 0 && !(hd->flags & NGHTTP2_FLAG_END_HEADERS);
+                break;
+            case NGHTTP2_DATA:
+                control = hd->length == 0 && !(hd->flags & NGHTTP2_FLAG_END_STREAM);
+                break;
+            case NGHTTP2_PING:
+            case NGHTTP2_SETTINGS:
+                control = !(hd->flags & NGHTTP2_FLAG_ACK);
+                break;
+            case NGHTTP2_PRIORITY:
+                control = true;
+                break;
+            case NGHTTP2_RST_STREAM:
+                if (!s.resets_.take(s.now_)) return s.fail(ErrorCode::kEnhanceYourCalm);
+                break;
+            default:
+                break;
+        }
+        if (control && !s.control_.take(s.now_)) return s.fail(ErrorCode::kEnhanceYourCalm);
+        return 0;
+    }
+
+    static int on_begin_headers(nghttp2_session* session, const nghttp2_frame* frame, void* user) {
+        if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+        ServerSession& s = self(user);
+        auto stream = std::make_unique<Stream>();
+        stream->id = frame->hd.stream_id;
+        nghttp2_session_set_stream_user_data(session, stream->id, stream.get());
+        s.streams_[stream->id] = std::move(stream);
+        ++s.receiving_;
+        return 0;
+    }
+
+    static int on_header(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name, size_t namelen,
+                         const uint8_t* value, size_t valuelen, uint8_t, void* user) {
+        ServerSession& s = self(user);
+        Stream* st = s.find(frame->hd.stream_id);
+        if (st == nullptr) return 0;
+        st->header_bytes += namelen + valuelen + 32;
+        std::size_t limit = s.config_.max_header_list_size;
+        if (st->header_bytes > limit * s.config_.header_bomb_factor) return s.fail(ErrorCode::kEnhanceYourCalm);
+        if (st->header_bytes > limit && !st->delivered) st->error_status = 431;
+        if (st->error_status != 0 || st->delivered || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+        auto off = static_cast<std::uint32_t>(st->fields.size());
+        st->fields.append(reinterpret_cast<const char*>(name), namelen);
+        st->fields.append(reinterpret_cast<const char*>(value), valuelen);
+        auto nlen = static_cast<std::uint32_t>(namelen);
+        auto vlen = static_cast<std::uint32_t>(valuelen);
+        if (namelen > 0 && name[0] == ':') {
+            // nghttp2 has checked that pseudo-fields are known, single and first.
+            std::string_view n(reinterpret_cast<const char*>(name), namelen);
+            int i = n == ":method" ? 0 : n == ":scheme" ? 1 : n == ":authority" ? 2 : n == ":path" ? 3 : -1;
+            if (i >= 0) st->pseudo[static_cast<std::size_t>(i)] = {off + nlen, vlen};
+            return 0;
+        }
+        st->regular.push_back({off, nlen, off + nlen, vlen});
+        return 0;
+    }
+
+    static int on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+        ServerSession& s = self(user);
+        if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) return 0;
+        Stream* st = s.find(frame->hd.stream_id);
+        if (st == nullptr) return 0;
+        if (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) st->request_done = true;
+        bool headers_refused = frame->hd.type == NGHTTP2_HEADERS && st->error_status != 0;
+        if (!st->delivered && (st->request_done || headers_refused)) s.deliver(*st);
+        return 0;
+    }
+
+    static int on_data_chunk(nghttp2_session*, uint8_t, int32_t id, const uint8_t* data, size_t len, void* user) {
+        ServerSession& s = self(user);
+        Stream* st = s.find(id);
+        if (st == nullptr || st->delivered) return 0;
+        if (st->body.size() + len > s.config_.max_body_bytes) {
+            st->error_status = 413;
+            st->body.clear();
+            st->body.shrink_to_fit();
+            s.deliver(*st);
+            return 0;
+        }
+        st->body.append(reinterpret_cast<const char*>(data), len);
+        return 0;
+    }
+
+    static int on_frame_send(nghttp2_session* session, const nghttp2_frame* frame, void* user) {
+        if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) return 0;
+        if (!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) return 0;
+        Stream* st = self(user).find(frame->hd.stream_id);
+        if (st == nullptr) return 0;
+        st->finished = true;
+        // A complete response before the whole request: ask the client to stop sending (RFC 9113 §8.1).
+        if (!st->request_done) nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_NO_ERROR);
+        return 0;
+    }
+
+    static int on_stream_close(nghttp2_session*, int32_t id, uint32_t, void* user) {
+        ServerSession& s = self(user);
+        auto it = s.streams_.find(id);
+        if (it == s.streams_.end()) return 0;
+        std::unique_ptr<Stream> st = std::move(it->second);
+        s.streams_.erase(it);
+        if (!st->delivered) {
+            --s.receiving_;
+        } else {
+            --s.active_;
+            if (!st->finished) s.handler_.on_stream_reset(id);
+        }
+        return 0;
+    }
+
+    static ssize_t read_data(nghttp2_session*, int32_t, uint8_t* buf, size_t length, uint32_t* flags,
+                             nghttp2_data_source* source, void*) {
+        auto* st = static_cast<Stream*>(source->ptr);
+        std::size_t n = 0;
+        while (n < length && !st->out.empty()) {
+            const std::string& front = st->out.front();
+            std::size_t take = std::min(length - n, front.size() - st->out_offset);
+            std::memcpy(buf + n, front.data() + st->out_offset, take);
+            n += take;
+            st->out_offset += take;
+            if (st->out_offset == front.size()) {
+                st->out.pop_front();
+                st->out_offset = 0;
+            }
+        }
+        if (st->out.empty()) {
+            if (st->out_end) {
+                *flags |= NGHTTP2_DATA_FLAG_EOF;
+            } else if (n == 0) {
+                st->deferred = true;
+                return NGHTTP2_ERR_DEFERRED;
+            }
+        }
+        return static_cast<ssize_t>(n);
+    }
+};
+
+ServerSession::ServerSession(const SessionConfig& config, SessionHandler& handler)
+    : config_(config),
+      handler_(handler),
+      resets_(config.reset_burst, config.reset_rate),
+      control_(config.control_burst, config.control_rate) {}
+
+base::Result<std::unique_ptr<ServerSession>> ServerSession::create(const SessionConfig& config,
+                                                                   SessionHandler& handler) {
+    std::unique_ptr<ServerSession> s(new ServerSession(config, handler));
+    nghttp2_session_callbacks* cb = nullptr;
+    if (nghttp2_session_callbacks_new(&cb) != 0) return base::Status::internal("h2: out of memory");
+    nghttp2_session_callbacks_set_on_begin_frame_callback(cb, &Callbacks::on_begin_frame);
+    nghttp2_session_callbacks_set_on_begin_headers_callback(cb, &Callbacks::on_begin_headers);
+    nghttp2_session_callbacks_set_on_header_callback(cb, &Callbacks::on_header);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, &Callbacks::on_frame_recv);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, &Callbacks::on_data_chunk);
+    nghttp2_session_callbacks_set_on_frame_send_callback(cb, &Callbacks::on_frame_send);
+    nghttp2_session_callbacks_set_on_stream_close_callback(cb, &Callbacks::on_stream_close);
+    int rv = nghttp2_session_server_new(&s->session_, cb, s.get());
+    nghttp2_session_callbacks_del(cb);
+    if (rv != 0) return base::Status::internal("h2: out of memory");
+
+    const nghttp2_settings_entry settings[] = {
+        {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, config.max_concurrent_streams},
+        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, config.initial_window_size},
+        {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, config.max_header_list_size},
+    };
+    if (nghttp2_submit_settings(s->session_, NGHTTP2_FLAG_NONE, settings, std::size(settings)) != 0)
+        return base::Status::internal("h2: cannot submit SETTINGS");
+    if (config.connection_window_size > NGHTTP2_INITIAL_CONNECTION_WINDOW_SIZE) {
+        rv = nghttp2_session_set_local_window_size(s->session_, NGHTTP2_FLAG_NONE, 0,
+                                                   static_cast<int32_t>(config.connection_window_size));
+        if (rv != 0) return base::Status::internal("h2: cannot set the connection window");
+    }
+    return s;
+}
+
+ServerSession::~ServerSession() {
+    nghttp2_session_del(session_);
+}
+
+// nghttp2 ignores HEADERS on a stream id below the last one when it no longer knows the stream (it cannot tell
+// a forgotten closed stream from a new one). Ids a client skipped are known here: their streams were closed
+// unused (RFC 9113 §5.1.1), so opening one is a PROTOCOL_ERROR.
+bool ServerSession::note_client_stream(StreamId id) {
+    if (id <= 0 || id % 2 == 0) return true;  // nghttp2 judges stream 0 and even ids itself
+    if (id > last_client_stream_) {
+        if (id > last_client_stream_ + 2) {
+            skipped_.push_back({last_client_stream_ + 2, id - 2});
+            if (skipped_.size() > kMaxSkippedRanges) skipped_.pop_front();
+        }
+        last_client_stream_ = id;
+        return true;
+    }
+    for (const auto& [first, last] : skipped_)
+        if (id >= first && id <= last) return false;
+    return true;
+}
+
+ServerSession::Stream* ServerSession::find(StreamId id) {
+    auto it = streams_.find(id);
+    return it == streams_.end() ? nullptr : it->second.get();
+}
+
+int ServerSession::fail(ErrorCode code) {
+    fatal_ = true;
+    if (error_code_ == ErrorCode::kNoError) error_code_ = code;
+    return NGHTTP2_ERR_CALLBACK_FAILURE;
+}
+
+void ServerSession::deliver(Stream& s) {
+    s.delivered = true;
+    --receiving_;
+    ++active_;
+    std::vector<HeaderField> headers;
+    headers.reserve(s.regular.size());
+    for (const auto& f : s.regular)
+        headers.push_back({s.view(f[0], f[1]), s.view(f[2], f[3])});
+    RequestHead head;
+    head.method = s.view(s.pseudo[0][0], s.pseudo[0][1]);
+    head.scheme = s.view(s.pseudo[1][0], s.pseudo[1][1]);
+    head.authority = s.view(s.pseudo[2][0], s.pseudo[2][1]);
+    head.path = s.view(s.pseudo[3][0], s.pseudo[3][1]);
+    head.headers = headers;
+    head.body = s.body;
+    head.error_status = s.error_status;
+    handler_.on_request(s.id, head);
+}
+
+base::Status ServerSession::receive(std::string_view bytes, base::MonoNanos now) {
+    if (fatal_) return base::Status::cancelled("h2: session already failed");
+    now_ = now;
+    ssize_t rv = nghttp2_session_mem_recv(session_, reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    if (rv >= 0) return base::Status::ok();
+    ErrorCode code = error_code_;
+    if (!fatal_) {
+        fatal_ = true;
+        code = rv == NGHTTP2_ERR_FLOODED || rv == kErrTooManyContinuations ? ErrorCode::kEnhanceYourCalm
+               : rv == NGHTTP2_ERR_BAD_CLIENT_MAGIC                        ? ErrorCode::kProtocolError
+                                                                           : ErrorCode::kInternalError;
+        error_code_ = code;
+    }
+    nghttp2_session_terminate_session(session_, static_cast<uint32_t>(code));
+    std::string reason = std::string("h2: ") + nghttp2_strerror(static_cast<int>(rv)) + " (GOAWAY " +
+                         std::string(error_code_name(code)) + ")";
+    if (code == ErrorCode::kEnhanceYourCalm) return base::Status::resource_exhausted(std::move(reason));
+    return base::Status::invalid_argument(std::move(reason));
+}
+
+std::size_t ServerSession::send(std::string& out, std::size_t limit) {
+    std::size_t added = 0;
+    while (out.size() < limit) {
+        const uint8_t* data = nullptr;
+        ssize_t n = nghttp2_session_mem_send(session_, &data);
+        if (n <= 0) {
+            if (n < 0) broken_ = true;
+            break;
+        }
+        out.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(n));
+        added += static_cast<std::size_t>(n);
+    }
+    return added;
+}
+
+bool ServerSession::want_write() const {
+    return !broken_ && nghttp2_session_want_write(session_) != 0;
+}
+
+bool ServerSession::done() const {
+    return broken_ || (nghttp2_session_want_read(session_) == 0 && nghttp2_session_want_write(session_) == 0);
+}
+
+base::Status ServerSession::submit(StreamId id, int status, std::span<const HeaderField> headers, bool with_body) {
+    Stream* s = find(id);
+    if (s == nullptr || s->responded) return base::Status::not_found("h2: no such stream");
+    if (status < 100 || status > 999) return base::Status::invalid_argument("h2: bad status");
+    s->responded = true;
+    char status_text[3] = {static_cast<char>('0' + status / 100), static_cast<char>('0' + status / 10 % 10),
+                           static_cast<char>('0' + status % 10)};
+    std::size_t names = 0;
+    for (const HeaderField& h : headers)
+        names += h.name.size();
+    std::string lower;  // HTTP/2 field names are lowercase on the wire
+    lower.reserve(names);
+    std::vector<nghttp2_nv> nva;
+    nva.reserve(headers.size() + 1);
+    auto u8 = [](const char* p) { return reinterpret_cast<uint8_t*>(const_cast<char*>(p)); };
+    nva.push_back({u8(":status"), u8(status_text), 7, 3, NGHTTP2_NV_FLAG_NONE});
+    for (const HeaderField& h : headers) {
+        std::size_t at = lower.size();
+        for (char c : h.name)
+            lower.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c);
+        nva.push_back({u8(lower.data() + at), u8(h.value.data()), h.name.size(), h.value.size(), NGHTTP2_NV_FLAG_NONE});
+    }
+    nghttp2_data_provider provider{};
+    provider.source.ptr = s;
+    provider.read_callback = &Callbacks::read_data;
+    int rv = nghttp2_submit_response(session_, id, nva.data(), nva.size(), with_body ? &provider : nullptr);
+    if (rv != 0) return base::Status::invalid_argument(std::string("h2: ") + nghttp2_strerror(rv));
+    return base::Status::ok();
+}
+
+base::Status ServerSession::respond(StreamId id, int status, std::span<const HeaderField> headers, std::string body) {
+    Stream* s = find(id);
+    if (s == nullptr || s->responded) return base::Status::not_found("h2: no such stream");
+    bool with_body = !body.empty();
+    if (with_body) s->out.push_back(std::move(body));
+    s->out_end = true;
+    return submit(id, status, headers, with_body);
+}
+
+base::Status ServerSession::start_stream(StreamId id, int status, std::span<const HeaderField> headers) {
+    return submit(id, status, headers, true);
+}
+
+base::Status ServerSession::write(StreamId id, std::string_view data) {
+    Stream* s = find(id);
+    if (s == nullptr || !s->responded || s->out_end) return base::Status::not_found("h2: no such stream");
+    if (data.empty()) return base::Status::ok();
+    s->out.emplace_back(data);
+    if (s->deferred) {
+        s->deferred = false;
+        nghttp2_session_resume_data(session_, id);
+    }
+    return base::Status::ok();
+}
+
+base::Status ServerSession::end(StreamId id) {
+    Stream* s = find(id);
+    if (s == nullptr || !s->responded || s->out_end) return base::Status::not_found("h2: no such stream");
+    s->out_end = true;
+    if (s->deferred) {
+        s->deferred = false;
+        nghttp2_session_resume_data(session_, id);
+    }
+    return base::Status::ok();
+}
+
+void ServerSession::reset(StreamId id, ErrorCode code) {
+    if (find(id) == nullptr) return;
+    nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, id, static_cast<uint32_t>(code));
+}
+
+void ServerSession::shutdown() {
+    nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(session_),
+                          NGHTTP2_NO_ERROR, nullptr, 0);
+}
+
+void ServerSession::terminate(ErrorCode code) {
+    if (error_code_ == ErrorCode::kNoError) error_code_ = code;
+    nghttp2_session_terminate_session(session_, static_cast<uint32_t>(code));
+}
+
+}  // namespace slipstream::http::h2

@@ -1,0 +1,135 @@
+// ServerSession: the narrow adapter over nghttp2's server session: bytes in, request events out, frames out.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "base/clock.h"
+#include "base/result.h"
+#include "http/h2/error_code.h"
+#include "http/h2/session_config.h"
+#include "http/h2/token_bucket.h"
+
+typedef struct nghttp2_session nghttp2_session;
+
+namespace slipstream::http::h2 {
+
+using StreamId = std::int32_t;
+
+/// A header field as views; names of received fields are lowercase (HTTP/2 requires it).
+struct HeaderField {
+    std::string_view name;
+    std::string_view value;
+};
+
+/// One complete request. Views are valid during SessionHandler::on_request only.
+struct RequestHead {
+    std::string_view method;
+    std::string_view scheme;
+    std::string_view authority;
+    std::string_view path;  // ":path": path and query
+    std::span<const HeaderField> headers;
+    std::string_view body;
+    /// Non-zero when a limit refused the request (413 body too large, 431 header list too large): answer
+    /// with this status without running a handler.
+    int error_status = 0;
+};
+
+/// What the session tells its owner. Called from inside receive() (and, for on_stream_reset, from send()
+/// or reset()). The handler may call the session's respond/write/end/reset methods from these callbacks.
+class SessionHandler {
+  public:
+    virtual void on_request(StreamId id, const RequestHead& request) = 0;
+    /// A stream whose request was delivered closed before its response ended (client reset, stream error,
+    /// connection going away): stop producing for it.
+    virtual void on_stream_reset(StreamId id) = 0;
+
+  protected:
+    ~SessionHandler() = default;
+};
+
+/// One HTTP/2 server connection's protocol state. Never touches a socket: the owner feeds received bytes
+/// to receive() and writes what send() produces. Protocol errors are answered by the session itself
+/// (RST_STREAM or GOAWAY with the right code, per RFC 9113); the owner closes the connection once
+/// done() says so and the output is written. Not thread-safe: the connection's loop thread only.
+class ServerSession {
+  public:
+    /// Builds the session and queues the server preface (SETTINGS). Error: kInternal (out of memory).
+    static base::Result<std::unique_ptr<ServerSession>> create(const SessionConfig& config, SessionHandler& handler);
+    ~ServerSession();
+    ServerSession(const ServerSession&) = delete;
+    ServerSession& operator=(const ServerSession&) = delete;
+
+    /// Processes received bytes (the client preface first). On a fatal error the session queues GOAWAY
+    /// and returns the reason: kResourceExhausted for floods (ENHANCE_YOUR_CALM), kInvalidArgument for a bad
+    /// preface or protocol violation. Keep calling send() to get the GOAWAY out, then close.
+    base::Status receive(std::string_view bytes, base::MonoNanos now);
+    /// Appends queued frames to `out` until nothing is queued or `out` holds at least `limit` bytes.
+    /// Returns the number of bytes appended.
+    std::size_t send(std::string& out, std::size_t limit);
+    /// True when frames are queued (or a stream has data ready within its flow-control window).
+    bool want_write() const;
+    /// True once the connection is finished: GOAWAY sent or received and no stream left, or a fatal error.
+    bool done() const;
+
+    // Answers (stream ids from on_request). Errors: kNotFound when the stream is gone (reset, closed).
+    /// Sends a complete response. `headers` names must be valid; they are lowercased here.
+    base::Status respond(StreamId id, int status, std::span<const HeaderField> headers, std::string body);
+    /// Sends the head of a response whose body follows through write() and end().
+    base::Status start_stream(StreamId id, int status, std::span<const HeaderField> headers);
+    base::Status write(StreamId id, std::string_view data);
+    base::Status end(StreamId id);
+    /// Resets a stream (e.g. an aborted stream, a handler timeout mid-stream).
+    void reset(StreamId id, ErrorCode code);
+
+    /// Graceful shutdown: GOAWAY(NO_ERROR) with the last stream processed; open streams finish.
+    void shutdown();
+    /// Immediate shutdown with `code`: GOAWAY, and done() once it is sent.
+    void terminate(ErrorCode code);
+
+    /// Streams that delivered a request and have not finished their response.
+    std::size_t active_streams() const { return active_; }
+    /// True while some stream's request (headers or body) is still arriving.
+    bool receiving() const { return receiving_ > 0; }
+    /// The code of the GOAWAY this session sent for an error, or kNoError.
+    ErrorCode error_code() const { return error_code_; }
+
+  private:
+    struct Stream;
+    struct Callbacks;
+    friend struct Callbacks;
+
+    ServerSession(const SessionConfig& config, SessionHandler& handler);
+    Stream* find(StreamId id);
+    // Records a client stream id seen in a HEADERS frame; false when it reuses an id the client skipped.
+    bool note_client_stream(StreamId id);
+    base::Status submit(StreamId id, int status, std::span<const HeaderField> headers, bool with_body);
+    void deliver(Stream& s);
+    int fail(ErrorCode code);
+
+    SessionConfig config_;
+    SessionHandler& handler_;
+    nghttp2_session* session_ = nullptr;
+    std::unordered_map<StreamId, std::unique_ptr<Stream>> streams_;
+    TokenBucket resets_;
+    TokenBucket control_;
+    base::MonoNanos now_ = 0;
+    std::uint32_t continuations_ = 0;
+    static constexpr std::size_t kMaxSkippedRanges = 64;
+    StreamId last_client_stream_ = -1;
+    std::deque<std::pair<StreamId, StreamId>> skipped_;  // recent ranges of client ids never used
+    std::size_t active_ = 0;
+    std::size_t receiving_ = 0;
+    ErrorCode error_code_ = ErrorCode::kNoError;
+    bool fatal_ = false;
+    bool broken_ = false;  // nghttp2 failed while producing output: close at once
+};
+
+}  // namespace slipstream::http::h2

@@ -1,0 +1,461 @@
+// ServerSession: requests in, responses out, limits and flood defences, against raw frames and nghttp2's client.
+#include "http/h2/session.h"
+
+#include <gtest/gtest.h>
+#include <nghttp2/nghttp2.h>
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace slipstream::http::h2 {
+namespace {
+
+constexpr std::string_view kPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+constexpr base::MonoNanos kNow = 1'000'000'000;
+
+// ---- raw frames ----
+
+std::string frame(std::uint8_t type, std::uint8_t flags, std::uint32_t stream, std::string_view payload) {
+    std::string f;
+    auto len = static_cast<std::uint32_t>(payload.size());
+    f.push_back(static_cast<char>(len >> 16));
+    f.push_back(static_cast<char>(len >> 8));
+    f.push_back(static_cast<char>(len));
+    f.push_back(static_cast<char>(type));
+    f.push_back(static_cast<char>(flags));
+    for (int shift : {24, 16, 8, 0})
+        f.push_back(static_cast<char>(stream >> shift));
+    f.append(payload);
+    return f;
+}
+
+// HPACK integer with an N-bit prefix; `first` carries the pattern bits above the prefix.
+std::string hpack_int(std::uint8_t first, int prefix_bits, std::size_t v) {
+    std::string out;
+    std::size_t max = (1u << prefix_bits) - 1;
+    if (v < max) {
+        out.push_back(static_cast<char>(first | v));
+        return out;
+    }
+    out.push_back(static_cast<char>(first | max));
+    v -= max;
+    while (v >= 128) {
+        out.push_back(static_cast<char>(v % 128 + 128));
+        v /= 128;
+    }
+    out.push_back(static_cast<char>(v));
+    return out;
+}
+
+// A literal field; `index` true adds it to the dynamic table.
+std::string literal(std::string_view name, std::string_view value, bool index = false) {
+    std::string out(1, static_cast<char>(index ? 0x40 : 0x00));
+    out += hpack_int(0, 7, name.size());
+    out.append(name);
+    out += hpack_int(0, 7, value.size());
+    out.append(value);
+    return out;
+}
+
+std::string get_block(std::string_view path) {
+    return literal(":method", "GET") + literal(":scheme", "https") + literal(":authority", "localhost") +
+           literal(":path", path);
+}
+
+constexpr std::uint8_t kData = 0, kHeaders = 1, kRst = 3, kSettings = 4, kPing = 6, kGoaway = 7, kContinuation = 9;
+constexpr std::uint8_t kEndStream = 1, kEndHeaders = 4, kAck = 1;
+
+struct Frame {
+    std::uint8_t type;
+    std::uint8_t flags;
+    std::uint32_t stream;
+    std::string payload;
+};
+
+std::vector<Frame> parse_frames(std::string_view bytes) {
+    std::vector<Frame> out;
+    while (bytes.size() >= 9) {
+        auto b = [&](std::size_t i) { return static_cast<std::uint8_t>(bytes[i]); };
+        std::size_t len = b(0) << 16 | b(1) << 8 | b(2);
+        if (bytes.size() < 9 + len) break;
+        std::uint32_t stream = (b(5) & 0x7f) << 24 | b(6) << 16 | b(7) << 8 | b(8);
+        out.push_back({b(3), b(4), stream, std::string(bytes.substr(9, len))});
+        bytes.remove_prefix(9 + len);
+    }
+    return out;
+}
+
+std::uint32_t be32(std::string_view p, std::size_t at) {
+    auto b = [&](std::size_t i) { return static_cast<std::uint32_t>(static_cast<std::uint8_t>(p[at + i])); };
+    return b(0) << 24 | b(1) << 16 | b(2) << 8 | b(3);
+}
+
+// The GOAWAY error code in `frames`, or -1.
+long goaway_code(const std::vector<Frame>& frames) {
+    for (const Frame& f : frames)
+        if (f.type == kGoaway) return be32(f.payload, 4);
+    return -1;
+}
+
+// ---- a recording handler ----
+
+struct Received {
+    StreamId id;
+    std::string method, path, authority, body;
+    std::vector<std::pair<std::string, std::string>> headers;
+    int error_status;
+};
+
+struct Recorder final : SessionHandler {
+    ServerSession* session = nullptr;
+    std::vector<Received> requests;
+    std::vector<StreamId> resets;
+    bool answer = true;
+
+    void on_request(StreamId id, const RequestHead& r) override {
+        Received got{id, std::string(r.method), std::string(r.path), std::string(r.authority), std::string(r.body),
+                     {}, r.error_status};
+        for (const HeaderField& h : r.headers)
+            got.headers.emplace_back(h.name, h.value);
+        requests.push_back(std::move(got));
+        if (!answer) return;
+        HeaderField h[] = {{"Content-Type", "text/plain"}, {"X-Custom", "1"}};
+        int status = r.error_status ? r.error_status : 200;
+        ASSERT_TRUE(session->respond(id, status, h, "path=" + std::string(r.path)).is_ok());
+    }
+    void on_stream_reset(StreamId id) override { resets.push_back(id); }
+};
+
+struct Harness {
+    explicit Harness(SessionConfig config = {}) {
+        auto s = ServerSession::create(config, recorder);
+        EXPECT_TRUE(s.is_ok());
+        session = std::move(s).value();
+        recorder.session = session.get();
+    }
+    base::Status feed(std::string_view bytes) { return session->receive(bytes, kNow); }
+    std::vector<Frame> output() {
+        std::string out;
+        session->send(out, 1 << 24);
+        return parse_frames(out);
+    }
+    Recorder recorder;
+    std::unique_ptr<ServerSession> session;
+};
+
+std::string client_start() {
+    return std::string(kPreface) + frame(kSettings, 0, 0, "");
+}
+
+// ---- nghttp2 as the client, for checks of decoded responses ----
+
+struct Client {
+    struct Response {
+        std::map<std::string, std::string> headers;
+        std::string body;
+        bool closed = false;
+        std::uint32_t close_code = 0;
+    };
+    Client() {
+        nghttp2_session_callbacks* cb;
+        nghttp2_session_callbacks_new(&cb);
+        nghttp2_session_callbacks_set_on_header_callback(
+            cb, [](nghttp2_session*, const nghttp2_frame* f, const uint8_t* n, size_t nl, const uint8_t* v, size_t vl,
+                   uint8_t, void* u) {
+                static_cast<Client*>(u)->responses[f->hd.stream_id].headers[std::string(
+                    reinterpret_cast<const char*>(n), nl)] = std::string(reinterpret_cast<const char*>(v), vl);
+                return 0;
+            });
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(
+            cb, [](nghttp2_session*, uint8_t, int32_t id, const uint8_t* d, size_t len, void* u) {
+                static_cast<Client*>(u)->responses[id].body.append(reinterpret_cast<const char*>(d), len);
+                return 0;
+            });
+        nghttp2_session_callbacks_set_on_stream_close_callback(
+            cb, [](nghttp2_session*, int32_t id, uint32_t code, void* u) {
+                auto& r = static_cast<Client*>(u)->responses[id];
+                r.closed = true;
+                r.close_code = code;
+                return 0;
+            });
+        nghttp2_session_client_new(&session, cb, this);
+        nghttp2_session_callbacks_del(cb);
+        nghttp2_submit_settings(session, NGHTTP2_FLAG_NONE, nullptr, 0);
+    }
+    ~Client() { nghttp2_session_del(session); }
+    std::int32_t request(std::string_view method, std::string_view path, const std::string* body = nullptr) {
+        auto u8 = [](std::string_view s) { return reinterpret_cast<uint8_t*>(const_cast<char*>(s.data())); };
+        nghttp2_nv nva[] = {{u8(":method"), u8(method), 7, method.size(), 0},
+                            {u8(":scheme"), u8("https"), 7, 5, 0},
+                            {u8(":authority"), u8("localhost"), 10, 9, 0},
+                            {u8(":path"), u8(path), 5, path.size(), 0}};
+        nghttp2_data_provider prov{};
+        if (body) {
+            upload = *body;
+            prov.read_callback = [](nghttp2_session*, int32_t, uint8_t* buf, size_t len, uint32_t* flags,
+                                    nghttp2_data_source*, void* u) -> ssize_t {
+                auto& up = static_cast<Client*>(u)->upload;
+                std::size_t n = std::min(len, up.size());
+                std::memcpy(buf, up.data(), n);
+                up.erase(0, n);
+                if (up.empty()) *flags |= NGHTTP2_DATA_FLAG_EOF;
+                return static_cast<ssize_t>(n);
+            };
+        }
+        return nghttp2_submit_request(session, nullptr, nva, 4, body ? &prov : nullptr, nullptr);
+    }
+    std::string out() {
+        std::string o;
+        const uint8_t* d;
+        ssize_t n;
+        while ((n = nghttp2_session_mem_send(session, &d)) > 0)
+            o.append(reinterpret_cast<const char*>(d), static_cast<std::size_t>(n));
+        return o;
+    }
+    void in(const std::string& bytes) {
+        nghttp2_session_mem_recv(session, reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    }
+    nghttp2_session* session = nullptr;
+    std::map<std::int32_t, Response> responses;
+    std::string upload;
+};
+
+// Runs client and server against each other until neither has anything to send.
+void converse(Client& c, Harness& h) {
+    for (int i = 0; i < 50; ++i) {
+        std::string to_server = c.out();
+        if (!to_server.empty()) {
+            ASSERT_TRUE(h.feed(to_server).is_ok());
+        }
+        std::string to_client;
+        h.session->send(to_client, 1 << 24);
+        if (to_server.empty() && to_client.empty()) return;
+        c.in(to_client);
+    }
+}
+
+// ---- tests ----
+
+TEST(ServerSession, AnswersRequestsWithLowercaseHeaders) {
+    Harness h;
+    Client c;
+    std::int32_t a = c.request("GET", "/a?x=1");
+    std::string body = "hello body";
+    std::int32_t b = c.request("POST", "/b", &body);
+    converse(c, h);
+    ASSERT_EQ(h.recorder.requests.size(), 2u);
+    EXPECT_EQ(h.recorder.requests[0].method, "GET");
+    EXPECT_EQ(h.recorder.requests[0].path, "/a?x=1");
+    EXPECT_EQ(h.recorder.requests[0].authority, "localhost");
+    EXPECT_EQ(h.recorder.requests[1].body, "hello body");
+    EXPECT_EQ(c.responses[a].headers[":status"], "200");
+    EXPECT_EQ(c.responses[a].headers["content-type"], "text/plain");
+    EXPECT_EQ(c.responses[a].headers["x-custom"], "1");
+    EXPECT_EQ(c.responses[a].body, "path=/a?x=1");
+    EXPECT_EQ(c.responses[b].body, "path=/b");
+    EXPECT_TRUE(c.responses[b].closed);
+    EXPECT_EQ(h.session->active_streams(), 0u);
+}
+
+TEST(ServerSession, StreamsABodyWrittenLater) {
+    Harness h;
+    h.recorder.answer = false;
+    Client c;
+    std::int32_t id = c.request("GET", "/stream");
+    converse(c, h);
+    ASSERT_EQ(h.recorder.requests.size(), 1u);
+    HeaderField ct{"content-type", "text/event-stream"};
+    ASSERT_TRUE(h.session->start_stream(id, 200, {&ct, 1}).is_ok());
+    converse(c, h);
+    EXPECT_EQ(c.responses[id].headers[":status"], "200");
+    EXPECT_FALSE(c.responses[id].closed);
+    ASSERT_TRUE(h.session->write(id, "data: 1\n\n").is_ok());
+    converse(c, h);
+    ASSERT_TRUE(h.session->write(id, "data: 2\n\n").is_ok());
+    ASSERT_TRUE(h.session->end(id).is_ok());
+    converse(c, h);
+    EXPECT_EQ(c.responses[id].body, "data: 1\n\ndata: 2\n\n");
+    EXPECT_TRUE(c.responses[id].closed);
+    EXPECT_EQ(c.responses[id].close_code, 0u);
+    EXPECT_TRUE(h.session->write(id, "late").is_not_found());
+}
+
+TEST(ServerSession, ClientResetOfAnAnsweringStreamIsReported) {
+    Harness h;
+    h.recorder.answer = false;
+    Client c;
+    std::int32_t id = c.request("GET", "/slow");
+    converse(c, h);
+    nghttp2_submit_rst_stream(c.session, NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
+    converse(c, h);
+    ASSERT_EQ(h.recorder.resets.size(), 1u);
+    EXPECT_EQ(h.recorder.resets[0], id);
+    EXPECT_TRUE(h.session->respond(id, 200, {}, "x").is_not_found());
+    EXPECT_EQ(h.session->active_streams(), 0u);
+}
+
+TEST(ServerSession, BodyOverTheLimitIsAnswered413) {
+    SessionConfig cfg;
+    cfg.max_body_bytes = 10;
+    Harness h(cfg);
+    Client c;
+    std::string body(100, 'x');
+    std::int32_t id = c.request("POST", "/upload", &body);
+    converse(c, h);
+    ASSERT_EQ(h.recorder.requests.size(), 1u);
+    EXPECT_EQ(h.recorder.requests[0].error_status, 413);
+    EXPECT_EQ(c.responses[id].headers[":status"], "413");
+}
+
+TEST(ServerSession, HeaderListOverTheLimitIsAnswered431) {
+    SessionConfig cfg;
+    cfg.max_header_list_size = 200;
+    Harness h(cfg);
+    std::string block = get_block("/") + literal("x-big", std::string(300, 'a'));
+    ASSERT_TRUE(h.feed(client_start() + frame(kHeaders, kEndHeaders | kEndStream, 1, block)).is_ok());
+    ASSERT_EQ(h.recorder.requests.size(), 1u);
+    EXPECT_EQ(h.recorder.requests[0].error_status, 431);
+}
+
+TEST(ServerSession, EnforcesMaxConcurrentStreams) {
+    SessionConfig cfg;
+    cfg.max_concurrent_streams = 2;
+    Harness h(cfg);
+    h.recorder.answer = false;  // every stream stays open
+    ASSERT_TRUE(h.feed(client_start()).is_ok());
+    h.output();  // the server's SETTINGS go out; the client acknowledges them
+    std::string in = frame(kSettings, kAck, 0, "");
+    for (std::uint32_t id : {1u, 3u, 5u})
+        in += frame(kHeaders, kEndHeaders | kEndStream, id, get_block("/"));
+    ASSERT_TRUE(h.feed(in).is_ok());
+    EXPECT_EQ(h.recorder.requests.size(), 2u);
+    // Past the acknowledged limit nghttp2 answers with a connection error (RFC 9113 §5.1.2 allows it).
+    EXPECT_EQ(goaway_code(h.output()), NGHTTP2_PROTOCOL_ERROR);
+}
+
+struct FloodCase {
+    const char* name;
+    SessionConfig config;
+    std::string (*attack)();
+};
+
+SessionConfig with(void (*tweak)(SessionConfig&)) {
+    SessionConfig c;
+    tweak(c);
+    return c;
+}
+
+TEST(ServerSession, FloodsEndWithEnhanceYourCalm) {
+    const FloodCase cases[] = {
+        {"ping flood", with([](SessionConfig& c) { c.control_burst = 20; }),
+         [] {
+             std::string s;
+             for (int i = 0; i < 40; ++i)
+                 s += frame(kPing, 0, 0, "12345678");
+             return s;
+         }},
+        {"settings flood", with([](SessionConfig& c) { c.control_burst = 20; }),
+         [] {
+             std::string s;
+             for (int i = 0; i < 40; ++i)
+                 s += frame(kSettings, 0, 0, "");
+             return s;
+         }},
+        {"empty data flood", with([](SessionConfig& c) { c.control_burst = 20; }),
+         [] {
+             std::string s = frame(kHeaders, kEndHeaders, 1,
+                                   literal(":method", "POST") + literal(":scheme", "http") +
+                                       literal(":authority", "a") + literal(":path", "/"));
+             for (int i = 0; i < 40; ++i)
+                 s += frame(kData, 0, 1, "");
+             return s;
+         }},
+        {"rapid reset", with([](SessionConfig& c) { c.reset_burst = 10; }),
+         [] {
+             std::string s;
+             for (std::uint32_t id = 1; id < 60; id += 2) {
+                 s += frame(kHeaders, kEndHeaders | kEndStream, id, get_block("/"));
+                 s += frame(kRst, 0, id, std::string("\0\0\0\x8", 4));
+             }
+             return s;
+         }},
+        {"continuation flood", with([](SessionConfig& c) { c.max_continuations = 4; }),
+         [] {
+             std::string s = frame(kHeaders, 0, 1, get_block("/"));
+             for (int i = 0; i < 10; ++i)
+                 s += frame(kContinuation, 0, 1, literal("x-a", "b"));
+             return s;
+         }},
+        {"hpack bomb", with([](SessionConfig& c) { c.max_header_list_size = 8192; }),
+         [] {
+             // One 4 KB entry in the dynamic table, then referenced by index 62 a thousand times.
+             std::string block = get_block("/") + literal("x-bomb", std::string(4000, 'b'), true);
+             for (int i = 0; i < 1000; ++i)
+                 block.push_back(static_cast<char>(0x80 | 62));
+             return frame(kHeaders, kEndHeaders | kEndStream, 1, block);
+         }},
+    };
+    for (const FloodCase& c : cases) {
+        Harness h(c.config);
+        h.recorder.answer = false;
+        base::Status s = h.feed(client_start() + c.attack());
+        EXPECT_TRUE(s.is_resource_exhausted()) << c.name << ": " << s.to_string();
+        EXPECT_EQ(goaway_code(h.output()), NGHTTP2_ENHANCE_YOUR_CALM) << c.name;
+        EXPECT_TRUE(h.session->done()) << c.name;
+        EXPECT_EQ(h.session->error_code(), ErrorCode::kEnhanceYourCalm) << c.name;
+    }
+}
+
+TEST(ServerSession, ControlFramesWithinTheBudgetAreAnswered) {
+    SessionConfig cfg;
+    cfg.control_burst = 20;
+    Harness h(cfg);
+    std::string in = client_start();
+    for (int i = 0; i < 10; ++i)
+        in += frame(kPing, 0, 0, "abcdefgh");
+    ASSERT_TRUE(h.feed(in).is_ok());
+    int acks = 0;
+    for (const Frame& f : h.output())
+        acks += f.type == kPing && (f.flags & kAck) && f.payload == "abcdefgh";
+    EXPECT_EQ(acks, 10);
+    EXPECT_FALSE(h.session->done());
+}
+
+TEST(ServerSession, OpeningASkippedStreamIdIsAProtocolError) {
+    Harness h;
+    std::string in = client_start() + frame(kHeaders, kEndHeaders | kEndStream, 5, get_block("/five"));
+    ASSERT_TRUE(h.feed(in).is_ok());
+    EXPECT_EQ(h.recorder.requests.size(), 1u);
+    base::Status s = h.feed(frame(kHeaders, kEndHeaders | kEndStream, 3, get_block("/three")));
+    EXPECT_TRUE(s.is_invalid_argument()) << s.to_string();
+    EXPECT_EQ(goaway_code(h.output()), NGHTTP2_PROTOCOL_ERROR);
+    EXPECT_EQ(h.recorder.requests.size(), 1u);
+}
+
+TEST(ServerSession, BadPrefaceIsAProtocolError) {
+    Harness h;
+    base::Status s = h.feed("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_TRUE(s.is_invalid_argument()) << s.to_string();
+    EXPECT_EQ(goaway_code(h.output()), NGHTTP2_PROTOCOL_ERROR);
+    EXPECT_TRUE(h.session->done());
+}
+
+TEST(ServerSession, GracefulShutdownLetsOpenStreamsFinish) {
+    Harness h;
+    h.recorder.answer = false;
+    Client c;
+    std::int32_t id = c.request("GET", "/a");
+    converse(c, h);
+    h.session->shutdown();
+    converse(c, h);
+    EXPECT_FALSE(h.session->done());
+    ASSERT_TRUE(h.session->respond(id, 204, {}, "").is_ok());
+    converse(c, h);
+    EXPECT_EQ(c.responses[id].headers[":status"], "204");
+    EXPECT_TRUE(h.session->done());
+}
+
+}  // namespace
+}  // namespace slipstream::http::h2

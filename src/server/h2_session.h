@@ -1,0 +1,103 @@
+// H2Session: one HTTP/2 connection's requests: streams into the common request path, answers back as frames.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "base/result.h"
+#include "http/h2/session.h"
+#include "net/socket_address.h"
+#include "server/h2_response.h"
+#include "server/output_queue.h"
+#include "server/pending_response.h"
+#include "server/problem.h"
+#include "server/worker.h"
+#include "slipstream/response.h"
+
+namespace slipstream::server {
+
+class Connection;
+
+/// Owned by the Connection that carries it (after ALPN "h2" or the cleartext preface). Each complete
+/// request goes through the same stages as HTTP/1.1 (request id, path decoding, router, request-body
+/// decoding, RouteSpec validation, sync or asynchronous handler, compression, metrics, access log); the
+/// answer leaves as HTTP/2 frames. The connection does the I/O: it feeds receive() and writes what
+/// pull() produces. Loop thread only.
+class H2Session final : private http::h2::SessionHandler {
+  public:
+    /// `connection` owns the session; asynchronous answers reach it through the connection (Responders
+    /// hold the connection). `output_ready` is called when an asynchronous answer queued frames.
+    static base::Result<std::unique_ptr<H2Session>> create(Worker& worker, Connection& connection,
+                                                           const net::SocketAddress& peer,
+                                                           std::function<void()> output_ready);
+    ~H2Session();
+
+    /// Feeds received bytes. An error means the session queued GOAWAY: flush, then close.
+    base::Status receive(std::string_view bytes);
+    /// Moves queued frames into `out` until it holds `limit` bytes. Returns the bytes moved.
+    std::size_t pull(OutputQueue& out, std::size_t limit);
+    bool want_write() const { return session_->want_write(); }
+    /// The connection is finished (GOAWAY exchanged and no stream left, or a fatal error).
+    bool done() const { return session_->done(); }
+    /// Requests whose answers are still being produced or sent.
+    bool busy() const { return session_->active_streams() > 0; }
+    /// A request is still arriving (headers or body).
+    bool receiving() const { return session_->receiving(); }
+    /// Graceful GOAWAY (drain, idle timeout): streams in progress finish.
+    void shutdown() { session_->shutdown(); }
+    /// The connection is closing: asynchronous handlers are told (cancelled) and their answers dropped.
+    void detach_all();
+
+    // Asynchronous answers, forwarded by the connection (loop thread).
+    void deliver_response(slipstream::detail::PendingResponse& pending, Response&& response);
+    void deliver_stream_head(slipstream::detail::PendingResponse& pending, Response&& head);
+    void deliver_stream_chunk(slipstream::detail::PendingResponse& pending, std::string&& chunk);
+    void deliver_stream_end(slipstream::detail::PendingResponse& pending, bool aborted);
+
+  private:
+    struct AsyncStream {
+        http::h2::StreamId id = 0;
+        std::shared_ptr<slipstream::detail::PendingResponse> pending;
+        RequestRecord record;  // views into pending->request
+        bool head_only = false;
+        bool streaming = false;
+        std::size_t response_bytes = 0;
+        int status = 0;
+    };
+    using AsyncMap = std::unordered_map<const slipstream::detail::PendingResponse*, AsyncStream>;
+
+    H2Session(Worker& worker, Connection& connection, const net::SocketAddress& peer,
+              std::function<void()> output_ready);
+
+    // SessionHandler (h2_dispatch.cpp): the request path.
+    void on_request(http::h2::StreamId id, const http::h2::RequestHead& head) override;
+    void on_stream_reset(http::h2::StreamId id) override;
+    void dispatch_async(http::h2::StreamId id, const AsyncHandler& handler, slipstream::detail::RequestState& state,
+                        const RequestRecord& record, bool head_only);
+
+    /// Sends a complete response; returns (status sent, bytes) for the metrics.
+    std::pair<int, std::size_t> answer(http::h2::StreamId id, Response&& response, const H2Context& ctx);
+    void answer_and_observe(http::h2::StreamId id, Response&& response, const H2Context& ctx,
+                            const RequestRecord& record);
+    H2Context context_for(const AsyncStream& a);
+    void on_handler_timeout(slipstream::detail::PendingResponse& pending);
+    void finish(AsyncMap::iterator it);
+
+    Worker& worker_;
+    Connection& connection_;
+    net::SocketAddress peer_;
+    std::function<void()> output_ready_;
+    std::unique_ptr<http::h2::ServerSession> session_;
+    AsyncMap async_;
+    std::unordered_map<http::h2::StreamId, const slipstream::detail::PendingResponse*> by_stream_;
+    std::string frames_;  // reused buffer for pull()
+};
+
+/// An engine error as a Response (problem+json), with an Allow field when given.
+Response problem_response(const HttpError& error, std::string_view allow = {});
+
+}  // namespace slipstream::server

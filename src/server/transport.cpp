@@ -1,0 +1,49 @@
+// Transport: plain and TLS reads, writes and shutdown.
+#include "server/transport.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "net/socket.h"
+
+namespace slipstream::server {
+
+base::Result<std::size_t> Transport::read(std::span<char> buffer) {
+    return tls_ ? tls_->read(buffer) : net::read_some(fd_, buffer);
+}
+
+base::Result<std::size_t> Transport::flush(OutputQueue& out, std::span<char> scratch) {
+    if (!tls_) return out.flush(fd_);
+    TlsWrite w{tls_.get(), scratch};
+    return out.flush_to(&Transport::write_tls, &w);
+}
+
+// One SSL_write per call. A large first piece goes as it is; small pieces (pipelined responses, HTTP/2
+// frames) are gathered into one record. Retries after kUnavailable see the same queue front, so they pass
+// the same bytes again (OpenSSL requires it), possibly followed by more.
+base::Result<std::size_t> Transport::write_tls(void* context, std::span<const iovec> pieces) {
+    auto& w = *static_cast<TlsWrite*>(context);
+    const iovec& first = pieces[0];
+    if (pieces.size() == 1 || first.iov_len >= w.scratch.size()) {
+        return w.tls->write({static_cast<const char*>(first.iov_base), first.iov_len});
+    }
+    std::size_t n = 0;
+    for (const iovec& p : pieces) {
+        std::size_t take = std::min(p.iov_len, w.scratch.size() - n);
+        std::memcpy(w.scratch.data() + n, p.iov_base, take);
+        n += take;
+        if (n == w.scratch.size()) break;
+    }
+    return w.tls->write({w.scratch.data(), n});
+}
+
+base::Status Transport::shutdown_write() {
+    close_notify();
+    return net::shutdown_write(fd_);
+}
+
+void Transport::close_notify() {
+    if (tls_) tls_->close_notify();
+}
+
+}  // namespace slipstream::server

@@ -1,0 +1,51 @@
+// Transport: how a connection moves bytes: the plain socket, or a TLS stream over it.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "base/result.h"
+#include "net/tls/tls_stream.h"
+#include "server/output_queue.h"
+
+namespace slipstream::server {
+
+/// The seam between a connection's protocol code (HTTP/1.1, HTTP/2, WebSocket) and its bytes on the wire.
+/// Plain: read(2) and writev(2) on the socket. TLS: the same calls through a TlsStream, whose handshake the
+/// connection drives before any protocol starts. The fd is not owned. Loop thread only.
+class Transport {
+  public:
+    explicit Transport(int fd) : fd_(fd) {}
+    Transport(int fd, std::unique_ptr<net::tls::TlsStream> tls) : fd_(fd), tls_(std::move(tls)) {}
+
+    /// As net::read_some: n > 0, 0 at end of stream, kUnavailable, or an error.
+    base::Result<std::size_t> read(std::span<char> buffer);
+    /// Writes what `out` holds as far as the socket takes it (outcomes of OutputQueue::flush). `scratch`
+    /// gathers small pieces into one TLS record (unused for plain sockets).
+    base::Result<std::size_t> flush(OutputQueue& out, std::span<char> scratch);
+    /// TLS has decrypted input buffered: read again without waiting for EPOLLIN.
+    bool has_buffered_input() const { return tls_ && tls_->has_buffered_input(); }
+    /// The last read is waiting for the socket to be writable (TLS only).
+    bool read_wants_write() const { return tls_ && tls_->read_wants_write(); }
+    /// TLS close_notify (once, best effort), then shutdown(SHUT_WR).
+    [[nodiscard]] base::Status shutdown_write();
+    /// TLS close_notify before the socket closes (best effort; nothing for plain sockets).
+    void close_notify();
+
+    net::tls::TlsStream* tls() const { return tls_.get(); }
+    int fd() const { return fd_; }
+
+  private:
+    struct TlsWrite {
+        net::tls::TlsStream* tls;
+        std::span<char> scratch;
+    };
+    static base::Result<std::size_t> write_tls(void* context, std::span<const iovec> pieces);
+
+    int fd_;
+    std::unique_ptr<net::tls::TlsStream> tls_;
+};
+
+}  // namespace slipstream::server

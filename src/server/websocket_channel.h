@@ -1,0 +1,38 @@
+// WebSocketChannel: the state a WebSocket handle shares with its session on the owning I/O thread.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "server/pending_response.h"
+#include "server/request_state.h"
+
+namespace slipstream::server {
+class WebSocketSession;
+struct WebSocketMetrics;
+}  // namespace slipstream::server
+
+namespace slipstream::detail {
+
+/// Created on the loop thread at the upgrade. Handles on any thread read the atomics and post to `loop`;
+/// `session` is touched only on the loop thread and is null once the connection is gone.
+struct WebSocketChannel {
+    std::shared_ptr<LoopRef> loop;
+    std::thread::id loop_thread;                  // sends from this thread skip the post
+    server::WebSocketSession* session = nullptr;  // loop thread only
+    server::WebSocketMetrics* metrics = nullptr;
+    RequestState request;  // the upgrade request, detached (owns its bytes)
+    std::string subprotocol;
+    bool compressed = false;
+    std::size_t max_queue = 0;
+    std::atomic<std::size_t> pending{0};  // bytes posted from other threads and not yet encoded
+    std::atomic<std::size_t> output{0};   // the connection's unsent output, refreshed by the loop
+    std::atomic<bool> open{true};         // false once a close was sent or received, or the connection dropped
+    std::atomic<bool> want_drain{false};  // a send saw backpressure: on_drain runs once the queue is low
+    std::shared_ptr<void> user_data;      // the handler's own state; loop thread only
+};
+
+}  // namespace slipstream::detail
