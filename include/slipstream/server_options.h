@@ -93,6 +93,11 @@ struct ServerOptions {
     std::string readyz_path = "/readyz";    // readiness checks; 503 while draining
     std::string metrics_path = "/metrics";  // Prometheus text format
 
+    /// Requests no route takes are answered as FastAPI does: 404 {"detail":"Not Found"}, 405
+    /// {"detail":"Method Not Allowed"} with Allow, OPTIONS without a route 405 (application/json). Off:
+    /// application/problem+json, and OPTIONS answered 204 with Allow. The Python front end turns it on.
+    bool fastapi_route_errors = false;
+
     // Access log: one JSON line per request, written off the I/O threads.
     bool access_log = true;
     /// File descriptor the access log is written to (1: stdout). Not owned.

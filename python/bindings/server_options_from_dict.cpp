@@ -65,6 +65,7 @@ ServerOptions server_options_from_dict(PyObject* options) {
         {"readyz_path", [&](PyObject* v, const std::string& k) { set_string(v, o.readyz_path, k); }},
         {"metrics_path", [&](PyObject* v, const std::string& k) { set_string(v, o.metrics_path, k); }},
         {"access_log", [&](PyObject* v, const std::string& k) { set_bool(v, o.access_log, k); }},
+        {"fastapi_route_errors", [&](PyObject* v, const std::string& k) { set_bool(v, o.fastapi_route_errors, k); }},
         {"compression", [&](PyObject* v, const std::string& k) { set_bool(v, o.compression, k); }},
         {"compression_min_size",
          [&](PyObject* v, const std::string& k) { set_unsigned(v, o.compression_min_size, k); }},

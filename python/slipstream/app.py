@@ -177,7 +177,9 @@ class App(APIRouter, AppHooks):
         from . import _native
         from .dependencies.install import install_routes
 
-        merged = {**self.server_options, **{k: v for k, v in options.items() if v is not None}}
+        # 404/405 bodies as FastAPI answers them ({"detail": "Not Found"}), unless the app says otherwise.
+        merged = {"fastapi_route_errors": True, **self.server_options,
+                  **{k: v for k, v in options.items() if v is not None}}
         root_path = merged.pop("root_path", None) or self.openapi_config.root_path
         requests = request_runtime(_runtime, root_path, merged)  # takes proxy_headers, forwarded_allow_ips
         runtime = _runtime.AppRuntime(self, requests.make_request)

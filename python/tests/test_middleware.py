@@ -144,7 +144,7 @@ def test_validation_error_passes_through_middleware(pair: Any) -> None:
     assert got.headers.get("x-tag") == expected.headers.get("x-tag") == "t1"
 
 
-def test_apps_without_middleware_keep_the_engine_404() -> None:
+def test_apps_without_middleware_get_fastapis_404_from_the_engine() -> None:
     app = slipstream.App()
 
     @app.get("/a")
@@ -154,7 +154,8 @@ def test_apps_without_middleware_keep_the_engine_404() -> None:
     with slipstream.TestClient(app) as client:
         response = client.get("/missing")
     assert response.status_code == 404
-    assert response.headers["content-type"] == "application/problem+json"
+    assert response.headers["content-type"] == "application/json"
+    assert response.json() == {"detail": "Not Found"}
 
 
 def test_middleware_may_replace_the_body_iterator() -> None:

@@ -13,6 +13,7 @@
 #include "server/method_map.h"
 #include "server/request_ids.h"
 #include "server/response_encoder.h"
+#include "server/route_miss.h"
 #include "server/worker.h"
 #include "slipstream/request.h"
 #include "slipstream/responder.h"
@@ -302,22 +303,10 @@ void Connection::dispatch(const h1::RequestHead& head, std::string_view body) {
     if (outcome != MatchOutcome::kFound) {
         OutputQueue& out = output_for_next(!keep_alive);
         std::size_t before = out.size();
-        int status = 404;
-        if (outcome == MatchOutcome::kNotFound) {
-            encode_error({404, "no route matches the path"}, ctx, out);
-        } else {
-            std::array<char, kAllowBufferSize> buf;
-            std::string_view allow = format_allow(state.match.allowed, buf);
-            if (record.method == Method::kOptions) {
-                status = 204;
-                Response r(204);
-                r.headers.emplace_back("Allow", std::string(allow));
-                encode_response(std::move(r), ctx, out);
-            } else {
-                status = 405;
-                encode_error({405, "method not allowed for this path"}, ctx, out, allow);
-            }
-        }
+        Response r = route_miss_response(outcome, state.match, record.method == Method::kOptions,
+                                         worker_.options().fastapi_route_errors);
+        int status = r.status;
+        encode_response(std::move(r), ctx, out);
         worker_.observe(record, status, out.size() - before, peer_);
         return;
     }

@@ -6,6 +6,7 @@
 #include "http/h1/decode.h"
 #include "server/h2_session.h"
 #include "server/request_ids.h"
+#include "server/route_miss.h"
 #include "slipstream/request.h"
 #include "slipstream/responder.h"
 
@@ -78,19 +79,10 @@ void H2Session::on_request(h2::StreamId id, const h2::RequestHead& head) {
     // Router: 404, 405 with Allow, OPTIONS answered here.
     MatchOutcome outcome = worker_.routes().router().match(record.method, state.path, &state.match);
     if (outcome != MatchOutcome::kFound) {
-        if (outcome == MatchOutcome::kNotFound) {
-            answer_and_observe(id, problem_response({404, "no route matches the path"}), ctx, record);
-            return;
-        }
-        std::array<char, kAllowBufferSize> buf;
-        std::string_view allow = format_allow(state.match.allowed, buf);
-        if (record.method == Method::kOptions) {
-            Response r(204);
-            r.headers.emplace_back("Allow", std::string(allow));
-            answer_and_observe(id, std::move(r), ctx, record);
-        } else {
-            answer_and_observe(id, problem_response({405, "method not allowed for this path"}, allow), ctx, record);
-        }
+        answer_and_observe(id,
+                           route_miss_response(outcome, state.match, record.method == Method::kOptions,
+                                               worker_.options().fastapi_route_errors),
+                           ctx, record);
         return;
     }
     record.route_key = state.match.route_id;

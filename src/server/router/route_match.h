@@ -39,6 +39,7 @@ struct RouteMatch {
     std::string_view pattern;    // the route's template ("/users/{id}"), for metrics and logs
     bool implicit_head = false;  // a HEAD request served by the GET route: send no body
     MethodSet allowed;           // kMethodNotAllowed and kOptions only
+    MethodSet declared;          // the same, without the implicit HEAD and OPTIONS: what routes were added for
     std::size_t param_count = 0;
     std::array<RouteParam, kMaxParams> params;
 

@@ -40,6 +40,7 @@ MatchOutcome Router::match(Method method, std::string_view path, RouteMatch* out
         out->pattern = route.pattern.text;
         out->implicit_head = r.implicit_head;
         out->allowed = MethodSet();
+        out->declared = MethodSet();
         const NameRange* names = name_ranges_.data() + first_name_[r.route];
         for (std::size_t k = 0; k < out->param_count; ++k) {
             out->params[k].name = std::string_view(names_.data() + names[k].off, names[k].len);
@@ -50,6 +51,7 @@ MatchOutcome Router::match(Method method, std::string_view path, RouteMatch* out
     out->pattern = {};
     out->implicit_head = false;
     out->allowed = MethodSet();
+    out->declared = r.seen;
     if (r.seen.empty()) return MatchOutcome::kNotFound;
     MethodSet allowed = r.seen;
     if (allowed.contains(Method::kGet)) allowed.add(Method::kHead);
