@@ -79,7 +79,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Slipstream bench contender")
     parser.add_argument("--style", choices=tuple(ROUTES), required=True)
     args = parser.parse_args()
-    app = App(access_log=False)
+    app = App(access_log=False, max_connections=int(os.environ.get("BENCH_MAX_CONNECTIONS", "10000")))
     ROUTES[args.style](app)
     app.run(host=os.environ.get("BENCH_HOST", "127.0.0.1"), port=int(os.environ.get("BENCH_PORT", "8080")),
             threads=1)

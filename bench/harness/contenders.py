@@ -107,7 +107,9 @@ def _render(template_name: str, ctx: LaunchContext, **extra) -> str:
 
 def _env(ctx: LaunchContext) -> dict[str, str]:
     env = dict(os.environ)
-    env.update(BENCH_HOST=HOST, BENCH_PORT=str(ctx.port), PYTHONUNBUFFERED="1")
+    # The connection cap every server gets (nginx: worker_connections): room for the idle workload's connections.
+    env.update(BENCH_HOST=HOST, BENCH_PORT=str(ctx.port), BENCH_MAX_CONNECTIONS=str(ctx.fd_limit // 2),
+               PYTHONUNBUFFERED="1")
     return env
 
 
@@ -162,7 +164,8 @@ def _slipstream_cpp(access_log: bool) -> Callable[[Contender, LaunchContext], La
         env["BENCH_LARGE_FILE"] = _write_large(ctx)
         log = ["--access-log", "--access-log-path", os.path.join(ctx.workdir, "access.log")] if access_log \
             else ["--no-access-log"]
-        return Launch([SLIPSTREAM_CPP, "--host", HOST, "--port", str(ctx.port), "--threads", "1", *log],
+        return Launch([SLIPSTREAM_CPP, "--host", HOST, "--port", str(ctx.port), "--threads", "1",
+                       "--max-connections", str(ctx.fd_limit // 2), *log],
                       ctx.workdir, env)
     return build
 

@@ -97,11 +97,16 @@ struct ServerOptions {
     /// {"detail":"Method Not Allowed"} with Allow, OPTIONS without a route 405 (application/json). Off:
     /// application/problem+json, and OPTIONS answered 204 with Allow. The Python front end turns it on.
     bool fastapi_route_errors = false;
+    /// A request that fails its RouteSpec gets 422 application/problem+json (type, title, status, detail and
+    /// the same `errors` list) instead of FastAPI's {"detail":[...]}.
+    bool validation_problem_json = false;
 
     // Access log: one JSON line per request, written off the I/O threads.
     bool access_log = true;
     /// File descriptor the access log is written to (1: stdout). Not owned.
     int access_log_fd = 1;
+    /// Lines are written at least this often (or once 64 KiB wait): one write() for many requests.
+    std::uint32_t access_log_flush_ms = 100;
 };
 
 }  // namespace slipstream

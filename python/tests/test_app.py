@@ -394,3 +394,23 @@ def test_exception_handlers_by_status_and_validation(style: str) -> None:
         r = client.post("/code", json={"code": "abc"})
         assert (r.status_code, r.json()) == (400, {"errors": ["Value error, upper case only"]})
         assert client.post("/code", json={"code": "ABC"}).json() == {"code": "ABC"}
+
+
+def test_validation_errors_as_problem_json_when_asked() -> None:
+    app = App(validation_problem_json=True)
+
+    @app.get("/items/{item_id}")
+    def item(item_id: int) -> dict[str, int]:
+        return {"item_id": item_id}
+
+    with TestClient(app) as client:
+        assert client.get("/items/3").json() == {"item_id": 3}
+        r = client.get("/items/x")
+    assert r.status_code == 422
+    assert r.headers["content-type"] == "application/problem+json"
+    assert r.json() == {
+        "type": "about:blank", "title": "Unprocessable Content", "status": 422,
+        "detail": "the request did not validate; see errors",
+        "errors": [{"type": "int_parsing", "loc": ["path", "item_id"],
+                    "msg": "Input should be a valid integer, unable to parse string as an integer", "input": "x"}],
+    }

@@ -189,6 +189,12 @@ Registry make_config_registry() {
     r.add(std::move(level));
     r.add(make(K::kBool, "access-log", G::kLogging, "", "write one line per request",
                flag(&Config::server, &ServerOptions::access_log)));
+    r.add(make(K::kDuration, "access-log-flush", G::kLogging, "DURATION",
+               "write pending access-log lines at least this often", number(srv, &ServerOptions::access_log_flush_ms),
+               1, kDay));
+    r.add(make(K::kBool, "validation-problem-json", G::kGeneral, "",
+               "answer requests that fail validation with 422 application/problem+json, not FastAPI's body",
+               flag(&Config::server, &ServerOptions::validation_problem_json)));
     r.add(with_check(make(K::kString, "access-log-path", G::kLogging, "PATH", "access log file; '-' is stdout",
                           text(run, &RunSettings::access_log_path)),
                      not_empty));

@@ -46,6 +46,8 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"max-output-buffer", "1g", [](const Config& c) { return c.server.max_output_buffer == 1u << 30; }, "1g"},
         {"log-level", "debug", [](const Config& c) { return c.run.log_level == base::LogLevel::kDebug; }, "debug"},
         {"access-log", "false", [](const Config& c) { return !c.server.access_log; }, "false"},
+        {"access-log-flush", "250ms", [](const Config& c) { return c.server.access_log_flush_ms == 250; }, "250ms"},
+        {"validation-problem-json", "true", [](const Config& c) { return c.server.validation_problem_json; }, "true"},
         {"access-log-path", "/var/log/a.log", [](const Config& c) { return c.run.access_log_path == "/var/log/a.log"; },
          "/var/log/a.log"},
         {"health-path", "off", [](const Config& c) { return c.server.health_path.empty(); }, "off"},

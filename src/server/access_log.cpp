@@ -10,8 +10,17 @@
 
 namespace slipstream::server {
 
-AccessLog::AccessLog(int fd, std::size_t max_pending_bytes, metrics::Counter& dropped)
-    : fd_(fd), max_pending_(max_pending_bytes), dropped_(dropped), writer_([this] { run(); }) {}
+namespace {
+
+// Pending bytes that wake the writer before its interval is up.
+constexpr std::size_t kWakeBytes = 64 * 1024;
+
+}  // namespace
+
+AccessLog::AccessLog(int fd, std::size_t max_pending_bytes, std::uint32_t flush_interval_ms, metrics::Counter& dropped)
+    : fd_(fd), max_pending_(max_pending_bytes), flush_interval_(flush_interval_ms), dropped_(dropped), writer_([this] {
+          run();
+      }) {}
 
 AccessLog::~AccessLog() {
     {
@@ -30,8 +39,9 @@ void AccessLog::submit(std::string& batch, std::size_t count) {
         if (pending_.size() + batch.size() > max_pending_) {
             dropped_.inc(count);
         } else {
-            wake = pending_.empty();
+            bool below = pending_.size() < kWakeBytes;
             pending_.append(batch);
+            wake = below && pending_.size() >= kWakeBytes;
         }
     }
     batch.clear();
@@ -43,8 +53,11 @@ void AccessLog::run() {
     for (;;) {
         {
             std::unique_lock lock(mu_);
-            cv_.wait(lock, [this] { return stop_ || !pending_.empty(); });
-            if (pending_.empty() && stop_) return;
+            cv_.wait_for(lock, flush_interval_, [this] { return stop_ || pending_.size() >= kWakeBytes; });
+            if (pending_.empty()) {
+                if (stop_) return;
+                continue;
+            }
             writing.swap(pending_);
         }
         std::size_t off = 0;

@@ -1,6 +1,7 @@
 // AccessLog: one JSON line per request, written by a background thread; I/O threads never block on it.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -13,13 +14,14 @@
 namespace slipstream::server {
 
 /// I/O threads format lines into their own batch and hand the batch over once per loop iteration
-/// (one short lock). The writer thread writes batches to the fd in order. When more than
+/// (one short lock, no system call). The writer thread wakes every `flush_interval_ms`, or as soon as
+/// 64 KiB wait, and writes what is pending to the fd in order: one write() for many requests. When more than
 /// `max_pending_bytes` wait, new batches are dropped and counted: memory stays bounded and the I/O
 /// threads never wait for a slow disk or pipe.
 class AccessLog {
   public:
     /// `fd` is not owned (1 for stdout). `dropped` counts lost lines.
-    AccessLog(int fd, std::size_t max_pending_bytes, metrics::Counter& dropped);
+    AccessLog(int fd, std::size_t max_pending_bytes, std::uint32_t flush_interval_ms, metrics::Counter& dropped);
     /// Writes what is pending, then stops the writer thread.
     ~AccessLog();
     AccessLog(const AccessLog&) = delete;
@@ -33,6 +35,7 @@ class AccessLog {
 
     int fd_;
     std::size_t max_pending_;
+    std::chrono::milliseconds flush_interval_;
     metrics::Counter& dropped_;
     std::mutex mu_;
     std::condition_variable cv_;

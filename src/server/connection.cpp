@@ -14,6 +14,7 @@
 #include "server/request_ids.h"
 #include "server/response_encoder.h"
 #include "server/route_miss.h"
+#include "server/validation_failure.h"
 #include "server/worker.h"
 #include "slipstream/request.h"
 #include "slipstream/responder.h"
@@ -334,7 +335,9 @@ void Connection::dispatch(const h1::RequestHead& head, std::string_view body) {
             // Invalid input never reaches the handler: FastAPI's 422 body.
             OutputQueue& out = output_for_next(!keep_alive);
             std::size_t before = out.size();
-            encode_response(Response::json(std::move(error_body), 422), ctx, out);
+            encode_response(
+                validation_failure_response(std::move(error_body), worker_.options().validation_problem_json), ctx,
+                out);
             worker_.observe(record, 422, out.size() - before, peer_);
             return;
         }

@@ -7,6 +7,7 @@
 #include "server/h2_session.h"
 #include "server/request_ids.h"
 #include "server/route_miss.h"
+#include "server/validation_failure.h"
 #include "slipstream/request.h"
 #include "slipstream/responder.h"
 
@@ -104,7 +105,9 @@ void H2Session::on_request(h2::StreamId id, const h2::RequestHead& head) {
     if (entry.validator) {
         std::string error_body;
         if (!entry.validator->validate(state, &error_body)) {
-            answer_and_observe(id, Response::json(std::move(error_body), 422), ctx, record);
+            answer_and_observe(
+                id, validation_failure_response(std::move(error_body), worker_.options().validation_problem_json), ctx,
+                record);
             return;
         }
     }

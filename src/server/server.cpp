@@ -142,7 +142,8 @@ void Server::start(bool handle_signals) {
     started_ = true;
     register_builtin_routes(routes_, shared_.options, builtins_);
     if (shared_.options.access_log) {
-        access_log_ = std::make_unique<AccessLog>(shared_.options.access_log_fd, 8 * 1024 * 1024, metrics_.log_dropped);
+        access_log_ = std::make_unique<AccessLog>(shared_.options.access_log_fd, 8 * 1024 * 1024,
+                                                  shared_.options.access_log_flush_ms, metrics_.log_dropped);
         shared_.access_log = access_log_.get();
     }
     for (unsigned i = 0; i < threads_; ++i) {
