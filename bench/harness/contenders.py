@@ -108,7 +108,7 @@ def _render(template_name: str, ctx: LaunchContext, **extra) -> str:
 def _env(ctx: LaunchContext) -> dict[str, str]:
     env = dict(os.environ)
     # The connection cap every server gets (nginx: worker_connections): room for the idle workload's connections.
-    env.update(BENCH_HOST=HOST, BENCH_PORT=str(ctx.port), BENCH_MAX_CONNECTIONS=str(ctx.fd_limit // 2),
+    env.update(BENCH_HOST=HOST, BENCH_PORT=str(ctx.port), BENCH_MAX_CONNECTIONS=str(ctx.fd_limit),
                PYTHONUNBUFFERED="1")
     return env
 
@@ -165,7 +165,7 @@ def _slipstream_cpp(access_log: bool) -> Callable[[Contender, LaunchContext], La
         log = ["--access-log", "--access-log-path", os.path.join(ctx.workdir, "access.log")] if access_log \
             else ["--no-access-log"]
         return Launch([SLIPSTREAM_CPP, "--host", HOST, "--port", str(ctx.port), "--threads", "1",
-                       "--max-connections", str(ctx.fd_limit // 2), *log],
+                       "--max-connections", str(ctx.fd_limit), *log],
                       ctx.workdir, env)
     return build
 
