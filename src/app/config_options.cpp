@@ -263,6 +263,22 @@ Registry make_config_registry() {
     r.add(make(K::kInteger, "h2-max-continuations", h2, "N", "CONTINUATION frames per header block",
                number(srv, &ServerOptions::h2_max_continuations), 1, 1'000));
 
+    const auto ws = G::kWebSocket;
+    r.add(make(K::kSize, "ws-max-message-bytes", ws, "SIZE", "largest message after reassembly and inflation (1009)",
+               number(srv, &ServerOptions::ws_max_message_bytes), 1, kGiB));
+    r.add(make(K::kSize, "ws-max-frame-bytes", ws, "SIZE", "largest frame payload (1009)",
+               number(srv, &ServerOptions::ws_max_frame_bytes), 1, kGiB));
+    r.add(make(K::kSize, "ws-max-send-queue-bytes", ws, "SIZE", "unsent bytes per connection before sends are refused",
+               number(srv, &ServerOptions::ws_max_send_queue_bytes), 1, kGiB));
+    r.add(make(K::kBool, "ws-deflate", ws, "", "accept permessage-deflate offers",
+               flag(srv, &ServerOptions::ws_deflate)));
+    r.add(make(K::kDuration, "ws-ping-interval", ws, "DURATION", "server ping after this much silence; 0: never",
+               number(srv, &ServerOptions::ws_ping_interval_ms), 0, kDay));
+    r.add(make(K::kDuration, "ws-pong-timeout", ws, "DURATION", "no pong in time: the connection is dropped",
+               number(srv, &ServerOptions::ws_pong_timeout_ms), 1, kDay));
+    r.add(make(K::kDuration, "ws-close-timeout", ws, "DURATION", "wait for the client's close frame, then drop",
+               number(srv, &ServerOptions::ws_close_timeout_ms), 1, kDay));
+
     const std::pair<const char*, std::string ServerOptions::*> routes[] = {{"health", &ServerOptions::health_path},
                                                                            {"livez", &ServerOptions::livez_path},
                                                                            {"readyz", &ServerOptions::readyz_path},

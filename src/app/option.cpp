@@ -70,6 +70,8 @@ std::string_view option_group_title(OptionGroup group) {
             return "tls";
         case OptionGroup::kHttp2:
             return "http/2";
+        case OptionGroup::kWebSocket:
+            return "websocket";
     }
     return "general";
 }

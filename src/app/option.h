@@ -35,6 +35,7 @@ enum class OptionGroup : unsigned char {
     kCompression,  // response compression, compressed request bodies, Server-Sent Events
     kTls,          // certificates, mTLS, handshake timeout
     kHttp2,        // HTTP/2 settings and flood defences
+    kWebSocket,    // WebSocket message, frame and queue limits, pings
 };
 
 std::string_view option_group_title(OptionGroup group);

@@ -90,6 +90,14 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"h2-control-burst", "64", [](const Config& c) { return c.server.h2_control_burst == 64; }, "64"},
         {"h2-control-rate", "10", [](const Config& c) { return c.server.h2_control_rate == 10; }, "10"},
         {"h2-max-continuations", "2", [](const Config& c) { return c.server.h2_max_continuations == 2; }, "2"},
+        {"ws-max-message-bytes", "64k", [](const Config& c) { return c.server.ws_max_message_bytes == 65536; }, "64k"},
+        {"ws-max-frame-bytes", "16k", [](const Config& c) { return c.server.ws_max_frame_bytes == 16384; }, "16k"},
+        {"ws-max-send-queue-bytes", "1m", [](const Config& c) { return c.server.ws_max_send_queue_bytes == 1048576; },
+         "1m"},
+        {"ws-deflate", "false", [](const Config& c) { return !c.server.ws_deflate; }, "false"},
+        {"ws-ping-interval", "5s", [](const Config& c) { return c.server.ws_ping_interval_ms == 5000; }, "5s"},
+        {"ws-pong-timeout", "2s", [](const Config& c) { return c.server.ws_pong_timeout_ms == 2000; }, "2s"},
+        {"ws-close-timeout", "1s", [](const Config& c) { return c.server.ws_close_timeout_ms == 1000; }, "1s"},
     };
     Registry registry = make_config_registry();
     ASSERT_EQ(std::size(cases), registry.options().size()) << "a registered option has no row here";

@@ -382,3 +382,14 @@ def test_metrics_count_messages(hello_server):
     assert metric(hello_server, "slipstream_ws_messages_received_total") == 3
     assert metric(hello_server, "slipstream_ws_messages_sent_total") == 3
     assert metric(hello_server, "slipstream_ws_received_bytes_total") == 12
+
+
+def test_message_limit_flag_is_applied(start_server):
+    server = start_server("--threads", "1", "--ws-max-message-bytes", "1k", "--no-ws-deflate")
+    with connect(ws_url(server), compression=None, max_size=None) as ws:
+        ws.send(b"a" * 1024)
+        assert len(ws.recv(timeout=5)) == 1024
+        ws.send(b"b" * 1025)
+        with pytest.raises(ConnectionClosed):
+            ws.recv(timeout=5)
+        assert ws.protocol.close_rcvd is not None and ws.protocol.close_rcvd.code == 1009
