@@ -42,7 +42,9 @@ def os_name() -> str:
 
 def commit() -> str:
     rev = _first_line(["git", "rev-parse", "--short=12", "HEAD"])
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+    # The ledger and the raw results are what a run writes: they do not make the measured code "uncommitted".
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                            ":(exclude)BENCHMARKS.md", ":(exclude)bench/results"], capture_output=True,
                            text=True, cwd=REPO_DIR).stdout.strip()
     return rev + (" (with uncommitted changes)" if dirty else "")
 
