@@ -41,6 +41,9 @@ enum class FormErrorKind : std::uint8_t {
     kTooManyHeaders,
 };
 
+/// The kind's stable name ("too_many_fields", "file_too_large", ...), as logs and the Python front end use it.
+std::string_view form_error_name(FormErrorKind kind);
+
 struct FormError {
     FormErrorKind kind = FormErrorKind::kNone;
     /// Client-safe, in Starlette's wording where it has one ("Too many files. Maximum number of files is 1000.").

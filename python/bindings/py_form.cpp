@@ -100,36 +100,6 @@ class SpoolSink : public FormSink {
     int io_errno_ = 0;
 };
 
-std::string_view kind_name(FormErrorKind kind) {
-    switch (kind) {
-        case FormErrorKind::kNone:
-            return "none";
-        case FormErrorKind::kMissingBoundary:
-            return "missing_boundary";
-        case FormErrorKind::kMalformed:
-            return "malformed";
-        case FormErrorKind::kMissingName:
-            return "missing_name";
-        case FormErrorKind::kTruncated:
-            return "truncated";
-        case FormErrorKind::kSinkFailed:
-            return "sink_failed";
-        case FormErrorKind::kTooManyFields:
-            return "too_many_fields";
-        case FormErrorKind::kTooManyFiles:
-            return "too_many_files";
-        case FormErrorKind::kFieldTooLarge:
-            return "field_too_large";
-        case FormErrorKind::kFileTooLarge:
-            return "file_too_large";
-        case FormErrorKind::kHeaderTooLarge:
-            return "header_too_large";
-        case FormErrorKind::kTooManyHeaders:
-            return "too_many_headers";
-    }
-    return "unknown";
-}
-
 // Starlette's _user_safe_decode: UTF-8, else Latin-1. Urlencoded values decode with replacement, as unquote_plus.
 nb::object text(std::string_view s, bool replace) {
     PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), replace ? "replace" : nullptr);
@@ -167,7 +137,7 @@ nb::tuple parse_form(const std::string& content_type, nb::bytes body,
         throw nb::python_error();
     }
     if (!ok) {
-        std::string_view kind = kind_name(parser.error().kind);
+        std::string_view kind = form_error_name(parser.error().kind);
         return nb::make_tuple(
             nb::list(), nb::make_tuple(nb::str(kind.data(), kind.size()), nb::str(parser.error().message.c_str())));
     }

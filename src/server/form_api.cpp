@@ -99,6 +99,10 @@ FormError to_public(const http::multipart::FormError& e) {
 
 }  // namespace
 
+std::string_view form_error_name(FormErrorKind kind) {
+    return http::multipart::form_error_name(static_cast<http::multipart::FormErrorKind>(kind));
+}
+
 FormParser::FormParser(std::string_view content_type, const FormLimits& limits, FormSink& sink) {
     std::string type = lowered_media_type(content_type);
     if (type == "application/x-www-form-urlencoded") {
