@@ -1,53 +1,21 @@
 // The demo app: GET /hello, POST /echo (JSON re-serialized), GET /delay/{ms}, GET /stream/{n} (a streamed body).
-#include <fcntl.h>
-
-#include <cerrno>
 #include <chrono>
 #include <condition_variable>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 
-#include "app/help.h"
-#include "app/load_config.h"
-#include "base/log.h"
+#include "app/serve_main.h"
 #include "slipstream/json.h"
 #include "slipstream/slipstream.h"
 #include "slipstream/sse.h"
 
-int main(int argc, char** argv, char** envp) {
-    namespace sa = slipstream::app;
-    sa::Config cfg;
-    try {
-        cfg = sa::load_config(argc, argv, envp);
-    } catch (const sa::ConfigError& e) {
-        std::fprintf(stderr, "%s: %s\n%s", argv[0], e.what(), sa::usage_hint(argv[0]).c_str());
-        return 2;
-    }
-    if (cfg.action == sa::ConfigAction::kHelp) {
-        std::fputs(sa::help_text(argv[0]).c_str(), stdout);
-        return 0;
-    }
-    if (cfg.action == sa::ConfigAction::kVersion) {
-        std::fputs(sa::version_text(argv[0]).c_str(), stdout);
-        return 0;
-    }
-    slipstream::base::set_log_level(cfg.run.log_level);
-    if (cfg.run.access_log_path != "-") {
-        int fd = ::open(cfg.run.access_log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (fd < 0) {
-            std::fprintf(stderr, "hello: cannot open %s: %s\n", cfg.run.access_log_path.c_str(), std::strerror(errno));
-            return 1;
-        }
-        cfg.server.access_log_fd = fd;
-    }
-    slipstream::App app(cfg.server);
+namespace {
 
+// Plain request/response routes: /hello, /echo, /delay/{ms}.
+void add_routes(slipstream::App& app) {
     app.get("/hello", [](slipstream::Request&) { return slipstream::Response::json(R"({"message":"hello"})"); });
     app.post("/echo", [](slipstream::Request& req) {
         std::string error;
@@ -74,7 +42,10 @@ int main(int argc, char** argv, char** envp) {
             r.send(slipstream::Response::json(R"({"delayed_ms":)" + std::to_string(ms) + "}"));
         }).detach();
     });
+}
 
+// Streams and WebSocket: /sse/ticks, /ws/echo, /stream/{n}.
+void add_streaming_routes(slipstream::App& app) {
     // Server-Sent Events: /sse/ticks?n=5&interval_ms=1000[&heartbeat_ms=..]: n "tick" events from a producer
     // thread, which stops as soon as the client leaves (the cancel callback wakes it).
     app.route_async("GET", "/sse/ticks", [](slipstream::Request& req, slipstream::Responder responder) {
@@ -137,20 +108,14 @@ int main(int argc, char** argv, char** envp) {
             r.end();
         }).detach();
     });
+}
 
-    try {
-        if (cfg.run.unix_path.empty()) {
-            app.listen(cfg.run.host, cfg.run.port);
-            bool v6 = cfg.run.host.find(':') != std::string::npos;
-            std::printf("listening on %s%s%s:%u\n", v6 ? "[" : "", cfg.run.host.c_str(), v6 ? "]" : "", app.port());
-        } else {
-            app.listen_unix(cfg.run.unix_path);
-            std::printf("listening on unix:%s\n", cfg.run.unix_path.c_str());
-        }
-        std::fflush(stdout);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "hello: %s\n", e.what());
-        return 1;
-    }
-    return app.run();
+}  // namespace
+
+int main(int argc, char** argv, char** envp) {
+    return slipstream::app::serve_main(argc, argv, envp, "hello",
+                                       [](slipstream::App& app, const slipstream::app::Config&) {
+                                           add_routes(app);
+                                           add_streaming_routes(app);
+                                       });
 }
