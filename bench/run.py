@@ -10,7 +10,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from harness import charts, compare, contenders, ledger, machine, report, runner, workloads
+from harness import charts, compare, contenders, ledger, machine, procs, report, runner, workloads
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(BENCH_DIR)
@@ -29,6 +29,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--connections", type=int, default=64, help="wrk/h2load connections (default 64)")
     p.add_argument("--idle-connections", type=int, default=10000, help="connections held by `idle` (10000)")
     p.add_argument("--retries", type=int, help="re-runs of a run disturbed by foreign load (default 2, quick 0)")
+    p.add_argument("--ws-depth", type=int, default=1, help="WebSocket messages in flight per connection (ws, 1)")
+    p.add_argument("--allow-shared-cores", action="store_true",
+                   help="measure the 2-worker rows even with fewer than 4 CPUs (flagged: not a valid measurement)")
     p.add_argument("--append-ledger", action="store_true", help="append a section to BENCHMARKS.md")
     p.add_argument("--ledger", default=LEDGER, help=argparse.SUPPRESS)
     p.add_argument("--no-self-test", action="store_true", help="skip the harness tests run before --append-ledger")
@@ -42,7 +45,8 @@ def settings_from(args: argparse.Namespace) -> runner.Settings:
     pick = lambda value, full, fast: value if value is not None else (fast if quick else full)
     return runner.Settings(rounds=pick(args.rounds, 3, 1), duration_s=pick(args.duration, 5, 3),
                            warmup_s=pick(args.warmup, 1, 1), connections=args.connections,
-                           idle_connections=args.idle_connections, max_retries=pick(args.retries, 2, 0))
+                           idle_connections=args.idle_connections, max_retries=pick(args.retries, 2, 0),
+                           ws_depth=args.ws_depth, allow_shared_cores=args.allow_shared_cores)
 
 
 def split(value: str | None) -> list[str] | None:
@@ -62,15 +66,18 @@ def do_compare(path: str) -> int:
 
 
 def do_list() -> int:
+    cpus = len(procs.available_cpus())
     for c in contenders.CONTENDERS:
         reason = c.missing()
-        print(f"{c.name:22} {'ready' if reason is None else 'skipped: ' + reason}")
+        cores = c.cores_reason(cpus) if reason is None else None
+        print(f"{c.name:22} " + ("skipped: " + reason if reason else "ready" + (f" ({cores})" if cores else "")))
     return 0
 
 
 def self_test() -> bool:
     """The harness's own tests; a broken harness must not put numbers in the ledger."""
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", os.path.join(BENCH_DIR, "tests")], cwd=REPO_DIR)
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", os.path.join(BENCH_DIR, "tests")], cwd=REPO_DIR,
+                         check=False)
     return out.returncode == 0
 
 
@@ -84,13 +91,31 @@ def caveats(settings: runner.Settings, tables: list[report.Table]) -> list[str]:
         "; validated sends 10% invalid bodies by design, so about 10% of its responses are 422 and appear under "
         "non-2xx." if "validated" in names else "."))
     notes += [
-        "Server CPU per request is utime/stime of the server's whole process tree from /proc/PID/stat, in clock "
-        f"ticks of 1/{runner.cpu.CLOCK_TICKS} s, divided by all responses; short runs make it coarse.",
-        "Peak RSS is VmHWM (reset before each run) summed over the server's processes: an upper bound for "
-        "multi-process servers.",
+        ("Server CPU per request is utime/stime of the server's whole process tree from /proc/PID/stat, in clock "
+         f"ticks of 1/{runner.cpu.CLOCK_TICKS} s, divided by all responses; short runs make it coarse."),
+        ("Peak RSS is VmHWM (reset before each run) summed over the server's processes: an upper bound for "
+         "multi-process servers."),
     ]
     if "pipelined" in names:
         notes.append("pipelined: wrk does not time pipelined requests individually, so no latency is reported.")
+    if names & {"tls", "h2tls"}:
+        notes.append("TLS rows: every server gets the same self-signed ECDSA P-256 certificate, generated per run "
+                     "(openssl), and its TLS library's default TLS 1.3 settings; servers may pick different suites "
+                     "from the client's offer (AES-128-GCM or AES-256-GCM): h2load's negotiated protocol, cipher, "
+                     "key exchange and ALPN are in the notes of h2tls (wrk's tls rows talk to the same servers). \"TLS cost\" is 1 - req/s with TLS / req/s "
+                     "in cleartext (hello for tls, h2 for h2tls), same contender and round, median over rounds "
+                     "(target: under 15%); \"CPU/req vs cleartext\" is the same ratio of server CPU per request. "
+                     "Connections are kept alive, so handshakes are a small part of the run.")
+    if "ws" in names:
+        notes.append(f"ws: bench/tools/ws_load keeps {settings.ws_depth} masked 32-byte text message(s) in flight "
+                     f"on each of {settings.connections} connections and checks every echo byte for byte; "
+                     "throughput is echoes per second, CPU per message is the server's, \"bad echoes\" counts "
+                     "echoes that differed. No compression is offered.")
+    if any(r.contender.endswith("-w2") for t in tables for r in t.rows):
+        notes.append("2-worker rows (-w2): the server gets CPUs 0-1 (taskset -c 0,1), wrk runs 2 threads on CPUs "
+                     "2-3 and the harness on the last CPU; on a machine with fewer than 4 CPUs they are marked "
+                     "n/a (not measurable here) rather than measured with the client on the server's cores. "
+                     "\"scaling\" is req/s with 2 workers / req/s of the 1-worker contender in the same round.")
     if "idle" in names:
         notes.append("idle: each held connection made one request and then stayed silent; servers with a short "
                      "keep-alive timeout close some of them during the run (see \"idle kept\").")
@@ -144,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
                   "workloads": [w.name for w in chosen_workloads], "contenders": [c.name for c in chosen]})
     runner.run_suite(chosen, chosen_workloads, settings, run_dir, recorder)
 
-    tables = report.build_tables(recorder.records, chosen_workloads, [c.name for c in chosen])
+    tables = report.build_tables(recorder.records, chosen_workloads, [c.name for c in chosen],
+                                 {c.name: c.baseline for c in chosen if c.baseline})
     rel = lambda path: os.path.relpath(path, REPO_DIR)
     chart_paths = {}
     for table in tables:
@@ -154,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     commands = {}
     for r in recorder.records:
         if r.get("type") == "measurement" and r["workload"] not in commands:
-            commands[r["workload"]] = ledger.generic_command(r["command"], run_dir)
+            commands[r["workload"]] = ledger.generic_command(r["command"], run_dir, REPO_DIR)
     skipped = {r["contender"]: r["reason"] for r in recorder.records if r.get("type") == "skip"}
     lines = [contender_line(c, skipped) for c in chosen]
     meta["run_id"] = run_id

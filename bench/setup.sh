@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs what the bench needs: load generators and static servers (Debian), Python peers (into .venv).
+# Installs what the bench needs: load generators and static servers (Debian), Python peers (into .venv),
+# and builds our WebSocket load generator (bench/tools/ws_load.cpp -> $SLIPSTREAM_BUILD_DIR/bench/ws_load).
 # Idempotent, non-interactive, quick when everything is present. A package that fails to install is
 # reported here and skipped by the harness (bench/run.py --list); it never stops the run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-APT_REQUIRED=(wrk nginx h2o lighttpd nghttp2-client)  # nghttp2-client: h2load and nghttp
+APT_REQUIRED=(wrk nginx h2o lighttpd nghttp2-client openssl g++)  # nghttp2-client: h2load and nghttp; openssl: the
+                                                                   # TLS workloads' certificate; g++: ws_load
 APT_OPTIONAL=(linux-perf)
 
 SUDO=""
@@ -44,4 +46,9 @@ if [ ! -f "$STAMP" ] || [ "$REQ" -nt "$STAMP" ]; then
   done < "$REQ"
   [ "$failed" -eq 0 ] && touch "$STAMP"
 fi
+
+# ws_load: rebuilt only when its source is newer than the binary.
+WS_LOAD="${SLIPSTREAM_BUILD_DIR:-build}/bench/ws_load"
+bash bench/tools/build.sh "$WS_LOAD" \
+  || echo "bench/setup: could not build $WS_LOAD (the ws workload will be reported as failed)"
 exit 0

@@ -1,4 +1,4 @@
-// The C++ benchmark contender: every workload of bench/ (hello, echo, validated, params, large) on the public API.
+// The C++ benchmark contender: every workload of bench/ (hello, echo, validated, params, large, ws) on the public API.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -6,10 +6,13 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "app/serve_main.h"
 #include "slipstream/json.h"
 #include "slipstream/slipstream.h"
+#include "slipstream/websocket.h"
 
 namespace {
 
@@ -82,6 +85,13 @@ void add_routes(slipstream::App& app) {
             return Response::json(std::move(out));
         },
         params_spec());
+    // ws: every message goes back as it came (text or binary). The bench keeps one small message in flight per
+    // connection, so the send queue never fills (a dropped echo would stall that connection, seen as fewer msg/s).
+    slipstream::WebSocketHandler echo_ws;
+    echo_ws.on_message = [](slipstream::WebSocket& ws, std::string_view data, bool is_text) {
+        (void)(is_text ? ws.send_text(data) : ws.send_binary(data));
+    };
+    app.websocket("/ws", std::move(echo_ws));
     auto large = std::make_shared<const std::string>(read_large_document());
     if (!large->empty()) {
         app.get("/large", [large](Request&) { return Response::json(std::string(*large)); });

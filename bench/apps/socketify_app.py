@@ -1,10 +1,12 @@
-"""socketify contender: one process (uWebSockets event loop); host and port from BENCH_HOST/BENCH_PORT."""
+"""socketify contender: one process (uWebSockets event loop); host and port from BENCH_HOST/BENCH_PORT.
+
+/ws echoes every WebSocket message back with its opcode (no compression)."""
 import json
 import os
 
 from payloads import INVALID_STATUS, LARGE, compact
 from pydantic import BaseModel, Field, ValidationError
-from socketify import App, AppListenOptions
+from socketify import App, AppListenOptions, CompressOptions
 
 
 class Item(BaseModel):
@@ -70,6 +72,14 @@ def large(res, req):
     send(res, LARGE)
 
 
+def ws_message(ws, message, opcode):
+    ws.send(message, opcode)
+
+
+WS_BEHAVIOR = {"compression": CompressOptions.DISABLED, "max_payload_length": 1 << 20, "idle_timeout": 300,
+               "message": ws_message}
+
+
 def main() -> None:
     app = App()
     app.get("/hello", hello)
@@ -77,6 +87,7 @@ def main() -> None:
     app.post("/items", with_body(create_item))
     app.get("/users/:user_id/items", user_items)
     app.get("/large", large)
+    app.ws("/ws", WS_BEHAVIOR)
     host = os.environ.get("BENCH_HOST", "127.0.0.1")
     port = int(os.environ.get("BENCH_PORT", "8080"))
     app.listen(AppListenOptions(port=port, host=host), lambda config: None)

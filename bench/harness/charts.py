@@ -30,12 +30,13 @@ def render(table: Table, path: str, title_suffix: str = "") -> bool:
     ax_rps.barh(ys, medians, xerr=errors, color=colors, capsize=3)
     ax_rps.set_yticks(ys, names)
     ax_rps.invert_yaxis()
-    ax_rps.set_xlabel("requests/s, 2xx only (median, min–max)")
+    unit = table.workload.unit
+    ax_rps.set_xlabel("echoes/s (median, min–max)" if unit == "msg" else "requests/s, 2xx only (median, min–max)")
     user = [r.user_us or 0.0 for r in rows]
     kernel = [r.sys_us or 0.0 for r in rows]
     ax_cpu.barh(ys, user, color="#55a868", label="user")
     ax_cpu.barh(ys, kernel, left=user, color="#c44e52", label="kernel")
-    ax_cpu.set_xlabel("server CPU µs per request")
+    ax_cpu.set_xlabel(f"server CPU µs per {'message' if unit == 'msg' else 'request'}")
     ax_cpu.legend(loc="best", fontsize=8)
     fig.suptitle(f"{table.workload.name}: {table.workload.description}{title_suffix}", fontsize=10)
     fig.tight_layout()

@@ -12,10 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from string import Template
 
-from .workloads import APPS_DIR, BENCH_DIR, payloads
+from .workloads import APPS_DIR, BENCH_DIR, WORKLOADS, payloads
 
 REPO_DIR = os.path.dirname(BENCH_DIR)
-SLIPSTREAM_CPP = os.path.join(REPO_DIR, "build", "examples", "bench_app")
+# The C++ build folder: SLIPSTREAM_BUILD_DIR (as tests/conftest.py honours it) or build/.
+SLIPSTREAM_CPP = os.path.join(REPO_DIR, os.environ.get("SLIPSTREAM_BUILD_DIR", "build"), "examples", "bench_app")
 HOST = "127.0.0.1"
 
 
@@ -25,6 +26,12 @@ class LaunchContext:
     h2_port: int
     workdir: str    # per-start scratch directory (rendered configs, static files, logs)
     fd_limit: int
+    tls_cert: str | None = None  # set: start the contender with TLS on `port` (ALPN h2 and http/1.1)
+    tls_key: str | None = None
+
+    @property
+    def tls(self) -> bool:
+        return self.tls_cert is not None
 
 
 @dataclass
@@ -46,6 +53,8 @@ class Contender:
     versions: tuple[str, ...] = ()   # "dist:<pip distribution>" or a command line
     unsupported: dict[str, str] = field(default_factory=dict)  # workload -> reason ("n/a")
     stop_signal: int = signal.SIGTERM
+    workers: int = 1                 # server processes; more than 1 gets as many CPUs (procs.CpuLayout)
+    baseline: str | None = None      # the 1-worker contender a multi-worker one is compared with
 
     @property
     def app_path(self) -> str:
@@ -72,6 +81,14 @@ class Contender:
                     f"fewer than {idle_connections}+{connections}")
         return None
 
+    def cores_reason(self, available_cpus: int) -> str | None:
+        """Why a multi-worker contender cannot be measured on this many CPUs, or None."""
+        needed = 2 * self.workers
+        if self.workers <= 1 or available_cpus >= needed:
+            return None
+        return (f"not measurable here: {self.workers} workers need {self.workers} CPUs for the server and "
+                f"{self.workers} for the load generator ({needed}), this machine has {available_cpus}")
+
     def version(self) -> str:
         parts = []
         for item in self.versions:
@@ -82,7 +99,7 @@ class Contender:
                     parts.append(f"{item[5:]} (not installed)")
             else:
                 try:
-                    out = subprocess.run(item.split(), capture_output=True, text=True, timeout=10)
+                    out = subprocess.run(item.split(), check=False, capture_output=True, text=True, timeout=10)
                     parts.append((out.stdout + out.stderr).strip().splitlines()[0])
                 except (OSError, IndexError, subprocess.TimeoutExpired):
                     parts.append(f"{item.split()[0]} (unknown version)")
@@ -110,16 +127,26 @@ def _env(ctx: LaunchContext) -> dict[str, str]:
     # The connection cap every server gets (nginx: worker_connections): room for the idle workload's connections.
     env.update(BENCH_HOST=HOST, BENCH_PORT=str(ctx.port), BENCH_MAX_CONNECTIONS=str(ctx.fd_limit),
                PYTHONUNBUFFERED="1")
+    for name in ("BENCH_TLS_CERT", "BENCH_TLS_KEY"):
+        env.pop(name, None)
+    if ctx.tls:
+        env.update(BENCH_TLS_CERT=ctx.tls_cert, BENCH_TLS_KEY=ctx.tls_key)
     return env
 
 
 def _nginx(c: Contender, ctx: LaunchContext) -> Launch:
-    conf = _render("nginx.conf", ctx, user_line="user root;" if os.geteuid() == 0 else "")
+    user_line = "user root;" if os.geteuid() == 0 else ""
+    if ctx.tls:  # one TLS port: ALPN picks h2 (h2load) or http/1.1 (wrk)
+        conf = _render("nginx_tls.conf", ctx, user_line=user_line, tls_cert=ctx.tls_cert, tls_key=ctx.tls_key)
+        return Launch(["nginx", "-p", ctx.workdir, "-c", conf, "-e", "stderr"], ctx.workdir, _env(ctx))
+    conf = _render("nginx.conf", ctx, user_line=user_line)
     return Launch(["nginx", "-p", ctx.workdir, "-c", conf, "-e", "stderr"], ctx.workdir, _env(ctx), ctx.h2_port)
 
 
 def _h2o(c: Contender, ctx: LaunchContext) -> Launch:
-    conf = _render("h2o.conf", ctx, user_line="user: root" if os.geteuid() == 0 else "")
+    user_line = "user: root" if os.geteuid() == 0 else ""
+    conf = _render("h2o_tls.conf", ctx, user_line=user_line, tls_cert=ctx.tls_cert, tls_key=ctx.tls_key) \
+        if ctx.tls else _render("h2o.conf", ctx, user_line=user_line)
     return Launch(["h2o", "-c", conf], ctx.workdir, _env(ctx))
 
 
@@ -130,18 +157,34 @@ def _lighttpd(c: Contender, ctx: LaunchContext) -> Launch:
 def _uvicorn(module: str) -> Callable[[Contender, LaunchContext], Launch]:
     def build(c: Contender, ctx: LaunchContext) -> Launch:
         argv = [sys.executable, "-m", "uvicorn", f"{module}:app", "--app-dir", APPS_DIR, "--host", HOST,
-                "--port", str(ctx.port), "--workers", "1", "--loop", "uvloop", "--http", "httptools",
+                "--port", str(ctx.port), "--workers", str(c.workers), "--loop", "uvloop", "--http", "httptools",
                 "--no-access-log", "--log-level", "warning", "--timeout-keep-alive", "300", "--backlog", "16384"]
+        if ctx.tls:
+            argv += ["--ssl-certfile", ctx.tls_cert, "--ssl-keyfile", ctx.tls_key]
         return Launch(argv, APPS_DIR, _env(ctx))
     return build
 
 
 def _granian(c: Contender, ctx: LaunchContext) -> Launch:
     argv = [sys.executable, "-m", "granian", "--interface", "rsgi", "--host", HOST, "--port", str(ctx.port),
-            "--workers", "1", "--runtime-mode", "st", "--runtime-threads", "1", "--loop", "uvloop",
-            "--no-access-log", "--log-level", "warning", "--backlog", "16384", "--working-dir", APPS_DIR,
-            "granian_app:app"]
-    return Launch(argv, APPS_DIR, _env(ctx))
+            "--workers", str(c.workers), "--runtime-mode", "st", "--runtime-threads", "1", "--loop", "uvloop",
+            "--no-access-log", "--log-level", "warning", "--backlog", "16384", "--working-dir", APPS_DIR]
+    if ctx.tls:
+        argv += ["--ssl-certificate", ctx.tls_cert, "--ssl-keyfile", ctx.tls_key]
+    return Launch(argv + ["granian_app:app"], APPS_DIR, _env(ctx))
+
+
+def _slipstream_py_workers(style: str) -> Callable[[Contender, LaunchContext], Launch]:
+    """`slipstream run` with c.workers processes (SO_REUSEPORT), one I/O thread each; the app module's `app`."""
+    def build(c: Contender, ctx: LaunchContext) -> Launch:
+        env = _env(ctx)
+        env["BENCH_STYLE"] = style
+        argv = [sys.executable, "-m", "slipstream", "run", "slipstream_app:app", "--app-dir", APPS_DIR,
+                "--host", HOST, "--port", str(ctx.port), "--workers", str(c.workers), "--threads", "1"]
+        if ctx.tls:
+            argv += ["--tls-cert", ctx.tls_cert, "--tls-key", ctx.tls_key]
+        return Launch(argv, APPS_DIR, env)
+    return build
 
 
 def _script(*args: str) -> Callable[[Contender, LaunchContext], Launch]:
@@ -164,18 +207,34 @@ def _slipstream_cpp(access_log: bool) -> Callable[[Contender, LaunchContext], La
         env["BENCH_LARGE_FILE"] = _write_large(ctx)
         log = ["--access-log", "--access-log-path", os.path.join(ctx.workdir, "access.log")] if access_log \
             else ["--no-access-log"]
+        tls = ["--tls-cert", ctx.tls_cert, "--tls-key", ctx.tls_key] if ctx.tls else []
         return Launch([SLIPSTREAM_CPP, "--host", HOST, "--port", str(ctx.port), "--threads", "1",
-                       "--max-connections", str(ctx.fd_limit), *log],
+                       "--max-connections", str(ctx.fd_limit), *log, *tls],
                       ctx.workdir, env)
     return build
 
 
 _STATIC_NA = "static reference: serves fixed bytes only, cannot parse or validate a request body or parameters"
-STATIC_UNSUPPORTED = {w: _STATIC_NA for w in ("echo", "validated", "params")}
+_NO_WS = "not in the WebSocket comparison (socketify, websockets, Slipstream C++ and Python async)"
+_NO_TLS = "TLS is not set up for this contender in the harness"
+STATIC_UNSUPPORTED = {**{w: _STATIC_NA for w in ("echo", "validated", "params")},
+                      "ws": "static reference: no WebSocket echo"}
+_TWO_WORKER_WORKLOADS = ("hello", "validated")
 
 
-def _no_h2(reason: str) -> dict[str, str]:
-    return {"h2": reason}
+def _no_h2(reason: str, tls: bool = False, ws: bool = False) -> dict[str, str]:
+    """No HTTP/2 (cleartext or TLS); no TLS unless tls, no WebSocket row unless ws."""
+    out = {"h2": reason, "h2tls": reason}
+    if not tls:
+        out["tls"] = _NO_TLS
+    if not ws:
+        out["ws"] = _NO_WS
+    return out
+
+
+def _only(workloads: tuple[str, ...], reason: str) -> dict[str, str]:
+    """n/a for every workload but these."""
+    return {w: reason for w in WORKLOADS if w not in workloads}
 
 
 CONTENDERS: list[Contender] = [
@@ -184,40 +243,59 @@ CONTENDERS: list[Contender] = [
     Contender("h2o", "static", "h2o, 1 thread, static files", "h2o.conf", ("bin:h2o",), _h2o,
               ("h2o --version",), STATIC_UNSUPPORTED),
     Contender("lighttpd", "static", "lighttpd, 1 process, static files", "lighttpd.conf", ("bin:lighttpd",),
-              _lighttpd, ("lighttpd -v",), STATIC_UNSUPPORTED),
+              _lighttpd, ("lighttpd -v",), {**STATIC_UNSUPPORTED, "tls": _NO_TLS, "h2tls": _NO_TLS}),
     Contender("fastapi", "python", "FastAPI on uvicorn (uvloop, httptools), 1 worker, async def handlers",
               "fastapi_app.py", ("module:fastapi", "module:uvicorn", "module:uvloop", "module:httptools"),
               _uvicorn("fastapi_app"), ("dist:fastapi", "dist:uvicorn", "dist:uvloop", "dist:httptools"),
-              _no_h2("uvicorn has no HTTP/2")),
+              _no_h2("uvicorn has no HTTP/2", tls=True)),
     Contender("granian", "python", "Granian, RSGI interface (its fastest), 1 worker, single-threaded runtime",
               "granian_app.py", ("module:granian", "module:uvloop"), _granian, ("dist:granian",),
-              _no_h2("Granian serves cleartext HTTP/2 only with --http 2, not beside HTTP/1.1 on one port")),
+              _no_h2("Granian serves cleartext HTTP/2 only with --http 2, not beside HTTP/1.1 on one port", tls=True)),
     Contender("robyn", "python", "Robyn, 1 process, 1 worker, def handlers", "robyn_app.py", ("module:robyn",),
               _script("--processes", "1", "--workers", "1", "--log-level", "WARN", "--disable-openapi"),
               ("dist:robyn",), _no_h2("no cleartext HTTP/2 in Robyn"), signal.SIGKILL),
     Contender("socketify", "python", "socketify (uWebSockets), 1 process", "socketify_app.py",
               ("module:socketify",), _script(), ("dist:socketify",),
-              _no_h2("no cleartext HTTP/2 in socketify"), signal.SIGKILL),
+              _no_h2("no cleartext HTTP/2 in socketify", ws=True), signal.SIGKILL),
     Contender("blacksheep", "python", "BlackSheep on uvicorn (uvloop, httptools), 1 worker, async def handlers",
               "blacksheep_app.py", ("module:blacksheep", "module:uvicorn", "module:uvloop", "module:httptools"),
               _uvicorn("blacksheep_app"), ("dist:blacksheep", "dist:uvicorn"),
               _no_h2("uvicorn has no HTTP/2")),
+    Contender("websockets", "python", "websockets (asyncio server, pure Python event loop), 1 process, echo only",
+              "websockets_app.py", ("module:websockets",), _script(), ("dist:websockets",),
+              _only(("ws",), "a WebSocket library: no HTTP routes")),
     Contender("slipstream-cpp", "slipstream",
               "Slipstream, C++ handlers (build/examples/bench_app --threads 1 --no-access-log)",
               "examples/bench_app.cpp", (f"file:{SLIPSTREAM_CPP}",), _slipstream_cpp(False), ()),
     Contender("slipstream-cpp-log", "slipstream",
               "Slipstream, C++ handlers with the JSON access log on (to a file): the cost of logging",
               "examples/bench_app.cpp", (f"file:{SLIPSTREAM_CPP}",), _slipstream_cpp(True), (),
-              {w: "the logging cost is measured on hello only" for w in
-               ("pipelined", "h2", "echo", "validated", "params", "large", "idle")}),
+              _only(("hello",), "the logging cost is measured on hello only")),
     Contender("slipstream-py-def", "slipstream", "Slipstream, Python `def` handlers, 1 thread", "slipstream_app.py",
-              ("module:slipstream",), _script("--style", "def"), ("dist:slipstream",)),
+              ("module:slipstream",), _script("--style", "def"), ("dist:slipstream",),
+              {"ws": "WebSocket handlers are async def: measured in slipstream-py-async"}),
     Contender("slipstream-py-async", "slipstream", "Slipstream, Python `async def` handlers, 1 thread",
               "slipstream_app.py", ("module:slipstream",), _script("--style", "async"), ("dist:slipstream",)),
     Contender("slipstream-py-native", "slipstream",
               "Slipstream, Python app with native routes (static, validate-and-echo): no GIL per request",
               "slipstream_app.py", ("module:slipstream",), _script("--style", "native"), ("dist:slipstream",),
-              {"params": "a native route has no handler to build a response from parameters"}),
+              {"params": "a native route has no handler to build a response from parameters",
+               "ws": "WebSocket handlers are async def: measured in slipstream-py-async"}),
+    # 2 worker processes: measured only where the server and the load generator get 2 CPUs each (CpuLayout).
+    Contender("slipstream-py-w2", "slipstream",
+              "Slipstream, Python `def` handlers, `slipstream run --workers 2 --threads 1` (SO_REUSEPORT)",
+              "slipstream_app.py", ("module:slipstream",), _slipstream_py_workers("def"), ("dist:slipstream",),
+              _only(_TWO_WORKER_WORKLOADS, "the 2-worker rows measure hello and validated only"),
+              workers=2, baseline="slipstream-py-def"),
+    Contender("fastapi-w2", "python", "FastAPI on uvicorn --workers 2 (uvloop, httptools), async def handlers",
+              "fastapi_app.py", ("module:fastapi", "module:uvicorn", "module:uvloop", "module:httptools"),
+              _uvicorn("fastapi_app"), ("dist:fastapi", "dist:uvicorn"),
+              _only(_TWO_WORKER_WORKLOADS, "the 2-worker rows measure hello and validated only"),
+              workers=2, baseline="fastapi"),
+    Contender("granian-w2", "python", "Granian --workers 2, RSGI, single-threaded runtime per worker",
+              "granian_app.py", ("module:granian", "module:uvloop"), _granian, ("dist:granian",),
+              _only(_TWO_WORKER_WORKLOADS, "the 2-worker rows measure hello and validated only"),
+              workers=2, baseline="granian"),
 ]
 
 BY_NAME = {c.name: c for c in CONTENDERS}

@@ -12,6 +12,10 @@ _RE_REQUESTS = re.compile(
     re.MULTILINE)
 _RE_STATUS = re.compile(r"^status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx", re.MULTILINE)
 _RE_TRAFFIC = re.compile(r"^traffic: .*?\((\d+)\) total", re.MULTILINE)
+_RE_TLS_PROTOCOL = re.compile(r"^TLS Protocol: (\S+)", re.MULTILINE)
+_RE_CIPHER = re.compile(r"^Cipher: (\S+)", re.MULTILINE)
+_RE_TEMP_KEY = re.compile(r"^Server Temp Key: (\S+)", re.MULTILINE)
+_RE_ALPN = re.compile(r"^Application protocol: (\S+)", re.MULTILINE)
 _RE_REQ_TIME = re.compile(r"^time for request:\s+([\d.]+)(us|ms|s)\s+([\d.]+)(us|ms|s)\s+([\d.]+)(us|ms|s)", re.MULTILINE)
 
 
@@ -23,6 +27,16 @@ def parse_log(text: str) -> list[float]:
         if len(parts) == 3:
             latencies.append(float(parts[2]))
     return latencies
+
+
+def tls_session(text: str) -> str | None:
+    """What h2load negotiated over TLS ("TLSv1.3 TLS_AES_256_GCM_SHA384 X25519 h2"), None for cleartext."""
+    protocol = _RE_TLS_PROTOCOL.search(text)
+    if not protocol:
+        return None
+    parts = [protocol.group(1)] + [m.group(1) for m in (_RE_CIPHER.search(text), _RE_TEMP_KEY.search(text),
+                                                         _RE_ALPN.search(text)) if m]
+    return " ".join(parts)
 
 
 def parse(text: str, log_text: str, connections: int) -> WrkResult:
@@ -55,6 +69,6 @@ def parse(text: str, log_text: str, connections: int) -> WrkResult:
 
 
 def command(url: str, *, duration_s: int, connections: int, streams: int, log_file: str) -> list[str]:
-    """h2load over cleartext HTTP/2 (prior knowledge), one client thread, timing-based."""
+    """h2load, one client thread, timing-based: http:// is HTTP/2 with prior knowledge, https:// ALPN h2."""
     return ["h2load", "-t1", f"-c{connections}", f"-m{streams}", "-D", str(duration_s),
             f"--log-file={log_file}", url]

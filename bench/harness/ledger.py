@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 
+from . import report
 from .report import Row, Table
 
 HEADER = """# Slipstream benchmark ledger
@@ -28,29 +29,40 @@ def _num(value: float | None, digits: int = 1) -> str:
     return "" if value is None else f"{value:,.{digits}f}"
 
 
-def _row_cells(row: Row) -> list[str]:
+def _extra_cell(column: str, value: float | None) -> str:
+    if value is None:
+        return ""
+    return f"{value:.1%}" if column == report.TLS_COST else f"{value:.2f}×"
+
+
+def _row_cells(row: Row, extra_columns: list[str]) -> list[str]:
     if row.status != "ok":
-        return [row.contender, row.status] + [""] * 9 + [row.note]
+        return [row.contender, row.status] + [""] * (9 + len(extra_columns)) + [row.note]
     ms = lambda us: None if us is None else us / 1000
     return [row.contender, f"{row.rps:,.0f}", f"{row.rps_min:,.0f}–{row.rps_max:,.0f}",
             _num(ms(row.p50_us), 2), _num(ms(row.p99_us), 2), _num(row.user_us), _num(row.sys_us),
             _num(row.rss_peak_mib), str(row.non_2xx), str(row.socket_errors), _num(row.ratio, 2),
-            "; ".join(row.flags)]
+            *(_extra_cell(c, row.extra.get(c)) for c in extra_columns), "; ".join(row.flags)]
 
 
 def render_table(table: Table) -> str:
-    head = ["contender", "req/s (median)", "min–max", "p50 ms", "p99 ms", "user µs/req", "kernel µs/req",
-            "peak RSS MiB", "non-2xx", "socket errors", f"vs {table.reference}", "notes"]
+    unit = table.workload.unit
+    head = ["contender", f"{unit}/s (median)", "min–max", "p50 ms", "p99 ms", f"user µs/{unit}",
+            f"kernel µs/{unit}", "peak RSS MiB", "bad echoes" if unit == "msg" else "non-2xx", "socket errors",
+            f"vs {table.reference}", *table.extra_columns, "notes"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in table.rows:
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in _row_cells(row)) + " |")
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in _row_cells(row, table.extra_columns)) + " |")
     return "\n".join(lines)
 
 
-def generic_command(command: str, workdir_root: str) -> str:
-    """A measured command with the per-start port and scratch paths replaced by placeholders."""
+def generic_command(command: str, workdir_root: str, repo_dir: str | None = None) -> str:
+    """A measured command with the per-start port and scratch paths replaced by placeholders (and paths inside
+    repo_dir made relative to it)."""
     command = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", command)
-    return re.sub(re.escape(workdir_root) + r"/[^/\s]+", "WORKDIR", command)
+    command = re.sub(r"--port \d+", "--port PORT", command)
+    command = re.sub(re.escape(workdir_root) + r"/[^/\s]+", "WORKDIR", command)
+    return command.replace(repo_dir.rstrip("/") + "/", "") if repo_dir else command
 
 
 def render_section(meta: dict, settings: dict, tables: list[Table], *, invocation: str, results_path: str,
@@ -58,14 +70,14 @@ def render_section(meta: dict, settings: dict, tables: list[Table], *, invocatio
                    caveats: list[str]) -> str:
     out = [f"## {meta['date']} — {meta['commit']}", "",
            f"<!-- bench-entry id={meta['run_id']} results={results_path} -->", "",
-           f"- Machine: {meta['cpu_model']}, nproc {meta['nproc']}, Linux {meta['kernel']}, {meta['os']}, "
-           f"Python {meta['python']}",
+           (f"- Machine: {meta['cpu_model']}, nproc {meta['nproc']}, Linux {meta['kernel']}, {meta['os']}, "
+            f"Python {meta['python']}"),
            f"- Commit: {meta['commit']}",
            f"- Command: `{invocation}`",
-           f"- Method: {settings['rounds']} round(s) in rotating order, {settings['duration_s']} s per run after a "
-           f"{settings['warmup_s']} s warm-up, {settings['connections']} connections, server pinned to CPU 0 "
-           f"(`taskset -c 0`), client to CPU 1; a run with more than {settings['foreign_limit']} cores of foreign "
-           f"load is repeated (up to {settings['max_retries']} times)",
+           (f"- Method: {settings['rounds']} round(s) in rotating order, {settings['duration_s']} s per run after "
+            f"a {settings['warmup_s']} s warm-up, {settings['connections']} connections, server pinned to CPU 0 "
+            f"(`taskset -c 0`), client to CPU 1; a run with more than {settings['foreign_limit']} cores of foreign "
+            f"load is repeated (up to {settings['max_retries']} times)"),
            f"- Tools: {meta['wrk']}; {meta['h2load']}",
            f"- Raw results: [{results_path}]({results_path})", "", "Load commands (PORT and WORKDIR vary per start):", ""]
     out += [f"- {name}: `{cmd}`" for name, cmd in commands.items()]
@@ -91,7 +103,8 @@ def committed_version(path: str) -> bytes | None:
     """The ledger as last committed, or None when git or the file's history is unavailable."""
     directory, name = os.path.split(os.path.abspath(path))
     try:
-        out = subprocess.run(["git", "show", f"HEAD:./{name}"], cwd=directory, capture_output=True, timeout=10)
+        out = subprocess.run(["git", "show", f"HEAD:./{name}"], cwd=directory, capture_output=True, timeout=10,
+                             check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout if out.returncode == 0 else None

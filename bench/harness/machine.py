@@ -11,7 +11,7 @@ from .contenders import REPO_DIR
 
 def _first_line(argv: list[str]) -> str:
     try:
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=10, cwd=REPO_DIR)
+        out = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=10, cwd=REPO_DIR)
         lines = (out.stdout + out.stderr).strip().splitlines()
         return lines[0].strip() if lines else "unknown"
     except (OSError, subprocess.TimeoutExpired):
@@ -45,7 +45,7 @@ def commit() -> str:
     # The ledger and the raw results are what a run writes: they do not make the measured code "uncommitted".
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
                             ":(exclude)BENCHMARKS.md", ":(exclude)bench/results"], capture_output=True,
-                           text=True, cwd=REPO_DIR).stdout.strip()
+                           text=True, cwd=REPO_DIR, check=False).stdout.strip()
     return rev + (" (with uncommitted changes)" if dirty else "")
 
 

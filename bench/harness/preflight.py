@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 
+from .procs import unverified_tls_context
 from .workloads import Probe, Workload
 
 
@@ -24,8 +25,10 @@ def check_response(probe: Probe, status: int, content_type: str | None, body: by
     return None
 
 
-def fetch_h1(host: str, port: int, probe: Probe, timeout_s: float = 10.0) -> tuple[int, str | None, bytes]:
-    conn = http.client.HTTPConnection(host, port, timeout=timeout_s)
+def fetch_h1(host: str, port: int, probe: Probe, timeout_s: float = 10.0,
+             tls: bool = False) -> tuple[int, str | None, bytes]:
+    conn = http.client.HTTPSConnection(host, port, timeout=timeout_s, context=unverified_tls_context()) if tls \
+        else http.client.HTTPConnection(host, port, timeout=timeout_s)
     try:
         headers = {"Content-Type": "application/json"} if probe.body is not None else {}
         conn.request(probe.method, probe.path, body=probe.body, headers=headers)
@@ -35,15 +38,18 @@ def fetch_h1(host: str, port: int, probe: Probe, timeout_s: float = 10.0) -> tup
         conn.close()
 
 
-def fetch_h2(host: str, port: int, probe: Probe, timeout_s: float = 10.0) -> tuple[int, str | None, bytes]:
-    """HTTP/2 with prior knowledge through nghttp (nghttp2-client): status and type from -v, body from a plain run."""
+def fetch_h2(host: str, port: int, probe: Probe, timeout_s: float = 10.0,
+             tls: bool = False) -> tuple[int, str | None, bytes]:
+    """HTTP/2 through nghttp (nghttp2-client): prior knowledge, or ALPN h2 over TLS (certificate not verified).
+    Status and type from -v, body from a plain run."""
     if shutil.which("nghttp") is None:
         raise OSError("nghttp (nghttp2-client) not installed")
-    url = f"http://{host}:{port}{probe.path}"
-    verbose = subprocess.run(["nghttp", "-v", url], capture_output=True, timeout=timeout_s).stdout.decode("latin-1")
+    url = f"{'https' if tls else 'http'}://{host}:{port}{probe.path}"
+    verbose = subprocess.run(["nghttp", "-v", url], capture_output=True, timeout=timeout_s,
+                             check=False).stdout.decode("latin-1")
     status = re.search(r"^\[.*?\] recv \(stream_id=\d+\) :status: (\d+)", verbose, re.MULTILINE)
     ctype = re.search(r"^\[.*?\] recv \(stream_id=\d+\) content-type: (\S+)", verbose, re.MULTILINE)
-    body = subprocess.run(["nghttp", url], capture_output=True, timeout=timeout_s).stdout
+    body = subprocess.run(["nghttp", url], capture_output=True, timeout=timeout_s, check=False).stdout
     if not status:
         raise OSError("no HTTP/2 response")
     return int(status.group(1)), ctype.group(1) if ctype else None, body
@@ -54,7 +60,7 @@ def run(host: str, port: int, workload: Workload) -> str | None:
     fetch = fetch_h2 if workload.load == "h2load" else fetch_h1
     for probe in workload.probes:
         try:
-            status, content_type, body = fetch(host, port, probe)
+            status, content_type, body = fetch(host, port, probe, tls=workload.tls)
         except (OSError, http.client.HTTPException, subprocess.TimeoutExpired) as error:
             return f"{probe.method} {probe.path}: {type(error).__name__}: {error}"
         failure = check_response(probe, status, content_type, body)

@@ -6,11 +6,57 @@ import os
 import resource
 import signal
 import socket
+import ssl
 import subprocess
 import time
 
 SERVER_CPU = 0
 CLIENT_CPU = 1
+
+
+class CpuLayout:
+    """Which CPUs the server and the load generator get, for a server of `server_cpus` processes.
+
+    One worker: server on the first CPU, client on the second (BENCHMARKING.md). More: the server on the first
+    `server_cpus` CPUs and the client on up to as many of the next ones; `shared` when the machine has fewer
+    than twice the server's CPUs, in which case the client runs on the server's CPUs (figures not meaningful).
+    The harness itself stays on the last CPU (the client's for one worker, as before)."""
+
+    def __init__(self, available: list[int], server_cpus: int = 1):
+        cpus = sorted(available) or [0]
+        self.available = cpus
+        if server_cpus <= 1:
+            self.server = cpus[:1]
+            self.client = cpus[1:2] or cpus[:1]
+            self.shared = len(cpus) < 2
+        else:
+            self.server = cpus[:server_cpus]
+            self.client = cpus[server_cpus:2 * server_cpus] or cpus[-1:]
+            self.shared = len(cpus) < 2 * server_cpus
+        self.harness = cpus[-1]
+
+    @property
+    def server_spec(self) -> str:
+        return cpu_list(self.server)
+
+    @property
+    def client_spec(self) -> str:
+        return cpu_list(self.client)
+
+
+def cpu_list(cpus: list[int]) -> str:
+    """taskset's list form: 0 / 0,1 / 2-5."""
+    cpus = sorted(cpus)
+    if len(cpus) > 2 and cpus == list(range(cpus[0], cpus[-1] + 1)):
+        return f"{cpus[0]}-{cpus[-1]}"
+    return ",".join(str(c) for c in cpus)
+
+
+def available_cpus() -> list[int]:
+    """The CPUs this process may run on (before the harness pins itself)."""
+    if hasattr(os, "sched_getaffinity"):
+        return sorted(os.sched_getaffinity(0))
+    return list(range(os.cpu_count() or 1))
 
 
 class ServerError(RuntimeError):
@@ -48,15 +94,24 @@ def pin_self(cpu: int = CLIENT_CPU) -> None:
         os.sched_setaffinity(0, {cpu})
 
 
-def pinned(argv: list[str], cpu: int) -> list[str]:
+def pinned(argv: list[str], cpu: int | str) -> list[str]:
+    """argv under `taskset -c CPUS` (one CPU number or a list such as "0,1")."""
     return ["taskset", "-c", str(cpu), *argv]
+
+
+def unverified_tls_context() -> ssl.SSLContext:
+    """The harness's own TLS client: the bench certificate is self-signed, so nothing is verified."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
 
 
 class ServerProcess:
     """One contender's server, started in its own session so the whole tree can be stopped."""
 
     def __init__(self, argv: list[str], *, cwd: str, env: dict[str, str], log_path: str,
-                 stop_signal: int = signal.SIGTERM, cpu: int = SERVER_CPU):
+                 stop_signal: int = signal.SIGTERM, cpu: int | str = SERVER_CPU):
         self.argv = pinned(argv, cpu)
         self.cwd, self.env, self.log_path, self.stop_signal = cwd, env, log_path, stop_signal
         self.proc: subprocess.Popen | None = None
@@ -72,7 +127,7 @@ class ServerProcess:
                                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                          start_new_session=True)
 
-    def wait_ready(self, host: str, port: int, path: str, timeout_s: float = 30.0) -> None:
+    def wait_ready(self, host: str, port: int, path: str, timeout_s: float = 30.0, tls: bool = False) -> None:
         """Polls until the server answers any HTTP response on path; fails early if it exits."""
         deadline = time.monotonic() + timeout_s
         last_error = "no attempt"
@@ -80,7 +135,8 @@ class ServerProcess:
             if self.proc.poll() is not None:
                 raise ServerError(f"exited with status {self.proc.returncode} before answering: {self.log_tail()}")
             try:
-                conn = http.client.HTTPConnection(host, port, timeout=2)
+                conn = (http.client.HTTPSConnection(host, port, timeout=2, context=unverified_tls_context()) if tls
+                        else http.client.HTTPConnection(host, port, timeout=2))
                 conn.request("GET", path)
                 conn.getresponse().read()
                 conn.close()

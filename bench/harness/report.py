@@ -25,6 +25,13 @@ class Row:
     socket_errors: int = 0
     ratio: float | None = None       # median over rounds of rps / reference rps (same round)
     flags: list[str] = field(default_factory=list)
+    extra: dict[str, float | None] = field(default_factory=dict)  # Table.extra_columns -> value
+
+
+# Paired comparisons, each a median over rounds of a same-round, same-contender quotient.
+TLS_COST = "TLS cost"                       # 1 - rps(TLS) / rps(cleartext)
+TLS_CPU = "CPU/req vs cleartext"            # CPU per request (user + kernel), TLS / cleartext
+SCALING = "scaling (÷ 1 worker)"            # rps(2 workers) / rps(the 1-worker baseline)
 
 
 @dataclass
@@ -32,6 +39,7 @@ class Table:
     workload: Workload
     reference: str
     rows: list[Row]
+    extra_columns: list[str] = field(default_factory=list)
 
 
 def accepted(records: list[dict]) -> dict[tuple[str, str, int], dict]:
@@ -75,10 +83,72 @@ def build_row(contender: str, runs: list[dict], ref_by_round: dict[int, float]) 
         row.flags.append(f"idle kept {min(kept):,} of {opened:,}")
     if any(r["client_exit"] != 0 for r in runs):
         row.flags.append("load generator exited non-zero")
+    if any(r.get("cores_shared") for r in runs):
+        row.flags.append(f"CPUs shared with the load generator (server on {runs[0].get('server_cpus')}): "
+                         "not a valid measurement")
+    sessions = sorted({r["tls_session"] for r in runs if r.get("tls_session")})
+    if sessions:
+        row.flags.append(" / ".join(sessions))
     return row
 
 
-def build_tables(records: list[dict], workloads: list[Workload], contenders: list[str]) -> list[Table]:
+def _cpu_per_request(run: dict) -> float:
+    return run["server_user_us_per_req"] + run["server_sys_us_per_req"]
+
+
+def paired(runs: list[dict], others: dict[int, dict], quotient) -> float | None:
+    """Median over rounds of quotient(run, the other run of the same round); rounds without a pair are left out."""
+    values = []
+    for run in runs:
+        other = others.get(run["round"])
+        if other is not None:
+            value = quotient(run, other)
+            if value is not None:
+                values.append(value)
+    return median(values) if values else None
+
+
+def _tls_cost(tls_run: dict, clear_run: dict) -> float | None:
+    return 1.0 - tls_run["rps"] / clear_run["rps"] if clear_run["rps"] > 0 else None
+
+
+def _cpu_ratio(tls_run: dict, clear_run: dict) -> float | None:
+    clear = _cpu_per_request(clear_run)
+    return _cpu_per_request(tls_run) / clear if clear > 0 and tls_run["rps"] > 0 else None
+
+
+def _scaling(run: dict, base_run: dict) -> float | None:
+    return run["rps"] / base_run["rps"] if base_run["rps"] > 0 else None
+
+
+def _runs_by_round(kept: dict[tuple[str, str, int], dict], workload: str, contender: str) -> dict[int, dict]:
+    return {rnd: r for (w, c, rnd), r in kept.items() if w == workload and c == contender}
+
+
+def add_extras(table: Table, kept: dict[tuple[str, str, int], dict], baselines: dict[str, str]) -> None:
+    """TLS cost against the cleartext workload, scaling against the 1-worker contender, where measured."""
+    workload = table.workload
+    measured = [row for row in table.rows if row.status == "ok"]
+    clear_present = workload.cleartext is not None and any(w == workload.cleartext for (w, _, _) in kept)
+    if clear_present:
+        table.extra_columns += [TLS_COST, TLS_CPU]
+    if any(row.contender in baselines for row in measured):
+        table.extra_columns.append(SCALING)
+    for row in measured:
+        runs = sorted(_runs_by_round(kept, workload.name, row.contender).values(), key=lambda r: r["round"])
+        if clear_present:
+            clear = _runs_by_round(kept, workload.cleartext, row.contender)
+            row.extra[TLS_COST] = paired(runs, clear, _tls_cost)
+            row.extra[TLS_CPU] = paired(runs, clear, _cpu_ratio)
+        if row.contender in baselines:
+            base = _runs_by_round(kept, workload.name, baselines[row.contender])
+            row.extra[SCALING] = paired(runs, base, _scaling)
+
+
+def build_tables(records: list[dict], workloads: list[Workload], contenders: list[str],
+                 baselines: dict[str, str] | None = None) -> list[Table]:
+    """One table per workload. baselines: multi-worker contender -> its 1-worker contender (scaling column)."""
+    baselines = {k: v for k, v in (baselines or {}).items() if k in contenders}
     kept = accepted(records)
     skips = {r["contender"]: r["reason"] for r in records if r.get("type") == "skip"}
     problems: dict[tuple[str, str], tuple[str, str]] = {}
@@ -105,5 +175,7 @@ def build_tables(records: list[dict], workloads: list[Workload], contenders: lis
             else:
                 continue  # not selected for this run
             rows.append(row)
-        tables.append(Table(workload, workload.reference, rows))
+        table = Table(workload, workload.reference, rows)
+        add_extras(table, kept, baselines)
+        tables.append(table)
     return tables

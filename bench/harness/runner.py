@@ -9,7 +9,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
-from . import cpu, foreign_load, h2load, preflight, procs, wrk
+from . import cpu, foreign_load, h2load, preflight, procs, tls, wrk, wsload
 from .contenders import HOST, Contender, LaunchContext
 from .workloads import LUA_DIR, Workload, write_body_files
 
@@ -27,6 +27,8 @@ class Settings:
     h2_streams: int = 16
     max_retries: int = 2           # extra attempts of a run disturbed by foreign load
     foreign_limit: float = foreign_load.DISTURBANCE_LIMIT_CORES
+    ws_depth: int = 1              # WebSocket messages in flight per connection (ws_load --depth)
+    allow_shared_cores: bool = False  # measure multi-worker rows even where their CPUs overlap the client's
 
 
 def rotate(items: list, round_index: int) -> list:
@@ -51,19 +53,34 @@ class Recorder:
 
 
 def load_command(workload: Workload, settings: Settings, port: int, h2_port: int | None, workdir: str,
-                 duration_s: int) -> tuple[list[str], str | None]:
-    """(client argv pinned to the client CPU, h2load log path or None)."""
+                 duration_s: int, layout: procs.CpuLayout | None = None) -> tuple[list[str], str | None]:
+    """(client argv pinned to the client CPUs, h2load log path or None)."""
+    layout = layout or procs.CpuLayout([procs.SERVER_CPU, procs.CLIENT_CPU])
+    scheme = "https" if workload.tls else "http"
+    if workload.load == "ws":
+        argv = wsload.command(port, host=HOST, path=workload.path, connections=settings.connections,
+                              depth=settings.ws_depth, duration_s=duration_s)
+        return procs.pinned(argv, layout.client_spec), None
     if workload.load == "h2load":
         log = os.path.join(workdir, f"h2load-{workload.name}.log")
-        url = f"http://{HOST}:{h2_port or port}{workload.path}"
+        url = f"{scheme}://{HOST}:{h2_port or port}{workload.path}"
         argv = h2load.command(url, duration_s=duration_s, connections=settings.connections,
                               streams=settings.h2_streams, log_file=log)
-        return procs.pinned(argv, procs.CLIENT_CPU), log
+        return procs.pinned(argv, layout.client_spec), log
     script = os.path.join(LUA_DIR, workload.script) if workload.script else None
-    argv = wrk.command(f"http://{HOST}:{port}{workload.path}", duration_s=duration_s,
-                       connections=settings.connections, script=script,
+    argv = wrk.command(f"{scheme}://{HOST}:{port}{workload.path}", duration_s=duration_s,
+                       connections=settings.connections, threads=len(layout.client), script=script,
                        script_args=write_body_files(workload, workdir))
-    return procs.pinned(argv, procs.CLIENT_CPU), None
+    return procs.pinned(argv, layout.client_spec), None
+
+
+def parse_load(workload: Workload, text: str, log_path: str | None, connections: int) -> wrk.WrkResult:
+    if workload.load == "ws":
+        return wsload.parse(text)
+    if workload.load == "h2load":
+        with open(log_path, "rb") as f:
+            return h2load.parse(text, f.read().decode("ascii", "replace"), connections)
+    return wrk.parse(text)
 
 
 def run_client(argv: list[str], workdir: str) -> tuple[str, float, int]:
@@ -81,9 +98,9 @@ def run_client(argv: list[str], workdir: str) -> tuple[str, float, int]:
 class IdleHolder:
     """The idle-connection helper process (pinned to the client CPU)."""
 
-    def __init__(self, port: int, count: int, path: str):
+    def __init__(self, port: int, count: int, path: str, cpus: str = str(procs.CLIENT_CPU)):
         argv = procs.pinned([sys.executable, IDLE_HELPER, "--host", HOST, "--port", str(port), "--path", path,
-                             "--count", str(count)], procs.CLIENT_CPU)
+                             "--count", str(count)], cpus)
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline().split()
         self.opened = int(line[1]) if len(line) == 2 and line[0] == "READY" else 0
@@ -104,11 +121,13 @@ class IdleHolder:
 
 
 def measure(workload: Workload, settings: Settings, server_pid: int, port: int, h2_port: int | None,
-            workdir: str) -> dict:
+            workdir: str, layout: procs.CpuLayout | None = None) -> dict:
     """One measured run of a workload against a started server."""
-    argv, log_path = load_command(workload, settings, port, h2_port, workdir, settings.duration_s)
+    layout = layout or procs.CpuLayout([procs.SERVER_CPU, procs.CLIENT_CPU])
+    argv, log_path = load_command(workload, settings, port, h2_port, workdir, settings.duration_s, layout)
     rss_reset = cpu.reset_peak_rss(server_pid)
-    holder = IdleHolder(port, settings.idle_connections, workload.path) if workload.idle_connections else None
+    holder = IdleHolder(port, settings.idle_connections, workload.path, layout.client_spec) \
+        if workload.idle_connections else None
     try:
         machine_before = foreign_load.read_machine()
         server_before = cpu.tree_times(server_pid)
@@ -126,11 +145,7 @@ def measure(workload: Workload, settings: Settings, server_pid: int, port: int, 
         if holder:
             holder.close()
     peak_kib, rss_kib = cpu.tree_memory_kib(server_pid)
-    if workload.load == "h2load":
-        with open(log_path, "rb") as f:
-            result = h2load.parse(text, f.read().decode("ascii", "replace"), settings.connections)
-    else:
-        result = wrk.parse(text)
+    result = parse_load(workload, text, log_path, settings.connections)
     server = server_after - server_before
     harness_s = (self_after.ru_utime + self_after.ru_stime) - (self_before.ru_utime + self_before.ru_stime)
     client_ticks = (client_cpu_s + harness_s) * cpu.CLOCK_TICKS + (holder_after - holder_before)
@@ -149,34 +164,97 @@ def measure(workload: Workload, settings: Settings, server_pid: int, port: int, 
         "foreign_cores": foreign, "disturbed": foreign_load.disturbed(foreign, settings.foreign_limit),
         "rss_peak_kib": peak_kib, "rss_kib": rss_kib, "rss_peak_reset": rss_reset,
         "idle_opened": holder.opened if holder else None, "idle_kept": kept,
+        "server_cpus": layout.server_spec, "client_cpus": layout.client_spec, "cores_shared": layout.shared,
+        "tls_session": h2load.tls_session(text) if workload.tls and workload.load == "h2load" else None,
     }
 
 
-def warm_up(workload: Workload, settings: Settings, port: int, h2_port: int | None, workdir: str) -> None:
+def warm_up(workload: Workload, settings: Settings, port: int, h2_port: int | None, workdir: str,
+            layout: procs.CpuLayout | None = None) -> None:
     if settings.warmup_s <= 0:
         return
-    argv, _ = load_command(workload, settings, port, h2_port, workdir, settings.warmup_s)
+    argv, _ = load_command(workload, settings, port, h2_port, workdir, settings.warmup_s, layout)
     run_client(argv, workdir)
 
 
-def run_contender(contender: Contender, workloads: list[Workload], settings: Settings, round_index: int,
-                  run_dir: str, fd_limit: int, recorder: Recorder, log=print) -> None:
-    """Starts one contender, runs every workload it can serve, stops it."""
-    workdir = os.path.join(run_dir, f"r{round_index}-{contender.name}")
+@dataclass
+class SuiteContext:
+    """What every start of a run shares: the fd limit, the CPUs, the TLS certificate (None: no TLS workload)."""
+    fd_limit: int
+    cpus: list[int]
+    certificate: tls.Certificate | None = None
+    certificate_error: str | None = None
+
+
+def na_reason(contender: Contender, workload: Workload, settings: Settings, suite: SuiteContext) -> str | None:
+    """Why this contender does not run this workload here ("n/a"), or None."""
+    reason = contender.na_reason(workload.name, suite.fd_limit, settings.idle_connections, settings.connections)
+    if reason:
+        return reason
+    if not settings.allow_shared_cores:
+        return contender.cores_reason(len(suite.cpus))
+    return None
+
+
+def measure_workload(contender: Contender, workload: Workload, settings: Settings, server: procs.ServerProcess,
+                     port: int, h2_port: int | None, workdir: str, layout: procs.CpuLayout, base: dict,
+                     recorder: Recorder, log) -> None:
+    """Pre-flight, warm-up and the measured attempts of one workload against a started server."""
+    if workload.load == "ws":
+        mismatch = wsload.probe(HOST, port, workload.path)
+    else:
+        mismatch = preflight.run(HOST, h2_port or port, workload)
+    if mismatch:
+        recorder.add({"type": "failure", **base, "workload": workload.name, "reason": f"pre-flight: {mismatch}"})
+        log(f"  {contender.name} {workload.name}: pre-flight failed: {mismatch}")
+        return
+    warm_up(workload, settings, port, h2_port, workdir, layout)
+    for attempt in range(settings.max_retries + 1):
+        try:
+            figures = measure(workload, settings, server.pid, port, h2_port, workdir, layout)
+        except wrk.WrkParseError as error:
+            recorder.add({"type": "failure", **base, "workload": workload.name,
+                          "reason": f"load generator output unusable: {str(error).splitlines()[0]}"})
+            log(f"  {contender.name} {workload.name}: {str(error).splitlines()[0]}")
+            return
+        recorder.add({"type": "measurement", **base, "workload": workload.name, "attempt": attempt,
+                      "load": workload.load, **figures})
+        log(f"  {contender.name:20} {workload.name:10} {figures['rps']:>10.0f} {workload.unit}/s  "
+            f"cpu {figures['server_user_us_per_req']:.1f}+{figures['server_sys_us_per_req']:.1f} "
+            f"us/{workload.unit}  foreign {figures['foreign_cores']:.2f}"
+            + ("  DISTURBED" if figures["disturbed"] else ""))
+        if not figures["disturbed"]:
+            return
+
+
+def run_start(contender: Contender, workloads: list[Workload], settings: Settings, round_index: int,
+              run_dir: str, suite: SuiteContext, recorder: Recorder, log=print) -> None:
+    """One start of a contender (cleartext, or TLS when the workloads are TLS ones) and its workloads."""
+    base = {"round": round_index, "contender": contender.name}
+    use_tls = workloads[0].tls
+    if use_tls and suite.certificate is None:
+        for w in workloads:
+            recorder.add({"type": "failure", **base, "workload": w.name,
+                          "reason": f"no TLS certificate: {suite.certificate_error}"})
+        return
+    workdir = os.path.join(run_dir, f"r{round_index}-{contender.name}" + ("-tls" if use_tls else ""))
     os.makedirs(workdir, exist_ok=True)
-    ctx = LaunchContext(port=procs.free_port(), h2_port=procs.free_port(), workdir=workdir, fd_limit=fd_limit)
+    cert = suite.certificate if use_tls else None
+    ctx = LaunchContext(port=procs.free_port(), h2_port=procs.free_port(), workdir=workdir, fd_limit=suite.fd_limit,
+                        tls_cert=cert.cert if cert else None, tls_key=cert.key if cert else None)
+    layout = procs.CpuLayout(suite.cpus, contender.workers)
     launch = contender.build(contender, ctx)
     server = procs.ServerProcess(launch.argv, cwd=launch.cwd, env=launch.env,
-                                 log_path=os.path.join(workdir, "server.log"), stop_signal=contender.stop_signal)
-    base = {"round": round_index, "contender": contender.name}
+                                 log_path=os.path.join(workdir, "server.log"), stop_signal=contender.stop_signal,
+                                 cpu=layout.server_spec)
     server.start()
     try:
         try:
-            server.wait_ready(HOST, ctx.port, "/hello")
+            server.wait_ready(HOST, ctx.port, "/hello", tls=use_tls)
         except procs.ServerError as error:
             for w in workloads:
                 recorder.add({"type": "failure", **base, "workload": w.name, "reason": f"server start: {error}"})
-            log(f"  {contender.name}: did not start: {error}")
+            log(f"  {contender.name}: did not start{' (TLS)' if use_tls else ''}: {error}")
             return
         for workload in workloads:
             if server.proc.poll() is not None:
@@ -184,40 +262,39 @@ def run_contender(contender: Contender, workloads: list[Workload], settings: Set
                 recorder.add({"type": "failure", **base, "workload": workload.name, "reason": reason})
                 log(f"  {contender.name} {workload.name}: {reason}")
                 continue
-            reason = contender.na_reason(workload.name, fd_limit, settings.idle_connections, settings.connections)
-            if reason:
-                recorder.add({"type": "na", **base, "workload": workload.name, "reason": reason})
-                continue
-            h2_port = launch.h2_port if workload.load == "h2load" else None
-            mismatch = preflight.run(HOST, h2_port or ctx.port, workload)
-            if mismatch:
-                recorder.add({"type": "failure", **base, "workload": workload.name, "reason": f"pre-flight: {mismatch}"})
-                log(f"  {contender.name} {workload.name}: pre-flight failed: {mismatch}")
-                continue
-            warm_up(workload, settings, ctx.port, h2_port, workdir)
-            for attempt in range(settings.max_retries + 1):
-                try:
-                    figures = measure(workload, settings, server.pid, ctx.port, h2_port, workdir)
-                except wrk.WrkParseError as error:
-                    recorder.add({"type": "failure", **base, "workload": workload.name,
-                                  "reason": f"load generator output unusable: {str(error).splitlines()[0]}"})
-                    log(f"  {contender.name} {workload.name}: {str(error).splitlines()[0]}")
-                    break
-                recorder.add({"type": "measurement", **base, "workload": workload.name, "attempt": attempt,
-                              "load": workload.load, **figures})
-                log(f"  {contender.name:20} {workload.name:10} {figures['rps']:>10.0f} req/s  "
-                    f"cpu {figures['server_user_us_per_req']:.1f}+{figures['server_sys_us_per_req']:.1f} us/req  "
-                    f"foreign {figures['foreign_cores']:.2f}" + ("  DISTURBED" if figures["disturbed"] else ""))
-                if not figures["disturbed"]:
-                    break
+            h2_port = launch.h2_port if workload.load == "h2load" and not use_tls else None
+            measure_workload(contender, workload, settings, server, ctx.port, h2_port, workdir, layout, base,
+                             recorder, log)
     finally:
         server.stop()
 
 
+def run_contender(contender: Contender, workloads: list[Workload], settings: Settings, round_index: int,
+                  run_dir: str, suite: SuiteContext, recorder: Recorder, log=print) -> None:
+    """Runs every workload the contender can serve: one start for the cleartext ones, one for the TLS ones."""
+    runnable = []
+    for workload in workloads:
+        reason = na_reason(contender, workload, settings, suite)
+        if reason:
+            recorder.add({"type": "na", "round": round_index, "contender": contender.name,
+                          "workload": workload.name, "reason": reason})
+        else:
+            runnable.append(workload)
+    for group in ([w for w in runnable if not w.tls], [w for w in runnable if w.tls]):
+        if group:
+            run_start(contender, group, settings, round_index, run_dir, suite, recorder, log)
+
+
 def run_suite(contenders: list[Contender], workloads: list[Workload], settings: Settings, run_dir: str,
               recorder: Recorder, log=print) -> None:
-    fd_limit = procs.raise_fd_limit()
-    procs.pin_self(procs.CLIENT_CPU)
+    suite = SuiteContext(fd_limit=procs.raise_fd_limit(), cpus=procs.available_cpus())
+    procs.pin_self(procs.CpuLayout(suite.cpus).harness)
+    if any(w.tls for w in workloads):
+        try:
+            suite.certificate = tls.make_certificate(os.path.join(run_dir, "tls"))
+        except RuntimeError as error:
+            suite.certificate_error = str(error)
+            log(f"no TLS certificate: {error}")
     runnable = []
     for contender in contenders:
         reason = contender.missing()
@@ -229,7 +306,7 @@ def run_suite(contenders: list[Contender], workloads: list[Workload], settings: 
     for round_index in range(settings.rounds):
         log(f"round {round_index + 1}/{settings.rounds}")
         for contender in rotate(runnable, round_index):
-            run_contender(contender, workloads, settings, round_index, run_dir, fd_limit, recorder, log)
+            run_contender(contender, workloads, settings, round_index, run_dir, suite, recorder, log)
 
 
 def settings_dict(settings: Settings) -> dict:

@@ -44,6 +44,9 @@ class Workload:
     body_files: dict[str, bytes] = field(default_factory=dict)
     idle_connections: bool = False  # hold the idle connections while the load runs
     latency_meaningful: bool = True
+    tls: bool = False               # served by a TLS start of the contender (harness certificate, ALPN h2/http/1.1)
+    cleartext: str | None = None    # the same load without TLS: the report's "TLS cost" compares the two
+    unit: str = "req"               # what the throughput counts: "req" (responses) or "msg" (WebSocket echoes)
 
 
 HELLO_PROBE = Probe("GET", "/hello", None, 200, payloads.HELLO)
@@ -71,9 +74,15 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in [
              "wrk", "nginx", (Probe("GET", "/large", None, 200, payloads.LARGE),)),
     Workload("idle", "hello while 10,000 idle keep-alive connections are held", "/hello", "wrk", "nginx",
              (HELLO_PROBE,), idle_connections=True),
+    Workload("h2tls", "hello over HTTP/2 with TLS (ALPN h2, P-256 certificate), 16 streams per connection (h2load)",
+             "/hello", "h2load", "nginx", (HELLO_PROBE,), tls=True, cleartext="h2"),
+    Workload("tls", "hello over HTTP/1.1 with TLS, keep-alive (wrk over https)", "/hello", "wrk", "nginx",
+             (HELLO_PROBE,), tls=True, cleartext="hello"),
+    Workload("ws", "WebSocket echo: 32-byte masked text messages, closed loop (bench/tools/ws_load)", "/ws", "ws",
+             "socketify", (), unit="msg"),
 ]}
 
-DEFAULT_ORDER = ["hello", "pipelined", "h2", "echo", "validated", "params", "large", "idle"]
+DEFAULT_ORDER = ["hello", "pipelined", "h2", "echo", "validated", "params", "large", "idle", "h2tls", "tls", "ws"]
 QUICK_WORKLOADS = ["hello", "echo"]
 
 

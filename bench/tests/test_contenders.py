@@ -29,9 +29,12 @@ def test_every_contender_has_an_app_file_and_known_workloads():
 
 
 def test_static_servers_cannot_serve_dynamic_workloads():
-    for name in ("nginx", "h2o", "lighttpd"):
+    dynamic = {"echo", "validated", "params", "ws"}
+    for name in ("nginx", "h2o"):
         c = contenders.BY_NAME[name]
-        assert {w for w in workloads.WORKLOADS if c.na_reason(w, 65536, 10000, 64)} == {"echo", "validated", "params"}
+        assert {w for w in workloads.WORKLOADS if c.na_reason(w, 65536, 10000, 64)} == dynamic
+    lighttpd = contenders.BY_NAME["lighttpd"]
+    assert {w for w in workloads.WORKLOADS if lighttpd.na_reason(w, 65536, 10000, 64)} == dynamic | {"tls", "h2tls"}
 
 
 def test_lighttpd_idle_depends_on_the_fd_limit():
@@ -45,7 +48,8 @@ def test_static_configs_render_with_the_served_bytes(tmp_path, name):
     c = contenders.BY_NAME[name]
     launch = c.build(c, LaunchContext(port=1234, h2_port=1235, workdir=str(tmp_path), fd_limit=20000))
     conf = next(a for a in launch.argv if a.endswith(".conf"))
-    text = open(conf).read()
+    with open(conf) as f:
+        text = f.read()
     assert "1234" in text and "$" not in text.replace("$$", "").split("rewrite")[0].replace("^/", "")
     assert (tmp_path / "www" / "hello.json").read_bytes() == workloads.payloads.HELLO
     assert (tmp_path / "www" / "large.json").read_bytes() == workloads.payloads.LARGE
@@ -57,6 +61,10 @@ def test_python_contenders_run_one_worker():
         c = contenders.BY_NAME[name]
         argv = c.build(c, ctx).argv
         assert argv[argv.index("--workers") + 1] == "1", name
+    for name, count in (("fastapi-w2", "2"), ("granian-w2", "2"), ("slipstream-py-w2", "2")):
+        c = contenders.BY_NAME[name]
+        argv = c.build(c, ctx).argv
+        assert argv[argv.index("--workers") + 1] == count, name
     robyn = contenders.BY_NAME["robyn"]
     assert robyn.build(robyn, ctx).argv[2:6] == ["--processes", "1", "--workers", "1"]
     assert robyn.stop_signal == signal.SIGKILL
@@ -72,8 +80,8 @@ def test_payloads_are_exact():
 
 
 def test_template_placeholders_are_all_known():
-    known = {"workdir", "port", "h2_port", "max_fds", "max_conns", "user_line"}
-    for name in ("nginx.conf", "h2o.conf", "lighttpd.conf"):
+    known = {"workdir", "port", "h2_port", "max_fds", "max_conns", "user_line", "tls_cert", "tls_key"}
+    for name in ("nginx.conf", "h2o.conf", "lighttpd.conf", "nginx_tls.conf", "h2o_tls.conf"):
         with open(os.path.join(workloads.APPS_DIR, name)) as f:
             template = Template(f.read())
         assert set(template.get_identifiers()) <= known, name

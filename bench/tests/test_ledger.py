@@ -52,3 +52,9 @@ def test_generic_command_hides_port_and_scratch_dir():
     cmd = "taskset -c 1 wrk -s /b/lua/post.lua http://127.0.0.1:41234/echo -- /b/results/tmp/X/r0-nginx/echo.json"
     assert ledger.generic_command(cmd, "/b/results/tmp/X") == \
         "taskset -c 1 wrk -s /b/lua/post.lua http://127.0.0.1:PORT/echo -- WORKDIR/echo.json"
+
+
+def test_generic_command_of_ws_load():
+    cmd = "taskset -c 1 /repo/build/bench/ws_load --host 127.0.0.1 --port 40123 --path /ws --duration 5"
+    assert ledger.generic_command(cmd, "/repo/bench/results/tmp/X", "/repo") == \
+        "taskset -c 1 build/bench/ws_load --host 127.0.0.1 --port PORT --path /ws --duration 5"

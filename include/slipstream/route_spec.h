@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace slipstream {
@@ -38,6 +39,15 @@ struct BodySpec {
 struct RouteSpec {
     std::vector<ParamSpec> params;
     std::vector<BodySpec> body;  // zero, one, or several embedded body fields
+    /// Set when the app handles validation failures itself (a RequestValidationError handler, HTTP middleware):
+    /// an invalid request then reaches the handler with Request::arguments() = {kForwardedErrorsKey: text},
+    /// `text` being the response body that would have been sent (the 422 {"detail":[...]}, or the 400 of a body
+    /// that could not be read), instead of being answered before the handler.
+    bool forward_errors = false;
 };
+
+/// The only key of Request::arguments() for a request whose errors were forwarded (RouteSpec::forward_errors);
+/// never a parameter name (those are identifiers).
+inline constexpr std::string_view kForwardedErrorsKey = "!validation_errors";
 
 }  // namespace slipstream

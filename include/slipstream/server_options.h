@@ -61,6 +61,9 @@ struct ServerOptions {
 
     // Server-Sent Events (slipstream/sse.h).
     std::uint32_t sse_heartbeat_ms = 15'000;  // comment sent on a stream idle this long; 0: none
+    /// Streamed responses (slipstream/responder.h): bytes queued for one stream (written, not yet taken by the
+    /// client) past which Responder::writable() turns false and the producer pauses; it resumes at half.
+    std::size_t stream_high_water_bytes = 1024 * 1024;
 
     // TLS: on when both files are set (PEM; the certificate file may hold the chain). Reloaded on SIGHUP:
     // new handshakes use the new files, open connections keep theirs. TLS 1.2 and 1.3 only.

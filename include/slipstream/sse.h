@@ -22,6 +22,20 @@ struct SseEvent {
     std::optional<std::uint32_t> retry_ms{};
 };
 
+/// One event as FastAPI's `format_sse_event()` lays it out (the Python front end uses this): each field
+/// optional, written in the order comment lines, `event:`, `data:` lines, `id:`, `retry:`, then a blank line.
+/// Nothing is validated (the caller checked `event` and `id` are single lines).
+struct SseFields {
+    std::optional<std::string_view> comment{};
+    std::optional<std::string_view> event{};
+    std::optional<std::string_view> data{};
+    std::optional<std::string_view> id{};
+    std::optional<std::int64_t> retry{};
+};
+
+/// The wire bytes of `fields` (FastAPI-identical). Pure; any thread.
+std::string format_sse_fields(const SseFields& fields);
+
 struct EventStreamOptions {
     int status = 200;
     /// Extra response headers (CORS, cookies). Content-Type, Cache-Control and X-Accel-Buffering are set.
@@ -58,7 +72,15 @@ class EventStream {
     /// Ends the stream (the response completes; the connection may serve further requests).
     bool close();
 
-    /// True when the client left (or the server cut the stream: shutdown).
+    /// Flow control (see Responder::writable): false while the events sent but not yet taken by the client
+    /// are at or over ServerOptions::stream_high_water_bytes. A producer that can wait should.
+    bool writable() const;
+    /// Responder::on_writable: `fn` runs once the queue drained to half the mark (or the stream ended or the
+    /// client left), on the connection's I/O thread; at once when that already holds.
+    void on_writable(std::function<void()> fn);
+
+    /// True when the client left, or the server cut the stream: a graceful drain ends event streams at its
+    /// start (cleanly, so clients reconnect elsewhere), and the on_cancel callback runs then too.
     bool cancelled() const;
     /// Calls `fn` once when the client leaves, on the connection's I/O thread: it must be quick and must
     /// not block (set a flag, notify a condition variable, cancel a task); it must not use this EventStream

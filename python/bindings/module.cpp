@@ -6,6 +6,7 @@
 
 #include "native_app.h"
 #include "pending_reply.h"
+#include "py_file.h"
 #include "py_form.h"
 #include "py_stream.h"
 #include "py_websocket.h"
@@ -83,5 +84,6 @@ NB_MODULE(_native, m) {
     // StreamWriter and format_sse (py_stream.cpp), parse_form (py_form.cpp).
     slipstream::python::register_stream(m);
     slipstream::python::register_form(m);
+    slipstream::python::register_file(m);       // send_file (py_file.cpp)
     slipstream::python::register_websocket(m);  // WebSocketHub, NativeWebSocket (py_websocket.cpp)
 }

@@ -160,6 +160,10 @@ PyRoute::PyRoute(PyObject* desc, AppContext& ctx) : ctx_(ctx), desc_(PyRef::borr
         bs.embed = PyObject_IsTrue(tuple_item(b, 4, 5, "body")) == 1;
         spec_.body.push_back(std::move(bs));
     }
+    // Optional: the app handles validation failures itself (slipstream/app.py sets it; see RouteSpec).
+    PyRef forward = PyRef::steal(PyObject_GetAttrString(desc, "forward_errors"));
+    if (!forward) PyErr_Clear();
+    spec_.forward_errors = forward && PyObject_IsTrue(forward.get()) == 1;
     // Handler arguments, all passed by keyword: (name, kind, index, key, plan, loc).
     PyRef args = attr(desc, "args");
     std::vector<PyObject*> arg_items = items_of(args.get(), "args");
@@ -271,7 +275,27 @@ PyObject* PyRoute::call(const Request& request, Responder& responder, PyRef* rep
     return result;
 }
 
+// A request whose validation errors the validator forwarded (RouteSpec::forward_errors): Python raises them as
+// FastAPI would (RequestValidationError, or HTTPException 400), through the app's exception handlers and HTTP
+// middleware, and answers through a PendingReply.
+void PyRoute::answer_forwarded(const Request& request, Responder& responder, std::string_view text) const noexcept {
+    PyRef req = PyRef::steal(build_request(request));
+    PyRef body_text = PyRef::steal(req ? str_from(text) : nullptr);
+    if (!body_text) return answer_internal_error(responder);
+    nb::object reply = nb::cast(new PendingReply(this, request, std::move(responder)), nb::rv_policy::take_ownership);
+    PyObject* argv[] = {desc_.get(), req.get(), body_text.get(), reply.ptr()};
+    PyRef result = PyRef::steal(PyObject_Vectorcall(ctx_.answer_forwarded.get(), argv, 4, nullptr));
+    handle_self_replying(result.get(), reply.ptr());
+}
+
 void PyRoute::handle(const Request& request, Responder responder) const noexcept {
+    if (spec_.forward_errors) {
+        JsonView arguments = request.arguments();
+        if (arguments.kind() == JsonView::Kind::kObject && arguments.size() == 1) {
+            auto [key, text] = arguments.member(0);
+            if (key == kForwardedErrorsKey) return answer_forwarded(request, responder, text.as_string());
+        }
+    }
     bool conversion_failed = false;
     std::size_t failed_arg = 0;
     PyRef reply;

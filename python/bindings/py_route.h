@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app_context.h"
@@ -64,6 +65,7 @@ class PyRoute {
     PyObject* call(const Request& request, Responder& responder, PyRef* reply_out, bool* conversion_failed_out,
                    std::size_t* failed_arg) const;
     void handle_self_replying(PyObject* result, PyObject* reply) const noexcept;
+    void answer_forwarded(const Request& request, Responder& responder, std::string_view text) const noexcept;
     void answer_object(const Request& request, Responder& responder, PyObject* obj, bool cacheable,
                        int status_override = 0, PyObject* extra_headers = nullptr) const;
     void send(const Request& request, Responder& responder, Response response, bool cacheable) const;

@@ -1,4 +1,4 @@
-// StreamWriter: streamed and whole responses produced by Python, cancel notice through an eventfd, SSE framing.
+// StreamWriter: streamed and whole responses produced by Python; cancel and writable notices through eventfds.
 #include "py_stream.h"
 
 #include <nanobind/nanobind.h>
@@ -18,13 +18,14 @@
 
 #include "py_ref.h"
 #include "py_route.h"
+#include "slipstream/sse.h"
 
 namespace nb = nanobind;
 
 namespace slipstream::python {
 
-// The eventfd the I/O thread writes when the client leaves; shared with the Responder's cancel callback so
-// a late callback never writes to a closed (or reused) descriptor.
+// An eventfd the I/O thread writes (the client left; the stream's queue drained); shared with the Responder's
+// callback so a late callback never writes to a closed (or reused) descriptor.
 struct StreamWriter::CancelSignal {
     int fd = -1;
     CancelSignal() : fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
@@ -34,6 +35,10 @@ struct StreamWriter::CancelSignal {
     void fire() const {
         std::uint64_t one = 1;
         (void)!::write(fd, &one, sizeof one);
+    }
+    void reset() const {
+        std::uint64_t value = 0;
+        (void)!::read(fd, &value, sizeof value);
     }
 };
 
@@ -101,6 +106,21 @@ bool StreamWriter::cancelled() const {
     return !responder_ || responder_->cancelled();
 }
 
+bool StreamWriter::writable() const {
+    return !responder_ || responder_->writable();
+}
+
+int StreamWriter::writable_fd() {
+    if (!writable_signal_) writable_signal_ = std::make_shared<CancelSignal>();
+    writable_signal_->reset();
+    if (responder_) {
+        responder_->on_writable([signal = writable_signal_] { signal->fire(); });
+    } else {
+        writable_signal_->fire();
+    }
+    return writable_signal_->fd;
+}
+
 int StreamWriter::cancel_fd() {
     if (!signal_) {
         signal_ = std::make_shared<CancelSignal>();
@@ -131,30 +151,16 @@ void answer_body_object(const Request& request, Responder& responder, Response h
 
 namespace {
 
-void append_lines(std::string& out, std::string_view prefix, std::string_view text) {
-    // FastAPI's _split_sse_lines: CRLF, CR and LF all end a line; a trailing break gives an empty line.
-    while (true) {
-        std::size_t cut = text.find_first_of("\r\n");
-        out.append(prefix);
-        out.append(text.substr(0, cut));
-        out.push_back('\n');
-        if (cut == std::string_view::npos) return;
-        std::size_t skip = text[cut] == '\r' && cut + 1 < text.size() && text[cut + 1] == '\n' ? 2 : 1;
-        text.remove_prefix(cut + skip);
-    }
-}
-
-// FastAPI's format_sse_event(): comment lines, event, data lines, id, retry, then a blank line.
+// FastAPI's format_sse_event() bytes, from the engine's SSE encoder (src/http/sse) through the public API.
 nb::bytes format_sse(std::optional<std::string> data, std::optional<std::string> event, std::optional<std::string> id,
                      std::optional<long long> retry, std::optional<std::string> comment) {
-    std::string out;
-    out.reserve((data ? data->size() : 0) + 64);
-    if (comment) append_lines(out, ": ", *comment);
-    if (event) out.append("event: ").append(*event).push_back('\n');
-    if (data) append_lines(out, "data: ", *data);
-    if (id) out.append("id: ").append(*id).push_back('\n');
-    if (retry) out.append("retry: ").append(std::to_string(*retry)).push_back('\n');
-    out.push_back('\n');
+    SseFields fields;
+    if (comment) fields.comment = *comment;
+    if (event) fields.event = *event;
+    if (data) fields.data = *data;
+    if (id) fields.id = *id;
+    if (retry) fields.retry = *retry;
+    std::string out = format_sse_fields(fields);
     return nb::bytes(out.data(), out.size());
 }
 
@@ -178,6 +184,8 @@ void register_stream(nb::module_& m) {
         .def("abort", &StreamWriter::abort)
         .def("fail", &StreamWriter::fail)
         .def("cancel_fd", &StreamWriter::cancel_fd)
+        .def("writable_fd", &StreamWriter::writable_fd)
+        .def_prop_ro("writable", &StreamWriter::writable)
         .def_prop_ro("cancelled", &StreamWriter::cancelled)
         .def_prop_ro("head_only", &StreamWriter::head_only)
         .def(

@@ -50,6 +50,11 @@ class StreamWriter {
     bool started() const { return started_; }
     /// An eventfd that turns readable when the client leaves (made on the first call; closed with the writer).
     int cancel_fd();
+    /// Flow control: false while the stream's queued bytes are over the high-water mark (Responder::writable).
+    bool writable() const;
+    /// Arms a one-shot notice and returns its eventfd (reset first; closed with the writer): it turns readable
+    /// once the queue drained to the low-water mark, the stream ended or the client left, at once if so now.
+    int writable_fd();
 
   private:
     struct CancelSignal;
@@ -60,6 +65,7 @@ class StreamWriter {
     bool head_only_ = false;
     bool started_ = false;
     std::shared_ptr<CancelSignal> signal_;
+    std::shared_ptr<CancelSignal> writable_signal_;
 };
 
 /// Called by PyRoute::answer_object when a rendered body is not bytes: hands `head` and the responder to a new
@@ -67,7 +73,7 @@ class StreamWriter {
 /// Failures before anything was sent answer Starlette's 500.
 void answer_body_object(const Request& request, Responder& responder, Response head, PyObject* body) noexcept;
 
-/// Registers StreamWriter and format_sse() on the extension module.
+/// Registers StreamWriter and format_sse() (FastAPI's SSE bytes, from the engine's encoder) on the module.
 void register_stream(nanobind::module_& m);
 
 }  // namespace slipstream::python

@@ -85,6 +85,8 @@ ServerOptions server_options_from_dict(PyObject* options) {
         {"max_decompression_ratio",
          [&](PyObject* v, const std::string& k) { set_unsigned(v, o.max_decompression_ratio, k); }},
         {"sse_heartbeat_ms", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.sse_heartbeat_ms, k); }},
+        {"stream_high_water_bytes",
+         [&](PyObject* v, const std::string& k) { set_unsigned(v, o.stream_high_water_bytes, k); }},
         {"tls_cert_file", [&](PyObject* v, const std::string& k) { set_string(v, o.tls_cert_file, k); }},
         {"tls_key_file", [&](PyObject* v, const std::string& k) { set_string(v, o.tls_key_file, k); }},
         {"tls_client_ca_file", [&](PyObject* v, const std::string& k) { set_string(v, o.tls_client_ca_file, k); }},

@@ -26,7 +26,7 @@ from .responses import (
 from .routing import APIRouter
 from .staticfiles import StaticFiles
 from .testclient import TestClient
-from .websockets import WebSocket, WebSocketDisconnect
+from .websockets import WebSocket, WebSocketDisconnect, WebSocketException
 
 __version__ = "0.1.0"
 
@@ -61,5 +61,6 @@ __all__ = [
     "UploadFile",
     "WebSocket",
     "WebSocketDisconnect",
+    "WebSocketException",
     "status",
 ]

@@ -40,6 +40,8 @@ class StreamWriter:
     def abort(self) -> None: ...
     def fail(self) -> None: ...
     def cancel_fd(self) -> int: ...
+    def writable_fd(self) -> int:
+        """Arms a one-shot notice: the eventfd turns readable once the queue drained (or the stream ended)."""
     def header(self, name: str) -> str | None: ...
     def set_head(self, status: int, content_type: str | None, headers: list[tuple[str, str]]) -> None: ...
     @property
@@ -48,10 +50,13 @@ class StreamWriter:
     def head_only(self) -> bool: ...
     @property
     def started(self) -> bool: ...
+    @property
+    def writable(self) -> bool:
+        """False while the stream's queued bytes are over the high-water mark (back-pressure)."""
 
 def format_sse(data: str | None, event: str | None, id: str | None, retry: int | None,
                comment: str | None) -> bytes:
-    """One Server-Sent Event in FastAPI's field order (python/bindings/py_stream.cpp)."""
+    """One Server-Sent Event in FastAPI's field order (the engine's encoder, src/http/sse)."""
 
 def parse_form(content_type: str, body: bytes, limits: tuple[int, int, int, int, int, int], spool_max: int,
                tmpdir: str) -> tuple[list[tuple[Any, ...]], tuple[str, str] | None]:
@@ -93,3 +98,7 @@ class WebSocketHub:
     def drain(self) -> list[tuple[int, int, Any, int]]: ...
 
 def add_websocket_route(app: NativeApp, pattern: str, hub: WebSocketHub, route: int) -> None: ...
+
+def send_file(writer: StreamWriter, status: int, content_type: str | None, headers: list[tuple[str, str]],
+              path: bytes, offset: int, length: int) -> bool:
+    """Answers with a file region the engine opens and sends (python/bindings/py_file.cpp)."""

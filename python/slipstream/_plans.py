@@ -41,6 +41,7 @@ def _adapter_call(tp: Any) -> tuple[Any, ...]:
 
 def plan_for(tp: Any) -> tuple[Any, ...]:
     """The plan that turns validated JSON into an instance of `tp`, as pydantic would build it."""
+    original = tp
     inner, metadata = _strip_annotated(tp)
     if metadata and any(not _is_constraint(m) for m in metadata):
         return _adapter_call(tp)  # validators or custom types in Annotated: let pydantic build it
@@ -85,7 +86,9 @@ def plan_for(tp: Any) -> tuple[Any, ...]:
             _building.discard(tp)
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return ("call", tp, ANY)
-    return _adapter_call(tp)
+    # UUID, datetime, Decimal, ...: pydantic builds the object (and checks what the JSON Schema cannot say, such as
+    # a datetime's gt or a Decimal's max_digits), so the constraints stay with the type.
+    return _adapter_call(original)
 
 
 def _is_constraint(meta: Any) -> bool:

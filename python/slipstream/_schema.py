@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
-from pydantic_core import core_schema
+from pydantic_core import SchemaValidator, ValidationError, core_schema
 
 # A vendor keyword (ignored by JSON Schema validators) on the enum/const of a `Literal`: pydantic answers a
 # mismatch with "literal_error" and does not parse strings for it ("1" is not Literal[1]), while an Enum says
@@ -20,8 +20,86 @@ LITERAL_KEYWORD = "x-slipstream-literal"
 KIND_KEYWORD = "x-slipstream-kind"
 
 
+# A vendor keyword that replaces the "type" of a UUID, datetime, date, time or Decimal schema: the C++ validator
+# (src/json/schema/formats/py_types.cpp) then reads the value as pydantic does (naive datetimes, Unix times, UUIDs
+# without hyphens, Decimal texts) and reports pydantic's errors (uuid_parsing, datetime_from_date_parsing, ...).
+PYTYPE_KEYWORD = "x-slipstream-pytype"
+_DECIMAL_CONSTRAINTS = ("max_digits", "decimal_places", "gt", "ge", "lt", "le", "multiple_of", "allow_inf_nan")
+
+
+# A vendor keyword beside a union's anyOf: pydantic's loc segment for each member ("int", "list[int]", "Item"),
+# put into the loc of that member's errors by the C++ union validator, as pydantic does.
+TAGS_KEYWORD = "x-slipstream-tags"
+
+
+class _NoMember:
+    """A value that no union member accepts: pydantic's errors for it name every member's tag."""
+
+
+def _union_tags(schema: core_schema.UnionSchema) -> list[str | None] | None:
+    """The tag pydantic puts in loc for each member of a union (read from its own errors, so they match exactly);
+    None when it cannot tell (a member that refers to definitions, custom errors, or one that accepts anything)."""
+    if schema.get("custom_error_type") is not None or schema.get("mode") == "left_to_right":
+        return None
+    try:
+        SchemaValidator(schema).validate_python(_NoMember())
+    except ValidationError as e:
+        tags: list[str | None] = []
+        for error in e.errors(include_url=False):
+            loc = error.get("loc", ())
+            if loc and isinstance(loc[0], str) and (not tags or tags[-1] != loc[0]):
+                tags.append(loc[0])
+        return tags if len(tags) == len(schema["choices"]) else None
+    except Exception:  # noqa: BLE001 - a member pydantic cannot build alone (definition references)
+        return None
+    return None
+
+
+def _pytype(result: JsonSchemaValue, name: str) -> JsonSchemaValue:
+    out = {key: value for key, value in result.items() if key != "type"}
+    out[PYTYPE_KEYWORD] = name
+    return out
+
+
 class _ValidationSchema(GenerateJsonSchema):
-    """pydantic's generator, with Literal, dataclasses and TypedDicts marked (see the keywords above)."""
+    """pydantic's generator, with Literal, dataclasses, TypedDicts and the parsed scalar types (UUID, datetime, date,
+    time, Decimal) marked (see the keywords above)."""
+
+    def uuid_schema(self, schema: core_schema.UuidSchema) -> JsonSchemaValue:
+        return _pytype(super().uuid_schema(schema), "uuid")
+
+    def datetime_schema(self, schema: core_schema.DatetimeSchema) -> JsonSchemaValue:
+        return _pytype(super().datetime_schema(schema), "datetime")
+
+    def date_schema(self, schema: core_schema.DateSchema) -> JsonSchemaValue:
+        return _pytype(super().date_schema(schema), "date")
+
+    def time_schema(self, schema: core_schema.TimeSchema) -> JsonSchemaValue:
+        return _pytype(super().time_schema(schema), "time")
+
+    def union_schema(self, schema: core_schema.UnionSchema) -> JsonSchemaValue:
+        result = super().union_schema(schema)
+        tags = _union_tags(schema)
+        branches = result.get("anyOf")
+        if tags is not None and isinstance(branches, list) and len(branches) == len(tags) and len(tags) > 1:
+            result[TAGS_KEYWORD] = tags
+        return result
+
+    def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
+        result = super().nullable_schema(schema)
+        branches = result.get("anyOf")
+        if isinstance(branches, list) and branches and isinstance(branches[0], dict) and TAGS_KEYWORD in branches[0]:
+            # Union[A, B, None]: pydantic's generator folds the members into one anyOf; the null branch has no tag.
+            inner = branches[0]
+            if len(branches) == 2 and branches[1] == {"type": "null"} and "anyOf" in inner and len(inner) == 2:
+                return {"anyOf": [*inner["anyOf"], branches[1]], TAGS_KEYWORD: [*inner[TAGS_KEYWORD], None]}
+        return result
+
+    def decimal_schema(self, schema: core_schema.DecimalSchema) -> JsonSchemaValue:
+        result = super().decimal_schema(schema)
+        if any(schema.get(key) is not None for key in _DECIMAL_CONSTRAINTS):
+            return result  # constraints the schema cannot carry exactly: pydantic checks them in Python
+        return {PYTYPE_KEYWORD: "decimal"}
 
     def literal_schema(self, schema: core_schema.LiteralSchema) -> JsonSchemaValue:
         result = super().literal_schema(schema)

@@ -1,5 +1,8 @@
 """Drives a streamed body on the executor's loop: chunks go to the C++ StreamWriter as they are produced; a client
-that leaves cancels the task (the writer's cancel eventfd), which closes the generator, as Starlette does."""
+that leaves cancels the task (the writer's cancel eventfd), which closes the generator, as Starlette does.
+
+Back-pressure: while the connection holds more of the stream than its high-water mark (ServerOptions
+stream_high_water_bytes), the producer is not stepped; it resumes once the client read the queue down to half."""
 
 from __future__ import annotations
 
@@ -111,8 +114,29 @@ def iterate(content: Any) -> tuple[AsyncIterator[Any], Callable[[], Any] | None]
     return source.__aiter__(), close
 
 
+async def wait_writable(writer: Any) -> None:
+    """Returns at once while the writer takes more; else once its queue drained to the low-water mark, the stream
+    ended or the client left (the next write tells which). Cancellation (the client left) interrupts the wait."""
+    if writer.writable:
+        return
+    loop = asyncio.get_running_loop()
+    fd = writer.writable_fd()  # armed: turns readable when the queue drained (at once if it already has)
+    ready: asyncio.Future[None] = loop.create_future()
+
+    def wake() -> None:
+        if not ready.done():
+            ready.set_result(None)
+
+    loop.add_reader(fd, wake)
+    try:
+        await ready
+    finally:
+        loop.remove_reader(fd)
+
+
 async def pump(writer: Any, chunks: AsyncIterator[Any], charset: str) -> None:
-    """Starts the stream and writes every chunk; stops early when the client left."""
+    """Starts the stream and writes every chunk, pausing while the client reads slowly; stops early when the
+    client left."""
     writer.start()
     if writer.head_only:
         writer.end()
@@ -120,11 +144,14 @@ async def pump(writer: Any, chunks: AsyncIterator[Any], charset: str) -> None:
     async for chunk in chunks:
         if not writer.write(as_bytes(chunk, charset)):
             break
-        await asyncio.sleep(0)  # a checkpoint: other requests (and cancellation) get their turn
+        if writer.writable:
+            await asyncio.sleep(0)  # a checkpoint: other requests (and cancellation) get their turn
+        else:
+            await wait_writable(writer)  # the producer is not stepped until the client caught up
     if writer.cancelled:
         writer.abort()
     else:
         writer.end()
 
 
-__all__ = ["SyncSource", "as_bytes", "iterate", "pump", "start"]
+__all__ = ["SyncSource", "as_bytes", "iterate", "pump", "start", "wait_writable"]

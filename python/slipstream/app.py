@@ -28,6 +28,14 @@ class ExceptionHandlers:
     def __init__(self) -> None:
         self.by_class: dict[type[BaseException], Callable[..., Any]] = {}
         self.by_status: dict[int, Callable[..., Any]] = {}
+        self.middleware = False  # the app has HTTP middleware (set by App.build_native)
+
+    def forwards_validation(self) -> bool:
+        """Whether requests that fail validation in C++ must go through Python: to a RequestValidationError
+        handler, or through HTTP middleware (which sees the 422), as in FastAPI."""
+        from .exceptions import RequestValidationError
+
+        return self.middleware or RequestValidationError in self.by_class
 
     def lookup(self, exc: BaseException) -> Callable[..., Any] | None:
         from .exceptions import HTTPException
@@ -50,6 +58,7 @@ class NativeRoute:
         "args",
         "body",
         "cache_ttl",
+        "forward_errors",
         "handler",
         "is_coroutine",
         "params",
@@ -73,6 +82,7 @@ class NativeRoute:
         self.prepare = make_prepare(route)
         self.path_params = shape.path_params
         self.app_errors = errors
+        self.forward_errors = errors.forwards_validation() if errors is not None else False
         # A cached response would skip dependencies and HTTP middleware.
         self.cache_ttl = route.cache_ttl if handler is None else 0.0
 
@@ -107,6 +117,8 @@ class App(APIRouter, AppHooks):
         self.openapi_schema: dict[str, Any] | None = None
         # FastAPI's form_limits (max_fields, max_files, max_part_size) and Slipstream's (see forms.DEFAULT_LIMITS).
         self.form_limits = check_form_limits(server_options.pop("form_limits", None))
+        # FastAPI's redirect_slashes: 307 to the path with/without its trailing slash when only that one has a route.
+        self.redirect_slashes = bool(server_options.pop("redirect_slashes", True))
         self.server_options = server_options
         self.exception_handlers = ExceptionHandlers()
         self.native_routes: list[tuple[str, tuple[Any, ...]]] = []
@@ -143,15 +155,6 @@ class App(APIRouter, AppHooks):
         for method in methods:
             self.native_routes.append(("echo", (method.upper(), self.prefix + path, schema, status_code)))
 
-    def websocket(self, path: str, name: str | None = None) -> Callable[[F], F]:
-        """A WebSocket route (FastAPI's @app.websocket): handler(websocket, **path and query parameters)."""
-
-        def decorator(func: F) -> F:
-            self.native_routes.append(("websocket", (self.prefix + path, func)))
-            return func
-
-        return decorator
-
     def exception_handler(self, exc_class_or_status: type[BaseException] | int) -> Callable[[F], F]:
         """Decorator: handler(request, exc) -> Response for an exception class (and subclasses) or a status."""
 
@@ -184,13 +187,14 @@ class App(APIRouter, AppHooks):
         requests = request_runtime(_runtime, root_path, merged)  # takes proxy_headers, forwarded_allow_ips
         runtime = _runtime.AppRuntime(self, requests.make_request)
         native = _native.NativeApp(merged, runtime)
+        self.exception_handlers.middleware = bool(self.user_middleware)
         install_routes(self, native, runtime)
         for kind, args in self.native_routes:
             if kind == "static":
                 native.add_static_route(*args)
             elif kind == "echo":
                 native.add_echo_route(*args)
-        install_websockets(native, runtime, [args for kind, args in self.native_routes if kind == "websocket"])
+        install_websockets(native, runtime, [(r.path, r.endpoint, r.dependencies) for r in self.websocket_routes])
         install_docs(self, native, root_path)
         return native, runtime
 

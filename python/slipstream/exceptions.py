@@ -1,7 +1,9 @@
-"""HTTPException (answered with its status and {"detail": ...}) and RequestValidationError (422)."""
+"""HTTPException (answered with its status and {"detail": ...}) and RequestValidationError (422); and the errors the
+C++ validator forwards to Python when the app handles them itself (answer_forwarded)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from http import HTTPStatus
 from typing import Any
@@ -29,10 +31,11 @@ class HTTPException(Exception):
 
 
 class RequestValidationError(Exception):
-    """Invalid request input found in Python (pydantic validators of a parameter or body model).
+    """Invalid request input: `errors()` is FastAPI's list ({type, loc (a tuple), msg, input, ctx?}), `body` the
+    request body as FastAPI passes it (parsed JSON, the text of invalid JSON, None when empty).
 
-    Invalid input found by the C++ validator is answered 422 before any Python runs; this one goes through
-    the app's exception handlers like FastAPI's.
+    Invalid input found by the C++ validator is answered 422 before any Python runs, unless the app registers a
+    handler for this class or has HTTP middleware: then it is raised here too, and goes through them as in FastAPI.
     """
 
     def __init__(self, errors: Sequence[Any], *, body: Any = None) -> None:
@@ -45,3 +48,59 @@ class RequestValidationError(Exception):
 
     def __str__(self) -> str:
         return f"{len(self._errors)} validation error(s): {self._errors!r}"
+
+
+_BODY_PARSE_ERROR = "There was an error parsing the body"
+
+
+def _body_of(request: Any) -> Any:
+    """The body as FastAPI sets `RequestValidationError.body`: parsed JSON, the text of invalid JSON, None when
+    empty, the bytes of a body that is not JSON."""
+    raw = getattr(request, "body_bytes", b"")
+    if not raw:
+        return None
+    content_type = request.headers.get("content-type", "") if hasattr(request, "headers") else ""
+    media = content_type.split(";", 1)[0].strip().lower()
+    if media == "application/json" or (media.startswith("application/") and media.endswith("+json")):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw.decode("utf-8", "replace")
+    return raw
+
+
+def forwarded_exception(text: str, request: Any) -> Exception:
+    """The exception FastAPI raises for the response body the C++ validator wrote: RequestValidationError for a
+    422 {"detail": [...]}, HTTPException(400) for a body that could not be read."""
+    detail = json.loads(text).get("detail")
+    if isinstance(detail, str):
+        return HTTPException(400, _BODY_PARSE_ERROR)
+    errors = [{**error, "loc": tuple(error.get("loc", ()))} for error in detail]
+    return RequestValidationError(errors, body=_body_of(request))
+
+
+def answer_forwarded(route: Any, request: Any, text: str, reply: Any) -> Any:
+    """Called by the extension for a route whose validation failures go through Python (RouteSpec.forward_errors):
+    raises them as FastAPI does, through the app's HTTP middleware (a coroutine the extension runs) or straight to
+    its exception handlers."""
+    exc = forwarded_exception(text, request)
+    app = getattr(request, "app", None)
+    if app is not None and getattr(app, "user_middleware", None):
+        return _through_middleware(app, request, exc, reply)
+    reply.fail(exc, request)
+    return None
+
+
+async def _through_middleware(app: Any, request: Any, exc: Exception, reply: Any) -> None:
+    from . import middleware
+
+    chain = getattr(app, "_slipstream_error_chain", None)
+    if chain is None:
+        chain = middleware.MiddlewareChain([middleware.dispatcher(m) for m in app.user_middleware],
+                                           app.exception_handlers)
+        app._slipstream_error_chain = chain
+
+    async def endpoint(_request: Any) -> Any:
+        raise exc
+
+    reply.send(await chain.run(request, endpoint))

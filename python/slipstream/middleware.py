@@ -16,7 +16,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from . import _runtime
-from .dependencies.runner import RouteInfo, endpoint_response
+from ._route_misses import redirect_response, toggled
+from .dependencies.runner import RouteInfo, endpoint_response, wait_streamed
 from .exceptions import HTTPException
 from .responses import Response
 
@@ -80,7 +81,8 @@ class MiddlewareChain:
 
         async def call_next(req: Any) -> Response:
             response = await self._call(i + 1, req, endpoint)
-            response.body_iterator = _Body(response.body)  # type: ignore[attr-defined]
+            if not _streamed(response):  # a streamed body keeps its own iterator (sent as it comes)
+                response.body_iterator = _Body(response.body)  # type: ignore[attr-defined]
             return response
 
         response = await self.dispatchers[i](request, call_next)
@@ -92,7 +94,7 @@ class MiddlewareChain:
 async def _collect(response: Response) -> Response:
     """A middleware may replace `body_iterator`: then the body is what the new iterator gives."""
     iterator = getattr(response, "body_iterator", None)
-    if iterator is not None and not isinstance(iterator, _Body):
+    if iterator is not None and not isinstance(iterator, _Body) and not _streamed(response):
         chunks = []
         if hasattr(iterator, "__aiter__"):
             async for chunk in iterator:
@@ -101,6 +103,12 @@ async def _collect(response: Response) -> Response:
             chunks = [c if isinstance(c, bytes) else str(c).encode() for c in iterator]
         response.body = b"".join(chunks)
     return response
+
+
+def _streamed(response: Response) -> bool:
+    """StreamingResponse and FileResponse: their body is produced while it is sent (and streams whatever
+    `body_iterator` holds then, a middleware's replacement included)."""
+    return getattr(response, "_take_background", None) is not None
 
 
 def dispatcher(middleware: Any) -> Dispatch:
@@ -122,6 +130,7 @@ def make_runner(info: RouteInfo, chain: MiddlewareChain) -> Callable[..., Any]:
         try:
             response = await chain.run(request, lambda req: endpoint_response(info, flat, req, reply, after))
             reply.send(response)
+            await wait_streamed(response)  # `yield` dependencies exit after a streamed body was sent
             outer = getattr(response, "background", None)
             for step in after:
                 await step()
@@ -141,8 +150,9 @@ def make_runner(info: RouteInfo, chain: MiddlewareChain) -> Callable[..., Any]:
 class NotFound:
     """The catch-all route of an app with HTTP middleware: 404, or 405 with Allow when another method matches."""
 
-    def __init__(self, routes: Sequence[tuple[str, Sequence[str]]]) -> None:
-        self.routes = [(_pattern_regex(path), set(methods)) for path, methods in routes]
+    def __init__(self, routes: Sequence[tuple[str, Sequence[str]]], redirect_slashes: bool = False) -> None:
+        self.routes = [(pattern_regex(path), set(methods)) for path, methods in routes]
+        self.redirect_slashes = redirect_slashes
 
     def methods_for(self, path: str) -> list[str]:
         for regex, methods in self.routes:
@@ -154,6 +164,10 @@ class NotFound:
         allowed = self.methods_for(request.path)
         if allowed:
             raise HTTPException(405, headers={"Allow": ", ".join(allowed)})
+        if self.redirect_slashes and request.path != "/":
+            other = toggled(request.path)
+            if any(regex.fullmatch(other) for regex, _ in self.routes):
+                return redirect_response(request)
         raise HTTPException(404)
 
 
@@ -161,7 +175,7 @@ _CONVERTOR = {"str": "[^/]+", "int": "[-+]?[0-9]+", "float": r"[-+]?[0-9]+(\.[0-
               "uuid": "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"}
 
 
-def _pattern_regex(pattern: str) -> re.Pattern[str]:
+def pattern_regex(pattern: str) -> re.Pattern[str]:
     out, pos = [], 0
     for m in re.finditer(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::([A-Za-z_]+))?\}", pattern):
         out.append(re.escape(pattern[pos:m.start()]))

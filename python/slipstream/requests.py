@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json as _json
+from collections.abc import Generator
 from http.cookies import _unquote as _unquote_cookie  # the unquoting Starlette applies
 from typing import Any
 
@@ -17,6 +18,7 @@ class Request:
 
     __slots__ = (
         "_cookies",
+        "_form",
         "_headers",
         "_json",
         "_query",
@@ -47,6 +49,7 @@ class Request:
         self._query: QueryParams | None = None
         self._json: Any = _UNSET
         self._cookies: dict[str, str] | None = None
+        self._form: Any = None
         self._state: Any = None
         self.app: Any = None  # the App serving it
         self.lifespan_state: dict[str, Any] | None = None  # what the lifespan yielded (copied into `state`)
@@ -104,6 +107,29 @@ class Request:
     async def json(self) -> Any:
         return self.json_sync()
 
+    def form(self, *, max_files: int | None = None, max_fields: int | None = None,
+             max_part_size: int | None = None) -> _FormCall:
+        """The body as FormData (urlencoded or multipart, parsed in C++; empty for other media types): `await
+        request.form()`, or `async with request.form() as form:` to close its uploads after. A malformed or
+        over-limit body raises HTTPException(400), as Starlette's does."""
+        limits = {k: v for k, v in (("max_files", max_files), ("max_fields", max_fields),
+                                    ("max_part_size", max_part_size)) if v is not None}
+        return _FormCall(self, limits)
+
+    def form_sync(self, **limits: int) -> Any:
+        """form() for def handlers: parsed once per request (later calls return the same FormData)."""
+        if self._form is None:
+            from .forms import parse_body
+
+            app_limits = getattr(self.app, "form_limits", None) or {}
+            self._form = parse_body(self, {**app_limits, **limits})
+        return self._form
+
+    async def close(self) -> None:
+        """Closes the uploads of a form read with form() (Starlette's Request.close)."""
+        if self._form is not None:
+            await self._form.close()
+
     def json_sync(self) -> Any:
         """The body parsed as JSON (json.loads, as Starlette does); cached."""
         if self._json is _UNSET:
@@ -115,3 +141,25 @@ class Request:
 
 
 _UNSET: Any = object()
+
+
+class _FormCall:
+    """What request.form() returns: awaitable, or an async context manager that closes the uploads on exit."""
+
+    __slots__ = ("_limits", "_request")
+
+    def __init__(self, request: Request, limits: dict[str, int]) -> None:
+        self._request = request
+        self._limits = limits
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        return self._get().__await__()
+
+    async def _get(self) -> Any:
+        return self._request.form_sync(**self._limits)
+
+    async def __aenter__(self) -> Any:
+        return self._request.form_sync(**self._limits)
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._request.close()

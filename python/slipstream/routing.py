@@ -41,6 +41,16 @@ class RouteDef:
     dependencies: list[Any] = dataclasses.field(default_factory=list)  # Depends() run before the handler
 
 
+@dataclasses.dataclass
+class WebSocketRouteDef:
+    """A WebSocket handler with its full path (prefixes applied) and dependencies (router's first)."""
+
+    path: str
+    endpoint: Callable[..., Any]
+    name: str | None = None
+    dependencies: list[Any] = dataclasses.field(default_factory=list)
+
+
 class APIRouter:
     """A group of routes, added to an app (or another router) with include_router(router, prefix=, tags=).
     A router's own prefix and tags apply to every route added to it."""
@@ -54,6 +64,7 @@ class APIRouter:
         self.prefix = prefix
         self.tags = list(tags or [])
         self.routes: list[RouteDef] = []
+        self.websocket_routes: list[WebSocketRouteDef] = []
         self.dependencies = list(dependencies or [])
         # Joined to an app's by App.include_router (as FastAPI does).
         self.on_startup = list(on_startup or [])
@@ -122,6 +133,25 @@ class APIRouter:
     def options(self, path: str, **options: Any) -> Callable[[F], F]:
         return self.api_route(path, methods=["OPTIONS"], **options)
 
+    def add_api_websocket_route(self, path: str, endpoint: Callable[..., Any], name: str | None = None, *,
+                                dependencies: Sequence[Any] | None = None) -> None:
+        """A WebSocket route (FastAPI's): endpoint(websocket, path/query/header/cookie parameters, Depends())."""
+        full = self.prefix + path
+        if not full.startswith("/"):
+            raise ValueError(f"route path must start with '/': {path!r}")
+        self.websocket_routes.append(WebSocketRouteDef(full, endpoint, name,
+                                                       [*self.dependencies, *(dependencies or [])]))
+
+    def websocket(self, path: str, name: str | None = None, *,
+                  dependencies: Sequence[Any] | None = None) -> Callable[[F], F]:
+        """Decorator form of add_api_websocket_route (FastAPI's @router.websocket)."""
+
+        def decorator(func: F) -> F:
+            self.add_api_websocket_route(path, func, name, dependencies=dependencies)
+            return func
+
+        return decorator
+
     def include_router(self, router: APIRouter, *, prefix: str = "", tags: Sequence[str] | None = None,
                        responses: dict[int | str, dict[str, Any]] | None = None, deprecated: bool | None = None,
                        include_in_schema: bool = True, dependencies: Sequence[Any] | None = None) -> None:
@@ -136,6 +166,9 @@ class APIRouter:
                                response_class=route.response_class, tags=[*(tags or []), *route.tags],
                                cache_ttl=route.cache_ttl or None,
                                dependencies=[*(dependencies or []), *route.dependencies], **options)
+        for ws_route in router.websocket_routes:
+            self.add_api_websocket_route(prefix + ws_route.path, ws_route.endpoint, ws_route.name,
+                                         dependencies=[*(dependencies or []), *ws_route.dependencies])
 
 
 def _merge_doc_options(doc: dict[str, Any], responses: dict[Any, Any], deprecated: bool | None,

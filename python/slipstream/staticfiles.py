@@ -9,7 +9,7 @@ import stat
 from collections.abc import Sequence
 from typing import Any
 
-from ._streaming_responses import FileResponse, not_modified
+from ._file_response import FileResponse, not_modified
 from .exceptions import HTTPException
 from .requests import Request
 from .responses import RedirectResponse, Response

@@ -8,10 +8,13 @@ import json as _json
 import weakref
 import zlib
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from .datastructures import Headers
+
+if TYPE_CHECKING:
+    from ._ws_session import WebSocketTestSession
 
 # Clients still open at exit are closed first: the server's threads must stop before the interpreter does.
 _open_clients: weakref.WeakSet[TestClient] = weakref.WeakSet()
@@ -79,6 +82,7 @@ class TestClient:
                  **server_options: Any) -> None:
         options = {"access_log": False, "threads": 1, **server_options}
         self.app = app
+        self.raise_server_exceptions = raise_server_exceptions
         self.base_url = base_url.rstrip("/")
         self._host_header = urlsplit(base_url).netloc or "testserver"
         self._native, self._runtime = app.build_native(**options)
@@ -189,6 +193,29 @@ class TestClient:
         if self._conn is None:
             self._conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         return self._conn
+
+    def websocket_connect(self, url: str, subprotocols: list[str] | None = None, *,
+                          params: Mapping[str, Any] | list[tuple[str, Any]] | None = None,
+                          headers: Mapping[str, str] | None = None,
+                          cookies: Mapping[str, str] | None = None) -> WebSocketTestSession:
+        """A WebSocket session (Starlette's WebSocketTestSession), used as a context manager:
+        `with client.websocket_connect("/ws") as ws: ws.send_text("hi"); ws.receive_text()`."""
+        from ._ws_session import WebSocketTestSession
+
+        if self._native is None:
+            raise RuntimeError("the TestClient is closed")
+        parts = urlsplit(url)
+        target, query = parts.path or "/", parts.query
+        if params:
+            extra = urlencode(list(params.items()) if isinstance(params, Mapping) else params, doseq=True)
+            query = f"{query}&{extra}" if query else extra
+        if query:
+            target += "?" + query
+        send_headers = {k.lower(): v for k, v in (headers or {}).items()}
+        all_cookies = {**self.cookies, **(cookies or {})}
+        if all_cookies:
+            send_headers["cookie"] = "; ".join(f"{k}={v}" for k, v in all_cookies.items())
+        return WebSocketTestSession(self, quote(target, safe="/?&=%:@!$'()*+,;~[]#"), send_headers, subprotocols)
 
     def get(self, url: str, **kwargs: Any) -> TestResponse:
         return self.request("GET", url, **kwargs)

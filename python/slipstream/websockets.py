@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import enum
-import inspect
 import json
 import logging
-import typing
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-__all__ = ["WebSocket", "WebSocketDisconnect", "WebSocketState", "install_websockets"]
+from ._ws_endpoint import WebSocketValidationError, WsEndpoint
+from .datastructures import Headers, QueryParams
+
+__all__ = ["WebSocket", "WebSocketDisconnect", "WebSocketException", "WebSocketState", "install_websockets"]
 
 logger = logging.getLogger("slipstream.error")
 
@@ -34,6 +35,14 @@ class WebSocketDisconnect(Exception):
     """The client closed the connection (or it dropped: code 1006)."""
 
     def __init__(self, code: int = 1000, reason: str | None = None) -> None:
+        self.code = code
+        self.reason = reason or ""
+
+
+class WebSocketException(Exception):
+    """Raise it in a handler or a dependency to close the connection with `code` and `reason` (Starlette's)."""
+
+    def __init__(self, code: int, reason: str | None = None) -> None:
         self.code = code
         self.reason = reason or ""
 
@@ -55,12 +64,16 @@ class WebSocket:
         self.client_state = WebSocketState.CONNECTED  # the 101 was sent by the engine
         self.application_state = WebSocketState.CONNECTING
         self.path_params: dict[str, str] = dict(native.path_params)
-        self.headers: dict[str, str] = {k.lower(): v for k, v in reversed(native.headers)}
-        self.query_params: dict[str, str] = _parse_query(native.query)
+        self.headers = Headers(list(native.headers))
+        self.query_params = QueryParams(native.query)
         self.url_path: str = native.path
         self.client: str = native.client
         self.subprotocol: str | None = native.subprotocol or None
         self.state: dict[str, Any] = {}
+        # Set once the handler accepted, closed or ended (the TestClient's websocket_connect waits for it).
+        self._settled = asyncio.Event()
+        self._accepted = False
+        self._error: BaseException | None = None
 
     # --- handshake and close ---
     async def accept(self, subprotocol: str | None = None, headers: Any = None) -> None:
@@ -68,11 +81,14 @@ class WebSocket:
         if self.application_state == WebSocketState.DISCONNECTED:
             raise RuntimeError('Cannot call "accept" once a close message has been sent.')
         self.application_state = WebSocketState.CONNECTED
+        self._accepted = True
+        self._settled.set()
 
     async def close(self, code: int = 1000, reason: str | None = None) -> None:
         if self.application_state == WebSocketState.DISCONNECTED:
             raise RuntimeError('Cannot call "send" once a close message has been sent.')
         self.application_state = WebSocketState.DISCONNECTED
+        self._settled.set()
         self._native.close(code, reason or "")
 
     # --- receiving ---
@@ -194,61 +210,18 @@ def _raise_on_disconnect(message: dict[str, Any]) -> None:
         raise WebSocketDisconnect(message["code"], message.get("reason"))
 
 
-def _parse_query(query: str) -> dict[str, str]:
-    from urllib.parse import parse_qsl
-
-    out: dict[str, str] = {}
-    for k, v in parse_qsl(query, keep_blank_values=True):
-        out.setdefault(k, v)
-    return out
-
-
-class _Endpoint:
-    """A handler and how to call it: the WebSocket, then path and query parameters by name."""
-
-    def __init__(self, func: Callable[..., Any]) -> None:
-        self.func = func
-        self.params: list[tuple[str, Any, Any]] = []  # (name, converter or None for the socket, default)
-        try:
-            hints = typing.get_type_hints(func)
-        except Exception:  # noqa: BLE001 - unresolvable annotations: treat them as text
-            hints = {}
-        for name, p in inspect.signature(func).parameters.items():
-            ann = hints.get(name, p.annotation)
-            if ann is WebSocket or name == "websocket" or (isinstance(ann, str) and ann.endswith("WebSocket")):
-                self.params.append((name, None, p.default))
-            else:
-                convert = ann if ann in (int, float, str) else (_to_bool if ann is bool else str)
-                self.params.append((name, convert, p.default))
-
-    def arguments(self, ws: WebSocket) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {}
-        for name, convert, default in self.params:
-            if convert is None:
-                kwargs[name] = ws
-            elif name in ws.path_params:
-                kwargs[name] = convert(ws.path_params[name])
-            elif name in ws.query_params:
-                kwargs[name] = convert(ws.query_params[name])
-            elif default is not inspect.Parameter.empty:
-                kwargs[name] = default
-            else:
-                raise TypeError(f"missing parameter {name!r} for WebSocket handler {self.func.__qualname__}")
-        return kwargs
-
-
-def _to_bool(value: str) -> bool:
-    return value.lower() in ("1", "true", "yes", "on")
-
-
 class _Dispatcher:
     """Reads the hub on the executor's loop and routes events to each connection's WebSocket and task."""
 
-    def __init__(self, hub: Any, endpoints: list[_Endpoint]) -> None:
+    def __init__(self, hub: Any, endpoints: list[WsEndpoint]) -> None:
         self.hub = hub
         self.endpoints = endpoints
         self.sockets: dict[int, WebSocket] = {}
         self.tasks: set[asyncio.Task[None]] = set()
+        # Client port -> (socket, its task), kept only while a TestClient tracks connections (it takes its own).
+        self.tracking = False
+        self.by_port: dict[int, tuple[WebSocket, asyncio.Task[None]]] = {}
+        self._opened: asyncio.Event | None = None
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         loop.add_reader(self.hub.fileno(), self.on_ready)
@@ -256,11 +229,7 @@ class _Dispatcher:
     def on_ready(self) -> None:
         for kind, conn_id, payload, code in self.hub.drain():
             if kind == _OPEN:
-                ws = WebSocket(payload)
-                self.sockets[conn_id] = ws
-                task = asyncio.get_running_loop().create_task(self.run(self.endpoints[payload.route], ws))
-                self.tasks.add(task)
-                task.add_done_callback(self.tasks.discard)
+                self._open(conn_id, payload)
                 continue
             ws = self.sockets.get(conn_id)
             if ws is None:
@@ -269,36 +238,76 @@ class _Dispatcher:
                 del self.sockets[conn_id]
             ws._deliver(kind, payload, code)
 
-    async def run(self, endpoint: _Endpoint, ws: WebSocket) -> None:
+    def _open(self, conn_id: int, native: Any) -> None:
+        ws = WebSocket(native)
+        self.sockets[conn_id] = ws
+        task = asyncio.get_running_loop().create_task(self.run(self.endpoints[native.route], ws))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        port = _port_of(ws.client) if self.tracking else None
+        if port is not None:
+            self.by_port[port] = (ws, task)
+        if self._opened is not None:
+            self._opened.set()
+
+    async def connection(self, port: int) -> tuple[WebSocket, asyncio.Task[None]]:
+        """The connection from client port `port` once its handler accepted, closed or ended."""
+        while port not in self.by_port:
+            if self._opened is None:
+                self._opened = asyncio.Event()
+            self._opened.clear()
+            await self._opened.wait()
+        ws, task = self.by_port.pop(port)
+        settled = asyncio.ensure_future(ws._settled.wait())
+        await asyncio.wait([settled, task], return_when=asyncio.FIRST_COMPLETED)
+        settled.cancel()
+        return ws, task
+
+    async def run(self, endpoint: WsEndpoint, ws: WebSocket) -> None:
         try:
-            result = endpoint.func(**endpoint.arguments(ws))
-            if inspect.isawaitable(result):
-                await result
+            await endpoint.call(ws)
         except WebSocketDisconnect:
             pass
+        except WebSocketException as exc:
+            _close(ws, exc.code, exc.reason)
+        except WebSocketValidationError as exc:
+            _close(ws, 1008, str(exc.errors))  # FastAPI's WS_1008_POLICY_VIOLATION with the errors as the reason
         except Exception as exc:
             logger.error("Exception in WebSocket handler", exc_info=exc)
-            if ws.application_state != WebSocketState.DISCONNECTED:
-                ws.application_state = WebSocketState.DISCONNECTED
-                ws._native.close(1011, "")
-            return
-        if ws.application_state != WebSocketState.DISCONNECTED:
-            ws.application_state = WebSocketState.DISCONNECTED
-            ws._native.close(1000, "")
+            ws._error = exc
+            _close(ws, 1011, "")
+        finally:
+            ws._settled.set()
+        _close(ws, 1000, "")
 
 
-def install_websockets(native: Any, runtime: Any, routes: list[tuple[str, Callable[..., Any]]]) -> None:
-    """Registers `routes` ((path, handler) pairs) on the native app and reads their events on the executor's
-    loop once it starts."""
+def _close(ws: WebSocket, code: int, reason: str) -> None:
+    """Closes the connection unless the handler already did (a reason is cut to the 123 bytes a frame holds)."""
+    if ws.application_state != WebSocketState.DISCONNECTED:
+        ws.application_state = WebSocketState.DISCONNECTED
+        ws._native.close(code, reason.encode()[:123].decode("utf-8", "ignore"))
+
+
+def _port_of(client: str) -> int | None:
+    _, sep, port = client.rpartition(":")
+    return int(port) if sep and port.isdigit() else None
+
+
+def install_websockets(native: Any, runtime: Any, routes: list[tuple[str, Callable[..., Any], list[Any]]]) -> None:
+    """Registers `routes` ((path, handler, dependencies)) on the native app and reads their events on the
+    executor's loop once it starts."""
     if not routes:
         return
     from . import _native
 
     hub = _native.WebSocketHub()
+    app = getattr(runtime, "app", None)
+    overrides = (lambda: app.dependency_overrides) if app is not None and hasattr(app, "dependency_overrides") \
+        else dict
     endpoints = []
-    for index, (path, func) in enumerate(routes):
+    for index, (path, func, dependencies) in enumerate(routes):
+        endpoints.append(WsEndpoint(func, path, dependencies, overrides))
         _native.add_websocket_route(native, path, hub, index)
-        endpoints.append(_Endpoint(func))
     dispatcher = _Dispatcher(hub, endpoints)
     started = runtime._loop_started
 

@@ -134,8 +134,6 @@ def test_same_as_fastapi(pair: Any, method: str, url: str, kwargs: dict[str, Any
     assert ours_events == theirs_events
 
 
-@pytest.mark.xfail(reason="a C++ validation 422 is answered before Python runs, so middleware does not see it "
-                          "(needs an engine hook; see python/README.md)", strict=True)
 def test_validation_error_passes_through_middleware(pair: Any) -> None:
     ours, theirs, _, _ = pair
     expected = theirs.get("/items/3?q=50")

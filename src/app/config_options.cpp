@@ -183,6 +183,9 @@ Registry make_config_registry() {
     r.add(make(K::kSize, "max-output-buffer", G::kConnections, "SIZE",
                "unsent bytes per connection before reading pauses", number(srv, &ServerOptions::max_output_buffer),
                4 * kKiB, kGiB));
+    r.add(make(K::kSize, "stream-high-water", G::kConnections, "SIZE",
+               "bytes queued for one streamed response before its producer pauses (resumes at half)",
+               number(srv, &ServerOptions::stream_high_water_bytes), 4 * kKiB, kGiB));
 
     Option level = make(K::kChoice, "log-level", G::kLogging, "LEVEL", "least severe message logged", log_level());
     level.choices = {"debug", "info", "warn", "error", "off"};

@@ -44,6 +44,7 @@ TEST(Registry, EveryOptionSetsItsField) {
          "7"},
         {"max-pipelined", "1", [](const Config& c) { return c.server.max_pipelined == 1; }, "1"},
         {"max-output-buffer", "1g", [](const Config& c) { return c.server.max_output_buffer == 1u << 30; }, "1g"},
+        {"stream-high-water", "64k", [](const Config& c) { return c.server.stream_high_water_bytes == 65536; }, "64k"},
         {"log-level", "debug", [](const Config& c) { return c.run.log_level == base::LogLevel::kDebug; }, "debug"},
         {"access-log", "false", [](const Config& c) { return !c.server.access_log; }, "false"},
         {"access-log-flush", "250ms", [](const Config& c) { return c.server.access_log_flush_ms == 250; }, "250ms"},

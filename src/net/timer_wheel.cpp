@@ -69,6 +69,9 @@ void TimerWheel::link(Timer& timer, std::int64_t tick) {
     sentinel.prev = &timer;
     occupied_[idx >> 6] |= std::uint64_t{1} << (idx & 63);
     timer.slot_tick_ = tick;
+    // Where a scan from cursor_ meets this slot (a later revolution's tick shares an earlier slot).
+    scan_floor_ =
+        std::min(scan_floor_, cursor_ + static_cast<std::int64_t>(static_cast<std::size_t>(tick - cursor_) & mask_));
 }
 
 void TimerWheel::unlink(Timer& timer) {
@@ -82,6 +85,9 @@ void TimerWheel::unlink(Timer& timer) {
 }
 
 void TimerWheel::schedule(Timer& timer, base::MonoNanos deadline) {
+    // Re-arming with the same deadline (a connection refreshes its timer more than once per loop
+    // iteration, against the same cached now()): nothing to do.
+    if (timer.wheel_ == this && deadline == timer.deadline_) return;
     const std::int64_t tick = tick_ceil(deadline);
     if (timer.wheel_ == this) {
         // Postponing (the common case): the slot it sits in comes round no later than the new tick, and
@@ -110,6 +116,9 @@ void TimerWheel::cancel(Timer& timer) {
 }
 
 std::int64_t TimerWheel::next_nonempty_tick(std::int64_t from) const {
+    // The slots of [from, scan_floor_) are empty (from == cursor_), so the first non-empty one in
+    // [scan_floor_, scan_floor_ + revolution) is the first one from `from` as well.
+    from = std::max(from, scan_floor_);
     const std::size_t words = (mask_ + 1) / 64;
     const std::size_t idx = static_cast<std::size_t>(from) & mask_;
     std::size_t w = idx >> 6;
@@ -118,7 +127,8 @@ std::int64_t TimerWheel::next_nonempty_tick(std::int64_t from) const {
     for (std::size_t i = 0; i <= words; ++i) {
         if (word != 0) {
             const std::size_t found = (w << 6) + static_cast<std::size_t>(__builtin_ctzll(word));
-            return from + static_cast<std::int64_t>((found - idx) & mask_);
+            scan_floor_ = from + static_cast<std::int64_t>((found - idx) & mask_);
+            return scan_floor_;
         }
         w = (w + 1 == words) ? 0 : w + 1;
         word = occupied_[w];

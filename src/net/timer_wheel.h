@@ -64,7 +64,8 @@ class TimerWheel {
     std::int64_t tick_ceil(base::MonoNanos t) const;
     void link(Timer& timer, std::int64_t tick);
     void unlink(Timer& timer);
-    /// The first tick >= from whose slot is non-empty (within one revolution); requires count_ > 0.
+    /// The first tick >= from whose slot is non-empty (within one revolution); requires count_ > 0 and
+    /// from == cursor_. Starts at scan_floor_ when that is later and remembers what it found.
     std::int64_t next_nonempty_tick(std::int64_t from) const;
     std::size_t process_slot(std::int64_t tick);
     std::int64_t min_scheduled_tick() const;
@@ -76,6 +77,9 @@ class TimerWheel {
     std::unique_ptr<std::uint64_t[]> occupied_;   // bit per slot: list non-empty
     detail::TimerNode processing_;                // sentinel of the slot being fired
     std::int64_t cursor_ = 0;                     // first tick not yet processed
+    // The slots of the ticks in [cursor_, scan_floor_) are empty: next_nonempty_tick() starts there (each
+    // loop iteration asks next_wakeup(); most find the same slot). link() lowers it; emptying only helps.
+    mutable std::int64_t scan_floor_ = 0;
     std::size_t count_ = 0;
     bool advancing_ = false;
 };

@@ -134,6 +134,49 @@ TEST(TimerWheel, PostponedRepeatedlyFiresOnceAtLastDeadline) {
     EXPECT_EQ(fired_at, kOrigin + 6'000 * kMs);
 }
 
+TEST(TimerWheel, SameDeadlineAgainIsANoOp) {
+    // A connection re-arms with the loop's cached now() more than once per iteration; also after an earlier
+    // move and inside another timer's callback, the timer still fires once, at the deadline.
+    struct Case {
+        const char* name;
+        std::vector<base::MonoNanos> deadlines;  // scheduled in this order at kOrigin
+    };
+    const Case cases[] = {
+        {"twice", {kOrigin + 100 * kMs, kOrigin + 100 * kMs}},
+        {"earlier then same", {kOrigin + 9'000 * kMs, kOrigin + 50 * kMs, kOrigin + 50 * kMs}},
+        {"later then same", {kOrigin + 50 * kMs, kOrigin + 9'000 * kMs, kOrigin + 9'000 * kMs}},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.name);
+        TimerWheel wheel(kOrigin);
+        int fired = 0;
+        base::MonoNanos fired_at = 0;
+        base::MonoNanos now = kOrigin;
+        Timer t([&] {
+            ++fired;
+            fired_at = now;
+        });
+        for (base::MonoNanos d : c.deadlines)
+            wheel.schedule(t, d);
+        EXPECT_EQ(wheel.size(), 1u);
+        for (; now <= kOrigin + 3 * kRevolution; now += kMs)
+            wheel.advance(now);
+        EXPECT_EQ(fired, 1);
+        EXPECT_EQ(fired_at, rounded(c.deadlines.back()));
+    }
+    // Re-armed with its own deadline from a callback that fires in the same tick.
+    TimerWheel wheel(kOrigin);
+    int fired = 0;
+    Timer second([&] { ++fired; });
+    Timer first([&] { wheel.schedule(second, second.deadline()); });
+    wheel.schedule(first, kOrigin + 8 * kMs);
+    wheel.schedule(second, kOrigin + 8 * kMs);
+    for (base::MonoNanos now = kOrigin; now <= kOrigin + 20 * kMs; now += kMs)
+        wheel.advance(now);
+    EXPECT_EQ(fired, 1);
+    EXPECT_EQ(wheel.size(), 0u);
+}
+
 TEST(TimerWheel, DeadlineInThePastFiresAtNextTick) {
     TimerWheel wheel(kOrigin);
     wheel.advance(kOrigin + 100 * kMs);
@@ -263,21 +306,22 @@ TEST(TimerWheel, RejectsBadOptions) {
 
 // Random schedule/cancel/reschedule against a model: each timer must fire exactly at the first step whose
 // time reaches max(its deadline rounded up to a tick, the tick after the last advance when it was scheduled).
-TEST(TimerWheel, MatchesModelUnderRandomOperations) {
-    constexpr int kTimers = 300;
+// Random schedule/cancel/advance against a model: what fires at each step, and next_wakeup() never later
+// than the earliest pending deadline. Few timers leave most slots empty (long scans, a remembered floor).
+void run_model(int count, std::uint64_t seed) {
     constexpr std::int64_t kStep = 3 * kMs;                   // not a multiple of the tick, so rounding is exercised
     TimerWheel wheel(kOrigin, TimerWheelOptions{kTick, 64});  // small wheel: many revolutions
-    std::mt19937_64 rng(12345);
+    std::mt19937_64 rng(seed);
     std::vector<std::unique_ptr<Timer>> timers;
-    std::vector<std::optional<base::MonoNanos>> expect_fire(kTimers);  // model
+    std::vector<std::optional<base::MonoNanos>> expect_fire(count);  // model
     std::vector<int> fired_now;
-    for (int i = 0; i < kTimers; ++i)
+    for (int i = 0; i < count; ++i)
         timers.push_back(std::make_unique<Timer>([&fired_now, i] { fired_now.push_back(i); }));
     base::MonoNanos now = kOrigin;
     base::MonoNanos next_boundary = kOrigin;  // the model's view of the first unprocessed tick
     for (int step = 0; step < 4000; ++step) {
         for (int op = 0; op < 5; ++op) {
-            const int i = static_cast<int>(rng() % kTimers);
+            const int i = static_cast<int>(rng() % count);
             if (rng() % 4 == 0) {
                 timers[static_cast<std::size_t>(i)]->cancel();
                 expect_fire[static_cast<std::size_t>(i)].reset();
@@ -292,7 +336,7 @@ TEST(TimerWheel, MatchesModelUnderRandomOperations) {
         wheel.advance(now);
         next_boundary = rounded(now + 1);
         std::vector<int> expected;
-        for (int i = 0; i < kTimers; ++i) {
+        for (int i = 0; i < count; ++i) {
             auto& e = expect_fire[static_cast<std::size_t>(i)];
             if (e && *e <= now) {
                 expected.push_back(i);
@@ -301,11 +345,32 @@ TEST(TimerWheel, MatchesModelUnderRandomOperations) {
         }
         std::sort(fired_now.begin(), fired_now.end());
         ASSERT_EQ(fired_now, expected) << "step " << step;
+        std::optional<base::MonoNanos> earliest;
+        for (const auto& e : expect_fire) {
+            if (e && (!earliest || *e < *earliest)) earliest = *e;
+        }
+        ASSERT_EQ(wheel.next_wakeup().has_value(), earliest.has_value()) << "step " << step;
+        if (earliest) {
+            ASSERT_LE(*wheel.next_wakeup(), *earliest) << "step " << step;
+            ASSERT_GT(*wheel.next_wakeup(), now) << "step " << step;
+        }
     }
     std::size_t pending = 0;
     for (const auto& e : expect_fire)
         pending += e.has_value() ? 1 : 0;
     EXPECT_EQ(wheel.size(), pending);
+}
+
+TEST(TimerWheel, MatchesModelUnderRandomOperations) {
+    const struct {
+        int timers;
+        std::uint64_t seed;
+    } cases[] = {{300, 12345}, {4, 777}, {1, 99}};
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.timers);
+        run_model(c.timers, c.seed);
+        if (HasFatalFailure()) return;
+    }
 }
 
 }  // namespace

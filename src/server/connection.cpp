@@ -4,20 +4,14 @@
 #include <sys/epoll.h>
 
 #include <algorithm>
-#include <exception>
+#include <vector>
 
-#include "base/log.h"
-#include "http/h1/decode.h"
 #include "http/h1/parser.h"
 #include "net/socket.h"
 #include "server/method_map.h"
-#include "server/request_ids.h"
+#include "server/request_pipeline.h"
 #include "server/response_encoder.h"
-#include "server/route_miss.h"
-#include "server/validation_failure.h"
 #include "server/worker.h"
-#include "slipstream/request.h"
-#include "slipstream/responder.h"
 
 namespace slipstream::server {
 
@@ -26,13 +20,6 @@ namespace h1 = http::h1;
 namespace {
 constexpr std::uint32_t kLingerMs = 2000;
 constexpr std::uint32_t kDrainIdleGraceMs = 100;
-
-Response error_response(int status, std::string_view detail) {
-    Response r(status);
-    r.body = problem_body({status, detail});
-    r.content_type = std::string(kProblemContentType);
-    return r;
-}
 
 constexpr std::size_t kLingerMaxBytes = 16 * 1024 * 1024;
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -252,155 +239,66 @@ void Connection::dispatch(const h1::RequestHead& head, std::string_view body) {
     ++requests_;
     const ServerOptions& opts = worker_.options();
     bool keep_alive = head.keep_alive && !worker_.draining() && requests_ < opts.max_requests_per_connection;
-    EncodeContext ctx{head.version,   keep_alive,         head.method_id == h1::Method::kHead,
-                      worker_.date(), opts.server_header, {}};
-
-    RequestRecord record;
-    record.start = base::mono_now();
-    record.method = to_router_method(head.method_id, head.method);
-    record.method_text = head.method;
-    record.request_bytes = body.size();
-
-    // Request id and trace context: one pass over the headers.
-    std::string_view client_id, traceparent;
-    for (const h1::Header& h : head.headers) {
-        if (h.name.size() == 12 && h1::iequals(h.name, "x-request-id"))
-            client_id = h.value;
-        else if (h.name.size() == 11 && h1::iequals(h.name, "traceparent"))
-            traceparent = h.value;
-    }
-    char id_buf[32];
-    record.request_id = valid_request_id(client_id) ? client_id : worker_.request_ids().next(id_buf);
-    record.trace_id = parse_traceparent(traceparent);
-    ctx.request_id = record.request_id;
-
-    h1::PathDecodeResult path = h1::decode_path(head.path, worker_.path_scratch(head.path.size()));
-    record.path = head.path;
-    if (path.status != h1::DecodeStatus::kOk) {
-        ctx.keep_alive = false;
-        OutputQueue& out = output_for_next(true);
-        std::size_t before = out.size();
-        encode_error({400, "invalid percent-encoding in the path"}, ctx, out);
-        worker_.observe(record, 400, out.size() - before, peer_);
-        return;
-    }
-
-    slipstream::detail::RequestState state;
-    state.method = head.method;
-    state.target = head.target;
-    state.path = path.path;
-    state.query = head.query;
-    state.body = body;
-    state.headers = head.headers;
-    state.version = head.version;
-    state.peer = peer_;
-    state.request_id = record.request_id;
-    state.trace_id = record.trace_id;
-    state.traceparent = record.trace_id.empty() ? std::string_view() : traceparent;
-    record.path = state.path;
-
-    const RouteTable& routes = worker_.routes();
-    MatchOutcome outcome = routes.router().match(record.method, state.path, &state.match);
-    if (outcome != MatchOutcome::kFound) {
-        OutputQueue& out = output_for_next(!keep_alive);
-        std::size_t before = out.size();
-        Response r = route_miss_response(outcome, state.match, record.method == Method::kOptions,
-                                         worker_.options().fastapi_route_errors);
-        int status = r.status;
-        encode_response(std::move(r), ctx, out);
-        worker_.observe(record, status, out.size() - before, peer_);
-        return;
-    }
-    record.route_key = state.match.route_id;
-    record.route = state.match.pattern;
-    ctx.head_only = ctx.head_only || state.match.implicit_head;
-    const RouteEntry& entry = routes.entry(state.match.route_id);
-    if (entry.websocket) {
-        upgrade_websocket(head, state, entry, record, ctx);
-        return;
-    }
-    // A compressed body is decoded before validation and the handler (size and ratio capped).
-    std::string decoded_body;  // the decoded body's storage: the request views it until dispatch returns
-    if (auto refused = worker_.content_coding().decode_request_body(head.headers, state.body, decoded_body)) {
-        OutputQueue& out = output_for_next(!keep_alive);
-        std::size_t before = out.size();
-        int status = refused->status;
-        encode_response(std::move(*refused), ctx, out);
-        worker_.observe(record, status, out.size() - before, peer_);
-        return;
-    }
-    if (entry.validator) {
-        std::string error_body;
-        if (!entry.validator->validate(state, &error_body)) {
-            // Invalid input never reaches the handler: FastAPI's 422 body.
-            OutputQueue& out = output_for_next(!keep_alive);
-            std::size_t before = out.size();
-            encode_response(
-                validation_failure_response(std::move(error_body), worker_.options().validation_problem_json), ctx,
-                out);
-            worker_.observe(record, 422, out.size() - before, peer_);
+    RequestInput in;
+    in.method = head.method;
+    in.method_id = to_router_method(head.method_id, head.method);
+    in.target = head.target;
+    in.path = head.path;
+    in.query = head.query;
+    in.headers = head.headers;
+    in.body = body;
+    in.version = head.version;
+    in.peer = &peer_;
+    find_trace_fields(in);
+    RequestPipeline pipeline(worker_);
+    PipelineRequest req;
+    NextStep next = pipeline.route(in, req);
+    EncodeContext ctx{head.version,   keep_alive,         req.head_only,
+                      worker_.date(), opts.server_header, req.record.request_id};
+    switch (next) {
+        case NextStep::kAnswerAndClose:
+            ctx.keep_alive = false;
+            answer_now(std::move(req.answer), ctx, req.record);
             return;
-        }
+        case NextStep::kAnswer:
+            answer_now(std::move(req.answer), ctx, req.record);
+            return;
+        case NextStep::kWebSocket:
+            upgrade_websocket(head, req.state, *req.entry, req.record, ctx);
+            return;
+        case NextStep::kSync:
+            answer_now(pipeline.call(req), ctx, req.record);
+            return;
+        case NextStep::kAsync:
+            dispatch_async(pipeline, req, ctx);
+            return;
     }
-    if (entry.async) {
-        Slot slot;
-        slot.version = head.version;
-        slot.keep_alive = keep_alive;
-        slot.head_only = ctx.head_only;
-        slot.close_after = !keep_alive;
-        slot.record = record;
-        dispatch_async(entry.async, state, std::move(slot));
-        return;
-    }
-    Request request(&state);
-    Response response;
-    try {
-        response = entry.sync(request);
-    } catch (const std::exception& e) {
-        base::log_message(base::LogLevel::kError, std::string("handler for ") + entry.pattern + " threw: " + e.what());
-        response = error_response(500, "the handler failed");
-    } catch (...) {
-        base::log_message(base::LogLevel::kError, "handler for " + entry.pattern + " threw a non-exception");
-        response = error_response(500, "the handler failed");
-    }
-    OutputQueue& out = output_for_next(!keep_alive);
+}
+
+void Connection::answer_now(Response&& response, const EncodeContext& ctx, const RequestRecord& record) {
+    OutputQueue& out = output_for_next(!ctx.keep_alive);
     std::size_t before = out.size();
     int status = response.status;
-    worker_.content_coding().compress_response(head.headers, response);
     if (!encode_response(std::move(response), ctx, out)) status = 500;
     worker_.observe(record, status, out.size() - before, peer_);
 }
 
-void Connection::dispatch_async(const AsyncHandler& handler, slipstream::detail::RequestState& state, Slot&& slot) {
-    auto pending = std::make_shared<slipstream::detail::PendingResponse>();
-    pending->loop = worker_.loop_ref();
-    pending->connection = this;
-    pending->request = std::move(state);
-    pending->request.detach();
+void Connection::dispatch_async(RequestPipeline& pipeline, PipelineRequest& req, const EncodeContext& ctx) {
+    std::shared_ptr<slipstream::detail::PendingResponse> pending = pipeline.detach(req, *this);
     slipstream::detail::PendingResponse* raw = pending.get();
     pending->handler_timer.set_callback([this, raw] { on_handler_timeout(*raw); });
-    worker_.loop().schedule_after(pending->handler_timer,
-                                  std::int64_t{worker_.options().handler_timeout_ms} * base::kNanosPerMilli);
-    // The record's views move to the detached copy.
-    const slipstream::detail::RequestState& kept = pending->request;
-    slot.record.method_text = kept.method;
-    slot.record.path = kept.path;
-    slot.record.request_id = kept.request_id;
-    slot.record.trace_id = kept.trace_id;
-    slot.request_id = kept.request_id;
+    // The answer's place in the pipeline of responses (HTTP/1.1 answers leave in request order).
+    Slot slot;
+    slot.version = ctx.version;
+    slot.keep_alive = ctx.keep_alive;
+    slot.head_only = ctx.head_only;
+    slot.close_after = !ctx.keep_alive;
+    slot.record = req.record;
+    slot.request_id = pending->request.request_id;
     slot.pending = pending;
     if (slot.close_after) close_after_write_ = true;
     slots_.push_back(std::move(slot));
-    worker_.metrics().in_flight.inc();
-    Request request(&pending->request);
-    try {
-        handler(request, Responder(pending));
-    } catch (const std::exception& e) {
-        base::log_message(base::LogLevel::kError, std::string("async handler threw: ") + e.what());
-    } catch (...) {
-        base::log_message(base::LogLevel::kError, "async handler threw a non-exception");
-    }
-    // A Responder destroyed unanswered (also when the handler threw) posts a 500: nothing else to do here.
+    pipeline.call_async(req, pending);
 }
 
 void Connection::observe_slot(Slot& slot, std::size_t before, int status) {
@@ -449,7 +347,7 @@ EncodeContext Connection::slot_context(const Slot& slot) {
 void Connection::complete_slot(Slot& slot) {
     slot.complete = true;
     worker_.metrics().in_flight.dec();
-    worker_.observe(slot.record, slot.status, slot.response_bytes, peer_);
+    worker_.observe(slot.record, slot.status, slot.response_bytes, peer_, slot.aborted);
     drain_slots();
     schedule_flush();
 }
@@ -461,10 +359,9 @@ void Connection::deliver_response(slipstream::detail::PendingResponse& pending, 
     }
     Slot* slot = find_slot(pending);
     if (slot == nullptr || slot->complete) return;
-    pending.handler_timer.cancel();
+    RequestPipeline(worker_).finish_response(pending, response);  // compression
     std::size_t before = slot->bytes.size();
     int status = response.status;
-    worker_.content_coding().compress_response(pending.request.headers, response);
     if (!encode_response(std::move(response), slot_context(*slot), slot->bytes)) status = 500;
     observe_slot(*slot, before, status);
     complete_slot(*slot);
@@ -484,6 +381,7 @@ void Connection::deliver_stream_head(slipstream::detail::PendingResponse& pendin
     }
     std::size_t before = slot->bytes.size();
     int status = head.status;
+    pending.stream.set_high_water(worker_.options().stream_high_water_bytes);
     pending.stream.begin(pending, head, response_valid(head), worker_.content_coding(), worker_.loop(),
                          worker_.options().sse_heartbeat_ms);  // compression, SSE heartbeats
     bool ok = encode_stream_head(std::move(head), slot_context(*slot), slot->bytes);
@@ -494,6 +392,7 @@ void Connection::deliver_stream_head(slipstream::detail::PendingResponse& pendin
     }
     drain_slots();
     schedule_flush();
+    if (draining_ && pending.stream.event_stream_active()) end_event_stream(pending);  // began during the drain
 }
 
 void Connection::deliver_stream_chunk(slipstream::detail::PendingResponse& pending, std::string&& chunk) {
@@ -508,6 +407,7 @@ void Connection::deliver_stream_chunk(slipstream::detail::PendingResponse& pendi
     encode_stream_chunk(chunk, slot->version, slot->bytes);
     observe_slot(*slot, before, 0);
     drain_slots();
+    update_stream_backlogs();  // before the producer's posted count drops (see Responder::write)
     schedule_flush();
 }
 
@@ -522,6 +422,7 @@ void Connection::deliver_stream_end(slipstream::detail::PendingResponse& pending
     std::size_t before = slot->bytes.size();
     if (aborted) {
         slot->close_after = true;  // a truncated body must not look complete
+        slot->aborted = true;
     } else if (!slot->head_only) {
         encode_stream_chunk(tail, slot->version, slot->bytes);
         encode_stream_end(slot->version, slot->bytes);
@@ -533,16 +434,41 @@ void Connection::deliver_stream_end(slipstream::detail::PendingResponse& pending
 void Connection::on_handler_timeout(slipstream::detail::PendingResponse& pending) {
     Slot* slot = find_slot(pending);
     if (slot == nullptr || slot->complete) return;
-    pending.cancelled.store(true);
+    pending.cancel();  // the producer's on_cancel runs (a Python task is cancelled, its generator closed)
     worker_.metrics().timeouts.with({"handler"}).inc();
     std::size_t before = slot->bytes.size();
     if (pending.answered.exchange(true)) {
         slot->close_after = true;  // a stream already started: cut it
+        slot->aborted = true;
     } else {
         encode_error({504, "the handler did not answer in time"}, slot_context(*slot), slot->bytes);
     }
     observe_slot(*slot, before, 504);
     complete_slot(*slot);
+}
+
+void Connection::end_event_stream(slipstream::detail::PendingResponse& pending) {
+    Slot* slot = find_slot(pending);
+    if (slot == nullptr || slot->complete) return;
+    std::shared_ptr<slipstream::detail::PendingResponse> keep = slot->pending;  // the slot may be popped
+    slot->close_after = true;
+    keep->ended.store(true);  // the producer's later write() and end() are no-ops
+    deliver_stream_end(*keep, false);
+    keep->cancel();
+}
+
+void Connection::update_stream_backlogs() {
+    std::size_t ahead = out_.size();
+    for (Slot& s : slots_) {
+        ahead += s.bytes.size();
+        if (s.pending && !s.complete) s.pending->stream.set_backlog(ahead);
+    }
+}
+
+std::size_t Connection::written_bytes(const Slot& slot) const {
+    // Only the front slot's bytes move to out_ before it is complete; the unsent rest of out_ is its tail.
+    std::size_t moved = slot.response_bytes - std::min(slot.response_bytes, slot.bytes.size());
+    return moved - std::min(moved, out_.size());
 }
 
 void Connection::drain_slots() {
@@ -602,6 +528,7 @@ void Connection::flush() {
 
 // Resumes reading once the pipeline drained, and serves requests that were waiting in in_.
 void Connection::after_output() {
+    update_stream_backlogs();  // flow control: producers paused on this connection may resume
     if (ws_ && !closed_) ws_->after_output(out_.size());
     if (h2_) {
         if (closed_) return;
@@ -715,14 +642,26 @@ void Connection::begin_drain() {
     draining_ = true;
     if (ws_ && !closed_) ws_->begin_drain();
     if (h2_ && !closed_) {
-        h2_->shutdown();  // GOAWAY: streams in progress finish, then the connection closes
+        h2_->begin_drain();  // event streams end, GOAWAY; the others finish (or the deadline cuts them)
         h2_pump();
         return;
     }
+    if (closed_) return;
+    // Event streams never end by themselves: end them cleanly so their clients reconnect elsewhere.
+    std::vector<std::shared_ptr<slipstream::detail::PendingResponse>> streams;
+    for (const Slot& s : slots_) {
+        if (s.pending && !s.complete && s.pending->stream.event_stream_active()) streams.push_back(s.pending);
+    }
+    for (const auto& p : streams)
+        end_event_stream(*p);
     if (closed_ || !idle()) return;  // busy connections close after their current response
     // An idle keep-alive connection gets a short grace: a request already on its way is still answered
     // (with Connection: close) instead of being lost to a close racing with the client's send.
     arm(TimerReason::kIdle, kDrainIdleGraceMs);
+}
+
+void Connection::abort() {
+    close();
 }
 
 void Connection::start_linger() {
@@ -756,7 +695,11 @@ void Connection::close() {
     transport_.close_notify();
     fd_.reset();
     for (Slot& s : slots_) {
-        if (!s.complete) worker_.metrics().in_flight.dec();
+        if (!s.complete) {
+            worker_.metrics().in_flight.dec();
+            // A response cut mid-way (client gone, write error, drain deadline) is still logged and counted.
+            if (s.status != 0) worker_.observe(s.record, s.status, written_bytes(s), peer_, true);
+        }
         if (!s.pending) continue;
         s.pending->connection = nullptr;
         s.pending->cancel();

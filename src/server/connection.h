@@ -29,6 +29,8 @@
 namespace slipstream::server {
 
 class Worker;
+class RequestPipeline;
+struct PipelineRequest;
 
 /// Lives on one I/O thread from accept to close; owned by its Worker. Requests are parsed straight from
 /// the worker's read buffer when they arrive whole (no per-connection input memory); only a partial
@@ -44,8 +46,12 @@ class Connection final : public net::IoHandler, private WebSocketTransport {
     bool start();
     void on_io(std::uint32_t events) override;
 
-    /// The server is draining: close at once when idle, else after the requests in progress.
+    /// The server is draining: close at once when idle, else after the requests in progress. Event streams
+    /// are ended cleanly now (their producers cancelled); other streams run on until they end.
     void begin_drain();
+    /// The drain deadline passed: closes now; streams in progress end without their final chunk (truncated)
+    /// and are logged as aborted.
+    void abort();
 
     // Called on the loop thread with an asynchronous handler's output.
     void deliver_response(slipstream::detail::PendingResponse& pending, Response&& response);
@@ -73,6 +79,7 @@ class Connection final : public net::IoHandler, private WebSocketTransport {
         RequestRecord record;         // views into pending->request
         std::size_t response_bytes = 0;
         int status = 0;
+        bool aborted = false;  // the response was cut (logged with "aborted":true)
     };
 
     void on_readable();
@@ -82,7 +89,10 @@ class Connection final : public net::IoHandler, private WebSocketTransport {
     std::size_t read_chunked_body(std::string_view data);
     std::size_t start_body(std::string_view data, std::size_t head_len);
     void dispatch(const http::h1::RequestHead& head, std::string_view body);
-    void dispatch_async(const AsyncHandler& handler, slipstream::detail::RequestState& state, Slot&& slot);
+    // The request path is RequestPipeline's (request_pipeline.h); these are its HTTP/1.1 ends.
+    void dispatch_async(RequestPipeline& pipeline, PipelineRequest& req, const EncodeContext& ctx);
+    // Encodes a complete response in request order and records it.
+    void answer_now(Response&& response, const EncodeContext& ctx, const RequestRecord& record);
     // Encodes into `slot` and records the bytes (and the status of its first response).
     void observe_slot(Slot& slot, std::size_t before, int status);
     EncodeContext slot_context(const Slot& slot);
@@ -94,6 +104,12 @@ class Connection final : public net::IoHandler, private WebSocketTransport {
     Slot* find_slot(const slipstream::detail::PendingResponse& pending);
     void drain_slots();
     void on_handler_timeout(slipstream::detail::PendingResponse& pending);
+    // Drain: ends an event stream cleanly (final chunk) and cancels its producer.
+    void end_event_stream(slipstream::detail::PendingResponse& pending);
+    // Flow control: tells each unfinished response how much unsent output is ahead of (and includes) it.
+    void update_stream_backlogs();
+    // The bytes of `slot`'s response the socket took (what the access log reports for a cut response).
+    std::size_t written_bytes(const Slot& slot) const;
     void on_eof();
     void schedule_flush();
     void flush();

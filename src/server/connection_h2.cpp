@@ -118,6 +118,7 @@ void Connection::h2_pump() {
         if (closed_) return;
         if (pulled == 0 || !out_.empty()) break;
     }
+    h2_->update_backlogs(out_.size());  // flow control: frames left the session, or the socket took output
     if (h2_->done()) {
         if (!close_after_write_) {
             close_after_write_ = true;

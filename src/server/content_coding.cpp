@@ -18,7 +18,7 @@ constexpr std::string_view kDecodable = "gzip, br, zstd, deflate";
 Response problem(int status, std::string_view detail) {
     Response r(status);
     r.body = problem_body({status, detail});
-    r.content_type = std::string(kProblemContentType);
+    r.content_type = ContentType::constant(kProblemContentType);
     return r;
 }
 
@@ -129,7 +129,7 @@ std::optional<Response> ContentCoding::decode_request_body(std::span<const h1::H
     hc::Encoding layers[kMaxCodingLayers];
     std::size_t count = 0;
     for (const h1::Header& h : request_headers) {
-        if (!hc::ascii_iequals(h.name, "content-encoding")) continue;
+        if (h.name.size() != 16 || !hc::ascii_iequals(h.name, "content-encoding")) continue;
         std::string_view list = h.value;
         while (!list.empty()) {
             std::size_t cut = list.find(',');

@@ -70,6 +70,21 @@ bool EventStream::close() {
     return responder_.end();
 }
 
+bool EventStream::writable() const {
+    return responder_.writable();
+}
+
+void EventStream::on_writable(std::function<void()> fn) {
+    responder_.on_writable(std::move(fn));
+}
+
+std::string format_sse_fields(const SseFields& f) {
+    std::string out;
+    sse::EventEncoder::append_fields(
+        {.comment = f.comment, .event = f.event, .data = f.data, .id = f.id, .retry = f.retry}, out);
+    return out;
+}
+
 bool EventStream::cancelled() const {
     return responder_.cancelled();
 }

@@ -17,14 +17,14 @@ bool connection_specific(std::string_view name) {
 
 }  // namespace
 
-bool H2Response::build(const Response& r, const H2Context& ctx, bool with_length) {
+bool H2Response::build(const Response& r, const H2Context& ctx, bool with_length, std::optional<std::uint64_t> length) {
     fields_.clear();
     // 1xx is never a final response in HTTP/2.
     if (!response_valid(r) || r.status < 200) return false;
     fields_.reserve(r.headers.size() + 5);
     if (!r.content_type.empty()) fields_.push_back({"content-type", r.content_type});
     if (with_length && !h2_bodiless_status(r.status)) {
-        auto [end, ec] = std::to_chars(length_, length_ + sizeof length_, r.body.size());
+        auto [end, ec] = std::to_chars(length_, length_ + sizeof length_, length.value_or(r.body.size()));
         fields_.push_back({"content-length", std::string_view(length_, static_cast<std::size_t>(end - length_))});
     }
     if (!ctx.date.empty()) fields_.push_back({"date", ctx.date});

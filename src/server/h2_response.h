@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,8 +26,10 @@ struct H2Context {
 class H2Response {
   public:
     /// Builds the fields. Returns false when the encoder refuses the response (as encode_response does:
-    /// bad status, CR/LF or framing fields); the caller then answers 500. `with_length` adds content-length.
-    bool build(const Response& response, const H2Context& ctx, bool with_length);
+    /// bad status, CR/LF or framing fields); the caller then answers 500. `with_length` adds content-length:
+    /// `length` when given (a file body's), else the size of `response.body`.
+    bool build(const Response& response, const H2Context& ctx, bool with_length,
+               std::optional<std::uint64_t> length = std::nullopt);
     const std::vector<http::h2::HeaderField>& fields() const { return fields_; }
     /// Approximate bytes of the head on the wire (for metrics): names and values before compression.
     std::size_t head_bytes() const { return head_bytes_; }

@@ -1,7 +1,15 @@
 // H2Session: session set-up from ServerOptions, output, and asynchronous answers as HTTP/2 frames.
 #include "server/h2_session.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <optional>
+#include <span>
+#include <vector>
+
 #include "server/connection.h"
+#include "server/file_body.h"
 #include "server/response_encoder.h"
 
 namespace slipstream::server {
@@ -25,15 +33,28 @@ h2::SessionConfig session_config(const ServerOptions& o) {
     return c;
 }
 
-}  // namespace
+// A file region read 16 KiB (one DATA frame) at a time as the peer's window allows, never whole into memory.
+class FileSource final : public h2::BodySource {
+  public:
+    explicit FileSource(OpenedFile file) : file_(std::move(file)) {}
 
-Response problem_response(const HttpError& error, std::string_view allow) {
-    Response r(error.status);
-    r.body = problem_body(error);
-    r.content_type = std::string(kProblemContentType);
-    if (!allow.empty()) r.headers.emplace_back("Allow", std::string(allow));
-    return r;
-}
+    base::Result<std::size_t> read(std::span<char> buf) override {
+        for (;;) {
+            ssize_t n = ::pread(file_.fd.get(), buf.data(), buf.size(), static_cast<off_t>(file_.offset));
+            if (n > 0) {
+                file_.offset += static_cast<std::uint64_t>(n);
+                return static_cast<std::size_t>(n);
+            }
+            if (n == 0) return base::Status::io_error("the file shrank while it was sent");
+            if (errno != EINTR) return base::Status::io_error("the file could not be read");
+        }
+    }
+
+  private:
+    OpenedFile file_;
+};
+
+}  // namespace
 
 H2Session::H2Session(Worker& worker, Connection& connection, const net::SocketAddress& peer,
                      std::function<void()> output_ready)
@@ -67,13 +88,31 @@ std::size_t H2Session::pull(OutputQueue& out, std::size_t limit) {
 }
 
 std::pair<int, std::size_t> H2Session::answer(h2::StreamId id, Response&& r, const H2Context& ctx) {
+    // A file body is opened now (a 500 when it cannot be) and read as the peer's window allows (FileSource).
+    std::optional<OpenedFile> file;
+    if (r.file_body) {
+        base::Result<OpenedFile> opened = open_file_body(*r.file_body);
+        if (opened.is_ok()) {
+            file = std::move(opened).value();
+        } else {
+            r = problem_response({500, "the response file could not be read"});
+        }
+    }
     H2Response head;
-    if (!head.build(r, ctx, true)) {
+    if (!head.build(r, ctx, true, file ? std::optional<std::uint64_t>(file->length) : std::nullopt)) {
+        file.reset();
         r = problem_response({500, "the handler produced an invalid response"});
         (void)head.build(r, ctx, true);
     }
     int status = r.status;
-    std::string body = ctx.head_only || h2_bodiless_status(status) ? std::string() : std::move(r.body);
+    bool bodiless = ctx.head_only || h2_bodiless_status(status);
+    if (file && !bodiless && file->length > 0) {
+        std::uint64_t length = file->length;
+        session_->respond(id, status, head.fields(), std::make_unique<FileSource>(std::move(*file)), length)
+            .ignore_error();  // the stream may be gone
+        return {status, head.head_bytes() + static_cast<std::size_t>(length)};
+    }
+    std::string body = bodiless || file ? std::string() : std::move(r.body);
     std::size_t bytes = head.head_bytes() + body.size();
     session_->respond(id, status, head.fields(), std::move(body)).ignore_error();  // the stream may be gone
     return {status, bytes};
@@ -100,9 +139,8 @@ void H2Session::finish(AsyncMap::iterator it) {
 void H2Session::deliver_response(slipstream::detail::PendingResponse& pending, Response&& response) {
     auto it = async_.find(&pending);
     if (it == async_.end() || it->second.streaming) return;
-    pending.handler_timer.cancel();
     AsyncStream& a = it->second;
-    worker_.content_coding().compress_response(pending.request.headers, response);
+    RequestPipeline(worker_).finish_response(pending, response);  // compression
     auto [status, bytes] = answer(a.id, std::move(response), context_for(a));
     worker_.observe(a.record, status, bytes, peer_);
     finish(it);
@@ -112,11 +150,10 @@ void H2Session::deliver_response(slipstream::detail::PendingResponse& pending, R
 void H2Session::deliver_stream_head(slipstream::detail::PendingResponse& pending, Response&& head) {
     auto it = async_.find(&pending);
     if (it == async_.end() || it->second.streaming) return;
-    pending.handler_timer.cancel();
     AsyncStream& a = it->second;
-    bool valid = response_valid(head) && head.status >= 200;
-    pending.stream.begin(pending, head, valid, worker_.content_coding(), worker_.loop(),
-                         worker_.options().sse_heartbeat_ms);  // compression, SSE heartbeats
+    // Compression and SSE heartbeats, as on HTTP/1.1; 1xx is never a final response in HTTP/2.
+    pending.stream.set_high_water(worker_.options().stream_high_water_bytes);
+    RequestPipeline(worker_).begin_stream(pending, head, response_valid(head) && head.status >= 200);
     H2Context ctx = context_for(a);
     H2Response fields;
     if (!fields.build(head, ctx, false)) {
@@ -129,10 +166,12 @@ void H2Session::deliver_stream_head(slipstream::detail::PendingResponse& pending
     }
     a.streaming = true;
     a.status = head.status;
+    a.head_bytes = fields.head_bytes();
     a.response_bytes += fields.head_bytes();
     session_->start_stream(a.id, head.status, fields.fields()).ignore_error();
     if (a.head_only) session_->end(a.id).ignore_error();  // HEAD: the head is the whole answer
     output_ready_();
+    if (draining_ && pending.stream.event_stream_active()) end_event_stream(pending);  // began during the drain
 }
 
 void H2Session::deliver_stream_chunk(slipstream::detail::PendingResponse& pending, std::string&& chunk) {
@@ -141,6 +180,7 @@ void H2Session::deliver_stream_chunk(slipstream::detail::PendingResponse& pendin
     chunk = pending.stream.transform(std::move(chunk));  // compressed and flushed when the stream is
     it->second.response_bytes += chunk.size();
     session_->write(it->second.id, std::move(chunk)).ignore_error();
+    set_backlog(it->second);  // before the producer's posted count drops (see Responder::write)
     output_ready_();
 }
 
@@ -150,8 +190,13 @@ void H2Session::deliver_stream_end(slipstream::detail::PendingResponse& pending,
     if (it == async_.end()) return;
     AsyncStream& a = it->second;
     if (aborted) {
+        observe_cut(a);
         session_->reset(a.id, h2::ErrorCode::kInternalError);  // a truncated body must not look complete
-    } else if (!a.head_only) {
+        finish(it);
+        output_ready_();
+        return;
+    }
+    if (!a.head_only) {
         a.response_bytes += tail.size();
         if (!tail.empty()) session_->write(a.id, std::move(tail)).ignore_error();
         session_->end(a.id).ignore_error();
@@ -169,8 +214,12 @@ void H2Session::on_handler_timeout(slipstream::detail::PendingResponse& pending)
     worker_.metrics().timeouts.with({"handler"}).inc();
     if (pending.answered.exchange(true)) {
         (void)pending.stream.finish(true);
+        if (a.streaming) {
+            observe_cut(a);
+        } else {
+            worker_.observe(a.record, 504, a.response_bytes, peer_);
+        }
         session_->reset(a.id, h2::ErrorCode::kInternalError);  // a stream already started: cut it
-        worker_.observe(a.record, a.status ? a.status : 504, a.response_bytes, peer_);
     } else {
         answer_and_observe(a.id, problem_response({504, "the handler did not answer in time"}), context_for(a),
                            a.record);
@@ -183,6 +232,7 @@ void H2Session::on_stream_reset(h2::StreamId id) {
     auto s = by_stream_.find(id);
     if (s == by_stream_.end()) return;
     auto it = async_.find(s->second);
+    if (it->second.streaming) observe_cut(it->second);  // client RST_STREAM, connection gone, drain deadline
     slipstream::detail::PendingResponse& p = *it->second.pending;
     p.connection = nullptr;
     p.handler_timer.cancel();
@@ -193,6 +243,45 @@ void H2Session::on_stream_reset(h2::StreamId id) {
 void H2Session::detach_all() {
     while (!async_.empty())
         on_stream_reset(async_.begin()->second.id);
+}
+
+void H2Session::observe_cut(const AsyncStream& a) {
+    std::size_t bytes = a.head_only ? a.head_bytes : a.head_bytes + session_->body_bytes_sent(a.id);
+    worker_.observe(a.record, a.status, bytes, peer_, true);
+}
+
+// ---- drain and flow control ----
+
+void H2Session::begin_drain() {
+    draining_ = true;
+    // Event streams never end by themselves: end them cleanly so their clients reconnect elsewhere.
+    std::vector<std::shared_ptr<slipstream::detail::PendingResponse>> streams;
+    for (const auto& [raw, a] : async_) {
+        if (a.streaming && a.pending->stream.event_stream_active()) streams.push_back(a.pending);
+    }
+    for (const auto& p : streams)
+        end_event_stream(*p);
+    session_->shutdown();  // GOAWAY: the other streams in progress finish (or the deadline cuts them)
+}
+
+void H2Session::end_event_stream(slipstream::detail::PendingResponse& pending) {
+    auto it = async_.find(&pending);
+    if (it == async_.end() || !it->second.streaming) return;
+    std::shared_ptr<slipstream::detail::PendingResponse> keep = it->second.pending;  // finish() lets go
+    keep->ended.store(true);  // the producer's later write() and end() are no-ops
+    deliver_stream_end(*keep, false);
+    keep->cancel();
+}
+
+void H2Session::set_backlog(const AsyncStream& a) {
+    a.pending->stream.set_backlog(session_->queued_bytes(a.id) + unsent_output_);
+}
+
+void H2Session::update_backlogs(std::size_t unsent_output) {
+    unsent_output_ = unsent_output;
+    for (const auto& [raw, a] : async_) {
+        if (a.streaming) set_backlog(a);
+    }
 }
 
 }  // namespace slipstream::server

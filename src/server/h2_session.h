@@ -15,6 +15,7 @@
 #include "server/output_queue.h"
 #include "server/pending_response.h"
 #include "server/problem.h"
+#include "server/request_pipeline.h"
 #include "server/worker.h"
 #include "slipstream/response.h"
 
@@ -23,10 +24,10 @@ namespace slipstream::server {
 class Connection;
 
 /// Owned by the Connection that carries it (after ALPN "h2" or the cleartext preface). Each complete
-/// request goes through the same stages as HTTP/1.1 (request id, path decoding, router, request-body
-/// decoding, RouteSpec validation, sync or asynchronous handler, compression, metrics, access log); the
-/// answer leaves as HTTP/2 frames. The connection does the I/O: it feeds receive() and writes what
-/// pull() produces. Loop thread only.
+/// request goes through the RequestPipeline, as on HTTP/1.1 (request id, path decoding, router,
+/// request-body decoding, RouteSpec validation, sync or asynchronous handler, compression, stream heads
+/// with SSE heartbeats, metrics, access log); the answer leaves as HTTP/2 frames. The connection does the I/O: it feeds
+/// receive() and writes what pull() produces. Loop thread only.
 class H2Session final : private http::h2::SessionHandler {
   public:
     /// `connection` owns the session; asynchronous answers reach it through the connection (Responders
@@ -47,9 +48,16 @@ class H2Session final : private http::h2::SessionHandler {
     bool busy() const { return session_->active_streams() > 0; }
     /// A request is still arriving (headers or body).
     bool receiving() const { return session_->receiving(); }
-    /// Graceful GOAWAY (drain, idle timeout): streams in progress finish.
+    /// Graceful GOAWAY (idle timeout): streams in progress finish.
     void shutdown() { session_->shutdown(); }
-    /// The connection is closing: asynchronous handlers are told (cancelled) and their answers dropped.
+    /// The server is draining: event streams end cleanly now (END_STREAM after what was queued, producer
+    /// cancelled), then GOAWAY; other streams run on (the drain deadline cuts them through detach_all()).
+    void begin_drain();
+    /// Flow control: each streamed response's backlog becomes its bytes not yet framed (waiting for the
+    /// peer's window included) plus `unsent_output`, the connection's unwritten output.
+    void update_backlogs(std::size_t unsent_output);
+    /// The connection is closing: asynchronous handlers are told (cancelled) and their answers dropped;
+    /// started streams are logged as aborted.
     void detach_all();
 
     // Asynchronous answers, forwarded by the connection (loop thread).
@@ -66,6 +74,7 @@ class H2Session final : private http::h2::SessionHandler {
         bool head_only = false;
         bool streaming = false;
         std::size_t response_bytes = 0;
+        std::size_t head_bytes = 0;  // of a started stream
         int status = 0;
     };
     using AsyncMap = std::unordered_map<const slipstream::detail::PendingResponse*, AsyncStream>;
@@ -76,8 +85,8 @@ class H2Session final : private http::h2::SessionHandler {
     // SessionHandler (h2_dispatch.cpp): the request path.
     void on_request(http::h2::StreamId id, const http::h2::RequestHead& head) override;
     void on_stream_reset(http::h2::StreamId id) override;
-    void dispatch_async(http::h2::StreamId id, const AsyncHandler& handler, slipstream::detail::RequestState& state,
-                        const RequestRecord& record, bool head_only);
+    // The request path is RequestPipeline's (request_pipeline.h); this is its HTTP/2 end for async handlers.
+    void dispatch_async(http::h2::StreamId id, RequestPipeline& pipeline, PipelineRequest& req);
 
     /// Sends a complete response; returns (status sent, bytes) for the metrics.
     std::pair<int, std::size_t> answer(http::h2::StreamId id, Response&& response, const H2Context& ctx);
@@ -86,6 +95,11 @@ class H2Session final : private http::h2::SessionHandler {
     H2Context context_for(const AsyncStream& a);
     void on_handler_timeout(slipstream::detail::PendingResponse& pending);
     void finish(AsyncMap::iterator it);
+    // A started stream that was cut: logged and counted once, as aborted, with the bytes framed for it.
+    void observe_cut(const AsyncStream& a);
+    // Drain: ends an event stream cleanly and cancels its producer.
+    void end_event_stream(slipstream::detail::PendingResponse& pending);
+    void set_backlog(const AsyncStream& a);
 
     Worker& worker_;
     Connection& connection_;
@@ -94,10 +108,9 @@ class H2Session final : private http::h2::SessionHandler {
     std::unique_ptr<http::h2::ServerSession> session_;
     AsyncMap async_;
     std::unordered_map<http::h2::StreamId, const slipstream::detail::PendingResponse*> by_stream_;
-    std::string frames_;  // reused buffer for pull()
+    std::string frames_;             // reused buffer for pull()
+    std::size_t unsent_output_ = 0;  // the connection's unwritten output at the last update_backlogs()
+    bool draining_ = false;
 };
-
-/// An engine error as a Response (problem+json), with an Allow field when given.
-Response problem_response(const HttpError& error, std::string_view allow = {});
 
 }  // namespace slipstream::server

@@ -1,21 +1,44 @@
-// OutputQueue append and writev flush.
+// OutputQueue append, writev / sendfile flush, and the gathered flush through a write function (TLS).
 #include "server/output_queue.h"
 
+#include <sys/sendfile.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 
 #include "net/socket.h"
 
 namespace slipstream::server {
+namespace {
+
+// One sendfile(2) call at most this much: the kernel caps a call near 2 GiB anyway.
+constexpr std::uint64_t kMaxSendfile = std::uint64_t{1} << 30;
+
+}  // namespace
 
 void OutputQueue::append(std::string_view bytes) {
     if (bytes.empty()) return;
     if (!tail_open_) {
         pieces_.emplace_back();
-        pieces_.back().reserve(std::max<std::size_t>(bytes.size(), 1024));
+        pieces_.back().bytes.reserve(std::max<std::size_t>(bytes.size(), 1024));
         tail_open_ = true;
     }
-    pieces_.back().append(bytes);
+    pieces_.back().bytes.append(bytes);
     size_ += bytes.size();
+}
+
+char* OutputQueue::append_space(std::size_t n) {
+    if (!tail_open_) {
+        pieces_.emplace_back();
+        pieces_.back().bytes.reserve(std::max<std::size_t>(n, 1024));
+        tail_open_ = true;
+    }
+    std::string& tail = pieces_.back().bytes;
+    const std::size_t at = tail.size();
+    tail.resize(at + n);
+    size_ += n;
+    return tail.data() + at;
 }
 
 void OutputQueue::append(std::string&& bytes) {
@@ -23,25 +46,44 @@ void OutputQueue::append(std::string&& bytes) {
         append(std::string_view(bytes));
         return;
     }
+    push_memory(std::move(bytes));
+}
+
+void OutputQueue::push_memory(std::string&& bytes) {
     size_ += bytes.size();
-    pieces_.push_back(std::move(bytes));
+    pieces_.emplace_back();
+    pieces_.back().bytes = std::move(bytes);
     tail_open_ = false;
 }
 
-base::Result<std::size_t> OutputQueue::flush(int fd) {
+void OutputQueue::append_file(net::Fd file, std::uint64_t offset, std::uint64_t length) {
+    if (length == 0 || !file.valid()) return;
+    // The kept (empty) coalescing piece must not sit in front of a file: gather() would find nothing to write.
+    if (tail_open_ && pieces_.back().bytes.empty()) pieces_.pop_back();
+    pieces_.emplace_back();
+    Piece& p = pieces_.back();
+    p.file = std::move(file);
+    p.file_offset = offset;
+    p.file_left = length;
+    size_ += length;
+    tail_open_ = false;
+}
+
+std::size_t OutputQueue::gather(iovec* iov, std::size_t max) const {
+    std::size_t n = 0;
+    for (auto it = pieces_.begin(); it != pieces_.end() && n < max && !it->is_file(); ++it, ++n) {
+        std::size_t skip = (n == 0) ? front_offset_ : 0;
+        iov[n].iov_base = const_cast<char*>(it->bytes.data()) + skip;
+        iov[n].iov_len = it->bytes.size() - skip;
+    }
+    return n;
+}
+
+template <typename Step>
+base::Result<std::size_t> OutputQueue::drain(Step&& step) {
     std::size_t total = 0;
     while (size_ > 0) {
-        constexpr std::size_t kMaxIov = 64;
-        iovec iov[kMaxIov];
-        std::size_t n = 0;
-        for (auto it = pieces_.begin(); it != pieces_.end() && n < kMaxIov; ++it, ++n) {
-            std::size_t skip = (n == 0) ? front_offset_ : 0;
-            iov[n].iov_base = it->data() + skip;
-            iov[n].iov_len = it->size() - skip;
-        }
-        base::Result<std::size_t> r =
-            n == 1 ? net::write_some(fd, {static_cast<const char*>(iov[0].iov_base), iov[0].iov_len})
-                   : net::writev_some(fd, {iov, n});
+        base::Result<std::size_t> r = step();
         if (!r.is_ok()) {
             if (total > 0 && r.status().is_unavailable()) return total;
             return r.status();
@@ -53,42 +95,86 @@ base::Result<std::size_t> OutputQueue::flush(int fd) {
     return total;
 }
 
-base::Result<std::size_t> OutputQueue::flush_to(WriteFn write, void* context) {
-    std::size_t total = 0;
-    while (size_ > 0) {
+base::Result<std::size_t> OutputQueue::flush(int fd) {
+    return drain([&]() -> base::Result<std::size_t> {
+        if (pieces_.front().is_file()) return send_file_front(fd);
+        constexpr std::size_t kMaxIov = 64;
+        iovec iov[kMaxIov];
+        std::size_t n = gather(iov, kMaxIov);
+        if (n == 1) return net::write_some(fd, {static_cast<const char*>(iov[0].iov_base), iov[0].iov_len});
+        return net::writev_some(fd, {iov, n});
+    });
+}
+
+base::Result<std::size_t> OutputQueue::flush_to(WriteFn write, void* context, std::span<char> file_buffer) {
+    return drain([&]() -> base::Result<std::size_t> {
+        if (pieces_.front().is_file()) {
+            base::Result<std::size_t> got = read_file_front(file_buffer);
+            if (!got.is_ok()) return got.status();
+            iovec one{file_buffer.data(), *got};
+            return write(context, {&one, 1});
+        }
         constexpr std::size_t kMaxIov = 16;
         iovec iov[kMaxIov];
-        std::size_t n = 0;
-        for (auto it = pieces_.begin(); it != pieces_.end() && n < kMaxIov; ++it, ++n) {
-            std::size_t skip = (n == 0) ? front_offset_ : 0;
-            iov[n].iov_base = it->data() + skip;
-            iov[n].iov_len = it->size() - skip;
-        }
-        base::Result<std::size_t> r = write(context, {iov, n});
-        if (!r.is_ok()) {
-            if (total > 0 && r.status().is_unavailable()) return total;
-            return r.status();
-        }
-        total += *r;
-        consume(*r);
-        if (*r == 0) break;
+        std::size_t n = gather(iov, kMaxIov);
+        return write(context, {iov, n});
+    });
+}
+
+// The file's offset is advanced by consume(), not by the kernel: sendfile gets a copy.
+base::Result<std::size_t> OutputQueue::send_file_front(int fd) {
+    const Piece& p = pieces_.front();
+    while (true) {
+        off_t offset = static_cast<off_t>(p.file_offset);
+        ssize_t n = ::sendfile(fd, p.file.get(), &offset, std::min(p.file_left, kMaxSendfile));
+        if (n > 0) return static_cast<std::size_t>(n);
+        if (n == 0) return base::Status::io_error("the file ended before its region was sent");
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return base::Status::unavailable("socket full");
+        return base::Status::io_error("sendfile failed");
     }
-    return total;
+}
+
+base::Result<std::size_t> OutputQueue::read_file_front(std::span<char> buffer) const {
+    const Piece& p = pieces_.front();
+    std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(p.file_left, buffer.size()));
+    std::size_t got = 0;
+    while (got < want) {
+        ssize_t n = ::pread(p.file.get(), buffer.data() + got, want - got, static_cast<off_t>(p.file_offset + got));
+        if (n > 0) {
+            got += static_cast<std::size_t>(n);
+        } else if (n == 0) {
+            break;
+        } else if (errno != EINTR) {
+            return base::Status::io_error("reading the file failed");
+        }
+    }
+    if (got == 0) return base::Status::io_error("the file ended before its region was sent");
+    return got;
 }
 
 void OutputQueue::consume(std::size_t n) {
     size_ -= n;
     while (n > 0) {
-        std::string& front = pieces_.front();
-        std::size_t left = front.size() - front_offset_;
+        Piece& front = pieces_.front();
+        if (front.is_file()) {
+            std::uint64_t take = std::min<std::uint64_t>(n, front.file_left);
+            front.file_offset += take;
+            front.file_left -= take;
+            n -= static_cast<std::size_t>(take);
+            if (front.file_left > 0) return;
+            pieces_.pop_front();  // closes the file
+            continue;
+        }
+        std::size_t left = front.bytes.size() - front_offset_;
         if (n < left) {
             front_offset_ += n;
             return;
         }
         n -= left;
         front_offset_ = 0;
-        if (pieces_.size() == 1 && tail_open_ && front.capacity() <= 64 * 1024) {
-            front.clear();  // keep the coalescing piece's memory for the next response
+        if (pieces_.size() == 1 && tail_open_ && front.bytes.capacity() <= 64 * 1024) {
+            front.bytes.clear();  // keep the coalescing piece's memory for the next response
             return;
         }
         pieces_.pop_front();
@@ -98,14 +184,14 @@ void OutputQueue::consume(std::size_t n) {
 
 void OutputQueue::take_all(OutputQueue& other) {
     if (other.empty()) return;
-    if (other.front_offset_ > 0) other.pieces_.front().erase(0, other.front_offset_);
+    if (other.front_offset_ > 0) other.pieces_.front().bytes.erase(0, other.front_offset_);
     for (auto& piece : other.pieces_) {
-        if (piece.size() < kMoveThreshold) {
-            append(std::string_view(piece));
+        if (piece.is_file()) {
+            append_file(std::move(piece.file), piece.file_offset, piece.file_left);
+        } else if (piece.bytes.size() < kMoveThreshold) {
+            append(std::string_view(piece.bytes));
         } else {
-            size_ += piece.size();
-            pieces_.push_back(std::move(piece));
-            tail_open_ = false;
+            push_memory(std::move(piece.bytes));
         }
     }
     other.clear();

@@ -1,21 +1,25 @@
-// OutputQueue: bytes waiting to be written to a socket: small pieces coalesced, large bodies kept zero-copy.
+// OutputQueue: bytes waiting to be written to a socket: small pieces coalesced, large bodies and files zero-copy.
 #pragma once
 
 #include <sys/uio.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <span>
 #include <string>
 #include <string_view>
 
 #include "base/result.h"
+#include "net/fd.h"
 
 namespace slipstream::server {
 
 /// Small writes (response heads, short bodies) are appended to a coalescing piece; a large body is moved
-/// in as its own piece, so it is never copied. flush() writes everything with one writev when it can.
-/// Loop thread only.
+/// in as its own piece, so it is never copied; a file region is a piece of its own, sent with sendfile(2)
+/// by flush() and read in bounded pieces by flush_to(). Pieces leave in the order they were queued. The
+/// queue owns each file descriptor and closes it when its region is sent or the queue is cleared or
+/// destroyed. size() counts file bytes too. Loop thread only.
 class OutputQueue {
   public:
     /// Bodies at least this large are queued by move instead of copied.
@@ -23,29 +27,53 @@ class OutputQueue {
 
     void append(std::string_view bytes);
     void append(std::string&& bytes);
+    /// Appends `n` (> 0) bytes the caller writes in place at the returned pointer, before any other call on
+    /// the queue (how a response head is encoded without a temporary string).
+    char* append_space(std::size_t n);
+    /// Queues `length` bytes of `file` from `offset` (length 0: nothing is queued and the file is closed).
+    void append_file(net::Fd file, std::uint64_t offset, std::uint64_t length);
     /// Moves everything queued in `other` to the end of this queue.
     void take_all(OutputQueue& other);
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
 
     /// Writes as much as the socket takes. Returns the bytes written; kUnavailable when the socket would
-    /// block before anything was written; kIoError when the connection is broken.
+    /// block before anything was written; kIoError when the connection is broken or a queued file ended
+    /// before its region did (it shrank: the response cannot be completed, so the connection must close).
     base::Result<std::size_t> flush(int fd);
     /// Writes through `write` instead of a socket (how a TLS connection flushes): `write` gets the queued
-    /// pieces in order and returns the bytes it took, or kUnavailable / an error as write_some does.
-    /// Same outcomes as flush(fd).
+    /// pieces in order and returns the bytes it took, or kUnavailable / an error as write_some does. A file
+    /// piece is read (pread) into `file_buffer` and passed alone; a retry after kUnavailable reads the same
+    /// bytes again. Same outcomes as flush(fd).
     using WriteFn = base::Result<std::size_t> (*)(void* context, std::span<const iovec> pieces);
-    base::Result<std::size_t> flush_to(WriteFn write, void* context);
+    base::Result<std::size_t> flush_to(WriteFn write, void* context, std::span<char> file_buffer);
     /// Drops everything (the connection is closing without sending).
     void clear();
 
   private:
-    void consume(std::size_t n);
+    struct Piece {
+        std::string bytes;              // a memory piece (when `file` is not valid)
+        net::Fd file;                   // a file piece
+        std::uint64_t file_offset = 0;  // next file byte to send
+        std::uint64_t file_left = 0;    // file bytes still to send
+        bool is_file() const { return file.valid(); }
+    };
 
-    std::deque<std::string> pieces_;
-    std::size_t front_offset_ = 0;  // bytes of pieces_.front() already written
+    // The write loop both flushes share: `step` writes from the front; stops when the queue is empty, the
+    // sink would block or fails.
+    template <typename Step>
+    base::Result<std::size_t> drain(Step&& step);
+    // Fills `iov` with the memory pieces at the front, up to the first file piece. Returns the count.
+    std::size_t gather(iovec* iov, std::size_t max) const;
+    base::Result<std::size_t> send_file_front(int fd);
+    base::Result<std::size_t> read_file_front(std::span<char> buffer) const;
+    void consume(std::size_t n);
+    void push_memory(std::string&& bytes);
+
+    std::deque<Piece> pieces_;
+    std::size_t front_offset_ = 0;  // bytes of a memory pieces_.front() already written
     std::size_t size_ = 0;
-    bool tail_open_ = false;  // pieces_.back() may receive small appends
+    bool tail_open_ = false;  // pieces_.back() is a memory piece that may receive small appends
 };
 
 }  // namespace slipstream::server

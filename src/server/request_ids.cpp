@@ -1,6 +1,7 @@
 // Request id validation and generation; traceparent parsing.
 #include "server/request_ids.h"
 
+#include <cstring>
 #include <random>
 
 namespace slipstream::server {
@@ -25,6 +26,11 @@ void put_hex(char* out, std::uint64_t v) {
     }
 }
 
+std::uint64_t random_prefix() {
+    std::random_device rd;
+    return (std::uint64_t{rd()} << 32) ^ rd();
+}
+
 }  // namespace
 
 bool valid_request_id(std::string_view id) {
@@ -37,14 +43,25 @@ bool valid_request_id(std::string_view id) {
     return true;
 }
 
-RequestIdGenerator::RequestIdGenerator() {
-    std::random_device rd;
-    prefix_ = (std::uint64_t{rd()} << 32) ^ rd();
+RequestIdGenerator::RequestIdGenerator() : RequestIdGenerator(random_prefix()) {}
+
+RequestIdGenerator::RequestIdGenerator(std::uint64_t prefix) {
+    put_hex(text_, prefix);
+    put_hex(text_ + 16, 0);
 }
 
 std::string_view RequestIdGenerator::next(char (&out)[32]) {
-    put_hex(out, prefix_);
-    put_hex(out + 16, ++counter_);
+    // Hex increment of the counter's text, from its last digit (wraps to all zeros after 2^64 - 1).
+    for (int i = 31; i >= 16; --i) {
+        char& c = text_[i];
+        if (c == 'f') {
+            c = '0';
+            continue;
+        }
+        c = c == '9' ? 'a' : static_cast<char>(c + 1);
+        break;
+    }
+    std::memcpy(out, text_, sizeof text_);
     return {out, 32};
 }
 

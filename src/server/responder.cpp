@@ -60,9 +60,28 @@ bool Responder::start_stream(Response head) {
 bool Responder::write(std::string_view chunk) {
     if (!pending_ || !pending_->answered.load() || pending_->ended.load() || pending_->cancelled.load()) return false;
     auto p = pending_;
+    p->stream.posted(chunk.size());
     return p->loop->post([p, c = std::string(chunk)]() mutable {
+        std::size_t n = c.size();
         if (p->connection) p->connection->deliver_stream_chunk(*p, std::move(c));
+        p->stream.delivered(n);  // after the connection counted it in its backlog
     });
+}
+
+bool Responder::writable() const {
+    return !pending_ || pending_->stream.writable();
+}
+
+std::size_t Responder::queued() const {
+    return pending_ ? pending_->stream.queued() : 0;
+}
+
+void Responder::on_writable(std::function<void()> fn) {
+    if (pending_) {
+        pending_->stream.on_writable(std::move(fn));
+    } else if (fn) {
+        fn();
+    }
 }
 
 bool Responder::end() {

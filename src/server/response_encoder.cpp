@@ -1,11 +1,13 @@
 // HTTP/1.1 response encoding.
 #include "server/response_encoder.h"
 
+#include <new>
 #include <span>
 #include <vector>
 
 #include "http/h1/header.h"
 #include "http/h1/serializer.h"
+#include "server/file_body.h"
 
 namespace slipstream::server {
 namespace {
@@ -13,26 +15,40 @@ namespace {
 namespace h1 = http::h1;
 
 bool fields_valid(const Response& r) {
-    if (!r.content_type.empty() && !h1::is_valid_field_value(r.content_type)) return false;
+    // A ContentType::constant() was checked when the program was compiled.
+    if (!r.content_type.is_constant() && !h1::is_valid_field_value(r.content_type)) return false;
     for (const auto& [name, value] : r.headers) {
         if (!h1::validate_field(name, value).is_ok() || h1::is_framing_field(name)) return false;
     }
     return true;
 }
 
-// Writes the head through the h1 serializer into a string the body may follow. Returns the framing used.
+char* head_space(void* queue, std::size_t size) {
+    return static_cast<OutputQueue*>(queue)->append_space(size);
+}
+
+// Writes the head through the h1 serializer straight into `out` (planned once, no temporary string).
+// Returns the framing used.
 h1::WrittenHead write_head(const Response& r, const EncodeContext& ctx, h1::ResponseFraming framing,
-                           std::uint64_t length, std::string& out, std::size_t body_reserve) {
+                           std::uint64_t length, OutputQueue& out) {
     constexpr std::size_t kInlineFields = 16;
-    h1::Header inline_fields[kInlineFields];
+    // Room left uninitialised: only the fields written below are constructed (initialising all of them
+    // cost as much as writing a small head).
+    union InlineFields {
+        InlineFields() {}  // NOLINT: user-provided so that `at` is not initialised
+        h1::Header at[kInlineFields];
+    } inline_fields;
     std::vector<h1::Header> many;
     std::size_t n = r.headers.size() + 2;
-    h1::Header* fields = n <= kInlineFields ? inline_fields : (many.resize(n), many.data());
+    h1::Header* fields = n <= kInlineFields ? inline_fields.at : (many.resize(n), many.data());
     std::size_t count = 0;
-    if (!r.content_type.empty()) fields[count++] = {"Content-Type", r.content_type};
-    if (!ctx.request_id.empty()) fields[count++] = {"X-Request-ID", ctx.request_id};
+    auto add = [&](std::string_view name, std::string_view value) {
+        ::new (static_cast<void*>(fields + count++)) h1::Header{name, value};
+    };
+    if (!r.content_type.empty()) add("Content-Type", r.content_type);
+    if (!ctx.request_id.empty()) add("X-Request-ID", ctx.request_id);
     for (const auto& [name, value] : r.headers)
-        fields[count++] = {name, value};
+        add(name, value);
 
     h1::ResponseHead head;
     head.status = r.status;
@@ -43,10 +59,21 @@ h1::WrittenHead write_head(const Response& r, const EncodeContext& ctx, h1::Resp
     head.request_version = ctx.version;
     head.date = ctx.date;
     head.server = ctx.server;
-    std::size_t size = h1::response_head_size(head);
-    out.reserve(size + body_reserve);
-    out.resize(size);
-    return h1::write_response_head(head, std::span<char>(out.data(), size));
+    return h1::write_response_head(head, &head_space, &out);
+}
+
+// A file body: the head now, the region as a file piece (sendfile). Not compressed (see FileBody).
+bool encode_file_response(Response&& r, const EncodeContext& ctx, OutputQueue& out) {
+    base::Result<OpenedFile> file = open_file_body(*r.file_body);
+    if (!file.is_ok()) {
+        encode_error({500, "the response file could not be read"}, ctx, out);
+        return false;
+    }
+    h1::WrittenHead written = write_head(r, ctx, h1::ResponseFraming::kContentLength, file->length, out);
+    if (written.framing == h1::ResponseFraming::kContentLength && !ctx.head_only) {
+        out.append_file(std::move(file->fd), file->offset, file->length);
+    }
+    return true;  // the file closes here when nothing of it is sent (HEAD, 304)
 }
 
 }  // namespace
@@ -60,21 +87,17 @@ bool encode_response(Response&& response, const EncodeContext& ctx, OutputQueue&
         encode_error({500, "the handler produced an invalid response"}, ctx, out);
         return false;
     }
-    bool inline_body = !ctx.head_only && response.body.size() < OutputQueue::kMoveThreshold;
-    std::string bytes;
-    h1::WrittenHead written = write_head(response, ctx, h1::ResponseFraming::kContentLength, response.body.size(),
-                                         bytes, inline_body ? response.body.size() : 0);
-    bool has_body = written.framing == h1::ResponseFraming::kContentLength && !ctx.head_only;
-    if (has_body && inline_body) bytes.append(response.body);
-    out.append(std::string_view(bytes));
-    if (has_body && !inline_body) out.append(std::move(response.body));
+    if (response.file_body) return encode_file_response(std::move(response), ctx, out);
+    h1::WrittenHead written = write_head(response, ctx, h1::ResponseFraming::kContentLength, response.body.size(), out);
+    // A small body is copied behind the head (same piece, one writev entry); a large one is moved in.
+    if (written.framing == h1::ResponseFraming::kContentLength && !ctx.head_only) out.append(std::move(response.body));
     return true;
 }
 
 void encode_error(const HttpError& error, const EncodeContext& ctx, OutputQueue& out, std::string_view allow) {
     Response r(error.status);
     r.body = problem_body(error);
-    r.content_type = std::string(kProblemContentType);
+    r.content_type = ContentType::constant(kProblemContentType);
     if (!allow.empty()) r.headers.emplace_back("Allow", std::string(allow));
     encode_response(std::move(r), ctx, out);
 }
@@ -84,9 +107,7 @@ bool encode_stream_head(Response&& head_response, const EncodeContext& ctx, Outp
         encode_error({500, "the handler produced an invalid response"}, ctx, out);
         return false;
     }
-    std::string bytes;
-    write_head(head_response, ctx, h1::ResponseFraming::kChunked, 0, bytes, 0);
-    out.append(std::string_view(bytes));
+    write_head(head_response, ctx, h1::ResponseFraming::kChunked, 0, out);
     return true;
 }
 

@@ -239,8 +239,13 @@ void Server::control_loop(bool handle_signals) {
             break;
         }
     }
-    for (auto& w : workers_)
-        w->stop();
+    for (auto& w : workers_) {
+        if (forced) {
+            w->abort_and_stop();  // streams still running are cut (no final chunk) and logged as aborted
+        } else {
+            w->stop();
+        }
+    }
     if (sig_fd >= 0) ::close(sig_fd);
     exit_code_.store(forced ? 1 : 0);
 }

@@ -30,13 +30,18 @@ ServerMetrics::ServerMetrics(metrics::Registry& r)
 const RequestCounters& MetricsCache::get(std::uint32_t route_key, std::string_view route, Method method, int status) {
     std::uint64_t key = (std::uint64_t{route_key} << 32) | (std::uint64_t{static_cast<std::uint8_t>(method)} << 16) |
                         static_cast<std::uint16_t>(status);
+    if (key == last_key_) return *last_;
     auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second;
-    std::string status_text = std::to_string(status);
-    std::string_view m = method_name(method);
-    RequestCounters c{&metrics_.requests.with({route, m, status_text}), &metrics_.duration.with({route, m}),
-                      &metrics_.request_bytes.with({route, m}), &metrics_.response_bytes.with({route, m})};
-    return cache_.emplace(key, c).first->second;
+    if (it == cache_.end()) {
+        std::string status_text = std::to_string(status);
+        std::string_view m = method_name(method);
+        RequestCounters c{&metrics_.requests.with({route, m, status_text}), &metrics_.duration.with({route, m}),
+                          &metrics_.request_bytes.with({route, m}), &metrics_.response_bytes.with({route, m})};
+        it = cache_.emplace(key, c).first;
+    }
+    last_key_ = key;
+    last_ = &it->second;  // unordered_map nodes do not move on rehash
+    return *last_;
 }
 
 }  // namespace slipstream::server

@@ -52,6 +52,9 @@ class MetricsCache {
   private:
     ServerMetrics& metrics_;
     std::unordered_map<std::uint64_t, RequestCounters> cache_;
+    // The last hit, checked before the map: a connection mostly repeats one route and status.
+    std::uint64_t last_key_ = ~std::uint64_t{0};
+    const RequestCounters* last_ = nullptr;
 };
 
 inline constexpr std::uint32_t kUnmatchedRoute = 0xFFFFFFu;

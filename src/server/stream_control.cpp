@@ -1,4 +1,4 @@
-// StreamControl: compression per chunk, heartbeat timer and cancel notification of one streamed response.
+// StreamControl: compression per chunk, heartbeat timer, cancel notification and flow control of one stream.
 #include "server/stream_control.h"
 
 #include <exception>
@@ -19,9 +19,9 @@ void run_guarded(const std::function<void()>& fn) {
     try {
         fn();
     } catch (const std::exception& e) {
-        base::log_message(base::LogLevel::kError, std::string("stream cancel callback threw: ") + e.what());
+        base::log_message(base::LogLevel::kError, std::string("stream callback threw: ") + e.what());
     } catch (...) {
-        base::log_message(base::LogLevel::kError, "stream cancel callback threw a non-exception");
+        base::log_message(base::LogLevel::kError, "stream callback threw a non-exception");
     }
 }
 
@@ -66,6 +66,7 @@ void StreamControl::begin(slipstream::detail::PendingResponse& pending, Response
     }
     pending_ = &pending;
     loop_ = &loop;
+    sse_ = sse;
     metrics_ = &coding.metrics();
     encoder_ = coding.start_stream(pending.request.headers, head);
     active_ = true;
@@ -94,12 +95,14 @@ std::string StreamControl::finish(bool aborted) {
     std::string tail;
     if (active_ && encoder_ && !aborted && !encoder_->finish(tail).is_ok()) tail.clear();
     stop();
+    close_flow();
     return tail;
 }
 
 void StreamControl::cancel(slipstream::detail::LoopRef& loop) {
     if (active_) metrics_->streams_cancelled.inc();
     stop();
+    close_flow();
     std::function<void()> fn;
     {
         std::lock_guard lock(mutex_);
@@ -111,6 +114,59 @@ void StreamControl::cancel(slipstream::detail::LoopRef& loop) {
     // Posted: the callback runs after the connection finished closing, never inside it.
     auto shared = std::make_shared<std::function<void()>>(std::move(fn));
     if (!loop.post([shared] { run_guarded(*shared); })) run_guarded(*shared);
+}
+
+// ---- flow control ----
+// Lost wake-ups are ruled out Dekker-style: the producer stores waiting_ after reading backlog_ (on_writable),
+// the loop stores backlog_ before reading waiting_ (set_backlog); all four are sequentially consistent.
+
+std::size_t StreamControl::queued() const {
+    std::size_t posted = posted_.load(std::memory_order_seq_cst);
+    std::size_t delivered = delivered_.load(std::memory_order_seq_cst);
+    return (posted > delivered ? posted - delivered : 0) + backlog_.load(std::memory_order_seq_cst);
+}
+
+void StreamControl::delivered(std::size_t bytes) {
+    delivered_.fetch_add(bytes, std::memory_order_seq_cst);
+    if (waiting_.load(std::memory_order_seq_cst)) maybe_wake();
+}
+
+void StreamControl::set_backlog(std::size_t bytes) {
+    backlog_.store(bytes, std::memory_order_seq_cst);
+    if (waiting_.load(std::memory_order_seq_cst)) maybe_wake();
+}
+
+void StreamControl::on_writable(std::function<void()> fn) {
+    std::unique_lock lock(mutex_);
+    if (flow_closed_ || queued() <= high_water_.load(std::memory_order_relaxed) / 2) {
+        writable_fn_ = nullptr;
+        waiting_.store(false, std::memory_order_seq_cst);
+        lock.unlock();
+        if (fn) run_guarded(fn);
+        return;
+    }
+    writable_fn_ = std::move(fn);
+    waiting_.store(writable_fn_ != nullptr, std::memory_order_seq_cst);
+}
+
+void StreamControl::maybe_wake() {
+    std::function<void()> fn;
+    {
+        std::lock_guard lock(mutex_);
+        if (!writable_fn_ || (!flow_closed_ && queued() > high_water_.load(std::memory_order_relaxed) / 2)) return;
+        fn = std::move(writable_fn_);
+        writable_fn_ = nullptr;
+        waiting_.store(false, std::memory_order_seq_cst);
+    }
+    run_guarded(fn);
+}
+
+void StreamControl::close_flow() {
+    {
+        std::lock_guard lock(mutex_);
+        flow_closed_ = true;
+    }
+    maybe_wake();
 }
 
 void StreamControl::on_heartbeat() {

@@ -15,7 +15,7 @@ base::Result<std::size_t> Transport::read(std::span<char> buffer) {
 base::Result<std::size_t> Transport::flush(OutputQueue& out, std::span<char> scratch) {
     if (!tls_) return out.flush(fd_);
     TlsWrite w{tls_.get(), scratch};
-    return out.flush_to(&Transport::write_tls, &w);
+    return out.flush_to(&Transport::write_tls, &w, scratch);  // file pieces are read into scratch, sent alone
 }
 
 // One SSL_write per call. A large first piece goes as it is; small pieces (pipelined responses, HTTP/2

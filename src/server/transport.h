@@ -22,8 +22,9 @@ class Transport {
 
     /// As net::read_some: n > 0, 0 at end of stream, kUnavailable, or an error.
     base::Result<std::size_t> read(std::span<char> buffer);
-    /// Writes what `out` holds as far as the socket takes it (outcomes of OutputQueue::flush). `scratch`
-    /// gathers small pieces into one TLS record (unused for plain sockets).
+    /// Writes what `out` holds as far as the socket takes it (outcomes of OutputQueue::flush). Plain: writev
+    /// and sendfile(2) for file pieces. TLS: `scratch` gathers small pieces into one TLS record, and file
+    /// pieces are read into it one record at a time (unused for plain sockets).
     base::Result<std::size_t> flush(OutputQueue& out, std::span<char> scratch);
     /// TLS has decrypted input buffered: read again without waiting for EPOLLIN.
     bool has_buffered_input() const { return tls_ && tls_->has_buffered_input(); }

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "server/problem.h"
+#include "server/validation/route_validator.h"
 
 namespace slipstream::server {
 
@@ -14,6 +15,14 @@ constexpr std::string_view kDetailPrefix = R"({"detail":)";
 }  // namespace
 
 Response validation_failure_response(std::string fastapi_body, bool problem_json) {
+    // A body Python could not read at all (not UTF-8, nested too deep): FastAPI's 400, in either shape.
+    if (fastapi_body == kBodyParseErrorBody) {
+        if (!problem_json) return Response::json(std::move(fastapi_body), 400);
+        Response r(400);
+        r.body = problem_body({400, "There was an error parsing the body"});
+        r.content_type = std::string(kProblemContentType);
+        return r;
+    }
     if (!problem_json || !fastapi_body.starts_with(kDetailPrefix) || !fastapi_body.ends_with('}')) {
         return Response::json(std::move(fastapi_body), 422);
     }

@@ -159,7 +159,8 @@ std::int64_t Worker::wall_at(base::MonoNanos mono) {
     return mono + wall_offset_;
 }
 
-void Worker::observe(const RequestRecord& r, int status, std::size_t response_bytes, const net::SocketAddress& peer) {
+void Worker::observe(const RequestRecord& r, int status, std::size_t response_bytes, const net::SocketAddress& peer,
+                     bool aborted) {
     base::MonoNanos end = base::mono_now();
     base::MonoNanos elapsed = end - r.start;
     const RequestCounters& c = metrics_cache_.get(r.route_key, r.route, r.method, status);
@@ -192,7 +193,7 @@ void Worker::observe(const RequestRecord& r, int status, std::size_t response_by
     out.append(R"(","peer":")");
     char peer_text[net::SocketAddress::kMaxFormatted];
     out.append(peer_text, peer.format(peer_text, sizeof peer_text));
-    out.append("\"}\n");
+    out.append(aborted ? "\",\"aborted\":true}\n" : "\"}\n");
     ++log_lines_;
     if (!log_flush_scheduled_) {
         log_flush_scheduled_ = true;
@@ -221,6 +222,19 @@ void Worker::drain(std::function<void()> on_drained) {
         for (Connection* c : all)
             c->begin_drain();
         maybe_drained();
+    });
+}
+
+void Worker::abort_and_stop() {
+    loop_.post([this] {
+        std::vector<Connection*> all;
+        for (auto& [ptr, conn] : connections_)
+            all.push_back(ptr);
+        for (Connection* c : all)
+            c->abort();
+        // Stop at the end of the next iteration: the cancel callbacks the closes posted run first, and the
+        // access-log batch (deferred in this one) is handed over.
+        loop_.defer([this] { loop_.defer([this] { loop_.stop(); }); });
     });
 }
 

@@ -69,6 +69,9 @@ class Worker {
     void drain(std::function<void()> on_drained);
     /// Thread-safe: stops the loop.
     void stop() { loop_.stop(); }
+    /// Thread-safe: the drain deadline passed: closes every connection on the worker's thread (responses in
+    /// progress are cut and logged as aborted), then stops the loop.
+    void abort_and_stop();
 
     net::EventLoop& loop() { return loop_; }
     /// The handle asynchronous Responders post through (outlives the loop safely).
@@ -92,8 +95,10 @@ class Worker {
     /// Called by a connection that closed itself: destroyed at the end of the loop iteration.
     void retire(Connection* connection);
 
-    /// Records an answered request in the metrics and the access log.
-    void observe(const RequestRecord& record, int status, std::size_t response_bytes, const net::SocketAddress& peer);
+    /// Records an answered request in the metrics and the access log. `aborted`: the response was cut
+    /// (client gone, drain deadline); the log line says "aborted":true and `response_bytes` is what was written.
+    void observe(const RequestRecord& record, int status, std::size_t response_bytes, const net::SocketAddress& peer,
+                 bool aborted = false);
     RequestIdGenerator& request_ids() { return request_ids_; }
     ServerMetrics& metrics() { return *shared_.metrics; }
     /// Response compression and request-body decoding for this thread.

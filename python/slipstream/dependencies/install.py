@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .. import _route_misses as _misses
 from .. import _signature
 from .. import middleware as _middleware
 from .._responses_prep import make_prepare
@@ -46,6 +47,38 @@ def install_routes(app: Any, native: Any, runtime: Any) -> None:
             native.add_route(method, route.path, desc)
     if chain is not None:
         _install_catch_all(app, native, runtime, chain)
+    else:
+        _install_misses(app, native, runtime)
+
+
+def _internal_route(app: Any, pattern: str, runner: Any) -> Any:
+    """A NativeRoute for `pattern` whose handler is `runner(__reply__, __request__)` (not in the OpenAPI)."""
+    from ..app import NativeRoute
+    from ..routing import RouteDef
+
+    async def endpoint() -> None:  # never called: the runner answers
+        return None
+
+    route = RouteDef(path=pattern, endpoint=endpoint, methods=("GET",), options={"include_in_schema": False})
+    shape = _signature.RouteShape(params=(), body=(), path_params=_signature.path_param_names(pattern), args=(
+        ("__request__", 1, 0, "", ("any",), ()), ("__reply__", 2, 0, "", ("any",), ())))
+    return NativeRoute(route, app.exception_handlers, shape=shape, handler=runner)
+
+
+def _install_misses(app: Any, native: Any, runtime: Any) -> None:
+    """FastAPI's 405s (fixed answers: HEAD on GET-only routes, Allow from the first route) and redirect_slashes
+    routes (see _route_misses)."""
+    if app.server_options.get("fastapi_route_errors", True):
+        for pattern, method, allow in _misses.not_allowed(app.routes):
+            native.add_static_route(method, pattern, 405, "application/json", [("allow", allow)],
+                                    _misses.METHOD_NOT_ALLOWED_BODY)
+    if not getattr(app, "redirect_slashes", True):
+        return
+    runner = _misses.make_redirect_runner(runtime)
+    for pattern in _misses.redirect_patterns(app, _middleware.pattern_regex):
+        desc = _internal_route(app, pattern, runner)
+        for method in _middleware.CATCH_ALL_METHODS:
+            native.add_route(method, pattern, desc)
 
 
 def _install_catch_all(app: Any, native: Any, runtime: Any, chain: Any) -> None:
@@ -54,7 +87,8 @@ def _install_catch_all(app: Any, native: Any, runtime: Any, chain: Any) -> None:
     from ..app import NativeRoute
     from ..routing import RouteDef
 
-    not_found = _middleware.NotFound([(r.path, r.methods) for r in app.routes])
+    not_found = _middleware.NotFound([(r.path, r.methods) for r in app.routes],
+                                     redirect_slashes=getattr(app, "redirect_slashes", True))
     runner = _middleware.make_not_found_runner(not_found, chain, runtime)
     taken = {m for r in app.routes if _CATCH_ALL.match(r.path) for m in r.methods}
 
@@ -69,3 +103,6 @@ def _install_catch_all(app: Any, native: Any, runtime: Any, chain: Any) -> None:
     for method in _middleware.CATCH_ALL_METHODS:
         if method not in taken:
             native.add_route(method, _middleware.CATCH_ALL_PATTERN, desc)
+    # HEAD on a GET-only route: FastAPI's 405 (Allow from NotFound), through the middleware.
+    for pattern, _allow in _misses.head_405(app.routes):
+        native.add_route("HEAD", pattern, _internal_route(app, pattern, runner))

@@ -9,11 +9,12 @@ from typing import Any
 from .. import _signature
 from ..background import BackgroundTasks
 from ..responses import Response
+from . import form_fields as _form_fields
 from . import tree as _tree
 from .params import SecurityScopes
 
 # Where a step's keyword argument comes from.
-FLAT, STEP, REQUEST, RESPONSE, BACKGROUND, SCOPES = range(6)
+FLAT, STEP, REQUEST, RESPONSE, BACKGROUND, SCOPES, FORM = range(7)
 
 
 class Step:
@@ -73,6 +74,9 @@ def compile_tree(root: _tree.Dependant, flat: dict[tuple[int, str], str]) -> Pro
                 args.append((r.name, RESPONSE, None))
             elif r.kind == _signature.BACKGROUND:
                 args.append((r.name, BACKGROUND, None))
+            elif r.kind == _form_fields.FORM:
+                needs_request = True
+                args.append((r.name, FORM, dep.form_fields[r.name]))
             else:
                 args.append((r.name, SCOPES, tuple(dep.scopes)))
         key = dep.cache_key() if dep is not root else None
@@ -133,6 +137,8 @@ async def solve(program: Program, flat: dict[str, Any], ex: Exchange) -> Any:
                 kwargs[name] = ex.sub_response()
             elif source == BACKGROUND:
                 kwargs[name] = ex.background_tasks()
+            elif source == FORM:
+                kwargs[name] = _form_fields.value(ref, ex.request)
             else:
                 kwargs[name] = SecurityScopes(scopes=list(ref))
         kind = step.kind

@@ -9,6 +9,7 @@ after the response is sent, as FastAPI does (FastAPI 0.165: "function"-scoped ex
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -61,14 +62,27 @@ def deliver(reply: Any, result: Any, ex: Exchange) -> Any:
     """Answers with the handler's result through the C++ encoder; returns the background tasks to run."""
     if isinstance(result, Response):
         own = getattr(result, "background", None)
+        if own is None and ex.background is not None and getattr(result, "_take_background", None) is not None:
+            # A streamed body: FastAPI attaches the dependencies' tasks to the response, so they run after it.
+            result.background = own = ex.background
         reply.finish(result)
-        return own if own is not None else ex.background
+        # A streamed response took its background to run after the body (see _streaming.start).
+        return None if getattr(result, "stream_done", None) is not None else own if own is not None \
+            else ex.background
     sub = ex.response
     if sub is not None and (sub.status_code is not None or sub.raw_headers):
         reply.finish(result, sub.status_code or 0, tuple(sub.raw_headers))
     else:
         reply.finish(result)
     return ex.background
+
+
+async def wait_streamed(response: Any) -> None:
+    """A streamed or file response is sent by its own task: the exit code of `yield` dependencies waits for it
+    (and for its background tasks), as in FastAPI. The task never raises."""
+    done = getattr(response, "stream_done", None) if isinstance(response, Response) else None
+    if done is not None:
+        await asyncio.shield(done)
 
 
 def _request_of(ex: Exchange, reply: Any) -> Any:
@@ -97,6 +111,7 @@ def make_runner(info: RouteInfo) -> Callable[..., Any]:
                     result = await solve(program, values, ex)
                 background = deliver(reply, result, ex)
                 sent = True
+                await wait_streamed(result)
                 if background is not None:
                     await background()
         except BaseException as exc:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .. import _signature
+from .form_fields import form_reads
 from .params import DependsParam, SecurityParam
 
 # How a dependency is called (Dependant.kind).
@@ -35,6 +36,7 @@ class Dependant:
     key_call: Any = None             # the call the cache key names (the original one when overridden)
     overridden: bool = False         # this dependant or one above it came from dependency_overrides
     kind: int = CALL
+    form_fields: dict[str, Any] = dataclasses.field(default_factory=dict)  # FORM reads' fields by name
 
     @property
     def scopes(self) -> list[str]:
@@ -125,6 +127,7 @@ def _dependant(call: Callable[..., Any], in_path: Sequence[str], *, name: str | 
                     own_scopes=list(own_scopes or []), parent_scopes=list(parent_scopes),
                     reads=_signature.read_parameters(call, in_path), key_call=call, overridden=overridden,
                     kind=kind_of(call))
+    dep.form_fields = form_reads(call, dep.reads)
     for read in dep.reads:
         if read.kind != _signature.DEPENDS:
             continue

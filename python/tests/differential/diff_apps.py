@@ -401,6 +401,34 @@ def build_handlers(fw: ModuleType) -> Any:
     return app
 
 
+def build_rve(fw: ModuleType) -> Any:
+    """A RequestValidationError handler that shows everything FastAPI hands it: errors() and body."""
+    app = new_app(fw)
+    responses = sub(fw, "responses")
+    exceptions = sub(fw, "exceptions")
+    Body = fw.Body
+
+    @app.exception_handler(exceptions.RequestValidationError)
+    async def full(request, exc):
+        errors = [{**e, "loc": list(e["loc"])} for e in exc.errors()]
+        return responses.JSONResponse({"errors": errors, "body": exc.body, "tuple": type(exc.errors()[0]["loc"])
+                                       is tuple}, status_code=422)
+
+    @app.get("/q/{pid}")
+    def q(pid: uuid.UUID, n: int, when: dt.datetime | None = None):
+        return {"pid": pid, "n": n, "when": when}
+
+    @app.post("/item")
+    def item(item: Item, q: int = 0):
+        return item
+
+    @app.post("/union")
+    def union(x: Annotated[int | list[int] | Item | None, Body(embed=True)]):
+        return {"x": x}
+
+    return app
+
+
 def build_http_handler(fw: ModuleType) -> Any:
     """An app that overrides the HTTPException handler."""
     app = new_app(fw)
@@ -561,6 +589,14 @@ def build_middleware(fw: ModuleType) -> Any:
     def mw():
         return {"ok": True}
 
+    @app.get("/mw-validated")
+    def mw_validated(n: int, day: dt.date | None = None):
+        return {"n": n, "day": day}
+
+    @app.post("/mw-item")
+    def mw_item(item: Item):
+        return item
+
     return app
 
 
@@ -589,6 +625,7 @@ FACTORIES: dict[str, Callable[[ModuleType], Any]] = {
     "body": build_body,
     "responses": build_responses,
     "handlers": build_handlers,
+    "rve": build_rve,
     "http_handler": build_http_handler,
     "routing": build_routing,
     "dependencies": build_dependencies,

@@ -1,45 +1,21 @@
-// Percent-decoding: one pass, decoding into the caller's buffer only when a '%' (or a query '+') is present.
+// Path and query decoding over base/percent_decode, into the caller's buffer only when a '%' (or query '+') is present.
 #include "http/h1/decode.h"
 
-#include <cstring>
+#include "base/percent_decode.h"
 
 namespace slipstream::http::h1 {
 namespace {
 
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-struct Decoded {
-    DecodeStatus status;
-    std::size_t size;
-    bool encoded_slash;
-};
-
-// Decodes `in` into `out` (>= in.size() bytes); `plus_is_space` for query components.
-Decoded percent_decode(std::string_view in, char* out, bool plus_is_space) {
-    std::size_t n = 0;
-    bool slash = false;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-        char c = in[i];
-        if (c == '%') {
-            if (in.size() - i < 3) return {DecodeStatus::kBadPercent, 0, false};
-            const int hi = hex_value(in[i + 1]);
-            const int lo = hex_value(in[i + 2]);
-            if (hi < 0 || lo < 0) return {DecodeStatus::kBadPercent, 0, false};
-            c = static_cast<char>(hi * 16 + lo);
-            if (c == '\0') return {DecodeStatus::kNul, 0, false};
-            if (c == '/') slash = true;
-            i += 2;
-        } else if (c == '+' && plus_is_space) {
-            c = ' ';
-        }
-        out[n++] = c;
+DecodeStatus to_status(base::PercentError error) {
+    switch (error) {
+        case base::PercentError::kNone:
+            return DecodeStatus::kOk;
+        case base::PercentError::kBadEscape:
+            return DecodeStatus::kBadPercent;
+        case base::PercentError::kNul:
+            return DecodeStatus::kNul;
     }
-    return {DecodeStatus::kOk, n, slash};
+    return DecodeStatus::kBadPercent;
 }
 
 // One key or value: a view of `in` when nothing needs decoding, else decoded into scratch at `*used`.
@@ -49,8 +25,8 @@ DecodeStatus component(std::string_view in, std::span<char> scratch, std::size_t
         return DecodeStatus::kOk;
     }
     char* dst = scratch.data() + *used;
-    const Decoded d = percent_decode(in, dst, true);
-    if (d.status != DecodeStatus::kOk) return d.status;
+    const base::StrictDecodeResult d = base::percent_decode_strict(in, {dst, in.size()}, base::PlusMode::kSpace);
+    if (d.error != base::PercentError::kNone) return to_status(d.error);
     *out = {dst, d.size};
     *used += d.size;
     return DecodeStatus::kOk;
@@ -61,8 +37,8 @@ DecodeStatus component(std::string_view in, std::span<char> scratch, std::size_t
 PathDecodeResult decode_path(std::string_view raw, std::span<char> out) {
     if (raw.find('%') == std::string_view::npos) return {DecodeStatus::kOk, raw, false};
     if (out.size() < raw.size()) return {DecodeStatus::kNoSpace, {}, false};
-    const Decoded d = percent_decode(raw, out.data(), false);
-    if (d.status != DecodeStatus::kOk) return {d.status, {}, false};
+    const base::StrictDecodeResult d = base::percent_decode_strict(raw, out, base::PlusMode::kLiteral);
+    if (d.error != base::PercentError::kNone) return {to_status(d.error), {}, false};
     return {DecodeStatus::kOk, {out.data(), d.size}, d.encoded_slash};
 }
 

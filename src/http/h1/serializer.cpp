@@ -15,6 +15,7 @@ constexpr std::string_view kChunked = "Transfer-Encoding: chunked\r\n";
 constexpr std::string_view kClose = "Connection: close\r\n";
 constexpr std::string_view kKeepAlive = "Connection: keep-alive\r\n";
 constexpr std::string_view kCrlf = "\r\n";
+constexpr std::string_view kStatus200 = "HTTP/1.1 200 OK\r\n";
 
 // The head after the rules of RFC 9110 §6.4.1 / RFC 9112 §6-9 are applied.
 struct Plan {
@@ -43,15 +44,12 @@ Plan make_plan(const ResponseHead& h) {
         if (!http10 && !p.keep_alive) p.connection = kClose;
     }
     if (p.framing == ResponseFraming::kContentLength) {
-        char digits[20];
-        std::size_t n = 0;
+        std::size_t n = 1;
+        for (std::uint64_t v = h.content_length; v >= 10; v /= 10)
+            ++n;
         std::uint64_t v = h.content_length;
-        do {
-            digits[n++] = static_cast<char>('0' + v % 10);
-            v /= 10;
-        } while (v != 0);
-        for (std::size_t i = 0; i < n; ++i)
-            p.length[i] = digits[n - 1 - i];
+        for (std::size_t i = n; i > 0; --i, v /= 10)
+            p.length[i - 1] = static_cast<char>('0' + v % 10);
         p.length_size = n;
     }
     return p;
@@ -68,22 +66,57 @@ std::size_t plan_size(const ResponseHead& h, const Plan& p) {
     return n + p.connection.size() + 2;
 }
 
-char* put(char* dst, std::string_view s) {
-    if (!s.empty()) std::memcpy(dst, s.data(), s.size());  // an empty view may hold a null pointer
-    return dst + s.size();
+// Copies `n` bytes, 4 <= n <= 32, as two possibly overlapping word pairs: no call for the short pieces a
+// head is made of (names, values, prefixes).
+template <typename Word>
+[[gnu::always_inline]] inline void copy_overlapping(char* dst, const char* src, std::size_t n) {
+    Word head;
+    Word tail;
+    std::memcpy(&head, src, sizeof(Word));
+    std::memcpy(&tail, src + n - sizeof(Word), sizeof(Word));
+    std::memcpy(dst, &head, sizeof(Word));
+    std::memcpy(dst + n - sizeof(Word), &tail, sizeof(Word));
 }
 
-char* put_field(char* dst, std::string_view prefix, std::string_view value) {
+struct Word16 {
+    std::uint64_t lo;
+    std::uint64_t hi;
+};
+
+// Inlined everywhere: the constant pieces (prefixes, CRLF) then fold to a fixed-size copy.
+[[gnu::always_inline]] inline char* put(char* dst, std::string_view s) {
+    const std::size_t n = s.size();
+    const char* src = s.data();
+    if (n > 32) {
+        std::memcpy(dst, src, n);
+    } else if (n >= 16) {
+        copy_overlapping<Word16>(dst, src, n);
+    } else if (n >= 8) {
+        copy_overlapping<std::uint64_t>(dst, src, n);
+    } else if (n >= 4) {
+        copy_overlapping<std::uint32_t>(dst, src, n);
+    } else {
+        for (std::size_t i = 0; i < n; ++i)  // an empty view may hold a null pointer: nothing is read
+            dst[i] = src[i];
+    }
+    return dst + n;
+}
+
+[[gnu::always_inline]] inline char* put_field(char* dst, std::string_view prefix, std::string_view value) {
     return put(put(put(dst, prefix), value), kCrlf);
 }
 
 void write_plan(const ResponseHead& h, const Plan& p, char* dst) {
-    char status_line[13] = {'H', 'T', 'T', 'P', '/', '1', '.', '1', ' ', 0, 0, 0, ' '};
-    status_line[9] = static_cast<char>('0' + p.status / 100);
-    status_line[10] = static_cast<char>('0' + p.status / 10 % 10);
-    status_line[11] = static_cast<char>('0' + p.status % 10);
-    dst = put(dst, {status_line, sizeof status_line});
-    dst = put(put(dst, p.reason), kCrlf);
+    if (p.status == 200 && p.reason == "OK") {
+        dst = put(dst, kStatus200);  // the common case: one constant copy
+    } else {
+        char status_line[13] = {'H', 'T', 'T', 'P', '/', '1', '.', '1', ' ', 0, 0, 0, ' '};
+        status_line[9] = static_cast<char>('0' + p.status / 100);
+        status_line[10] = static_cast<char>('0' + p.status / 10 % 10);
+        status_line[11] = static_cast<char>('0' + p.status % 10);
+        dst = put(dst, {status_line, sizeof status_line});
+        dst = put(put(dst, p.reason), kCrlf);
+    }
     if (!h.date.empty()) dst = put_field(dst, kDatePrefix, h.date);
     if (!h.server.empty()) dst = put_field(dst, kServerPrefix, h.server);
     for (const Header& f : h.headers)
@@ -113,6 +146,15 @@ WrittenHead write_response_head(const ResponseHead& head, std::span<char> out) {
     const std::size_t size = plan_size(head, plan);
     if (out.size() < size) return {plan.framing, plan.keep_alive, 0};
     write_plan(head, plan, out.data());
+    return {plan.framing, plan.keep_alive, size};
+}
+
+WrittenHead write_response_head(const ResponseHead& head, HeadSpaceFn space, void* context) {
+    const Plan plan = make_plan(head);
+    const std::size_t size = plan_size(head, plan);
+    char* dst = space(context, size);
+    if (dst == nullptr) return {plan.framing, plan.keep_alive, 0};
+    write_plan(head, plan, dst);
     return {plan.framing, plan.keep_alive, size};
 }
 

@@ -51,6 +51,11 @@ std::size_t response_head_size(const ResponseHead& head);
 WrittenHead write_response_head(const ResponseHead& head, base::Buffer& out);
 /// As above into `out`; writes nothing and returns bytes == 0 when out.size() < response_head_size(head).
 WrittenHead write_response_head(const ResponseHead& head, std::span<char> out);
+/// As above, planning the head once: `space(context, size)` returns where to write its `size` bytes (the
+/// caller may reserve more behind them, e.g. for the body); nullptr writes nothing and returns bytes == 0.
+/// Saves the second plan of response_head_size() followed by write_response_head().
+using HeadSpaceFn = char* (*)(void* context, std::size_t head_size);
+WrittenHead write_response_head(const ResponseHead& head, HeadSpaceFn space, void* context);
 
 /// The interim response sent before reading content when a request has expect_continue.
 inline constexpr std::string_view kContinueResponse = "HTTP/1.1 100 Continue\r\n\r\n";

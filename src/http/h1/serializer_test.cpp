@@ -91,6 +91,30 @@ TEST(SerializerTest, ExactBytes) {
     }
 }
 
+// Field names and values of every length from 0 to 40 (each copy path: short, word pairs, memcpy) and
+// Content-Length values of every digit count, against a head assembled here by plain concatenation.
+TEST(SerializerTest, PieceLengths) {
+    const std::string letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    std::uint64_t length = 0;
+    for (std::size_t n = 0; n <= 40; ++n) {
+        SCOPED_TRACE(n);
+        const std::string name = "X" + letters.substr(0, n);
+        const std::string value = letters.substr(letters.size() - n);
+        const Header fields[] = {{name, value}};
+        ResponseHead h = head(200, ResponseFraming::kContentLength, length);
+        h.headers = fields;
+        h.server = std::string_view(letters).substr(0, n);
+        std::string expected = "HTTP/1.1 200 OK\r\n";
+        if (n != 0) expected += "Server: " + letters.substr(0, n) + "\r\n";
+        expected += name + ": " + value + "\r\nContent-Length: " + std::to_string(length) + "\r\n\r\n";
+        base::Buffer buf;
+        EXPECT_EQ(write_response_head(h, buf).bytes, expected.size());
+        EXPECT_EQ(buf.view(), expected);
+        length = length * 10 + 9;  // 0, 9, 99, ...: every digit count up to 20
+        if (n == 19) length = 18446744073709551615u;
+    }
+}
+
 TEST(SerializerTest, CharBuffer) {
     for (const Case& c : cases()) {
         SCOPED_TRACE(c.name);
@@ -100,6 +124,37 @@ TEST(SerializerTest, CharBuffer) {
         std::string small(c.bytes.size() - 1, '#');
         EXPECT_EQ(write_response_head(c.head, std::span<char>(small)).bytes, 0u);
         EXPECT_EQ(small, std::string(c.bytes.size() - 1, '#'));
+    }
+}
+
+TEST(SerializerTest, SpaceCallback) {
+    struct Sink {
+        std::string out;
+        std::size_t asked = 0;
+        bool refuse = false;
+    };
+    const HeadSpaceFn space = [](void* context, std::size_t size) -> char* {
+        auto& sink = *static_cast<Sink*>(context);
+        sink.asked = size;
+        if (sink.refuse) return nullptr;
+        sink.out.append("prefix");
+        sink.out.resize(sink.out.size() + size);
+        return sink.out.data() + 6;
+    };
+    for (const Case& c : cases()) {
+        SCOPED_TRACE(c.name);
+        Sink sink;
+        const WrittenHead w = write_response_head(c.head, space, &sink);
+        EXPECT_EQ(sink.out, "prefix" + c.bytes);
+        EXPECT_EQ(sink.asked, c.bytes.size());
+        EXPECT_EQ(w.bytes, c.bytes.size());
+        EXPECT_EQ(w.framing, c.framing);
+        EXPECT_EQ(w.keep_alive, c.keep_alive);
+        Sink refused;
+        refused.refuse = true;
+        EXPECT_EQ(write_response_head(c.head, space, &refused).bytes, 0u);
+        EXPECT_EQ(refused.asked, c.bytes.size());
+        EXPECT_EQ(refused.out, "");
     }
 }
 

@@ -29,11 +29,15 @@ struct ServerSession::Stream {
     bool request_done = false;  // END_STREAM received
     // Response.
     std::deque<std::string> out;
-    std::size_t out_offset = 0;  // bytes of out.front() already framed
-    bool responded = false;      // a HEADERS frame was submitted
-    bool out_end = false;        // no more body after `out`
-    bool deferred = false;       // the data source waits for write()/end()
-    bool finished = false;       // END_STREAM sent
+    std::size_t out_offset = 0;          // bytes of out.front() already framed
+    std::size_t queued = 0;              // body bytes in `out` not yet framed
+    std::size_t body_sent = 0;           // body bytes framed into DATA frames
+    bool responded = false;              // a HEADERS frame was submitted
+    bool out_end = false;                // no more body after `out`
+    bool deferred = false;               // the data source waits for write()/end()
+    bool finished = false;               // END_STREAM sent
+    std::unique_ptr<BodySource> source;  // a body read on demand instead of `out`
+    std::uint64_t source_left = 0;       // its bytes not yet framed
 
     std::string_view view(std::uint32_t off, std::uint32_t len) const { return {fields.data() + off, len}; }
 };
@@ -153,20 +157,21 @@ struct ServerSession::Callbacks {
         ServerSession& s = self(user);
         auto it = s.streams_.find(id);
         if (it == s.streams_.end()) return 0;
-        std::unique_ptr<Stream> st = std::move(it->second);
-        s.streams_.erase(it);
-        if (!st->delivered) {
+        if (!it->second->delivered) {
             --s.receiving_;
         } else {
             --s.active_;
-            if (!st->finished) s.handler_.on_stream_reset(id);
+            // Still findable during the call, so the handler can read body_bytes_sent(id).
+            if (!it->second->finished) s.handler_.on_stream_reset(id);
         }
+        s.streams_.erase(id);
         return 0;
     }
 
     static ssize_t read_data(nghttp2_session*, int32_t, uint8_t* buf, size_t length, uint32_t* flags,
                              nghttp2_data_source* source, void*) {
         auto* st = static_cast<Stream*>(source->ptr);
+        if (st->source) return read_source(*st, buf, length, flags);
         std::size_t n = 0;
         while (n < length && !st->out.empty()) {
             const std::string& front = st->out.front();
@@ -179,6 +184,8 @@ struct ServerSession::Callbacks {
                 st->out_offset = 0;
             }
         }
+        st->queued -= n;
+        st->body_sent += n;
         if (st->out.empty()) {
             if (st->out_end) {
                 *flags |= NGHTTP2_DATA_FLAG_EOF;
@@ -186,6 +193,24 @@ struct ServerSession::Callbacks {
                 st->deferred = true;
                 return NGHTTP2_ERR_DEFERRED;
             }
+        }
+        return static_cast<ssize_t>(n);
+    }
+
+    // A body from a BodySource: at most `length` bytes (what the window and the frame size allow) per DATA frame.
+    static ssize_t read_source(Stream& st, uint8_t* buf, size_t length, uint32_t* flags) {
+        std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(length, st.source_left));
+        std::size_t n = 0;
+        if (want > 0) {
+            base::Result<std::size_t> r = st.source->read({reinterpret_cast<char*>(buf), want});
+            if (!r.is_ok() || *r == 0 || *r > want) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;  // resets it
+            n = *r;
+            st.source_left -= n;
+            st.body_sent += n;
+        }
+        if (st.source_left == 0) {
+            *flags |= NGHTTP2_DATA_FLAG_EOF;
+            st.source.reset();  // a file closes as soon as its last byte is framed
         }
         return static_cast<ssize_t>(n);
     }
@@ -357,9 +382,23 @@ base::Status ServerSession::respond(StreamId id, int status, std::span<const Hea
     Stream* s = find(id);
     if (s == nullptr || s->responded) return base::Status::not_found("h2: no such stream");
     bool with_body = !body.empty();
+    s->queued += body.size();
     if (with_body) s->out.push_back(std::move(body));
     s->out_end = true;
     return submit(id, status, headers, with_body);
+}
+
+base::Status ServerSession::respond(StreamId id, int status, std::span<const HeaderField> headers,
+                                    std::unique_ptr<BodySource> body, std::uint64_t length) {
+    Stream* s = find(id);
+    if (s == nullptr || s->responded) return base::Status::not_found("h2: no such stream");
+    if (body == nullptr || length == 0) return base::Status::invalid_argument("h2: an empty body source");
+    s->source = std::move(body);
+    s->source_left = length;
+    s->out_end = true;
+    base::Status st = submit(id, status, headers, true);
+    if (!st.is_ok()) s->source.reset();
+    return st;
 }
 
 base::Status ServerSession::start_stream(StreamId id, int status, std::span<const HeaderField> headers) {
@@ -370,6 +409,7 @@ base::Status ServerSession::write(StreamId id, std::string_view data) {
     Stream* s = find(id);
     if (s == nullptr || !s->responded || s->out_end) return base::Status::not_found("h2: no such stream");
     if (data.empty()) return base::Status::ok();
+    s->queued += data.size();
     s->out.emplace_back(data);
     if (s->deferred) {
         s->deferred = false;
@@ -387,6 +427,16 @@ base::Status ServerSession::end(StreamId id) {
         nghttp2_session_resume_data(session_, id);
     }
     return base::Status::ok();
+}
+
+std::size_t ServerSession::queued_bytes(StreamId id) const {
+    auto it = streams_.find(id);
+    return it == streams_.end() ? 0 : it->second->queued;
+}
+
+std::size_t ServerSession::body_bytes_sent(StreamId id) const {
+    auto it = streams_.find(id);
+    return it == streams_.end() ? 0 : it->second->body_sent;
 }
 
 void ServerSession::reset(StreamId id, ErrorCode code) {

@@ -42,6 +42,16 @@ struct RequestHead {
     int error_status = 0;
 };
 
+/// A response body read on demand (a file region) instead of held in memory: the session asks for the next
+/// bytes as the peer's flow-control window allows, one DATA frame's worth (at most 16 KiB by default) at a time.
+class BodySource {
+  public:
+    virtual ~BodySource() = default;
+    /// Fills the start of `buf` with the body's next bytes; returns how many (at least 1 while bytes remain).
+    /// An error, or 0 before the end, resets the stream (INTERNAL_ERROR): its body cannot be completed.
+    virtual base::Result<std::size_t> read(std::span<char> buf) = 0;
+};
+
 /// What the session tells its owner. Called from inside receive() (and, for on_stream_reset, from send()
 /// or reset()). The handler may call the session's respond/write/end/reset methods from these callbacks.
 class SessionHandler {
@@ -82,10 +92,19 @@ class ServerSession {
     // Answers (stream ids from on_request). Errors: kNotFound when the stream is gone (reset, closed).
     /// Sends a complete response. `headers` names must be valid; they are lowercased here.
     base::Status respond(StreamId id, int status, std::span<const HeaderField> headers, std::string body);
+    /// Sends a complete response whose `length` body bytes (> 0) come from `body` while they are sent.
+    base::Status respond(StreamId id, int status, std::span<const HeaderField> headers,
+                         std::unique_ptr<BodySource> body, std::uint64_t length);
     /// Sends the head of a response whose body follows through write() and end().
     base::Status start_stream(StreamId id, int status, std::span<const HeaderField> headers);
     base::Status write(StreamId id, std::string_view data);
     base::Status end(StreamId id);
+    /// Body bytes handed to write()/respond() and not yet framed into DATA frames (those waiting for the
+    /// peer's flow-control window included); 0 for an unknown stream.
+    std::size_t queued_bytes(StreamId id) const;
+    /// Body bytes of the stream framed into DATA frames so far (handed to send()'s output); 0 when unknown.
+    /// During SessionHandler::on_stream_reset the closing stream is still known.
+    std::size_t body_bytes_sent(StreamId id) const;
     /// Resets a stream (e.g. an aborted stream, a handler timeout mid-stream).
     void reset(StreamId id, ErrorCode code);
 

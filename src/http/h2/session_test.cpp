@@ -125,7 +125,11 @@ struct Recorder final : SessionHandler {
         int status = r.error_status ? r.error_status : 200;
         ASSERT_TRUE(session->respond(id, status, h, "path=" + std::string(r.path)).is_ok());
     }
-    void on_stream_reset(StreamId id) override { resets.push_back(id); }
+    void on_stream_reset(StreamId id) override {
+        resets.push_back(id);
+        reset_bytes_sent.push_back(session->body_bytes_sent(id));  // still known during the call
+    }
+    std::vector<std::size_t> reset_bytes_sent;
 };
 
 struct Harness {
@@ -294,6 +298,45 @@ TEST(ServerSession, ClientResetOfAnAnsweringStreamIsReported) {
     EXPECT_EQ(h.recorder.resets[0], id);
     EXPECT_TRUE(h.session->respond(id, 200, {}, "x").is_not_found());
     EXPECT_EQ(h.session->active_streams(), 0u);
+}
+
+TEST(ServerSession, QueuedBodyBytesWaitForThePeersWindow) {
+    Harness h;
+    h.recorder.answer = false;
+    Client c;
+    std::int32_t id = c.request("GET", "/bulk");
+    converse(c, h);
+    ASSERT_TRUE(h.session->start_stream(id, 200, {}).is_ok());
+    ASSERT_TRUE(h.session->write(id, std::string(100000, 'x')).is_ok());
+    EXPECT_EQ(h.session->queued_bytes(id), 100000u);
+    EXPECT_EQ(h.session->body_bytes_sent(id), 0u);
+    std::string out;
+    h.session->send(out, 1 << 24);  // the client's initial window (65535) and no WINDOW_UPDATE yet
+    EXPECT_EQ(h.session->queued_bytes(id), 100000u - 65535u);
+    EXPECT_EQ(h.session->body_bytes_sent(id), 65535u);
+    c.in(out);
+    converse(c, h);  // the client's WINDOW_UPDATEs let the rest go
+    EXPECT_EQ(h.session->queued_bytes(id), 0u);
+    EXPECT_EQ(h.session->body_bytes_sent(id), 100000u);
+    EXPECT_EQ(c.responses[id].body.size(), 100000u);
+    EXPECT_EQ(h.session->queued_bytes(id + 2), 0u);  // unknown streams
+    EXPECT_EQ(h.session->body_bytes_sent(id + 2), 0u);
+}
+
+TEST(ServerSession, BytesSentAreKnownWhenTheClientResetsAStream) {
+    Harness h;
+    h.recorder.answer = false;
+    Client c;
+    std::int32_t id = c.request("GET", "/stream");
+    converse(c, h);
+    ASSERT_TRUE(h.session->start_stream(id, 200, {}).is_ok());
+    ASSERT_TRUE(h.session->write(id, "0123456789").is_ok());
+    converse(c, h);
+    nghttp2_submit_rst_stream(c.session, NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
+    converse(c, h);
+    ASSERT_EQ(h.recorder.reset_bytes_sent.size(), 1u);
+    EXPECT_EQ(h.recorder.reset_bytes_sent[0], 10u);
+    EXPECT_EQ(h.session->body_bytes_sent(id), 0u);  // forgotten after the call
 }
 
 TEST(ServerSession, BodyOverTheLimitIsAnswered413) {

@@ -3,6 +3,8 @@
 
 #include <cstddef>
 
+#include "base/percent_decode.h"
+
 namespace slipstream::http::multipart {
 namespace {
 
@@ -25,13 +27,6 @@ std::string lower(std::string_view s) {
     return out;
 }
 
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 // charset'language'percent-encoded -> the decoded bytes (the charset is left to the caller: UTF-8 in practice).
 std::string decode_extended(std::string_view v) {
     std::size_t first = v.find('\'');
@@ -39,17 +34,7 @@ std::string decode_extended(std::string_view v) {
     if (second != std::string_view::npos) v.remove_prefix(second + 1);
     std::string out;
     out.reserve(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        if (v[i] == '%' && i + 2 < v.size()) {
-            int hi = hex_value(v[i + 1]), lo = hex_value(v[i + 2]);
-            if (hi >= 0 && lo >= 0) {
-                out.push_back(static_cast<char>(hi * 16 + lo));
-                i += 2;
-                continue;
-            }
-        }
-        out.push_back(v[i]);
-    }
+    base::append_percent_decoded(v, base::PlusMode::kLiteral, out);
     return out;
 }
 

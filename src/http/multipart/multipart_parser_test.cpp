@@ -280,8 +280,8 @@ TEST(MultipartParser, ErrorsAreStickyAndCodesMatchKinds) {
 
 TEST(MultipartParser, UnusableBoundaryFailsFirstFeed) {
     Recorder rec;
-    for (std::string_view b :
-         {std::string_view(""), std::string_view("a\r\nb"), std::string_view(std::string(201, 'b'))}) {
+    const std::string too_long(201, 'b');  // outlives the loop: a temporary in the list would dangle
+    for (std::string_view b : {std::string_view(""), std::string_view("a\r\nb"), std::string_view(too_long)}) {
         MultipartParser parser(b, {}, rec);
         EXPECT_TRUE(parser.feed("--").is_invalid_argument());
         EXPECT_EQ(parser.error().kind, FormErrorKind::kMissingBoundary);

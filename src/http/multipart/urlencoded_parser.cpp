@@ -3,32 +3,14 @@
 
 #include <utility>
 
+#include "base/percent_decode.h"
+
 namespace slipstream::http::multipart {
-namespace {
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-}  // namespace
 
 void form_unquote(std::string_view raw, std::string& out) {
     out.clear();
     out.reserve(raw.size());
-    for (std::size_t i = 0; i < raw.size(); ++i) {
-        char c = raw[i];
-        if (c == '+') {
-            out.push_back(' ');
-        } else if (c == '%' && i + 2 < raw.size() && hex_value(raw[i + 1]) >= 0 && hex_value(raw[i + 2]) >= 0) {
-            out.push_back(static_cast<char>(hex_value(raw[i + 1]) * 16 + hex_value(raw[i + 2])));
-            i += 2;
-        } else {
-            out.push_back(c);
-        }
-    }
+    base::append_percent_decoded(raw, base::PlusMode::kSpace, out);
 }
 
 UrlencodedParser::UrlencodedParser(const FormLimits& limits, FieldSink& sink) : limits_(limits), sink_(sink) {}

@@ -48,6 +48,16 @@ base::Status EventEncoder::append_event(const Event& e, std::string& out) {
     return base::Status::ok();
 }
 
+void EventEncoder::append_fields(const FieldList& f, std::string& out) {
+    out.reserve(out.size() + (f.data ? f.data->size() : 0) + (f.comment ? f.comment->size() : 0) + 64);
+    if (f.comment) append_lines(": ", *f.comment, out);
+    if (f.event) out.append("event: ").append(*f.event).push_back('\n');
+    if (f.data) append_lines("data: ", *f.data, out);
+    if (f.id) out.append("id: ").append(*f.id).push_back('\n');
+    if (f.retry) out.append("retry: ").append(std::to_string(*f.retry)).push_back('\n');
+    out.push_back('\n');
+}
+
 void EventEncoder::append_comment(std::string_view text, std::string& out) {
     append_lines(": ", text, out);
     out.push_back('\n');

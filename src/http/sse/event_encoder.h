@@ -18,6 +18,17 @@ struct Event {
     std::optional<std::uint32_t> retry_ms{};  // reconnection time sent with the event
 };
 
+/// The fields of one event in FastAPI's format_sse_event() terms: each optional, written in its order
+/// (comment lines, `event`, `data` lines, `id`, `retry`) and not validated (the caller did). The Python front
+/// end reproduces FastAPI's bytes with it.
+struct FieldList {
+    std::optional<std::string_view> comment{};
+    std::optional<std::string_view> event{};
+    std::optional<std::string_view> data{};
+    std::optional<std::string_view> id{};
+    std::optional<std::int64_t> retry{};
+};
+
 /// Appends the wire form of events and comments to a string. Pure functions of their input.
 ///
 /// `data` may hold any text: it is split at CRLF, CR and LF into one `data:` line each, so the client
@@ -34,6 +45,9 @@ class EventEncoder {
     static void append_retry(std::uint32_t retry_ms, std::string& out);
     /// The bytes of append_event for a size estimate (reserve).
     static std::size_t encoded_size_bound(const Event& event);
+    /// FastAPI's layout: `: ` comment lines, `event: `, `data: ` lines (comment and data split at CRLF, CR,
+    /// LF), `id: `, `retry: `, then a blank line; absent fields are left out (all absent: just the blank line).
+    static void append_fields(const FieldList& fields, std::string& out);
 };
 
 /// The heartbeat the server sends on idle streams: one comment line and a blank line.

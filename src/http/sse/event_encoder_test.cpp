@@ -141,5 +141,31 @@ TEST(EventEncoder, BrowsersReadBackTheData) {
     }
 }
 
+// FastAPI's format_sse_event() bytes (the Python front end's tests compare with FastAPI itself).
+TEST(EventEncoder, FastApiFieldOrder) {
+    struct FieldCase {
+        const char* name;
+        FieldList fields;
+        std::string wire;
+    };
+    const FieldCase cases[] = {
+        {"nothing", {}, "\n"},
+        {"data lines", {.data = "a\r\nb\rc\nd"}, "data: a\ndata: b\ndata: c\ndata: d\n\n"},
+        {"event id retry", {.event = "e", .id = "7", .retry = 0}, "event: e\nid: 7\nretry: 0\n\n"},
+        {"comment and empty data", {.comment = "c", .data = ""}, ": c\ndata: \n\n"},
+        {"all, in order",
+         {.comment = "a\r\nb", .event = "update", .data = "{\"x\": 1}", .id = "1", .retry = 500},
+         ": a\n: b\nevent: update\ndata: {\"x\": 1}\nid: 1\nretry: 500\n\n"},
+        {"negative retry as given", {.retry = -1}, "retry: -1\n\n"},
+        {"empty event and id are written", {.event = "", .id = ""}, "event: \nid: \n\n"},
+    };
+    for (const FieldCase& c : cases) {
+        SCOPED_TRACE(c.name);
+        std::string out = "prefix|";
+        EventEncoder::append_fields(c.fields, out);
+        EXPECT_EQ(out, "prefix|" + c.wire);
+    }
+}
+
 }  // namespace
 }  // namespace slipstream::http::sse

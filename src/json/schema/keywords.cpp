@@ -31,6 +31,7 @@ constexpr Registration kKeywords[] = {
     {{"minLength", "maxLength"}, kBoth, kVocabValidation, make_string_length},
     {{"pattern"}, kBoth, kVocabValidation, make_pattern},
     {{"format"}, kBoth, kCore, make_format},
+    {{kPyTypeKeyword}, kBoth, kCore, make_py_type},
     {{"minItems", "maxItems"}, kBoth, kVocabValidation, make_item_count},
     {{"uniqueItems"}, kBoth, kVocabValidation, make_unique_items},
     {{"minProperties", "maxProperties"}, kBoth, kVocabValidation, make_property_count},

@@ -1,6 +1,8 @@
 // The keyword factories (one per validator file) and the registration list that runs them.
 #pragma once
 
+#include <string_view>
+
 #include "json/schema/keyword_input.h"
 
 namespace slipstream::json::schema::detail {
@@ -16,14 +18,18 @@ using detail::KeywordInput;
 
 // Each factory reads its keyword(s) from `in`, checks their shape (throwing SchemaError) and adds
 // zero or more validators to in.node(). Defined in validators/<name>_validator.cpp.
-void make_type(const KeywordInput& in);                    // type
-void make_const(const KeywordInput& in);                   // const
-void make_enum(const KeywordInput& in);                    // enum
-void make_number_bounds(const KeywordInput& in);           // minimum maximum exclusiveMinimum exclusiveMaximum
-void make_multiple_of(const KeywordInput& in);             // multipleOf
-void make_string_length(const KeywordInput& in);           // minLength maxLength
-void make_pattern(const KeywordInput& in);                 // pattern
-void make_format(const KeywordInput& in);                  // format
+void make_type(const KeywordInput& in);           // type
+void make_const(const KeywordInput& in);          // const
+void make_enum(const KeywordInput& in);           // enum
+void make_number_bounds(const KeywordInput& in);  // minimum maximum exclusiveMinimum exclusiveMaximum
+void make_multiple_of(const KeywordInput& in);    // multipleOf
+void make_string_length(const KeywordInput& in);  // minLength maxLength
+void make_pattern(const KeywordInput& in);        // pattern
+void make_format(const KeywordInput& in);         // format
+void make_py_type(const KeywordInput& in);        // x-slipstream-pytype (vendor: pydantic types)
+
+/// The vendor keyword of make_py_type (written by slipstream/_schema.py).
+inline constexpr std::string_view kPyTypeKeyword = "x-slipstream-pytype";
 void make_item_count(const KeywordInput& in);              // minItems maxItems
 void make_unique_items(const KeywordInput& in);            // uniqueItems
 void make_items(const KeywordInput& in);                   // prefixItems items additionalItems

@@ -54,6 +54,7 @@ const json::Value* at_loc(const json::Value& root, const std::vector<PathSegment
             next = &cur->items()[static_cast<std::size_t>(seg.index)];
         else if (!seg.is_index() && cur->is_object())
             next = cur->find(seg.key);
+        if (next == nullptr && !seg.is_index() && i + 1 < loc.size()) continue;  // a union member's tag
         if (next == nullptr) return missing && i + 1 == loc.size() ? cur : nullptr;
         cur = next;
     }

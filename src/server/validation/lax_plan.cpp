@@ -14,6 +14,7 @@ enum : std::uint8_t { kNull = 1, kBool = 2, kInt = 4, kNum = 8, kStr = 16, kArr 
 constexpr int kMaxDepth = 64;
 constexpr std::string_view kLiteralKeyword = "x-slipstream-literal";
 constexpr std::string_view kKindKeyword = "x-slipstream-kind";  // "dataclass:<class name>" or "typeddict"
+constexpr std::string_view kTagsKeyword = "x-slipstream-tags";  // union member tags (json/schema puts them in loc)
 
 std::uint8_t type_bit(std::string_view t) {
     if (t == "null") return kNull;
@@ -86,6 +87,7 @@ struct LaxPlan::Node {
     const Node* items = nullptr;
     std::vector<const Node*> prefix_items;
     std::vector<const Node*> any_of;  // anyOf / oneOf
+    std::vector<std::string> tags;    // x-slipstream-tags: pydantic's loc segment per union member
     std::vector<const Node*> all_of;
     const Node* ref = nullptr;
 };
@@ -145,8 +147,16 @@ class Converter {
   private:
     // pydantic's smart union: a branch that takes the value as it is wins; else the first that converts it.
     json::Value run_union(const Node* n, const json::Value& v, int depth) {
-        for (const Node* b : n->any_of)
-            if (accepts(types_of(b, depth + 1), v)) return run(b, v, depth + 1);
+        for (std::size_t i = 0; i < n->any_of.size(); ++i) {
+            const Node* b = n->any_of[i];
+            if (!accepts(types_of(b, depth + 1), v)) continue;
+            // A tagged member's failures are reported under its tag, as the validator reports them.
+            const bool tagged = i < n->tags.size() && !n->tags[i].empty();
+            if (tagged) path_.push_back({n->tags[i], -1});
+            json::Value out = run(b, v, depth + 1);
+            if (tagged) path_.pop_back();
+            return out;
+        }
         const Node* only = nullptr;
         int non_null = 0;
         for (const Node* b : n->any_of) {
@@ -316,6 +326,9 @@ const LaxPlan::Node* LaxPlan::build(const json::Value& s, const json::Value& roo
         for (std::uint32_t i = 0; i < prefix->size(); ++i)
             n.prefix_items.push_back(
                 build(prefix->items()[i], root, pointer + "/prefixItems/" + std::to_string(i), depth + 1));
+    if (const json::Value* tags = s.find(kTagsKeyword); tags != nullptr && tags->is_array())
+        for (const json::Value& t : tags->items())
+            n.tags.emplace_back(t.is_string() ? t.as_string() : std::string_view());
     for (std::string_view key : {std::string_view("anyOf"), std::string_view("oneOf"), std::string_view("allOf")}) {
         const json::Value* branches = s.find(key);
         if (branches == nullptr || !branches->is_array()) continue;
@@ -352,6 +365,16 @@ std::vector<std::uint32_t> LaxPlan::order_key(std::span<const json::schema::Path
     const Node* n = root_;
     for (const json::schema::PathSegment& seg : loc) {
         n = resolve(n);
+        // A tagged union member's errors: ordered by member, as pydantic tries them.
+        if (n != nullptr && !seg.is_index() && !n->tags.empty()) {
+            auto tag = std::find(n->tags.begin(), n->tags.end(), seg.key);
+            if (tag != n->tags.end() && !tag->empty()) {
+                std::size_t b = static_cast<std::size_t>(tag - n->tags.begin());
+                key.push_back(static_cast<std::uint32_t>(b));
+                n = b < n->any_of.size() ? n->any_of[b] : nullptr;
+                continue;
+            }
+        }
         // A union: the branch that has this property (or takes items).
         for (std::size_t b = 0; n != nullptr && b < n->any_of.size(); ++b) {
             const Node* branch = resolve(n->any_of[b]);

@@ -5,15 +5,10 @@
 #include <cstring>
 #include <string>
 
+#include "base/percent_decode.h"
+
 namespace slipstream::server::detail {
 namespace {
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 bool is_ascii(std::string_view s) {
     for (char c : s)
@@ -92,18 +87,12 @@ std::string_view unquote_plus(std::string_view raw, base::Arena& arena) {
             append_latin1(out, static_cast<unsigned char>(raw[i++]));
             continue;
         }
+        const std::size_t start = i;
+        while (i < raw.size() && static_cast<unsigned char>(raw[i]) < 0x80)
+            ++i;
+        // An escape's hex digits are ASCII, so decoding the run alone decodes every escape in it.
         run.clear();
-        for (; i < raw.size() && static_cast<unsigned char>(raw[i]) < 0x80; ++i) {
-            char c = raw[i];
-            int hi = 0, lo = 0;
-            if (c == '%' && i + 2 < raw.size() && (hi = hex_value(raw[i + 1])) >= 0 &&
-                (lo = hex_value(raw[i + 2])) >= 0) {
-                run.push_back(static_cast<char>(hi * 16 + lo));
-                i += 2;
-            } else {
-                run.push_back(c == '+' ? ' ' : c);
-            }
-        }
+        base::append_percent_decoded(raw.substr(start, i - start), base::PlusMode::kSpace, run);
         append_utf8_replacing(out, run);
     }
     return arena.copy(out);

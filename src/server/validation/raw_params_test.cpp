@@ -32,6 +32,9 @@ TEST(SplitQuery, MatchesParseQsl) {
         {"x=a=b", "x=a=b|"},
         {"=v", "=v|"},
         {"x=\xC3\xA9", "x=\xC3\x83\xC2\xA9|"},  // raw bytes are latin-1 characters, as Starlette decodes
+        {"x=%4\xC3%41", "x=%4\xC3\x83\x41|"},   // an escape cut by a raw byte stays literal
+        {"x=%\xC3%2", "x=%\xC3\x83%2|"},
+        {"x=%e9+%41%", "x=\xEF\xBF\xBD A%|"},
     };
     for (const Case& c : cases) {
         base::Arena arena;

@@ -90,11 +90,15 @@ class CompiledRouteValidator final : public RouteValidator {
     bool validate_params(slipstream::detail::RequestState& request, json::Member* out, ErrorBody& errors) const;
     bool validate_body(slipstream::detail::RequestState& request, json::Member* out, ErrorBody& errors,
                        std::string* error_body, bool* body_error_final) const;
+    // The outcome of a failed request: false (answered by the server), or with forward_errors_ true and the error
+    // text handed to the handler as the only argument.
+    bool forward(slipstream::detail::RequestState& request, std::string_view text) const;
 
     base::Arena arena_{1024};  // defaults
     std::vector<CompiledParam> params_;
     std::vector<CompiledBody> body_;
     bool embed_ = false;
+    bool forward_errors_ = false;
     bool needs_query_ = false;
     bool needs_cookies_ = false;
 };
@@ -166,6 +170,7 @@ CompiledRouteValidator::CompiledRouteValidator(const RouteSpec& spec) {
         body_.push_back(std::move(b));
     }
     embed_ = embed_ || body_.size() > 1;
+    forward_errors_ = spec.forward_errors;
 }
 
 void CompiledRouteValidator::collect(const CompiledParam& p, slipstream::detail::RequestState& request,
@@ -258,14 +263,20 @@ bool CompiledRouteValidator::validate_body(slipstream::detail::RequestState& req
         std::string_view ct = http::h1::find_header(request.headers, "content-type");
         if (is_json_content_type(ct)) {
             json::ParseError perr;
-            auto parsed = json::parse(request.body, arena, {}, &perr);
+            json::ParseOptions options;
+            options.max_depth = kMaxBodyDepth;
+            auto parsed = json::parse(request.body, arena, options, &perr);
             if (!parsed.is_ok()) {
                 // A decode error is the only error reported, before any parameter is looked at.
+                *body_error_final = true;
+                if (perr.kind == json::ParseErrorKind::kEncoding || perr.kind == json::ParseErrorKind::kLimit) {
+                    error_body->assign(kBodyParseErrorBody);  // Python could not read it at all: FastAPI's 400
+                    return false;
+                }
                 error_body->clear();
                 ErrorBody only(*error_body);
                 only.add_json_invalid(perr.char_offset, perr.message);
                 only.finish();
-                *body_error_final = true;
                 return false;
             }
             whole = **parsed;
@@ -331,7 +342,7 @@ bool CompiledRouteValidator::validate(slipstream::detail::RequestState& request,
     const std::size_t n = params_.size() + body_.size();
     json::Member* members = arena.make_array<json::Member>(n);
     std::string scratch;
-    std::string& text = error_body != nullptr ? *error_body : scratch;
+    std::string& text = error_body != nullptr && !forward_errors_ ? *error_body : scratch;
     text.clear();
     ErrorBody errors(text);
     bool ok = validate_params(request, members, errors);
@@ -342,17 +353,27 @@ bool CompiledRouteValidator::validate(slipstream::detail::RequestState& request,
             ok = false;
             if (final_error) {
                 text = std::move(params_text);
-                return false;
+                return forward(request, text);
             }
         }
     }
     if (!ok) {
         errors.finish();
-        return false;
+        return forward(request, text);
     }
     text.clear();
     auto* args = arena.make<json::Value>(json::Value::object(members, static_cast<std::uint32_t>(n)));
     request.arguments = args;
+    return true;
+}
+
+bool CompiledRouteValidator::forward(slipstream::detail::RequestState& request, std::string_view text) const {
+    if (!forward_errors_) return false;
+    base::Arena& arena = *request.arena;
+    json::Member* member = arena.make_array<json::Member>(1);
+    member->key = kForwardedErrorsKey;
+    member->value = json::Value::string(arena.copy(text));
+    request.arguments = arena.make<json::Value>(json::Value::object(member, 1));
     return true;
 }
 

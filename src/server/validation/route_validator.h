@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "slipstream/route_spec.h"
 
@@ -11,6 +12,12 @@ struct RequestState;
 }
 
 namespace slipstream::server {
+
+/// The body written for a request body that is not UTF-8 or nests deeper than kMaxBodyDepth: FastAPI answers it
+/// 400 with this document (Python's json.loads raises before pydantic runs), not 422.
+inline constexpr std::string_view kBodyParseErrorBody = R"({"detail":"There was an error parsing the body"})";
+/// Nesting allowed in a JSON body (Python's json.loads stops near its recursion limit of 1000).
+inline constexpr std::size_t kMaxBodyDepth = 900;
 
 /// Compiled from a RouteSpec at registration (control plane), then shared read-only by every I/O thread.
 class RouteValidator {
@@ -23,7 +30,9 @@ class RouteValidator {
     /// Reads the parameters and body of `request`, coerces and validates them. On success creates
     /// `request.arena` if needed, sets `request.arguments` (an object keyed by parameter name, every
     /// string copied into the arena) and returns true. On failure writes FastAPI's 422 body
-    /// ({"detail":[...]}) into `error_body` and returns false. Thread-safe; no exceptions.
+    /// ({"detail":[...]}, or kBodyParseErrorBody for an unreadable body) into `error_body` and returns false;
+    /// with RouteSpec::forward_errors it returns true instead, with `request.arguments` = {kForwardedErrorsKey:
+    /// that text}. Thread-safe; no exceptions.
     virtual bool validate(slipstream::detail::RequestState& request, std::string* error_body) const = 0;
 };
 

@@ -277,6 +277,97 @@ TEST(RouteValidator, PydanticKinds) {
         });
 }
 
+TEST(RouteValidator, PythonTypesInParamsAndBody) {
+    RouteSpec spec;
+    spec.params.push_back(param("u", ParamSource::kPath, R"({"x-slipstream-pytype":"uuid"})"));
+    spec.params.push_back(param("d", ParamSource::kQuery,
+                                R"({"anyOf":[{"x-slipstream-pytype":"date"},{"type":"null"}]})", false, "null"));
+    spec.body.push_back(body("m", R"({"properties":{"at":{"x-slipstream-pytype":"datetime"},)"
+                                  R"("n":{"x-slipstream-pytype":"decimal"}},"required":["at","n"],"type":"object"})"));
+    run_cases(
+        spec,
+        {
+            {"all errors with their loc",
+             {"d=2024-02-30", {{"content-type", kJson}}, R"({"at":"soon","n":"x"})", {{"u", "nope"}}},
+             false,
+             R"({"detail":[{"type":"uuid_parsing","loc":["path","u"],"msg":"Input should be a valid UUID, invalid character: found `n` at 0","input":"nope","ctx":{"error":"invalid character: found `n` at 0"}},)"
+             R"({"type":"date_from_datetime_parsing","loc":["query","d"],"msg":"Input should be a valid date or datetime, day value is outside expected range","input":"2024-02-30","ctx":{"error":"day value is outside expected range"}},)"
+             R"({"type":"datetime_from_date_parsing","loc":["body","at"],"msg":"Input should be a valid datetime or date, input is too short","input":"soon","ctx":{"error":"input is too short"}},)"
+             R"({"type":"decimal_parsing","loc":["body","n"],"msg":"Input should be a valid decimal","input":"x"}]})"},
+            {"valid as pydantic reads them",
+             {"d=86400",
+              {{"content-type", kJson}},
+              R"({"at":1700000000,"n":" 1_0.5 "})",
+              {{"u", "12345678123456781234567812345678"}}},
+             true,
+             R"({"u":"12345678123456781234567812345678","d":"86400","m":{"at":1700000000,"n":" 1_0.5 "}})"},
+        });
+}
+
+TEST(RouteValidator, UnionTagsInLoc) {
+    RouteSpec spec;
+    spec.body.push_back(body("x",
+                             R"({"anyOf":[{"type":"integer"},{"items":{"type":"integer"},"type":"array"},)"
+                             R"({"type":"null"}],"x-slipstream-tags":["int","list[int]",null]})",
+                             true, true));
+    run_cases(
+        spec,
+        {
+            {"tagged",
+             {"", {{"content-type", kJson}}, R"({"x":["a"]})"},
+             false,
+             R"({"detail":[{"type":"int_type","loc":["body","x","int"],"msg":"Input should be a valid integer","input":["a"]},)"
+             R"({"type":"int_parsing","loc":["body","x","list[int]",0],"msg":"Input should be a valid integer, unable to parse string as an integer","input":"a"}]})"},
+        });
+}
+
+TEST(RouteValidator, UnreadableBodyIsFastApis400) {
+    RouteSpec spec;
+    spec.params.push_back(param("q", ParamSource::kQuery, R"({"type":"integer"})"));
+    spec.body.push_back(body("item", kItem));
+    std::string deep(1000, '[');
+    deep.append(1000, ']');
+    std::string nested(100, '[');
+    nested.append(100, ']');
+    run_cases(
+        spec,
+        {
+            {"not utf-8",
+             {"q=x", {{"content-type", kJson}}, "{\"name\":\"\xff\"}"},
+             false,
+             std::string(kBodyParseErrorBody)},
+            {"too deep", {"q=x", {{"content-type", kJson}}, deep}, false, std::string(kBodyParseErrorBody)},
+            {"deep but readable",
+             {"q=1", {{"content-type", kJson}}, nested},
+             false,
+             R"({"detail":[{"type":"model_attributes_type","loc":["body"],"msg":"Input should be a valid dictionary or object to extract fields from","input":)" +
+                 nested + "}]}"},
+        });
+}
+
+TEST(RouteValidator, ForwardedErrorsBecomeTheOnlyArgument) {
+    RouteSpec spec;
+    spec.params.push_back(param("q", ParamSource::kQuery, R"({"type":"integer"})"));
+    spec.body.push_back(body("item", kItem));
+    spec.forward_errors = true;
+    run_cases(
+        spec,
+        {
+            {"422",
+             {"q=x", {{"content-type", kJson}}, R"({"name":"a","price":1})"},
+             true,
+             R"({"!validation_errors":"{\"detail\":[{\"type\":\"int_parsing\",\"loc\":[\"query\",\"q\"],\"msg\":\"Input should be a valid integer, unable to parse string as an integer\",\"input\":\"x\"}]}"})"},
+            {"400",
+             {"q=1", {{"content-type", kJson}}, "\xff"},
+             true,
+             R"({"!validation_errors":"{\"detail\":\"There was an error parsing the body\"}"})"},
+            {"valid",
+             {"q=1", {{"content-type", kJson}}, R"({"name":"a","price":1})"},
+             true,
+             R"({"q":1,"item":{"name":"a","price":1}})"},
+        });
+}
+
 TEST(RouteValidator, CompileErrorsNameTheParameter) {
     RouteSpec spec;
     spec.params.push_back(param("q", ParamSource::kQuery, R"({"type":"integer","minimum":"x"})"));

@@ -1,0 +1,166 @@
+// RequestPipeline: request id, path, router, body decoding, validation, handlers, compression, stream heads.
+#include "server/request_pipeline.h"
+
+#include <exception>
+
+#include "base/log.h"
+#include "http/h1/decode.h"
+#include "server/request_ids.h"
+#include "server/response_encoder.h"
+#include "server/route_miss.h"
+#include "server/validation_failure.h"
+#include "slipstream/request.h"
+#include "slipstream/responder.h"
+
+namespace slipstream::server {
+
+namespace h1 = http::h1;
+
+void find_trace_fields(RequestInput& input) {
+    for (const h1::Header& h : input.headers) {
+        if (h.name.size() == 12 && h1::iequals(h.name, "x-request-id"))
+            input.client_request_id = h.value;
+        else if (h.name.size() == 11 && h1::iequals(h.name, "traceparent"))
+            input.traceparent = h.value;
+    }
+}
+
+namespace {
+
+// The synchronous handler's answer, built in place (no move into a default Response); an exception
+// becomes a logged 500.
+Response call_sync(const RouteEntry& entry, Request& request) {
+    try {
+        return entry.sync(request);
+    } catch (const std::exception& e) {
+        base::log_message(base::LogLevel::kError, std::string("handler for ") + entry.pattern + " threw: " + e.what());
+    } catch (...) {
+        base::log_message(base::LogLevel::kError, "handler for " + entry.pattern + " threw a non-exception");
+    }
+    return problem_response({500, "the handler failed"});
+}
+
+}  // namespace
+
+Response problem_response(const HttpError& error, std::string_view allow) {
+    Response r(error.status);
+    r.body = problem_body(error);
+    r.content_type = ContentType::constant(kProblemContentType);
+    if (!allow.empty()) r.headers.emplace_back("Allow", std::string(allow));
+    return r;
+}
+
+NextStep RequestPipeline::route(const RequestInput& in, PipelineRequest& req) {
+    RequestRecord& record = req.record;
+    record.start = base::mono_now();
+    record.method = in.method_id;
+    record.method_text = in.method;
+    record.request_bytes = in.body.size();
+    record.request_id =
+        valid_request_id(in.client_request_id) ? in.client_request_id : worker_.request_ids().next(req.id_buf);
+    record.trace_id = parse_traceparent(in.traceparent);
+    record.path = in.path;
+    req.head_only = in.method_id == Method::kHead;
+
+    h1::PathDecodeResult path = h1::decode_path(in.path, worker_.path_scratch(in.path.size()));
+    if (path.status != h1::DecodeStatus::kOk) {
+        req.answer = problem_response({400, "invalid percent-encoding in the path"});
+        return NextStep::kAnswerAndClose;
+    }
+
+    slipstream::detail::RequestState& state = req.state;
+    state.method = in.method;
+    state.target = in.target;
+    state.path = path.path;
+    state.query = in.query;
+    state.body = in.body;
+    state.headers = in.headers;
+    state.version = in.version;
+    state.http2 = in.http2;
+    if (in.peer != nullptr) state.peer = *in.peer;
+    state.request_id = record.request_id;
+    state.trace_id = record.trace_id;
+    state.traceparent = record.trace_id.empty() ? std::string_view() : in.traceparent;
+    record.path = state.path;
+
+    // Router: 404, 405 with Allow and OPTIONS are answered here.
+    const RouteTable& routes = worker_.routes();
+    MatchOutcome outcome = routes.router().match(record.method, state.path, &state.match);
+    if (outcome != MatchOutcome::kFound) {
+        req.answer = route_miss_response(outcome, state.match, record.method == Method::kOptions,
+                                         worker_.options().fastapi_route_errors);
+        return NextStep::kAnswer;
+    }
+    record.route_key = state.match.route_id;
+    record.route = state.match.pattern;
+    req.head_only = req.head_only || state.match.implicit_head;
+    req.entry = &routes.entry(state.match.route_id);
+    if (req.entry->websocket) return NextStep::kWebSocket;
+
+    // A compressed body is decoded before validation and the handler (size and ratio capped); the request
+    // views `req.decoded_body` until it is dispatched.
+    if (auto refused = worker_.content_coding().decode_request_body(in.headers, state.body, req.decoded_body)) {
+        req.answer = std::move(*refused);
+        return NextStep::kAnswer;
+    }
+    if (req.entry->validator) {
+        std::string error_body;
+        if (!req.entry->validator->validate(state, &error_body)) {
+            // Invalid input never reaches the handler: FastAPI's 422 body (or problem+json).
+            req.answer = validation_failure_response(std::move(error_body), worker_.options().validation_problem_json);
+            return NextStep::kAnswer;
+        }
+    }
+    return req.entry->async ? NextStep::kAsync : NextStep::kSync;
+}
+
+Response RequestPipeline::call(PipelineRequest& req) {
+    Request request(&req.state);
+    Response response = call_sync(*req.entry, request);
+    worker_.content_coding().compress_response(req.state.headers, response);
+    return response;
+}
+
+std::shared_ptr<slipstream::detail::PendingResponse> RequestPipeline::detach(PipelineRequest& req,
+                                                                             Connection& connection) {
+    auto pending = std::make_shared<slipstream::detail::PendingResponse>();
+    pending->loop = worker_.loop_ref();
+    pending->connection = &connection;
+    pending->request = std::move(req.state);
+    pending->request.detach();
+    // The record's views move to the detached copy.
+    const slipstream::detail::RequestState& kept = pending->request;
+    req.record.method_text = kept.method;
+    req.record.path = kept.path;
+    req.record.request_id = kept.request_id;
+    req.record.trace_id = kept.trace_id;
+    return pending;
+}
+
+void RequestPipeline::call_async(const PipelineRequest& req,
+                                 const std::shared_ptr<slipstream::detail::PendingResponse>& pending) {
+    worker_.loop().schedule_after(pending->handler_timer,
+                                  std::int64_t{worker_.options().handler_timeout_ms} * base::kNanosPerMilli);
+    worker_.metrics().in_flight.inc();
+    Request request(&pending->request);
+    try {
+        req.entry->async(request, Responder(pending));
+    } catch (const std::exception& e) {
+        base::log_message(base::LogLevel::kError, std::string("async handler threw: ") + e.what());
+    } catch (...) {
+        base::log_message(base::LogLevel::kError, "async handler threw a non-exception");
+    }
+}
+
+void RequestPipeline::finish_response(slipstream::detail::PendingResponse& pending, Response& response) {
+    pending.handler_timer.cancel();
+    worker_.content_coding().compress_response(pending.request.headers, response);
+}
+
+void RequestPipeline::begin_stream(slipstream::detail::PendingResponse& pending, Response& head, bool valid) {
+    pending.handler_timer.cancel();
+    pending.stream.begin(pending, head, valid, worker_.content_coding(), worker_.loop(),
+                         worker_.options().sse_heartbeat_ms);
+}
+
+}  // namespace slipstream::server

@@ -1,0 +1,110 @@
+// RequestPipeline: the protocol-independent stages of a request, shared by HTTP/1.1 and HTTP/2.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "http/h1/header.h"
+#include "http/h1/request_head.h"
+#include "net/socket_address.h"
+#include "server/pending_response.h"
+#include "server/problem.h"
+#include "server/route_table.h"
+#include "server/router/method.h"
+#include "server/worker.h"
+#include "slipstream/response.h"
+
+namespace slipstream::server {
+
+class Connection;
+
+/// One request as its protocol parsed it. Views must live until the request was dispatched.
+struct RequestInput {
+    std::string_view method;
+    Method method_id = Method::kOther;  // the router's method
+    std::string_view target;            // path and query as sent
+    std::string_view path;              // raw (percent-encoded) path
+    std::string_view query;
+    std::span<const http::h1::Header> headers;  // names in any case (HTTP/2: lowercase)
+    std::string_view body;
+    http::h1::Version version = http::h1::Version::kHttp11;
+    bool http2 = false;
+    const net::SocketAddress* peer = nullptr;  // the client
+    std::string_view client_request_id;        // X-Request-ID as sent (checked before use)
+    std::string_view traceparent;              // as sent (checked before use)
+};
+
+/// Sets `client_request_id` and `traceparent` from `input.headers` in one pass (names in any case).
+void find_trace_fields(RequestInput& input);
+
+/// What the protocol does with a request after RequestPipeline::route().
+enum class NextStep {
+    kAnswer,          // send `PipelineRequest::answer` (404/405/OPTIONS, 413/415/400 body decoding, 422)
+    kAnswerAndClose,  // as kAnswer; HTTP/1.1 closes the connection (a path that does not decode)
+    kWebSocket,       // a WebSocket route: HTTP/1.1 upgrades, HTTP/2 refuses
+    kSync,            // call RequestPipeline::call()
+    kAsync,           // RequestPipeline::detach(), register the answer's place, RequestPipeline::call_async()
+};
+
+/// One request on its way through the pipeline, on the protocol's stack while it is dispatched. The
+/// record and the state may view `id_buf` and `decoded_body`, so it is neither copied nor moved.
+struct PipelineRequest {
+    PipelineRequest() = default;
+    PipelineRequest(const PipelineRequest&) = delete;
+    PipelineRequest& operator=(const PipelineRequest&) = delete;
+
+    RequestRecord record;                    // metrics and access log
+    slipstream::detail::RequestState state;  // what the handler sees
+    const RouteEntry* entry = nullptr;       // the matched route (kWebSocket, kSync, kAsync)
+    bool head_only = false;                  // HEAD (or a GET route answering HEAD): no body on the wire
+    Response answer;                         // kAnswer, kAnswerAndClose
+    std::string decoded_body;                // a Content-Encoding body, decoded
+    char id_buf[32];                         // a generated request id
+};
+
+/// The stages every request takes, whatever its protocol: request id and trace context, path decoding,
+/// the router (404, 405 with Allow, OPTIONS; the builtin routes are routes), request-body decoding
+/// (Content-Encoding, size and ratio capped), RouteSpec validation (422), the handler (synchronous, or
+/// asynchronous with a deadline), response compression, stream heads (compression, SSE heartbeats) and the
+/// metrics + access-log record. The protocols keep their framing, errors before a request exists, and
+/// where an answer waits (HTTP/1.1 slots, HTTP/2 streams). A view over the worker: costs nothing to make.
+/// Loop thread only; never allocates on the `GET /hello` path beyond what the handler does.
+class RequestPipeline {
+  public:
+    explicit RequestPipeline(Worker& worker) : worker_(worker) {}
+
+    /// Runs the stages before the handler and fills `req` (record, state, entry, head_only, answer).
+    NextStep route(const RequestInput& input, PipelineRequest& req);
+
+    /// Calls the synchronous handler (an exception becomes a logged 500) and compresses its answer.
+    Response call(PipelineRequest& req);
+
+    /// Asynchronous handlers, first half: the pending answer, owning a detached copy of the request; the
+    /// record's views move to that copy. The protocol then sets `handler_timer`'s callback and records
+    /// where the answer goes before call_async().
+    std::shared_ptr<slipstream::detail::PendingResponse> detach(PipelineRequest& req, Connection& connection);
+    /// Second half: arms the handler deadline, counts the request in flight and calls the handler. A
+    /// Responder dropped unanswered (also when the handler threw) posts a 500 by itself.
+    void call_async(const PipelineRequest& req, const std::shared_ptr<slipstream::detail::PendingResponse>& pending);
+
+    /// An asynchronous complete answer arrived: stops the handler deadline and compresses it.
+    void finish_response(slipstream::detail::PendingResponse& pending, Response& response);
+    /// A streamed answer's head arrived: stops the handler deadline; compression and SSE heartbeats start
+    /// (StreamControl::begin). `valid`: the protocol's encoder accepts the head.
+    void begin_stream(slipstream::detail::PendingResponse& pending, Response& head, bool valid);
+
+    /// Records an answered request in the metrics and the access log.
+    void observe(const RequestRecord& record, int status, std::size_t response_bytes, const net::SocketAddress& peer) {
+        worker_.observe(record, status, response_bytes, peer);
+    }
+
+  private:
+    Worker& worker_;
+};
+
+/// An engine error as a Response (problem+json), with an Allow field when given.
+Response problem_response(const HttpError& error, std::string_view allow = {});
+
+}  // namespace slipstream::server

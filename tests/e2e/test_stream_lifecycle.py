@@ -1,0 +1,200 @@
+"""Streamed responses (examples/stream_lab.cpp) at the edges of their life: graceful drain, handler timeout,
+client disconnect (access log, metrics) and flow control against a client that reads slowly."""
+
+import json
+import signal
+import socket
+import time
+
+import pytest
+
+
+class ChunkedStream:
+    """A streamed response read one chunk at a time from a raw socket; counts every byte received."""
+
+    def __init__(self, server, path, rcvbuf=None):
+        family = socket.AF_INET6 if ":" in server.host else socket.AF_INET
+        self.sock = socket.socket(family, socket.SOCK_STREAM)
+        if rcvbuf is not None:  # before connect, so the window stays small
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.sock.settimeout(30)
+        self.sock.connect((server.host, server.port))
+        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: t\r\n\r\n".encode())
+        self.buf = b""
+        self.received = 0
+        self.head = None
+
+    def read_head(self):
+        head = self._until(b"\r\n\r\n")
+        self.head = head
+        return int(head.split(b" ", 2)[1])
+
+    def _fill(self):
+        data = self.sock.recv(262144)
+        if not data:
+            raise ConnectionError("closed")
+        self.received += len(data)
+        self.buf += data
+
+    def _until(self, marker):
+        while marker not in self.buf:
+            self._fill()
+        i = self.buf.index(marker) + len(marker)
+        out, self.buf = self.buf[:i], self.buf[i:]
+        return out
+
+    def chunk(self):
+        """The next chunk's payload; b"" for the terminating chunk; ConnectionError on a cut stream."""
+        if self.head is None:
+            assert self.read_head() == 200
+        size = int(self._until(b"\r\n")[:-2], 16)
+        while len(self.buf) < size + 2:
+            self._fill()
+        data, self.buf = self.buf[:size], self.buf[size + 2 :]
+        return data
+
+    def at_eof(self):
+        """True when the server closed the connection (nothing more was sent)."""
+        if self.buf:
+            return False
+        data = self.sock.recv(1)
+        self.received += len(data)
+        self.buf += data
+        return not data
+
+    def close(self):
+        self.sock.close()
+
+
+def assert_records(body):
+    """Every 16-byte record is its index as "%015d\n": nothing lost, repeated or out of order. Checked one
+    digit column at a time (the 10^d digit of record i is i // 10^d % 10), which is fast on 100 MB."""
+    n = len(body) // 16
+    assert len(body) == 16 * n and body[15::16] == b"\n" * n
+    for d in range(15):
+        step = 10**d
+        cycle = b"".join(bytes([48 + k]) * step for k in range(10)) if step <= n else b"0"
+        expected = (cycle * (n // len(cycle) + 1))[:n]
+        assert body[14 - d :: 16] == expected, f"the 10^{d} digits"
+
+
+def log_line(server, path):
+    line = server.wait_for_line(f'"path":"{path}"', timeout=10)
+    assert line is not None, f"no access-log line for {path}"
+    return json.loads(line)
+
+
+def get_json(server, path):
+    s = server.connect()
+    try:
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    finally:
+        s.close()
+    return json.loads(data.split(b"\r\n\r\n", 1)[1])
+
+
+def poll(fn, until, what, timeout=10.0):
+    """Calls fn() until until(value) holds; returns the value (fails after `timeout` seconds)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if until(value):
+            return value
+        assert time.monotonic() < deadline, f"timed out waiting for {what}: last {value!r}"
+        time.sleep(0.05)
+
+
+def test_drain_ends_event_streams_cleanly_and_cuts_other_streams_at_the_deadline(start_server):
+    server = start_server("--threads", "1", "--drain-timeout", "1500ms", binary="stream_lab")
+    events = ChunkedStream(server, "/lab/events?interval_ms=20")
+    plain = ChunkedStream(server, "/lab/plain?interval_ms=20")
+    assert events.chunk().startswith(b"event: tick\n")
+    assert plain.chunk() == b"chunk 0\n"
+
+    server.proc.send_signal(signal.SIGTERM)
+    # The event stream ends cleanly (terminating chunk), then the connection closes.
+    while events.chunk():
+        pass
+    assert events.at_eof()
+    # The plain stream still runs after that ...
+    assert plain.chunk().startswith(b"chunk ")
+    # ... until the drain deadline cuts it: no terminating chunk, the connection just closes.
+    with pytest.raises(ConnectionError):
+        while plain.chunk():
+            pass
+    received = plain.received
+    assert server.proc.wait(timeout=15) == 1  # the deadline had to cut a stream
+
+    stderr = server.proc.stderr.read()
+    assert "events producer: on_cancel" in stderr and "plain producer: on_cancel" in stderr
+    line = log_line(server, "/lab/plain")
+    assert (line["status"], line.get("aborted"), line["bytes"]) == (200, True, received)
+
+
+def test_drain_lets_a_plain_stream_finish_by_itself(start_server):
+    server = start_server("--threads", "1", "--drain-timeout", "20s", binary="stream_lab")
+    plain = ChunkedStream(server, "/lab/plain?chunks=20&interval_ms=20")
+    assert plain.chunk() == b"chunk 0\n"
+    server.proc.send_signal(signal.SIGTERM)
+    body = b""
+    while chunk := plain.chunk():
+        body += chunk
+    assert body == b"".join(b"chunk %d\n" % i for i in range(1, 20))
+    assert server.proc.wait(timeout=15) == 0
+    assert "aborted" not in log_line(server, "/lab/plain")
+
+
+def test_handler_timeout_before_the_stream_started_runs_on_cancel(start_server):
+    server = start_server("--threads", "1", "--handler-timeout", "200ms", binary="stream_lab")
+    s = ChunkedStream(server, "/lab/slow-start?delay_ms=20000")
+    assert s.read_head() == 504
+    poll(lambda: get_json(server, "/lab/stats")["cancels"], lambda n: n == 1, "the cancel callback")
+    server.stop()
+    assert "slow-start producer: on_cancel" in server.proc.stderr.read()
+
+
+def test_a_stream_cut_by_the_client_is_logged_and_counted(start_server):
+    server = start_server("--threads", "1", binary="stream_lab")
+    plain = ChunkedStream(server, "/lab/plain?interval_ms=10")
+    for i in range(3):
+        assert plain.chunk() == b"chunk %d\n" % i
+    plain.close()
+    line = log_line(server, "/lab/plain")
+    assert (line["status"], line["aborted"]) == (200, True)
+    assert line["bytes"] >= plain.received > 0
+    poll(lambda: get_json(server, "/lab/stats")["cancels"], lambda n: n == 1, "the cancel callback")
+    s = server.connect()
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+    metrics = b""
+    while chunk := s.recv(65536):
+        metrics += chunk
+    s.close()
+    counted = [ln for ln in metrics.decode().splitlines()
+               if ln.startswith("slipstream_http_requests_total{") and 'route="/lab/plain"' in ln]
+    assert len(counted) == 1 and 'status="200"' in counted[0] and counted[0].endswith(" 1")
+
+
+def test_a_slow_reader_pauses_the_producer_and_then_gets_every_byte(start_server):
+    mib = 100
+    server = start_server("--threads", "1", binary="stream_lab")
+    bulk = ChunkedStream(server, f"/lab/bulk?mib={mib}", rcvbuf=64 * 1024)
+
+    def stalled(samples=[]):  # noqa: B006 - the previous sample, kept across calls
+        samples.append(get_json(server, "/lab/stats")["bulk_bytes"])
+        time.sleep(0.2)
+        return samples[-2:] if len(samples) >= 2 else [None, samples[-1]]
+
+    _, after = poll(stalled, lambda pair: pair[0] == pair[1], "the producer to stop", timeout=20)
+    # Queued on the server: the high-water mark (1 MiB) plus what the kernel buffers hold.
+    assert after < 24 * 1024 * 1024
+
+    assert bulk.read_head() == 200
+    body = bytearray()
+    while chunk := bulk.chunk():
+        body += chunk
+    assert len(body) == mib * 1024 * 1024
+    assert_records(bytes(body))
+    assert get_json(server, "/lab/stats")["bulk_bytes"] == mib * 1024 * 1024
