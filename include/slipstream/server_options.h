@@ -95,6 +95,9 @@ struct ServerOptions {
     std::string livez_path = "/livez";      // 200 {"status":"ok"}, no checks
     std::string readyz_path = "/readyz";    // readiness checks; 503 while draining
     std::string metrics_path = "/metrics";  // Prometheus text format
+    /// Per-route request counters, latency histograms and byte counters (off: /metrics keeps the connection,
+    /// parse-error, timeout and process metrics; for a lower per-request cost or to bound label cardinality).
+    bool request_metrics = true;
 
     /// Requests no route takes are answered as FastAPI does: 404 {"detail":"Not Found"}, 405
     /// {"detail":"Method Not Allowed"} with Allow, OPTIONS without a route 405 (application/json). Off:

@@ -178,7 +178,7 @@ bool JsonEncoder::encode_model(PyObject* obj, std::string& out, int depth) {
     out.push_back('{');
     Py_ssize_t n = PyTuple_GET_SIZE(plan);
     for (Py_ssize_t i = 0; i < n; ++i) {
-        PyObject* entry = PyTuple_GET_ITEM(plan, i);  // (attribute name, JSON key as quoted text)
+        PyObject* entry = PyTuple_GET_ITEM(plan, i);  // (attribute, quoted JSON key[, float field])
         PyObject* value = PyDict_GetItemWithError(dict, PyTuple_GET_ITEM(entry, 0));
         if (value == nullptr) {
             if (PyErr_Occurred()) return false;
@@ -192,6 +192,14 @@ bool JsonEncoder::encode_model(PyObject* obj, std::string& out, int depth) {
         out.append(key, static_cast<std::size_t>(klen));
         out.push_back(':');
         PyRef v = PyRef::borrow(value);
+        if (PyTuple_GET_SIZE(entry) > 2 && PyLong_CheckExact(value)) {  // a float field holding an int: 200.0
+            double d = PyLong_AsDouble(value);
+            if (d != -1.0 || !PyErr_Occurred()) {
+                if (!encode_float(d, out)) return false;
+                continue;
+            }
+            PyErr_Clear();  // beyond a double: written as the int it is
+        }
         if (!encode_value(v.get(), out, depth + 1)) return false;
     }
     out.push_back('}');

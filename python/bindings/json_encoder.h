@@ -17,8 +17,9 @@ namespace slipstream::python {
 /// Use from one thread with the GIL held. Not reentrant.
 class JsonEncoder {
   public:
-    /// `fallback(obj)` -> JSON-compatible object; `model_plan(cls)` -> tuple of (attribute, key) pairs for a
-    /// model that can be walked by its fields, or None (then `fallback` dumps it).
+    /// `fallback(obj)` -> JSON-compatible object; `model_plan(cls)` -> tuple of (attribute, key[, True]) entries
+    /// for a model that can be walked by its fields (True: a float field, an int there is written as a float),
+    /// or None (then `fallback` dumps it).
     JsonEncoder(PyObject* fallback, PyObject* model_plan);
 
     /// Appends the JSON text of `obj` to `out`. Returns false with a Python exception set (non-finite float,

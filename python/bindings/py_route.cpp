@@ -392,6 +392,7 @@ void PyRoute::finish(const Request& request, Responder& responder, PyObject* res
     if (is_response == 1) return answer_object(request, responder, value.get(), true, status_override, extra_headers);
     const int status = status_override != 0 ? status_override : status_code_;
     Response response(status);
+    response.content_type = ContentType::constant("application/json");  // FastAPI sends it on a 204/304 too
     if (body_allowed(status)) {
         std::string body;
         if (!ctx_.encoder.encode(value.get(), body)) {

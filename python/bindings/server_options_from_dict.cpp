@@ -66,6 +66,7 @@ ServerOptions server_options_from_dict(PyObject* options) {
         {"readyz_path", [&](PyObject* v, const std::string& k) { set_string(v, o.readyz_path, k); }},
         {"metrics_path", [&](PyObject* v, const std::string& k) { set_string(v, o.metrics_path, k); }},
         {"access_log", [&](PyObject* v, const std::string& k) { set_bool(v, o.access_log, k); }},
+        {"request_metrics", [&](PyObject* v, const std::string& k) { set_bool(v, o.request_metrics, k); }},
         {"fastapi_route_errors", [&](PyObject* v, const std::string& k) { set_bool(v, o.fastapi_route_errors, k); }},
         {"validation_problem_json", [&](PyObject* v, const std::string& k) { set_bool(v, o.validation_problem_json, k); }},
         {"compression", [&](PyObject* v, const std::string& k) { set_bool(v, o.compression, k); }},

@@ -54,7 +54,7 @@ def plan_for(tp: Any) -> tuple[Any, ...]:
         return ("float",)
     origin = typing.get_origin(tp)
     if origin is Literal:
-        return ANY
+        return _literal_plan(typing.get_args(tp))
     if _is_union(tp):
         members = [m for m in typing.get_args(tp) if m is not type(None)]
         if len(members) == 1 and len(typing.get_args(tp)) == 2:
@@ -89,6 +89,23 @@ def plan_for(tp: Any) -> tuple[Any, ...]:
     # UUID, datetime, Decimal, ...: pydantic builds the object (and checks what the JSON Schema cannot say, such as
     # a datetime's gt or a Decimal's max_digits), so the constraints stay with the type.
     return _adapter_call(original)
+
+
+def _literal_plan(members: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A JSON number that equals an int (or bool) member becomes that member, as pydantic gives it: 1.0 for
+    Literal[1, 2] is 1, for Literal[True, 1] it is True (the first equal member). Other values stay as they are."""
+    numeric = tuple(m for m in members if isinstance(m, int) and not isinstance(m, enum.Enum))
+    if not numeric:
+        return ANY
+
+    def member(value: Any) -> Any:
+        if type(value) is float:
+            for candidate in numeric:
+                if candidate == value:
+                    return candidate
+        return value
+
+    return ("call", member, ANY)
 
 
 def _is_constraint(meta: Any) -> bool:
@@ -176,16 +193,27 @@ def _plain_for_json(tp: Any, depth: int = 0) -> bool:
     return False
 
 
-_model_plans: dict[type, tuple[tuple[str, str], ...] | None] = {}
+def _is_float_field(tp: Any) -> bool:
+    """True for a `float` or `float | None` field: pydantic writes an int held there (an int default, a value set
+    by assignment) as a float, 200 as 200.0."""
+    tp, _ = _strip_annotated(tp)
+    if _is_union(tp):
+        members = [m for m in typing.get_args(tp) if m is not type(None)]
+        return len(members) == 1 and _strip_annotated(members[0])[0] is float
+    return tp is float
 
 
-def model_plan(cls: type) -> tuple[tuple[str, str], ...] | None:
-    """(attribute, quoted JSON key) per field when the C++ encoder may walk `cls`'s __dict__; else None
+_model_plans: dict[type, tuple[tuple[Any, ...], ...] | None] = {}
+
+
+def model_plan(cls: type) -> tuple[tuple[Any, ...], ...] | None:
+    """(attribute, quoted JSON key[, True for a float field]) per field when the C++ encoder may walk `cls`'s
+    __dict__; else None
     (then it is dumped with model_dump(mode="json", by_alias=True), as FastAPI's jsonable_encoder does)."""
     if cls in _model_plans:
         return _model_plans[cls]
     _model_plans[cls] = None  # recursion guard
-    plan: tuple[tuple[str, str], ...] | None = None
+    plan: tuple[tuple[Any, ...], ...] | None = None
     if (
         issubclass(cls, BaseModel)
         and not getattr(cls, "__pydantic_root_model__", False)
@@ -199,7 +227,8 @@ def model_plan(cls: type) -> tuple[tuple[str, str], ...] | None:
                 entries = None
                 break
             key = info.serialization_alias or info.alias or name
-            entries.append((name, json.dumps(key, ensure_ascii=False)))
+            quoted = json.dumps(key, ensure_ascii=False)
+            entries.append((name, quoted, True) if _is_float_field(info.annotation) else (name, quoted))
         plan = tuple(entries) if entries is not None else None
     _model_plans[cls] = plan
     return plan

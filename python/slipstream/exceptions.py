@@ -84,14 +84,29 @@ def answer_forwarded(route: Any, request: Any, text: str, reply: Any) -> Any:
     raises them as FastAPI does, through the app's HTTP middleware (a coroutine the extension runs) or straight to
     its exception handlers."""
     exc = forwarded_exception(text, request)
+    early = getattr(getattr(route, "handler", None), "_slipstream_early", None)
+    if early is not None and not (isinstance(exc, RequestValidationError) and early.applies(exc.errors())):
+        early = None
     app = getattr(request, "app", None)
     if app is not None and getattr(app, "user_middleware", None):
-        return _through_middleware(app, request, exc, reply)
+        return _through_middleware(app, request, exc, reply, early)
+    if early is not None:
+        return _after_dependencies(early, request, exc, reply)
     reply.fail(exc, request)
     return None
 
 
-async def _through_middleware(app: Any, request: Any, exc: Exception, reply: Any) -> None:
+async def _after_dependencies(early: Any, request: Any, exc: RequestValidationError, reply: Any) -> None:
+    """FastAPI's order: the dependencies with valid parameters run first; what one raises wins over the 422."""
+    try:
+        await early.run(exc.errors(), request)
+    except Exception as raised:  # noqa: BLE001 - whatever a dependency raises is the answer, as in FastAPI
+        reply.fail(raised, request)
+        return
+    reply.fail(exc, request)
+
+
+async def _through_middleware(app: Any, request: Any, exc: Exception, reply: Any, early: Any = None) -> None:
     from . import middleware
 
     chain = getattr(app, "_slipstream_error_chain", None)
@@ -101,6 +116,8 @@ async def _through_middleware(app: Any, request: Any, exc: Exception, reply: Any
         app._slipstream_error_chain = chain
 
     async def endpoint(_request: Any) -> Any:
+        if early is not None:
+            await early.run(exc.errors(), request)  # type: ignore[attr-defined]
         raise exc
 
     reply.send(await chain.run(request, endpoint))

@@ -195,6 +195,9 @@ Registry make_config_registry() {
     r.add(make(K::kDuration, "access-log-flush", G::kLogging, "DURATION",
                "write pending access-log lines at least this often", number(srv, &ServerOptions::access_log_flush_ms),
                1, kDay));
+    r.add(make(K::kBool, "request-metrics", G::kLogging, "",
+               "count requests, latency and bytes per route, method and status in /metrics",
+               flag(&Config::server, &ServerOptions::request_metrics)));
     r.add(make(K::kBool, "validation-problem-json", G::kGeneral, "",
                "answer requests that fail validation with 422 application/problem+json, not FastAPI's body",
                flag(&Config::server, &ServerOptions::validation_problem_json)));

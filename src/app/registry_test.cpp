@@ -47,6 +47,7 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"stream-high-water", "64k", [](const Config& c) { return c.server.stream_high_water_bytes == 65536; }, "64k"},
         {"log-level", "debug", [](const Config& c) { return c.run.log_level == base::LogLevel::kDebug; }, "debug"},
         {"access-log", "false", [](const Config& c) { return !c.server.access_log; }, "false"},
+        {"request-metrics", "false", [](const Config& c) { return !c.server.request_metrics; }, "false"},
         {"access-log-flush", "250ms", [](const Config& c) { return c.server.access_log_flush_ms == 250; }, "250ms"},
         {"validation-problem-json", "true", [](const Config& c) { return c.server.validation_problem_json; }, "true"},
         {"access-log-path", "/var/log/a.log", [](const Config& c) { return c.run.access_log_path == "/var/log/a.log"; },

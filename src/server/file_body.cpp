@@ -26,23 +26,4 @@ base::Result<OpenedFile> open_file_body(const FileBody& body) {
     return OpenedFile{std::move(fd), body.offset, length};
 }
 
-bool load_file_body(Response& response) {
-    base::Result<OpenedFile> opened = open_file_body(*response.file_body);
-    if (!opened.is_ok()) return false;
-    std::string bytes(static_cast<std::size_t>(opened->length), '\0');
-    std::size_t got = 0;
-    while (got < bytes.size()) {
-        ssize_t n =
-            ::pread(opened->fd.get(), bytes.data() + got, bytes.size() - got, static_cast<off_t>(opened->offset + got));
-        if (n > 0) {
-            got += static_cast<std::size_t>(n);
-        } else if (n == 0 || errno != EINTR) {
-            return false;  // shrank or failed: nothing was sent yet, so the caller can still answer 500
-        }
-    }
-    response.body = std::move(bytes);
-    response.file_body.reset();
-    return true;
-}
-
 }  // namespace slipstream::server

@@ -21,8 +21,4 @@ struct OpenedFile {
 /// past the end of the file), kIoError (any other open/fstat failure). Blocking: a local open and fstat.
 base::Result<OpenedFile> open_file_body(const FileBody& body);
 
-/// Replaces `response.file_body` with the region's bytes in `response.body` (HTTP/2 sends bodies from
-/// memory). Returns false, leaving the response unchanged, when the file cannot be opened or read whole.
-bool load_file_body(Response& response);
-
 }  // namespace slipstream::server

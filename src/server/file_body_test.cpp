@@ -51,13 +51,6 @@ TEST(FileBody, RegionsAndErrors) {
             EXPECT_EQ(r.status().code(), c.code) << c.path;
         }
     }
-    Response whole = Response::file(path, 3, 4, "text/plain");
-    ASSERT_TRUE(load_file_body(whole));
-    EXPECT_EQ(whole.body, "3456");
-    EXPECT_FALSE(whole.file_body.has_value());
-    Response missing = Response::file(path + ".missing");
-    EXPECT_FALSE(load_file_body(missing));
-    EXPECT_TRUE(missing.file_body.has_value());
     ::unlink(path.c_str());
 }
 

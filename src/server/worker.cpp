@@ -163,11 +163,13 @@ void Worker::observe(const RequestRecord& r, int status, std::size_t response_by
                      bool aborted) {
     base::MonoNanos end = base::mono_now();
     base::MonoNanos elapsed = end - r.start;
-    const RequestCounters& c = metrics_cache_.get(r.route_key, r.route, r.method, status);
-    c.requests->inc();
-    c.duration->observe(static_cast<std::uint64_t>(elapsed > 0 ? elapsed : 0));
-    if (r.request_bytes) c.request_bytes->inc(r.request_bytes);
-    c.response_bytes->inc(response_bytes);
+    if (shared_.options.request_metrics) {
+        const RequestCounters& c = metrics_cache_.get(r.route_key, r.route, r.method, status);
+        c.requests->inc();
+        c.duration->observe(static_cast<std::uint64_t>(elapsed > 0 ? elapsed : 0));
+        if (r.request_bytes) c.request_bytes->inc(r.request_bytes);
+        c.response_bytes->inc(response_bytes);
+    }
     if (shared_.access_log == nullptr) return;
 
     // One JSON line; handed to the writer thread once per loop iteration.

@@ -143,16 +143,14 @@ def test_max_requests_per_connection(start_server):
 
 
 def test_out_of_file_descriptors_keeps_serving():
-    def low_fd_limit():
-        resource.setrlimit(resource.RLIMIT_NOFILE, (48, 48))
-
     import subprocess
     argv = [example_binary("hello"), "--host", "127.0.0.1", "--port", "0", "--threads", "1", "--no-access-log"]
     proc_server = Server.__new__(Server)
     proc_server.argv = argv
-    proc_server.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                        preexec_fn=low_fd_limit)
+    proc_server.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     proc_server.host, proc_server.port = proc_server._read_address()
+    # Lowered once it listens (it applies to every later accept); no preexec_fn in a threaded test runner.
+    resource.prlimit(proc_server.proc.pid, resource.RLIMIT_NOFILE, (48, 48))
     try:
         socks = []
         for _ in range(80):  # far more than the server's fd limit

@@ -52,6 +52,16 @@ def test_metrics_counts_equal_client_counts(hello_server):
     assert re.search(r"^process_resident_memory_bytes \d+", text, re.MULTILINE)
 
 
+def test_request_metrics_can_be_switched_off(start_server):
+    server = start_server("--no-request-metrics")
+    for _ in range(3):
+        assert get(server, b"/hello").status == 200
+    text = get(server, b"/metrics").body.decode()
+    assert "slipstream_http_requests_total{" not in text
+    assert "slipstream_http_request_duration_seconds_count{" not in text
+    assert re.search(r"^slipstream_connections_accepted_total \d+", text, re.MULTILINE)
+
+
 def test_parse_errors_are_counted_by_kind(hello_server):
     c = RawConnection(hello_server.connect())
     c.send(b"GET /hello HTTP/1.1\r\n\r\n")

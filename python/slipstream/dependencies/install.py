@@ -10,6 +10,7 @@ from .. import _route_misses as _misses
 from .. import _signature
 from .. import middleware as _middleware
 from .._responses_prep import make_prepare
+from . import early as _early
 from . import tree as _tree
 from .runner import RouteInfo, make_runner
 
@@ -43,6 +44,10 @@ def install_routes(app: Any, native: Any, runtime: Any) -> None:
                     r.endpoint, _signature.path_param_names(r.path), dependencies=d, overrides=overrides))
             runner = make_runner(info) if chain is None else _middleware.make_runner(info, chain)
             desc = NativeRoute(route, app.exception_handlers, shape=shape, handler=runner)
+            early = _early.plan(shape.program, lambda s=snapshot: dict(app.dependency_overrides) == s)
+            if early is not None:  # its validation errors go through Python, which runs the valid dependencies
+                runner._slipstream_early = early  # type: ignore[attr-defined]
+                desc.forward_errors = True
         for method in route.methods:
             native.add_route(method, route.path, desc)
     if chain is not None:

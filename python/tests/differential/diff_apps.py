@@ -515,6 +515,21 @@ def build_dependencies(fw: ModuleType) -> Any:
     def secure(q: int, u: Annotated[dict, Depends(user)]):
         return {"q": q, **u}
 
+    def audited(tag: Annotated[str, Query(max_length=3)] = "a"):
+        return tag
+
+    async def key_guard(x_key: Annotated[int, Header()]):
+        if x_key != 7:
+            raise fw.HTTPException(status_code=403, detail="bad key")
+        return x_key
+
+    def checked_user(u: Annotated[dict, Depends(user)], k: Annotated[int, Depends(key_guard)]):
+        return {**u, "k": k}
+
+    @app.get("/ordered")
+    def ordered(n: int, a: Annotated[str, Depends(audited)], c: Annotated[dict, Depends(checked_user)]):
+        return {"n": n, "a": a, **c}
+
     @app.get("/guarded", dependencies=[Depends(token)])
     def guarded():
         return {"ok": True}
