@@ -200,13 +200,16 @@ def _write_large(ctx: LaunchContext) -> str:
     return path
 
 
-def _slipstream_cpp(access_log: bool) -> Callable[[Contender, LaunchContext], Launch]:
-    """build/examples/bench_app on one I/O thread; with `access_log` its JSON lines go to a file in the work dir."""
+def _slipstream_cpp(access_log: bool, request_metrics: bool = True) -> Callable[[Contender, LaunchContext], Launch]:
+    """build/examples/bench_app on one I/O thread; with `access_log` its JSON lines go to a file in the work dir;
+    without `request_metrics` no per-route counters or histograms are kept."""
     def build(c: Contender, ctx: LaunchContext) -> Launch:
         env = _env(ctx)
         env["BENCH_LARGE_FILE"] = _write_large(ctx)
         log = ["--access-log", "--access-log-path", os.path.join(ctx.workdir, "access.log")] if access_log \
             else ["--no-access-log"]
+        if not request_metrics:
+            log.append("--no-request-metrics")
         tls = ["--tls-cert", ctx.tls_cert, "--tls-key", ctx.tls_key] if ctx.tls else []
         return Launch([SLIPSTREAM_CPP, "--host", HOST, "--port", str(ctx.port), "--threads", "1",
                        "--max-connections", str(ctx.fd_limit), *log, *tls],
@@ -271,6 +274,10 @@ CONTENDERS: list[Contender] = [
               "Slipstream, C++ handlers with the JSON access log on (to a file): the cost of logging",
               "examples/bench_app.cpp", (f"file:{SLIPSTREAM_CPP}",), _slipstream_cpp(True), (),
               _only(("hello",), "the logging cost is measured on hello only")),
+    Contender("slipstream-cpp-bare", "slipstream",
+              "Slipstream, C++ handlers with neither access log nor per-route request metrics: their joint cost",
+              "examples/bench_app.cpp", (f"file:{SLIPSTREAM_CPP}",), _slipstream_cpp(False, request_metrics=False), (),
+              _only(("hello",), "the observability cost is measured on hello only")),
     Contender("slipstream-py-def", "slipstream", "Slipstream, Python `def` handlers, 1 thread", "slipstream_app.py",
               ("module:slipstream",), _script("--style", "def"), ("dist:slipstream",),
               {"ws": "WebSocket handlers are async def: measured in slipstream-py-async"}),
