@@ -12,6 +12,11 @@ if(SLIPSTREAM_SANITIZE)
   string(REPLACE ";" "," _san "${SLIPSTREAM_SANITIZE}")
   add_compile_options(-fsanitize=${_san} -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(-fsanitize=${_san})
+  if("undefined" IN_LIST SLIPSTREAM_SANITIZE)
+    # UBSan's vptr check reads vtables through a pipe; with every fd in use (the EMFILE tests) it reports live
+    # objects as "invalid vptr". ASan still catches a destroyed object's vptr load as heap-use-after-free.
+    add_compile_options(-fno-sanitize=vptr)
+  endif()
 endif()
 
 if(SLIPSTREAM_FUZZ)

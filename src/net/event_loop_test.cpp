@@ -1,10 +1,14 @@
 // Tests for EventLoop: cross-thread post/wake/stop, I/O dispatch and removal, defer ordering, timers.
 #include "net/event_loop.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <future>
 #include <memory>
@@ -217,6 +221,43 @@ TEST(EventLoop, HupIsReportedWhenPeerCloses) {
     base::Result<std::size_t> r = read_some(sp.a.get(), std::span<char>(&c, 1));
     ASSERT_TRUE(r.is_ok());
     EXPECT_EQ(*r, 0u);  // EOF
+}
+
+// A handler type no other test dispatches to, so its first call cannot hit a sanitizer type cache.
+class OutOfFdsHandler final : public IoHandler {
+  public:
+    void on_io(std::uint32_t) override { ++calls; }
+    int calls = 0;
+};
+
+// With every fd taken (the server's state under EMFILE), the loop still delivers events: closing clients is
+// how fds come back. Under UBSan this is the first virtual call for the handler's type; the vptr check's
+// slow path needs a free fd and used to report the live handler as "invalid vptr" and abort.
+TEST(EventLoop, DispatchesWhileTheProcessIsOutOfFds) {
+    base::SystemClock clock;
+    EventLoop loop(clock);
+    SocketPair sp;
+    OutOfFdsHandler h;
+    ASSERT_TRUE(loop.add(sp.a.get(), EPOLLIN | EPOLLRDHUP, &h).is_ok());
+    sp.b.reset();
+    rlimit saved{};
+    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+    rlimit low = saved;
+    low.rlim_cur = std::min<rlim_t>(saved.rlim_cur, 256);  // bounds the filler fds below
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+    std::vector<Fd> fillers;
+    for (;;) {
+        const int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd < 0) break;
+        fillers.emplace_back(fd);
+    }
+    const int open_errno = errno;
+    const std::size_t ran = loop.run_once(0);
+    fillers.clear();
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
+    EXPECT_EQ(open_errno, EMFILE);
+    EXPECT_EQ(ran, 1u);
+    EXPECT_EQ(h.calls, 1);
 }
 
 // Two fds ready in one batch; whichever handler runs first removes and closes the other fd and registers a
