@@ -5,22 +5,9 @@ from typing import Annotated, Any
 
 import pytest
 from slipstream import App, Depends, Form, Request, TestClient, UploadFile
+from test_forms import multipart
 
 URLENCODED = {"content-type": "application/x-www-form-urlencoded"}
-
-
-def multipart(fields: list[tuple[str, Any]]) -> tuple[bytes, dict[str, str]]:
-    boundary = "b0undary"
-    out = b""
-    for name, value in fields:
-        out += f"--{boundary}\r\n".encode()
-        if isinstance(value, tuple):
-            filename, data, ctype = value
-            out += f'Content-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'.encode()
-            out += f"Content-Type: {ctype}\r\n\r\n".encode() + data + b"\r\n"
-        else:
-            out += f'Content-Disposition: form-data; name="{name}"\r\n\r\n'.encode() + value.encode() + b"\r\n"
-    return out + f"--{boundary}--\r\n".encode(), {"content-type": f"multipart/form-data; boundary={boundary}"}
 
 
 def form_app() -> tuple[App, list[bool]]:
