@@ -83,19 +83,29 @@ void report(const char* route, const char* how) {
     std::fflush(stderr);
 }
 
+// The on_cancel callback of the producers the tests count: counts, reports (on the I/O thread, before the
+// process can exit) and wakes the producer.
+auto counted_cancel(const std::shared_ptr<Stats>& stats, const std::shared_ptr<Gate>& gate, const char* route) {
+    return [stats, gate, route] {
+        stats->cancels.fetch_add(1);
+        report(route, "on_cancel");
+        gate->cancel();
+    };
+}
+
+slipstream::Response text_stream_head() {
+    slipstream::Response head(200);
+    head.content_type = "text/plain; charset=utf-8";
+    return head;
+}
+
 void plain(slipstream::App& app, const std::shared_ptr<Stats>& stats) {
     app.route_async("GET", "/lab/plain", [stats](slipstream::Request& req, slipstream::Responder r) {
         long n = query_number(req, "chunks", 0, 1'000'000), interval = query_number(req, "interval_ms", 50, 60'000);
         auto gate = std::make_shared<Gate>();
-        r.on_cancel([gate, stats] {
-            stats->cancels.fetch_add(1);
-            report("plain", "on_cancel");  // on the I/O thread, before the process can exit
-            gate->cancel();
-        });
+        r.on_cancel(counted_cancel(stats, gate, "plain"));
         std::thread([n, interval, gate, r = std::move(r)]() mutable {
-            slipstream::Response head(200);
-            head.content_type = "text/plain; charset=utf-8";
-            if (!r.start_stream(std::move(head))) return report("plain", "left");
+            if (!r.start_stream(text_stream_head())) return report("plain", "left");
             for (long i = 0; n == 0 || i < n; ++i) {
                 if (!r.write("chunk " + std::to_string(i) + "\n")) return report("plain", "cancelled");
                 if (gate->sleep(interval)) return report("plain", "cancelled");
@@ -111,11 +121,7 @@ void events(slipstream::App& app, const std::shared_ptr<Stats>& stats) {
         long interval = query_number(req, "interval_ms", 50, 60'000);
         slipstream::EventStream stream(std::move(r));
         auto gate = std::make_shared<Gate>();
-        stream.on_cancel([gate, stats] {
-            stats->cancels.fetch_add(1);
-            report("events", "on_cancel");  // on the I/O thread, before the process can exit
-            gate->cancel();
-        });
+        stream.on_cancel(counted_cancel(stats, gate, "events"));
         std::thread([interval, gate, s = std::move(stream)]() mutable {
             for (long i = 1;; ++i) {
                 if (!s.send(std::to_string(i), "tick", std::to_string(i))) return report("events", "cancelled");
@@ -153,16 +159,10 @@ void slow_start(slipstream::App& app, const std::shared_ptr<Stats>& stats) {
     app.route_async("GET", "/lab/slow-start", [stats](slipstream::Request& req, slipstream::Responder r) {
         long delay = query_number(req, "delay_ms", 1000, 60'000);
         auto gate = std::make_shared<Gate>();
-        r.on_cancel([gate, stats] {
-            stats->cancels.fetch_add(1);
-            report("slow-start", "on_cancel");  // on the I/O thread, before the process can exit
-            gate->cancel();
-        });
+        r.on_cancel(counted_cancel(stats, gate, "slow-start"));
         std::thread([delay, gate, r = std::move(r)]() mutable {
             if (gate->sleep(delay)) return report("slow-start", "cancelled");
-            slipstream::Response head(200);
-            head.content_type = "text/plain; charset=utf-8";
-            if (!r.start_stream(std::move(head))) return report("slow-start", "left");
+            if (!r.start_stream(text_stream_head())) return report("slow-start", "left");
             r.write("late\n");
             r.end();
             report("slow-start", "done");

@@ -12,6 +12,7 @@ import zlib
 import pytest
 
 from tests.e2e.http_client import RawConnection
+from tests.e2e.streams import sse_events
 from tests.e2e.test_http2 import H2Client, any_server, open_socket, pki  # noqa: F401 (fixtures)
 
 BIG = json.dumps([{"id": i, "name": f"item {i}", "tags": ["a", "b", "c"]} for i in range(200)], separators=(",", ":"))
@@ -233,16 +234,6 @@ def test_request_body_refusals_are_counted(any_server, pki):  # noqa: F811
 
 
 # ---- Server-Sent Events ----
-
-
-def sse_events(text):
-    out = []
-    for block in text.split("\n\n"):
-        fields = [line.split(": ", 1) for line in block.split("\n") if line and not line.startswith(":")]
-        if any(f[0] == "data" for f in fields):
-            d = dict(f for f in fields if f[0] != "data")
-            out.append((d.get("event"), d.get("id"), "\n".join(f[1] for f in fields if f[0] == "data")))
-    return out
 
 
 def test_event_stream_head_and_events(any_server, pki):  # noqa: F811

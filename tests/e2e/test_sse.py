@@ -8,65 +8,7 @@ import zlib
 import pytest
 
 from tests.e2e.http_client import RawConnection
-
-
-class Stream:
-    """Reads a chunked response one chunk at a time from a raw socket."""
-
-    def __init__(self, server, path, headers=()):
-        self.sock = server.connect(timeout=10)
-        lines = [f"GET {path} HTTP/1.1", "Host: t", *(f"{k}: {v}" for k, v in headers)]
-        self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
-        self.buf = b""
-        head = self._until(b"\r\n\r\n")
-        status_line, *fields = head[:-4].decode("latin-1").split("\r\n")
-        self.status = int(status_line.split()[1])
-        self.headers = {k.strip().lower(): v.strip() for k, _, v in (f.partition(":") for f in fields)}
-
-    def _fill(self):
-        data = self.sock.recv(65536)
-        if not data:
-            raise ConnectionError("closed")
-        self.buf += data
-
-    def _until(self, marker):
-        while marker not in self.buf:
-            self._fill()
-        i = self.buf.index(marker) + len(marker)
-        out, self.buf = self.buf[:i], self.buf[i:]
-        return out
-
-    def chunk(self):
-        """The next chunk's payload; b"" at the end of the body."""
-        size = int(self._until(b"\r\n")[:-2], 16)
-        while len(self.buf) < size + 2:
-            self._fill()
-        data, self.buf = self.buf[:size], self.buf[size + 2 :]
-        if size == 0:
-            return b""
-        return data
-
-    def rest(self):
-        out = b""
-        while True:
-            c = self.chunk()
-            if not c:
-                return out
-            out += c
-
-    def close(self):
-        self.sock.close()
-
-
-def events(text):
-    """(event, id, data) per dispatched event, as a browser's EventSource would see them."""
-    out = []
-    for block in text.split("\n\n"):
-        fields = [line.split(": ", 1) for line in block.split("\n") if line and not line.startswith(":")]
-        if any(f[0] == "data" for f in fields):
-            d = dict(f for f in fields if f[0] != "data")
-            out.append((d.get("event"), d.get("id"), "\n".join(f[1] for f in fields if f[0] == "data")))
-    return out
+from tests.e2e.streams import open_stream, sse_events
 
 
 def metric(server, name):
@@ -88,7 +30,7 @@ def wait_for_metric(server, name, value, timeout=5.0):
 
 
 def test_event_stream_head_and_events(hello_server):
-    s = Stream(hello_server, "/sse/ticks?n=3&interval_ms=10")
+    s = open_stream(hello_server, "/sse/ticks?n=3&interval_ms=10")
     assert s.status == 200
     assert s.headers["content-type"] == "text/event-stream; charset=utf-8"
     assert s.headers["cache-control"] == "no-cache"
@@ -97,7 +39,7 @@ def test_event_stream_head_and_events(hello_server):
     assert "content-encoding" not in s.headers
     text = s.rest().decode()
     s.close()
-    assert events(text) == [("tick", str(i), f'{{"tick":{i}}}') for i in (1, 2, 3)]
+    assert sse_events(text) == [("tick", str(i), f'{{"tick":{i}}}') for i in (1, 2, 3)]
     assert text.startswith('event: tick\nid: 1\ndata: {"tick":1}\n\n')
 
 
@@ -108,14 +50,14 @@ def test_curl_reads_the_whole_stream(hello_server):
         check=True,
         timeout=10,
     ).stdout.decode()
-    assert events(out) == [("tick", "1", '{"tick":1}'), ("tick", "2", '{"tick":2}')]
+    assert sse_events(out) == [("tick", "1", '{"tick":1}'), ("tick", "2", '{"tick":2}')]
 
 
 def test_heartbeats_fill_idle_time(hello_server):
-    s = Stream(hello_server, "/sse/ticks?n=2&interval_ms=400&heartbeat_ms=50")
+    s = open_stream(hello_server, "/sse/ticks?n=2&interval_ms=400&heartbeat_ms=50")
     text = s.rest().decode()
     s.close()
-    assert events(text) == [("tick", "1", '{"tick":1}'), ("tick", "2", '{"tick":2}')]
+    assert sse_events(text) == [("tick", "1", '{"tick":1}'), ("tick", "2", '{"tick":2}')]
     first, second = text.index("id: 1"), text.index("id: 2")
     assert ": heartbeat\n\n" in text[first:second]
     assert metric(hello_server, "slipstream_sse_heartbeats_total") >= 1
@@ -123,12 +65,12 @@ def test_heartbeats_fill_idle_time(hello_server):
 
 def test_server_default_heartbeat_is_a_flag(start_server):
     server = start_server("--threads", "1", "--sse-heartbeat", "30ms")
-    s = Stream(server, "/sse/ticks?n=2&interval_ms=300")
+    s = open_stream(server, "/sse/ticks?n=2&interval_ms=300")
     text = s.rest().decode()
     s.close()
     assert ": heartbeat\n\n" in text
     off = start_server("--threads", "1", "--sse-heartbeat", "0s")
-    s = Stream(off, "/sse/ticks?n=2&interval_ms=200")
+    s = open_stream(off, "/sse/ticks?n=2&interval_ms=200")
     assert ": heartbeat" not in s.rest().decode()
     s.close()
 
@@ -136,8 +78,8 @@ def test_server_default_heartbeat_is_a_flag(start_server):
 def test_client_disconnect_is_noticed_at_once(hello_server):
     # The producer waits a minute between events and the heartbeat is 15 s: only the read side can
     # tell the server that the client left.
-    s = Stream(hello_server, "/sse/ticks?n=1000&interval_ms=60000")
-    assert events(s.chunk().decode()) == [("tick", "1", '{"tick":1}')]
+    s = open_stream(hello_server, "/sse/ticks?n=1000&interval_ms=60000")
+    assert sse_events(s.chunk().decode()) == [("tick", "1", '{"tick":1}')]
     assert metric(hello_server, "slipstream_http_streams_open") == 1
     s.close()
     assert wait_for_metric(hello_server, "slipstream_http_streams_cancelled_total", 1)
@@ -145,7 +87,7 @@ def test_client_disconnect_is_noticed_at_once(hello_server):
 
 
 def test_disconnect_mid_stream_stops_the_producer(hello_server):
-    s = Stream(hello_server, "/sse/ticks?n=100000&interval_ms=1")
+    s = open_stream(hello_server, "/sse/ticks?n=100000&interval_ms=1")
     got = b""
     while got.count(b"\n\n") < 5:
         got += s.chunk()
@@ -153,13 +95,13 @@ def test_disconnect_mid_stream_stops_the_producer(hello_server):
     assert wait_for_metric(hello_server, "slipstream_http_streams_cancelled_total", 1)
     assert wait_for_metric(hello_server, "slipstream_http_streams_open", 0)
     # The connection that carried the stream is closed, and the server still serves others.
-    t = Stream(hello_server, "/sse/ticks?n=1&interval_ms=1")
-    assert events(t.rest().decode()) == [("tick", "1", '{"tick":1}')]
+    t = open_stream(hello_server, "/sse/ticks?n=1&interval_ms=1")
+    assert sse_events(t.rest().decode()) == [("tick", "1", '{"tick":1}')]
     t.close()
 
 
 def test_event_streams_are_not_compressed_unless_asked(hello_server):
-    s = Stream(hello_server, "/sse/ticks?n=1&interval_ms=1", [("Accept-Encoding", "gzip, br, zstd")])
+    s = open_stream(hello_server, "/sse/ticks?n=1&interval_ms=1", [("Accept-Encoding", "gzip, br, zstd")])
     assert "content-encoding" not in s.headers
     assert "vary" not in s.headers
     s.rest()
@@ -169,13 +111,13 @@ def test_event_streams_are_not_compressed_unless_asked(hello_server):
 @pytest.mark.parametrize("coding", ["gzip", "deflate"])
 def test_compressed_event_stream_decodes_event_by_event(start_server, coding):
     server = start_server("--threads", "1", "--compress-sse", "--compression-encodings", f"{coding},zstd")
-    s = Stream(server, "/sse/ticks?n=3&interval_ms=100", [("Accept-Encoding", coding)])
+    s = open_stream(server, "/sse/ticks?n=3&interval_ms=100", [("Accept-Encoding", coding)])
     assert s.headers["content-encoding"] == coding
     assert s.headers["vary"] == "Accept-Encoding"
     inflate = zlib.decompressobj(wbits=31 if coding == "gzip" else 15)
     # Each event arrives flushed: it decodes before the next one is produced.
     first = inflate.decompress(s.chunk()).decode()
-    assert events(first) == [("tick", "1", '{"tick":1}')]
+    assert sse_events(first) == [("tick", "1", '{"tick":1}')]
     rest = b""
     while True:
         c = s.chunk()
@@ -183,5 +125,5 @@ def test_compressed_event_stream_decodes_event_by_event(start_server, coding):
             break
         rest += inflate.decompress(c)
     s.close()
-    assert events(first + rest.decode())[1:] == [("tick", "2", '{"tick":2}'), ("tick", "3", '{"tick":3}')]
+    assert sse_events(first + rest.decode())[1:] == [("tick", "2", '{"tick":2}'), ("tick", "3", '{"tick":3}')]
     assert inflate.eof

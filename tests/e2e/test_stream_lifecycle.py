@@ -3,67 +3,11 @@ client disconnect (access log, metrics) and flow control against a client that r
 
 import json
 import signal
-import socket
 import time
 
 import pytest
 
-
-class ChunkedStream:
-    """A streamed response read one chunk at a time from a raw socket; counts every byte received."""
-
-    def __init__(self, server, path, rcvbuf=None):
-        family = socket.AF_INET6 if ":" in server.host else socket.AF_INET
-        self.sock = socket.socket(family, socket.SOCK_STREAM)
-        if rcvbuf is not None:  # before connect, so the window stays small
-            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-        self.sock.settimeout(30)
-        self.sock.connect((server.host, server.port))
-        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: t\r\n\r\n".encode())
-        self.buf = b""
-        self.received = 0
-        self.head = None
-
-    def read_head(self):
-        head = self._until(b"\r\n\r\n")
-        self.head = head
-        return int(head.split(b" ", 2)[1])
-
-    def _fill(self):
-        data = self.sock.recv(262144)
-        if not data:
-            raise ConnectionError("closed")
-        self.received += len(data)
-        self.buf += data
-
-    def _until(self, marker):
-        while marker not in self.buf:
-            self._fill()
-        i = self.buf.index(marker) + len(marker)
-        out, self.buf = self.buf[:i], self.buf[i:]
-        return out
-
-    def chunk(self):
-        """The next chunk's payload; b"" for the terminating chunk; ConnectionError on a cut stream."""
-        if self.head is None:
-            assert self.read_head() == 200
-        size = int(self._until(b"\r\n")[:-2], 16)
-        while len(self.buf) < size + 2:
-            self._fill()
-        data, self.buf = self.buf[:size], self.buf[size + 2 :]
-        return data
-
-    def at_eof(self):
-        """True when the server closed the connection (nothing more was sent)."""
-        if self.buf:
-            return False
-        data = self.sock.recv(1)
-        self.received += len(data)
-        self.buf += data
-        return not data
-
-    def close(self):
-        self.sock.close()
+from tests.e2e.streams import ChunkedStream
 
 
 def assert_records(body):
