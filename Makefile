@@ -32,6 +32,7 @@ run: build
 test: build lint
 	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 	@$(PYTHON) -m pytest -q tests
+	@if $(PYTHON) scripts/io_uring_probe.py; then SLIPSTREAM_IO_URING=1 $(PYTHON) -m pytest -q tests; fi
 	@$(PYTHON) -m pytest -q bench/tests
 	@$(PYTHON) -m pytest -q python/tests
 

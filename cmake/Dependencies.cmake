@@ -17,3 +17,6 @@ if(SLIPSTREAM_BUILD_BENCH)
     set(SLIPSTREAM_BUILD_BENCH OFF)
   endif()
 endif()
+# Optional: liburing (Debian liburing-dev) builds the io_uring event-loop backend (--io-uring); without it the
+# backend compiles out and the flag fails at startup with a clear error.
+pkg_check_modules(LIBURING QUIET IMPORTED_TARGET liburing)

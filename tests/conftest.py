@@ -14,6 +14,12 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 BUILD = ROOT / os.environ.get("SLIPSTREAM_BUILD_DIR", "build")
 
 
+def pytest_report_header(config):
+    """Names the I/O backend: the servers read SLIPSTREAM_IO_URING (=1 runs the whole suite on io_uring)."""
+    on = os.environ.get("SLIPSTREAM_IO_URING", "").lower() in ("1", "true", "yes", "on")
+    return f"slipstream I/O backend: {'io_uring' if on else 'epoll'} (SLIPSTREAM_IO_URING)"
+
+
 class Server:
     """A server process started on port 0; its first stdout line says where it listens."""
 

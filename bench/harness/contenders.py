@@ -200,9 +200,10 @@ def _write_large(ctx: LaunchContext) -> str:
     return path
 
 
-def _slipstream_cpp(access_log: bool, request_metrics: bool = True) -> Callable[[Contender, LaunchContext], Launch]:
+def _slipstream_cpp(access_log: bool, request_metrics: bool = True,
+                    io_uring: bool = False) -> Callable[[Contender, LaunchContext], Launch]:
     """build/examples/bench_app on one I/O thread; with `access_log` its JSON lines go to a file in the work dir;
-    without `request_metrics` no per-route counters or histograms are kept."""
+    without `request_metrics` no per-route counters or histograms are kept; `io_uring` runs the loop on io_uring."""
     def build(c: Contender, ctx: LaunchContext) -> Launch:
         env = _env(ctx)
         env["BENCH_LARGE_FILE"] = _write_large(ctx)
@@ -210,6 +211,8 @@ def _slipstream_cpp(access_log: bool, request_metrics: bool = True) -> Callable[
             else ["--no-access-log"]
         if not request_metrics:
             log.append("--no-request-metrics")
+        if io_uring:
+            log.append("--io-uring")
         tls = ["--tls-cert", ctx.tls_cert, "--tls-key", ctx.tls_key] if ctx.tls else []
         return Launch([SLIPSTREAM_CPP, "--host", HOST, "--port", str(ctx.port), "--threads", "1",
                        "--max-connections", str(ctx.fd_limit), *log, *tls],
@@ -278,6 +281,10 @@ CONTENDERS: list[Contender] = [
               "Slipstream, C++ handlers with neither access log nor per-route request metrics: their joint cost",
               "examples/bench_app.cpp", (f"file:{SLIPSTREAM_CPP}",), _slipstream_cpp(False, request_metrics=False), (),
               _only(("hello",), "the observability cost is measured on hello only")),
+    Contender("slipstream-cpp-uring", "slipstream",
+              "Slipstream, C++ handlers, I/O loop on io_uring (--io-uring) instead of epoll: its cost against epoll",
+              "examples/bench_app.cpp", (f"file:{SLIPSTREAM_CPP}",), _slipstream_cpp(False, io_uring=True), (),
+              _only(("hello", "pipelined"), "the io_uring loop is compared with epoll on hello and pipelined only")),
     Contender("slipstream-py-def", "slipstream", "Slipstream, Python `def` handlers, 1 thread", "slipstream_app.py",
               ("module:slipstream",), _script("--style", "def"), ("dist:slipstream",),
               {"ws": "WebSocket handlers are async def: measured in slipstream-py-async"}),

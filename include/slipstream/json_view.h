@@ -16,7 +16,8 @@ struct JsonNode;
 /// Request is). A default-constructed view is null. Accessors of the wrong type return zero values.
 class JsonView {
   public:
-    enum class Kind : std::uint8_t { kNull, kBool, kInt, kUint, kDouble, kString, kArray, kObject };
+    /// kBigInt: an integer outside int64 and uint64, kept exact as decimal text (as_decimal()).
+    enum class Kind : std::uint8_t { kNull, kBool, kInt, kUint, kDouble, kString, kArray, kObject, kBigInt };
 
     JsonView() = default;
     explicit JsonView(const detail::JsonNode* node) : node_(node) {}
@@ -26,8 +27,10 @@ class JsonView {
     bool as_bool() const;
     std::int64_t as_int() const;
     std::uint64_t as_uint() const;
-    /// Any number as a double.
+    /// Any number as a double (the nearest one for kBigInt).
     double as_double() const;
+    /// The exact decimal text of a kBigInt (optional '-', no leading zeros); empty for other kinds.
+    std::string_view as_decimal() const;
     std::string_view as_string() const;
 
     /// Elements of an array or members of an object; 0 otherwise.

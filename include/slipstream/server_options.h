@@ -31,6 +31,10 @@ struct ServerOptions {
     std::size_t max_requests_per_connection = 10'000;  // then Connection: close
     std::size_t max_pipelined = 64;                    // requests in flight per connection before reading pauses
     std::size_t max_output_buffer = 4 * 1024 * 1024;   // unsent bytes per connection before reading pauses
+    /// I/O threads wait in io_uring instead of epoll, and plain connections receive and send through the
+    /// ring (one system call per keep-alive request instead of three). TLS connections stay readiness-driven.
+    /// Server::start() throws when the build (liburing) or the kernel cannot do it.
+    bool io_uring = false;
 
     // WebSocket routes (see slipstream/websocket.h).
     std::size_t ws_max_message_bytes = 1024 * 1024;         // after reassembly and inflation: close 1009 past it

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "slipstream/request.h"
@@ -48,13 +49,28 @@ class WebSocket {
     /// times out). Returns false when the connection was already closing.
     bool close(std::uint16_t code = 1000, std::string_view reason = {});
 
+    /// Manual accept only (WebSocketHandler::manual_accept): completes the pending handshake. `subprotocol`
+    /// is empty (none) or one of offered_subprotocols(); `headers` are added to the answer (names must be
+    /// tokens, values free of CR/LF/NUL; handshake and framing fields are refused). Returns false, and
+    /// changes nothing, when the handshake is no longer pending (accepted, refused, the client left) or an
+    /// argument is invalid. Any thread; sends made after it returns go out after the answer.
+    bool accept(std::string_view subprotocol = {}, std::vector<std::pair<std::string, std::string>> headers = {});
+    /// Manual accept only: refuses the pending handshake with an HTTP response (say 403) and closes the
+    /// connection after it; on_close then runs with 1006. close() before accept() refuses with 403 and
+    /// reports its own code to on_close. Returns false when the handshake is not pending. Any thread.
+    bool reject(Response response);
+    /// False while a manual-accept handshake is pending (and after it was refused).
+    bool is_accepted() const;
+    /// The client's Sec-WebSocket-Protocol offers, in its order (empty when it offered none).
+    const std::vector<std::string>& offered_subprotocols() const;
+
     /// True until a close frame was sent or received or the connection dropped.
     bool is_open() const;
     /// Bytes accepted by send_* that are not yet written to the socket.
     std::size_t buffered_amount() const;
     /// The upgrade request (path, path parameters, query, headers, peer). Valid while the handle lives.
     Request request() const;
-    /// The subprotocol agreed in the handshake, or empty.
+    /// The subprotocol agreed in the handshake, or empty (read it in the callbacks or after accept()).
     std::string_view subprotocol() const;
     /// True when permessage-deflate was negotiated.
     bool compressed() const;
@@ -77,9 +93,10 @@ class WebSocket {
 /// and close the connection with 1011. Any callback may be empty.
 struct WebSocketHandler {
     /// Before the handshake is answered: return a Response to refuse the upgrade with it (say 401 or
-    /// 403); nullopt accepts. The Request is the upgrade request (path parameters included).
+    /// 403); nullopt goes on. The Request is the upgrade request (path parameters included).
     std::function<std::optional<Response>(Request&)> on_upgrade;
-    /// The connection is open (the 101 is queued). The handle may be kept and used from any thread.
+    /// The connection is open (the 101 is queued), or, with manual_accept, the handshake is pending and
+    /// waits for WebSocket::accept() / reject() / close(). The handle may be kept and used from any thread.
     std::function<void(WebSocket&)> on_open;
     /// A whole message (fragments reassembled, inflated, text validated as UTF-8). `data` is valid only
     /// during the call.
@@ -94,6 +111,13 @@ struct WebSocketHandler {
     /// Subprotocols this route speaks, in no particular order: the first of the client's offers that is
     /// listed here is chosen. Empty: none is agreed.
     std::vector<std::string> subprotocols;
+    /// false (the fast path): the engine answers the handshake before on_open, choosing from
+    /// `subprotocols`. true: the answer waits for the handler (FastAPI's `await websocket.accept(
+    /// subprotocol=..., headers=...)`): on_open runs first, then accept() sends the 101 (200 on HTTP/2)
+    /// with the subprotocol and headers it names, reject() or close() refuse with an HTTP status.
+    /// Messages arrive only after accept(); a handshake left pending past ServerOptions::
+    /// handler_timeout_ms is refused with 504.
+    bool manual_accept = false;
 };
 
 }  // namespace slipstream

@@ -2,6 +2,7 @@
 #include "arg_plan.h"
 
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 namespace slipstream::python {
@@ -25,6 +26,12 @@ PyObject* item_at(PyObject* desc, Py_ssize_t i) {
     return PyTuple_GET_ITEM(desc, i);
 }
 
+// An integer beyond 64 bits from its exact decimal text (at most 4300 digits: json/ refuses longer ones).
+PyObject* long_from_decimal(std::string_view digits) {
+    std::string text(digits);
+    return PyLong_FromString(text.c_str(), nullptr, 10);
+}
+
 PyRef interned(const char* s) {
     return PyRef::steal(PyUnicode_InternFromString(s));
 }
@@ -42,6 +49,8 @@ PyObject* json_to_python(JsonView v) {
             return PyLong_FromLongLong(v.as_int());
         case JsonView::Kind::kUint:
             return PyLong_FromUnsignedLongLong(v.as_uint());
+        case JsonView::Kind::kBigInt:
+            return long_from_decimal(v.as_decimal());
         case JsonView::Kind::kDouble:
             return PyFloat_FromDouble(v.as_double());
         case JsonView::Kind::kString:
@@ -159,7 +168,8 @@ PyObject* ArgPlan::convert(JsonView v) const {
             if (v.kind() == JsonView::Kind::kDouble) return PyLong_FromDouble(v.as_double());
             return json_to_python(v);
         case Kind::kFloat:
-            if (v.kind() == JsonView::Kind::kInt || v.kind() == JsonView::Kind::kUint)
+            if (v.kind() == JsonView::Kind::kInt || v.kind() == JsonView::Kind::kUint ||
+                v.kind() == JsonView::Kind::kBigInt)
                 return PyFloat_FromDouble(v.as_double());
             return json_to_python(v);
         case Kind::kOptional:

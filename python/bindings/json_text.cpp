@@ -113,6 +113,9 @@ void append_json(std::string& out, JsonView v) {
         case JsonView::Kind::kUint:
             out.append(std::to_string(v.as_uint()));
             return;
+        case JsonView::Kind::kBigInt:
+            out.append(v.as_decimal());
+            return;
         case JsonView::Kind::kDouble: {
             double d = v.as_double();
             if (std::isfinite(d))

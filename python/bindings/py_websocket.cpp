@@ -108,6 +108,7 @@ std::shared_ptr<PyWebSocket> describe(WebSocket& ws, const std::vector<std::stri
     p->query = std::string(req.query_string());
     p->client = req.peer();
     p->subprotocol = std::string(ws.subprotocol());
+    p->offered = ws.offered_subprotocols();
     req.for_each_header(
         [&](std::string_view n, std::string_view v) { p->headers.emplace_back(std::string(n), std::string(v)); });
     for (const std::string& n : names) {
@@ -133,6 +134,7 @@ void add_websocket_route(NativeApp& app, const std::string& pattern, WebSocketHu
     std::vector<std::string> names = param_names(pattern);
     std::size_t cap = std::max<std::size_t>(16 * app.app().options().ws_max_message_bytes, 1 << 20);
     WebSocketHandler h;
+    h.manual_accept = true;  // the handler's `await websocket.accept(subprotocol=..., headers=...)` answers
     h.on_open = [core, names, route](WebSocket& ws) {
         auto state = std::make_shared<WsConnState>();
         state->id = ++core->next_id;
@@ -175,6 +177,25 @@ void register_websocket(nb::module_& m) {
                 return s.ws.close(static_cast<std::uint16_t>(code), reason);
             },
             nb::arg("code") = 1000, nb::arg("reason") = "")
+        .def(
+            "accept",
+            [](PyWebSocket& s, const std::string& subprotocol,
+               std::vector<std::pair<std::string, std::string>> headers) {
+                nb::gil_scoped_release unlocked;
+                return s.ws.accept(subprotocol, std::move(headers));
+            },
+            nb::arg("subprotocol") = "", nb::arg("headers") = std::vector<std::pair<std::string, std::string>>{})
+        .def(
+            "reject",
+            [](PyWebSocket& s, int status, const std::string& body, const std::string& content_type) {
+                Response r(status);
+                r.body = body;
+                if (!body.empty()) r.content_type = content_type;
+                return s.ws.reject(std::move(r));
+            },
+            nb::arg("status"), nb::arg("body") = "", nb::arg("content_type") = "text/plain; charset=utf-8")
+        .def_prop_ro("is_accepted", [](const PyWebSocket& s) { return s.ws.is_accepted(); })
+        .def_ro("offered", &PyWebSocket::offered)
         .def("consumed", [](PyWebSocket& s, std::size_t n) { s.state->inbound.fetch_sub(n); })
         .def_prop_ro("is_open", [](const PyWebSocket& s) { return s.ws.is_open(); })
         .def_prop_ro("buffered_amount", [](const PyWebSocket& s) { return s.ws.buffered_amount(); })

@@ -19,7 +19,8 @@ class NativeApp;
 struct WsHubCore;
 
 /// What Python sees of one connection (`_native.NativeWebSocket`). Made on the I/O thread at on_open
-/// (request data copied then, no GIL), handed to Python through the hub. Sends are thread-safe.
+/// (request data copied then, no GIL), handed to Python through the hub. Python routes use manual accept:
+/// the handshake waits for `accept()` (or `close()` -> 403, `reject()`). Sends are thread-safe.
 struct PyWebSocket {
     WebSocket ws;
     std::uint64_t id = 0;
@@ -27,6 +28,7 @@ struct PyWebSocket {
     std::string path, query, client, subprotocol;
     std::vector<std::pair<std::string, std::string>> headers;
     std::vector<std::pair<std::string, std::string>> path_params;
+    std::vector<std::string> offered;  // the client's Sec-WebSocket-Protocol items
     std::shared_ptr<struct WsConnState> state;
 };
 

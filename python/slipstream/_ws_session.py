@@ -55,18 +55,32 @@ class WebSocketTestSession:
         dispatcher = getattr(self._client._runtime, "websocket_dispatcher", None)
         if dispatcher is not None:
             dispatcher.tracking = True  # before the handshake: the connection is recorded when it opens
-        self._handshake()
-        if dispatcher is None:
-            self._fail_connect(1000, "")
+        status = self._handshake()
         port = self._sock.getsockname()[1]  # type: ignore[union-attr]
+        if status != 101:
+            self._refused(dispatcher, port)
         ws, task = self._client._runtime.call_on_loop(lambda: dispatcher.connection(port))
         self._handler = (ws, task)
-        if not ws._accepted:  # closed (or ended) before accept()
-            message = self.receive()
-            while message["type"] != "websocket.close":
-                message = self.receive()
-            self._fail_connect(message["code"], message.get("reason") or "")
         return self
+
+    def _refused(self, dispatcher: Any, port: int) -> None:
+        """The handshake was answered with an HTTP status: raise what Starlette's TestClient raises."""
+        self._shutdown()
+        found = None
+        if dispatcher is not None:
+            # A handler's refusal (close before accept) is answered after its connection was recorded.
+            async def take() -> Any:
+                return dispatcher.by_port.pop(port, None)
+
+            found = self._client._runtime.call_on_loop(take)
+        if found is None:
+            raise WebSocketDisconnect(1000, "")  # no WebSocket route took the path (or C++ refused it)
+        self._handler = found
+        ws = found[0]
+        if ws._error is not None and self._client.raise_server_exceptions:
+            self._wait_handler()
+        code, reason = ws._refused or (1000, "")
+        raise WebSocketDisconnect(code, reason)
 
     def __exit__(self, *exc: object) -> None:
         try:
@@ -104,7 +118,8 @@ class WebSocketTestSession:
             raise ws._error
 
     # --- handshake ---
-    def _handshake(self) -> None:
+    def _handshake(self) -> int:
+        """Sends the upgrade request and reads the answer's head; returns its status."""
         key = base64.b64encode(os.urandom(16)).decode()
         headers = {"host": self._client._host_header, "upgrade": "websocket", "connection": "Upgrade",
                    "sec-websocket-key": key, "sec-websocket-version": "13", "user-agent": "testclient"}
@@ -123,13 +138,13 @@ class WebSocketTestSession:
         response_headers = [tuple(h.split(":", 1)) for h in header_lines if ":" in h]
         self.extra_headers = [(k.strip().lower().encode(), v.strip().encode()) for k, v in response_headers]
         if status != 101:
-            # Starlette: no WebSocket route takes the path, so the router closes the socket (1000).
-            self._fail_connect(1000, "")
+            return status
         expected = base64.b64encode(hashlib.sha1((key + _GUID).encode()).digest()).decode()
         found = {k.decode(): v.decode() for k, v in self.extra_headers}
         if found.get("sec-websocket-accept") != expected:
             self._fail_connect(1002, "bad Sec-WebSocket-Accept")
         self.accepted_subprotocol = found.get("sec-websocket-protocol") or None
+        return status
 
     # --- sending ---
     def send(self, message: dict[str, Any]) -> None:

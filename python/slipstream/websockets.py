@@ -4,9 +4,9 @@ The C++ engine does the handshake, framing, fragmentation, UTF-8 checks, permess
 close handshake on its I/O threads. Python sees whole messages: the I/O threads hand events to the executor's
 asyncio loop through one eventfd (a `WebSocketHub`), and each connection's handler runs as a task there.
 
-Differences from Starlette: the handshake is answered (101) before the handler runs, so `accept()` cannot
-choose a subprotocol or add headers, and closing before `accept()` sends a close frame with the code given
-rather than an HTTP 403.
+The handshake waits for the handler, as with Starlette: `await websocket.accept(subprotocol=..., headers=...)`
+sends the 101 with the chosen subprotocol (one the client offered) and headers; closing before `accept()`, or a
+handler that ends without accepting, answers HTTP 403.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ._ws_endpoint import WebSocketValidationError, WsEndpoint
-from .datastructures import Headers, QueryParams
+from .datastructures import URL, Headers, QueryParams
 
 __all__ = ["WebSocket", "WebSocketDisconnect", "WebSocketException", "WebSocketState", "install_websockets"]
 
@@ -61,7 +61,7 @@ class WebSocket:
         self._inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._drained = asyncio.Event()
         self._close_code: int | None = None
-        self.client_state = WebSocketState.CONNECTED  # the 101 was sent by the engine
+        self.client_state = WebSocketState.CONNECTING  # the handshake waits for accept()
         self.application_state = WebSocketState.CONNECTING
         self.path_params: dict[str, str] = dict(native.path_params)
         self.headers = Headers(list(native.headers))
@@ -70,26 +70,57 @@ class WebSocket:
         self.client: str = native.client
         self.subprotocol: str | None = native.subprotocol or None
         self.state: dict[str, Any] = {}
+        self._offered: list[str] = list(native.offered)
+        self._refused: tuple[int, str] | None = None  # (code, reason) of a close before accept() (sent as 403)
         # Set once the handler accepted, closed or ended (the TestClient's websocket_connect waits for it).
         self._settled = asyncio.Event()
         self._accepted = False
         self._error: BaseException | None = None
 
+    @property
+    def url(self) -> URL:
+        return URL("ws", self.headers.get("host", ""), self.url_path, self._native.query)
+
+    @property
+    def scope(self) -> dict[str, Any]:
+        """The ASGI scope of the connection (built on each access)."""
+        host, _, port = self.client.rpartition(":")
+        return {
+            "type": "websocket", "asgi": {"version": "3.0"}, "http_version": "1.1", "scheme": "ws",
+            "path": self.url_path, "raw_path": self.url_path.encode(), "root_path": "",
+            "query_string": self._native.query.encode("latin-1"),
+            "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in self._native.headers],
+            "client": (host, int(port)) if port.isdigit() else None, "subprotocols": list(self._offered),
+            "path_params": dict(self.path_params), "state": self.state,
+        }
+
     # --- handshake and close ---
     async def accept(self, subprotocol: str | None = None, headers: Any = None) -> None:
-        """Marks the connection accepted (the engine already answered the handshake)."""
+        """Answers the handshake (101) with `subprotocol` (one the client offered, or None) and `headers`
+        (an iterable of (name, value) pairs, bytes or str)."""
         if self.application_state == WebSocketState.DISCONNECTED:
             raise RuntimeError('Cannot call "accept" once a close message has been sent.')
+        if self.application_state == WebSocketState.CONNECTED:
+            raise RuntimeError('Cannot call "accept" twice.')
+        if subprotocol is not None and subprotocol not in self._offered:
+            raise RuntimeError(f"subprotocol {subprotocol!r} was not offered by the client (offered: {self._offered})")
+        pairs = [(_text(k), _text(v)) for k, v in (headers or ())]
+        if not self._native.accept(subprotocol or "", pairs):
+            if not self._native.is_open:
+                self.client_state = WebSocketState.DISCONNECTED
+                raise WebSocketDisconnect(self._close_code or 1006)
+            raise RuntimeError(f"invalid handshake header in {pairs!r}")
+        self.subprotocol = subprotocol
+        self.client_state = WebSocketState.CONNECTED
         self.application_state = WebSocketState.CONNECTED
         self._accepted = True
         self._settled.set()
 
     async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        """Closes with `code`; before accept() the handshake is refused with HTTP 403 instead."""
         if self.application_state == WebSocketState.DISCONNECTED:
             raise RuntimeError('Cannot call "send" once a close message has been sent.')
-        self.application_state = WebSocketState.DISCONNECTED
-        self._settled.set()
-        self._native.close(code, reason or "")
+        _close(self, code, reason or "")
 
     # --- receiving ---
     async def receive(self) -> dict[str, Any]:
@@ -153,7 +184,7 @@ class WebSocket:
     async def send(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
         if kind == "websocket.accept":
-            await self.accept(message.get("subprotocol"))
+            await self.accept(message.get("subprotocol"), message.get("headers"))
         elif kind == "websocket.close":
             await self.close(message.get("code", 1000), message.get("reason"))
         elif kind == "websocket.send":
@@ -203,6 +234,10 @@ class WebSocket:
             self._close_code = code
             self._inbox.put_nowait({"type": "websocket.disconnect", "code": code, "reason": payload})
             self._drained.set()
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode("latin-1") if isinstance(value, (bytes, bytearray)) else str(value)
 
 
 def _raise_on_disconnect(message: dict[str, Any]) -> None:
@@ -284,7 +319,10 @@ class _Dispatcher:
 def _close(ws: WebSocket, code: int, reason: str) -> None:
     """Closes the connection unless the handler already did (a reason is cut to the 123 bytes a frame holds)."""
     if ws.application_state != WebSocketState.DISCONNECTED:
+        if ws.application_state == WebSocketState.CONNECTING:
+            ws._refused = (code, reason)  # the engine answers 403; a TestClient reports the code
         ws.application_state = WebSocketState.DISCONNECTED
+        ws._settled.set()
         ws._native.close(code, reason.encode()[:123].decode("utf-8", "ignore"))
 
 

@@ -130,7 +130,7 @@ def test_headers_cookies_query_and_subprotocols() -> None:
 
     @app.websocket("/info")
     async def info(websocket: WebSocket) -> None:
-        await websocket.accept()
+        await websocket.accept(subprotocol=websocket.scope["subprotocols"][0])
         await websocket.send_json({"token": websocket.headers.get("x-token"), "cookie": websocket.headers.get("cookie"),
                                    "q": websocket.query_params.getlist("q")})
 
@@ -138,8 +138,7 @@ def test_headers_cookies_query_and_subprotocols() -> None:
             "/info?q=1", subprotocols=["chat"], params={"q": "2"}, headers={"X-Token": "t"},
             cookies={"session": "s"}) as ws:
         assert ws.receive_json() == {"token": "t", "cookie": "session=s", "q": ["1", "2"]}
-        # The engine answers the handshake before the handler runs: no subprotocol is chosen (see websockets.py).
-        assert ws.accepted_subprotocol is None
+        assert ws.accepted_subprotocol == "chat"
 
 
 def test_router_websocket_with_prefixes_and_dependencies() -> None:

@@ -11,7 +11,7 @@ import pytest
 from slipstream import App, TestClient, WebSocket, WebSocketDisconnect
 
 websockets = pytest.importorskip("websockets")
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 
@@ -122,8 +122,10 @@ def test_receive_before_accept_is_an_error() -> None:
     async def handler(websocket: WebSocket) -> None:
         await websocket.receive_text()
 
-    with TestClient(app) as client, connect(url(client, "/ws")) as ws:
-        assert closed_code(ws) == 1011
+    # The handler fails before accept(): the handshake is refused with HTTP 403 (as under Starlette).
+    with TestClient(app) as client, pytest.raises(InvalidStatus) as info, connect(url(client, "/ws")):
+        pass
+    assert info.value.response.status_code == 403
 
 
 def test_returning_closes_normally_and_http_routes_still_work() -> None:

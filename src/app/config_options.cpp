@@ -138,6 +138,9 @@ Registry make_config_registry() {
     r.add(std::move(config));
     r.add(make(K::kInteger, "threads", G::kGeneral, "N", "I/O threads; 0 means one per core",
                number(srv, &ServerOptions::threads), 0, 1024));
+    r.add(make(K::kBool, "io-uring", G::kGeneral, "",
+               "I/O threads use io_uring instead of epoll (plain connections: one system call per request)",
+               flag(srv, &ServerOptions::io_uring)));
     r.add(with_check(make(K::kString, "server-header", G::kGeneral, "TEXT",
                           "value of the Server header; empty sends none", text(srv, &ServerOptions::server_header)),
                      header_value));

@@ -18,9 +18,10 @@ enum class DuplicateKeys : std::uint8_t { kKeepLast, kReject };
 
 /// Limits against hostile documents. Each has a default and is a server knob.
 struct ParseOptions {
-    std::size_t max_depth = 64;              // nesting of arrays/objects
-    std::size_t max_string_bytes = 1 << 20;  // one string or key, in bytes after unescaping
-    std::size_t max_members = 10'000;        // members of one object / elements of one array
+    std::size_t max_depth = 64;                          // nesting of arrays/objects
+    std::size_t max_string_bytes = 1 << 20;              // one string or key, in bytes after unescaping
+    std::size_t max_members = 10'000;                    // members of one object / elements of one array
+    std::size_t max_integer_digits = kMaxIntegerDigits;  // digits of an integer literal (Python's limit)
     DuplicateKeys duplicate_keys = DuplicateKeys::kKeepLast;
 };
 

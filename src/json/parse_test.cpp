@@ -178,6 +178,7 @@ struct NumberCase {
     std::int64_t i;
     std::uint64_t u;
     double d;
+    std::string_view decimal = {};  // kBigInt text
 };
 
 const NumberCase kNumbers[] = {
@@ -189,10 +190,14 @@ const NumberCase kNumbers[] = {
     {"-9223372036854775808", Type::kInt, INT64_MIN, 0, 0},
     {"9223372036854775808", Type::kUint, 0, 9223372036854775808ULL, 0},
     {"18446744073709551615", Type::kUint, 0, UINT64_MAX, 0},
-    // Integers beyond uint64 (and below int64) become the nearest double.
-    {"18446744073709551616", Type::kDouble, 0, 0, 18446744073709551616.0},
-    {"-9223372036854775809", Type::kDouble, 0, 0, -9223372036854775808.0},
-    {"123456789012345678901234567890", Type::kDouble, 0, 0, 1.2345678901234568e+29},
+    // Integers beyond uint64 (and below int64) stay exact (kBigInt), as Python's int; as_double() is the nearest.
+    {"18446744073709551616", Type::kBigInt, 0, 0, 18446744073709551616.0, "18446744073709551616"},
+    {"-9223372036854775809", Type::kBigInt, 0, 0, -9223372036854775808.0, "-9223372036854775809"},
+    {"123456789012345678901234567890", Type::kBigInt, 0, 0, 1.2345678901234568e+29, "123456789012345678901234567890"},
+    {"-123456789012345678901234567890", Type::kBigInt, 0, 0, -1.2345678901234568e+29,
+     "-123456789012345678901234567890"},
+    {"123456789012345678901234567890.0", Type::kDouble, 0, 0, 1.2345678901234568e+29},
+    {"1e30", Type::kDouble, 0, 0, 1e30},
     {"1.5", Type::kDouble, 0, 0, 1.5},
     {"1.0", Type::kDouble, 0, 0, 1.0},
     {"1e2", Type::kDouble, 0, 0, 100.0},
@@ -218,6 +223,10 @@ TEST(ParseTest, NumbersAtRootAndInsideArray) {
                 EXPECT_EQ(v.as_int(), c.i);
             } else if (c.type == Type::kUint) {
                 EXPECT_EQ(v.as_uint(), c.u);
+            } else if (c.type == Type::kBigInt) {
+                EXPECT_EQ(v.as_decimal(), c.decimal);
+                EXPECT_EQ(v.as_double(), c.d);
+                EXPECT_TRUE(v.is_integer());
             } else {
                 EXPECT_EQ(v.as_double(), c.d);
             }
@@ -434,6 +443,7 @@ const std::string_view kDocuments[] = {
     "\"\xe2\x82\xac\xf0\x9f\x98\x80\"",
     "12345",
     "[1.0,2.50,1e16,0.1,123456789.123456789]",
+    R"({"big":123456789012345678901234567890,"neg":[-18446744073709551617,{"n":99999999999999999999}]})",
 };
 
 TEST(ParseTest, SimdjsonAndStrictPathsAgree) {

@@ -366,7 +366,8 @@ bool StrictParser::read_unicode_escape(std::size_t backslash, std::size_t* next)
 }
 
 // Scans like CPython's number matcher (longest valid prefix: "1." is 1 then "."), then converts: int64, else
-// uint64, else double (integers beyond uint64 become the nearest double; beyond the double range is an error).
+// uint64, else an exact kBigInt for other integers; numbers with a fraction or exponent are doubles (beyond the
+// double range is an error).
 bool StrictParser::read_number(Value* v) {
     const std::size_t start = pos_, n = text_.size();
     std::size_t i = start;
@@ -411,6 +412,14 @@ bool StrictParser::read_number(Value* v) {
             *v = Value::unsigned_integer(u);
             return true;
         }
+        // Beyond 64 bits: exact, as Python's int, up to Python's digit limit (json.loads raises ValueError).
+        const std::size_t digits = i - start - (*first == '-' ? 1 : 0);
+        if (digits > options_.max_integer_digits) {
+            return fail(start, ParseErrorKind::kLimit,
+                        "Integer longer than " + std::to_string(options_.max_integer_digits) + " digits");
+        }
+        *v = Value::big_integer(arena_.copy(text_.substr(start, i - start)));
+        return true;
     }
     double d = 0;
     if (std::from_chars(first, last, d).ec == std::errc::result_out_of_range) {

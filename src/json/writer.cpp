@@ -212,6 +212,9 @@ base::Status Writer::write_value(const Value& value) {
         case Type::kUint:
             uint64(value.as_uint());
             break;
+        case Type::kBigInt:
+            raw(value.as_decimal());  // exact digits, as json.dumps(int)
+            break;
         case Type::kDouble:
             return number(value.as_double());
         case Type::kString:

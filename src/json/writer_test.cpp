@@ -413,8 +413,9 @@ const RoundTripCase kRoundTrips[] = {
      "sep\"}"},
     {"[1.7976931348623157e308,5e-324,-1e-400]", "[1.7976931348623157e+308,5e-324,-0.0]"},
     {"\"\xe2\x82\xac\"", "\"\xe2\x82\xac\""},
-    // Differs from Python on purpose: integers beyond uint64 become doubles (Python keeps exact ints).
-    {"18446744073709551616", "1.8446744073709552e+19"},
+    // Integers beyond 64 bits are exact, as Python's ints.
+    {"18446744073709551616", "18446744073709551616"},
+    {"[-123456789012345678901234567890,{\"n\":1e30}]", "[-123456789012345678901234567890,{\"n\":1e+30}]"},
 };
 
 TEST(WriterTest, ParseThenWriteMatchesPython) {

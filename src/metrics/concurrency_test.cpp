@@ -74,6 +74,30 @@ TEST_P(ConcurrencyTest, HistogramSumsExactly) {
     EXPECT_EQ(s.sum, kThreads * (5 * ((kIters + 2) / 3) + 50 * ((kIters + 1) / 3) + 500 * (kIters / 3)));
 }
 
+TEST_P(ConcurrencyTest, LocalHandlesSumExactly) {
+    Registry registry(RegistryOptions{.shards = 4});
+    Counter& c = registry.counter("c_total", "");
+    Histogram& h = registry.histogram("h", "", Buckets({10, 100}));
+    // One handle made on the main thread and used by every thread (still exact, only slower), and one
+    // per thread made on that thread.
+    const Counter::Local shared = c.local();
+    run_threads(GetParam(), [&](int /*t*/) {
+        const Counter::Local mine = c.local();
+        const Histogram::Local hist = h.local();
+        for (std::uint64_t i = 0; i < kIters; ++i) {
+            mine.inc();
+            shared.inc(2);
+            hist.observe(i % 2 == 0 ? 5 : 500);
+        }
+    });
+    EXPECT_EQ(c.value(), kThreads * kIters * 3);
+    HistogramSnapshot s = h.snapshot();
+    EXPECT_EQ(s.counts[0], kThreads * kIters / 2);
+    EXPECT_EQ(s.counts[1], 0u);
+    EXPECT_EQ(s.counts[2], kThreads * kIters / 2);
+    EXPECT_EQ(s.sum, kThreads * kIters / 2 * 505);
+}
+
 TEST_P(ConcurrencyTest, GaugesBalance) {
     Registry registry(RegistryOptions{.shards = 2});
     Gauge& g = registry.gauge("g", "");

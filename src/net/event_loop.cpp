@@ -1,4 +1,4 @@
-// EventLoop: epoll dispatch, the eventfd wake protocol, posted/deferred task queues, timer integration.
+// EventLoop: epoll dispatch (or the io_uring backend), the eventfd wake protocol, task queues, timer integration.
 #include "net/event_loop.h"
 
 #include <sys/eventfd.h>
@@ -8,10 +8,20 @@
 #include <cerrno>
 #include <climits>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 
 #include "base/assert.h"
+
+#if SLIPSTREAM_HAVE_URING
+#include "net/uring/ring_poller.h"
+#else
+namespace slipstream::net::uring {
+// Built without liburing: no loop ever holds a backend (the constructor refuses EventLoopOptions::io_uring).
+class RingPoller {};
+}  // namespace slipstream::net::uring
+#endif
 
 namespace slipstream::net {
 namespace {
@@ -26,6 +36,22 @@ std::uint64_t pack(int fd, std::uint32_t generation) {
 
 EventLoop::EventLoop(const base::Clock& clock, EventLoopOptions options)
     : clock_(clock), now_(clock.now()), owner_(std::this_thread::get_id()), timers_(now_, options.timers) {
+    if (options.io_uring) {
+#if SLIPSTREAM_HAVE_URING
+        // A blocking eventfd: the ring's read of it waits instead of failing with EAGAIN.
+        wake_fd_ = ::eventfd(0, EFD_CLOEXEC);
+        if (wake_fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
+        try {
+            ring_ = std::make_unique<uring::RingPoller>(wake_fd_, timers_);
+        } catch (...) {
+            ::close(wake_fd_);
+            throw;
+        }
+        return;
+#else
+        throw std::runtime_error("io_uring was requested, but this build has no io_uring support (liburing missing)");
+#endif
+    }
     epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
     if (epoll_fd_ < 0) throw std::system_error(errno, std::generic_category(), "epoll_create1");
     wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -47,13 +73,36 @@ EventLoop::EventLoop(const base::Clock& clock, EventLoopOptions options)
 }
 
 EventLoop::~EventLoop() {
+    ring_.reset();
     ::close(wake_fd_);
-    ::close(epoll_fd_);
+    if (epoll_fd_ >= 0) ::close(epoll_fd_);
+}
+
+base::Status EventLoop::io_uring_support() {
+#if SLIPSTREAM_HAVE_URING
+    return uring::RingPoller::probe();
+#else
+    return base::Status::unavailable("this build has no io_uring support (liburing was not found at build time)");
+#endif
+}
+
+base::Result<StreamIo*> EventLoop::add_stream(int fd, std::uint32_t events, IoHandler* handler) {
+    SLIPSTREAM_ASSERT(is_in_loop_thread());
+    SLIPSTREAM_ASSERT(handler != nullptr);
+#if SLIPSTREAM_HAVE_URING
+    if (ring_) return ring_->add_stream(fd, events, handler);
+#endif
+    (void)fd;
+    (void)events;
+    return base::Status::invalid_argument("add_stream needs an io_uring loop");
 }
 
 base::Status EventLoop::add(int fd, std::uint32_t events, IoHandler* handler) {
     SLIPSTREAM_ASSERT(is_in_loop_thread());
     SLIPSTREAM_ASSERT(handler != nullptr && fd >= 0);
+#if SLIPSTREAM_HAVE_URING
+    if (ring_) return ring_->add(fd, events, handler);
+#endif
     const auto index = static_cast<std::size_t>(fd);
     if (index >= registrations_.size()) registrations_.resize(index + index / 2 + 64);
     std::uint32_t generation = next_generation_++;
@@ -75,6 +124,9 @@ base::Status EventLoop::add(int fd, std::uint32_t events, IoHandler* handler) {
 
 base::Status EventLoop::modify(int fd, std::uint32_t events) {
     SLIPSTREAM_ASSERT(is_in_loop_thread());
+#if SLIPSTREAM_HAVE_URING
+    if (ring_) return ring_->modify(fd, events);
+#endif
     const auto index = static_cast<std::size_t>(fd);
     if (fd < 0 || index >= registrations_.size() || registrations_[index].handler == nullptr) {
         return base::Status::not_found("epoll modify: fd " + std::to_string(fd));
@@ -91,6 +143,9 @@ base::Status EventLoop::modify(int fd, std::uint32_t events) {
 
 base::Status EventLoop::remove(int fd) {
     SLIPSTREAM_ASSERT(is_in_loop_thread());
+#if SLIPSTREAM_HAVE_URING
+    if (ring_) return ring_->remove(fd, now_);
+#endif
     const auto index = static_cast<std::size_t>(fd);
     if (fd < 0 || index >= registrations_.size() || registrations_[index].handler == nullptr) {
         return base::Status::not_found("epoll remove: fd " + std::to_string(fd));
@@ -102,6 +157,9 @@ base::Status EventLoop::remove(int fd) {
 }
 
 std::uint32_t EventLoop::registered_events(int fd) const {
+#if SLIPSTREAM_HAVE_URING
+    if (ring_) return ring_->registered_events(fd);
+#endif
     const auto index = static_cast<std::size_t>(fd);
     if (fd < 0 || index >= registrations_.size() || registrations_[index].handler == nullptr) return 0;
     return registrations_[index].events;
@@ -170,11 +228,17 @@ std::size_t EventLoop::run_once(int max_wait_ms) {
     }
     // Wait. sleeping_ is only raised when the wait may block; a non-blocking poll needs no wake-up.
     int timeout = 0;
-    const bool may_block = max_wait_ms != 0 && deferred_.empty();
+    bool may_block = max_wait_ms != 0 && deferred_.empty();
+#if SLIPSTREAM_HAVE_URING
+    if (ring_ && ring_->has_ready()) may_block = false;
+#endif
     if (may_block) {
         sleeping_.store(true, std::memory_order_seq_cst);
         timeout = compute_timeout(max_wait_ms);
     }
+#if SLIPSTREAM_HAVE_URING
+    if (ring_) return run_ring_iteration(may_block, timeout);
+#endif
     int ready = ::epoll_wait(epoll_fd_, events_.data(), static_cast<int>(events_.size()), timeout);
     if (may_block) sleeping_.store(false, std::memory_order_relaxed);
     if (ready < 0) {
@@ -191,6 +255,21 @@ std::size_t EventLoop::run_once(int max_wait_ms) {
     work += run_deferred();
     return work;
 }
+
+#if SLIPSTREAM_HAVE_URING
+std::size_t EventLoop::run_ring_iteration(bool may_block, int timeout) {
+    ring_->wait(timeout);  // submits the iteration's receives and sends, then waits: one system call
+    if (may_block) sleeping_.store(false, std::memory_order_relaxed);
+    now_ = clock_.now();
+    ++iterations_;
+
+    std::size_t work = ring_->dispatch();
+    work += run_posted();
+    work += timers_.advance(now_);
+    work += run_deferred();
+    return work;
+}
+#endif
 
 std::size_t EventLoop::dispatch(int ready) {
     std::size_t handled = 0;

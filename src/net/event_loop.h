@@ -1,4 +1,4 @@
-// EventLoop: one epoll instance per I/O thread, with cross-thread tasks, deferred callbacks and timers.
+// EventLoop: one epoll (or io_uring) instance per I/O thread, with cross-thread tasks, deferred callbacks and timers.
 #pragma once
 
 #include <sys/epoll.h>
@@ -6,21 +6,31 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "base/clock.h"
+#include "base/result.h"
 #include "base/status.h"
 #include "net/io_handler.h"
+#include "net/stream_io.h"
 #include "net/task.h"
 #include "net/timer_wheel.h"
 
 namespace slipstream::net {
 
+namespace uring {
+class RingPoller;
+}
+
 struct EventLoopOptions {
     int max_events = 256;  // epoll_wait batch size
     TimerWheelOptions timers;
+    /// Wait in io_uring_submit_and_wait instead of epoll_wait, and let add_stream() sockets receive and send
+    /// through the ring (see uring/ring_poller.h). Needs liburing at build time; io_uring_support() says.
+    bool io_uring = false;
 };
 
 /// An epoll event loop owned by one thread (the "loop thread": the thread that calls run()/run_once(); before
@@ -45,8 +55,9 @@ struct EventLoopOptions {
 /// (how pipelined responses become one send).
 class EventLoop {
   public:
-    /// Creates the epoll instance and the wake eventfd. Throws std::system_error when the kernel refuses
-    /// (control plane). `clock` must outlive the loop.
+    /// Creates the epoll instance (or the io_uring) and the wake eventfd. Throws std::system_error when the
+    /// kernel refuses, std::runtime_error when io_uring was asked for but is not built in (control plane).
+    /// `clock` must outlive the loop.
     explicit EventLoop(const base::Clock& clock, EventLoopOptions options = {});
     /// Closes the loop's own fds. Tasks still queued are destroyed without running. Not thread-safe: no
     /// other thread may be using the loop.
@@ -69,6 +80,15 @@ class EventLoop {
     [[nodiscard]] base::Status remove(int fd);
     /// The events an fd is registered with, or 0 when it is not registered.
     std::uint32_t registered_events(int fd) const;
+    /// io_uring loops only: registers a connected socket whose reads and writes the loop performs (StreamIo,
+    /// valid until remove(fd)); `handler` hears emulated level-triggered readiness. modify/remove as for
+    /// add(). Errors: kAlreadyExists; kInvalidArgument on an epoll loop (use add() and the socket calls).
+    base::Result<StreamIo*> add_stream(int fd, std::uint32_t events, IoHandler* handler);
+    /// True when the loop runs on io_uring.
+    bool uses_io_uring() const { return ring_ != nullptr; }
+    /// Ok when EventLoopOptions::io_uring can work here (built with liburing, and the kernel allows it), else
+    /// the reason. Any thread; sets up and closes a small ring.
+    static base::Status io_uring_support();
 
     // --- cross-thread (any thread) ---
 
@@ -125,6 +145,7 @@ class EventLoop {
 
     int compute_timeout(int max_wait_ms) const;
     std::size_t dispatch(int ready);
+    std::size_t run_ring_iteration(bool may_block, int timeout);
     std::size_t run_posted();
     std::size_t run_deferred();
     void drain_wake_fd();
@@ -154,6 +175,8 @@ class EventLoop {
     std::atomic<bool> sleeping_{false};
     std::atomic<bool> stop_{false};
     std::atomic<std::uint64_t> wake_writes_{0};
+
+    std::unique_ptr<uring::RingPoller> ring_;  // the io_uring backend; null on epoll loops
 };
 
 }  // namespace slipstream::net

@@ -1,4 +1,4 @@
-// Tests for EventLoop: cross-thread post/wake/stop, I/O dispatch and removal, defer ordering, timers.
+// Tests for EventLoop on both backends (epoll, io_uring): post/wake/stop, I/O dispatch and removal, defer, timers.
 #include "net/event_loop.h"
 
 #include <fcntl.h>
@@ -20,22 +20,12 @@
 #include "base/assert.h"
 #include "net/fd.h"
 #include "net/socket.h"
+#include "net/socket_pair_for_tests.h"
 
 namespace slipstream::net {
 namespace {
 
 constexpr std::int64_t kMs = base::kNanosPerMilli;
-
-struct SocketPair {
-    Fd a;
-    Fd b;
-    SocketPair() {
-        int fds[2];
-        EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds), 0);
-        a.reset(fds[0]);
-        b.reset(fds[1]);
-    }
-};
 
 class RecordingHandler final : public IoHandler {
   public:
@@ -49,15 +39,33 @@ class RecordingHandler final : public IoHandler {
     std::function<void()> action;
 };
 
+// Every behaviour test runs on both backends; the io_uring run is skipped where io_uring is unavailable.
+class EventLoopTest : public ::testing::TestWithParam<bool> {
+  protected:
+    void SetUp() override {
+        if (!GetParam()) return;
+        base::Status s = EventLoop::io_uring_support();
+        if (!s.is_ok()) GTEST_SKIP() << "io_uring unavailable: " << s.to_string();
+    }
+    static EventLoopOptions options() {
+        EventLoopOptions o;
+        o.io_uring = GetParam();
+        return o;
+    }
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, EventLoopTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "io_uring" : "epoll"; });
+
 // Spins (yielding) until the loop, run by another thread, is blocked or about to block in epoll_wait.
 void wait_until_idle(const EventLoop& loop) {
     while (!loop.idle())
         std::this_thread::yield();
 }
 
-TEST(EventLoop, PostedTasksFromOneThreadRunInOrderWithoutWakeWrites) {
+TEST_P(EventLoopTest, PostedTasksFromOneThreadRunInOrderWithoutWakeWrites) {
     base::SystemClock clock;
-    EventLoop loop(clock);
+    EventLoop loop(clock, options());
     std::vector<int> order;
     for (int i = 0; i < 100; ++i)
         loop.post([&order, i] { order.push_back(i); });
@@ -68,9 +76,9 @@ TEST(EventLoop, PostedTasksFromOneThreadRunInOrderWithoutWakeWrites) {
         EXPECT_EQ(order[static_cast<std::size_t>(i)], i);
 }
 
-TEST(EventLoop, PostWakesASleepingLoopWithOneWrite) {
+TEST_P(EventLoopTest, PostWakesASleepingLoopWithOneWrite) {
     base::SystemClock clock;
-    EventLoop loop(clock);
+    EventLoop loop(clock, options());
     std::thread runner([&] { loop.run(); });
     wait_until_idle(loop);
     std::promise<bool> ran;
@@ -82,11 +90,11 @@ TEST(EventLoop, PostWakesASleepingLoopWithOneWrite) {
     runner.join();
 }
 
-TEST(EventLoop, PostsFromManyThreadsKeepPerProducerOrder) {
+TEST_P(EventLoopTest, PostsFromManyThreadsKeepPerProducerOrder) {
     constexpr int kProducers = 4;
     constexpr int kPerProducer = 2000;
     base::SystemClock clock;
-    EventLoop loop(clock);
+    EventLoop loop(clock, options());
     std::vector<std::vector<int>> seen(kProducers);  // touched by the loop thread only
     std::thread runner([&] { loop.run(); });
     std::vector<std::thread> producers;
@@ -111,9 +119,9 @@ TEST(EventLoop, PostsFromManyThreadsKeepPerProducerOrder) {
     }
 }
 
-TEST(EventLoop, StopFromAnotherThreadEndsRun) {
+TEST_P(EventLoopTest, StopFromAnotherThreadEndsRun) {
     base::SystemClock clock;
-    EventLoop loop(clock);
+    EventLoop loop(clock, options());
     std::thread runner([&] { loop.run(); });
     wait_until_idle(loop);
     loop.stop();
@@ -121,9 +129,9 @@ TEST(EventLoop, StopFromAnotherThreadEndsRun) {
     EXPECT_EQ(loop.wake_writes(), 1u);
 }
 
-TEST(EventLoop, StopBeforeRunAndFromATask) {
+TEST_P(EventLoopTest, StopBeforeRunAndFromATask) {
     base::SystemClock clock;
-    EventLoop loop(clock);
+    EventLoop loop(clock, options());
     loop.stop();
     loop.run();  // returns at once
     int after_stop = 0;
@@ -134,9 +142,9 @@ TEST(EventLoop, StopBeforeRunAndFromATask) {
     EXPECT_EQ(loop.wake_writes(), 0u);
 }
 
-TEST(EventLoop, MoveOnlyTaskCrossesThreads) {
+TEST_P(EventLoopTest, MoveOnlyTaskCrossesThreads) {
     base::SystemClock clock;
-    EventLoop loop(clock);
+    EventLoop loop(clock, options());
     auto payload = std::make_unique<std::string>("response bytes");
     std::string got;
     std::thread poster([&] { loop.post([p = std::move(payload), &got] { got = *p; }); });
@@ -145,9 +153,9 @@ TEST(EventLoop, MoveOnlyTaskCrossesThreads) {
     EXPECT_EQ(got, "response bytes");
 }
 
-TEST(EventLoop, LevelTriggeredReadinessRepeatsUntilRead) {
+TEST_P(EventLoopTest, LevelTriggeredReadinessRepeatsUntilRead) {
     base::SystemClock clock;
-    EventLoop loop(clock);
+    EventLoop loop(clock, options());
     SocketPair sp;
     RecordingHandler h;
     ASSERT_TRUE(loop.add(sp.a.get(), EPOLLIN, &h).is_ok());
@@ -163,9 +171,9 @@ TEST(EventLoop, LevelTriggeredReadinessRepeatsUntilRead) {
     EXPECT_TRUE(loop.remove(sp.a.get()).is_ok());
 }
 
-TEST(EventLoop, RegistrationErrorsAndModify) {
+TEST_P(EventLoopTest, RegistrationErrorsAndModify) {
     base::SystemClock clock;
-    EventLoop loop(clock);
+    EventLoop loop(clock, options());
     SocketPair sp;
     RecordingHandler h;
     EXPECT_TRUE(loop.modify(sp.a.get(), EPOLLIN).is_not_found());
@@ -208,9 +216,9 @@ TEST(EventLoopDeathTest, AddOfAFdClosedWithoutRemoveIsABugButWorks) {
     EXPECT_DEBUG_DEATH(scenario(), "bug: reg.handler == nullptr");
 }
 
-TEST(EventLoop, HupIsReportedWhenPeerCloses) {
+TEST_P(EventLoopTest, HupIsReportedWhenPeerCloses) {
     base::SystemClock clock;
-    EventLoop loop(clock);
+    EventLoop loop(clock, options());
     SocketPair sp;
     RecordingHandler h;
     ASSERT_TRUE(loop.add(sp.a.get(), EPOLLIN | EPOLLRDHUP, &h).is_ok());
@@ -233,9 +241,9 @@ class OutOfFdsHandler final : public IoHandler {
 // With every fd taken (the server's state under EMFILE), the loop still delivers events: closing clients is
 // how fds come back. Under UBSan this is the first virtual call for the handler's type; the vptr check's
 // slow path needs a free fd and used to report the live handler as "invalid vptr" and abort.
-TEST(EventLoop, DispatchesWhileTheProcessIsOutOfFds) {
+TEST_P(EventLoopTest, DispatchesWhileTheProcessIsOutOfFds) {
     base::SystemClock clock;
-    EventLoop loop(clock);
+    EventLoop loop(clock, options());
     SocketPair sp;
     OutOfFdsHandler h;
     ASSERT_TRUE(loop.add(sp.a.get(), EPOLLIN | EPOLLRDHUP, &h).is_ok());
@@ -263,9 +271,9 @@ TEST(EventLoop, DispatchesWhileTheProcessIsOutOfFds) {
 // Two fds ready in one batch; whichever handler runs first removes and closes the other fd and registers a
 // fresh socket (which may well reuse the closed fd's number). The fetched event of the removed registration
 // must reach neither the removed handler nor the new one.
-TEST(EventLoop, RemoveDropsEventsAlreadyFetchedInTheBatch) {
+TEST_P(EventLoopTest, RemoveDropsEventsAlreadyFetchedInTheBatch) {
     base::SystemClock clock;
-    EventLoop loop(clock);
+    EventLoop loop(clock, options());
     auto p1 = std::make_unique<SocketPair>();
     auto p2 = std::make_unique<SocketPair>();
     std::unique_ptr<SocketPair> fresh;
@@ -287,9 +295,9 @@ TEST(EventLoop, RemoveDropsEventsAlreadyFetchedInTheBatch) {
     EXPECT_EQ(h_new.calls, 0);
 }
 
-TEST(EventLoop, DeferredRunsAfterIoAndTasksOfTheSameIteration) {
+TEST_P(EventLoopTest, DeferredRunsAfterIoAndTasksOfTheSameIteration) {
     base::SystemClock clock;
-    EventLoop loop(clock);
+    EventLoop loop(clock, options());
     SocketPair sp;
     std::vector<std::string> log;
     RecordingHandler h;
@@ -311,9 +319,9 @@ TEST(EventLoop, DeferredRunsAfterIoAndTasksOfTheSameIteration) {
     EXPECT_EQ(log.back(), "next-iteration");
 }
 
-TEST(EventLoop, TimersFollowTheCachedClock) {
+TEST_P(EventLoopTest, TimersFollowTheCachedClock) {
     base::ManualClock clock;
-    EventLoop loop(clock);
+    EventLoop loop(clock, options());
     EXPECT_EQ(loop.now(), clock.now());
     int fired = 0;
     Timer t([&] { ++fired; });
@@ -329,9 +337,9 @@ TEST(EventLoop, TimersFollowTheCachedClock) {
     EXPECT_EQ(loop.now(), clock.now());
 }
 
-TEST(EventLoop, BlockingWaitEndsAtTheNextTimer) {
+TEST_P(EventLoopTest, BlockingWaitEndsAtTheNextTimer) {
     base::SystemClock clock;
-    EventLoop loop(clock);
+    EventLoop loop(clock, options());
     bool fired = false;
     Timer t([&] { fired = true; });
     loop.schedule_after(t, 20 * kMs);
@@ -343,9 +351,9 @@ TEST(EventLoop, BlockingWaitEndsAtTheNextTimer) {
     EXPECT_GE(iterations, 1u);
 }
 
-TEST(EventLoop, OwnerThreadFollowsRun) {
+TEST_P(EventLoopTest, OwnerThreadFollowsRun) {
     base::SystemClock clock;
-    EventLoop loop(clock);
+    EventLoop loop(clock, options());
     EXPECT_TRUE(loop.is_in_loop_thread());  // the constructing thread until someone runs it
     std::thread runner([&] { loop.run(); });
     std::promise<bool> inside;

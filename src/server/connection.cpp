@@ -41,7 +41,7 @@ Connection::~Connection() {
 
 bool Connection::start() {
     events_ = EPOLLIN | EPOLLRDHUP;
-    if (!worker_.loop().add(fd_.get(), events_, this).is_ok()) return false;
+    if (!transport_.register_with(worker_.loop(), events_, this).is_ok()) return false;
     handshaking_ = transport_.tls() != nullptr;
     if (handshaking_) {
         arm(TimerReason::kHandshake, worker_.options().tls_handshake_timeout_ms);
@@ -138,6 +138,7 @@ std::size_t Connection::process_one(std::string_view data) {
         ws_->on_bytes(data);
         return data.size();
     }
+    if (h2_) return h2c_input(data);  // after an h2c upgrade (connection_h2.cpp)
     if (phase_ == Phase::kBody) return read_chunked_body(data);
     auto headers = worker_.header_scratch();
     h1::RequestHead head;
@@ -237,6 +238,7 @@ void Connection::on_eof() {
 
 void Connection::dispatch(const h1::RequestHead& head, std::string_view body) {
     ++requests_;
+    if (head.upgrade && upgrade_h2c(head, body)) return;  // "Upgrade: h2c" (connection_h2.cpp)
     const ServerOptions& opts = worker_.options();
     bool keep_alive = head.keep_alive && !worker_.draining() && requests_ < opts.max_requests_per_connection;
     RequestInput in;
@@ -676,7 +678,7 @@ void Connection::start_linger() {
 
 void Connection::linger_read() {
     std::span<char> space = worker_.read_scratch();
-    base::Result<std::size_t> r = net::read_some(fd_.get(), space);
+    base::Result<std::size_t> r = transport_.read_raw(space);
     if (r.is_ok() && *r > 0) {
         linger_bytes_ += *r;
         if (linger_bytes_ < kLingerMaxBytes) return;
@@ -690,7 +692,7 @@ void Connection::close() {
     if (closed_) return;
     closed_ = true;
     timer_.cancel();
-    worker_.loop().remove(fd_.get()).ignore_error();
+    transport_.unregister(worker_.loop());  // a stream's output already taken is still sent
     if (h2_) h2_->detach_all();
     transport_.close_notify();
     fd_.reset();

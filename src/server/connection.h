@@ -139,6 +139,10 @@ class Connection final : public net::IoHandler, private WebSocketTransport {
     // True when `data` is (the start of) the cleartext HTTP/2 preface and was taken for HTTP/2.
     bool start_h2c(std::string_view data, bool from_scratch);
     void start_h2(std::string_view first_bytes);
+    // RFC 7540 §3.2 h2c upgrade of an HTTP/1.1 request (true: answered 101, now HTTP/2); then the bytes that
+    // followed the request in the same read go to the session (returns how many were taken).
+    bool upgrade_h2c(const http::h1::RequestHead& head, std::string_view body);
+    std::size_t h2c_input(std::string_view data);
     void h2_on_readable();
     // Moves frames into the output and writes them; closes once the session is finished.
     void h2_pump();

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "base/log.h"
+#include "http/h1/header.h"
 #include "server/connection.h"
 #include "server/worker.h"
 
@@ -17,6 +18,7 @@ constexpr std::uint32_t kDrainIdleGraceMs = 100;
 void Connection::tls_handshake() {
     base::Result<net::tls::TlsStream::Progress> r = transport_.tls()->handshake();
     if (!r.is_ok()) {
+        worker_.metrics().h2.tls_failures.inc();
         if (base::log_enabled(base::LogLevel::kDebug))
             base::log_message(base::LogLevel::kDebug, "tls: " + peer_.to_string() + ": " + r.status().message());
         close();
@@ -30,7 +32,9 @@ void Connection::tls_handshake() {
     }
     if (*r != Progress::kDone) return;
     handshaking_ = false;
+    worker_.metrics().h2.tls_handshake(transport_.tls()->version(), transport_.tls()->alpn());
     if (transport_.tls()->alpn() == "h2" && worker_.options().http2) {
+        worker_.metrics().h2.connections.with({"alpn"}).inc();
         start_h2({});
         if (!closed_) refresh_timer(false);
         return;
@@ -54,9 +58,74 @@ bool Connection::start_h2c(std::string_view data, bool from_scratch) {
         if (from_scratch) in_.append(data);  // maybe HTTP/2: wait for the rest of the preface
         return true;
     }
+    worker_.metrics().h2.connections.with({"prior_knowledge"}).inc();
     start_h2(data);
     if (!from_scratch) in_.clear();
     return true;
+}
+
+namespace {
+// True when the comma-separated list `value` holds `token` (case-insensitive).
+bool has_token(std::string_view value, std::string_view token) {
+    while (!value.empty()) {
+        std::size_t comma = value.find(',');
+        std::string_view item = value.substr(0, comma);
+        while (!item.empty() && (item.front() == ' ' || item.front() == '\t'))
+            item.remove_prefix(1);
+        while (!item.empty() && (item.back() == ' ' || item.back() == '\t'))
+            item.remove_suffix(1);
+        if (http::h1::iequals(item, token)) return true;
+        if (comma == std::string_view::npos) break;
+        value.remove_prefix(comma + 1);
+    }
+    return false;
+}
+}  // namespace
+
+// RFC 7540 §3.2: an HTTP/1.1 request with "Upgrade: h2c" and one HTTP2-Settings field is answered 101 and
+// served as stream 1. The upgrade is ignored (the request is served over HTTP/1.1) over TLS (ALPN is the way
+// there), without exactly one HTTP2-Settings, with a bad HTTP2-Settings value, behind unanswered pipelined
+// requests, during a drain, or with a target that is not origin-form. A request body is supported: it has
+// fully arrived before dispatch, so it becomes stream 1's body.
+bool Connection::upgrade_h2c(const http::h1::RequestHead& head, std::string_view body) {
+    const ServerOptions& o = worker_.options();
+    if (!o.http2 || transport_.tls() != nullptr || draining_ || worker_.draining() || !slots_.empty() || ws_ || h2_)
+        return false;
+    if (head.version != http::h1::Version::kHttp11 || head.target_form != http::h1::TargetForm::kOrigin) return false;
+    if (!has_token(http::h1::find_header(head.headers, "upgrade"), "h2c")) return false;
+    std::string_view settings;
+    int count = 0;
+    for (const http::h1::Header& h : head.headers) {
+        if (!http::h1::iequals(h.name, "http2-settings")) continue;
+        settings = h.value;
+        ++count;
+    }
+    if (count != 1) return false;
+    auto session = H2Session::create(worker_, *this, peer_, [this] { schedule_flush(); });
+    if (!session.is_ok()) return false;
+    h2_ = std::move(session).value();
+    // The 101 goes into the output before any frame: frames are only pulled by h2_pump().
+    base::Status st = h2_->upgrade(settings, head, body);
+    if (!st.is_ok()) {
+        h2_.reset();
+        return false;
+    }
+    out_.append(std::string_view("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n"));
+    worker_.metrics().h2.connections.with({"upgrade"}).inc();
+    timer_.cancel();
+    timer_reason_ = TimerReason::kNone;
+    h2_pump();
+    return true;
+}
+
+std::size_t Connection::h2c_input(std::string_view data) {
+    base::Status s = h2_->receive(data);
+    if (!s.is_ok()) {
+        worker_.metrics().parse_errors.with({s.is_resource_exhausted() ? "http2_flood" : "http2_protocol"}).inc();
+        set_reading(false);
+    }
+    h2_pump();
+    return data.size();
 }
 
 void Connection::start_h2(std::string_view first_bytes) {

@@ -72,10 +72,31 @@ base::Result<std::unique_ptr<H2Session>> H2Session::create(Worker& worker, Conne
 
 H2Session::~H2Session() {
     detach_all();
+    if (session_) count_events();
+}
+
+base::Status H2Session::upgrade(std::string_view http2_settings, const http::h1::RequestHead& head,
+                                std::string_view body) {
+    std::vector<h2::HeaderField> fields;
+    fields.reserve(head.headers.size());
+    for (const http::h1::Header& h : head.headers)
+        fields.push_back({h.name, h.value});
+    h2::RequestHead request;
+    request.method = head.method;
+    request.scheme = "http";
+    request.authority = head.host;
+    request.path = head.target;
+    request.headers = fields;
+    request.body = body;
+    base::Status st = session_->upgrade(http2_settings, request);
+    count_events();
+    return st;
 }
 
 base::Status H2Session::receive(std::string_view bytes) {
-    return session_->receive(bytes, worker_.loop().now());
+    base::Status st = session_->receive(bytes, worker_.loop().now());
+    count_events();
+    return st;
 }
 
 std::size_t H2Session::pull(OutputQueue& out, std::size_t limit) {
@@ -84,6 +105,7 @@ std::size_t H2Session::pull(OutputQueue& out, std::size_t limit) {
     frames_.clear();
     std::size_t n = session_->send(frames_, room);
     if (n > 0) out.append(std::move(frames_));
+    if (session_->stats().events != counted_.events) count_events();  // RST_STREAM and GOAWAY sent
     return n;
 }
 
@@ -98,7 +120,7 @@ std::pair<int, std::size_t> H2Session::answer(h2::StreamId id, Response&& r, con
             r = problem_response({500, "the response file could not be read"});
         }
     }
-    H2Response head;
+    H2Response& head = head_;  // reused: its field list keeps its capacity
     if (!head.build(r, ctx, true, file ? std::optional<std::uint64_t>(file->length) : std::nullopt)) {
         file.reset();
         r = problem_response({500, "the handler produced an invalid response"});

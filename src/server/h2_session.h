@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "base/result.h"
+#include "http/h1/request_head.h"
 #include "http/h2/session.h"
 #include "net/socket_address.h"
 #include "server/h2_response.h"
@@ -37,6 +38,10 @@ class H2Session final : private http::h2::SessionHandler {
                                                            std::function<void()> output_ready);
     ~H2Session();
 
+    /// Serves an HTTP/1.1 request that asked to upgrade to h2c as stream 1 (its body complete), right after
+    /// create(). Error kInvalidArgument: a bad HTTP2-Settings value; nothing was sent or served (the caller
+    /// answers over HTTP/1.1 instead).
+    base::Status upgrade(std::string_view http2_settings, const http::h1::RequestHead& head, std::string_view body);
     /// Feeds received bytes. An error means the session queued GOAWAY: flush, then close.
     base::Status receive(std::string_view bytes);
     /// Moves queued frames into `out` until it holds `limit` bytes. Returns the bytes moved.
@@ -100,6 +105,7 @@ class H2Session final : private http::h2::SessionHandler {
     // Drain: ends an event stream cleanly and cancels its producer.
     void end_event_stream(slipstream::detail::PendingResponse& pending);
     void set_backlog(const AsyncStream& a);
+    void count_events() { worker_.metrics().h2.add(session_->stats(), counted_); }
 
     Worker& worker_;
     Connection& connection_;
@@ -108,8 +114,10 @@ class H2Session final : private http::h2::SessionHandler {
     std::unique_ptr<http::h2::ServerSession> session_;
     AsyncMap async_;
     std::unordered_map<http::h2::StreamId, const slipstream::detail::PendingResponse*> by_stream_;
-    std::string frames_;             // reused buffer for pull()
-    std::size_t unsent_output_ = 0;  // the connection's unwritten output at the last update_backlogs()
+    std::string frames_;              // reused buffer for pull()
+    H2Response head_;                 // reused by answer()
+    http::h2::SessionStats counted_;  // the session's stats already added to the metrics
+    std::size_t unsent_output_ = 0;   // the connection's unwritten output at the last update_backlogs()
     bool draining_ = false;
 };
 

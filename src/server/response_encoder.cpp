@@ -27,10 +27,10 @@ char* head_space(void* queue, std::size_t size) {
     return static_cast<OutputQueue*>(queue)->append_space(size);
 }
 
-// Writes the head through the h1 serializer straight into `out` (planned once, no temporary string).
-// Returns the framing used.
+// Writes the head through the h1 serializer straight into `out` (planned once, no temporary string), with
+// `content` behind it in the same space when the framing has a length. Returns the framing used.
 h1::WrittenHead write_head(const Response& r, const EncodeContext& ctx, h1::ResponseFraming framing,
-                           std::uint64_t length, OutputQueue& out) {
+                           std::uint64_t length, OutputQueue& out, std::string_view content = {}) {
     constexpr std::size_t kInlineFields = 16;
     // Room left uninitialised: only the fields written below are constructed (initialising all of them
     // cost as much as writing a small head).
@@ -59,6 +59,7 @@ h1::WrittenHead write_head(const Response& r, const EncodeContext& ctx, h1::Resp
     head.request_version = ctx.version;
     head.date = ctx.date;
     head.server = ctx.server;
+    head.content = content;
     return h1::write_response_head(head, &head_space, &out);
 }
 
@@ -88,9 +89,13 @@ bool encode_response(Response&& response, const EncodeContext& ctx, OutputQueue&
         return false;
     }
     if (response.file_body) return encode_file_response(std::move(response), ctx, out);
-    h1::WrittenHead written = write_head(response, ctx, h1::ResponseFraming::kContentLength, response.body.size(), out);
-    // A small body is copied behind the head (same piece, one writev entry); a large one is moved in.
-    if (written.framing == h1::ResponseFraming::kContentLength && !ctx.head_only) out.append(std::move(response.body));
+    // A small body is copied behind the head (same space, one writev entry); a large one is moved in.
+    const bool copy_body = !ctx.head_only && response.body.size() < OutputQueue::kMoveThreshold;
+    h1::WrittenHead written = write_head(response, ctx, h1::ResponseFraming::kContentLength, response.body.size(), out,
+                                         copy_body ? std::string_view(response.body) : std::string_view());
+    if (written.framing == h1::ResponseFraming::kContentLength && !ctx.head_only && !written.content_written) {
+        out.append(std::move(response.body));
+    }
     return true;
 }
 

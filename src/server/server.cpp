@@ -16,6 +16,7 @@
 #include "base/log.h"
 #include "metrics/process_metrics.h"
 #include "metrics/thread_shard.h"
+#include "net/event_loop.h"
 #include "net/socket.h"
 
 namespace slipstream::server {
@@ -139,6 +140,10 @@ void Server::block_stop_signals() {
 void Server::start(bool handle_signals) {
     if (started_) return;
     ensure_tls();
+    if (shared_.options.io_uring) {
+        base::Status ring = net::EventLoop::io_uring_support();
+        if (!ring.is_ok()) throw std::runtime_error("--io-uring cannot be used: " + ring.message());
+    }
     started_ = true;
     register_builtin_routes(routes_, shared_.options, builtins_);
     if (shared_.options.access_log) {

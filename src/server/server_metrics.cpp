@@ -25,7 +25,8 @@ ServerMetrics::ServerMetrics(metrics::Registry& r)
       log_dropped(
           r.counter("slipstream_access_log_dropped_total", "Access log lines dropped because the writer fell behind.")),
       websocket(r),
-      coding(r) {}
+      coding(r),
+      h2(r) {}
 
 const RequestCounters& MetricsCache::get(std::uint32_t route_key, std::string_view route, Method method, int status) {
     std::uint64_t key = (std::uint64_t{route_key} << 32) | (std::uint64_t{static_cast<std::uint8_t>(method)} << 16) |
@@ -35,8 +36,9 @@ const RequestCounters& MetricsCache::get(std::uint32_t route_key, std::string_vi
     if (it == cache_.end()) {
         std::string status_text = std::to_string(status);
         std::string_view m = method_name(method);
-        RequestCounters c{&metrics_.requests.with({route, m, status_text}), &metrics_.duration.with({route, m}),
-                          &metrics_.request_bytes.with({route, m}), &metrics_.response_bytes.with({route, m})};
+        RequestCounters c{metrics_.requests.with({route, m, status_text}).local(),
+                          metrics_.duration.with({route, m}).local(), metrics_.request_bytes.with({route, m}).local(),
+                          metrics_.response_bytes.with({route, m}).local()};
         it = cache_.emplace(key, c).first;
     }
     last_key_ = key;

@@ -8,11 +8,31 @@
 
 namespace slipstream::server {
 
+base::Status Transport::register_with(net::EventLoop& loop, std::uint32_t events, net::IoHandler* handler) {
+    if (tls_ || !loop.uses_io_uring()) return loop.add(fd_, events, handler);
+    base::Result<net::StreamIo*> stream = loop.add_stream(fd_, events, handler);
+    if (!stream.is_ok()) return stream.status();
+    stream_ = *stream;
+    return base::Status::ok();
+}
+
+void Transport::unregister(net::EventLoop& loop) {
+    loop.remove(fd_).ignore_error();
+    stream_ = nullptr;
+}
+
 base::Result<std::size_t> Transport::read(std::span<char> buffer) {
+    if (stream_ != nullptr) return stream_->read(buffer);
     return tls_ ? tls_->read(buffer) : net::read_some(fd_, buffer);
 }
 
+base::Result<std::size_t> Transport::read_raw(std::span<char> buffer) {
+    return stream_ != nullptr ? stream_->read(buffer) : net::read_some(fd_, buffer);
+}
+
 base::Result<std::size_t> Transport::flush(OutputQueue& out, std::span<char> scratch) {
+    // The ring's send buffer takes a copy: file pieces are read into scratch first, as for TLS.
+    if (stream_ != nullptr) return out.flush_to(&Transport::write_stream, stream_, scratch);
     if (!tls_) return out.flush(fd_);
     TlsWrite w{tls_.get(), scratch};
     return out.flush_to(&Transport::write_tls, &w, scratch);  // file pieces are read into scratch, sent alone
@@ -37,8 +57,13 @@ base::Result<std::size_t> Transport::write_tls(void* context, std::span<const io
     return w.tls->write({w.scratch.data(), n});
 }
 
+base::Result<std::size_t> Transport::write_stream(void* context, std::span<const iovec> pieces) {
+    return static_cast<net::StreamIo*>(context)->write(pieces);
+}
+
 base::Status Transport::shutdown_write() {
     close_notify();
+    if (stream_ != nullptr) return stream_->shutdown_write();  // after the output the ring still holds
     return net::shutdown_write(fd_);
 }
 

@@ -7,21 +7,34 @@
 #include <string_view>
 
 #include "base/result.h"
+#include "net/event_loop.h"
+#include "net/io_handler.h"
+#include "net/stream_io.h"
 #include "net/tls/tls_stream.h"
 #include "server/output_queue.h"
 
 namespace slipstream::server {
 
 /// The seam between a connection's protocol code (HTTP/1.1, HTTP/2, WebSocket) and its bytes on the wire.
-/// Plain: read(2) and writev(2) on the socket. TLS: the same calls through a TlsStream, whose handshake the
-/// connection drives before any protocol starts. The fd is not owned. Loop thread only.
+/// Plain: read(2) and writev(2) on the socket, or, on an io_uring loop, the loop's own receives and sends
+/// (net::StreamIo: no system call of their own). TLS: the same calls through a TlsStream, whose handshake the
+/// connection drives before any protocol starts (readiness-driven on either loop). The fd is not owned.
+/// Loop thread only.
 class Transport {
   public:
     explicit Transport(int fd) : fd_(fd) {}
     Transport(int fd, std::unique_ptr<net::tls::TlsStream> tls) : fd_(fd), tls_(std::move(tls)) {}
 
+    /// Registers the socket with `loop` for `handler` (instead of loop.add): as a stream whose I/O the loop
+    /// performs when the loop runs on io_uring and the socket is plain; for readiness otherwise.
+    [[nodiscard]] base::Status register_with(net::EventLoop& loop, std::uint32_t events, net::IoHandler* handler);
+    /// Unregisters from `loop` (before the fd closes); a stream's output already taken is still sent.
+    void unregister(net::EventLoop& loop);
+
     /// As net::read_some: n > 0, 0 at end of stream, kUnavailable, or an error.
     base::Result<std::size_t> read(std::span<char> buffer);
+    /// Raw bytes past TLS (what a lingering close reads and drops).
+    base::Result<std::size_t> read_raw(std::span<char> buffer);
     /// Writes what `out` holds as far as the socket takes it (outcomes of OutputQueue::flush). Plain: writev
     /// and sendfile(2) for file pieces. TLS: `scratch` gathers small pieces into one TLS record, and file
     /// pieces are read into it one record at a time (unused for plain sockets).
@@ -44,8 +57,10 @@ class Transport {
         std::span<char> scratch;
     };
     static base::Result<std::size_t> write_tls(void* context, std::span<const iovec> pieces);
+    static base::Result<std::size_t> write_stream(void* context, std::span<const iovec> pieces);
 
     int fd_;
+    net::StreamIo* stream_ = nullptr;  // set while registered as a stream with an io_uring loop
     std::unique_ptr<net::tls::TlsStream> tls_;
 };
 

@@ -1,8 +1,13 @@
 // WebSocket: the public handle; sends from other threads are posted to the connection's loop.
 #include "slipstream/websocket.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "http/ws/close_code.h"
+#include "http/ws/handshake.h"
 #include "http/ws/opcode.h"
 #include "server/websocket_channel.h"
 #include "server/websocket_metrics.h"
@@ -18,6 +23,7 @@ WebSocket::WebSocket(std::shared_ptr<WebSocketChannel> channel) : channel_(std::
 SendStatus WebSocket::send(std::uint8_t opcode, std::string_view payload) {
     if (!channel_ || !channel_->open.load()) return SendStatus::kClosed;
     WebSocketChannel& ch = *channel_;
+    if (ch.handshake.load() != detail::Handshake::kAccepted) return SendStatus::kClosed;
     std::size_t n = payload.size();
     std::size_t buffered = ch.pending.load() + ch.output.load();
     // An empty queue takes any message (else one larger than the queue could never be sent).
@@ -60,8 +66,69 @@ SendStatus WebSocket::ping(std::string_view payload) {
     return send(static_cast<std::uint8_t>(ws::Opcode::kPing), payload.substr(0, 125));
 }
 
+namespace {
+
+// Runs `fn(session)` on the channel's loop thread: at once when called there, else posted.
+template <typename Fn>
+bool on_loop(const std::shared_ptr<WebSocketChannel>& channel, Fn&& fn) {
+    if (std::this_thread::get_id() == channel->loop_thread) {
+        if (channel->session) fn(*channel->session);
+        return true;
+    }
+    return channel->loop->post([c = channel, f = std::forward<Fn>(fn)]() mutable {
+        if (c->session) f(*c->session);
+    });
+}
+
+bool leave_pending(WebSocketChannel& ch, detail::Handshake to) {
+    auto expected = detail::Handshake::kPending;
+    return ch.handshake.compare_exchange_strong(expected, to);
+}
+
+}  // namespace
+
+bool WebSocket::accept(std::string_view subprotocol, std::vector<std::pair<std::string, std::string>> headers) {
+    if (!channel_ || channel_->handshake.load() != detail::Handshake::kPending) return false;
+    if (!subprotocol.empty()) {
+        const std::vector<std::string>& offered = channel_->offered;
+        if (std::find(offered.begin(), offered.end(), subprotocol) == offered.end()) return false;
+    }
+    for (const auto& [name, value] : headers) {
+        if (!ws::is_valid_answer_header(name, value)) return false;
+    }
+    if (!leave_pending(*channel_, detail::Handshake::kAccepted)) return false;
+    return on_loop(channel_, [p = std::string(subprotocol), h = std::move(headers)](server::WebSocketSession& s) {
+        s.accept_now(p, h);
+    });
+}
+
+bool WebSocket::reject(Response response) {
+    if (!channel_ || !leave_pending(*channel_, detail::Handshake::kRefused)) return false;
+    channel_->open.store(false);
+    return on_loop(channel_, [r = std::move(response)](server::WebSocketSession& s) mutable {
+        s.refuse_now(std::move(r), ws::kCloseAbnormal, {});
+    });
+}
+
+bool WebSocket::is_accepted() const {
+    return channel_ && channel_->handshake.load() == detail::Handshake::kAccepted;
+}
+
+const std::vector<std::string>& WebSocket::offered_subprotocols() const {
+    static const std::vector<std::string> kNone;
+    return channel_ ? channel_->offered : kNone;
+}
+
 bool WebSocket::close(std::uint16_t code, std::string_view reason) {
-    if (!channel_ || !channel_->open.exchange(false)) return false;
+    if (!channel_) return false;
+    if (leave_pending(*channel_, detail::Handshake::kRefused)) {
+        // Before accept: Starlette's answer, an HTTP 403; the handler still learns its own code.
+        channel_->open.store(false);
+        return on_loop(channel_, [code, r = std::string(reason)](server::WebSocketSession& s) {
+            s.refuse_now(Response(403), code, r);
+        });
+    }
+    if (!channel_->open.exchange(false)) return false;
     if (std::this_thread::get_id() == channel_->loop_thread) {
         if (channel_->session) channel_->session->close_now(code, reason);
         return true;

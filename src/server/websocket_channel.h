@@ -3,9 +3,11 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "server/pending_response.h"
 #include "server/request_state.h"
@@ -17,6 +19,10 @@ struct WebSocketMetrics;
 
 namespace slipstream::detail {
 
+/// Where the handshake stands: answered at the upgrade (kAccepted), or, with manual accept, pending until
+/// the handler accepts (kAccepted) or refuses (kRefused). Moves out of kPending exactly once (a CAS).
+enum class Handshake : std::uint8_t { kAccepted, kPending, kRefused };
+
 /// Created on the loop thread at the upgrade. Handles on any thread read the atomics and post to `loop`;
 /// `session` is touched only on the loop thread and is null once the connection is gone.
 struct WebSocketChannel {
@@ -24,8 +30,10 @@ struct WebSocketChannel {
     std::thread::id loop_thread;                  // sends from this thread skip the post
     server::WebSocketSession* session = nullptr;  // loop thread only
     server::WebSocketMetrics* metrics = nullptr;
-    RequestState request;  // the upgrade request, detached (owns its bytes)
-    std::string subprotocol;
+    RequestState request;              // the upgrade request, detached (owns its bytes)
+    std::string subprotocol;           // set before the answer is written; read it on the loop thread
+    std::vector<std::string> offered;  // the client's Sec-WebSocket-Protocol items; immutable
+    std::atomic<Handshake> handshake{Handshake::kAccepted};
     bool compressed = false;
     std::size_t max_queue = 0;
     std::atomic<std::size_t> pending{0};  // bytes posted from other threads and not yet encoded

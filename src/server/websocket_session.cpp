@@ -42,14 +42,18 @@ WebSocketSession::WebSocketSession(WebSocketTransport& transport, Worker& worker
       ping_timer_([this] { on_ping_timer(); }),
       close_timer_([this] { on_close_timer(); }) {
     channel_->session = this;
-    worker_.metrics().websocket.upgrades.inc();
-    worker_.metrics().websocket.open.inc();
 }
 
 WebSocketSession::~WebSocketSession() {
     channel_->session = nullptr;
     channel_->open.store(false);
-    worker_.metrics().websocket.open.dec();
+    if (counted_) worker_.metrics().websocket.open.dec();
+}
+
+void WebSocketSession::count_upgrade() {
+    counted_ = true;
+    worker_.metrics().websocket.upgrades.inc();
+    worker_.metrics().websocket.open.inc();
 }
 
 template <typename Fn>
@@ -65,18 +69,73 @@ void WebSocketSession::guarded(const char* what, Fn&& fn) {
     }
 }
 
-void WebSocketSession::start() {
+void WebSocketSession::arm_keepalive() {
     const ServerOptions& o = worker_.options();
     if (o.ws_ping_interval_ms > 0) {
         worker_.loop().schedule_after(ping_timer_, std::int64_t{o.ws_ping_interval_ms} * base::kNanosPerMilli);
     }
+}
+
+void WebSocketSession::start() {
+    count_upgrade();
+    arm_keepalive();
     if (handler_->on_open) guarded("on_open", [&] { handler_->on_open(handle_); });
+}
+
+// ---- manual accept ----
+
+void WebSocketSession::start_pending(WebSocketAnswer answer) {
+    state_ = State::kPending;
+    answer_ = std::move(answer);
+    channel_->handshake.store(slipstream::detail::Handshake::kPending);
+    // The close timer doubles as the deadline of the handler's answer.
+    worker_.loop().schedule_after(close_timer_,
+                                  std::int64_t{worker_.options().handler_timeout_ms} * base::kNanosPerMilli);
+    if (handler_->on_open) guarded("on_open", [&] { handler_->on_open(handle_); });
+}
+
+void WebSocketSession::accept_now(std::string_view subprotocol, const WebSocketAnswerHeaders& headers) {
+    if (state_ != State::kPending) return;
+    close_timer_.cancel();
+    channel_->subprotocol = std::string(subprotocol);
+    state_ = State::kOpen;
+    WebSocketAnswer answer = std::move(answer_);
+    answer.accept(subprotocol, headers);
+    count_upgrade();
+    arm_keepalive();
+    if (!pending_input_.empty()) {
+        std::string held = std::move(pending_input_);
+        pending_input_.clear();
+        on_bytes(held);
+    }
+}
+
+void WebSocketSession::refuse_now(Response&& refusal, std::uint16_t code, std::string_view reason) {
+    if (state_ != State::kPending) return;
+    close_timer_.cancel();
+    state_ = State::kClosed;
+    channel_->open.store(false);
+    channel_->handshake.store(slipstream::detail::Handshake::kRefused);
+    pending_input_.clear();
+    WebSocketAnswer answer = std::move(answer_);
+    worker_.metrics().websocket.rejected.with({std::to_string(refusal.status)}).inc();
+    answer.refuse(std::move(refusal));
+    report_close(code, reason);
 }
 
 // ---- input ----
 
 void WebSocketSession::on_bytes(std::string_view data) {
     activity_ = true;
+    if (state_ == State::kPending) {
+        // A client should wait for the answer; one that does not may send a frame's worth at most.
+        if (pending_input_.size() + data.size() > worker_.options().ws_max_frame_bytes + 14) {
+            transport_.ws_abort();
+            return;
+        }
+        pending_input_.append(data);
+        return;
+    }
     while (!data.empty() && state_ != State::kClosed) {
         ws::MessageReader::Event e = reader_.read(data);
         data.remove_prefix(e.consumed);
@@ -161,6 +220,9 @@ void WebSocketSession::report_close(std::uint16_t code, std::string_view reason)
 }
 
 void WebSocketSession::on_transport_closed() {
+    auto pending = slipstream::detail::Handshake::kPending;
+    channel_->handshake.compare_exchange_strong(pending, slipstream::detail::Handshake::kRefused);
+    answer_ = {};
     state_ = State::kClosed;
     channel_->open.store(false);
     close_timer_.cancel();
@@ -205,6 +267,14 @@ void WebSocketSession::send_now(ws::Opcode opcode, std::string_view payload) {
 }
 
 void WebSocketSession::close_now(std::uint16_t code, std::string_view reason) {
+    if (state_ == State::kPending) {
+        // Not answered yet (a handler that threw, or the drain): refuse with an HTTP status instead.
+        auto pending = slipstream::detail::Handshake::kPending;
+        if (channel_->handshake.compare_exchange_strong(pending, slipstream::detail::Handshake::kRefused)) {
+            refuse_now(Response(code == ws::kCloseGoingAway ? 503 : 500), code, reason);
+        }
+        return;
+    }
     if (state_ != State::kOpen) return;
     if (!ws::is_valid_wire_close_code(code) || code == ws::kCloseProtocolError) code = ws::kCloseNormal;
     std::string frame;
@@ -252,6 +322,15 @@ void WebSocketSession::on_ping_timer() {
 }
 
 void WebSocketSession::on_close_timer() {
+    if (state_ == State::kPending) {
+        // The handler neither accepted nor refused in time.
+        auto pending = slipstream::detail::Handshake::kPending;
+        if (channel_->handshake.compare_exchange_strong(pending, slipstream::detail::Handshake::kRefused)) {
+            worker_.metrics().timeouts.with({"ws_accept"}).inc();
+            refuse_now(Response(504), ws::kCloseAbnormal, "");
+        }
+        return;
+    }
     worker_.metrics().timeouts.with({"ws_close"}).inc();
     transport_.ws_abort();
 }

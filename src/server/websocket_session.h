@@ -2,9 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "http/ws/deflate_config.h"
 #include "http/ws/inflater.h"
@@ -18,6 +22,17 @@
 namespace slipstream::server {
 
 class Worker;
+
+/// Extra header fields of a handshake answer (checked with http::ws::is_valid_answer_header()).
+using WebSocketAnswerHeaders = std::vector<std::pair<std::string, std::string>>;
+
+/// How the carrying connection answers a handshake the handler accepts or refuses later (manual accept):
+/// a 101 (HTTP/1.1) or 200 (HTTP/2) with the subprotocol and headers, or an HTTP refusal after which the
+/// connection (or stream) closes. Each is called at most once, on the loop thread.
+struct WebSocketAnswer {
+    std::function<void(std::string_view subprotocol, const WebSocketAnswerHeaders& headers)> accept;
+    std::function<void(Response&& refusal)> refuse;
+};
 
 /// Owned by its connection, on the connection's I/O thread. The connection passes every byte it reads
 /// (decrypted, for TLS) to on_bytes(); frames go out through the transport's output. Close handshake:
@@ -36,6 +51,9 @@ class WebSocketSession {
 
     /// After the 101 is queued: calls on_open and arms the keep-alive timer.
     void start();
+    /// Manual accept: the handshake waits; on_open runs now, and input is held (up to
+    /// ws_max_frame_bytes) until accept_now(). Refused with 504 after handler_timeout_ms.
+    void start_pending(WebSocketAnswer answer);
     /// Consumes every byte (input after the close handshake is dropped).
     void on_bytes(std::string_view data);
     /// The connection is closing: reports 1006 to the handler unless on_close already ran.
@@ -48,9 +66,12 @@ class WebSocketSession {
     // Loop-thread entry points of the WebSocket handle.
     void send_now(http::ws::Opcode opcode, std::string_view payload);
     void close_now(std::uint16_t code, std::string_view reason);
+    void accept_now(std::string_view subprotocol, const WebSocketAnswerHeaders& headers);
+    /// Refuses a pending handshake with `refusal`; on_close runs with `code` and `reason`.
+    void refuse_now(Response&& refusal, std::uint16_t code, std::string_view reason);
 
   private:
-    enum class State : std::uint8_t { kOpen, kClosing, kClosed };
+    enum class State : std::uint8_t { kPending, kOpen, kClosing, kClosed };
 
     void handle_event(const http::ws::MessageReader::Event& event);
     void on_peer_close(std::uint16_t code, std::string_view reason);
@@ -58,6 +79,9 @@ class WebSocketSession {
     void report_close(std::uint16_t code, std::string_view reason);
     void on_ping_timer();
     void on_close_timer();
+    void arm_keepalive();
+    // The handshake was answered with 101: counted as an upgrade and an open connection.
+    void count_upgrade();
     // Runs a handler callback; an exception is logged and closes the connection with 1011.
     template <typename Fn>
     void guarded(const char* what, Fn&& fn);
@@ -71,10 +95,13 @@ class WebSocketSession {
     std::optional<http::ws::DeflateConfig> deflate_;
     std::unique_ptr<http::ws::Deflater> deflater_;  // made at the first compressed send
     std::string frame_scratch_;
+    WebSocketAnswer answer_;     // manual accept: set while the handshake is pending
+    std::string pending_input_;  // bytes that arrived while the handshake was pending
     net::Timer ping_timer_;
     net::Timer close_timer_;
     State state_ = State::kOpen;
     bool reported_ = false;
+    bool counted_ = false;  // count_upgrade() ran
     bool awaiting_pong_ = false;
     bool activity_ = false;  // input arrived since the keep-alive timer last ran
 };

@@ -3,12 +3,10 @@
 
 #include <sys/epoll.h>
 
-#include <charconv>
 #include <cstdio>
 #include <string>
 
 #include "base/log.h"
-#include "json/writer.h"
 #include "net/socket.h"
 #include "server/connection.h"
 
@@ -36,13 +34,20 @@ struct Worker::ListenerHandler final : net::IoHandler {
 
 Worker::Worker(ServerShared& shared, const base::Clock& clock, unsigned index)
     : shared_(shared),
-      loop_(clock),
+      loop_(clock,
+            [&] {
+                net::EventLoopOptions o;
+                o.io_uring = shared.options.io_uring;  // --io-uring
+                return o;
+            }()),
       loop_ref_(std::make_shared<slipstream::detail::LoopRef>(&loop_)),
       index_(index),
       headers_(std::max<std::size_t>(shared.limits.max_header_count, 1)),
       read_buffer_(std::make_unique_for_overwrite<char[]>(kReadBufferSize)),
       write_buffer_(std::make_unique_for_overwrite<char[]>(kWriteScratchSize)),
-      metrics_cache_(*shared.metrics) {}
+      metrics_cache_(*shared.metrics) {
+    log_timer_.set_callback([this] { hand_over_log(); });
+}
 
 Worker::~Worker() {
     loop_ref_->clear();
@@ -51,6 +56,7 @@ Worker::~Worker() {
     connections_.clear();
     for (auto& lh : listeners_)
         loop_.remove(lh->listener.fd()).ignore_error();
+    hand_over_log();  // the last records (the I/O thread has stopped; the access log outlives the workers)
 }
 
 void Worker::add_listener(net::Listener listener) {
@@ -131,25 +137,6 @@ void Worker::retire(Connection* connection) {
     });
 }
 
-namespace {
-
-void append_uint(std::string& out, std::uint64_t v) {
-    char buf[24];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, end);
-}
-
-// Milliseconds with three decimals from nanoseconds, without floating point ("0.042").
-void append_millis(std::string& out, std::int64_t nanos) {
-    std::uint64_t micros = static_cast<std::uint64_t>(nanos > 0 ? nanos : 0) / 1000;
-    append_uint(out, micros / 1000);
-    char frac[4] = {'.', static_cast<char>('0' + micros / 100 % 10), static_cast<char>('0' + micros / 10 % 10),
-                    static_cast<char>('0' + micros % 10)};
-    out.append(frac, 4);
-}
-
-}  // namespace
-
 std::int64_t Worker::wall_at(base::MonoNanos mono) {
     // Wall time derived from the monotonic reading the caller already has; resampled once a second.
     if (mono - wall_sampled_at_ > base::kNanosPerSecond || wall_sampled_at_ == 0) {
@@ -165,46 +152,35 @@ void Worker::observe(const RequestRecord& r, int status, std::size_t response_by
     base::MonoNanos elapsed = end - r.start;
     if (shared_.options.request_metrics) {
         const RequestCounters& c = metrics_cache_.get(r.route_key, r.route, r.method, status);
-        c.requests->inc();
-        c.duration->observe(static_cast<std::uint64_t>(elapsed > 0 ? elapsed : 0));
-        if (r.request_bytes) c.request_bytes->inc(r.request_bytes);
-        c.response_bytes->inc(response_bytes);
+        c.requests.inc();
+        c.duration.observe(static_cast<std::uint64_t>(elapsed > 0 ? elapsed : 0));
+        if (r.request_bytes) c.request_bytes.inc(r.request_bytes);
+        c.response_bytes.inc(response_bytes);
     }
     if (shared_.access_log == nullptr) return;
 
-    // One JSON line; handed to the writer thread once per loop iteration.
-    std::string& out = log_batch_;
-    out.append(R"({"time":")");
-    log_clock_.append(out, wall_at(end));
-    out.append(R"(","method":)");
-    json::Writer(out).string(r.method_text);  // a fresh writer per value: no separators between them
-    out.append(R"(,"route":)");
-    json::Writer(out).string(r.route);
-    out.append(R"(,"path":)");
-    json::Writer(out).string(r.path);
-    out.append(R"(,"status":)");
-    append_uint(out, static_cast<std::uint64_t>(status));
-    out.append(R"(,"duration_ms":)");
-    append_millis(out, elapsed);
-    out.append(R"(,"bytes":)");
-    append_uint(out, response_bytes);
-    out.append(R"(,"request_id":")");
-    out.append(r.request_id);  // validated or generated: no escaping needed
-    out.append(R"(","trace_id":")");
-    out.append(r.trace_id);  // lowercase hex or empty
-    out.append(R"(","peer":")");
-    char peer_text[net::SocketAddress::kMaxFormatted];
-    out.append(peer_text, peer.format(peer_text, sizeof peer_text));
-    out.append(aborted ? "\",\"aborted\":true}\n" : "\"}\n");
-    ++log_lines_;
-    if (!log_flush_scheduled_) {
-        log_flush_scheduled_ = true;
-        loop_.defer([this] {
-            log_flush_scheduled_ = false;
-            shared_.access_log->submit(log_batch_, log_lines_);
-            log_lines_ = 0;
-        });
+    // Raw fields only; the writer thread formats the JSON line. Handed over every flush interval (a timer
+    // armed by the first record of a batch) or every kLogHandOverBytes: not per request, not per iteration.
+    log_batch_.append({.wall_nanos = wall_at(end),
+                       .duration_nanos = elapsed,
+                       .response_bytes = response_bytes,
+                       .status = status,
+                       .aborted = aborted,
+                       .method = r.method_text,
+                       .route = r.route,
+                       .path = r.path,
+                       .request_id = r.request_id,
+                       .trace_id = r.trace_id,
+                       .peer = &peer});
+    if (log_batch_.size() >= kLogHandOverBytes) {
+        hand_over_log();
+    } else if (!log_timer_.scheduled()) {
+        loop_.schedule_after(log_timer_, std::int64_t{shared_.options.access_log_flush_ms} * base::kNanosPerMilli);
     }
+}
+
+void Worker::hand_over_log() {
+    if (shared_.access_log != nullptr) shared_.access_log->submit(log_batch_);
 }
 
 void Worker::drain(std::function<void()> on_drained) {
@@ -234,8 +210,7 @@ void Worker::abort_and_stop() {
             all.push_back(ptr);
         for (Connection* c : all)
             c->abort();
-        // Stop at the end of the next iteration: the cancel callbacks the closes posted run first, and the
-        // access-log batch (deferred in this one) is handed over.
+        // Stop at the end of the next iteration: the cancel callbacks the closes posted run first.
         loop_.defer([this] { loop_.defer([this] { loop_.stop(); }); });
     });
 }

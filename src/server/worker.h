@@ -106,6 +106,8 @@ class Worker {
 
     static constexpr std::size_t kReadBufferSize = 64 * 1024;
     static constexpr std::size_t kWriteScratchSize = 16 * 1024;
+    /// Access-log records a worker collects before handing them over ahead of the flush interval.
+    static constexpr std::size_t kLogHandOverBytes = 32 * 1024;
 
   private:
     struct ListenerHandler;
@@ -115,6 +117,7 @@ class Worker {
     void on_accept_pending(ListenerHandler& lh);
     void shed(net::Fd fd);
     void maybe_drained();
+    void hand_over_log();
 
     ServerShared& shared_;
     ContentCoding content_coding_{shared_.options, shared_.metrics->coding};
@@ -130,12 +133,10 @@ class Worker {
     http::h1::DateCache date_cache_;
     MetricsCache metrics_cache_;
     RequestIdGenerator request_ids_;
-    LogClock log_clock_;
     base::MonoNanos wall_sampled_at_ = 0;
     std::int64_t wall_offset_ = 0;
-    std::string log_batch_;
-    std::size_t log_lines_ = 0;
-    bool log_flush_scheduled_ = false;
+    AccessBatch log_batch_;
+    net::Timer log_timer_;  // armed while log_batch_ holds records; hands them over when it fires
     bool draining_ = false;
     std::function<void()> on_drained_;
 };

@@ -55,13 +55,16 @@ def open_socket(server, use_tls: bool, pki: Pki | None) -> socket.socket:
 class H2Client:
     """A blocking HTTP/2 client over the h2 state machine; collects responses by stream id."""
 
-    def __init__(self, sock, local_settings=None):
+    def __init__(self, sock, local_settings=None, scheme="https", preface=True):
+        """`preface=False` leaves the connection preface to the caller (an h2c upgrade sends it after the 101)."""
         self.sock = sock
+        self.scheme = scheme
         self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
         if local_settings:
             self.conn.local_settings = h2.settings.Settings(client=True, initial_values=local_settings)
-        self.conn.initiate_connection()
-        self.flush()
+        if preface:
+            self.conn.initiate_connection()
+            self.flush()
         self.responses: dict[int, dict] = {}
         self.goaway = None
 
@@ -73,7 +76,7 @@ class H2Client:
     def start(self, method, path, headers=(), body=b"", end=True):
         sid = self.conn.get_next_available_stream_id()
         self.responses[sid] = {"headers": {}, "body": b"", "ended": False, "reset": None}
-        hdrs = [(":method", method), (":scheme", "https"), (":authority", "localhost"), (":path", path), *headers]
+        hdrs = [(":method", method), (":scheme", self.scheme), (":authority", "localhost"), (":path", path), *headers]
         self.conn.send_headers(sid, hdrs, end_stream=not body and end)
         self.flush()
         while body:
@@ -93,9 +96,12 @@ class H2Client:
             data = self.sock.recv(65536)
             if not data:
                 raise ConnectionError("the server closed the connection")
-            for ev in self.conn.receive_data(data):
-                self.on_event(ev)
-            self.flush()
+            self.feed(data)
+
+    def feed(self, data):
+        for ev in self.conn.receive_data(data):
+            self.on_event(ev)
+        self.flush()
 
     def on_event(self, ev):
         if isinstance(ev, h2.events.ResponseReceived):
@@ -110,11 +116,14 @@ class H2Client:
         elif isinstance(ev, h2.events.ConnectionTerminated):
             self.goaway = ev
 
-    def request(self, method, path, headers=(), body=b""):
-        sid = self.start(method, path, headers, body)
+    def wait(self, sid):
+        """(status, headers, body) of stream `sid` once it ended or was reset."""
         self.pump(lambda: self.responses[sid]["ended"] or self.responses[sid]["reset"] is not None)
         r = self.responses[sid]
         return int(r["headers"].get(":status", 0)), r["headers"], r["body"]
+
+    def request(self, method, path, headers=(), body=b""):
+        return self.wait(self.start(method, path, headers, body))
 
 
 def curl(*args, timeout=10):
@@ -140,11 +149,11 @@ def test_curl_h2_over_tls(start_server, pki):
     assert out == '{"x":[1,2]}'
 
 
-def test_curl_upgrade_h2c_is_answered_on_http1(start_server):
-    # Upgrade: h2c is not offered; the request is answered on HTTP/1.1 as RFC 9113 allows.
+def test_curl_upgrade_h2c_is_served_over_http2(start_server):
+    # Upgrade: h2c (RFC 7540 §3.2) is accepted: 101, then stream 1 (more in test_h2c_upgrade.py).
     server = start_server("--threads", "1")
     out = curl("--http2", "-w", "\n%{http_code} %{http_version}", f"{server.url}/hello")
-    assert out == '{"message":"hello"}\n200 1.1'
+    assert out == '{"message":"hello"}\n200 2'
 
 
 def test_http2_off_leaves_the_preface_to_http1(start_server):

@@ -64,6 +64,6 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         return
     write(f"{len(differing)} difference(s):")
     for o in differing:
-        write(f"- {o.case_id}" + (f"  [known gap: {o.gap}]" if o.gap else "  [UNEXPECTED]"))
+        write(f"- {o.case_id}" + (f"  [expected difference: {o.gap}]" if o.gap else "  [UNEXPECTED]"))
         for line in o.diffs:
             write(f"    {_shorten(line)}")

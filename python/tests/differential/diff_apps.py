@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from typing_extensions import TypedDict
 
+from .diff_apps_numbers import build_numbers
+
 
 def sub(fw: ModuleType, name: str) -> ModuleType:
     """fw.responses, fw.exceptions, ...: the same submodule names in both packages."""
@@ -648,6 +650,7 @@ FACTORIES: dict[str, Callable[[ModuleType], Any]] = {
     "streaming": build_streaming,
     "middleware": build_middleware,
     "openapi": build_openapi,
+    "numbers": build_numbers,
 }
 
 

@@ -115,8 +115,10 @@ def pair() -> Iterator[Callable[[str], tuple[Any, Any]]]:
         theirs.close()
 
 
-GAP_MULTIPART_TRUNCATED = ("http/multipart: a multipart body that ends before its closing boundary is a 400; "
-                           "python-multipart (FastAPI) ignores the unfinished part and reads an empty form")
+# A deliberate difference (docs/migrate-from-fastapi.md, "What differs, and why"): kept as a strict xfail.
+GAP_MULTIPART_TRUNCATED = ("deliberate, http/multipart: a multipart body that ends before its closing boundary is a "
+                           "400 (the parser is strict: a cut upload is an error, not an empty form); python-multipart "
+                           "(FastAPI) ignores the unfinished part and reads an empty form")
 
 
 def row(app: str, method: str, url: str, gap: str | None = None, **kwargs: Any) -> Any:
@@ -257,6 +259,19 @@ def websocket_app(fw: Any, log: list[str]) -> Any:
     async def deny(websocket: fw.WebSocket) -> None:
         await websocket.close(code=4403, reason="no")
 
+    @app.websocket("/sub")
+    async def sub(websocket: fw.WebSocket) -> None:
+        offered = websocket.scope["subprotocols"]
+        if "refuse" in offered:
+            await websocket.close(code=4401, reason="refused")
+            return
+        chosen = offered[-1] if offered else None
+        await websocket.accept(subprotocol=chosen, headers=[(b"x-chosen", (chosen or "-").encode())])
+        scope = websocket.scope
+        await websocket.send_json({"type": scope["type"], "path": scope["path"],
+                                   "query_string": scope["query_string"].decode(), "subprotocols": offered,
+                                   "x-token": dict(scope["headers"]).get(b"x-token", b"").decode()})
+
     @app.websocket("/typed/{n}")
     async def typed(websocket: fw.WebSocket, n: int, q: int = 0) -> None:
         await websocket.accept()
@@ -312,7 +327,20 @@ def _script_refused(client: Any) -> list[Any]:
     return out
 
 
-@pytest.mark.parametrize("script", [_script_chat, _script_json, _script_refused], ids=lambda s: s.__name__)
+def _script_subprotocols(client: Any) -> list[Any]:
+    out: list[Any] = []
+    for offered in (["a", "b"], ["solo"], ["refuse"]):
+        try:
+            with client.websocket_connect("/sub?k=1", subprotocols=offered, headers={"X-Token": "t"}) as ws:
+                chosen = [v for k, v in ws.extra_headers if k == b"x-chosen"]
+                out.append((ws.accepted_subprotocol, chosen, ws.receive_json()))
+        except Exception as exc:  # noqa: BLE001
+            out.append((type(exc).__name__, exc.code, exc.reason))
+    return out
+
+
+@pytest.mark.parametrize("script", [_script_chat, _script_json, _script_refused, _script_subprotocols],
+                         ids=lambda s: s.__name__)
 def test_same_websocket_transcript(request: pytest.FixtureRequest, script: Callable[[Any], list[Any]]) -> None:
     transcripts, logs = {}, {}
     for fw in (slipstream, fastapi):

@@ -21,17 +21,22 @@ constexpr std::string_view kStatus200 = "HTTP/1.1 200 OK\r\n";
 struct Plan {
     int status;
     std::string_view reason;
+    bool standard_200;  // "200 OK": the status line is one constant
     ResponseFraming framing;
     bool keep_alive;
     std::string_view connection;  // the Connection field to write, or empty
-    char length[20];              // decimal Content-Length
+    std::string_view content;     // written behind the head
+    char digits[20];              // decimal Content-Length, right-aligned: its last length_size bytes
     std::size_t length_size;
+
+    std::string_view length() const { return {digits + sizeof digits - length_size, length_size}; }
 };
 
 Plan make_plan(const ResponseHead& h) {
     Plan p{};
     p.status = h.status >= 100 && h.status <= 999 ? h.status : 500;
-    p.reason = h.reason.empty() ? reason_phrase(p.status) : h.reason;
+    p.standard_200 = p.status == 200 && (h.reason.empty() || h.reason == "OK");
+    p.reason = p.standard_200 ? std::string_view("OK") : h.reason.empty() ? reason_phrase(p.status) : h.reason;
     p.framing = h.framing;
     p.keep_alive = h.keep_alive;
     const bool informational = p.status < 200;
@@ -44,13 +49,15 @@ Plan make_plan(const ResponseHead& h) {
         if (!http10 && !p.keep_alive) p.connection = kClose;
     }
     if (p.framing == ResponseFraming::kContentLength) {
-        std::size_t n = 1;
-        for (std::uint64_t v = h.content_length; v >= 10; v /= 10)
-            ++n;
+        char* const end = p.digits + sizeof p.digits;
+        char* d = end;
         std::uint64_t v = h.content_length;
-        for (std::size_t i = n; i > 0; --i, v /= 10)
-            p.length[i - 1] = static_cast<char>('0' + v % 10);
-        p.length_size = n;
+        do {
+            *--d = static_cast<char>('0' + v % 10);
+            v /= 10;
+        } while (v != 0);
+        p.length_size = static_cast<std::size_t>(end - d);
+        p.content = h.content;
     }
     return p;
 }
@@ -63,7 +70,7 @@ std::size_t plan_size(const ResponseHead& h, const Plan& p) {
         n += f.name.size() + 2 + f.value.size() + 2;
     if (p.framing == ResponseFraming::kContentLength) n += kLengthPrefix.size() + p.length_size + 2;
     if (p.framing == ResponseFraming::kChunked) n += kChunked.size();
-    return n + p.connection.size() + 2;
+    return n + p.connection.size() + 2 + p.content.size();
 }
 
 // Copies `n` bytes, 4 <= n <= 32, as two possibly overlapping word pairs: no call for the short pieces a
@@ -107,7 +114,7 @@ struct Word16 {
 }
 
 void write_plan(const ResponseHead& h, const Plan& p, char* dst) {
-    if (p.status == 200 && p.reason == "OK") {
+    if (p.standard_200) {
         dst = put(dst, kStatus200);  // the common case: one constant copy
     } else {
         char status_line[13] = {'H', 'T', 'T', 'P', '/', '1', '.', '1', ' ', 0, 0, 0, ' '};
@@ -121,10 +128,11 @@ void write_plan(const ResponseHead& h, const Plan& p, char* dst) {
     if (!h.server.empty()) dst = put_field(dst, kServerPrefix, h.server);
     for (const Header& f : h.headers)
         dst = put(put(put(put(dst, f.name), ": "), f.value), kCrlf);
-    if (p.framing == ResponseFraming::kContentLength) dst = put_field(dst, kLengthPrefix, {p.length, p.length_size});
+    if (p.framing == ResponseFraming::kContentLength) dst = put_field(dst, kLengthPrefix, p.length());
     if (p.framing == ResponseFraming::kChunked) dst = put(dst, kChunked);
     dst = put(dst, p.connection);
-    put(dst, kCrlf);
+    dst = put(dst, kCrlf);
+    if (!p.content.empty()) std::memcpy(dst, p.content.data(), p.content.size());
 }
 
 }  // namespace
@@ -138,7 +146,7 @@ WrittenHead write_response_head(const ResponseHead& head, base::Buffer& out) {
     const std::size_t size = plan_size(head, plan);
     write_plan(head, plan, out.prepare(size).data());
     out.commit(size);
-    return {plan.framing, plan.keep_alive, size};
+    return {plan.framing, plan.keep_alive, size, !plan.content.empty()};
 }
 
 WrittenHead write_response_head(const ResponseHead& head, std::span<char> out) {
@@ -146,7 +154,7 @@ WrittenHead write_response_head(const ResponseHead& head, std::span<char> out) {
     const std::size_t size = plan_size(head, plan);
     if (out.size() < size) return {plan.framing, plan.keep_alive, 0};
     write_plan(head, plan, out.data());
-    return {plan.framing, plan.keep_alive, size};
+    return {plan.framing, plan.keep_alive, size, !plan.content.empty()};
 }
 
 WrittenHead write_response_head(const ResponseHead& head, HeadSpaceFn space, void* context) {
@@ -155,7 +163,7 @@ WrittenHead write_response_head(const ResponseHead& head, HeadSpaceFn space, voi
     char* dst = space(context, size);
     if (dst == nullptr) return {plan.framing, plan.keep_alive, 0};
     write_plan(head, plan, dst);
-    return {plan.framing, plan.keep_alive, size};
+    return {plan.framing, plan.keep_alive, size, !plan.content.empty()};
 }
 
 std::string_view chunk_header(std::uint64_t size, char (&out)[kMaxChunkHeaderSize]) {

@@ -33,16 +33,21 @@ struct ResponseHead {
     Version request_version = Version::kHttp11;
     std::string_view date;    // DateCache::get(); empty: no Date field
     std::string_view server;  // e.g. "slipstream"; empty: no Server field
+    // Content written right behind the head, in the same space, when the written framing is kContentLength
+    // (its size must then equal content_length); left out for a response without content (1xx, 204, 304).
+    // Empty: the caller sends the content itself (a large or file body) or none (HEAD).
+    std::string_view content;
 };
 
 /// The framing and connection handling actually written (rules applied: status, version, framing).
 struct WrittenHead {
     ResponseFraming framing = ResponseFraming::kNone;
     bool keep_alive = false;
-    std::size_t bytes = 0;  // bytes written; 0 when a char buffer was too small
+    std::size_t bytes = 0;         // bytes written (head and content); 0 when a char buffer was too small
+    bool content_written = false;  // ResponseHead::content was written behind the head
 };
 
-/// Exact size write_response_head will need for `head`.
+/// Exact size write_response_head will need for `head` (with its content when that is written).
 std::size_t response_head_size(const ResponseHead& head);
 
 /// Writes "HTTP/1.1 <status> <reason>\r\n", Date, Server, the handler fields, Content-Length or

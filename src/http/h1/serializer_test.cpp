@@ -19,6 +19,7 @@ struct Case {
     std::string bytes;
     ResponseFraming framing;
     bool keep_alive;
+    bool content_written = false;
 };
 
 const Header kContentType[] = {{"Content-Type", "text/plain"}};
@@ -74,6 +75,20 @@ std::vector<Case> cases() {
     custom.reason = "Fine";
     v.push_back({"custom reason, max length", custom,
                  "HTTP/1.1 200 Fine\r\nContent-Length: 18446744073709551615\r\n\r\n", F::kContentLength, true});
+    ResponseHead ok = head(200, F::kContentLength, 1);
+    ok.reason = "OK";
+    v.push_back({"explicit OK", ok, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n", F::kContentLength, true});
+    ResponseHead with_content = head(200, F::kContentLength, 5);
+    with_content.content = "hello";
+    v.push_back({"content behind the head", with_content, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+                 F::kContentLength, true, true});
+    ResponseHead no_content = head(204, F::kContentLength, 5);
+    no_content.content = "hello";
+    v.push_back({"204 leaves the content out", no_content, "HTTP/1.1 204 No Content\r\n\r\n", F::kNone, true});
+    ResponseHead chunked_content = head(200, F::kChunked);
+    chunked_content.content = "hello";
+    v.push_back({"chunked leaves the content out", chunked_content,
+                 "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", F::kChunked, true});
     return v;
 }
 
@@ -87,6 +102,7 @@ TEST(SerializerTest, ExactBytes) {
         EXPECT_EQ(w.bytes, c.bytes.size());
         EXPECT_EQ(w.framing, c.framing);
         EXPECT_EQ(w.keep_alive, c.keep_alive);
+        EXPECT_EQ(w.content_written, c.content_written);
         EXPECT_EQ(response_head_size(c.head), c.bytes.size());
     }
 }
@@ -150,6 +166,7 @@ TEST(SerializerTest, SpaceCallback) {
         EXPECT_EQ(w.bytes, c.bytes.size());
         EXPECT_EQ(w.framing, c.framing);
         EXPECT_EQ(w.keep_alive, c.keep_alive);
+        EXPECT_EQ(w.content_written, c.content_written);
         Sink refused;
         refused.refuse = true;
         EXPECT_EQ(write_response_head(c.head, space, &refused).bytes, 0u);

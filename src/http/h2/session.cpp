@@ -1,6 +1,9 @@
 // ServerSession: nghttp2 callbacks, per-stream request assembly and response bodies, flood accounting.
 #include "http/h2/session.h"
 
+#include "http/h2/recycling_allocator.h"
+#include "http/h2/settings_header.h"
+
 #include <nghttp2/nghttp2.h>
 
 #include <algorithm>
@@ -14,6 +17,13 @@ namespace {
 // NGHTTP2_ERR_TOO_MANY_CONTINUATIONS: nghttp2's own CONTINUATION limit (1.61+, and distribution backports).
 // Spelled as a number so older headers without the name still compile.
 constexpr ssize_t kErrTooManyContinuations = -905;
+
+// A field whose value differs in every response (x-request-id) is sent as a never-indexed literal: entering
+// it into the HPACK dynamic table would only evict useful entries, and nghttp2's table search compares each
+// new value against every earlier one of that name (about 100 memcmp calls and 2 allocations per response).
+std::uint8_t index_flag(std::string_view lowercase_name) {
+    return lowercase_name == "x-request-id" ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE;
+}
 }  // namespace
 
 struct ServerSession::Stream {
@@ -28,8 +38,9 @@ struct ServerSession::Stream {
     bool delivered = false;     // on_request was called
     bool request_done = false;  // END_STREAM received
     // Response.
-    std::deque<std::string> out;
-    std::size_t out_offset = 0;          // bytes of out.front() already framed
+    std::vector<std::string> out;        // body pieces; out[out_head] is the next to frame
+    std::size_t out_head = 0;            // pieces of `out` already framed
+    std::size_t out_offset = 0;          // bytes of out[out_head] already framed
     std::size_t queued = 0;              // body bytes in `out` not yet framed
     std::size_t body_sent = 0;           // body bytes framed into DATA frames
     bool responded = false;              // a HEADERS frame was submitted
@@ -40,6 +51,34 @@ struct ServerSession::Stream {
     std::uint64_t source_left = 0;       // its bytes not yet framed
 
     std::string_view view(std::uint32_t off, std::uint32_t len) const { return {fields.data() + off, len}; }
+    bool out_empty() const { return out_head == out.size(); }
+
+    // Back to a fresh stream for reuse, keeping small buffers' capacity (a recycled stream allocates nothing).
+    void recycle() {
+        static constexpr std::size_t kKeepBytes = 4096;
+        id = 0;
+        fields.clear();
+        regular.clear();
+        pseudo = {};
+        header_bytes = 0;
+        if (body.capacity() > kKeepBytes) std::string().swap(body);
+        body.clear();
+        error_status = 0;
+        delivered = request_done = false;
+        out.clear();
+        out_head = out_offset = queued = body_sent = 0;
+        responded = out_end = deferred = finished = false;
+        source.reset();
+        source_left = 0;
+    }
+};
+
+// Buffers reused from request to request, so a request allocates nothing of its own here.
+struct ServerSession::Scratch {
+    std::vector<HeaderField> request_fields;     // deliver(): the fields handed to on_request
+    std::vector<nghttp2_nv> nva;                 // submit(): the response head
+    std::string lower;                           // submit(): lowered copies of names with uppercase letters
+    std::vector<std::unique_ptr<Stream>> spare;  // closed streams kept for reuse
 };
 
 // The nghttp2 callbacks, as static members of a friend so they reach the session's state.
@@ -56,7 +95,7 @@ struct ServerSession::Callbacks {
                 if (!s.note_client_stream(hd->stream_id)) return s.fail(ErrorCode::kProtocolError);
                 break;
             case NGHTTP2_CONTINUATION:
-                if (++s.continuations_ > s.config_.max_continuations) return s.fail(ErrorCode::kEnhanceYourCalm);
+                if (++s.continuations_ > s.config_.max_continuations) return s.flood(FloodKind::kContinuation);
                 control = hd->length == 0 && !(hd->flags & NGHTTP2_FLAG_END_HEADERS);
                 break;
             case NGHTTP2_DATA:
@@ -70,23 +109,24 @@ struct ServerSession::Callbacks {
                 control = true;
                 break;
             case NGHTTP2_RST_STREAM:
-                if (!s.resets_.take(s.now_)) return s.fail(ErrorCode::kEnhanceYourCalm);
+                if (!s.resets_.take(s.now_)) return s.flood(FloodKind::kRapidReset);
                 break;
             default:
                 break;
         }
-        if (control && !s.control_.take(s.now_)) return s.fail(ErrorCode::kEnhanceYourCalm);
+        if (control && !s.control_.take(s.now_)) return s.flood(FloodKind::kControlFrames);
         return 0;
     }
 
     static int on_begin_headers(nghttp2_session* session, const nghttp2_frame* frame, void* user) {
         if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
         ServerSession& s = self(user);
-        auto stream = std::make_unique<Stream>();
+        std::unique_ptr<Stream> stream = s.take_stream();
         stream->id = frame->hd.stream_id;
         nghttp2_session_set_stream_user_data(session, stream->id, stream.get());
         s.streams_[stream->id] = std::move(stream);
         ++s.receiving_;
+        ++s.stats_.streams_opened;
         return 0;
     }
 
@@ -97,7 +137,7 @@ struct ServerSession::Callbacks {
         if (st == nullptr) return 0;
         st->header_bytes += namelen + valuelen + 32;
         std::size_t limit = s.config_.max_header_list_size;
-        if (st->header_bytes > limit * s.config_.header_bomb_factor) return s.fail(ErrorCode::kEnhanceYourCalm);
+        if (st->header_bytes > limit * s.config_.header_bomb_factor) return s.flood(FloodKind::kHpackBomb);
         if (st->header_bytes > limit && !st->delivered) st->error_status = 431;
         if (st->error_status != 0 || st->delivered || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
         auto off = static_cast<std::uint32_t>(st->fields.size());
@@ -118,6 +158,10 @@ struct ServerSession::Callbacks {
 
     static int on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, void* user) {
         ServerSession& s = self(user);
+        if (frame->hd.type == NGHTTP2_RST_STREAM) {
+            ++s.stats_.rst_received[SessionStats::code_index(frame->rst_stream.error_code)];
+            ++s.stats_.events;
+        }
         if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) return 0;
         Stream* st = s.find(frame->hd.stream_id);
         if (st == nullptr) return 0;
@@ -143,6 +187,15 @@ struct ServerSession::Callbacks {
     }
 
     static int on_frame_send(nghttp2_session* session, const nghttp2_frame* frame, void* user) {
+        if (frame->hd.type == NGHTTP2_RST_STREAM || frame->hd.type == NGHTTP2_GOAWAY) {
+            SessionStats& stats = self(user).stats_;
+            if (frame->hd.type == NGHTTP2_RST_STREAM)
+                ++stats.rst_sent[SessionStats::code_index(frame->rst_stream.error_code)];
+            else
+                ++stats.goaway_sent[SessionStats::code_index(frame->goaway.error_code)];
+            ++stats.events;
+            return 0;
+        }
         if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) return 0;
         if (!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) return 0;
         Stream* st = self(user).find(frame->hd.stream_id);
@@ -163,8 +216,12 @@ struct ServerSession::Callbacks {
             --s.active_;
             // Still findable during the call, so the handler can read body_bytes_sent(id).
             if (!it->second->finished) s.handler_.on_stream_reset(id);
+            it = s.streams_.find(id);  // the handler may have reset other streams
+            if (it == s.streams_.end()) return 0;
         }
-        s.streams_.erase(id);
+        if (s.found_ == it->second.get()) s.found_ = nullptr;
+        s.give_back(std::move(it->second));
+        s.streams_.erase(it);
         return 0;
     }
 
@@ -173,20 +230,22 @@ struct ServerSession::Callbacks {
         auto* st = static_cast<Stream*>(source->ptr);
         if (st->source) return read_source(*st, buf, length, flags);
         std::size_t n = 0;
-        while (n < length && !st->out.empty()) {
-            const std::string& front = st->out.front();
+        while (n < length && !st->out_empty()) {
+            const std::string& front = st->out[st->out_head];
             std::size_t take = std::min(length - n, front.size() - st->out_offset);
             std::memcpy(buf + n, front.data() + st->out_offset, take);
             n += take;
             st->out_offset += take;
             if (st->out_offset == front.size()) {
-                st->out.pop_front();
+                ++st->out_head;
                 st->out_offset = 0;
             }
         }
         st->queued -= n;
         st->body_sent += n;
-        if (st->out.empty()) {
+        if (st->out_empty()) {
+            st->out.clear();  // keeps the capacity for the next write()
+            st->out_head = 0;
             if (st->out_end) {
                 *flags |= NGHTTP2_DATA_FLAG_EOF;
             } else if (n == 0) {
@@ -220,7 +279,23 @@ ServerSession::ServerSession(const SessionConfig& config, SessionHandler& handle
     : config_(config),
       handler_(handler),
       resets_(config.reset_burst, config.reset_rate),
-      control_(config.control_burst, config.control_rate) {}
+      control_(config.control_burst, config.control_rate),
+      scratch_(std::make_unique<Scratch>()),
+      allocator_(std::make_unique<detail::RecyclingAllocator>()) {}
+
+std::unique_ptr<ServerSession::Stream> ServerSession::take_stream() {
+    if (scratch_->spare.empty()) return std::make_unique<Stream>();
+    std::unique_ptr<Stream> s = std::move(scratch_->spare.back());
+    scratch_->spare.pop_back();
+    return s;
+}
+
+void ServerSession::give_back(std::unique_ptr<Stream> s) {
+    static constexpr std::size_t kMaxSpare = 32;
+    if (scratch_->spare.size() >= kMaxSpare) return;
+    s->recycle();
+    scratch_->spare.push_back(std::move(s));
+}
 
 base::Result<std::unique_ptr<ServerSession>> ServerSession::create(const SessionConfig& config,
                                                                    SessionHandler& handler) {
@@ -234,7 +309,20 @@ base::Result<std::unique_ptr<ServerSession>> ServerSession::create(const Session
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, &Callbacks::on_data_chunk);
     nghttp2_session_callbacks_set_on_frame_send_callback(cb, &Callbacks::on_frame_send);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, &Callbacks::on_stream_close);
-    int rv = nghttp2_session_server_new(&s->session_, cb, s.get());
+    // nghttp2_option_set_no_closed_streams would save a little per stream, but without closed streams nghttp2
+    // cannot tell a frame on a closed stream (STREAM_CLOSED, RFC 9113 §5.1) from one on an idle stream.
+    // nghttp2's allocations go through the session's RecyclingAllocator (recycling_allocator.h).
+    nghttp2_mem mem{};
+    mem.mem_user_data = s->allocator_.get();
+    mem.malloc = [](size_t n, void* a) { return static_cast<detail::RecyclingAllocator*>(a)->allocate(n); };
+    mem.free = [](void* p, void* a) { static_cast<detail::RecyclingAllocator*>(a)->release(p); };
+    mem.calloc = [](size_t n, size_t size, void* a) {
+        return static_cast<detail::RecyclingAllocator*>(a)->allocate_zeroed(n, size);
+    };
+    mem.realloc = [](void* p, size_t n, void* a) {
+        return static_cast<detail::RecyclingAllocator*>(a)->reallocate(p, n);
+    };
+    int rv = nghttp2_session_server_new3(&s->session_, cb, s.get(), nullptr, &mem);
     nghttp2_session_callbacks_del(cb);
     if (rv != 0) return base::Status::internal("h2: out of memory");
 
@@ -276,8 +364,20 @@ bool ServerSession::note_client_stream(StreamId id) {
 }
 
 ServerSession::Stream* ServerSession::find(StreamId id) {
+    // A request's callbacks and its answer ask for the same stream several times in a row.
+    if (found_ != nullptr && found_->id == id) return found_;
     auto it = streams_.find(id);
-    return it == streams_.end() ? nullptr : it->second.get();
+    if (it == streams_.end()) return nullptr;
+    found_ = it->second.get();
+    return found_;
+}
+
+int ServerSession::flood(FloodKind kind) {
+    if (!fatal_) {
+        ++stats_.floods[static_cast<std::size_t>(kind)];
+        ++stats_.events;
+    }
+    return fail(ErrorCode::kEnhanceYourCalm);
 }
 
 int ServerSession::fail(ErrorCode code) {
@@ -290,8 +390,8 @@ void ServerSession::deliver(Stream& s) {
     s.delivered = true;
     --receiving_;
     ++active_;
-    std::vector<HeaderField> headers;
-    headers.reserve(s.regular.size());
+    std::vector<HeaderField>& headers = scratch_->request_fields;  // reused: no allocation per request
+    headers.clear();
     for (const auto& f : s.regular)
         headers.push_back({s.view(f[0], f[1]), s.view(f[2], f[3])});
     RequestHead head;
@@ -303,6 +403,54 @@ void ServerSession::deliver(Stream& s) {
     head.body = s.body;
     head.error_status = s.error_status;
     handler_.on_request(s.id, head);
+}
+
+namespace {
+// Fields of the HTTP/1.1 upgrade request that belong to that connection only (RFC 9113 §8.2.2).
+bool connection_specific(std::string_view lowercase_name) {
+    return lowercase_name == "connection" || lowercase_name == "upgrade" || lowercase_name == "http2-settings" ||
+           lowercase_name == "keep-alive" || lowercase_name == "proxy-connection" ||
+           lowercase_name == "transfer-encoding" || lowercase_name == "te";
+}
+}  // namespace
+
+base::Status ServerSession::upgrade(std::string_view http2_settings, const RequestHead& request) {
+    base::Result<std::string> payload = decode_settings_header(http2_settings);
+    if (!payload.is_ok()) return payload.status();
+    std::unique_ptr<Stream> stream = take_stream();
+    Stream& st = *stream;
+    st.id = 1;
+    auto keep = [&st](std::string_view v) {
+        auto off = static_cast<std::uint32_t>(st.fields.size());
+        st.fields.append(v);
+        return std::array<std::uint32_t, 2>{off, static_cast<std::uint32_t>(v.size())};
+    };
+    st.pseudo = {keep(request.method), keep(request.scheme), keep(request.authority), keep(request.path)};
+    for (const HeaderField& f : request.headers) {
+        auto off = static_cast<std::uint32_t>(st.fields.size());
+        for (char c : f.name)
+            st.fields.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c);
+        if (connection_specific(st.view(off, static_cast<std::uint32_t>(f.name.size())))) {
+            st.fields.resize(off);
+            continue;
+        }
+        auto [voff, vlen] = keep(f.value);
+        st.regular.push_back({off, static_cast<std::uint32_t>(f.name.size()), voff, vlen});
+    }
+    st.body.assign(request.body);
+    st.request_done = true;
+    int rv = nghttp2_session_upgrade2(session_, reinterpret_cast<const uint8_t*>(payload->data()), payload->size(),
+                                      request.method == "HEAD" ? 1 : 0, &st);
+    if (rv != 0) {
+        give_back(std::move(stream));
+        return base::Status::invalid_argument(std::string("HTTP2-Settings: ") + nghttp2_strerror(rv));
+    }
+    last_client_stream_ = 1;
+    streams_[1] = std::move(stream);
+    ++receiving_;
+    ++stats_.streams_opened;
+    deliver(st);
+    return base::Status::ok();
 }
 
 base::Status ServerSession::receive(std::string_view bytes, base::MonoNanos now) {
@@ -317,6 +465,11 @@ base::Status ServerSession::receive(std::string_view bytes, base::MonoNanos now)
                : rv == NGHTTP2_ERR_BAD_CLIENT_MAGIC                        ? ErrorCode::kProtocolError
                                                                            : ErrorCode::kInternalError;
         error_code_ = code;
+        if (code == ErrorCode::kEnhanceYourCalm) {
+            FloodKind kind = rv == kErrTooManyContinuations ? FloodKind::kContinuation : FloodKind::kOther;
+            ++stats_.floods[static_cast<std::size_t>(kind)];
+            ++stats_.events;
+        }
     }
     nghttp2_session_terminate_session(session_, static_cast<uint32_t>(code));
     std::string reason = std::string("h2: ") + nghttp2_strerror(static_cast<int>(rv)) + " (GOAWAY " +
@@ -355,20 +508,27 @@ base::Status ServerSession::submit(StreamId id, int status, std::span<const Head
     s->responded = true;
     char status_text[3] = {static_cast<char>('0' + status / 100), static_cast<char>('0' + status / 10 % 10),
                            static_cast<char>('0' + status % 10)};
+    // HTTP/2 field names are lowercase on the wire: names with an uppercase letter are lowered into `lower_`
+    // (reserved up front, so the views into it stay valid). nghttp2 copies the fields it is given.
     std::size_t names = 0;
     for (const HeaderField& h : headers)
         names += h.name.size();
-    std::string lower;  // HTTP/2 field names are lowercase on the wire
+    std::string& lower = scratch_->lower;
+    std::vector<nghttp2_nv>& nva = scratch_->nva;
+    lower.clear();
     lower.reserve(names);
-    std::vector<nghttp2_nv> nva;
-    nva.reserve(headers.size() + 1);
+    nva.clear();
     auto u8 = [](const char* p) { return reinterpret_cast<uint8_t*>(const_cast<char*>(p)); };
     nva.push_back({u8(":status"), u8(status_text), 7, 3, NGHTTP2_NV_FLAG_NONE});
     for (const HeaderField& h : headers) {
-        std::size_t at = lower.size();
-        for (char c : h.name)
-            lower.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c);
-        nva.push_back({u8(lower.data() + at), u8(h.value.data()), h.name.size(), h.value.size(), NGHTTP2_NV_FLAG_NONE});
+        const char* name = h.name.data();
+        if (std::any_of(h.name.begin(), h.name.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) {
+            name = lower.data() + lower.size();
+            for (char c : h.name)
+                lower.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c);
+        }
+        std::uint8_t flag = index_flag({name, h.name.size()});
+        nva.push_back({u8(name), u8(h.value.data()), h.name.size(), h.value.size(), flag});
     }
     nghttp2_data_provider provider{};
     provider.source.ptr = s;

@@ -15,9 +15,14 @@
 #include "base/result.h"
 #include "http/h2/error_code.h"
 #include "http/h2/session_config.h"
+#include "http/h2/session_stats.h"
 #include "http/h2/token_bucket.h"
 
 typedef struct nghttp2_session nghttp2_session;
+
+namespace slipstream::http::h2::detail {
+class RecyclingAllocator;
+}
 
 namespace slipstream::http::h2 {
 
@@ -108,6 +113,14 @@ class ServerSession {
     /// Resets a stream (e.g. an aborted stream, a handler timeout mid-stream).
     void reset(StreamId id, ErrorCode code);
 
+    /// HTTP/1.1 Upgrade to h2c (RFC 7540 §3.2): applies the client's HTTP2-Settings value (base64url) and
+    /// serves `request` (its body complete) as stream 1, half-closed: on_request is called from here. Field
+    /// names may be in any case (lowered here); connection-specific fields (Connection, Upgrade,
+    /// HTTP2-Settings, Keep-Alive, Proxy-Connection, Transfer-Encoding, TE) are dropped. Call right after
+    /// create(), before any receive(). Error kInvalidArgument: a bad HTTP2-Settings value (nothing changed;
+    /// the caller may go on with HTTP/1.1).
+    base::Status upgrade(std::string_view http2_settings, const RequestHead& request);
+
     /// Graceful shutdown: GOAWAY(NO_ERROR) with the last stream processed; open streams finish.
     void shutdown();
     /// Immediate shutdown with `code`: GOAWAY, and done() once it is sent.
@@ -119,19 +132,26 @@ class ServerSession {
     bool receiving() const { return receiving_ > 0; }
     /// The code of the GOAWAY this session sent for an error, or kNoError.
     ErrorCode error_code() const { return error_code_; }
+    /// Protocol events so far (streams, RST_STREAM, GOAWAY, floods), for metrics.
+    const SessionStats& stats() const { return stats_; }
 
   private:
     struct Stream;
+    struct Scratch;
     struct Callbacks;
     friend struct Callbacks;
 
     ServerSession(const SessionConfig& config, SessionHandler& handler);
     Stream* find(StreamId id);
+    // Streams are recycled: a closed stream's buffers serve the next one.
+    std::unique_ptr<Stream> take_stream();
+    void give_back(std::unique_ptr<Stream> s);
     // Records a client stream id seen in a HEADERS frame; false when it reuses an id the client skipped.
     bool note_client_stream(StreamId id);
     base::Status submit(StreamId id, int status, std::span<const HeaderField> headers, bool with_body);
     void deliver(Stream& s);
     int fail(ErrorCode code);
+    int flood(FloodKind kind);  // counts the defence, then fail(kEnhanceYourCalm)
 
     SessionConfig config_;
     SessionHandler& handler_;
@@ -139,6 +159,10 @@ class ServerSession {
     std::unordered_map<StreamId, std::unique_ptr<Stream>> streams_;
     TokenBucket resets_;
     TokenBucket control_;
+    std::unique_ptr<Scratch> scratch_;
+    SessionStats stats_;
+    std::unique_ptr<detail::RecyclingAllocator> allocator_;  // nghttp2's memory; outlives session_
+    Stream* found_ = nullptr;                                // the stream find() returned last (cleared when it closes)
     base::MonoNanos now_ = 0;
     std::uint32_t continuations_ = 0;
     static constexpr std::size_t kMaxSkippedRanges = 64;

@@ -500,5 +500,90 @@ TEST(ServerSession, GracefulShutdownLetsOpenStreamsFinish) {
     EXPECT_TRUE(h.session->done());
 }
 
+// ---- h2c upgrade (RFC 7540 §3.2) and protocol statistics ----
+
+TEST(ServerSession, UpgradeServesTheRequestAsStreamOne) {
+    Harness h;
+    HeaderField fields[] = {{"Host", "x"},
+                            {"Connection", "Upgrade, HTTP2-Settings"},
+                            {"Upgrade", "h2c"},
+                            {"HTTP2-Settings", "AAMAAABkAAQAAP__"},
+                            {"X-A", "b"}};
+    RequestHead r;
+    r.method = "POST";
+    r.scheme = "http";
+    r.authority = "x";
+    r.path = "/up?q=1";
+    r.headers = fields;
+    r.body = "hi";
+    ASSERT_TRUE(h.session->upgrade("AAMAAABkAAQAAP__", r).is_ok());
+    ASSERT_EQ(h.recorder.requests.size(), 1u);
+    const Received& got = h.recorder.requests[0];
+    EXPECT_EQ(got.id, 1);
+    EXPECT_EQ(got.method, "POST");
+    EXPECT_EQ(got.path, "/up?q=1");
+    EXPECT_EQ(got.authority, "x");
+    EXPECT_EQ(got.body, "hi");
+    using Fields = std::vector<std::pair<std::string, std::string>>;
+    EXPECT_EQ(got.headers, (Fields{{"host", "x"}, {"x-a", "b"}}));  // connection-specific fields dropped
+    std::vector<Frame> out;
+    for (Frame& f : h.output())
+        if (f.type != 8) out.push_back(std::move(f));  // WINDOW_UPDATE (the larger connection window) aside
+    ASSERT_GE(out.size(), 3u);
+    EXPECT_EQ(out[0].type, kSettings);  // the server preface comes first
+    EXPECT_EQ(out[1].type, kHeaders);
+    EXPECT_EQ(out[1].stream, 1u);
+    EXPECT_EQ(out[2].type, kData);
+    EXPECT_EQ(out[2].payload, "path=/up?q=1");
+    EXPECT_EQ(h.session->stats().streams_opened, 1u);
+    // The client's preface and its next stream (3) follow.
+    ASSERT_TRUE(h.feed(client_start() + frame(kHeaders, kEndHeaders | kEndStream, 3, get_block("/next"))).is_ok());
+    ASSERT_EQ(h.recorder.requests.size(), 2u);
+    EXPECT_EQ(h.recorder.requests[1].id, 3);
+    EXPECT_EQ(h.session->stats().streams_opened, 2u);
+}
+
+TEST(ServerSession, UpgradeWithBadSettingsChangesNothing) {
+    for (const char* settings : {"!!", "AAEAAB", "AAIAAAAC"}) {
+        Harness h;
+        RequestHead r;
+        r.method = "GET";
+        r.path = "/";
+        base::Status st = h.session->upgrade(settings, r);
+        EXPECT_TRUE(st.is_invalid_argument()) << settings;
+        EXPECT_TRUE(h.recorder.requests.empty()) << settings;
+        EXPECT_EQ(h.session->stats().streams_opened, 0u) << settings;
+    }
+}
+
+TEST(ServerSession, StatsCountResetsGoawaysAndFloods) {
+    Harness h;
+    h.recorder.answer = false;
+    std::string in = client_start();
+    in += frame(kHeaders, kEndHeaders, 1, get_block("/a")) + frame(kRst, 0, 1, std::string("\0\0\0\x08", 4));
+    in += frame(kHeaders, kEndHeaders | kEndStream, 3, get_block("/b"));
+    ASSERT_TRUE(h.feed(in).is_ok());
+    h.session->reset(3, ErrorCode::kRefusedStream);
+    h.session->shutdown();
+    (void)h.output();
+    const SessionStats& st = h.session->stats();
+    EXPECT_EQ(st.streams_opened, 2u);
+    EXPECT_EQ(st.rst_received[8], 1u);  // CANCEL
+    EXPECT_EQ(st.rst_sent[7], 1u);      // REFUSED_STREAM
+    EXPECT_EQ(st.goaway_sent[0], 1u);   // NO_ERROR
+    EXPECT_EQ(st.floods, (std::array<std::uint64_t, kFloodKinds>{}));
+
+    SessionConfig config;
+    config.control_burst = 5;
+    Harness f(config);
+    std::string ping = client_start();
+    for (int i = 0; i < 10; ++i)
+        ping += frame(kPing, 0, 0, "12345678");
+    EXPECT_TRUE(f.feed(ping).is_resource_exhausted());
+    (void)f.output();
+    EXPECT_EQ(f.session->stats().floods[static_cast<std::size_t>(FloodKind::kControlFrames)], 1u);
+    EXPECT_EQ(f.session->stats().goaway_sent[11], 1u);  // ENHANCE_YOUR_CALM
+}
+
 }  // namespace
 }  // namespace slipstream::http::h2

@@ -106,4 +106,33 @@ std::string_view select_subprotocol(std::string_view offered, std::string_view s
     return chosen;
 }
 
+std::vector<std::string> split_subprotocols(std::string_view offered) {
+    std::vector<std::string> out;
+    for_each_list_item(offered, [&](std::string_view item) { out.emplace_back(item); });
+    return out;
+}
+
+namespace {
+bool is_token_char(char c) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+    return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+}  // namespace
+
+bool is_valid_answer_header(std::string_view name, std::string_view value) {
+    if (name.empty()) return false;
+    for (char c : name) {
+        if (!is_token_char(c)) return false;
+    }
+    for (char c : value) {
+        if (c == '\r' || c == '\n' || c == '\0') return false;
+    }
+    static constexpr std::string_view kReserved[] = {"upgrade", "connection", "content-length", "transfer-encoding"};
+    for (std::string_view r : kReserved) {
+        if (ascii_iequals(name, r)) return false;
+    }
+    constexpr std::string_view kSecPrefix = "sec-websocket-";
+    return !(name.size() >= kSecPrefix.size() && ascii_iequals(name.substr(0, kSecPrefix.size()), kSecPrefix));
+}
+
 }  // namespace slipstream::http::ws

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace slipstream::http::ws {
 
@@ -53,5 +54,13 @@ HandshakeResult check_handshake(std::string_view method, bool http11, const Upgr
 /// Picks the first protocol of the client's list that `supported` (a comma-separated list) also names;
 /// empty when none. The server must answer with exactly one of the client's values, or none.
 std::string_view select_subprotocol(std::string_view offered, std::string_view supported);
+
+/// The items of a Sec-WebSocket-Protocol list, in order (each trimmed; empty items dropped).
+std::vector<std::string> split_subprotocols(std::string_view offered);
+
+/// True when an application may add `name: value` to a handshake answer: `name` an RFC 9110 token and
+/// not a field the engine writes (Upgrade, Connection, Sec-WebSocket-*, Content-Length,
+/// Transfer-Encoding), `value` without CR, LF or NUL.
+bool is_valid_answer_header(std::string_view name, std::string_view value);
 
 }  // namespace slipstream::http::ws

@@ -134,5 +134,46 @@ TEST(Handshake, SubprotocolChoice) {
         EXPECT_EQ(select_subprotocol(c.offered, c.supported), c.expected) << c.offered;
 }
 
+TEST(Handshake, SplitSubprotocols) {
+    struct Case {
+        std::string offered;
+        std::vector<std::string> expected;
+    };
+    const Case cases[] = {
+        {"", {}},
+        {"chat", {"chat"}},
+        {"chat, superchat", {"chat", "superchat"}},
+        {" a ,, b ,", {"a", "b"}},
+    };
+    for (const Case& c : cases)
+        EXPECT_EQ(split_subprotocols(c.offered), c.expected) << c.offered;
+}
+
+TEST(Handshake, AnswerHeaderValidity) {
+    struct Case {
+        std::string name, value;
+        bool valid;
+    };
+    const Case cases[] = {
+        {"X-Custom", "yes", true},
+        {"Set-Cookie", "a=b; Path=/", true},
+        {"x-empty", "", true},
+        {"", "v", false},
+        {"Bad Name", "v", false},
+        {"x:y", "v", false},
+        {"X-Split", "a\r\nInjected: 1", false},
+        {"X-Nul", std::string("a\0b", 3), false},
+        {"Upgrade", "websocket", false},
+        {"connection", "close", false},
+        {"Content-Length", "0", false},
+        {"Transfer-Encoding", "chunked", false},
+        {"Sec-WebSocket-Protocol", "chat", false},
+        {"sec-websocket-accept", "x", false},
+        {"Sec-WebSocket", "x", true},  // not the reserved prefix
+    };
+    for (const Case& c : cases)
+        EXPECT_EQ(is_valid_answer_header(c.name, c.value), c.valid) << c.name;
+}
+
 }  // namespace
 }  // namespace slipstream::http::ws

@@ -108,7 +108,23 @@ bool digit_run(std::string_view s, std::size_t* pos, std::string* out) {
 
 enum class IntParse { kOk, kInvalid, kTooBig };
 
-IntParse parse_int(std::string_view raw, json::Value* out) {
+// Digits beyond 64 bits: an exact kBigInt in `arena` (without one, or past Python's digit limit, too big).
+// pydantic parses plain digits itself ("int_parsing_size" past the limit) but hands text with underscores to
+// Python's int(), whose limit error it reports as "int_parsing".
+IntParse big_int(std::string_view digits, bool negative, bool underscores, base::Arena* arena, json::Value* out) {
+    const std::size_t first = digits.find_first_not_of('0');
+    digits.remove_prefix(first == std::string_view::npos ? digits.size() : first);
+    if (digits.size() > json::kMaxIntegerDigits) return underscores ? IntParse::kInvalid : IntParse::kTooBig;
+    if (arena == nullptr) return IntParse::kTooBig;
+    char* text = static_cast<char*>(arena->allocate(digits.size() + 1, 1));
+    text[0] = '-';
+    digits.copy(text + 1, digits.size());
+    *out = json::Value::big_integer(negative ? std::string_view(text, digits.size() + 1)
+                                             : std::string_view(text + 1, digits.size()));
+    return IntParse::kOk;
+}
+
+IntParse parse_int(std::string_view raw, base::Arena* arena, json::Value* out) {
     std::string_view s = strip(raw);
     std::size_t pos = 0;
     bool negative = false;
@@ -124,14 +140,17 @@ IntParse parse_int(std::string_view raw, json::Value* out) {
     if (pos != s.size()) return IntParse::kInvalid;
     std::uint64_t magnitude = 0;
     auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude);
-    if (ec != std::errc() || end != digits.data() + digits.size()) return IntParse::kTooBig;
+    const bool underscores = s.find('_') != std::string_view::npos;
+    if (ec != std::errc() || end != digits.data() + digits.size())
+        return big_int(digits, negative, underscores, arena, out);
     if (!negative) {
         *out = magnitude <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
                    ? json::Value::integer(static_cast<std::int64_t>(magnitude))
                    : json::Value::unsigned_integer(magnitude);
         return IntParse::kOk;
     }
-    if (magnitude > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + 1) return IntParse::kTooBig;
+    if (magnitude > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + 1)
+        return big_int(digits, negative, underscores, arena, out);
     *out = json::Value::integer(static_cast<std::int64_t>(0 - magnitude));
     return IntParse::kOk;
 }
@@ -217,7 +236,7 @@ bool coerce_scalar(const Node* node, std::string_view raw, base::Arena& arena, s
     }
     IntParse int_result = IntParse::kInvalid;
     // "1" for a number-only schema is the float 1.0, as pydantic makes it.
-    if ((types & detail::kTypeInteger) && (int_result = parse_int(raw, out)) == IntParse::kOk) return true;
+    if ((types & detail::kTypeInteger) && (int_result = parse_int(raw, &arena, out)) == IntParse::kOk) return true;
     if ((types & detail::kTypeNumber) && parse_float(raw, out)) return true;
     if ((types & detail::kTypeBoolean) && parse_bool(raw, out)) return true;
     if (types & detail::kTypeInteger) {
@@ -239,6 +258,7 @@ bool coerce_scalar(const Node* node, std::string_view raw, base::Arena& arena, s
 // A copy of a ctx value (scalars, arrays, objects) in `arena`.
 json::Value copy_into(const json::Value& v, base::Arena& arena) {
     if (v.is_string()) return json::Value::string(arena.copy(v.as_string()));
+    if (v.type() == json::Type::kBigInt) return json::Value::big_integer(arena.copy(v.as_decimal()));
     if (v.is_array()) {
         auto* items = arena.make_array<json::Value>(v.size());
         for (std::uint32_t i = 0; i < v.size(); ++i)
@@ -312,7 +332,11 @@ base::Result<json::Value> coerce(const Schema& schema, std::span<const std::stri
 }
 
 LaxInt parse_lax_int(std::string_view text, json::Value* out) {
-    switch (parse_int(text, out)) {
+    return parse_lax_int(text, nullptr, out);
+}
+
+LaxInt parse_lax_int(std::string_view text, base::Arena* arena, json::Value* out) {
+    switch (parse_int(text, arena, out)) {
         case IntParse::kOk:
             return LaxInt::kOk;
         case IntParse::kTooBig:

@@ -23,7 +23,8 @@ namespace slipstream::json::schema {
 ///   exact type). Otherwise "integer" accepts " 1 ", "+1", "1_000", "1.000" (zero fraction) and
 ///   rejects "1.5", "1e3" ("int_parsing"); "number" accepts Python float() syntax including
 ///   "inf", "nan", "1_0.5" ("float_parsing"); "boolean" accepts 1/0, true/false, yes/no, on/off,
-///   t/f, y/n in any case ("bool_parsing"). Integers beyond 64 bits give "int_parsing_size".
+///   t/f, y/n in any case ("bool_parsing"). Integers beyond 64 bits are exact kBigInt values; past
+///   Python's 4300 significant digits they give "int_parsing_size" (pydantic's limit).
 /// - No occurrence: an array schema gets []; anything else is "missing" ("Field required").
 ///
 /// Returns the value (its strings and arrays live in `arena`) or Status::invalid_argument; errors go
@@ -39,8 +40,10 @@ inline base::Result<json::Value> coerce(const Schema& schema, std::string_view r
 }
 
 /// pydantic's lax parsing of one string as an int, a float or a bool (the rules of coerce() above), for
-/// callers that convert strings found elsewhere (a JSON body's values). Values live in static storage.
+/// callers that convert strings found elsewhere (a JSON body's values). Values live in static storage, except
+/// a kBigInt's text, which lives in `arena`; without an arena, integers beyond 64 bits are kTooBig.
 enum class LaxInt : std::uint8_t { kOk, kInvalid, kTooBig };
+LaxInt parse_lax_int(std::string_view text, base::Arena* arena, json::Value* out);
 LaxInt parse_lax_int(std::string_view text, json::Value* out);
 bool parse_lax_float(std::string_view text, json::Value* out);
 bool parse_lax_bool(std::string_view text, json::Value* out);

@@ -11,6 +11,7 @@ json::Value ErrorSink::make_ctx(std::initializer_list<std::pair<std::string_view
     for (const auto& [key, value] : entries) {
         json::Value v = value;
         if (v.is_string()) v = json::Value::string(arena_.copy(v.as_string()));
+        if (v.type() == json::Type::kBigInt) v = json::Value::big_integer(arena_.copy(v.as_decimal()));
         members[n++] = json::Member{key, v};
     }
     return json::Value::object(members, n);

@@ -225,6 +225,41 @@ INSTANTIATE_TEST_SUITE_P(Table, ErrorsTest, ::testing::ValuesIn(kCases),
                              return name;
                          });
 
+// CompileOptions::pydantic_int_from_float: pydantic turns an integral float into an int only inside int64.
+TEST(ErrorsTest, PydanticIntFromFloatStopsAtInt64) {
+    CompileOptions options;
+    options.pydantic_int_from_float = true;
+    Schema pydantic = testing::compile_text(R"({"type":"integer"})", options);
+    Schema plain = testing::compile_text(R"({"type":"integer"})");
+    Schema either = testing::compile_text(R"({"type":["integer","number"]})", options);
+    const char* kSize = "int_parsing_size|[]|Unable to parse input string as an integer, exceeded maximum size|null|";
+    struct Case {
+        const char* instance;
+        std::string error;  // "" when valid
+    } cases[] = {
+        {"1e18", ""},
+        {"-9.2e18", ""},
+        {"1.0", ""},
+        {"123456789012345678901234567890", ""},
+        {"1e30", std::string(kSize) + "1e+30"},
+        {"-1e30", std::string(kSize) + "-1e+30"},
+        {"9.3e18", std::string(kSize) + "9.3e+18"},
+        {"-9223372036854775808.0", std::string(kSize) + "-9.223372036854776e+18"},
+        {"1.5", "int_from_float|[]|Input should be a valid integer, got a number with a fractional part|null|1.5"},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.instance);
+        base::Arena arena;
+        const json::Value v = parse_json(c.instance, arena);
+        ErrorSink sink;
+        EXPECT_EQ(pydantic.validate(v, &sink), c.error.empty());
+        EXPECT_EQ(pydantic.validate(v), c.error.empty());
+        EXPECT_EQ(render_all(sink), c.error.empty() ? std::vector<std::string>{} : std::vector<std::string>{c.error});
+        EXPECT_EQ(plain.validate(v), c.error.empty() || c.error.rfind("int_parsing_size", 0) == 0);
+        EXPECT_TRUE(either.validate(v));
+    }
+}
+
 TEST(ErrorsTest, SchemaPathNamesTheKeyword) {
     Schema schema = testing::compile_text(R"({"properties":{"a":{"minLength":2}},"required":["b"]})");
     base::Arena arena;

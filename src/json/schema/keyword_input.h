@@ -20,6 +20,7 @@ class KeywordInput {
         : compiler_(compiler), schema_(schema), info_(info), node_(node) {}
 
     const json::Value* get(std::string_view keyword) const { return schema_.find(keyword); }
+    const CompileOptions& options() const { return compiler_.options(); }
     /// Absolute location of a keyword of this schema object, e.g. "#/properties/a/minLength".
     std::string location(std::string_view keyword) const {
         return info_.location() + "/" + escape_pointer_token(keyword);

@@ -37,7 +37,7 @@ bool Node::too_deep(const json::Value& v, Context& ctx) const {
 // The 211-byte model body of compare_bench (7 fields, a nested object, a $ref) validates in ~3,150
 // instructions (callgrind; ~4,000 before leaf nodes, steps_ and the property cursor), ~25% of them here.
 bool Node::run(const json::Value& v, Context& ctx, Annotations* ann) const {
-    const std::uint8_t bit = type_bit(v.type());
+    const std::uint16_t bit = type_bit(v.type());
     bool ok = true;
     for (const Step& step : steps_) {
         if ((step.applies_to & bit) == 0) continue;

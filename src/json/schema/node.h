@@ -110,7 +110,7 @@ class Node {
     // without touching the validator object.
     struct Step {
         const Validator* validator;
-        std::uint8_t applies_to;
+        std::uint16_t applies_to;
     };
 
     std::vector<std::unique_ptr<Validator>> validators_;  // owns the validators

@@ -4,7 +4,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <string_view>
+
+#include "json/big_integer.h"
 
 namespace slipstream::json::schema::detail {
 namespace {
@@ -89,11 +92,61 @@ std::uint64_t pow10_mod(int n, std::uint64_t mod) {
     return static_cast<std::uint64_t>(result);
 }
 
+// A kBigInt against any number: it lies outside int64/uint64, so its sign decides against those.
+int compare_big(const json::Value& big, const json::Value& other) {
+    using json::Type;
+    const bool negative = big.as_decimal()[0] == '-';
+    switch (other.type()) {
+        case Type::kBigInt:
+            return json::compare_big_integers(big.as_decimal(), other.as_decimal());
+        case Type::kDouble:
+            if (std::isnan(other.as_double())) return kUnordered;
+            return json::compare_big_integer_double(big.as_decimal(), other.as_double());
+        default:
+            return negative ? -1 : 1;
+    }
+}
+
+// The exact decimal text of an integral number (any representation).
+std::string integer_text(const json::Value& v) {
+    if (v.type() == json::Type::kBigInt) return std::string(v.as_decimal());
+    if (v.type() == json::Type::kInt) return std::to_string(v.as_int());
+    if (v.type() == json::Type::kUint) return std::to_string(v.as_uint());
+    return json::integer_text(v.as_double());
+}
+
+// multipleOf when either side is a kBigInt: exact on the decimal texts.
+bool big_multiple_of(const json::Value& x, const json::Value& divisor) {
+    if (!is_integral(x)) return false;  // a fraction is no multiple of an integer >= 2^63
+    const std::string digits = integer_text(x);
+    if (divisor.type() == json::Type::kBigInt) return json::big_integer_divisible(digits, divisor.as_decimal());
+    // x is a kBigInt: D = dm * 10^de (the divisor's shortest decimal form).
+    Decimal dd;
+    if (!to_decimal(divisor, &dd) || dd.mantissa == 0) return false;
+    std::string_view prefix = digits;
+    if (dd.exponent > 0) {
+        // X must end in de zeros, and X / 10^de must be a multiple of dm.
+        const auto zeros = static_cast<std::size_t>(dd.exponent);
+        if (zeros >= prefix.size() || prefix.find_first_not_of('0', prefix.size() - zeros) != std::string_view::npos)
+            return false;
+        prefix.remove_suffix(zeros);
+        return json::big_integer_mod(prefix, dd.mantissa) == 0;
+    }
+    // X * 10^-de must be a multiple of dm.
+    const u128 r = static_cast<u128>(json::big_integer_mod(prefix, dd.mantissa)) * pow10_mod(-dd.exponent, dd.mantissa);
+    return r % dd.mantissa == 0;
+}
+
 }  // namespace
 
 int compare_numbers(const json::Value& a, const json::Value& b) {
     using json::Type;
     Type ta = a.type(), tb = b.type();
+    if (ta == Type::kBigInt) return compare_big(a, b);
+    if (tb == Type::kBigInt) {
+        int r = compare_big(b, a);
+        return r == kUnordered ? r : -r;
+    }
     if (ta == Type::kInt && tb == Type::kInt) return sign3(a.as_int() < b.as_int(), a.as_int() > b.as_int());
     if (ta == Type::kUint && tb == Type::kUint) return sign3(a.as_uint() < b.as_uint(), a.as_uint() > b.as_uint());
     if (ta == Type::kInt && tb == Type::kUint) return a.as_int() < 0 ? -1 : -compare_numbers(b, a);
@@ -124,6 +177,7 @@ bool is_integral(const json::Value& v) {
 }
 
 bool is_multiple_of(const json::Value& x, const json::Value& divisor) {
+    if (x.type() == json::Type::kBigInt || divisor.type() == json::Type::kBigInt) return big_multiple_of(x, divisor);
     if (x.is_integer() && divisor.is_integer()) {
         std::uint64_t d =
             divisor.type() == json::Type::kInt ? static_cast<std::uint64_t>(divisor.as_int()) : divisor.as_uint();

@@ -36,6 +36,44 @@ TEST(NumericTest, CompareIsExactAcrossRepresentations) {
     }
 }
 
+TEST(NumericTest, BigIntegersCompareAndDivideExactly) {
+    const Value big = Value::big_integer("1000000000000000000000000000000");            // 10^30
+    const Value big_as_double = Value::big_integer("1000000000000000019884624838656");  // exactly 1e30
+    const Value negative = Value::big_integer("-18446744073709551617");
+    struct Case {
+        Value a, b;
+        int expected;
+    } cases[] = {
+        {big, Value::number(1e30), -1},
+        {big_as_double, Value::number(1e30), 0},
+        {big, Value::unsigned_integer(UINT64_MAX), 1},
+        {negative, Value::integer(INT64_MIN), -1},
+        {negative, Value::number(-1.8446744073709552e19), -1},
+        {negative, big, -1},
+        {big, big, 0},
+        {big, Value::number(std::nan("")), kUnordered},
+        {big, Value::number(INFINITY), -1},
+    };
+    for (const Case& c : cases) {
+        EXPECT_EQ(compare_numbers(c.a, c.b), c.expected) << py_number(c.a) << " vs " << py_number(c.b);
+        if (c.expected != kUnordered) {
+            EXPECT_EQ(compare_numbers(c.b, c.a), -c.expected);
+        }
+    }
+    EXPECT_TRUE(is_integral(big));
+    EXPECT_TRUE(is_multiple_of(big, Value::integer(5)));
+    EXPECT_FALSE(is_multiple_of(big, Value::integer(3)));
+    EXPECT_TRUE(is_multiple_of(big, Value::number(0.5)));
+    EXPECT_TRUE(is_multiple_of(big, Value::number(1e20)));
+    EXPECT_FALSE(is_multiple_of(Value::big_integer("1000000000000000000000000000001"), Value::number(1e20)));
+    EXPECT_TRUE(is_multiple_of(big, Value::big_integer("100000000000000000000")));
+    EXPECT_FALSE(is_multiple_of(Value::integer(5), Value::big_integer("100000000000000000000")));
+    EXPECT_TRUE(is_multiple_of(Value::number(1e30), Value::big_integer("1000000000000000019884624838656")));
+    EXPECT_FALSE(is_multiple_of(Value::number(1.5), Value::big_integer("100000000000000000000")));
+    EXPECT_EQ(py_number(negative), "-18446744073709551617");
+    EXPECT_EQ(display_number(big), "1000000000000000000000000000000");
+}
+
 TEST(NumericTest, MultipleOf) {
     struct Case {
         Value x, d;

@@ -80,6 +80,7 @@ void append_repr(std::string& out, const json::Value& v, int depth) {
             return;
         case json::Type::kInt:
         case json::Type::kUint:
+        case json::Type::kBigInt:
         case json::Type::kDouble:
             out += py_number(v);
             return;
@@ -116,6 +117,7 @@ void append_repr(std::string& out, const json::Value& v, int depth) {
 std::string py_number(const json::Value& v) {
     if (v.type() == json::Type::kInt) return std::to_string(v.as_int());
     if (v.type() == json::Type::kUint) return std::to_string(v.as_uint());
+    if (v.type() == json::Type::kBigInt) return std::string(v.as_decimal());
     return py_float(v.as_double());
 }
 

@@ -16,6 +16,8 @@ json::Value copy_value(const json::Value& v, base::Arena& arena, int depth) {
     switch (v.type()) {
         case json::Type::kString:
             return json::Value::string(arena.copy(v.as_string()));
+        case json::Type::kBigInt:
+            return json::Value::big_integer(arena.copy(v.as_decimal()));
         case json::Type::kArray: {
             auto* items = arena.make_array<json::Value>(v.size());
             for (std::uint32_t i = 0; i < v.size(); ++i)

@@ -35,6 +35,10 @@ struct CompileOptions {
     Resolver resolver;
     /// Nested schema evaluations allowed per validation (guards cyclic `$ref`s).
     std::uint32_t max_depth = 256;
+    /// pydantic's int from a float (Python lax mode): "integer" takes an integral double only inside int64
+    /// (|x| < 2^63); a larger one fails with "int_parsing_size", as pydantic's int(1e30) does. Off: JSON Schema's
+    /// rule (any integral number is an integer). Integer literals of any size are integers either way.
+    bool pydantic_int_from_float = false;
     /// C stack one validation may use before it fails with "recursion_loop", whatever max_depth
     /// says. Keep it well below the smallest stack of a thread that validates.
     std::size_t max_stack_bytes = 1 << 20;

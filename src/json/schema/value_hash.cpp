@@ -36,6 +36,7 @@ std::uint64_t hash(const json::Value& v, int depth) {
             return v.as_bool() ? 0x2545f4914f6cdd1dULL : 0x1b873593ULL;
         case json::Type::kInt:
         case json::Type::kUint:
+        case json::Type::kBigInt:  // equal() to a double only when that double is its nearest
         case json::Type::kDouble: {
             double d = v.as_double();
             if (d == 0) d = 0;  // -0.0 == 0.0

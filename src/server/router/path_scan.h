@@ -82,4 +82,25 @@ inline std::uint64_t token_key_hash(std::string_view rest) {
     return w ^ (w >> 31);
 }
 
+/// Hash of a whole path (every byte counts), the key of StaticPathIndex: eight bytes per step, the last
+/// (or only) step an overlapping load, so a short path costs a couple of loads and multiplies.
+inline std::uint64_t path_hash(std::string_view path) {
+    constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
+    const char* p = path.data();
+    const std::size_t n = path.size();
+    std::uint64_t h = n * kMul;
+    auto mix = [&h](std::uint64_t w) { h = (h ^ w) * 0xBF58476D1CE4E5B9ull; };
+    if (n >= 8) {
+        for (std::size_t i = 0; i + 8 < n; i += 8)
+            mix(load_bytes<std::uint64_t>(p + i));
+        mix(load_bytes<std::uint64_t>(p + n - 8));
+    } else if (n >= 4) {
+        mix(load_bytes<std::uint32_t>(p) | std::uint64_t{load_bytes<std::uint32_t>(p + n - 4)} << 32);
+    } else if (n > 0) {
+        mix(static_cast<unsigned char>(p[0]) | static_cast<unsigned>(static_cast<unsigned char>(p[n / 2])) << 8 |
+            static_cast<unsigned>(static_cast<unsigned char>(p[n - 1])) << 16);
+    }
+    return h ^ (h >> 31);
+}
+
 }  // namespace slipstream::server::detail

@@ -10,6 +10,7 @@
 #include "server/router/method.h"
 #include "server/router/route_match.h"
 #include "server/router/route_pattern.h"
+#include "server/router/static_path_index.h"
 
 namespace slipstream::server::detail {
 
@@ -63,7 +64,8 @@ class RouteTree {
     Terminal& insert(const RoutePattern& pattern);
 
     /// Walks `path` in priority order with backtracking; captured values go to out->params.
-    /// Stops at the first matching pattern that serves `method` (HEAD also by GET).
+    /// Stops at the first matching pattern that serves `method` (HEAD also by GET). A path equal to a
+    /// pattern without parameters is looked up whole first (that pattern is the walk's first candidate).
     WalkResult walk(Method method, std::string_view path, RouteMatch* out) const noexcept;
 
   private:
@@ -92,6 +94,7 @@ class RouteTree {
     std::vector<Terminal> terminals_;
     std::vector<std::uint32_t> slots_;  // edge lists and tables; a rebuilt set moves to the end
     std::string bytes_;                 // edge labels; a split only shortens a range, so bytes never move
+    StaticPathIndex static_paths_;      // the patterns without parameters, whole, to their terminal
 };
 
 }  // namespace slipstream::server::detail

@@ -74,6 +74,13 @@ Terminal& RouteTree::insert(const RoutePattern& pattern) {
         terminals_.back().routes.fill(kNone);
         nodes_[n].terminal = static_cast<std::uint32_t>(terminals_.size() - 1);
     }
+    bool literal = true;
+    std::string whole;
+    for (const Token& t : tokens) {
+        literal = literal && !t.is_param;
+        whole += t.text;
+    }
+    if (literal) static_paths_.add(whole, nodes_[n].terminal);
     return terminals_[nodes_[n].terminal];
 }
 

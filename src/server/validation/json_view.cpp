@@ -24,6 +24,8 @@ JsonView::Kind JsonView::kind() const {
             return Kind::kInt;
         case json::Type::kUint:
             return Kind::kUint;
+        case json::Type::kBigInt:
+            return Kind::kBigInt;
         case json::Type::kDouble:
             return Kind::kDouble;
         case json::Type::kString:
@@ -60,6 +62,11 @@ std::uint64_t JsonView::as_uint() const {
 double JsonView::as_double() const {
     const json::Value* v = value_of(node_);
     return v != nullptr && v->is_number() ? v->as_double() : 0.0;
+}
+
+std::string_view JsonView::as_decimal() const {
+    const json::Value* v = value_of(node_);
+    return v != nullptr ? v->as_decimal() : std::string_view();
 }
 
 std::string_view JsonView::as_string() const {

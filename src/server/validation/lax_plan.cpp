@@ -36,6 +36,7 @@ std::uint8_t value_bit(const json::Value& v) {
             return kBool;
         case json::Type::kInt:
         case json::Type::kUint:
+        case json::Type::kBigInt:
             return kInt;
         case json::Type::kDouble:
             return kNum;
@@ -54,6 +55,7 @@ bool accepts(std::uint8_t types, const json::Value& v) {
     switch (v.type()) {
         case json::Type::kInt:
         case json::Type::kUint:
+        case json::Type::kBigInt:
             return (types & (kInt | kNum)) != 0;
         case json::Type::kDouble:
             return (types & kNum) != 0 ||
@@ -185,8 +187,8 @@ class Converter {
         if (v.is_string()) {
             if ((t & kStr) || n->literal) return false;
             json::schema::LaxInt int_result = json::schema::LaxInt::kInvalid;
-            ok = ((t & kInt) &&
-                  (int_result = json::schema::parse_lax_int(v.as_string(), out)) == json::schema::LaxInt::kOk) ||
+            ok = ((t & kInt) && (int_result = json::schema::parse_lax_int(v.as_string(), &arena_, out)) ==
+                                    json::schema::LaxInt::kOk) ||
                  ((t & kNum) && json::schema::parse_lax_float(v.as_string(), out)) ||
                  ((t & kBool) && json::schema::parse_lax_bool(v.as_string(), out));
             if (!ok && record && !n->has_enum) {

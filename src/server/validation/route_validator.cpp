@@ -118,8 +118,10 @@ Schema compile_schema(const std::string& text, const std::string& what, json::Va
     *parsed_out = **parsed;
     try {
         // Formats stay annotations: RFC 3339 / RFC 4122 are stricter than pydantic (naive datetimes, UUIDs without
-        // hyphens), so the handler's pydantic conversion judges them.
-        return json::schema::compile(**parsed);
+        // hyphens), so the handler's pydantic conversion judges them. Integral floats are ints only within int64.
+        json::schema::CompileOptions options;
+        options.pydantic_int_from_float = true;
+        return json::schema::compile(**parsed, options);
     } catch (const json::schema::SchemaError& e) {
         throw std::invalid_argument(what + ": " + e.what());
     }

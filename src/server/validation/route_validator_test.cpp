@@ -388,3 +388,34 @@ TEST(RouteValidator, CompileErrorsNameTheParameter) {
 
 }  // namespace
 }  // namespace slipstream::server
+
+namespace slipstream::server {
+namespace {
+
+// Integers beyond 64 bits stay exact; integral floats beyond int64 are pydantic's int_parsing_size.
+TEST(RouteValidator, BigIntegersAndIntegralFloats) {
+    RouteSpec spec;
+    spec.params.push_back(param("q", ParamSource::kQuery, R"({"type":"integer","exclusiveMaximum":100})", false, "0"));
+    spec.body.push_back(body("n", R"({"type":"integer"})", true, true));
+    const std::vector<http::h1::Header> json_ct = {{"content-type", kJson}};
+    run_cases(
+        spec,
+        {
+            {"big",
+             {"", json_ct, R"({"n":-123456789012345678901234567890})"},
+             true,
+             R"({"q":0,"n":-123456789012345678901234567890})"},
+            {"float in int64", {"", json_ct, R"({"n":1e18})"}, true, R"({"q":0,"n":1e+18})"},
+            {"float beyond int64",
+             {"", json_ct, R"({"n":1e30})"},
+             false,
+             R"({"detail":[{"type":"int_parsing_size","loc":["body","n"],"msg":"Unable to parse input string as an integer, exceeded maximum size","input":1e+30}]})"},
+            {"big query",
+             {"q=99999999999999999999999", json_ct, R"({"n":1})"},
+             false,
+             R"({"detail":[{"type":"less_than","loc":["query","q"],"msg":"Input should be less than 100","input":"99999999999999999999999","ctx":{"lt":100}}]})"},
+        });
+}
+
+}  // namespace
+}  // namespace slipstream::server

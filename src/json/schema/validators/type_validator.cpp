@@ -1,4 +1,6 @@
 // `type`: the instance's JSON type, with pydantic's *_type errors.
+#include <cmath>
+
 #include "json/schema/numeric.h"
 #include "json/schema/validators/common.h"
 
@@ -19,12 +21,12 @@ constexpr TypeName kTypeNames[] = {
 
 class TypeValidator final : public Validator {
   public:
-    TypeValidator(std::string location, std::uint8_t types, bool model)
-        : Validator(std::move(location), kAnyType), types_(types), model_(model) {
+    TypeValidator(std::string location, std::uint8_t types, bool model, bool int64_floats)
+        : Validator(std::move(location), kAnyType), types_(types), model_(model), int64_floats_(int64_floats) {
         using json::Type;
         if (types & detail::kTypeNull) mask_ |= type_bit(Type::kNull);
         if (types & detail::kTypeBoolean) mask_ |= type_bit(Type::kBool);
-        if (types & (detail::kTypeInteger | detail::kTypeNumber)) mask_ |= type_bit(Type::kInt) | type_bit(Type::kUint);
+        if (types & (detail::kTypeInteger | detail::kTypeNumber)) mask_ |= detail::kIntegerType;
         if (types & detail::kTypeNumber) mask_ |= type_bit(Type::kDouble);
         if (types & detail::kTypeString) mask_ |= type_bit(Type::kString);
         if (types & detail::kTypeArray) mask_ |= type_bit(Type::kArray);
@@ -33,7 +35,13 @@ class TypeValidator final : public Validator {
 
     bool validate(const Value& v, Context& ctx, Annotations*) const override {
         if (mask_ & type_bit(v.type())) return true;
-        if ((types_ & detail::kTypeInteger) && detail::is_integral(v)) return true;
+        if ((types_ & detail::kTypeInteger) && detail::is_integral(v)) {
+            if (!int64_floats_ || v.type() != json::Type::kDouble || std::fabs(v.as_double()) < kTwoPow63) return true;
+            // pydantic converts an integral float to int only inside int64.
+            ctx.report(location_, "int_parsing_size",
+                       "Unable to parse input string as an integer, exceeded maximum size", v);
+            return false;
+        }
         if (ctx.sink()) report(v, ctx);
         return false;
     }
@@ -64,9 +72,12 @@ class TypeValidator final : public Validator {
         }
     }
 
+    static constexpr double kTwoPow63 = 9223372036854775808.0;
+
     std::uint8_t types_;
-    std::uint8_t mask_ = 0;
+    std::uint16_t mask_ = 0;
     bool model_;
+    bool int64_floats_;  // CompileOptions::pydantic_int_from_float
 };
 
 std::uint8_t type_from_name(const KeywordInput& in, const Value& name) {
@@ -91,7 +102,7 @@ void make_type(const KeywordInput& in) {
     }
     in.node().mutable_shape().types = types;
     bool model = in.get("properties") != nullptr || in.get("required") != nullptr;
-    in.add(std::make_unique<TypeValidator>(in.location("type"), types, model));
+    in.add(std::make_unique<TypeValidator>(in.location("type"), types, model, in.options().pydantic_int_from_float));
 }
 
 }  // namespace slipstream::json::schema::validators

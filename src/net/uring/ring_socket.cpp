@@ -1,0 +1,87 @@
+// RingSocket: the stream side of the io_uring backend: reads from received buffers, writes into the send buffer.
+#include "net/uring/ring_socket.h"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "net/uring/ring_poller.h"
+
+namespace slipstream::net::uring {
+
+RingSocket::RingSocket(RingPoller& poller, int fd, Kind kind, std::uint32_t events, IoHandler* handler)
+    : poller_(poller), fd_(fd), kind_(kind), events_(events), handler_(handler) {}
+
+std::size_t RingSocket::take(std::span<char> out, const char* from, std::size_t available) {
+    const std::size_t n = std::min(out.size(), available);
+    std::memcpy(out.data(), from, n);
+    return n;
+}
+
+base::Result<std::size_t> RingSocket::read(std::span<char> buffer) {
+    if (buffer.empty()) return std::size_t{0};
+    std::size_t n = 0;
+    if (buffer_id_ >= 0) {
+        const auto id = static_cast<std::uint16_t>(buffer_id_);
+        n = take(buffer, poller_.buffers_->buffer(id).data() + buffer_off_, buffer_len_ - buffer_off_);
+        buffer_off_ += static_cast<std::uint32_t>(n);
+        if (buffer_off_ == buffer_len_) release_buffer();
+    } else if (spill_off_ < spill_.size()) {
+        n = take(buffer, spill_.data() + spill_off_, spill_.size() - spill_off_);
+        spill_off_ += n;
+        if (spill_off_ == spill_.size()) {
+            spill_.clear();
+            spill_off_ = 0;
+        }
+    }
+    // Receive the next bytes while the handler works on these: they arrive with the next wait.
+    if (!has_input() && !recv_armed_ && wants_read() && !removed_) poller_.arm_recv(*this);
+    if (n > 0) return n;
+    if (error_ != 0) return base::Status::from_errno("recv", error_);
+    if (eof_) return std::size_t{0};
+    return base::Status::unavailable({});
+}
+
+base::Result<std::size_t> RingSocket::write(std::span<const iovec> pieces) {
+    if (error_ != 0) return base::Status::from_errno("send", error_);
+    if (send_armed_ || removed_) return base::Status::unavailable({});
+    std::size_t taken = 0;
+    for (const iovec& p : pieces) {
+        const std::size_t room = kSendCap - std::min(kSendCap, send_buf_.size());
+        const std::size_t n = std::min(room, p.iov_len);
+        send_buf_.append(static_cast<const char*>(p.iov_base), n);
+        taken += n;
+        if (n < p.iov_len) break;
+    }
+    if (taken == 0) return base::Status::unavailable({});
+    poller_.queue_send(*this);
+    return taken;
+}
+
+base::Status RingSocket::shutdown_write() {
+    if (sending()) {
+        shutdown_after_send_ = true;  // after the bytes already taken
+        return base::Status::ok();
+    }
+    if (::shutdown(fd_, SHUT_WR) != 0) return base::Status::from_errno("shutdown", errno);
+    return base::Status::ok();
+}
+
+void RingSocket::spill() {
+    if (buffer_id_ < 0) return;
+    const auto id = static_cast<std::uint16_t>(buffer_id_);
+    spill_.append(poller_.buffers_->buffer(id).data() + buffer_off_, buffer_len_ - buffer_off_);
+    release_buffer();
+}
+
+void RingSocket::release_buffer() {
+    if (buffer_id_ < 0) return;
+    poller_.buffers_->give_back(static_cast<std::uint16_t>(buffer_id_));
+    buffer_id_ = -1;
+    buffer_len_ = 0;
+    buffer_off_ = 0;
+}
+
+}  // namespace slipstream::net::uring

@@ -1,0 +1,124 @@
+"""HTTP/2 cleartext upgrade (RFC 7540 §3.2): "Upgrade: h2c" with HTTP2-Settings is answered 101 and the request
+is served as stream 1 through the usual request path; a bad or repeated HTTP2-Settings, or TLS, leaves the
+request on HTTP/1.1."""
+import base64
+import socket
+import ssl
+import subprocess
+
+from tests.e2e.test_http2 import H2Client, pki  # noqa: F401 (module fixture)
+
+SWITCH = b"HTTP/1.1 101 Switching Protocols\r\n"
+
+
+def curl(*args):
+    return subprocess.run(["curl", "-s", "--noproxy", "*", *args], capture_output=True, text=True, timeout=10,
+                          check=True).stdout
+
+
+def read_head(sock) -> tuple[bytes, bytes]:
+    """The HTTP/1.1 response head and whatever followed it in the same reads."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    return head + b"\r\n\r\n", rest
+
+
+def upgrade_request(path="/hello", method="GET", settings: str | None = None, extra=b"", body=b"") -> bytes:
+    lines = [f"{method} {path} HTTP/1.1".encode(), b"Host: localhost", b"Connection: Upgrade, HTTP2-Settings",
+             b"Upgrade: h2c"]
+    if settings is not None:
+        lines.append(b"HTTP2-Settings: " + settings.encode())
+    if body:
+        lines += [b"Content-Type: application/json", b"Content-Length: " + str(len(body)).encode()]
+    return b"\r\n".join(lines) + b"\r\n" + extra + b"\r\n" + body
+
+
+class UpgradedClient(H2Client):
+    """Performs the upgrade with the h2 package's client state machine, then serves as an HTTP/2 client."""
+
+    def __init__(self, server, path="/hello", method="GET", body=b""):
+        super().__init__(socket.create_connection((server.host, server.port), timeout=10), scheme="http",
+                         preface=False)
+        settings = self.conn.initiate_upgrade_connection()
+        self.sock.sendall(upgrade_request(path, method, settings.decode(), body=body))
+        self.head, rest = read_head(self.sock)
+        self.responses[1] = {"headers": {}, "body": b"", "ended": False, "reset": None}
+        if self.head.startswith(SWITCH):
+            self.flush()
+            self.feed(rest)
+
+
+def test_curl_upgrades_and_is_served_over_http2(start_server):
+    server = start_server("--threads", "1")
+    assert curl("--http2", "-w", "\n%{http_code} %{http_version}", f"{server.url}/hello") == \
+        '{"message":"hello"}\n200 2'
+
+
+def test_curl_upgrade_with_a_body(start_server):
+    server = start_server("--threads", "1")
+    out = curl("--http2", "-H", "Content-Type: application/json", "--data-binary", '{"x": [1, 2]}',
+               "-w", "\n%{http_code} %{http_version}", f"{server.url}/echo")
+    assert out == '{"x":[1,2]}\n200 2'
+
+
+def test_h2_client_upgrade_then_more_streams(start_server):
+    server = start_server("--threads", "1")
+    c = UpgradedClient(server)
+    assert c.head == SWITCH + b"Connection: Upgrade\r\nUpgrade: h2c\r\n\r\n"
+    status, headers, body = c.wait(1)
+    assert (status, headers["content-type"], body) == (200, "application/json", b'{"message":"hello"}')
+    assert c.request("GET", "/hello")[0] == 200  # stream 3 on the same connection
+    assert c.request("GET", "/nope")[0] == 404  # stream 5
+
+
+def test_h2_client_upgrade_with_a_body_and_head(start_server):
+    server = start_server("--threads", "1")
+    c = UpgradedClient(server, "/echo", "POST", b'{"a": 1}')
+    assert c.wait(1) == (200, c.responses[1]["headers"], b'{"a":1}')
+    c = UpgradedClient(server, "/hello", "HEAD")
+    status, headers, body = c.wait(1)
+    assert (status, headers["content-length"], body) == (200, "19", b"")
+
+
+def exchange(server, payload: bytes) -> bytes:
+    with socket.create_connection((server.host, server.port), timeout=10) as s:
+        s.sendall(payload)
+        head, _ = read_head(s)
+    return head
+
+
+def test_bad_or_repeated_settings_leave_the_request_on_http1(start_server):
+    server = start_server("--threads", "1")
+    good = base64.urlsafe_b64encode(b"\x00\x03\x00\x00\x00\x64").decode().rstrip("=")
+    cases = [
+        upgrade_request(settings="!!!"),                          # not base64url
+        upgrade_request(settings="AAEAAB"),                       # not whole settings
+        upgrade_request(settings="AAIAAAAC"),                     # ENABLE_PUSH = 2: nghttp2 refuses it
+        upgrade_request(settings=None),                           # missing
+        upgrade_request(settings=good, extra=b"HTTP2-Settings: " + good.encode() + b"\r\n"),  # repeated
+    ]
+    for payload in cases:
+        head = exchange(server, payload)
+        assert head.startswith(b"HTTP/1.1 200 OK\r\n"), (payload, head)
+    assert exchange(server, upgrade_request(settings=good)).startswith(SWITCH)
+
+
+def test_no_upgrade_over_tls(start_server, pki):  # noqa: F811
+    server = start_server("--threads", "1", "--tls-cert", str(pki.server_cert), "--tls-key", str(pki.server_key))
+    ctx = ssl.create_default_context(cafile=str(pki.ca_cert))
+    ctx.set_alpn_protocols(["http/1.1"])
+    raw = socket.create_connection((server.host, server.port), timeout=10)
+    with ctx.wrap_socket(raw, server_hostname="localhost") as s:
+        s.sendall(upgrade_request(settings=""))
+        head, _ = read_head(s)
+    assert head.startswith(b"HTTP/1.1 200 OK\r\n")
+
+
+def test_http2_off_ignores_the_upgrade(start_server):
+    server = start_server("--threads", "1", "--no-http2")
+    assert exchange(server, upgrade_request(settings="")).startswith(b"HTTP/1.1 200 OK\r\n")
