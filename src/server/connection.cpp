@@ -103,8 +103,7 @@ void Connection::on_readable() {
     if (closed_) return;
     flush();
     if (closed_) return;
-    refresh_timer(true);
-    after_output();  // reading may have paused for output that has now drained
+    after_output(true);  // reading may have paused for output that has now drained; re-arms the timer
     // TLS may hold decrypted bytes the socket will not signal again: read them in this iteration.
     if (!closed_ && transport_.has_buffered_input()) {
         worker_.loop().defer([this] {
@@ -528,17 +527,22 @@ void Connection::flush() {
     }
 }
 
-// Resumes reading once the pipeline drained, and serves requests that were waiting in in_.
-void Connection::after_output() {
+// Resumes reading once the pipeline drained, and serves requests that were waiting in in_. With `progressed`
+// (from on_readable) every path that leaves the connection open refreshes the timer exactly once.
+void Connection::after_output(bool progressed) {
     update_stream_backlogs();  // flow control: producers paused on this connection may resume
     if (ws_ && !closed_) ws_->after_output(out_.size());
     if (h2_) {
         if (closed_) return;
         h2_pump();  // frames that waited for room in the output
-        if (!closed_) refresh_timer(false);
+        if (!closed_) refresh_timer(progressed);
         return;
     }
-    if (closed_ || close_after_write_ || eof_) return;
+    if (closed_) return;
+    if (close_after_write_ || eof_) {
+        if (progressed) refresh_timer(true);
+        return;
+    }
     if (draining_ && idle()) {
         close();
         return;
@@ -554,7 +558,7 @@ void Connection::after_output() {
         flush();
         if (closed_) return;
     }
-    if (!closed_) refresh_timer(false);
+    if (!closed_) refresh_timer(progressed);
 }
 
 void Connection::set_reading(bool on) {
@@ -571,8 +575,12 @@ void Connection::set_reading(bool on) {
 // ---- timers ----
 
 void Connection::arm(TimerReason reason, std::uint32_t ms) {
+    net::EventLoop& loop = worker_.loop();
+    const base::MonoNanos deadline = loop.now() + std::int64_t{ms} * base::kNanosPerMilli;
+    // Refreshed again within the same loop iteration (the deferred flush, say): nothing to move.
+    if (timer_reason_ == reason && timer_.scheduled() && timer_.deadline() == deadline) return;
     timer_reason_ = reason;
-    worker_.loop().schedule_after(timer_, std::int64_t{ms} * base::kNanosPerMilli);
+    loop.timers().schedule(timer_, deadline);
 }
 
 void Connection::refresh_timer(bool progressed) {

@@ -113,7 +113,8 @@ class Connection final : public net::IoHandler, private WebSocketTransport {
     void on_eof();
     void schedule_flush();
     void flush();
-    void after_output();
+    /// `progressed`: bytes were just read (on_readable), so the body/write timer is pushed back too.
+    void after_output(bool progressed = false);
     void set_reading(bool on);
     void refresh_timer(bool progressed);
     void arm(TimerReason reason, std::uint32_t ms);

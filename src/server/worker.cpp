@@ -119,13 +119,15 @@ void Worker::shed(net::Fd fd) {
     net::shutdown_write(fd.get()).ignore_error();
 }
 
-std::span<char> Worker::path_scratch(std::size_t n) {
-    if (path_buffer_.size() < n) path_buffer_.resize(n);
-    return path_buffer_;
-}
-
-std::string_view Worker::date() {
-    return date_cache_.get(loop_.clock().wall_now());
+void Worker::refresh_date() {
+    // The wall clock is read after the loop's now() was taken, so the second it shows lasts at least the
+    // rest of that second measured from now(): the text is never stale for a request of this loop.
+    const base::MonoNanos now = loop_.now();
+    const std::int64_t wall = loop_.clock().wall_now();
+    date_text_ = date_cache_.get(wall);
+    std::int64_t into_second = wall % base::kNanosPerSecond;
+    if (into_second < 0) into_second += base::kNanosPerSecond;
+    date_valid_until_ = now + (base::kNanosPerSecond - into_second);
 }
 
 void Worker::retire(Connection* connection) {

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
@@ -87,10 +88,19 @@ class Worker {
     std::span<char> read_scratch() { return {read_buffer_.get(), kReadBufferSize}; }
     /// Where a TLS connection gathers small output pieces into one record (one record's payload).
     std::span<char> write_scratch() { return {write_buffer_.get(), kWriteScratchSize}; }
-    /// Scratch for percent-decoding a path.
-    std::span<char> path_scratch(std::size_t n);
-    /// The Date header value for now.
-    std::string_view date();
+    /// Scratch for percent-decoding a path (inline: called for every request).
+    std::span<char> path_scratch(std::size_t n) {
+        if (path_buffer_.size() < n) [[unlikely]]
+            path_buffer_.resize(n);
+        return path_buffer_;
+    }
+    /// The Date header value for the loop's now(). The wall clock is read at most once per second: the
+    /// text is kept until the loop's monotonic time reaches the next wall-second boundary.
+    std::string_view date() {
+        if (loop_.now() >= date_valid_until_) [[unlikely]]
+            refresh_date();
+        return date_text_;
+    }
 
     /// Called by a connection that closed itself: destroyed at the end of the loop iteration.
     void retire(Connection* connection);
@@ -113,6 +123,7 @@ class Worker {
     struct ListenerHandler;
 
     void on_accept(ListenerHandler& lh);
+    void refresh_date();
     std::int64_t wall_at(base::MonoNanos mono);
     void on_accept_pending(ListenerHandler& lh);
     void shed(net::Fd fd);
@@ -131,6 +142,8 @@ class Worker {
     std::unique_ptr<char[]> write_buffer_;
     std::vector<char> path_buffer_;
     http::h1::DateCache date_cache_;
+    std::string_view date_text_;                    // date_cache_'s text for the current second
+    base::MonoNanos date_valid_until_ = INT64_MIN;  // loop time at which the second may have changed
     MetricsCache metrics_cache_;
     RequestIdGenerator request_ids_;
     base::MonoNanos wall_sampled_at_ = 0;
