@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 import pytest
 import slipstream
 from pydantic import BaseModel
+from test_parity_routing import with_middleware
 
 
 class Choice(BaseModel):
@@ -93,12 +94,7 @@ def _guarded_app(middleware: bool) -> Any:
         return {"q": q, "t": t, "lim": lim}
 
     if middleware:
-        @app.middleware("http")
-        async def tag(request: Any, call_next: Any) -> Any:
-            response = await call_next(request)
-            response.headers["x-seen"] = "1"
-            return response
-
+        with_middleware(app)
     app.calls = calls  # type: ignore[attr-defined]
     app.token = token  # type: ignore[attr-defined]
     return app
@@ -110,7 +106,7 @@ def test_valid_dependencies_run_before_the_422(middleware: bool) -> None:
     with slipstream.TestClient(app) as client:
         r = client.get("/secure?q=x", headers={"x-token": "nope"})
         assert (r.status_code, r.json(), app.calls) == (401, {"detail": "bad token"}, ["token"])
-        assert r.headers.get("x-seen") == ("1" if middleware else None)
+        assert r.headers.get("x-mw") == ("1" if middleware else None)
         app.calls.clear()
         r = client.get("/secure?q=x&limit=9", headers={"x-token": "secret"})  # limit's own error: not called
         assert r.status_code == 422

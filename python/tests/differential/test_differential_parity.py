@@ -15,6 +15,7 @@ fastapi = pytest.importorskip("fastapi")
 
 import slipstream
 from fastapi.testclient import TestClient as FastAPIClient
+from test_parity_routing import with_middleware
 
 from .diff_support import Outcome, build_request, compare, record
 
@@ -51,14 +52,7 @@ def routing_app(fw: Any, *, redirect_slashes: bool = True, middleware: bool = Fa
     def root() -> str:
         return "root"
 
-    if middleware:
-        @app.middleware("http")
-        async def tag(request: Any, call_next: Any) -> Any:
-            response = await call_next(request)
-            response.headers["x-mw"] = "1"
-            return response
-
-    return app
+    return with_middleware(app) if middleware else app
 
 
 def forms_app(fw: Any) -> Any:
