@@ -19,10 +19,34 @@ namespace {
 constexpr ssize_t kErrTooManyContinuations = -905;
 
 // A field whose value differs in every response (x-request-id) is sent as a never-indexed literal: entering
-// it into the HPACK dynamic table would only evict useful entries, and nghttp2's table search compares each
-// new value against every earlier one of that name (about 100 memcmp calls and 2 allocations per response).
-std::uint8_t index_flag(std::string_view lowercase_name) {
-    return lowercase_name == "x-request-id" ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE;
+// every value into the HPACK dynamic table would only evict useful entries, and nghttp2's table search
+// compares each new value against every earlier one of that name. Once a second one value is indexed, so
+// the name stays in the table and the never-indexed literals refer to it instead of spelling it out.
+constexpr base::MonoNanos kIndexUniqueEvery = 1'000'000'000;
+
+bool unique_per_response(std::string_view lowercase_name) {
+    return lowercase_name == "x-request-id";
+}
+
+// Copies `name` to `out` with ASCII uppercase letters lowered, eight bytes at a time. Returns the end.
+char* copy_lowercase(char* out, std::string_view name) {
+    constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+    constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+    std::size_t i = 0;
+    for (; i + 8 <= name.size(); i += 8) {
+        std::uint64_t x;
+        std::memcpy(&x, name.data() + i, 8);
+        std::uint64_t low7 = x & ~kHigh;
+        // High bit of each byte: set where the byte is ASCII (high bit clear) and in 'A'..'Z'.
+        std::uint64_t upper = (low7 + (0x80 - 'A') * kOnes) & ~(low7 + (0x80 - 'Z' - 1) * kOnes) & ~x & kHigh;
+        x |= upper >> 2;  // 0x80 >> 2 == 0x20, the case bit
+        std::memcpy(out + i, &x, 8);
+    }
+    for (; i < name.size(); ++i) {
+        char c = name[i];
+        out[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+    }
+    return out + name.size();
 }
 }  // namespace
 
@@ -38,6 +62,7 @@ struct ServerSession::Stream {
     bool delivered = false;     // on_request was called
     bool request_done = false;  // END_STREAM received
     // Response.
+    std::string head;                    // the response head's names and values, until its HEADERS is framed
     std::vector<std::string> out;        // body pieces; out[out_head] is the next to frame
     std::size_t out_head = 0;            // pieces of `out` already framed
     std::size_t out_offset = 0;          // bytes of out[out_head] already framed
@@ -65,6 +90,8 @@ struct ServerSession::Stream {
         body.clear();
         error_status = 0;
         delivered = request_done = false;
+        if (head.capacity() > kKeepBytes) std::string().swap(head);
+        head.clear();
         out.clear();
         out_head = out_offset = queued = body_sent = 0;
         responded = out_end = deferred = finished = false;
@@ -77,7 +104,6 @@ struct ServerSession::Stream {
 struct ServerSession::Scratch {
     std::vector<HeaderField> request_fields;     // deliver(): the fields handed to on_request
     std::vector<nghttp2_nv> nva;                 // submit(): the response head
-    std::string lower;                           // submit(): lowered copies of names with uppercase letters
     std::vector<std::unique_ptr<Stream>> spare;  // closed streams kept for reuse
 };
 
@@ -506,29 +532,39 @@ base::Status ServerSession::submit(StreamId id, int status, std::span<const Head
     if (s == nullptr || s->responded) return base::Status::not_found("h2: no such stream");
     if (status < 100 || status > 999) return base::Status::invalid_argument("h2: bad status");
     s->responded = true;
-    char status_text[3] = {static_cast<char>('0' + status / 100), static_cast<char>('0' + status / 10 % 10),
-                           static_cast<char>('0' + status % 10)};
-    // HTTP/2 field names are lowercase on the wire: names with an uppercase letter are lowered into `lower_`
-    // (reserved up front, so the views into it stay valid). nghttp2 copies the fields it is given.
-    std::size_t names = 0;
+    // The names (lowered: HTTP/2 field names are lowercase on the wire) and values are copied once into the
+    // stream's `head`, which lives until the stream closes, so nghttp2 is told not to copy them again
+    // (NO_COPY: it reads them when it frames the HEADERS, and never after the stream is closed).
+    std::size_t bytes = 3;
     for (const HeaderField& h : headers)
-        names += h.name.size();
-    std::string& lower = scratch_->lower;
+        bytes += h.name.size() + h.value.size();
+    std::string& head = s->head;
+    head.resize(bytes);  // sized once: the views below stay valid
+    char* p = head.data();
+    p[0] = static_cast<char>('0' + status / 100);
+    p[1] = static_cast<char>('0' + status / 10 % 10);
+    p[2] = static_cast<char>('0' + status % 10);
     std::vector<nghttp2_nv>& nva = scratch_->nva;
-    lower.clear();
-    lower.reserve(names);
     nva.clear();
-    auto u8 = [](const char* p) { return reinterpret_cast<uint8_t*>(const_cast<char*>(p)); };
-    nva.push_back({u8(":status"), u8(status_text), 7, 3, NGHTTP2_NV_FLAG_NONE});
+    auto u8 = [](const char* c) { return reinterpret_cast<uint8_t*>(const_cast<char*>(c)); };
+    constexpr std::uint8_t kNoCopy = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
+    nva.push_back({u8(":status"), u8(p), 7, 3, kNoCopy});
+    p += 3;
     for (const HeaderField& h : headers) {
-        const char* name = h.name.data();
-        if (std::any_of(h.name.begin(), h.name.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) {
-            name = lower.data() + lower.size();
-            for (char c : h.name)
-                lower.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c);
+        char* name = p;
+        p = copy_lowercase(p, h.name);
+        char* value = p;
+        std::memcpy(value, h.value.data(), h.value.size());
+        p += h.value.size();
+        std::uint8_t flag = kNoCopy;
+        if (unique_per_response({name, h.name.size()})) {
+            if (now_ - unique_indexed_at_ < kIndexUniqueEvery) {
+                flag |= NGHTTP2_NV_FLAG_NO_INDEX;
+            } else {
+                unique_indexed_at_ = now_;
+            }
         }
-        std::uint8_t flag = index_flag({name, h.name.size()});
-        nva.push_back({u8(name), u8(h.value.data()), h.name.size(), h.value.size(), flag});
+        nva.push_back({u8(name), u8(value), h.name.size(), h.value.size(), flag});
     }
     nghttp2_data_provider provider{};
     provider.source.ptr = s;

@@ -164,6 +164,7 @@ class ServerSession {
     std::unique_ptr<detail::RecyclingAllocator> allocator_;  // nghttp2's memory; outlives session_
     Stream* found_ = nullptr;                                // the stream find() returned last (cleared when it closes)
     base::MonoNanos now_ = 0;
+    base::MonoNanos unique_indexed_at_ = -1'000'000'000'000;  // when an x-request-id value was last indexed
     std::uint32_t continuations_ = 0;
     static constexpr std::size_t kMaxSkippedRanges = 64;
     StreamId last_client_stream_ = -1;

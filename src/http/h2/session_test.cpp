@@ -113,6 +113,7 @@ struct Recorder final : SessionHandler {
     std::vector<Received> requests;
     std::vector<StreamId> resets;
     bool answer = true;
+    bool with_request_ids = false;  // also answer x-request-id: id-<stream> and a long mixed-case field name
 
     void on_request(StreamId id, const RequestHead& r) override {
         Received got{id, std::string(r.method), std::string(r.path), std::string(r.authority), std::string(r.body),
@@ -121,8 +122,13 @@ struct Recorder final : SessionHandler {
             got.headers.emplace_back(h.name, h.value);
         requests.push_back(std::move(got));
         if (!answer) return;
-        HeaderField h[] = {{"Content-Type", "text/plain"}, {"X-Custom", "1"}};
         int status = r.error_status ? r.error_status : 200;
+        std::string request_id = "id-" + std::to_string(id);
+        std::vector<HeaderField> h = {{"Content-Type", "text/plain"}, {"X-Custom", "1"}};
+        if (with_request_ids) {
+            h.push_back({"X-Request-ID", request_id});
+            h.push_back({"X-Long-Mixed-Case-Field-Name", "v"});
+        }
         ASSERT_TRUE(session->respond(id, status, h, "path=" + std::string(r.path)).is_ok());
     }
     void on_stream_reset(StreamId id) override {
@@ -158,6 +164,7 @@ std::string client_start() {
 struct Client {
     struct Response {
         std::map<std::string, std::string> headers;
+        std::map<std::string, bool> never_indexed;  // by field name: sent as a never-indexed literal
         std::string body;
         bool closed = false;
         std::uint32_t close_code = 0;
@@ -167,9 +174,11 @@ struct Client {
         nghttp2_session_callbacks_new(&cb);
         nghttp2_session_callbacks_set_on_header_callback(
             cb, [](nghttp2_session*, const nghttp2_frame* f, const uint8_t* n, size_t nl, const uint8_t* v, size_t vl,
-                   uint8_t, void* u) {
-                static_cast<Client*>(u)->responses[f->hd.stream_id].headers[std::string(
-                    reinterpret_cast<const char*>(n), nl)] = std::string(reinterpret_cast<const char*>(v), vl);
+                   uint8_t flags, void* u) {
+                Response& r = static_cast<Client*>(u)->responses[f->hd.stream_id];
+                std::string name(reinterpret_cast<const char*>(n), nl);
+                r.headers[name] = std::string(reinterpret_cast<const char*>(v), vl);
+                r.never_indexed[name] = (flags & NGHTTP2_NV_FLAG_NO_INDEX) != 0;
                 return 0;
             });
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(
@@ -261,6 +270,24 @@ TEST(ServerSession, AnswersRequestsWithLowercaseHeaders) {
     EXPECT_EQ(c.responses[b].body, "path=/b");
     EXPECT_TRUE(c.responses[b].closed);
     EXPECT_EQ(h.session->active_streams(), 0u);
+}
+
+TEST(ServerSession, RequestIdsAreNeverIndexedButTheirNameIs) {
+    Harness h;
+    h.recorder.with_request_ids = true;
+    Client c;
+    std::int32_t ids[] = {c.request("GET", "/1"), c.request("GET", "/2"), c.request("GET", "/3")};
+    converse(c, h);
+    for (std::int32_t id : ids) {
+        Client::Response& r = c.responses[id];
+        EXPECT_EQ(r.headers["x-request-id"], "id-" + std::to_string(id));
+        EXPECT_EQ(r.headers["x-long-mixed-case-field-name"], "v");  // lowered past the first eight bytes too
+    }
+    // The first value enters the table (so its name can be referred to); the others are never indexed.
+    EXPECT_FALSE(c.responses[ids[0]].never_indexed["x-request-id"]);
+    EXPECT_TRUE(c.responses[ids[1]].never_indexed["x-request-id"]);
+    EXPECT_TRUE(c.responses[ids[2]].never_indexed["x-request-id"]);
+    EXPECT_FALSE(c.responses[ids[2]].never_indexed["x-custom"]);
 }
 
 TEST(ServerSession, StreamsABodyWrittenLater) {
