@@ -53,6 +53,9 @@ HELLO_PROBE = Probe("GET", "/hello", None, 200, payloads.HELLO)
 
 WORKLOADS: dict[str, Workload] = {w.name: w for w in [
     Workload("hello", "GET /hello -> {\"message\":\"hello\"}", "/hello", "wrk", "nginx", (HELLO_PROBE,)),
+    Workload("paced", "hello paced: every connection pauses 1 ms after each response (wrk + paced.lua), "
+             "below every server's capacity: latency without the client's queue", "/hello", "wrk", "nginx",
+             (HELLO_PROBE,), script="paced.lua", script_args=("1",)),
     Workload("pipelined", "hello with 16 requests pipelined per write (wrk + pipeline.lua)", "/hello",
              "wrk-pipeline", "nginx", (HELLO_PROBE,), script="pipeline.lua", script_args=("16",),
              latency_meaningful=False),
@@ -82,7 +85,7 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in [
              "socketify", (), unit="msg"),
 ]}
 
-DEFAULT_ORDER = ["hello", "pipelined", "h2", "echo", "validated", "params", "large", "idle", "h2tls", "tls", "ws"]
+DEFAULT_ORDER = ["hello", "paced", "pipelined", "h2", "echo", "validated", "params", "large", "idle", "h2tls", "tls", "ws"]
 QUICK_WORKLOADS = ["hello", "echo"]
 
 

@@ -94,6 +94,7 @@ ServerOptions server_options_from_dict(PyObject* options) {
         {"tls_handshake_timeout_ms",
          [&](PyObject* v, const std::string& k) { set_unsigned(v, o.tls_handshake_timeout_ms, k); }},
         {"http2", [&](PyObject* v, const std::string& k) { set_bool(v, o.http2, k); }},
+        {"io_uring", [&](PyObject* v, const std::string& k) { set_bool(v, o.io_uring, k); }},
         {"h2_max_concurrent_streams",
          [&](PyObject* v, const std::string& k) { set_unsigned(v, o.h2_max_concurrent_streams, k); }},
         {"h2_max_header_list_size",

@@ -75,6 +75,8 @@ FLAGS = (
          "from peers in --forwarded-allow-ips only"),
     Flag("forwarded-allow-ips", str, "127.0.0.1", "trusted proxies: comma-separated addresses or networks, or "
          "'*'", fallback_env="FORWARDED_ALLOW_IPS"),
+    Flag("io-uring", "bool", False, "I/O threads wait in io_uring instead of epoll, and plain connections "
+         "receive and send through it (Linux 5.19+; refused at start where the kernel does not allow it)"),
     Flag("tls-cert", str, None, "TLS certificate chain (PEM file); with --tls-key serves HTTPS"),
     Flag("tls-key", str, None, "TLS private key (PEM file)"),
 )
@@ -153,6 +155,8 @@ def server_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.proxy_headers:
         options["proxy_headers"] = True
         options["forwarded_allow_ips"] = args.forwarded_allow_ips
+    if args.io_uring:
+        options["io_uring"] = True
     if args.tls_cert or args.tls_key:
         if not (args.tls_cert and args.tls_key):
             raise SystemExit("error: --tls-cert and --tls-key go together")

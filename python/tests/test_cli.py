@@ -146,6 +146,8 @@ def test_help_lists_every_variable() -> None:
      {"workers": 5, "reload": False}),
     ({"SLIPSTREAM_APP": "pkg:app", "SLIPSTREAM_TLS_CERT": "c.pem", "SLIPSTREAM_TLS_KEY": "k.pem"}, [],
      {"app": "pkg:app", "tls_cert": "c.pem", "tls_key": "k.pem"}),
+    ({"SLIPSTREAM_IO_URING": "true"}, [], {"io_uring": True}),
+    ({"SLIPSTREAM_IO_URING": "true"}, ["--no-io-uring"], {"io_uring": False}),
 ])
 def test_flags_and_variables(monkeypatch: pytest.MonkeyPatch, env: dict[str, str], argv: list[str],
                              expected: dict[str, Any]) -> None:
@@ -222,6 +224,31 @@ def test_root_path_and_proxy_headers_from_the_command_line(server: Callable[...,
                                                      "x-forwarded-for": "203.0.113.7, 127.0.0.1"}), "the server")
     assert where == {"url": "https://example.com/api/where", "client": ["203.0.113.7", 0]}
     assert get(s.port, "/openapi.json")["servers"] == [{"url": "/api"}]
+
+
+def _io_uring_allowed() -> bool:
+    probe = Path(__file__).resolve().parents[2] / "scripts" / "io_uring_probe.py"
+    return subprocess.run([sys.executable, str(probe)], capture_output=True, check=False).returncode == 0
+
+
+def _ring_fds(pid: int) -> int:
+    fd_dir = Path(f"/proc/{pid}/fd")
+    return sum(1 for fd in fd_dir.iterdir() if "io_uring" in os.readlink(fd))
+
+
+@pytest.mark.skipif(not _io_uring_allowed(), reason="this kernel does not let the process create an io_uring")
+@pytest.mark.parametrize("how", ["flag", "variable"])
+def test_io_uring_serves_through_a_ring(server: Callable[..., Server], how: str) -> None:
+    s = server("--io-uring") if how == "flag" else server(env={"SLIPSTREAM_IO_URING": "1"})
+    pid = wait_for(lambda: get(s.port, "/pid"), "the server")["pid"]
+    assert _ring_fds(pid) >= 1  # the I/O thread's ring
+    assert get(s.port, "/where")["url"].endswith("/where")
+
+
+def test_without_io_uring_no_ring_is_made(server: Callable[..., Server]) -> None:
+    s = server()
+    pid = wait_for(lambda: get(s.port, "/pid"), "the server")["pid"]
+    assert _ring_fds(pid) == 0
 
 
 def _where_app() -> App:
