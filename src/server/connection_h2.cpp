@@ -37,6 +37,9 @@ void Connection::tls_handshake() {
         worker_.metrics().h2.connections.with({"alpn"}).inc();
         start_h2({});
         if (!closed_) refresh_timer(false);
+        // With read ahead the client's first frames may have come with its Finished and sit decrypted-ready
+        // in OpenSSL's buffer: the socket will not signal them again.
+        if (!closed_ && transport_.has_buffered_input()) h2_on_readable();
         return;
     }
     arm(TimerReason::kIdle, draining_ ? kDrainIdleGraceMs : worker_.options().keepalive_timeout_ms);

@@ -249,3 +249,57 @@ def test_bad_tls_files_fail_at_start(flags, message):
                           timeout=10, check=False)
     assert proc.returncode == 1
     assert message in proc.stderr
+
+
+
+class EarlyBytesClient:
+    """A TLS client over memory BIOs whose first application bytes leave in the same send as its Finished:
+    the server reads them together with the handshake (read ahead), and the socket never signals them again."""
+
+    def __init__(self, server, ctx: ssl.SSLContext, first: bytes) -> None:
+        self.raw = socket.create_connection((server.host, server.port), timeout=5)
+        self.incoming, self.outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+        self.tls = ctx.wrap_bio(self.incoming, self.outgoing, server_hostname="localhost")
+        while True:
+            try:
+                self.tls.do_handshake()
+                break
+            except ssl.SSLWantReadError:
+                if self.outgoing.pending:
+                    self.raw.sendall(self.outgoing.read())
+                self.incoming.write(self.raw.recv(65536))
+        self.tls.write(first)
+        self.raw.sendall(self.outgoing.read())  # the Finished and the application records together
+
+    def read_until(self, done) -> bytes:
+        got = b""
+        while not done(got):
+            try:
+                got += self.tls.read(65536)
+                continue
+            except ssl.SSLWantReadError:
+                pass
+            chunk = self.raw.recv(65536)
+            if not chunk:
+                break
+            self.incoming.write(chunk)
+        return got
+
+
+@pytest.mark.parametrize("alpn", [["http/1.1"], ["h2"]])
+def test_first_bytes_sent_with_the_finished_are_served(tls_server, pki, alpn):
+    server = tls_server()
+    ctx = client_context(pki, alpn=alpn, max_version=ssl.TLSVersion.TLSv1_3)
+    if alpn == ["h2"]:
+        # Preface, empty SETTINGS, then GET /hello on stream 1 (HPACK: static :method GET, :scheme https,
+        # :path "/hello" and :authority "localhost" as literals without indexing).
+        block = b"\x82\x87\x04\x06/hello\x01\x09localhost"
+        first = (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+                 + len(block).to_bytes(3, "big") + b"\x01\x05\x00\x00\x00\x01" + block)
+        expected = b'{"message":"hello"}'
+    else:
+        first = b"GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n"
+        expected = b'{"message":"hello"}'
+    client = EarlyBytesClient(server, ctx, first)
+    got = client.read_until(lambda data: expected in data)
+    assert expected in got
