@@ -30,6 +30,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--idle-connections", type=int, default=10000, help="connections held by `idle` (10000)")
     p.add_argument("--retries", type=int, help="re-runs of a run disturbed by foreign load (default 2, quick 0)")
     p.add_argument("--ws-depth", type=int, default=1, help="WebSocket messages in flight per connection (ws, 1)")
+    p.add_argument("--paced-rate", type=int, default=runner.pacedload.DEFAULT_RATE,
+                   help="requests per second of the paced workload, all connections together (20000)")
     p.add_argument("--allow-shared-cores", action="store_true",
                    help="measure the 2-worker rows even with fewer than 4 CPUs (flagged: not a valid measurement)")
     p.add_argument("--append-ledger", action="store_true", help="append a section to BENCHMARKS.md")
@@ -46,7 +48,8 @@ def settings_from(args: argparse.Namespace) -> runner.Settings:
     return runner.Settings(rounds=pick(args.rounds, 3, 1), duration_s=pick(args.duration, 5, 3),
                            warmup_s=pick(args.warmup, 1, 1), connections=args.connections,
                            idle_connections=args.idle_connections, max_retries=pick(args.retries, 2, 0),
-                           ws_depth=args.ws_depth, allow_shared_cores=args.allow_shared_cores)
+                           ws_depth=args.ws_depth, paced_rate=args.paced_rate,
+                           allow_shared_cores=args.allow_shared_cores)
 
 
 def split(value: str | None) -> list[str] | None:
@@ -106,6 +109,12 @@ def caveats(settings: runner.Settings, tables: list[report.Table]) -> list[str]:
                      "in cleartext (hello for tls, h2 for h2tls), same contender and round, median over rounds "
                      "(target: under 15%); \"CPU/req vs cleartext\" is the same ratio of server CPU per request. "
                      "Connections are kept alive, so handshakes are a small part of the run.")
+    if "paced" in names:
+        notes.append(f"paced: bench/tools/http_paced sends {settings.paced_rate:,} requests/s over "
+                     f"{settings.connections} connections, request n due at n/rate on connection n mod N (no "
+                     "bursts from the client); latency runs from each request's scheduled time, so a late answer "
+                     "also delays, and is charged to, the requests queued behind it. Throughput is the offered "
+                     "rate when the server keeps up; compare latency and CPU per request.")
     if "ws" in names:
         notes.append(f"ws: bench/tools/ws_load keeps {settings.ws_depth} masked 32-byte text message(s) in flight "
                      f"on each of {settings.connections} connections and checks every echo byte for byte; "

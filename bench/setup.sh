@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the bench needs: load generators and static servers (Debian), Python peers (into .venv),
-# and builds our WebSocket load generator (bench/tools/ws_load.cpp -> $SLIPSTREAM_BUILD_DIR/bench/ws_load).
+# and builds our load generators (bench/tools/ws_load.cpp and http_paced.cpp -> $SLIPSTREAM_BUILD_DIR/bench/).
 # Idempotent, non-interactive, quick when everything is present. A package that fails to install is
 # reported here and skipped by the harness (bench/run.py --list); it never stops the run.
 set -uo pipefail
@@ -47,8 +47,11 @@ if [ ! -f "$STAMP" ] || [ "$REQ" -nt "$STAMP" ]; then
   [ "$failed" -eq 0 ] && touch "$STAMP"
 fi
 
-# ws_load: rebuilt only when its source is newer than the binary.
+# ws_load and http_paced: each rebuilt only when its source is newer than the binary.
 WS_LOAD="${SLIPSTREAM_BUILD_DIR:-build}/bench/ws_load"
 bash bench/tools/build.sh "$WS_LOAD" \
   || echo "bench/setup: could not build $WS_LOAD (the ws workload will be reported as failed)"
+HTTP_PACED="${SLIPSTREAM_BUILD_DIR:-build}/bench/http_paced"
+bash bench/tools/build.sh "$HTTP_PACED" \
+  || echo "bench/setup: could not build $HTTP_PACED (the paced workload will be reported as failed)"
 exit 0

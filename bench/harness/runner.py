@@ -9,7 +9,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
-from . import cpu, foreign_load, h2load, preflight, procs, tls, wrk, wsload
+from . import cpu, foreign_load, h2load, pacedload, preflight, procs, tls, wrk, wsload
 from .contenders import HOST, Contender, LaunchContext
 from .workloads import LUA_DIR, Workload, write_body_files
 
@@ -28,6 +28,7 @@ class Settings:
     max_retries: int = 2           # extra attempts of a run disturbed by foreign load
     foreign_limit: float = foreign_load.DISTURBANCE_LIMIT_CORES
     ws_depth: int = 1              # WebSocket messages in flight per connection (ws_load --depth)
+    paced_rate: int = pacedload.DEFAULT_RATE  # requests per second of the paced workload (http_paced --rate)
     allow_shared_cores: bool = False  # measure multi-worker rows even where their CPUs overlap the client's
 
 
@@ -61,6 +62,10 @@ def load_command(workload: Workload, settings: Settings, port: int, h2_port: int
         argv = wsload.command(port, host=HOST, path=workload.path, connections=settings.connections,
                               depth=settings.ws_depth, duration_s=duration_s)
         return procs.pinned(argv, layout.client_spec), None
+    if workload.load == "paced":
+        argv = pacedload.command(port, host=HOST, path=workload.path, connections=settings.connections,
+                                 rate=settings.paced_rate, duration_s=duration_s, warmup_s=0)
+        return procs.pinned(argv, layout.client_spec), None
     if workload.load == "h2load":
         log = os.path.join(workdir, f"h2load-{workload.name}.log")
         url = f"{scheme}://{HOST}:{h2_port or port}{workload.path}"
@@ -77,6 +82,8 @@ def load_command(workload: Workload, settings: Settings, port: int, h2_port: int
 def parse_load(workload: Workload, text: str, log_path: str | None, connections: int) -> wrk.WrkResult:
     if workload.load == "ws":
         return wsload.parse(text)
+    if workload.load == "paced":
+        return pacedload.parse(text)
     if workload.load == "h2load":
         with open(log_path, "rb") as f:
             return h2load.parse(text, f.read().decode("ascii", "replace"), connections)

@@ -36,7 +36,7 @@ class Workload:
     name: str
     description: str
     path: str                       # the URL path wrk/h2load drives
-    load: str                       # "wrk", "wrk-pipeline" or "h2load"
+    load: str                       # "wrk", "wrk-pipeline", "h2load", "ws" (ws_load) or "paced" (http_paced)
     reference: str                  # contender whose same-round throughput is the ratio's denominator
     probes: tuple[Probe, ...]
     script: str | None = None       # wrk Lua script in bench/lua/
@@ -53,9 +53,9 @@ HELLO_PROBE = Probe("GET", "/hello", None, 200, payloads.HELLO)
 
 WORKLOADS: dict[str, Workload] = {w.name: w for w in [
     Workload("hello", "GET /hello -> {\"message\":\"hello\"}", "/hello", "wrk", "nginx", (HELLO_PROBE,)),
-    Workload("paced", "hello paced: every connection pauses 1 ms after each response (wrk + paced.lua), "
-             "below every server's capacity: latency without the client's queue", "/hello", "wrk", "nginx",
-             (HELLO_PROBE,), script="paced.lua", script_args=("1",)),
+    Workload("paced", "hello at a fixed rate (20,000 req/s by default) spread over the connections, open loop "
+             "(bench/tools/http_paced): latency from each request's scheduled time, below every server's capacity",
+             "/hello", "paced", "nginx", (HELLO_PROBE,)),
     Workload("pipelined", "hello with 16 requests pipelined per write (wrk + pipeline.lua)", "/hello",
              "wrk-pipeline", "nginx", (HELLO_PROBE,), script="pipeline.lua", script_args=("16",),
              latency_meaningful=False),
