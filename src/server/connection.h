@@ -46,6 +46,11 @@ class Connection final : public net::IoHandler, private WebSocketTransport {
     bool start();
     void on_io(std::uint32_t events) override;
 
+    /// About once a second (Worker): a TLS connection without reads or writes since the last call frees
+    /// OpenSSL's record buffers.
+    void release_idle_buffers() {
+        if (!handshaking_ && !closed_) transport_.release_idle_buffers();
+    }
     /// The server is draining: close at once when idle, else after the requests in progress. Event streams
     /// are ended cleanly now (their producers cancelled); other streams run on until they end.
     void begin_drain();

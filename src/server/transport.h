@@ -41,6 +41,12 @@ class Transport {
     base::Result<std::size_t> flush(OutputQueue& out, std::span<char> scratch);
     /// TLS has decrypted input buffered: read again without waiting for EPOLLIN.
     bool has_buffered_input() const { return tls_ && tls_->has_buffered_input(); }
+    /// Called about once a second: frees the TLS record buffers when there was no read or write since the
+    /// previous call (an idle keep-alive or WebSocket connection holds no OpenSSL buffers).
+    void release_idle_buffers() {
+        if (tls_ && !tls_active_) tls_->release_buffers();
+        tls_active_ = false;
+    }
     /// The last read is waiting for the socket to be writable (TLS only).
     bool read_wants_write() const { return tls_ && tls_->read_wants_write(); }
     /// TLS close_notify (once, best effort), then shutdown(SHUT_WR).
@@ -62,6 +68,7 @@ class Transport {
     int fd_;
     net::StreamIo* stream_ = nullptr;  // set while registered as a stream with an io_uring loop
     std::unique_ptr<net::tls::TlsStream> tls_;
+    bool tls_active_ = false;  // a TLS read or write since the last release_idle_buffers()
 };
 
 }  // namespace slipstream::server

@@ -14,6 +14,7 @@ namespace slipstream::server {
 namespace {
 constexpr std::size_t kAcceptBatch = 64;
 constexpr std::int64_t kAcceptBackoffNanos = 100 * base::kNanosPerMilli;
+constexpr std::int64_t kTlsTrimNanos = 1000 * base::kNanosPerMilli;  // idle TLS buffers are freed within 1-2 s
 constexpr std::string_view kShedResponse =
     "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nContent-Length: 97\r\n"
     "Connection: close\r\n\r\n"
@@ -47,6 +48,11 @@ Worker::Worker(ServerShared& shared, const base::Clock& clock, unsigned index)
       write_buffer_(std::make_unique_for_overwrite<char[]>(kWriteScratchSize)),
       metrics_cache_(*shared.metrics) {
     log_timer_.set_callback([this] { hand_over_log(); });
+    tls_trim_timer_.set_callback([this] {
+        for (auto& [ptr, conn] : connections_)
+            ptr->release_idle_buffers();
+        loop_.schedule_after(tls_trim_timer_, kTlsTrimNanos);
+    });
 }
 
 Worker::~Worker() {
@@ -70,6 +76,7 @@ void Worker::run() {
             base::Status s = loop_.add(lh->listener.fd(), EPOLLIN, lh.get());
             if (!s.is_ok()) base::log_message(base::LogLevel::kError, "listener registration failed: " + s.to_string());
         }
+        if (shared_.tls != nullptr) loop_.schedule_after(tls_trim_timer_, kTlsTrimNanos);
     });
     loop_.run();
 }

@@ -303,3 +303,22 @@ def test_first_bytes_sent_with_the_finished_are_served(tls_server, pki, alpn):
     client = EarlyBytesClient(server, ctx, first)
     got = client.read_until(lambda data: expected in data)
     assert expected in got
+
+
+def test_idle_connections_work_after_their_buffers_are_released(tls_server, pki):
+    """Every second the server frees the TLS buffers of connections without traffic since the last pass; a
+    keep-alive connection idle past two passes is served as before (HTTP/1.1, then HTTP/2 over ALPN)."""
+    server = tls_server()
+    conn = https(server, pki)
+    conn.request("GET", "/hello")
+    assert conn.getresponse().read() == b'{"message":"hello"}'
+    h2 = EarlyBytesClient(server, client_context(pki, alpn=["h2"]), b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+                          + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+    time.sleep(2.5)  # not a synchronization: the release runs on the server's one-second timer
+    conn.request("GET", "/hello")
+    assert conn.getresponse().read() == b'{"message":"hello"}'
+    block = b"\x82\x87\x04\x06/hello\x01\x09localhost"
+    h2.tls.write(len(block).to_bytes(3, "big") + b"\x01\x05\x00\x00\x00\x01" + block)
+    h2.raw.sendall(h2.outgoing.read())
+    assert b'{"message":"hello"}' in h2.read_until(lambda data: b'{"message":"hello"}' in data)
+    conn.close()

@@ -114,6 +114,10 @@ base::Result<std::size_t> TlsStream::write(std::string_view data) {
     }
 }
 
+void TlsStream::release_buffers() {
+    (void)SSL_free_buffers(ssl_);  // 0 when data is pending: the buffers stay, as they should
+}
+
 bool TlsStream::has_buffered_input() const {
     return SSL_has_pending(ssl_) == 1;
 }

@@ -43,6 +43,9 @@ class TlsStream {
     /// Decrypted bytes (or a whole record) already buffered inside OpenSSL: readable without the socket
     /// becoming readable, so the caller must read again before waiting for EPOLLIN.
     bool has_buffered_input() const;
+    /// Frees OpenSSL's read and write buffers (about 34 KiB) unless they hold data; the next read or write
+    /// allocates them again. For connections that went idle (see TlsContext: buffers are otherwise kept).
+    void release_buffers();
     /// The last read stopped because OpenSSL must write first (wait for EPOLLOUT, then read again).
     bool read_wants_write() const { return read_wants_write_; }
     /// Sends close_notify once, best effort (never blocks, result ignored).

@@ -247,6 +247,39 @@ TEST(TlsStream, RoundTripsLargeDataAndReportsEof) {
     EXPECT_EQ(*r, 0u);
 }
 
+// Records that arrived together come out of one read(); released buffers never lose bytes: they stay while
+// OpenSSL holds data, and come back for the next record.
+TEST(TlsStream, ReadsWholeBatchesAndReleasesOnlyEmptyBuffers) {
+    auto ctx = TlsContext::create(server_config());
+    ASSERT_TRUE(ctx.is_ok());
+    Pair p(*ctx, ClientOptions{});
+    ASSERT_TRUE(p.handshake().is_ok());
+    std::size_t written = 0;
+    for (std::string_view record : {"one", "two", "three"})
+        ASSERT_EQ(SSL_write_ex(p.client, record.data(), record.size(), &written), 1);
+    char buf[64];
+    auto r = p.server->read(buf);
+    ASSERT_TRUE(r.is_ok());
+    EXPECT_EQ(std::string(buf, *r), "onetwothree");
+    EXPECT_FALSE(p.server->has_buffered_input());
+    r = p.server->read(buf);
+    EXPECT_TRUE(!r.is_ok() && r.status().is_unavailable());
+
+    p.server->release_buffers();  // nothing held: freed
+    ASSERT_EQ(SSL_write_ex(p.client, "hello", 5, &written), 1);
+    r = p.server->read({buf, 3});
+    ASSERT_TRUE(r.is_ok());
+    EXPECT_EQ(std::string(buf, *r), "hel");
+    p.server->release_buffers();  // "lo" is still inside OpenSSL: kept
+    EXPECT_TRUE(p.server->has_buffered_input());
+    r = p.server->read(buf);
+    ASSERT_TRUE(r.is_ok());
+    EXPECT_EQ(std::string(buf, *r), "lo");
+    p.pending = "answer";
+    p.pump_server_writes();  // the write buffer comes back too
+    EXPECT_EQ(p.client_read(6), "answer");
+}
+
 // Resumption works within a context, and across a reload when the ticket keys are carried over.
 TEST(TlsStream, SessionResumptionSurvivesReload) {
     auto first = TlsContext::create(server_config());
