@@ -1,4 +1,5 @@
-// http_paced: open-loop HTTP/1.1 load generator for bench/ (a fixed request rate over N keep-alive connections; JSON out).
+// http_paced: open-loop HTTP/1.1 load generator for bench/ (a fixed request rate over N keep-alive connections; JSON
+// out).
 //
 // Request n of the run is due at start + n / rate on connection n mod N: the rate is spread evenly over time and
 // over the connections, so no burst comes from the client. A connection whose previous answer has not arrived
@@ -60,9 +61,9 @@ struct Connection {
     std::string out;
     std::size_t out_off = 0;
     bool writable_armed = false;
-    bool busy = false;              // a request is on the wire
-    Pending current{};              // the request on the wire
-    std::deque<Pending> backlog;    // due while busy: sent one after the other
+    bool busy = false;            // a request is on the wire
+    Pending current{};            // the request on the wire
+    std::deque<Pending> backlog;  // due while busy: sent one after the other
 };
 
 int connect_to(const Options& opt) {
@@ -298,7 +299,8 @@ int Load::run() {
         // Sleep until the next request is due (nanosecond timeout), or until an answer arrives.
         const Clock::time_point wake = sending ? std::min(due_time(next_), give_up) : give_up;
         const long long wait_ns = std::max<long long>(0, std::chrono::duration_cast<Nanos>(wake - now).count());
-        const timespec timeout{static_cast<time_t>(wait_ns / 1'000'000'000), static_cast<long>(wait_ns % 1'000'000'000)};
+        const timespec timeout{static_cast<time_t>(wait_ns / 1'000'000'000),
+                               static_cast<long>(wait_ns % 1'000'000'000)};
         const int n = epoll_pwait2(epoll_, events.data(), static_cast<int>(events.size()), &timeout, nullptr);
         for (int i = 0; i < n; ++i) {
             Connection& c = conns_[events[static_cast<std::size_t>(i)].data.u32];

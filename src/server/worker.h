@@ -149,7 +149,7 @@ class Worker {
     base::MonoNanos wall_sampled_at_ = 0;
     std::int64_t wall_offset_ = 0;
     AccessBatch log_batch_;
-    net::Timer log_timer_;  // armed while log_batch_ holds records; hands them over when it fires
+    net::Timer log_timer_;       // armed while log_batch_ holds records; hands them over when it fires
     net::Timer tls_trim_timer_;  // with TLS: every second, idle connections free their OpenSSL buffers
     bool draining_ = false;
     std::function<void()> on_drained_;
