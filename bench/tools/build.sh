@@ -7,6 +7,6 @@ out="${1:-$here/../../build/bench/ws_load}"
 src="$here/$(basename "$out").cpp"
 [ -f "$src" ] || { echo "build.sh: no source $src" >&2; exit 2; }
 mkdir -p "$(dirname "$out")"
-if [ -x "$out" ] && [ "$out" -nt "$src" ]; then exit 0; fi
+if [ -x "$out" ] && [ "$out" -nt "$src" ] && [ "$out" -nt "$here/load_common.h" ]; then exit 0; fi
 ${CXX:-g++} -std=c++20 -O2 -Wall -Wextra -Werror -o "$out.tmp" "$src"
 mv "$out.tmp" "$out"

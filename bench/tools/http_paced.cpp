@@ -29,6 +29,8 @@
 #include <string_view>
 #include <vector>
 
+#include "load_common.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -67,19 +69,8 @@ struct Connection {
 };
 
 int connect_to(const Options& opt) {
-    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<std::uint16_t>(opt.port));
-    if (inet_pton(AF_INET, opt.host.c_str(), &addr.sin_addr) != 1 ||
-        connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-        close(fd);
-        return -1;
-    }
-    const int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    const int fd = load::connect_tcp(opt.host, opt.port);
+    if (fd >= 0) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     return fd;
 }
 
@@ -163,17 +154,7 @@ void Load::send(Connection& c, Pending p) {
 }
 
 bool Load::flush(Connection& c) {
-    while (c.out_off < c.out.size()) {
-        const ssize_t n = ::send(c.fd, c.out.data() + c.out_off, c.out.size() - c.out_off, MSG_NOSIGNAL);
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        c.out_off += static_cast<std::size_t>(n);
-    }
-    if (c.out_off == c.out.size()) {
-        c.out.clear();
-        c.out_off = 0;
-    }
+    if (!load::send_some(c.fd, c.out, c.out_off)) return false;
     const bool want_write = !c.out.empty();
     if (want_write != c.writable_armed) {
         epoll_event ev{};
@@ -242,19 +223,10 @@ bool Load::parse_responses(Connection& c) {
 }
 
 bool Load::on_readable(Connection& c) {
-    char buf[65536];
-    for (;;) {
-        const ssize_t n = recv(c.fd, buf, sizeof buf, 0);
-        if (n > 0) {
-            c.in.append(buf, static_cast<std::size_t>(n));
-            if (static_cast<std::size_t>(n) < sizeof buf) return true;
-            continue;
-        }
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
-        if (n < 0 && errno == EINTR) continue;
-        drop(c, n == 0 ? &Errors::closed : &Errors::read);
-        return false;
-    }
+    const int r = load::receive_available(c.fd, c.in);
+    if (r > 0) return true;
+    drop(c, r == 0 ? &Errors::closed : &Errors::read);
+    return false;
 }
 
 bool Load::idle() const {
@@ -322,20 +294,7 @@ int Load::run() {
     return 0;
 }
 
-double percentile_us(const std::vector<std::uint32_t>& sorted, double pct) {
-    if (sorted.empty()) return 0.0;
-    std::size_t rank = static_cast<std::size_t>(std::ceil(static_cast<double>(sorted.size()) * pct / 100.0));
-    rank = std::clamp<std::size_t>(rank, 1, sorted.size());
-    return sorted[rank - 1] / 1000.0;
-}
-
 void Load::print(double measured_s) {
-    std::sort(latency_ns_.begin(), latency_ns_.end());
-    double sum = 0;
-    for (auto v : latency_ns_)
-        sum += v;
-    const double avg = latency_ns_.empty() ? 0.0 : sum / static_cast<double>(latency_ns_.size()) / 1000.0;
-    const double max = latency_ns_.empty() ? 0.0 : latency_ns_.back() / 1000.0;
     std::printf(
         "{\"tool\":\"http_paced\",\"connections\":%d,\"rate\":%.1f,\"duration_s\":%.6f,\"due\":%llu,"
         "\"requests\":%llu,\"non_2xx\":%llu,\"sent\":%llu,\"requests_per_s\":%.1f,"
@@ -347,11 +306,7 @@ void Load::print(double measured_s) {
         static_cast<unsigned long long>(errors_.connect), static_cast<unsigned long long>(errors_.read),
         static_cast<unsigned long long>(errors_.write), static_cast<unsigned long long>(errors_.closed),
         static_cast<unsigned long long>(errors_.protocol), static_cast<unsigned long long>(errors_.unanswered));
-    std::printf(
-        "\"latency_us\":{\"50\":%.1f,\"75\":%.1f,\"90\":%.1f,\"99\":%.1f,\"99.9\":%.1f},"
-        "\"latency_avg_us\":%.1f,\"latency_max_us\":%.1f}\n",
-        percentile_us(latency_ns_, 50), percentile_us(latency_ns_, 75), percentile_us(latency_ns_, 90),
-        percentile_us(latency_ns_, 99), percentile_us(latency_ns_, 99.9), avg, max);
+    load::print_latency_tail(latency_ns_);
 }
 
 [[noreturn]] void usage(const char* why) {

@@ -27,6 +27,8 @@
 #include <string_view>
 #include <vector>
 
+#include "load_common.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -168,19 +170,9 @@ void append_frame(std::string& out, std::uint8_t opcode, std::string_view payloa
 }
 
 int connect_to(const Options& opt) {
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<std::uint16_t>(opt.port));
-    if (inet_pton(AF_INET, opt.host.c_str(), &addr.sin_addr) != 1) return -1;
-    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int fd = load::connect_tcp(opt.host, opt.port);
     if (fd < 0) return -1;
-    if (connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-        close(fd);
-        return -1;
-    }
-    const int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    timeval tv{5, 0};
+    timeval tv{5, 0};  // the handshake is blocking
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     return fd;
@@ -312,17 +304,7 @@ void Load::send_next(Connection& conn) {
 }
 
 bool Load::flush(Connection& conn) {
-    while (conn.out_off < conn.out.size()) {
-        const ssize_t n = send(conn.fd, conn.out.data() + conn.out_off, conn.out.size() - conn.out_off, MSG_NOSIGNAL);
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        conn.out_off += static_cast<std::size_t>(n);
-    }
-    if (conn.out_off == conn.out.size()) {
-        conn.out.clear();
-        conn.out_off = 0;
-    }
+    if (!load::send_some(conn.fd, conn.out, conn.out_off)) return false;
     const bool want_write = !conn.out.empty();
     if (want_write != conn.writable_armed) {
         epoll_event ev{};
@@ -399,20 +381,10 @@ bool Load::parse_frames(Connection& conn) {
 }
 
 bool Load::on_readable(Connection& conn) {
-    char buf[65536];
-    for (;;) {
-        const ssize_t n = recv(conn.fd, buf, sizeof buf, 0);
-        if (n > 0) {
-            conn.in.append(buf, static_cast<std::size_t>(n));
-            if (static_cast<std::size_t>(n) < sizeof buf) break;
-            continue;
-        }
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-        if (n < 0 && errno == EINTR) continue;
-        drop(conn, n == 0 ? &Errors::closed : &Errors::read);
-        return false;
-    }
-    return true;
+    const int r = load::receive_available(conn.fd, conn.in);
+    if (r > 0) return true;
+    drop(conn, r == 0 ? &Errors::closed : &Errors::read);
+    return false;
 }
 
 int Load::run() {
@@ -457,20 +429,7 @@ int Load::run() {
     return conns_.empty() || errors_.connect + errors_.handshake == conns_.size() ? 1 : 0;
 }
 
-double percentile_us(std::vector<std::uint32_t>& sorted, double pct) {
-    if (sorted.empty()) return 0.0;
-    std::size_t rank = static_cast<std::size_t>(std::ceil(sorted.size() * pct / 100.0));
-    rank = std::clamp<std::size_t>(rank, 1, sorted.size());
-    return sorted[rank - 1] / 1000.0;
-}
-
 void Load::print(double elapsed_s, bool timed_out) {
-    std::sort(latency_ns_.begin(), latency_ns_.end());
-    double sum = 0;
-    for (auto v : latency_ns_)
-        sum += v;
-    const double avg = latency_ns_.empty() ? 0.0 : sum / static_cast<double>(latency_ns_.size()) / 1000.0;
-    const double max = latency_ns_.empty() ? 0.0 : latency_ns_.back() / 1000.0;
     std::printf(
         "{\"tool\":\"ws_load\",\"connections\":%d,\"connected\":%llu,\"depth\":%d,\"size\":%zu,"
         "\"duration_s\":%.6f,\"messages\":%llu,\"sent\":%llu,\"msgs_per_s\":%.1f,\"bad_echoes\":%llu,"
@@ -483,11 +442,7 @@ void Load::print(double elapsed_s, bool timed_out) {
         static_cast<unsigned long long>(errors_.connect), static_cast<unsigned long long>(errors_.handshake),
         static_cast<unsigned long long>(errors_.read), static_cast<unsigned long long>(errors_.write),
         static_cast<unsigned long long>(errors_.closed), static_cast<unsigned long long>(errors_.protocol));
-    std::printf(
-        "\"latency_us\":{\"50\":%.1f,\"75\":%.1f,\"90\":%.1f,\"99\":%.1f,\"99.9\":%.1f},"
-        "\"latency_avg_us\":%.1f,\"latency_max_us\":%.1f}\n",
-        percentile_us(latency_ns_, 50), percentile_us(latency_ns_, 75), percentile_us(latency_ns_, 90),
-        percentile_us(latency_ns_, 99), percentile_us(latency_ns_, 99.9), avg, max);
+    load::print_latency_tail(latency_ns_);
 }
 
 [[noreturn]] void usage(const char* why) {
