@@ -27,6 +27,12 @@ void H2Session::on_request(h2::StreamId id, const h2::RequestHead& head) {
                head.error_status == 413 ? "the request body is too large" : "the request header fields are too large");
         return;
     }
+    // An extended CONNECT (RFC 8441) is a tunnel; the WebSocket is the one protocol offered.
+    const bool tunnel = !head.protocol.empty();
+    if (tunnel && head.protocol != "websocket") {
+        refuse(501, "the only :protocol served is websocket");
+        return;
+    }
 
     // Fields as the views every later stage reads (names are lowercase); :authority doubles as Host.
     std::span<h1::Header> scratch = worker_.header_scratch();
@@ -54,21 +60,24 @@ void H2Session::on_request(h2::StreamId id, const h2::RequestHead& head) {
     in.body = head.body;
     in.http2 = true;
     in.peer = &peer_;
+    if (tunnel && websocket_route(in.path)) {
+        in.method = "GET";  // the method a WebSocket route is registered (and seen by its handler) under
+        in.method_id = Method::kGet;
+    }
 
     RequestPipeline pipeline(worker_);
     PipelineRequest req;
     NextStep next = pipeline.route(in, req);
     ctx.request_id = req.record.request_id;
     ctx.head_only = req.head_only;
+    if (tunnel && !tunnel_routed(id, head, next, req, ctx)) return;
     switch (next) {
         case NextStep::kAnswer:
         case NextStep::kAnswerAndClose:  // the stream ends with its answer; the connection goes on
             answer_and_observe(id, std::move(req.answer), ctx, req.record);
             return;
         case NextStep::kWebSocket:
-            // WebSocket over HTTP/2 (RFC 8441 extended CONNECT) is not offered: the client retries on HTTP/1.1.
-            answer_and_observe(id, problem_response({400, "WebSocket routes need an HTTP/1.1 upgrade"}), ctx,
-                               req.record);
+            open_websocket(id, head, req, ctx);
             return;
         case NextStep::kSync:
             answer_and_observe(id, pipeline.call(req), ctx, req.record);

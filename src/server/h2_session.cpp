@@ -251,6 +251,12 @@ void H2Session::on_handler_timeout(slipstream::detail::PendingResponse& pending)
 }
 
 void H2Session::on_stream_reset(h2::StreamId id) {
+    if (auto ws = websockets_.find(id); ws != websockets_.end()) {
+        std::unique_ptr<H2WebSocketStream> stream = std::move(ws->second);
+        websockets_.erase(ws);
+        stream->on_closed();  // client RST_STREAM, connection gone: 1006 to the handler
+        return;
+    }
     auto s = by_stream_.find(id);
     if (s == by_stream_.end()) return;
     auto it = async_.find(s->second);
@@ -265,6 +271,8 @@ void H2Session::on_stream_reset(h2::StreamId id) {
 void H2Session::detach_all() {
     while (!async_.empty())
         on_stream_reset(async_.begin()->second.id);
+    while (!websockets_.empty())
+        on_stream_reset(websockets_.begin()->first);
 }
 
 void H2Session::observe_cut(const AsyncStream& a) {
@@ -283,7 +291,9 @@ void H2Session::begin_drain() {
     }
     for (const auto& p : streams)
         end_event_stream(*p);
-    session_->shutdown();  // GOAWAY: the other streams in progress finish (or the deadline cuts them)
+    for (const auto& [id, ws] : websockets_)
+        ws->begin_drain();  // close 1001, as on HTTP/1.1; the stream ends with the close handshake
+    session_->shutdown();   // GOAWAY: the other streams in progress finish (or the deadline cuts them)
 }
 
 void H2Session::end_event_stream(slipstream::detail::PendingResponse& pending) {
@@ -304,6 +314,8 @@ void H2Session::update_backlogs(std::size_t unsent_output) {
     for (const auto& [raw, a] : async_) {
         if (a.streaming) set_backlog(a);
     }
+    for (const auto& [id, ws] : websockets_)
+        ws->after_output(unsent_output);  // on_drain, and input held back for a backlog
 }
 
 }  // namespace slipstream::server

@@ -13,6 +13,7 @@
 #include "http/h2/session.h"
 #include "net/socket_address.h"
 #include "server/h2_response.h"
+#include "server/h2_websocket_stream.h"
 #include "server/output_queue.h"
 #include "server/pending_response.h"
 #include "server/problem.h"
@@ -27,8 +28,9 @@ class Connection;
 /// Owned by the Connection that carries it (after ALPN "h2" or the cleartext preface). Each complete
 /// request goes through the RequestPipeline, as on HTTP/1.1 (request id, path decoding, router,
 /// request-body decoding, RouteSpec validation, sync or asynchronous handler, compression, stream heads
-/// with SSE heartbeats, metrics, access log); the answer leaves as HTTP/2 frames. The connection does the I/O: it feeds
-/// receive() and writes what pull() produces. Loop thread only.
+/// with SSE heartbeats, metrics, access log); the answer leaves as HTTP/2 frames. An extended CONNECT
+/// (RFC 8441) to a WebSocket route becomes a WebSocket on its stream (H2WebSocketStream). The connection does the I/O:
+/// it feeds receive() and writes what pull() produces. Loop thread only.
 class H2Session final : private http::h2::SessionHandler {
   public:
     /// `connection` owns the session; asynchronous answers reach it through the connection (Responders
@@ -90,6 +92,18 @@ class H2Session final : private http::h2::SessionHandler {
     // SessionHandler (h2_dispatch.cpp): the request path.
     void on_request(http::h2::StreamId id, const http::h2::RequestHead& head) override;
     void on_stream_reset(http::h2::StreamId id) override;
+    // Tunnels: WebSocket streams (RFC 8441), h2_dispatch.cpp.
+    void on_stream_data(http::h2::StreamId id, std::string_view data) override;
+    void on_stream_end(http::h2::StreamId id) override;
+    void on_stream_closed(http::h2::StreamId id) override;
+    // True when `raw_path` is a WebSocket route's: an extended CONNECT to it is routed as its GET.
+    bool websocket_route(std::string_view raw_path);
+    // An extended CONNECT after routing: logged as CONNECT; false when answered here (a route that is no tunnel).
+    bool tunnel_routed(http::h2::StreamId id, const http::h2::RequestHead& head, NextStep next, PipelineRequest& req,
+                       const H2Context& ctx);
+    // The handshake of an extended CONNECT to a WebSocket route: the 200 (or a refusal), then the session.
+    void open_websocket(http::h2::StreamId id, const http::h2::RequestHead& head, PipelineRequest& req,
+                        const H2Context& ctx);
     // The request path is RequestPipeline's (request_pipeline.h); this is its HTTP/2 end for async handlers.
     void dispatch_async(http::h2::StreamId id, RequestPipeline& pipeline, PipelineRequest& req);
 
@@ -114,6 +128,7 @@ class H2Session final : private http::h2::SessionHandler {
     std::unique_ptr<http::h2::ServerSession> session_;
     AsyncMap async_;
     std::unordered_map<http::h2::StreamId, const slipstream::detail::PendingResponse*> by_stream_;
+    std::unordered_map<http::h2::StreamId, std::unique_ptr<H2WebSocketStream>> websockets_;
     std::string frames_;              // reused buffer for pull()
     H2Response head_;                 // reused by answer()
     http::h2::SessionStats counted_;  // the session's stats already added to the metrics

@@ -43,7 +43,7 @@ void find_trace_fields(RequestInput& input);
 enum class NextStep {
     kAnswer,          // send `PipelineRequest::answer` (404/405/OPTIONS, 413/415/400 body decoding, 422)
     kAnswerAndClose,  // as kAnswer; HTTP/1.1 closes the connection (a path that does not decode)
-    kWebSocket,       // a WebSocket route: HTTP/1.1 upgrades, HTTP/2 refuses
+    kWebSocket,       // a WebSocket route: HTTP/1.1 upgrades, HTTP/2 opens it on an extended CONNECT (RFC 8441)
     kSync,            // call RequestPipeline::call()
     kAsync,           // RequestPipeline::detach(), register the answer's place, RequestPipeline::call_async()
 };

@@ -1,14 +1,10 @@
 // The connection's WebSocket hook: the upgrade handshake and the transport a WebSocketSession writes through.
 #include <algorithm>
-#include <thread>
 
-#include "base/log.h"
-#include "http/ws/deflate_config.h"
 #include "http/ws/handshake.h"
 #include "server/connection.h"
-#include "server/problem.h"
 #include "server/response_encoder.h"
-#include "server/websocket_channel.h"
+#include "server/websocket_negotiation.h"
 #include "server/websocket_session.h"
 #include "server/worker.h"
 
@@ -17,17 +13,6 @@ namespace slipstream::server {
 namespace ws = http::ws;
 
 namespace {
-
-Response refusal(int status, std::string_view detail) {
-    Response r(status);
-    r.body = problem_body({status, detail});
-    r.content_type = std::string(kProblemContentType);
-    if (status == 426) {
-        r.headers.emplace_back("Upgrade", "websocket");
-        r.headers.emplace_back("Sec-WebSocket-Version", "13");
-    }
-    return r;
-}
 
 // The 101's fields that do not depend on the handler's choice.
 struct AnswerHead {
@@ -51,34 +36,6 @@ std::string switching_protocols(const AnswerHead& f, std::string_view subprotoco
     return answer;
 }
 
-// A RequestRecord whose views point into its own strings (a deferred answer is logged after the request
-// buffer is gone).
-struct OwnedRecord {
-    explicit OwnedRecord(const RequestRecord& r)
-        : route(r.route), method(r.method_text), path(r.path), request_id(r.request_id), trace_id(r.trace_id) {
-        record = r;
-        record.route = route;
-        record.method_text = method;
-        record.path = path;
-        record.request_id = request_id;
-        record.trace_id = trace_id;
-    }
-    OwnedRecord(const OwnedRecord&) = delete;
-    OwnedRecord& operator=(const OwnedRecord&) = delete;
-
-    std::string route, method, path, request_id, trace_id;
-    RequestRecord record;
-};
-
-std::string join_list(const std::vector<std::string>& items) {
-    std::string out;
-    for (const std::string& s : items) {
-        if (!out.empty()) out.append(", ");
-        out.append(s);
-    }
-    return out;
-}
-
 }  // namespace
 
 void Connection::upgrade_websocket(const http::h1::RequestHead& head, slipstream::detail::RequestState& state,
@@ -98,52 +55,30 @@ void Connection::upgrade_websocket(const http::h1::RequestHead& head, slipstream
     for (const http::h1::Header& h : head.headers)
         upgrade.add_header(h.name, h.value);
     ws::HandshakeResult hs = ws::check_handshake(head.method, head.version == http::h1::Version::kHttp11, upgrade);
-    if (hs.status != 101) return refuse(refusal(hs.status, hs.error));
-    if (!slots_.empty()) return refuse(refusal(400, "an upgrade must not follow unanswered requests"));
-    if (worker_.draining()) return refuse(refusal(503, "the server is shutting down"));
+    if (hs.status != 101) return refuse(websocket_refusal(hs.status, hs.error));
+    if (!slots_.empty()) return refuse(websocket_refusal(400, "an upgrade must not follow unanswered requests"));
+    if (worker_.draining()) return refuse(websocket_refusal(503, "the server is shutting down"));
 
     // Phase 2: the application may refuse (authentication, origin checks).
     const WebSocketHandler& handler = *entry.websocket;
-    if (handler.on_upgrade) {
-        Request request(&state);
-        std::optional<Response> answer;
-        try {
-            answer = handler.on_upgrade(request);
-        } catch (const std::exception& e) {
-            base::log_message(base::LogLevel::kError,
-                              "websocket on_upgrade for " + entry.pattern + " threw: " + e.what());
-            answer = refusal(500, "the handler failed");
-        } catch (...) {
-            answer = refusal(500, "the handler failed");
-        }
-        if (answer) return refuse(std::move(*answer));
-    }
+    if (std::optional<Response> veto = websocket_veto(entry, state)) return refuse(std::move(*veto));
 
     // Phase 3: negotiate; the fast path answers 101 now, manual accept when the handler says so.
-    std::optional<ws::DeflateConfig> deflate;
-    if (worker_.options().ws_deflate) deflate = ws::negotiate_deflate(upgrade.extensions());
-    auto channel = std::make_shared<slipstream::detail::WebSocketChannel>();
-    channel->loop = worker_.loop_ref();
-    channel->loop_thread = std::this_thread::get_id();
-    channel->metrics = &metrics;
-    channel->compressed = deflate.has_value();
-    channel->max_queue = worker_.options().ws_max_send_queue_bytes;
-    channel->offered = ws::split_subprotocols(upgrade.protocols());
-    AnswerHead head_fields{std::move(hs.accept), deflate ? deflate->response_header() : std::string(),
-                           std::string(ctx.server), std::string(ctx.request_id)};
+    WebSocketOffer offer = negotiate_websocket(worker_, handler, upgrade);
+    AnswerHead head_fields{std::move(hs.accept), std::move(offer.extensions), std::string(ctx.server),
+                           std::string(ctx.request_id)};
     if (!handler.manual_accept) {
-        std::string_view subprotocol = ws::select_subprotocol(upgrade.protocols(), join_list(handler.subprotocols));
-        channel->subprotocol = std::string(subprotocol);
-        std::string answer = switching_protocols(head_fields, subprotocol, {});
+        std::string answer = switching_protocols(head_fields, offer.subprotocol, {});
         out_.append(answer);
         worker_.observe(record, 101, answer.size(), peer_);
     }
-    channel->request = std::move(state);
-    channel->request.detach();
+    offer.channel->request = std::move(state);
+    offer.channel->request.detach();
 
     // Phase 4: from here on every byte of this connection is WebSocket frames.
     WebSocketTransport& transport = *this;  // a private base: convert here, where it is accessible
-    ws_ = std::make_unique<WebSocketSession>(transport, worker_, entry.websocket, std::move(channel), deflate);
+    ws_ = std::make_unique<WebSocketSession>(transport, worker_, entry.websocket, std::move(offer.channel),
+                                             offer.deflate);
     if (!handler.manual_accept) return ws_->start();
 
     // Manual accept: the answer is written when the handler decides; the record's views must outlive this call.

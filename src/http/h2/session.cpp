@@ -55,12 +55,14 @@ struct ServerSession::Stream {
     // Received fields: names and values back to back in `fields`; offsets per field.
     std::string fields;
     std::vector<std::array<std::uint32_t, 4>> regular;     // name offset, length, value offset, length
-    std::array<std::array<std::uint32_t, 2>, 4> pseudo{};  // :method, :scheme, :authority, :path
+    std::array<std::array<std::uint32_t, 2>, 5> pseudo{};  // :method, :scheme, :authority, :path, :protocol
     std::size_t header_bytes = 0;
     std::string body;
     int error_status = 0;
-    bool delivered = false;     // on_request was called
-    bool request_done = false;  // END_STREAM received
+    bool delivered = false;      // on_request was called
+    bool request_done = false;   // END_STREAM received
+    bool tunnel = false;         // an extended CONNECT: DATA goes to on_stream_data, delivered at its headers
+    std::size_t unconsumed = 0;  // tunnel DATA bytes handed over and not yet consume()d
     // Response.
     std::string head;                    // the response head's names and values, until its HEADERS is framed
     std::vector<std::string> out;        // body pieces; out[out_head] is the next to frame
@@ -89,7 +91,8 @@ struct ServerSession::Stream {
         if (body.capacity() > kKeepBytes) std::string().swap(body);
         body.clear();
         error_status = 0;
-        delivered = request_done = false;
+        delivered = request_done = tunnel = false;
+        unconsumed = 0;
         if (head.capacity() > kKeepBytes) std::string().swap(head);
         head.clear();
         out.clear();
@@ -174,7 +177,12 @@ struct ServerSession::Callbacks {
         if (namelen > 0 && name[0] == ':') {
             // nghttp2 has checked that pseudo-fields are known, single and first.
             std::string_view n(reinterpret_cast<const char*>(name), namelen);
-            int i = n == ":method" ? 0 : n == ":scheme" ? 1 : n == ":authority" ? 2 : n == ":path" ? 3 : -1;
+            int i = n == ":method"      ? 0
+                    : n == ":scheme"    ? 1
+                    : n == ":authority" ? 2
+                    : n == ":path"      ? 3
+                    : n == ":protocol"  ? 4
+                                        : -1;
             if (i >= 0) st->pseudo[static_cast<std::size_t>(i)] = {off + nlen, vlen};
             return 0;
         }
@@ -191,15 +199,32 @@ struct ServerSession::Callbacks {
         if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) return 0;
         Stream* st = s.find(frame->hd.stream_id);
         if (st == nullptr) return 0;
-        if (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) st->request_done = true;
-        bool headers_refused = frame->hd.type == NGHTTP2_HEADERS && st->error_status != 0;
-        if (!st->delivered && (st->request_done || headers_refused)) s.deliver(*st);
+        bool ended = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
+        if (ended) st->request_done = true;
+        bool headers_end = frame->hd.type == NGHTTP2_HEADERS;
+        bool headers_refused = headers_end && st->error_status != 0;
+        // nghttp2 accepts :protocol only on a CONNECT (RFC 8441 §4), since this session enables it.
+        if (headers_end && !st->delivered && st->pseudo[4][1] > 0) st->tunnel = true;
+        StreamId id = st->id;
+        bool tunnel = st->tunnel;
+        if (!st->delivered && (st->request_done || headers_refused || (headers_end && tunnel))) s.deliver(*st);
+        if (ended && tunnel) s.handler_.on_stream_end(id);  // the client's side of the tunnel is done
         return 0;
     }
 
-    static int on_data_chunk(nghttp2_session*, uint8_t, int32_t id, const uint8_t* data, size_t len, void* user) {
+    static int on_data_chunk(nghttp2_session* session, uint8_t, int32_t id, const uint8_t* data, size_t len,
+                             void* user) {
         ServerSession& s = self(user);
         Stream* st = s.find(id);
+        if (st != nullptr && st->tunnel && st->delivered) {
+            // The owner returns these bytes to the windows with consume() as it processes them.
+            st->unconsumed += len;
+            s.handler_.on_stream_data(id, {reinterpret_cast<const char*>(data), len});
+            return 0;
+        }
+        // A request body is bounded by max_body_bytes: its bytes reopen the windows at once (what nghttp2's
+        // automatic WINDOW_UPDATE did before tunnels needed NO_AUTO_WINDOW_UPDATE).
+        nghttp2_session_consume(session, id, len);
         if (st == nullptr || st->delivered) return 0;
         if (st->body.size() + len > s.config_.max_body_bytes) {
             st->error_status = 413;
@@ -241,9 +266,14 @@ struct ServerSession::Callbacks {
         } else {
             --s.active_;
             // Still findable during the call, so the handler can read body_bytes_sent(id).
-            if (!it->second->finished) s.handler_.on_stream_reset(id);
+            if (!it->second->finished) {
+                s.handler_.on_stream_reset(id);
+            } else if (it->second->tunnel) {
+                s.handler_.on_stream_closed(id);
+            }
             it = s.streams_.find(id);  // the handler may have reset other streams
             if (it == s.streams_.end()) return 0;
+            s.release_unconsumed(*it->second);
         }
         if (s.found_ == it->second.get()) s.found_ = nullptr;
         s.give_back(std::move(it->second));
@@ -335,6 +365,15 @@ base::Result<std::unique_ptr<ServerSession>> ServerSession::create(const Session
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, &Callbacks::on_data_chunk);
     nghttp2_session_callbacks_set_on_frame_send_callback(cb, &Callbacks::on_frame_send);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, &Callbacks::on_stream_close);
+    // Received DATA reopens the windows only once consumed: at once for request bodies (bounded by
+    // max_body_bytes), as its owner processes it for a tunnel (RFC 8441), so a WebSocket peer that does not
+    // read what it asks for cannot make the server buffer without bound.
+    nghttp2_option* option = nullptr;
+    if (nghttp2_option_new(&option) != 0) {
+        nghttp2_session_callbacks_del(cb);
+        return base::Status::internal("h2: out of memory");
+    }
+    nghttp2_option_set_no_auto_window_update(option, 1);
     // nghttp2_option_set_no_closed_streams would save a little per stream, but without closed streams nghttp2
     // cannot tell a frame on a closed stream (STREAM_CLOSED, RFC 9113 §5.1) from one on an idle stream.
     // nghttp2's allocations go through the session's RecyclingAllocator (recycling_allocator.h).
@@ -348,7 +387,8 @@ base::Result<std::unique_ptr<ServerSession>> ServerSession::create(const Session
     mem.realloc = [](void* p, size_t n, void* a) {
         return static_cast<detail::RecyclingAllocator*>(a)->reallocate(p, n);
     };
-    int rv = nghttp2_session_server_new3(&s->session_, cb, s.get(), nullptr, &mem);
+    int rv = nghttp2_session_server_new3(&s->session_, cb, s.get(), option, &mem);
+    nghttp2_option_del(option);
     nghttp2_session_callbacks_del(cb);
     if (rv != 0) return base::Status::internal("h2: out of memory");
 
@@ -356,6 +396,7 @@ base::Result<std::unique_ptr<ServerSession>> ServerSession::create(const Session
         {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, config.max_concurrent_streams},
         {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, config.initial_window_size},
         {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, config.max_header_list_size},
+        {NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL, 1},  // extended CONNECT: WebSocket over HTTP/2 (RFC 8441)
     };
     if (nghttp2_submit_settings(s->session_, NGHTTP2_FLAG_NONE, settings, std::size(settings)) != 0)
         return base::Status::internal("h2: cannot submit SETTINGS");
@@ -425,6 +466,7 @@ void ServerSession::deliver(Stream& s) {
     head.scheme = s.view(s.pseudo[1][0], s.pseudo[1][1]);
     head.authority = s.view(s.pseudo[2][0], s.pseudo[2][1]);
     head.path = s.view(s.pseudo[3][0], s.pseudo[3][1]);
+    head.protocol = s.view(s.pseudo[4][0], s.pseudo[4][1]);
     head.headers = headers;
     head.body = s.body;
     head.error_status = s.error_status;
@@ -638,6 +680,20 @@ std::size_t ServerSession::body_bytes_sent(StreamId id) const {
 void ServerSession::reset(StreamId id, ErrorCode code) {
     if (find(id) == nullptr) return;
     nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, id, static_cast<uint32_t>(code));
+}
+
+void ServerSession::consume(StreamId id, std::size_t n) {
+    Stream* s = find(id);
+    if (s == nullptr || n == 0) return;
+    n = std::min(n, s->unconsumed);
+    s->unconsumed -= n;
+    nghttp2_session_consume(session_, id, n);
+}
+
+void ServerSession::release_unconsumed(Stream& s) {
+    if (s.unconsumed == 0) return;
+    nghttp2_session_consume_connection(session_, s.unconsumed);  // the stream's own window is gone with it
+    s.unconsumed = 0;
 }
 
 void ServerSession::shutdown() {

@@ -40,6 +40,9 @@ struct RequestHead {
     std::string_view scheme;
     std::string_view authority;
     std::string_view path;  // ":path": path and query
+    /// ":protocol" of an extended CONNECT (RFC 8441, e.g. "websocket"); empty otherwise. Such a request is a
+    /// tunnel: it is delivered at the end of its headers, and its DATA goes to SessionHandler::on_stream_data.
+    std::string_view protocol;
     std::span<const HeaderField> headers;
     std::string_view body;
     /// Non-zero when a limit refused the request (413 body too large, 431 header list too large): answer
@@ -65,6 +68,15 @@ class SessionHandler {
     /// A stream whose request was delivered closed before its response ended (client reset, stream error,
     /// connection going away): stop producing for it.
     virtual void on_stream_reset(StreamId id) = 0;
+
+    // Tunnels (RequestHead::protocol set). The session advertises SETTINGS_ENABLE_CONNECT_PROTOCOL.
+    /// The next bytes of a tunnel's DATA, in order. They stay counted against the stream's and the
+    /// connection's receive windows until ServerSession::consume() returns them (the owner's backpressure).
+    virtual void on_stream_data(StreamId id, std::string_view data) = 0;
+    /// The client ended its side of a tunnel (END_STREAM); the stream stays open for the answer.
+    virtual void on_stream_end(StreamId id) = 0;
+    /// A tunnel whose answer ended (END_STREAM sent) closed. (One closed before that gets on_stream_reset.)
+    virtual void on_stream_closed(StreamId id) = 0;
 
   protected:
     ~SessionHandler() = default;
@@ -112,6 +124,10 @@ class ServerSession {
     std::size_t body_bytes_sent(StreamId id) const;
     /// Resets a stream (e.g. an aborted stream, a handler timeout mid-stream).
     void reset(StreamId id, ErrorCode code);
+    /// A tunnel's owner processed `n` bytes given to on_stream_data: they reopen the stream's and the
+    /// connection's windows (WINDOW_UPDATE). Bytes never returned are returned to the connection when the
+    /// stream closes. No-op for an unknown stream.
+    void consume(StreamId id, std::size_t n);
 
     /// HTTP/1.1 Upgrade to h2c (RFC 7540 §3.2): applies the client's HTTP2-Settings value (base64url) and
     /// serves `request` (its body complete) as stream 1, half-closed: on_request is called from here. Field
@@ -150,6 +166,8 @@ class ServerSession {
     bool note_client_stream(StreamId id);
     base::Status submit(StreamId id, int status, std::span<const HeaderField> headers, bool with_body);
     void deliver(Stream& s);
+    // Returns to the connection's window what a closing tunnel was not told to consume.
+    void release_unconsumed(Stream& s);
     int fail(ErrorCode code);
     int flood(FloodKind kind);  // counts the defence, then fail(kEnhanceYourCalm)
 

@@ -26,6 +26,13 @@ struct Answerer final : SessionHandler {
         }
     }
     void on_stream_reset(StreamId) override {}
+    // Tunnels (extended CONNECT): echo the bytes back and return them to the windows; end with the client.
+    void on_stream_data(StreamId id, std::string_view data) override {
+        session->write(id, data).ignore_error();
+        session->consume(id, data.size());
+    }
+    void on_stream_end(StreamId id) override { session->end(id).ignore_error(); }
+    void on_stream_closed(StreamId) override {}
 };
 
 constexpr std::string_view kPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";

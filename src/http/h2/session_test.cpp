@@ -106,6 +106,7 @@ struct Received {
     std::string method, path, authority, body;
     std::vector<std::pair<std::string, std::string>> headers;
     int error_status;
+    std::string protocol;
 };
 
 struct Recorder final : SessionHandler {
@@ -116,8 +117,8 @@ struct Recorder final : SessionHandler {
     bool with_request_ids = false;  // also answer x-request-id: id-<stream> and a long mixed-case field name
 
     void on_request(StreamId id, const RequestHead& r) override {
-        Received got{id, std::string(r.method), std::string(r.path), std::string(r.authority), std::string(r.body),
-                     {}, r.error_status};
+        Received got{id, std::string(r.method), std::string(r.path),    std::string(r.authority), std::string(r.body),
+                     {}, r.error_status,        std::string(r.protocol)};
         for (const HeaderField& h : r.headers)
             got.headers.emplace_back(h.name, h.value);
         requests.push_back(std::move(got));
@@ -135,7 +136,13 @@ struct Recorder final : SessionHandler {
         resets.push_back(id);
         reset_bytes_sent.push_back(session->body_bytes_sent(id));  // still known during the call
     }
+    void on_stream_data(StreamId id, std::string_view data) override { tunnel_data[id].append(data); }
+    void on_stream_end(StreamId id) override { ends.push_back(id); }
+    void on_stream_closed(StreamId id) override { closed.push_back(id); }
     std::vector<std::size_t> reset_bytes_sent;
+    std::map<StreamId, std::string> tunnel_data;
+    std::vector<StreamId> ends;
+    std::vector<StreamId> closed;
 };
 
 struct Harness {
@@ -610,6 +617,133 @@ TEST(ServerSession, StatsCountResetsGoawaysAndFloods) {
     (void)f.output();
     EXPECT_EQ(f.session->stats().floods[static_cast<std::size_t>(FloodKind::kControlFrames)], 1u);
     EXPECT_EQ(f.session->stats().goaway_sent[11], 1u);  // ENHANCE_YOUR_CALM
+}
+
+// ---- extended CONNECT (RFC 8441) ----
+
+constexpr std::uint8_t kWindowUpdate = 8;
+
+std::string connect_block(std::string_view protocol, std::string_view method = "CONNECT") {
+    return literal(":method", method) + literal(":protocol", protocol) + literal(":scheme", "https") +
+           literal(":authority", "localhost") + literal(":path", "/ws") + literal("sec-websocket-version", "13");
+}
+
+// A session past the preface whose SETTINGS the client acknowledged (so its initial window applies).
+void settle(Harness& h) {
+    ASSERT_TRUE(h.feed(client_start()).is_ok());
+    h.output();
+    ASSERT_TRUE(h.feed(frame(kSettings, kAck, 0, "")).is_ok());
+}
+
+bool has_frame(const std::vector<Frame>& frames, std::uint8_t type, std::uint32_t stream) {
+    for (const Frame& f : frames)
+        if (f.type == type && f.stream == stream) return true;
+    return false;
+}
+
+TEST(ServerSession, SettingsEnableTheConnectProtocol) {
+    Harness h;
+    ASSERT_TRUE(h.feed(client_start()).is_ok());
+    std::map<std::uint16_t, std::uint32_t> settings;
+    for (const Frame& f : h.output()) {
+        if (f.type != kSettings || (f.flags & kAck)) continue;
+        for (std::size_t i = 0; i + 6 <= f.payload.size(); i += 6) {
+            auto id = static_cast<std::uint16_t>(static_cast<std::uint8_t>(f.payload[i]) << 8 |
+                                                 static_cast<std::uint8_t>(f.payload[i + 1]));
+            settings[id] = be32(f.payload, i + 2);
+        }
+    }
+    EXPECT_EQ(settings[NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL], 1u);
+}
+
+TEST(ServerSession, ExtendedConnectIsATunnelWithConsumedWindows) {
+    SessionConfig config;
+    config.initial_window_size = 64;
+    Harness h(config);
+    h.recorder.answer = false;
+    settle(h);
+    ASSERT_TRUE(h.feed(frame(kHeaders, kEndHeaders, 1, connect_block("websocket"))).is_ok());
+    ASSERT_EQ(h.recorder.requests.size(), 1u);  // delivered at the end of its headers, before any DATA
+    const Received& r = h.recorder.requests[0];
+    EXPECT_EQ(r.method, "CONNECT");
+    EXPECT_EQ(r.protocol, "websocket");
+    EXPECT_EQ(r.path, "/ws");
+    EXPECT_EQ(r.body, "");
+    EXPECT_TRUE(h.session->receiving() == false);
+    EXPECT_EQ(h.session->active_streams(), 1u);
+
+    ASSERT_TRUE(h.session->start_stream(1, 200, {}).is_ok());
+    std::vector<Frame> out = h.output();
+    ASSERT_TRUE(has_frame(out, kHeaders, 1));
+    for (const Frame& f : out)
+        EXPECT_FALSE(f.type == kHeaders && (f.flags & kEndStream));
+
+    // DATA goes to on_stream_data; the window reopens only once the owner consumed it.
+    std::string chunk(60, 'x');
+    ASSERT_TRUE(h.feed(frame(kData, 0, 1, chunk)).is_ok());
+    EXPECT_EQ(h.recorder.tunnel_data[1], chunk);
+    EXPECT_FALSE(has_frame(h.output(), kWindowUpdate, 1));
+    h.session->consume(1, chunk.size());
+    EXPECT_TRUE(has_frame(h.output(), kWindowUpdate, 1));
+
+    // Both directions, then the client's END_STREAM and ours close the stream cleanly.
+    ASSERT_TRUE(h.session->write(1, "pong").is_ok());
+    out = h.output();
+    ASSERT_TRUE(has_frame(out, kData, 1));
+    EXPECT_EQ(out.back().payload, "pong");
+    ASSERT_TRUE(h.feed(frame(kData, kEndStream, 1, "")).is_ok());
+    EXPECT_EQ(h.recorder.ends, std::vector<StreamId>{1});
+    EXPECT_TRUE(h.recorder.closed.empty());
+    ASSERT_TRUE(h.session->end(1).is_ok());
+    out = h.output();
+    ASSERT_TRUE(has_frame(out, kData, 1));
+    EXPECT_FALSE(has_frame(out, kRst, 1));  // the client had ended: no RST_STREAM needed
+    EXPECT_EQ(h.recorder.closed, std::vector<StreamId>{1});
+    EXPECT_TRUE(h.recorder.resets.empty());
+    EXPECT_EQ(h.session->active_streams(), 0u);
+}
+
+TEST(ServerSession, ClientResetOfATunnelIsReported) {
+    Harness h;
+    h.recorder.answer = false;
+    settle(h);
+    ASSERT_TRUE(h.feed(frame(kHeaders, kEndHeaders, 1, connect_block("websocket"))).is_ok());
+    ASSERT_TRUE(h.session->start_stream(1, 200, {}).is_ok());
+    h.output();
+    ASSERT_TRUE(h.feed(frame(kData, 0, 1, "abc")).is_ok());  // never consumed: returned to the connection
+    ASSERT_TRUE(h.feed(frame(kRst, 0, 1, std::string("\0\0\0\x08", 4))).is_ok());
+    EXPECT_EQ(h.recorder.resets, std::vector<StreamId>{1});
+    EXPECT_TRUE(h.recorder.closed.empty());
+    EXPECT_TRUE(h.recorder.ends.empty());
+    // The connection goes on.
+    h.recorder.answer = true;
+    ASSERT_TRUE(h.feed(frame(kHeaders, kEndHeaders | kEndStream, 3, get_block("/next"))).is_ok());
+    EXPECT_TRUE(has_frame(h.output(), kHeaders, 3));
+}
+
+TEST(ServerSession, ProtocolOutsideAConnectIsRefused) {
+    Harness h;
+    settle(h);
+    ASSERT_TRUE(h.feed(frame(kHeaders, kEndHeaders | kEndStream, 1, connect_block("websocket", "GET"))).is_ok());
+    EXPECT_TRUE(h.recorder.requests.empty());
+    EXPECT_TRUE(has_frame(h.output(), kRst, 1));
+}
+
+TEST(ServerSession, RequestBodiesStillReopenTheWindows) {
+    SessionConfig config;
+    config.initial_window_size = 64;
+    Harness h(config);
+    h.recorder.answer = false;
+    settle(h);
+    std::string block =
+        literal(":method", "POST") + literal(":scheme", "https") + literal(":authority", "x") + literal(":path", "/up");
+    ASSERT_TRUE(h.feed(frame(kHeaders, kEndHeaders, 1, block)).is_ok());
+    ASSERT_TRUE(h.feed(frame(kData, 0, 1, std::string(60, 'y'))).is_ok());
+    EXPECT_TRUE(has_frame(h.output(), kWindowUpdate, 1));
+    ASSERT_TRUE(h.feed(frame(kData, kEndStream, 1, "z")).is_ok());
+    ASSERT_EQ(h.recorder.requests.size(), 1u);
+    EXPECT_EQ(h.recorder.requests[0].body, std::string(60, 'y') + "z");
+    EXPECT_TRUE(h.recorder.tunnel_data.empty());
 }
 
 }  // namespace
