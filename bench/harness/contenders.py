@@ -200,10 +200,11 @@ def _write_large(ctx: LaunchContext) -> str:
     return path
 
 
-def _slipstream_cpp(access_log: bool, request_metrics: bool = True,
-                    io_uring: bool = False) -> Callable[[Contender, LaunchContext], Launch]:
+def _slipstream_cpp(access_log: bool, request_metrics: bool = True, io_uring: bool = False,
+                    request_id_response: bool = True) -> Callable[[Contender, LaunchContext], Launch]:
     """build/examples/bench_app on one I/O thread; with `access_log` its JSON lines go to a file in the work dir;
-    without `request_metrics` no per-route counters or histograms are kept; `io_uring` runs the loop on io_uring."""
+    without `request_metrics` no per-route counters or histograms are kept; `io_uring` runs the loop on io_uring;
+    without `request_id_response` answers carry no X-Request-ID."""
     def build(c: Contender, ctx: LaunchContext) -> Launch:
         env = _env(ctx)
         env["BENCH_LARGE_FILE"] = _write_large(ctx)
@@ -213,6 +214,8 @@ def _slipstream_cpp(access_log: bool, request_metrics: bool = True,
             log.append("--no-request-metrics")
         if io_uring:
             log.append("--io-uring")
+        if not request_id_response:
+            log.append("--no-request-id-response")
         tls = ["--tls-cert", ctx.tls_cert, "--tls-key", ctx.tls_key] if ctx.tls else []
         return Launch([SLIPSTREAM_CPP, "--host", HOST, "--port", str(ctx.port), "--threads", "1",
                        "--max-connections", str(ctx.fd_limit), *log, *tls],
@@ -285,6 +288,11 @@ CONTENDERS: list[Contender] = [
               "Slipstream, C++ handlers, I/O loop on io_uring (--io-uring) instead of epoll: its cost against epoll",
               "examples/bench_app.cpp", (f"file:{SLIPSTREAM_CPP}",), _slipstream_cpp(False, io_uring=True), (),
               _only(("hello", "pipelined"), "the io_uring loop is compared with epoll on hello and pipelined only")),
+    Contender("slipstream-cpp-noid", "slipstream",
+              "Slipstream, C++ handlers without X-Request-ID on responses (--no-request-id-response), as the "
+              "static servers answer: what the header costs the server and, on HTTP/2, the client's HPACK decoder",
+              "examples/bench_app.cpp", (f"file:{SLIPSTREAM_CPP}",), _slipstream_cpp(False, request_id_response=False),
+              (), _only(("hello", "h2", "h2tls"), "the request-id header's cost is measured on hello, h2 and h2tls")),
     Contender("slipstream-py-def", "slipstream", "Slipstream, Python `def` handlers, 1 thread", "slipstream_app.py",
               ("module:slipstream",), _script("--style", "def"), ("dist:slipstream",),
               {"ws": "WebSocket handlers are async def: measured in slipstream-py-async"}),

@@ -73,6 +73,6 @@ def test_python_apps_get_the_certificate_in_the_environment(tmp_path):
 def test_who_serves_tls():
     serve = lambda w: {c.name for c in contenders.CONTENDERS if not c.na_reason(w, 65536, 10000, 64)}
     one_worker_py = {"slipstream-py-def", "slipstream-py-async", "slipstream-py-native"}
-    assert serve("h2tls") == {"nginx", "h2o", "slipstream-cpp"} | one_worker_py
+    assert serve("h2tls") == {"nginx", "h2o", "slipstream-cpp", "slipstream-cpp-noid"} | one_worker_py
     assert serve("tls") == {"nginx", "h2o", "slipstream-cpp", "fastapi", "granian"} | one_worker_py
     assert serve("ws") == {"socketify", "websockets", "slipstream-cpp", "slipstream-py-async"}

@@ -91,6 +91,9 @@ struct ServerOptions {
 
     /// Value of the Server header; empty sends none.
     std::string server_header = "slipstream";
+    /// Every response carries X-Request-ID: the client's (when valid) or a generated one. Off: the id still
+    /// reaches the access log, traces and handlers, but responses do not carry it.
+    bool request_id_response = true;
     /// Deadline for in-flight work after a stop signal.
     std::uint32_t drain_timeout_ms = 30'000;
 

@@ -147,3 +147,17 @@ def test_pipelined_requests_answered_in_order() -> None:
         s.close()
         bodies = [part.rsplit(b"\r\n\r\n", 1)[1][:1] for part in data.split(b"HTTP/1.1 ")[1:]]
         assert bodies == [b"0", b"1", b"2", b"3", b"4", b"5"]
+
+
+@pytest.mark.parametrize(("options", "sent"), [({}, True), ({"request_id_response": False}, False)])
+def test_request_id_response_option(options: dict[str, bool], sent: bool) -> None:
+    app = App()
+
+    @app.get("/id")
+    def read_id() -> dict[str, str]:
+        return {"ok": "yes"}
+
+    with TestClient(app, **options) as client:
+        response = client.get("/id", headers={"x-request-id": "client-id-7"})
+    assert response.status_code == 200
+    assert response.headers.get("x-request-id") == ("client-id-7" if sent else None)

@@ -141,6 +141,9 @@ Registry make_config_registry() {
     r.add(make(K::kBool, "io-uring", G::kGeneral, "",
                "I/O threads use io_uring instead of epoll (plain connections: one system call per request)",
                flag(srv, &ServerOptions::io_uring)));
+    r.add(make(K::kBool, "request-id-response", G::kGeneral, "",
+               "send X-Request-ID (the client's or a generated one) on every response; off: logs and handlers only",
+               flag(srv, &ServerOptions::request_id_response)));
     r.add(with_check(make(K::kString, "server-header", G::kGeneral, "TEXT",
                           "value of the Server header; empty sends none", text(srv, &ServerOptions::server_header)),
                      header_value));

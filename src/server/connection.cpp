@@ -255,7 +255,7 @@ void Connection::dispatch(const h1::RequestHead& head, std::string_view body) {
     PipelineRequest req;
     NextStep next = pipeline.route(in, req);
     EncodeContext ctx{head.version,   keep_alive,         req.head_only,
-                      worker_.date(), opts.server_header, req.record.request_id};
+                      worker_.date(), opts.server_header, worker_.response_request_id(req.record.request_id)};
     switch (next) {
         case NextStep::kAnswerAndClose:
             ctx.keep_alive = false;
@@ -340,9 +340,12 @@ Connection::Slot* Connection::find_slot(const slipstream::detail::PendingRespons
 }
 
 EncodeContext Connection::slot_context(const Slot& slot) {
-    return EncodeContext{
-        slot.version,   slot.keep_alive, slot.head_only, worker_.date(), worker_.options().server_header,
-        slot.request_id};
+    return EncodeContext{slot.version,
+                         slot.keep_alive,
+                         slot.head_only,
+                         worker_.date(),
+                         worker_.options().server_header,
+                         worker_.response_request_id(slot.request_id)};
 }
 
 void Connection::complete_slot(Slot& slot) {

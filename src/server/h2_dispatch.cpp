@@ -68,7 +68,7 @@ void H2Session::on_request(h2::StreamId id, const h2::RequestHead& head) {
     RequestPipeline pipeline(worker_);
     PipelineRequest req;
     NextStep next = pipeline.route(in, req);
-    ctx.request_id = req.record.request_id;
+    ctx.request_id = worker_.response_request_id(req.record.request_id);
     ctx.head_only = req.head_only;
     if (tunnel && !tunnel_routed(id, head, next, req, ctx)) return;
     switch (next) {

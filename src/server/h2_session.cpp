@@ -147,7 +147,8 @@ void H2Session::answer_and_observe(h2::StreamId id, Response&& response, const H
 }
 
 H2Context H2Session::context_for(const AsyncStream& a) {
-    return H2Context{worker_.date(), worker_.options().server_header, a.pending->request.request_id, a.head_only};
+    return H2Context{worker_.date(), worker_.options().server_header,
+                     worker_.response_request_id(a.pending->request.request_id), a.head_only};
 }
 
 void H2Session::finish(AsyncMap::iterator it) {

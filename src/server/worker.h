@@ -110,6 +110,10 @@ class Worker {
     void observe(const RequestRecord& record, int status, std::size_t response_bytes, const net::SocketAddress& peer,
                  bool aborted = false);
     RequestIdGenerator& request_ids() { return request_ids_; }
+    /// The request id to send back as X-Request-ID: `id`, or nothing with --no-request-id-response.
+    std::string_view response_request_id(std::string_view id) const {
+        return shared_.options.request_id_response ? id : std::string_view();
+    }
     ServerMetrics& metrics() { return *shared_.metrics; }
     /// Response compression and request-body decoding for this thread.
     ContentCoding& content_coding() { return content_coding_; }

@@ -142,3 +142,22 @@ def test_sigterm_under_load_drops_no_request(start_server):
     assert errors == []
     assert sum(sent) > 100
     assert answered == sent
+
+
+def test_request_ids_can_stay_off_responses(start_server):
+    """--no-request-id-response: no X-Request-ID on answers (immediate, deferred, HTTP/2), and the ids, the
+    client's or generated ones, still reach the access log."""
+    from tests.e2e.test_http2 import H2Client, open_socket
+
+    server = start_server("--threads", "1", "--no-request-id-response")
+    resp = get(server, b"/hello", b"X-Request-ID: kept-in-log-1\r\n")
+    assert resp.status == 200 and resp.header("x-request-id") is None
+    line = json.loads(server.wait_for_line('"kept-in-log-1"'))
+    assert line["request_id"] == "kept-in-log-1"
+    deferred = get(server, b"/delay/5")  # answered later, from its slot
+    assert deferred.status == 200 and deferred.header("x-request-id") is None
+    h2 = H2Client(open_socket(server, False, None), scheme="http")
+    status, headers, _ = h2.request("GET", "/hello")
+    assert status == 200 and "x-request-id" not in headers
+    generated = json.loads(server.wait_for_line('"path":"/hello"'))
+    assert re.fullmatch(r"[0-9a-f]{32}", generated["request_id"])
