@@ -67,6 +67,7 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"zstd-level", "19", [](const Config& c) { return c.server.zstd_level == 19; }, "19"},
         {"compress-sse", "yes", [](const Config& c) { return c.server.compress_sse; }, "true"},
         {"io-uring", "on", [](const Config& c) { return c.server.io_uring; }, "true"},
+        {"request-id-response", "off", [](const Config& c) { return !c.server.request_id_response; }, "false"},
         {"request-decompression", "off", [](const Config& c) { return !c.server.request_decompression; }, "false"},
         {"max-decompressed-body-bytes", "8m",
          [](const Config& c) { return c.server.max_decompressed_body_bytes == 8u << 20; }, "8m"},

@@ -1,6 +1,7 @@
 // RecyclingAllocator: size classes, the block header, and malloc for what is too large to keep.
 #include "http/h2/recycling_allocator.h"
 
+#include <bit>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -13,12 +14,11 @@ constexpr std::size_t kHeader = 16;
 constexpr std::uint32_t kLarge = 0xFFFFFFFFu;
 constexpr std::size_t kSmallest = 64;
 
-// The class of a block holding `total` bytes (header included), or kLarge.
+// The class of a block holding `total` bytes (header included), or kLarge: the smallest c with
+// total <= kSmallest << c.
 std::uint32_t class_of(std::size_t total, std::size_t classes) {
-    std::size_t size = kSmallest;
-    for (std::uint32_t c = 0; c < classes; ++c, size <<= 1)
-        if (total <= size) return c;
-    return kLarge;
+    const auto c = static_cast<std::uint32_t>(total <= kSmallest ? 0 : std::bit_width((total - 1) / kSmallest));
+    return c < classes ? c : kLarge;
 }
 
 std::size_t class_size(std::uint32_t c) {

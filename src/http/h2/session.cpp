@@ -105,9 +105,10 @@ struct ServerSession::Stream {
 
 // Buffers reused from request to request, so a request allocates nothing of its own here.
 struct ServerSession::Scratch {
-    std::vector<HeaderField> request_fields;     // deliver(): the fields handed to on_request
-    std::vector<nghttp2_nv> nva;                 // submit(): the response head
-    std::vector<std::unique_ptr<Stream>> spare;  // closed streams kept for reuse
+    std::vector<HeaderField> request_fields;  // deliver(): the fields handed to on_request
+    std::vector<nghttp2_nv> nva;              // submit(): the response head
+    // Closed streams kept for reuse with their map nodes: opening one allocates nothing.
+    std::vector<StreamMap::node_type> spare;
 };
 
 // The nghttp2 callbacks, as static members of a friend so they reach the session's state.
@@ -150,10 +151,8 @@ struct ServerSession::Callbacks {
     static int on_begin_headers(nghttp2_session* session, const nghttp2_frame* frame, void* user) {
         if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
         ServerSession& s = self(user);
-        std::unique_ptr<Stream> stream = s.take_stream();
-        stream->id = frame->hd.stream_id;
-        nghttp2_session_set_stream_user_data(session, stream->id, stream.get());
-        s.streams_[stream->id] = std::move(stream);
+        Stream& stream = s.open_stream(frame->hd.stream_id);
+        nghttp2_session_set_stream_user_data(session, stream.id, &stream);
         ++s.receiving_;
         ++s.stats_.streams_opened;
         return 0;
@@ -170,22 +169,24 @@ struct ServerSession::Callbacks {
         if (st->header_bytes > limit && !st->delivered) st->error_status = 431;
         if (st->error_status != 0 || st->delivered || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
         auto off = static_cast<std::uint32_t>(st->fields.size());
-        st->fields.append(reinterpret_cast<const char*>(name), namelen);
-        st->fields.append(reinterpret_cast<const char*>(value), valuelen);
         auto nlen = static_cast<std::uint32_t>(namelen);
         auto vlen = static_cast<std::uint32_t>(valuelen);
-        if (namelen > 0 && name[0] == ':') {
-            // nghttp2 has checked that pseudo-fields are known, single and first.
-            std::string_view n(reinterpret_cast<const char*>(name), namelen);
-            int i = n == ":method"      ? 0
-                    : n == ":scheme"    ? 1
-                    : n == ":authority" ? 2
-                    : n == ":path"      ? 3
-                    : n == ":protocol"  ? 4
-                                        : -1;
-            if (i >= 0) st->pseudo[static_cast<std::size_t>(i)] = {off + nlen, vlen};
+        if (namelen > 1 && name[0] == ':') {
+            // nghttp2 has checked that pseudo-fields are known (:protocol only as this session enables it),
+            // single and first: the length and second letter tell them apart. Only the value is kept.
+            int i = namelen == 7    ? (name[1] == 'm' ? 0 : 1)  // :method, :scheme
+                    : namelen == 10 ? 2                         // :authority
+                    : namelen == 5  ? 3                         // :path
+                    : namelen == 9  ? 4                         // :protocol
+                                    : -1;
+            if (i >= 0) {
+                st->fields.append(reinterpret_cast<const char*>(value), valuelen);
+                st->pseudo[static_cast<std::size_t>(i)] = {off, vlen};
+            }
             return 0;
         }
+        st->fields.append(reinterpret_cast<const char*>(name), namelen);
+        st->fields.append(reinterpret_cast<const char*>(value), valuelen);
         st->regular.push_back({off, nlen, off + nlen, vlen});
         return 0;
     }
@@ -275,9 +276,7 @@ struct ServerSession::Callbacks {
             if (it == s.streams_.end()) return 0;
             s.release_unconsumed(*it->second);
         }
-        if (s.found_ == it->second.get()) s.found_ = nullptr;
-        s.give_back(std::move(it->second));
-        s.streams_.erase(it);
+        s.close_stream(it);
         return 0;
     }
 
@@ -339,18 +338,29 @@ ServerSession::ServerSession(const SessionConfig& config, SessionHandler& handle
       scratch_(std::make_unique<Scratch>()),
       allocator_(std::make_unique<detail::RecyclingAllocator>()) {}
 
-std::unique_ptr<ServerSession::Stream> ServerSession::take_stream() {
-    if (scratch_->spare.empty()) return std::make_unique<Stream>();
-    std::unique_ptr<Stream> s = std::move(scratch_->spare.back());
-    scratch_->spare.pop_back();
-    return s;
+ServerSession::Stream& ServerSession::open_stream(StreamId id) {
+    auto& spare = scratch_->spare;
+    if (spare.empty()) {
+        auto [it, inserted] = streams_.try_emplace(id, std::make_unique<Stream>());
+        it->second->id = id;
+        return *it->second;
+    }
+    StreamMap::node_type node = std::move(spare.back());
+    spare.pop_back();
+    node.key() = id;
+    node.mapped()->id = id;
+    Stream& stream = *node.mapped();
+    streams_.insert(std::move(node));
+    return stream;
 }
 
-void ServerSession::give_back(std::unique_ptr<Stream> s) {
+void ServerSession::close_stream(StreamMap::iterator it) {
     static constexpr std::size_t kMaxSpare = 32;
+    if (found_ == it->second.get()) found_ = nullptr;
+    StreamMap::node_type node = streams_.extract(it);
     if (scratch_->spare.size() >= kMaxSpare) return;
-    s->recycle();
-    scratch_->spare.push_back(std::move(s));
+    node.mapped()->recycle();
+    scratch_->spare.push_back(std::move(node));
 }
 
 base::Result<std::unique_ptr<ServerSession>> ServerSession::create(const SessionConfig& config,
@@ -485,9 +495,7 @@ bool connection_specific(std::string_view lowercase_name) {
 base::Status ServerSession::upgrade(std::string_view http2_settings, const RequestHead& request) {
     base::Result<std::string> payload = decode_settings_header(http2_settings);
     if (!payload.is_ok()) return payload.status();
-    std::unique_ptr<Stream> stream = take_stream();
-    Stream& st = *stream;
-    st.id = 1;
+    Stream& st = open_stream(1);
     auto keep = [&st](std::string_view v) {
         auto off = static_cast<std::uint32_t>(st.fields.size());
         st.fields.append(v);
@@ -510,11 +518,10 @@ base::Status ServerSession::upgrade(std::string_view http2_settings, const Reque
     int rv = nghttp2_session_upgrade2(session_, reinterpret_cast<const uint8_t*>(payload->data()), payload->size(),
                                       request.method == "HEAD" ? 1 : 0, &st);
     if (rv != 0) {
-        give_back(std::move(stream));
+        close_stream(streams_.find(1));
         return base::Status::invalid_argument(std::string("HTTP2-Settings: ") + nghttp2_strerror(rv));
     }
     last_client_stream_ = 1;
-    streams_[1] = std::move(stream);
     ++receiving_;
     ++stats_.streams_opened;
     deliver(st);

@@ -154,14 +154,15 @@ class ServerSession {
   private:
     struct Stream;
     struct Scratch;
+    using StreamMap = std::unordered_map<StreamId, std::unique_ptr<Stream>>;
     struct Callbacks;
     friend struct Callbacks;
 
     ServerSession(const SessionConfig& config, SessionHandler& handler);
     Stream* find(StreamId id);
-    // Streams are recycled: a closed stream's buffers serve the next one.
-    std::unique_ptr<Stream> take_stream();
-    void give_back(std::unique_ptr<Stream> s);
+    // Streams are recycled with their map nodes: a closed stream's buffers and node serve the next one.
+    Stream& open_stream(StreamId id);
+    void close_stream(StreamMap::iterator it);
     // Records a client stream id seen in a HEADERS frame; false when it reuses an id the client skipped.
     bool note_client_stream(StreamId id);
     base::Status submit(StreamId id, int status, std::span<const HeaderField> headers, bool with_body);
@@ -174,7 +175,7 @@ class ServerSession {
     SessionConfig config_;
     SessionHandler& handler_;
     nghttp2_session* session_ = nullptr;
-    std::unordered_map<StreamId, std::unique_ptr<Stream>> streams_;
+    StreamMap streams_;
     TokenBucket resets_;
     TokenBucket control_;
     std::unique_ptr<Scratch> scratch_;
