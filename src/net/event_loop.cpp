@@ -2,6 +2,7 @@
 #include "net/event_loop.h"
 
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -239,7 +240,10 @@ std::size_t EventLoop::run_once(int max_wait_ms) {
 #if SLIPSTREAM_HAVE_URING
     if (ring_) return run_ring_iteration(may_block, timeout);
 #endif
-    int ready = ::epoll_wait(epoll_fd_, events_.data(), static_cast<int>(events_.size()), timeout);
+    // epoll_pwait without a mask is epoll_wait; entered through syscall() for the reason net/socket.cpp gives
+    // (glibc's wrapper is a cancellation point), and the one name both x86_64 and aarch64 have.
+    int ready = static_cast<int>(
+        ::syscall(SYS_epoll_pwait, epoll_fd_, events_.data(), static_cast<int>(events_.size()), timeout, nullptr, 0));
     if (may_block) sleeping_.store(false, std::memory_order_relaxed);
     if (ready < 0) {
         // EINTR (a signal) is an ordinary early return; EBADF/EINVAL would be our bug.

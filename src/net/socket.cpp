@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netinet/tcp.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -23,11 +24,26 @@ base::Result<std::size_t> io_error(const char* what, int err) {
     return base::Status::from_errno(what, err);
 }
 
+// The data path enters the kernel through syscall(): glibc's read/send/sendmsg are thread-cancellation
+// points that bracket every call with two atomic updates of the thread's cancel state, and no thread of
+// this server is ever cancelled (about 30 instructions and two locked operations per call saved).
+ssize_t sys_read(int fd, void* buffer, std::size_t size) {
+    return ::syscall(SYS_read, fd, buffer, size);
+}
+
+ssize_t sys_send(int fd, const void* data, std::size_t size, int flags) {
+    return ::syscall(SYS_sendto, fd, data, size, flags, nullptr, 0);
+}
+
+ssize_t sys_sendmsg(int fd, const msghdr* msg, int flags) {
+    return ::syscall(SYS_sendmsg, fd, msg, flags);
+}
+
 }  // namespace
 
 base::Result<std::size_t> read_some(int fd, std::span<char> buffer) {
     for (;;) {
-        const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+        const ssize_t n = sys_read(fd, buffer.data(), buffer.size());
         if (n >= 0) return static_cast<std::size_t>(n);
         if (errno != EINTR) return io_error("read", errno);
     }
@@ -35,7 +51,7 @@ base::Result<std::size_t> read_some(int fd, std::span<char> buffer) {
 
 base::Result<std::size_t> write_some(int fd, std::string_view data) {
     for (;;) {
-        const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+        const ssize_t n = sys_send(fd, data.data(), data.size(), MSG_NOSIGNAL);
         if (n >= 0) return static_cast<std::size_t>(n);
         if (errno != EINTR) return io_error("write", errno);
     }
@@ -46,7 +62,7 @@ base::Result<std::size_t> writev_some(int fd, std::span<const iovec> buffers) {
     msg.msg_iov = const_cast<iovec*>(buffers.data());  // sendmsg does not write through it
     msg.msg_iovlen = buffers.size() < IOV_MAX ? buffers.size() : IOV_MAX;
     for (;;) {
-        const ssize_t n = ::sendmsg(fd, &msg, MSG_NOSIGNAL);
+        const ssize_t n = sys_sendmsg(fd, &msg, MSG_NOSIGNAL);
         if (n >= 0) return static_cast<std::size_t>(n);
         if (errno != EINTR) return io_error("writev", errno);
     }
