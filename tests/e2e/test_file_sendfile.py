@@ -12,8 +12,6 @@ import time
 
 import pytest
 
-from .certs import make_pki
-
 slipstream = pytest.importorskip("slipstream")
 
 BIG = 20 * 1024 * 1024
@@ -28,10 +26,6 @@ def site(tmp_path_factory):
     (root / "page.html").write_text("<h1>hi</h1>" * 500)  # compressible: must still arrive as sent
     return root
 
-
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory):
-    return make_pki(tmp_path_factory.mktemp("pki"))
 
 
 def make_app(site):

@@ -17,7 +17,7 @@ import h2.events
 import h2.settings
 import pytest
 
-from tests.e2e.certs import Pki, make_pki
+from tests.e2e.certs import Pki
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
@@ -26,18 +26,6 @@ END_STREAM, END_HEADERS, ACK = 1, 4, 1
 PROTOCOL_ERROR, REFUSED_STREAM, ENHANCE_YOUR_CALM = 1, 7, 11
 
 
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory) -> Pki:
-    return make_pki(tmp_path_factory.mktemp("pki"))
-
-
-@pytest.fixture(params=["h2c", "h2"])
-def any_server(request, start_server, pki):
-    """A hello server reached over cleartext (prior knowledge) or TLS (ALPN); yields (server, use_tls)."""
-    def start(*flags):
-        tls = ["--tls-cert", str(pki.server_cert), "--tls-key", str(pki.server_key)] if request.param == "h2" else []
-        return start_server("--threads", "1", *tls, *flags), request.param == "h2"
-    return start
 
 
 def open_socket(server, use_tls: bool, pki: Pki | None) -> socket.socket:

@@ -12,14 +12,10 @@ import time
 import pytest
 
 from tests.conftest import example_binary
-from tests.e2e.certs import Pki, make_pki
+from tests.e2e.certs import Pki
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="the openssl CLI makes the test certificates")
 
-
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory) -> Pki:
-    return make_pki(tmp_path_factory.mktemp("pki"))
 
 
 @pytest.fixture

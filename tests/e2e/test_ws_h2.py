@@ -16,7 +16,6 @@ import h2.exceptions
 import h2.settings
 import pytest
 
-from tests.e2e.certs import Pki, make_pki
 from tests.e2e.test_http2 import DATA, END_STREAM, GOAWAY, H2Client, open_socket, parse_frames
 from tests.e2e.test_http2 import frame as raw_frame
 
@@ -24,20 +23,6 @@ TEXT, BINARY, CONT, CLOSE, PING, PONG = 1, 2, 0, 8, 9, 10
 CANCEL = 8
 
 
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory) -> Pki:
-    return make_pki(tmp_path_factory.mktemp("pki"))
-
-
-@pytest.fixture(params=["h2c", "h2"])
-def any_server(request, start_server, pki):
-    """A hello server reached over cleartext (prior knowledge) or TLS (ALPN); yields (server, use_tls)."""
-
-    def start(*flags):
-        tls = ["--tls-cert", str(pki.server_cert), "--tls-key", str(pki.server_key)] if request.param == "h2" else []
-        return start_server("--threads", "1", *tls, *flags), request.param == "h2"
-
-    return start
 
 
 # ---- RFC 6455 frames ----
