@@ -17,7 +17,6 @@ from tests.e2e.test_http2 import (
     frame,
     hpack_bomb,
     open_socket,
-    pki,  # noqa: F401 (module fixture)
     raw_exchange,
 )
 
@@ -95,7 +94,7 @@ def test_upgrade_connections_and_streams(start_server):
     assert m["slipstream_http2_streams_opened_total"] == 6
 
 
-def test_tls_handshakes_by_version_and_alpn(start_server, pki):  # noqa: F811
+def test_tls_handshakes_by_version_and_alpn(start_server, pki):
     server = start_server("--threads", "1", "--tls-cert", str(pki.server_cert), "--tls-key", str(pki.server_key))
     for _ in range(2):
         c = H2Client(open_socket(server, True, pki))

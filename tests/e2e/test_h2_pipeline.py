@@ -13,7 +13,7 @@ import pytest
 
 from tests.e2e.http_client import RawConnection
 from tests.e2e.streams import sse_events
-from tests.e2e.test_http2 import H2Client, any_server, open_socket, pki  # noqa: F401 (fixtures)
+from tests.e2e.test_http2 import H2Client, open_socket
 
 BIG = json.dumps([{"id": i, "name": f"item {i}", "tags": ["a", "b", "c"]} for i in range(200)], separators=(",", ":"))
 BIG_BYTES = BIG.encode()
@@ -23,7 +23,7 @@ JSON = ("content-type", "application/json")
 class H1Reference:
     """The same server over HTTP/1.1 (ALPN http/1.1 under TLS): what HTTP/2 answers are compared with."""
 
-    def __init__(self, server, use_tls: bool, pki):  # noqa: F811 (the fixture's value)
+    def __init__(self, server, use_tls: bool, pki):
         self.server, self.use_tls, self.pki = server, use_tls, pki
 
     def connect(self):
@@ -35,7 +35,7 @@ class H1Reference:
         return ctx.wrap_socket(sock, server_hostname="localhost")
 
 
-def client(any_server, pki, *flags):  # noqa: F811 (the fixture, passed on)
+def client(any_server, pki, *flags):
     """(an HTTP/1.1 reference to the server, an HTTP/2 client) for a server started with `flags`."""
     server, use_tls = any_server(*flags)
     return H1Reference(server, use_tls, pki), H2Client(open_socket(server, use_tls, pki))
@@ -80,7 +80,7 @@ def metrics_text(c):
         (None, None),
     ],
 )
-def test_compression_follows_accept_encoding_as_on_http1(any_server, pki, accept, expected):  # noqa: F811
+def test_compression_follows_accept_encoding_as_on_http1(any_server, pki, accept, expected):
     ref, c = client(any_server, pki)
     headers = [JSON] + ([("accept-encoding", accept)] if accept is not None else [])
     status, h, body = c.request("POST", "/echo", headers, BIG_BYTES)
@@ -97,7 +97,7 @@ def test_compression_follows_accept_encoding_as_on_http1(any_server, pki, accept
     assert (h1.header("content-encoding"), h1.header("vary"), h1.body) == (expected, "Accept-Encoding", body)
 
 
-def test_gzip_response_decodes_to_the_json(any_server, pki):  # noqa: F811
+def test_gzip_response_decodes_to_the_json(any_server, pki):
     _, c = client(any_server, pki)
     status, _, body = c.request("POST", "/echo", [JSON, ("accept-encoding", "gzip")], BIG_BYTES)
     assert status == 200
@@ -120,7 +120,7 @@ def test_curl_decodes_each_coding_over_h2c(start_server, coding):
     assert payload == BIG_BYTES
 
 
-def test_small_bodies_and_excluded_types_are_not_compressed(any_server, pki):  # noqa: F811
+def test_small_bodies_and_excluded_types_are_not_compressed(any_server, pki):
     _, c = client(any_server, pki, "--compression-types", "text/*")
     status, h, body = c.request("GET", "/hello", [("accept-encoding", "gzip, br, zstd")])
     assert (status, body, h.get("content-encoding"), h.get("vary")) == (200, b'{"message":"hello"}', None, None)
@@ -128,13 +128,13 @@ def test_small_bodies_and_excluded_types_are_not_compressed(any_server, pki):  #
     assert (status, h.get("content-encoding"), h.get("vary"), body) == (200, None, None, BIG_BYTES)
 
 
-def test_compression_can_be_switched_off(any_server, pki):  # noqa: F811
+def test_compression_can_be_switched_off(any_server, pki):
     _, c = client(any_server, pki, "--no-compression")
     status, h, body = c.request("POST", "/echo", [JSON, ("accept-encoding", "gzip")], BIG_BYTES)
     assert (status, h.get("content-encoding"), body) == (200, None, BIG_BYTES)
 
 
-def test_head_gets_the_compressed_length_without_a_body(any_server, pki):  # noqa: F811
+def test_head_gets_the_compressed_length_without_a_body(any_server, pki):
     _, c = client(any_server, pki)
     status, h, body = c.request("HEAD", "/metrics", [("accept-encoding", "gzip")])
     assert (status, body, h["content-encoding"], h["vary"]) == (200, b"", "gzip", "Accept-Encoding")
@@ -142,7 +142,7 @@ def test_head_gets_the_compressed_length_without_a_body(any_server, pki):  # noq
     assert c.request("GET", "/hello")[0] == 200  # the connection goes on
 
 
-def test_async_and_streamed_answers_are_compressed(any_server, pki):  # noqa: F811
+def test_async_and_streamed_answers_are_compressed(any_server, pki):
     _, c = client(any_server, pki)
     status, h, body = c.request("GET", "/stream/300", [("accept-encoding", "gzip")])
     assert (status, h["content-encoding"], h["vary"]) == (200, "gzip", "Accept-Encoding")
@@ -150,7 +150,7 @@ def test_async_and_streamed_answers_are_compressed(any_server, pki):  # noqa: F8
     assert gzip.decompress(body) == b"".join(f"line {i}\n".encode() for i in range(300))
 
 
-def test_compression_metrics_count_http2_responses(any_server, pki):  # noqa: F811
+def test_compression_metrics_count_http2_responses(any_server, pki):
     _, c = client(any_server, pki)
     for _ in range(3):
         assert c.request("POST", "/echo", [JSON, ("accept-encoding", "br")], BIG_BYTES)[1]["content-encoding"] == "br"
@@ -175,14 +175,14 @@ def encode_body(coding: str, data: bytes) -> tuple[str, bytes]:
 
 
 @pytest.mark.parametrize("coding", ["gzip", "deflate", "raw-deflate", "zstd"])
-def test_compressed_request_bodies_are_decoded(any_server, pki, coding):  # noqa: F811
+def test_compressed_request_bodies_are_decoded(any_server, pki, coding):
     _, c = client(any_server, pki)
     name, wire = encode_body(coding, BIG_BYTES)
     status, _, body = c.request("POST", "/echo", [JSON, ("content-encoding", name)], wire)
     assert (status, body) == (200, BIG_BYTES)
 
 
-def test_br_request_body_round_trips(any_server, pki):  # noqa: F811
+def test_br_request_body_round_trips(any_server, pki):
     _, c = client(any_server, pki)
     packed = c.request("POST", "/echo", [JSON, ("accept-encoding", "br")], BIG_BYTES)[2]
     status, _, body = c.request("POST", "/echo", [JSON, ("content-encoding", "br")], packed)
@@ -205,7 +205,7 @@ def test_br_request_body_round_trips(any_server, pki):  # noqa: F811
     ],
     ids=["ratio", "size", "size-flag", "unknown", "malformed", "truncated"],
 )
-def test_request_body_refusals_match_http1(any_server, pki, flags, coding, payload, status, detail):  # noqa: F811
+def test_request_body_refusals_match_http1(any_server, pki, flags, coding, payload, status, detail):
     ref, c = client(any_server, pki, *flags)
     got, h, body = c.request("POST", "/echo", [JSON, ("content-encoding", coding)], payload)
     assert got == status
@@ -218,13 +218,13 @@ def test_request_body_refusals_match_http1(any_server, pki, flags, coding, paylo
     assert c.request("GET", "/hello")[0] == 200  # the stream failed, the connection goes on
 
 
-def test_request_decompression_can_be_switched_off(any_server, pki):  # noqa: F811
+def test_request_decompression_can_be_switched_off(any_server, pki):
     _, c = client(any_server, pki, "--no-request-decompression")
     status, h, _ = c.request("POST", "/echo", [JSON, ("content-encoding", "gzip")], gzip.compress(BIG_BYTES))
     assert (status, h["accept-encoding"]) == (415, "identity")
 
 
-def test_request_body_refusals_are_counted(any_server, pki):  # noqa: F811
+def test_request_body_refusals_are_counted(any_server, pki):
     _, c = client(any_server, pki)
     assert c.request("POST", "/echo", [JSON, ("content-encoding", "gzip")], b"plain")[0] == 400
     assert c.request("POST", "/echo", [JSON, ("content-encoding", "lzw")], b"plain")[0] == 415
@@ -236,7 +236,7 @@ def test_request_body_refusals_are_counted(any_server, pki):  # noqa: F811
 # ---- Server-Sent Events ----
 
 
-def test_event_stream_head_and_events(any_server, pki):  # noqa: F811
+def test_event_stream_head_and_events(any_server, pki):
     _, c = client(any_server, pki)
     status, h, body = c.request("GET", "/sse/ticks?n=3&interval_ms=10", [("accept-encoding", "gzip, br, zstd")])
     assert status == 200
@@ -246,7 +246,7 @@ def test_event_stream_head_and_events(any_server, pki):  # noqa: F811
     assert sse_events(body.decode()) == [("tick", str(i), f'{{"tick":{i}}}') for i in (1, 2, 3)]
 
 
-def test_heartbeats_fill_idle_time(any_server, pki):  # noqa: F811
+def test_heartbeats_fill_idle_time(any_server, pki):
     _, c = client(any_server, pki)
     status, _, body = c.request("GET", "/sse/ticks?n=2&interval_ms=400&heartbeat_ms=50")
     text = body.decode()
@@ -257,14 +257,14 @@ def test_heartbeats_fill_idle_time(any_server, pki):  # noqa: F811
     assert count is not None and int(count.group(1)) >= 1
 
 
-def test_server_default_heartbeat_is_a_flag(any_server, pki):  # noqa: F811
+def test_server_default_heartbeat_is_a_flag(any_server, pki):
     _, c = client(any_server, pki, "--sse-heartbeat", "30ms")
     assert ": heartbeat\n\n" in c.request("GET", "/sse/ticks?n=2&interval_ms=300")[2].decode()
     _, off = client(any_server, pki, "--sse-heartbeat", "0s")
     assert b": heartbeat" not in off.request("GET", "/sse/ticks?n=2&interval_ms=200")[2]
 
 
-def test_compressed_event_stream_decodes_event_by_event(any_server, pki):  # noqa: F811
+def test_compressed_event_stream_decodes_event_by_event(any_server, pki):
     _, c = client(any_server, pki, "--compress-sse", "--compression-encodings", "gzip,zstd")
     sid = c.start("GET", "/sse/ticks?n=3&interval_ms=100", [("accept-encoding", "gzip")])
     c.pump(lambda: len(c.responses[sid]["body"]) > 0)
@@ -284,7 +284,7 @@ def test_compressed_event_stream_decodes_event_by_event(any_server, pki):  # noq
 # ---- metrics and access log ----
 
 
-def test_every_outcome_is_counted_and_logged(any_server, pki):  # noqa: F811
+def test_every_outcome_is_counted_and_logged(any_server, pki):
     ref, c = client(any_server, pki)
     tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
     cases = [

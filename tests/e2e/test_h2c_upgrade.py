@@ -6,7 +6,7 @@ import socket
 import ssl
 import subprocess
 
-from tests.e2e.test_http2 import H2Client, pki  # noqa: F401 (module fixture)
+from tests.e2e.test_http2 import H2Client
 
 SWITCH = b"HTTP/1.1 101 Switching Protocols\r\n"
 
@@ -108,7 +108,7 @@ def test_bad_or_repeated_settings_leave_the_request_on_http1(start_server):
     assert exchange(server, upgrade_request(settings=good)).startswith(SWITCH)
 
 
-def test_no_upgrade_over_tls(start_server, pki):  # noqa: F811
+def test_no_upgrade_over_tls(start_server, pki):
     server = start_server("--threads", "1", "--tls-cert", str(pki.server_cert), "--tls-key", str(pki.server_key))
     ctx = ssl.create_default_context(cafile=str(pki.ca_cert))
     ctx.set_alpn_protocols(["http/1.1"])
