@@ -70,17 +70,10 @@ void H2Session::open_websocket(h2::StreamId id, const h2::RequestHead& head, Pip
         return refuse(websocket_refusal(400, "a WebSocket route needs an extended CONNECT (RFC 8441)", false));
     }
     http::ws::UpgradeRequest upgrade;
-    std::string_view version;
-    int versions = 0;
-    for (const h2::HeaderField& f : head.headers) {
+    for (const h2::HeaderField& f : head.headers)
         upgrade.add_header(f.name, f.value);
-        if (f.name == "sec-websocket-version") {
-            version = f.value;
-            ++versions;
-        }
-    }
-    if (versions != 1 || version != "13") {
-        Response r = websocket_refusal(400, "Sec-WebSocket-Version must be 13", false);
+    if (http::ws::HandshakeResult verdict = http::ws::check_extended_connect(upgrade); verdict.status != 200) {
+        Response r = websocket_refusal(verdict.status, verdict.error, false);
         r.headers.emplace_back("Sec-WebSocket-Version", "13");
         return refuse(std::move(r));
     }

@@ -89,10 +89,24 @@ struct HandshakeCheck {
         out.accept = accept_key(r.key_);
         return out;
     }
+
+    static HandshakeResult run_extended_connect(const UpgradeRequest& r) {
+        HandshakeResult out;
+        out.status = 200;
+        if (r.version_count_ != 1 || r.version_ != "13") {
+            out.status = 400;
+            out.error = "Sec-WebSocket-Version must be 13";
+        }
+        return out;
+    }
 };
 
 HandshakeResult check_handshake(std::string_view method, bool http11, const UpgradeRequest& request) {
     return HandshakeCheck::run(method, http11, request);
+}
+
+HandshakeResult check_extended_connect(const UpgradeRequest& request) {
+    return HandshakeCheck::run_extended_connect(request);
 }
 
 std::string_view select_subprotocol(std::string_view offered, std::string_view supported) {

@@ -51,6 +51,11 @@ struct HandshakeResult {
 /// `method` as sent; `http11` true for HTTP/1.1 requests (1.0 cannot upgrade).
 HandshakeResult check_handshake(std::string_view method, bool http11, const UpgradeRequest& request);
 
+/// The verdict on an HTTP/2 extended CONNECT with `:protocol websocket` (RFC 8441 §5): status 200 when the
+/// stream may be opened; else 400 and why. There is no key to answer, and no Upgrade field to send a 426
+/// with: a missing, repeated or other Sec-WebSocket-Version is a 400 (answered with `Sec-WebSocket-Version: 13`).
+HandshakeResult check_extended_connect(const UpgradeRequest& request);
+
 /// Picks the first protocol of the client's list that `supported` (a comma-separated list) also names;
 /// empty when none. The server must answer with exactly one of the client's values, or none.
 std::string_view select_subprotocol(std::string_view offered, std::string_view supported);

@@ -95,6 +95,27 @@ TEST(Handshake, Verdicts) {
     }
 }
 
+TEST(Handshake, ExtendedConnectVerdicts) {
+    struct Case {
+        Headers headers;
+        int status;
+    } cases[] = {
+        {{{"sec-websocket-version", "13"}}, 200},
+        {{{"sec-websocket-version", "13"}, {"sec-websocket-protocol", "chat"}}, 200},
+        {{}, 400},
+        {{{"sec-websocket-version", "8"}}, 400},
+        {{{"sec-websocket-version", "13"}, {"sec-websocket-version", "13"}}, 400},
+    };
+    for (const Case& c : cases) {
+        UpgradeRequest r;
+        for (const auto& [n, v] : c.headers)
+            r.add_header(n, v);
+        HandshakeResult got = check_extended_connect(r);
+        EXPECT_EQ(got.status, c.status) << c.headers.size();
+        EXPECT_EQ(got.error.empty(), c.status == 200);
+    }
+}
+
 TEST(Handshake, TwoKeysRejected) {
     Headers h = good_headers();
     h.emplace_back("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==");
