@@ -154,16 +154,7 @@ void Load::send(Connection& c, Pending p) {
 }
 
 bool Load::flush(Connection& c) {
-    if (!load::send_some(c.fd, c.out, c.out_off)) return false;
-    const bool want_write = !c.out.empty();
-    if (want_write != c.writable_armed) {
-        epoll_event ev{};
-        ev.events = EPOLLIN | (want_write ? EPOLLOUT : 0u);
-        ev.data.u32 = static_cast<std::uint32_t>(c.index);
-        epoll_ctl(epoll_, EPOLL_CTL_MOD, c.fd, &ev);
-        c.writable_armed = want_write;
-    }
-    return true;
+    return load::flush_and_arm(epoll_, c.fd, static_cast<std::uint32_t>(c.index), c.out, c.out_off, c.writable_armed);
 }
 
 void Load::drop(Connection& c, std::uint64_t Errors::*counter) {

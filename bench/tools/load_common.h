@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -47,6 +48,21 @@ inline bool send_some(int fd, std::string& out, std::size_t& off) {
     if (off == out.size()) {
         out.clear();
         off = 0;
+    }
+    return true;
+}
+
+/// send_some, then keeps EPOLLOUT armed on `fd` in `epoll` exactly while output is left (`armed` remembers
+/// which; `tag` is the event's data.u32). False on an error.
+inline bool flush_and_arm(int epoll, int fd, std::uint32_t tag, std::string& out, std::size_t& off, bool& armed) {
+    if (!send_some(fd, out, off)) return false;
+    const bool want_write = !out.empty();
+    if (want_write != armed) {
+        epoll_event ev{};
+        ev.events = EPOLLIN | (want_write ? EPOLLOUT : 0u);
+        ev.data.u32 = tag;
+        epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &ev);
+        armed = want_write;
     }
     return true;
 }

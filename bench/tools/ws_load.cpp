@@ -304,16 +304,8 @@ void Load::send_next(Connection& conn) {
 }
 
 bool Load::flush(Connection& conn) {
-    if (!load::send_some(conn.fd, conn.out, conn.out_off)) return false;
-    const bool want_write = !conn.out.empty();
-    if (want_write != conn.writable_armed) {
-        epoll_event ev{};
-        ev.events = EPOLLIN | (want_write ? EPOLLOUT : 0u);
-        ev.data.u32 = static_cast<std::uint32_t>(conn.index);
-        epoll_ctl(epoll_, EPOLL_CTL_MOD, conn.fd, &ev);
-        conn.writable_armed = want_write;
-    }
-    return true;
+    return load::flush_and_arm(epoll_, conn.fd, static_cast<std::uint32_t>(conn.index), conn.out, conn.out_off,
+                               conn.writable_armed);
 }
 
 void Load::drop(Connection& conn, std::uint64_t Errors::*counter) {
