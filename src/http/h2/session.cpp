@@ -28,25 +28,11 @@ bool unique_per_response(std::string_view lowercase_name) {
     return lowercase_name == "x-request-id";
 }
 
-// Copies `name` to `out` with ASCII uppercase letters lowered, eight bytes at a time. Returns the end.
+// Copies `name` to `out` with ASCII uppercase letters lowered. Returns the end.
 char* copy_lowercase(char* out, std::string_view name) {
-    constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-    constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
-    std::size_t i = 0;
-    for (; i + 8 <= name.size(); i += 8) {
-        std::uint64_t x;
-        std::memcpy(&x, name.data() + i, 8);
-        std::uint64_t low7 = x & ~kHigh;
-        // High bit of each byte: set where the byte is ASCII (high bit clear) and in 'A'..'Z'.
-        std::uint64_t upper = (low7 + (0x80 - 'A') * kOnes) & ~(low7 + (0x80 - 'Z' - 1) * kOnes) & ~x & kHigh;
-        x |= upper >> 2;  // 0x80 >> 2 == 0x20, the case bit
-        std::memcpy(out + i, &x, 8);
-    }
-    for (; i < name.size(); ++i) {
-        char c = name[i];
-        out[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
-    }
-    return out + name.size();
+    for (char c : name)
+        *out++ = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+    return out;
 }
 }  // namespace
 
