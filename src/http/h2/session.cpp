@@ -2,6 +2,7 @@
 #include "http/h2/session.h"
 
 #include "http/h2/recycling_allocator.h"
+#include "http/h2/request_checks.h"
 #include "http/h2/settings_header.h"
 
 #include <nghttp2/nghttp2.h>
@@ -45,6 +46,8 @@ struct ServerSession::Stream {
     std::size_t header_bytes = 0;
     std::string body;
     int error_status = 0;
+    detail::RequestChecks checks;
+    bool malformed = false;      // reset with PROTOCOL_ERROR: everything else it sends is ignored
     bool delivered = false;      // on_request was called
     bool request_done = false;   // END_STREAM received
     bool tunnel = false;         // an extended CONNECT: DATA goes to on_stream_data, delivered at its headers
@@ -77,7 +80,8 @@ struct ServerSession::Stream {
         if (body.capacity() > kKeepBytes) std::string().swap(body);
         body.clear();
         error_status = 0;
-        delivered = request_done = tunnel = false;
+        checks = {};
+        malformed = delivered = request_done = tunnel = false;
         unconsumed = 0;
         if (head.capacity() > kKeepBytes) std::string().swap(head);
         head.clear();
@@ -144,40 +148,46 @@ struct ServerSession::Callbacks {
         return 0;
     }
 
-    static int on_header(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name, size_t namelen,
+    // A malformed request (RFC 9113 §8.1.1): RST_STREAM(PROTOCOL_ERROR), and nothing more of it is used.
+    // Returned from on_header, the failure makes nghttp2 skip the rest of the header block.
+    static int malformed(nghttp2_session* session, Stream& st) {
+        st.malformed = true;
+        nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, st.id, NGHTTP2_PROTOCOL_ERROR);
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+    }
+
+    static int on_header(nghttp2_session* session, const nghttp2_frame* frame, const uint8_t* name, size_t namelen,
                          const uint8_t* value, size_t valuelen, uint8_t, void* user) {
         ServerSession& s = self(user);
         Stream* st = s.find(frame->hd.stream_id);
-        if (st == nullptr) return 0;
+        if (st == nullptr || st->malformed) return 0;
         st->header_bytes += namelen + valuelen + 32;
         std::size_t limit = s.config_.max_header_list_size;
         if (st->header_bytes > limit * s.config_.header_bomb_factor) return s.flood(FloodKind::kHpackBomb);
         if (st->header_bytes > limit && !st->delivered) st->error_status = 431;
-        if (st->error_status != 0 || st->delivered || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+        std::string_view n(reinterpret_cast<const char*>(name), namelen);
+        std::string_view v(reinterpret_cast<const char*>(value), valuelen);
+        if (frame->headers.cat != NGHTTP2_HCAT_REQUEST) {  // a trailer section: checked, not kept
+            return st->checks.trailer_field(n, v) ? 0 : malformed(session, *st);
+        }
+        detail::Pseudo which;
+        if (!st->checks.field(n, v, &which)) return malformed(session, *st);
+        if (st->error_status != 0 || st->delivered) return 0;
         auto off = static_cast<std::uint32_t>(st->fields.size());
-        auto nlen = static_cast<std::uint32_t>(namelen);
         auto vlen = static_cast<std::uint32_t>(valuelen);
-        if (namelen > 1 && name[0] == ':') {
-            // nghttp2 has checked that pseudo-fields are known (:protocol only as this session enables it),
-            // single and first: the length and second letter tell them apart. Only the value is kept.
-            int i = namelen == 7    ? (name[1] == 'm' ? 0 : 1)  // :method, :scheme
-                    : namelen == 10 ? 2                         // :authority
-                    : namelen == 5  ? 3                         // :path
-                    : namelen == 9  ? 4                         // :protocol
-                                    : -1;
-            if (i >= 0) {
-                st->fields.append(reinterpret_cast<const char*>(value), valuelen);
-                st->pseudo[static_cast<std::size_t>(i)] = {off, vlen};
-            }
+        if (which != detail::Pseudo::kRegular) {
+            st->fields.append(v);  // only the value of a pseudo-field is kept
+            st->pseudo[static_cast<std::size_t>(which)] = {off, vlen};
             return 0;
         }
-        st->fields.append(reinterpret_cast<const char*>(name), namelen);
-        st->fields.append(reinterpret_cast<const char*>(value), valuelen);
+        auto nlen = static_cast<std::uint32_t>(namelen);
+        st->fields.append(n);
+        st->fields.append(v);
         st->regular.push_back({off, nlen, off + nlen, vlen});
         return 0;
     }
 
-    static int on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+    static int on_frame_recv(nghttp2_session* session, const nghttp2_frame* frame, void* user) {
         ServerSession& s = self(user);
         if (frame->hd.type == NGHTTP2_RST_STREAM) {
             ++s.stats_.rst_received[SessionStats::code_index(frame->rst_stream.error_code)];
@@ -185,12 +195,24 @@ struct ServerSession::Callbacks {
         }
         if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) return 0;
         Stream* st = s.find(frame->hd.stream_id);
-        if (st == nullptr) return 0;
+        if (st == nullptr || st->malformed) return 0;
         bool ended = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
-        if (ended) st->request_done = true;
         bool headers_end = frame->hd.type == NGHTTP2_HEADERS;
+        if (headers_end) {
+            // The request's header section is complete, or a trailer section ends the stream (§8.1).
+            bool ok = frame->headers.cat == NGHTTP2_HCAT_REQUEST ? st->checks.head_complete() : ended;
+            if (!ok) {
+                malformed(session, *st);
+                return 0;
+            }
+        }
+        if (ended && !st->checks.end()) {
+            malformed(session, *st);  // a body shorter than its content-length
+            return 0;
+        }
+        if (ended) st->request_done = true;
         bool headers_refused = headers_end && st->error_status != 0;
-        // nghttp2 accepts :protocol only on a CONNECT (RFC 8441 §4), since this session enables it.
+        // The checks accept :protocol only on a CONNECT (RFC 8441 §4).
         if (headers_end && !st->delivered && st->pseudo[4][1] > 0) st->tunnel = true;
         StreamId id = st->id;
         bool tunnel = st->tunnel;
@@ -203,6 +225,11 @@ struct ServerSession::Callbacks {
                              void* user) {
         ServerSession& s = self(user);
         Stream* st = s.find(id);
+        if (st != nullptr && !st->malformed && !st->checks.data(len)) malformed(session, *st);
+        if (st != nullptr && st->malformed) {
+            nghttp2_session_consume(session, id, len);  // the bytes still count against the connection window
+            return 0;
+        }
         if (st != nullptr && st->tunnel && st->delivered) {
             // The owner returns these bytes to the windows with consume() as it processes them.
             st->unconsumed += len;
@@ -370,6 +397,9 @@ base::Result<std::unique_ptr<ServerSession>> ServerSession::create(const Session
         return base::Status::internal("h2: out of memory");
     }
     nghttp2_option_set_no_auto_window_update(option, 1);
+    // RFC 9113 §8 request checks are detail::RequestChecks (request_checks.h), run on the fields as they are
+    // stored, instead of nghttp2's separate pass over every field.
+    nghttp2_option_set_no_http_messaging(option, 1);
     // nghttp2_option_set_no_closed_streams would save a little per stream, but without closed streams nghttp2
     // cannot tell a frame on a closed stream (STREAM_CLOSED, RFC 9113 §5.1) from one on an idle stream.
     // nghttp2's allocations go through the session's RecyclingAllocator (recycling_allocator.h).

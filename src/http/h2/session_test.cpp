@@ -746,5 +746,71 @@ TEST(ServerSession, RequestBodiesStillReopenTheWindows) {
     EXPECT_TRUE(h.recorder.tunnel_data.empty());
 }
 
+// The RST_STREAM code sent for `stream`, or -1 when none was.
+std::int64_t rst_code(const std::vector<Frame>& out, std::uint32_t stream) {
+    for (const Frame& f : out)
+        if (f.type == kRst && f.stream == stream && f.payload.size() == 4) return be32(f.payload, 0);
+    return -1;
+}
+
+TEST(ServerSession, MalformedRequestsAreResetWithProtocolError) {
+    constexpr std::int64_t kProtocolError = 1;
+    const std::string upper = get_block("/") + literal("X-Upper", "a");
+    const std::string bad_value = get_block("/") + literal("x-a", "a\r\nb");
+    const std::string no_path = literal(":method", "GET") + literal(":scheme", "https") + literal(":authority", "a");
+    const std::string te = get_block("/") + literal("te", "gzip");
+    const std::string late_pseudo = literal("accept", "*/*") + get_block("/");
+    for (const std::string& block : {upper, bad_value, no_path, te, late_pseudo}) {
+        Harness h;
+        settle(h);
+        ASSERT_TRUE(h.feed(frame(kHeaders, kEndHeaders | kEndStream, 1, block)).is_ok());
+        EXPECT_TRUE(h.recorder.requests.empty());
+        EXPECT_EQ(rst_code(h.output(), 1), kProtocolError);
+        // The connection goes on: the HPACK state stayed in step, and the next request is answered.
+        ASSERT_TRUE(h.feed(frame(kHeaders, kEndHeaders | kEndStream, 3, get_block("/next"))).is_ok());
+        EXPECT_EQ(h.recorder.requests.size(), 1u);
+    }
+}
+
+TEST(ServerSession, BodyAndContentLengthMustAgree) {
+    constexpr std::int64_t kProtocolError = 1;
+    std::string head = literal(":method", "POST") + literal(":scheme", "https") + literal(":authority", "x") +
+                       literal(":path", "/up") + literal("content-length", "3");
+    {
+        Harness h;
+        settle(h);
+        ASSERT_TRUE(h.feed(frame(kHeaders, kEndHeaders, 1, head)).is_ok());
+        ASSERT_TRUE(h.feed(frame(kData, kEndStream, 1, "abcd")).is_ok());  // one byte too many
+        EXPECT_TRUE(h.recorder.requests.empty());
+        EXPECT_EQ(rst_code(h.output(), 1), kProtocolError);
+    }
+    {
+        Harness h;
+        settle(h);
+        ASSERT_TRUE(h.feed(frame(kHeaders, kEndHeaders, 1, head)).is_ok());
+        ASSERT_TRUE(h.feed(frame(kData, kEndStream, 1, "ab")).is_ok());  // one byte short
+        EXPECT_TRUE(h.recorder.requests.empty());
+        EXPECT_EQ(rst_code(h.output(), 1), kProtocolError);
+    }
+    {
+        Harness h;
+        settle(h);
+        ASSERT_TRUE(h.feed(frame(kHeaders, kEndHeaders, 1, head)).is_ok());
+        ASSERT_TRUE(h.feed(frame(kData, 0, 1, "abc")).is_ok());
+        ASSERT_TRUE(h.feed(frame(kHeaders, kEndHeaders, 1, literal("x-sum", "1"))).is_ok());  // no END_STREAM
+        EXPECT_TRUE(h.recorder.requests.empty());
+        EXPECT_EQ(rst_code(h.output(), 1), kProtocolError);
+    }
+    {
+        Harness h;
+        settle(h);
+        ASSERT_TRUE(h.feed(frame(kHeaders, kEndHeaders, 1, head)).is_ok());
+        ASSERT_TRUE(h.feed(frame(kData, 0, 1, "abc")).is_ok());
+        ASSERT_TRUE(h.feed(frame(kHeaders, kEndHeaders | kEndStream, 1, literal("x-sum", "1"))).is_ok());
+        ASSERT_EQ(h.recorder.requests.size(), 1u);
+        EXPECT_EQ(h.recorder.requests[0].body, "abc");
+    }
+}
+
 }  // namespace
 }  // namespace slipstream::http::h2
