@@ -26,7 +26,7 @@ namespace slipstream::net {
 // Writes use send/sendmsg with MSG_NOSIGNAL, so a peer that went away yields EPIPE, never SIGPIPE.
 // All are thread-safe in the sense of the underlying syscalls (callers own their fds).
 
-/// Reads at most buffer.size() bytes from a socket or pipe (read(2)).
+/// Reads at most buffer.size() bytes from a socket (recv(2); sockets only).
 base::Result<std::size_t> read_some(int fd, std::span<char> buffer);
 /// Writes at most data.size() bytes to a socket (send(2) with MSG_NOSIGNAL; sockets only).
 base::Result<std::size_t> write_some(int fd, std::string_view data);
