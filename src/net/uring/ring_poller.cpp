@@ -219,13 +219,19 @@ void RingPoller::sync_poll(RingSocket& s) {
 void RingPoller::arm_recv(RingSocket& s) {
     if (s.recv_armed_ || s.removed_) return;
     io_uring_sqe* sqe = next_sqe();
-    io_uring_prep_recv(sqe, s.fd_, nullptr, buffers_->buffer_size(), 0);
+    if (multishot_) {
+        // Stays armed: every arrival completes with a buffer and IORING_CQE_F_MORE, no SQE per receive.
+        io_uring_prep_recv_multishot(sqe, s.fd_, nullptr, 0, 0);
+    } else {
+        io_uring_prep_recv(sqe, s.fd_, nullptr, buffers_->buffer_size(), 0);
+    }
     // Usually armed just after the handler took the last bytes: wait for readiness instead of trying first.
     sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
     sqe->flags |= IOSQE_BUFFER_SELECT;
     sqe->buf_group = buffers_->group();
     io_uring_sqe_set_data64(sqe, data_of(s, kRecvTag));
     s.recv_armed_ = true;
+    s.recv_multishot_ = multishot_;
     ++s.in_flight_;
 }
 
@@ -326,7 +332,7 @@ std::size_t RingPoller::on_completion(const Completion& c) {
         return 0;
     }
     RingSocket& s = *reinterpret_cast<RingSocket*>(c.data & ~kTagMask);
-    --s.in_flight_;
+    if (!(c.flags & IORING_CQE_F_MORE)) --s.in_flight_;  // a multishot receive goes on while MORE is set
     switch (c.data & kTagMask) {
         case kPollTag:
             return on_poll(s, c.res);
@@ -350,7 +356,13 @@ std::size_t RingPoller::on_poll(RingSocket& s, std::int32_t res) {
 }
 
 std::size_t RingPoller::on_recv(RingSocket& s, std::int32_t res, std::uint32_t flags) {
-    s.recv_armed_ = false;
+    const bool more = (flags & IORING_CQE_F_MORE) != 0;
+    if (!more) s.recv_armed_ = s.recv_cancelling_ = false;
+    if (res == -EINVAL && s.recv_multishot_ && !more) {
+        multishot_ = false;  // a kernel before 6.0: single-shot receives from now on
+        if (!s.removed_ && s.wants_read() && !s.has_input()) arm_recv(s);
+        return 0;
+    }
     if (res > 0) {
         if (!(flags & IORING_CQE_F_BUFFER)) {
             res = -EIO;  // cannot happen with IOSQE_BUFFER_SELECT
@@ -360,12 +372,15 @@ std::size_t RingPoller::on_recv(RingSocket& s, std::int32_t res, std::uint32_t f
                 buffers_->give_back(id);
                 return 0;
             }
-            s.buffer_id_ = id;
-            s.buffer_len_ = static_cast<std::uint32_t>(res);
-            s.buffer_off_ = 0;
+            s.take_buffer(id, static_cast<std::uint32_t>(res));
         }
     }
-    if (s.removed_ || res == -ECANCELED) return 0;
+    if (s.removed_) return 0;
+    if (res == -ECANCELED) {
+        // Stopped because unread bytes reached the cap: resumes once the handler has taken them.
+        if (s.wants_read() && !s.has_input()) arm_recv(s);
+        return 0;
+    }
     if (res == -ENOBUFS) {
         starved_.push_back(&s);  // buffers come back during this iteration; receive again at the next wait
         return 0;
@@ -377,10 +392,16 @@ std::size_t RingPoller::on_recv(RingSocket& s, std::int32_t res, std::uint32_t f
     // Bytes the handler left (reading paused, or a smaller buffer) move out of the shared buffer.
     if (s.removed_) {
         s.release_buffer();
-    } else {
-        s.spill();
-        after_delivery(s);
+        return n;
     }
+    s.spill();
+    // A multishot receive keeps filling the spill while the handler does not read: past the cap it is
+    // cancelled, and the socket's own buffer (TCP flow control) holds the rest.
+    if (s.recv_armed_ && s.recv_multishot_ && s.unread_spill() > RingSocket::kSpillCap && !s.recv_cancelling_) {
+        cancel(s, kRecvTag);
+        s.recv_cancelling_ = true;
+    }
+    after_delivery(s);
     return n;
 }
 

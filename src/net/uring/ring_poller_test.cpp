@@ -248,6 +248,49 @@ TEST_F(RingStream, MoreReadersThanProvidedBuffersAllGetTheirBytes) {
         EXPECT_EQ(got[static_cast<std::size_t>(i)], "ping") << i;
 }
 
+TEST_F(RingStream, ArrivalsBetweenReadsComeInOrder) {
+    SocketPair sp;
+    StreamHandler h;
+    std::string got;
+    h.action = [&] { got += h.read(3); };  // takes less than arrives: the rest waits behind later arrivals
+    add(sp, h);
+    loop->run_once(0);
+    for (const char* piece : {"abcd", "efgh", "ijkl"}) {
+        ASSERT_EQ(::write(sp.b.get(), piece, 4), 4);
+        loop->run_once(0);
+    }
+    for (int i = 0; i < 10; ++i)
+        loop->run_once(0);
+    EXPECT_EQ(got, "abcdefghijkl");
+}
+
+TEST_F(RingStream, AReaderThatFallsBehindGetsEveryByteInOrder) {
+    SocketPair sp;
+    StreamHandler h;
+    add(sp, h);
+    loop->run_once(0);
+    ASSERT_TRUE(loop->modify(sp.a.get(), 0).is_ok());  // not reading: the receive fills up to its cap
+    std::string sent;
+    for (int i = 0; sent.size() < 1024 * 1024 && i < 100000; ++i) {
+        std::string chunk(4096, static_cast<char>('a' + i % 26));
+        const ssize_t n = ::write(sp.b.get(), chunk.data(), chunk.size());
+        if (n > 0) sent.append(chunk, 0, static_cast<std::size_t>(n));
+        if (n < 0) break;  // the socket's buffer is full too: the cap held
+        loop->run_once(0);
+    }
+    ASSERT_LT(sent.size(), std::size_t{1024 * 1024});  // the server side did not absorb everything
+    std::string got;
+    h.action = [&] {
+        for (std::string piece = h.read(65536); !piece.empty(); piece = h.read(65536))
+            got += piece;
+    };
+    ASSERT_TRUE(loop->modify(sp.a.get(), EPOLLIN).is_ok());
+    for (int i = 0; i < 1000 && got.size() < sent.size(); ++i)
+        loop->run_once(0);
+    EXPECT_EQ(got.size(), sent.size());
+    EXPECT_TRUE(got == sent);
+}
+
 TEST(RingLoop, EpollLoopsRefuseStreams) {
     base::SystemClock clock;
     EventLoop loop(clock);

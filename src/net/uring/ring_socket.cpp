@@ -69,6 +69,17 @@ base::Status RingSocket::shutdown_write() {
     return base::Status::ok();
 }
 
+void RingSocket::take_buffer(std::uint16_t id, std::uint32_t len) {
+    if (spill_off_ < spill_.size()) {
+        spill_.append(poller_.buffers_->buffer(id).data(), len);
+        poller_.buffers_->give_back(id);
+        return;
+    }
+    buffer_id_ = id;
+    buffer_len_ = len;
+    buffer_off_ = 0;
+}
+
 void RingSocket::spill() {
     if (buffer_id_ < 0) return;
     const auto id = static_cast<std::uint16_t>(buffer_id_);

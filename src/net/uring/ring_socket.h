@@ -34,6 +34,9 @@ class RingSocket final : public StreamIo {
 
     /// Most bytes waiting in the send buffer; write() takes no more until they are sent.
     static constexpr std::size_t kSendCap = 256 * 1024;
+    /// Received bytes the handler has not read past which the multishot receive is cancelled (re-armed when
+    /// they are read): with at most one more provided buffer, the most a connection holds here.
+    static constexpr std::size_t kSpillCap = 64 * 1024;
 
   private:
     friend class RingPoller;
@@ -42,8 +45,12 @@ class RingSocket final : public StreamIo {
     // Received bytes, end of stream or an error wait to be read.
     bool has_input() const { return buffer_id_ >= 0 || spill_off_ < spill_.size() || eof_ || error_ != 0; }
     bool sending() const { return send_queued_ || send_armed_; }
+    // Received bytes in provided buffer `id`: held for read(), or appended to the spill when earlier bytes
+    // are still unread there (order is kept).
+    void take_buffer(std::uint16_t id, std::uint32_t len);
     // Copies the unread rest of the held provided buffer into spill_ and gives the buffer back.
     void spill();
+    std::size_t unread_spill() const { return spill_.size() - spill_off_; }
     void release_buffer();
     std::size_t take(std::span<char> out, const char* from, std::size_t available);
 
@@ -67,7 +74,9 @@ class RingSocket final : public StreamIo {
 
     // kStream: receiving
     bool recv_armed_ = false;
-    int buffer_id_ = -1;  // the provided buffer holding unread bytes (only while its completion is handled)
+    bool recv_multishot_ = false;   // the armed receive is multishot
+    bool recv_cancelling_ = false;  // it was cancelled at kSpillCap
+    int buffer_id_ = -1;            // the provided buffer holding unread bytes (only while its completion is handled)
     std::uint32_t buffer_len_ = 0;
     std::uint32_t buffer_off_ = 0;
     std::string spill_;  // unread bytes the handler left (the buffer went back to the ring)
