@@ -120,23 +120,26 @@ const ParseError* note_connection(std::string_view value, FieldState& s) {
     return ok && !bad ? nullptr : &errors::kBadHeaderValue;
 }
 
-const ParseError* note_host(std::string_view value, FieldState& s) {
+const ParseError* note_host(std::string_view value, const char* readable_end, FieldState& s) {
     if (s.has_host) return &errors::kDuplicateHost;
     s.has_host = true;
     s.host = value;
+    // Scanned up to readable_end rather than the value's end, so that a short host (most are under 16 bytes)
+    // takes the 16-byte step: the byte behind the value (CR, SP or HTAB) is no host byte and stops the scan
+    // of a valid value exactly at its end.
     const char* end = value.data() + value.size();
-    if (scan_class_fast<HostFast>(value.data(), end, kHostChar) != end) return &errors::kBadHost;
+    if (scan_class_fast<HostFast>(value.data(), readable_end, kHostChar) != end) return &errors::kBadHost;
     return nullptr;
 }
 
 }  // namespace
 
-const ParseError* note_field(const Header& field, FieldState& s) {
+const ParseError* note_field(const Header& field, const char* readable_end, FieldState& s) {
     const std::string_view name = field.name;
     // Dispatch on length first: most fields are none of these and leave after one switch.
     switch (name.size()) {
         case 4:
-            if (equals_lower(name, "host")) return note_host(field.value, s);
+            if (equals_lower(name, "host")) return note_host(field.value, readable_end, s);
             break;
         case 6:
             if (equals_lower(name, "expect") && equals_lower(field.value, "100-continue")) s.expect_continue = true;

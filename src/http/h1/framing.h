@@ -33,7 +33,9 @@ struct FieldState {
 
 /// Records a field's meaning for framing. Returns the error to answer, or nullptr.
 /// Errors found here: duplicate or invalid Host, duplicate or invalid Content-Length, invalid Connection.
-const ParseError* note_field(const Header& field, FieldState& state);
+/// `readable_end`: end of the bytes the field lies in (its CRLF included); a value may be scanned in 16-byte
+/// steps up to it, since the byte ending the value (CR, SP or HTAB) stops the scan there.
+const ParseError* note_field(const Header& field, const char* readable_end, FieldState& state);
 
 /// After the empty line: fills out's host, body_kind, content_length, keep_alive, expect_continue and
 /// upgrade from `state` and out->version. Returns the error to answer, or nullptr.

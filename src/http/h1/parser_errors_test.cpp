@@ -100,6 +100,12 @@ std::vector<ErrorCase> error_cases() {
         {"space in host", "GET / HTTP/1.1\r\nHost: a b\r\n\r\n", kBadHost},
         {"slash in host", "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n", kBadHost},
         {"userinfo in host", "GET / HTTP/1.1\r\nHost: u@h\r\n\r\n", kBadHost},
+        {"slash in host, fields behind",
+         "GET / HTTP/1.1\r\nHost: a/b\r\nAccept: */*\r\nX-Long: 0123456789abcdef\r\n\r\n", kBadHost},
+        {"space in host, fields behind",
+         "GET / HTTP/1.1\r\nHost: a b\r\nAccept: */*\r\nX-Long: 0123456789abcdef\r\n\r\n", kBadHost},
+        {"slash past 16 bytes of host", "GET / HTTP/1.1\r\nHost: abcdefghijklmnopqrstuvwxyz/\r\nAccept: */*\r\n\r\n",
+         kBadHost},
         // Content-Length.
         {"empty length", post("Content-Length:\r\n"), kBadContentLength},
         {"signed length", post("Content-Length: +1\r\n"), kBadContentLength},

@@ -117,6 +117,13 @@ std::vector<ValidCase> valid_cases() {
         {"token punctuation in field name", "GET / HTTP/1.1\r\nHost: h\r\n!#$%&'*+-.^_`|~09azAZ: v\r\n\r\n", "GET", "/",
          "/", "", "h", V11, kNone, 0, true, 2, 0},
         {"empty host", "GET / HTTP/1.1\r\nHost:\r\n\r\n", "GET", "/", "/", "", "", V11, kNone, 0, true, 1, 0},
+        // A Host value is scanned in 16-byte steps past its end: the byte behind it must end the scan.
+        {"host with trailing space, fields behind",
+         "GET / HTTP/1.1\r\nHost: api.example.com \r\nAccept: */*\r\nX-Long: 0123456789abcdef\r\n\r\n", "GET", "/", "/",
+         "", "api.example.com", V11, kNone, 0, true, 3, 0},
+        {"ipv6 host, fields behind",
+         "GET / HTTP/1.1\r\nHost: [::1]:8080\r\nAccept: */*\r\nX-Long: 0123456789abcdef\r\n\r\n", "GET", "/", "/", "",
+         "[::1]:8080", V11, kNone, 0, true, 3, 0},
         {"head with trailing bytes", "GET / HTTP/1.1\r\nHost: a\r\n\r\nGET", "GET", "/", "/", "", "a", V11, kNone, 0,
          true, 1, 27},
     };
