@@ -250,7 +250,7 @@ void Connection::dispatch(const h1::RequestHead& head, std::string_view body) {
     in.body = body;
     in.version = head.version;
     in.peer = &peer_;
-    find_trace_fields(in);
+    find_request_fields(in);
     RequestPipeline pipeline(worker_);
     PipelineRequest req;
     NextStep next = pipeline.route(in, req);

@@ -16,13 +16,17 @@ namespace slipstream::server {
 
 namespace h1 = http::h1;
 
-void find_trace_fields(RequestInput& input) {
+void find_request_fields(RequestInput& input) {
+    bool content_encoding = false;
     for (const h1::Header& h : input.headers) {
         if (h.name.size() == 12 && h1::iequals(h.name, "x-request-id"))
             input.client_request_id = h.value;
         else if (h.name.size() == 11 && h1::iequals(h.name, "traceparent"))
             input.traceparent = h.value;
+        else if (h.name.size() == 16 && h1::iequals(h.name, "content-encoding"))
+            content_encoding = true;
     }
+    input.content_encoding = content_encoding;
 }
 
 namespace {
@@ -100,10 +104,13 @@ NextStep RequestPipeline::route(const RequestInput& in, PipelineRequest& req) {
     if (req.entry->websocket) return NextStep::kWebSocket;
 
     // A compressed body is decoded before validation and the handler (size and ratio capped); the request
-    // views `req.decoded_body` until it is dispatched.
-    if (auto refused = worker_.content_coding().decode_request_body(in.headers, state.body, req.decoded_body)) {
-        req.answer = std::move(*refused);
-        return NextStep::kAnswer;
+    // views `req.decoded_body` until it is dispatched. Without a Content-Encoding field there is nothing to
+    // decode or refuse (the call would scan the fields again).
+    if (in.content_encoding) {
+        if (auto refused = worker_.content_coding().decode_request_body(in.headers, state.body, req.decoded_body)) {
+            req.answer = std::move(*refused);
+            return NextStep::kAnswer;
+        }
     }
     if (req.entry->validator) {
         std::string error_body;

@@ -34,10 +34,12 @@ struct RequestInput {
     const net::SocketAddress* peer = nullptr;  // the client
     std::string_view client_request_id;        // X-Request-ID as sent (checked before use)
     std::string_view traceparent;              // as sent (checked before use)
+    bool content_encoding = true;              // false: `headers` hold no Content-Encoding (nothing to decode)
 };
 
-/// Sets `client_request_id` and `traceparent` from `input.headers` in one pass (names in any case).
-void find_trace_fields(RequestInput& input);
+/// Sets `client_request_id`, `traceparent` and `content_encoding` from `input.headers` in one pass (names in
+/// any case).
+void find_request_fields(RequestInput& input);
 
 /// What the protocol does with a request after RequestPipeline::route().
 enum class NextStep {
