@@ -27,13 +27,13 @@ struct Plan {
     std::string_view connection;  // the Connection field to write, or empty
     std::string_view content;     // written behind the head
     char digits[20];              // decimal Content-Length, right-aligned: its last length_size bytes
-    std::size_t length_size;
+    std::size_t length_size = 0;
 
     std::string_view length() const { return {digits + sizeof digits - length_size, length_size}; }
 };
 
 Plan make_plan(const ResponseHead& h) {
-    Plan p{};
+    Plan p;  // not value-initialised: only the digits in use are written (zeroing all cost ~20 instructions)
     p.status = h.status >= 100 && h.status <= 999 ? h.status : 500;
     p.standard_200 = p.status == 200 && (h.reason.empty() || h.reason == "OK");
     p.reason = p.standard_200 ? std::string_view("OK") : h.reason.empty() ? reason_phrase(p.status) : h.reason;
