@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 #include "net/socket.h"
 
@@ -17,28 +18,29 @@ constexpr std::uint64_t kMaxSendfile = std::uint64_t{1} << 30;
 
 }  // namespace
 
-void OutputQueue::append(std::string_view bytes) {
-    if (bytes.empty()) return;
+char* OutputQueue::reserve_tail(std::size_t n) {
     if (!tail_open_) {
         pieces_.emplace_back();
-        pieces_.back().bytes.reserve(std::max<std::size_t>(bytes.size(), 1024));
         tail_open_ = true;
     }
-    pieces_.back().bytes.append(bytes);
-    size_ += bytes.size();
+    Piece& tail = pieces_.back();
+    if (tail.bytes.size() - tail.length < n) {
+        // Grows geometrically; zero-fills only the new room, once.
+        tail.bytes.resize(std::max({tail.length + n, 2 * tail.bytes.size(), std::size_t{1024}}));
+    }
+    char* at = tail.bytes.data() + tail.length;
+    tail.length += n;
+    size_ += n;
+    return at;
+}
+
+void OutputQueue::append(std::string_view bytes) {
+    if (bytes.empty()) return;
+    std::memcpy(reserve_tail(bytes.size()), bytes.data(), bytes.size());
 }
 
 char* OutputQueue::append_space(std::size_t n) {
-    if (!tail_open_) {
-        pieces_.emplace_back();
-        pieces_.back().bytes.reserve(std::max<std::size_t>(n, 1024));
-        tail_open_ = true;
-    }
-    std::string& tail = pieces_.back().bytes;
-    const std::size_t at = tail.size();
-    tail.resize(at + n);
-    size_ += n;
-    return tail.data() + at;
+    return reserve_tail(n);
 }
 
 void OutputQueue::append(std::string&& bytes) {
@@ -52,6 +54,7 @@ void OutputQueue::append(std::string&& bytes) {
 void OutputQueue::push_memory(std::string&& bytes) {
     size_ += bytes.size();
     pieces_.emplace_back();
+    pieces_.back().length = bytes.size();
     pieces_.back().bytes = std::move(bytes);
     tail_open_ = false;
 }
@@ -59,7 +62,7 @@ void OutputQueue::push_memory(std::string&& bytes) {
 void OutputQueue::append_file(net::Fd file, std::uint64_t offset, std::uint64_t length) {
     if (length == 0 || !file.valid()) return;
     // The kept (empty) coalescing piece must not sit in front of a file: gather() would find nothing to write.
-    if (tail_open_ && pieces_.back().bytes.empty()) pieces_.pop_back();
+    if (tail_open_ && pieces_.back().length == 0) pieces_.pop_back();
     pieces_.emplace_back();
     Piece& p = pieces_.back();
     p.file = std::move(file);
@@ -74,7 +77,7 @@ std::size_t OutputQueue::gather(iovec* iov, std::size_t max) const {
     for (auto it = pieces_.begin(); it != pieces_.end() && n < max && !it->is_file(); ++it, ++n) {
         std::size_t skip = (n == 0) ? front_offset_ : 0;
         iov[n].iov_base = const_cast<char*>(it->bytes.data()) + skip;
-        iov[n].iov_len = it->bytes.size() - skip;
+        iov[n].iov_len = it->length - skip;
     }
     return n;
 }
@@ -97,7 +100,12 @@ base::Result<std::size_t> OutputQueue::drain(Step&& step) {
 
 base::Result<std::size_t> OutputQueue::flush(int fd) {
     return drain([&]() -> base::Result<std::size_t> {
-        if (pieces_.front().is_file()) return send_file_front(fd);
+        const Piece& front = pieces_.front();
+        if (front.is_file()) return send_file_front(fd);
+        if (&front == &pieces_.back()) {
+            // One memory piece (a keep-alive response's usual output): no gathering, a plain send.
+            return net::write_some(fd, front.view().substr(front_offset_));
+        }
         constexpr std::size_t kMaxIov = 64;
         iovec iov[kMaxIov];
         std::size_t n = gather(iov, kMaxIov);
@@ -166,15 +174,15 @@ void OutputQueue::consume(std::size_t n) {
             pieces_.pop_front();  // closes the file
             continue;
         }
-        std::size_t left = front.bytes.size() - front_offset_;
+        std::size_t left = front.length - front_offset_;
         if (n < left) {
             front_offset_ += n;
             return;
         }
         n -= left;
         front_offset_ = 0;
-        if (pieces_.size() == 1 && tail_open_ && front.bytes.capacity() <= 64 * 1024) {
-            front.bytes.clear();  // keep the coalescing piece's memory for the next response
+        if (tail_open_ && &front == &pieces_.back() && front.bytes.size() <= 64 * 1024) {  // the only piece
+            front.length = 0;  // keep the coalescing piece's memory for the next response
             return;
         }
         pieces_.pop_front();
@@ -184,13 +192,15 @@ void OutputQueue::consume(std::size_t n) {
 
 void OutputQueue::take_all(OutputQueue& other) {
     if (other.empty()) return;
-    if (other.front_offset_ > 0) other.pieces_.front().bytes.erase(0, other.front_offset_);
     for (auto& piece : other.pieces_) {
+        const std::size_t skip = &piece == &other.pieces_.front() ? other.front_offset_ : 0;
         if (piece.is_file()) {
             append_file(std::move(piece.file), piece.file_offset, piece.file_left);
-        } else if (piece.bytes.size() < kMoveThreshold) {
-            append(std::string_view(piece.bytes));
+        } else if (piece.length - skip < kMoveThreshold) {
+            append(piece.view().substr(skip));
         } else {
+            piece.bytes.resize(piece.length);
+            piece.bytes.erase(0, skip);
             push_memory(std::move(piece.bytes));
         }
     }

@@ -52,11 +52,15 @@ class OutputQueue {
 
   private:
     struct Piece {
-        std::string bytes;              // a memory piece (when `file` is not valid)
+        // A memory piece (when `file` is not valid) is the first `length` bytes of `bytes`. The coalescing
+        // piece keeps `bytes` sized to its room, so an append writes in place without first zero-filling.
+        std::string bytes;
+        std::size_t length = 0;
         net::Fd file;                   // a file piece
         std::uint64_t file_offset = 0;  // next file byte to send
         std::uint64_t file_left = 0;    // file bytes still to send
         bool is_file() const { return file.valid(); }
+        std::string_view view() const { return {bytes.data(), length}; }
     };
 
     // The write loop both flushes share: `step` writes from the front; stops when the queue is empty, the
@@ -69,6 +73,8 @@ class OutputQueue {
     base::Result<std::size_t> read_file_front(std::span<char> buffer) const;
     void consume(std::size_t n);
     void push_memory(std::string&& bytes);
+    // Room for `n` more bytes in the coalescing piece (opened when there is none); returns where they go.
+    char* reserve_tail(std::size_t n);
 
     std::deque<Piece> pieces_;
     std::size_t front_offset_ = 0;  // bytes of a memory pieces_.front() already written

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -146,6 +147,47 @@ struct FakeTls {
         return take;
     }
 };
+
+// take_all() after the front memory piece was partly sent: the rest follows, copied when small, moved when large.
+TEST(OutputQueue, TakeAllAfterPartialSendOfMemory) {
+    for (std::size_t n : {std::size_t{3000}, std::size_t{40000}}) {
+        SCOPED_TRACE(n);
+        const std::string body = pattern(n, 9);
+        OutputQueue slot;
+        slot.append(std::string(body));
+        FakeTls tls;  // takes 1000 bytes twice, then refuses
+        char buffer[16];
+        base::Result<std::size_t> r = slot.flush_to(&FakeTls::write, &tls, buffer);
+        ASSERT_TRUE(r.is_ok());
+        ASSERT_EQ(*r, 2000u);
+        OutputQueue out;
+        out.append(std::string_view("<"));
+        out.take_all(slot);
+        EXPECT_TRUE(slot.empty());
+        out.append(std::string_view(">"));
+        EXPECT_EQ(out.size(), n - 2000 + 2);
+        Pair p;
+        int blocked = 0;
+        EXPECT_TRUE(pump(out, p, &blocked) == "<" + body.substr(2000) + ">");
+    }
+}
+
+// Small appends and in-place space share one piece, which grows past its first room and serves again once sent.
+TEST(OutputQueue, CoalescingPieceGrowsAndServesAgainAfterSend) {
+    OutputQueue q;
+    std::memcpy(q.append_space(4), "head", 4);
+    const std::string big = pattern(5000, 2);
+    q.append(std::string_view(big));
+    q.append(std::string_view("tail"));
+    EXPECT_EQ(q.size(), 5008u);
+    Pair p;
+    int blocked = 0;
+    EXPECT_TRUE(pump(q, p, &blocked) == "head" + big + "tail");
+    std::memcpy(q.append_space(5), "again", 5);
+    q.append(std::string_view("!"));
+    EXPECT_EQ(q.size(), 6u);
+    EXPECT_EQ(pump(q, p, &blocked), "again!");
+}
 
 TEST(OutputQueue, FlushToReadsFilesIntoTheBuffer) {
     std::string body = pattern(40000, 9);
