@@ -141,6 +141,9 @@ def caveats(settings: runner.Settings, tables: list[report.Table]) -> list[str]:
     if "client-bound" in flagged:
         notes.append("Rows marked client-bound had the load generator's core near 100%: their throughput is the "
                      "client's ceiling; compare their CPU per request instead.")
+    if "server-bound" in flagged:
+        notes.append("Rows marked server-bound had the server above 90% of its cores: with client-bound too, both "
+                     "sides were near saturation, and throughput reflects the server's cost as well as the client's.")
     return notes
 
 

@@ -6,6 +6,10 @@ from dataclasses import dataclass, field
 from .stats import median, spread
 from .workloads import Workload
 
+# A side busier than this share of its cores was (near) saturated: its ceiling shaped the throughput.
+CLIENT_BOUND_CORES = 0.9
+SERVER_BOUND_SHARE = 0.9
+
 
 @dataclass
 class Row:
@@ -75,8 +79,12 @@ def build_row(contender: str, runs: list[dict], ref_by_round: dict[int, float]) 
     disturbed = sum(1 for r in runs if r["disturbed"])
     if disturbed:
         row.flags.append(f"disturbed in {disturbed}/{len(runs)} rounds")
-    if median([r["client_cpu_cores"] for r in runs]) > 0.9:
+    if median([r["client_cpu_cores"] for r in runs]) > CLIENT_BOUND_CORES:
         row.flags.append("client-bound")
+    # Older results have no server figure. Both flags on a row: the two sides were near saturation together.
+    server_load = [r["server_cpu_cores"] / max(1, r.get("server_cpu_count", 1)) for r in runs if "server_cpu_cores" in r]
+    if server_load and median(server_load) > SERVER_BOUND_SHARE:
+        row.flags.append("server-bound")
     kept = [r["idle_kept"] for r in runs if r.get("idle_kept") is not None]
     if kept:
         opened = min(r["idle_opened"] for r in runs)

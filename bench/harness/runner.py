@@ -14,7 +14,6 @@ from .contenders import HOST, Contender, LaunchContext
 from .workloads import LUA_DIR, Workload, write_body_files
 
 IDLE_HELPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "idle.py")
-CLIENT_BOUND_CORES = 0.9
 
 
 @dataclass
@@ -168,6 +167,8 @@ def measure(workload: Workload, settings: Settings, server_pid: int, port: int, 
         "server_ticks": {"user": server.user, "system": server.system}, "clock_ticks_per_s": cpu.CLOCK_TICKS,
         "server_user_us_per_req": user_us, "server_sys_us_per_req": sys_us,
         "client_cpu_cores": client_cpu_s / wall_s if wall_s else 0.0,
+        "server_cpu_cores": server.total / cpu.CLOCK_TICKS / wall_s if wall_s else 0.0,
+        "server_cpu_count": len(layout.server),
         "foreign_cores": foreign, "disturbed": foreign_load.disturbed(foreign, settings.foreign_limit),
         "rss_peak_kib": peak_kib, "rss_kib": rss_kib, "rss_peak_reset": rss_reset,
         "idle_opened": holder.opened if holder else None, "idle_kept": kept,

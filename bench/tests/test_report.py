@@ -35,6 +35,18 @@ def test_figures_and_flags():
     assert row.flags == ["disturbed in 1/3 rounds", "client-bound", "idle kept 9,000 of 10,000"]
 
 
+def test_server_bound_is_the_servers_share_of_its_cores():
+    def row_for(cores: float, count: int, **extra) -> list[str]:
+        records = [measurement("nginx", "hello", r, 100.0, server_cpu_cores=cores, server_cpu_count=count, **extra)
+                   for r in range(3)]
+        return report.build_tables(records, [HELLO], ["nginx"])[0].rows[0].flags
+    assert row_for(0.95, 1) == ["server-bound"]
+    assert row_for(0.95, 2) == []  # half of two cores
+    assert row_for(1.9, 2) == ["server-bound"]
+    assert row_for(0.95, 1, client_cpu_cores=0.97) == ["client-bound", "server-bound"]
+    assert row_for(0.5, 1) == []
+
+
 def test_skipped_na_and_failed_contenders_are_listed_not_dropped():
     records = [measurement("nginx", "hello", 0, 100.0),
                {"type": "skip", "contender": "slipstream-cpp", "reason": "not built"},
