@@ -29,21 +29,37 @@ std::uint32_t& header_of(void* p) {
     return *reinterpret_cast<std::uint32_t*>(static_cast<char*>(p) - kHeader);
 }
 
+// A kept block's link to the next kept block of its class, in the header's second half.
+void* next_of(void* block) {
+    void* next;
+    std::memcpy(&next, static_cast<char*>(block) + 8, sizeof next);
+    return next;
+}
+
+void set_next(void* block, void* next) {
+    std::memcpy(static_cast<char*>(block) + 8, &next, sizeof next);
+}
+
 }  // namespace
 
 RecyclingAllocator::~RecyclingAllocator() {
-    for (auto& list : free_)
-        for (void* block : list)
+    for (FreeList& list : free_) {
+        while (list.head != nullptr) {
+            void* block = list.head;
+            list.head = next_of(block);
             std::free(block);
+        }
+    }
 }
 
 void* RecyclingAllocator::allocate(std::size_t n) {
     if (n > std::numeric_limits<std::size_t>::max() - kHeader) return nullptr;
     std::uint32_t c = class_of(n + kHeader, kClasses);
     void* block = nullptr;
-    if (c != kLarge && !free_[c].empty()) {
-        block = free_[c].back();
-        free_[c].pop_back();
+    if (c != kLarge && free_[c].head != nullptr) {
+        block = free_[c].head;
+        free_[c].head = next_of(block);
+        --free_[c].count;
     } else {
         block = std::malloc(c == kLarge ? n + kHeader : class_size(c));
         if (block == nullptr) return nullptr;
@@ -80,11 +96,13 @@ void RecyclingAllocator::release(void* p) {
     if (p == nullptr) return;
     std::uint32_t c = header_of(p);
     void* block = static_cast<char*>(p) - kHeader;
-    if (c == kLarge || free_[c].size() >= kKeep) {
+    if (c == kLarge || free_[c].count >= kKeep) {
         std::free(block);
         return;
     }
-    free_[c].push_back(block);
+    set_next(block, free_[c].head);
+    free_[c].head = block;
+    ++free_[c].count;
 }
 
 }  // namespace slipstream::http::h2::detail

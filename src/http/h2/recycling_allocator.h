@@ -3,15 +3,15 @@
 
 #include <array>
 #include <cstddef>
-#include <vector>
 
 namespace slipstream::http::h2::detail {
 
 /// nghttp2 allocates and frees a few blocks per stream (stream state, outbound items, the copied response
 /// fields); with glibc several of those take its slow path. Blocks up to 8 KiB are kept in free lists by
 /// power-of-two size class (at most kKeep per class) and handed out again; larger ones go to malloc. Each
-/// block carries a 16-byte header with its class, so alignment matches malloc's. Loop thread only; frees what
-/// it keeps when destroyed (after the nghttp2 session it serves).
+/// block carries a 16-byte header with its class, so alignment matches malloc's; a kept block links to the
+/// next in its header (an intrusive list: keeping or reusing one is a few loads and stores). Loop thread
+/// only; frees what it keeps when destroyed (after the nghttp2 session it serves).
 class RecyclingAllocator {
   public:
     RecyclingAllocator() = default;
@@ -27,7 +27,11 @@ class RecyclingAllocator {
   private:
     static constexpr std::size_t kClasses = 8;  // 64 B .. 8 KiB with the header
     static constexpr std::size_t kKeep = 64;
-    std::array<std::vector<void*>, kClasses> free_;
+    struct FreeList {
+        void* head = nullptr;
+        std::size_t count = 0;
+    };
+    std::array<FreeList, kClasses> free_;
 };
 
 }  // namespace slipstream::http::h2::detail
