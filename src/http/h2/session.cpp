@@ -1,6 +1,7 @@
 // ServerSession: nghttp2 callbacks, per-stream request assembly and response bodies, flood accounting.
 #include "http/h2/session.h"
 
+#include "http/h2/field_case.h"
 #include "http/h2/recycling_allocator.h"
 #include "http/h2/request_checks.h"
 #include "http/h2/settings_header.h"
@@ -29,12 +30,6 @@ bool unique_per_response(std::string_view lowercase_name) {
     return lowercase_name == "x-request-id";
 }
 
-// Copies `name` to `out` with ASCII uppercase letters lowered. Returns the end.
-char* copy_lowercase(char* out, std::string_view name) {
-    for (char c : name)
-        *out++ = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
-    return out;
-}
 }  // namespace
 
 struct ServerSession::Stream {
@@ -617,7 +612,7 @@ base::Status ServerSession::submit(StreamId id, int status, std::span<const Head
     p += 3;
     for (const HeaderField& h : headers) {
         char* name = p;
-        p = copy_lowercase(p, h.name);
+        p = detail::copy_lowercase(p, h.name);
         char* value = p;
         std::memcpy(value, h.value.data(), h.value.size());
         p += h.value.size();
