@@ -307,9 +307,7 @@ void Connection::observe_slot(Slot& slot, std::size_t before, int status) {
     if (slot.status == 0) slot.status = status;
 }
 
-OutputQueue& Connection::output_for_next(bool close_after) {
-    if (close_after) close_after_write_ = true;
-    if (slots_.empty()) return out_;
+OutputQueue& Connection::queue_slot(bool close_after) {
     Slot slot;
     slot.complete = true;
     slot.close_after = close_after;
@@ -462,6 +460,7 @@ void Connection::end_event_stream(slipstream::detail::PendingResponse& pending) 
 }
 
 void Connection::update_stream_backlogs() {
+    if (slots_.empty()) return;  // the keep-alive common case: no deque walk
     std::size_t ahead = out_.size();
     for (Slot& s : slots_) {
         ahead += s.bytes.size();

@@ -104,8 +104,14 @@ class Connection final : public net::IoHandler, private WebSocketTransport {
     // Marks a slot's response complete, records it, and writes what can be written.
     void complete_slot(Slot& slot);
     void answer_error(const http::h1::ParseError& error);
-    // Queues a finished response: straight to the output when no earlier response is pending.
-    OutputQueue& output_for_next(bool close_after);
+    // Queues a finished response: straight to the output when no earlier response is pending. Inline: the
+    // common case is one test.
+    OutputQueue& output_for_next(bool close_after) {
+        if (close_after) close_after_write_ = true;
+        return slots_.empty() ? out_ : queue_slot(close_after);
+    }
+    // A complete slot behind the pending ones, for output_for_next: its output.
+    OutputQueue& queue_slot(bool close_after);
     Slot* find_slot(const slipstream::detail::PendingResponse& pending);
     void drain_slots();
     void on_handler_timeout(slipstream::detail::PendingResponse& pending);
