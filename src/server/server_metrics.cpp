@@ -28,10 +28,7 @@ ServerMetrics::ServerMetrics(metrics::Registry& r)
       coding(r),
       h2(r) {}
 
-const RequestCounters& MetricsCache::get(std::uint32_t route_key, std::string_view route, Method method, int status) {
-    std::uint64_t key = (std::uint64_t{route_key} << 32) | (std::uint64_t{static_cast<std::uint8_t>(method)} << 16) |
-                        static_cast<std::uint16_t>(status);
-    if (key == last_key_) return *last_;
+const RequestCounters& MetricsCache::lookup(std::uint64_t key, std::string_view route, Method method, int status) {
     auto it = cache_.find(key);
     if (it == cache_.end()) {
         std::string status_text = std::to_string(status);

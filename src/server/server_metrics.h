@@ -50,10 +50,19 @@ class MetricsCache {
     explicit MetricsCache(ServerMetrics& metrics) : metrics_(metrics) {}
     /// `route` must outlive the cache (route templates live in the router). Unknown methods share the
     /// label "OTHER", so a client cannot grow the label set.
-    const RequestCounters& get(std::uint32_t route_key, std::string_view route, Method method, int status);
+    /// Inline: the repeat is the per-request case, a compare without a call.
+    const RequestCounters& get(std::uint32_t route_key, std::string_view route, Method method, int status) {
+        const std::uint64_t key = (std::uint64_t{route_key} << 32) |
+                                  (std::uint64_t{static_cast<std::uint8_t>(method)} << 16) |
+                                  static_cast<std::uint16_t>(status);
+        return key == last_key_ ? *last_ : lookup(key, route, method, status);
+    }
     ServerMetrics& metrics() { return metrics_; }
 
   private:
+    // The map lookup (creating the route's counters on first use); becomes the last hit.
+    const RequestCounters& lookup(std::uint64_t key, std::string_view route, Method method, int status);
+
     ServerMetrics& metrics_;
     std::unordered_map<std::uint64_t, RequestCounters> cache_;
     // The last hit, checked before the map: a connection mostly repeats one route and status.
