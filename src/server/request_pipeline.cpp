@@ -62,9 +62,11 @@ NextStep RequestPipeline::route(const RequestInput& in, PipelineRequest& req) {
     record.method = in.method_id;
     record.method_text = in.method;
     record.request_bytes = in.body.size();
-    record.request_id =
-        valid_request_id(in.client_request_id) ? in.client_request_id : worker_.request_ids().next(req.id_buf);
-    record.trace_id = parse_traceparent(in.traceparent);
+    // Most requests carry neither an X-Request-ID nor a traceparent: then no call checks them.
+    record.request_id = !in.client_request_id.empty() && valid_request_id(in.client_request_id)
+                            ? in.client_request_id
+                            : worker_.request_ids().next(req.id_buf);
+    record.trace_id = in.traceparent.empty() ? std::string_view() : parse_traceparent(in.traceparent);
     record.path = in.path;
     req.head_only = in.method_id == Method::kHead;
 
