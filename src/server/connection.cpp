@@ -255,7 +255,8 @@ void Connection::dispatch(const h1::RequestHead& head, std::string_view body) {
     PipelineRequest req;
     NextStep next = pipeline.route(in, req);
     EncodeContext ctx{head.version,   keep_alive,         req.head_only,
-                      worker_.date(), opts.server_header, worker_.response_request_id(req.record.request_id)};
+                      worker_.date(), opts.server_header, worker_.response_request_id(req.record.request_id),
+                      &head_cache_};
     switch (next) {
         case NextStep::kAnswerAndClose:
             ctx.keep_alive = false;

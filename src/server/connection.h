@@ -168,6 +168,7 @@ class Connection final : public net::IoHandler, private WebSocketTransport {
     Phase phase_ = Phase::kHead;
     base::Buffer in_;  // a partial request (head, or head + body so far)
     OutputQueue out_;
+    HeadCache head_cache_;  // the last response head of this connection, replayed for an equal response
     std::deque<Slot> slots_;
     net::Timer timer_;
     TimerReason timer_reason_ = TimerReason::kNone;

@@ -1,6 +1,7 @@
 // HTTP/1.1 response encoding.
 #include "server/response_encoder.h"
 
+#include <cstring>
 #include <new>
 #include <span>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "http/h1/header.h"
 #include "http/h1/serializer.h"
 #include "server/file_body.h"
+#include "server/router/path_scan.h"
 
 namespace slipstream::server {
 namespace {
@@ -27,10 +29,16 @@ char* head_space(void* queue, std::size_t size) {
     return static_cast<OutputQueue*>(queue)->append_space(size);
 }
 
-// Writes the head through the h1 serializer straight into `out` (planned once, no temporary string), with
-// `content` behind it in the same space when the framing has a length. Returns the framing used.
+char* string_space(void* text, std::size_t size) {
+    auto& s = *static_cast<std::string*>(text);
+    s.resize(size);
+    return s.data();
+}
+
+// Writes the head through the h1 serializer straight into the space `space` gives (planned once, no temporary
+// string), with `content` behind it in the same space when the framing has a length. Returns the framing used.
 h1::WrittenHead write_head(const Response& r, const EncodeContext& ctx, h1::ResponseFraming framing,
-                           std::uint64_t length, OutputQueue& out, std::string_view content = {}) {
+                           std::uint64_t length, h1::HeadSpaceFn space, void* context, std::string_view content = {}) {
     constexpr std::size_t kInlineFields = 16;
     // Room left uninitialised: only the fields written below are constructed (initialising all of them
     // cost as much as writing a small head).
@@ -60,7 +68,12 @@ h1::WrittenHead write_head(const Response& r, const EncodeContext& ctx, h1::Resp
     head.date = ctx.date;
     head.server = ctx.server;
     head.content = content;
-    return h1::write_response_head(head, &head_space, &out);
+    return h1::write_response_head(head, space, context);
+}
+
+h1::WrittenHead write_head(const Response& r, const EncodeContext& ctx, h1::ResponseFraming framing,
+                           std::uint64_t length, OutputQueue& out, std::string_view content = {}) {
+    return write_head(r, ctx, framing, length, &head_space, &out, content);
 }
 
 // A file body: the head now, the region as a file piece (sendfile). Not compressed (see FileBody).
@@ -91,12 +104,67 @@ bool encode_response(Response&& response, const EncodeContext& ctx, OutputQueue&
     if (response.file_body) return encode_file_response(std::move(response), ctx, out);
     // A small body is copied behind the head (same space, one writev entry); a large one is moved in.
     const bool copy_body = !ctx.head_only && response.body.size() < OutputQueue::kMoveThreshold;
-    h1::WrittenHead written = write_head(response, ctx, h1::ResponseFraming::kContentLength, response.body.size(), out,
-                                         copy_body ? std::string_view(response.body) : std::string_view());
+    const std::string_view content = copy_body ? std::string_view(response.body) : std::string_view();
+    h1::WrittenHead written = ctx.head_cache != nullptr ? ctx.head_cache->write(response, ctx, content, out)
+                                                        : write_head(response, ctx, h1::ResponseFraming::kContentLength,
+                                                                     response.body.size(), out, content);
     if (written.framing == h1::ResponseFraming::kContentLength && !ctx.head_only && !written.content_written) {
         out.append(std::move(response.body));
     }
     return true;
+}
+
+h1::WrittenHead HeadCache::write(const Response& r, const EncodeContext& ctx, std::string_view content,
+                                 OutputQueue& out) {
+    if (!r.headers.empty()) return write_head(r, ctx, h1::ResponseFraming::kContentLength, r.body.size(), out, content);
+    if (matches(r, ctx)) {
+        ++replayed_;
+    } else {
+        keep(r, ctx);
+    }
+    // The serializer's rule: content goes behind a head whose written framing has a length.
+    const bool with_content = framing_ == h1::ResponseFraming::kContentLength && !content.empty();
+    const std::size_t size = head_.size() + (with_content ? content.size() : 0);
+    char* dst = out.append_space(size);
+    std::memcpy(dst, head_.data(), head_.size());
+    if (id_size_ > 0) std::memcpy(dst + id_at_, ctx.request_id.data(), id_size_);
+    if (with_content) std::memcpy(dst + head_.size(), content.data(), content.size());
+    return {framing_, keep_alive_written_, size, with_content};
+}
+
+bool HeadCache::matches(const Response& r, const EncodeContext& ctx) const {
+    // Inline word compares: std::string_view's == went through an out-of-line compare() and memcmp here,
+    // ~45 instructions each.
+    const auto same = [](std::string_view a, const std::string& b) {
+        return a.size() == b.size() && detail::bytes_equal(a.data(), b.data(), a.size());
+    };
+    // A ContentType::constant() views static storage: the same view is the same bytes.
+    const std::string_view type = r.content_type.view();
+    const bool same_type =
+        type.data() == constant_type_ ? type.size() == content_type_.size() : same(type, content_type_);
+    return !head_.empty() && r.status == status_ && r.body.size() == length_ && ctx.keep_alive == keep_alive_ &&
+           ctx.version == version_ && ctx.request_id.size() == id_size_ && same_type && same(ctx.date, date_) &&
+           same(ctx.server, server_);
+}
+
+// Writes the head (without content) into head_ and notes its inputs.
+void HeadCache::keep(const Response& r, const EncodeContext& ctx) {
+    const h1::WrittenHead written =
+        write_head(r, ctx, h1::ResponseFraming::kContentLength, r.body.size(), &string_space, &head_);
+    status_ = r.status;
+    length_ = r.body.size();
+    keep_alive_ = ctx.keep_alive;
+    version_ = ctx.version;
+    id_size_ = ctx.request_id.size();
+    content_type_.assign(r.content_type.view());
+    constant_type_ = r.content_type.is_constant() ? r.content_type.data() : nullptr;
+    date_.assign(ctx.date);
+    server_.assign(ctx.server);
+    framing_ = written.framing;
+    keep_alive_written_ = written.keep_alive;
+    // Field values hold no CR LF, so this is the X-Request-ID line write_head added.
+    constexpr std::string_view kIdLine = "\r\nX-Request-ID: ";
+    id_at_ = id_size_ > 0 ? head_.find(kIdLine) + kIdLine.size() : 0;
 }
 
 void encode_error(const HttpError& error, const EncodeContext& ctx, OutputQueue& out, std::string_view allow) {
