@@ -34,8 +34,7 @@ DecodeStatus component(std::string_view in, std::span<char> scratch, std::size_t
 
 }  // namespace
 
-PathDecodeResult decode_path(std::string_view raw, std::span<char> out) {
-    if (raw.find('%') == std::string_view::npos) return {DecodeStatus::kOk, raw, false};
+PathDecodeResult detail::decode_escaped_path(std::string_view raw, std::span<char> out) {
     if (out.size() < raw.size()) return {DecodeStatus::kNoSpace, {}, false};
     const base::StrictDecodeResult d = base::percent_decode_strict(raw, out, base::PlusMode::kLiteral);
     if (d.error != base::PercentError::kNone) return {to_status(d.error), {}, false};

@@ -25,10 +25,19 @@ struct PathDecodeResult {
     bool encoded_slash = false;
 };
 
+namespace detail {
+/// decode_path for a `raw` that holds a '%'.
+PathDecodeResult decode_escaped_path(std::string_view raw, std::span<char> out);
+}  // namespace detail
+
 /// Percent-decodes a raw path (RequestHead::path). '+' stays '+' (it means space only in queries).
 /// `out` needs at least raw.size() bytes; it is not touched when `raw` has no '%'. No UTF-8 check is made:
-/// the bytes are returned as decoded.
-PathDecodeResult decode_path(std::string_view raw, std::span<char> out);
+/// the bytes are returned as decoded. Inline: most paths hold no '%', and then `raw` itself is the answer (the
+/// call cost as much as the search).
+inline PathDecodeResult decode_path(std::string_view raw, std::span<char> out) {
+    if (raw.find('%') == std::string_view::npos) return {DecodeStatus::kOk, raw, false};
+    return detail::decode_escaped_path(raw, out);
+}
 
 struct QueryParam {
     std::string_view key;
