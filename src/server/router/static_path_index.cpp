@@ -29,17 +29,4 @@ void StaticPathIndex::add(std::string_view path, std::uint32_t value) {
     ++count_;
 }
 
-// ~20 instructions for a short path: the hash, one probe, one compare (see router_bench BM_MatchHitStatic).
-std::uint32_t StaticPathIndex::find(std::string_view path) const noexcept {
-    if (slots_.empty()) return kAbsent;
-    const auto mask = static_cast<std::uint32_t>(slots_.size() - 1);
-    for (auto s = static_cast<std::uint32_t>(path_hash(path)) & mask;; s = (s + 1) & mask) {
-        const Slot& slot = slots_[s];
-        if (slot.value == kAbsent) return kAbsent;
-        if (slot.len == path.size() && bytes_equal(path.data(), bytes_.data() + slot.off, path.size())) {
-            return slot.value;
-        }
-    }
-}
-
 }  // namespace slipstream::server::detail

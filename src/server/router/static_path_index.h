@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "server/router/path_scan.h"
+
 namespace slipstream::server::detail {
 
 /// An open-addressing table from whole paths ("/users/me") to a 32-bit value. Built at startup (add),
@@ -17,7 +19,7 @@ class StaticPathIndex {
     /// Maps `path` to `value`; a path already present keeps its value. Control plane (may allocate).
     void add(std::string_view path, std::uint32_t value);
 
-    /// The value of exactly `path`, or kAbsent.
+    /// The value of exactly `path`, or kAbsent. Inline: the router's walk starts with it on every request.
     std::uint32_t find(std::string_view path) const noexcept;
 
     std::size_t size() const { return count_; }
@@ -35,5 +37,18 @@ class StaticPathIndex {
     std::string bytes_;        // the paths, back to back
     std::size_t count_ = 0;
 };
+
+// ~20 instructions for a short path: the hash, one probe, one compare (see router_bench BM_MatchHitStatic).
+inline std::uint32_t StaticPathIndex::find(std::string_view path) const noexcept {
+    if (slots_.empty()) return kAbsent;
+    const auto mask = static_cast<std::uint32_t>(slots_.size() - 1);
+    for (auto s = static_cast<std::uint32_t>(path_hash(path)) & mask;; s = (s + 1) & mask) {
+        const Slot& slot = slots_[s];
+        if (slot.value == kAbsent) return kAbsent;
+        if (slot.len == path.size() && bytes_equal(path.data(), bytes_.data() + slot.off, path.size())) {
+            return slot.value;
+        }
+    }
+}
 
 }  // namespace slipstream::server::detail
