@@ -16,6 +16,9 @@ namespace {
 
 namespace h1 = http::h1;
 
+// The length of the ids RequestIdGenerator makes (a client's X-Request-ID may have another).
+constexpr std::size_t kGeneratedIdSize = 32;
+
 bool fields_valid(const Response& r) {
     // A ContentType::constant() was checked when the program was compiled.
     if (!r.content_type.is_constant() && !h1::is_valid_field_value(r.content_type)) return false;
@@ -127,7 +130,11 @@ h1::WrittenHead HeadCache::write(const Response& r, const EncodeContext& ctx, st
     const std::size_t size = head_.size() + (with_content ? content.size() : 0);
     char* dst = out.append_space(size);
     std::memcpy(dst, head_.data(), head_.size());
-    if (id_size_ > 0) std::memcpy(dst + id_at_, ctx.request_id.data(), id_size_);
+    if (id_size_ == kGeneratedIdSize) {
+        std::memcpy(dst + id_at_, ctx.request_id.data(), kGeneratedIdSize);  // a fixed size: copied inline
+    } else if (id_size_ > 0) {
+        std::memcpy(dst + id_at_, ctx.request_id.data(), id_size_);
+    }
     if (with_content) std::memcpy(dst + head_.size(), content.data(), content.size());
     return {framing_, keep_alive_written_, size, with_content};
 }
