@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "base/assert.h"
 #include "http/h1/header.h"
 #include "http/h1/serializer.h"
 #include "server/file_body.h"
@@ -171,6 +172,7 @@ void HeadCache::keep(const Response& r, const EncodeContext& ctx) {
     keep_alive_written_ = written.keep_alive;
     // Field values hold no CR LF, so this is the X-Request-ID line write_head added.
     constexpr std::string_view kIdLine = "\r\nX-Request-ID: ";
+    SLIPSTREAM_ASSERT(id_size_ == 0 || head_.find(kIdLine) != std::string::npos);
     id_at_ = id_size_ > 0 ? head_.find(kIdLine) + kIdLine.size() : 0;
 }
 
