@@ -287,7 +287,9 @@ CONTENDERS: list[Contender] = [
     Contender("slipstream-cpp-uring", "slipstream",
               "Slipstream, C++ handlers, I/O loop on io_uring (--io-uring) instead of epoll: its cost against epoll",
               "examples/bench_app.cpp", (f"file:{SLIPSTREAM_CPP}",), _slipstream_cpp(False, io_uring=True), (),
-              _only(("hello", "pipelined"), "the io_uring loop is compared with epoll on hello and pipelined only")),
+              _only(("hello", "pipelined", "h2"),
+                    "the io_uring loop is compared with epoll on hello, pipelined and h2 (cleartext: TLS connections "
+                    "stay readiness-driven on it)")),
     Contender("slipstream-cpp-noid", "slipstream",
               "Slipstream, C++ handlers without X-Request-ID on responses (--no-request-id-response), as the "
               "static servers answer: what the header costs the server and, on HTTP/2, the client's HPACK decoder",
