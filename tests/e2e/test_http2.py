@@ -376,6 +376,30 @@ def test_max_concurrent_streams_is_enforced(any_server, pki):
     assert goaway_code(frames) == PROTOCOL_ERROR or (refused and refused[0][3] in (b"\0\0\0\x01", b"\0\0\0\x07"))
 
 
+MALFORMED = {
+    "uppercase name": get_block() + literal(b"X-Upper", b"1"),
+    "CR LF in a value": get_block() + literal(b"x-a", b"a\r\nb: c"),
+    "connection-specific field": get_block() + literal(b"connection", b"close"),
+    "pseudo-field after a regular one": literal(b"accept", b"*/*") + get_block(),
+    "no :path": literal(b":method", b"GET") + literal(b":scheme", b"http") + literal(b":authority", b"x"),
+    "content-length with no body": get_block() + literal(b"content-length", b"5"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_requests_are_reset_and_the_connection_goes_on(any_server, pki, case):
+    server, use_tls = any_server()
+    with open_socket(server, use_tls, pki) as s:
+        s.sendall(PREFACE + frame(SETTINGS, 0, 0) + frame(HEADERS, END_HEADERS | END_STREAM, 1, MALFORMED[case]) +
+                  frame(HEADERS, END_HEADERS | END_STREAM, 3, get_block()))
+        frames, _ = read_frames_until(s, lambda f: any(x[0] == DATA and x[2] == 3 and x[1] & END_STREAM for x in f))
+    resets = [payload for ftype, _, sid, payload in frames if ftype == RST_STREAM and sid == 1]
+    assert resets == [struct.pack(">I", PROTOCOL_ERROR)]
+    assert not any(ftype == HEADERS and sid == 1 for ftype, _, sid, _ in frames)  # no handler ran for it
+    assert any(ftype == DATA and sid == 3 for ftype, _, sid, _ in frames)  # the next request is answered
+    assert goaway_code(frames) is None
+
+
 def read_frames_until(sock, done, received=b""):
     """Reads until `done(frames)` or the server closes; returns (frames, bytes)."""
     while not done(parse_frames(received)):
