@@ -37,10 +37,7 @@ using Clock = std::chrono::steady_clock;
 using Nanos = std::chrono::nanoseconds;
 
 struct Options {
-    std::string host = "127.0.0.1";
-    int port = 0;
-    std::string path = "/hello";
-    int connections = 50;
+    load::Target target{"127.0.0.1", 0, "/hello", 50};
     double rate = 20000;  // requests per second, all connections together
     double duration_s = 5.0;
     double warmup_s = 1.0;
@@ -69,7 +66,7 @@ struct Connection {
 };
 
 int connect_to(const Options& opt) {
-    const int fd = load::connect_tcp(opt.host, opt.port);
+    const int fd = load::connect_tcp(opt.target.host, opt.target.port);
     if (fd >= 0) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     return fd;
 }
@@ -227,11 +224,12 @@ bool Load::idle() const {
 }
 
 int Load::run() {
-    request_ = "GET " + opt_.path + " HTTP/1.1\r\nHost: " + opt_.host + ":" + std::to_string(opt_.port) + "\r\n\r\n";
+    request_ = "GET " + opt_.target.path + " HTTP/1.1\r\nHost: " + opt_.target.host + ":" +
+               std::to_string(opt_.target.port) + "\r\n\r\n";
     epoll_ = epoll_create1(EPOLL_CLOEXEC);
-    conns_.resize(static_cast<std::size_t>(opt_.connections));
+    conns_.resize(static_cast<std::size_t>(opt_.target.connections));
     int connected = 0;
-    for (int i = 0; i < opt_.connections; ++i) {
+    for (int i = 0; i < opt_.target.connections; ++i) {
         Connection& c = conns_[static_cast<std::size_t>(i)];
         c.index = i;
         c.fd = connect_to(opt_);
@@ -254,7 +252,7 @@ int Load::run() {
     measure_from_ = start_ + seconds(opt_.warmup_s);
     measure_to_ = measure_from_ + seconds(opt_.duration_s);
     const Clock::time_point give_up = measure_to_ + seconds(opt_.grace_s);
-    std::vector<epoll_event> events(static_cast<std::size_t>(opt_.connections));
+    std::vector<epoll_event> events(static_cast<std::size_t>(opt_.target.connections));
     for (Clock::time_point now = Clock::now(); now < give_up; now = Clock::now()) {
         release_due(now);
         const bool sending = due_time(next_) < measure_to_;
@@ -291,7 +289,7 @@ void Load::print(double measured_s) {
         "\"requests\":%llu,\"non_2xx\":%llu,\"sent\":%llu,\"requests_per_s\":%.1f,"
         "\"errors\":{\"connect\":%llu,\"read\":%llu,\"write\":%llu,\"closed\":%llu,\"protocol\":%llu,"
         "\"unanswered\":%llu},",
-        opt_.connections, opt_.rate, measured_s, static_cast<unsigned long long>(measured_due_),
+        opt_.target.connections, opt_.rate, measured_s, static_cast<unsigned long long>(measured_due_),
         static_cast<unsigned long long>(ok_), static_cast<unsigned long long>(non_2xx_),
         static_cast<unsigned long long>(sent_), measured_s > 0 ? static_cast<double>(ok_ + non_2xx_) / measured_s : 0.0,
         static_cast<unsigned long long>(errors_.connect), static_cast<unsigned long long>(errors_.read),
@@ -310,32 +308,23 @@ void Load::print(double measured_s) {
 
 Options parse_options(int argc, char** argv) {
     Options opt;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view flag = argv[i];
-        if (i + 1 >= argc) usage("every option takes a value");
-        const char* value = argv[++i];
-        if (flag == "--host") {
-            opt.host = value;
-        } else if (flag == "--port") {
-            opt.port = std::atoi(value);
-        } else if (flag == "--path") {
-            opt.path = value;
-        } else if (flag == "--connections") {
-            opt.connections = std::atoi(value);
-        } else if (flag == "--rate") {
-            opt.rate = std::atof(value);
-        } else if (flag == "--duration") {
-            opt.duration_s = std::atof(value);
-        } else if (flag == "--warmup") {
-            opt.warmup_s = std::atof(value);
-        } else if (flag == "--grace") {
-            opt.grace_s = std::atof(value);
-        } else {
-            usage("unknown option");
-        }
-    }
-    if (opt.port <= 0 || opt.port > 65535) usage("--port is required (1..65535)");
-    if (opt.connections < 1 || opt.connections > 100000) usage("--connections must be 1..100000");
+    load::parse_flags(
+        argc, argv, opt.target,
+        [&opt](std::string_view flag, const char* value) {
+            if (flag == "--rate") {
+                opt.rate = std::atof(value);
+            } else if (flag == "--duration") {
+                opt.duration_s = std::atof(value);
+            } else if (flag == "--warmup") {
+                opt.warmup_s = std::atof(value);
+            } else if (flag == "--grace") {
+                opt.grace_s = std::atof(value);
+            } else {
+                return false;
+            }
+            return true;
+        },
+        usage);
     if (!(opt.rate >= 1)) usage("--rate must be >= 1");
     if (!(opt.duration_s > 0) || opt.warmup_s < 0 || opt.grace_s < 0) usage("--duration > 0, --warmup/--grace >= 0");
     return opt;

@@ -13,10 +13,45 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace load {
+
+/// The options every load generator takes: where it connects, the path it asks for, how many connections.
+struct Target {
+    std::string host = "127.0.0.1";
+    int port = 0;
+    std::string path;
+    int connections = 0;
+};
+
+/// Reads "--flag value" pairs: --host, --port, --path and --connections into `target`, any other flag through
+/// `tool_flag(flag, value)`, which returns false for one it does not know. A flag without a value, an unknown
+/// flag, or a --port outside 1..65535 or --connections outside 1..100000 ends in `usage(why)` (which exits).
+template <class ToolFlag>
+void parse_flags(int argc, char** argv, Target& target, ToolFlag tool_flag, void (*usage)(const char* why)) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view flag = argv[i];
+        if (i + 1 >= argc) usage("every option takes a value");
+        const char* value = argv[++i];
+        if (flag == "--host") {
+            target.host = value;
+        } else if (flag == "--port") {
+            target.port = std::atoi(value);
+        } else if (flag == "--path") {
+            target.path = value;
+        } else if (flag == "--connections") {
+            target.connections = std::atoi(value);
+        } else if (!tool_flag(flag, value)) {
+            usage("unknown option");
+        }
+    }
+    if (target.port <= 0 || target.port > 65535) usage("--port is required (1..65535)");
+    if (target.connections < 1 || target.connections > 100000) usage("--connections must be 1..100000");
+}
 
 /// A connected TCP socket to host:port (IPv4 literal) with TCP_NODELAY, blocking; -1 on failure.
 inline int connect_tcp(const std::string& host, int port) {

@@ -34,10 +34,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct Options {
-    std::string host = "127.0.0.1";
-    int port = 0;
-    std::string path = "/ws";
-    int connections = 64;
+    load::Target target{"127.0.0.1", 0, "/ws", 64};
     int depth = 1;
     std::size_t size = 32;
     double duration_s = 5.0;
@@ -170,7 +167,7 @@ void append_frame(std::string& out, std::uint8_t opcode, std::string_view payloa
 }
 
 int connect_to(const Options& opt) {
-    const int fd = load::connect_tcp(opt.host, opt.port);
+    const int fd = load::connect_tcp(opt.target.host, opt.target.port);
     if (fd < 0) return -1;
     timeval tv{5, 0};  // the handshake is blocking
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -200,7 +197,8 @@ bool handshake(Connection& conn, const Options& opt, std::uint64_t& rng) {
     for (auto& b : raw)
         b = static_cast<std::uint8_t>(xorshift(rng));
     const std::string key = base64(raw, sizeof raw);
-    const std::string request = "GET " + opt.path + " HTTP/1.1\r\nHost: " + opt.host + ":" + std::to_string(opt.port) +
+    const std::string request = "GET " + opt.target.path + " HTTP/1.1\r\nHost: " + opt.target.host + ":" +
+                                std::to_string(opt.target.port) +
                                 "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key +
                                 "\r\nSec-WebSocket-Version: 13\r\n\r\n";
     if (!write_all(conn.fd, request)) return false;
@@ -262,8 +260,8 @@ class Load {
 };
 
 void Load::open_connections() {
-    conns_.resize(static_cast<std::size_t>(opt_.connections));
-    for (int i = 0; i < opt_.connections; ++i) {
+    conns_.resize(static_cast<std::size_t>(opt_.target.connections));
+    for (int i = 0; i < opt_.target.connections; ++i) {
         Connection& c = conns_[static_cast<std::size_t>(i)];
         c.index = i;
         c.fd = connect_to(opt_);
@@ -391,7 +389,7 @@ int Load::run() {
             send_next(c);
         if (!flush(c)) drop(c, &Errors::write);
     }
-    std::vector<epoll_event> events(static_cast<std::size_t>(std::max(1, opt_.connections)));
+    std::vector<epoll_event> events(static_cast<std::size_t>(std::max(1, opt_.target.connections)));
     auto now = Clock::now();
     while (now < deadline && !done()) {
         const auto left_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
@@ -427,7 +425,7 @@ void Load::print(double elapsed_s, bool timed_out) {
         "\"duration_s\":%.6f,\"messages\":%llu,\"sent\":%llu,\"msgs_per_s\":%.1f,\"bad_echoes\":%llu,"
         "\"timed_out\":%s,\"errors\":{\"connect\":%llu,\"handshake\":%llu,\"read\":%llu,\"write\":%llu,"
         "\"closed\":%llu,\"protocol\":%llu},",
-        opt_.connections, static_cast<unsigned long long>(conns_.size() - errors_.connect - errors_.handshake),
+        opt_.target.connections, static_cast<unsigned long long>(conns_.size() - errors_.connect - errors_.handshake),
         opt_.depth, opt_.size, elapsed_s, static_cast<unsigned long long>(received_),
         static_cast<unsigned long long>(sent_), elapsed_s > 0 ? received_ / elapsed_s : 0.0,
         static_cast<unsigned long long>(bad_echoes_), timed_out ? "true" : "false",
@@ -447,34 +445,26 @@ void Load::print(double elapsed_s, bool timed_out) {
 
 Options parse_options(int argc, char** argv) {
     Options opt;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view flag = argv[i];
-        if (i + 1 >= argc) usage("every option takes a value");
-        const char* value = argv[++i];
-        if (flag == "--host") {
-            opt.host = value;
-        } else if (flag == "--port") {
-            opt.port = std::atoi(value);
-        } else if (flag == "--path") {
-            opt.path = value;
-        } else if (flag == "--connections") {
-            opt.connections = std::atoi(value);
-        } else if (flag == "--depth") {
-            opt.depth = std::atoi(value);
-        } else if (flag == "--size") {
-            opt.size = static_cast<std::size_t>(std::atoll(value));
-        } else if (flag == "--duration") {
-            opt.duration_s = std::atof(value);
-        } else if (flag == "--messages") {
-            opt.messages = static_cast<std::uint64_t>(std::atoll(value));
-        } else if (flag == "--timeout") {
-            opt.timeout_s = std::atof(value);
-        } else {
-            usage("unknown option");
-        }
-    }
-    if (opt.port <= 0 || opt.port > 65535) usage("--port is required (1..65535)");
-    if (opt.connections < 1 || opt.depth < 1 || opt.size < 1) usage("--connections, --depth, --size must be >= 1");
+    load::parse_flags(
+        argc, argv, opt.target,
+        [&opt](std::string_view flag, const char* value) {
+            if (flag == "--depth") {
+                opt.depth = std::atoi(value);
+            } else if (flag == "--size") {
+                opt.size = static_cast<std::size_t>(std::atoll(value));
+            } else if (flag == "--duration") {
+                opt.duration_s = std::atof(value);
+            } else if (flag == "--messages") {
+                opt.messages = static_cast<std::uint64_t>(std::atoll(value));
+            } else if (flag == "--timeout") {
+                opt.timeout_s = std::atof(value);
+            } else {
+                return false;
+            }
+            return true;
+        },
+        usage);
+    if (opt.depth < 1 || opt.size < 1) usage("--depth and --size must be >= 1");
     if (opt.duration_s <= 0 || opt.timeout_s <= 0) usage("--duration and --timeout must be > 0");
     return opt;
 }
