@@ -37,7 +37,7 @@ struct ServerSession::Stream {
     // Received fields: names and values back to back in `fields`; offsets per field.
     std::string fields;
     std::vector<std::array<std::uint32_t, 4>> regular;     // name offset, length, value offset, length
-    std::array<std::array<std::uint32_t, 2>, 5> pseudo{};  // :method, :scheme, :authority, :path, :protocol
+    std::array<std::array<std::uint32_t, 2>, 5> pseudo{};  // value offset and length, by detail::Pseudo
     std::size_t header_bytes = 0;
     std::string body;
     int error_status = 0;
@@ -62,6 +62,10 @@ struct ServerSession::Stream {
     std::uint64_t source_left = 0;       // its bytes not yet framed
 
     std::string_view view(std::uint32_t off, std::uint32_t len) const { return {fields.data() + off, len}; }
+    std::string_view pseudo_value(detail::Pseudo p) const {
+        const auto& [off, len] = pseudo[static_cast<std::size_t>(p)];
+        return view(off, len);
+    }
     bool out_empty() const { return out_head == out.size(); }
 
     // Back to a fresh stream for reuse, keeping small buffers' capacity (a recycled stream allocates nothing).
@@ -208,7 +212,7 @@ struct ServerSession::Callbacks {
         if (ended) st->request_done = true;
         bool headers_refused = headers_end && st->error_status != 0;
         // The checks accept :protocol only on a CONNECT (RFC 8441 §4).
-        if (headers_end && !st->delivered && st->pseudo[4][1] > 0) st->tunnel = true;
+        if (headers_end && !st->delivered && !st->pseudo_value(detail::Pseudo::kProtocol).empty()) st->tunnel = true;
         StreamId id = st->id;
         bool tunnel = st->tunnel;
         if (!st->delivered && (st->request_done || headers_refused || (headers_end && tunnel))) s.deliver(*st);
@@ -483,11 +487,11 @@ void ServerSession::deliver(Stream& s) {
     for (const auto& f : s.regular)
         headers.push_back({s.view(f[0], f[1]), s.view(f[2], f[3])});
     RequestHead head;
-    head.method = s.view(s.pseudo[0][0], s.pseudo[0][1]);
-    head.scheme = s.view(s.pseudo[1][0], s.pseudo[1][1]);
-    head.authority = s.view(s.pseudo[2][0], s.pseudo[2][1]);
-    head.path = s.view(s.pseudo[3][0], s.pseudo[3][1]);
-    head.protocol = s.view(s.pseudo[4][0], s.pseudo[4][1]);
+    head.method = s.pseudo_value(detail::Pseudo::kMethod);
+    head.scheme = s.pseudo_value(detail::Pseudo::kScheme);
+    head.authority = s.pseudo_value(detail::Pseudo::kAuthority);
+    head.path = s.pseudo_value(detail::Pseudo::kPath);
+    head.protocol = s.pseudo_value(detail::Pseudo::kProtocol);
     head.headers = headers;
     head.body = s.body;
     head.error_status = s.error_status;
@@ -512,7 +516,8 @@ base::Status ServerSession::upgrade(std::string_view http2_settings, const Reque
         st.fields.append(v);
         return std::array<std::uint32_t, 2>{off, static_cast<std::uint32_t>(v.size())};
     };
-    st.pseudo = {keep(request.method), keep(request.scheme), keep(request.authority), keep(request.path)};
+    st.pseudo = {keep(request.method), keep(request.scheme), keep(request.authority),
+                 keep(request.path)};  // Pseudo order
     for (const HeaderField& f : request.headers) {
         auto off = static_cast<std::uint32_t>(st.fields.size());
         for (char c : f.name)
