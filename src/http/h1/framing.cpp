@@ -75,8 +75,8 @@ bool for_each_list_item(std::string_view value, F&& on_item) {
 }
 
 const ParseError* note_content_length(std::string_view value, FieldState& s) {
-    if (s.has_content_length) return &errors::kDuplicateContentLength;
-    s.has_content_length = true;
+    if (s.flags & FieldState::kHasContentLength) return &errors::kDuplicateContentLength;
+    s.flags |= FieldState::kHasContentLength;
     if (value.empty()) return &errors::kBadContentLength;
     std::uint64_t n = 0;
     for (char c : value) {
@@ -89,40 +89,54 @@ const ParseError* note_content_length(std::string_view value, FieldState& s) {
     return nullptr;
 }
 
+void note_coding(bool chunked, bool has_parameters, FieldState& s) {
+    if (s.te_codings < 255) ++s.te_codings;
+    if (chunked) {
+        if (has_parameters) s.flags |= FieldState::kTeInvalid;  // chunked defines no parameters
+        if (s.te_chunked < 255) ++s.te_chunked;
+        s.flags |= FieldState::kTeChunkedLast;
+    } else {
+        s.flags = static_cast<std::uint16_t>((s.flags | FieldState::kTeOther) & ~FieldState::kTeChunkedLast);
+    }
+}
+
+// equals_lower is exact on field values too: no byte of a value (no CTL but HTAB) ORs 0x20 onto a letter, digit
+// or '-' but that byte's own cases. So the usual one-item values skip the list parser.
 void note_transfer_encoding(std::string_view value, FieldState& s) {
-    s.has_transfer_encoding = true;
+    s.flags |= FieldState::kHasTransferEncoding;
+    if (equals_lower(value, "chunked")) {
+        note_coding(true, false, s);
+        return;
+    }
     const bool ok = for_each_list_item(value, [&](std::string_view coding, bool has_parameters) {
-        if (s.te_codings < 255) ++s.te_codings;
-        if (equals_lower(coding, "chunked")) {
-            if (has_parameters) s.te_invalid = true;  // chunked defines no parameters
-            if (s.te_chunked < 255) ++s.te_chunked;
-            s.te_chunked_last = true;
-        } else {
-            s.te_other = true;
-            s.te_chunked_last = false;
-        }
+        note_coding(equals_lower(coding, "chunked"), has_parameters, s);
     });
-    if (!ok) s.te_invalid = true;
+    if (!ok) s.flags |= FieldState::kTeInvalid;
+}
+
+std::uint16_t connection_option(std::string_view option) {
+    if (equals_lower(option, "keep-alive")) return FieldState::kConnKeepAlive;
+    if (equals_lower(option, "close")) return FieldState::kConnClose;
+    if (equals_lower(option, "upgrade")) return FieldState::kConnUpgrade;
+    return 0;
 }
 
 const ParseError* note_connection(std::string_view value, FieldState& s) {
+    if (const std::uint16_t option = connection_option(value)) {  // one option, no list: the usual value
+        s.flags |= option;
+        return nullptr;
+    }
     bool bad = false;
     const bool ok = for_each_list_item(value, [&](std::string_view option, bool has_parameters) {
         bad |= has_parameters;
-        if (equals_lower(option, "close")) {
-            s.conn_close = true;
-        } else if (equals_lower(option, "keep-alive")) {
-            s.conn_keep_alive = true;
-        } else if (equals_lower(option, "upgrade")) {
-            s.conn_upgrade = true;
-        }
+        s.flags |= connection_option(option);
     });
     return ok && !bad ? nullptr : &errors::kBadHeaderValue;
 }
 
 const ParseError* note_host(std::string_view value, const char* readable_end, FieldState& s) {
-    if (s.has_host) return &errors::kDuplicateHost;
-    s.has_host = true;
+    if (s.flags & FieldState::kHasHost) return &errors::kDuplicateHost;
+    s.flags |= FieldState::kHasHost;
     s.host = value;
     // Scanned up to readable_end rather than the value's end, so that a short host (most are under 16 bytes)
     // takes the 16-byte step: the byte behind the value (CR, SP or HTAB) is no host byte and stops the scan
@@ -134,49 +148,46 @@ const ParseError* note_host(std::string_view value, const char* readable_end, Fi
 
 }  // namespace
 
-const ParseError* note_field(const Header& field, const char* readable_end, FieldState& s) {
-    const std::string_view name = field.name;
-    // Dispatch on length first: most fields are none of these and leave after one switch.
-    switch (name.size()) {
-        case 4:
-            if (equals_lower(name, "host")) return note_host(field.value, readable_end, s);
-            break;
-        case 6:
-            if (equals_lower(name, "expect") && equals_lower(field.value, "100-continue")) s.expect_continue = true;
-            break;
-        case 7:
-            if (equals_lower(name, "upgrade")) s.has_upgrade = true;
-            break;
-        case 10:
-            if (equals_lower(name, "connection")) return note_connection(field.value, s);
-            break;
-        case 14:
-            if (equals_lower(name, "content-length")) return note_content_length(field.value, s);
-            break;
-        case 17:
-            if (equals_lower(name, "transfer-encoding")) note_transfer_encoding(field.value, s);
-            break;
-        default:
+const ParseError* note_framing_field(FramingField kind, const Header& field, const char* readable_end, FieldState& s) {
+    switch (kind) {
+        case FramingField::kHost:
+            return note_host(field.value, readable_end, s);
+        case FramingField::kExpect:
+            if (equals_lower(field.value, "100-continue")) s.flags |= FieldState::kExpectContinue;
+            return nullptr;
+        case FramingField::kUpgrade:
+            s.flags |= FieldState::kHasUpgrade;
+            return nullptr;
+        case FramingField::kConnection:
+            return note_connection(field.value, s);
+        case FramingField::kContentLength:
+            return note_content_length(field.value, s);
+        case FramingField::kTransferEncoding:
+            note_transfer_encoding(field.value, s);
+            return nullptr;
+        case FramingField::kNone:
             break;
     }
     return nullptr;
 }
 
-const ParseError* finish_head(const FieldState& s, const Limits& limits, RequestHead* out) {
+const ParseError* finish_other_head(const FieldState& s, const Limits& limits, RequestHead* out) {
     const bool http11 = out->version == Version::kHttp11;
-    if (http11 && !s.has_host) return &errors::kMissingHost;
     if (out->target_form == TargetForm::kOrigin || out->target_form == TargetForm::kAsterisk) out->host = s.host;
+    const auto has = [&](std::uint16_t bit) { return (s.flags & bit) != 0; };
+    if (http11 && !has(FieldState::kHasHost)) return &errors::kMissingHost;
 
-    if (s.has_transfer_encoding) {
+    if (has(FieldState::kHasTransferEncoding)) {
         // RFC 9112 §6.1: HTTP/1.0 with Transfer-Encoding has faulty framing; §6.3: TE with CL is smuggling.
         if (!http11) return &errors::kTransferEncodingHttp10;
-        if (s.has_content_length) return &errors::kLengthAndChunked;
-        if (s.te_invalid || s.te_codings == 0 || s.te_chunked > 1) return &errors::kBadTransferEncoding;
-        if (!s.te_chunked_last) return &errors::kChunkedNotFinal;
-        if (s.te_other) return &errors::kUnsupportedTransferCoding;  // gzip etc. before chunked: not decoded here
+        if (has(FieldState::kHasContentLength)) return &errors::kLengthAndChunked;
+        if (has(FieldState::kTeInvalid) || s.te_codings == 0 || s.te_chunked > 1) return &errors::kBadTransferEncoding;
+        if (!has(FieldState::kTeChunkedLast)) return &errors::kChunkedNotFinal;
+        // gzip etc. before chunked: not decoded here.
+        if (has(FieldState::kTeOther)) return &errors::kUnsupportedTransferCoding;
         out->body_kind = BodyKind::kChunked;
         out->content_length = 0;
-    } else if (s.has_content_length) {
+    } else if (has(FieldState::kHasContentLength)) {
         if (s.content_length > limits.max_body) return &errors::kBodyTooLarge;
         out->body_kind = BodyKind::kContentLength;
         out->content_length = s.content_length;
@@ -184,9 +195,10 @@ const ParseError* finish_head(const FieldState& s, const Limits& limits, Request
         out->body_kind = BodyKind::kNone;
         out->content_length = 0;
     }
-    out->keep_alive = http11 ? !s.conn_close : (s.conn_keep_alive && !s.conn_close);
-    out->expect_continue = http11 && s.expect_continue;  // RFC 9110 §10.1.1: ignored for HTTP/1.0
-    out->upgrade = http11 && s.conn_upgrade && s.has_upgrade;
+    const bool close = has(FieldState::kConnClose);
+    out->keep_alive = http11 ? !close : (has(FieldState::kConnKeepAlive) && !close);
+    out->expect_continue = http11 && has(FieldState::kExpectContinue);  // RFC 9110 §10.1.1: ignored for HTTP/1.0
+    out->upgrade = http11 && has(FieldState::kConnUpgrade) && has(FieldState::kHasUpgrade);
     return nullptr;
 }
 

@@ -2,6 +2,9 @@
 #include "http/h1/parser.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
 #include <cstring>
 
 #include "http/h1/char_class.h"
@@ -39,25 +42,41 @@ Outcome fail(const ParseError& e) {
     return &e;
 }
 
-// "HTTP/" DIGIT "." DIGIT CRLF at p; advances p past the CRLF.
-Outcome parse_version(const char*& p, Window w, const ParseError& more_error, RequestHead* out) {
-    if (w.stop - p >= 10 && p[8] == '\r' && p[9] == '\n') {
-        // One 8-byte compare for the two versions in use (memcpy compiles to a load).
-        std::uint64_t word;
-        std::memcpy(&word, p, 8);
-        std::uint64_t v11;
-        std::uint64_t v10;
-        std::memcpy(&v11, "HTTP/1.1", 8);
-        std::memcpy(&v10, "HTTP/1.0", 8);
-        if (word == v11 || word == v10) {
-            out->version = word == v11 ? Version::kHttp11 : Version::kHttp10;
-            p += 10;
-            return nullptr;
-        }
-    }
+// Running out of bytes in window `w`: need more, or the limit's error when the limit ended the window.
+Outcome more(Window w, const ParseError& limit_error) {
+    return w.limited ? &limit_error : &kNeedMore;
+}
+
+// Unaligned loads for word compares (memcpy compiles to one load).
+template <typename T>
+T load(const char* p) {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return v;
+}
+template <typename T, std::size_t N>
+constexpr T word(const char (&s)[N]) {
+    static_assert(N == sizeof(T) + 1);
+    std::array<char, sizeof(T)> a{};
+    for (std::size_t i = 0; i < sizeof(T); ++i)
+        a[i] = s[i];
+    return std::bit_cast<T>(a);
+}
+constexpr auto kCrLf = word<std::uint16_t>("\r\n");
+constexpr auto kGetSp = word<std::uint32_t>("GET ");
+constexpr auto kHttp11 = word<std::uint64_t>("HTTP/1.1");
+constexpr auto kHttp10 = word<std::uint64_t>("HTTP/1.0");
+
+// Space and HTAB are the only bytes at or below 0x20 in a field value the value scan accepted.
+bool is_ows_in_value(char c) {
+    return static_cast<unsigned char>(c) <= 0x20;
+}
+
+// "HTTP/" DIGIT "." DIGIT CRLF at p, any but the two versions in use; advances p past the CRLF.
+Outcome parse_other_version(const char*& p, Window w, RequestHead* out) {
     static constexpr char kPattern[] = "HTTP/#.#\r\n";  // '#' is a digit
     for (int i = 0; i < 10; ++i) {
-        if (p + i >= w.stop) return w.limited ? &more_error : &kNeedMore;
+        if (p + i >= w.stop) return more(w, errors::kRequestLineTooLong);
         const char c = p[i];
         const char want = kPattern[i];
         if (i == 5 && detail::is_digit(static_cast<unsigned char>(c)) && c != '1') {
@@ -75,24 +94,44 @@ Outcome parse_version(const char*& p, Window w, const ParseError& more_error, Re
     return nullptr;
 }
 
-// method SP request-target SP HTTP-version CRLF, after any empty lines. Advances p past the CRLF.
-Outcome parse_request_line(const char*& p, Window w, RequestHead* out) {
-    const auto more = [&] { return w.limited ? &errors::kRequestLineTooLong : &kNeedMore; };
+// "HTTP/" DIGIT "." DIGIT CRLF at p; advances p past the CRLF.
+Outcome parse_version(const char*& p, Window w, RequestHead* out) {
+    if (w.stop - p >= 10 && load<std::uint16_t>(p + 8) == kCrLf) {
+        const auto version = load<std::uint64_t>(p);  // one compare for each of the two versions in use
+        if (version == kHttp11 || version == kHttp10) {
+            out->version = version == kHttp11 ? Version::kHttp11 : Version::kHttp10;
+            p += 10;
+            return nullptr;
+        }
+    }
+    return parse_other_version(p, w, out);
+}
+
+// Empty lines (CRLF) before the request line; p is at a CR.
+Outcome skip_empty_lines(const char*& p, Window w) {
     while (p < w.stop && *p == '\r') {
-        if (p + 1 >= w.stop) return more();
+        if (p + 1 >= w.stop) return more(w, errors::kRequestLineTooLong);
         if (p[1] != '\n') return &errors::kBadLineEnding;
         p += 2;
     }
-    if (p >= w.stop) return more();
+    return nullptr;
+}
+
+// method SP request-target SP HTTP-version CRLF, after any empty lines. Advances p past the CRLF.
+Outcome parse_request_line(const char*& p, Window w, RequestHead* out) {
+    if (p < w.stop && *p == '\r') {
+        if (Outcome o = skip_empty_lines(p, w)) return o;
+    }
+    if (p >= w.stop) return more(w, errors::kRequestLineTooLong);
 
     const char* method = p;
-    if (w.stop - p >= 4 && std::memcmp(p, "GET ", 4) == 0) {
+    if (w.stop - p >= 4 && load<std::uint32_t>(p) == kGetSp) {
         out->method = {method, 3};  // the common case, one 4-byte compare
         out->method_id = Method::kGet;
         p += 4;
     } else {
         p = scan_class(p, w.stop, kTchar);
-        if (p >= w.stop) return more();
+        if (p >= w.stop) return more(w, errors::kRequestLineTooLong);
         if (*p != ' ' || p == method) return fail(*p == '\n' ? errors::kBadLineEnding : errors::kBadMethod);
         out->method = {method, static_cast<std::size_t>(p - method)};
         out->method_id = detail::classify_method(out->method);
@@ -101,17 +140,22 @@ Outcome parse_request_line(const char*& p, Window w, RequestHead* out) {
 
     const char* target = p;
     p = scan_class_fast<detail::TargetFast>(p, w.stop, detail::kPathChar);  // the first '?' splits path and query
-    const char* question = p < w.stop && *p == '?' ? p : nullptr;
-    if (question != nullptr) p = scan_class_fast<detail::TargetFast>(p + 1, w.stop, kTargetChar);
+    const char* question = nullptr;
+    if (p < w.stop && *p == '?') {
+        question = p;
+        p = scan_class_fast<detail::TargetFast>(p + 1, w.stop, kTargetChar);
+    }
     bool has_brackets = false;
     if (p < w.stop && (*p == '[' || *p == ']')) {
         // Rare: an IPv6 literal in an absolute-form or authority-form target; split_target checks placement.
         has_brackets = true;
         p = scan_class(p, w.stop, kTargetChar | detail::kHostChar);
     }
-    if (p >= w.stop) return more();
-    if (p != target && (*p == '\r' || *p == '\n')) return &errors::kBadRequestLine;  // no HTTP/0.9
-    if (*p != ' ' || p == target) return &errors::kBadTarget;
+    if (p >= w.stop) return more(w, errors::kRequestLineTooLong);
+    if (*p != ' ' || p == target) {
+        if (p != target && (*p == '\r' || *p == '\n')) return &errors::kBadRequestLine;  // no HTTP/0.9
+        return &errors::kBadTarget;
+    }
     const char* target_end = p++;
     out->target = {target, static_cast<std::size_t>(target_end - target)};
     if (*target == '/' && !has_brackets && out->method_id != Method::kConnect) {
@@ -122,20 +166,35 @@ Outcome parse_request_line(const char*& p, Window w, RequestHead* out) {
         out->query = question != nullptr
                          ? std::string_view(question + 1, static_cast<std::size_t>(target_end - question - 1))
                          : std::string_view();
-        return parse_version(p, w, errors::kRequestLineTooLong, out);
+        return parse_version(p, w, out);
     }
-    if (Outcome o = parse_version(p, w, errors::kRequestLineTooLong, out)) return o;
+    if (Outcome o = parse_version(p, w, out)) return o;
     return detail::split_target(has_brackets, out);
+}
+
+// The value of a Host field line after the colon when it is made of the common Host bytes up to its CRLF, the
+// usual case: one scan checks it both as a field value and as a Host. Empty for any other shape (then the
+// general path checks the field); `end` is at the CR.
+struct PlainHost {
+    const char* begin = nullptr;
+    const char* end = nullptr;
+};
+
+PlainHost scan_plain_host(const char* value, const char* stop) {
+    if (value < stop && *value == ' ') ++value;
+    const char* end = scan_class_fast<detail::HostFast>(value, stop, detail::kHostChar);
+    if (stop - end >= 2 && load<std::uint16_t>(end) == kCrLf) return {value, end};
+    return {};
 }
 
 // field-line CRLF ... CRLF. Stores the fields in headers[0, max) and notes framing fields in `state`.
 Outcome parse_fields(const char*& p, Window w, Header* headers, std::size_t max, std::size_t& count,
                      detail::FieldState& state) {
-    const auto more = [&] { return w.limited ? &errors::kHeadersTooLarge : &kNeedMore; };
+    const char* const stop = w.stop;
     for (;;) {
-        if (p >= w.stop) return more();
+        if (p >= stop) return more(w, errors::kHeadersTooLarge);
         if (*p == '\r') {
-            if (p + 1 >= w.stop) return more();
+            if (p + 1 >= stop) return more(w, errors::kHeadersTooLarge);
             if (p[1] != '\n') return &errors::kBadLineEnding;
             p += 2;
             return nullptr;
@@ -144,33 +203,49 @@ Outcome parse_fields(const char*& p, Window w, Header* headers, std::size_t max,
         if (*p == ' ' || *p == '\t') return &errors::kObsFold;
 
         const char* name = p;
-        p = scan_class_fast<detail::TokenFast>(p, w.stop, kTchar);
-        if (p >= w.stop) return more();
+        p = scan_class_fast<detail::TokenFast>(p, stop, kTchar);
+        if (p >= stop) return more(w, errors::kHeadersTooLarge);
         if (*p != ':' || p == name) {
             if (p != name && (*p == ' ' || *p == '\t')) return &errors::kSpaceBeforeColon;
             return fail(*p == '\n' ? errors::kBadLineEnding : errors::kBadHeaderName);
         }
-        const auto name_len = static_cast<std::size_t>(p - name);
-        ++p;
-        while (p < w.stop && (*p == ' ' || *p == '\t'))
-            ++p;
+        const std::string_view name_view(name, static_cast<std::size_t>(p - name));
+        const detail::FramingField kind = detail::classify_field(name_view);
+        const char* const colon = p;
 
-        const char* value = p;
-        p = scan_field_value(p, w.stop);
-        if (p >= w.stop) return more();
+        if (kind == detail::FramingField::kHost) {
+            if (const PlainHost host = scan_plain_host(colon + 1, stop); host.end != nullptr) {
+                if (count == max) return &errors::kTooManyHeaders;
+                Header& h = headers[count++];
+                h.name = name_view;
+                h.value = {host.begin, static_cast<std::size_t>(host.end - host.begin)};
+                if (Outcome o = detail::note_checked_host(h.value, state)) return o;
+                p = host.end + 2;
+                continue;
+            }
+        }
+
+        // OWS around the value is field bytes to the scan, and trimmed once the line is known to be whole.
+        p = scan_field_value(colon + 1, stop);
+        if (p >= stop) return more(w, errors::kHeadersTooLarge);
         if (*p != '\r') return fail(*p == '\n' ? errors::kBadLineEnding : errors::kBadHeaderValue);
-        if (p + 1 >= w.stop) return more();
+        if (p + 1 >= stop) return more(w, errors::kHeadersTooLarge);
         if (p[1] != '\n') return &errors::kBadLineEnding;
+        const char* value = colon + 1;
         const char* value_end = p;
-        while (value_end > value && (value_end[-1] == ' ' || value_end[-1] == '\t'))
+        while (value < value_end && is_ows_in_value(*value))
+            ++value;
+        while (value_end > value && is_ows_in_value(value_end[-1]))
             --value_end;
         p += 2;
 
         if (count == max) return &errors::kTooManyHeaders;
         Header& h = headers[count++];
-        h.name = {name, name_len};
+        h.name = name_view;
         h.value = {value, static_cast<std::size_t>(value_end - value)};
-        if (Outcome o = detail::note_field(h, w.stop, state)) return o;
+        if (kind != detail::FramingField::kNone) {
+            if (Outcome o = detail::note_framing_field(kind, h, stop, state)) return o;
+        }
     }
 }
 
