@@ -29,8 +29,8 @@ struct Window {
 };
 
 Window window(const char* from, const char* end, std::size_t limit) {
-    const auto avail = static_cast<std::size_t>(end - from);
-    return avail >= limit ? Window{from + limit, true} : Window{end, false};
+    if (static_cast<std::size_t>(end - from) < limit) return {end, false};
+    return {from + limit, true};
 }
 
 // The stages return nullptr when done, &kNeedMore when the bytes end too early, or the error: a pointer in a
@@ -158,18 +158,18 @@ Outcome parse_request_line(const char*& p, Window w, RequestHead* out) {
     }
     const char* target_end = p++;
     out->target = {target, static_cast<std::size_t>(target_end - target)};
-    if (*target == '/' && !has_brackets && out->method_id != Method::kConnect) {
-        // origin-form, split while scanning: the common case needs no second look at the target.
+    // origin-form is split while scanning: the common case needs no second look at the target.
+    const bool origin_form = *target == '/' && !has_brackets && out->method_id != Method::kConnect;
+    if (origin_form) {
         out->target_form = TargetForm::kOrigin;
         const char* path_end = question != nullptr ? question : target_end;
         out->path = {target, static_cast<std::size_t>(path_end - target)};
         out->query = question != nullptr
                          ? std::string_view(question + 1, static_cast<std::size_t>(target_end - question - 1))
                          : std::string_view();
-        return parse_version(p, w, out);
     }
     if (Outcome o = parse_version(p, w, out)) return o;
-    return detail::split_target(has_brackets, out);
+    return origin_form ? nullptr : detail::split_target(has_brackets, out);
 }
 
 // The value of a Host field line after the colon when it is made of the common Host bytes up to its CRLF, the
@@ -187,20 +187,30 @@ PlainHost scan_plain_host(const char* value, const char* stop) {
     return {};
 }
 
+// Why a field value scan did not end at a CRLF: need more bytes, or the error.
+Outcome bad_value_end(const char* p, Window w) {
+    if (p >= w.stop) return more(w, errors::kHeadersTooLarge);
+    if (*p != '\r') return fail(*p == '\n' ? errors::kBadLineEnding : errors::kBadHeaderValue);
+    if (p + 1 >= w.stop) return more(w, errors::kHeadersTooLarge);
+    return &errors::kBadLineEnding;
+}
+
 // field-line CRLF ... CRLF. Stores the fields in headers[0, max) and notes framing fields in `state`.
 Outcome parse_fields(const char*& p, Window w, Header* headers, std::size_t max, std::size_t& count,
                      detail::FieldState& state) {
     const char* const stop = w.stop;
     for (;;) {
         if (p >= stop) return more(w, errors::kHeadersTooLarge);
-        if (*p == '\r') {
-            if (p + 1 >= stop) return more(w, errors::kHeadersTooLarge);
-            if (p[1] != '\n') return &errors::kBadLineEnding;
-            p += 2;
-            return nullptr;
+        if (static_cast<unsigned char>(*p) <= ' ') {  // one compare for CR, SP and HTAB (other CTLs: bad name)
+            if (*p == '\r') {
+                if (p + 1 >= stop) return more(w, errors::kHeadersTooLarge);
+                if (p[1] != '\n') return &errors::kBadLineEnding;
+                p += 2;
+                return nullptr;
+            }
+            // RFC 9112 §5.2 obs-fold, and §2.2 whitespace before the first field: both refused.
+            if (*p == ' ' || *p == '\t') return &errors::kObsFold;
         }
-        // RFC 9112 §5.2 obs-fold, and §2.2 whitespace before the first field: both refused.
-        if (*p == ' ' || *p == '\t') return &errors::kObsFold;
 
         const char* name = p;
         p = scan_class_fast<detail::TokenFast>(p, stop, kTchar);
@@ -227,10 +237,7 @@ Outcome parse_fields(const char*& p, Window w, Header* headers, std::size_t max,
 
         // OWS around the value is field bytes to the scan, and trimmed once the line is known to be whole.
         p = scan_field_value(colon + 1, stop);
-        if (p >= stop) return more(w, errors::kHeadersTooLarge);
-        if (*p != '\r') return fail(*p == '\n' ? errors::kBadLineEnding : errors::kBadHeaderValue);
-        if (p + 1 >= stop) return more(w, errors::kHeadersTooLarge);
-        if (p[1] != '\n') return &errors::kBadLineEnding;
+        if (stop - p < 2 || load<std::uint16_t>(p) != kCrLf) return bad_value_end(p, w);
         const char* value = colon + 1;
         const char* value_end = p;
         while (value < value_end && is_ows_in_value(*value))
