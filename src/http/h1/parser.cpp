@@ -117,6 +117,39 @@ Outcome skip_empty_lines(const char*& p, Window w) {
     return nullptr;
 }
 
+// path and query of an origin-form target [target, end) whose first '?', if any, is at `question`.
+void set_path_query(const char* target, const char* question, const char* end, RequestHead* out) {
+    const char* path_end = question != nullptr ? question : end;
+    out->path = {target, static_cast<std::size_t>(path_end - target)};
+    out->query = question != nullptr ? std::string_view(question + 1, static_cast<std::size_t>(end - question - 1))
+                                     : std::string_view();
+}
+
+// The rest of a request-target that is not a plain origin-form one (an IPv6 literal, another form, or an error),
+// p after its path and query, through the SP after it. Splits an origin-form target (then sets `origin_form`);
+// the other forms are left to split_target, after the version.
+Outcome parse_other_target(const char*& p, Window w, const char* target, const char* question, RequestHead* out,
+                           bool& origin_form, bool& has_brackets) {
+    if (p < w.stop && (*p == '[' || *p == ']')) {
+        // Rare: an IPv6 literal in an absolute-form or authority-form target; split_target checks placement.
+        has_brackets = true;
+        p = scan_class(p, w.stop, kTargetChar | detail::kHostChar);
+    }
+    if (p >= w.stop) return more(w, errors::kRequestLineTooLong);
+    if (*p != ' ' || p == target) {
+        if (p != target && (*p == '\r' || *p == '\n')) return &errors::kBadRequestLine;  // no HTTP/0.9
+        return &errors::kBadTarget;
+    }
+    const char* target_end = p++;
+    out->target = {target, static_cast<std::size_t>(target_end - target)};
+    origin_form = *target == '/' && !has_brackets && out->method_id != Method::kConnect;
+    if (origin_form) {
+        out->target_form = TargetForm::kOrigin;
+        set_path_query(target, question, target_end, out);
+    }
+    return nullptr;
+}
+
 // method SP request-target SP HTTP-version CRLF, after any empty lines. Advances p past the CRLF.
 Outcome parse_request_line(const char*& p, Window w, RequestHead* out) {
     if (p < w.stop && *p == '\r') {
@@ -145,28 +178,16 @@ Outcome parse_request_line(const char*& p, Window w, RequestHead* out) {
         question = p;
         p = scan_class_fast<detail::TargetFast>(p + 1, w.stop, kTargetChar);
     }
+    bool origin_form = p < w.stop && *p == ' ' && p != target && *target == '/' && out->method_id != Method::kConnect;
     bool has_brackets = false;
-    if (p < w.stop && (*p == '[' || *p == ']')) {
-        // Rare: an IPv6 literal in an absolute-form or authority-form target; split_target checks placement.
-        has_brackets = true;
-        p = scan_class(p, w.stop, kTargetChar | detail::kHostChar);
-    }
-    if (p >= w.stop) return more(w, errors::kRequestLineTooLong);
-    if (*p != ' ' || p == target) {
-        if (p != target && (*p == '\r' || *p == '\n')) return &errors::kBadRequestLine;  // no HTTP/0.9
-        return &errors::kBadTarget;
-    }
-    const char* target_end = p++;
-    out->target = {target, static_cast<std::size_t>(target_end - target)};
-    // origin-form is split while scanning: the common case needs no second look at the target.
-    const bool origin_form = *target == '/' && !has_brackets && out->method_id != Method::kConnect;
     if (origin_form) {
+        // An origin-form target, the common case: split as it was scanned.
+        out->target = {target, static_cast<std::size_t>(p - target)};
         out->target_form = TargetForm::kOrigin;
-        const char* path_end = question != nullptr ? question : target_end;
-        out->path = {target, static_cast<std::size_t>(path_end - target)};
-        out->query = question != nullptr
-                         ? std::string_view(question + 1, static_cast<std::size_t>(target_end - question - 1))
-                         : std::string_view();
+        set_path_query(target, question, p, out);
+        ++p;
+    } else if (Outcome o = parse_other_target(p, w, target, question, out, origin_form, has_brackets)) {
+        return o;
     }
     if (Outcome o = parse_version(p, w, out)) return o;
     return origin_form ? nullptr : detail::split_target(has_brackets, out);
