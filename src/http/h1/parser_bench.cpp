@@ -11,7 +11,24 @@ namespace {
 
 using namespace slipstream::http::h1;
 
+// What wrk sends: the request the server's hello benchmark is measured with.
+const std::string kWrkGet = "GET /hello HTTP/1.1\r\nHost: 127.0.0.1:18101\r\n\r\n";
+
 const std::string kSmallGet = "GET /users/42?fields=name HTTP/1.1\r\nHost: api.example.com\r\nAccept: */*\r\n\r\n";
+
+// An API client (curl or an SDK) with 9 fields.
+const std::string kApiGet =
+    "GET /api/v1/users/42?include=profile&limit=10 HTTP/1.1\r\n"
+    "Host: api.example.com\r\n"
+    "User-Agent: curl/8.5.0\r\n"
+    "Accept: application/json\r\n"
+    "Accept-Encoding: gzip, deflate, br\r\n"
+    "Accept-Language: en-US,en;q=0.9\r\n"
+    "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl\r\n"
+    "X-Request-Id: 7f3c2a9e-1b4d-4e8f-9a6b-0c1d2e3f4a5b\r\n"
+    "Connection: keep-alive\r\n"
+    "Cookie: session=0123456789abcdef; theme=dark\r\n"
+    "\r\n";
 
 const std::string kBrowserGet =
     "GET /static/app.js?v=20240101 HTTP/1.1\r\n"
@@ -46,8 +63,14 @@ void parse_head(benchmark::State& state, const std::string& request) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * request.size()));
 }
 
+void BM_WrkGet(benchmark::State& state) {
+    parse_head(state, kWrkGet);
+}
 void BM_SmallGet(benchmark::State& state) {
     parse_head(state, kSmallGet);
+}
+void BM_ApiGet(benchmark::State& state) {
+    parse_head(state, kApiGet);
 }
 void BM_BrowserGet(benchmark::State& state) {
     parse_head(state, kBrowserGet);
@@ -73,7 +96,9 @@ void BM_ChunkedPost(benchmark::State& state) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * kChunkedPost.size()));
 }
 
+BENCHMARK(BM_WrkGet);
 BENCHMARK(BM_SmallGet);
+BENCHMARK(BM_ApiGet);
 BENCHMARK(BM_BrowserGet);
 BENCHMARK(BM_ChunkedPost);
 
