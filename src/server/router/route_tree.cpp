@@ -15,16 +15,6 @@ struct RouteTree::Walk {
 
 WalkResult RouteTree::walk(Method method, std::string_view path, RouteMatch* out) const noexcept {
     Walk w{method, out, 0, WalkResult{}};
-    // A pattern without parameters equal to the whole path is where the walk would look first (literal
-    // edges come first at every node): when it serves the method, one probe finds the same route.
-    std::uint32_t literal = static_paths_.find(path);
-    if (literal != StaticPathIndex::kAbsent) {
-        if (accept(literal, w)) {
-            out->param_count = 0;
-            return w.result;
-        }
-        w.result = WalkResult{};
-    }
     // Every pattern starts with '/', so a path that does not matches nothing ("*", "").
     if (!path.empty() && path[0] == '/') visit(0, path, w);
     out->param_count = w.depth;

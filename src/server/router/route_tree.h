@@ -64,9 +64,22 @@ class RouteTree {
     Terminal& insert(const RoutePattern& pattern);
 
     /// Walks `path` in priority order with backtracking; captured values go to out->params.
-    /// Stops at the first matching pattern that serves `method` (HEAD also by GET). A path equal to a
-    /// pattern without parameters is looked up whole first (that pattern is the walk's first candidate).
+    /// Stops at the first matching pattern that serves `method` (HEAD also by GET).
     WalkResult walk(Method method, std::string_view path, RouteMatch* out) const noexcept;
+
+    /// The route of the pattern without parameters equal to the whole `path` when it serves `method` (HEAD
+    /// also by GET: then `implicit_head` is set), else kNone. That pattern is where walk() looks first (literal
+    /// edges come first at every node), so a hit is walk()'s answer too, found with one hash probe; a miss
+    /// leaves the answer to walk(). Inline: most requests need nothing else.
+    std::uint32_t find_static(Method method, std::string_view path, bool& implicit_head) const noexcept {
+        const std::uint32_t terminal = static_paths_.find(path);
+        if (terminal == StaticPathIndex::kAbsent) return kNone;
+        const Terminal& t = terminals_[terminal];
+        if (t.methods.contains(method)) return t.routes[static_cast<std::size_t>(method)];
+        if (method != Method::kHead || !t.methods.contains(Method::kGet)) return kNone;
+        implicit_head = true;
+        return t.routes[static_cast<std::size_t>(Method::kGet)];
+    }
 
   private:
     struct Walk;

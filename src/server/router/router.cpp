@@ -33,7 +33,14 @@ void Router::add(Method method, std::string_view pattern, RouteId id) {
 }
 
 MatchOutcome Router::match(Method method, std::string_view path, RouteMatch* out) const noexcept {
-    detail::WalkResult r = tree_.walk(method, path, out);
+    // An exact static path that serves the method: one probe, no walk (walk() would find the same route first).
+    detail::WalkResult r;
+    r.route = tree_.find_static(method, path, r.implicit_head);
+    if (r.route != detail::kNone) {
+        out->param_count = 0;
+    } else {
+        r = tree_.walk(method, path, out);
+    }
     if (r.route != detail::kNone) {
         const RouteInfo& route = routes_[r.route];
         out->route_id = route.id;
