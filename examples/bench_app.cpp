@@ -66,10 +66,10 @@ slipstream::RouteSpec params_spec() {
 void add_routes(slipstream::App& app) {
     using slipstream::Request;
     using slipstream::Response;
-    app.get("/hello", [](Request&) { return Response::json(R"({"message":"hello"})"); });
+    app.get("/hello", [](Request&) { return Response::static_json(R"({"message":"hello"})"); });
     app.post("/echo", [](Request& req) {
         auto body = slipstream::json_reformat(req.body());
-        if (!body) return Response::json(R"({"detail":"invalid JSON body"})", 400);
+        if (!body) return Response::static_json(R"({"detail":"invalid JSON body"})", 400);
         return Response::json(std::move(*body));
     });
     app.route(

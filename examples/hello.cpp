@@ -16,7 +16,7 @@ namespace {
 
 // Plain request/response routes: /hello, /echo, /delay/{ms}.
 void add_routes(slipstream::App& app) {
-    app.get("/hello", [](slipstream::Request&) { return slipstream::Response::json(R"({"message":"hello"})"); });
+    app.get("/hello", [](slipstream::Request&) { return slipstream::Response::static_json(R"({"message":"hello"})"); });
     app.post("/echo", [](slipstream::Request& req) {
         std::string error;
         auto body = slipstream::json_reformat(req.body(), &error);
@@ -34,7 +34,7 @@ void add_routes(slipstream::App& app) {
     app.route_async("GET", "/delay/{ms:int}", [](slipstream::Request& req, slipstream::Responder responder) {
         long ms = std::strtol(std::string(*req.path_param("ms")).c_str(), nullptr, 10);
         if (ms < 0 || ms > 10'000) {
-            responder.send(slipstream::Response::json(R"({"detail":"ms must be within 0..10000"})", 400));
+            responder.send(slipstream::Response::static_json(R"({"detail":"ms must be within 0..10000"})", 400));
             return;
         }
         std::thread([ms, r = std::move(responder)]() mutable {

@@ -103,8 +103,13 @@ struct Response {
     std::string body;
     /// Content-Type of the body; empty means none is sent.
     ContentType content_type;
-    /// When set, the body is this file region and `body` is ignored (see FileBody).
+    /// When set, the body is this file region and `body` and `static_body` are ignored (see FileBody).
     std::optional<FileBody> file_body;
+    /// When set (a non-null view, possibly empty), the body is these bytes, sent without an owned copy:
+    /// nothing is allocated or copied into `body`. The bytes must outlive the response, so they belong to
+    /// static storage (a string literal, a constant that lives as long as the program). `body` is then
+    /// ignored. Set by static_json() and static_text(); read through body_bytes().
+    std::string_view static_body;
 
     Response() = default;
     explicit Response(int status_code) : status(status_code) {}
@@ -123,6 +128,21 @@ struct Response {
         r.content_type = ContentType::constant("text/plain; charset=utf-8");
         return r;
     }
+    /// As json(), for JSON text of static storage duration (a string literal): the body is `body` itself,
+    /// never copied or allocated per response (see static_body). The bytes must outlive the response.
+    static Response static_json(std::string_view body, int status_code = 200) {
+        Response r(status_code);
+        r.static_body = body.data() != nullptr ? body : std::string_view("");
+        r.content_type = ContentType::constant("application/json");
+        return r;
+    }
+    /// As text(), for text of static storage duration (see static_json()).
+    static Response static_text(std::string_view body, int status_code = 200) {
+        Response r(status_code);
+        r.static_body = body.data() != nullptr ? body : std::string_view("");
+        r.content_type = ContentType::constant("text/plain; charset=utf-8");
+        return r;
+    }
     /// A file region as the body (see FileBody); `content_type` empty means none is sent.
     static Response file(std::string path, std::uint64_t offset = 0, std::uint64_t length = FileBody::kToEnd,
                          std::string content_type = {}, int status_code = 200) {
@@ -130,6 +150,14 @@ struct Response {
         r.file_body = FileBody{std::move(path), offset, length};
         r.content_type = std::move(content_type);
         return r;
+    }
+    /// The body's bytes: `static_body` when set, else `body` (a file body is not among them).
+    std::string_view body_bytes() const { return static_body.data() != nullptr ? static_body : std::string_view(body); }
+    /// Copies a static body into `body` and clears `static_body`, for code that edits or takes `body`.
+    void own_body() {
+        if (static_body.data() == nullptr) return;
+        body.assign(static_body);
+        static_body = {};
     }
     Response& with_header(std::string name, std::string value) {
         headers.emplace_back(std::move(name), std::move(value));

@@ -116,7 +116,9 @@ void Connection::process(std::string_view data, bool from_scratch) {
     if (requests_ == 0 && phase_ == Phase::kHead && !ws_ && !h2_ && start_h2c(data, from_scratch)) return;
     std::size_t off = 0;
     while (!closed_ && reading_ && !close_after_write_ && off < data.size()) {
-        if (slots_.size() >= worker_.options().max_pipelined || out_.size() >= output_limit()) {
+        // An empty deque's size() is still a computation: the keep-alive case (no slot) skips it.
+        const std::size_t pending = slots_.empty() ? 0 : slots_.size();
+        if (pending >= worker_.options().max_pipelined || out_.size() >= output_limit()) {
             set_reading(false);  // resumes when responses drained
             break;
         }
@@ -240,16 +242,20 @@ void Connection::dispatch(const h1::RequestHead& head, std::string_view body) {
     if (head.upgrade && upgrade_h2c(head, body)) return;  // "Upgrade: h2c" (connection_h2.cpp)
     const ServerOptions& opts = worker_.options();
     bool keep_alive = head.keep_alive && !worker_.draining() && requests_ < opts.max_requests_per_connection;
-    RequestInput in;
-    in.method = head.method;
-    in.method_id = to_router_method(head.method_id, head.method);
-    in.target = head.target;
-    in.path = head.path;
-    in.query = head.query;
-    in.headers = head.headers;
-    in.body = body;
-    in.version = head.version;
-    in.peer = &peer_;
+    // Built in place, each member written once (find_request_fields sets the last three).
+    RequestInput in{.method = head.method,
+                    .method_id = to_router_method(head.method_id, head.method),
+                    .target = head.target,
+                    .path = head.path,
+                    .query = head.query,
+                    .headers = head.headers,
+                    .body = body,
+                    .version = head.version,
+                    .http2 = false,
+                    .peer = &peer_,
+                    .client_request_id = {},
+                    .traceparent = {},
+                    .content_encoding = false};
     find_request_fields(in);
     RequestPipeline pipeline(worker_);
     PipelineRequest req;
@@ -269,7 +275,7 @@ void Connection::dispatch(const h1::RequestHead& head, std::string_view body) {
             upgrade_websocket(head, req.state, *req.entry, req.record, ctx);
             return;
         case NextStep::kSync:
-            answer_now(pipeline.call(req), ctx, req.record);
+            answer_now(pipeline.call(req, true), ctx, req.record);
             return;
         case NextStep::kAsync:
             dispatch_async(pipeline, req, ctx);
@@ -460,8 +466,7 @@ void Connection::end_event_stream(slipstream::detail::PendingResponse& pending) 
     keep->cancel();
 }
 
-void Connection::update_stream_backlogs() {
-    if (slots_.empty()) return;  // the keep-alive common case: no deque walk
+void Connection::update_slot_backlogs() {
     std::size_t ahead = out_.size();
     for (Slot& s : slots_) {
         ahead += s.bytes.size();

@@ -118,7 +118,11 @@ class Connection final : public net::IoHandler, private WebSocketTransport {
     // Drain: ends an event stream cleanly (final chunk) and cancels its producer.
     void end_event_stream(slipstream::detail::PendingResponse& pending);
     // Flow control: tells each unfinished response how much unsent output is ahead of (and includes) it.
-    void update_stream_backlogs();
+    // Inline: the keep-alive common case (no slot) is one test, no call.
+    void update_stream_backlogs() {
+        if (!slots_.empty()) update_slot_backlogs();
+    }
+    void update_slot_backlogs();
     // The bytes of `slot`'s response the socket took (what the access log reports for a cut response).
     std::size_t written_bytes(const Slot& slot) const;
     void on_eof();

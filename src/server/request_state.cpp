@@ -1,18 +1,10 @@
 // Detaching a request from the connection's buffers.
 #include "server/request_state.h"
 
+#include <cstring>
+#include <new>
+
 namespace slipstream::detail {
-namespace {
-
-// Copies `view` to the end of `storage` (reserved beforehand, so no reallocation moves earlier copies).
-std::string_view keep(std::string& storage, std::string_view view) {
-    if (view.empty()) return {};
-    std::size_t at = storage.size();
-    storage.append(view);
-    return {storage.data() + at, view.size()};
-}
-
-}  // namespace
 
 void RequestState::detach() {
     std::size_t total = method.size() + target.size() + path.size() + query.size() + body.size() + request_id.size() +
@@ -21,25 +13,34 @@ void RequestState::detach() {
         total += h.name.size() + h.value.size();
     for (std::size_t i = 0; i < match.param_count; ++i)
         total += match.params[i].value.size();
-    storage_.clear();
-    storage_.reserve(total);
-    method = keep(storage_, method);
-    target = keep(storage_, target);
-    path = keep(storage_, path);
-    query = keep(storage_, query);
-    body = keep(storage_, body);
-    request_id = keep(storage_, request_id);
+    // One block: the header array first (new[] aligns it for any type), then the bytes. The views are copied
+    // before the block replaces an earlier one, so detaching twice is safe.
+    const std::size_t header_bytes = headers.size() * sizeof(http::h1::Header);
+    auto block = std::make_unique_for_overwrite<std::byte[]>(header_bytes + total);
+    char* next = reinterpret_cast<char*>(block.get() + header_bytes);
+    const auto keep = [&next](std::string_view view) -> std::string_view {
+        if (view.empty()) return {};
+        std::memcpy(next, view.data(), view.size());
+        next += view.size();
+        return {next - view.size(), view.size()};
+    };
+    method = keep(method);
+    target = keep(target);
+    path = keep(path);
+    query = keep(query);
+    body = keep(body);
+    request_id = keep(request_id);
     std::size_t trace_offset = trace_id.empty() ? 0 : static_cast<std::size_t>(trace_id.data() - traceparent.data());
-    traceparent = keep(storage_, traceparent);
+    traceparent = keep(traceparent);
     if (!trace_id.empty()) trace_id = traceparent.substr(trace_offset, trace_id.size());
-    owned_headers_.clear();
-    owned_headers_.reserve(headers.size());
-    for (const auto& h : headers)
-        owned_headers_.push_back({keep(storage_, h.name), keep(storage_, h.value)});
-    headers = owned_headers_;
+    auto* owned_headers = reinterpret_cast<http::h1::Header*>(block.get());
+    for (std::size_t i = 0; i < headers.size(); ++i)
+        ::new (static_cast<void*>(owned_headers + i)) http::h1::Header{keep(headers[i].name), keep(headers[i].value)};
+    headers = {owned_headers, headers.size()};
     for (std::size_t i = 0; i < match.param_count; ++i) {
-        match.params[i].value = keep(storage_, match.params[i].value);
+        match.params[i].value = keep(match.params[i].value);
     }
+    owned_ = std::move(block);
 }
 
 }  // namespace slipstream::detail

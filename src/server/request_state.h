@@ -1,11 +1,10 @@
 // RequestState: everything the public Request exposes, as views into the connection's bytes or owned storage.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <span>
-#include <string>
 #include <string_view>
-#include <vector>
 
 #include "base/arena.h"
 #include "http/h1/header.h"
@@ -42,12 +41,13 @@ struct RequestState {
     RequestState(RequestState&&) = default;
     RequestState& operator=(RequestState&&) = default;
 
-    /// Copies every view into owned memory (head, body, headers, parameter values).
+    /// Copies every view into owned memory (head, body, headers, parameter values): one allocation.
     void detach();
 
   private:
-    std::string storage_;
-    std::vector<http::h1::Header> owned_headers_;
+    // Set by detach(): the copied header array, then the bytes every view points into. Null for a request
+    // answered at once, which then constructs and destroys no owned storage.
+    std::unique_ptr<std::byte[]> owned_;
 };
 
 }  // namespace slipstream::detail

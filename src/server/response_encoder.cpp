@@ -20,15 +20,6 @@ namespace h1 = http::h1;
 // The length of the ids RequestIdGenerator makes (a client's X-Request-ID may have another).
 constexpr std::size_t kGeneratedIdSize = 32;
 
-bool fields_valid(const Response& r) {
-    // A ContentType::constant() was checked when the program was compiled.
-    if (!r.content_type.is_constant() && !h1::is_valid_field_value(r.content_type)) return false;
-    for (const auto& [name, value] : r.headers) {
-        if (!h1::validate_field(name, value).is_ok() || h1::is_framing_field(name)) return false;
-    }
-    return true;
-}
-
 char* head_space(void* queue, std::size_t size) {
     return static_cast<OutputQueue*>(queue)->append_space(size);
 }
@@ -94,10 +85,32 @@ bool encode_file_response(Response&& r, const EncodeContext& ctx, OutputQueue& o
     return true;  // the file closes here when nothing of it is sent (HEAD, 304)
 }
 
+// Equality of a short field value and its kept copy without a call: a Date (29 bytes) or a Server value of 8
+// to 32 bytes is two or four overlapping 8-byte loads a side, no loop (bytes_equal's loop and call cost ~45
+// instructions per request for the Date and Server checks of a replay). Always inlined: as a call it cost as
+// much as the compare.
+[[gnu::always_inline]] inline bool same_value(std::string_view a, const std::string& b) {
+    const std::size_t n = a.size();
+    if (n != b.size()) return false;
+    const char* x = a.data();
+    const char* y = b.data();
+    const auto differ = [&](std::size_t at) {
+        return detail::load_bytes<std::uint64_t>(x + at) ^ detail::load_bytes<std::uint64_t>(y + at);
+    };
+    if (n >= 16 && n <= 32) return (differ(0) | differ(8) | differ(n - 16) | differ(n - 8)) == 0;
+    if (n >= 8 && n < 16) return (differ(0) | differ(n - 8)) == 0;
+    return detail::bytes_equal(x, y, n);
+}
+
 }  // namespace
 
-bool response_valid(const Response& r) {
-    return r.status >= 100 && r.status <= 999 && fields_valid(r);
+bool detail::fields_valid(const Response& r) {
+    // A ContentType::constant() was checked when the program was compiled.
+    if (!r.content_type.is_constant() && !h1::is_valid_field_value(r.content_type)) return false;
+    for (const auto& [name, value] : r.headers) {
+        if (!h1::validate_field(name, value).is_ok() || h1::is_framing_field(name)) return false;
+    }
+    return true;
 }
 
 bool encode_response(Response&& response, const EncodeContext& ctx, OutputQueue& out) {
@@ -106,25 +119,32 @@ bool encode_response(Response&& response, const EncodeContext& ctx, OutputQueue&
         return false;
     }
     if (response.file_body) return encode_file_response(std::move(response), ctx, out);
-    // A small body is copied behind the head (same space, one writev entry); a large one is moved in.
-    const bool copy_body = !ctx.head_only && response.body.size() < OutputQueue::kMoveThreshold;
-    const std::string_view content = copy_body ? std::string_view(response.body) : std::string_view();
+    // A small body is copied behind the head (same space, one writev entry); a large one is moved in (a
+    // static one is copied: its bytes are not ours to keep).
+    const std::string_view body = response.body_bytes();
+    const bool copy_body = !ctx.head_only && body.size() < OutputQueue::kMoveThreshold;
+    const std::string_view content = copy_body ? body : std::string_view();
     h1::WrittenHead written = ctx.head_cache != nullptr ? ctx.head_cache->write(response, ctx, content, out)
                                                         : write_head(response, ctx, h1::ResponseFraming::kContentLength,
-                                                                     response.body.size(), out, content);
+                                                                     body.size(), out, content);
     if (written.framing == h1::ResponseFraming::kContentLength && !ctx.head_only && !written.content_written) {
-        out.append(std::move(response.body));
+        if (response.static_body.data() != nullptr) {
+            out.append(body);
+        } else {
+            out.append(std::move(response.body));
+        }
     }
     return true;
 }
 
 h1::WrittenHead HeadCache::write(const Response& r, const EncodeContext& ctx, std::string_view content,
                                  OutputQueue& out) {
-    if (!r.headers.empty()) return write_head(r, ctx, h1::ResponseFraming::kContentLength, r.body.size(), out, content);
-    if (matches(r, ctx)) {
+    const std::size_t length = r.body_bytes().size();
+    if (!r.headers.empty()) return write_head(r, ctx, h1::ResponseFraming::kContentLength, length, out, content);
+    if (matches(r, length, ctx)) {
         ++replayed_;
     } else {
-        keep(r, ctx);
+        keep(r, length, ctx);
     }
     // The serializer's rule: content goes behind a head whose written framing has a length.
     const bool with_content = framing_ == h1::ResponseFraming::kContentLength && !content.empty();
@@ -140,27 +160,22 @@ h1::WrittenHead HeadCache::write(const Response& r, const EncodeContext& ctx, st
     return {framing_, keep_alive_written_, size, with_content};
 }
 
-bool HeadCache::matches(const Response& r, const EncodeContext& ctx) const {
-    // Inline word compares: std::string_view's == went through an out-of-line compare() and memcmp here,
-    // ~45 instructions each.
-    const auto same = [](std::string_view a, const std::string& b) {
-        return a.size() == b.size() && detail::bytes_equal(a.data(), b.data(), a.size());
-    };
+bool HeadCache::matches(const Response& r, std::uint64_t length, const EncodeContext& ctx) const {
     // A ContentType::constant() views static storage: the same view is the same bytes.
     const std::string_view type = r.content_type.view();
     const bool same_type =
-        type.data() == constant_type_ ? type.size() == content_type_.size() : same(type, content_type_);
-    return !head_.empty() && r.status == status_ && r.body.size() == length_ && ctx.keep_alive == keep_alive_ &&
-           ctx.version == version_ && ctx.request_id.size() == id_size_ && same_type && same(ctx.date, date_) &&
-           same(ctx.server, server_);
+        type.data() == constant_type_ ? type.size() == content_type_.size() : same_value(type, content_type_);
+    return !head_.empty() && r.status == status_ && length == length_ && ctx.keep_alive == keep_alive_ &&
+           ctx.version == version_ && ctx.request_id.size() == id_size_ && same_type && same_value(ctx.date, date_) &&
+           same_value(ctx.server, server_);
 }
 
 // Writes the head (without content) into head_ and notes its inputs.
-void HeadCache::keep(const Response& r, const EncodeContext& ctx) {
+void HeadCache::keep(const Response& r, std::uint64_t length, const EncodeContext& ctx) {
     const h1::WrittenHead written =
-        write_head(r, ctx, h1::ResponseFraming::kContentLength, r.body.size(), &string_space, &head_);
+        write_head(r, ctx, h1::ResponseFraming::kContentLength, length, &string_space, &head_);
     status_ = r.status;
-    length_ = r.body.size();
+    length_ = length;
     keep_alive_ = ctx.keep_alive;
     version_ = ctx.version;
     id_size_ = ctx.request_id.size();

@@ -33,7 +33,7 @@ struct EncodeContext {
 /// Responses with handler fields are never kept. One per connection; loop thread only.
 class HeadCache {
   public:
-    /// Appends the head of `r` (framing kContentLength, r.body.size() bytes) and, when the framing written has
+    /// Appends the head of `r` (framing kContentLength, r.body_bytes().size() bytes) and, when the framing written has
     /// a length, `content` behind it: the bytes write_response_head would append.
     http::h1::WrittenHead write(const Response& r, const EncodeContext& ctx, std::string_view content,
                                 OutputQueue& out);
@@ -41,8 +41,8 @@ class HeadCache {
     std::uint64_t replayed() const { return replayed_; }
 
   private:
-    bool matches(const Response& r, const EncodeContext& ctx) const;
-    void keep(const Response& r, const EncodeContext& ctx);
+    bool matches(const Response& r, std::uint64_t length, const EncodeContext& ctx) const;
+    void keep(const Response& r, std::uint64_t length, const EncodeContext& ctx);
 
     // The inputs of the kept head (besides the fixed framing and the absent handler fields).
     int status_ = 0;
@@ -62,8 +62,17 @@ class HeadCache {
     std::uint64_t replayed_ = 0;
 };
 
-/// True when the encoder accepts the response: status 100..999 and valid, non-framing header fields.
-bool response_valid(const Response& response);
+namespace detail {
+/// The Content-Type and handler fields are valid field values, and no handler field is a framing field.
+bool fields_valid(const Response& response);
+}  // namespace detail
+
+/// True when the encoder accepts the response: status 100..999 and valid, non-framing header fields. Inline:
+/// a response with a constant Content-Type and no handler fields (the common one) needs no call.
+inline bool response_valid(const Response& response) {
+    if (response.status < 100 || response.status > 999) return false;
+    return (response.headers.empty() && response.content_type.is_constant()) || detail::fields_valid(response);
+}
 
 /// Appends the whole response to `out`. Header fields with invalid names or values (CR/LF injection),
 /// and framing fields (Content-Length, Transfer-Encoding, Connection) set by the handler, are refused:

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace slipstream::server {
@@ -93,7 +94,51 @@ std::vector<Step> steps() {
     s.push_back({"not modified", json("{}", 304), context(), false});
     s.push_back({"large body, moved", json(std::string(OutputQueue::kMoveThreshold, 'x')), context(), false});
     s.push_back({"large body again", json(std::string(OutputQueue::kMoveThreshold, 'y')), context(), true});
+    s.push_back({"static body", Response::static_json(R"({"message":"hello"})"), context(), false});
+    s.push_back({"static body again", Response::static_json(R"({"message":"hello"})"), context(), true});
+    s.push_back({"owned body of that length", json(R"({"message":"world"})"), context(), true});
     return s;
+}
+
+// The large static body of the table below (static storage, as static_body requires).
+const std::string kLargeStatic(OutputQueue::kMoveThreshold + 5, 's');
+
+// A static body goes on the wire exactly as the same bytes owned by `body` would.
+TEST(StaticBody, SameBytesAsAnOwnedBody) {
+    struct Case {
+        const char* name;
+        std::string_view bytes;
+        bool head_only;
+    };
+    const Case cases[] = {
+        {"small", R"({"message":"hello"})", false},
+        {"empty", "", false},
+        {"head", R"({"message":"hello"})", true},
+        {"large (not copied behind the head)", kLargeStatic, false},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.name);
+        EncodeContext ctx = context();
+        ctx.head_only = c.head_only;
+        OutputQueue owned;
+        ASSERT_TRUE(encode_response(json(std::string(c.bytes)), ctx, owned));
+        Response r = Response::static_json(c.bytes);
+        r.body = "ignored while static_body is set";
+        EXPECT_EQ(r.body_bytes(), c.bytes);
+        OutputQueue out;
+        ASSERT_TRUE(encode_response(std::move(r), ctx, out));
+        EXPECT_EQ(drain(out), drain(owned));
+    }
+}
+
+TEST(StaticBody, OwnBodyCopiesIt) {
+    Response r = Response::static_text("plain");
+    r.own_body();
+    EXPECT_EQ(r.static_body.data(), nullptr);
+    EXPECT_EQ(r.body, "plain");
+    EXPECT_EQ(r.body_bytes(), "plain");
+    r.own_body();  // nothing static left: unchanged
+    EXPECT_EQ(r.body, "plain");
 }
 
 TEST(HeadCache, EveryResponseAsWithoutTheCache) {
