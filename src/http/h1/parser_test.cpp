@@ -183,6 +183,40 @@ TEST(ParserTest, HeaderViewsPointIntoTheInput) {
     EXPECT_EQ(find_header(p.head.headers, "missing"), "");
 }
 
+// A leading Host with a plain value is taken by a shortcut; every other shape goes the general way. Same result.
+TEST(ParserTest, LeadingHostShapes) {
+    struct HostCase {
+        std::string field;
+        std::string name;
+        std::string value;
+        std::string host;
+    };
+    const std::vector<HostCase> cases = {
+        {"Host: a.example:8080", "Host", "a.example:8080", "a.example:8080"},
+        {"hOST: a", "hOST", "a", "a"},
+        {"Host:a", "Host", "a", "a"},
+        {"Host: ", "Host", "", ""},
+        {"Host:", "Host", "", ""},
+        {"Host:  a ", "Host", "a", "a"},
+        {"Host:\ta", "Host", "a", "a"},
+        {"Host: [::1]:80", "Host", "[::1]:80", "[::1]:80"},
+        {"Host: a~b_c!d", "Host", "a~b_c!d", "a~b_c!d"},
+        {"Hostname: a\r\nHost: b", "Hostname", "a", "b"},
+    };
+    for (const HostCase& c : cases) {
+        SCOPED_TRACE(c.field);
+        const std::string in = "GET / HTTP/1.1\r\n" + c.field + "\r\nAccept: */*\r\n\r\n";
+        const Parsed p = parse(in);
+        ASSERT_TRUE(p.status.is_complete());
+        EXPECT_EQ(p.head.headers[0].name, c.name);
+        EXPECT_EQ(p.head.headers[0].value, c.value);
+        EXPECT_EQ(p.head.host, c.host);
+    }
+    // The shortcut keeps the caller's bound on the array.
+    EXPECT_EQ(parse("GET / HTTP/1.1\r\nHost: h\r\n\r\n", {}, 0).status.error, errors::kTooManyHeaders);
+    EXPECT_EQ(parse("GET / HTTP/1.1\r\nHost: h\r\nhost: h\r\n\r\n").status.error, errors::kDuplicateHost);
+}
+
 TEST(ParserTest, MethodIds) {
     const std::vector<std::pair<std::string, Method>> cases = {
         {"GET", Method::kGet},         {"HEAD", Method::kHead},     {"POST", Method::kPost},
