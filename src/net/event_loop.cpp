@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "base/assert.h"
+#include "net/raw_syscall.h"
 
 #if SLIPSTREAM_HAVE_URING
 #include "net/uring/ring_poller.h"
@@ -25,15 +26,6 @@ class RingPoller {};
 #endif
 
 namespace slipstream::net {
-namespace {
-
-constexpr std::uint64_t kFdMask = 0xffffffffu;
-
-std::uint64_t pack(int fd, std::uint32_t generation) {
-    return (static_cast<std::uint64_t>(generation) << 32) | static_cast<std::uint32_t>(fd);
-}
-
-}  // namespace
 
 EventLoop::EventLoop(const base::Clock& clock, EventLoopOptions options)
     : clock_(clock), now_(clock.now()), owner_(std::this_thread::get_id()), timers_(now_, options.timers) {
@@ -63,7 +55,7 @@ EventLoop::EventLoop(const base::Clock& clock, EventLoopOptions options)
     }
     epoll_event ev{};
     ev.events = EPOLLIN;
-    ev.data.u64 = pack(wake_fd_, 0);  // generation 0 marks the wake fd; registrations start at 1
+    ev.data.ptr = &wake_registration_;
     if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev) != 0) {
         const int err = errno;
         ::close(wake_fd_);
@@ -98,28 +90,41 @@ base::Result<StreamIo*> EventLoop::add_stream(int fd, std::uint32_t events, IoHa
     return base::Status::invalid_argument("add_stream needs an io_uring loop");
 }
 
+EventLoop::Registration* EventLoop::find(int fd) const {
+    if (fd < 0) return nullptr;
+    const auto chunk = static_cast<std::size_t>(fd) >> kChunkBits;
+    if (chunk >= registrations_.size() || !registrations_[chunk]) return nullptr;
+    return &registrations_[chunk][static_cast<std::size_t>(fd) & ((std::size_t{1} << kChunkBits) - 1)];
+}
+
+void EventLoop::drop_fetched(const Registration* reg) {
+    for (std::size_t i = 0; i < fetched_; ++i) {
+        if (events_[i].data.ptr == reg) events_[i].data.ptr = &dropped_;
+    }
+}
+
 base::Status EventLoop::add(int fd, std::uint32_t events, IoHandler* handler) {
     SLIPSTREAM_ASSERT(is_in_loop_thread());
     SLIPSTREAM_ASSERT(handler != nullptr && fd >= 0);
 #if SLIPSTREAM_HAVE_URING
     if (ring_) return ring_->add(fd, events, handler);
 #endif
-    const auto index = static_cast<std::size_t>(fd);
-    if (index >= registrations_.size()) registrations_.resize(index + index / 2 + 64);
-    std::uint32_t generation = next_generation_++;
-    if (generation == 0) generation = next_generation_++;  // 0 is the wake fd's
+    const auto chunk = static_cast<std::size_t>(fd) >> kChunkBits;
+    if (chunk >= registrations_.size()) registrations_.resize(chunk + 1);
+    if (!registrations_[chunk]) registrations_[chunk] = std::make_unique<Registration[]>(std::size_t{1} << kChunkBits);
+    Registration& reg = *find(fd);
     epoll_event ev{};
     ev.events = events;
-    ev.data.u64 = pack(fd, generation);
+    ev.data.ptr = &reg;
     // The kernel decides whether fd is registered: our table can be stale if a caller closed an fd without
     // remove() (the kernel then dropped the registration and the number was reused).
     if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
         if (errno == EEXIST) return base::Status::already_exists("epoll add: fd " + std::to_string(fd));
         return base::Status::from_errno("epoll add", errno);
     }
-    Registration& reg = registrations_[index];
-    SLIPSTREAM_BUG(reg.handler == nullptr);  // closed without remove(): a caller bug, repaired here
-    reg = Registration{handler, events, generation};
+    SLIPSTREAM_BUG(reg.handler == nullptr);          // closed without remove(): a caller bug, repaired here
+    if (reg.handler != nullptr) drop_fetched(&reg);  // events of the old registration would reach the new one
+    reg = Registration{handler, events};
     return base::Status::ok();
 }
 
@@ -128,17 +133,15 @@ base::Status EventLoop::modify(int fd, std::uint32_t events) {
 #if SLIPSTREAM_HAVE_URING
     if (ring_) return ring_->modify(fd, events);
 #endif
-    const auto index = static_cast<std::size_t>(fd);
-    if (fd < 0 || index >= registrations_.size() || registrations_[index].handler == nullptr) {
+    Registration* reg = find(fd);
+    if (reg == nullptr || reg->handler == nullptr)
         return base::Status::not_found("epoll modify: fd " + std::to_string(fd));
-    }
-    Registration& reg = registrations_[index];
-    if (reg.events == events) return base::Status::ok();
+    if (reg->events == events) return base::Status::ok();
     epoll_event ev{};
     ev.events = events;
-    ev.data.u64 = pack(fd, reg.generation);
+    ev.data.ptr = reg;
     if (::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev) != 0) return base::Status::from_errno("epoll modify", errno);
-    reg.events = events;
+    reg->events = events;
     return base::Status::ok();
 }
 
@@ -147,12 +150,11 @@ base::Status EventLoop::remove(int fd) {
 #if SLIPSTREAM_HAVE_URING
     if (ring_) return ring_->remove(fd, now_);
 #endif
-    const auto index = static_cast<std::size_t>(fd);
-    if (fd < 0 || index >= registrations_.size() || registrations_[index].handler == nullptr) {
+    Registration* reg = find(fd);
+    if (reg == nullptr || reg->handler == nullptr)
         return base::Status::not_found("epoll remove: fd " + std::to_string(fd));
-    }
-    // Forgetting the registration is what drops events already fetched in this batch (dispatch checks it).
-    registrations_[index] = Registration{};
+    *reg = Registration{};
+    drop_fetched(reg);  // a handler earlier in the batch removed this fd: its fetched event is not delivered
     if (::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr) != 0) return base::Status::from_errno("epoll remove", errno);
     return base::Status::ok();
 }
@@ -161,9 +163,8 @@ std::uint32_t EventLoop::registered_events(int fd) const {
 #if SLIPSTREAM_HAVE_URING
     if (ring_) return ring_->registered_events(fd);
 #endif
-    const auto index = static_cast<std::size_t>(fd);
-    if (fd < 0 || index >= registrations_.size() || registrations_[index].handler == nullptr) return 0;
-    return registrations_[index].events;
+    const Registration* reg = find(fd);
+    return reg == nullptr || reg->handler == nullptr ? 0 : reg->events;
 }
 
 void EventLoop::post(Task task) {
@@ -240,20 +241,20 @@ std::size_t EventLoop::run_once(int max_wait_ms) {
 #if SLIPSTREAM_HAVE_URING
     if (ring_) return run_ring_iteration(may_block, timeout);
 #endif
-    // epoll_pwait without a mask is epoll_wait; entered through syscall() for the reason net/socket.cpp gives
-    // (glibc's wrapper is a cancellation point), and the one name both x86_64 and aarch64 have.
-    int ready = static_cast<int>(
-        ::syscall(SYS_epoll_pwait, epoll_fd_, events_.data(), static_cast<int>(events_.size()), timeout, nullptr, 0));
+    // epoll_pwait without a mask is epoll_wait, and the one name both x86_64 and aarch64 have; entered directly
+    // (net/raw_syscall.h says why).
+    long ready = detail::raw_syscall(SYS_epoll_pwait, epoll_fd_, reinterpret_cast<long>(events_.data()),
+                                     static_cast<long>(events_.size()), timeout, 0, 0);
     if (may_block) sleeping_.store(false, std::memory_order_relaxed);
     if (ready < 0) {
         // EINTR (a signal) is an ordinary early return; EBADF/EINVAL would be our bug.
-        SLIPSTREAM_CHECK(errno == EINTR);
+        SLIPSTREAM_CHECK(ready == -EINTR);
         ready = 0;
     }
     now_ = clock_.now();
     ++iterations_;
 
-    std::size_t work = dispatch(ready);
+    std::size_t work = dispatch(static_cast<int>(ready));
     work += run_posted();
     work += timers_.advance(now_);
     work += run_deferred();
@@ -277,22 +278,17 @@ std::size_t EventLoop::run_ring_iteration(bool may_block, int timeout) {
 
 std::size_t EventLoop::dispatch(int ready) {
     std::size_t handled = 0;
-    for (int i = 0; i < ready; ++i) {
-        const std::uint64_t data = events_[static_cast<std::size_t>(i)].data.u64;
-        const auto fd = static_cast<std::size_t>(data & kFdMask);
-        const auto generation = static_cast<std::uint32_t>(data >> 32);
-        if (generation == 0) {
+    fetched_ = static_cast<std::size_t>(ready);
+    for (std::size_t i = 0; i < fetched_; ++i) {
+        const auto* reg = static_cast<const Registration*>(events_[i].data.ptr);
+        if (IoHandler* handler = reg->handler; handler != nullptr) {
+            handler->on_io(events_[i].events);
+            ++handled;
+        } else if (reg == &wake_registration_) {
             drain_wake_fd();
-            continue;
         }
-        // A registration removed (or replaced) earlier in this batch no longer matches: drop the event.
-        if (fd >= registrations_.size()) continue;
-        const Registration& reg = registrations_[fd];
-        if (reg.handler == nullptr || reg.generation != generation) continue;
-        IoHandler* handler = reg.handler;  // `reg` may dangle once the handler adds fds
-        handler->on_io(events_[static_cast<std::size_t>(i)].events);
-        ++handled;
     }
+    fetched_ = 0;
     return handled;
 }
 

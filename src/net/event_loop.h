@@ -137,12 +137,18 @@ class EventLoop {
     std::uint64_t iterations() const { return iterations_; }
 
   private:
+    // An fd's registration; epoll data points at it, so an event leads to its handler in one load. Each fd
+    // number keeps its record at a fixed address for the loop's life (reused when the number comes back).
     struct Registration {
-        IoHandler* handler = nullptr;
+        IoHandler* handler = nullptr;  // null: not registered (and for the wake fd)
         std::uint32_t events = 0;
-        std::uint32_t generation = 0;  // stamps epoll data so events of an old registration are dropped
     };
+    static constexpr std::size_t kChunkBits = 8;  // records are allocated 256 fds at a time
 
+    Registration* find(int fd) const;
+    // Points the events of the batch being dispatched that belong to `reg` at dropped_, so a registration
+    // removed (or replaced) by a handler hears nothing more of that batch.
+    void drop_fetched(const Registration* reg);
     int compute_timeout(int max_wait_ms) const;
     std::size_t dispatch(int ready);
     std::size_t run_ring_iteration(bool may_block, int timeout);
@@ -157,8 +163,10 @@ class EventLoop {
     base::MonoNanos now_;
     std::atomic<std::thread::id> owner_;
     std::vector<epoll_event> events_;
-    std::vector<Registration> registrations_;  // indexed by fd
-    std::uint32_t next_generation_ = 1;
+    std::vector<std::unique_ptr<Registration[]>> registrations_;  // chunks of 2^kChunkBits, indexed by fd
+    Registration wake_registration_;                              // the wake eventfd's epoll data
+    Registration dropped_;     // where drop_fetched() points events that must not be delivered
+    std::size_t fetched_ = 0;  // events of the batch being dispatched (0 outside dispatch)
     TimerWheel timers_;
     std::vector<Task> deferred_;
     std::vector<Task> deferred_running_;

@@ -17,57 +17,23 @@
 #include "net/unix_address.h"
 
 namespace slipstream::net {
-namespace {
+namespace detail {
 
-base::Result<std::size_t> io_error(const char* what, int err) {
+base::Result<std::size_t> io_failure(const char* what, int err) {
     if (err == EAGAIN || err == EWOULDBLOCK) return base::Status::unavailable({});
     return base::Status::from_errno(what, err);
 }
 
-// The data path enters the kernel through syscall(): glibc's read/send/sendmsg are thread-cancellation
-// points that bracket every call with two atomic updates of the thread's cancel state, and no thread of
-// this server is ever cancelled (about 30 instructions and two locked operations per call saved).
-// Sockets are read with recvfrom, which goes straight to the socket layer; read(2) passes through the VFS
-// first (file position, permission and fsnotify hooks): ~60 ns more per call here (event_loop_bench
-// BM_ReadWouldBlock ~480 -> ~420 ns).
-ssize_t sys_recv(int fd, void* buffer, std::size_t size) {
-    return ::syscall(SYS_recvfrom, fd, buffer, size, 0, nullptr, nullptr);
-}
-
-ssize_t sys_send(int fd, const void* data, std::size_t size, int flags) {
-    return ::syscall(SYS_sendto, fd, data, size, flags, nullptr, 0);
-}
-
-ssize_t sys_sendmsg(int fd, const msghdr* msg, int flags) {
-    return ::syscall(SYS_sendmsg, fd, msg, flags);
-}
-
-}  // namespace
-
-base::Result<std::size_t> read_some(int fd, std::span<char> buffer) {
-    for (;;) {
-        const ssize_t n = sys_recv(fd, buffer.data(), buffer.size());
-        if (n >= 0) return static_cast<std::size_t>(n);
-        if (errno != EINTR) return io_error("read", errno);
-    }
-}
-
-base::Result<std::size_t> write_some(int fd, std::string_view data) {
-    for (;;) {
-        const ssize_t n = sys_send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-        if (n >= 0) return static_cast<std::size_t>(n);
-        if (errno != EINTR) return io_error("write", errno);
-    }
-}
+}  // namespace detail
 
 base::Result<std::size_t> writev_some(int fd, std::span<const iovec> buffers) {
     msghdr msg{};
     msg.msg_iov = const_cast<iovec*>(buffers.data());  // sendmsg does not write through it
     msg.msg_iovlen = buffers.size() < IOV_MAX ? buffers.size() : IOV_MAX;
     for (;;) {
-        const ssize_t n = sys_sendmsg(fd, &msg, MSG_NOSIGNAL);
+        const long n = detail::raw_syscall(SYS_sendmsg, fd, reinterpret_cast<long>(&msg), MSG_NOSIGNAL);
         if (n >= 0) return static_cast<std::size_t>(n);
-        if (errno != EINTR) return io_error("writev", errno);
+        if (n != -EINTR) return detail::io_failure("writev", static_cast<int>(-n));
     }
 }
 

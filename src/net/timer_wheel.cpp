@@ -84,21 +84,10 @@ void TimerWheel::unlink(Timer& timer) {
     }
 }
 
-void TimerWheel::schedule(Timer& timer, base::MonoNanos deadline) {
-    // Re-arming with the same deadline (a connection refreshes its timer more than once per loop
-    // iteration, against the same cached now()): nothing to do.
-    if (timer.wheel_ == this && deadline == timer.deadline_) return;
-    if (timer.wheel_ == this && deadline > timer.deadline_) {
-        // Postponing (the common case: a connection was active, its idle deadline moves back). The slot
-        // the timer sits in is that of its old deadline's tick (or the cursor's, for a past deadline), which
-        // comes round no later than the new tick; advance() re-links it then. Only the deadline is stored.
-        timer.deadline_ = deadline;
-        return;
-    }
+void TimerWheel::schedule_slow(Timer& timer, base::MonoNanos deadline) {
     const std::int64_t tick = tick_ceil(deadline);
     if (timer.wheel_ == this) {
-        // Postponing (the common case): the slot it sits in comes round no later than the new tick, and
-        // advance() re-links it then. Only the deadline is stored.
+        // Earlier than before (schedule() handled later): moved now unless its slot still comes round in time.
         if (tick >= timer.slot_tick_) {
             timer.deadline_ = deadline;
             return;
@@ -215,14 +204,7 @@ std::size_t TimerWheel::advance(base::MonoNanos now) {
     return fired;
 }
 
-std::optional<base::MonoNanos> TimerWheel::next_wakeup() const {
-    if (count_ == 0) return std::nullopt;
-    // Asked every loop iteration; usually the slot found last time is still the first non-empty one (the
-    // slots of [cursor_, scan_floor_) are empty, so an occupied scan_floor_ slot is within one revolution).
-    if (scan_floor_ >= cursor_) {
-        const std::size_t idx = static_cast<std::size_t>(scan_floor_) & mask_;
-        if ((occupied_[idx >> 6] >> (idx & 63)) & 1) return origin_ + scan_floor_ * tick_;
-    }
+std::optional<base::MonoNanos> TimerWheel::scan_wakeup() const {
     const std::int64_t tick = next_nonempty_tick(cursor_);
     if (tick == std::numeric_limits<std::int64_t>::max()) return std::nullopt;
     return origin_ + tick * tick_;

@@ -43,7 +43,17 @@ class TimerWheel {
 
     /// Schedules `timer` to fire at `deadline`, or moves it there if it is already scheduled (on this
     /// wheel or another one). Allowed from timer callbacks.
-    void schedule(Timer& timer, base::MonoNanos deadline);
+    void schedule(Timer& timer, base::MonoNanos deadline) {
+        // Postponing (the common case: a connection was active, its idle deadline moves back) or re-arming
+        // with the same deadline. The slot the timer sits in is that of its old deadline's tick (or the
+        // cursor's, for a past deadline), which comes round no later than the new tick; advance() re-links
+        // it then. Only the deadline is stored. Inline: a connection does this once per request.
+        if (timer.wheel_ == this && deadline >= timer.deadline_) {
+            timer.deadline_ = deadline;
+            return;
+        }
+        schedule_slow(timer, deadline);
+    }
     /// Cancels `timer` if it is scheduled on this wheel; no-op otherwise.
     void cancel(Timer& timer);
 
@@ -54,13 +64,24 @@ class TimerWheel {
     /// The earliest time at which advance() may have something to do, or nullopt when nothing is
     /// scheduled. It is a tick boundary and may be earlier than the earliest deadline (a slot also holds
     /// timers of later revolutions and postponed timers); never later.
-    std::optional<base::MonoNanos> next_wakeup() const;
+    std::optional<base::MonoNanos> next_wakeup() const {
+        if (count_ == 0) return std::nullopt;
+        // Asked every loop iteration; usually the slot found last time is still the first non-empty one (the
+        // slots of [cursor_, scan_floor_) are empty, so an occupied scan_floor_ slot is within one revolution).
+        if (scan_floor_ >= cursor_) {
+            const std::size_t idx = static_cast<std::size_t>(scan_floor_) & mask_;
+            if ((occupied_[idx >> 6] >> (idx & 63)) & 1) return origin_ + scan_floor_ * tick_;
+        }
+        return scan_wakeup();
+    }
 
     /// Number of scheduled timers.
     std::size_t size() const { return count_; }
     std::int64_t tick_nanos() const { return tick_; }
 
   private:
+    void schedule_slow(Timer& timer, base::MonoNanos deadline);
+    std::optional<base::MonoNanos> scan_wakeup() const;
     std::int64_t tick_ceil(base::MonoNanos t) const;
     void link(Timer& timer, std::int64_t tick);
     void unlink(Timer& timer);

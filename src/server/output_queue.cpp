@@ -16,7 +16,34 @@ namespace {
 // One sendfile(2) call at most this much: the kernel caps a call near 2 GiB anyway.
 constexpr std::uint64_t kMaxSendfile = std::uint64_t{1} << 30;
 
+// Room for at least `need` bytes: grows geometrically, zero-fills only the new room, once.
+std::size_t grown(std::size_t have, std::size_t need) {
+    return std::max({need, 2 * have, std::size_t{1024}});
+}
+
 }  // namespace
+
+char* OutputQueue::reserve(std::size_t n) {
+    if (pieces_.empty()) return grow_head(n);
+    return reserve_tail(n);
+}
+
+char* OutputQueue::grow_head(std::size_t n) {
+    if (head_.size() - head_end_ < n) {
+        if (head_begin_ > 0) {
+            // Sent bytes at the front: move the unsent rest down first (append_space hands out no pointer
+            // that outlives the next call, so nothing points into the head).
+            std::memmove(head_.data(), head_.data() + head_begin_, head_end_ - head_begin_);
+            head_end_ -= head_begin_;
+            head_begin_ = 0;
+        }
+        if (head_.size() - head_end_ < n) head_.resize(grown(head_.size(), head_end_ + n));
+    }
+    char* at = head_.data() + head_end_;
+    head_end_ += n;
+    size_ += n;
+    return at;
+}
 
 char* OutputQueue::reserve_tail(std::size_t n) {
     if (!tail_open_) {
@@ -24,10 +51,7 @@ char* OutputQueue::reserve_tail(std::size_t n) {
         tail_open_ = true;
     }
     Piece& tail = pieces_.back();
-    if (tail.bytes.size() - tail.length < n) {
-        // Grows geometrically; zero-fills only the new room, once.
-        tail.bytes.resize(std::max({tail.length + n, 2 * tail.bytes.size(), std::size_t{1024}}));
-    }
+    if (tail.bytes.size() - tail.length < n) tail.bytes.resize(grown(tail.bytes.size(), tail.length + n));
     char* at = tail.bytes.data() + tail.length;
     tail.length += n;
     size_ += n;
@@ -36,11 +60,7 @@ char* OutputQueue::reserve_tail(std::size_t n) {
 
 void OutputQueue::append(std::string_view bytes) {
     if (bytes.empty()) return;
-    std::memcpy(reserve_tail(bytes.size()), bytes.data(), bytes.size());
-}
-
-char* OutputQueue::append_space(std::size_t n) {
-    return reserve_tail(n);
+    std::memcpy(append_space(bytes.size()), bytes.data(), bytes.size());
 }
 
 void OutputQueue::append(std::string&& bytes) {
@@ -61,8 +81,6 @@ void OutputQueue::push_memory(std::string&& bytes) {
 
 void OutputQueue::append_file(net::Fd file, std::uint64_t offset, std::uint64_t length) {
     if (length == 0 || !file.valid()) return;
-    // The kept (empty) coalescing piece must not sit in front of a file: gather() would find nothing to write.
-    if (tail_open_ && pieces_.back().length == 0) pieces_.pop_back();
     pieces_.emplace_back();
     Piece& p = pieces_.back();
     p.file = std::move(file);
@@ -74,8 +92,13 @@ void OutputQueue::append_file(net::Fd file, std::uint64_t offset, std::uint64_t 
 
 std::size_t OutputQueue::gather(iovec* iov, std::size_t max) const {
     std::size_t n = 0;
+    if (!head_empty()) {
+        iov[n].iov_base = const_cast<char*>(head_.data()) + head_begin_;
+        iov[n].iov_len = head_end_ - head_begin_;
+        ++n;
+    }
     for (auto it = pieces_.begin(); it != pieces_.end() && n < max && !it->is_file(); ++it, ++n) {
-        std::size_t skip = (n == 0) ? front_offset_ : 0;
+        const std::size_t skip = it == pieces_.begin() ? front_offset_ : 0;
         iov[n].iov_base = const_cast<char*>(it->bytes.data()) + skip;
         iov[n].iov_len = it->length - skip;
     }
@@ -98,14 +121,40 @@ base::Result<std::size_t> OutputQueue::drain(Step&& step) {
     return total;
 }
 
-base::Result<std::size_t> OutputQueue::flush(int fd) {
-    return drain([&]() -> base::Result<std::size_t> {
-        const Piece& front = pieces_.front();
-        if (front.is_file()) return send_file_front(fd);
-        if (&front == &pieces_.back()) {
-            // One memory piece (a keep-alive response's usual output): no gathering, a plain send.
-            return net::write_some(fd, front.view().substr(front_offset_));
+// drain() for a queue that holds the head alone (a keep-alive response's usual output): no gathering, and
+// the first send usually takes it all.
+template <typename Send>
+base::Result<std::size_t> OutputQueue::drain_head(Send&& send) {
+    std::size_t total = 0;
+    while (size_ > 0) {
+        base::Result<std::size_t> r = send(head_view());
+        if (!r.is_ok()) {
+            if (total > 0 && r.status().is_unavailable()) return total;
+            return r;
         }
+        if (*r == 0) break;
+        total += *r;
+        size_ -= *r;
+        consume_head(*r);
+    }
+    return total;
+}
+
+base::Result<std::size_t> OutputQueue::flush_rest(int fd, base::Result<std::size_t>&& first) {
+    if (!first.is_ok()) return std::move(first);
+    size_ -= *first;
+    consume_head(*first);
+    // The socket took part of the head: go on as drain() does (the next send usually says "would block").
+    base::Result<std::size_t> more = flush_pieces(fd);
+    if (more.is_ok()) return *first + *more;
+    if (more.status().is_unavailable()) return *first;
+    return more;
+}
+
+base::Result<std::size_t> OutputQueue::flush_pieces(int fd) {
+    if (pieces_.empty()) return drain_head([fd](std::string_view bytes) { return net::write_some(fd, bytes); });
+    return drain([&]() -> base::Result<std::size_t> {
+        if (head_empty() && pieces_.front().is_file()) return send_file_front(fd);
         constexpr std::size_t kMaxIov = 64;
         iovec iov[kMaxIov];
         std::size_t n = gather(iov, kMaxIov);
@@ -115,8 +164,14 @@ base::Result<std::size_t> OutputQueue::flush(int fd) {
 }
 
 base::Result<std::size_t> OutputQueue::flush_to(WriteFn write, void* context, std::span<char> file_buffer) {
+    if (pieces_.empty()) {
+        return drain_head([&](std::string_view bytes) {
+            const iovec one{const_cast<char*>(bytes.data()), bytes.size()};
+            return write(context, {&one, 1});
+        });
+    }
     return drain([&]() -> base::Result<std::size_t> {
-        if (pieces_.front().is_file()) {
+        if (head_empty() && pieces_.front().is_file()) {
             base::Result<std::size_t> got = read_file_front(file_buffer);
             if (!got.is_ok()) return got.status();
             iovec one{file_buffer.data(), *got};
@@ -161,8 +216,17 @@ base::Result<std::size_t> OutputQueue::read_file_front(std::span<char> buffer) c
     return got;
 }
 
+void OutputQueue::release_head() {
+    std::string().swap(head_);
+}
+
 void OutputQueue::consume(std::size_t n) {
     size_ -= n;
+    if (!head_empty()) {
+        const std::size_t take = std::min(n, head_end_ - head_begin_);
+        consume_head(take);
+        n -= take;
+    }
     while (n > 0) {
         Piece& front = pieces_.front();
         if (front.is_file()) {
@@ -181,17 +245,22 @@ void OutputQueue::consume(std::size_t n) {
         }
         n -= left;
         front_offset_ = 0;
-        if (tail_open_ && &front == &pieces_.back() && front.bytes.size() <= 64 * 1024) {  // the only piece
-            front.length = 0;  // keep the coalescing piece's memory for the next response
-            return;
-        }
         pieces_.pop_front();
-        if (pieces_.empty()) tail_open_ = false;
+        if (pieces_.empty()) tail_open_ = false;  // later appends go to the head again
     }
 }
 
 void OutputQueue::take_all(OutputQueue& other) {
     if (other.empty()) return;
+    if (!other.head_empty()) {
+        if (other.head_end_ - other.head_begin_ < kMoveThreshold) {
+            append(other.head_view());
+        } else {
+            other.head_.resize(other.head_end_);
+            other.head_.erase(0, other.head_begin_);
+            push_memory(std::move(other.head_));
+        }
+    }
     for (auto& piece : other.pieces_) {
         const std::size_t skip = &piece == &other.pieces_.front() ? other.front_offset_ : 0;
         if (piece.is_file()) {
@@ -210,6 +279,7 @@ void OutputQueue::take_all(OutputQueue& other) {
 void OutputQueue::clear() {
     pieces_.clear();
     front_offset_ = 0;
+    clear_head();
     size_ = 0;
     tail_open_ = false;
 }

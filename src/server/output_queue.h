@@ -12,6 +12,7 @@
 
 #include "base/result.h"
 #include "net/fd.h"
+#include "net/socket.h"
 
 namespace slipstream::server {
 
@@ -29,7 +30,16 @@ class OutputQueue {
     void append(std::string&& bytes);
     /// Appends `n` (> 0) bytes the caller writes in place at the returned pointer, before any other call on
     /// the queue (how a response head is encoded without a temporary string).
-    char* append_space(std::size_t n);
+    char* append_space(std::size_t n) {
+        // Inline for the common case (room in the head, nothing after it): the response encoder's every call.
+        if (head_.size() - head_end_ >= n && pieces_.empty()) {
+            char* at = head_.data() + head_end_;
+            head_end_ += n;
+            size_ += n;
+            return at;
+        }
+        return reserve(n);
+    }
     /// Queues `length` bytes of `file` from `offset` (length 0: nothing is queued and the file is closed).
     void append_file(net::Fd file, std::uint64_t offset, std::uint64_t length);
     /// Moves everything queued in `other` to the end of this queue.
@@ -40,7 +50,19 @@ class OutputQueue {
     /// Writes as much as the socket takes. Returns the bytes written; kUnavailable when the socket would
     /// block before anything was written; kIoError when the connection is broken or a queued file ended
     /// before its region did (it shrank: the response cannot be completed, so the connection must close).
-    base::Result<std::size_t> flush(int fd);
+    base::Result<std::size_t> flush(int fd) {
+        // Inline for the common case: the head alone (a keep-alive response), taken whole by one send.
+        if (pieces_.empty() && size_ > 0) {
+            base::Result<std::size_t> r = net::write_some(fd, head_view());
+            if (r.is_ok() && *r == size_) {
+                size_ = 0;
+                clear_head();
+                return r;
+            }
+            return flush_rest(fd, std::move(r));
+        }
+        return flush_pieces(fd);
+    }
     /// Writes through `write` instead of a socket (how a TLS connection flushes): `write` gets the queued
     /// pieces in order and returns the bytes it took, or kUnavailable / an error as write_some does. A file
     /// piece is read (pread) into `file_buffer` and passed alone; a retry after kUnavailable reads the same
@@ -63,21 +85,49 @@ class OutputQueue {
         std::string_view view() const { return {bytes.data(), length}; }
     };
 
+    // Coalesced memory kept past a full send while it is at most this large (the next response reuses it).
+    static constexpr std::size_t kKeepCapacity = 64 * 1024;
+
     // The write loop both flushes share: `step` writes from the front; stops when the queue is empty, the
     // sink would block or fails.
     template <typename Step>
     base::Result<std::size_t> drain(Step&& step);
-    // Fills `iov` with the memory pieces at the front, up to the first file piece. Returns the count.
+    template <typename Send>
+    base::Result<std::size_t> drain_head(Send&& send);
+    // Fills `iov` with the head and the memory pieces after it, up to the first file piece. Returns the count.
     std::size_t gather(iovec* iov, std::size_t max) const;
     base::Result<std::size_t> send_file_front(int fd);
     base::Result<std::size_t> read_file_front(std::span<char> buffer) const;
+    bool head_empty() const { return head_begin_ == head_end_; }
+    std::string_view head_view() const { return {head_.data() + head_begin_, head_end_ - head_begin_}; }
     void consume(std::size_t n);
+    // After the inline flush's first send (`first`) failed or took part of the head.
+    base::Result<std::size_t> flush_rest(int fd, base::Result<std::size_t>&& first);
+    base::Result<std::size_t> flush_pieces(int fd);
+    void consume_head(std::size_t n) {
+        head_begin_ += n;
+        if (head_begin_ == head_end_) clear_head();
+    }
+    void clear_head() {
+        head_begin_ = head_end_ = 0;
+        if (head_.size() > kKeepCapacity) release_head();  // sent in full: memory is kept unless a large one grew it
+    }
+    void release_head();
     void push_memory(std::string&& bytes);
-    // Room for `n` more bytes in the coalescing piece (opened when there is none); returns where they go.
+    // Room for `n` more bytes at the end of the queue: in the head while no piece follows it, else in the
+    // coalescing piece at the back (opened when there is none). Returns where they go.
+    char* reserve(std::size_t n);
+    char* grow_head(std::size_t n);
     char* reserve_tail(std::size_t n);
 
-    std::deque<Piece> pieces_;
-    std::size_t front_offset_ = 0;  // bytes of a memory pieces_.front() already written
+    // The head: coalesced bytes [head_begin_, head_end_) of head_ that leave before every piece in pieces_.
+    // Small appends land here while pieces_ is empty, so a keep-alive connection's responses (the common
+    // case) never touch the deque. head_ is sized to its room, as a coalescing piece's bytes are.
+    std::string head_;
+    std::size_t head_begin_ = 0;
+    std::size_t head_end_ = 0;
+    std::deque<Piece> pieces_;      // what follows the head: moved bodies, files, and appends after them
+    std::size_t front_offset_ = 0;  // bytes of a memory pieces_.front() already written (only with the head empty)
     std::size_t size_ = 0;
     bool tail_open_ = false;  // pieces_.back() is a memory piece that may receive small appends
 };

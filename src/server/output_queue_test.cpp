@@ -189,6 +189,31 @@ TEST(OutputQueue, CoalescingPieceGrowsAndServesAgainAfterSend) {
     EXPECT_EQ(pump(q, p, &blocked), "again!");
 }
 
+// A partly sent head grows (its unsent rest moves to the front first); appends after a moved body wait behind
+// it, and once everything was sent appends land in the head again.
+TEST(OutputQueue, PartlySentHeadGrowsAndKeepsOrderAroundMovedBodies) {
+    OutputQueue q;
+    const std::string first = pattern(3000, 4);
+    q.append(std::string_view(first));
+    FakeTls tls;  // takes 1000 bytes twice, then refuses
+    char buffer[16];
+    base::Result<std::size_t> r = q.flush_to(&FakeTls::write, &tls, buffer);
+    ASSERT_TRUE(r.is_ok());
+    ASSERT_EQ(*r, 2000u);
+    const std::string grow = pattern(8000, 5);
+    q.append(std::string_view(grow));
+    const std::string moved = pattern(OutputQueue::kMoveThreshold, 6);
+    q.append(std::string(moved));
+    q.append(std::string_view("after"));
+    EXPECT_EQ(q.size(), 1000 + 8000 + moved.size() + 5);
+    Pair p;
+    int blocked = 0;
+    EXPECT_TRUE(pump(q, p, &blocked) == first.substr(2000) + grow + moved + "after");
+    q.append(std::string_view("again"));
+    EXPECT_EQ(q.size(), 5u);
+    EXPECT_EQ(pump(q, p, &blocked), "again");
+}
+
 TEST(OutputQueue, FlushToReadsFilesIntoTheBuffer) {
     std::string body = pattern(40000, 9);
     TempFile file(body);

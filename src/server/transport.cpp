@@ -21,9 +21,7 @@ void Transport::unregister(net::EventLoop& loop) {
     stream_ = nullptr;
 }
 
-base::Result<std::size_t> Transport::read(std::span<char> buffer) {
-    if (stream_ != nullptr) return stream_->read(buffer);
-    if (!tls_) return net::read_some(fd_, buffer);
+base::Result<std::size_t> Transport::read_tls(std::span<char> buffer) {
     tls_active_ = true;
     return tls_->read(buffer);
 }
@@ -32,10 +30,9 @@ base::Result<std::size_t> Transport::read_raw(std::span<char> buffer) {
     return stream_ != nullptr ? stream_->read(buffer) : net::read_some(fd_, buffer);
 }
 
-base::Result<std::size_t> Transport::flush(OutputQueue& out, std::span<char> scratch) {
+base::Result<std::size_t> Transport::flush_through(OutputQueue& out, std::span<char> scratch) {
     // The ring's send buffer takes a copy: file pieces are read into scratch first, as for TLS.
     if (stream_ != nullptr) return out.flush_to(&Transport::write_stream, stream_, scratch);
-    if (!tls_) return out.flush(fd_);
     tls_active_ = true;
     TlsWrite w{tls_.get(), scratch};
     return out.flush_to(&Transport::write_tls, &w, scratch);  // file pieces are read into scratch, sent alone

@@ -9,6 +9,7 @@
 #include "base/result.h"
 #include "net/event_loop.h"
 #include "net/io_handler.h"
+#include "net/socket.h"
 #include "net/stream_io.h"
 #include "net/tls/tls_stream.h"
 #include "server/output_queue.h"
@@ -32,13 +33,20 @@ class Transport {
     void unregister(net::EventLoop& loop);
 
     /// As net::read_some: n > 0, 0 at end of stream, kUnavailable, or an error.
-    base::Result<std::size_t> read(std::span<char> buffer);
+    base::Result<std::size_t> read(std::span<char> buffer) {
+        if (stream_ != nullptr) return stream_->read(buffer);
+        if (!tls_) return net::read_some(fd_, buffer);  // inline: the plain socket's recv is built in place
+        return read_tls(buffer);
+    }
     /// Raw bytes past TLS (what a lingering close reads and drops).
     base::Result<std::size_t> read_raw(std::span<char> buffer);
     /// Writes what `out` holds as far as the socket takes it (outcomes of OutputQueue::flush). Plain: writev
     /// and sendfile(2) for file pieces. TLS: `scratch` gathers small pieces into one TLS record, and file
     /// pieces are read into it one record at a time (unused for plain sockets).
-    base::Result<std::size_t> flush(OutputQueue& out, std::span<char> scratch);
+    base::Result<std::size_t> flush(OutputQueue& out, std::span<char> scratch) {
+        if (stream_ == nullptr && !tls_) return out.flush(fd_);
+        return flush_through(out, scratch);
+    }
     /// TLS has decrypted input buffered: read again without waiting for EPOLLIN.
     bool has_buffered_input() const { return tls_ && tls_->has_buffered_input(); }
     /// Called about once a second: frees the TLS record buffers when there was no read or write since the
@@ -62,6 +70,8 @@ class Transport {
         net::tls::TlsStream* tls;
         std::span<char> scratch;
     };
+    base::Result<std::size_t> read_tls(std::span<char> buffer);
+    base::Result<std::size_t> flush_through(OutputQueue& out, std::span<char> scratch);
     static base::Result<std::size_t> write_tls(void* context, std::span<const iovec> pieces);
     static base::Result<std::size_t> write_stream(void* context, std::span<const iovec> pieces);
 
