@@ -140,15 +140,18 @@ base::Result<std::size_t> OutputQueue::drain_head(Send&& send) {
     return total;
 }
 
+base::Result<std::size_t> OutputQueue::after_first(std::size_t first, base::Result<std::size_t>&& more) {
+    if (more.is_ok()) return first + *more;
+    if (more.status().is_unavailable()) return first;
+    return std::move(more);
+}
+
 base::Result<std::size_t> OutputQueue::flush_rest(int fd, base::Result<std::size_t>&& first) {
     if (!first.is_ok()) return std::move(first);
     size_ -= *first;
     consume_head(*first);
     // The socket took part of the head: go on as drain() does (the next send usually says "would block").
-    base::Result<std::size_t> more = flush_pieces(fd);
-    if (more.is_ok()) return *first + *more;
-    if (more.status().is_unavailable()) return *first;
-    return more;
+    return after_first(*first, flush_pieces(fd));
 }
 
 base::Result<std::size_t> OutputQueue::flush_pieces(int fd) {
@@ -163,7 +166,15 @@ base::Result<std::size_t> OutputQueue::flush_pieces(int fd) {
     });
 }
 
-base::Result<std::size_t> OutputQueue::flush_to(WriteFn write, void* context, std::span<char> file_buffer) {
+base::Result<std::size_t> OutputQueue::flush_to_rest(WriteFn write, void* context, std::span<char> file_buffer,
+                                                     base::Result<std::size_t>&& first) {
+    if (!first.is_ok()) return std::move(first);
+    size_ -= *first;
+    consume_head(*first);
+    return after_first(*first, flush_to_pieces(write, context, file_buffer));
+}
+
+base::Result<std::size_t> OutputQueue::flush_to_pieces(WriteFn write, void* context, std::span<char> file_buffer) {
     if (pieces_.empty()) {
         return drain_head([&](std::string_view bytes) {
             const iovec one{const_cast<char*>(bytes.data()), bytes.size()};

@@ -68,7 +68,20 @@ class OutputQueue {
     /// piece is read (pread) into `file_buffer` and passed alone; a retry after kUnavailable reads the same
     /// bytes again. Same outcomes as flush(fd).
     using WriteFn = base::Result<std::size_t> (*)(void* context, std::span<const iovec> pieces);
-    base::Result<std::size_t> flush_to(WriteFn write, void* context, std::span<char> file_buffer);
+    base::Result<std::size_t> flush_to(WriteFn write, void* context, std::span<char> file_buffer) {
+        // Inline for the common case, as flush(fd).
+        if (pieces_.empty() && size_ > 0) {
+            const iovec head{head_.data() + head_begin_, size_};
+            base::Result<std::size_t> r = write(context, {&head, 1});
+            if (r.is_ok() && *r == size_) {
+                size_ = 0;
+                clear_head();
+                return r;
+            }
+            return flush_to_rest(write, context, file_buffer, std::move(r));
+        }
+        return flush_to_pieces(write, context, file_buffer);
+    }
     /// Drops everything (the connection is closing without sending).
     void clear();
 
@@ -104,6 +117,11 @@ class OutputQueue {
     // After the inline flush's first send (`first`) failed or took part of the head.
     base::Result<std::size_t> flush_rest(int fd, base::Result<std::size_t>&& first);
     base::Result<std::size_t> flush_pieces(int fd);
+    base::Result<std::size_t> flush_to_rest(WriteFn write, void* context, std::span<char> file_buffer,
+                                            base::Result<std::size_t>&& first);
+    base::Result<std::size_t> flush_to_pieces(WriteFn write, void* context, std::span<char> file_buffer);
+    // The outcome of a flush whose first write took `first` bytes (part of the head) and whose rest did `more`.
+    static base::Result<std::size_t> after_first(std::size_t first, base::Result<std::size_t>&& more);
     void consume_head(std::size_t n) {
         head_begin_ += n;
         if (head_begin_ == head_end_) clear_head();

@@ -30,9 +30,7 @@ base::Result<std::size_t> Transport::read_raw(std::span<char> buffer) {
     return stream_ != nullptr ? stream_->read(buffer) : net::read_some(fd_, buffer);
 }
 
-base::Result<std::size_t> Transport::flush_through(OutputQueue& out, std::span<char> scratch) {
-    // The ring's send buffer takes a copy: file pieces are read into scratch first, as for TLS.
-    if (stream_ != nullptr) return out.flush_to(&Transport::write_stream, stream_, scratch);
+base::Result<std::size_t> Transport::flush_tls(OutputQueue& out, std::span<char> scratch) {
     tls_active_ = true;
     TlsWrite w{tls_.get(), scratch};
     return out.flush_to(&Transport::write_tls, &w, scratch);  // file pieces are read into scratch, sent alone

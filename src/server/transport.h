@@ -45,7 +45,9 @@ class Transport {
     /// pieces are read into it one record at a time (unused for plain sockets).
     base::Result<std::size_t> flush(OutputQueue& out, std::span<char> scratch) {
         if (stream_ == nullptr && !tls_) return out.flush(fd_);
-        return flush_through(out, scratch);
+        // The ring's send buffer takes a copy: file pieces are read into scratch first, as for TLS.
+        if (stream_ != nullptr) return out.flush_to(&Transport::write_stream, stream_, scratch);
+        return flush_tls(out, scratch);
     }
     /// TLS has decrypted input buffered: read again without waiting for EPOLLIN.
     bool has_buffered_input() const { return tls_ && tls_->has_buffered_input(); }
@@ -71,7 +73,7 @@ class Transport {
         std::span<char> scratch;
     };
     base::Result<std::size_t> read_tls(std::span<char> buffer);
-    base::Result<std::size_t> flush_through(OutputQueue& out, std::span<char> scratch);
+    base::Result<std::size_t> flush_tls(OutputQueue& out, std::span<char> scratch);
     static base::Result<std::size_t> write_tls(void* context, std::span<const iovec> pieces);
     static base::Result<std::size_t> write_stream(void* context, std::span<const iovec> pieces);
 

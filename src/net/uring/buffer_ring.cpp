@@ -36,9 +36,4 @@ BufferRing::~BufferRing() {
     ::munmap(entries_, entries_bytes_);
 }
 
-void BufferRing::give_back(std::uint16_t id) {
-    io_uring_buf_ring_add(entries_, buffer(id).data(), size_, id, io_uring_buf_ring_mask(count_), 0);
-    io_uring_buf_ring_advance(entries_, 1);
-}
-
 }  // namespace slipstream::net::uring

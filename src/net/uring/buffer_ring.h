@@ -27,7 +27,10 @@ class BufferRing {
     /// The bytes of buffer `id`.
     std::span<char> buffer(std::uint16_t id) { return {memory_.get() + std::size_t{id} * size_, size_}; }
     /// Makes buffer `id` available to receives again.
-    void give_back(std::uint16_t id);
+    void give_back(std::uint16_t id) {
+        io_uring_buf_ring_add(entries_, buffer(id).data(), size_, id, io_uring_buf_ring_mask(count_), 0);
+        io_uring_buf_ring_advance(entries_, 1);
+    }
 
   private:
     std::uint16_t group_;

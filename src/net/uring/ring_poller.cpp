@@ -77,7 +77,6 @@ RingPoller::RingPoller(int wake_fd, TimerWheel& timers) : wake_fd_(wake_fd), tim
         io_uring_queue_exit(&ring_);
         throw;
     }
-    batch_.resize(kBatch);
     arm_wake();
 }
 
@@ -311,16 +310,17 @@ std::size_t RingPoller::dispatch() {
         }
         ready_running_.clear();
     }
-    std::size_t count = 0;
-    unsigned head;
-    io_uring_cqe* cqe;
-    io_uring_for_each_cqe(&ring_, head, cqe) {
-        if (count == batch_.size()) break;
-        batch_[count++] = Completion{cqe->user_data, cqe->res, cqe->flags};
+    // The completions present now, at most kBatch, each copied and marked seen before its handler runs (a
+    // handler's submit may post more: those wait for the next iteration).
+    unsigned head = *ring_.cq.khead;
+    const unsigned tail = io_uring_smp_load_acquire(ring_.cq.ktail);
+    const unsigned end = tail - head > kBatch ? head + static_cast<unsigned>(kBatch) : tail;
+    while (head != end) {
+        const io_uring_cqe& cqe = ring_.cq.cqes[head & ring_.cq.ring_mask];
+        const Completion c{cqe.user_data, cqe.res, cqe.flags};
+        io_uring_smp_store_release(ring_.cq.khead, ++head);
+        handled += on_completion(c);
     }
-    io_uring_cq_advance(&ring_, static_cast<unsigned>(count));
-    for (std::size_t i = 0; i < count; ++i)
-        handled += on_completion(batch_[i]);
     reap();
     return handled;
 }

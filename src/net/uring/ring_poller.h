@@ -92,8 +92,7 @@ class RingPoller {
     std::vector<RingSocket*> ready_running_;
     std::vector<RingSocket*> sends_;    // send_queued_ sockets
     std::vector<RingSocket*> starved_;  // receives that found no provided buffer
-    std::vector<Completion> batch_;
-    bool multishot_ = true;  // receives are multishot (false once a kernel refused one)
+    bool multishot_ = true;             // receives are multishot (false once a kernel refused one)
 };
 
 }  // namespace slipstream::net::uring

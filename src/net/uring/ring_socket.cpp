@@ -12,7 +12,7 @@
 namespace slipstream::net::uring {
 
 RingSocket::RingSocket(RingPoller& poller, int fd, Kind kind, std::uint32_t events, IoHandler* handler)
-    : poller_(poller), fd_(fd), kind_(kind), events_(events), handler_(handler) {}
+    : poller_(poller), buffers_(*poller.buffers_), fd_(fd), kind_(kind), events_(events), handler_(handler) {}
 
 std::size_t RingSocket::take(std::span<char> out, const char* from, std::size_t available) {
     const std::size_t n = std::min(out.size(), available);
@@ -25,7 +25,7 @@ base::Result<std::size_t> RingSocket::read(std::span<char> buffer) {
     std::size_t n = 0;
     if (buffer_id_ >= 0) {
         const auto id = static_cast<std::uint16_t>(buffer_id_);
-        n = take(buffer, poller_.buffers_->buffer(id).data() + buffer_off_, buffer_len_ - buffer_off_);
+        n = take(buffer, buffers_.buffer(id).data() + buffer_off_, buffer_len_ - buffer_off_);
         buffer_off_ += static_cast<std::uint32_t>(n);
         if (buffer_off_ == buffer_len_) release_buffer();
     } else if (spill_off_ < spill_.size()) {
@@ -69,30 +69,15 @@ base::Status RingSocket::shutdown_write() {
     return base::Status::ok();
 }
 
-void RingSocket::take_buffer(std::uint16_t id, std::uint32_t len) {
-    if (spill_off_ < spill_.size()) {
-        spill_.append(poller_.buffers_->buffer(id).data(), len);
-        poller_.buffers_->give_back(id);
-        return;
-    }
-    buffer_id_ = id;
-    buffer_len_ = len;
-    buffer_off_ = 0;
+void RingSocket::append_to_spill(std::uint16_t id, std::uint32_t len) {
+    spill_.append(buffers_.buffer(id).data(), len);
+    buffers_.give_back(id);
 }
 
-void RingSocket::spill() {
-    if (buffer_id_ < 0) return;
+void RingSocket::spill_held() {
     const auto id = static_cast<std::uint16_t>(buffer_id_);
-    spill_.append(poller_.buffers_->buffer(id).data() + buffer_off_, buffer_len_ - buffer_off_);
+    spill_.append(buffers_.buffer(id).data() + buffer_off_, buffer_len_ - buffer_off_);
     release_buffer();
-}
-
-void RingSocket::release_buffer() {
-    if (buffer_id_ < 0) return;
-    poller_.buffers_->give_back(static_cast<std::uint16_t>(buffer_id_));
-    buffer_id_ = -1;
-    buffer_len_ = 0;
-    buffer_off_ = 0;
 }
 
 }  // namespace slipstream::net::uring

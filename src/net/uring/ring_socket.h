@@ -11,6 +11,7 @@
 #include "net/io_handler.h"
 #include "net/stream_io.h"
 #include "net/timer.h"
+#include "net/uring/buffer_ring.h"
 
 namespace slipstream::net::uring {
 
@@ -47,17 +48,36 @@ class RingSocket final : public StreamIo {
     bool sending() const { return send_queued_ || send_armed_; }
     // Received bytes in provided buffer `id`: held for read(), or appended to the spill when earlier bytes
     // are still unread there (order is kept).
-    void take_buffer(std::uint16_t id, std::uint32_t len);
+    void take_buffer(std::uint16_t id, std::uint32_t len) {
+        if (spill_off_ < spill_.size()) {
+            append_to_spill(id, len);
+            return;
+        }
+        buffer_id_ = id;
+        buffer_len_ = len;
+        buffer_off_ = 0;
+    }
+    void append_to_spill(std::uint16_t id, std::uint32_t len);
     // Copies the unread rest of the held provided buffer into spill_ and gives the buffer back.
-    void spill();
+    void spill() {
+        if (buffer_id_ >= 0) spill_held();
+    }
+    void spill_held();
     std::size_t unread_spill() const { return spill_.size() - spill_off_; }
-    void release_buffer();
+    void release_buffer() {
+        if (buffer_id_ < 0) return;
+        buffers_.give_back(static_cast<std::uint16_t>(buffer_id_));
+        buffer_id_ = -1;
+        buffer_len_ = 0;
+        buffer_off_ = 0;
+    }
     std::size_t take(std::span<char> out, const char* from, std::size_t available);
 
     static constexpr std::uint32_t kIn = 0x001;      // EPOLLIN
     static constexpr std::uint32_t kRdHup = 0x2000;  // EPOLLRDHUP
 
     RingPoller& poller_;
+    BufferRing& buffers_;  // the poller's provided buffers
     int fd_;
     Kind kind_;
     std::uint32_t events_;
