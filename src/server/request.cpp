@@ -35,7 +35,7 @@ std::string_view Request::request_id() const {
     return state_->request_id;
 }
 std::string Request::peer() const {
-    return state_->peer.to_string();
+    return state_->peer != nullptr ? state_->peer->to_string() : std::string();
 }
 
 std::optional<std::string_view> Request::path_param(std::string_view name) const {

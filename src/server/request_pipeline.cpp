@@ -85,7 +85,7 @@ NextStep RequestPipeline::route(const RequestInput& in, PipelineRequest& req) {
     state.headers = in.headers;
     state.version = in.version;
     state.http2 = in.http2;
-    if (in.peer != nullptr) state.peer = *in.peer;
+    state.peer = in.peer;
     state.request_id = record.request_id;
     state.trace_id = record.trace_id;
     state.traceparent = record.trace_id.empty() ? std::string_view() : in.traceparent;

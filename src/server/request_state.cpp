@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 namespace slipstream::detail {
 
@@ -13,11 +14,17 @@ void RequestState::detach() {
         total += h.name.size() + h.value.size();
     for (std::size_t i = 0; i < match.param_count; ++i)
         total += match.params[i].value.size();
-    // One block: the header array first (new[] aligns it for any type), then the bytes. The views are copied
-    // before the block replaces an earlier one, so detaching twice is safe.
+    // One block: the header array first (new[] aligns it for any type), the peer (Header's size keeps it
+    // aligned), then the bytes. The views are copied before the block replaces an earlier one, so detaching
+    // twice is safe.
+    static_assert(sizeof(http::h1::Header) % alignof(net::SocketAddress) == 0);
+    static_assert(std::is_trivially_destructible_v<http::h1::Header> &&
+                  std::is_trivially_destructible_v<net::SocketAddress>);  // freed with the block, never destroyed
     const std::size_t header_bytes = headers.size() * sizeof(http::h1::Header);
-    auto block = std::make_unique_for_overwrite<std::byte[]>(header_bytes + total);
-    char* next = reinterpret_cast<char*>(block.get() + header_bytes);
+    const std::size_t peer_bytes = peer != nullptr ? sizeof(net::SocketAddress) : 0;
+    auto block = std::make_unique_for_overwrite<std::byte[]>(header_bytes + peer_bytes + total);
+    if (peer != nullptr) peer = ::new (static_cast<void*>(block.get() + header_bytes)) net::SocketAddress(*peer);
+    char* next = reinterpret_cast<char*>(block.get() + header_bytes + peer_bytes);
     const auto keep = [&next](std::string_view view) -> std::string_view {
         if (view.empty()) return {};
         std::memcpy(next, view.data(), view.size());

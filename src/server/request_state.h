@@ -31,7 +31,8 @@ struct RequestState {
     http::h1::Version version = http::h1::Version::kHttp11;
     bool http2 = false;  // arrived on an HTTP/2 stream (`version` is then unused)
     server::RouteMatch match;
-    net::SocketAddress peer;
+    /// The client: the connection's address until detach() copies it. Null when unknown.
+    const net::SocketAddress* peer = nullptr;
     /// Validated arguments of a route with a RouteSpec (an object), allocated in `arena` with their own
     /// copies of every string, so detach() leaves them alone. Null for routes without a spec.
     const json::Value* arguments = nullptr;
@@ -41,11 +42,11 @@ struct RequestState {
     RequestState(RequestState&&) = default;
     RequestState& operator=(RequestState&&) = default;
 
-    /// Copies every view into owned memory (head, body, headers, parameter values): one allocation.
+    /// Copies every view (head, body, headers, parameter values) and the peer into owned memory: one allocation.
     void detach();
 
   private:
-    // Set by detach(): the copied header array, then the bytes every view points into. Null for a request
+    // Set by detach(): the copied header array, the peer, then the bytes every view points into. Null for a request
     // answered at once, which then constructs and destroys no owned storage.
     std::unique_ptr<std::byte[]> owned_;
 };
