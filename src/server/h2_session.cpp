@@ -110,6 +110,7 @@ std::size_t H2Session::pull(OutputQueue& out, std::size_t limit) {
 }
 
 std::pair<int, std::size_t> H2Session::answer(h2::StreamId id, Response&& r, const H2Context& ctx) {
+    r.own_body();  // the stream keeps its body until framed: a static body (WebSocket refusals too) is copied
     // A file body is opened now (a 500 when it cannot be) and read as the peer's window allows (FileSource).
     std::optional<OpenedFile> file;
     if (r.file_body) {
