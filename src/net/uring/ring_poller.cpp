@@ -141,17 +141,15 @@ base::Status RingPoller::remove(int fd, base::MonoNanos now) {
     std::unique_ptr<RingSocket> s = std::move(registrations_[static_cast<std::size_t>(fd)]);
     s->removed_ = true;
     std::erase(ready_, s.get());
-    std::erase(sends_, s.get());
     std::erase(starved_, s.get());
     if (s->poll_armed_ && !s->poll_cancelling_) cancel(*s, kPollTag);
     if (s->recv_armed_) cancel(*s, kRecvTag);
     s->release_buffer();
     s->spill_.clear();
-    if (s->send_queued_) {
+    if (s->send_armed_ && s->send_sqe_submits_ == submits_) {
         // Bytes the handler counts as written: submit them now, so the kernel holds the socket before the
         // caller closes the fd (one extra system call, on this path only).
-        submit_send(*s);
-        io_uring_submit(&ring_);
+        submit(false, 0);
     }
     if (s->send_armed_) {
         RingSocket* raw = s.get();
@@ -174,7 +172,7 @@ std::uint32_t RingPoller::registered_events(int fd) const {
 io_uring_sqe* RingPoller::next_sqe() {
     io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
     if (sqe != nullptr) return sqe;
-    io_uring_submit(&ring_);  // the SQ is full: hand it over early
+    submit(false, 0);  // the SQ is full: hand it over early
     sqe = io_uring_get_sqe(&ring_);
     if (sqe == nullptr) throw std::system_error(EBUSY, std::generic_category(), "io_uring_get_sqe");
     return sqe;
@@ -234,20 +232,39 @@ void RingPoller::arm_recv(RingSocket& s) {
     ++s.in_flight_;
 }
 
-void RingPoller::queue_send(RingSocket& s) {
-    if (s.send_queued_) return;
-    s.send_queued_ = true;
-    sends_.push_back(&s);
+void RingPoller::submit(bool wait, int timeout_ms) {
+    ++submits_;  // SQEs prepared so far now belong to the kernel: a queued send can no longer be extended
+    if (!wait) {
+        // Also runs pending task work, so completions of what was just submitted (and polls that fired
+        // meanwhile) are in the CQ when dispatch() looks: a non-blocking iteration sees them at once.
+        io_uring_submit_and_get_events(&ring_);
+    } else if (timeout_ms < 0) {
+        io_uring_submit_and_wait(&ring_, 1);
+    } else {
+        io_uring_cqe* cqe = nullptr;
+        __kernel_timespec ts{};
+        ts.tv_sec = timeout_ms / 1000;
+        ts.tv_nsec = static_cast<long long>(timeout_ms % 1000) * 1'000'000;
+        io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);  // -ETIME, -EINTR: an early return
+    }
 }
 
-void RingPoller::submit_send(RingSocket& s) {
+void RingPoller::prep_send(RingSocket& s) {
     io_uring_sqe* sqe = next_sqe();
     io_uring_prep_send(sqe, s.fd_, s.send_buf_.data() + s.send_off_, s.send_buf_.size() - s.send_off_,
                        MSG_NOSIGNAL | MSG_WAITALL);
     io_uring_sqe_set_data64(sqe, data_of(s, kSendTag));
-    s.send_queued_ = false;
     s.send_armed_ = true;
+    s.send_sqe_ = sqe;
+    s.send_sqe_submits_ = submits_;
     ++s.in_flight_;
+}
+
+bool RingPoller::extend_send(RingSocket& s) {
+    if (s.send_sqe_submits_ != submits_) return false;  // submitted: the kernel holds the old address and length
+    s.send_sqe_->addr = reinterpret_cast<std::uintptr_t>(s.send_buf_.data() + s.send_off_);
+    s.send_sqe_->len = static_cast<std::uint32_t>(s.send_buf_.size() - s.send_off_);
+    return true;
 }
 
 void RingPoller::cancel(RingSocket& s, std::uint64_t tag) {
@@ -264,29 +281,11 @@ void RingPoller::mark_ready(RingSocket& s, std::uint32_t events) {
 }
 
 void RingPoller::wait(int timeout_ms) {
-    for (RingSocket* s : sends_) {
-        if (s->send_queued_) submit_send(*s);
-    }
-    sends_.clear();
     for (RingSocket* s : starved_) {
         if (!s->has_input() && s->wants_read()) arm_recv(*s);
     }
     starved_.clear();
-    if (timeout_ms == 0 || io_uring_cq_ready(&ring_) > 0) {
-        // Also runs pending task work, so completions of what was just submitted (and polls that fired
-        // meanwhile) are in the CQ when dispatch() looks: a non-blocking iteration sees them at once.
-        io_uring_submit_and_get_events(&ring_);
-        return;
-    }
-    io_uring_cqe* cqe = nullptr;
-    if (timeout_ms < 0) {
-        io_uring_submit_and_wait(&ring_, 1);
-        return;
-    }
-    __kernel_timespec ts{};
-    ts.tv_sec = timeout_ms / 1000;
-    ts.tv_nsec = static_cast<long long>(timeout_ms % 1000) * 1'000'000;
-    io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);  // -ETIME, -EINTR: an early return
+    submit(timeout_ms != 0 && io_uring_cq_ready(&ring_) == 0, timeout_ms);
 }
 
 // ---- completions ----
@@ -419,7 +418,7 @@ std::size_t RingPoller::on_send(RingSocket& s, std::int32_t res) {
         return n;
     }
     if (!done) {
-        queue_send(s);  // a partial send (MSG_WAITALL makes it rare): the rest goes at the next wait
+        prep_send(s);  // a partial send (MSG_WAITALL makes it rare): the rest goes at the next wait
         return 0;
     }
     if (s.send_buf_.capacity() > kKeepSendCapacity) {

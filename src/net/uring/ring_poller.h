@@ -68,8 +68,12 @@ class RingPoller {
     void arm_poll(RingSocket& s);
     void sync_poll(RingSocket& s);
     void arm_recv(RingSocket& s);
-    void queue_send(RingSocket& s);
-    void submit_send(RingSocket& s);
+    // Submits every prepared SQE; with `wait`, waits up to timeout_ms (-1: no limit) for one completion.
+    void submit(bool wait, int timeout_ms);
+    // Prepares the send of s.send_buf_ from s.send_off_; it goes to the kernel with the next submit.
+    void prep_send(RingSocket& s);
+    // Makes the prepared, not yet submitted send cover what s.send_buf_ holds now; false once submitted.
+    bool extend_send(RingSocket& s);
     void cancel(RingSocket& s, std::uint64_t tag);
     void mark_ready(RingSocket& s, std::uint32_t events);
     void arm_wake();
@@ -90,8 +94,8 @@ class RingPoller {
     std::vector<std::unique_ptr<RingSocket>> removed_;        // waiting for their operations to complete
     std::vector<RingSocket*> ready_;                          // level-triggered re-deliveries
     std::vector<RingSocket*> ready_running_;
-    std::vector<RingSocket*> sends_;    // send_queued_ sockets
     std::vector<RingSocket*> starved_;  // receives that found no provided buffer
+    std::uint64_t submits_ = 0;         // submit() calls so far
     bool multishot_ = true;             // receives are multishot (false once a kernel refused one)
 };
 

@@ -46,7 +46,8 @@ base::Result<std::size_t> RingSocket::read(std::span<char> buffer) {
 
 base::Result<std::size_t> RingSocket::write(std::span<const iovec> pieces) {
     if (error_ != 0) return base::Status::from_errno("send", error_);
-    if (send_armed_ || removed_) return base::Status::unavailable({});
+    // An armed send takes more bytes only while its SQE waits for the next submit.
+    if (removed_ || (send_armed_ && send_sqe_submits_ != poller_.submits_)) return base::Status::unavailable({});
     std::size_t taken = 0;
     for (const iovec& p : pieces) {
         const std::size_t room = kSendCap - std::min(kSendCap, send_buf_.size());
@@ -56,7 +57,12 @@ base::Result<std::size_t> RingSocket::write(std::span<const iovec> pieces) {
         if (n < p.iov_len) break;
     }
     if (taken == 0) return base::Status::unavailable({});
-    poller_.queue_send(*this);
+    // The send goes with the next wait's submit: the SQE is prepared now, and extended by later writes.
+    if (!send_armed_) {
+        poller_.prep_send(*this);
+    } else {
+        poller_.extend_send(*this);
+    }
     return taken;
 }
 

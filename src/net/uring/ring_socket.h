@@ -45,7 +45,7 @@ class RingSocket final : public StreamIo {
     bool wants_read() const { return (events_ & (kIn | kRdHup)) != 0; }
     // Received bytes, end of stream or an error wait to be read.
     bool has_input() const { return buffer_id_ >= 0 || spill_off_ < spill_.size() || eof_ || error_ != 0; }
-    bool sending() const { return send_queued_ || send_armed_; }
+    bool sending() const { return send_armed_; }
     // Received bytes in provided buffer `id`: held for read(), or appended to the spill when earlier bytes
     // are still unread there (order is kept).
     void take_buffer(std::uint16_t id, std::uint32_t len) {
@@ -107,8 +107,9 @@ class RingSocket final : public StreamIo {
     // kStream: sending
     std::string send_buf_;
     std::size_t send_off_ = 0;
-    bool send_queued_ = false;  // to be submitted at the next wait
-    bool send_armed_ = false;   // submitted, not completed
+    bool send_armed_ = false;             // prepared (submitted at the next wait) and not completed
+    io_uring_sqe* send_sqe_ = nullptr;    // the armed send's SQE, extended by write() until it is submitted
+    std::uint64_t send_sqe_submits_ = 0;  // the poller's submit count when send_sqe_ was prepared
     bool shutdown_after_send_ = false;
     Timer send_grace_;  // after remove(): cancels a send the client does not take
 };
