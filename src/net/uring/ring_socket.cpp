@@ -14,12 +14,6 @@ namespace slipstream::net::uring {
 RingSocket::RingSocket(RingPoller& poller, int fd, Kind kind, std::uint32_t events, IoHandler* handler)
     : poller_(poller), buffers_(*poller.buffers_), fd_(fd), kind_(kind), events_(events), handler_(handler) {}
 
-std::size_t RingSocket::take(std::span<char> out, const char* from, std::size_t available) {
-    const std::size_t n = std::min(out.size(), available);
-    std::memcpy(out.data(), from, n);
-    return n;
-}
-
 base::Result<std::size_t> RingSocket::read(std::span<char> buffer) {
     if (buffer.empty()) return std::size_t{0};
     std::size_t n = 0;

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 
@@ -71,7 +72,11 @@ class RingSocket final : public StreamIo {
         buffer_len_ = 0;
         buffer_off_ = 0;
     }
-    std::size_t take(std::span<char> out, const char* from, std::size_t available);
+    static std::size_t take(std::span<char> out, const char* from, std::size_t available) {
+        const std::size_t n = out.size() < available ? out.size() : available;
+        std::memcpy(out.data(), from, n);
+        return n;
+    }
 
     static constexpr std::uint32_t kIn = 0x001;      // EPOLLIN
     static constexpr std::uint32_t kRdHup = 0x2000;  // EPOLLRDHUP
