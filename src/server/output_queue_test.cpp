@@ -148,6 +148,15 @@ struct FakeTls {
     }
 };
 
+// Sends 2000 bytes of `q` through a FakeTls (two 1000-byte writes, then a refusal).
+void send_first_2000(OutputQueue& q) {
+    FakeTls tls;
+    char buffer[16];
+    base::Result<std::size_t> r = q.flush_to(&FakeTls::write, &tls, buffer);
+    ASSERT_TRUE(r.is_ok());
+    ASSERT_EQ(*r, 2000u);
+}
+
 // take_all() after the front memory piece was partly sent: the rest follows, copied when small, moved when large.
 TEST(OutputQueue, TakeAllAfterPartialSendOfMemory) {
     for (std::size_t n : {std::size_t{3000}, std::size_t{40000}}) {
@@ -155,11 +164,7 @@ TEST(OutputQueue, TakeAllAfterPartialSendOfMemory) {
         const std::string body = pattern(n, 9);
         OutputQueue slot;
         slot.append(std::string(body));
-        FakeTls tls;  // takes 1000 bytes twice, then refuses
-        char buffer[16];
-        base::Result<std::size_t> r = slot.flush_to(&FakeTls::write, &tls, buffer);
-        ASSERT_TRUE(r.is_ok());
-        ASSERT_EQ(*r, 2000u);
+        ASSERT_NO_FATAL_FAILURE(send_first_2000(slot));
         OutputQueue out;
         out.append(std::string_view("<"));
         out.take_all(slot);
@@ -195,11 +200,7 @@ TEST(OutputQueue, PartlySentHeadGrowsAndKeepsOrderAroundMovedBodies) {
     OutputQueue q;
     const std::string first = pattern(3000, 4);
     q.append(std::string_view(first));
-    FakeTls tls;  // takes 1000 bytes twice, then refuses
-    char buffer[16];
-    base::Result<std::size_t> r = q.flush_to(&FakeTls::write, &tls, buffer);
-    ASSERT_TRUE(r.is_ok());
-    ASSERT_EQ(*r, 2000u);
+    ASSERT_NO_FATAL_FAILURE(send_first_2000(q));
     const std::string grow = pattern(8000, 5);
     q.append(std::string_view(grow));
     const std::string moved = pattern(OutputQueue::kMoveThreshold, 6);
