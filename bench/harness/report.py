@@ -38,6 +38,11 @@ TLS_CPU = "CPU/req vs cleartext"            # CPU per request (user + kernel), T
 SCALING = "scaling (÷ 1 worker)"            # rps(2 workers) / rps(the 1-worker baseline)
 
 
+def cpu_vs_reference(reference: str) -> str:
+    """The column of CPU per request (user + kernel) / the reference's, same round."""
+    return f"CPU/req vs {reference}"
+
+
 @dataclass
 class Table:
     workload: Workload
@@ -120,9 +125,9 @@ def _tls_cost(tls_run: dict, clear_run: dict) -> float | None:
     return 1.0 - tls_run["rps"] / clear_run["rps"] if clear_run["rps"] > 0 else None
 
 
-def _cpu_ratio(tls_run: dict, clear_run: dict) -> float | None:
-    clear = _cpu_per_request(clear_run)
-    return _cpu_per_request(tls_run) / clear if clear > 0 and tls_run["rps"] > 0 else None
+def _cpu_ratio(run: dict, other_run: dict) -> float | None:
+    other = _cpu_per_request(other_run)
+    return _cpu_per_request(run) / other if other > 0 and run["rps"] > 0 and other_run["rps"] > 0 else None
 
 
 def _scaling(run: dict, base_run: dict) -> float | None:
@@ -134,9 +139,17 @@ def _runs_by_round(kept: dict[tuple[str, str, int], dict], workload: str, conten
 
 
 def add_extras(table: Table, kept: dict[tuple[str, str, int], dict], baselines: dict[str, str]) -> None:
-    """TLS cost against the cleartext workload, scaling against the 1-worker contender, where measured."""
+    """CPU per request against the reference, TLS cost against the cleartext workload, scaling against the
+    1-worker contender, where measured."""
     workload = table.workload
     measured = [row for row in table.rows if row.status == "ok"]
+    reference = _runs_by_round(kept, workload.name, table.reference)
+    if reference and any(row.contender != table.reference for row in measured):
+        column = cpu_vs_reference(table.reference)
+        table.extra_columns.append(column)
+        for row in measured:
+            runs = _runs_by_round(kept, workload.name, row.contender).values()
+            row.extra[column] = paired(sorted(runs, key=lambda r: r["round"]), reference, _cpu_ratio)
     clear_present = workload.cleartext is not None and any(w == workload.cleartext for (w, _, _) in kept)
     if clear_present:
         table.extra_columns += [TLS_COST, TLS_CPU]

@@ -46,9 +46,9 @@ def test_scaling_against_the_one_worker_baseline_of_the_same_round():
                + _records("hello", "fastapi-w2", [19.0, 30.0, 21.0]))
     table = report.build_tables(records, [W["hello"]], ["nginx", "fastapi", "fastapi-w2"],
                                 {"fastapi-w2": "fastapi", "granian-w2": "granian"})[0]
-    assert table.extra_columns == [report.SCALING]
+    assert table.extra_columns == [report.cpu_vs_reference("nginx"), report.SCALING]
     nginx, fastapi, w2 = table.rows
-    assert (nginx.extra, fastapi.extra) == ({}, {})
+    assert [r.extra.get(report.SCALING) for r in (nginx, fastapi)] == [None, None]
     assert w2.extra[report.SCALING] == pytest.approx(1.9)  # median of 1.9, 1.5, 2.1
 
 
@@ -70,9 +70,29 @@ def test_ledger_cells_for_tls_and_scaling():
     table = report.build_tables(records, [W["tls"]], ["nginx", "h2o"])[0]
     lines = ledger.render_table(table).splitlines()
     assert lines[0] == ("| contender | req/s (median) | min–max | p50 ms | p99 ms | user µs/req | kernel µs/req | "
-                        "peak RSS MiB | non-2xx | socket errors | vs nginx | TLS cost | CPU/req vs cleartext | notes |")
-    assert lines[2].endswith("| 1.00 | 12.0% | 1.00× |  |")
-    assert lines[3].endswith("| 0.50 |  |  |  |")
+                        "peak RSS MiB | non-2xx | socket errors | vs nginx | CPU/req vs nginx | TLS cost | "
+                        "CPU/req vs cleartext | notes |")
+    assert lines[2].endswith("| 1.00 | 1.00× | 12.0% | 1.00× |  |")
+    assert lines[3].endswith("| 0.50 | 1.00× |  |  |  |")
+
+
+def test_cpu_per_request_against_the_reference_of_the_same_round():
+    records = (_records("hello", "nginx", [100.0, 100.0, 100.0], cpu=(3.0, 9.0))
+               + _records("hello", "h2o", [90.0, 90.0, 90.0], cpu=(2.0, 10.0))
+               + [measurement("slipstream-cpp", "hello", rnd, 120.0, server_user_us_per_req=user,
+                              server_sys_us_per_req=9.0) for rnd, user in enumerate([0.6, 3.0, 1.0])])
+    table = report.build_tables(records, [W["hello"]], ["nginx", "h2o", "slipstream-cpp"])[0]
+    column = report.cpu_vs_reference("nginx")
+    assert table.extra_columns == [column]
+    nginx, h2o, ours = table.rows
+    assert nginx.extra[column] == pytest.approx(1.0)
+    assert h2o.extra[column] == pytest.approx(1.0)
+    assert ours.extra[column] == pytest.approx(10.0 / 12.0)  # median of 9.6, 12.0 and 10.0 over 12
+
+
+def test_no_cpu_column_for_the_reference_alone():
+    table = report.build_tables(_records("hello", "nginx", [100.0]), [W["hello"]], ["nginx"])[0]
+    assert table.extra_columns == [] and table.rows[0].extra == {}
 
 
 def test_ws_tables_count_messages():
