@@ -76,6 +76,15 @@ def test_parses_captured_h2load_output(fixture_text):
     assert 0 < result.percentiles_us[50.0] <= result.percentiles_us[99.0]
 
 
+@pytest.mark.parametrize("done, codes, non2xx", [(100, (102, 0, 0, 0), 0), (100, (90, 1, 4, 5), 10)])
+def test_h2load_non_2xx_counts_the_other_status_classes(fixture_text, done, codes, non2xx):
+    text = fixture_text("h2load_hello_nginx.txt").replace(
+        "requests: 57609 total, 57865 started, 57609 done,", f"requests: {done} total, {done} started, {done} done,"
+    ).replace("status codes: 57609 2xx, 0 3xx, 0 4xx, 0 5xx",
+              "status codes: {} 2xx, {} 3xx, {} 4xx, {} 5xx".format(*codes))
+    assert h2load.parse(text, "", 16).non_2xx == non2xx
+
+
 def test_h2load_log_latencies():
     assert h2load.parse_log("1\t200\t443\n2\t200\t475\nbogus\n") == [443.0, 475.0]
 
