@@ -98,16 +98,18 @@ void ContentCoding::count_compressed(hc::Encoding e, std::size_t before, std::si
 }
 
 void ContentCoding::compress_response(std::span<const h1::Header> request_headers, Response& r) {
-    if (r.body.size() < policy_.min_size() || !policy_.eligible(r)) return;
+    const std::string_view body = r.body_bytes();  // a static body too: only a compressed one replaces it
+    if (body.size() < policy_.min_size() || !policy_.eligible(r)) return;
     add_vary_accept_encoding(r);
     hc::Encoding e = negotiate(request_headers);
     if (e == hc::Encoding::kIdentity) return;
     hc::Encoder* encoder = encoder_for(e);
     if (encoder == nullptr) return;
     std::string packed;
-    if (!encoder->compress(r.body, packed).is_ok() || packed.size() >= r.body.size()) return;
-    count_compressed(e, r.body.size(), packed.size());
+    if (!encoder->compress(body, packed).is_ok() || packed.size() >= body.size()) return;
+    count_compressed(e, body.size(), packed.size());
     r.body = std::move(packed);
+    r.static_body = {};
     set_encoding_headers(r, e);
 }
 

@@ -114,6 +114,28 @@ TEST(ContentCoding, IncompressibleBodyIsSentAsItIs) {
     EXPECT_EQ(*header(r, "vary"), "Accept-Encoding");
 }
 
+// A static body is compressed like an owned one (and then replaced by the packed bytes); one compression leaves
+// alone stays a view of its static bytes.
+TEST(ContentCoding, StaticBodyIsCompressedOrLeftAsItsView) {
+    Fixture f;
+    static const std::string kLong = text_body(3000);
+    static constexpr std::string_view kShort = R"({"message":"hello"})";
+    const h1::Header accept[] = {{"Accept-Encoding", "gzip"}};
+    Response big = Response::static_json(kLong);
+    f.coding.compress_response(accept, big);
+    ASSERT_NE(header(big, "content-encoding"), nullptr);
+    EXPECT_EQ(*header(big, "content-encoding"), "gzip");
+    EXPECT_EQ(big.static_body.data(), nullptr);
+    auto decoded = hc::decode(hc::Encoding::kGzip, big.body, {.max_output = 1 << 20});
+    ASSERT_TRUE(decoded.is_ok());
+    EXPECT_EQ(*decoded, kLong);
+    Response small = Response::static_json(kShort);
+    f.coding.compress_response(accept, small);
+    EXPECT_EQ(header(small, "content-encoding"), nullptr);
+    EXPECT_EQ(small.static_body.data(), kShort.data());
+    EXPECT_TRUE(small.body.empty());
+}
+
 TEST(ContentCoding, StrongEtagIsWeakened) {
     Fixture f;
     Response r = Response::json(text_body(3000));

@@ -128,15 +128,8 @@ NextStep RequestPipeline::route(const RequestInput& in, PipelineRequest& req) {
 Response RequestPipeline::call(PipelineRequest& req, bool static_body_ok) {
     Request request(&req.state);
     Response response = call_sync(*req.entry, request);
-    // Compression reads `body`: a static body it may compress (at least min_size) is copied there first; a
-    // shorter one stays a view, and compression would leave it alone.
-    if (response.static_body.data() != nullptr) {
-        if (static_body_ok && response.static_body.size() < worker_.content_coding().policy().min_size()) {
-            return response;
-        }
-        response.own_body();
-    }
     worker_.content_coding().compress_response(req.state.headers, response);
+    if (!static_body_ok) response.own_body();
     return response;
 }
 
@@ -173,8 +166,8 @@ void RequestPipeline::call_async(const PipelineRequest& req,
 
 void RequestPipeline::finish_response(slipstream::detail::PendingResponse& pending, Response& response) {
     pending.handler_timer.cancel();
-    response.own_body();  // both protocols and compression take `body`
     worker_.content_coding().compress_response(pending.request.headers, response);
+    response.own_body();  // HTTP/2 streams keep `body`
 }
 
 void RequestPipeline::begin_stream(slipstream::detail::PendingResponse& pending, Response& head, bool valid) {

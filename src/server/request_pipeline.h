@@ -81,8 +81,8 @@ class RequestPipeline {
     NextStep route(const RequestInput& input, PipelineRequest& req);
 
     /// Calls the synchronous handler (an exception becomes a logged 500) and compresses its answer. A static
-    /// body (Response::static_body) is copied into `body` unless `static_body_ok` (the protocol's encoder reads
-    /// body_bytes()) and it is too short to be compressed.
+    /// body (Response::static_body) left uncompressed is copied into `body` unless `static_body_ok` (the
+    /// protocol's encoder reads body_bytes()).
     Response call(PipelineRequest& req, bool static_body_ok = false);
 
     /// Asynchronous handlers, first half: the pending answer, owning a detached copy of the request; the
@@ -93,8 +93,8 @@ class RequestPipeline {
     /// Responder dropped unanswered (also when the handler threw) posts a 500 by itself.
     void call_async(const PipelineRequest& req, const std::shared_ptr<slipstream::detail::PendingResponse>& pending);
 
-    /// An asynchronous complete answer arrived: stops the handler deadline, copies a static body into `body`
-    /// and compresses it.
+    /// An asynchronous complete answer arrived: stops the handler deadline, compresses it and copies a static
+    /// body into `body`.
     void finish_response(slipstream::detail::PendingResponse& pending, Response& response);
     /// A streamed answer's head arrived: stops the handler deadline; compression and SSE heartbeats start
     /// (StreamControl::begin). `valid`: the protocol's encoder accepts the head.
