@@ -98,7 +98,7 @@ EventLoop::Registration* EventLoop::find(int fd) const {
 }
 
 void EventLoop::drop_fetched(const Registration* reg) {
-    for (std::size_t i = 0; i < fetched_; ++i) {
+    for (std::size_t i = delivering_ + 1; i < fetched_; ++i) {
         if (events_[i].data.ptr == reg) events_[i].data.ptr = &dropped_;
     }
 }
@@ -280,6 +280,7 @@ std::size_t EventLoop::dispatch(int ready) {
     std::size_t handled = 0;
     fetched_ = static_cast<std::size_t>(ready);
     for (std::size_t i = 0; i < fetched_; ++i) {
+        delivering_ = i;
         const auto* reg = static_cast<const Registration*>(events_[i].data.ptr);
         if (IoHandler* handler = reg->handler; handler != nullptr) {
             handler->on_io(events_[i].events);

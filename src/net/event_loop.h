@@ -146,8 +146,8 @@ class EventLoop {
     static constexpr std::size_t kChunkBits = 8;  // records are allocated 256 fds at a time
 
     Registration* find(int fd) const;
-    // Points the events of the batch being dispatched that belong to `reg` at dropped_, so a registration
-    // removed (or replaced) by a handler hears nothing more of that batch.
+    // Points the events of the batch being dispatched that belong to `reg` and are still to come at dropped_,
+    // so a registration removed (or replaced) by a handler hears nothing more of that batch.
     void drop_fetched(const Registration* reg);
     int compute_timeout(int max_wait_ms) const;
     std::size_t dispatch(int ready);
@@ -165,8 +165,9 @@ class EventLoop {
     std::vector<epoll_event> events_;
     std::vector<std::unique_ptr<Registration[]>> registrations_;  // chunks of 2^kChunkBits, indexed by fd
     Registration wake_registration_;                              // the wake eventfd's epoll data
-    Registration dropped_;     // where drop_fetched() points events that must not be delivered
-    std::size_t fetched_ = 0;  // events of the batch being dispatched (0 outside dispatch)
+    Registration dropped_;        // where drop_fetched() points events that must not be delivered
+    std::size_t fetched_ = 0;     // events of the batch being dispatched (0 outside dispatch)
+    std::size_t delivering_ = 0;  // the index of the event being delivered; those before it are done
     TimerWheel timers_;
     std::vector<Task> deferred_;
     std::vector<Task> deferred_running_;
