@@ -1,0 +1,46 @@
+// HPACK Huffman coding (RFC 7541 §5.2, code of Appendix B): sizes, encoding and strict decoding.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace slipstream::http::h2 {
+
+/// Bytes `s` takes Huffman-coded (EOS padding included).
+std::size_t huffman_encoded_size(std::string_view s);
+/// Appends the Huffman code of `s`, padded to a byte with the most significant bits of EOS.
+void huffman_encode(std::string_view s, std::string& out);
+/// Appends the decoded `in`. False (out then holds an unspecified tail): EOS inside, padding longer than 7 bits
+/// or not all ones.
+bool huffman_decode(std::string_view in, std::string& out);
+
+namespace detail {
+
+/// One code of Appendix B, right-aligned in `code`, `bits` long.
+struct HuffmanCode {
+    std::uint32_t code;
+    std::uint8_t bits;
+};
+/// Appendix B: symbols 0-255, then EOS (256).
+extern const std::array<HuffmanCode, 257> kHuffmanCodes;
+
+/// Decoding tables derived from Appendix B at compile time (hpack_huffman_table.cpp). The code is canonical
+/// (codes of one length are consecutive, in symbol order, and shorter codes sort first), so a code is found from
+/// the next 32 input bits, left-aligned: lengths up to kHuffmanShortBits come from kHuffmanShort; a longer code's
+/// length is the first L with window < kHuffmanLimit[L], its symbol kHuffmanSorted[window >> (32 - L) -
+/// kHuffmanDelta[L]].
+inline constexpr unsigned kHuffmanShortBits = 10;
+/// Indexed by the next kHuffmanShortBits bits: (symbol << 5) | length, or 0 when the code is longer.
+extern const std::array<std::uint16_t, 1u << kHuffmanShortBits> kHuffmanShort;
+/// Left-aligned end (exclusive) of the codes of each length, 0-30.
+extern const std::array<std::uint64_t, 31> kHuffmanLimit;
+/// Per length: the first code of that length minus the position of its symbol in kHuffmanSorted.
+extern const std::array<std::uint32_t, 31> kHuffmanDelta;
+/// Symbols in code order.
+extern const std::array<std::uint16_t, 257> kHuffmanSorted;
+
+}  // namespace detail
+}  // namespace slipstream::http::h2
