@@ -75,21 +75,24 @@ std::vector<std::string> request_ids() {
     return ids;
 }
 
-void encode_response(HpackEncoder& e, std::string& out, const std::string& request_id) {
+// x-request-id goes never-indexed, except one value entered once (as the session does every second), so its
+// name comes from the dynamic table.
+void encode_response(HpackEncoder& e, std::string& out, const std::string& request_id,
+                     HpackIndexing id_indexing = HpackIndexing::kNever) {
     e.begin_block(out);
     e.status(out, 200);
     e.field(out, "content-type", "application/json", HpackIndexing::kIncremental);
     e.field(out, "content-length", "17", HpackIndexing::kIncremental);
     e.field(out, "date", "Tue, 01 Dec 2026 00:30:00 GMT", HpackIndexing::kIncremental);
     e.field(out, "server", "slipstream", HpackIndexing::kIncremental);
-    e.field(out, "x-request-id", request_id, HpackIndexing::kNever);
+    e.field(out, "x-request-id", request_id, id_indexing);
 }
 
 void BM_EncodeResponseWarm(benchmark::State& state) {
     std::vector<std::string> ids = request_ids();
     HpackEncoder e;
     std::string out;
-    encode_response(e, out, ids[0]);
+    encode_response(e, out, ids[0], HpackIndexing::kIncremental);
     std::size_t i = 0;
     for (auto _ : state) {
         out.clear();

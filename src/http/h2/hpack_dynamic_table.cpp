@@ -11,10 +11,17 @@ inline bool same_bytes(const char* p, std::string_view s) {
     return s.empty() || std::memcmp(p, s.data(), s.size()) == 0;
 }
 
+// The last 1-7 bytes of a string as one word (two overlapping loads, or three bytes), without a memcpy call.
 inline std::uint64_t load_tail(const char* p, std::size_t n) {
-    std::uint64_t v = 0;
-    std::memcpy(&v, p, n);
-    return v;
+    if (n >= 4) {
+        std::uint32_t a;
+        std::uint32_t b;
+        std::memcpy(&a, p, 4);
+        std::memcpy(&b, p + n - 4, 4);
+        return (static_cast<std::uint64_t>(a) << 32) | b;
+    }
+    auto byte = [p](std::size_t i) { return static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])); };
+    return byte(0) | (byte(n / 2) << 8) | (byte(n - 1) << 16);
 }
 
 // A word-at-a-time multiplicative hash: fields are short.

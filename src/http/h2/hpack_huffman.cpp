@@ -1,5 +1,5 @@
-// HPACK Huffman coding: a 64-bit accumulator for encoding, a 10-bit table (canonical search for longer codes)
-// for decoding.
+// HPACK Huffman coding: a 64-bit accumulator for encoding; for decoding, a 12-bit table that yields up to two
+// symbols per lookup (canonical-code limits for the rare longer codes).
 #include "http/h2/hpack_huffman.h"
 
 #include <cstring>
@@ -21,14 +21,12 @@ inline std::uint64_t load_be64(const unsigned char* p) {
 }
 
 struct Symbol {
-    unsigned sym;
+    unsigned sym;  // 256: EOS
     unsigned bits;
 };
 
-// The symbol whose code starts at the top of `acc` (the bits after the input's end are zero).
-inline Symbol next_symbol(std::uint64_t acc) {
-    std::uint16_t e = detail::kHuffmanShort[acc >> (64 - detail::kHuffmanShortBits)];
-    if (e != 0) return {static_cast<unsigned>(e >> 5), e & 31u};
+// A code longer than kHuffmanShortBits starting at the top of `acc`.
+inline Symbol long_symbol(std::uint64_t acc) {
     std::uint64_t window = acc >> 32;
     unsigned len = detail::kHuffmanShortBits + 1;
     while (window >= detail::kHuffmanLimit[len])
@@ -36,12 +34,38 @@ inline Symbol next_symbol(std::uint64_t acc) {
     return {detail::kHuffmanSorted[static_cast<std::uint32_t>(window >> (32 - len)) - detail::kHuffmanDelta[len]], len};
 }
 
+// The one symbol whose code starts at the top of `acc`.
+inline Symbol one_symbol(std::uint64_t acc) {
+    std::uint32_t e = detail::kHuffmanPairs[acc >> (64 - detail::kHuffmanShortBits)];
+    if (e == 0) return long_symbol(acc);
+    return {e & 0xffu, (e >> 23) & 31u};
+}
+
 }  // namespace
 
 std::size_t huffman_encoded_size(std::string_view s) {
+    // Eight bytes per step, summed in scalar code (compilers' gathers over the table are slower).
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    std::size_t n = s.size();
     std::size_t bits = 0;
-    for (unsigned char c : s)
-        bits += kHuffmanCodes[c].bits;
+    const std::uint8_t* len = detail::kHuffmanBits.data();
+    for (; n >= 8; p += 8, n -= 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p, 8);
+        bits += len[w & 0xff] + len[(w >> 8) & 0xff] + len[(w >> 16) & 0xff] + len[(w >> 24) & 0xff] +
+                len[(w >> 32) & 0xff] + len[(w >> 40) & 0xff] + len[(w >> 48) & 0xff] + len[w >> 56];
+    }
+    if (n >= 4) {
+        bits += len[p[0]] + len[p[1]] + len[p[2]] + len[p[3]];
+        p += 4;
+        n -= 4;
+    }
+    if (n >= 2) {
+        bits += len[p[0]] + len[p[1]];
+        p += 2;
+        n -= 2;
+    }
+    if (n > 0) bits += len[p[0]];
     return (bits + 7) / 8;
 }
 
@@ -74,7 +98,8 @@ void huffman_encode(std::string_view s, std::string& out) {
 
 bool huffman_decode(std::string_view in, std::string& out) {
     std::size_t old = out.size();
-    out.resize(old + in.size() * 8 / 5);  // the shortest code is 5 bits
+    // The shortest code is 5 bits; one more byte for the second symbol a pair lookup stores but may not count.
+    out.resize(old + in.size() * 8 / 5 + 1);
     char* dst = out.data() + old;
     const auto* p = reinterpret_cast<const unsigned char*>(in.data());
     const unsigned char* end = p + in.size();
@@ -96,19 +121,33 @@ bool huffman_decode(std::string_view in, std::string& out) {
         if (n >= 30) {
             // Every code fits: decode until fewer than 30 bits are left.
             do {
-                Symbol s = next_symbol(acc);
-                if (s.sym == 256) return false;
-                *dst++ = static_cast<char>(s.sym);
-                acc <<= s.bits;
-                n -= s.bits;
+                std::uint32_t e = detail::kHuffmanPairs[acc >> (64 - detail::kHuffmanShortBits)];
+                if (e != 0) {
+                    dst[0] = static_cast<char>(e);  // both stored, `count` of them kept
+                    dst[1] = static_cast<char>(e >> 8);
+                    dst += (e >> 16) & 3;
+                    unsigned bits = (e >> 18) & 31;
+                    acc <<= bits;
+                    n -= bits;
+                } else {
+                    Symbol s = long_symbol(acc);
+                    if (s.sym == 256) {
+                        ok = false;
+                        break;
+                    }
+                    *dst++ = static_cast<char>(s.sym);
+                    acc <<= s.bits;
+                    n -= s.bits;
+                }
             } while (n >= 30);
+            if (!ok) break;
             continue;
         }
         if (p < end) continue;
         // The input's end: whole codes, then at most 7 bits of EOS's prefix (all ones).
         while (n > 0) {
             if (n <= 7 && (acc >> (64 - n)) == (1u << n) - 1) break;
-            Symbol s = next_symbol(acc);
+            Symbol s = one_symbol(acc);
             if (s.bits > n || s.sym == 256) {
                 ok = false;
                 break;

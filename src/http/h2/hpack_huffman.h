@@ -27,14 +27,17 @@ struct HuffmanCode {
 /// Appendix B: symbols 0-255, then EOS (256).
 extern const std::array<HuffmanCode, 257> kHuffmanCodes;
 
-/// Decoding tables derived from Appendix B at compile time (hpack_huffman_table.cpp). The code is canonical
-/// (codes of one length are consecutive, in symbol order, and shorter codes sort first), so a code is found from
-/// the next 32 input bits, left-aligned: lengths up to kHuffmanShortBits come from kHuffmanShort; a longer code's
-/// length is the first L with window < kHuffmanLimit[L], its symbol kHuffmanSorted[window >> (32 - L) -
-/// kHuffmanDelta[L]].
-inline constexpr unsigned kHuffmanShortBits = 10;
-/// Indexed by the next kHuffmanShortBits bits: (symbol << 5) | length, or 0 when the code is longer.
-extern const std::array<std::uint16_t, 1u << kHuffmanShortBits> kHuffmanShort;
+/// Bits of each symbol's code (kHuffmanCodes[sym].bits, packed for size computations).
+extern const std::array<std::uint8_t, 256> kHuffmanBits;
+
+/// Decoding tables derived from Appendix B at compile time (hpack_huffman_table.cpp). kHuffmanPairs, indexed by
+/// the next kHuffmanShortBits input bits, gives the one or two whole codes they start with: bits 0-7 the first
+/// symbol, 8-15 the second, 16-17 how many (0: the first code is longer), 18-22 the bits both take, 23-27 the
+/// first one's length. The code is canonical (codes of one length are consecutive, in symbol order, and shorter
+/// codes sort first), so a longer code is found from the next 32 bits, left-aligned: its length is the first L
+/// with window < kHuffmanLimit[L], its symbol kHuffmanSorted[(window >> (32 - L)) - kHuffmanDelta[L]].
+inline constexpr unsigned kHuffmanShortBits = 12;
+extern const std::array<std::uint32_t, 1u << kHuffmanShortBits> kHuffmanPairs;
 /// Left-aligned end (exclusive) of the codes of each length, 0-30.
 extern const std::array<std::uint64_t, 31> kHuffmanLimit;
 /// Per length: the first code of that length minus the position of its symbol in kHuffmanSorted.

@@ -273,7 +273,8 @@ namespace {
 constexpr unsigned kMaxBits = 30;
 
 struct DecodeTables {
-    std::array<std::uint16_t, 1u << kHuffmanShortBits> short_codes{};
+    std::array<std::uint32_t, 1u << kHuffmanShortBits> pairs{};
+    std::array<std::uint8_t, 256> bits{};
     std::array<std::uint64_t, kMaxBits + 1> limit{};
     std::array<std::uint32_t, kMaxBits + 1> delta{};
     std::array<std::uint16_t, 257> sorted{};
@@ -296,15 +297,26 @@ constexpr DecodeTables build_tables() {
         }
         t.limit[len] = limit;
     }
-    for (unsigned sym = 0; sym < 257; ++sym) {
-        unsigned bits = kHuffmanCodes[sym].bits;
-        if (bits > kHuffmanShortBits) continue;
-        unsigned shift = kHuffmanShortBits - bits;
-        unsigned from = kHuffmanCodes[sym].code << shift;
-        for (unsigned i = from; i < from + (1u << shift); ++i) {
-            t.short_codes[i] = static_cast<std::uint16_t>((sym << 5) | bits);
+    // Every code of at most kHuffmanShortBits bits, then in the bits left after it every code that still fits.
+    constexpr unsigned kShort = kHuffmanShortBits;
+    for (unsigned first = 0; first < 256; ++first) {
+        unsigned len0 = kHuffmanCodes[first].bits;
+        if (len0 > kShort) continue;
+        unsigned from = kHuffmanCodes[first].code << (kShort - len0);
+        for (unsigned i = from; i < from + (1u << (kShort - len0)); ++i) {
+            t.pairs[i] = first | (1u << 16) | (len0 << 18) | (len0 << 23);
+        }
+        for (unsigned second = 0; second < 256; ++second) {
+            unsigned len1 = kHuffmanCodes[second].bits;
+            if (len0 + len1 > kShort) continue;
+            unsigned from2 = from | (kHuffmanCodes[second].code << (kShort - len0 - len1));
+            for (unsigned i = from2; i < from2 + (1u << (kShort - len0 - len1)); ++i) {
+                t.pairs[i] = first | (second << 8) | (2u << 16) | ((len0 + len1) << 18) | (len0 << 23);
+            }
         }
     }
+    for (unsigned sym = 0; sym < 256; ++sym)
+        t.bits[sym] = kHuffmanCodes[sym].bits;
     return t;
 }
 
@@ -324,7 +336,8 @@ static_assert(is_canonical(), "RFC 7541 Appendix B is a canonical code");
 
 }  // namespace
 
-constexpr std::array<std::uint16_t, 1u << kHuffmanShortBits> kHuffmanShort = kTables.short_codes;
+constexpr std::array<std::uint32_t, 1u << kHuffmanShortBits> kHuffmanPairs = kTables.pairs;
+constexpr std::array<std::uint8_t, 256> kHuffmanBits = kTables.bits;
 constexpr std::array<std::uint64_t, 31> kHuffmanLimit = kTables.limit;
 constexpr std::array<std::uint32_t, 31> kHuffmanDelta = kTables.delta;
 constexpr std::array<std::uint16_t, 257> kHuffmanSorted = kTables.sorted;
