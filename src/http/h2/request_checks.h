@@ -10,9 +10,9 @@ namespace slipstream::http::h2::detail {
 /// The pseudo-fields a request may carry, as indexes; kRegular for any other field.
 enum class Pseudo : std::uint8_t { kMethod, kScheme, kAuthority, kPath, kProtocol, kRegular };
 
-/// One stream's request checks (the session runs nghttp2 without its HTTP messaging checks and applies
-/// these instead). A false return means the request is malformed: the stream is reset with PROTOCOL_ERROR
-/// (RFC 9113 §8.1.1). Names are checked as received: HTTP/2 field names are lowercase.
+/// One stream's request checks, run by the session on each field as it is decoded. A false return means the request is
+/// malformed: the stream is reset with PROTOCOL_ERROR (RFC 9113 §8.1.1). Names are checked as received: HTTP/2 field
+/// names are lowercase.
 /// - names: lowercase tokens; pseudo-fields known, single, before every regular field, none in trailers;
 /// - values: no NUL, CR, LF or other control byte (HTAB excepted), no leading or trailing SP/HTAB; pseudo-field
 ///   values by their grammar (method a token, scheme per RFC 3986, authority characters, path visible bytes);

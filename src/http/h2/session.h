@@ -1,28 +1,29 @@
-// ServerSession: the narrow adapter over nghttp2's server session: bytes in, request events out, frames out.
+// ServerSession: an HTTP/2 server connection's protocol engine (RFC 9113): bytes in, request events out, frames out.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <utility>
+#include <vector>
 
 #include "base/clock.h"
 #include "base/result.h"
+#include "http/h2/client_stream_ids.h"
 #include "http/h2/error_code.h"
+#include "http/h2/frame.h"
+#include "http/h2/frame_reader.h"
+#include "http/h2/hpack_decoder.h"
+#include "http/h2/hpack_encoder.h"
+#include "http/h2/receive_window.h"
 #include "http/h2/session_config.h"
 #include "http/h2/session_stats.h"
+#include "http/h2/stream.h"
+#include "http/h2/stream_table.h"
 #include "http/h2/token_bucket.h"
-
-typedef struct nghttp2_session nghttp2_session;
-
-namespace slipstream::http::h2::detail {
-class RecyclingAllocator;
-}
+#include "http/h2/write_queue.h"
 
 namespace slipstream::http::h2 {
 
@@ -60,8 +61,10 @@ class BodySource {
     virtual base::Result<std::size_t> read(std::span<char> buf) = 0;
 };
 
-/// What the session tells its owner. Called from inside receive() (and, for on_stream_reset, from send()
-/// or reset()). The handler may call the session's respond/write/end/reset methods from these callbacks.
+/// What the session tells its owner. Called from inside receive() (and, for on_stream_reset and
+/// on_stream_closed, from send(), when the frame that closes the stream is handed out; never from reset(),
+/// end() or the other calls the owner makes). The handler may call the session's respond/write/end/reset
+/// methods from these callbacks.
 class SessionHandler {
   public:
     virtual void on_request(StreamId id, const RequestHead& request) = 0;
@@ -86,7 +89,7 @@ class SessionHandler {
 /// to receive() and writes what send() produces. Protocol errors are answered by the session itself
 /// (RST_STREAM or GOAWAY with the right code, per RFC 9113); the owner closes the connection once
 /// done() says so and the output is written. Not thread-safe: the connection's loop thread only.
-class ServerSession {
+class ServerSession final : private HpackFieldSink {
   public:
     /// Builds the session and queues the server preface (SETTINGS). Error: kInternal (out of memory).
     static base::Result<std::unique_ptr<ServerSession>> create(const SessionConfig& config, SessionHandler& handler);
@@ -152,47 +155,115 @@ class ServerSession {
     const SessionStats& stats() const { return stats_; }
 
   private:
-    struct Stream;
-    struct Scratch;
-    using StreamMap = std::unordered_map<StreamId, std::unique_ptr<Stream>>;
-    struct Callbacks;
-    friend struct Callbacks;
+    using Stream = detail::Stream;
+    // What happens to a stream once a frame queued in `pending_` is handed to send()'s output.
+    enum class Sent : std::uint8_t { kEndStream, kReset };
+    struct SentEvent {
+        StreamId id;
+        Sent what;
+    };
+    // Where a header block goes once complete (RFC 9113 §5.1, §8.1).
+    enum class BlockTarget : std::uint8_t {
+        kRequest,       // a new stream's request head
+        kTrailers,      // a trailer section of an open stream
+        kDiscard,       // decoded for the HPACK state only (refused, reset, after GOAWAY)
+        kStreamClosed,  // decoded, then RST_STREAM(STREAM_CLOSED)
+        kSelfDepends,   // decoded, then RST_STREAM(PROTOCOL_ERROR): its priority names itself
+    };
+    struct Block {
+        StreamId id = 0;
+        BlockTarget target = BlockTarget::kDiscard;
+        bool end_stream = false;
+        bool open = false;  // CONTINUATION frames expected
+        std::uint32_t continuations = 0;
+    };
 
     ServerSession(const SessionConfig& config, SessionHandler& handler);
-    Stream* find(StreamId id);
-    // Streams are recycled with their map nodes: a closed stream's buffers and node serve the next one.
-    Stream& open_stream(StreamId id);
-    void close_stream(StreamMap::iterator it);
-    // Records a client stream id seen in a HEADERS frame; false when it reuses an id the client skipped.
-    bool note_client_stream(StreamId id);
-    base::Status submit(StreamId id, int status, std::span<const HeaderField> headers, bool with_body);
+
+    // session_receive.cpp: frames in.
+    void on_frame(const detail::FrameHeader& h, std::string_view payload);
+    bool within_budgets(const detail::FrameHeader& h);  // the flood buckets; false: failed
+    void on_data(const detail::FrameHeader& h, std::string_view payload);
+    void on_stream_data_frame(Stream& s, const detail::FrameHeader& h, std::string_view data);
+    void on_priority(const detail::FrameHeader& h, std::string_view payload);
+    void on_rst_stream(const detail::FrameHeader& h, std::string_view payload);
+    void on_settings(const detail::FrameHeader& h, std::string_view payload);
+    // Applies a SETTINGS payload from the client; the error code of a bad value, else kNoError.
+    ErrorCode apply_settings(std::string_view payload);
+    void on_ping(const detail::FrameHeader& h, std::string_view payload);
+    void on_goaway(const detail::FrameHeader& h, std::string_view payload);
+    void on_window_update(const detail::FrameHeader& h, std::string_view payload);
+    void consume_connection(std::size_t n);
+    void consume_stream(Stream& s, std::size_t n);
+
+    // session_headers.cpp: header blocks in, requests out.
+    void on_headers(const detail::FrameHeader& h, std::string_view payload);
+    void on_continuation(const detail::FrameHeader& h, std::string_view payload);
+    BlockTarget headers_target(StreamId id, bool self_depends);
+    void end_block(std::string_view block);
+    bool on_field(std::string_view name, std::string_view value) override;
+    void head_complete(Stream& s, bool trailers, bool end_stream);
     void deliver(Stream& s);
-    // Returns to the connection's window what a closing tunnel was not told to consume.
+
+    // session_output.cpp: frames out, stream endings.
+    Stream* answerable(StreamId id);
+    void encode_head(Stream& s, int status, std::span<const HeaderField> headers, bool end_stream);
+    void frame_block(std::size_t start, StreamId id, bool end_stream);
+    void schedule(Stream& s);
+    void frame_data(Stream& s, std::string& out);
+    void queue_end_stream(Stream& s);
+    void process_sent();
+    void end_sent(Stream& s);
+    void reset_stream(Stream& s, ErrorCode code);
+    void stream_error(StreamId id, ErrorCode code);  // a stream not in the table
+    void close_stream(Stream& s);
     void release_unconsumed(Stream& s);
-    int fail(ErrorCode code);
-    int flood(FloodKind kind);  // counts the defence, then fail(kEnhanceYourCalm)
+    void count_control();  // a control frame queued; too many unsent is a flood
+    void fail(ErrorCode code, const char* reason);
+    void flood(FloodKind kind, const char* reason);  // counts the defence, then fail(kEnhanceYourCalm)
+    void queue_goaway(ErrorCode code);
 
     SessionConfig config_;
     SessionHandler& handler_;
-    nghttp2_session* session_ = nullptr;
-    StreamMap streams_;
+    detail::FrameReader reader_;
+    detail::StreamTable streams_;
+    detail::ClientStreamIds ids_;
+    detail::WriteQueue writers_;
+    HpackDecoder decoder_;
+    HpackEncoder encoder_;
     TokenBucket resets_;
     TokenBucket control_;
-    std::unique_ptr<Scratch> scratch_;
     SessionStats stats_;
-    std::unique_ptr<detail::RecyclingAllocator> allocator_;  // nghttp2's memory; outlives session_
-    Stream* found_ = nullptr;                                // the stream find() returned last (cleared when it closes)
+    detail::ReceiveWindow conn_recv_;
+    std::int64_t conn_send_window_ = detail::kDefaultWindow;
+    std::int64_t peer_initial_window_ = detail::kDefaultWindow;   // the client's SETTINGS_INITIAL_WINDOW_SIZE
+    std::int64_t local_initial_window_ = detail::kDefaultWindow;  // ours, once the client acknowledged it
+    std::uint32_t peer_max_frame_ = detail::kDefaultMaxFrameSize;
+    std::string pending_;  // control frames and HEADERS in the order produced, not yet handed to send()
+    std::vector<SentEvent> sent_;
+    std::vector<SentEvent> sent_scratch_;
+    std::size_t control_queued_ = 0;  // control frames in `pending_`
+    Block block_;
+    std::string block_buf_;                    // a header block arriving in several frames
+    Stream* block_stream_ = nullptr;           // during decoding: the stream the fields go to
+    bool block_trailers_ = false;              // during decoding: the block is a trailer section
+    std::size_t block_field_bytes_ = 0;        // during decoding of a block without a stream
+    std::vector<HeaderField> request_fields_;  // deliver(): the fields handed to on_request
+    std::string name_scratch_;                 // encode_head(): a field name lowered
+    std::string block_scratch_;                // frame_block(): a head split into CONTINUATION frames
     base::MonoNanos now_ = 0;
     base::MonoNanos unique_indexed_at_ = -1'000'000'000'000;  // when an x-request-id value was last indexed
-    std::uint32_t continuations_ = 0;
-    static constexpr std::size_t kMaxSkippedRanges = 64;
-    StreamId last_client_stream_ = -1;
-    std::deque<std::pair<StreamId, StreamId>> skipped_;  // recent ranges of client ids never used
     std::size_t active_ = 0;
     std::size_t receiving_ = 0;
+    StreamId goaway_last_ = 0;  // the last stream id of our graceful GOAWAY
     ErrorCode error_code_ = ErrorCode::kNoError;
-    bool fatal_ = false;
-    bool broken_ = false;  // nghttp2 failed while producing output: close at once
+    const char* fail_reason_ = "";
+    bool got_settings_ = false;    // the client's first SETTINGS arrived
+    bool settings_acked_ = false;  // the client acknowledged ours
+    bool goaway_sent_ = false;
+    bool goaway_received_ = false;
+    bool fatal_ = false;       // receive() found a connection error
+    bool terminated_ = false;  // a final GOAWAY is queued: nothing is framed after it, input is ignored
 };
 
 }  // namespace slipstream::http::h2

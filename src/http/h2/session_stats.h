@@ -14,7 +14,7 @@ enum class FloodKind : std::uint8_t {
     kControlFrames,  // PING / SETTINGS / PRIORITY / empty frames past their budget
     kContinuation,   // too many CONTINUATION frames after one HEADERS
     kHpackBomb,      // a header block decoding far past the header list limit
-    kOther,          // nghttp2's own flood checks (e.g. a peer that never reads its PING ACKs)
+    kOther,          // a peer that never reads: over 1000 control frames (PING/SETTINGS ACKs...) unsent
 };
 inline constexpr std::size_t kFloodKinds = 5;
 

@@ -1,0 +1,266 @@
+// ServerSession, frames out: response heads HPACK-encoded in order, DATA cut as the windows allow (round
+// robin), stream endings and resets, and connection errors (GOAWAY).
+#include <algorithm>
+#include <cstring>
+
+#include "http/h2/field_case.h"
+#include "http/h2/session.h"
+
+namespace slipstream::http::h2 {
+namespace {
+
+// A peer that never reads makes control frames (PING/SETTINGS ACKs, RST_STREAM, WINDOW_UPDATE) pile up:
+// past this many unsent, the connection ends with ENHANCE_YOUR_CALM.
+constexpr std::size_t kMaxQueuedControlFrames = 1000;
+
+// A field whose value differs in every response (x-request-id) is sent as a never-indexed literal: entering
+// every value into the HPACK dynamic table would only evict useful entries. Once a second one value is
+// indexed, so the name stays in the table and the literals refer to it instead of spelling it out.
+constexpr base::MonoNanos kIndexUniqueEvery = 1'000'000'000;
+
+// Fields whose values rarely repeat go out without entering the dynamic table.
+bool rarely_repeats(std::string_view lowercase_name) {
+    return lowercase_name == "content-length" || lowercase_name == "etag" || lowercase_name == "last-modified" ||
+           lowercase_name == "location" || lowercase_name == "set-cookie";
+}
+
+}  // namespace
+
+// ---- send() ----
+
+std::size_t ServerSession::send(std::string& out, std::size_t limit) {
+    const std::size_t start = out.size();
+    while (out.size() < limit) {
+        if (!pending_.empty()) {
+            out.append(pending_);
+            pending_.clear();
+            control_queued_ = 0;
+            process_sent();  // may queue more
+            continue;
+        }
+        if (terminated_ || writers_.empty() || conn_send_window_ <= 0) break;
+        frame_data(writers_.pop_front(), out);
+    }
+    return out.size() - start;
+}
+
+bool ServerSession::want_write() const {
+    return !pending_.empty() || (!terminated_ && !writers_.empty() && conn_send_window_ > 0);
+}
+
+bool ServerSession::done() const {
+    if (!pending_.empty()) return false;
+    return terminated_ || ((goaway_sent_ || goaway_received_) && streams_.empty());
+}
+
+// One DATA frame of `s`, as large as the windows and the peer's frame size allow (at most 16 KiB).
+void ServerSession::frame_data(Stream& s, std::string& out) {
+    std::int64_t room = std::min<std::int64_t>(
+        {conn_send_window_, s.send_window, std::min<std::uint32_t>(peer_max_frame_, detail::kDefaultMaxFrameSize)});
+    if (room <= 0) return;  // a SETTINGS change shrank its window: WINDOW_UPDATE schedules it again
+    const std::size_t at = out.size();
+    std::size_t n = 0;
+    bool last = false;
+    if (s.source) {
+        auto want = static_cast<std::size_t>(std::min<std::uint64_t>(static_cast<std::uint64_t>(room), s.source_left));
+        out.resize(at + detail::kFrameHeaderSize + want);
+        base::Result<std::size_t> r = s.source->read({out.data() + at + detail::kFrameHeaderSize, want});
+        if (!r.is_ok() || *r == 0 || *r > want) {
+            out.resize(at);
+            return reset_stream(s, ErrorCode::kInternalError);  // the body cannot be completed
+        }
+        n = *r;
+        out.resize(at + detail::kFrameHeaderSize + n);
+        s.source_left -= n;
+        last = s.source_left == 0;
+        if (last) s.source.reset();  // a file closes as soon as its last byte is framed
+    } else {
+        n = std::min<std::size_t>(static_cast<std::size_t>(room), s.queued());
+        out.resize(at + detail::kFrameHeaderSize);
+        out.append(s.out, s.out_offset, n);
+        s.out_offset += n;
+        if (s.out_offset == s.out.size()) {
+            s.out.clear();  // keeps the capacity for the next write()
+            s.out_offset = 0;
+        }
+        last = s.out_end && s.queued() == 0;
+    }
+    detail::put_frame_header(out.data() + at, n, detail::FrameType::kData, last ? detail::kFlagEndStream : 0,
+                             static_cast<std::uint32_t>(s.id));
+    s.send_window -= static_cast<std::int64_t>(n);
+    conn_send_window_ -= static_cast<std::int64_t>(n);
+    s.body_sent += n;
+    if (last) return end_sent(s);
+    schedule(s);  // round robin: to the back of the queue
+}
+
+// ---- response heads ----
+
+ServerSession::Stream* ServerSession::answerable(StreamId id) {
+    Stream* s = streams_.find(id);
+    if (s == nullptr || s->closing || terminated_) return nullptr;
+    return s;
+}
+
+void ServerSession::encode_head(Stream& s, int status, std::span<const HeaderField> headers, bool end_stream) {
+    s.responded = true;
+    const std::size_t start = pending_.size();
+    pending_.resize(start + detail::kFrameHeaderSize);
+    encoder_.begin_block(pending_);
+    encoder_.status(pending_, status);
+    for (const HeaderField& h : headers) {
+        name_scratch_.resize(h.name.size());
+        detail::copy_lowercase(name_scratch_.data(), h.name);
+        std::string_view name = name_scratch_;
+        HpackIndexing how = rarely_repeats(name) ? HpackIndexing::kWithout : HpackIndexing::kIncremental;
+        if (name == "x-request-id") {
+            if (now_ - unique_indexed_at_ < kIndexUniqueEvery) {
+                how = HpackIndexing::kNever;
+            } else {
+                unique_indexed_at_ = now_;
+            }
+        }
+        encoder_.field(pending_, name, h.value, how);
+    }
+    frame_block(start, s.id, end_stream);
+    if (end_stream) sent_.push_back({s.id, Sent::kEndStream});
+}
+
+// Frames the block encoded at pending_[start + 9..]: one HEADERS frame, or HEADERS and CONTINUATION frames
+// when it is larger than the peer's SETTINGS_MAX_FRAME_SIZE.
+void ServerSession::frame_block(std::size_t start, StreamId id, bool end_stream) {
+    const std::size_t block = pending_.size() - start - detail::kFrameHeaderSize;
+    const auto stream = static_cast<std::uint32_t>(id);
+    const std::uint8_t end = end_stream ? detail::kFlagEndStream : 0;
+    if (block <= peer_max_frame_) {
+        detail::put_frame_header(pending_.data() + start, block, detail::FrameType::kHeaders,
+                                 end | detail::kFlagEndHeaders, stream);
+        return;
+    }
+    block_scratch_.assign(pending_, start + detail::kFrameHeaderSize);
+    pending_.resize(start);
+    std::string_view rest = block_scratch_;
+    bool first = true;
+    while (!rest.empty()) {
+        std::size_t n = std::min<std::size_t>(rest.size(), peer_max_frame_);
+        std::uint8_t flags = (first ? end : 0) | (n == rest.size() ? detail::kFlagEndHeaders : 0);
+        detail::append_frame_header(pending_, n, first ? detail::FrameType::kHeaders : detail::FrameType::kContinuation,
+                                    flags, stream);
+        pending_.append(rest.substr(0, n));
+        rest.remove_prefix(n);
+        first = false;
+    }
+}
+
+void ServerSession::schedule(Stream& s) {
+    if (!s.closing && !terminated_ && s.send_window > 0 && s.has_output()) writers_.push_back(s);
+}
+
+// A DATA frame with END_STREAM and nothing in it, after every byte framed before.
+void ServerSession::queue_end_stream(Stream& s) {
+    detail::append_frame_header(pending_, 0, detail::FrameType::kData, detail::kFlagEndStream,
+                                static_cast<std::uint32_t>(s.id));
+    sent_.push_back({s.id, Sent::kEndStream});
+}
+
+// ---- stream endings ----
+
+// Frames of `pending_` reached the output: the streams they ended or reset close.
+void ServerSession::process_sent() {
+    if (sent_.empty()) return;
+    sent_scratch_.swap(sent_);
+    for (const SentEvent& e : sent_scratch_) {
+        Stream* s = streams_.find(e.id);
+        if (s == nullptr) continue;
+        if (e.what == Sent::kReset) {
+            if (s->closing) close_stream(*s);
+        } else if (!s->closing) {
+            end_sent(*s);
+        }
+    }
+    sent_scratch_.clear();
+}
+
+// END_STREAM was handed to the output: closed if the request had ended, else the client is asked to stop
+// sending (RST_STREAM NO_ERROR, RFC 9113 §8.1).
+void ServerSession::end_sent(Stream& s) {
+    s.finished = true;
+    if (s.request_done) return close_stream(s);
+    reset_stream(s, ErrorCode::kNoError);
+}
+
+void ServerSession::reset_stream(Stream& s, ErrorCode code) {
+    if (s.closing) return;
+    s.closing = true;
+    writers_.remove(s);
+    detail::append_rst_stream(pending_, static_cast<std::uint32_t>(s.id), static_cast<std::uint32_t>(code));
+    sent_.push_back({s.id, Sent::kReset});
+    ids_.note_reset(s.id);
+    ++stats_.rst_sent[SessionStats::code_index(static_cast<std::uint32_t>(code))];
+    ++stats_.events;
+    count_control();
+}
+
+void ServerSession::stream_error(StreamId id, ErrorCode code) {
+    detail::append_rst_stream(pending_, static_cast<std::uint32_t>(id), static_cast<std::uint32_t>(code));
+    ids_.note_reset(id);
+    ++stats_.rst_sent[SessionStats::code_index(static_cast<std::uint32_t>(code))];
+    ++stats_.events;
+    count_control();
+}
+
+// Anything that closes a delivered, unfinished stream tells the handler, with the stream still known.
+void ServerSession::close_stream(Stream& s) {
+    s.closing = true;  // the handler's calls for it are refused from here on
+    writers_.remove(s);
+    if (!s.delivered) {
+        --receiving_;
+    } else {
+        --active_;
+        if (!s.finished) {
+            handler_.on_stream_reset(s.id);
+        } else if (s.tunnel) {
+            handler_.on_stream_closed(s.id);
+        }
+        release_unconsumed(s);
+    }
+    streams_.close(s);
+}
+
+void ServerSession::release_unconsumed(Stream& s) {
+    if (s.unconsumed == 0) return;
+    consume_connection(s.unconsumed);  // the stream's own window is gone with it
+    s.unconsumed = 0;
+}
+
+// ---- connection errors ----
+
+void ServerSession::count_control() {
+    if (++control_queued_ > kMaxQueuedControlFrames) flood(FloodKind::kOther, "the peer does not read its frames");
+}
+
+void ServerSession::flood(FloodKind kind, const char* reason) {
+    if (!terminated_) {
+        ++stats_.floods[static_cast<std::size_t>(kind)];
+        ++stats_.events;
+    }
+    fail(ErrorCode::kEnhanceYourCalm, reason);
+}
+
+void ServerSession::fail(ErrorCode code, const char* reason) {
+    if (terminated_) return;
+    fatal_ = true;
+    fail_reason_ = reason;
+    if (error_code_ == ErrorCode::kNoError) error_code_ = code;
+    queue_goaway(code);
+    terminated_ = true;
+    writers_.clear();
+}
+
+void ServerSession::queue_goaway(ErrorCode code) {
+    detail::append_goaway(pending_, static_cast<std::uint32_t>(ids_.last()), static_cast<std::uint32_t>(code));
+    ++stats_.goaway_sent[SessionStats::code_index(static_cast<std::uint32_t>(code))];
+    ++stats_.events;
+}
+
+}  // namespace slipstream::http::h2

@@ -1,0 +1,45 @@
+// StreamTable: a session's live streams by id, with closed streams recycled so opening one allocates nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "http/h2/stream.h"
+
+namespace slipstream::http::h2::detail {
+
+/// Streams sorted by id (client ids only grow, so opening appends). A lookup is a check of the last stream
+/// found, then a binary search over a dense array of ids. Closed streams go to a bounded spare list.
+class StreamTable {
+  public:
+    /// The stream with `id`, or nullptr.
+    Stream* find(std::int32_t id) const {
+        if (last_ != nullptr && last_->id == id) return last_;
+        std::size_t i = index_of(id);
+        if (i == ids_.size()) return nullptr;
+        last_ = streams_[i].get();
+        return last_;
+    }
+    /// A new stream with `id` (not in the table).
+    Stream& open(std::int32_t id);
+    /// Removes `s` (from this table) and recycles it.
+    void close(Stream& s);
+
+    std::size_t size() const { return ids_.size(); }
+    bool empty() const { return ids_.empty(); }
+    /// The i-th live stream by id order (for changes that apply to every stream).
+    Stream& at(std::size_t i) { return *streams_[i]; }
+
+  private:
+    std::size_t index_of(std::int32_t id) const;
+
+    static constexpr std::size_t kMaxSpare = 32;
+    std::vector<std::int32_t> ids_;                 // sorted
+    std::vector<std::unique_ptr<Stream>> streams_;  // in the order of ids_
+    std::vector<std::unique_ptr<Stream>> spare_;
+    mutable Stream* last_ = nullptr;  // the stream find() returned last
+};
+
+}  // namespace slipstream::http::h2::detail
