@@ -18,6 +18,24 @@ inline std::uint64_t lower_word(std::uint64_t x) {
     return x | (((from_a & ~past_z & ~x) & kHigh) >> 2);
 }
 
+// True when `name` holds an ASCII uppercase letter (a name to lower before it is used). Eight bytes at a time.
+inline bool has_uppercase(std::string_view name) {
+    const std::size_t n = name.size();
+    if (n < 8) {
+        for (char c : name)
+            if (c >= 'A' && c <= 'Z') return true;
+        return false;
+    }
+    auto upper_at = [&](std::size_t at) {
+        std::uint64_t w;
+        std::memcpy(&w, name.data() + at, 8);
+        return lower_word(w) != w;
+    };
+    for (std::size_t i = 0; i + 8 < n; i += 8)
+        if (upper_at(i)) return true;
+    return upper_at(n - 8);
+}
+
 // Copies `name` to `out` with ASCII uppercase letters lowered. Returns the end. Names of eight bytes or more
 // go a word at a time, the last word overlapping the one before.
 inline char* copy_lowercase(char* out, std::string_view name) {

@@ -1,4 +1,5 @@
-// copy_lowercase: every byte value at every position of names up to 24 bytes, against a byte-wise lowering.
+// copy_lowercase and has_uppercase: every byte value at every position of names up to 24 bytes, against a byte-wise
+// lowering.
 #include "http/h2/field_case.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,19 @@ std::string lowered(std::string s) {
     for (char& c : s)
         if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
     return s;
+}
+
+TEST(HasUppercase, EveryByteAtEveryPosition) {
+    for (std::size_t len = 1; len <= 24; ++len) {
+        for (std::size_t at = 0; at < len; ++at) {
+            for (int b = 0; b < 256; ++b) {
+                std::string name(len, 'q');
+                name[at] = static_cast<char>(b);
+                ASSERT_EQ(has_uppercase(name), b >= 'A' && b <= 'Z') << "len " << len << " at " << at << " byte " << b;
+            }
+        }
+    }
+    EXPECT_FALSE(has_uppercase(""));
 }
 
 TEST(CopyLowercase, EveryByteAtEveryPosition) {

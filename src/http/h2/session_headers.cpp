@@ -55,12 +55,12 @@ void ServerSession::on_continuation(const FrameHeader& h, std::string_view paylo
 
 // Where a HEADERS frame's block goes; a new stream is opened here. May fail the connection.
 ServerSession::BlockTarget ServerSession::headers_target(StreamId id, bool self_depends) {
-    if (Stream* s = streams_.find(id); s != nullptr) {
-        if (s->closing) return BlockTarget::kDiscard;
-        if (s->request_done) return BlockTarget::kStreamClosed;  // half-closed (remote)
-        return self_depends ? BlockTarget::kSelfDepends : BlockTarget::kTrailers;
-    }
     if (id <= ids_.last()) {
+        if (Stream* s = streams_.find(id); s != nullptr) {
+            if (s->closing) return BlockTarget::kDiscard;
+            if (s->request_done) return BlockTarget::kStreamClosed;  // half-closed (remote)
+            return self_depends ? BlockTarget::kSelfDepends : BlockTarget::kTrailers;
+        }
         switch (ids_.classify(id)) {
             case detail::ClientStreamIds::Kind::kSkipped:
                 // Ids a client jumped over are closed, never used (§5.1.1): opening one is no valid transition.

@@ -109,9 +109,12 @@ void ServerSession::encode_head(Stream& s, int status, std::span<const HeaderFie
     encoder_.begin_block(pending_);
     encoder_.status(pending_, status);
     for (const HeaderField& h : headers) {
-        name_scratch_.resize(h.name.size());
-        detail::copy_lowercase(name_scratch_.data(), h.name);
-        std::string_view name = name_scratch_;
+        std::string_view name = h.name;
+        if (detail::has_uppercase(name)) {  // the server's own fields come lowercase
+            name_scratch_.resize(name.size());
+            detail::copy_lowercase(name_scratch_.data(), name);
+            name = name_scratch_;
+        }
         HpackIndexing how = rarely_repeats(name) ? HpackIndexing::kWithout : HpackIndexing::kIncremental;
         if (name == "x-request-id") {
             if (now_ - unique_indexed_at_ < kIndexUniqueEvery) {
@@ -193,6 +196,7 @@ void ServerSession::reset_stream(Stream& s, ErrorCode code) {
     if (s.closing) return;
     s.closing = true;
     writers_.remove(s);
+    if (terminated_) return;  // nothing follows the final GOAWAY
     detail::append_rst_stream(pending_, static_cast<std::uint32_t>(s.id), static_cast<std::uint32_t>(code));
     sent_.push_back({s.id, Sent::kReset});
     ids_.note_reset(s.id);
@@ -202,6 +206,7 @@ void ServerSession::reset_stream(Stream& s, ErrorCode code) {
 }
 
 void ServerSession::stream_error(StreamId id, ErrorCode code) {
+    if (terminated_) return;
     detail::append_rst_stream(pending_, static_cast<std::uint32_t>(id), static_cast<std::uint32_t>(code));
     ids_.note_reset(id);
     ++stats_.rst_sent[SessionStats::code_index(static_cast<std::uint32_t>(code))];

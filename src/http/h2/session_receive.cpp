@@ -172,7 +172,7 @@ void ServerSession::on_stream_data_frame(Stream& s, const FrameHeader& h, std::s
 }
 
 void ServerSession::consume_connection(std::size_t n) {
-    if (std::uint32_t inc = conn_recv_.consume(n); inc > 0) {
+    if (std::uint32_t inc = conn_recv_.consume(n); inc > 0 && !terminated_) {
         detail::append_window_update(pending_, 0, inc);
         count_control();
     }
@@ -180,7 +180,7 @@ void ServerSession::consume_connection(std::size_t n) {
 
 void ServerSession::consume_stream(Stream& s, std::size_t n) {
     consume_connection(n);
-    if (n == 0 || s.request_done || s.closing) return;  // no more DATA will come on it
+    if (n == 0 || s.request_done || s.closing || terminated_) return;  // no more DATA will come on it
     if (std::uint32_t inc = s.recv_window.consume(n); inc > 0) {
         detail::append_window_update(pending_, static_cast<std::uint32_t>(s.id), inc);
         count_control();

@@ -1,4 +1,4 @@
-// StreamTable: sorted ids with their streams; open appends (ids grow), close erases and recycles.
+// StreamTable: sorted (id, stream) pairs over a pool of streams; open appends (ids grow), close recycles.
 #include "http/h2/stream_table.h"
 
 #include <algorithm>
@@ -6,39 +6,46 @@
 namespace slipstream::http::h2::detail {
 
 std::size_t StreamTable::index_of(std::int32_t id) const {
-    auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
-    if (it == ids_.end() || *it != id) return ids_.size();
-    return static_cast<std::size_t>(it - ids_.begin());
+    auto it = std::lower_bound(live_.begin(), live_.end(), id, [](const Entry& e, std::int32_t v) { return e.id < v; });
+    if (it == live_.end() || it->id != id) return live_.size();
+    return static_cast<std::size_t>(it - live_.begin());
 }
 
 Stream& StreamTable::open(std::int32_t id) {
-    std::unique_ptr<Stream> s;
+    Stream* s = nullptr;
     if (spare_.empty()) {
-        s = std::make_unique<Stream>();
+        pool_.push_back(std::make_unique<Stream>());
+        s = pool_.back().get();
     } else {
-        s = std::move(spare_.back());
+        s = spare_.back();
         spare_.pop_back();
     }
     s->id = id;
-    Stream& ref = *s;
-    auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
-    auto i = at - ids_.begin();
-    ids_.insert(at, id);
-    streams_.insert(streams_.begin() + i, std::move(s));
-    last_ = &ref;
-    return ref;
+    if (live_.empty() || live_.back().id < id) {
+        live_.push_back({id, s});
+    } else {
+        auto at =
+            std::lower_bound(live_.begin(), live_.end(), id, [](const Entry& e, std::int32_t v) { return e.id < v; });
+        live_.insert(at, {id, s});
+    }
+    last_ = s;
+    return *s;
 }
 
 void StreamTable::close(Stream& s) {
     std::size_t i = index_of(s.id);
-    if (i == ids_.size()) return;
+    if (i == live_.size()) return;
     if (last_ == &s) last_ = nullptr;
-    std::unique_ptr<Stream> owned = std::move(streams_[i]);
-    ids_.erase(ids_.begin() + static_cast<std::ptrdiff_t>(i));
-    streams_.erase(streams_.begin() + static_cast<std::ptrdiff_t>(i));
-    if (spare_.size() >= kMaxSpare) return;
-    owned->recycle();
-    spare_.push_back(std::move(owned));
+    live_.erase(live_.begin() + static_cast<std::ptrdiff_t>(i));
+    if (spare_.size() < kMaxSpare) {
+        s.recycle();
+        spare_.push_back(&s);
+        return;
+    }
+    // Past the bound (after a burst of streams): the stream's memory goes back.
+    auto owned = std::find_if(pool_.begin(), pool_.end(), [&](const auto& p) { return p.get() == &s; });
+    std::swap(*owned, pool_.back());
+    pool_.pop_back();
 }
 
 }  // namespace slipstream::http::h2::detail

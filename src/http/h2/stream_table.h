@@ -11,15 +11,16 @@
 namespace slipstream::http::h2::detail {
 
 /// Streams sorted by id (client ids only grow, so opening appends). A lookup is a check of the last stream
-/// found, then a binary search over a dense array of ids. Closed streams go to a bounded spare list.
+/// found, then a binary search over a dense array of (id, stream) pairs. Every stream lives in a pool;
+/// closed ones are recycled (up to a bound), so neither opening nor closing allocates once warm.
 class StreamTable {
   public:
     /// The stream with `id`, or nullptr.
     Stream* find(std::int32_t id) const {
         if (last_ != nullptr && last_->id == id) return last_;
         std::size_t i = index_of(id);
-        if (i == ids_.size()) return nullptr;
-        last_ = streams_[i].get();
+        if (i == live_.size()) return nullptr;
+        last_ = live_[i].stream;
         return last_;
     }
     /// A new stream with `id` (not in the table).
@@ -27,19 +28,23 @@ class StreamTable {
     /// Removes `s` (from this table) and recycles it.
     void close(Stream& s);
 
-    std::size_t size() const { return ids_.size(); }
-    bool empty() const { return ids_.empty(); }
+    std::size_t size() const { return live_.size(); }
+    bool empty() const { return live_.empty(); }
     /// The i-th live stream by id order (for changes that apply to every stream).
-    Stream& at(std::size_t i) { return *streams_[i]; }
+    Stream& at(std::size_t i) { return *live_[i].stream; }
 
   private:
+    struct Entry {
+        std::int32_t id;
+        Stream* stream;  // owned by pool_
+    };
     std::size_t index_of(std::int32_t id) const;
 
     static constexpr std::size_t kMaxSpare = 32;
-    std::vector<std::int32_t> ids_;                 // sorted
-    std::vector<std::unique_ptr<Stream>> streams_;  // in the order of ids_
-    std::vector<std::unique_ptr<Stream>> spare_;
-    mutable Stream* last_ = nullptr;  // the stream find() returned last
+    std::vector<Entry> live_;                    // sorted by id
+    std::vector<std::unique_ptr<Stream>> pool_;  // every stream, live or spare
+    std::vector<Stream*> spare_;                 // recycled streams of pool_
+    mutable Stream* last_ = nullptr;             // the stream find() returned last
 };
 
 }  // namespace slipstream::http::h2::detail
