@@ -32,11 +32,13 @@ void HpackDynamicTable::evict_oldest() {
 
 // Room for n more bytes at tail_: compacts the live bytes to the buffer's start, growing it first when they
 // would fill more than half of it (so compaction moves at most one byte per byte inserted since the last one).
+// Growth doubles, up to twice the capacity (live + n never exceeds the capacity): a few steps, then none.
 std::uint32_t HpackDynamicTable::reserve_bytes(std::size_t n) {
     if (tail_ + n <= bytes_.size()) return static_cast<std::uint32_t>(tail_);
     std::size_t live = tail_ - head_;
     if (2 * (live + n) > bytes_.size()) {
-        std::vector<char> bigger(std::max<std::size_t>(2 * (live + n), 256));
+        std::size_t size = std::max({2 * (live + n), 2 * bytes_.size(), std::size_t{256}});
+        std::vector<char> bigger(std::max(std::min<std::size_t>(size, 2 * std::size_t{capacity_}), 2 * (live + n)));
         if (live > 0) std::memcpy(bigger.data(), bytes_.data() + head_, live);
         bytes_.swap(bigger);
     } else if (live > 0) {
