@@ -4,46 +4,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "http/h2/hpack_bytes.h"
+
 namespace slipstream::http::h2 {
-namespace {
-
-inline bool same_bytes(const char* p, std::string_view s) {
-    return s.empty() || std::memcmp(p, s.data(), s.size()) == 0;
-}
-
-// The last 1-7 bytes of a string as one word (two overlapping loads, or three bytes), without a memcpy call.
-inline std::uint64_t load_tail(const char* p, std::size_t n) {
-    if (n >= 4) {
-        std::uint32_t a;
-        std::uint32_t b;
-        std::memcpy(&a, p, 4);
-        std::memcpy(&b, p + n - 4, 4);
-        return (static_cast<std::uint64_t>(a) << 32) | b;
-    }
-    auto byte = [p](std::size_t i) { return static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])); };
-    return byte(0) | (byte(n / 2) << 8) | (byte(n - 1) << 16);
-}
-
-// A word-at-a-time multiplicative hash: fields are short.
-std::uint32_t hash_bytes(std::string_view s, std::uint64_t seed) {
-    constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
-    std::uint64_t h = (seed ^ s.size()) * kMul;
-    const char* p = s.data();
-    std::size_t n = s.size();
-    for (; n >= 8; p += 8, n -= 8) {
-        std::uint64_t w;
-        std::memcpy(&w, p, 8);
-        h = (h ^ w) * kMul;
-        h ^= h >> 29;
-    }
-    if (n > 0) {
-        h = (h ^ load_tail(p, n)) * kMul;
-        h ^= h >> 29;
-    }
-    return static_cast<std::uint32_t>(h >> 32);
-}
-
-}  // namespace
 
 HpackDynamicTable::HpackDynamicTable(std::uint32_t capacity, bool indexed)
     : capacity_(capacity), indexed_(indexed), slots_(16) {
@@ -51,16 +14,6 @@ HpackDynamicTable::HpackDynamicTable(std::uint32_t capacity, bool indexed)
         name_buckets_.assign(kBuckets, 0);
         pair_buckets_.assign(kBuckets, 0);
     }
-}
-
-std::string_view HpackDynamicTable::name(std::size_t i) const {
-    const Slot& s = slot(next_seq_ - 1 - i);
-    return {bytes_.data() + s.offset, s.name_len};
-}
-
-std::string_view HpackDynamicTable::value(std::size_t i) const {
-    const Slot& s = slot(next_seq_ - 1 - i);
-    return {bytes_.data() + s.offset + s.name_len, s.value_len};
 }
 
 void HpackDynamicTable::set_capacity(std::uint32_t capacity) {
@@ -79,11 +32,13 @@ void HpackDynamicTable::evict_oldest() {
 
 // Room for n more bytes at tail_: compacts the live bytes to the buffer's start, growing it first when they
 // would fill more than half of it (so compaction moves at most one byte per byte inserted since the last one).
+// Growth doubles, up to twice the capacity (live + n never exceeds the capacity): a few steps, then none.
 std::uint32_t HpackDynamicTable::reserve_bytes(std::size_t n) {
     if (tail_ + n <= bytes_.size()) return static_cast<std::uint32_t>(tail_);
     std::size_t live = tail_ - head_;
     if (2 * (live + n) > bytes_.size()) {
-        std::vector<char> bigger(std::max<std::size_t>(2 * (live + n), 256));
+        std::size_t size = std::max({2 * (live + n), 2 * bytes_.size(), std::size_t{256}});
+        std::vector<char> bigger(std::max(std::min<std::size_t>(size, 2 * std::size_t{capacity_}), 2 * (live + n)));
         if (live > 0) std::memcpy(bigger.data(), bytes_.data() + head_, live);
         bytes_.swap(bigger);
     } else if (live > 0) {
@@ -141,8 +96,8 @@ bool HpackDynamicTable::insert(std::string_view name, std::string_view value) {
 
 void HpackDynamicTable::link(std::uint64_t seq, std::string_view name, std::string_view value) {
     Slot& s = slot(seq);
-    s.name_hash = hash_bytes(name, 0);
-    s.pair_hash = hash_bytes(value, s.name_hash);
+    s.name_hash = hash_name(name);
+    s.pair_hash = detail::hpack_hash(value, s.name_hash);
     std::uint64_t& name_head = name_buckets_[s.name_hash % kBuckets];
     s.next_name = name_head;
     name_head = seq;
@@ -151,26 +106,31 @@ void HpackDynamicTable::link(std::uint64_t seq, std::string_view name, std::stri
     pair_head = seq;
 }
 
+std::uint32_t HpackDynamicTable::hash_name(std::string_view name) {
+    return detail::hpack_hash(name, 0);
+}
+
 // Chains run from the newest entry to older ones: the first evicted one ends the walk.
-std::size_t HpackDynamicTable::find(std::string_view name, std::string_view value) const {
-    std::uint32_t nh = hash_bytes(name, 0);
-    std::uint32_t ph = hash_bytes(value, nh);
+std::size_t HpackDynamicTable::find(std::string_view name, std::string_view value, std::uint32_t name_hash) const {
+    std::uint32_t ph = detail::hpack_hash(value, name_hash);
     for (std::uint64_t seq = pair_buckets_[ph % kBuckets]; seq >= first_seq_ && seq != 0; seq = slot(seq).next_pair) {
         const Slot& s = slot(seq);
         if (s.pair_hash != ph || s.name_len != name.size() || s.value_len != value.size()) continue;
         const char* p = bytes_.data() + s.offset;
-        if (same_bytes(p, name) && same_bytes(p + name.size(), value)) {
+        if (detail::hpack_bytes_equal(p, name.data(), name.size()) &&
+            detail::hpack_bytes_equal(p + name.size(), value.data(), value.size())) {
             return static_cast<std::size_t>(next_seq_ - 1 - seq);
         }
     }
     return kNone;
 }
 
-std::size_t HpackDynamicTable::find_name(std::string_view name) const {
-    std::uint32_t nh = hash_bytes(name, 0);
-    for (std::uint64_t seq = name_buckets_[nh % kBuckets]; seq >= first_seq_ && seq != 0; seq = slot(seq).next_name) {
+std::size_t HpackDynamicTable::find_name(std::string_view name, std::uint32_t name_hash) const {
+    for (std::uint64_t seq = name_buckets_[name_hash % kBuckets]; seq >= first_seq_ && seq != 0;
+         seq = slot(seq).next_name) {
         const Slot& s = slot(seq);
-        if (s.name_hash == nh && s.name_len == name.size() && same_bytes(bytes_.data() + s.offset, name)) {
+        if (s.name_hash == name_hash && s.name_len == name.size() &&
+            detail::hpack_bytes_equal(bytes_.data() + s.offset, name.data(), name.size())) {
             return static_cast<std::size_t>(next_seq_ - 1 - seq);
         }
     }

@@ -25,8 +25,14 @@ class HpackDynamicTable {
     std::uint32_t capacity() const { return capacity_; }
     std::size_t count() const { return static_cast<std::size_t>(next_seq_ - first_seq_); }
     /// Entry `i` (< count()); views valid until the next insert().
-    std::string_view name(std::size_t i) const;
-    std::string_view value(std::size_t i) const;
+    std::string_view name(std::size_t i) const {
+        const Slot& s = slot(next_seq_ - 1 - i);
+        return {bytes_.data() + s.offset, s.name_len};
+    }
+    std::string_view value(std::size_t i) const {
+        const Slot& s = slot(next_seq_ - 1 - i);
+        return {bytes_.data() + s.offset + s.name_len, s.value_len};
+    }
 
     /// A new maximum size: evicts the oldest entries until the table fits.
     void set_capacity(std::uint32_t capacity);
@@ -34,10 +40,14 @@ class HpackDynamicTable {
     /// capacity empties the table and is not added (false). `name` and `value` may view this table's entries.
     bool insert(std::string_view name, std::string_view value);
 
+    /// The hash find() and find_name() take (computed once per field by the encoder).
+    static std::uint32_t hash_name(std::string_view name);
     /// Only for an indexed table: the newest entry equal to (name, value), else kNone.
-    std::size_t find(std::string_view name, std::string_view value) const;
+    std::size_t find(std::string_view name, std::string_view value, std::uint32_t name_hash) const;
+    std::size_t find(std::string_view name, std::string_view value) const { return find(name, value, hash_name(name)); }
     /// Only for an indexed table: the newest entry named `name`, else kNone.
-    std::size_t find_name(std::string_view name) const;
+    std::size_t find_name(std::string_view name, std::uint32_t name_hash) const;
+    std::size_t find_name(std::string_view name) const { return find_name(name, hash_name(name)); }
 
   private:
     struct Slot {

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 
+#include "http/h2/hpack_bytes.h"
 #include "http/h2/hpack_huffman.h"
 #include "http/h2/hpack_static_table.h"
 
@@ -13,13 +15,8 @@ namespace {
 // RFC 9113 §6.5.2: SETTINGS_HEADER_TABLE_SIZE starts at 4096.
 constexpr std::uint32_t kDefaultTableSize = 4096;
 
-// §5.1: `first` holds the representation's pattern bits above the N-bit prefix.
-void put_integer(std::string& out, unsigned char first, unsigned prefix_bits, std::uint64_t v) {
-    std::uint32_t max_prefix = (1u << prefix_bits) - 1;
-    if (v < max_prefix) {
-        out.push_back(static_cast<char>(first | v));
-        return;
-    }
+// §5.1 for a value that does not fit the prefix.
+void put_long_integer(std::string& out, unsigned char first, std::uint32_t max_prefix, std::uint64_t v) {
     char buf[11];
     std::size_t n = 0;
     buf[n++] = static_cast<char>(first | max_prefix);
@@ -32,12 +29,37 @@ void put_integer(std::string& out, unsigned char first, unsigned prefix_bits, st
     out.append(buf, n);
 }
 
+// §5.1: `first` holds the representation's pattern bits above the N-bit prefix.
+inline void put_integer(std::string& out, unsigned char first, unsigned prefix_bits, std::uint64_t v) {
+    std::uint32_t max_prefix = (1u << prefix_bits) - 1;
+    if (v < max_prefix) {
+        out.push_back(static_cast<char>(first | v));
+    } else {
+        put_long_integer(out, first, max_prefix, v);
+    }
+}
+
 // §5.2: Huffman-coded when strictly shorter.
 void put_string(std::string& out, std::string_view s) {
+    if (s.size() < 127) {
+        // Both lengths fit the 7-bit prefix: code it in place in one pass, or copy it raw when that is no longer.
+        std::size_t old = out.size();
+        out.resize(old + 1 + s.size() + 8);
+        char* p = out.data() + old;
+        std::size_t huffman = detail::huffman_encode_if_shorter(s, p + 1);
+        if (huffman < s.size()) {
+            p[0] = static_cast<char>(0x80 | huffman);
+        } else {
+            p[0] = static_cast<char>(s.size());
+            if (!s.empty()) std::memcpy(p + 1, s.data(), s.size());
+        }
+        out.resize(old + 1 + huffman);
+        return;
+    }
     std::size_t huffman = huffman_encoded_size(s);
     if (huffman < s.size()) {
         put_integer(out, 0x80, 7, huffman);
-        huffman_encode(s, out);
+        detail::huffman_encode_sized(s, huffman, out);
     } else {
         put_integer(out, 0x00, 7, s.size());
         out.append(s);
@@ -105,24 +127,30 @@ void HpackEncoder::status(std::string& out, int code) {
 }
 
 void HpackEncoder::field(std::string& out, std::string_view name, std::string_view value, HpackIndexing how) {
-    HpackStaticName stat = hpack_static_find_name(name);
-    std::size_t name_index = stat.first;
-    if (how != HpackIndexing::kNever) {
-        for (std::size_t i = stat.first; i < stat.first + stat.count; ++i) {
-            if (hpack_static_entry(i).value == value) {
-                put_integer(out, 0x80, 7, i);
-                return;
-            }
-        }
-        if (table_.count() > 0) {
-            if (std::size_t d = table_.find(name, value); d != HpackDynamicTable::kNone) {
+    // The dynamic table first: a repeated response field is found there without the static name lookup.
+    std::uint32_t name_hash = 0;
+    bool dynamic = table_.count() > 0;
+    if (dynamic) {
+        name_hash = HpackDynamicTable::hash_name(name);
+        if (how != HpackIndexing::kNever) {
+            if (std::size_t d = table_.find(name, value, name_hash); d != HpackDynamicTable::kNone) {
                 put_integer(out, 0x80, 7, kHpackStaticTableSize + 1 + d);
                 return;
             }
         }
     }
-    if (name_index == 0 && table_.count() > 0) {
-        if (std::size_t d = table_.find_name(name); d != HpackDynamicTable::kNone) {
+    HpackStaticName stat = hpack_static_find_name(name);
+    if (how != HpackIndexing::kNever) {
+        for (std::size_t i = stat.first; i < stat.first + stat.count; ++i) {
+            if (detail::hpack_equal(hpack_static_entry(i).value, value)) {
+                put_integer(out, 0x80, 7, i);
+                return;
+            }
+        }
+    }
+    std::size_t name_index = stat.first;
+    if (name_index == 0 && dynamic) {
+        if (std::size_t d = table_.find_name(name, name_hash); d != HpackDynamicTable::kNone) {
             name_index = kHpackStaticTableSize + 1 + d;
         }
     }

@@ -69,11 +69,13 @@ std::size_t huffman_encoded_size(std::string_view s) {
     return (bits + 7) / 8;
 }
 
-void huffman_encode(std::string_view s, std::string& out) {
-    std::size_t old = out.size();
-    out.resize(old + huffman_encoded_size(s));
-    char* dst = out.data() + old;
-    // Codes are at most 30 bits and fewer than 32 wait in `acc`, so 61 bits at most are live.
+namespace {
+
+// Appends the code of `s` at dst, EOS-padded; returns the end. Bounded: gives up (nullptr) once the code reaches
+// `limit` (having written at most 4 bytes past it). Codes are at most 30 bits and fewer than 32 wait in `acc`,
+// so 61 bits at most are live. (Two symbols per step measured no fewer instructions.)
+template <bool kBounded>
+char* encode_codes(std::string_view s, char* dst, const char* limit) {
     std::uint64_t acc = 0;
     unsigned n = 0;
     for (unsigned char c : s) {
@@ -83,6 +85,7 @@ void huffman_encode(std::string_view s, std::string& out) {
             n -= 32;
             store_be32(dst, static_cast<std::uint32_t>(acc >> n));
             dst += 4;
+            if (kBounded && dst >= limit) return nullptr;
         }
     }
     if (n > 0) {
@@ -94,6 +97,26 @@ void huffman_encode(std::string_view s, std::string& out) {
             *dst++ = static_cast<char>(acc >> n);
         }
     }
+    return dst;
+}
+
+}  // namespace
+
+void huffman_encode(std::string_view s, std::string& out) {
+    detail::huffman_encode_sized(s, huffman_encoded_size(s), out);
+}
+
+void detail::huffman_encode_sized(std::string_view s, std::size_t encoded_size, std::string& out) {
+    std::size_t old = out.size();
+    out.resize(old + encoded_size);
+    encode_codes<false>(s, out.data() + old, nullptr);
+}
+
+std::size_t detail::huffman_encode_if_shorter(std::string_view s, char* dst) {
+    char* end = encode_codes<true>(s, dst, dst + s.size());
+    if (end == nullptr) return s.size();
+    std::size_t size = static_cast<std::size_t>(end - dst);
+    return size < s.size() ? size : s.size();
 }
 
 bool huffman_decode(std::string_view in, std::string& out) {

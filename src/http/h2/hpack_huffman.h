@@ -19,6 +19,13 @@ bool huffman_decode(std::string_view in, std::string& out);
 
 namespace detail {
 
+/// huffman_encode() for a caller that already knows huffman_encoded_size(s).
+void huffman_encode_sized(std::string_view s, std::size_t encoded_size, std::string& out);
+/// One pass for an encoder choosing the shorter form: writes the code of `s` at `dst` (room for s.size() + 8
+/// bytes) and returns its length when it is shorter than s, else s.size() (as soon as it is known; `dst` then
+/// holds an unspecified prefix).
+std::size_t huffman_encode_if_shorter(std::string_view s, char* dst);
+
 /// One code of Appendix B, right-aligned in `code`, `bits` long.
 struct HuffmanCode {
     std::uint32_t code;

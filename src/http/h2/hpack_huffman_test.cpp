@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -94,6 +95,30 @@ TEST(HpackHuffman, RandomStringsRoundTrip) {
         std::string back;
         ASSERT_TRUE(huffman_decode(code, back));
         ASSERT_EQ(back, s);
+    }
+}
+
+// The encoder's one-pass form: the code when shorter, else s.size(), never writing past s.size() + 8.
+TEST(HpackHuffman, EncodeIfShorter) {
+    std::mt19937 rng(41);
+    for (int i = 0; i < 3000; ++i) {
+        std::string s(rng() % 140, '\0');
+        int kind = i % 3;  // hex-like, printable, any byte
+        for (char& c : s) {
+            c = static_cast<char>(kind == 0   ? "0123456789abcdef"[rng() % 16]
+                                  : kind == 1 ? 32 + rng() % 95
+                                              : rng() % 256);
+        }
+        std::string buf(s.size() + 8 + 16, '\x55');
+        std::size_t n = detail::huffman_encode_if_shorter(s, buf.data());
+        std::size_t size = huffman_encoded_size(s);
+        ASSERT_EQ(n, std::min(size, s.size())) << i;
+        if (size < s.size()) {
+            std::string code;
+            huffman_encode(s, code);
+            ASSERT_EQ(buf.substr(0, n), code);
+        }
+        ASSERT_EQ(buf.substr(s.size() + 8), std::string(16, '\x55')) << "wrote past s.size() + 8";
     }
 }
 

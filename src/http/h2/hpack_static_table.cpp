@@ -3,11 +3,12 @@
 
 #include <array>
 
-namespace slipstream::http::h2 {
-namespace {
+#include "http/h2/hpack_bytes.h"
 
-// RFC 7541 Appendix A; kEntries[0] is a placeholder so that indices match the RFC's.
-constexpr std::array<HpackStaticEntry, kHpackStaticTableSize + 1> kEntries = {{
+namespace slipstream::http::h2 {
+
+// RFC 7541 Appendix A.
+constexpr std::array<HpackStaticEntry, kHpackStaticTableSize + 1> detail::kHpackStaticEntries = {{
     {"", ""},
     {":authority", ""},
     {":method", "GET"},
@@ -72,6 +73,10 @@ constexpr std::array<HpackStaticEntry, kHpackStaticTableSize + 1> kEntries = {{
     {"www-authenticate", ""},
 }};
 
+namespace {
+
+using detail::kHpackStaticEntries;
+
 // Open addressing over the distinct names: slot -> first index of the name (0: empty).
 constexpr std::size_t kSlots = 128;
 
@@ -90,16 +95,16 @@ struct NameSlots {
 constexpr NameSlots build_slots() {
     NameSlots t{};
     for (std::size_t i = 1; i <= kHpackStaticTableSize; ++i) {
-        if (kEntries[i].name == kEntries[i - 1].name) {
-            for (std::size_t s = name_hash(kEntries[i].name);; s = (s + 1) % kSlots) {
-                if (kEntries[t.first[s]].name == kEntries[i].name) {
+        if (kHpackStaticEntries[i].name == kHpackStaticEntries[i - 1].name) {
+            for (std::size_t s = name_hash(kHpackStaticEntries[i].name);; s = (s + 1) % kSlots) {
+                if (kHpackStaticEntries[t.first[s]].name == kHpackStaticEntries[i].name) {
                     ++t.count[s];
                     break;
                 }
             }
             continue;
         }
-        std::size_t s = name_hash(kEntries[i].name);
+        std::size_t s = name_hash(kHpackStaticEntries[i].name);
         while (t.first[s] != 0)
             s = (s + 1) % kSlots;
         t.first[s] = static_cast<std::uint8_t>(i);
@@ -112,22 +117,18 @@ constexpr NameSlots kSlotTable = build_slots();
 
 }  // namespace
 
-const HpackStaticEntry& hpack_static_entry(std::size_t index) {
-    return kEntries[index];
-}
-
 HpackStaticName hpack_static_find_name(std::string_view name) {
     for (std::size_t s = name_hash(name);; s = (s + 1) % kSlots) {
         std::uint8_t first = kSlotTable.first[s];
         if (first == 0) return {};
-        if (kEntries[first].name == name) return {first, kSlotTable.count[s]};
+        if (detail::hpack_equal(kHpackStaticEntries[first].name, name)) return {first, kSlotTable.count[s]};
     }
 }
 
 std::size_t hpack_static_find(std::string_view name, std::string_view value) {
     HpackStaticName n = hpack_static_find_name(name);
     for (std::size_t i = n.first; i < n.first + n.count; ++i) {
-        if (kEntries[i].value == value) return i;
+        if (kHpackStaticEntries[i].value == value) return i;
     }
     return 0;
 }

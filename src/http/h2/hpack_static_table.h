@@ -1,6 +1,7 @@
 // HPACK static table (RFC 7541 Appendix A): entries by index and a name lookup for the encoder.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -15,8 +16,15 @@ struct HpackStaticEntry {
 /// Entries 1-61; index 0 is not an entry.
 inline constexpr std::size_t kHpackStaticTableSize = 61;
 
+namespace detail {
+/// RFC 7541 Appendix A; entry 0 is a placeholder so that indices match the RFC's.
+extern const std::array<HpackStaticEntry, kHpackStaticTableSize + 1> kHpackStaticEntries;
+}  // namespace detail
+
 /// The entry at `index` (1-61: the caller checks the range).
-const HpackStaticEntry& hpack_static_entry(std::size_t index);
+inline const HpackStaticEntry& hpack_static_entry(std::size_t index) {
+    return detail::kHpackStaticEntries[index];
+}
 
 /// The entries named `name`: they are consecutive, `first` (0: none) and `count` of them.
 struct HpackStaticName {
