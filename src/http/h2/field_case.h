@@ -18,22 +18,31 @@ inline std::uint64_t lower_word(std::uint64_t x) {
     return x | (((from_a & ~past_z & ~x) & kHigh) >> 2);
 }
 
-// True when `name` holds an ASCII uppercase letter (a name to lower before it is used). Eight bytes at a time.
+// True when `name` holds an ASCII uppercase letter (a name to lower before it is used). A word at a time:
+// names of 4 to 8 bytes in one test of two overlapping 4-byte loads, longer ones 8 bytes at a time.
 inline bool has_uppercase(std::string_view name) {
     const std::size_t n = name.size();
-    if (n < 8) {
-        for (char c : name)
-            if (c >= 'A' && c <= 'Z') return true;
-        return false;
+    const char* p = name.data();
+    auto upper = [](std::uint64_t w) { return lower_word(w) != w; };
+    if (n >= 8) {
+        auto word = [p](std::size_t at) {
+            std::uint64_t w;
+            std::memcpy(&w, p + at, 8);
+            return w;
+        };
+        for (std::size_t i = 0; i + 8 < n; i += 8)
+            if (upper(word(i))) return true;
+        return upper(word(n - 8));
     }
-    auto upper_at = [&](std::size_t at) {
-        std::uint64_t w;
-        std::memcpy(&w, name.data() + at, 8);
-        return lower_word(w) != w;
-    };
-    for (std::size_t i = 0; i + 8 < n; i += 8)
-        if (upper_at(i)) return true;
-    return upper_at(n - 8);
+    if (n >= 4) {
+        std::uint32_t lo, hi;
+        std::memcpy(&lo, p, 4);
+        std::memcpy(&hi, p + n - 4, 4);
+        return upper(std::uint64_t{hi} << 32 | lo);
+    }
+    for (char c : name)
+        if (c >= 'A' && c <= 'Z') return true;
+    return false;
 }
 
 // Copies `name` to `out` with ASCII uppercase letters lowered. Returns the end. Names of eight bytes or more

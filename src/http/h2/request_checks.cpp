@@ -103,12 +103,18 @@ constexpr std::uint32_t bit(Pseudo p) {
 }
 
 Pseudo pseudo_of(std::string_view name) {
-    if (name == ":method") return Pseudo::kMethod;
-    if (name == ":scheme") return Pseudo::kScheme;
-    if (name == ":authority") return Pseudo::kAuthority;
-    if (name == ":path") return Pseudo::kPath;
-    if (name == ":protocol") return Pseudo::kProtocol;
-    return Pseudo::kRegular;
+    switch (name.size()) {  // one comparison per name
+        case 5:
+            return name == ":path" ? Pseudo::kPath : Pseudo::kRegular;
+        case 7:
+            return name == ":method" ? Pseudo::kMethod : name == ":scheme" ? Pseudo::kScheme : Pseudo::kRegular;
+        case 9:
+            return name == ":protocol" ? Pseudo::kProtocol : Pseudo::kRegular;
+        case 10:
+            return name == ":authority" ? Pseudo::kAuthority : Pseudo::kRegular;
+        default:
+            return Pseudo::kRegular;
+    }
 }
 
 // A content-length value: digits only, at most 18 of them (no overflow). -1 otherwise.
