@@ -1,6 +1,9 @@
 // Frame writers: the 9-byte header and the control frames the server sends, byte for byte per RFC 9113 §6.
 #include "http/h2/frame.h"
 
+#include <bit>
+#include <cstring>
+
 namespace slipstream::http::h2::detail {
 namespace {
 
@@ -20,12 +23,14 @@ void append_u32(std::string& out, std::uint32_t v) {
 }  // namespace
 
 void put_frame_header(char* p, std::size_t length, FrameType type, std::uint8_t flags, std::uint32_t stream) {
-    p[0] = static_cast<char>(length >> 16);
-    p[1] = static_cast<char>(length >> 8);
-    p[2] = static_cast<char>(length);
-    p[3] = static_cast<char>(type);
-    p[4] = static_cast<char>(flags);
-    put_u32(p + 5, stream & 0x7fffffffu);
+    // Big-endian 24-bit length, type, flags, then the stream id with the reserved bit clear: two stores.
+    const std::uint64_t head = (static_cast<std::uint64_t>(length & 0xffffff) << 40) |
+                               (static_cast<std::uint64_t>(type) << 32) | (std::uint64_t{flags} << 24) |
+                               ((stream & 0x7fffffffu) >> 8);
+    std::uint64_t be = head;
+    if constexpr (std::endian::native == std::endian::little) be = __builtin_bswap64(head);
+    std::memcpy(p, &be, 8);
+    p[8] = static_cast<char>(stream);
 }
 
 void append_frame_header(std::string& out, std::size_t length, FrameType type, std::uint8_t flags,

@@ -18,10 +18,27 @@ constexpr std::size_t kMaxQueuedControlFrames = 1000;
 // indexed, so the name stays in the table and the literals refer to it instead of spelling it out.
 constexpr base::MonoNanos kIndexUniqueEvery = 1'000'000'000;
 
-// Fields whose values rarely repeat go out without entering the dynamic table.
-bool rarely_repeats(std::string_view lowercase_name) {
-    return lowercase_name == "content-length" || lowercase_name == "etag" || lowercase_name == "last-modified" ||
-           lowercase_name == "location" || lowercase_name == "set-cookie";
+// How a response field is encoded: values that rarely repeat go out without entering the dynamic table;
+// x-request-id (new in every response) is never indexed, but once a second (kIndexUniqueEvery).
+enum class FieldKind : std::uint8_t { kCommon, kRarelyRepeats, kUniquePerResponse };
+
+FieldKind field_kind(std::string_view lowercase_name) {
+    switch (lowercase_name.size()) {  // one comparison per name
+        case 4:
+            return lowercase_name == "etag" ? FieldKind::kRarelyRepeats : FieldKind::kCommon;
+        case 8:
+            return lowercase_name == "location" ? FieldKind::kRarelyRepeats : FieldKind::kCommon;
+        case 10:
+            return lowercase_name == "set-cookie" ? FieldKind::kRarelyRepeats : FieldKind::kCommon;
+        case 12:
+            return lowercase_name == "x-request-id" ? FieldKind::kUniquePerResponse : FieldKind::kCommon;
+        case 13:
+            return lowercase_name == "last-modified" ? FieldKind::kRarelyRepeats : FieldKind::kCommon;
+        case 14:
+            return lowercase_name == "content-length" ? FieldKind::kRarelyRepeats : FieldKind::kCommon;
+        default:
+            return FieldKind::kCommon;
+    }
 }
 
 }  // namespace
@@ -115,13 +132,20 @@ void ServerSession::encode_head(Stream& s, int status, std::span<const HeaderFie
             detail::copy_lowercase(name_scratch_.data(), name);
             name = name_scratch_;
         }
-        HpackIndexing how = rarely_repeats(name) ? HpackIndexing::kWithout : HpackIndexing::kIncremental;
-        if (name == "x-request-id") {
-            if (now_ - unique_indexed_at_ < kIndexUniqueEvery) {
-                how = HpackIndexing::kNever;
-            } else {
-                unique_indexed_at_ = now_;
-            }
+        HpackIndexing how = HpackIndexing::kIncremental;
+        switch (field_kind(name)) {
+            case FieldKind::kCommon:
+                break;
+            case FieldKind::kRarelyRepeats:
+                how = HpackIndexing::kWithout;
+                break;
+            case FieldKind::kUniquePerResponse:
+                if (now_ - unique_indexed_at_ < kIndexUniqueEvery) {
+                    how = HpackIndexing::kNever;
+                } else {
+                    unique_indexed_at_ = now_;
+                }
+                break;
         }
         encoder_.field(pending_, name, h.value, how);
     }

@@ -6,7 +6,8 @@
 namespace slipstream::http::h2::detail {
 
 std::size_t StreamTable::index_of(std::int32_t id) const {
-    auto it = std::lower_bound(live_.begin(), live_.end(), id, [](const Entry& e, std::int32_t v) { return e.id < v; });
+    auto begin = live_.begin() + static_cast<std::ptrdiff_t>(first_);
+    auto it = std::lower_bound(begin, live_.end(), id, [](const Entry& e, std::int32_t v) { return e.id < v; });
     if (it == live_.end() || it->id != id) return live_.size();
     return static_cast<std::size_t>(it - live_.begin());
 }
@@ -33,10 +34,18 @@ Stream& StreamTable::open(std::int32_t id) {
 }
 
 void StreamTable::close(Stream& s) {
-    std::size_t i = index_of(s.id);
+    std::size_t i = first_ < live_.size() && live_[first_].stream == &s ? first_ : index_of(s.id);
     if (i == live_.size()) return;
     if (last_ == &s) last_ = nullptr;
-    live_.erase(live_.begin() + static_cast<std::ptrdiff_t>(i));
+    if (i == first_) {
+        ++first_;
+        if (first_ > 64 && first_ * 2 > live_.size()) {  // the closed front outgrew the live part: drop it
+            live_.erase(live_.begin(), live_.begin() + static_cast<std::ptrdiff_t>(first_));
+            first_ = 0;
+        }
+    } else {
+        live_.erase(live_.begin() + static_cast<std::ptrdiff_t>(i));
+    }
     if (spare_.size() < kMaxSpare) {
         s.recycle();
         spare_.push_back(&s);

@@ -51,6 +51,29 @@ TEST(StreamTable, ManyStreamsCloseInAnyOrder) {
     EXPECT_EQ(t.find(1), nullptr);
 }
 
+TEST(StreamTable, ASlidingWindowOfStreams) {
+    // Like a client with 16 requests in flight: the oldest closes as a new one opens.
+    StreamTable t;
+    std::int32_t next = 1;
+    for (int i = 0; i < 16; ++i, next += 2)
+        t.open(next);
+    for (int i = 0; i < 500; ++i, next += 2) {
+        Stream* oldest = &t.at(0);
+        std::int32_t gone = oldest->id;
+        t.close(*oldest);
+        EXPECT_EQ(t.find(gone), nullptr);
+        t.open(next);
+        ASSERT_EQ(t.size(), 16u);
+        EXPECT_EQ(t.at(0).id, gone + 2);
+        EXPECT_EQ(t.at(15).id, next);
+        EXPECT_NE(t.find(next - 10), nullptr);
+    }
+    t.close(*t.find(next - 4));  // one from the middle
+    EXPECT_EQ(t.size(), 15u);
+    EXPECT_EQ(t.find(next - 4), nullptr);
+    EXPECT_NE(t.find(next - 2), nullptr);
+}
+
 TEST(WriteQueue, RoundRobinWithRemoval) {
     Stream a, b, c;
     a.id = 1, b.id = 3, c.id = 5;
