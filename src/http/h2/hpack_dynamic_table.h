@@ -35,6 +35,15 @@ class HpackDynamicTable {
         const Slot& s = slot(next_seq_ - 1 - i);
         return {bytes_.data() + s.offset + s.name_len, s.value_len};
     }
+    /// Both of entry `i`; false when i >= count().
+    bool get(std::size_t i, std::string_view& name, std::string_view& value) const {
+        if (i >= count()) return false;
+        const Slot& s = slot(next_seq_ - 1 - i);
+        const char* p = bytes_.data() + s.offset;
+        name = {p, s.name_len};
+        value = {p + s.name_len, s.value_len};
+        return true;
+    }
 
     /// A new maximum size: evicts the oldest entries until the table fits.
     void set_capacity(std::uint32_t capacity);
