@@ -69,19 +69,21 @@ HpackStatus HpackDecoder::decode(std::string_view block, HpackFieldSink& sink) {
             value = e.value;
             return true;
         }
-        std::size_t i = index - kHpackStaticTableSize - 1;
-        if (i >= table_.count()) return false;
-        name = table_.name(i);
-        value = table_.value(i);
-        return true;
+        return table_.get(index - kHpackStaticTableSize - 1, name, value);
     };
     while (r.p != r.end) {
         unsigned char b = *r.p;
         std::string_view name;
         std::string_view value;
         std::uint32_t index;
-        if (b & 0x80) {  // §6.1 indexed field
-            if (!r.integer(7, index) || !entry(index, name, value)) return HpackStatus::kCompressionError;
+        if (b & 0x80) {  // §6.1 indexed field (a one-byte index first: the common case)
+            if (b != 0xff) {
+                ++r.p;
+                index = b & 0x7fu;
+            } else if (!r.integer(7, index)) {
+                return HpackStatus::kCompressionError;
+            }
+            if (!entry(index, name, value)) return HpackStatus::kCompressionError;
         } else if ((b & 0xe0) == 0x20) {  // §6.3 dynamic table size update: only before the first field
             std::uint32_t size;
             if (fields_started || !r.integer(5, size) || size > max_table_size_) {

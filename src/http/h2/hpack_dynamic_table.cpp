@@ -106,10 +106,6 @@ void HpackDynamicTable::link(std::uint64_t seq, std::string_view name, std::stri
     pair_head = seq;
 }
 
-std::uint32_t HpackDynamicTable::hash_name(std::string_view name) {
-    return detail::hpack_hash(name, 0);
-}
-
 // Chains run from the newest entry to older ones: the first evicted one ends the walk.
 std::size_t HpackDynamicTable::find(std::string_view name, std::string_view value, std::uint32_t name_hash) const {
     std::uint32_t ph = detail::hpack_hash(value, name_hash);

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "http/h2/hpack_bytes.h"
+
 namespace slipstream::http::h2 {
 
 /// Entries are numbered from the newest (0) to the oldest (count() - 1); HPACK index = 62 + that number.
@@ -33,6 +35,15 @@ class HpackDynamicTable {
         const Slot& s = slot(next_seq_ - 1 - i);
         return {bytes_.data() + s.offset + s.name_len, s.value_len};
     }
+    /// Both of entry `i`; false when i >= count().
+    bool get(std::size_t i, std::string_view& name, std::string_view& value) const {
+        if (i >= count()) return false;
+        const Slot& s = slot(next_seq_ - 1 - i);
+        const char* p = bytes_.data() + s.offset;
+        name = {p, s.name_len};
+        value = {p + s.name_len, s.value_len};
+        return true;
+    }
 
     /// A new maximum size: evicts the oldest entries until the table fits.
     void set_capacity(std::uint32_t capacity);
@@ -41,7 +52,7 @@ class HpackDynamicTable {
     bool insert(std::string_view name, std::string_view value);
 
     /// The hash find() and find_name() take (computed once per field by the encoder).
-    static std::uint32_t hash_name(std::string_view name);
+    static std::uint32_t hash_name(std::string_view name) { return detail::hpack_hash(name, 0); }
     /// Only for an indexed table: the newest entry equal to (name, value), else kNone.
     std::size_t find(std::string_view name, std::string_view value, std::uint32_t name_hash) const;
     std::size_t find(std::string_view name, std::string_view value) const { return find(name, value, hash_name(name)); }

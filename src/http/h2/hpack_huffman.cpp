@@ -135,6 +135,13 @@ bool huffman_decode(std::string_view in, std::string& out) {
             acc |= load_be64(p) >> n;
             p += (63 - n) >> 3;
             n |= 56;
+        } else if (p != end && in.size() >= 8) {
+            // The last 1-7 bytes: the input's last word, those bytes moved to its top; as many as fit are counted.
+            auto left = static_cast<unsigned>(end - p);
+            acc |= (load_be64(end - 8) << (8 * (8 - left))) >> n;
+            unsigned take = (63 - n) >> 3 < left ? (63 - n) >> 3 : left;
+            p += take;
+            n += 8 * take;
         } else {
             while (n <= 56 && p < end) {
                 acc |= static_cast<std::uint64_t>(*p++) << (56 - n);
@@ -167,8 +174,18 @@ bool huffman_decode(std::string_view in, std::string& out) {
             continue;
         }
         if (p < end) continue;
-        // The input's end: whole codes, then at most 7 bits of EOS's prefix (all ones).
+        // The input's end: whole codes, then at most 7 bits of EOS's prefix (all ones). A pair entry whose codes
+        // lie within the n real bits is taken whole; no complete code is all ones and 7 bits or shorter.
         while (n > 0) {
+            std::uint32_t e = detail::kHuffmanPairs[acc >> (64 - detail::kHuffmanShortBits)];
+            if (e != 0 && ((e >> 18) & 31) <= n) {
+                dst[0] = static_cast<char>(e);
+                dst[1] = static_cast<char>(e >> 8);
+                dst += (e >> 16) & 3;
+                acc <<= (e >> 18) & 31;
+                n -= (e >> 18) & 31;
+                continue;
+            }
             if (n <= 7 && (acc >> (64 - n)) == (1u << n) - 1) break;
             Symbol s = one_symbol(acc);
             if (s.bits > n || s.sym == 256) {

@@ -78,7 +78,7 @@ namespace {
 using detail::kHpackStaticEntries;
 
 // Open addressing over the distinct names: slot -> first index of the name (0: empty).
-constexpr std::size_t kSlots = 128;
+constexpr std::size_t kSlots = 256;  // 52 names: most probes end at the first slot
 
 constexpr std::size_t name_hash(std::string_view name) {
     if (name.empty()) return 0;
