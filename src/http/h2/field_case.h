@@ -1,4 +1,4 @@
-// copy_lowercase: HTTP/2 field names go on the wire lowercase; names are lowered while they are copied.
+// copy_lowercase, has_uppercase: HTTP/2 field names go on the wire lowercase; names are lowered while copied.
 #pragma once
 
 #include <cstdint>
@@ -7,15 +7,20 @@
 
 namespace slipstream::http::h2::detail {
 
-// `x` with its ASCII uppercase letters lowered, eight bytes at once: a byte gets 0x20 added when it is
-// 'A'..'Z' (its low seven bits reach 'A' and not past 'Z', and its high bit is clear).
-inline std::uint64_t lower_word(std::uint64_t x) {
+// The high bit of each byte of `x` that is 'A'..'Z' (its low seven bits reach 'A' and not past 'Z', and its
+// high bit is clear); the other bits clear.
+inline std::uint64_t uppercase_bytes(std::uint64_t x) {
     constexpr std::uint64_t kOnes = 0x0101010101010101u;
     constexpr std::uint64_t kHigh = 0x8080808080808080u;
     const std::uint64_t low7 = x & ~kHigh;
     const std::uint64_t from_a = low7 + kOnes * (0x80 - 'A');
     const std::uint64_t past_z = low7 + kOnes * (0x80 - 'Z' - 1);
-    return x | (((from_a & ~past_z & ~x) & kHigh) >> 2);
+    return from_a & ~past_z & ~x & kHigh;
+}
+
+// `x` with its ASCII uppercase letters lowered, eight bytes at once: a byte gets 0x20 added when it is 'A'..'Z'.
+inline std::uint64_t lower_word(std::uint64_t x) {
+    return x | (uppercase_bytes(x) >> 2);
 }
 
 // True when `name` holds an ASCII uppercase letter (a name to lower before it is used). A word at a time:
@@ -23,7 +28,7 @@ inline std::uint64_t lower_word(std::uint64_t x) {
 inline bool has_uppercase(std::string_view name) {
     const std::size_t n = name.size();
     const char* p = name.data();
-    auto upper = [](std::uint64_t w) { return lower_word(w) != w; };
+    auto upper = [](std::uint64_t w) { return uppercase_bytes(w) != 0; };
     if (n >= 8) {
         auto word = [p](std::size_t at) {
             std::uint64_t w;
