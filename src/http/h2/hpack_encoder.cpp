@@ -66,6 +66,12 @@ void put_string(std::string& out, std::string_view s) {
     }
 }
 
+// §5.2 without Huffman coding.
+void put_raw_string(std::string& out, std::string_view s) {
+    put_integer(out, 0x00, 7, s.size());
+    out.append(s);
+}
+
 // §6.1 indexed field for 200 204 206 304 400 404 500 (static entries 8-14), else 0.
 std::size_t status_index(int code) {
     switch (code) {
@@ -126,7 +132,8 @@ void HpackEncoder::status(std::string& out, int code) {
     put_string(out, std::string_view(digits, static_cast<std::size_t>(end - digits)));
 }
 
-void HpackEncoder::field(std::string& out, std::string_view name, std::string_view value, HpackIndexing how) {
+void HpackEncoder::field(std::string& out, std::string_view name, std::string_view value, HpackIndexing how,
+                         HpackCoding coding) {
     // The dynamic table first: a repeated response field is found there without the static name lookup.
     std::uint32_t name_hash = 0;
     bool dynamic = table_.count() > 0;
@@ -171,7 +178,11 @@ void HpackEncoder::field(std::string& out, std::string_view name, std::string_vi
             break;
     }
     if (name_index == 0) put_string(out, name);
-    put_string(out, value);
+    if (coding == HpackCoding::kRaw) {
+        put_raw_string(out, value);
+    } else {
+        put_string(out, value);
+    }
     if (how == HpackIndexing::kIncremental) (void)table_.insert(name, value);
 }
 

@@ -10,6 +10,10 @@
 namespace slipstream::http::h2 {
 
 enum class HpackIndexing : std::uint8_t { kIncremental, kWithout, kNever };  // §6.2.1 / 6.2.2 / 6.2.3
+/// How a literal value is coded (§5.2): Huffman when that is shorter, or always as its raw bytes (for a
+/// random value such as a request id, where Huffman coding saves a quarter of the bytes at a CPU cost on
+/// both sides, every time).
+enum class HpackCoding : std::uint8_t { kShortest, kRaw };
 
 class HpackEncoder {
   public:
@@ -24,8 +28,10 @@ class HpackEncoder {
     // One field (name already lowercase). kIncremental/kWithout: an exact match (static or dynamic table)
     // when there is one, else a literal (with an indexed name when the name is in a table). kNever: always a
     // never-indexed literal (§6.2.3; its name may be indexed). Strings Huffman-coded when that is shorter.
-    // kIncremental enters the field into the dynamic table (unless it is larger than the table).
-    void field(std::string& out, std::string_view name, std::string_view value, HpackIndexing how);
+    // kIncremental enters the field into the dynamic table (unless it is larger than the table). A literal
+    // value is coded as `coding` says.
+    void field(std::string& out, std::string_view name, std::string_view value, HpackIndexing how,
+               HpackCoding coding = HpackCoding::kShortest);
 
     /// The dynamic table (for tests and statistics).
     const HpackDynamicTable& table() const { return table_; }

@@ -177,6 +177,20 @@ TEST(HpackEncoder, DynamicMatches) {
     EXPECT_EQ(e.table().count(), 2u);
 }
 
+TEST(HpackEncoder, RawCodingKeepsTheValueBytes) {
+    HpackEncoder e;
+    std::string out;
+    const std::string id = "0123456789abcdef0123456789abcdef";  // Huffman would take 22 bytes
+    e.field(out, "x-request-id", id, HpackIndexing::kNever, HpackCoding::kRaw);
+    EXPECT_EQ(out, unhex("10 89 f2b585ed6950958d27 20") + id);  // never indexed, name Huffman-coded, value raw
+    out.clear();
+    e.field(out, "server", "slipstream", HpackIndexing::kWithout, HpackCoding::kRaw);  // static name 54
+    EXPECT_EQ(out, unhex("0f 27 0a") + "slipstream");
+    out.clear();
+    e.field(out, ":status", "200", HpackIndexing::kIncremental, HpackCoding::kRaw);  // an exact match stays one
+    EXPECT_EQ(out, unhex("88"));
+}
+
 TEST(HpackEncoder, FieldLargerThanTheTableGoesWithoutIndexing) {
     HpackEncoder e;
     std::string out;
