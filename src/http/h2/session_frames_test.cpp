@@ -221,6 +221,25 @@ TEST(SessionFrames, FramesOnAStreamWeResetAreIgnored) {
     EXPECT_EQ(rst_code(out, 1), kProtocolError);
     ASSERT_TRUE(h.feed(frame(kData, 0, 1, "late")).is_ok());  // after the RST_STREAM went out too
     EXPECT_TRUE(of_type(h.output(), kRst).empty());
+    // A late HEADERS on it is ignored too, but its block is still decoded: the entry it indexes (62) is
+    // there for the next request.
+    ASSERT_TRUE(h.feed(frame(kHeaders, kEndHeaders | kEndStream, 1, literal("x-idx", "v", true))).is_ok());
+    ASSERT_TRUE(h.feed(frame(kHeaders, kEndHeaders | kEndStream, 3, get_block("/next") + "\xbe")).is_ok());
+    EXPECT_TRUE(of_type(h.output(), kRst).empty());
+    ASSERT_EQ(h.recorder.requests.size(), 1u);
+    EXPECT_EQ(h.recorder.requests[0].headers, (std::vector<std::pair<std::string, std::string>>{{"x-idx", "v"}}));
+}
+
+TEST(SessionFrames, ThePeersHeaderTableSizeReachesTheEncoder) {
+    Harness h;
+    h.recorder.answer = false;
+    ASSERT_TRUE(h.feed(std::string(kPreface) + frame(kSettings, 0, 0, setting(1, 0)) + get(1) + get(3)).is_ok());
+    ASSERT_TRUE(h.session->respond(1, 200, {}, "").is_ok());
+    ASSERT_TRUE(h.session->respond(3, 200, {}, "").is_ok());
+    std::vector<Frame> heads = of_type(h.output(), kHeaders);
+    ASSERT_EQ(heads.size(), 2u);
+    EXPECT_EQ(heads[0].payload, "\x20\x88");  // a table size update to 0, then :status 200 (static index 8)
+    EXPECT_EQ(heads[1].payload, "\x88");
 }
 
 // ---- SETTINGS, PING, GOAWAY ----
