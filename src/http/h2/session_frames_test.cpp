@@ -2,6 +2,8 @@
 // SETTINGS, flow control both ways, CONTINUATION, PING, GOAWAY) and the frames it answers with.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -353,6 +355,78 @@ TEST(SessionFrames, LargeResponseHeadsUseContinuation) {
     EXPECT_EQ(out[1].flags, 0);
     EXPECT_EQ(out[2].type, kContinuation);
     EXPECT_EQ(out[2].flags, kEndHeaders);
+}
+
+// ---- flow control of request bodies ----
+
+// A client that follows the flow-control rules: every window starts at 65535; our SETTINGS change the
+// streams' (then it acknowledges them); our WINDOW_UPDATEs reopen them. It uploads `streams` bodies at once.
+struct UploadingClient {
+    std::int64_t conn = 65535;
+    std::int64_t initial = 65535;
+    std::map<std::uint32_t, std::int64_t> window;  // per stream
+    std::map<std::uint32_t, std::size_t> left;     // body bytes still to send
+    std::string next_frames;
+
+    void take(const std::vector<Frame>& frames) {
+        for (const Frame& f : frames) {
+            if (f.type == kSettings && !(f.flags & kAck)) {
+                for (std::size_t i = 0; i + 6 <= f.payload.size(); i += 6) {
+                    if (f.payload[i + 1] != 4) continue;
+                    std::int64_t v = be32(f.payload, i + 2);
+                    for (auto& [id, w] : window)
+                        w += v - initial;
+                    initial = v;
+                }
+                next_frames += frame(kSettings, kAck, 0, "");
+            } else if (f.type == kWindowUpdate) {
+                (f.stream == 0 ? conn : window[f.stream]) += be32(f.payload, 0);
+            }
+        }
+    }
+    // DATA as the windows allow, round robin, 16 KiB at most per frame.
+    void send_data() {
+        for (bool progress = true; progress;) {
+            progress = false;
+            for (auto& [id, n] : left) {
+                std::int64_t room = std::min<std::int64_t>({conn, window[id], 16384, static_cast<std::int64_t>(n)});
+                if (n == 0 || room <= 0) continue;
+                n -= static_cast<std::size_t>(room);
+                conn -= room;
+                window[id] -= room;
+                next_frames += frame(kData, n == 0 ? kEndStream : 0, id, std::string(room, 'u'));
+                progress = true;
+            }
+        }
+    }
+};
+
+TEST(SessionFrames, ConcurrentUploadsGetWindowUpdates) {
+    for (std::uint32_t initial : {16384u, 65535u, 1u << 20}) {
+        SessionConfig config;
+        config.initial_window_size = initial;
+        config.connection_window_size = 65535;
+        Harness h(config);
+        h.recorder.answer = false;
+        UploadingClient c;
+        c.next_frames = client_start();
+        for (std::uint32_t id = 1; id <= 7; id += 2) {
+            c.next_frames += frame(kHeaders, kEndHeaders, id, post_block());
+            c.window[id] = c.initial;
+            c.left[id] = 200000;
+        }
+        for (int round = 0; round < 1000 && h.recorder.requests.size() < 4; ++round) {
+            c.send_data();
+            std::string in;
+            in.swap(c.next_frames);
+            ASSERT_TRUE(h.feed(in).is_ok()) << initial;
+            c.take(h.output());
+            if (in.empty() && c.next_frames.empty()) break;  // stalled
+        }
+        ASSERT_EQ(h.recorder.requests.size(), 4u) << "initial window " << initial;
+        for (const Received& r : h.recorder.requests)
+            EXPECT_EQ(r.body.size(), 200000u);
+    }
 }
 
 // ---- flow control of responses ----
