@@ -110,6 +110,18 @@ TEST(SessionFrames, DataFollowsThePeersWindows) {
     ASSERT_EQ(data.size(), 1u);
     EXPECT_EQ(data[0].payload, "c");
     EXPECT_EQ(data[0].flags, kEndStream);
+    // A smaller initial window closes a stream's window: nothing to write until a WINDOW_UPDATE.
+    ASSERT_TRUE(h.feed(get(3)).is_ok());
+    ASSERT_TRUE(h.session->respond(3, 200, {}, "xyz").is_ok());
+    ASSERT_TRUE(h.feed(frame(kSettings, 0, 0, setting(4, 0))).is_ok());
+    EXPECT_TRUE(h.session->want_write());  // the HEADERS and the SETTINGS ACK
+    EXPECT_TRUE(of_type(h.output(), kData).empty());
+    EXPECT_FALSE(h.session->want_write());
+    ASSERT_TRUE(h.feed(window_update(3, 2)).is_ok());
+    EXPECT_TRUE(h.session->want_write());
+    data = of_type(h.output(), kData);
+    ASSERT_EQ(data.size(), 1u);
+    EXPECT_EQ(data[0].payload, "xy");
 }
 
 TEST(SessionFrames, DataFramesAreAtMost16KiBAndRoundRobin) {

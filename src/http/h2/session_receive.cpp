@@ -264,7 +264,11 @@ ErrorCode ServerSession::apply_settings(std::string_view payload) {
                     Stream& s = streams_.at(k);
                     s.send_window += delta;
                     if (s.send_window > detail::kMaxWindow) return ErrorCode::kFlowControlError;
-                    schedule(s);
+                    if (s.send_window <= 0) {
+                        writers_.remove(s);  // want_write() stays exact: WINDOW_UPDATE schedules it again
+                    } else {
+                        schedule(s);
+                    }
                 }
                 break;
             }
