@@ -38,10 +38,16 @@ TEST(ReceiveWindow, UpdatesOnceHalfIsConsumed) {
     EXPECT_EQ(w.consume(30), 0u);
     EXPECT_EQ(w.consume(20), 50u);  // half of the window: announced, available again
     EXPECT_EQ(w.available(), 90);
-    w.resize(10);  // a smaller SETTINGS_INITIAL_WINDOW_SIZE: the difference applies, may go negative
+    EXPECT_EQ(w.resize(10), 0u);  // a smaller SETTINGS_INITIAL_WINDOW_SIZE: the difference applies, may go negative
     EXPECT_EQ(w.available(), 0);
     EXPECT_FALSE(w.take(1));
     EXPECT_TRUE(w.take(0));
+    // Bytes consumed before a shrink that are now half of the window are announced by the shrink itself.
+    ReceiveWindow v(100);
+    EXPECT_TRUE(v.take(100));
+    EXPECT_EQ(v.consume(40), 0u);
+    EXPECT_EQ(v.resize(60), 40u);  // 0 left + 40 announced - 40 shrunk
+    EXPECT_EQ(v.available(), 0);
 }
 
 }  // namespace

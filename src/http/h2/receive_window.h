@@ -24,6 +24,23 @@ class ReceiveWindow {
     /// `n` taken bytes were processed. Returns the WINDOW_UPDATE increment to send now, or 0.
     std::uint32_t consume(std::size_t n) {
         consumed_ += static_cast<std::int64_t>(n);
+        return announce();
+    }
+
+    /// The window's size changed (our SETTINGS_INITIAL_WINDOW_SIZE took effect): the difference applies to
+    /// what is available, which may go negative (§6.9.2). Returns the WINDOW_UPDATE increment to send now,
+    /// or 0: bytes consumed before may now be half of the (smaller) window, and the peer, its window closed,
+    /// would otherwise wait for an update that no new byte triggers.
+    std::uint32_t resize(std::int64_t size) {
+        available_ += size - size_;
+        size_ = size;
+        return announce();
+    }
+
+    std::int64_t available() const { return available_; }
+
+  private:
+    std::uint32_t announce() {
         if (consumed_ == 0 || consumed_ < size_ / 2) return 0;
         auto increment = static_cast<std::uint32_t>(consumed_);
         available_ += consumed_;
@@ -31,16 +48,6 @@ class ReceiveWindow {
         return increment;
     }
 
-    /// The window's size changed (our SETTINGS_INITIAL_WINDOW_SIZE took effect): the difference applies to
-    /// what is available, which may go negative (§6.9.2).
-    void resize(std::int64_t size) {
-        available_ += size - size_;
-        size_ = size;
-    }
-
-    std::int64_t available() const { return available_; }
-
-  private:
     std::int64_t available_ = 0;
     std::int64_t size_ = 0;
     std::int64_t consumed_ = 0;  // taken and processed, not yet announced

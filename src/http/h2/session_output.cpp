@@ -23,20 +23,35 @@ constexpr base::MonoNanos kIndexUniqueEvery = 1'000'000'000;
 // x-request-id (new in every response) is never indexed, but once a second (kIndexUniqueEvery).
 enum class FieldKind : std::uint8_t { kCommon, kRarelyRepeats, kUniquePerResponse };
 
-FieldKind field_kind(std::string_view lowercase_name) {
-    switch (lowercase_name.size()) {  // one comparison per name
+// The kind of a field by its name; `*known` is set when the name is one of the usual lowercase response field
+// names (so it needs no lowering). One comparison per name: by length first.
+FieldKind field_kind(std::string_view name, bool* known) {
+    auto is = [&](std::string_view lower) { return *known = name == lower; };
+    switch (name.size()) {
         case 4:
-            return lowercase_name == "etag" ? FieldKind::kRarelyRepeats : FieldKind::kCommon;
+            if (is("etag")) return FieldKind::kRarelyRepeats;
+            if (!is("date")) is("vary");
+            return FieldKind::kCommon;
+        case 6:
+            is("server");
+            return FieldKind::kCommon;
         case 8:
-            return lowercase_name == "location" ? FieldKind::kRarelyRepeats : FieldKind::kCommon;
+            return is("location") ? FieldKind::kRarelyRepeats : FieldKind::kCommon;
         case 10:
-            return lowercase_name == "set-cookie" ? FieldKind::kRarelyRepeats : FieldKind::kCommon;
+            return is("set-cookie") ? FieldKind::kRarelyRepeats : FieldKind::kCommon;
         case 12:
-            return lowercase_name == "x-request-id" ? FieldKind::kUniquePerResponse : FieldKind::kCommon;
+            if (is("x-request-id")) return FieldKind::kUniquePerResponse;
+            is("content-type");
+            return FieldKind::kCommon;
         case 13:
-            return lowercase_name == "last-modified" ? FieldKind::kRarelyRepeats : FieldKind::kCommon;
+            if (is("last-modified")) return FieldKind::kRarelyRepeats;
+            is("cache-control");
+            return FieldKind::kCommon;
         case 14:
-            return lowercase_name == "content-length" ? FieldKind::kRarelyRepeats : FieldKind::kCommon;
+            return is("content-length") ? FieldKind::kRarelyRepeats : FieldKind::kCommon;
+        case 16:
+            is("content-encoding");
+            return FieldKind::kCommon;
         default:
             return FieldKind::kCommon;
     }
@@ -128,14 +143,17 @@ void ServerSession::encode_head(Stream& s, int status, std::span<const HeaderFie
     encoder_.status(pending_, status);
     for (const HeaderField& h : headers) {
         std::string_view name = h.name;
-        if (detail::has_uppercase(name)) {  // the server's own fields come lowercase
+        bool known = false;
+        FieldKind kind = field_kind(name, &known);
+        if (!known && detail::has_uppercase(name)) {  // the server's own fields come lowercase
             name_scratch_.resize(name.size());
             detail::copy_lowercase(name_scratch_.data(), name);
             name = name_scratch_;
+            kind = field_kind(name, &known);
         }
         HpackIndexing how = HpackIndexing::kIncremental;
         HpackCoding coding = HpackCoding::kShortest;
-        switch (field_kind(name)) {
+        switch (kind) {
             case FieldKind::kCommon:
                 break;
             case FieldKind::kRarelyRepeats:

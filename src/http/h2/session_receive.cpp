@@ -227,8 +227,14 @@ void ServerSession::on_settings(const FrameHeader& h, std::string_view payload) 
         // Our SETTINGS_INITIAL_WINDOW_SIZE now holds: every open stream's window changes by the difference.
         settings_acked_ = true;
         local_initial_window_ = config_.initial_window_size;
-        for (std::size_t i = 0; i < streams_.size(); ++i)
-            streams_.at(i).recv_window.resize(local_initial_window_);
+        for (std::size_t i = 0; i < streams_.size(); ++i) {
+            Stream& s = streams_.at(i);
+            std::uint32_t inc = s.recv_window.resize(local_initial_window_);
+            if (inc > 0 && !s.request_done && !s.closing) {
+                detail::append_window_update(pending_, static_cast<std::uint32_t>(s.id), inc);
+                count_control();
+            }
+        }
         return;
     }
     if (payload.size() % 6 != 0) return fail(ErrorCode::kFrameSizeError, "SETTINGS of a length not a multiple of 6");
@@ -258,7 +264,11 @@ ErrorCode ServerSession::apply_settings(std::string_view payload) {
                     Stream& s = streams_.at(k);
                     s.send_window += delta;
                     if (s.send_window > detail::kMaxWindow) return ErrorCode::kFlowControlError;
-                    schedule(s);
+                    if (s.send_window <= 0) {
+                        writers_.remove(s);  // want_write() stays exact: WINDOW_UPDATE schedules it again
+                    } else {
+                        schedule(s);
+                    }
                 }
                 break;
             }

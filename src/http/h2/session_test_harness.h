@@ -196,4 +196,33 @@ inline std::int64_t rst_code(const std::vector<Frame>& out, std::uint32_t stream
     return -1;
 }
 
+// ---- more raw-frame vocabulary ----
+
+inline constexpr long kProtocolError = 1, kFlowControlError = 3, kStreamClosed = 5, kFrameSizeError = 6,
+                      kRefusedStream = 7, kCompressionError = 9, kEnhanceYourCalm = 11;
+
+inline std::string u32(std::uint32_t v) {
+    return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
+}
+inline std::string setting(std::uint16_t id, std::uint32_t v) {
+    return std::string{static_cast<char>(id >> 8), static_cast<char>(id)} + u32(v);
+}
+inline std::string post_block(std::string_view path = "/up") {
+    return literal(":method", "POST") + literal(":scheme", "https") + literal(":authority", "x") +
+           literal(":path", path);
+}
+inline std::string get(std::uint32_t id, std::string_view path = "/") {
+    return frame(kHeaders, kEndHeaders | kEndStream, id, get_block(path));
+}
+inline std::string window_update(std::uint32_t id, std::uint32_t inc) {
+    return frame(kWindowUpdate, 0, id, u32(inc));
+}
+
+inline std::vector<Frame> of_type(const std::vector<Frame>& frames, std::uint8_t type) {
+    std::vector<Frame> out;
+    for (const Frame& f : frames)
+        if (f.type == type) out.push_back(f);
+    return out;
+}
+
 }  // namespace slipstream::http::h2::test
