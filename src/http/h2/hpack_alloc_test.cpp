@@ -7,6 +7,7 @@
 
 #include "http/h2/hpack_decoder.h"
 #include "http/h2/hpack_encoder.h"
+#include "http/h2/hpack_test_sinks.h"
 
 namespace {
 
@@ -30,14 +31,7 @@ void operator delete(void* p, std::size_t) noexcept {
 namespace slipstream::http::h2 {
 namespace {
 
-class CountFields final : public HpackFieldSink {
-  public:
-    bool on_field(std::string_view name, std::string_view value) override {
-        bytes += name.size() + value.size();
-        return true;
-    }
-    std::size_t bytes = 0;
-};
+using hpack_test::CountFields;
 
 // One response: new values every block (a date, a request id, a length), some entered into the table, so the
 // table keeps evicting and compacting.

@@ -7,18 +7,12 @@
 #include "http/h2/hpack_decoder.h"
 #include "http/h2/hpack_encoder.h"
 #include "http/h2/hpack_huffman.h"
+#include "http/h2/hpack_test_sinks.h"
 
 namespace slipstream::http::h2 {
 namespace {
 
-class CountFields final : public HpackFieldSink {
-  public:
-    bool on_field(std::string_view name, std::string_view value) override {
-        bytes += name.size() + value.size();
-        return true;
-    }
-    std::size_t bytes = 0;
-};
+using hpack_test::CountFields;
 
 // The 7 fields h2load sends, encoded as a client would (indexed once, then from the table).
 void encode_request(HpackEncoder& e, std::string& out) {

@@ -7,39 +7,14 @@
 #include <utility>
 #include <vector>
 
+#include "http/h2/hpack_test_sinks.h"
+
 namespace slipstream::http::h2 {
 namespace {
 
-using Fields = std::vector<std::pair<std::string, std::string>>;
-
-std::string unhex(std::string_view hex) {
-    std::string out;
-    int high = -1;
-    for (char c : hex) {
-        if (c == ' ') continue;
-        int v = c <= '9' ? c - '0' : c - 'a' + 10;
-        if (high < 0) {
-            high = v;
-        } else {
-            out.push_back(static_cast<char>(high * 16 + v));
-            high = -1;
-        }
-    }
-    return out;
-}
-
-class Collect final : public HpackFieldSink {
-  public:
-    explicit Collect(std::size_t stop_after = static_cast<std::size_t>(-1)) : stop_after_(stop_after) {}
-    bool on_field(std::string_view name, std::string_view value) override {
-        fields.emplace_back(name, value);
-        return fields.size() < stop_after_;
-    }
-    Fields fields;
-
-  private:
-    std::size_t stop_after_;
-};
+using hpack_test::CollectFields;
+using hpack_test::Fields;
+using hpack_test::unhex;
 
 Fields table_of(const HpackDecoder& d) {
     Fields t;
@@ -58,7 +33,7 @@ struct Step {
 void run_steps(std::uint32_t table_size, const std::vector<Step>& steps) {
     HpackDecoder d(table_size);
     for (std::size_t i = 0; i < steps.size(); ++i) {
-        Collect sink;
+        CollectFields sink;
         ASSERT_EQ(d.decode(unhex(steps[i].hex), sink), HpackStatus::kOk) << "block " << i;
         EXPECT_EQ(sink.fields, steps[i].fields) << "block " << i;
         EXPECT_EQ(table_of(d), steps[i].table) << "block " << i;
@@ -191,13 +166,13 @@ constexpr BadCase kBadBlocks[] = {
 TEST(HpackDecoder, MalformedBlocksAreCompressionErrors) {
     for (const BadCase& c : kBadBlocks) {
         HpackDecoder d;
-        Collect sink;
+        CollectFields sink;
         EXPECT_EQ(d.decode(unhex(c.hex), sink), HpackStatus::kCompressionError) << c.name;
     }
 }
 
 TEST(HpackDecoder, IntegerLimits) {
-    Collect sink;
+    CollectFields sink;
     HpackDecoder wide(0xffffffffu);
     EXPECT_EQ(wide.decode(unhex("3f e0 ff ff ff 0f"), sink), HpackStatus::kOk);  // 2^32 - 1
     EXPECT_EQ(wide.table().capacity(), 0xffffffffu);
@@ -210,7 +185,7 @@ TEST(HpackDecoder, IntegerLimits) {
 
 TEST(HpackDecoder, SizeUpdatesAtTheStart) {
     HpackDecoder d;
-    Collect sink;
+    CollectFields sink;
     ASSERT_EQ(d.decode(unhex("40 01 61 01 62"), sink), HpackStatus::kOk);
     EXPECT_EQ(d.table().count(), 1u);
     // Two updates (0 then 4096) empty the table, then a field; exactly the limit is allowed.
@@ -227,21 +202,21 @@ TEST(HpackDecoder, SizeUpdatesAtTheStart) {
 
 TEST(HpackDecoder, EmptyBlock) {
     HpackDecoder d;
-    Collect sink;
+    CollectFields sink;
     EXPECT_EQ(d.decode("", sink), HpackStatus::kOk);
     EXPECT_TRUE(sink.fields.empty());
 }
 
 TEST(HpackDecoder, SinkStopsDecoding) {
     HpackDecoder d;
-    Collect sink(2);
+    CollectFields sink(2);
     EXPECT_EQ(d.decode(unhex("82 86 84 ff"), sink), HpackStatus::kStopped);
     EXPECT_EQ(sink.fields, (Fields{{":method", "GET"}, {":scheme", "http"}}));
 }
 
 TEST(HpackDecoder, FieldLargerThanTheTableEmptiesItAndIsStillDelivered) {
     HpackDecoder d(64);
-    Collect sink;
+    CollectFields sink;
     ASSERT_EQ(d.decode(unhex("40 01 61 01 62"), sink), HpackStatus::kOk);
     ASSERT_EQ(d.decode(unhex("40 01 63 1f") + std::string(31, 'x'), sink), HpackStatus::kOk);  // 1 + 31 + 32 = 64
     EXPECT_EQ(d.table().count(), 1u);
@@ -253,7 +228,7 @@ TEST(HpackDecoder, FieldLargerThanTheTableEmptiesItAndIsStillDelivered) {
 
 TEST(HpackDecoder, NameFromAnEntryTheInsertEvicts) {
     HpackDecoder d(80);
-    Collect sink;
+    CollectFields sink;
     ASSERT_EQ(d.decode(unhex("40 0a 6669 7273 742d 6e61 6d65 02 7631"), sink), HpackStatus::kOk);  // 44
     ASSERT_EQ(d.decode(unhex("7e 03 763232"), sink), HpackStatus::kOk);  // first-name: v22 (45) evicts it
     EXPECT_EQ(sink.fields.back(), (std::pair<std::string, std::string>{"first-name", "v22"}));
@@ -263,7 +238,7 @@ TEST(HpackDecoder, NameFromAnEntryTheInsertEvicts) {
 
 TEST(HpackDecoder, NeverIndexedAndWithoutIndexingLeaveTheTable) {
     HpackDecoder d;
-    Collect sink;
+    CollectFields sink;
     ASSERT_EQ(d.decode(unhex("10 01 61 01 62 00 01 63 01 64 1f 12 01 65 0f 1f 01 66"), sink), HpackStatus::kOk);
     EXPECT_EQ(sink.fields, (Fields{{"a", "b"}, {"c", "d"}, {"date", "e"}, {"location", "f"}}));
     EXPECT_EQ(d.table().count(), 0u);

@@ -9,36 +9,14 @@
 #include <vector>
 
 #include "http/h2/hpack_decoder.h"
+#include "http/h2/hpack_test_sinks.h"
 
 namespace slipstream::http::h2 {
 namespace {
 
-using Fields = std::vector<std::pair<std::string, std::string>>;
-
-std::string unhex(std::string_view hex) {
-    std::string out;
-    int high = -1;
-    for (char c : hex) {
-        if (c == ' ') continue;
-        int v = c <= '9' ? c - '0' : c - 'a' + 10;
-        if (high < 0) {
-            high = v;
-        } else {
-            out.push_back(static_cast<char>(high * 16 + v));
-            high = -1;
-        }
-    }
-    return out;
-}
-
-class Collect final : public HpackFieldSink {
-  public:
-    bool on_field(std::string_view name, std::string_view value) override {
-        fields.emplace_back(name, value);
-        return true;
-    }
-    Fields fields;
-};
+using hpack_test::CollectFields;
+using hpack_test::Fields;
+using hpack_test::unhex;
 
 struct StatusCase {
     int code;
@@ -57,7 +35,7 @@ TEST(HpackEncoder, Status) {
         e.status(out, c.code);
         EXPECT_EQ(out, unhex(c.hex)) << c.code;
         HpackDecoder d;
-        Collect sink;
+        CollectFields sink;
         ASSERT_EQ(d.decode(out, sink), HpackStatus::kOk) << c.code;
         EXPECT_EQ(sink.fields, (Fields{{":status", std::to_string(c.code)}}));
         EXPECT_EQ(e.table().count(), 0u);
@@ -251,7 +229,7 @@ TEST(HpackEncoder, ShrinkingEvictsBeforeTheNextBlock) {
     HpackEncoder e;
     HpackDecoder d;
     std::string out;
-    Collect sink;
+    CollectFields sink;
     e.begin_block(out);
     e.field(out, "a", "1", HpackIndexing::kIncremental);
     e.field(out, "b", "2", HpackIndexing::kIncremental);
@@ -289,7 +267,7 @@ TEST(HpackEncoder, RoundTripsThroughOurDecoder) {
             e.field(out, name, value, static_cast<HpackIndexing>(rng() % 3));
             expected.emplace_back(name, value);
         }
-        Collect sink;
+        CollectFields sink;
         ASSERT_EQ(d.decode(out, sink), HpackStatus::kOk) << block;
         ASSERT_EQ(sink.fields, expected) << block;
         ASSERT_EQ(d.table().count(), e.table().count()) << block;

@@ -8,25 +8,12 @@
 #include <random>
 #include <string>
 
+#include "http/h2/hpack_test_sinks.h"
+
 namespace slipstream::http::h2 {
 namespace {
 
-// "8286 84be" -> bytes; blanks ignored.
-std::string unhex(std::string_view hex) {
-    std::string out;
-    int high = -1;
-    for (char c : hex) {
-        if (c == ' ') continue;
-        int v = c <= '9' ? c - '0' : c - 'a' + 10;
-        if (high < 0) {
-            high = v;
-        } else {
-            out.push_back(static_cast<char>(high * 16 + v));
-            high = -1;
-        }
-    }
-    return out;
-}
+using hpack_test::unhex;
 
 struct Vector {
     std::string_view text;
