@@ -6,12 +6,12 @@
 
 #include "base/log.h"
 #include "http/h1/header.h"
+#include "http/h2/frame.h"
 #include "server/connection.h"
 #include "server/worker.h"
 
 namespace slipstream::server {
 namespace {
-constexpr std::string_view kPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 constexpr std::uint32_t kDrainIdleGraceMs = 100;
 }  // namespace
 
@@ -48,8 +48,8 @@ void Connection::tls_handshake() {
 
 bool Connection::start_h2c(std::string_view data, bool from_scratch) {
     if (!worker_.options().http2) return false;
-    std::size_t n = std::min(data.size(), kPreface.size());
-    if (data.substr(0, n) != kPreface.substr(0, n)) {
+    std::size_t n = std::min(data.size(), http::h2::kClientPreface.size());
+    if (data.substr(0, n) != http::h2::kClientPreface.substr(0, n)) {
         // A first line without "HTTP/" is no HTTP/1.x request: most likely an HTTP/2 client with a broken
         // preface, which expects the connection to close, not an HTTP/1.1 answer.
         std::size_t eol = data.find('\n');
@@ -57,7 +57,7 @@ bool Connection::start_h2c(std::string_view data, bool from_scratch) {
         close();
         return true;
     }
-    if (data.size() < kPreface.size()) {
+    if (data.size() < http::h2::kClientPreface.size()) {
         if (from_scratch) in_.append(data);  // maybe HTTP/2: wait for the rest of the preface
         return true;
     }

@@ -18,6 +18,8 @@ class ClientStreamIds {
 
     /// The highest id the client opened (0 before any).
     std::int32_t last() const { return last_; }
+    /// `id` names no stream the client could have opened: a server (even) id, as we push none, or an idle one.
+    bool never_opened(std::int32_t id) const { return id % 2 == 0 || id > last_; }
     /// Records a new client stream `id` (above last()), and the range it skipped.
     void open(std::int32_t id);
     /// We reset `id` (RST_STREAM, or END_STREAM before the request ended).

@@ -6,6 +6,11 @@
 #include <string>
 #include <string_view>
 
+namespace slipstream::http::h2 {
+/// The client connection preface (RFC 9113 §3.4); its first bytes also tell an h2c prior-knowledge client apart.
+inline constexpr std::string_view kClientPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+}  // namespace slipstream::http::h2
+
 namespace slipstream::http::h2::detail {
 
 enum class FrameType : std::uint8_t {

@@ -4,21 +4,18 @@
 #include <algorithm>
 
 namespace slipstream::http::h2::detail {
-namespace {
-constexpr std::string_view kPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-}  // namespace
 
 FrameReader::Step FrameReader::next(std::string_view& input, FrameHeader& header, std::string_view& payload) {
     if (partial_handed_) {
         partial_.clear();
         partial_handed_ = false;
     }
-    if (preface_seen_ < kPreface.size()) {
-        std::size_t n = std::min(kPreface.size() - preface_seen_, input.size());
-        if (input.substr(0, n) != kPreface.substr(preface_seen_, n)) return Step::kBadPreface;
+    if (preface_seen_ < kClientPreface.size()) {
+        std::size_t n = std::min(kClientPreface.size() - preface_seen_, input.size());
+        if (input.substr(0, n) != kClientPreface.substr(preface_seen_, n)) return Step::kBadPreface;
         preface_seen_ += n;
         input.remove_prefix(n);
-        if (preface_seen_ < kPreface.size()) return Step::kNeedMore;
+        if (preface_seen_ < kClientPreface.size()) return Step::kNeedMore;
     }
     if (!partial_.empty()) return from_partial(input, header, payload);
     if (input.size() < kFrameHeaderSize) {

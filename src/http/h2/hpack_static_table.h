@@ -17,7 +17,7 @@ struct HpackStaticEntry {
 inline constexpr std::size_t kHpackStaticTableSize = 61;
 
 namespace detail {
-/// RFC 7541 Appendix A; entry 0 is a placeholder so that indices match the RFC's.
+/// RFC 7541 Appendix A, indexed as the RFC numbers it: slot 0 is empty and never looked up.
 extern const std::array<HpackStaticEntry, kHpackStaticTableSize + 1> kHpackStaticEntries;
 }  // namespace detail
 

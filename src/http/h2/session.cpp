@@ -3,8 +3,8 @@
 #include "http/h2/session.h"
 
 #include <algorithm>
-#include <array>
 
+#include "http/h2/field_case.h"
 #include "http/h2/settings_header.h"
 
 namespace slipstream::http::h2 {
@@ -56,23 +56,14 @@ base::Status ServerSession::upgrade(std::string_view http2_settings, const Reque
     Stream& st = streams_.open(1);
     st.send_window = peer_initial_window_;
     st.recv_window = detail::ReceiveWindow(local_initial_window_);
-    auto keep = [&st](std::string_view v) {
-        auto off = static_cast<std::uint32_t>(st.fields.size());
-        st.fields.append(v);
-        return std::array<std::uint32_t, 2>{off, static_cast<std::uint32_t>(v.size())};
-    };
-    st.pseudo = {keep(request.method), keep(request.scheme), keep(request.authority),
-                 keep(request.path)};  // Pseudo order
+    st.keep_pseudo(detail::Pseudo::kMethod, request.method);
+    st.keep_pseudo(detail::Pseudo::kScheme, request.scheme);
+    st.keep_pseudo(detail::Pseudo::kAuthority, request.authority);
+    st.keep_pseudo(detail::Pseudo::kPath, request.path);
     for (const HeaderField& f : request.headers) {
-        auto off = static_cast<std::uint32_t>(st.fields.size());
-        for (char c : f.name)
-            st.fields.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c);
-        if (connection_specific(st.view(off, static_cast<std::uint32_t>(f.name.size())))) {
-            st.fields.resize(off);
-            continue;
-        }
-        auto [voff, vlen] = keep(f.value);
-        st.regular.push_back({off, static_cast<std::uint32_t>(f.name.size()), voff, vlen});
+        name_scratch_.resize(f.name.size());
+        detail::copy_lowercase(name_scratch_.data(), f.name);
+        if (!connection_specific(name_scratch_)) st.keep_field(name_scratch_, f.value);
     }
     st.body.assign(request.body);
     st.request_done = true;  // half-closed (remote): the request came whole over HTTP/1.1

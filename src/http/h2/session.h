@@ -215,7 +215,8 @@ class ServerSession final : private HpackFieldSink {
     void process_sent();
     void end_sent(Stream& s);
     void reset_stream(Stream& s, ErrorCode code);
-    void stream_error(StreamId id, ErrorCode code);  // a stream not in the table
+    void reset_id(StreamId id, ErrorCode code);      // reset_stream() if in the table, else stream_error()
+    void stream_error(StreamId id, ErrorCode code);  // RST_STREAM for an id (no stream, or reset_stream's)
     void close_stream(Stream& s);
     void release_unconsumed(Stream& s);
     void count_control();  // a control frame queued; too many unsent is a flood
@@ -249,7 +250,7 @@ class ServerSession final : private HpackFieldSink {
     bool block_trailers_ = false;              // during decoding: the block is a trailer section
     std::size_t block_field_bytes_ = 0;        // during decoding of a block without a stream
     std::vector<HeaderField> request_fields_;  // deliver(): the fields handed to on_request
-    std::string name_scratch_;                 // encode_head(): a field name lowered
+    std::string name_scratch_;                 // encode_head(), upgrade(): a field name lowered
     std::string block_scratch_;                // frame_block(): a head split into CONTINUATION frames
     base::MonoNanos now_ = 0;
     base::MonoNanos unique_indexed_at_ = -1'000'000'000'000;  // when an x-request-id value was last indexed

@@ -9,6 +9,7 @@
 namespace {
 
 using slipstream::http::h2::HeaderField;
+using slipstream::http::h2::kClientPreface;
 using slipstream::http::h2::RequestHead;
 using slipstream::http::h2::ServerSession;
 using slipstream::http::h2::SessionHandler;
@@ -35,8 +36,6 @@ struct Answerer final : SessionHandler {
     void on_stream_closed(StreamId) override {}
 };
 
-constexpr std::string_view kPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -47,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!s.is_ok()) return 0;
     answerer.session = s->get();
     std::string input;
-    if (size > 0 && (data[0] & 1)) input.append(kPreface);
+    if (size > 0 && (data[0] & 1)) input.append(kClientPreface);
     input.append(reinterpret_cast<const char*>(data), size);
     std::string out;
     // Feed in two pieces so partial frames are exercised too.

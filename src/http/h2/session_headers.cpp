@@ -113,9 +113,7 @@ void ServerSession::end_block(std::string_view block) {
         case BlockTarget::kStreamClosed:
             return stream_error(block_.id, ErrorCode::kStreamClosed);
         case BlockTarget::kSelfDepends:
-            if (Stream* own = streams_.find(block_.id); own != nullptr)
-                return reset_stream(*own, ErrorCode::kProtocolError);
-            return stream_error(block_.id, ErrorCode::kProtocolError);
+            return reset_id(block_.id, ErrorCode::kProtocolError);
         case BlockTarget::kDiscard:
             return;
         case BlockTarget::kRequest:
@@ -153,17 +151,11 @@ bool ServerSession::on_field(std::string_view name, std::string_view value) {
         return true;
     }
     if (s->error_status != 0 || s->delivered) return true;
-    auto off = static_cast<std::uint32_t>(s->fields.size());
-    auto vlen = static_cast<std::uint32_t>(value.size());
     if (which != detail::Pseudo::kRegular) {
-        s->fields.append(value);  // only the value of a pseudo-field is kept
-        s->pseudo[static_cast<std::size_t>(which)] = {off, vlen};
-        return true;
+        s->keep_pseudo(which, value);
+    } else {
+        s->keep_field(name, value);
     }
-    auto nlen = static_cast<std::uint32_t>(name.size());
-    s->fields.append(name);
-    s->fields.append(value);
-    s->regular.push_back({off, nlen, off + nlen, vlen});
     return true;
 }
 

@@ -241,13 +241,14 @@ void ServerSession::reset_stream(Stream& s, ErrorCode code) {
     if (s.closing) return;
     s.closing = true;
     writers_.remove(s);
-    if (terminated_) return;  // nothing follows the final GOAWAY
-    detail::append_rst_stream(pending_, static_cast<std::uint32_t>(s.id), static_cast<std::uint32_t>(code));
-    sent_.push_back({s.id, Sent::kReset});
-    ids_.note_reset(s.id);
-    ++stats_.rst_sent[SessionStats::code_index(static_cast<std::uint32_t>(code))];
-    ++stats_.events;
-    count_control();
+    if (terminated_) return;                // nothing follows the final GOAWAY
+    sent_.push_back({s.id, Sent::kReset});  // it closes once the RST_STREAM is handed out
+    stream_error(s.id, code);
+}
+
+void ServerSession::reset_id(StreamId id, ErrorCode code) {
+    if (Stream* s = streams_.find(id); s != nullptr) return reset_stream(*s, code);
+    stream_error(id, code);
 }
 
 void ServerSession::stream_error(StreamId id, ErrorCode code) {
@@ -301,10 +302,7 @@ void ServerSession::fail(ErrorCode code, const char* reason) {
     if (terminated_) return;
     fatal_ = true;
     fail_reason_ = reason;
-    if (error_code_ == ErrorCode::kNoError) error_code_ = code;
-    queue_goaway(code);
-    terminated_ = true;
-    writers_.clear();
+    terminate(code);
 }
 
 void ServerSession::queue_goaway(ErrorCode code) {

@@ -118,7 +118,7 @@ void ServerSession::on_data(const FrameHeader& h, std::string_view payload) {
     }
     auto id = static_cast<StreamId>(h.stream);
     Stream* s = streams_.find(id);
-    if (s == nullptr && (id % 2 == 0 || id > ids_.last())) {
+    if (s == nullptr && ids_.never_opened(id)) {
         return fail(ErrorCode::kProtocolError, "DATA on an idle stream");
     }
     // The whole frame, padding included, counts against the connection's window (§6.9.1), whatever the stream.
@@ -192,14 +192,9 @@ void ServerSession::consume_stream(Stream& s, std::size_t n) {
 void ServerSession::on_priority(const FrameHeader& h, std::string_view payload) {
     if (h.stream == 0) return fail(ErrorCode::kProtocolError, "PRIORITY on stream 0");
     auto id = static_cast<StreamId>(h.stream);
-    if (payload.size() != 5) {
-        Stream* s = streams_.find(id);
-        return s != nullptr ? reset_stream(*s, ErrorCode::kFrameSizeError)
-                            : stream_error(id, ErrorCode::kFrameSizeError);
-    }
+    if (payload.size() != 5) return reset_id(id, ErrorCode::kFrameSizeError);
     if ((detail::read_u32(payload.data()) & 0x7fffffffu) != h.stream) return;  // priorities are not used
-    Stream* s = streams_.find(id);  // a stream cannot depend on itself (RFC 7540 §5.3.1)
-    return s != nullptr ? reset_stream(*s, ErrorCode::kProtocolError) : stream_error(id, ErrorCode::kProtocolError);
+    reset_id(id, ErrorCode::kProtocolError);  // a stream cannot depend on itself (RFC 7540 §5.3.1)
 }
 
 void ServerSession::on_rst_stream(const FrameHeader& h, std::string_view payload) {
@@ -207,7 +202,7 @@ void ServerSession::on_rst_stream(const FrameHeader& h, std::string_view payload
     if (h.stream == 0) return fail(ErrorCode::kProtocolError, "RST_STREAM on stream 0");
     auto id = static_cast<StreamId>(h.stream);
     Stream* s = streams_.find(id);
-    if (s == nullptr && (id % 2 == 0 || id > ids_.last())) {
+    if (s == nullptr && ids_.never_opened(id)) {
         return fail(ErrorCode::kProtocolError, "RST_STREAM on an idle stream");
     }
     ++stats_.rst_received[SessionStats::code_index(detail::read_u32(payload.data()))];
@@ -314,12 +309,10 @@ void ServerSession::on_window_update(const FrameHeader& h, std::string_view payl
     }
     auto id = static_cast<StreamId>(h.stream);
     Stream* s = streams_.find(id);
-    if (s == nullptr && (id % 2 == 0 || id > ids_.last())) {
+    if (s == nullptr && ids_.never_opened(id)) {
         return fail(ErrorCode::kProtocolError, "WINDOW_UPDATE on an idle stream");
     }
-    if (increment == 0) {
-        return s != nullptr ? reset_stream(*s, ErrorCode::kProtocolError) : stream_error(id, ErrorCode::kProtocolError);
-    }
+    if (increment == 0) return reset_id(id, ErrorCode::kProtocolError);
     if (s == nullptr || s->closing) return;  // closed: ignored
     s->send_window += increment;
     if (s->send_window > detail::kMaxWindow) return reset_stream(*s, ErrorCode::kFlowControlError);

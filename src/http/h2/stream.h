@@ -62,6 +62,20 @@ struct Stream {
         const auto& [off, len] = pseudo[static_cast<std::size_t>(p)];
         return view(off, len);
     }
+    /// Keeps a pseudo-field's value (the field is `p`).
+    void keep_pseudo(Pseudo p, std::string_view value) {
+        pseudo[static_cast<std::size_t>(p)] = {static_cast<std::uint32_t>(fields.size()),
+                                               static_cast<std::uint32_t>(value.size())};
+        fields.append(value);
+    }
+    /// Keeps a regular field as given (names arrive lowercase).
+    void keep_field(std::string_view name, std::string_view value) {
+        const auto off = static_cast<std::uint32_t>(fields.size());
+        const auto nlen = static_cast<std::uint32_t>(name.size());
+        fields.append(name);
+        fields.append(value);
+        regular.push_back({off, nlen, off + nlen, static_cast<std::uint32_t>(value.size())});
+    }
     /// Body bytes handed to respond()/write() and not yet framed.
     std::size_t queued() const { return out.size() - out_offset; }
     /// Body bytes are waiting to be framed (from `out` or the source).
