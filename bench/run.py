@@ -98,6 +98,10 @@ def caveats(settings: runner.Settings, tables: list[report.Table]) -> list[str]:
          f"ticks of 1/{runner.cpu.CLOCK_TICKS} s, divided by all responses; short runs make it coarse."),
         ("Peak RSS is VmHWM (reset before each run) summed over the server's processes: an upper bound for "
          "multi-process servers."),
+        ("\"kernel/req vs REF CPU/req\" is the server's kernel CPU per request over the reference's total (user + "
+         "kernel) in the same round: the CPU/req ratio it would have with no user-space time at all. \"TCP "
+         "segs/req\" counts TCP segments sent on the machine (/proc/net/snmp OutSegs) per response: on loopback a "
+         "request and its response with no pure ACKs are 2."),
     ]
     if "pipelined" in names:
         notes.append("pipelined: wrk does not time pipelined requests individually, so no latency is reported.")

@@ -32,7 +32,9 @@ def _num(value: float | None, digits: int = 1) -> str:
 def _extra_cell(column: str, value: float | None) -> str:
     if value is None:
         return ""
-    return f"{value:.1%}" if column == report.TLS_COST else f"{value:.2f}×"
+    if column == report.TLS_COST:
+        return f"{value:.1%}"
+    return f"{value:.2f}" if column == report.SEGMENTS else f"{value:.2f}×"
 
 
 def _row_cells(row: Row, extra_columns: list[str]) -> list[str]:

@@ -36,11 +36,18 @@ class Row:
 TLS_COST = "TLS cost"                       # 1 - rps(TLS) / rps(cleartext)
 TLS_CPU = "CPU/req vs cleartext"            # CPU per request (user + kernel), TLS / cleartext
 SCALING = "scaling (÷ 1 worker)"            # rps(2 workers) / rps(the 1-worker baseline)
+SEGMENTS = "TCP segs/req"                   # TCP segments sent on the machine per response (median)
 
 
 def cpu_vs_reference(reference: str) -> str:
     """The column of CPU per request (user + kernel) / the reference's, same round."""
     return f"CPU/req vs {reference}"
+
+
+def kernel_vs_reference(reference: str) -> str:
+    """The column of kernel CPU per request / the reference's CPU per request (user + kernel), same round: the
+    value the CPU/req column would have with no user-space time at all."""
+    return f"kernel/req vs {reference} CPU/req"
 
 
 @dataclass
@@ -130,6 +137,17 @@ def _cpu_ratio(run: dict, other_run: dict) -> float | None:
     return _cpu_per_request(run) / other if other > 0 and run["rps"] > 0 and other_run["rps"] > 0 else None
 
 
+def _kernel_ratio(run: dict, other_run: dict) -> float | None:
+    other = _cpu_per_request(other_run)
+    return run["server_sys_us_per_req"] / other if other > 0 and run["rps"] > 0 and other_run["rps"] > 0 else None
+
+
+def _segments(runs: list[dict]) -> float | None:
+    """Median TCP segments per response; None unless every run counted them."""
+    values = [r.get("tcp_segments_per_req") for r in runs]
+    return median(values) if values and None not in values else None
+
+
 def _scaling(run: dict, base_run: dict) -> float | None:
     return run["rps"] / base_run["rps"] if base_run["rps"] > 0 else None
 
@@ -139,17 +157,24 @@ def _runs_by_round(kept: dict[tuple[str, str, int], dict], workload: str, conten
 
 
 def add_extras(table: Table, kept: dict[tuple[str, str, int], dict], baselines: dict[str, str]) -> None:
-    """CPU per request against the reference, TLS cost against the cleartext workload, scaling against the
-    1-worker contender, where measured."""
+    """CPU per request (and kernel CPU alone) against the reference, TCP segments per response, TLS cost against
+    the cleartext workload, scaling against the 1-worker contender, where measured."""
     workload = table.workload
     measured = [row for row in table.rows if row.status == "ok"]
     reference = _runs_by_round(kept, workload.name, table.reference)
     if reference and any(row.contender != table.reference for row in measured):
-        column = cpu_vs_reference(table.reference)
-        table.extra_columns.append(column)
+        columns = ((cpu_vs_reference(table.reference), _cpu_ratio), (kernel_vs_reference(table.reference), _kernel_ratio))
+        table.extra_columns += [column for column, _ in columns]
         for row in measured:
-            runs = _runs_by_round(kept, workload.name, row.contender).values()
-            row.extra[column] = paired(sorted(runs, key=lambda r: r["round"]), reference, _cpu_ratio)
+            runs = sorted(_runs_by_round(kept, workload.name, row.contender).values(), key=lambda r: r["round"])
+            for column, quotient in columns:
+                row.extra[column] = paired(runs, reference, quotient)
+    segments = {row.contender: _segments(list(_runs_by_round(kept, workload.name, row.contender).values()))
+                for row in measured}
+    if any(value is not None for value in segments.values()):
+        table.extra_columns.append(SEGMENTS)
+        for row in measured:
+            row.extra[SEGMENTS] = segments[row.contender]
     clear_present = workload.cleartext is not None and any(w == workload.cleartext for (w, _, _) in kept)
     if clear_present:
         table.extra_columns += [TLS_COST, TLS_CPU]

@@ -9,7 +9,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
-from . import cpu, foreign_load, h2load, pacedload, preflight, procs, tls, wrk, wsload
+from . import cpu, foreign_load, h2load, pacedload, preflight, procs, tcp_counters, tls, wrk, wsload
 from .contenders import HOST, Contender, LaunchContext
 from .workloads import LUA_DIR, Workload, write_body_files
 
@@ -136,6 +136,7 @@ def measure(workload: Workload, settings: Settings, server_pid: int, port: int, 
         if workload.idle_connections else None
     try:
         machine_before = foreign_load.read_machine()
+        tcp_before = tcp_counters.read()
         server_before = cpu.tree_times(server_pid)
         self_before = resource.getrusage(resource.RUSAGE_SELF)
         holder_before = holder.ticks() if holder else 0
@@ -146,6 +147,7 @@ def measure(workload: Workload, settings: Settings, server_pid: int, port: int, 
         holder_after = holder.ticks() if holder else 0
         self_after = resource.getrusage(resource.RUSAGE_SELF)
         machine_after = foreign_load.read_machine()
+        tcp_after = tcp_counters.read()
         kept = holder.kept() if holder else None
     finally:
         if holder:
@@ -166,6 +168,7 @@ def measure(workload: Workload, settings: Settings, server_pid: int, port: int, 
         "non_2xx": result.non_2xx, "socket_errors": result.socket_errors,
         "server_ticks": {"user": server.user, "system": server.system}, "clock_ticks_per_s": cpu.CLOCK_TICKS,
         "server_user_us_per_req": user_us, "server_sys_us_per_req": sys_us,
+        "tcp_segments_per_req": tcp_counters.segments_per_response(tcp_before, tcp_after, result.requests),
         "client_cpu_cores": client_cpu_s / wall_s if wall_s else 0.0,
         "server_cpu_cores": server.total / cpu.CLOCK_TICKS / wall_s if wall_s else 0.0,
         "server_cpu_count": len(layout.server),

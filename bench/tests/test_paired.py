@@ -46,7 +46,8 @@ def test_scaling_against_the_one_worker_baseline_of_the_same_round():
                + _records("hello", "fastapi-w2", [19.0, 30.0, 21.0]))
     table = report.build_tables(records, [W["hello"]], ["nginx", "fastapi", "fastapi-w2"],
                                 {"fastapi-w2": "fastapi", "granian-w2": "granian"})[0]
-    assert table.extra_columns == [report.cpu_vs_reference("nginx"), report.SCALING]
+    assert table.extra_columns == [report.cpu_vs_reference("nginx"), report.kernel_vs_reference("nginx"),
+                                   report.SCALING]
     nginx, fastapi, w2 = table.rows
     assert [r.extra.get(report.SCALING) for r in (nginx, fastapi)] == [None, None]
     assert w2.extra[report.SCALING] == pytest.approx(1.9)  # median of 1.9, 1.5, 2.1
@@ -70,10 +71,10 @@ def test_ledger_cells_for_tls_and_scaling():
     table = report.build_tables(records, [W["tls"]], ["nginx", "h2o"])[0]
     lines = ledger.render_table(table).splitlines()
     assert lines[0] == ("| contender | req/s (median) | min–max | p50 ms | p99 ms | user µs/req | kernel µs/req | "
-                        "peak RSS MiB | non-2xx | socket errors | vs nginx | CPU/req vs nginx | TLS cost | "
-                        "CPU/req vs cleartext | notes |")
-    assert lines[2].endswith("| 1.00 | 1.00× | 12.0% | 1.00× |  |")
-    assert lines[3].endswith("| 0.50 | 1.00× |  |  |  |")
+                        "peak RSS MiB | non-2xx | socket errors | vs nginx | CPU/req vs nginx | "
+                        "kernel/req vs nginx CPU/req | TLS cost | CPU/req vs cleartext | notes |")
+    assert lines[2].endswith("| 1.00 | 1.00× | 0.75× | 12.0% | 1.00× |  |")
+    assert lines[3].endswith("| 0.50 | 1.00× | 0.75× |  |  |  |")
 
 
 def test_cpu_per_request_against_the_reference_of_the_same_round():
@@ -82,12 +83,37 @@ def test_cpu_per_request_against_the_reference_of_the_same_round():
                + [measurement("slipstream-cpp", "hello", rnd, 120.0, server_user_us_per_req=user,
                               server_sys_us_per_req=9.0) for rnd, user in enumerate([0.6, 3.0, 1.0])])
     table = report.build_tables(records, [W["hello"]], ["nginx", "h2o", "slipstream-cpp"])[0]
-    column = report.cpu_vs_reference("nginx")
-    assert table.extra_columns == [column]
+    column, kernel = report.cpu_vs_reference("nginx"), report.kernel_vs_reference("nginx")
+    assert table.extra_columns == [column, kernel]
     nginx, h2o, ours = table.rows
     assert nginx.extra[column] == pytest.approx(1.0)
     assert h2o.extra[column] == pytest.approx(1.0)
     assert ours.extra[column] == pytest.approx(10.0 / 12.0)  # median of 9.6, 12.0 and 10.0 over 12
+    # Kernel time alone against the reference's total: what the ratio would be with no user-space time.
+    assert nginx.extra[kernel] == pytest.approx(9.0 / 12.0)
+    assert h2o.extra[kernel] == pytest.approx(10.0 / 12.0)
+    assert ours.extra[kernel] == pytest.approx(9.0 / 12.0)
+
+
+def test_tcp_segments_per_response_are_a_median_column_when_every_run_counted_them():
+    records = ([measurement("nginx", "hello", rnd, 100.0, tcp_segments_per_req=segs)
+                for rnd, segs in enumerate([2.0, 2.1, 2.0])]
+               + [measurement("slipstream-cpp", "hello", rnd, 120.0, tcp_segments_per_req=segs)
+                  for rnd, segs in enumerate([2.0, None, 2.0])])
+    table = report.build_tables(records, [W["hello"]], ["nginx", "slipstream-cpp"])[0]
+    assert table.extra_columns[-1] == report.SEGMENTS
+    nginx, ours = table.rows
+    assert nginx.extra[report.SEGMENTS] == pytest.approx(2.0)
+    assert ours.extra[report.SEGMENTS] is None  # one round without counters: no figure rather than a partial one
+    lines = ledger.render_table(table).splitlines()
+    assert lines[0].endswith("| TCP segs/req | notes |")
+    assert lines[2].endswith("| 2.00 |  |") and lines[3].endswith("|  |  |")
+
+
+def test_no_segments_column_without_counters():
+    table = report.build_tables(_records("hello", "nginx", [100.0]) + _records("hello", "h2o", [90.0]),
+                                [W["hello"]], ["nginx", "h2o"])[0]
+    assert report.SEGMENTS not in table.extra_columns
 
 
 def test_no_cpu_column_for_the_reference_alone():
