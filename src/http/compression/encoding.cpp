@@ -30,14 +30,6 @@ bool ascii_iequals(std::string_view a, std::string_view b) {
     return true;
 }
 
-std::string_view trim_ows(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-        s.remove_suffix(1);
-    return s;
-}
-
 std::optional<Encoding> parse_encoding(std::string_view token) {
     for (Encoding e : kAllEncodings) {
         if (ascii_iequals(token, encoding_token(e))) return e;

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#include "base/ows.h"
+
 namespace slipstream::http::compression {
 
 /// A content coding. kIdentity means "no transformation".
@@ -24,7 +26,6 @@ std::optional<Encoding> parse_encoding(std::string_view token);
 /// ASCII case-insensitive equality (tokens, media types).
 bool ascii_iequals(std::string_view a, std::string_view b);
 
-/// `s` without leading and trailing spaces and tabs.
-std::string_view trim_ows(std::string_view s);
+using base::trim_ows;
 
 }  // namespace slipstream::http::compression

@@ -1,4 +1,4 @@
-// Token lists: case-insensitive comparison and whitespace trimming.
+// Token lists: case-insensitive comparison.
 #include "http/ws/token_list.h"
 
 namespace slipstream::http::ws {
@@ -12,14 +12,6 @@ bool ascii_iequals(std::string_view a, std::string_view b) {
         if (x != y) return false;
     }
     return true;
-}
-
-std::string_view trim_ows(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-        s.remove_suffix(1);
-    return s;
 }
 
 }  // namespace slipstream::http::ws

@@ -3,13 +3,14 @@
 
 #include <string_view>
 
+#include "base/ows.h"
+
 namespace slipstream::http::ws {
 
 /// ASCII case-insensitive equality.
 bool ascii_iequals(std::string_view a, std::string_view b);
 
-/// Trims spaces and tabs from both ends.
-std::string_view trim_ows(std::string_view s);
+using base::trim_ows;
 
 /// Calls `fn(item)` for each non-empty, trimmed element of a comma-separated list. Commas inside
 /// double-quoted strings do not split (extension parameters may be quoted).

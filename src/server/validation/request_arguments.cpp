@@ -1,4 +1,5 @@
 // Request::arguments() and Request::cookie(): the validated arguments and cookie lookup.
+#include "base/ows.h"
 #include "http/h1/header.h"
 #include "server/request_state.h"
 #include "server/validation/json_node.h"
@@ -7,13 +8,7 @@
 namespace slipstream {
 namespace {
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-        s.remove_suffix(1);
-    return s;
-}
+using base::trim_ows;
 
 }  // namespace
 
@@ -31,7 +26,7 @@ std::optional<std::string_view> Request::cookie(std::string_view name) const {
             rest = semi == std::string_view::npos ? std::string_view() : rest.substr(semi + 1);
             std::size_t eq = pair.find('=');
             if (eq == std::string_view::npos) continue;
-            if (trim(pair.substr(0, eq)) == name) return trim(pair.substr(eq + 1));
+            if (trim_ows(pair.substr(0, eq)) == name) return trim_ows(pair.substr(eq + 1));
         }
     }
     return std::nullopt;
