@@ -1,4 +1,5 @@
-// The demo app: GET /hello, POST /echo (JSON re-serialized), GET /delay/{ms}, GET /stream/{n} (a streamed body).
+// The demo app: GET /hello, POST /echo (JSON re-serialized), GET /delay/{ms}, GET /stream/{n} (a streamed body),
+// GET /whoami (the authenticated principal).
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -14,7 +15,7 @@
 
 namespace {
 
-// Plain request/response routes: /hello, /echo, /delay/{ms}.
+// Plain request/response routes: /hello, /echo, /delay/{ms}, /whoami.
 void add_routes(slipstream::App& app) {
     app.get("/hello", [](slipstream::Request&) { return slipstream::Response::static_json(R"({"message":"hello"})"); });
     app.post("/echo", [](slipstream::Request& req) {
@@ -28,6 +29,13 @@ void add_routes(slipstream::App& app) {
             return r;
         }
         return slipstream::Response::json(std::move(*body));
+    });
+
+    // Who the request came from when --auth is on: {"principal":"alice"}, or null when anonymous.
+    app.get("/whoami", [](slipstream::Request& req) {
+        std::string_view who = req.principal();
+        return slipstream::Response::json(R"({"principal":)" + (who.empty() ? "null" : slipstream::json_quote(who)) +
+                                          "}");
     });
 
     // An asynchronous handler: answers from another thread after `ms` milliseconds (at most 10 s).

@@ -33,6 +33,12 @@ class AppImpl;
 /// Patterns: "/users/{id}", "/items/{id:int}", "/files/{path:path}" (see the router README).
 class App {
   public:
+    /// Takes every limit and feature of the server (see ServerOptions). Throws std::invalid_argument for a
+    /// bad option checked here, e.g. a CORS origin regex RE2 cannot compile. CORS, for instance:
+    ///     ServerOptions o;
+    ///     o.cors_allow_origins = "https://app.example.com";
+    ///     o.cors_allow_methods = "GET,POST";
+    ///     App app(o);  // preflights answered by the engine; answers get the Access-Control-* fields
     explicit App(ServerOptions options = {});
     ~App();
     App(const App&) = delete;

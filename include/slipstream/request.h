@@ -61,6 +61,9 @@ class Request {
     std::string_view trace_id() const;
     /// The whole `traceparent` header when it was valid, or empty.
     std::string_view traceparent() const;
+    /// Who sent the request, when authentication is on (ServerOptions::auth): the API key's principal or the JWT's
+    /// `sub`. Empty when the request is anonymous, the route is public, or authentication is off.
+    std::string_view principal() const;
 
     detail::RequestState* state() const { return state_; }
 

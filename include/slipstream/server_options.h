@@ -114,6 +114,56 @@ struct ServerOptions {
     /// the same `errors` list) instead of FastAPI's {"detail":[...]}.
     bool validation_problem_json = false;
 
+    // CORS, answered as Starlette's CORSMiddleware does, in the engine (no handler runs for a preflight). Off
+    // while cors_allow_origins and cors_allow_origin_regex are both empty; then no request pays for it. Lists
+    // are comma-separated. When on: a preflight (OPTIONS with Origin and Access-Control-Request-Method) is
+    // answered before the router, 200 "OK" or 400 "Disallowed CORS origin, method, headers" (the parts refused),
+    // with the Access-Control-Allow-* fields; every other answer (handlers, streams, 404/405/422/413, 504) to a
+    // request with an Origin gets Access-Control-Allow-Origin ("*", or the origin when it is allowed),
+    // -Allow-Credentials and -Expose-Headers as configured, and every answer gets "Origin" added to Vary. A bad
+    // value makes the server's constructor (App's) throw std::invalid_argument naming the option.
+    std::string cors_allow_origins;          // allowed origins ("https://app.example.com"); "*" allows any
+    std::string cors_allow_origin_regex;     // also allowed: origins this RE2 pattern matches in full
+    std::string cors_allow_methods = "GET";  // methods a preflight may ask for; "*": DELETE..QUERY
+    /// Request headers a preflight may name ("*": any); Accept, Accept-Language, Content-Language and
+    /// Content-Type always may.
+    std::string cors_allow_headers;
+    /// Access-Control-Allow-Credentials: true; with "*" the request's origin is named instead of "*".
+    bool cors_allow_credentials = false;
+    std::string cors_expose_headers;          // Access-Control-Expose-Headers of actual responses
+    bool cors_allow_private_network = false;  // preflights asking for private network access are allowed
+    std::uint32_t cors_max_age = 600;         // Access-Control-Max-Age of preflight answers, in seconds
+
+    // Authentication and per-principal rate limits, in the engine after the router (src/server/access_policy).
+    // Off while `auth` is "off" and `rate_limit` is empty; then no request pays for them. The probe routes
+    // (health, livez, readyz, metrics) and `auth_public_paths` are neither authenticated nor limited. A bad value
+    // or file makes the server's constructor (App's) throw std::invalid_argument naming the option.
+    /// "off", "optional" (credentials are checked when sent; a request without any is served as anonymous) or
+    /// "required" (401 with WWW-Authenticate: Bearer without valid credentials).
+    std::string auth = "off";
+    /// API keys: `<principal> <key> [<rate>]` lines (`#` comments); the rate, e.g. "1000/m", is the
+    /// principal's own limit instead of `rate_limit`. Keys arrive in `api_key_header` or as
+    /// `Authorization: Bearer <key>`; only their SHA-256 digests are kept in memory.
+    std::string api_keys_file;
+    std::string api_key_header = "X-API-Key";
+    /// JWTs as `Authorization: Bearer <token>`: a file holding the HS256/384/512 secret (at least 32 bytes), or
+    /// a PEM public key (RSA: RS*/PS*, EC: ES* of its curve, Ed25519/Ed448: EdDSA). The algorithm follows from
+    /// the key, never from the token; `exp` is required and `sub` is the principal.
+    std::string jwt_secret_file;
+    std::string jwt_public_key_file;
+    std::string jwt_issuer;                // when set, `iss` must equal it
+    std::string jwt_audience;              // when set, `aud` must contain it; when empty, tokens with `aud` are refused
+    std::uint32_t jwt_leeway_ms = 60'000;  // clock skew allowed on exp, nbf and iat (whole seconds count)
+    /// Route templates served without credentials or limits, comma-separated ("/docs,/openapi.json").
+    std::string auth_public_paths;
+    /// Requests per period for each principal (anonymous requests: each client address, an IPv6 client by its
+    /// /64): "100/s", "6000/m", "10/5s", "100000/d"; empty: no limit. Past it: 429 with Retry-After and
+    /// RateLimit-Limit/-Remaining/-Reset. Counted per process (each of `--workers N` counts on its own). A key
+    /// with a rate of its own (api_keys_file) is limited by that rate even when this is empty.
+    std::string rate_limit;
+    std::uint64_t rate_limit_burst = 0;         // requests a full bucket allows at once; 0: the rate's count
+    std::size_t rate_limit_max_keys = 100'000;  // principals and addresses remembered (least recently used go)
+
     // Access log: one JSON line per request, written off the I/O threads.
     bool access_log = true;
     /// File descriptor the access log is written to (1: stdout). Not owned.

@@ -222,11 +222,12 @@ PyObject* PyRoute::build_request(const Request& request) const {
         path_params.get(),
         str_from(request.peer()),
         str_from(request.route()),
+        request.principal().empty() ? Py_NewRef(Py_None) : str_from(request.principal()),
     };
     PyObject* result = nullptr;
-    if (argv[0] && argv[1] && argv[2] && argv[4] && argv[6] && argv[7])
-        result = PyObject_Vectorcall(ctx_.make_request.get(), argv, 8, nullptr);
-    for (int i : {0, 1, 2, 4, 6, 7})
+    if (argv[0] && argv[1] && argv[2] && argv[4] && argv[6] && argv[7] && argv[8])
+        result = PyObject_Vectorcall(ctx_.make_request.get(), argv, 9, nullptr);
+    for (int i : {0, 1, 2, 4, 6, 7, 8})
         Py_XDECREF(argv[i]);
     return result;
 }

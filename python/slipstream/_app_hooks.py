@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 from . import _lifespan
 from .middleware import BaseHTTPMiddleware
+from .middleware.cors import CORSMiddleware, is_cors_middleware
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -25,8 +26,14 @@ class AppHooks:
         self.lifespan_context: Callable[[Any], Any] = _lifespan.lifespan_context(lifespan, self)
         # Outermost first, as Starlette's user_middleware (the last one added runs first).
         self.user_middleware: list[Any] = []
+        # CORS runs in the engine, never in user_middleware (which would make every request enter Python).
+        self.cors_middleware: CORSMiddleware | None = None
         for item in reversed(list(middleware or [])):
-            self.user_middleware.insert(0, item)
+            entry = _middleware_entry(item)
+            if entry is None:
+                self.user_middleware.insert(0, item)
+            else:
+                self.add_middleware(entry[0], *entry[1], **entry[2])
 
     def middleware(self, middleware_type: str) -> Callable[[F], F]:
         """`@app.middleware("http")` on `async def f(request, call_next) -> Response`."""
@@ -40,11 +47,23 @@ class AppHooks:
         return decorator
 
     def add_middleware(self, middleware_class: type, *args: Any, **options: Any) -> None:
-        """Adds a BaseHTTPMiddleware subclass (its `dispatch(request, call_next)`), outermost."""
+        """Adds a BaseHTTPMiddleware subclass (its `dispatch(request, call_next)`), outermost; or CORSMiddleware
+        (this package's or Starlette's), whose options become the engine's CORS settings (once per app)."""
+        if is_cors_middleware(middleware_class):
+            if self.cors_middleware is not None:
+                raise ValueError("CORSMiddleware is already added to this app: an app has one CORS policy "
+                                 "(give all its options to one add_middleware call)")
+            self.cors_middleware = CORSMiddleware(None, *args, **options)
+            return
         if not (isinstance(middleware_class, type) and issubclass(middleware_class, BaseHTTPMiddleware)):
-            raise TypeError("slipstream runs BaseHTTPMiddleware subclasses and @app.middleware('http') functions; "
-                            f"{middleware_class!r} is not one (ASGI middleware is not supported)")
+            raise TypeError("slipstream runs BaseHTTPMiddleware subclasses, CORSMiddleware and "
+                            f"@app.middleware('http') functions; {middleware_class!r} is not one (ASGI middleware "
+                            "is not supported)")
         self.user_middleware.insert(0, middleware_class(None, *args, **options))
+
+    def cors_server_options(self) -> dict[str, Any]:
+        """The engine's cors_* options from the app's CORSMiddleware (empty without one)."""
+        return self.cors_middleware.server_options() if self.cors_middleware is not None else {}
 
     def add_event_handler(self, event_type: str, func: Callable[[], Any]) -> None:
         if event_type not in ("startup", "shutdown"):
@@ -70,3 +89,12 @@ class AppHooks:
         inner = getattr(router, "lifespan_context", None)
         if inner is not None:
             self.lifespan_context = _lifespan.merge(self.lifespan_context, inner)
+
+
+def _middleware_entry(item: Any) -> tuple[type, tuple[Any, ...], dict[str, Any]] | None:
+    """A `Middleware(cls, *args, **kwargs)` entry of `App(middleware=[...])` (this package's or Starlette's) as
+    what add_middleware takes; None for a BaseHTTPMiddleware instance or a dispatch function, kept as they are."""
+    cls = getattr(item, "cls", None)
+    if not isinstance(cls, type) or not hasattr(item, "args") or not hasattr(item, "kwargs"):
+        return None
+    return cls, tuple(item.args), dict(item.kwargs)

@@ -84,7 +84,7 @@ class RequestFactory:
         self.trusted = trusted
 
     def __call__(self, method: str, path: str, query: str, headers: list[tuple[str, str]], body: bytes,
-                 path_params: dict[str, str], client: str, route: str) -> Request:
+                 path_params: dict[str, str], client: str, route: str, principal: str | None = None) -> Request:
         scheme = self.scheme
         forwarded_client: tuple[str, int] | None | bool = False
         if self.trusted is not None:
@@ -98,7 +98,7 @@ class RequestFactory:
                     host = self.trusted.client_host(last["x-forwarded-for"])
                     if host:
                         forwarded_client = (host, 0)
-        return ProxiedRequest(method, path, query, headers, body, path_params, client, route, scheme=scheme,
+        return ProxiedRequest(method, path, query, headers, body, path_params, client, route, principal, scheme=scheme,
                               root_path=self.root_path, client=forwarded_client)
 
 

@@ -115,8 +115,8 @@ def resume(coro: Any, first: Any, reply: Any) -> None:
 
 
 def make_request(method: str, path: str, query: str, headers: list[tuple[str, str]], body: bytes,
-                 path_params: dict[str, str], client: str, route: str) -> Request:
-    return Request(method, path, query, headers, body, path_params, client, route)
+                 path_params: dict[str, str], client: str, route: str, principal: str | None = None) -> Request:
+    return Request(method, path, query, headers, body, path_params, client, route, principal)
 
 
 async def _call_async_handler(handler: Any, request: Request, exc: BaseException) -> Response:
@@ -174,8 +174,8 @@ class AppRuntime:
         self._idle = threading.Condition()
 
     def make_request(self, method: str, path: str, query: str, headers: list[tuple[str, str]], body: bytes,
-                     path_params: dict[str, str], client: str, route: str) -> Request:
-        request = self._make_request(method, path, query, headers, body, path_params, client, route)
+                     path_params: dict[str, str], client: str, route: str, principal: str | None = None) -> Request:
+        request = self._make_request(method, path, query, headers, body, path_params, client, route, principal)
         request.app = self.app
         request.lifespan_state = self.lifespan_state
         return request

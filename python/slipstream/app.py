@@ -183,6 +183,12 @@ class App(APIRouter, AppHooks):
         # 404/405 bodies as FastAPI answers them ({"detail": "Not Found"}), unless the app says otherwise.
         merged = {"fastapi_route_errors": True, **self.server_options,
                   **{k: v for k, v in options.items() if v is not None}}
+        # CORSMiddleware: the engine's cors_* options (it answers preflights and adds the fields in C++).
+        cors = self.cors_server_options()
+        if cors and any(k.startswith("cors_") for k in merged):
+            given = sorted(k for k in merged if k.startswith("cors_"))
+            raise ValueError(f"CORS is configured twice: by CORSMiddleware and by the server options {given}")
+        merged.update(cors)
         root_path = merged.pop("root_path", None) or self.openapi_config.root_path
         requests = request_runtime(_runtime, root_path, merged)  # takes proxy_headers, forwarded_allow_ips
         runtime = _runtime.AppRuntime(self, requests.make_request)

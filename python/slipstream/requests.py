@@ -31,12 +31,13 @@ class Request:
         "method",
         "path",
         "path_params",
+        "principal",
         "query_string",
         "route_path",
     )
 
     def __init__(self, method: str, path: str, query_string: str, headers: list[tuple[str, str]], body: bytes,
-                 path_params: dict[str, str], client: str, route: str) -> None:
+                 path_params: dict[str, str], client: str, route: str, principal: str | None = None) -> None:
         self.method = method
         self.path = path
         self.query_string = query_string
@@ -45,6 +46,9 @@ class Request:
         self.path_params = path_params
         self.client_address = client
         self.route_path = route
+        # Who sent it, when the app authenticates requests (App(auth=..., api_keys_file=... or jwt_*)): the API
+        # key's principal or the JWT's `sub`, checked in C++ before the handler; None when anonymous.
+        self.principal = principal
         self._headers: Headers | None = None
         self._query: QueryParams | None = None
         self._json: Any = _UNSET

@@ -6,6 +6,8 @@
 
 #include "app/registry.h"
 #include "server/compression_policy.h"
+#include "server/cors/cors_policy.h"
+#include "server/ratelimit/rate.h"
 
 namespace slipstream::app {
 namespace {
@@ -73,12 +75,14 @@ std::string header_value(std::string_view s) {
     return "";
 }
 
-// The server's own parser decides (the same message a C++ caller would get from the constructor).
-std::string compression_list(std::string_view s, std::string ServerOptions::*field) {
+// The server's own parser decides: `build` runs on options holding only this value, and what it throws becomes the
+// message, after its "<field>: " prefix (the same text a C++ caller gets from the constructor).
+template <typename Build>
+std::string refusal_of(std::string_view s, std::string ServerOptions::*field, Build build) {
     ServerOptions o;
     o.*field = std::string(s);
     try {
-        server::CompressionPolicy policy(o);
+        build(o);
     } catch (const std::invalid_argument& e) {
         std::string_view why = e.what();
         std::size_t colon = why.find(": ");
@@ -87,12 +91,46 @@ std::string compression_list(std::string_view s, std::string ServerOptions::*fie
     return "";
 }
 
+std::string compression_list(std::string_view s, std::string ServerOptions::*field) {
+    return refusal_of(s, field, [](const ServerOptions& o) { server::CompressionPolicy policy(o); });
+}
+
 std::string compression_encodings(std::string_view s) {
     return compression_list(s, &ServerOptions::compression_encodings);
 }
 
 std::string compression_types(std::string_view s) {
     return compression_list(s, &ServerOptions::compression_types);
+}
+
+std::string cors_check(std::string_view s, std::string ServerOptions::*field) {
+    return refusal_of(s, field, [](const ServerOptions& o) {
+        (void)server::cors::CorsPolicy::compile(o);
+        (void)server::cors::parse_cors_config(o);
+    });
+}
+
+// The rate limiter's own parser decides: "100/s", "6000/m", "10/5s"...; empty: no limit.
+std::string rate_text(std::string_view s) {
+    if (s.empty()) return "";
+    base::Result<server::ratelimit::Rate> rate = server::ratelimit::Rate::parse(s);
+    return rate.is_ok() ? "" : rate.status().message();
+}
+
+std::string cors_origins(std::string_view s) {
+    return cors_check(s, &ServerOptions::cors_allow_origins);
+}
+std::string cors_origin_regex(std::string_view s) {
+    return cors_check(s, &ServerOptions::cors_allow_origin_regex);
+}
+std::string cors_methods(std::string_view s) {
+    return cors_check(s, &ServerOptions::cors_allow_methods);
+}
+std::string cors_headers(std::string_view s) {
+    return cors_check(s, &ServerOptions::cors_allow_headers);
+}
+std::string cors_expose_headers(std::string_view s) {
+    return cors_check(s, &ServerOptions::cors_expose_headers);
 }
 
 std::string route_path(std::string_view s) {
@@ -290,6 +328,74 @@ Registry make_config_registry() {
                number(srv, &ServerOptions::ws_pong_timeout_ms), 1, kDay));
     r.add(make(K::kDuration, "ws-close-timeout", ws, "DURATION", "wait for the client's close frame, then drop",
                number(srv, &ServerOptions::ws_close_timeout_ms), 1, kDay));
+
+    const auto cors = G::kCors;
+    r.add(with_check(make(K::kString, "cors-allow-origins", cors, "LIST",
+                          "origins allowed cross-origin requests ('*': any); CORS is on when this or "
+                          "--cors-allow-origin-regex is set",
+                          text(srv, &ServerOptions::cors_allow_origins)),
+                     cors_origins));
+    r.add(with_check(make(K::kString, "cors-allow-origin-regex", cors, "REGEX",
+                          "also allowed: origins this RE2 pattern matches in full",
+                          text(srv, &ServerOptions::cors_allow_origin_regex)),
+                     cors_origin_regex));
+    r.add(with_check(make(K::kString, "cors-allow-methods", cors, "LIST", "methods a preflight may ask for ('*': all)",
+                          text(srv, &ServerOptions::cors_allow_methods)),
+                     cors_methods));
+    r.add(with_check(make(K::kString, "cors-allow-headers", cors, "LIST",
+                          "request headers a preflight may name ('*': any); Accept, Accept-Language, "
+                          "Content-Language and Content-Type always may",
+                          text(srv, &ServerOptions::cors_allow_headers)),
+                     cors_headers));
+    r.add(make(K::kBool, "cors-allow-credentials", cors, "",
+               "send Access-Control-Allow-Credentials: true (a '*' origin is then answered with the origin)",
+               flag(srv, &ServerOptions::cors_allow_credentials)));
+    r.add(with_check(make(K::kString, "cors-expose-headers", cors, "LIST",
+                          "response headers scripts may read (Access-Control-Expose-Headers)",
+                          text(srv, &ServerOptions::cors_expose_headers)),
+                     cors_expose_headers));
+    r.add(make(K::kBool, "cors-allow-private-network", cors, "", "allow preflights asking for private network access",
+               flag(srv, &ServerOptions::cors_allow_private_network)));
+    r.add(make(K::kInteger, "cors-max-age", cors, "SECONDS", "how long browsers may keep a preflight's answer",
+               number(srv, &ServerOptions::cors_max_age), 0, std::numeric_limits<std::uint32_t>::max()));
+
+    const auto access = G::kAccess;
+    Option auth = make(K::kChoice, "auth", access, "MODE",
+                       "authenticate requests: off, optional (checked when sent) or required (401 without)",
+                       text(srv, &ServerOptions::auth));
+    auth.choices = {"off", "optional", "required"};
+    r.add(std::move(auth));
+    r.add(make(K::kString, "api-keys-file", access, "PATH",
+               "API keys: '<principal> <key> [<rate>]' lines; only their SHA-256 digests are kept",
+               text(srv, &ServerOptions::api_keys_file)));
+    r.add(with_check(make(K::kString, "api-key-header", access, "NAME",
+                          "request field carrying an API key (Authorization: Bearer <key> works too)",
+                          text(srv, &ServerOptions::api_key_header)),
+                     not_empty));
+    r.add(make(K::kString, "jwt-secret-file", access, "PATH", "file holding the HS256/384/512 secret of JWTs",
+               text(srv, &ServerOptions::jwt_secret_file)));
+    r.add(make(K::kString, "jwt-public-key-file", access, "PATH",
+               "PEM public key of JWTs (RSA, EC or Ed25519/Ed448; the algorithm follows from the key)",
+               text(srv, &ServerOptions::jwt_public_key_file)));
+    r.add(make(K::kString, "jwt-issuer", access, "ISS", "when set, a JWT's iss must equal it",
+               text(srv, &ServerOptions::jwt_issuer)));
+    r.add(make(K::kString, "jwt-audience", access, "AUD", "when set, a JWT's aud must contain it",
+               text(srv, &ServerOptions::jwt_audience)));
+    r.add(make(K::kDuration, "jwt-leeway", access, "DURATION", "clock skew allowed on exp, nbf and iat",
+               number(srv, &ServerOptions::jwt_leeway_ms), 0, kDay));
+    r.add(make(K::kString, "auth-public-paths", access, "LIST",
+               "route templates served without credentials or rate limits (the probes always are)",
+               text(srv, &ServerOptions::auth_public_paths)));
+    r.add(with_check(make(K::kString, "rate-limit", access, "RATE",
+                          "requests per principal (or client address) and period: 100/s, 6000/m, 10/5s; "
+                          "429 past it",
+                          text(srv, &ServerOptions::rate_limit)),
+                     rate_text));
+    r.add(make(K::kInteger, "rate-limit-burst", access, "N", "requests a full bucket allows at once; 0: the rate's",
+               number(srv, &ServerOptions::rate_limit_burst), 0, 1'000'000'000));
+    r.add(make(K::kInteger, "rate-limit-max-keys", access, "N",
+               "principals and addresses remembered (least recently used forgotten)",
+               number(srv, &ServerOptions::rate_limit_max_keys), 1, 1'000'000'000));
 
     const std::pair<const char*, std::string ServerOptions::*> routes[] = {{"health", &ServerOptions::health_path},
                                                                            {"livez", &ServerOptions::livez_path},

@@ -30,7 +30,7 @@ TEST(Help, GroupsInOrderAndExactLines) {
     std::size_t at = 0;
     for (const char* title :
          {"\ngeneral:\n", "\nlisten:\n", "\nlimits:\n", "\ntimeouts:\n", "\nconnections:\n", "\nlogging:\n",
-          "\nbuiltin routes:\n", "\ncompression and streaming:\n", "\ntls:\n", "\nhttp/2:\n"}) {
+          "\nbuiltin routes:\n", "\ncompression and streaming:\n", "\ntls:\n", "\nhttp/2:\n", "\ncors:\n"}) {
         std::size_t next = help.find(title, at);
         ASSERT_NE(next, std::string::npos) << title;
         at = next;
@@ -48,6 +48,10 @@ TEST(Help, GroupsInOrderAndExactLines) {
         "                                      default: true, env: SLIPSTREAM_ACCESS_LOG\n",
         "                                      default: \"\", env: SLIPSTREAM_CONFIG (not in a config file)\n",
         "                                      default: 10s, range: 1ms..24h, env: SLIPSTREAM_HEADER_TIMEOUT\n",
+        "  --cors-max-age SECONDS              how long browsers may keep a preflight's answer\n"
+        "                                      default: 600, range: 0..4294967295, env: SLIPSTREAM_CORS_MAX_AGE\n",
+        "  --[no-]cors-allow-credentials       send Access-Control-Allow-Credentials: true (a '*' origin is then "
+        "answered with the origin)\n",
     };
     for (const char* line : kLines)
         EXPECT_NE(help.find(line), std::string::npos) << line;

@@ -72,6 +72,10 @@ std::string_view option_group_title(OptionGroup group) {
             return "http/2";
         case OptionGroup::kWebSocket:
             return "websocket";
+        case OptionGroup::kCors:
+            return "cors";
+        case OptionGroup::kAccess:
+            return "auth and rate limits";
     }
     return "general";
 }

@@ -36,6 +36,8 @@ enum class OptionGroup : unsigned char {
     kTls,          // certificates, mTLS, handshake timeout
     kHttp2,        // HTTP/2 settings and flood defences
     kWebSocket,    // WebSocket message, frame and queue limits, pings
+    kCors,         // cross-origin requests (preflights, Access-Control-* fields)
+    kAccess,       // authentication (API keys, JWTs) and per-principal rate limits
 };
 
 std::string_view option_group_title(OptionGroup group);

@@ -391,8 +391,8 @@ void Connection::deliver_stream_head(slipstream::detail::PendingResponse& pendin
     std::size_t before = slot->bytes.size();
     int status = head.status;
     pending.stream.set_high_water(worker_.options().stream_high_water_bytes);
-    pending.stream.begin(pending, head, response_valid(head), worker_.content_coding(), worker_.loop(),
-                         worker_.options().sse_heartbeat_ms);  // compression, SSE heartbeats
+    // Compression, SSE heartbeats, CORS fields.
+    RequestPipeline(worker_).begin_stream(pending, head, response_valid(head));
     bool ok = encode_stream_head(std::move(head), slot_context(*slot), slot->bytes);
     observe_slot(*slot, before, ok ? status : 500);
     if (!ok) {
@@ -450,7 +450,9 @@ void Connection::on_handler_timeout(slipstream::detail::PendingResponse& pending
         slot->close_after = true;  // a stream already started: cut it
         slot->aborted = true;
     } else {
-        encode_error({504, "the handler did not answer in time"}, slot_context(*slot), slot->bytes);
+        Response timeout = problem_response({504, "the handler did not answer in time"});
+        RequestPipeline(worker_).add_cors_fields(pending.request.headers, timeout);
+        encode_response(std::move(timeout), slot_context(*slot), slot->bytes);
     }
     observe_slot(*slot, before, 504);
     complete_slot(*slot);

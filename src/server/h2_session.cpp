@@ -245,8 +245,9 @@ void H2Session::on_handler_timeout(slipstream::detail::PendingResponse& pending)
         }
         session_->reset(a.id, h2::ErrorCode::kInternalError);  // a stream already started: cut it
     } else {
-        answer_and_observe(a.id, problem_response({504, "the handler did not answer in time"}), context_for(a),
-                           a.record);
+        Response timeout = problem_response({504, "the handler did not answer in time"});
+        RequestPipeline(worker_).add_cors_fields(pending.request.headers, timeout);
+        answer_and_observe(a.id, std::move(timeout), context_for(a), a.record);
     }
     finish(it);
     output_ready_();

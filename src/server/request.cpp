@@ -34,6 +34,9 @@ std::string_view Request::body() const {
 std::string_view Request::request_id() const {
     return state_->request_id;
 }
+std::string_view Request::principal() const {
+    return state_->principal;
+}
 std::string Request::peer() const {
     return state_->peer != nullptr ? state_->peer->to_string() : std::string();
 }

@@ -5,6 +5,8 @@
 
 #include "base/log.h"
 #include "http/h1/decode.h"
+#include "server/access_policy.h"
+#include "server/cors/cors_policy.h"
 #include "server/request_ids.h"
 #include "server/response_encoder.h"
 #include "server/route_miss.h"
@@ -54,43 +56,10 @@ Response problem_response(const HttpError& error, std::string_view allow) {
     return r;
 }
 
-NextStep RequestPipeline::route(const RequestInput& in, PipelineRequest& req) {
+// Inlined into route(): the path every request takes while CORS is off stays one call deep.
+[[gnu::always_inline]] inline NextStep RequestPipeline::route_match(const RequestInput& in, PipelineRequest& req) {
     RequestRecord& record = req.record;
-    // The loop's reading of CLOCK_MONOTONIC when this iteration's events arrived: the request's time then
-    // includes its wait behind earlier events of the same iteration, and costs no clock read of its own.
-    record.start = worker_.loop().now();
-    record.method = in.method_id;
-    record.method_text = in.method;
-    record.request_bytes = in.body.size();
-    // Most requests carry neither an X-Request-ID nor a traceparent: then no call checks them.
-    record.request_id = !in.client_request_id.empty() && valid_request_id(in.client_request_id)
-                            ? in.client_request_id
-                            : worker_.request_ids().next(req.id_buf);
-    record.trace_id = in.traceparent.empty() ? std::string_view() : parse_traceparent(in.traceparent);
-    record.path = in.path;
-    req.head_only = in.method_id == Method::kHead;
-
-    h1::PathDecodeResult path = h1::decode_path(in.path, worker_.path_scratch(in.path.size()));
-    if (path.status != h1::DecodeStatus::kOk) {
-        req.answer = problem_response({400, "invalid percent-encoding in the path"});
-        return NextStep::kAnswerAndClose;
-    }
-
     slipstream::detail::RequestState& state = req.state;
-    state.method = in.method;
-    state.target = in.target;
-    state.path = path.path;
-    state.query = in.query;
-    state.body = in.body;
-    state.headers = in.headers;
-    state.version = in.version;
-    state.http2 = in.http2;
-    state.peer = in.peer;
-    state.request_id = record.request_id;
-    state.trace_id = record.trace_id;
-    state.traceparent = record.trace_id.empty() ? std::string_view() : in.traceparent;
-    record.path = state.path;
-
     // Router: 404, 405 with Allow and OPTIONS are answered here.
     const RouteTable& routes = worker_.routes();
     MatchOutcome outcome = routes.router().match(record.method, state.path, &state.match);
@@ -103,6 +72,11 @@ NextStep RequestPipeline::route(const RequestInput& in, PipelineRequest& req) {
     record.route = state.match.pattern;
     req.head_only = req.head_only || state.match.implicit_head;
     req.entry = &routes.entry(state.match.route_id);
+    // Authentication and rate limits: after the router (404/405 stay as they are; public routes are known by
+    // their template), before the body is decoded or validated. Off: this one branch.
+    if (AccessPolicy* access = worker_.access(); access != nullptr) [[unlikely]] {
+        if (!admit(*access, in, req)) return NextStep::kAnswer;
+    }
     if (req.entry->websocket) return NextStep::kWebSocket;
 
     // A compressed body is decoded before validation and the handler (size and ratio capped); the request
@@ -125,10 +99,87 @@ NextStep RequestPipeline::route(const RequestInput& in, PipelineRequest& req) {
     return req.entry->async ? NextStep::kAsync : NextStep::kSync;
 }
 
+NextStep RequestPipeline::route(const RequestInput& in, PipelineRequest& req) {
+    RequestRecord& record = req.record;
+    // The loop's reading of CLOCK_MONOTONIC when this iteration's events arrived: the request's time then
+    // includes its wait behind earlier events of the same iteration, and costs no clock read of its own.
+    record.start = worker_.loop().now();
+    record.method = in.method_id;
+    record.method_text = in.method;
+    record.request_bytes = in.body.size();
+    // Most requests carry neither an X-Request-ID nor a traceparent: then no call checks them.
+    record.request_id = !in.client_request_id.empty() && valid_request_id(in.client_request_id)
+                            ? in.client_request_id
+                            : worker_.request_ids().next(req.id_buf);
+    record.trace_id = in.traceparent.empty() ? std::string_view() : parse_traceparent(in.traceparent);
+    record.path = in.path;
+    req.head_only = in.method_id == Method::kHead;
+
+    h1::PathDecodeResult path = h1::decode_path(in.path, worker_.path_scratch(in.path.size()));
+    if (path.status != h1::DecodeStatus::kOk) {
+        req.answer = problem_response({400, "invalid percent-encoding in the path"});
+        add_cors_fields(in.headers, req.answer);
+        return NextStep::kAnswerAndClose;
+    }
+
+    slipstream::detail::RequestState& state = req.state;
+    state.method = in.method;
+    state.target = in.target;
+    state.path = path.path;
+    state.query = in.query;
+    state.body = in.body;
+    state.headers = in.headers;
+    state.version = in.version;
+    state.http2 = in.http2;
+    state.peer = in.peer;
+    state.request_id = record.request_id;
+    state.trace_id = record.trace_id;
+    state.traceparent = record.trace_id.empty() ? std::string_view() : in.traceparent;
+    record.path = state.path;
+
+    // CORS off: this one branch is all it costs.
+    if (const cors::CorsPolicy* policy = worker_.cors(); policy != nullptr) [[unlikely]]
+        return route_cors(*policy, in, req);
+    return route_match(in, req);
+}
+
+NextStep RequestPipeline::route_cors(const cors::CorsPolicy& policy, const RequestInput& in, PipelineRequest& req) {
+    const cors::CorsRequest fields = cors::CorsRequest::scan(in.headers);
+    // Before the router, so that no route needs an OPTIONS handler (Starlette's middleware sits in front of
+    // its router too). An OPTIONS request that is not a preflight goes on to the router.
+    if (fields.is_preflight(in.method)) {
+        req.answer = policy.preflight(fields);
+        return NextStep::kAnswer;
+    }
+    NextStep next = route_match(in, req);
+    if (next == NextStep::kAnswer || next == NextStep::kAnswerAndClose) policy.apply(fields, req.answer);
+    return next;
+}
+
+bool RequestPipeline::admit(AccessPolicy& access, const RequestInput& in, PipelineRequest& req) {
+    slipstream::detail::RequestState& state = req.state;
+    if (access.is_public(state.match.pattern)) return true;
+    // JWT claims (and so a token's principal) live in the request's arena, which an asynchronous request keeps.
+    if (!state.arena && access.needs_arena()) state.arena = std::make_unique<base::Arena>(1024);
+    base::Arena unused(64);  // API keys need no arena: nothing is allocated from this one
+    Admission admission = access.admit(in.headers, in.peer, req.record.start, state.arena ? *state.arena : unused);
+    if (admission.refusal) {
+        req.answer = std::move(*admission.refusal);
+        return false;
+    }
+    state.principal = admission.principal;
+    return true;
+}
+
+void RequestPipeline::apply_cors(std::span<const h1::Header> request_headers, Response& response) const {
+    worker_.cors()->apply(cors::CorsRequest::scan(request_headers), response);
+}
+
 Response RequestPipeline::call(PipelineRequest& req, bool static_body_ok) {
     Request request(&req.state);
     Response response = call_sync(*req.entry, request);
     worker_.content_coding().compress_response(req.state.headers, response);
+    add_cors_fields(req.state.headers, response);  // after compression: Vary gets "Origin" last, as Starlette's
     if (!static_body_ok) response.own_body();
     return response;
 }
@@ -167,6 +218,7 @@ void RequestPipeline::call_async(const PipelineRequest& req,
 void RequestPipeline::finish_response(slipstream::detail::PendingResponse& pending, Response& response) {
     pending.handler_timer.cancel();
     worker_.content_coding().compress_response(pending.request.headers, response);
+    add_cors_fields(pending.request.headers, response);
     response.own_body();  // HTTP/2 streams keep `body`
 }
 
@@ -174,6 +226,7 @@ void RequestPipeline::begin_stream(slipstream::detail::PendingResponse& pending,
     pending.handler_timer.cancel();
     pending.stream.begin(pending, head, valid, worker_.content_coding(), worker_.loop(),
                          worker_.options().sse_heartbeat_ms);
+    add_cors_fields(pending.request.headers, head);
 }
 
 }  // namespace slipstream::server

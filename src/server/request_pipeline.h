@@ -66,23 +66,25 @@ struct PipelineRequest {
     char id_buf[32];                         // a generated request id
 };
 
-/// The stages every request takes, whatever its protocol: request id and trace context, path decoding,
-/// the router (404, 405 with Allow, OPTIONS; the builtin routes are routes), request-body decoding
-/// (Content-Encoding, size and ratio capped), RouteSpec validation (422), the handler (synchronous, or
-/// asynchronous with a deadline), response compression, stream heads (compression, SSE heartbeats) and the
-/// metrics + access-log record. The protocols keep their framing, errors before a request exists, and
-/// where an answer waits (HTTP/1.1 slots, HTTP/2 streams). A view over the worker: costs nothing to make.
-/// Loop thread only; never allocates on the `GET /hello` path beyond what the handler does.
+/// The stages every request takes, whatever its protocol: request id and trace context, path decoding, CORS
+/// preflights (when CORS is on), the router (404, 405 with Allow, OPTIONS; the builtin routes are routes),
+/// request-body decoding (Content-Encoding, size and ratio capped), RouteSpec validation (422), the handler
+/// (synchronous, or asynchronous with a deadline), response compression, the CORS fields of every answer (when
+/// CORS is on), stream heads (compression, SSE heartbeats) and the metrics + access-log record. The protocols keep
+/// their framing, errors before a request exists, and where an answer waits (HTTP/1.1 slots, HTTP/2 streams). A
+/// view over the worker: costs nothing to make. Loop thread only; never allocates on the `GET /hello` path beyond
+/// what the handler does.
 class RequestPipeline {
   public:
     explicit RequestPipeline(Worker& worker) : worker_(worker) {}
 
-    /// Runs the stages before the handler and fills `req` (record, state, entry, head_only, answer).
+    /// Runs the stages before the handler and fills `req` (record, state, entry, head_only, answer). With CORS
+    /// on, a preflight is answered here (kAnswer) and the engine's own answers carry the CORS fields.
     NextStep route(const RequestInput& input, PipelineRequest& req);
 
-    /// Calls the synchronous handler (an exception becomes a logged 500) and compresses its answer. A static
-    /// body (Response::static_body) left uncompressed is copied into `body` unless `static_body_ok` (the
-    /// protocol's encoder reads body_bytes()).
+    /// Calls the synchronous handler (an exception becomes a logged 500), compresses its answer and adds the
+    /// CORS fields. A static body (Response::static_body) left uncompressed is copied into `body` unless
+    /// `static_body_ok` (the protocol's encoder reads body_bytes()).
     Response call(PipelineRequest& req, bool static_body_ok = false);
 
     /// Asynchronous handlers, first half: the pending answer, owning a detached copy of the request; the
@@ -93,12 +95,19 @@ class RequestPipeline {
     /// Responder dropped unanswered (also when the handler threw) posts a 500 by itself.
     void call_async(const PipelineRequest& req, const std::shared_ptr<slipstream::detail::PendingResponse>& pending);
 
-    /// An asynchronous complete answer arrived: stops the handler deadline, compresses it and copies a static
-    /// body into `body`.
+    /// An asynchronous complete answer arrived: stops the handler deadline, compresses it, adds the CORS fields
+    /// and copies a static body into `body`.
     void finish_response(slipstream::detail::PendingResponse& pending, Response& response);
     /// A streamed answer's head arrived: stops the handler deadline; compression and SSE heartbeats start
-    /// (StreamControl::begin). `valid`: the protocol's encoder accepts the head.
+    /// (StreamControl::begin); the CORS fields are added. `valid`: the protocol's encoder accepts the head.
     void begin_stream(slipstream::detail::PendingResponse& pending, Response& head, bool valid);
+
+    /// Adds the CORS fields to an answer to a request with these fields (the protocols' own answers to a
+    /// request, e.g. the handler deadline's 504). Nothing while CORS is off.
+    void add_cors_fields(std::span<const http::h1::Header> request_headers, Response& response) {
+        if (worker_.cors() != nullptr) [[unlikely]]
+            apply_cors(request_headers, response);
+    }
 
     /// Records an answered request in the metrics and the access log.
     void observe(const RequestRecord& record, int status, std::size_t response_bytes, const net::SocketAddress& peer) {
@@ -106,6 +115,15 @@ class RequestPipeline {
     }
 
   private:
+    // The router and what follows it (body decoding, validation).
+    NextStep route_match(const RequestInput& input, PipelineRequest& req);
+    // route_match() with CORS on: a preflight is answered instead; the engine's answers get the CORS fields.
+    NextStep route_cors(const cors::CorsPolicy& policy, const RequestInput& input, PipelineRequest& req);
+    void apply_cors(std::span<const http::h1::Header> request_headers, Response& response) const;
+    // Authentication and the rate limit of a matched, non-public route: false with the 401/429 in req.answer;
+    // true with the principal in req.state.
+    bool admit(AccessPolicy& access, const RequestInput& input, PipelineRequest& req);
+
     Worker& worker_;
 };
 

@@ -27,6 +27,9 @@ struct RequestState {
     std::string_view request_id;
     std::string_view trace_id;
     std::string_view traceparent;
+    /// The authenticated principal (server/access_policy): a view into the key store or into `arena`; empty when
+    /// the request is anonymous or authentication is off.
+    std::string_view principal;
     std::span<const http::h1::Header> headers;
     http::h1::Version version = http::h1::Version::kHttp11;
     bool http2 = false;  // arrived on an HTTP/2 stream (`version` is then unused)

@@ -46,6 +46,15 @@ http::h1::Limits limits_from(const ServerOptions& o) {
 
 Server::Server(ServerOptions options) : threads_(resolve_threads(options.threads)) {
     shared_.options = std::move(options);
+    cors_ = cors::CorsPolicy::compile(shared_.options);  // throws for bad options, before anything is opened
+    shared_.cors = cors_.get();
+    access_ = std::make_unique<AccessPolicy>(shared_.options, registry_);  // throws for bad options or files
+    if (access_->active()) {
+        for (const std::string* probe : {&shared_.options.health_path, &shared_.options.livez_path,
+                                         &shared_.options.readyz_path, &shared_.options.metrics_path})
+            if (!probe->empty()) access_->add_public_route(*probe);
+        shared_.access = access_.get();
+    }
     shared_.options.threads = threads_;
     shared_.limits = limits_from(shared_.options);
     shared_.routes = &routes_;

@@ -14,7 +14,9 @@
 #include "net/listener.h"
 #include "net/tls/tls_context_store.h"
 #include "server/access_log.h"
+#include "server/access_policy.h"
 #include "server/builtin_routes.h"
+#include "server/cors/cors_policy.h"
 #include "server/route_table.h"
 #include "server/server_metrics.h"
 #include "server/worker.h"
@@ -22,7 +24,8 @@
 
 namespace slipstream::server {
 
-/// Control plane: methods throw std::system_error / std::invalid_argument on failure.
+/// Control plane: methods throw std::system_error / std::invalid_argument on failure (the constructor too, for
+/// bad CORS, authentication or rate-limit options).
 /// stop() is thread-safe and async-signal-safe; everything else belongs to the owning thread.
 class Server {
   public:
@@ -69,6 +72,8 @@ class Server {
     ServerMetrics metrics_{registry_};
     std::unique_ptr<AccessLog> access_log_;
     std::unique_ptr<net::tls::TlsContextStore> tls_;  // set when TLS is configured
+    std::unique_ptr<const cors::CorsPolicy> cors_;    // set when CORS is on
+    std::unique_ptr<AccessPolicy> access_;            // set when authentication or rate limits are on
     BuiltinContext builtins_;
     RouteTable routes_;
     unsigned threads_;

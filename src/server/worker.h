@@ -30,6 +30,10 @@
 namespace slipstream::server {
 
 class Connection;
+class AccessPolicy;
+namespace cors {
+class CorsPolicy;
+}
 
 /// State shared by every worker of one server: read-only after start, except the atomics.
 struct ServerShared {
@@ -41,6 +45,8 @@ struct ServerShared {
     ServerMetrics* metrics = nullptr;
     AccessLog* access_log = nullptr;           // null when the access log is off
     net::tls::TlsContextStore* tls = nullptr;  // set when TLS is on: the context new connections use
+    const cors::CorsPolicy* cors = nullptr;    // set when CORS is on
+    AccessPolicy* access = nullptr;            // set when authentication or rate limits are on
 };
 
 /// What the metrics and the access log record of one answered request. Views must live until observe() returns.
@@ -117,6 +123,10 @@ class Worker {
     ServerMetrics& metrics() { return *shared_.metrics; }
     /// Response compression and request-body decoding for this thread.
     ContentCoding& content_coding() { return content_coding_; }
+    /// The CORS rules; null while CORS is off.
+    const cors::CorsPolicy* cors() const { return shared_.cors; }
+    /// Authentication and rate limits (thread-safe); null while both are off.
+    AccessPolicy* access() const { return shared_.access; }
 
     static constexpr std::size_t kReadBufferSize = 64 * 1024;
     static constexpr std::size_t kWriteScratchSize = 16 * 1024;

@@ -1,6 +1,8 @@
-"""HTTP middleware: `@app.middleware("http")` functions and BaseHTTPMiddleware classes around every request.
+"""HTTP middleware: `@app.middleware("http")` functions and BaseHTTPMiddleware classes around every request;
+`Middleware(cls, **options)` for `App(middleware=[...])`; CORSMiddleware (slipstream.middleware.cors), which the
+engine runs in C++ and which therefore never makes a request enter Python.
 
-Only an app that registers one pays for it: its routes then run through `make_runner` below (the Request object
+Only an app that registers an HTTP middleware pays for it: its routes then run through `make_runner` below (the Request object
 is built for each request), and requests that match no route reach Python too (a catch-all route per method),
 so middleware sees 404s and 405s as in FastAPI. The layers are Starlette's: the middleware (last added runs
 first) around the exception handlers around the route; an exception no handler takes leaves the middleware
@@ -15,11 +17,14 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from . import _runtime
-from ._route_misses import redirect_response, toggled
-from .dependencies.runner import RouteInfo, endpoint_response, wait_streamed
-from .exceptions import HTTPException
-from .responses import Response
+from .. import _runtime
+from .._route_misses import redirect_response, toggled
+from ..dependencies.runner import RouteInfo, endpoint_response, wait_streamed
+from ..exceptions import HTTPException
+from ..responses import Response
+from .cors import CORSMiddleware
+
+__all__ = ["BaseHTTPMiddleware", "CORSMiddleware", "Middleware"]
 
 logger = logging.getLogger("slipstream.error")
 Dispatch = Callable[[Any, Callable[[Any], Awaitable[Response]]], Awaitable[Response]]
@@ -37,6 +42,23 @@ class BaseHTTPMiddleware:
 
     async def dispatch(self, request: Any, call_next: Callable[[Any], Awaitable[Response]]) -> Response:
         raise NotImplementedError
+
+
+class Middleware:
+    """One entry of `App(middleware=[...])`, as Starlette's: a middleware class and the options that
+    `app.add_middleware(cls, *args, **kwargs)` would take."""
+
+    def __init__(self, cls: type, *args: Any, **kwargs: Any) -> None:
+        self.cls = cls
+        self.args = args
+        self.kwargs = kwargs
+
+    def __iter__(self) -> Any:
+        return iter((self.cls, self.args, self.kwargs))
+
+    def __repr__(self) -> str:
+        options = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs.items()]
+        return f"Middleware({', '.join([getattr(self.cls, '__name__', repr(self.cls)), *options])})"
 
 
 class _Body:
