@@ -34,7 +34,8 @@ class AppImpl;
 class App {
   public:
     /// Takes every limit and feature of the server (see ServerOptions). Throws std::invalid_argument for a
-    /// bad option checked here, e.g. a CORS origin regex RE2 cannot compile. CORS, for instance:
+    /// bad option checked here, e.g. a CORS origin regex RE2 cannot compile, an API key file with a bad line or a
+    /// rate that does not parse. CORS, for instance:
     ///     ServerOptions o;
     ///     o.cors_allow_origins = "https://app.example.com";
     ///     o.cors_allow_methods = "GET,POST";

@@ -65,10 +65,7 @@ std::unique_ptr<const auth::Authenticator> make_authenticator(const ServerOption
 }  // namespace
 
 AccessPolicy::AccessPolicy(const ServerOptions& o, metrics::Registry& registry)
-    : fastapi_style_(o.fastapi_route_errors),
-      refused_(registry.counter_family("slipstream_auth_refused_total",
-                                       "Requests answered 401: no or invalid credentials, by reason.", {"reason"})),
-      limited_(registry.counter("slipstream_rate_limited_total", "Requests answered 429 by the rate limit.")) {
+    : fastapi_style_(o.fastapi_route_errors) {
     if (o.auth == "off")
         mode_ = Mode::kOff;
     else if (o.auth == "optional")
@@ -83,6 +80,14 @@ AccessPolicy::AccessPolicy(const ServerOptions& o, metrics::Registry& registry)
     if (mode_ != Mode::kOff) {
         if (!credentials) throw option_error("auth", "needs api-keys-file, jwt-secret-file or jwt-public-key-file");
         authenticator_ = make_authenticator(o);
+        metrics::CounterFamily& refused =
+            registry.counter_family("slipstream_auth_refused_total",
+                                    "Requests answered 401: no or invalid credentials, by reason.", {"reason"});
+        for (std::size_t i = 0; i < kAuthErrorCount; ++i) {
+            auto error = static_cast<auth::AuthError>(i);
+            refused_[i] = &refused.with({error == auth::AuthError::kNone ? std::string_view("missing_credentials")
+                                                                         : auth::auth_error_code(error)});
+        }
     }
     if (authenticator_ && authenticator_->api_keys()) {
         authenticator_->api_keys()->for_each_entry([&](const auth::ApiKeyEntry& entry) {
@@ -102,6 +107,7 @@ AccessPolicy::AccessPolicy(const ServerOptions& o, metrics::Registry& registry)
         } catch (const std::invalid_argument& e) {
             throw option_error("rate-limit", e.what());
         }
+        limited_ = &registry.counter("slipstream_rate_limited_total", "Requests answered 429 by the rate limit.");
     }
     std::string_view paths = o.auth_public_paths;
     while (!paths.empty()) {
@@ -125,12 +131,12 @@ Admission AccessPolicy::admit(std::span<const http::h1::Header> headers, const n
                 .count();
         auth::AuthResult result = authenticator_->authenticate(headers, unix_now, arena);
         if (result.outcome == auth::AuthOutcome::kRefused) {
-            refused_.with({auth::auth_error_code(result.error)}).inc();
+            refused_[static_cast<std::size_t>(result.error)]->inc();
             admission.refusal = unauthorized(auth::auth_error_message(result.error), true);
             return admission;
         }
         if (result.outcome == auth::AuthOutcome::kAnonymous && mode_ == Mode::kRequired) {
-            refused_.with({"missing_credentials"}).inc();
+            refused_[static_cast<std::size_t>(auth::AuthError::kNone)]->inc();
             admission.refusal = unauthorized("Not authenticated", false);
             return admission;
         }
@@ -148,7 +154,7 @@ Admission AccessPolicy::admit(std::span<const http::h1::Header> headers, const n
         std::size_t key_len = limiter_key(admission.principal, peer, key, sizeof key);
         ratelimit::Decision decision = limiter_->check(std::string_view(key, key_len), now, rate);
         if (!decision.allowed) {
-            limited_.inc();
+            limited_->inc();
             admission.refusal = too_many(decision);
         }
     }

@@ -1,6 +1,7 @@
 // AccessPolicy: the request pipeline's authentication (401) and per-principal rate limits (429).
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <span>
@@ -34,6 +35,8 @@ struct Admission {
 /// thread: admit() is thread-safe. Routes that are public (the engine's probes and `auth_public_paths`) are
 /// neither authenticated nor limited. Off (no cost per request) while `auth` is "off" and `rate_limit` empty.
 class AccessPolicy {
+    static constexpr std::size_t kAuthErrorCount = static_cast<std::size_t>(auth::AuthError::kMissingSubject) + 1;
+
   public:
     /// Control plane: throws std::invalid_argument "<option>: <reason>" for a bad mode, key file, JWT key,
     /// rate (also a key's own rate in the key file), or credentials given while `auth` is "off".
@@ -75,8 +78,11 @@ class AccessPolicy {
     };
     std::unordered_map<std::string, ratelimit::Rate, TextHash, std::equal_to<>> key_rates_;
     std::unordered_set<std::string, TextHash, std::equal_to<>> public_routes_;
-    metrics::CounterFamily& refused_;  // slipstream_auth_refused_total{reason}
-    metrics::Counter& limited_;        // slipstream_rate_limited_total
+    // slipstream_auth_refused_total{reason} (registered when authentication is on), one child per reason resolved
+    // at start (no lookup per refusal):
+    // index 0 (AuthError::kNone) counts requests without credentials where they are required.
+    std::array<metrics::Counter*, kAuthErrorCount> refused_{};
+    metrics::Counter* limited_ = nullptr;  // slipstream_rate_limited_total (registered when limits are on)
 };
 
 }  // namespace slipstream::server
