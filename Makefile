@@ -55,7 +55,9 @@ test-asan: setup
 		"spec = importlib.util.spec_from_file_location('slipstream._native', glob.glob('$(CURDIR)/build-asan/python/bindings/_native*.so')[0])" \
 		'sys.modules[spec.name] = importlib.util.module_from_spec(spec)' \
 		'spec.loader.exec_module(sys.modules[spec.name])' > build-asan/py/sitecustomize.py
-	@LD_PRELOAD=$$(g++ -print-file-name=libasan.so) $(call SAN_ENV,:detect_leaks=0) PYTHONPATH=$(CURDIR)/build-asan/py \
+	@# libstdc++ is preloaded after the ASan runtime so that its __cxa_throw interceptor finds the real one at start
+	@# (python3 does not link libstdc++): without it, the first C++ exception the extension throws aborts.
+	@LD_PRELOAD="$$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libstdc++.so)" $(call SAN_ENV,:detect_leaks=0) PYTHONPATH=$(CURDIR)/build-asan/py \
 		$(PYTHON) -m pytest -q python/tests
 	@if ls $(SAN_LOGS)/* >/dev/null 2>&1; then cat $(SAN_LOGS)/*; echo "sanitizer reports in $(SAN_LOGS)"; exit 1; fi
 
