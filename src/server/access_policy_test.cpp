@@ -27,6 +27,13 @@ int status_of(AccessPolicy& policy, const net::SocketAddress& peer, std::vector<
     return a.refusal ? a.refusal->status : 200;
 }
 
+// A key file in the test's temp directory; returns its path.
+std::string key_file(const char* name, const char* text) {
+    std::string path = ::testing::TempDir() + name;
+    std::ofstream(path) << text;
+    return path;
+}
+
 std::string error_of(const ServerOptions& o) {
     metrics::Registry registry;
     try {
@@ -48,11 +55,7 @@ TEST(AccessPolicy, OffCostsNothingAndRegistersNothing) {
 }
 
 TEST(AccessPolicy, EveryRefusalReasonIsASeriesOnceAuthIsOn) {
-    std::string path = ::testing::TempDir() + "access_policy_one_key.txt";
-    {
-        std::ofstream out(path);
-        out << "alice alice-key-0123456789abcdef\n";
-    }
+    std::string path = key_file("access_policy_one_key.txt", "alice alice-key-0123456789abcdef\n");
     ServerOptions o;
     o.auth = "required";
     o.api_keys_file = path;
@@ -117,11 +120,8 @@ TEST(AccessPolicy, AnonymousClientsAreLimitedByAddressAndIpv6ByItsSlash64) {
 }
 
 TEST(AccessPolicy, PrincipalsHaveTheirOwnBucketsAndRates) {
-    std::string path = ::testing::TempDir() + "access_policy_keys.txt";
-    {
-        std::ofstream out(path);
-        out << "alice alice-key-0123456789abcdef\nbob bob-key-0123456789abcdef00 2/m\n";
-    }
+    std::string path =
+        key_file("access_policy_keys.txt", "alice alice-key-0123456789abcdef\nbob bob-key-0123456789abcdef00 2/m\n");
     ServerOptions o;
     o.auth = "optional";
     o.api_keys_file = path;
@@ -148,11 +148,8 @@ TEST(AccessPolicy, PrincipalsHaveTheirOwnBucketsAndRates) {
 }
 
 TEST(AccessPolicy, WithoutARateOnlyKeysWithTheirOwnRateAreLimited) {
-    std::string path = ::testing::TempDir() + "access_policy_rated_keys.txt";
-    {
-        std::ofstream out(path);
-        out << "alice alice-key-0123456789abcdef\nbob bob-key-0123456789abcdef00 1/m\n";
-    }
+    std::string path = key_file("access_policy_rated_keys.txt",
+                                "alice alice-key-0123456789abcdef\nbob bob-key-0123456789abcdef00 1/m\n");
     ServerOptions o;
     o.auth = "required";
     o.api_keys_file = path;

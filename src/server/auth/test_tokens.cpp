@@ -14,6 +14,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "server/auth/auth_config_error.h"
+
 namespace slipstream::server::auth::testkit {
 namespace {
 
@@ -157,6 +159,15 @@ std::string signing_input(std::string_view header_json, std::string_view payload
 
 std::string compact(std::string_view signing_input, std::string_view signature) {
     return std::string(signing_input) + "." + b64url(signature);
+}
+
+std::string config_error(const std::function<void()>& build) {
+    try {
+        build();
+    } catch (const AuthConfigError& e) {
+        return e.what();
+    }
+    return "accepted";
 }
 
 TempFile::TempFile(std::string_view content) {

@@ -1,6 +1,7 @@
 // Test helpers: keys generated with OpenSSL at test time, JWS signing, base64url encoding, temp files.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -41,6 +42,9 @@ std::string signing_input(std::string_view header_json, std::string_view payload
 
 /// A compact JWS: the signing input, ".", b64url(signature).
 std::string compact(std::string_view signing_input, std::string_view signature);
+
+/// What `build` throws as an AuthConfigError (its what()), or "accepted" when it throws nothing.
+std::string config_error(const std::function<void()>& build);
 
 /// A file with `content` under the temp directory, removed when destroyed.
 class TempFile {
