@@ -307,14 +307,20 @@ def handle_error(route: Any, request: Request, exc: BaseException) -> Response:
         return PlainTextResponse("Internal Server Error", status_code=500)
 
 
-def conversion_failed(route: Any, request: Request, exc: BaseException, loc: tuple[Any, ...]) -> Response:
-    """An argument's Python conversion (pydantic validators, custom types) raised: FastAPI's 422, loc-prefixed."""
-    errors = getattr(exc, "errors", None)
-    if callable(errors) and type(exc).__name__ == "ValidationError":
-        detail = []
+def conversion_failed(route: Any, request: Request, failures: Any, _loc: Any = None) -> Response:
+    """Arguments whose Python conversion (pydantic validators, custom types, parameters pydantic validates) raised:
+    `failures` is a tuple of (exception, loc prefix). FastAPI's 422 with every parameter's errors, loc-prefixed and
+    in FastAPI's order; an exception that is not a ValidationError is handled as a handler's would be."""
+    detail = []
+    for exc, loc in failures:
+        errors = getattr(exc, "errors", None)
+        if not (callable(errors) and type(exc).__name__ == "ValidationError"):
+            return handle_error(route, request, exc)
         for error in exc.errors(include_url=False):
             error = dict(error)
             error["loc"] = (*loc, *error.get("loc", ()))
             detail.append(error)
-        return handle_error(route, request, RequestValidationError(detail))
-    return handle_error(route, request, exc)
+    fallback = getattr(route, "fallback", None)
+    if fallback is not None:
+        detail = fallback.merge(detail, request)
+    return handle_error(route, request, RequestValidationError(detail))

@@ -65,13 +65,16 @@ class RouteShape:
     """Everything the extension needs about a route's inputs (see python/bindings/py_route.h).
 
     `program` is None for a plain route (the handler is called with its arguments); otherwise the route runs
-    through a runner (dependencies/runner.py) that receives the flat arguments, the Request and the reply."""
+    through a runner (dependencies/runner.py) that receives the flat arguments, the Request and the reply.
+    `fallback`: the parameters pydantic validates because the C++ validator does not model their type (see
+    _fallback.py), or None."""
 
     params: tuple[tuple[Any, ...], ...]
     body: tuple[tuple[Any, ...], ...]
     args: tuple[tuple[Any, ...], ...]
     path_params: tuple[str, ...]
     program: Any = None
+    fallback: Any = None
 
 
 def _is_complex(tp: Any) -> bool:

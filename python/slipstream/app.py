@@ -58,6 +58,7 @@ class NativeRoute:
         "args",
         "body",
         "cache_ttl",
+        "fallback",
         "forward_errors",
         "handler",
         "is_coroutine",
@@ -83,6 +84,11 @@ class NativeRoute:
         self.path_params = shape.path_params
         self.app_errors = errors
         self.forward_errors = errors.forwards_validation() if errors is not None else False
+        # Parameters pydantic validates (slipstream/_fallback.py): a request that fails in C++ goes through Python,
+        # which adds their errors to the C++ validator's.
+        self.fallback = shape.fallback
+        if shape.fallback is not None:
+            self.forward_errors = True
         # A cached response would skip dependencies and HTTP middleware.
         self.cache_ttl = route.cache_ttl if handler is None else 0.0
 

@@ -84,6 +84,9 @@ def answer_forwarded(route: Any, request: Any, text: str, reply: Any) -> Any:
     raises them as FastAPI does, through the app's HTTP middleware (a coroutine the extension runs) or straight to
     its exception handlers."""
     exc = forwarded_exception(text, request)
+    fallback = getattr(route, "fallback", None)
+    if fallback is not None and isinstance(exc, RequestValidationError):  # add pydantic's errors (_fallback.py)
+        exc = RequestValidationError(fallback.merge(exc.errors(), request), body=exc.body)
     early = getattr(getattr(route, "handler", None), "_slipstream_early", None)
     if early is not None and not (isinstance(exc, RequestValidationError) and early.applies(exc.errors())):
         early = None
