@@ -32,21 +32,19 @@ _ALLOWED: dict[str, frozenset[str]] = {
     "enum": frozenset({"cls", "members", "sub_type"}),
     "list": frozenset({"items_schema", "min_length", "max_length"}),
     "tuple": frozenset({"items_schema", "variadic_item_index", "min_length", "max_length"}),
-    "set": frozenset({"items_schema"}),  # de-duplicated by pydantic; a length bound counts unique items
-    "frozenset": frozenset({"items_schema"}),
     "dict": frozenset({"keys_schema", "values_schema", "min_length", "max_length"}),
     "nullable": frozenset({"schema"}),
     "union": frozenset({"choices"}),
     "default": frozenset({"schema", "default", "default_factory", "default_factory_takes_data"}),
     "model": frozenset({"cls", "schema", "config", "custom_init", "root_model", "generic_origin"}),
-    "model-fields": frozenset({"fields", "model_name", "computed_fields"}),
+    "model-fields": frozenset({"fields", "model_name", "computed_fields", "extra_behavior"}),
     "model-field": frozenset({"schema", "validation_alias", "serialization_alias", "serialization_exclude",
                               "frozen"}),
-    "dataclass": frozenset({"cls", "schema", "fields", "config", "slots", "generic_origin", "frozen"}),
-    "dataclass-args": frozenset({"fields", "dataclass_name", "computed_fields"}),
+    "dataclass": frozenset({"cls", "schema", "fields", "config", "slots", "generic_origin", "frozen", "post_init"}),
+    "dataclass-args": frozenset({"fields", "dataclass_name", "computed_fields", "collect_init_only"}),
     "dataclass-field": frozenset({"name", "schema", "kw_only", "init", "validation_alias", "serialization_alias",
                                   "serialization_exclude", "frozen"}),
-    "typed-dict": frozenset({"fields", "cls", "config", "computed_fields", "total"}),
+    "typed-dict": frozenset({"fields", "cls", "config", "computed_fields", "total", "extra_behavior"}),
     "typed-dict-field": frozenset({"schema", "required", "validation_alias", "serialization_alias",
                                    "serialization_exclude"}),
     "uuid": frozenset(),
@@ -64,6 +62,9 @@ _BENIGN_VALUES: dict[str, tuple[Any, ...]] = {
     "microseconds_precision": ("truncate",),
     "default_factory_takes_data": (False,),
     "init": (True, None),
+    "collect_init_only": (False,),
+    "post_init": (False,),
+    "extra_behavior": ("ignore",),
 }
 # Model/dataclass/TypedDict config keys that leave validation of JSON input unchanged.
 _BENIGN_CONFIG = frozenset({
@@ -110,6 +111,8 @@ def _first_unmodelled(node: Any, seen: set[str]) -> str | None:
         for key, value in (node.get("config") or {}).items():
             if key not in _BENIGN_CONFIG:
                 return f"config {key}={value!r}"
+    if kind == "tuple" and not (node.get("variadic_item_index") == 0 and len(node.get("items_schema", ())) == 1):
+        return "tuple of fixed length"  # pydantic reports each absent position as "missing"
     if kind == "dict" and (node.get("keys_schema") or {}).get("type", "str") != "str":
         return "dict with non-str keys"
     if kind in ("model-field", "dataclass-field", "typed-dict-field"):

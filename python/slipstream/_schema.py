@@ -61,13 +61,6 @@ def _pytype(result: JsonSchemaValue, name: str) -> JsonSchemaValue:
     return out
 
 
-def _without_unique_items(result: JsonSchemaValue) -> JsonSchemaValue:
-    """pydantic de-duplicates a set's items (["a", "a"] is {"a"}); its schema's uniqueItems is for documentation.
-    A set with a length bound (which counts unique items) is validated by pydantic (see _fallback.py)."""
-    result.pop("uniqueItems", None)
-    return result
-
-
 class _ValidationSchema(GenerateJsonSchema):
     """pydantic's generator, with Literal, dataclasses, TypedDicts and the parsed scalar types (UUID, datetime, date,
     time, Decimal) marked (see the keywords above)."""
@@ -101,12 +94,6 @@ class _ValidationSchema(GenerateJsonSchema):
             if len(branches) == 2 and branches[1] == {"type": "null"} and "anyOf" in inner and len(inner) == 2:
                 return {"anyOf": [*inner["anyOf"], branches[1]], TAGS_KEYWORD: [*inner[TAGS_KEYWORD], None]}
         return result
-
-    def set_schema(self, schema: core_schema.SetSchema) -> JsonSchemaValue:
-        return _without_unique_items(super().set_schema(schema))
-
-    def frozenset_schema(self, schema: core_schema.FrozenSetSchema) -> JsonSchemaValue:
-        return _without_unique_items(super().frozenset_schema(schema))
 
     def decimal_schema(self, schema: core_schema.DecimalSchema) -> JsonSchemaValue:
         result = super().decimal_schema(schema)

@@ -61,6 +61,12 @@ const json::Value* at_loc(const json::Value& root, const std::vector<PathSegment
     return cur;
 }
 
+// The schema object a failed keyword belongs to ("#/properties/n" for "#/properties/n/maximum").
+std::string_view schema_parent(std::string_view path) {
+    std::size_t slash = path.rfind('/');
+    return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
+}
+
 // pydantic checks a number's or a string's constraints in a fixed order and reports only the first that fails:
 // (group, rank), or {0, 0} for an error that is not such a constraint.
 std::pair<int, int> constraint_rank(std::string_view type) {
@@ -95,6 +101,10 @@ std::vector<char> select_like_pydantic(std::span<const ValidationError> errors) 
             for (const ValidationError& other : errors) {
                 auto [other_group, other_rank] = constraint_rank(other.type);
                 if (other_group == group && other_rank < rank && other.loc == e.loc) keep[i] = 0;
+                // A value of the wrong type (10.5 for an int) is not checked against the type's constraints.
+                if (other.loc == e.loc && ends_with(other.schema_path, "/type") &&
+                    schema_parent(other.schema_path) == schema_parent(e.schema_path))
+                    keep[i] = 0;
             }
         }
     }
