@@ -121,7 +121,7 @@ void ErrorBody::add_all(const json::schema::ErrorSink& sink, std::initializer_li
         // pydantic's order (fields as declared), not the order of the members in the document.
         std::vector<std::vector<std::uint32_t>> keys(sink.errors().size());
         for (std::size_t i : order)
-            keys[i] = rewrite->plan->order_key(sink.errors()[i].loc);
+            keys[i] = rewrite->plan->order_key(sink.errors()[i].loc, rewrite->document);
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
     }
     for (std::size_t i : order) {

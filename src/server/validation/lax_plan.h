@@ -68,8 +68,10 @@ class LaxPlan {
     bool is_enum() const;
 
     /// Where pydantic reports an error at `loc` relative to others: a model's fields in declaration order (extra
-    /// keys after them), items by index. Compare keys lexicographically; equal keys keep the validator's order.
-    std::vector<std::uint32_t> order_key(std::span<const json::schema::PathSegment> loc) const;
+    /// keys after them), items by index, a dict's keys as sent in `input` (the value validated, when given). Compare
+    /// keys lexicographically; equal keys keep the validator's order.
+    std::vector<std::uint32_t> order_key(std::span<const json::schema::PathSegment> loc,
+                                         const json::Value* input = nullptr) const;
 
     struct Node;
 
