@@ -109,6 +109,8 @@ def _markers(annotation: Any, default: Any) -> tuple[Any, Any, Param | DependsPa
             # FastAPI: the last FastAPI marker wins.
             last = max(params + depends, key=lambda m: max(i for i, x in enumerate(meta) if x is m))
             return clean, base, last, True
+        if isinstance(default, (Param, DependsParam)):  # Annotated[list[int], AfterValidator(f)] = Query([])
+            return annotation, base, default, False
         return annotation, base, None, False
     if isinstance(default, (Param, DependsParam)):
         return annotation, annotation, default, False

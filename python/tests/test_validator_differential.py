@@ -28,12 +28,11 @@ import pytest
 fastapi = pytest.importorskip("fastapi")
 hypothesis = pytest.importorskip("hypothesis")
 
-from fastapi.testclient import TestClient as FastAPIClient  # noqa: E402
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from pydantic import BaseModel, ConfigDict, Field, create_model  # noqa: E402
-
-import slipstream  # noqa: E402
+import slipstream
+from fastapi.testclient import TestClient as FastAPIClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 _EXAMPLES = int(os.environ.get("SLIPSTREAM_DIFF_EXAMPLES", "0") or 0)
 _SETTINGS = settings(
@@ -136,7 +135,7 @@ def _containers(children: Any) -> Any:
     @st.composite
     def optional_type(draw: Any) -> tuple[Any, Any]:
         tp, values = draw(children)
-        return Optional[tp], st.one_of(st.none(), values)
+        return Optional[tp], st.one_of(st.none(), values)  # noqa: UP045 - a runtime type, not an annotation
 
     return st.one_of(list_type(), set_type(), tuple_type(), dict_type(), optional_type(), _model_type(children))
 

@@ -114,7 +114,7 @@ class Rows:
         reader = (_fallback.body_reader(f.wire if self.embed else None) if f.source == "body"
                   else _fallback.param_reader(f.source, f.wire, shaped))
         self._rows.append((loc, self.fallback_plans[index][1], reader))
-        self._reasons.append((" ".join((f.source, f.wire)), why))
+        self._reasons.append((f"{f.source} {f.wire}", why))
         return _fallback.schema_text(shaped)
 
     def fallback(self) -> _fallback.RouteFallback | None:
