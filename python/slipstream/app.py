@@ -228,6 +228,11 @@ class App(APIRouter, AppHooks):
         runtime.on_startup_failed = native.stop
         native.listen(host, port)
         logging.getLogger("slipstream").info("serving %s on http://%s:%d", self.title, host, native.port)
+        for route in self.routes:  # what the C++ validator does not model (see RouteDef.validation_fallback)
+            if route.validation_fallback:
+                logging.getLogger("slipstream").info(
+                    "%s %s: validated by pydantic in Python: %s", ",".join(route.methods), route.path,
+                    "; ".join(f"{name} ({why})" for name, why in route.validation_fallback))
         rc = native.run()
         return 3 if runtime.startup_error is not None else rc
 

@@ -192,6 +192,35 @@ TEST(RouteValidator, SingleBody) {
         });
 }
 
+// pydantic does not check a value of the wrong type against its type's constraints, and reports a dict's errors in
+// the order of its keys as sent (issue 30 item 12; expected texts from FastAPI 0.165).
+TEST(RouteValidator, PydanticSelectionAndOrder) {
+    RouteSpec spec;
+    spec.body.push_back(body(
+        "m", R"({"type":"object","properties":{"n":{"type":"integer","exclusiveMinimum":0,"exclusiveMaximum":10},)"
+             R"("d":{"type":"object","additionalProperties":{"type":"object","properties":{"a":{"type":"integer"},)"
+             R"("b":{"type":"integer"}},"required":["a","b"]}}},"required":["n"]})"));
+    run_cases(
+        spec,
+        {
+            {"wrong_type_only",
+             {"", {{"content-type", kJson}}, R"({"n":10.5})"},
+             false,
+             R"({"detail":[{"type":"int_from_float","loc":["body","n"],"msg":"Input should be a valid integer, got a number with a fractional part","input":10.5}]})"},
+            {"constraint_still_checked",
+             {"", {{"content-type", kJson}}, R"({"n":10})"},
+             false,
+             R"({"detail":[{"type":"less_than","loc":["body","n"],"msg":"Input should be less than 10","input":10,"ctx":{"lt":10}}]})"},
+            {"dict_keys_as_sent",
+             {"", {{"content-type", kJson}}, R"({"n":1,"d":{"z":{},"a":{"a":"x"}}})"},
+             false,
+             R"({"detail":[{"type":"missing","loc":["body","d","z","a"],"msg":"Field required","input":{}},)"
+             R"({"type":"missing","loc":["body","d","z","b"],"msg":"Field required","input":{}},)"
+             R"({"type":"int_parsing","loc":["body","d","a","a"],"msg":"Input should be a valid integer, unable to parse string as an integer","input":"x"},)"
+             R"({"type":"missing","loc":["body","d","a","b"],"msg":"Field required","input":{"a":"x"}}]})"},
+        });
+}
+
 TEST(RouteValidator, EmbeddedBodies) {
     RouteSpec spec;
     spec.body.push_back(body("item", kItem));
