@@ -32,9 +32,10 @@ _ALLOWED: dict[str, frozenset[str]] = {
     "enum": frozenset({"cls", "members", "sub_type"}),
     "list": frozenset({"items_schema", "min_length", "max_length"}),
     "tuple": frozenset({"items_schema", "variadic_item_index", "min_length", "max_length"}),
+    "set": frozenset({"items_schema"}),  # de-duplicated by pydantic: a length bound counts unique items
+    "frozenset": frozenset({"items_schema"}),
     "dict": frozenset({"keys_schema", "values_schema", "min_length", "max_length"}),
     "nullable": frozenset({"schema"}),
-    "union": frozenset({"choices"}),
     "default": frozenset({"schema", "default", "default_factory", "default_factory_takes_data"}),
     "model": frozenset({"cls", "schema", "config", "custom_init", "root_model", "generic_origin"}),
     "model-fields": frozenset({"fields", "model_name", "computed_fields", "extra_behavior"}),
@@ -55,6 +56,8 @@ _ALLOWED: dict[str, frozenset[str]] = {
     "definitions": frozenset({"schema", "definitions"}),
     "definition-ref": frozenset({"schema_ref"}),
 }
+# Not modelled: "union" (pydantic's smart mode tries every member strictly, then each in lax mode, and names lax
+# failures per member; the C++ union validator does not follow it exactly). Optional[X] is "nullable": modelled.
 # Key values that do not change validation (anything else present under these keys is a fallback).
 _BENIGN_VALUES: dict[str, tuple[Any, ...]] = {
     "custom_init": (False,),

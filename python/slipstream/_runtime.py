@@ -323,4 +323,6 @@ def conversion_failed(route: Any, request: Request, failures: Any, _loc: Any = N
     fallback = getattr(route, "fallback", None)
     if fallback is not None:
         detail = fallback.merge(detail, request)
-    return handle_error(route, request, RequestValidationError(detail))
+    from .exceptions import _body_of  # the body as FastAPI hands it to a RequestValidationError handler
+
+    return handle_error(route, request, RequestValidationError(detail, body=_body_of(request)))

@@ -16,7 +16,8 @@ LITERAL_KEYWORD = "x-slipstream-literal"
 
 
 # A vendor keyword on the object schema of a dataclass or TypedDict: pydantic names a non-object input
-# "dataclass_type" (with the class name) or "dict_type" there, where a model says "model_attributes_type".
+# "dataclass_type" (with the class name) or "dict_type" there, where a model says "model_attributes_type"; and on
+# the array schema of a set, frozenset or variadic tuple ("set_type", "frozen_set_type", "tuple_type").
 KIND_KEYWORD = "x-slipstream-kind"
 
 
@@ -61,6 +62,15 @@ def _pytype(result: JsonSchemaValue, name: str) -> JsonSchemaValue:
     return out
 
 
+def _collection(result: JsonSchemaValue, kind: str) -> JsonSchemaValue:
+    """A set, frozenset or variadic tuple: an array whose errors pydantic names after the type ("set_type", ...).
+    pydantic de-duplicates a set's items (["a", "a"] is {"a"}): its uniqueItems is documentation only. (A set with
+    a length bound, which counts unique items, is validated by pydantic: see _fallback.py.)"""
+    result.pop("uniqueItems", None)
+    result[KIND_KEYWORD] = kind
+    return result
+
+
 class _ValidationSchema(GenerateJsonSchema):
     """pydantic's generator, with Literal, dataclasses, TypedDicts and the parsed scalar types (UUID, datetime, date,
     time, Decimal) marked (see the keywords above)."""
@@ -94,6 +104,16 @@ class _ValidationSchema(GenerateJsonSchema):
             if len(branches) == 2 and branches[1] == {"type": "null"} and "anyOf" in inner and len(inner) == 2:
                 return {"anyOf": [*inner["anyOf"], branches[1]], TAGS_KEYWORD: [*inner[TAGS_KEYWORD], None]}
         return result
+
+    def set_schema(self, schema: core_schema.SetSchema) -> JsonSchemaValue:
+        return _collection(super().set_schema(schema), "set")
+
+    def frozenset_schema(self, schema: core_schema.FrozenSetSchema) -> JsonSchemaValue:
+        return _collection(super().frozenset_schema(schema), "frozenset")
+
+    def tuple_schema(self, schema: core_schema.TupleSchema) -> JsonSchemaValue:
+        result = super().tuple_schema(schema)
+        return result if "prefixItems" in result else _collection(result, "tuple")
 
     def decimal_schema(self, schema: core_schema.DecimalSchema) -> JsonSchemaValue:
         result = super().decimal_schema(schema)

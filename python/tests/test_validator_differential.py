@@ -32,7 +32,7 @@ import slipstream
 from fastapi.testclient import TestClient as FastAPIClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
 _EXAMPLES = int(os.environ.get("SLIPSTREAM_DIFF_EXAMPLES", "0") or 0)
 _SETTINGS = settings(
@@ -55,6 +55,12 @@ class Level(enum.IntEnum):
 
 
 _names = itertools.count()
+
+
+def _even(value: int) -> int:
+    if value % 2:
+        raise ValueError("odd")
+    return value
 
 
 # --- The type grammar: each strategy yields (annotation, value strategy for inputs of that type). ---
@@ -104,6 +110,11 @@ def _leaf_types() -> Any:
                                                "2024-13-01T00:00:00", 1700000000, "x", 1.5]))),
         st.just((dt.date, st.sampled_from(["2024-01-02", "2024-02-30", "2024-01-02T00:00:00", 1700000000, "x"]))),
         st.just((Decimal, st.sampled_from(["1.10", "abc", 1, 2.5, "1e3", "NaN", True]))),
+        st.just((dt.time, st.sampled_from(["03:04:05", "03:04:05.123Z", "25:00", 3600, "x"]))),
+        # Validated by pydantic (the route falls back): their errors must still join the others exactly.
+        st.just((dt.timedelta, st.sampled_from([90.5, 3, "PT1M", "1 day", "x", None]))),
+        st.just((Annotated[int, AfterValidator(_even)], st.sampled_from([2, 3, "4", "x", 1.5]))),
+        st.just((Annotated[float, Field(allow_inf_nan=False)], st.sampled_from([1.5, "inf", "nan", "x"]))),
     )
 
 
@@ -128,6 +139,16 @@ def _containers(children: Any) -> Any:
         return tuple[a, b], st.one_of(st.tuples(va, vb).map(list), st.lists(va, max_size=3))
 
     @st.composite
+    def variadic_tuple_type(draw: Any) -> tuple[Any, Any]:
+        tp, values = draw(children)
+        return tuple[tp, ...], st.one_of(st.lists(values, max_size=3), values)
+
+    @st.composite
+    def union_type(draw: Any) -> tuple[Any, Any]:
+        (a, va), (b, vb) = draw(children), draw(children)
+        return a | b, st.one_of(va, vb)
+
+    @st.composite
     def dict_type(draw: Any) -> tuple[Any, Any]:
         tp, values = draw(children)
         return dict[str, tp], st.dictionaries(st.sampled_from(["k", "1", "x y"]), values, max_size=3)
@@ -137,7 +158,8 @@ def _containers(children: Any) -> Any:
         tp, values = draw(children)
         return Optional[tp], st.one_of(st.none(), values)  # noqa: UP045 - a runtime type, not an annotation
 
-    return st.one_of(list_type(), set_type(), tuple_type(), dict_type(), optional_type(), _model_type(children))
+    return st.one_of(list_type(), set_type(), tuple_type(), variadic_tuple_type(), union_type(), dict_type(),
+                     optional_type(), _model_type(children))
 
 
 def _model_type(children: Any) -> Any:

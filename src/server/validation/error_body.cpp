@@ -167,6 +167,10 @@ ErrorBody::Named ErrorBody::name_like_pydantic(const ValidationError& e, const E
         named = {"dict_type", "Input should be a valid dictionary", {}, false};
     } else if (named.type == "list_type" && kind->kind == LaxPlan::Kind::kTuple) {
         named = {"tuple_type", "Input should be a valid tuple", {}, false};
+    } else if (named.type == "list_type" && kind->kind == LaxPlan::Kind::kSet) {
+        named = {"set_type", "Input should be a valid set", {}, false};
+    } else if (named.type == "list_type" && kind->kind == LaxPlan::Kind::kFrozenSet) {
+        named = {"frozen_set_type", "Input should be a valid frozenset", {}, false};
     } else if ((named.type == "too_long" || named.type == "too_short") && kind->kind == LaxPlan::Kind::kTuple &&
                named.msg.rfind("List ", 0) == 0) {
         named.msg.replace(0, 4, "Tuple");

@@ -13,7 +13,8 @@ namespace {
 enum : std::uint8_t { kNull = 1, kBool = 2, kInt = 4, kNum = 8, kStr = 16, kArr = 32, kObj = 64, kAll = 127 };
 constexpr int kMaxDepth = 64;
 constexpr std::string_view kLiteralKeyword = "x-slipstream-literal";
-constexpr std::string_view kKindKeyword = "x-slipstream-kind";  // "dataclass:<class name>" or "typeddict"
+// "dataclass:<class name>", "typeddict", "set", "frozenset" or "tuple" (a variadic one; a fixed one has prefixItems)
+constexpr std::string_view kKindKeyword = "x-slipstream-kind";
 constexpr std::string_view kTagsKeyword = "x-slipstream-tags";  // union member tags (json/schema puts them in loc)
 
 std::uint8_t type_bit(std::string_view t) {
@@ -312,6 +313,9 @@ const LaxPlan::Node* LaxPlan::build(const json::Value& s, const json::Value& roo
         constexpr std::string_view kDataclass = "dataclass:";
         std::string_view k = kind->as_string();
         if (k == "typeddict") kinds_.emplace(pointer, KindInfo{Kind::kTypedDict, {}});
+        if (k == "set") kinds_.emplace(pointer, KindInfo{Kind::kSet, {}});
+        if (k == "frozenset") kinds_.emplace(pointer, KindInfo{Kind::kFrozenSet, {}});
+        if (k == "tuple") kinds_.emplace(pointer, KindInfo{Kind::kTuple, {}});
         if (k.substr(0, kDataclass.size()) == kDataclass)
             kinds_.emplace(pointer, KindInfo{Kind::kDataclass, std::string(k.substr(kDataclass.size()))});
     }

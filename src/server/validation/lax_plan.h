@@ -51,8 +51,9 @@ class LaxPlan {
     }
 
     /// What pydantic type a schema object stands for, where its errors are named differently from a model's or
-    /// a list's: a dataclass ("dataclass_type"), a TypedDict ("dict_type"), a tuple ("tuple_type", "Tuple").
-    enum class Kind : std::uint8_t { kDataclass, kTypedDict, kTuple };
+    /// a list's: a dataclass ("dataclass_type"), a TypedDict ("dict_type"), a tuple ("tuple_type", "Tuple"), a set
+    /// ("set_type") or frozenset ("frozen_set_type").
+    enum class Kind : std::uint8_t { kDataclass, kTypedDict, kTuple, kSet, kFrozenSet };
     struct KindInfo {
         Kind kind;
         std::string class_name;  // a dataclass's
