@@ -286,13 +286,13 @@ PyObject* PyRoute::call(const Request& request, Responder& responder, PyRef* rep
 
 // A request whose validation errors the validator forwarded (RouteSpec::forward_errors): Python raises them as
 // FastAPI would (RequestValidationError, or HTTPException 400), through the app's exception handlers and HTTP
-// middleware, and answers through a PendingReply.
-void PyRoute::answer_forwarded(const Request& request, Responder& responder, std::string_view text) const noexcept {
+// middleware, and answers through a PendingReply. `errors` is the 422/400 body text the validator wrote, or the
+// tuple of (exception, loc) of the arguments whose Python conversion raised (see call()).
+void PyRoute::answer_forwarded(const Request& request, Responder& responder, PyObject* errors) const noexcept {
     PyRef req = PyRef::steal(build_request(request));
-    PyRef body_text = PyRef::steal(req ? str_from(text) : nullptr);
-    if (!body_text) return answer_internal_error(responder);
+    if (!req || errors == nullptr) return answer_internal_error(responder);
     nb::object reply = nb::cast(new PendingReply(this, request, std::move(responder)), nb::rv_policy::take_ownership);
-    PyObject* argv[] = {desc_.get(), req.get(), body_text.get(), reply.ptr()};
+    PyObject* argv[] = {desc_.get(), req.get(), errors, reply.ptr()};
     PyRef result = PyRef::steal(PyObject_Vectorcall(ctx_.answer_forwarded.get(), argv, 4, nullptr));
     handle_self_replying(result.get(), reply.ptr());
 }
@@ -302,7 +302,10 @@ void PyRoute::handle(const Request& request, Responder responder) const noexcept
         JsonView arguments = request.arguments();
         if (arguments.kind() == JsonView::Kind::kObject && arguments.size() == 1) {
             auto [key, text] = arguments.member(0);
-            if (key == kForwardedErrorsKey) return answer_forwarded(request, responder, text.as_string());
+            if (key == kForwardedErrorsKey) {
+                PyRef body_text = PyRef::steal(str_from(text.as_string()));
+                return answer_forwarded(request, responder, body_text.get());
+            }
         }
     }
     PyRef failures;
@@ -311,6 +314,9 @@ void PyRoute::handle(const Request& request, Responder responder) const noexcept
     // A self-replying route's request may be gone once it answered: `request` is not used past this point.
     if (reply) return handle_self_replying(result.get(), reply.get());
     if (!result) {
+        // Conversion errors (parameters pydantic validates) take the forwarded path when the app handles
+        // validation errors itself (middleware, handlers, dependencies that run first): FastAPI raises them there.
+        if (failures && spec_.forward_errors) return answer_forwarded(request, responder, failures.get());
         if (failures) return answer_error(request, responder, ctx_.conversion_failed.get(), failures.get(), Py_None);
         PyRef exc = fetch_exception();
         answer_error(request, responder, ctx_.handle_error.get(), exc.get(), nullptr);

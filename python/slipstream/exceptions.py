@@ -79,11 +79,17 @@ def forwarded_exception(text: str, request: Any) -> Exception:
     return RequestValidationError(errors, body=_body_of(request))
 
 
-def answer_forwarded(route: Any, request: Any, text: str, reply: Any) -> Any:
+def answer_forwarded(route: Any, request: Any, text: Any, reply: Any) -> Any:
     """Called by the extension for a route whose validation failures go through Python (RouteSpec.forward_errors):
     raises them as FastAPI does, through the app's HTTP middleware (a coroutine the extension runs) or straight to
-    its exception handlers."""
-    exc = forwarded_exception(text, request)
+    its exception handlers. `text`: the C++ validator's 422/400 body, or the ((exception, loc), ...) of arguments
+    whose Python conversion raised; the errors of parameters pydantic validates (_fallback.py) are added."""
+    if isinstance(text, str):
+        exc: Exception = forwarded_exception(text, request)
+    else:  # arguments whose conversion raised (see _runtime.conversion_exception)
+        from ._runtime import conversion_exception
+
+        exc = conversion_exception(route, request, text)  # type: ignore[assignment]
     fallback = getattr(route, "fallback", None)
     if fallback is not None and isinstance(exc, RequestValidationError):  # add pydantic's errors (_fallback.py)
         exc = RequestValidationError(fallback.merge(exc.errors(), request), body=exc.body)

@@ -216,3 +216,59 @@ def test_fallback_is_decided_per_construct() -> None:
     assert _fallback.reason(frozenset[int]) is None
     assert _fallback.reason(Annotated[set[int], Field(min_length=1)]) == "set min_length"
     assert _fallback.reason(Decimal, {"max_digits": 3}) == "Decimal max_digits"
+
+
+def build_handled(fw: Any, *, handler: bool = False, middleware: bool = False) -> Any:
+    """A route with a dependency and one whose only invalid parameter is pydantic's, in an app with a
+    RequestValidationError handler or HTTP middleware: pydantic's 422 goes through them, as in FastAPI."""
+    app = fw.FastAPI() if hasattr(fw, "FastAPI") else fw.App()
+    if handler:
+        exceptions = __import__(f"{fw.__name__}.exceptions", fromlist=["RequestValidationError"])
+        responses = __import__(f"{fw.__name__}.responses", fromlist=["JSONResponse"])
+
+        @app.exception_handler(exceptions.RequestValidationError)
+        async def on_invalid(request: Any, exc: Any) -> Any:
+            return responses.JSONResponse({"mine": exc.errors(), "body": exc.body}, status_code=418)
+
+    if middleware:
+        @app.middleware("http")
+        async def mark(request: Any, call_next: Any) -> Any:
+            response = await call_next(request)
+            response.headers["x-mw"] = "1"
+            return response
+
+    def limit_dep(limit: int = 1) -> int:
+        if limit == 99:
+            raise fw.HTTPException(401, "no")
+        return limit
+
+    @app.post("/dep")
+    def dep_route(s: Span, limit: int = fw.Depends(limit_dep)) -> Any:
+        return {"s": s.d.total_seconds(), "limit": limit}
+
+    @app.post("/two")
+    def two_route(a: Span, q: int = 0) -> Any:
+        return {"a": a.d.total_seconds(), "q": q}
+
+    return app
+
+
+HANDLED = [("/dep", {"d": "x"}), ("/dep?limit=z", {"d": "x"}), ("/dep?limit=z", {"d": 1}), ("/dep?limit=99", {"d": "x"}),
+           ("/dep?limit=2", {"d": 1}), ("/two?q=z", {"d": "x"}), ("/two", {"d": "x"}), ("/two", None), ("/two", "{bad")]
+
+
+@pytest.mark.parametrize("setup", [{}, {"handler": True}, {"middleware": True}], ids=["plain", "handler", "middleware"])
+def test_pydantic_errors_take_fastapis_path(setup: dict[str, bool]) -> None:
+    ours = slipstream.TestClient(build_handled(slipstream, **setup))
+    theirs = FastAPIClient(build_handled(fastapi, **setup), raise_server_exceptions=False)
+    try:
+        for url, body in HANDLED:
+            content = b"" if body is None else body if isinstance(body, str) else json.dumps(body)
+            headers = {"content-type": "application/json"}
+            expected = theirs.post(url, content=content, headers=headers)
+            got = ours.post(url, content=content, headers=headers)
+            assert (got.status_code, got.json(), got.headers.get("x-mw")) == (
+                expected.status_code, expected.json(), expected.headers.get("x-mw")), (url, body)
+    finally:
+        ours.close()
+        theirs.close()
