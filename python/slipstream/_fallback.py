@@ -77,21 +77,22 @@ _BENIGN_CONFIG = frozenset({
 })
 
 
-def reason(annotation: Any, constraints: dict[str, Any] | None = None) -> str | None:
+def reason(annotation: Any, constraints: dict[str, Any] | None = None, *, text: bool = False) -> str | None:
     """None when the C++ validator models `annotation` (with its Field constraints) exactly; else the name of the
-    first construct it does not model (for the route table), such as "timedelta" or "function-after"."""
+    first construct it does not model (for the route table), such as "timedelta" or "function-after". `text`: a
+    path, query, header or cookie parameter (its value is a string, not JSON)."""
     try:
         schema = TypeAdapter(_target(annotation, constraints)).core_schema
     except Exception as exc:  # noqa: BLE001 - a type pydantic cannot build is reported when the route is analyzed
         return f"unbuildable ({type(exc).__name__})"
-    return _first_unmodelled(schema, set())
+    return _first_unmodelled(schema, set(), text)
 
 
 def _target(annotation: Any, constraints: dict[str, Any] | None) -> Any:
     return Annotated[annotation, Field(**constraints)] if constraints else annotation
 
 
-def _first_unmodelled(node: Any, seen: set[str]) -> str | None:
+def _first_unmodelled(node: Any, seen: set[str], text: bool) -> str | None:
     if not isinstance(node, dict):
         return None
     kind = node.get("type")
@@ -114,6 +115,8 @@ def _first_unmodelled(node: Any, seen: set[str]) -> str | None:
         for key, value in (node.get("config") or {}).items():
             if key not in _BENIGN_CONFIG:
                 return f"config {key}={value!r}"
+    if text and kind == "literal" and any(not isinstance(v, str) for v in node.get("expected", ())):
+        return "Literal of non-str values"  # pydantic does not read "1" as Literal[1]; the coercion would
     if kind == "tuple" and not (node.get("variadic_item_index") == 0 and len(node.get("items_schema", ())) == 1):
         return "tuple of fixed length"  # pydantic reports each absent position as "missing"
     if kind == "dict" and (node.get("keys_schema") or {}).get("type", "str") != "str":
@@ -125,23 +128,23 @@ def _first_unmodelled(node: Any, seen: set[str]) -> str | None:
     for key, value in node.items():
         if key in ("metadata", "serialization", "default", "cls", "members", "expected", "config"):
             continue
-        found = _first_in(value, seen)
+        found = _first_in(value, seen, text)
         if found is not None:
             return found
     return None
 
 
-def _first_in(value: Any, seen: set[str]) -> str | None:
+def _first_in(value: Any, seen: set[str], text: bool) -> str | None:
     if isinstance(value, dict):
         if "type" in value:
-            return _first_unmodelled(value, seen)
+            return _first_unmodelled(value, seen, text)
         for item in value.values():  # fields, definitions by name
-            found = _first_in(item, seen)
+            found = _first_in(item, seen, text)
             if found is not None:
                 return found
     elif isinstance(value, (list, tuple)):
         for item in value:
-            found = _first_in(item, seen)
+            found = _first_in(item, seen, text)
             if found is not None:
                 return found
     return None

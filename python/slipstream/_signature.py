@@ -109,8 +109,10 @@ def _markers(annotation: Any, default: Any) -> tuple[Any, Any, Param | DependsPa
             # FastAPI: the last FastAPI marker wins.
             last = max(params + depends, key=lambda m: max(i for i, x in enumerate(meta) if x is m))
             return clean, base, last, True
-        if isinstance(default, (Param, DependsParam)):  # Annotated[list[int], AfterValidator(f)] = Query([])
-            return annotation, base, default, False
+        if isinstance(default, (Param, DependsParam)):
+            # Annotated[int, AfterValidator(f)] = Query(None): FastAPI keeps only the bare type (its analyze_param
+            # sets the marker's annotation to it), so the metadata does not apply.
+            return base, base, default, False
         return annotation, base, None, False
     if isinstance(default, (Param, DependsParam)):
         return annotation, annotation, default, False

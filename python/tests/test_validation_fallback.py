@@ -3,9 +3,10 @@ same answers as FastAPI for the constructs of issue 30 item 12 (sets are modelle
 why, and their errors join the C++ validator's in one 422 in FastAPI's order."""
 
 import datetime as dt
+import enum
 import json
 from decimal import Decimal
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import pytest
 
@@ -18,6 +19,11 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, condecimal, f
 
 class Tags(BaseModel):
     tags: set[str]
+
+
+class Level(enum.IntEnum):
+    low = 1
+    high = 2
 
 
 class Span(BaseModel):
@@ -96,6 +102,12 @@ def build(fw: Any) -> Any:
     def plain_route(p: Plain) -> Any:
         return {"name": p.name}
 
+    @app.get("/lists")
+    def lists_route(levels: Annotated[list[Level], fw.Query()] = [],  # noqa: B006 - FastAPI style
+                    pos: Annotated[list[Annotated[int, Field(gt=0)]], fw.Query()] = [],  # noqa: B006
+                    lit: Literal[1, 2] = 1) -> Any:
+        return {"levels": levels, "pos": pos, "lit": lit}
+
     return app
 
 
@@ -144,6 +156,12 @@ CASES = [
     ("get", "/even?q=4&qs=3&qs=y", None, 422),
     ("get", "/even?n=1", None, 422),
     ("post", "/plain", {"name": "toolong"}, 422),
+    # Parameters: every item of a list is validated; a Literal of ints does not read "1".
+    ("get", "/lists?levels=low&levels=3&levels=1", None, 422),
+    ("get", "/lists?pos=0&pos=1.5&pos=2", None, 422),
+    ("get", "/lists?pos=1&pos=2&levels=2", None, 200),
+    ("get", "/lists?lit=1", None, 422),
+    ("get", "/lists?lit=x", None, 422),
 ]
 
 
@@ -183,6 +201,7 @@ def test_route_table_names_what_falls_back() -> None:
         ("/two", "POST"): (("body a", "timedelta"), ("body b", "Decimal gt")),
         ("/even", "GET"): (("query q", "function-after"), ("query qs", "function-after")),
         ("/plain", "POST"): (),
+        ("/lists", "GET"): (("query lit", "Literal of non-str values"),),
     }
 
 

@@ -15,6 +15,7 @@ examples with a random seed for a longer local search.
 
 import datetime as dt
 import enum
+import inspect
 import itertools
 import json
 import os
@@ -216,27 +217,55 @@ def _any_json() -> Any:
 _TYPES = st.recursive(_leaf_types(), _containers, max_leaves=4)
 
 
+def _query_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
 @st.composite
-def model_and_bodies(draw: Any) -> tuple[type[BaseModel], list[Any]]:
+def query_param(draw: Any) -> tuple[Any, bool, Any]:
+    """(type, required, strategy of the query values sent: a list of texts, empty for none)."""
+    tp, values = draw(_leaf_types())
+    as_list = draw(st.booleans())
+    texts = st.lists(values.map(_query_text), max_size=3 if as_list else 1)
+    return (list[tp] if as_list else tp), draw(st.booleans()), texts
+
+
+@st.composite
+def route_and_requests(draw: Any) -> tuple[type[BaseModel], Any, list[tuple[Any, list[str]]]]:
     cls, values = _build_model(draw, _TYPES, nested=False)
-    bodies = draw(st.lists(values, min_size=1, max_size=6))
-    return cls, bodies
+    query = draw(st.one_of(st.none(), query_param()))
+    texts = query[2] if query is not None else st.just([])
+    requests = draw(st.lists(st.tuples(values, texts), min_size=1, max_size=6))
+    return cls, query, requests
 
 
-# --- Running one model under both frameworks. ---
+# --- Running one route under both frameworks. ---
 
-def _app(fw: Any, cls: type[BaseModel]) -> Any:
+def _app(fw: Any, cls: type[BaseModel], query: Any) -> Any:
     app = fw.FastAPI() if hasattr(fw, "FastAPI") else fw.App()
+    if query is None:
+        @app.post("/m")
+        def handler(m: cls) -> Any:  # type: ignore[valid-type]
+            return {"repr": repr(m)}
+    else:
+        qtype, required, _ = query
 
-    @app.post("/m")
-    def handler(m: cls) -> Any:  # type: ignore[valid-type]
-        return {"repr": repr(m)}
+        def with_query(m: Any, q: Any) -> Any:
+            return {"repr": repr(m), "q": repr(q)}
 
+        marker = fw.Query() if required else fw.Query(None)
+        with_query.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
+            inspect.Parameter("m", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=cls),
+            inspect.Parameter("q", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=qtype,
+                              default=marker)])
+        with_query.__annotations__ = {"m": cls, "q": qtype}
+        app.post("/m")(with_query)
     return app
 
 
-def _answer(client: Any, text: str) -> tuple[int, Any]:
-    response = client.post("/m", content=text, headers={"content-type": "application/json"})
+def _answer(client: Any, text: str, query: list[str]) -> tuple[int, Any]:
+    response = client.post("/m", params=[("q", v) for v in query], content=text,
+                           headers={"content-type": "application/json"})
     try:
         return response.status_code, response.json()
     except ValueError:
@@ -244,19 +273,20 @@ def _answer(client: Any, text: str) -> tuple[int, Any]:
 
 
 @_SETTINGS
-@given(model_and_bodies())
-def test_validators_agree(case: tuple[type[BaseModel], list[Any]]) -> None:
-    cls, bodies = case
-    ours = slipstream.TestClient(_app(slipstream, cls))
-    theirs = FastAPIClient(_app(fastapi, cls), raise_server_exceptions=False)
+@given(route_and_requests())
+def test_validators_agree(case: tuple[type[BaseModel], Any, list[tuple[Any, list[str]]]]) -> None:
+    cls, query, requests = case
+    ours = slipstream.TestClient(_app(slipstream, cls, query))
+    theirs = FastAPIClient(_app(fastapi, cls, query), raise_server_exceptions=False)
     try:
-        for body in bodies:
+        for body, texts in requests:
             text = json.dumps(body)
-            expected = _answer(theirs, text)
-            got = _answer(ours, text)
+            expected = _answer(theirs, text, texts)
+            got = _answer(ours, text, texts)
             assert got == expected, (
-                f"model {_describe(cls)}\nbody {text}\nslipstream {got}\nfastapi    {expected}\n"
-                f"route validated by pydantic: {_route_fallback(cls)}")
+                f"model {_describe(cls)}\nquery param {query and query[:2]} = {texts}\nbody {text}\n"
+                f"slipstream {got}\nfastapi    {expected}\n"
+                f"route validated by pydantic: {_app(slipstream, cls, query).routes[0].validation_fallback}")
     finally:
         ours.close()
         theirs.close()
@@ -267,7 +297,3 @@ def _describe(cls: type[BaseModel]) -> str:
                        f"{'' if f.is_required() else ' = None'} {f.metadata or ''}"
                        for n, f in cls.model_fields.items())
     return re.sub(r"typing\.|<class '([^']+)'>", r"\1", f"{cls.__name__}({fields}) config={dict(cls.model_config)}")
-
-
-def _route_fallback(cls: type[BaseModel]) -> Any:
-    return _app(slipstream, cls).routes[0].validation_fallback

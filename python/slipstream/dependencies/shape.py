@@ -103,7 +103,7 @@ class Rows:
         """The schema text of the row just added for `f`; for a type the C++ validator does not model exactly, a
         permissive one, and pydantic validates the value in Python (see _fallback.py)."""
         constraints = f.marker.constraints()
-        why = _fallback.reason(f.annotation, constraints)
+        why = _fallback.reason(f.annotation, constraints, text=f.source != "body")
         loc = self.loc(f)
         if why is None:
             self._rows.append((loc, None, None))

@@ -96,7 +96,9 @@ std::vector<char> select_like_pydantic(std::span<const ValidationError> errors) 
             keep[i] = 0;
         } else if (e.type == "enum" || e.type == "literal_error") {
             for (std::size_t j = 0; j < errors.size(); ++j)
-                if (j != i && errors[j].loc == e.loc && ends_with(errors[j].type, "_type")) keep[j] = 0;
+                if (j != i && errors[j].loc == e.loc &&
+                    (ends_with(errors[j].type, "_type") || ends_with(errors[j].schema_path, "/type")))
+                    keep[j] = 0;
         } else if (auto [group, rank] = constraint_rank(e.type); group != 0) {
             for (const ValidationError& other : errors) {
                 auto [other_group, other_rank] = constraint_rank(other.type);
