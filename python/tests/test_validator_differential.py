@@ -13,6 +13,7 @@ examples with a random seed for a longer local search.
 """
 
 
+import dataclasses
 import datetime as dt
 import enum
 import inspect
@@ -34,6 +35,7 @@ from fastapi.testclient import TestClient as FastAPIClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
+from typing_extensions import TypedDict
 
 _EXAMPLES = int(os.environ.get("SLIPSTREAM_DIFF_EXAMPLES", "0") or 0)
 _SETTINGS = settings(
@@ -172,6 +174,9 @@ def _model_type(children: Any) -> Any:
 
 
 def _build_model(draw: Any, children: Any, *, nested: bool) -> tuple[Any, Any]:
+    kind = draw(st.sampled_from(["model", "model", "dataclass", "typeddict"])) if nested else "model"
+    if kind != "model":
+        return _build_plain_class(draw, children, kind)
     count = draw(st.integers(1, 3 if nested else 4))
     fields: dict[str, Any] = {}
     value_strategies: dict[str, Any] = {}
@@ -187,6 +192,21 @@ def _build_model(draw: Any, children: Any, *, nested: bool) -> tuple[Any, Any]:
     config = ConfigDict(extra="forbid") if forbid else None
     cls = create_model(f"M{next(_names)}", __config__=config, **fields)
     return cls, _object_values(value_strategies)
+
+
+def _build_plain_class(draw: Any, children: Any, kind: str) -> tuple[Any, Any]:
+    """A dataclass (required fields first, the others default to None) or a TypedDict (total or not)."""
+    count = draw(st.integers(1, 3))
+    drawn = [(f"f{i}", *draw(children)) for i in range(count)]
+    name = f"{'D' if kind == 'dataclass' else 'T'}{next(_names)}"
+    if kind == "dataclass":
+        required = draw(st.integers(0, count))
+        fields = [(n, tp) for n, tp, _ in drawn[:required]]
+        fields += [(n, tp, dataclasses.field(default=None)) for n, tp, _ in drawn[required:]]
+        cls = dataclasses.make_dataclass(name, fields)
+    else:
+        cls = TypedDict(name, {n: tp for n, tp, _ in drawn}, total=draw(st.booleans()))  # type: ignore[operator]
+    return cls, _object_values({n: values for n, _, values in drawn})
 
 
 def _object_values(fields: dict[str, Any]) -> Any:
@@ -231,8 +251,13 @@ def query_param(draw: Any) -> tuple[Any, bool, Any]:
 
 
 @st.composite
-def route_and_requests(draw: Any) -> tuple[type[BaseModel], Any, list[tuple[Any, list[str]]]]:
+def route_and_requests(draw: Any) -> tuple[Any, Any, list[tuple[Any, list[str]]]]:
+    """(body: a model, or (model, second body parameter) embedded as {"m": ..., "n": ...}; query; requests)."""
     cls, values = _build_model(draw, _TYPES, nested=False)
+    if draw(st.integers(0, 3)) == 0:
+        second, second_values = draw(_TYPES)
+        cls = (cls, second)
+        values = st.one_of(_object_values({"m": values, "n": second_values}), _any_json())
     query = draw(st.one_of(st.none(), query_param()))
     texts = query[2] if query is not None else st.just([])
     requests = draw(st.lists(st.tuples(values, texts), min_size=1, max_size=6))
@@ -241,25 +266,22 @@ def route_and_requests(draw: Any) -> tuple[type[BaseModel], Any, list[tuple[Any,
 
 # --- Running one route under both frameworks. ---
 
-def _app(fw: Any, cls: type[BaseModel], query: Any) -> Any:
+def _app(fw: Any, cls: Any, query: Any) -> Any:
     app = fw.FastAPI() if hasattr(fw, "FastAPI") else fw.App()
-    if query is None:
-        @app.post("/m")
-        def handler(m: cls) -> Any:  # type: ignore[valid-type]
-            return {"repr": repr(m)}
-    else:
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    params = [inspect.Parameter("m", kind, annotation=cls[0] if isinstance(cls, tuple) else cls)]
+    if isinstance(cls, tuple):  # a second body parameter: the body is embedded
+        params.append(inspect.Parameter("n", kind, annotation=cls[1], default=fw.Body()))
+    if query is not None:
         qtype, required, _ = query
+        params.append(inspect.Parameter("q", kind, annotation=qtype, default=fw.Query() if required else fw.Query(None)))
 
-        def with_query(m: Any, q: Any) -> Any:
-            return {"repr": repr(m), "q": repr(q)}
+    def handler(**kwargs: Any) -> Any:
+        return {name: repr(value) for name, value in kwargs.items()}
 
-        marker = fw.Query() if required else fw.Query(None)
-        with_query.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
-            inspect.Parameter("m", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=cls),
-            inspect.Parameter("q", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=qtype,
-                              default=marker)])
-        with_query.__annotations__ = {"m": cls, "q": qtype}
-        app.post("/m")(with_query)
+    handler.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    handler.__annotations__ = {p.name: p.annotation for p in params}
+    app.post("/m")(handler)
     return app
 
 
@@ -274,7 +296,7 @@ def _answer(client: Any, text: str, query: list[str]) -> tuple[int, Any]:
 
 @_SETTINGS
 @given(route_and_requests())
-def test_validators_agree(case: tuple[type[BaseModel], Any, list[tuple[Any, list[str]]]]) -> None:
+def test_validators_agree(case: tuple[Any, Any, list[tuple[Any, list[str]]]]) -> None:
     cls, query, requests = case
     ours = slipstream.TestClient(_app(slipstream, cls, query))
     theirs = FastAPIClient(_app(fastapi, cls, query), raise_server_exceptions=False)
@@ -292,7 +314,11 @@ def test_validators_agree(case: tuple[type[BaseModel], Any, list[tuple[Any, list
         theirs.close()
 
 
-def _describe(cls: type[BaseModel]) -> str:
+def _describe(cls: Any) -> str:
+    if isinstance(cls, tuple):
+        return f"{_describe(cls[0])}, second body parameter n: {cls[1]!r}"
+    if not (isinstance(cls, type) and issubclass(cls, BaseModel)):
+        return repr(cls)
     fields = ", ".join(f"{n}: {f.annotation!r}{' (alias ' + f.alias + ')' if f.alias else ''}"
                        f"{'' if f.is_required() else ' = None'} {f.metadata or ''}"
                        for n, f in cls.model_fields.items())

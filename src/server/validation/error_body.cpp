@@ -165,6 +165,8 @@ ErrorBody::Named ErrorBody::name_like_pydantic(const ValidationError& e, const E
     if (named.type == "model_attributes_type" && kind->kind == LaxPlan::Kind::kDataclass) {
         named = {"dataclass_type", "Input should be a dictionary or an instance of " + kind->class_name,
                  kind->class_name, false};
+    } else if (named.type == "extra_forbidden" && kind->kind == LaxPlan::Kind::kDataclass) {
+        named = {"unexpected_keyword_argument", "Unexpected keyword argument", {}, false};  // its __init__ says so
     } else if (named.type == "model_attributes_type" && kind->kind == LaxPlan::Kind::kTypedDict) {
         named = {"dict_type", "Input should be a valid dictionary", {}, false};
     } else if (named.type == "list_type" && kind->kind == LaxPlan::Kind::kTuple) {

@@ -306,6 +306,31 @@ TEST(RouteValidator, PydanticKinds) {
         });
 }
 
+// A set or frozenset names a non-list input after its type; a dataclass with extra="forbid" refuses an unknown
+// key as its __init__ would (issue 30 item 12; texts from FastAPI 0.165).
+TEST(RouteValidator, PydanticCollectionKinds) {
+    RouteSpec spec;
+    spec.body.push_back(
+        body("m", R"({"type":"object","properties":{"s":{"type":"array","items":{"type":"string"},)"
+                  R"("x-slipstream-kind":"set"},"f":{"type":"array","items":{"type":"integer"},)"
+                  R"("x-slipstream-kind":"frozenset"},"d":{"type":"object","properties":{"a":{"type":"integer"}},)"
+                  R"("additionalProperties":false,"x-slipstream-kind":"dataclass:D"}}})"));
+    run_cases(
+        spec,
+        {
+            {"duplicates",
+             {"", {{"content-type", kJson}}, R"({"s":["a","a"],"f":[1,1]})"},
+             true,
+             R"({"m":{"s":["a","a"],"f":[1,1]}})"},
+            {"kinds",
+             {"", {{"content-type", kJson}}, R"({"s":"a","f":null,"d":{"a":1,"x":2}})"},
+             false,
+             R"({"detail":[{"type":"set_type","loc":["body","s"],"msg":"Input should be a valid set","input":"a"},)"
+             R"({"type":"frozen_set_type","loc":["body","f"],"msg":"Input should be a valid frozenset","input":null},)"
+             R"({"type":"unexpected_keyword_argument","loc":["body","d","x"],"msg":"Unexpected keyword argument","input":2}]})"},
+        });
+}
+
 TEST(RouteValidator, PythonTypesInParamsAndBody) {
     RouteSpec spec;
     spec.params.push_back(param("u", ParamSource::kPath, R"({"x-slipstream-pytype":"uuid"})"));
