@@ -99,6 +99,12 @@ def answer_forwarded(route: Any, request: Any, text: str, reply: Any) -> Any:
     raises them as FastAPI does, through the app's HTTP middleware (a coroutine the extension runs) or straight to
     its exception handlers."""
     exc = forwarded_exception(text, request)
+    models = getattr(getattr(route, "handler", None), "_slipstream_models", None)
+    if models and isinstance(exc, RequestValidationError):
+        from .dependencies import param_models
+
+        exc = RequestValidationError(param_models.merge_errors(exc.errors(), models, request, route.params),
+                                     body=exc.body)
     early = getattr(getattr(route, "handler", None), "_slipstream_early", None)
     if early is not None and not (isinstance(exc, RequestValidationError) and early.applies(exc.errors())):
         early = None

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import pytest
 
@@ -15,6 +15,7 @@ fastapi = pytest.importorskip("fastapi")
 import slipstream
 import starlette.exceptions
 from fastapi.testclient import TestClient as FastAPIClient
+from pydantic import BaseModel, Field
 
 Factory = Callable[[Any], Any]
 
@@ -164,3 +165,154 @@ def test_http_exception_without_starlette_installed() -> None:
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["409 {'detail': 'conflict'} 1", "200 {'handled': \"I'm a Teapot\"}", "False"]
+
+
+# ---- item 13: query, header and cookie parameter models ----
+
+class FilterParams(BaseModel):
+    model_config = {"extra": "forbid"}
+    limit: int = Field(100, gt=0, le=100, description="Page size")
+    offset: int = Field(0, ge=0)
+    order_by: Literal["created_at", "updated_at"] = "created_at"
+    tags: list[str] = []
+    q: str | None = Field(None, alias="search")
+
+
+class CommonHeaders(BaseModel):
+    save_data: bool
+    if_modified_since: str | None = None
+    x_tag: list[str] = []
+
+
+class StrictHeaders(BaseModel):
+    model_config = {"extra": "forbid"}
+    x_token: str
+
+
+class Cookies(BaseModel):
+    session_id: str
+    tracker: str | None = None
+
+
+class Paging(BaseModel):
+    page: int = 1
+
+
+def parameter_model_app(fw: Any) -> Any:
+    app = fw.FastAPI(title="models") if fw is fastapi else fw.App(title="models")
+
+    def paging(p: Annotated[Paging, fw.Query()]) -> int:
+        return p.page * 10
+
+    @app.get("/items/{item_id}")
+    def items(item_id: int, filters: Annotated[FilterParams, fw.Query()],
+              headers: Annotated[CommonHeaders | None, fw.Header()] = None, other: int = 1) -> dict[str, Any]:
+        assert isinstance(filters, FilterParams)
+        return {"item_id": item_id, "filters": filters.model_dump(), "headers": headers, "other": other}
+
+    @app.get("/headers")
+    async def headers(h: Annotated[CommonHeaders, fw.Header(convert_underscores=False)]) -> CommonHeaders:
+        return h
+
+    @app.get("/strict")
+    def strict(h: Annotated[StrictHeaders, fw.Header()]) -> StrictHeaders:
+        return h
+
+    @app.get("/cookies")
+    def cookies(c: Annotated[Cookies, fw.Cookie()], offset: Annotated[int, fw.Depends(paging)]) -> dict[str, Any]:
+        return {"cookies": c.model_dump(), "offset": offset}
+
+    return app
+
+
+MODEL_REQUESTS = [
+    ("/items/3", {}),
+    ("/items/3?limit=5&tags=a&tags=b&search=x&other=4", {"save-data": "yes", "x-tag": "1"}),
+    ("/items/3?limit=0&offset=-1&order_by=name&tool=x&tool=y", {}),
+    ("/items/x?limit=0&tool=x&other=z", {"x-tag": "1"}),  # C++ errors (path, query) merged with the models'
+    ("/items/3?limit=a", {"save-data": "maybe"}),
+    ("/headers", {"save_data": "yes", "x_tag": "a"}),
+    ("/headers", {"save-data": "yes"}),
+    ("/cookies?page=2", {"cookie": "session_id=s1; other=o"}),
+    ("/cookies?page=x", {"cookie": "tracker=t"}),
+]
+
+
+@pytest.mark.parametrize(("url", "headers"), MODEL_REQUESTS)
+def test_parameter_models_answer_as_fastapi(pair: Any, url: str, headers: dict[str, str]) -> None:
+    same_answer(pair(parameter_model_app), "GET", url, headers=headers)
+
+
+def test_parameter_models_exact_values(pair: Any) -> None:
+    clients = pair(parameter_model_app)
+    r = same_answer(clients, "GET", "/items/3?limit=5&tags=a&tags=b&search=x", headers={"save-data": "on"})
+    assert r.json() == {"item_id": 3, "other": 1,
+                        "filters": {"limit": 5, "offset": 0, "order_by": "created_at", "tags": ["a", "b"], "q": "x"},
+                        "headers": {"save_data": True, "if_modified_since": None, "x_tag": []}}
+    r = same_answer(clients, "GET", "/items/3?limit=0&tool=x")
+    assert r.status_code == 422
+    assert r.json()["detail"] == [
+        {"type": "greater_than", "loc": ["query", "limit"], "msg": "Input should be greater than 0", "input": "0",
+         "ctx": {"gt": 0}},
+        {"type": "extra_forbidden", "loc": ["query", "tool"], "msg": "Extra inputs are not permitted", "input": "x"}]
+    r = same_answer(clients, "GET", "/cookies?page=3", headers={"cookie": "session_id=s9"})
+    assert r.json() == {"cookies": {"session_id": "s9", "tracker": None}, "offset": 30}
+
+
+def test_header_model_forbidding_extras_refuses_the_clients_other_headers(pair: Any) -> None:
+    """As in FastAPI: every header the model does not declare is an extra (the two clients send their own
+    headers in different orders, so the errors are compared as a set)."""
+    ours, theirs = pair(parameter_model_app)
+    a, b = ours.get("/strict", headers={"x-token": "t"}), theirs.get("/strict", headers={"x-token": "t"})
+    assert a.status_code == b.status_code == 422
+    key = lambda error: (error["loc"][1], error["type"], error["input"])
+    assert sorted(map(key, a.json()["detail"])) == sorted(map(key, b.json()["detail"]))
+    assert ["header", "host"] in [e["loc"] for e in a.json()["detail"]]
+    assert ["header", "x-token"] not in [e["loc"] for e in a.json()["detail"]]
+
+
+def test_parameter_models_through_http_middleware(pair: Any) -> None:
+    def factory(fw: Any) -> Any:
+        app = parameter_model_app(fw)
+
+        @app.middleware("http")
+        async def tag(request: Any, call_next: Any) -> Any:
+            response = await call_next(request)
+            response.headers["x-seen"] = str(response.status_code)
+            return response
+
+        return app
+
+    clients = pair(factory)
+    for url, headers in MODEL_REQUESTS:
+        same_answer(clients, "GET", url, headers=headers, compare_headers=("x-seen",))
+
+
+def test_parameter_models_in_openapi_match_fastapi(pair: Any) -> None:
+    ours, theirs = pair(parameter_model_app)
+    document = ours.get("/openapi.json").json()
+    assert document == theirs.get("/openapi.json").json()
+    names = [(p["in"], p["name"], p["required"]) for p in document["paths"]["/items/{item_id}"]["get"]["parameters"]]
+    assert names == [("path", "item_id", True), ("query", "limit", False), ("query", "offset", False),
+                     ("query", "order_by", False), ("query", "tags", False), ("query", "search", False),
+                     ("query", "other", False), ("header", "save-data", False),
+                     ("header", "if-modified-since", False), ("header", "x-tag", False)]
+
+
+@pytest.mark.parametrize(("annotation", "message"), [
+    (Annotated[Paging, slipstream.Path()], "path parameter 'value': Paging is not supported in a path"),
+    (Annotated[list[int], slipstream.Path()], "path parameter 'value': list[int] is not supported in a path"),
+    (Annotated[dict, slipstream.Query()], "query parameter 'value': dict is not supported in the query string"),
+    (Annotated[list[Paging], slipstream.Query()],
+     "query parameter 'value': list[test_defects_declarations.Paging] is not supported in the query string"),
+    (Annotated[list[str], slipstream.Cookie()], "cookie parameter 'value': a list is not supported for this source"),
+])
+def test_unsupported_parameter_declarations_raise_when_declared(annotation: Any, message: str) -> None:
+    app = slipstream.App()
+
+    def handler(value: annotation) -> None:  # type: ignore[valid-type]
+        return None
+
+    with pytest.raises(TypeError) as raised:
+        app.get("/things/{value}")(handler)
+    assert str(raised.value).startswith(message)

@@ -10,11 +10,12 @@ from .. import _signature
 from ..background import BackgroundTasks
 from ..responses import Response
 from . import form_fields as _form_fields
+from . import param_models as _param_models
 from . import tree as _tree
 from .params import SecurityScopes
 
 # Where a step's keyword argument comes from.
-FLAT, STEP, REQUEST, RESPONSE, BACKGROUND, SCOPES, FORM = range(7)
+FLAT, STEP, REQUEST, RESPONSE, BACKGROUND, SCOPES, FORM, MODEL = range(8)
 
 
 class Step:
@@ -45,6 +46,11 @@ class Program:
         self.steps = steps
         self.needs_request = needs_request
         self.flat = flat  # (id(dependant), parameter name) -> keyword
+        # Parameter models, ((step index, parameter name), reader), read before the first step: in step order
+        # and, within a step, query, header, cookie (the order of FastAPI's errors).
+        self.models = [((i, name), ref) for i, step in enumerate(steps) if step.alias is None
+                       for name, source, ref in sorted((a for a in step.args if a[1] == MODEL),
+                                                       key=lambda a: _param_models.SOURCES.index(a[2].source))]
 
 
 def compile_tree(root: _tree.Dependant, flat: dict[tuple[int, str], str]) -> Program:
@@ -77,6 +83,10 @@ def compile_tree(root: _tree.Dependant, flat: dict[tuple[int, str], str]) -> Pro
             elif r.kind == _form_fields.FORM:
                 needs_request = True
                 args.append((r.name, FORM, dep.form_fields[r.name]))
+            elif r.kind == _signature.MODEL:
+                assert r.field is not None
+                needs_request = True
+                args.append((r.name, MODEL, _param_models.reader(r.field)))
             else:
                 args.append((r.name, SCOPES, tuple(dep.scopes)))
         key = dep.cache_key() if dep is not root else None
@@ -121,6 +131,7 @@ async def solve(program: Program, flat: dict[str, Any], ex: Exchange) -> Any:
     """Runs every step in order and returns the handler's result. `yield` dependencies enter ex.rstack (or
     ex.fstack for scope="function"), so their exit code runs when the caller closes those stacks."""
     values: list[Any] = [None] * len(program.steps)
+    models = _param_models.read_all(program.models, ex.request) if program.models else {}
     for i, step in enumerate(program.steps):
         if step.alias is not None:
             values[i] = values[step.alias]
@@ -129,6 +140,8 @@ async def solve(program: Program, flat: dict[str, Any], ex: Exchange) -> Any:
         for name, source, ref in step.args:
             if source == FLAT:
                 kwargs[name] = flat[ref]
+            elif source == MODEL:
+                kwargs[name] = models[(i, name)]
             elif source == STEP:
                 kwargs[name] = values[ref]
             elif source == REQUEST:
