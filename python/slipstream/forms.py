@@ -125,6 +125,12 @@ def _form_models(tp: Any) -> list[type[BaseModel]]:
     return [m for m in _union_members(tp) if isinstance(m, type) and issubclass(m, BaseModel)]
 
 
+def model_of_form(annotation: Any) -> type[BaseModel] | None:
+    """The model of a form parameter annotated with one model (or `Model | None`); None otherwise."""
+    models = _form_models(annotation)
+    return models[0] if len(models) == 1 else None
+
+
 def claims(annotation: Any, marker: Any) -> bool:
     """Whether a parameter is read from a form: a Form()/File() marker, or an UploadFile annotation."""
     if isinstance(marker, FormParam):

@@ -316,3 +316,58 @@ def test_unsupported_parameter_declarations_raise_when_declared(annotation: Any,
     with pytest.raises(TypeError) as raised:
         app.get("/things/{value}")(handler)
     assert str(raised.value).startswith(message)
+
+
+# ---- item 19: Form() and File() parameters in /openapi.json ----
+
+class Login(BaseModel):
+    username: str
+    password: str = Field(min_length=3)
+
+
+def form_openapi_app(fw: Any) -> Any:
+    app = fw.FastAPI(title="forms") if fw is fastapi else fw.App(title="forms")
+
+    @app.post("/login")
+    def login(username: Annotated[str, fw.Form()], password: Annotated[str, fw.Form(min_length=3)],
+              remember: bool = fw.Form(False)) -> str:
+        return username
+
+    @app.post("/upload")
+    async def upload(file: fw.UploadFile, note: Annotated[str | None, fw.Form(alias="Note")] = None,
+                     raw: Annotated[bytes | None, fw.File(description="raw bytes")] = None,
+                     many: list[fw.UploadFile] = fw.File(default=[])) -> str:  # noqa: B008 - FastAPI style
+        return file.filename or ""
+
+    @app.post("/model")
+    def model(data: Annotated[Login, fw.Form()]) -> Login:
+        return data
+
+    def token(token: Annotated[str, fw.Form()]) -> str:
+        return token
+
+    @app.post("/dependency")
+    def dependency(t: Annotated[str, fw.Depends(token)], q: int = 0) -> str:
+        return t
+
+    @app.post("/bytes")
+    def only_bytes(data: Annotated[bytes, fw.File()]) -> int:
+        return len(data)
+
+    return app
+
+
+def test_form_and_file_parameters_in_openapi_match_fastapi(pair: Any) -> None:
+    ours, theirs = pair(form_openapi_app)
+    document = ours.get("/openapi.json").json()
+    assert document == theirs.get("/openapi.json").json()
+    paths = document["paths"]
+    assert paths["/login"]["post"]["requestBody"] == {
+        "content": {"application/x-www-form-urlencoded": {"schema": {"$ref": "#/components/schemas/Body_login_login_post"}}},
+        "required": True}
+    assert list(paths["/upload"]["post"]["requestBody"]["content"]) == ["multipart/form-data"]
+    assert list(paths["/model"]["post"]["requestBody"]["content"]["application/x-www-form-urlencoded"]["schema"]) \
+        == ["$ref"]
+    for path in ("/login", "/upload", "/model", "/dependency", "/bytes"):
+        assert "422" in paths[path]["post"]["responses"], path
+    assert document["components"]["schemas"]["Body_login_login_post"]["required"] == ["username", "password"]

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from .. import _signature
+from .. import _signature, forms
 from ..dependencies import param_models
 from ..params import BodyParam, HeaderParam, Param, PathParam, QueryParam, Required
 from ..requests import Request
@@ -138,11 +138,13 @@ def get_dependant(call: Callable[..., Any], path: str, scopes: list[str] | None 
     """Reads `call`'s parameters the way FastAPI's analyze_param does."""
     dependant = Dependant(call=call, scopes=list(scopes or []))
     in_path = set(_signature.path_param_names(path))
+    # A handler with Form()/File() parameters is served through a wrapper (_endpoint.wrap): read the original.
+    target = getattr(call, "__slipstream_endpoint__", call)
     try:
-        signature = inspect.signature(call)
+        signature = inspect.signature(target)
     except (TypeError, ValueError):
         return dependant
-    hints = _hints(call)
+    hints = _hints(target)
     for name, parameter in signature.parameters.items():
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             continue
@@ -152,6 +154,8 @@ def get_dependant(call: Callable[..., Any], path: str, scopes: list[str] | None 
         if marker is not None and _is_depends(marker):
             dependant.dependencies.append(sub_dependant(marker, annotation, path, dependant.scopes))
             continue
+        if marker is None and forms.claims(annotation, None):
+            marker = forms.FileParam(value)  # UploadFile: File() implied
         if marker is None and _is_injected(annotation):
             continue
         if marker is None:
@@ -171,7 +175,7 @@ def get_dependant(call: Callable[..., Any], path: str, scopes: list[str] | None 
                 dependant.params[marker.source].extend(_model_params(annotation, default, marker))
             continue
         field = _field_for(name, annotation, default, marker)
-        if marker.source == "body":
+        if marker.source in ("body", "form"):
             dependant.body.append(field)
         elif marker.source in _LOCATIONS:
             dependant.params[marker.source].append(field)
