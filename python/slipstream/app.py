@@ -201,7 +201,7 @@ class App(APIRouter, AppHooks):
             elif kind == "echo":
                 native.add_echo_route(*args)
         install_websockets(native, runtime, [(r.path, r.endpoint, r.dependencies) for r in self.websocket_routes])
-        install_docs(self, native, root_path)
+        install_docs(self, native, root_path, runtime)
         return native, runtime
 
     def openapi(self) -> dict[str, Any]:

@@ -371,3 +371,40 @@ def test_form_and_file_parameters_in_openapi_match_fastapi(pair: Any) -> None:
     for path in ("/login", "/upload", "/model", "/dependency", "/bytes"):
         assert "422" in paths[path]["post"]["responses"], path
     assert document["components"]["schemas"]["Body_login_login_post"]["required"] == ["username", "password"]
+
+
+# ---- item 18: HTTP middleware runs for /openapi.json and the docs pages ----
+
+def middleware_docs_app(fw: Any) -> Any:
+    app = fw.FastAPI(title="mw") if fw is fastapi else fw.App(title="mw")
+
+    @app.get("/ping")
+    def ping() -> str:
+        return "pong"
+
+    @app.middleware("http")
+    async def stamp(request: Any, call_next: Any) -> Any:
+        if request.url.path == "/redoc" and request.headers.get("x-block"):
+            return fw.responses.JSONResponse({"blocked": request.url.path}, status_code=403)
+        response = await call_next(request)
+        response.headers["x-middleware"] = request.url.path
+        return response
+
+    return app
+
+
+@pytest.mark.parametrize("url", ["/openapi.json", "/docs", "/redoc", "/docs/oauth2-redirect", "/ping"])
+def test_http_middleware_runs_for_the_document_and_docs_pages(pair: Any, url: str) -> None:
+    ours, theirs = pair(middleware_docs_app)
+    a, b = ours.get(url), theirs.get(url)
+    assert (a.status_code, a.headers.get("x-middleware"), a.headers["content-type"]) == \
+        (b.status_code, b.headers.get("x-middleware"), b.headers["content-type"])
+    assert (a.status_code, a.headers.get("x-middleware")) == (200, url)
+    if url == "/openapi.json":
+        assert a.json() == b.json()
+
+
+def test_http_middleware_may_answer_for_a_docs_page(pair: Any) -> None:
+    clients = pair(middleware_docs_app)
+    r = same_answer(clients, "GET", "/redoc", headers={"x-block": "1"})
+    assert (r.status_code, r.json()) == (403, {"blocked": "/redoc"})
