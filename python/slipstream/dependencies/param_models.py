@@ -2,7 +2,8 @@
 each field of the model is a parameter of its own (aliases, sequences, headers' underscores converted), the keys no
 field claims are passed too (so `extra="forbid"` refuses them), and pydantic validates the model as a whole, its
 errors prefixed with the location ("query", "limit"). Such a parameter leaves the C++-validated rows: the route runs
-through the dependency runner, which reads every model of the request before the first step runs."""
+through the dependency runner, which reads a step's models when it comes to that step (dependencies/program.py).
+"""
 
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ from pydantic import Field as PydanticField
 
 from .. import forms
 from ..datastructures import UploadFile
-from ..exceptions import RequestValidationError
 from ..params import HeaderParam, Required
 
 SOURCES = ("query", "header", "cookie")  # FastAPI reports a dependant's errors in this order
@@ -180,18 +180,6 @@ def _received(source: str, request: Any) -> _Received:
         return _Received(source, headers.raw_items(), headers)
     cookies = request.cookies
     return _Received(source, list(cookies.items()), cookies)
-
-
-def read_all(readers: Iterable[tuple[Any, ParamModel]], request: Any) -> dict[Any, Any]:
-    """Every model of a request, keyed as given; RequestValidationError with all their errors when one is invalid
-    (FastAPI reports every invalid parameter of the request at once)."""
-    values: dict[Any, Any] = {}
-    errors: list[Any] = []
-    for key, reader in readers:
-        values[key] = reader.read(request, errors)
-    if errors:
-        raise RequestValidationError(errors)
-    return values
 
 
 def merge_errors(errors: list[Any], readers: Iterable[tuple[Any, ParamModel]], request: Any,

@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import _signature
 from ..background import BackgroundTasks
+from ..exceptions import RequestValidationError
 from ..responses import Response
 from . import form_fields as _form_fields
 from . import param_models as _param_models
@@ -46,11 +47,14 @@ class Program:
         self.steps = steps
         self.needs_request = needs_request
         self.flat = flat  # (id(dependant), parameter name) -> keyword
-        # Parameter models, ((step index, parameter name), reader), read before the first step: in step order
-        # and, within a step, query, header, cookie (the order of FastAPI's errors).
+        # Parameter models, ((step index, parameter name), reader): in step order and, within a step, query,
+        # header, cookie (the order of FastAPI's errors).
         self.models = [((i, name), ref) for i, step in enumerate(steps) if step.alias is None
                        for name, source, ref in sorted((a for a in step.args if a[1] == MODEL),
                                                        key=lambda a: _param_models.SOURCES.index(a[2].source))]
+        self.step_models: dict[int, list[tuple[str, Any]]] = {}
+        for (i, name), reader in self.models:
+            self.step_models.setdefault(i, []).append((name, reader))
 
 
 def compile_tree(root: _tree.Dependant, flat: dict[tuple[int, str], str]) -> Program:
@@ -131,17 +135,32 @@ async def solve(program: Program, flat: dict[str, Any], ex: Exchange) -> Any:
     """Runs every step in order and returns the handler's result. `yield` dependencies enter ex.rstack (or
     ex.fstack for scope="function"), so their exit code runs when the caller closes those stacks."""
     values: list[Any] = [None] * len(program.steps)
-    models = _param_models.read_all(program.models, ex.request) if program.models else {}
+    # With parameter models, FastAPI's order: a step whose models (or whose dependencies) are invalid is skipped,
+    # the others run, and the errors of all are raised before the handler.
+    skipped = [False] * len(program.steps) if program.models else None
+    errors: list[Any] = []
+    models: dict[str, Any] = {}
     for i, step in enumerate(program.steps):
         if step.alias is not None:
             values[i] = values[step.alias]
+            if skipped is not None:
+                skipped[i] = skipped[step.alias]
             continue
+        if skipped is not None:
+            found: list[Any] = []
+            models = {name: reader.read(ex.request, found) for name, reader in program.step_models.get(i, ())}
+            errors += found
+            if found or any(source == STEP and skipped[ref] for _name, source, ref in step.args):
+                skipped[i] = True
+                continue
+            if errors and i == len(program.steps) - 1:
+                break
         kwargs: dict[str, Any] = {}
         for name, source, ref in step.args:
             if source == FLAT:
                 kwargs[name] = flat[ref]
             elif source == MODEL:
-                kwargs[name] = models[(i, name)]
+                kwargs[name] = models[name]
             elif source == STEP:
                 kwargs[name] = values[ref]
             elif source == REQUEST:
@@ -166,4 +185,6 @@ async def solve(program: Program, flat: dict[str, Any], ex: Exchange) -> Any:
                 values[i] = stack.enter_context(step.call(**kwargs))
             else:
                 values[i] = await stack.enter_async_context(step.call(**kwargs))
+    if errors:
+        raise RequestValidationError(errors)
     return values[-1]
