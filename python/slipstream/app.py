@@ -38,14 +38,14 @@ class ExceptionHandlers:
         return self.middleware or RequestValidationError in self.by_class
 
     def lookup(self, exc: BaseException) -> Callable[..., Any] | None:
-        from .exceptions import HTTPException
+        from .exceptions import HTTP_EXCEPTION
 
-        if isinstance(exc, HTTPException) and exc.status_code in self.by_status:
+        if isinstance(exc, HTTP_EXCEPTION) and exc.status_code in self.by_status:
             return self.by_status[exc.status_code]
         for cls in type(exc).__mro__:
             if cls in self.by_class:
                 return self.by_class[cls]
-        if not isinstance(exc, HTTPException) and 500 in self.by_status:
+        if not isinstance(exc, HTTP_EXCEPTION) and 500 in self.by_status:
             return self.by_status[500]
         return None
 
@@ -201,7 +201,7 @@ class App(APIRouter, AppHooks):
             elif kind == "echo":
                 native.add_echo_route(*args)
         install_websockets(native, runtime, [(r.path, r.endpoint, r.dependencies) for r in self.websocket_routes])
-        install_docs(self, native, root_path)
+        install_docs(self, native, root_path, runtime)
         return native, runtime
 
     def openapi(self) -> dict[str, Any]:

@@ -48,6 +48,9 @@ def install_routes(app: Any, native: Any, runtime: Any) -> None:
             if early is not None:  # its validation errors go through Python, which runs the valid dependencies
                 runner._slipstream_early = early  # type: ignore[attr-defined]
                 desc.forward_errors = True
+            if shape.program.models:  # the C++ 422 gets the parameter models' errors too, as FastAPI lists them
+                runner._slipstream_models = shape.program.models  # type: ignore[attr-defined]
+                desc.forward_errors = True
         for method in route.methods:
             native.add_route(method, route.path, desc)
     if chain is not None:
