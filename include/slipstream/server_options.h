@@ -89,6 +89,11 @@ struct ServerOptions {
     std::uint32_t h2_control_rate = 100;
     std::uint32_t h2_max_continuations = 8;  // CONTINUATION frames per header block
 
+    /// Asynchronous handlers running at once across the process's I/O threads (a handler counts until it lets
+    /// go of its Responder, also after its client left). Past it a request is refused: 503 with Retry-After on
+    /// HTTP/1.1, RST_STREAM REFUSED_STREAM on HTTP/2 (slipstream_handlers_refused_total).
+    std::size_t max_handlers_in_flight = 10'000;
+
     /// Value of the Server header; empty sends none.
     std::string server_header = "slipstream";
     /// Every response carries X-Request-ID: the client's (when valid) or a generated one. Off: the id still

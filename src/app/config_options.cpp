@@ -313,6 +313,10 @@ Registry make_config_registry() {
     r.add(make(K::kInteger, "h2-max-continuations", h2, "N", "CONTINUATION frames per header block",
                number(srv, &ServerOptions::h2_max_continuations), 1, 1'000));
 
+    r.add(make(K::kInteger, "max-handlers-in-flight", G::kLimits, "N",
+               "asynchronous handlers running at once; past it 503 (HTTP/2: REFUSED_STREAM)",
+               number(srv, &ServerOptions::max_handlers_in_flight), 1, 10'000'000));
+
     const auto ws = G::kWebSocket;
     r.add(make(K::kSize, "ws-max-message-bytes", ws, "SIZE", "largest message after reassembly and inflation (1009)",
                number(srv, &ServerOptions::ws_max_message_bytes), 1, kGiB));

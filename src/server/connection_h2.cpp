@@ -49,14 +49,9 @@ void Connection::tls_handshake() {
 bool Connection::start_h2c(std::string_view data, bool from_scratch) {
     if (!worker_.options().http2) return false;
     std::size_t n = std::min(data.size(), http::h2::kClientPreface.size());
-    if (data.substr(0, n) != http::h2::kClientPreface.substr(0, n)) {
-        // A first line without "HTTP/" is no HTTP/1.x request: most likely an HTTP/2 client with a broken
-        // preface, which expects the connection to close, not an HTTP/1.1 answer.
-        std::size_t eol = data.find('\n');
-        if (eol == std::string_view::npos || data.substr(0, eol).find("HTTP/") != std::string_view::npos) return false;
-        close();
-        return true;
-    }
+    // Only bytes that match the preface are claimed: anything else (a leading CRLF, a malformed request line)
+    // is the HTTP/1.1 parser's, answered exactly as with --no-http2.
+    if (data.substr(0, n) != http::h2::kClientPreface.substr(0, n)) return false;
     if (data.size() < http::h2::kClientPreface.size()) {
         if (from_scratch) in_.append(data);  // maybe HTTP/2: wait for the rest of the preface
         return true;
