@@ -2,8 +2,11 @@
 // the demo start threads (or queue work) without bound.
 #pragma once
 
+#include <pthread.h>
+
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstddef>
 #include <functional>
 #include <mutex>
@@ -21,7 +24,16 @@ class DemoTimers {
     using Clock = std::chrono::steady_clock;
     using Task = std::function<void()>;
 
-    explicit DemoTimers(std::size_t max_pending = 10'000) : max_pending_(max_pending), thread_([this] { run(); }) {}
+    explicit DemoTimers(std::size_t max_pending = 10'000) : max_pending_(max_pending) {
+        // The thread starts with every signal blocked: SIGTERM and SIGINT are the server's (its drain), and a
+        // thread made before serve_main would otherwise take them with their default action.
+        sigset_t all;
+        sigset_t old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        thread_ = std::thread([this] { run(); });
+        pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    }
     ~DemoTimers() {
         {
             std::lock_guard lock(mutex_);
@@ -78,7 +90,7 @@ class DemoTimers {
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue_;
     unsigned long long next_seq_ = 0;
     bool stop_ = false;
-    std::thread thread_;  // last: starts once the rest is built
+    std::thread thread_;
 };
 
 }  // namespace demo

@@ -207,6 +207,15 @@ def test_curl_downloads_with_a_tiny_control_budget(start_server):
 # ---- unusual first bytes on a cleartext connection (HTTP/2 on by default) ----
 
 
+def test_a_first_line_without_any_http_version_is_closed_without_an_answer(start_server):
+    # No request line of any HTTP/1.x version: with HTTP/2 on, a broken HTTP/2 preface (RFC 9113 §3.4, h2spec 3.5/2).
+    server = start_server("--threads", "1")
+    with server.connect() as s:
+        s.settimeout(5)
+        s.sendall(b"INVALID CONNECTION PREFACE\r\n\r\n")
+        assert s.recv(65536) == b""
+
+
 @pytest.mark.parametrize("http2", [True, False])
 @pytest.mark.parametrize(
     "request_bytes, status_line",
