@@ -85,7 +85,8 @@ struct ServerOptions {
     // Flood defences (GOAWAY ENHANCE_YOUR_CALM): token buckets of `burst` refilled at `rate` per second.
     std::uint32_t h2_reset_burst = 1000;  // client RST_STREAM frames (rapid reset, CVE-2023-44487)
     std::uint32_t h2_reset_rate = 33;
-    std::uint32_t h2_control_burst = 1000;  // PING, SETTINGS, PRIORITY and empty frames
+    std::uint32_t h2_control_burst =
+        1000;  // PING, SETTINGS, PRIORITY, WINDOW_UPDATE (beyond one per DATA) and empty frames
     std::uint32_t h2_control_rate = 100;
     std::uint32_t h2_max_continuations = 8;  // CONTINUATION frames per header block
 

@@ -306,7 +306,8 @@ Registry make_config_registry() {
                number(srv, &ServerOptions::h2_reset_burst), 1, 1'000'000));
     r.add(make(K::kInteger, "h2-reset-rate", h2, "N", "client stream resets allowed per second after the burst",
                number(srv, &ServerOptions::h2_reset_rate), 1, 1'000'000));
-    r.add(make(K::kInteger, "h2-control-burst", h2, "N", "PING/SETTINGS/PRIORITY/empty frames allowed at once",
+    r.add(make(K::kInteger, "h2-control-burst", h2, "N",
+               "PING/SETTINGS/PRIORITY/WINDOW_UPDATE/empty frames allowed at once",
                number(srv, &ServerOptions::h2_control_burst), 1, 1'000'000));
     r.add(make(K::kInteger, "h2-control-rate", h2, "N", "such frames allowed per second after the burst",
                number(srv, &ServerOptions::h2_control_rate), 1, 1'000'000));
