@@ -52,9 +52,9 @@ def test_reset_streams_count_toward_the_limit_until_their_handlers_finish(start_
     server = start_server("--threads", "1", "--h2-max-concurrent-streams", "10")
     c = H2Client(open_socket(server, False, None), scheme="http")
     c.pump(lambda: c.conn.remote_settings.max_concurrent_streams == 10)
-    # Ten slow requests, each reset at once by the client: their handlers run on for 3 s.
+    # Ten slow requests, each reset at once by the client: their handlers run on for 5 s.
     for _ in range(10):
-        sid = c.start("GET", "/delay/3000")
+        sid = c.start("GET", "/delay/5000")
         c.conn.reset_stream(sid, CANCEL)
     c.flush()
     # The limit is still taken: the next stream is refused (the client may retry it), not run as an 11th handler.
