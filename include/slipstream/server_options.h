@@ -85,9 +85,15 @@ struct ServerOptions {
     // Flood defences (GOAWAY ENHANCE_YOUR_CALM): token buckets of `burst` refilled at `rate` per second.
     std::uint32_t h2_reset_burst = 1000;  // client RST_STREAM frames (rapid reset, CVE-2023-44487)
     std::uint32_t h2_reset_rate = 33;
-    std::uint32_t h2_control_burst = 1000;  // PING, SETTINGS, PRIORITY and empty frames
+    std::uint32_t h2_control_burst =
+        1000;  // PING, SETTINGS, PRIORITY, WINDOW_UPDATE (beyond one per DATA) and empty frames
     std::uint32_t h2_control_rate = 100;
     std::uint32_t h2_max_continuations = 8;  // CONTINUATION frames per header block
+
+    /// Asynchronous handlers running at once across the process's I/O threads (a handler counts until it lets
+    /// go of its Responder, also after its client left). Past it a request is refused: 503 with Retry-After on
+    /// HTTP/1.1, RST_STREAM REFUSED_STREAM on HTTP/2 (slipstream_handlers_refused_total).
+    std::size_t max_handlers_in_flight = 10'000;
 
     /// Value of the Server header; empty sends none.
     std::string server_header = "slipstream";

@@ -110,6 +110,8 @@ ServerOptions server_options_from_dict(PyObject* options) {
         {"h2_control_rate", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.h2_control_rate, k); }},
         {"h2_max_continuations",
          [&](PyObject* v, const std::string& k) { set_unsigned(v, o.h2_max_continuations, k); }},
+        {"max_handlers_in_flight",
+         [&](PyObject* v, const std::string& k) { set_unsigned(v, o.max_handlers_in_flight, k); }},
         {"cors_allow_origins", [&](PyObject* v, const std::string& k) { set_string(v, o.cors_allow_origins, k); }},
         {"cors_allow_origin_regex",
          [&](PyObject* v, const std::string& k) { set_string(v, o.cors_allow_origin_regex, k); }},

@@ -306,12 +306,17 @@ Registry make_config_registry() {
                number(srv, &ServerOptions::h2_reset_burst), 1, 1'000'000));
     r.add(make(K::kInteger, "h2-reset-rate", h2, "N", "client stream resets allowed per second after the burst",
                number(srv, &ServerOptions::h2_reset_rate), 1, 1'000'000));
-    r.add(make(K::kInteger, "h2-control-burst", h2, "N", "PING/SETTINGS/PRIORITY/empty frames allowed at once",
+    r.add(make(K::kInteger, "h2-control-burst", h2, "N",
+               "PING/SETTINGS/PRIORITY/WINDOW_UPDATE/empty frames allowed at once",
                number(srv, &ServerOptions::h2_control_burst), 1, 1'000'000));
     r.add(make(K::kInteger, "h2-control-rate", h2, "N", "such frames allowed per second after the burst",
                number(srv, &ServerOptions::h2_control_rate), 1, 1'000'000));
     r.add(make(K::kInteger, "h2-max-continuations", h2, "N", "CONTINUATION frames per header block",
                number(srv, &ServerOptions::h2_max_continuations), 1, 1'000));
+
+    r.add(make(K::kInteger, "max-handlers-in-flight", G::kLimits, "N",
+               "asynchronous handlers running at once; past it 503 (HTTP/2: REFUSED_STREAM)",
+               number(srv, &ServerOptions::max_handlers_in_flight), 1, 10'000'000));
 
     const auto ws = G::kWebSocket;
     r.add(make(K::kSize, "ws-max-message-bytes", ws, "SIZE", "largest message after reassembly and inflation (1009)",

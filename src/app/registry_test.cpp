@@ -94,6 +94,8 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"h2-control-burst", "64", [](const Config& c) { return c.server.h2_control_burst == 64; }, "64"},
         {"h2-control-rate", "10", [](const Config& c) { return c.server.h2_control_rate == 10; }, "10"},
         {"h2-max-continuations", "2", [](const Config& c) { return c.server.h2_max_continuations == 2; }, "2"},
+        {"max-handlers-in-flight", "500", [](const Config& c) { return c.server.max_handlers_in_flight == 500; },
+         "500"},
         {"ws-max-message-bytes", "64k", [](const Config& c) { return c.server.ws_max_message_bytes == 65536; }, "64k"},
         {"ws-max-frame-bytes", "16k", [](const Config& c) { return c.server.ws_max_frame_bytes == 16384; }, "16k"},
         {"ws-max-send-queue-bytes", "1m", [](const Config& c) { return c.server.ws_max_send_queue_bytes == 1048576; },

@@ -292,7 +292,15 @@ void Connection::answer_now(Response&& response, const EncodeContext& ctx, const
 }
 
 void Connection::dispatch_async(RequestPipeline& pipeline, PipelineRequest& req, const EncodeContext& ctx) {
+    HandlerCount::Ticket admitted = pipeline.admit();
+    if (!admitted && worker_.handlers()) {  // max_handlers_in_flight run already
+        Response refusal = RequestPipeline::overloaded();
+        pipeline.add_cors_fields(req.state.headers, refusal);
+        answer_now(std::move(refusal), ctx, req.record);
+        return;
+    }
     std::shared_ptr<slipstream::detail::PendingResponse> pending = pipeline.detach(req, *this);
+    pending->admitted = std::move(admitted);
     slipstream::detail::PendingResponse* raw = pending.get();
     pending->handler_timer.set_callback([this, raw] { on_handler_timeout(*raw); });
     // The answer's place in the pipeline of responses (HTTP/1.1 answers leave in request order).

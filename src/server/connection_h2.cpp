@@ -46,14 +46,31 @@ void Connection::tls_handshake() {
     if (transport_.has_buffered_input()) on_readable();  // the client's first request came with its Finished
 }
 
+namespace {
+// True when the first request line in `data` is complete (after empty lines, RFC 9112 §2.2) and has no "HTTP/" in
+// any case: no request line of any HTTP/1.x version, well-formed or not.
+bool no_http_version(std::string_view data) {
+    std::size_t start = data.find_first_not_of("\r\n");
+    if (start == std::string_view::npos) return false;
+    std::size_t eol = data.find('\n', start);
+    if (eol == std::string_view::npos) return false;  // the line is still arriving
+    std::string_view line = data.substr(start, eol - start);
+    for (std::size_t slash = line.find('/', 4); slash != std::string_view::npos; slash = line.find('/', slash + 1)) {
+        if (http::h1::iequals(line.substr(slash - 4, 5), "HTTP/")) return false;
+    }
+    return true;
+}
+}  // namespace
+
 bool Connection::start_h2c(std::string_view data, bool from_scratch) {
     if (!worker_.options().http2) return false;
     std::size_t n = std::min(data.size(), http::h2::kClientPreface.size());
     if (data.substr(0, n) != http::h2::kClientPreface.substr(0, n)) {
-        // A first line without "HTTP/" is no HTTP/1.x request: most likely an HTTP/2 client with a broken
-        // preface, which expects the connection to close, not an HTTP/1.1 answer.
-        std::size_t eol = data.find('\n');
-        if (eol == std::string_view::npos || data.substr(0, eol).find("HTTP/") != std::string_view::npos) return false;
+        // Not the preface: the HTTP/1.1 parser's, which answers exactly as with --no-http2 (a leading CRLF is
+        // skipped, a malformed version is a 400), unless the first line names no HTTP version at all.
+        if (!no_http_version(data)) return false;
+        // Then it is no HTTP/1.x request: most likely an HTTP/2 client with a broken preface, which expects the
+        // connection to close (RFC 9113 §3.4; h2spec 3.5/2), not an HTTP/1.1 answer.
         close();
         return true;
     }

@@ -62,6 +62,10 @@ Server::Server(ServerOptions options) : threads_(resolve_threads(options.threads
     metrics::register_process_metrics(registry_);
     registry_.callback_gauge("slipstream_connections_open", "Open client connections.",
                              [this] { return static_cast<double>(shared_.connections.load()); });
+    shared_.handlers = std::make_shared<HandlerCount>(shared_.options.max_handlers_in_flight);
+    registry_.callback_gauge("slipstream_handlers_running",
+                             "Asynchronous handlers running (their streams reset or connections closed included).",
+                             [h = shared_.handlers] { return static_cast<double>(h->running()); });
     builtins_.registry = &registry_;
     builtins_.draining = &shared_.draining;
     listeners_.resize(threads_);

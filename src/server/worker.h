@@ -20,6 +20,7 @@
 #include "net/tls/tls_context_store.h"
 #include "server/access_log.h"
 #include "server/content_coding.h"
+#include "server/handler_count.h"
 #include "server/pending_response.h"
 #include "server/request_ids.h"
 #include "server/route_table.h"
@@ -42,6 +43,7 @@ struct ServerShared {
     const RouteTable* routes = nullptr;
     std::atomic<std::size_t> connections{0};  // open connections across all workers
     std::atomic<bool> draining{false};
+    std::shared_ptr<HandlerCount> handlers;  // asynchronous handlers running (max_handlers_in_flight); null: no cap
     ServerMetrics* metrics = nullptr;
     AccessLog* access_log = nullptr;           // null when the access log is off
     net::tls::TlsContextStore* tls = nullptr;  // set when TLS is on: the context new connections use
@@ -86,6 +88,8 @@ class Worker {
     const ServerOptions& options() const { return shared_.options; }
     const http::h1::Limits& limits() const { return shared_.limits; }
     const RouteTable& routes() const { return *shared_.routes; }
+    /// The process-wide count of asynchronous handlers running; null when there is no cap.
+    const std::shared_ptr<HandlerCount>& handlers() const { return shared_.handlers; }
     bool draining() const { return draining_; }
 
     /// Header array for parse_request (valid until the next parse on this thread).
