@@ -344,7 +344,15 @@ Connection::Slot* Connection::find_slot(const slipstream::detail::PendingRespons
     return nullptr;
 }
 
-EncodeContext Connection::slot_context(const Slot& slot) {
+EncodeContext Connection::slot_context(Slot& slot) {
+    // Keep-alive is decided here, when the answer is encoded, not at dispatch: a drain that began while the
+    // handler ran makes the last answer the connection owes (no later slot, no request being read) say
+    // Connection: close, so the client reconnects instead of losing its next request to our close.
+    if (draining_ && slot.keep_alive && &slot == &slots_.back() && in_.empty() && phase_ == Phase::kHead) {
+        slot.keep_alive = false;
+        slot.close_after = true;
+        close_after_write_ = true;  // read no further request: the client was told to go
+    }
     return EncodeContext{slot.version,
                          slot.keep_alive,
                          slot.head_only,
@@ -553,10 +561,9 @@ void Connection::after_output(bool progressed) {
         if (progressed) refresh_timer(true);
         return;
     }
-    if (draining_ && idle()) {
-        close();
-        return;
-    }
+    // Draining and idle after a keep-alive answer (one whose head left before the drain began): the idle
+    // grace below applies, as to any idle connection at the drain start, rather than a close that would race
+    // with the client's next request.
     // Each round serves buffered requests until reading pauses again; it repeats only while the socket
     // takes the output at once, and every round consumes buffered input, so it ends.
     while (!reading_ && !close_after_write_ && slots_.size() < worker_.options().max_pipelined &&

@@ -100,7 +100,8 @@ class Connection final : public net::IoHandler, private WebSocketTransport {
     void answer_now(Response&& response, const EncodeContext& ctx, const RequestRecord& record);
     // Encodes into `slot` and records the bytes (and the status of its first response).
     void observe_slot(Slot& slot, std::size_t before, int status);
-    EncodeContext slot_context(const Slot& slot);
+    // The encoding context of `slot`'s answer; during a drain it may turn the slot's keep-alive off.
+    EncodeContext slot_context(Slot& slot);
     // Marks a slot's response complete, records it, and writes what can be written.
     void complete_slot(Slot& slot);
     void answer_error(const http::h1::ParseError& error);
