@@ -97,6 +97,12 @@ struct ServerOptions {
     /// Deadline for in-flight work after a stop signal.
     std::uint32_t drain_timeout_ms = 30'000;
 
+    // Slow and greedy clients, and a port already in use.
+    /// Share the port with listeners of other processes (SO_REUSEPORT) instead of refusing to start with
+    /// "<address>: address already in use" (an old instance left running would serve part of the traffic).
+    /// The I/O threads of one server always share their port.
+    bool reuse_port = false;
+
     // Builtin routes; an empty path switches the route off.
     std::string health_path = "/health";    // 200 {"status":"ok"}, no checks
     std::string livez_path = "/livez";      // 200 {"status":"ok"}, no checks

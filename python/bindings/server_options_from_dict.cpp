@@ -61,6 +61,7 @@ ServerOptions server_options_from_dict(PyObject* options) {
         {"server_header", [&](PyObject* v, const std::string& k) { set_string(v, o.server_header, k); }},
         {"request_id_response", [&](PyObject* v, const std::string& k) { set_bool(v, o.request_id_response, k); }},
         {"drain_timeout_ms", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.drain_timeout_ms, k); }},
+        {"reuse_port", [&](PyObject* v, const std::string& k) { set_bool(v, o.reuse_port, k); }},
         {"access_log_flush_ms", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.access_log_flush_ms, k); }},
         {"health_path", [&](PyObject* v, const std::string& k) { set_string(v, o.health_path, k); }},
         {"livez_path", [&](PyObject* v, const std::string& k) { set_string(v, o.livez_path, k); }},

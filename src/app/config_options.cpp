@@ -219,6 +219,10 @@ Registry make_config_registry() {
 
     r.add(make(K::kInteger, "max-connections", G::kConnections, "N", "open connections; past it new ones get 503",
                number(srv, &ServerOptions::max_connections), 1, 10'000'000));
+    // Slow and greedy clients, and a port already in use.
+    r.add(make(K::kBool, "reuse-port", G::kListen, "",
+               "share the port with other processes' listeners (SO_REUSEPORT); off: a port in use fails the start",
+               flag(srv, &ServerOptions::reuse_port)));
     r.add(make(K::kInteger, "max-requests-per-connection", G::kConnections, "N", "then Connection: close",
                number(srv, &ServerOptions::max_requests_per_connection), 1, 1'000'000'000));
     r.add(make(K::kInteger, "max-pipelined", G::kConnections, "N",

@@ -38,7 +38,9 @@ class Server {
     const ServerOptions& options() const { return shared_.options; }
     unsigned threads() const { return threads_; }
 
-    /// Binds one SO_REUSEPORT listener per I/O thread now (so port() is known at once).
+    /// Binds one SO_REUSEPORT listener per I/O thread now (so port() is known at once). Unless
+    /// `reuse_port` is set, a port another process (or socket) holds fails with std::system_error(EADDRINUSE),
+    /// "listen on <host:port>: address already in use (...)".
     void listen_tcp(std::string_view host, std::uint16_t port);
     void listen_unix(std::string_view path);
     std::uint16_t port() const { return first_port_; }

@@ -6,8 +6,10 @@ import os
 import re
 import select
 import signal
+import subprocess
 import time
 
+from tests.conftest import example_binary
 from tests.e2e.http_client import RawConnection
 
 
@@ -97,3 +99,28 @@ def test_drain_loses_no_request_on_async_and_sync_keepalive_connections(start_se
     # The answers written after the drain began say so: the client reconnects instead of losing a request.
     assert outcomes[2:] == ["closed"] * 4
     assert server.proc.wait(timeout=10) == 0
+
+
+# ---- a second server on a port in use (item 6) ----
+
+
+def test_a_second_server_on_a_port_in_use_fails_unless_sharing_is_asked(start_server):
+    first = start_server("--threads", "2")
+    argv = [example_binary("hello"), "--host", "127.0.0.1", "--port", str(first.port), "--threads", "2"]
+    refused = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=10)
+    assert refused.returncode == 1
+    assert refused.stderr == (
+        f"hello: listen on 127.0.0.1:{first.port}: address already in use (another process "
+        "listens there; --reuse-port / reuse_port=True shares the port on purpose)\n"
+    )
+    assert "listening on" not in refused.stdout
+
+    # Asked for, the port is shared (SO_REUSEPORT): the second server starts and serves.
+    second = start_server("--threads", "1", "--port", str(first.port), "--reuse-port")
+    assert second.port == first.port
+    assert second.proc.poll() is None
+
+    # The first server still answers on its own (its I/O threads share their listener among themselves).
+    c = RawConnection(first.connect())
+    c.send(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert c.read_response().status == 200
