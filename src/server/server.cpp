@@ -66,6 +66,10 @@ Server::Server(ServerOptions options) : threads_(resolve_threads(options.threads
             if (!probe->empty()) access_->add_public_route(*probe);
         shared_.access = access_.get();
     }
+    if (shared_.options.max_connections_per_ip > 0) {
+        per_address_ = std::make_unique<AddressConnections>(shared_.options.max_connections_per_ip);
+        shared_.per_address = per_address_.get();
+    }
     shared_.options.threads = threads_;
     shared_.limits = limits_from(shared_.options);
     shared_.routes = &routes_;

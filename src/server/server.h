@@ -73,9 +73,10 @@ class Server {
     metrics::Registry registry_;
     ServerMetrics metrics_{registry_};
     std::unique_ptr<AccessLog> access_log_;
-    std::unique_ptr<net::tls::TlsContextStore> tls_;  // set when TLS is configured
-    std::unique_ptr<const cors::CorsPolicy> cors_;    // set when CORS is on
-    std::unique_ptr<AccessPolicy> access_;            // set when authentication or rate limits are on
+    std::unique_ptr<net::tls::TlsContextStore> tls_;   // set when TLS is configured
+    std::unique_ptr<const cors::CorsPolicy> cors_;     // set when CORS is on
+    std::unique_ptr<AccessPolicy> access_;             // set when authentication or rate limits are on
+    std::unique_ptr<AddressConnections> per_address_;  // set when max_connections_per_ip is on
     BuiltinContext builtins_;
     RouteTable routes_;
     unsigned threads_;
