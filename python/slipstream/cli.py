@@ -173,7 +173,7 @@ def server_options(args: argparse.Namespace) -> dict[str, Any]:
 def _address_in_use(host: str, port: int) -> SystemExit:
     shown = f"[{host}]" if ":" in host else host
     return SystemExit(f"error: listen on {shown}:{port}: address already in use (another process listens there; "
-                      "--reuse-port shares the port on purpose)")
+                      "--reuse-port / reuse_port=True shares the port on purpose)")  # as the engine says it
 
 
 def _reserve_port(host: str, port: int, share: bool = False) -> socket.socket | None:
@@ -213,9 +213,12 @@ def _serve(args: argparse.Namespace, port: int, threads: int, *, worker: bool = 
     try:
         return int(app.run(host=args.host, port=port, threads=threads, **options) or 0)
     except RuntimeError as exc:
-        if "address already in use" in str(exc):
-            raise SystemExit(f"error: {exc}") from None
-        raise
+        if "address already in use" not in str(exc):
+            raise
+        message = f"error: {exc}"
+    # Raised outside the handler, with the app dropped: no traceback keeps the native server alive at exit.
+    del app
+    raise SystemExit(message)
 
 
 def _supervise(args: argparse.Namespace) -> int:
