@@ -220,7 +220,11 @@ class App(APIRouter, AppHooks):
         native, runtime = self.build_native(threads=threads, **options)
         runtime.run_lifespan = True
         runtime.on_startup_failed = native.stop
-        native.listen(host, port)
+        try:
+            native.listen(host, port)  # a port in use raises "... address already in use ..." (see reuse_port)
+        except BaseException:
+            runtime.on_startup_failed = None  # the cycle runtime -> native -> runtime would outlive the exit
+            raise
         logging.getLogger("slipstream").info("serving %s on http://%s:%d", self.title, host, native.port)
         rc = native.run()
         return 3 if runtime.startup_error is not None else rc
