@@ -680,7 +680,8 @@ void Connection::on_timer() {
             kind = TimerReason::kBody;
         worker_.metrics().timeouts.with({kKinds[static_cast<int>(kind)]}).inc();
     }
-    if (h2_ && (timer_reason_ == TimerReason::kIdle || timer_reason_ == TimerReason::kBody)) {
+    if (h2_ && (timer_reason_ == TimerReason::kIdle || timer_reason_ == TimerReason::kBody ||
+                timer_reason_ == TimerReason::kBodyRate)) {
         h2_on_timer();
         return;
     }

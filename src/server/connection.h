@@ -179,6 +179,7 @@ class Connection final : public net::IoHandler, private WebSocketTransport {
     // Moves frames into the output and writes them; closes once the session is finished.
     void h2_pump();
     void h2_refresh_timer(bool progressed);
+    void h2_note_input(std::size_t n);  // input while request bodies are awaited: the body's minimum rate
     void h2_on_timer();
 
     Worker& worker_;
@@ -201,6 +202,7 @@ class Connection final : public net::IoHandler, private WebSocketTransport {
     base::MonoNanos body_start_ = 0;        // when the body began to be awaited (its minimum rate counts from here)
     std::uint64_t body_bytes_ = 0;          // body bytes read so far (chunk framing included)
     base::MonoNanos body_progress_at_ = 0;  // the last body byte (for the timeout's kind)
+    bool h2_receiving_ = false;             // HTTP/2: request bodies were awaited at the last input
     // A write episode: from the first time output had to wait for the client until the client has taken all of
     // it (the kernel's queue included); its bytes must average write_min_rate after the write timeout's grace.
     base::MonoNanos write_start_ = 0;

@@ -185,6 +185,7 @@ void Connection::h2_on_readable() {
             base::log_message(base::LogLevel::kDebug, peer_.to_string() + ": " + s.message());
         set_reading(false);
     }
+    h2_note_input(*r);
     h2_pump();
     if (closed_) return;
     refresh_timer(true);
@@ -219,21 +220,44 @@ void Connection::h2_pump() {
     if (!close_after_write_) set_reading(out_.size() < cap);
 }
 
+void Connection::h2_note_input(std::size_t n) {
+    // While request bodies are awaited, the connection's input counts toward the body's minimum rate
+    // (transfer_deadline.h): a body trickled inside the inactivity timeout cannot hold the connection for ever.
+    if (!h2_->receiving()) {
+        h2_receiving_ = false;
+        return;
+    }
+    const base::MonoNanos now = worker_.loop().now();
+    if (!h2_receiving_) {
+        h2_receiving_ = true;
+        body_start_ = now;
+        body_bytes_ = 0;
+    }
+    body_bytes_ += n;
+    body_progress_at_ = now;
+}
+
 void Connection::h2_refresh_timer(bool progressed) {
     const ServerOptions& o = worker_.options();
     if (h2_->busy()) {
         timer_.cancel();  // handler timers run; a stalled reader is caught by the write timer
         timer_reason_ = TimerReason::kNone;
     } else if (h2_->receiving()) {
-        if (timer_reason_ != TimerReason::kBody || progressed) arm(TimerReason::kBody, o.body_timeout_ms);
+        if (!h2_receiving_) {  // receiving since bytes that came before this refresh (the h2c upgrade's stream)
+            h2_receiving_ = true;
+            body_start_ = body_progress_at_ = worker_.loop().now();
+            body_bytes_ = 0;
+        }
+        const bool armed = timer_reason_ == TimerReason::kBody || timer_reason_ == TimerReason::kBodyRate;
+        if (!armed || progressed) arm_transfer(true);
     } else if (timer_reason_ != TimerReason::kIdle || progressed) {
         arm(TimerReason::kIdle, draining_ ? kDrainIdleGraceMs : o.keepalive_timeout_ms);
     }
 }
 
 void Connection::h2_on_timer() {
-    if (timer_reason_ == TimerReason::kBody) {
-        close();  // a request stalled mid-way
+    if (timer_reason_ == TimerReason::kBody || timer_reason_ == TimerReason::kBodyRate) {
+        close();  // a request body stalled mid-way or fell below its minimum rate
         return;
     }
     timer_reason_ = TimerReason::kNone;

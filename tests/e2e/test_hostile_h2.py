@@ -2,9 +2,11 @@
 process-wide cap on handlers in flight, responses stalled on a zero flow-control window, WINDOW_UPDATE floods,
 and unusual first bytes on a cleartext connection with HTTP/2 on. Each test is bounded by socket timeouts."""
 
+import select
 import socket
 import struct
 import subprocess
+import time
 import urllib.request
 
 import h2.settings
@@ -115,6 +117,55 @@ def test_streams_stalled_on_a_zero_window_are_reset_after_the_write_timeout(star
     assert metric(server, 'slipstream_timeouts_total{kind="write"}') == "2"
     status, _, body = c.request("HEAD", "/hello")  # no body, so no window needed: the connection goes on
     assert (status, body) == (200, b"")
+
+
+# ---- slow request bodies: the minimum rate applies on HTTP/2 too ----
+
+
+def _trickle(server, interval_s: float, limit_s: float) -> tuple[float, int, bool]:
+    """POST /echo over h2c whose body comes one byte per `interval_s`: (seconds until the server closed the
+    connection or answered, bytes sent, whether it closed)."""
+    c = H2Client(open_socket(server, False, None), scheme="http")
+    c.pump(lambda: c.conn.remote_settings.max_concurrent_streams is not None)
+    start = time.monotonic()
+    sid = c.start("POST", "/echo", headers=[("content-type", "application/json"), ("content-length", "100")],
+                  end=False)
+    sent = 0
+    while time.monotonic() - start < limit_s:
+        if select.select([c.sock], [], [], interval_s)[0]:
+            data = c.sock.recv(65536)
+            if not data:
+                return time.monotonic() - start, sent, True
+            c.feed(data)
+            if c.responses[sid]["ended"] or c.responses[sid]["reset"] is not None:
+                return time.monotonic() - start, sent, False
+            continue
+        try:
+            c.conn.send_data(sid, b" ")
+            c.flush()
+        except OSError:
+            return time.monotonic() - start, sent, True
+        sent += 1
+    return time.monotonic() - start, sent, False
+
+
+def test_a_body_trickled_over_http2_is_cut_at_the_minimum_rate(start_server):
+    # One byte every 300 ms never trips the 600 ms inactivity timeout; at 1 KiB/s the connection is closed soon
+    # after the 600 ms grace instead of being held for as long as the client likes.
+    server = start_server("--threads", "1", "--body-timeout", "600ms", "--body-min-rate", "1k")
+    elapsed, sent, closed = _trickle(server, 0.3, 4.0)
+    assert closed
+    assert 0.5 < elapsed < 2.0, elapsed
+    assert 1 <= sent <= 6
+    assert metric(server, 'slipstream_timeouts_total{kind="body_rate"}') == "1"
+
+
+def test_without_a_minimum_rate_an_http2_trickle_is_held(start_server):
+    # The same trickle with the rate off stays inside the inactivity timeout: what the minimum rate prevents.
+    server = start_server("--threads", "1", "--body-timeout", "600ms", "--body-min-rate", "0")
+    elapsed, sent, closed = _trickle(server, 0.3, 2.0)
+    assert not closed
+    assert sent >= 5
 
 
 # ---- WINDOW_UPDATE floods ----
