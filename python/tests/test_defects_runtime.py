@@ -1,0 +1,155 @@
+"""Regression tests for runtime defects of the Python front end (issue 30, items 8-11 and 15-17), each through the
+public interface: a real server (TestClient, or a subprocess where a defect used to abort the process), compared
+with FastAPI's answer where FastAPI is the specification."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from typing import Any
+
+import pytest
+
+fastapi = pytest.importorskip("fastapi")
+import slipstream
+from fastapi.testclient import TestClient as FastAPIClient
+
+
+def both(build: Any) -> tuple[Any, Any]:
+    """`build(fw)` made once with FastAPI and once with Slipstream: (slipstream client, FastAPI client)."""
+    return slipstream.TestClient(build(slipstream)), FastAPIClient(build(fastapi), raise_server_exceptions=False)
+
+
+def answer(response: Any) -> tuple[int, bytes, str | None]:
+    return response.status_code, response.content, response.headers.get("content-type")
+
+
+def run_script(body: str) -> subprocess.CompletedProcess[str]:
+    """`body` in a fresh interpreter (an abort there fails the test instead of killing pytest)."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(body)], capture_output=True, text=True, timeout=60,
+                          check=False)
+
+
+# --- 8: a started app freed by the garbage collector on its own executor thread ---------------------------------
+
+# The handler, on the executor thread, waits until the main thread dropped its last reference to the client (or
+# the native app), then runs the collector there: the object is freed on its own executor thread.
+_COLLECT_ON_EXECUTOR = """
+    import asyncio, gc, http.client, json, threading, weakref
+    import slipstream
+    gc.disable()
+    app = slipstream.App()
+    dropped = threading.Event()
+    seen = {}
+
+    @app.get("/collect")
+    async def collect():
+        await asyncio.to_thread(dropped.wait, 30)
+        gc.collect()
+        return {"freed": seen["ref"]() is None, "here": seen.get("thread") == threading.get_ident()}
+"""
+
+
+def test_testclient_collected_on_its_executor_thread_does_not_abort() -> None:
+    result = run_script(_COLLECT_ON_EXECUTOR + """
+    class Client(slipstream.TestClient):
+        def __del__(self):
+            seen["thread"] = threading.get_ident()
+            super().__del__()
+
+    client = Client(app)
+    client.cycle = client
+    seen["ref"] = weakref.ref(client)
+    conn = http.client.HTTPConnection("127.0.0.1", client.port, timeout=30)
+    conn.request("GET", "/collect")
+    del client
+    dropped.set()
+    response = conn.getresponse()
+    print(response.status, json.loads(response.read()))
+    """)
+    assert (result.returncode, result.stdout) == (0, "200 {'freed': True, 'here': True}\n"), result.stderr
+
+
+def test_native_app_freed_on_its_executor_thread_does_not_abort() -> None:
+    result = run_script(_COLLECT_ON_EXECUTOR + """
+    native, runtime = app.build_native(access_log=False, threads=1)
+    native.listen("127.0.0.1", 0)
+    native.start()
+    port = native.port
+    done = threading.Event()
+    weakref.finalize(runtime, done.set)  # the runtime goes with the app's last parts, after its executor stopped
+    seen["ref"] = weakref.ref(runtime)
+    seen["thread"] = None
+    box = [native, runtime]
+    box.append(box)
+    del native, runtime, box
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("GET", "/collect")
+    dropped.set()
+    response = conn.getresponse()
+    print(response.status, json.loads(response.read())["freed"], done.wait(30))
+    """)
+    assert (result.returncode, result.stdout) == (0, "200 False True\n"), result.stderr
+
+
+def test_wait_on_the_executor_thread_raises_instead_of_joining_itself() -> None:
+    app = slipstream.App()
+    holder: dict[str, Any] = {}
+
+    @app.get("/wait")
+    def wait_here() -> dict[str, str]:
+        try:
+            holder["client"]._native.wait()
+        except RuntimeError as exc:
+            return {"error": str(exc)}
+        return {"error": ""}
+
+    with slipstream.TestClient(app) as client:
+        holder["client"] = client
+        response = client.get("/wait")
+    assert response.json() == {"error": "the server cannot be waited for on its own executor thread (in a handler, "
+                                        "or code it runs): call stop() there and wait() on another thread"}
+
+
+# --- 9: a handler with a dependency (or a suspended coroutine) that returns None ---------------------------------
+
+def _none_app(fw: Any) -> Any:
+    import asyncio
+
+    app = fw.FastAPI() if fw is fastapi else fw.App()
+
+    def dep() -> int:
+        return 1
+
+    @app.get("/dep")
+    def with_dep(d: int = fw.Depends(dep)) -> None:
+        return None
+
+    @app.get("/dep204", status_code=204)
+    def with_dep_204(d: int = fw.Depends(dep)) -> None:
+        return None
+
+    @app.get("/async-dep")
+    async def async_with_dep(d: int = fw.Depends(dep)) -> None:
+        return None
+
+    @app.get("/suspended")
+    async def suspended() -> None:
+        await asyncio.sleep(0.001)
+
+    @app.get("/suspended204", status_code=204)
+    async def suspended_204() -> None:
+        await asyncio.sleep(0.001)
+
+    return app
+
+
+@pytest.mark.parametrize("url", ["/dep", "/dep204", "/async-dep", "/suspended", "/suspended204"])
+def test_handler_returning_none_answers_as_fastapi(url: str) -> None:
+    ours, theirs = both(_none_app)
+    with ours, theirs:
+        expected = (204, b"") if url.endswith("204") else (200, b"null")
+        theirs_answer = answer(theirs.get(url))
+        assert theirs_answer[:2] == expected
+        assert answer(ours.get(url)) == theirs_answer
