@@ -153,3 +153,46 @@ def test_handler_returning_none_answers_as_fastapi(url: str) -> None:
         theirs_answer = answer(theirs.get(url))
         assert theirs_answer[:2] == expected
         assert answer(ours.get(url)) == theirs_answer
+
+
+# --- 10: functools.partial of an object whose __call__ is a coroutine (or an async generator) -------------------
+
+def _partial_app(fw: Any) -> Any:
+    import functools
+
+    app = fw.FastAPI() if fw is fastapi else fw.App()
+
+    class Doubler:
+        async def __call__(self, x: int = 3) -> int:
+            return x * 2
+
+    class Opened:
+        async def __call__(self, name: str = "a") -> Any:
+            yield f"open {name}"
+
+    class Plain:
+        def __call__(self, x: int = 3) -> int:
+            return x + 1
+
+    @app.get("/async-call")
+    def async_call(v: int = fw.Depends(functools.partial(Doubler(), x=5))) -> dict[str, int]:
+        return {"v": v}
+
+    @app.get("/async-gen-call")
+    def async_gen_call(v: str = fw.Depends(functools.partial(Opened(), name="b"))) -> dict[str, str]:
+        return {"v": v}
+
+    @app.get("/plain-call")
+    def plain_call(v: int = fw.Depends(functools.partial(Plain(), x=5))) -> dict[str, int]:
+        return {"v": v}
+
+    return app
+
+
+@pytest.mark.parametrize(("url", "body"), [("/async-call", {"v": 10}), ("/async-gen-call", {"v": "open b"}),
+                                           ("/plain-call", {"v": 6}), ("/async-call?x=7", {"v": 14})])
+def test_partial_of_async_callable_object_is_awaited(url: str, body: dict[str, Any]) -> None:
+    ours, theirs = both(_partial_app)
+    with ours, theirs:
+        assert (theirs.get(url).status_code, theirs.get(url).json()) == (200, body)
+        assert answer(ours.get(url)) == answer(theirs.get(url))
