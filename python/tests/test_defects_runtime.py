@@ -4,12 +4,14 @@ with FastAPI's answer where FastAPI is the specification."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import textwrap
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
+from pydantic import BaseModel, ConfigDict, PlainSerializer
 
 fastapi = pytest.importorskip("fastapi")
 import slipstream
@@ -193,6 +195,96 @@ def _partial_app(fw: Any) -> Any:
                                            ("/plain-call", {"v": 6}), ("/async-call?x=7", {"v": 14})])
 def test_partial_of_async_callable_object_is_awaited(url: str, body: dict[str, Any]) -> None:
     ours, theirs = both(_partial_app)
+    with ours, theirs:
+        assert (theirs.get(url).status_code, theirs.get(url).json()) == (200, body)
+        assert answer(ours.get(url)) == answer(theirs.get(url))
+
+
+# --- 11: response_model validates the returned object itself (from_attributes, @property, PlainSerializer) -------
+
+class _Row:
+    def __init__(self) -> None:
+        self.first, self.last = "Ada", "Lovelace"
+
+    @property
+    def full(self) -> str:
+        return f"{self.first} {self.last}"
+
+
+class _UserModel(BaseModel):
+    first: str
+    last: str
+
+    @property
+    def full(self) -> str:
+        return f"{self.first} {self.last}"
+
+
+@dataclasses.dataclass
+class _UserData:
+    first: str
+    last: str
+
+    @property
+    def full(self) -> str:
+        return f"{self.first} {self.last}"
+
+
+class _NameOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    first: str
+    full: str
+
+
+class _Money(BaseModel):
+    cents: Annotated[int, PlainSerializer(lambda v: f"{v / 100:.2f}", return_type=str)]
+
+
+def _response_model_app(fw: Any) -> Any:
+    app = fw.FastAPI() if fw is fastapi else fw.App()
+
+    @app.get("/object", response_model=_NameOut)
+    def plain_object() -> Any:
+        return _Row()
+
+    @app.get("/model-property", response_model=_NameOut)
+    def model_property() -> Any:
+        return _UserModel(first="Grace", last="Hopper")
+
+    @app.get("/dataclass-property", response_model=_NameOut)
+    def dataclass_property() -> Any:
+        return _UserData(first="Alan", last="Turing")
+
+    @app.get("/nested-property", response_model=dict[str, list[_NameOut]])
+    def nested_property() -> Any:
+        return {"users": [_UserModel(first="Grace", last="Hopper")]}
+
+    @app.get("/serializer", response_model=_Money)
+    def serializer() -> Any:
+        return _Money(cents=1234)
+
+    @app.get("/serializer-list", response_model=list[_Money])
+    def serializer_list() -> Any:
+        return [_Money(cents=5), _Money(cents=250)]
+
+    @app.get("/annotation")
+    def annotation() -> _Money:
+        return _Money(cents=99)
+
+    return app
+
+
+@pytest.mark.parametrize(("url", "body"), [
+    ("/object", {"first": "Ada", "full": "Ada Lovelace"}),
+    ("/model-property", {"first": "Grace", "full": "Grace Hopper"}),
+    ("/dataclass-property", {"first": "Alan", "full": "Alan Turing"}),
+    ("/nested-property", {"users": [{"first": "Grace", "full": "Grace Hopper"}]}),
+    ("/serializer", {"cents": "12.34"}),
+    ("/serializer-list", [{"cents": "0.05"}, {"cents": "2.50"}]),
+    ("/annotation", {"cents": "0.99"}),
+])
+def test_response_model_validates_the_returned_object(url: str, body: Any) -> None:
+    ours, theirs = both(_response_model_app)
     with ours, theirs:
         assert (theirs.get(url).status_code, theirs.get(url).json()) == (200, body)
         assert answer(ours.get(url)) == answer(theirs.get(url))
