@@ -2,8 +2,6 @@
 public interface: a real server (TestClient, or a subprocess where a defect used to abort the process), compared
 with FastAPI's answer where FastAPI is the specification."""
 
-from __future__ import annotations
-
 import dataclasses
 import subprocess
 import sys
@@ -288,3 +286,62 @@ def test_response_model_validates_the_returned_object(url: str, body: Any) -> No
     with ours, theirs:
         assert (theirs.get(url).status_code, theirs.get(url).json()) == (200, body)
         assert answer(ours.get(url)) == answer(theirs.get(url))
+
+
+# --- 15: the status and headers a dependency sets on the injected Response reach streamed (generator) routes -----
+
+def _stream_status_app(fw: Any, middleware: bool) -> Any:
+    from collections.abc import AsyncIterator, Iterator
+
+    app = fw.FastAPI() if fw is fastapi else fw.App()
+    events = fastapi.sse.EventSourceResponse if fw is fastapi else slipstream.EventSourceResponse
+    if middleware:
+        @app.middleware("http")
+        async def passthrough(request: Any, call_next: Any) -> Any:
+            return await call_next(request)
+
+    def mark(response: fw.Response) -> None:
+        response.status_code = 202
+        response.headers["x-dep"] = "set"
+
+    @app.get("/jsonl", dependencies=[fw.Depends(mark)])
+    async def jsonl() -> AsyncIterator[int]:
+        yield 1
+        yield 2
+
+    @app.get("/jsonl-sync", dependencies=[fw.Depends(mark)], status_code=201)
+    def jsonl_sync() -> Iterator[dict[str, int]]:
+        yield {"a": 1}
+
+    @app.get("/sse", response_class=events, dependencies=[fw.Depends(mark)])
+    async def sse() -> AsyncIterator[str]:
+        yield "x"
+
+    @app.get("/raw", response_class=fw.responses.StreamingResponse, dependencies=[fw.Depends(mark)])
+    async def raw() -> Any:
+        yield b"raw"
+
+    def header_only(response: fw.Response) -> None:
+        response.headers["x-dep"] = "only"
+
+    @app.get("/unset", status_code=201, dependencies=[fw.Depends(header_only)])
+    async def unset() -> AsyncIterator[int]:
+        yield 3
+
+    return app
+
+
+@pytest.mark.parametrize("middleware", [False, True], ids=["plain", "middleware"])
+@pytest.mark.parametrize(("url", "status", "body"), [
+    ("/jsonl", 202, b"1\n2\n"), ("/jsonl-sync", 202, b'{"a":1}\n'), ("/sse", 202, b'data: "x"\n\n'),
+    ("/raw", 202, b"raw"), ("/unset", 201, b"3\n"),
+])
+def test_dependency_status_reaches_streamed_routes(middleware: bool, url: str, status: int, body: bytes) -> None:
+    ours = slipstream.TestClient(_stream_status_app(slipstream, middleware))
+    theirs = FastAPIClient(_stream_status_app(fastapi, middleware), raise_server_exceptions=False)
+    with ours, theirs:
+        expected = theirs.get(url)
+        assert (expected.status_code, expected.content) == (status, body)
+        got = ours.get(url)
+        assert answer(got) == answer(expected)
+        assert got.headers.get("x-dep") == expected.headers.get("x-dep") == ("only" if url == "/unset" else "set")

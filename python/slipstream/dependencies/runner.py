@@ -15,6 +15,7 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from typing import Any
 
+from .._endpoint import FROM_GENERATOR
 from ..responses import Response
 from . import late
 from .program import Exchange, Program, solve
@@ -58,9 +59,22 @@ class RouteInfo:
         return program, late.fill(plan, flat, request_of())
 
 
+def adopt_sub_response(result: Response, ex: Exchange) -> None:
+    """A generator handler's streamed Response takes the status and headers that dependencies set on the
+    injected Response, as FastAPI builds its JSONL, SSE and raw streams (a Response the handler returned
+    itself is sent as it is)."""
+    sub = ex.response
+    if sub is None or not getattr(result, FROM_GENERATOR, False):
+        return
+    if sub.status_code:
+        result.status_code = sub.status_code
+    result.raw_headers.extend(sub.raw_headers)
+
+
 def deliver(reply: Any, result: Any, ex: Exchange) -> Any:
     """Answers with the handler's result through the C++ encoder; returns the background tasks to run."""
     if isinstance(result, Response):
+        adopt_sub_response(result, ex)
         own = getattr(result, "background", None)
         if own is None and ex.background is not None and getattr(result, "_take_background", None) is not None:
             # A streamed body: FastAPI attaches the dependencies' tasks to the response, so they run after it.
@@ -132,6 +146,7 @@ def make_runner(info: RouteInfo) -> Callable[..., Any]:
 def to_response(result: Any, ex: Exchange, reply: Any, info: RouteInfo) -> Response:
     """The Response object FastAPI would have built from the handler's result (for HTTP middleware to see)."""
     if isinstance(result, Response):
+        adopt_sub_response(result, ex)
         if getattr(result, "background", None) is None and ex.background is not None:
             result.background = ex.background  # type: ignore[attr-defined]
         return result
