@@ -224,8 +224,3 @@ class App(APIRouter, AppHooks):
         logging.getLogger("slipstream").info("serving %s on http://%s:%d", self.title, host, native.port)
         rc = native.run()
         return 3 if runtime.startup_error is not None else rc
-
-    def include_router(self, router: APIRouter, *, prefix: str = "", tags: Sequence[str] | None = None,
-                       **options: Any) -> None:
-        super().include_router(router, prefix=prefix, tags=tags, **options)
-        self.include_hooks_of(router)

@@ -345,3 +345,53 @@ def test_dependency_status_reaches_streamed_routes(middleware: bool, url: str, s
         got = ours.get(url)
         assert answer(got) == answer(expected)
         assert got.headers.get("x-dep") == expected.headers.get("x-dep") == ("only" if url == "/unset" else "set")
+
+
+# --- 16: lifespans and startup/shutdown handlers of routers nested in routers ------------------------------------
+
+def _nested_lifespan_app(fw: Any, events: list[str], app_lifespan: bool) -> Any:
+    import contextlib
+
+    def span(name: str, state: dict[str, int]) -> Any:
+        @contextlib.asynccontextmanager
+        async def lifespan(app: Any) -> Any:
+            events.append(f"{name} start")
+            yield state
+            events.append(f"{name} stop")
+
+        return lifespan
+
+    make_app = fw.FastAPI if fw is fastapi else fw.App
+    app = make_app(lifespan=span("app", {"app": 1})) if app_lifespan else make_app()
+    router = fw.APIRouter(lifespan=span("router", {"router": 2}))
+    sub = fw.APIRouter(lifespan=span("sub", {"sub": 3, "router": 0}))
+    leaf = fw.APIRouter(on_startup=[lambda: events.append("leaf startup")],
+                        on_shutdown=[lambda: events.append("leaf shutdown")])
+
+    @leaf.get("/state")
+    def state(request: fw.Request) -> dict[str, Any]:
+        return {k: getattr(request.state, k, None) for k in ("app", "router", "sub")}
+
+    sub.include_router(leaf)
+    router.include_router(sub, prefix="/s")
+    app.include_router(router, prefix="/r")
+    return app
+
+
+@pytest.mark.parametrize("app_lifespan", [True, False], ids=["app-lifespan", "app-default"])
+def test_nested_router_lifespans_run(app_lifespan: bool) -> None:
+    runs: dict[str, tuple[Any, list[str]]] = {}
+    for fw, client_class in ((fastapi, FastAPIClient), (slipstream, slipstream.TestClient)):
+        events: list[str] = []
+        with client_class(_nested_lifespan_app(fw, events, app_lifespan)) as client:
+            body = client.get("/r/s/state").json()
+        runs[fw.__name__] = (body, events)
+    starts = ["router start", "sub start", "leaf startup"]
+    stops = ["leaf shutdown", "sub stop", "router stop"]
+    if app_lifespan:
+        expected = ({"app": 1, "router": 2, "sub": 3}, ["app start", *starts, *stops, "app stop"])
+    else:  # the app's default lifespan runs the handlers it took from the routers, then theirs run too
+        expected = ({"app": None, "router": 2, "sub": 3},
+                    ["leaf startup", *starts, *stops, "leaf shutdown"])
+    assert runs["fastapi"] == expected
+    assert runs["slipstream"] == expected
