@@ -86,7 +86,8 @@ class TestClient:
         self.raise_server_exceptions = raise_server_exceptions
         self.base_url = base_url.rstrip("/")
         self._host_header = urlsplit(base_url).netloc or "testserver"
-        self._native, self._runtime = app.build_native(**options)
+        # As Starlette's client: routes added and dependency_overrides changed after it started are served.
+        self._native, self._runtime = app.build_native(late_changes=True, **options)
         self._native.listen("127.0.0.1", 0)
         self._native.start()
         self.port = self._native.port

@@ -395,3 +395,83 @@ def test_nested_router_lifespans_run(app_lifespan: bool) -> None:
                     ["leaf startup", *starts, *stops, "leaf shutdown"])
     assert runs["fastapi"] == expected
     assert runs["slipstream"] == expected
+
+
+# --- 17: dependency_overrides changed, and routes added, after the TestClient started ----------------------------
+
+def _late_app(fw: Any, middleware: bool) -> tuple[Any, Any, Any]:
+    from pydantic import BaseModel
+
+    class Item(BaseModel):
+        name: str
+
+    app = fw.FastAPI() if fw is fastapi else fw.App()
+    if middleware:
+        @app.middleware("http")
+        async def passthrough(request: Any, call_next: Any) -> Any:
+            return await call_next(request)
+
+    def get_user(authorization: str = fw.Header(), tenant: int = fw.Query()) -> str:
+        return f"{authorization}@{tenant}"
+
+    def get_item(item: Item) -> str:
+        return item.name
+
+    @app.get("/me")
+    def me(user: str = fw.Depends(get_user)) -> dict[str, str]:
+        return {"user": user}
+
+    @app.post("/items")
+    async def items(name: str = fw.Depends(get_item)) -> dict[str, str]:
+        return {"name": name}
+
+    return app, get_user, get_item
+
+
+def _late_steps(fw: Any, client: Any, app: Any, get_user: Any, get_item: Any) -> list[Any]:
+    seen: list[Any] = []
+
+    def record(response: Any) -> None:
+        seen.append((response.status_code, response.json()))
+
+    record(client.get("/me", params={"tenant": "1"}, headers={"authorization": "a"}))
+    record(client.get("/me"))
+    app.dependency_overrides[get_user] = lambda: "fake"  # an override without the original's parameters
+    record(client.get("/me"))
+    record(client.get("/me", params={"tenant": "x"}))
+    app.dependency_overrides = {}  # the usual reset between tests
+    record(client.get("/me"))
+    app.dependency_overrides[get_item] = lambda: "fake item"  # set again after the reset
+    record(client.post("/items"))
+    record(client.post("/items", content=b"{not json", headers={"content-type": "application/json"}))
+    app.dependency_overrides.clear()
+    record(client.post("/items", json={"name": "real"}))
+
+    @app.get("/added/{n}")
+    def added(n: int, q: str = "d", user: str = fw.Depends(get_user)) -> dict[str, Any]:
+        return {"n": n, "q": q, "user": user}
+
+    @app.post("/added-body", status_code=201)
+    def added_body(item: Annotated[Any, fw.Body()]) -> Any:
+        return item
+
+    record(client.get("/added/3", params={"q": "z", "tenant": "2"}, headers={"authorization": "b"}))
+    record(client.get("/added/x"))
+    app.dependency_overrides[get_user] = lambda: "late fake"
+    record(client.get("/added/4"))
+    record(client.post("/added-body", json={"a": [1]}))
+    record(client.put("/added-body", json={}))
+    record(client.get("/nowhere"))
+    return seen
+
+
+@pytest.mark.parametrize("middleware", [False, True], ids=["plain", "middleware"])
+def test_changes_after_the_client_started_apply(middleware: bool) -> None:
+    runs = {}
+    for fw, client_class in ((fastapi, FastAPIClient), (slipstream, slipstream.TestClient)):
+        app, get_user, get_item = _late_app(fw, middleware)
+        with client_class(app) as client:
+            runs[fw.__name__] = _late_steps(fw, client, app, get_user, get_item)
+    assert runs["slipstream"] == runs["fastapi"]
+    assert [status for status, _ in runs["fastapi"]] == [200, 422, 200, 200, 422, 200, 422, 200, 200, 422, 200,
+                                                         201, 405, 404]

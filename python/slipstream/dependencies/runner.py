@@ -23,6 +23,11 @@ from .program import Exchange, Program, solve
 logger = logging.getLogger("slipstream.error")
 
 
+# A runner keyword: the request carries no C++-validated values (its validation failed against a dependency tree
+# that dependency_overrides have replaced since, or the route was added after the server started).
+UNVALIDATED = "__slipstream_unvalidated__"
+
+
 class FastAPIError(RuntimeError):
     """A dependency with `yield` swallowed the handler's exception (FastAPI answers 500 then, too)."""
 
@@ -45,17 +50,25 @@ class RouteInfo:
         self.overrides = overrides
         self.snapshot = snapshot
         self.rebuild = rebuild  # overrides -> the route's new dependency tree
-        self._late: tuple[dict[Any, Any], Program, Any] | None = None
+        self._late: dict[bool, tuple[dict[Any, Any], Program, Any]] = {}
+
+    def overridden(self) -> bool:
+        """Whether dependency_overrides differ from those the route was built with."""
+        overrides = self.overrides()
+        return not (not overrides and not self.snapshot or overrides == self.snapshot)
 
     def current(self, flat: dict[str, Any], request_of: Callable[[], Any]) -> tuple[Program, dict[str, Any]]:
-        """The program for the overrides in force now (dependency_overrides may change after the app starts)."""
-        overrides = self.overrides()
-        if not overrides and not self.snapshot or overrides == self.snapshot:
+        """The program for the overrides in force now (dependency_overrides may change after the app starts).
+        `flat` holding UNVALIDATED (no C++-validated values: see late_routes.py): every parameter is read here."""
+        everything = bool(flat.pop(UNVALIDATED, False))
+        if not everything and not self.overridden():
             return self.program, flat
-        if self._late is None or self._late[0] != overrides:
-            program, plan = late.recompile(self, dict(overrides))
-            self._late = (dict(overrides), program, plan)
-        _, program, plan = self._late
+        overrides = self.overrides()
+        cached = self._late.get(everything)
+        if cached is None or cached[0] != overrides:
+            program, plan = late.recompile(self, dict(overrides), reuse=not everything)
+            cached = self._late[everything] = (dict(overrides), program, plan)
+        _, program, plan = cached
         return program, late.fill(plan, flat, request_of())
 
 
