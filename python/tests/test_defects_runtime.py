@@ -93,6 +93,37 @@ def test_native_app_freed_on_its_executor_thread_does_not_abort() -> None:
     assert (result.returncode, result.stdout) == (0, "200 False True\n"), result.stderr
 
 
+def test_twenty_cyclic_clients_with_an_eager_collector_do_not_abort() -> None:
+    """The issue's reproduction: the collector runs wherever objects are allocated, the executor threads
+    included, while started clients in reference cycles are garbage."""
+    result = run_script("""
+    import asyncio, gc
+    import slipstream
+    app = slipstream.App()
+    tasks = set()
+
+    async def churn():
+        for _ in range(2000):
+            [dict() for _ in range(50)]
+            await asyncio.sleep(0)
+
+    @app.get("/")
+    async def root():
+        tasks.add(asyncio.get_running_loop().create_task(churn()))
+        return {"a": 1}
+
+    gc.set_threshold(1)
+    statuses = []
+    for _ in range(20):
+        client = slipstream.TestClient(app)
+        client.cycle = client
+        statuses.append(client.get("/").status_code)
+        del client
+    print(statuses == [200] * 20)
+    """)
+    assert (result.returncode, result.stdout) == (0, "True\n"), result.stderr
+
+
 def test_wait_on_the_executor_thread_raises_instead_of_joining_itself() -> None:
     app = slipstream.App()
     holder: dict[str, Any] = {}
