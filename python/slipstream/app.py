@@ -175,8 +175,10 @@ class App(APIRouter, AppHooks):
         """A native server with every route registered (not listening yet). For run() and TestClient."""
         return self.build_native(**options)[0]
 
-    def build_native(self, **options: Any) -> tuple[Any, _runtime.AppRuntime]:
-        """build(), and the AppRuntime that runs the lifespan and counts work after responses."""
+    def build_native(self, *, late_changes: bool = False, **options: Any) -> tuple[Any, _runtime.AppRuntime]:
+        """build(), and the AppRuntime that runs the lifespan and counts work after responses. `late_changes`
+        (the TestClient's): routes added later and every dependency_overrides change are served as FastAPI
+        serves them (dependencies/late_routes.py)."""
         from . import _native
         from .dependencies.install import install_routes
 
@@ -194,7 +196,7 @@ class App(APIRouter, AppHooks):
         runtime = _runtime.AppRuntime(self, requests.make_request)
         native = _native.NativeApp(merged, runtime)
         self.exception_handlers.middleware = bool(self.user_middleware)
-        install_routes(self, native, runtime)
+        install_routes(self, native, runtime, late_changes=late_changes)
         for kind, args in self.native_routes:
             if kind == "static":
                 native.add_static_route(*args)
@@ -228,8 +230,3 @@ class App(APIRouter, AppHooks):
         logging.getLogger("slipstream").info("serving %s on http://%s:%d", self.title, host, native.port)
         rc = native.run()
         return 3 if runtime.startup_error is not None else rc
-
-    def include_router(self, router: APIRouter, *, prefix: str = "", tags: Sequence[str] | None = None,
-                       **options: Any) -> None:
-        super().include_router(router, prefix=prefix, tags=tags, **options)
-        self.include_hooks_of(router)

@@ -98,6 +98,9 @@ def answer_forwarded(route: Any, request: Any, text: str, reply: Any) -> Any:
     """Called by the extension for a route whose validation failures go through Python (RouteSpec.forward_errors):
     raises them as FastAPI does, through the app's HTTP middleware (a coroutine the extension runs) or straight to
     its exception handlers."""
+    rerun = getattr(getattr(route, "handler", None), "_slipstream_rerun", None)
+    if rerun is not None and rerun.applies(text, request):  # dependency_overrides changed: read the new tree
+        return rerun(request, reply)
     exc = forwarded_exception(text, request)
     models = getattr(getattr(route, "handler", None), "_slipstream_models", None)
     if models and isinstance(exc, RequestValidationError):
