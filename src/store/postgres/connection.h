@@ -1,0 +1,127 @@
+// Connection: one PostgreSQL connection on libpq's non-blocking API, driven by an EventLoop (no blocked thread).
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "base/status.h"
+#include "net/event_loop.h"
+#include "net/io_handler.h"
+#include "net/timer.h"
+#include "store/db_result.h"
+#include "store/value.h"
+#include "store/worker_pool.h"
+
+namespace slipstream::store::postgres {
+
+struct QueryOptions {
+    /// Deadline from the moment the statement is sent; 0: none. When it passes the caller hears kTimeout at once
+    /// and the server is asked to cancel the statement (PQcancel on the cancel workers); the connection serves
+    /// the next statement once the cancelled one has ended, and is closed if it has not within kCancelGrace.
+    std::int64_t timeout_ns = 0;
+    /// Prepare the statement once per connection (named, cached by SQL text and parameter types) and execute
+    /// the prepared one afterwards; else one unnamed Parse/Bind/Execute round trip each time.
+    bool prepare = false;
+    /// Pool::query / Pool::fetch_json only: when the connection is lost, run it once more on another
+    /// connection. Only for work that is safe to repeat (reads, idempotent writes).
+    bool idempotent = false;
+};
+
+/// Statements run one at a time in the order they were queued; each completes with exactly one callback call
+/// (unless the Connection is destroyed first: then with kCancelled). All methods: loop thread only. The
+/// connection never blocks: its socket is registered with the loop, libpq is in non-blocking mode, output that
+/// does not fit the socket waits for EPOLLOUT. Not thread-safe.
+class Connection final : private net::IoHandler {
+  public:
+    using ConnectCallback = std::function<void(Connection& conn, base::Status status)>;
+    using QueryCallback = std::function<void(QueryResult result)>;
+    using JsonCallback = std::function<void(JsonResult result)>;
+    /// Told when the connection broke, or when its last queued statement ended (is_idle() again).
+    using Listener = std::function<void(Connection& conn)>;
+
+    /// How long a cancelled statement may take to end before the connection is closed instead.
+    static constexpr std::int64_t kCancelGrace = 2'000'000'000;
+    /// Prepared statements kept per connection; later distinct statements run unnamed.
+    static constexpr std::size_t kMaxPrepared = 256;
+
+    /// Starts connecting with a libpq connection string or URI ("host=/run/pg dbname=app", "postgresql://...";
+    /// PG* environment variables fill what it leaves out, as libpq reads them). `done` is called once, on the
+    /// loop thread, never from inside connect(): ok, or kUnavailable with libpq's message, or kTimeout after
+    /// `timeout_ns` (0: libpq's connect_timeout alone). `cancel_workers` (may be null; must outlive the
+    /// connection) runs the blocking PQcancel of timed-out statements; without it a timeout closes the connection.
+    static std::unique_ptr<Connection> connect(net::EventLoop& loop, const std::string& conninfo,
+                                               std::int64_t timeout_ns, ConnectCallback done,
+                                               WorkerPool* cancel_workers = nullptr);
+    /// Unregisters and closes the socket; statements still queued complete with kCancelled.
+    ~Connection();
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+
+    /// Queues `sql` with `params` ($1..$n). Completes with the rows (text format, typed by column OID) or the
+    /// server's error (SQLSTATE, message, position); kUnavailable with connection_lost when the connection
+    /// broke; kTimeout past options.timeout_ns.
+    void query(std::string sql, Params params, QueryCallback done, QueryOptions options = {});
+    /// Like query(), but the rows arrive as a JSON array of objects written straight from libpq's buffers.
+    void fetch_json(std::string sql, Params params, JsonCallback done, QueryOptions options = {});
+    /// Transaction helpers: BEGIN, COMMIT, ROLLBACK (a COMMIT of a failed transaction reports ROLLBACK).
+    void begin(QueryCallback done) { query("BEGIN", {}, std::move(done)); }
+    void commit(QueryCallback done) { query("COMMIT", {}, std::move(done)); }
+    void rollback(QueryCallback done) { query("ROLLBACK", {}, std::move(done)); }
+
+    /// Connected, nothing queued.
+    bool is_idle() const { return state_ == State::kReady && ops_.empty(); }
+    bool is_broken() const { return state_ == State::kBroken; }
+    /// Statements queued or running (a timed-out one counts until the server ends it).
+    std::size_t pending() const { return ops_.size(); }
+    /// Inside a transaction block (open or failed), as the server last reported.
+    bool in_transaction() const;
+    /// Reads what the server sent an idle connection (a shutdown notice, EOF) and says whether it is still
+    /// usable: the pool's check on checkout. Breaking here does not call the listener.
+    bool check_health();
+    void set_listener(Listener listener) { listener_ = std::move(listener); }
+    /// The server process serving this connection (0 before connecting).
+    int backend_pid() const;
+    std::size_t prepared_count() const { return prepared_.size(); }
+
+  private:
+    enum class State : std::uint8_t { kConnecting, kReady, kBroken };
+    struct Op;
+
+    Connection(net::EventLoop& loop, WorkerPool* cancel_workers);
+
+    void on_io(std::uint32_t events) override;
+    void continue_connect();
+    void finish_connect(base::Status status);
+    void enqueue(std::unique_ptr<Op> op);
+    void start_next();
+    bool send_current();
+    void flush();
+    void read_results();
+    void complete_current();
+    void on_timer();
+    void break_connection(std::string reason, bool notify);
+    void set_events(std::uint32_t events);
+    static void deliver(Op& op, base::Status status, DbError error);
+
+    net::EventLoop& loop_;
+    WorkerPool* cancel_workers_;
+    PGconn* conn_ = nullptr;
+    int fd_ = -1;
+    std::uint32_t events_ = 0;
+    State state_ = State::kConnecting;
+    ConnectCallback connect_done_;
+    Listener listener_;
+    std::deque<std::unique_ptr<Op>> ops_;                    // front() is the running one once sent
+    std::unordered_map<std::string, std::string> prepared_;  // SQL + parameter types -> statement name
+    net::Timer timer_;
+    std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // callbacks check it: they may destroy us
+};
+
+}  // namespace slipstream::store::postgres

@@ -1,0 +1,176 @@
+// Pool against a real PostgreSQL server: exhaustion times out, leases roll back, a restarted server is survived.
+#include "store/postgres/pool.h"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+
+#include "store/postgres/pg_test_support.h"
+
+namespace slipstream::store::postgres {
+namespace {
+
+using testing::run_until;
+
+class PoolTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        SLIPSTREAM_REQUIRE_CLUSTER(cluster);
+        cluster_ = cluster;
+    }
+
+    PoolOptions options(std::size_t min, std::size_t max) {
+        PoolOptions o;
+        o.conninfo = cluster_->conninfo();
+        o.min_size = min;
+        o.max_size = max;
+        o.acquire_timeout_ns = 150 * base::kNanosPerMilli;
+        return o;
+    }
+
+    QueryResult run(Pool& pool, std::string sql, Params params = {}, QueryOptions opts = {}) {
+        std::optional<QueryResult> result;
+        pool.query(
+            std::move(sql), std::move(params), [&](QueryResult r) { result.emplace(std::move(r)); }, opts);
+        if (!run_until(loop_, [&] { return result.has_value(); })) return QueryResult(base::Status::internal("hung"));
+        return std::move(*result);
+    }
+
+    base::Result<Lease> acquire(Pool& pool) {
+        std::optional<base::Result<Lease>> got;
+        pool.acquire([&](base::Result<Lease> l) { got.emplace(std::move(l)); });
+        if (!run_until(loop_, [&] { return got.has_value(); })) return base::Status::internal("hung");
+        return std::move(*got);
+    }
+
+    TestCluster* cluster_ = nullptr;
+    base::SystemClock clock_;
+    net::EventLoop loop_{clock_};
+    WorkerPool cancel_{{.threads = 1, .max_queue = 16, .name = "ss-pg-cancel"}};
+};
+
+TEST_F(PoolTest, OpensMinSizeAndServesQueries) {
+    Pool pool(loop_, options(2, 4), &cancel_);
+    ASSERT_TRUE(run_until(loop_, [&] { return pool.stats().idle == 2; }));
+    EXPECT_EQ(pool.stats().open, 2u);
+    int done = 0;
+    int failed = 0;
+    for (std::int64_t i = 0; i < 20; ++i) {
+        pool.query("SELECT $1::int8 * 2", {i}, [&, i](QueryResult r) {
+            if (r.is_ok() && r->value(0, 0) == Value(i * 2)) {
+                ++done;
+            } else {
+                ++failed;
+            }
+        });
+    }
+    ASSERT_TRUE(run_until(loop_, [&] { return done + failed == 20; }));
+    EXPECT_EQ(done, 20);
+    EXPECT_LE(pool.stats().open, 4u);
+    EXPECT_EQ(pool.stats().waiting, 0u);
+}
+
+TEST_F(PoolTest, ExhaustionAnswersWithTimeoutNotAHang) {
+    Pool pool(loop_, options(1, 1), &cancel_);
+    base::Result<Lease> held = acquire(pool);
+    ASSERT_TRUE(held.is_ok()) << held.status().to_string();
+    base::Result<Lease> second = acquire(pool);
+    ASSERT_FALSE(second.is_ok());
+    EXPECT_TRUE(second.status().is_timeout());
+    EXPECT_EQ(second.status().message(), "no database connection became free within 150 ms");
+    QueryResult q = run(pool, "SELECT 1");
+    EXPECT_TRUE(q.status().is_timeout());
+    EXPECT_EQ(pool.stats().waiting, 0u);
+    held.value().reset();  // back to the pool: the next caller gets it at once
+    QueryResult after = run(pool, "SELECT 1");
+    ASSERT_TRUE(after.is_ok()) << after.status().to_string();
+    EXPECT_EQ(pool.stats().open, 1u);
+}
+
+TEST_F(PoolTest, WaiterGetsAReleasedConnection) {
+    Pool pool(loop_, options(1, 1), &cancel_);
+    base::Result<Lease> held = acquire(pool);
+    ASSERT_TRUE(held.is_ok());
+    std::optional<QueryResult> result;
+    pool.query("SELECT 7", {}, [&](QueryResult r) { result.emplace(std::move(r)); });
+    loop_.run_once(0);
+    EXPECT_EQ(pool.stats().waiting, 1u);
+    held.value().reset();
+    ASSERT_TRUE(run_until(loop_, [&] { return result.has_value(); }));
+    ASSERT_TRUE(result->is_ok());
+    EXPECT_EQ(result->value().value(0, 0), Value(std::int64_t{7}));
+}
+
+TEST_F(PoolTest, LeaseLeftInTransactionIsRolledBack) {
+    Pool pool(loop_, options(1, 1), &cancel_);
+    ASSERT_TRUE(run(pool, "DROP TABLE IF EXISTS pool_tx").is_ok());
+    ASSERT_TRUE(run(pool, "CREATE TABLE pool_tx (id int)").is_ok());
+    {
+        base::Result<Lease> lease = acquire(pool);
+        ASSERT_TRUE(lease.is_ok());
+        Connection& c = *lease.value();
+        std::optional<QueryResult> r;
+        c.begin([&](QueryResult) {});
+        c.query("INSERT INTO pool_tx VALUES (1)", {}, [&](QueryResult q) { r.emplace(std::move(q)); });
+        ASSERT_TRUE(run_until(loop_, [&] { return r.has_value(); }));
+        ASSERT_TRUE(r->is_ok());
+        EXPECT_TRUE(c.in_transaction());
+    }  // released inside the transaction: the pool rolls it back before anyone else gets the connection
+    QueryResult count = run(pool, "SELECT count(*) FROM pool_tx");
+    ASSERT_TRUE(count.is_ok()) << count.status().to_string();
+    EXPECT_EQ(count->value(0, 0), Value(std::int64_t{0}));
+    ASSERT_TRUE(run(pool, "DROP TABLE pool_tx").is_ok());
+}
+
+TEST_F(PoolTest, ConnectFailureAnswersAtOnce) {
+    PoolOptions o = options(0, 2);
+    o.conninfo = "host=/nonexistent-ss-dir port=5432 user=x dbname=x";
+    o.acquire_timeout_ns = 30 * base::kNanosPerSecond;  // the answer must not wait for this
+    Pool pool(loop_, o, &cancel_);
+    QueryResult r = run(pool, "SELECT 1");
+    EXPECT_TRUE(r.status().is_unavailable()) << r.status().to_string();
+    EXPECT_EQ(r.status().message().rfind("cannot connect to the database: ", 0), 0u) << r.status().message();
+    EXPECT_EQ(pool.stats().open, 0u);
+}
+
+TEST_F(PoolTest, ServerRestartIsSurvived) {
+    Pool pool(loop_, options(3, 3), &cancel_);
+    ASSERT_TRUE(run_until(loop_, [&] { return pool.stats().idle == 3; }));
+    std::vector<int> pids_before;
+    for (int i = 0; i < 3; ++i) {
+        QueryResult r = run(pool, "SELECT pg_backend_pid()");
+        ASSERT_TRUE(r.is_ok());
+    }
+    // A lease held across the restart sees its connection lost, typed as such.
+    base::Result<Lease> held = acquire(pool);
+    ASSERT_TRUE(held.is_ok());
+    ASSERT_TRUE(cluster_->restart().is_ok());
+    std::optional<QueryResult> lost;
+    held.value()->query("SELECT 1", {}, [&](QueryResult r) { lost.emplace(std::move(r)); });
+    ASSERT_TRUE(run_until(loop_, [&] { return lost.has_value(); }));
+    EXPECT_TRUE(lost->status().is_unavailable()) << lost->status().to_string();
+    EXPECT_TRUE(lost->error().connection_lost);
+    held.value().reset();
+
+    // Every later query succeeds: stale idle connections are found by the checkout health check and replaced.
+    int ok = 0;
+    int failed = 0;
+    std::string failure;
+    for (int i = 0; i < 9; ++i) {
+        pool.query("SELECT 1", {}, [&](QueryResult r) {
+            if (r.is_ok()) {
+                ++ok;
+            } else {
+                ++failed;
+                failure = r.status().to_string();
+            }
+        });
+    }
+    ASSERT_TRUE(run_until(loop_, [&] { return ok + failed == 9; }));
+    EXPECT_EQ(ok, 9) << failure;
+    EXPECT_EQ(pool.stats().dropped, 3u);
+    EXPECT_EQ(pool.stats().open, 3u);
+}
+
+}  // namespace
+}  // namespace slipstream::store::postgres
