@@ -19,6 +19,7 @@ struct DbError {
     std::string detail;
     std::string hint;
     int position = 0;              // 1-based character offset of the error in the statement; 0 when none
+    int native_code = 0;           // SQLite's extended result code (SQLITE_CONSTRAINT_UNIQUE, ...); 0 for PostgreSQL
     bool connection_lost = false;  // the connection broke: the statement may or may not have run
 };
 

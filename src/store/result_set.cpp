@@ -71,6 +71,11 @@ void ResultSet::end_cell() {
     c.size = static_cast<std::uint32_t>(data_.size() - c.offset);
 }
 
+void ResultSet::end_cell(ColumnType type) {
+    end_cell();
+    cells_.back().type = type;
+}
+
 void ResultSet::append_null() {
     cells_.push_back(Cell{static_cast<std::uint32_t>(data_.size()), 0, ColumnType::kNull});
 }

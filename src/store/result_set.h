@@ -51,6 +51,8 @@ class ResultSet {
     /// Starts a cell of kind `type` (not kNull): append its bytes to the returned buffer, then call end_cell().
     std::string& begin_cell(ColumnType type);
     void end_cell();
+    /// Ends the cell and sets its kind (for drivers that learn it while writing the bytes).
+    void end_cell(ColumnType type);
     void append_cell(ColumnType type, std::string_view bytes) {
         begin_cell(type).append(bytes);
         end_cell();

@@ -68,7 +68,7 @@ TEST(DbResult, SqlstateMapsToStatusCode) {
 }
 
 TEST(DbResult, ErrorCarriesDetails) {
-    DbError e{"42P01", "relation \"nope\" does not exist", "", "", 15, false};
+    DbError e{"42P01", "relation \"nope\" does not exist", "", "", 15, 0, false};
     QueryResult r(status_for_error(e), e);
     ASSERT_FALSE(r.is_ok());
     EXPECT_TRUE(r.status().is_invalid_argument());
