@@ -1,4 +1,4 @@
-// Connection: connect polling, the statement queue, results, timeouts and cancellation on the event loop.
+// Connection: connect polling, the statement queue (one at a time or pipelined), results, timeouts, cancellation.
 #include "store/postgres/connection.h"
 
 #include <sys/epoll.h>
@@ -20,10 +20,11 @@ struct Connection::Op {
     QueryCallback on_rows;  // exactly one of the two is set
     JsonCallback on_json;
     Phase phase = Phase::kQueued;
-    std::string statement;  // the prepared statement's name (options.prepare)
-    std::string cache_key;  // set while preparing a statement that joins the cache
-    bool answered = false;  // the caller has heard (result, error or timeout); later results are dropped
-    base::Status status;    // the first error of this statement
+    std::string statement;         // the prepared statement's name (options.prepare)
+    std::string cache_key;         // set while preparing a statement that joins the cache
+    base::MonoNanos deadline = 0;  // when the timer acts on it next (0: no timeout)
+    bool answered = false;         // the caller has heard (result, error or timeout); later results are dropped
+    base::Status status;           // the first error of this statement
     DbError error;
     ResultSet rows;
     std::string json;
@@ -44,15 +45,13 @@ void receive_notice(void*, const PGresult* result) {
 
 }  // namespace
 
-Connection::Connection(net::EventLoop& loop, WorkerPool* cancel_workers)
-    : loop_(loop), cancel_workers_(cancel_workers) {
+Connection::Connection(net::EventLoop& loop, ConnectOptions options) : loop_(loop), options_(options) {
     timer_.set_callback([this] { on_timer(); });
 }
 
 std::unique_ptr<Connection> Connection::connect(net::EventLoop& loop, const std::string& conninfo,
-                                                std::int64_t timeout_ns, ConnectCallback done,
-                                                WorkerPool* cancel_workers) {
-    std::unique_ptr<Connection> c(new Connection(loop, cancel_workers));
+                                                ConnectOptions options, ConnectCallback done) {
+    std::unique_ptr<Connection> c(new Connection(loop, options));
     c->connect_done_ = std::move(done);
     c->conn_ = PQconnectStart(conninfo.c_str());
     base::Status failed;
@@ -67,7 +66,7 @@ std::unique_ptr<Connection> Connection::connect(net::EventLoop& loop, const std:
         base::Status added = loop.add(c->fd_, EPOLLOUT, c.get());
         if (added.is_ok()) {
             c->events_ = EPOLLOUT;
-            if (timeout_ns > 0) loop.schedule_after(c->timer_, timeout_ns);
+            if (options.timeout_ns > 0) loop.schedule_after(c->timer_, options.timeout_ns);
             return c;
         }
         c->fd_ = -1;
@@ -137,10 +136,11 @@ void Connection::continue_connect() {
         if (fd_ >= 0) loop_.remove(fd_).ignore_error();
         fd_ = fd;
         events_ = 0;
-        if (fd_ >= 0 && !loop_.add(fd_, EPOLLOUT, this).is_ok())
+        if (fd_ >= 0 && !loop_.add(fd_, EPOLLOUT, this).is_ok()) {
             fd_ = -1;
-        else
+        } else {
             events_ = EPOLLOUT;
+        }
     }
     switch (poll) {
         case PGRES_POLLING_READING:
@@ -164,8 +164,13 @@ void Connection::finish_connect(base::Status status) {
     ConnectCallback done = std::move(connect_done_);
     connect_done_ = nullptr;
     if (status.is_ok()) {
-        state_ = State::kReady;
         PQsetnonblocking(conn_, 1);
+        if (options_.pipeline && PQenterPipelineMode(conn_) == 0) {
+            status = base::Status::unavailable("cannot enter pipeline mode: " + connection_message(conn_));
+        }
+    }
+    if (status.is_ok()) {
+        state_ = State::kReady;
         set_events(EPOLLIN);
     } else {
         break_connection(status.message(), false);  // answers statements queued meanwhile
@@ -173,7 +178,7 @@ void Connection::finish_connect(base::Status status) {
     }
     if (done) done(*this, status);
     if (alive.expired()) return;
-    if (state_ == State::kReady) start_next();
+    if (state_ == State::kReady) pump();
 }
 
 void Connection::query(std::string sql, Params params, QueryCallback done, QueryOptions options) {
@@ -200,29 +205,39 @@ void Connection::enqueue(std::unique_ptr<Op> op) {
         return;
     }
     ops_.push_back(std::move(op));
-    if (state_ == State::kReady && ops_.size() == 1) start_next();
+    if (state_ == State::kReady) pump();
 }
 
-void Connection::start_next() {
+// Sends what may go on the wire now: the next statement when none is in flight, or (pipeline) every queued one.
+void Connection::pump() {
     std::weak_ptr<bool> alive = alive_;
-    while (state_ == State::kReady && !ops_.empty() && ops_.front()->phase == Op::Phase::kQueued) {
-        if (send_current()) return;
-        // Refused before anything was sent (bad parameters, libpq busy): answer it and go on.
-        std::unique_ptr<Op> op = std::move(ops_.front());
-        ops_.pop_front();
+    bool sent_any = false;
+    while (state_ == State::kReady && in_flight_ < ops_.size() && (options_.pipeline || in_flight_ == 0)) {
+        Op& op = *ops_[in_flight_];
+        if (send(op)) {
+            ++in_flight_;
+            sent_any = true;
+            continue;
+        }
         if (state_ == State::kBroken) return;  // break_connection answered everyone
+        // Refused before anything was sent (bad parameters, libpq busy): answer it and go on.
+        std::unique_ptr<Op> refused = std::move(ops_[in_flight_]);
+        ops_.erase(ops_.begin() + static_cast<std::ptrdiff_t>(in_flight_));
         DbError e;
         e.message = connection_message(conn_);
-        deliver(*op, base::Status::invalid_argument(e.message), e);
+        deliver(*refused, base::Status::invalid_argument(e.message), e);
         if (alive.expired()) return;
+    }
+    if (sent_any) {
+        arm_timer();
+        flush();
     }
 }
 
-// Sends the front statement (its Prepare first when it is to be cached). False when libpq refused it.
-bool Connection::send_current() {
-    Op& op = *ops_.front();
+// Puts `op` on the wire (its Prepare first when it is to be cached; in pipeline mode both, then a sync point).
+// False when libpq refused it.
+bool Connection::send(Op& op) {
     const int n = op.params.count();
-    int sent = 0;
     if (op.options.prepare) {
         std::string key = op.sql;
         key.push_back('\0');
@@ -231,13 +246,21 @@ bool Connection::send_current() {
         if (it != prepared_.end()) {
             op.statement = it->second;
         } else if (prepared_.size() < kMaxPrepared) {
-            op.statement = "ss_" + std::to_string(prepared_.size() + 1);
-            op.cache_key = std::move(key);
+            op.statement = "ss_" + std::to_string(++statement_counter_);
+            op.cache_key = key;
+            // In a pipeline the statements behind this one are sent before its Prepare is answered: they use the
+            // name at once (and fail with it, in their own segments, if the Prepare fails and is forgotten).
+            if (options_.pipeline) prepared_.emplace(std::move(key), op.statement);
         }
     }
+    int sent = 0;
     if (!op.cache_key.empty()) {
         op.phase = Op::Phase::kPreparing;
         sent = PQsendPrepare(conn_, op.statement.c_str(), op.sql.c_str(), n, op.params.types());
+        if (sent != 0 && options_.pipeline) {
+            sent = PQsendQueryPrepared(conn_, op.statement.c_str(), n, op.params.values(), op.params.lengths(),
+                                       op.params.formats(), 0);
+        }
     } else if (!op.statement.empty()) {
         op.phase = Op::Phase::kExecuting;
         sent = PQsendQueryPrepared(conn_, op.statement.c_str(), n, op.params.values(), op.params.lengths(),
@@ -247,13 +270,26 @@ bool Connection::send_current() {
         sent = PQsendQueryParams(conn_, op.sql.c_str(), n, op.params.types(), op.params.values(), op.params.lengths(),
                                  op.params.formats(), 0);
     }
+    if (sent != 0 && options_.pipeline) sent = PQpipelineSync(conn_);
     if (sent == 0) {
-        if (PQstatus(conn_) == CONNECTION_BAD) break_connection(connection_message(conn_), true);
+        // A refusal after part of a pipeline entry went out leaves the stream unknowable: close it.
+        if (PQstatus(conn_) == CONNECTION_BAD || (options_.pipeline && op.phase != Op::Phase::kQueued)) {
+            break_connection(connection_message(conn_), true);
+        }
+        op.phase = Op::Phase::kQueued;
         return false;
     }
-    if (op.options.timeout_ns > 0 && !timer_.scheduled()) loop_.schedule_after(timer_, op.options.timeout_ns);
-    flush();
+    if (op.options.timeout_ns > 0) op.deadline = loop_.now() + op.options.timeout_ns;
     return true;
+}
+
+// The timer watches the oldest statement in flight: its deadline, or its cancel grace once it timed out.
+void Connection::arm_timer() {
+    if (in_flight_ == 0 || ops_.front()->deadline == 0) {
+        timer_.cancel();
+        return;
+    }
+    loop_.timers().schedule(timer_, ops_.front()->deadline);
 }
 
 void Connection::flush() {
@@ -271,38 +307,46 @@ void Connection::read_results() {
     while (state_ == State::kReady) {
         if (PQisBusy(conn_) != 0) return;
         PGresult* res = PQgetResult(conn_);
-        if (ops_.empty() || ops_.front()->phase == Op::Phase::kQueued) {
+        if (in_flight_ == 0) {
             if (res == nullptr) return;
             PQclear(res);  // nothing asked for it
             continue;
         }
         Op& op = *ops_.front();
         if (res == nullptr) {
-            if (op.phase == Op::Phase::kPreparing && op.status.is_ok()) {
-                // Prepared: cache it and execute it (the second round trip, first use only).
-                prepared_.emplace(std::move(op.cache_key), op.statement);
+            // The end of one command's results.
+            if (op.phase == Op::Phase::kPreparing && !op.status.is_ok() && options_.pipeline) {
+                prepared_.erase(op.cache_key);  // the failed Prepare's name does not exist on the server
                 op.cache_key.clear();
                 op.phase = Op::Phase::kExecuting;
-                int n = op.params.count();
-                if (PQsendQueryPrepared(conn_, op.statement.c_str(), n, op.params.values(), op.params.lengths(),
-                                        op.params.formats(), 0) == 0) {
-                    op.error.message = connection_message(conn_);
-                    op.status = base::Status::invalid_argument(op.error.message);
-                    if (PQstatus(conn_) == CONNECTION_BAD) {
-                        break_connection(op.error.message, true);
-                        return;
-                    }
-                    complete_current();
-                } else {
-                    flush();
-                }
-            } else {
-                complete_current();
+                continue;
             }
+            if (op.phase == Op::Phase::kPreparing && op.status.is_ok()) {
+                op.phase = Op::Phase::kExecuting;
+                if (options_.pipeline) continue;  // cached at send; the execute was sent with it
+                prepared_.emplace(std::move(op.cache_key), op.statement);
+                op.cache_key.clear();
+                // Prepared: execute it (the second round trip, first use only).
+                if (PQsendQueryPrepared(conn_, op.statement.c_str(), op.params.count(), op.params.values(),
+                                        op.params.lengths(), op.params.formats(), 0) == 0) {
+                    break_connection(connection_message(conn_), true);
+                    return;
+                }
+                flush();
+                continue;
+            }
+            if (options_.pipeline) {
+                // In a pipeline the statement ends at its sync point; without output after an error libpq may
+                // report the end of the pipeline segment as null too, which the sync result follows.
+                if (PQpipelineStatus(conn_) == PQ_PIPELINE_OFF) return;
+                continue;
+            }
+            complete_current();
             if (alive.expired()) return;
             continue;
         }
-        switch (PQresultStatus(res)) {
+        ExecStatusType st = PQresultStatus(res);
+        switch (st) {
             case PGRES_TUPLES_OK:
             case PGRES_COMMAND_OK:
             case PGRES_EMPTY_QUERY:
@@ -313,6 +357,17 @@ void Connection::read_results() {
                     } else {
                         op.rows = to_result_set(res);
                     }
+                }
+                break;
+            case PGRES_PIPELINE_SYNC:
+                PQclear(res);
+                complete_current();
+                if (alive.expired()) return;
+                continue;
+            case PGRES_PIPELINE_ABORTED:
+                if (op.status.is_ok()) {
+                    op.error.message = "not run: an earlier command of its pipeline segment failed";
+                    op.status = base::Status::cancelled(op.error.message);
                 }
                 break;
             case PGRES_COPY_IN:
@@ -342,12 +397,13 @@ void Connection::read_results() {
 void Connection::complete_current() {
     std::unique_ptr<Op> op = std::move(ops_.front());
     ops_.pop_front();
-    timer_.cancel();
+    --in_flight_;
+    arm_timer();
     std::weak_ptr<bool> alive = alive_;
     deliver(*op, op->status, std::move(op->error));
     if (alive.expired()) return;
     if (!ops_.empty()) {
-        start_next();
+        pump();
     } else if (listener_) {
         listener_(*this);
     }
@@ -378,7 +434,7 @@ void Connection::on_timer() {
         finish_connect(base::Status::timeout("connecting to PostgreSQL timed out"));
         return;
     }
-    if (ops_.empty() || ops_.front()->phase == Op::Phase::kQueued) return;
+    if (in_flight_ == 0) return;
     Op& op = *ops_.front();
     if (op.answered) {
         break_connection("a cancelled statement did not end within " + millis(kCancelGrace), true);
@@ -393,8 +449,9 @@ void Connection::on_timer() {
     std::shared_ptr<PGcancel> cancel(PQgetCancel(conn_), [](PGcancel* c) {
         if (c != nullptr) PQfreeCancel(c);
     });
-    bool queued = cancel_workers_ != nullptr && cancel != nullptr &&
-                  cancel_workers_
+    WorkerPool* workers = options_.cancel_workers;
+    bool queued = workers != nullptr && cancel != nullptr &&
+                  workers
                       ->submit([cancel](std::size_t) {
                           // PQcancel opens its own connection and waits for the server: a worker's job.
                           char err[256];
@@ -407,7 +464,8 @@ void Connection::on_timer() {
         break_connection(e.message + "; connection closed to stop it", true);
         return;
     }
-    loop_.schedule_after(timer_, kCancelGrace);
+    op.deadline = loop_.now() + kCancelGrace;
+    arm_timer();
 }
 
 bool Connection::check_health() {
@@ -436,6 +494,7 @@ void Connection::break_connection(std::string reason, bool notify) {
     }
     auto ops = std::move(ops_);
     ops_.clear();
+    in_flight_ = 0;
     DbError e;
     e.message = reason.empty() ? std::string("connection lost") : reason;
     e.connection_lost = true;

@@ -34,10 +34,23 @@ struct QueryOptions {
     bool idempotent = false;
 };
 
-/// Statements run one at a time in the order they were queued; each completes with exactly one callback call
-/// (unless the Connection is destroyed first: then with kCancelled). All methods: loop thread only. The
-/// connection never blocks: its socket is registered with the loop, libpq is in non-blocking mode, output that
-/// does not fit the socket waits for EPOLLOUT. Not thread-safe.
+struct ConnectOptions {
+    /// Deadline for the whole connection attempt; 0: libpq's connect_timeout alone.
+    std::int64_t timeout_ns = 0;
+    /// Pipeline mode (PQenterPipelineMode): every queued statement is sent at once, each followed by its own
+    /// sync point, so many statements share a round trip and an error fails only its own statement (inside an
+    /// explicit transaction the server then refuses the rest of it, as without a pipeline).
+    bool pipeline = false;
+    /// Runs the blocking PQcancel of timed-out statements (may be null: then a timeout closes the connection).
+    /// Must outlive the connection.
+    WorkerPool* cancel_workers = nullptr;
+};
+
+/// Statements complete in the order they were queued, each with exactly one callback call (unless the
+/// Connection is destroyed first: then with kCancelled). Without pipeline mode one statement is on the wire at a
+/// time; with it, all of them. All methods: loop thread only. The connection never blocks: its socket is
+/// registered with the loop, libpq is in non-blocking mode, output that does not fit the socket waits for
+/// EPOLLOUT. Not thread-safe.
 class Connection final : private net::IoHandler {
   public:
     using ConnectCallback = std::function<void(Connection& conn, base::Status status)>;
@@ -54,11 +67,9 @@ class Connection final : private net::IoHandler {
     /// Starts connecting with a libpq connection string or URI ("host=/run/pg dbname=app", "postgresql://...";
     /// PG* environment variables fill what it leaves out, as libpq reads them). `done` is called once, on the
     /// loop thread, never from inside connect(): ok, or kUnavailable with libpq's message, or kTimeout after
-    /// `timeout_ns` (0: libpq's connect_timeout alone). `cancel_workers` (may be null; must outlive the
-    /// connection) runs the blocking PQcancel of timed-out statements; without it a timeout closes the connection.
+    /// options.timeout_ns. Statements may be queued before it is called.
     static std::unique_ptr<Connection> connect(net::EventLoop& loop, const std::string& conninfo,
-                                               std::int64_t timeout_ns, ConnectCallback done,
-                                               WorkerPool* cancel_workers = nullptr);
+                                               ConnectOptions options, ConnectCallback done);
     /// Unregisters and closes the socket; statements still queued complete with kCancelled.
     ~Connection();
     Connection(const Connection&) = delete;
@@ -75,6 +86,7 @@ class Connection final : private net::IoHandler {
     void commit(QueryCallback done) { query("COMMIT", {}, std::move(done)); }
     void rollback(QueryCallback done) { query("ROLLBACK", {}, std::move(done)); }
 
+    bool pipeline() const { return options_.pipeline; }
     /// Connected, nothing queued.
     bool is_idle() const { return state_ == State::kReady && ops_.empty(); }
     bool is_broken() const { return state_ == State::kBroken; }
@@ -94,14 +106,15 @@ class Connection final : private net::IoHandler {
     enum class State : std::uint8_t { kConnecting, kReady, kBroken };
     struct Op;
 
-    Connection(net::EventLoop& loop, WorkerPool* cancel_workers);
+    Connection(net::EventLoop& loop, ConnectOptions options);
 
     void on_io(std::uint32_t events) override;
     void continue_connect();
     void finish_connect(base::Status status);
     void enqueue(std::unique_ptr<Op> op);
-    void start_next();
-    bool send_current();
+    void pump();
+    bool send(Op& op);
+    void arm_timer();
     void flush();
     void read_results();
     void complete_current();
@@ -111,14 +124,16 @@ class Connection final : private net::IoHandler {
     static void deliver(Op& op, base::Status status, DbError error);
 
     net::EventLoop& loop_;
-    WorkerPool* cancel_workers_;
+    ConnectOptions options_;
     PGconn* conn_ = nullptr;
     int fd_ = -1;
     std::uint32_t events_ = 0;
     State state_ = State::kConnecting;
     ConnectCallback connect_done_;
     Listener listener_;
-    std::deque<std::unique_ptr<Op>> ops_;                    // front() is the running one once sent
+    std::deque<std::unique_ptr<Op>> ops_;  // the first in_flight_ are on the wire, oldest first
+    std::size_t in_flight_ = 0;
+    std::uint64_t statement_counter_ = 0;                    // names ss_1, ss_2, ... of prepared statements
     std::unordered_map<std::string, std::string> prepared_;  // SQL + parameter types -> statement name
     net::Timer timer_;
     std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // callbacks check it: they may destroy us

@@ -23,10 +23,11 @@ class ConnectionTest : public ::testing::Test {
         ASSERT_NE(conn_, nullptr);
     }
 
-    std::unique_ptr<Connection> open(WorkerPool* cancel) {
+    std::unique_ptr<Connection> open(WorkerPool* cancel, bool pipeline = false) {
         std::optional<base::Status> status;
-        auto c = Connection::connect(
-            loop_, conninfo_, 10 * base::kNanosPerSecond, [&](Connection&, base::Status s) { status = s; }, cancel);
+        ConnectOptions options{
+            .timeout_ns = 10 * base::kNanosPerSecond, .pipeline = pipeline, .cancel_workers = cancel};
+        auto c = Connection::connect(loop_, conninfo_, options, [&](Connection&, base::Status s) { status = s; });
         if (!run_until(loop_, [&] { return status.has_value(); }) || !status->is_ok()) {
             ADD_FAILURE() << "connect: " << (status ? status->to_string() : "no answer");
             return nullptr;
@@ -289,9 +290,66 @@ TEST_F(ConnectionTest, StatementsQueueInOrder) {
     EXPECT_EQ(seen, (std::vector<std::int64_t>{0, 1, 2, 3, 4}));
 }
 
+TEST_F(ConnectionTest, PipelineKeepsOrderAndIsolatesAnError) {
+    std::unique_ptr<Connection> c = open(&cancel_, /*pipeline=*/true);
+    ASSERT_NE(c, nullptr);
+    EXPECT_TRUE(c->pipeline());
+    std::vector<std::string> seen;
+    for (std::int64_t i = 0; i < 20; ++i) {
+        // The statement at i == 10 divides by zero; only it fails.
+        c->query("SELECT 100 / ($1::int8 - 10)", {i}, [&seen](QueryResult r) {
+            seen.push_back(r.is_ok() ? std::to_string(std::get<std::int64_t>(r->value(0, 0))) : r.error().sqlstate);
+        });
+    }
+    EXPECT_EQ(c->pending(), 20u);
+    ASSERT_TRUE(run_until(loop_, [&] { return seen.size() == 20; }));
+    const std::vector<std::string> want = {"-10",   "-11", "-12", "-14", "-16", "-20", "-25", "-33", "-50", "-100",
+                                           "22012", "100", "50",  "33",  "25",  "20",  "16",  "14",  "12",  "11"};
+    EXPECT_EQ(seen, want);
+    EXPECT_TRUE(c->is_idle());
+}
+
+TEST_F(ConnectionTest, PipelineTransactionWithAnErrorInTheMiddleRollsBack) {
+    std::unique_ptr<Connection> c = open(&cancel_, /*pipeline=*/true);
+    ASSERT_NE(c, nullptr);
+    ASSERT_TRUE(run(*c, "CREATE TEMP TABLE p (id int PRIMARY KEY)").is_ok());
+    std::vector<std::string> seen;
+    auto record = [&seen](QueryResult r) { seen.push_back(r.is_ok() ? r->command() : r.error().sqlstate); };
+    c->begin(record);
+    c->query("INSERT INTO p VALUES (1)", {}, record);
+    c->query("INSERT INTO p VALUES (1)", {}, record);  // duplicate: the transaction fails here
+    c->query("INSERT INTO p VALUES (2)", {}, record);
+    c->commit(record);
+    ASSERT_TRUE(run_until(loop_, [&] { return seen.size() == 5; }));
+    EXPECT_EQ(seen, (std::vector<std::string>{"BEGIN", "INSERT 0 1", "23505", "25P02", "ROLLBACK"}));
+    QueryResult count = run(*c, "SELECT count(*) FROM p");
+    ASSERT_TRUE(count.is_ok());
+    EXPECT_EQ(count->value(0, 0), Value(std::int64_t{0}));
+}
+
+TEST_F(ConnectionTest, PipelinePreparedStatementsAndTimeout) {
+    std::unique_ptr<Connection> c = open(&cancel_, /*pipeline=*/true);
+    ASSERT_NE(c, nullptr);
+    std::vector<std::string> seen;
+    auto record = [&seen](QueryResult r) {
+        seen.push_back(r.is_ok() ? std::string(r->text(0, 0)) : r.status().to_string());
+    };
+    for (std::int64_t i = 0; i < 3; ++i)
+        c->query("SELECT $1::int8 * 3", {i}, record, {.prepare = true});
+    c->query("SELECT FROM WHERE", {}, record, {.prepare = true});
+    c->query("SELECT pg_sleep(60)", {}, record, {.timeout_ns = 200 * base::kNanosPerMilli});
+    c->query("SELECT 'after'", {}, record);
+    ASSERT_TRUE(run_until(loop_, [&] { return seen.size() == 6; }));
+    EXPECT_EQ(seen, (std::vector<std::string>{"0", "3", "6",
+                                              "invalid_argument: syntax error at or near \"WHERE\" (SQLSTATE 42601)",
+                                              "timeout: statement timed out after 200 ms", "after"}));
+    EXPECT_EQ(c->prepared_count(), 1u);  // the failed one is forgotten
+    EXPECT_FALSE(c->is_broken());
+}
+
 TEST_F(ConnectionTest, ConnectFailureIsUnavailable) {
     std::optional<base::Status> status;
-    auto c = Connection::connect(loop_, "host=/nonexistent-ss-dir port=5432 user=x dbname=x", 0,
+    auto c = Connection::connect(loop_, "host=/nonexistent-ss-dir port=5432 user=x dbname=x", {},
                                  [&](Connection&, base::Status s) { status = s; });
     ASSERT_TRUE(run_until(loop_, [&] { return status.has_value(); }));
     EXPECT_TRUE(status->is_unavailable());

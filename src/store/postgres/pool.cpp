@@ -48,9 +48,10 @@ Pool::Slot* Pool::find(const Connection* conn) {
 void Pool::open_one() {
     slots_.push_back(std::make_unique<Slot>(Slot{nullptr, SlotState::kConnecting}));
     Slot& slot = *slots_.back();
-    slot.conn = Connection::connect(
-        loop_, options_.conninfo, options_.connect_timeout_ns,
-        [this](Connection& c, base::Status status) { on_connected(c, std::move(status)); }, cancel_workers_);
+    ConnectOptions connect{
+        .timeout_ns = options_.connect_timeout_ns, .pipeline = options_.pipeline, .cancel_workers = cancel_workers_};
+    slot.conn = Connection::connect(loop_, options_.conninfo, connect,
+                                    [this](Connection& c, base::Status status) { on_connected(c, std::move(status)); });
     slot.conn->set_listener([this](Connection& c) { on_connection_event(c); });
 }
 

@@ -23,6 +23,8 @@ struct PoolOptions {
     std::size_t max_size = 10;                        // never more connections than this (at least 1)
     std::int64_t acquire_timeout_ns = 5'000'000'000;  // a waiter hears kTimeout after this
     std::int64_t connect_timeout_ns = 5'000'000'000;  // per connection attempt
+    /// Connections in pipeline mode (connection.h): a Lease may queue many statements that share round trips.
+    bool pipeline = false;
 };
 
 class Pool;
