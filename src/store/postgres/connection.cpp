@@ -499,7 +499,13 @@ void Connection::break_connection(std::string reason, bool notify) {
     e.message = reason.empty() ? std::string("connection lost") : reason;
     e.connection_lost = true;
     for (auto& op : ops) {
-        deliver(*op, base::Status::unavailable(e.message), e);
+        if (op->status.is_ok()) {
+            deliver(*op, base::Status::unavailable(e.message), e);
+        } else {
+            // The server said why before it went (57P01 terminated by an administrator, ...): keep its words.
+            op->error.connection_lost = true;
+            deliver(*op, op->status, std::move(op->error));
+        }
         if (alive.expired()) return;
     }
     if (notify && listener_) listener_(*this);

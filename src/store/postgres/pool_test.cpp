@@ -172,5 +172,65 @@ TEST_F(PoolTest, ServerRestartIsSurvived) {
     EXPECT_EQ(pool.stats().open, 3u);
 }
 
+// A pool statement waits on an advisory lock the test holds; its backend is terminated meanwhile. Idempotent
+// work runs again on a new connection; other work reports the lost connection with the server's SQLSTATE.
+class PoolRetryTest : public PoolTest {
+  protected:
+    std::unique_ptr<Connection> direct() {
+        std::optional<base::Status> status;
+        auto c = Connection::connect(loop_, cluster_->conninfo(), {}, [&](Connection&, base::Status s) { status = s; });
+        if (!run_until(loop_, [&] { return status.has_value(); }) || !status->is_ok()) return nullptr;
+        return c;
+    }
+    QueryResult on(Connection& c, std::string sql) {
+        std::optional<QueryResult> r;
+        c.query(std::move(sql), {}, [&](QueryResult q) { r.emplace(std::move(q)); });
+        if (!run_until(loop_, [&] { return r.has_value(); })) return QueryResult(base::Status::internal("hung"));
+        return std::move(*r);
+    }
+    // The pid of a backend waiting for the advisory lock other than `except`, polled (bounded) until one waits.
+    std::int64_t waiting_pid(Connection& c, std::int64_t except) {
+        std::int64_t pid = 0;
+        run_until(loop_, [&] {
+            QueryResult r = on(c, "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> " +
+                                      std::to_string(except) + " AND query LIKE 'SELECT pg_advisory_xact_lock(77)%'");
+            if (r.is_ok() && r->row_count() == 1) pid = std::get<std::int64_t>(r->value(0, 0));
+            return pid != 0;
+        });
+        return pid;
+    }
+};
+
+TEST_F(PoolRetryTest, LostConnectionRetriesOnlyIdempotentWork) {
+    for (bool idempotent : {true, false}) {
+        Pool pool(loop_, options(1, 2), &cancel_);
+        std::unique_ptr<Connection> holder = direct();
+        ASSERT_NE(holder, nullptr);
+        ASSERT_TRUE(on(*holder, "SELECT pg_advisory_lock(77)").is_ok());
+        std::optional<QueryResult> result;
+        pool.query("SELECT pg_advisory_xact_lock(77), 'ran'", {}, [&](QueryResult r) { result.emplace(std::move(r)); },
+                   {.idempotent = idempotent});
+        std::int64_t first = waiting_pid(*holder, 0);
+        ASSERT_NE(first, 0);
+        ASSERT_TRUE(on(*holder, "SELECT pg_terminate_backend(" + std::to_string(first) + ")").is_ok());
+        if (idempotent) {
+            std::int64_t second = waiting_pid(*holder, first);  // the retry, on a new backend
+            EXPECT_NE(second, 0);
+        }
+        ASSERT_TRUE(on(*holder, "SELECT pg_advisory_unlock(77)").is_ok());
+        ASSERT_TRUE(run_until(loop_, [&] { return result.has_value(); }));
+        if (idempotent) {
+            ASSERT_TRUE(result->is_ok()) << result->status().to_string();
+            EXPECT_EQ(result->value().value(0, 1), Value(std::string("ran")));
+        } else {
+            EXPECT_TRUE(result->status().is_unavailable()) << result->status().to_string();
+            EXPECT_TRUE(result->error().connection_lost);
+            EXPECT_EQ(result->error().sqlstate, "57P01");
+            EXPECT_EQ(result->error().message, "terminating connection due to administrator command");
+        }
+        EXPECT_EQ(pool.stats().dropped, 1u);
+    }
+}
+
 }  // namespace
 }  // namespace slipstream::store::postgres
