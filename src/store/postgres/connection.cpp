@@ -304,9 +304,11 @@ void Connection::flush() {
 
 void Connection::read_results() {
     std::weak_ptr<bool> alive = alive_;
+    bool null_seen = false;
     while (state_ == State::kReady) {
         if (PQisBusy(conn_) != 0) return;
         PGresult* res = PQgetResult(conn_);
+        if (res != nullptr) null_seen = false;
         if (in_flight_ == 0) {
             if (res == nullptr) return;
             PQclear(res);  // nothing asked for it
@@ -336,9 +338,10 @@ void Connection::read_results() {
                 continue;
             }
             if (options_.pipeline) {
-                // In a pipeline the statement ends at its sync point; without output after an error libpq may
-                // report the end of the pipeline segment as null too, which the sync result follows.
-                if (PQpipelineStatus(conn_) == PQ_PIPELINE_OFF) return;
+                // In a pipeline the statement ends at its sync point (PGRES_PIPELINE_SYNC), not here. A second null
+                // in a row means nothing more has arrived yet: wait for input.
+                if (null_seen) return;
+                null_seen = true;
                 continue;
             }
             complete_current();
