@@ -118,15 +118,20 @@ void Connection::on_io(std::uint32_t events) {
         return;
     }
     if (state_ == State::kBroken) return;
-    if ((events & (EPOLLIN | EPOLLERR | EPOLLHUP)) != 0 && PQconsumeInput(conn_) == 0) {
-        break_connection(connection_message(conn_), true);
-        return;
+    if ((events & (EPOLLIN | EPOLLERR | EPOLLHUP)) != 0) {
+        if (PQconsumeInput(conn_) == 0) {
+            break_connection(connection_message(conn_), true);
+            return;
+        }
     }
     if ((events_ & EPOLLOUT) != 0) {
         flush();
         if (state_ == State::kBroken) return;
     }
+    std::weak_ptr<bool> alive = alive_;
     read_results();
+    // libpq parses notifications while it parses results: hand them over after every read.
+    if (!alive.expired() && state_ == State::kReady) deliver_notifications();
 }
 
 void Connection::continue_connect() {
@@ -469,6 +474,19 @@ void Connection::on_timer() {
     }
     op.deadline = loop_.now() + kCancelGrace;
     arm_timer();
+}
+
+// Hands every notification libpq has parsed to the handler. False when the handler destroyed the connection.
+bool Connection::deliver_notifications() {
+    std::weak_ptr<bool> alive = alive_;
+    while (PGnotify* n = PQnotifies(conn_)) {
+        Notification note{n->relname, n->extra != nullptr ? n->extra : "", n->be_pid};
+        PQfreemem(n);
+        if (!on_notify_) continue;
+        on_notify_(note);
+        if (alive.expired() || state_ != State::kReady) return false;
+    }
+    return true;
 }
 
 bool Connection::check_health() {

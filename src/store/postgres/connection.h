@@ -46,6 +46,13 @@ struct ConnectOptions {
     WorkerPool* cancel_workers = nullptr;
 };
 
+/// A NOTIFY received on a connection that LISTENs.
+struct Notification {
+    std::string channel;
+    std::string payload;
+    int sender_pid = 0;  // the notifying server process
+};
+
 /// Statements complete in the order they were queued, each with exactly one callback call (unless the
 /// Connection is destroyed first: then with kCancelled). Without pipeline mode one statement is on the wire at a
 /// time; with it, all of them. All methods: loop thread only. The connection never blocks: its socket is
@@ -58,6 +65,8 @@ class Connection final : private net::IoHandler {
     using JsonCallback = std::function<void(JsonResult result)>;
     /// Told when the connection broke, or when its last queued statement ended (is_idle() again).
     using Listener = std::function<void(Connection& conn)>;
+    /// Told of each NOTIFY for a channel this connection LISTENs to, in arrival order.
+    using NotificationHandler = std::function<void(const Notification& notification)>;
 
     /// How long a cancelled statement may take to end before the connection is closed instead.
     static constexpr std::int64_t kCancelGrace = 2'000'000'000;
@@ -98,6 +107,10 @@ class Connection final : private net::IoHandler {
     /// usable: the pool's check on checkout. Breaking here does not call the listener.
     bool check_health();
     void set_listener(Listener listener) { listener_ = std::move(listener); }
+    /// Receives NOTIFYs once `LISTEN channel` has run on this connection (use a connection of its own, not a
+    /// pooled one: a pool hands connections to others). Notifications arrive whenever the socket is read,
+    /// between statements too; the handler may run statements or destroy the connection.
+    void set_notification_handler(NotificationHandler handler) { on_notify_ = std::move(handler); }
     /// The server process serving this connection (0 before connecting).
     int backend_pid() const;
     std::size_t prepared_count() const { return prepared_.size(); }
@@ -121,6 +134,7 @@ class Connection final : private net::IoHandler {
     void on_timer();
     void break_connection(std::string reason, bool notify);
     void set_events(std::uint32_t events);
+    bool deliver_notifications();
     static void deliver(Op& op, base::Status status, DbError error);
 
     net::EventLoop& loop_;
@@ -131,6 +145,7 @@ class Connection final : private net::IoHandler {
     State state_ = State::kConnecting;
     ConnectCallback connect_done_;
     Listener listener_;
+    NotificationHandler on_notify_;
     std::deque<std::unique_ptr<Op>> ops_;  // the first in_flight_ are on the wire, oldest first
     std::size_t in_flight_ = 0;
     std::uint64_t statement_counter_ = 0;                    // names ss_1, ss_2, ... of prepared statements

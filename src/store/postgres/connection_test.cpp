@@ -347,6 +347,32 @@ TEST_F(ConnectionTest, PipelinePreparedStatementsAndTimeout) {
     EXPECT_FALSE(c->is_broken());
 }
 
+TEST_F(ConnectionTest, ListenReceivesNotifyFromAnotherConnection) {
+    std::vector<Notification> got;
+    conn_->set_notification_handler([&](const Notification& n) { got.push_back(n); });
+    ASSERT_TRUE(run(*conn_, "LISTEN \"jobs Q\"").is_ok());
+    std::unique_ptr<Connection> sender = open(&cancel_);
+    ASSERT_NE(sender, nullptr);
+    ASSERT_TRUE(run(*sender, "SELECT pg_notify($1, $2)", {std::string("jobs Q"), std::string("first \"1\"")}).is_ok());
+    ASSERT_TRUE(run(*sender, "NOTIFY \"jobs Q\", 'second'").is_ok());
+    ASSERT_TRUE(run(*sender, "NOTIFY other, 'not listened to'").is_ok());
+    // Delivered while the listener is idle: nothing runs on it.
+    ASSERT_TRUE(run_until(loop_, [&] { return got.size() == 2; }));
+    EXPECT_EQ(got[0].channel, "jobs Q");
+    EXPECT_EQ(got[0].payload, "first \"1\"");
+    EXPECT_EQ(got[0].sender_pid, sender->backend_pid());
+    EXPECT_EQ(got[1].payload, "second");
+    // A NOTIFY of its own arrives in the same read as the statement's result, with nothing after it.
+    ASSERT_TRUE(run(*conn_, "NOTIFY \"jobs Q\", 'own'").is_ok());
+    ASSERT_TRUE(run_until(loop_, [&] { return got.size() == 3; }));
+    EXPECT_EQ(got[2].payload, "own");
+    EXPECT_EQ(got[2].sender_pid, conn_->backend_pid());
+    ASSERT_TRUE(run(*conn_, "UNLISTEN *").is_ok());
+    ASSERT_TRUE(run(*sender, "NOTIFY \"jobs Q\", 'late'").is_ok());
+    ASSERT_TRUE(run(*conn_, "SELECT 1").is_ok());  // a round trip on the listener after the NOTIFY committed
+    EXPECT_EQ(got.size(), 3u);
+}
+
 TEST_F(ConnectionTest, ConnectFailureIsUnavailable) {
     std::optional<base::Status> status;
     auto c = Connection::connect(loop_, "host=/nonexistent-ss-dir port=5432 user=x dbname=x", {},
