@@ -23,6 +23,7 @@ struct Connection::Op {
     std::string statement;         // the prepared statement's name (options.prepare)
     std::string cache_key;         // set while preparing a statement that joins the cache
     base::MonoNanos deadline = 0;  // when the timer acts on it next (0: no timeout)
+    bool refused = false;          // failed before sending (status and error set): answered in its turn
     bool answered = false;         // the caller has heard (result, error or timeout); later results are dropped
     base::Status status;           // the first error of this statement
     DbError error;
@@ -198,6 +199,32 @@ void Connection::fetch_json(std::string sql, Params params, JsonCallback done, Q
     enqueue(std::move(op));
 }
 
+void Connection::on_savepoint(std::string_view command, std::string_view name, QueryCallback done) {
+    std::string sql(command);
+    if (name.find('\0') != std::string_view::npos || name.empty()) {
+        // Refused in its place in the queue, so answers keep the order of the calls.
+        auto op = std::make_unique<Op>(std::string(), Params{}, QueryOptions{});
+        op->on_rows = std::move(done);
+        op->refused = true;
+        op->error.message = "a savepoint name must be non-empty text without NUL bytes";
+        op->status = base::Status::invalid_argument(op->error.message);
+        if (!ops_.empty() && state_ != State::kBroken) {
+            enqueue(std::move(op));
+            return;
+        }
+        // Nothing before it: answered from the loop, not from inside this call (later calls answer later still).
+        loop_.post([op = std::move(op)]() mutable { deliver(*op, op->status, std::move(op->error)); });
+        return;
+    }
+    sql.push_back('"');
+    for (char c : name) {
+        if (c == '"') sql.push_back('"');  // identifiers double their quotes
+        sql.push_back(c);
+    }
+    sql.push_back('"');
+    query(std::move(sql), {}, std::move(done));
+}
+
 void Connection::enqueue(std::unique_ptr<Op> op) {
     if (state_ == State::kBroken) {
         // Answered from the loop, not from inside the caller's call.
@@ -219,6 +246,16 @@ void Connection::pump() {
     bool sent_any = false;
     while (state_ == State::kReady && in_flight_ < ops_.size() && (options_.pipeline || in_flight_ == 0)) {
         Op& op = *ops_[in_flight_];
+        if (op.refused) {
+            if (in_flight_ > 0) break;  // answered once everything before it has been
+            std::unique_ptr<Op> refused = std::move(ops_.front());
+            ops_.pop_front();
+            deliver(*refused, refused->status, std::move(refused->error));
+            if (alive.expired()) return;
+            if (ops_.empty() && listener_) listener_(*this);
+            if (alive.expired()) return;
+            continue;
+        }
         if (send(op)) {
             ++in_flight_;
             sent_any = true;

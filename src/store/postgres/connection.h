@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "base/status.h"
@@ -94,6 +95,15 @@ class Connection final : private net::IoHandler {
     void begin(QueryCallback done) { query("BEGIN", {}, std::move(done)); }
     void commit(QueryCallback done) { query("COMMIT", {}, std::move(done)); }
     void rollback(QueryCallback done) { query("ROLLBACK", {}, std::move(done)); }
+    /// Savepoints inside a transaction: SAVEPOINT, RELEASE SAVEPOINT, ROLLBACK TO SAVEPOINT `name` (quoted as an
+    /// identifier, so any text is a name and never SQL; a name with a NUL byte is refused with kInvalidArgument).
+    void savepoint(std::string_view name, QueryCallback done) { on_savepoint("SAVEPOINT ", name, std::move(done)); }
+    void release_savepoint(std::string_view name, QueryCallback done) {
+        on_savepoint("RELEASE SAVEPOINT ", name, std::move(done));
+    }
+    void rollback_to_savepoint(std::string_view name, QueryCallback done) {
+        on_savepoint("ROLLBACK TO SAVEPOINT ", name, std::move(done));
+    }
 
     bool pipeline() const { return options_.pipeline; }
     /// Connected, nothing queued.
@@ -135,6 +145,7 @@ class Connection final : private net::IoHandler {
     void break_connection(std::string reason, bool notify);
     void set_events(std::uint32_t events);
     bool deliver_notifications();
+    void on_savepoint(std::string_view command, std::string_view name, QueryCallback done);
     static void deliver(Op& op, base::Status status, DbError error);
 
     net::EventLoop& loop_;

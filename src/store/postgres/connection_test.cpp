@@ -373,6 +373,37 @@ TEST_F(ConnectionTest, ListenReceivesNotifyFromAnotherConnection) {
     EXPECT_EQ(got.size(), 3u);
 }
 
+TEST_F(ConnectionTest, SavepointsUndoPartOfATransaction) {
+    ASSERT_TRUE(run(*conn_, "CREATE TEMP TABLE sp (id int PRIMARY KEY)").is_ok());
+    std::vector<std::string> seen;
+    auto record = [&seen](QueryResult r) { seen.push_back(r.is_ok() ? r->command() : r.status().to_string()); };
+    const std::string odd = "a\"; DROP TABLE sp; --";  // a name, never SQL
+    conn_->begin(record);
+    conn_->query("INSERT INTO sp VALUES (1)", {}, record);
+    conn_->savepoint(odd, record);
+    conn_->query("INSERT INTO sp VALUES (1)", {}, record);  // fails: only the part after the savepoint is lost
+    conn_->rollback_to_savepoint(odd, record);
+    conn_->query("INSERT INTO sp VALUES (2)", {}, record);
+    conn_->release_savepoint(odd, record);
+    conn_->savepoint(std::string("x\0y", 3), record);
+    conn_->commit(record);
+    ASSERT_TRUE(run_until(loop_, [&] { return seen.size() == 9; }));
+    EXPECT_EQ(seen, (std::vector<std::string>{
+                        "BEGIN", "INSERT 0 1", "SAVEPOINT",
+                        "already_exists: duplicate key value violates unique constraint \"sp_pkey\" (SQLSTATE 23505)",
+                        "ROLLBACK", "INSERT 0 1", "RELEASE",
+                        "invalid_argument: a savepoint name must be non-empty text without NUL bytes", "COMMIT"}));
+    std::optional<QueryResult> alone;
+    conn_->savepoint("", [&](QueryResult r) { alone.emplace(std::move(r)); });
+    EXPECT_FALSE(alone.has_value());  // never answered from inside the call
+    ASSERT_TRUE(run_until(loop_, [&] { return alone.has_value(); }));
+    EXPECT_TRUE(alone->status().is_invalid_argument());
+    QueryResult rows = run(*conn_, "SELECT id FROM sp ORDER BY id");
+    ASSERT_TRUE(rows.is_ok());
+    ASSERT_EQ(rows->row_count(), 2u);
+    EXPECT_EQ(rows->value(1, 0), Value(std::int64_t{2}));
+}
+
 TEST_F(ConnectionTest, ConnectFailureIsUnavailable) {
     std::optional<base::Status> status;
     auto c = Connection::connect(loop_, "host=/nonexistent-ss-dir port=5432 user=x dbname=x", {},
