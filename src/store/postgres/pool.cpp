@@ -25,6 +25,19 @@ Pool::Pool(net::EventLoop& loop, PoolOptions options, WorkerPool* cancel_workers
     options_.min_size = std::min(options_.min_size, options_.max_size);
     for (std::size_t i = 0; i < options_.min_size; ++i)
         open_one();
+    std::int64_t period = 0;
+    for (std::int64_t limit : {options_.idle_timeout_ns, options_.max_lifetime_ns}) {
+        if (limit > 0) period = period == 0 ? limit : std::min(period, limit);
+    }
+    if (period > 0) {
+        // Checked at half the shortest limit, within [4 ms, 30 s]: a connection outlives its limit by at most that.
+        period = std::clamp<std::int64_t>(period / 2, 4'000'000, 30'000'000'000);
+        reaper_.set_callback([this, period] {
+            reap();
+            loop_.schedule_after(reaper_, period);
+        });
+        loop_.schedule_after(reaper_, period);
+    }
 }
 
 Pool::~Pool() {
@@ -46,7 +59,7 @@ Pool::Slot* Pool::find(const Connection* conn) {
 }
 
 void Pool::open_one() {
-    slots_.push_back(std::make_unique<Slot>(Slot{nullptr, SlotState::kConnecting}));
+    slots_.push_back(std::make_unique<Slot>(Slot{nullptr, SlotState::kConnecting, loop_.now(), 0}));
     Slot& slot = *slots_.back();
     ConnectOptions connect{
         .timeout_ns = options_.connect_timeout_ns, .pipeline = options_.pipeline, .cancel_workers = cancel_workers_};
@@ -84,7 +97,14 @@ void Pool::on_connected(Connection& conn, base::Status status) {
 
 void Pool::hand_out(Slot& slot) {
     if (waiters_.empty()) {
+        if (past_lifetime(slot)) {
+            ++retired_;
+            drop(slot.conn.get());
+            if (slots_.size() < options_.min_size) open_one();
+            return;
+        }
         slot.state = SlotState::kIdle;
+        slot.idle_since = loop_.now();
         return;
     }
     AcquireCallback done = std::move(waiters_.front().done);
@@ -103,6 +123,11 @@ void Pool::acquire(AcquireCallback done) {
         if (it == slots_.end()) break;
         Slot& slot = **it;
         slot.state = SlotState::kLeased;  // check_health() may break it; then it is dropped here
+        if (past_lifetime(slot)) {
+            ++retired_;
+            drop(slot.conn.get());
+            continue;
+        }
         if (slot.conn->check_health()) {
             done(Lease(this, slot.conn.get()));
             return;
@@ -159,14 +184,36 @@ void Pool::on_connection_event(Connection& conn) {
     if (slot->state == SlotState::kDraining && conn.is_idle()) release(&conn);
 }
 
-// Forgets `conn` now and destroys it at the end of the iteration (we may be inside one of its callbacks).
-void Pool::drop(Connection* conn) {
+void Pool::drop(Connection* conn, bool now) {
     auto it = std::find_if(slots_.begin(), slots_.end(), [conn](auto& s) { return s->conn.get() == conn; });
     if (it == slots_.end()) return;
     std::unique_ptr<Connection> owned = std::move((*it)->conn);
     slots_.erase(it);
     owned->set_listener(nullptr);
-    loop_.defer([owned = std::move(owned)] {});
+    if (!now) loop_.defer([owned = std::move(owned)] {});
+}
+
+bool Pool::past_lifetime(const Slot& slot) const {
+    return options_.max_lifetime_ns > 0 && loop_.now() - slot.created >= options_.max_lifetime_ns;
+}
+
+// Closes idle connections past their lifetime, and those beyond min_size unused for idle_timeout_ns; opens
+// replacements up to min_size.
+void Pool::reap() {
+    const base::MonoNanos now = loop_.now();
+    for (std::size_t i = 0; i < slots_.size();) {
+        Slot& slot = *slots_[i];
+        bool idle_too_long = options_.idle_timeout_ns > 0 && now - slot.idle_since >= options_.idle_timeout_ns &&
+                             slots_.size() > options_.min_size;
+        if (slot.state == SlotState::kIdle && (past_lifetime(slot) || idle_too_long)) {
+            ++retired_;
+            drop(slot.conn.get(), /*now=*/true);  // not inside any of its callbacks: close it at once
+            continue;
+        }
+        ++i;
+    }
+    while (slots_.size() < options_.min_size)
+        open_one();
 }
 
 void Pool::query(std::string sql, Params params, Connection::QueryCallback done, QueryOptions options) {
@@ -230,6 +277,7 @@ Pool::Stats Pool::stats() const {
     }
     s.waiting = waiters_.size();
     s.dropped = dropped_;
+    s.retired = retired_;
     return s;
 }
 

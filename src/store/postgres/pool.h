@@ -25,6 +25,10 @@ struct PoolOptions {
     std::int64_t connect_timeout_ns = 5'000'000'000;  // per connection attempt
     /// Connections in pipeline mode (connection.h): a Lease may queue many statements that share round trips.
     bool pipeline = false;
+    /// An idle connection beyond min_size is closed after this long unused (0: never).
+    std::int64_t idle_timeout_ns = 300'000'000'000;
+    /// A connection is closed (and replaced up to min_size) once this old, when it is next idle (0: never).
+    std::int64_t max_lifetime_ns = 3'600'000'000'000;
 };
 
 class Pool;
@@ -74,6 +78,7 @@ class Pool {
         std::size_t connecting = 0;  // attempts in progress
         std::size_t waiting = 0;     // acquire() calls not answered yet
         std::uint64_t dropped = 0;   // broken connections dropped so far
+        std::uint64_t retired = 0;   // healthy ones closed for idleness or age
     };
 
     /// Opens min_size connections. `cancel_workers` (may be null; must outlive the pool) runs the cancel
@@ -100,6 +105,8 @@ class Pool {
     struct Slot {
         std::unique_ptr<Connection> conn;
         SlotState state;
+        base::MonoNanos created = 0;
+        base::MonoNanos idle_since = 0;
     };
     struct Waiter {
         AcquireCallback done;
@@ -113,7 +120,10 @@ class Pool {
     void on_connection_event(Connection& conn);
     void hand_out(Slot& slot);
     void release(Connection* conn);
-    void drop(Connection* conn);
+    // Forgets `conn`; destroys it now, or at the end of the iteration when we may be inside its callbacks.
+    void drop(Connection* conn, bool now = false);
+    bool past_lifetime(const Slot& slot) const;
+    void reap();
     void run_with_retry(std::string sql, Params params, Connection::QueryCallback done, QueryOptions options,
                         bool retried);
     void json_with_retry(std::string sql, Params params, Connection::JsonCallback done, QueryOptions options,
@@ -125,6 +135,8 @@ class Pool {
     std::vector<std::unique_ptr<Slot>> slots_;
     std::list<Waiter> waiters_;
     std::uint64_t dropped_ = 0;
+    std::uint64_t retired_ = 0;
+    net::Timer reaper_;  // closes idle and aged connections
     bool closing_ = false;
 };
 

@@ -172,6 +172,37 @@ TEST_F(PoolTest, ServerRestartIsSurvived) {
     EXPECT_EQ(pool.stats().open, 3u);
 }
 
+TEST_F(PoolTest, IdleConnectionsBeyondMinAreClosed) {
+    PoolOptions o = options(1, 3);
+    o.idle_timeout_ns = 50 * base::kNanosPerMilli;
+    Pool pool(loop_, o, &cancel_);
+    std::vector<base::Result<Lease>> held;
+    for (int i = 0; i < 3; ++i)
+        held.push_back(acquire(pool));
+    for (auto& l : held)
+        ASSERT_TRUE(l.is_ok()) << l.status().to_string();
+    EXPECT_EQ(pool.stats().open, 3u);
+    held.clear();  // all three idle now
+    ASSERT_TRUE(run_until(loop_, [&] { return pool.stats().open == 1; }));
+    EXPECT_EQ(pool.stats().retired, 2u);
+    EXPECT_EQ(pool.stats().dropped, 0u);
+    EXPECT_TRUE(run(pool, "SELECT 1").is_ok());
+}
+
+TEST_F(PoolTest, ConnectionsPastTheirLifetimeAreReplaced) {
+    PoolOptions o = options(1, 1);
+    o.max_lifetime_ns = 50 * base::kNanosPerMilli;
+    Pool pool(loop_, o, &cancel_);
+    QueryResult first = run(pool, "SELECT pg_backend_pid()");
+    ASSERT_TRUE(first.is_ok());
+    Value pid = first->value(0, 0);
+    ASSERT_TRUE(run_until(loop_, [&] { return pool.stats().retired >= 1 && pool.stats().idle == 1; }));
+    QueryResult later = run(pool, "SELECT pg_backend_pid()");
+    ASSERT_TRUE(later.is_ok());
+    EXPECT_NE(later->value(0, 0), pid);  // a new backend: the old connection was closed, min_size kept
+    EXPECT_EQ(pool.stats().dropped, 0u);
+}
+
 // A pool statement waits on an advisory lock the test holds; its backend is terminated meanwhile. Idempotent
 // work runs again on a new connection; other work reports the lost connection with the server's SQLSTATE.
 class PoolRetryTest : public PoolTest {
