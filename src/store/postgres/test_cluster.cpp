@@ -44,6 +44,10 @@ std::string tail_of(const std::string& path) {
 }  // namespace
 
 std::string TestCluster::find_bindir() {
+    if (const char* forced = std::getenv("SLIPSTREAM_TEST_PG_BINDIR")) {
+        std::string dir = forced;
+        return executable(dir + "/initdb") && executable(dir + "/pg_ctl") ? dir : std::string();
+    }
     std::string dir = run_capture("pg_config --bindir 2>/dev/null");
     if (!dir.empty() && executable(dir + "/initdb") && executable(dir + "/pg_ctl")) return dir;
     std::vector<std::string> found;

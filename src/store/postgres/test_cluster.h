@@ -12,8 +12,9 @@ namespace slipstream::store::postgres {
 /// "nobody" (initdb refuses root). Control plane, for tests: blocking, Status on failure with the log's tail.
 class TestCluster {
   public:
-    /// The folder holding initdb/pg_ctl: `pg_config --bindir`, else the newest /usr/lib/postgresql/*/bin.
-    /// Empty when PostgreSQL's server is not installed.
+    /// The folder holding initdb/pg_ctl: $SLIPSTREAM_TEST_PG_BINDIR when set, else `pg_config --bindir`, else the
+    /// newest /usr/lib/postgresql/*/bin. Empty when PostgreSQL's server is not installed (or not in the folder
+    /// the variable names).
     static std::string find_bindir();
 
     TestCluster() = default;
