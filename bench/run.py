@@ -151,11 +151,29 @@ def caveats(settings: runner.Settings, tables: list[report.Table]) -> list[str]:
     return notes
 
 
-def contender_line(c: contenders.Contender, skipped: dict[str, str]) -> str:
+def contender_line(c: contenders.Contender, skipped: dict[str, str], ran: dict[str, str] | None = None) -> str:
+    """The ledger's line for a contender: description, versions, app file and, for Python peers, what ran."""
     if c.name in skipped:
         return f"{c.name}: skipped — {skipped[c.name]}"
     version = c.version()
-    return f"{c.name}: {c.description}" + (f" — {version}" if version else "") + f" (`{c.app_path}`)"
+    line = f"{c.name}: {c.description}" + (f" — {version}" if version else "") + f" (`{c.app_path}`)"
+    what = (ran or {}).get(c.name)
+    return line + (f"; ran: {what}" if what else "")
+
+
+def runtimes(records: list[dict]) -> dict[str, str]:
+    """Per contender, what its processes reported running (first start), with every start that fell back."""
+    out: dict[str, str] = {}
+    refused: dict[str, list[str]] = {}
+    for r in records:
+        if r.get("type") != "runtime":
+            continue
+        out.setdefault(r["contender"], r.get("summary", ""))
+        if r.get("problems"):
+            refused.setdefault(r["contender"], []).append(f"round {r['round'] + 1}: " + "; ".join(r["problems"]))
+    for name, why in refused.items():
+        out[name] = (out.get(name, "") + " — NOT MEASURED, fell back: " + " / ".join(why)).lstrip(" —")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -198,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
         if r.get("type") == "measurement" and r["workload"] not in commands:
             commands[r["workload"]] = ledger.generic_command(r["command"], run_dir, REPO_DIR)
     skipped = {r["contender"]: r["reason"] for r in recorder.records if r.get("type") == "skip"}
-    lines = [contender_line(c, skipped) for c in chosen]
+    ran = runtimes(recorder.records)
+    lines = [contender_line(c, skipped, ran) for c in chosen]
     meta["run_id"] = run_id
     section = ledger.render_section(meta, runner.settings_dict(settings), tables, invocation=invocation,
                                     results_path=rel(results_path), chart_paths=chart_paths, commands=commands,

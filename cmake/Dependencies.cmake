@@ -21,3 +21,7 @@ endif()
 # Optional: liburing (Debian liburing-dev) builds the io_uring event-loop backend (--io-uring); without it the
 # backend compiles out and the flag fails at startup with a clear error.
 pkg_check_modules(LIBURING QUIET IMPORTED_TARGET liburing)
+# The store's drivers (src/store/postgres, src/store/sqlite): Debian libpq-dev and libsqlite3-dev. A driver whose
+# library is missing is not built (a configure message says so).
+pkg_check_modules(LIBPQ QUIET IMPORTED_TARGET libpq)
+find_package(SQLite3 QUIET)

@@ -1,22 +1,27 @@
 // The demo app: GET /hello, POST /echo (JSON re-serialized), GET /delay/{ms}, GET /stream/{n} (a streamed body),
 // GET /whoami (the authenticated principal).
-#include <chrono>
-#include <condition_variable>
 #include <cstdlib>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include "app/serve_main.h"
+#include "demo_timers.h"
 #include "slipstream/json.h"
 #include "slipstream/slipstream.h"
 #include "slipstream/sse.h"
 
 namespace {
 
+using demo::DemoTimers;
+
+// The answer when the demo's timer queue is full.
+slipstream::Response busy() {
+    return slipstream::Response::static_json(R"({"detail":"the demo is busy, try again"})", 503)
+        .with_header("Retry-After", "1");
+}
+
 // Plain request/response routes: /hello, /echo, /delay/{ms}, /whoami.
-void add_routes(slipstream::App& app) {
+void add_routes(slipstream::App& app, DemoTimers& timers) {
     app.get("/hello", [](slipstream::Request&) { return slipstream::Response::static_json(R"({"message":"hello"})"); });
     app.post("/echo", [](slipstream::Request& req) {
         std::string error;
@@ -38,25 +43,44 @@ void add_routes(slipstream::App& app) {
                                           "}");
     });
 
-    // An asynchronous handler: answers from another thread after `ms` milliseconds (at most 10 s).
-    app.route_async("GET", "/delay/{ms:int}", [](slipstream::Request& req, slipstream::Responder responder) {
+    // An asynchronous handler: answers from the timer thread after `ms` milliseconds (at most 10 s).
+    app.route_async("GET", "/delay/{ms:int}", [&timers](slipstream::Request& req, slipstream::Responder responder) {
         long ms = std::strtol(std::string(*req.path_param("ms")).c_str(), nullptr, 10);
         if (ms < 0 || ms > 10'000) {
             responder.send(slipstream::Response::static_json(R"({"detail":"ms must be within 0..10000"})", 400));
             return;
         }
-        std::thread([ms, r = std::move(responder)]() mutable {
-            std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-            r.send(slipstream::Response::json(R"({"delayed_ms":)" + std::to_string(ms) + "}"));
-        }).detach();
+        auto r = std::make_shared<slipstream::Responder>(std::move(responder));
+        bool queued = timers.after(
+            ms, [ms, r] { r->send(slipstream::Response::json(R"({"delayed_ms":)" + std::to_string(ms) + "}")); });
+        if (!queued) r->send(busy());
     });
 }
 
+// One /sse/ticks stream: its ticks run on the timer thread, one task per tick; only that thread touches it.
+struct Ticks {
+    std::unique_ptr<slipstream::EventStream> stream;  // null once the client left or the stream ended
+    long n = 0;
+    long interval_ms = 0;
+};
+
+// Sends tick `i` and schedules the next; the stream ends after tick n, or as soon as the client left.
+void tick(DemoTimers& timers, const std::shared_ptr<Ticks>& t, long i) {
+    if (!t->stream) return;
+    if (!t->stream->send(R"({"tick":)" + std::to_string(i) + "}", "tick", std::to_string(i))) {
+        t->stream.reset();  // the client left
+        return;
+    }
+    if (i < t->n && timers.after(t->interval_ms, [&timers, t, i] { tick(timers, t, i + 1); })) return;
+    t->stream->close();
+    t->stream.reset();
+}
+
 // Streams and WebSocket: /sse/ticks, /ws/echo, /stream/{n}.
-void add_streaming_routes(slipstream::App& app) {
-    // Server-Sent Events: /sse/ticks?n=5&interval_ms=1000[&heartbeat_ms=..]: n "tick" events from a producer
-    // thread, which stops as soon as the client leaves (the cancel callback wakes it).
-    app.route_async("GET", "/sse/ticks", [](slipstream::Request& req, slipstream::Responder responder) {
+void add_streaming_routes(slipstream::App& app, DemoTimers& timers) {
+    // Server-Sent Events: /sse/ticks?n=5&interval_ms=1000[&heartbeat_ms=..]: n "tick" events from the timer
+    // thread; a client that leaves stops them at once (the cancel callback drops the stream).
+    app.route_async("GET", "/sse/ticks", [&timers](slipstream::Request& req, slipstream::Responder responder) {
         auto number = [&](const char* name, long fallback, long max) {
             auto v = req.query(name);
             long x = v ? std::strtol(v->c_str(), nullptr, 10) : fallback;
@@ -66,27 +90,19 @@ void add_streaming_routes(slipstream::App& app) {
         slipstream::EventStreamOptions options;
         if (req.query("heartbeat_ms"))
             options.heartbeat_ms = static_cast<std::uint32_t>(number("heartbeat_ms", 0, 60'000));
-        slipstream::EventStream stream(std::move(responder), std::move(options));
-        struct Stop {
-            std::mutex m;
-            std::condition_variable cv;
-            bool stop = false;
-        };
-        auto stop = std::make_shared<Stop>();
-        stream.on_cancel([stop] {
-            std::lock_guard lock(stop->m);
-            stop->stop = true;
-            stop->cv.notify_all();
+        auto t = std::make_shared<Ticks>();
+        t->stream = std::make_unique<slipstream::EventStream>(std::move(responder), std::move(options));
+        t->n = n;
+        t->interval_ms = interval;
+        // The client left: the stream (its Responder) goes on the timer thread now, not at the next tick. A weak
+        // reference: the stream holds this callback, and the ticks own the stream.
+        std::weak_ptr<Ticks> weak = t;
+        t->stream->on_cancel([&timers, weak] {
+            timers.after(0, [weak] {
+                if (auto held = weak.lock()) held->stream.reset();
+            });
         });
-        std::thread([n, interval, stop, s = std::move(stream)]() mutable {
-            for (long i = 1; i <= n; ++i) {
-                if (!s.send(R"({"tick":)" + std::to_string(i) + "}", "tick", std::to_string(i))) return;
-                std::unique_lock lock(stop->m);
-                if (i < n && stop->cv.wait_for(lock, std::chrono::milliseconds(interval), [&] { return stop->stop; }))
-                    return;  // the client left: stop producing
-            }
-            s.close();
-        }).detach();
+        if (n == 0 || !timers.after(0, [&timers, t] { tick(timers, t, 1); })) t->stream->close();
     });
 
     // WebSocket echo: every message comes back as it was sent (text as text, binary as binary).
@@ -100,30 +116,33 @@ void add_streaming_routes(slipstream::App& app) {
     };
     app.websocket("/ws/echo", std::move(echo));
 
-    // A streamed answer: `n` lines written from another thread, then the end (at most 1000 lines).
-    app.route_async("GET", "/stream/{n:int}", [](slipstream::Request& req, slipstream::Responder responder) {
+    // A streamed answer: `n` lines written from the timer thread, then the end (at most 1000 lines).
+    app.route_async("GET", "/stream/{n:int}", [&timers](slipstream::Request& req, slipstream::Responder responder) {
         long n = std::strtol(std::string(*req.path_param("n")).c_str(), nullptr, 10);
         if (n < 0 || n > 1000) {
             responder.send(slipstream::Response::json(R"({"detail":"n must be within 0..1000"})", 400));
             return;
         }
-        std::thread([n, r = std::move(responder)]() mutable {
+        auto r = std::make_shared<slipstream::Responder>(std::move(responder));
+        bool queued = timers.after(0, [n, r] {
             slipstream::Response head(200);
             head.content_type = "text/plain; charset=utf-8";
-            if (!r.start_stream(std::move(head))) return;
+            if (!r->start_stream(std::move(head))) return;
             for (long i = 0; i < n; ++i)
-                if (!r.write("line " + std::to_string(i) + "\n")) return;
-            r.end();
-        }).detach();
+                if (!r->write("line " + std::to_string(i) + "\n")) return;
+            r->end();
+        });
+        if (!queued) r->send(busy());
     });
 }
 
 }  // namespace
 
 int main(int argc, char** argv, char** envp) {
+    DemoTimers timers;  // outlives the server: its tasks' Responders find the loop gone and drop their answers
     return slipstream::app::serve_main(argc, argv, envp, "hello",
-                                       [](slipstream::App& app, const slipstream::app::Config&) {
-                                           add_routes(app);
-                                           add_streaming_routes(app);
+                                       [&timers](slipstream::App& app, const slipstream::app::Config&) {
+                                           add_routes(app, timers);
+                                           add_streaming_routes(app, timers);
                                        });
 }

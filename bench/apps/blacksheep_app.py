@@ -1,11 +1,20 @@
 """BlackSheep contender: run by uvicorn with one worker, uvloop and httptools (see harness/contenders.py)."""
+import asyncio
 import json
 
+import runtime_report
 from blacksheep import Application, Content, Request, Response
 from payloads import INVALID_STATUS, LARGE, compact
 from pydantic import BaseModel, Field, ValidationError
 
 app = Application()
+
+
+async def report_runtime(application: Application) -> None:
+    runtime_report.write(asyncio.get_running_loop())
+
+
+app.on_start += report_runtime
 JSON = b"application/json"
 
 

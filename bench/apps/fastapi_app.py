@@ -1,10 +1,21 @@
 """FastAPI contender: run by uvicorn with one worker, uvloop and httptools (see harness/contenders.py)."""
+import asyncio
+from contextlib import asynccontextmanager
+
+import runtime_report
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from payloads import CONTENT_TYPE, LARGE
 from pydantic import BaseModel, Field
 
-app = FastAPI()
+
+@asynccontextmanager
+async def lifespan(app):
+    runtime_report.write(asyncio.get_running_loop())
+    yield
+
+
+app = FastAPI(lifespan=lifespan)
 
 
 class Item(BaseModel):

@@ -2,6 +2,7 @@
 import json
 from urllib.parse import parse_qs
 
+import runtime_report
 from payloads import INVALID_STATUS, LARGE, compact
 from pydantic import BaseModel, Field, ValidationError
 
@@ -45,3 +46,7 @@ async def app(scope, proto):
     elif method == "GET" and path == "/large":
         status, body = 200, LARGE
     proto.response_bytes(status, HEADERS, body)
+
+
+# Granian calls the app's __rsgi_init__ with its event loop when a worker starts.
+app.__rsgi_init__ = runtime_report.write

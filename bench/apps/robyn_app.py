@@ -2,6 +2,7 @@
 import json
 import os
 
+import runtime_report
 from payloads import INVALID_STATUS, LARGE, compact
 from pydantic import BaseModel, Field, ValidationError
 from robyn import Response, Robyn
@@ -61,4 +62,5 @@ def large(request):
 
 
 if __name__ == "__main__":
+    runtime_report.write()  # Robyn runs its own (Rust) event loop: the interpreter facts only
     app.start(host=os.environ.get("BENCH_HOST", "127.0.0.1"), port=int(os.environ.get("BENCH_PORT", "8080")))

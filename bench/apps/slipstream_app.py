@@ -14,6 +14,7 @@ import argparse
 import os
 from typing import Any
 
+import runtime_report
 from payloads import CONTENT_TYPE, LARGE
 from pydantic import BaseModel, Field
 from slipstream import App, Request, Response, WebSocket, WebSocketDisconnect
@@ -104,6 +105,7 @@ def __getattr__(name: str) -> App:
     if name != "app":
         raise AttributeError(name)
     built = make_app(os.environ.get("BENCH_STYLE", "def"))
+    runtime_report.write()  # the engine runs its own loops: the interpreter and the extension in use
     globals()["app"] = built
     return built
 
@@ -112,6 +114,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Slipstream bench contender")
     parser.add_argument("--style", choices=tuple(ROUTES), required=True)
     args = parser.parse_args()
+    runtime_report.write()  # the engine runs its own loops: the interpreter and the extension in use
     make_app(args.style).run(host=os.environ.get("BENCH_HOST", "127.0.0.1"),
                              port=int(os.environ.get("BENCH_PORT", "8080")), threads=1, **tls_options())
 

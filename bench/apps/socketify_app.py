@@ -4,6 +4,7 @@
 import json
 import os
 
+import runtime_report
 from payloads import INVALID_STATUS, LARGE, compact
 from pydantic import BaseModel, Field, ValidationError
 from socketify import App, AppListenOptions, CompressOptions
@@ -91,6 +92,7 @@ def main() -> None:
     host = os.environ.get("BENCH_HOST", "127.0.0.1")
     port = int(os.environ.get("BENCH_PORT", "8080"))
     app.listen(AppListenOptions(port=port, host=host), lambda config: None)
+    runtime_report.write()  # socketify runs its own (libuv) loop: the interpreter facts only
     app.run()
 
 

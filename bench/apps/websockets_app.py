@@ -6,6 +6,7 @@ request that is not a WebSocket upgrade gets a 200 (the harness's readiness prob
 import asyncio
 import os
 
+import runtime_report
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.http11 import Request, Response
 
@@ -22,6 +23,7 @@ def not_upgrade(connection: ServerConnection, request: Request) -> Response | No
 
 
 async def main() -> None:
+    runtime_report.write(asyncio.get_running_loop())
     host = os.environ.get("BENCH_HOST", "127.0.0.1")
     port = int(os.environ.get("BENCH_PORT", "8080"))
     async with serve(echo, host, port, compression=None, ping_interval=None, max_size=1 << 20,

@@ -55,6 +55,9 @@ class Contender:
     stop_signal: int = signal.SIGTERM
     workers: int = 1                 # server processes; more than 1 gets as many CPUs (procs.CpuLayout)
     baseline: str | None = None      # the 1-worker contender a multi-worker one is compared with
+    # Python contenders: what their runtime report (apps/runtime_report.py) must say, fact -> required prefix
+    # ("native": packages whose shared objects must be mapped); None: no report (static and C++ servers).
+    expects: dict[str, str] | None = None
 
     @property
     def app_path(self) -> str:
@@ -122,11 +125,19 @@ def _render(template_name: str, ctx: LaunchContext, **extra) -> str:
     return path
 
 
+def runtime_dir(ctx: LaunchContext) -> str:
+    """Where a Python contender's processes write their runtime reports (apps/runtime_report.py)."""
+    path = os.path.join(ctx.workdir, "runtime")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
 def _env(ctx: LaunchContext) -> dict[str, str]:
     env = dict(os.environ)
     # The connection cap every server gets (nginx: worker_connections): room for the idle workload's connections.
     env.update(BENCH_HOST=HOST, BENCH_PORT=str(ctx.port), BENCH_MAX_CONNECTIONS=str(ctx.fd_limit),
                PYTHONUNBUFFERED="1")
+    env["BENCH_RUNTIME_DIR"] = runtime_dir(ctx)
     for name in ("BENCH_TLS_CERT", "BENCH_TLS_KEY"):
         env.pop(name, None)
     if ctx.tls:
@@ -246,6 +257,10 @@ def _only(workloads: tuple[str, ...], reason: str) -> dict[str, str]:
     return {w: reason for w in WORKLOADS if w not in workloads}
 
 
+# uvicorn started with --loop uvloop --http httptools must run exactly those (and pydantic's compiled core).
+UVICORN_EXPECTS = {"loop": "uvloop.", "http": "httptools", "native": "uvloop,httptools,pydantic_core"}
+GRANIAN_EXPECTS = {"loop": "uvloop.", "native": "granian,uvloop"}
+
 CONTENDERS: list[Contender] = [
     Contender("nginx", "static", "nginx, 1 worker, `return 200` for hello, static file for large", "nginx.conf",
               ("bin:nginx",), _nginx, ("nginx -v",), STATIC_UNSUPPORTED),
@@ -256,23 +271,24 @@ CONTENDERS: list[Contender] = [
     Contender("fastapi", "python", "FastAPI on uvicorn (uvloop, httptools), 1 worker, async def handlers",
               "fastapi_app.py", ("module:fastapi", "module:uvicorn", "module:uvloop", "module:httptools"),
               _uvicorn("fastapi_app"), ("dist:fastapi", "dist:uvicorn", "dist:uvloop", "dist:httptools"),
-              _no_h2("uvicorn has no HTTP/2", tls=True)),
+              _no_h2("uvicorn has no HTTP/2", tls=True), expects=UVICORN_EXPECTS),
     Contender("granian", "python", "Granian, RSGI interface (its fastest), 1 worker, single-threaded runtime",
               "granian_app.py", ("module:granian", "module:uvloop"), _granian, ("dist:granian",),
-              _no_h2("Granian serves cleartext HTTP/2 only with --http 2, not beside HTTP/1.1 on one port", tls=True)),
+              _no_h2("Granian serves cleartext HTTP/2 only with --http 2, not beside HTTP/1.1 on one port", tls=True),
+              expects=GRANIAN_EXPECTS),
     Contender("robyn", "python", "Robyn, 1 process, 1 worker, def handlers", "robyn_app.py", ("module:robyn",),
               _script("--processes", "1", "--workers", "1", "--log-level", "WARN", "--disable-openapi"),
-              ("dist:robyn",), _no_h2("no cleartext HTTP/2 in Robyn"), signal.SIGKILL),
+              ("dist:robyn",), _no_h2("no cleartext HTTP/2 in Robyn"), signal.SIGKILL, expects={"native": "robyn"}),
     Contender("socketify", "python", "socketify (uWebSockets), 1 process", "socketify_app.py",
               ("module:socketify",), _script(), ("dist:socketify",),
-              _no_h2("no cleartext HTTP/2 in socketify", ws=True), signal.SIGKILL),
+              _no_h2("no cleartext HTTP/2 in socketify", ws=True), signal.SIGKILL, expects={}),
     Contender("blacksheep", "python", "BlackSheep on uvicorn (uvloop, httptools), 1 worker, async def handlers",
               "blacksheep_app.py", ("module:blacksheep", "module:uvicorn", "module:uvloop", "module:httptools"),
               _uvicorn("blacksheep_app"), ("dist:blacksheep", "dist:uvicorn"),
-              _no_h2("uvicorn has no HTTP/2")),
+              _no_h2("uvicorn has no HTTP/2"), expects=UVICORN_EXPECTS),
     Contender("websockets", "python", "websockets (asyncio server, pure Python event loop), 1 process, echo only",
               "websockets_app.py", ("module:websockets",), _script(), ("dist:websockets",),
-              _only(("ws",), "a WebSocket library: no HTTP routes")),
+              _only(("ws",), "a WebSocket library: no HTTP routes"), expects={"loop": "asyncio."}),
     Contender("slipstream-cpp", "slipstream",
               "Slipstream, C++ handlers (build/examples/bench_app --threads 1 --no-access-log)",
               "examples/bench_app.cpp", (f"file:{SLIPSTREAM_CPP}",), _slipstream_cpp(False), ()),
@@ -297,29 +313,30 @@ CONTENDERS: list[Contender] = [
               (), _only(("hello", "h2", "h2tls"), "the request-id header's cost is measured on hello, h2 and h2tls")),
     Contender("slipstream-py-def", "slipstream", "Slipstream, Python `def` handlers, 1 thread", "slipstream_app.py",
               ("module:slipstream",), _script("--style", "def"), ("dist:slipstream",),
-              {"ws": "WebSocket handlers are async def: measured in slipstream-py-async"}),
+              {"ws": "WebSocket handlers are async def: measured in slipstream-py-async"}, expects={}),
     Contender("slipstream-py-async", "slipstream", "Slipstream, Python `async def` handlers, 1 thread",
-              "slipstream_app.py", ("module:slipstream",), _script("--style", "async"), ("dist:slipstream",)),
+              "slipstream_app.py", ("module:slipstream",), _script("--style", "async"), ("dist:slipstream",),
+              expects={}),
     Contender("slipstream-py-native", "slipstream",
               "Slipstream, Python app with native routes (static, validate-and-echo): no GIL per request",
               "slipstream_app.py", ("module:slipstream",), _script("--style", "native"), ("dist:slipstream",),
               {"params": "a native route has no handler to build a response from parameters",
-               "ws": "WebSocket handlers are async def: measured in slipstream-py-async"}),
+               "ws": "WebSocket handlers are async def: measured in slipstream-py-async"}, expects={}),
     # 2 worker processes: measured only where the server and the load generator get 2 CPUs each (CpuLayout).
     Contender("slipstream-py-w2", "slipstream",
               "Slipstream, Python `def` handlers, `slipstream run --workers 2 --threads 1` (SO_REUSEPORT)",
               "slipstream_app.py", ("module:slipstream",), _slipstream_py_workers("def"), ("dist:slipstream",),
               _only(_TWO_WORKER_WORKLOADS, "the 2-worker rows measure hello and validated only"),
-              workers=2, baseline="slipstream-py-def"),
+              workers=2, baseline="slipstream-py-def", expects={}),
     Contender("fastapi-w2", "python", "FastAPI on uvicorn --workers 2 (uvloop, httptools), async def handlers",
               "fastapi_app.py", ("module:fastapi", "module:uvicorn", "module:uvloop", "module:httptools"),
               _uvicorn("fastapi_app"), ("dist:fastapi", "dist:uvicorn"),
               _only(_TWO_WORKER_WORKLOADS, "the 2-worker rows measure hello and validated only"),
-              workers=2, baseline="fastapi"),
+              workers=2, baseline="fastapi", expects=UVICORN_EXPECTS),
     Contender("granian-w2", "python", "Granian --workers 2, RSGI, single-threaded runtime per worker",
               "granian_app.py", ("module:granian", "module:uvloop"), _granian, ("dist:granian",),
               _only(_TWO_WORKER_WORKLOADS, "the 2-worker rows measure hello and validated only"),
-              workers=2, baseline="granian"),
+              workers=2, baseline="granian", expects=GRANIAN_EXPECTS),
 ]
 
 BY_NAME = {c.name: c for c in CONTENDERS}

@@ -9,8 +9,8 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
-from . import cpu, foreign_load, h2load, pacedload, preflight, procs, tcp_counters, tls, wrk, wsload
-from .contenders import HOST, Contender, LaunchContext
+from . import cpu, foreign_load, h2load, pacedload, preflight, procs, runtime, tcp_counters, tls, wrk, wsload
+from .contenders import HOST, Contender, LaunchContext, runtime_dir
 from .workloads import LUA_DIR, Workload, write_body_files
 
 IDLE_HELPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "idle.py")
@@ -238,6 +238,20 @@ def measure_workload(contender: Contender, workload: Workload, settings: Setting
             return
 
 
+def check_runtime(contender: Contender, ctx: LaunchContext, server: procs.ServerProcess, base: dict,
+                  recorder: Recorder) -> list[str]:
+    """Records what a Python contender runs (its reports and mapped native modules); returns why it must not be
+    measured (it fell back from what it is declared to run), or nothing."""
+    if contender.expects is None:
+        return []
+    reports = runtime.wait_reports(runtime_dir(ctx), contender.workers)
+    native = runtime.native_modules(server.pid)
+    found = runtime.problems(contender.expects, reports, native, contender.workers)
+    recorder.add({"type": "runtime", **base, "reports": reports, "native": native, "problems": found,
+                  "summary": runtime.summary(reports, native)})
+    return found
+
+
 def run_start(contender: Contender, workloads: list[Workload], settings: Settings, round_index: int,
               run_dir: str, suite: SuiteContext, recorder: Recorder, log=print) -> None:
     """One start of a contender (cleartext, or TLS when the workloads are TLS ones) and its workloads."""
@@ -266,6 +280,13 @@ def run_start(contender: Contender, workloads: list[Workload], settings: Setting
             for w in workloads:
                 recorder.add({"type": "failure", **base, "workload": w.name, "reason": f"server start: {error}"})
             log(f"  {contender.name}: did not start{' (TLS)' if use_tls else ''}: {error}")
+            return
+        fell_back = check_runtime(contender, ctx, server, base, recorder)
+        if fell_back:
+            reason = "peer fell back: " + "; ".join(fell_back)
+            for w in workloads:
+                recorder.add({"type": "failure", **base, "workload": w.name, "reason": reason})
+            log(f"  {contender.name}: not measured, {reason}")
             return
         for workload in workloads:
             if server.proc.poll() is not None:

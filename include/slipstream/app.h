@@ -67,6 +67,8 @@ class App {
     App& readiness_check(std::string name, std::function<bool()> check);
 
     /// Adds a TCP listener ("0.0.0.0", "::", "127.0.0.1", "::1", "localhost"). Port 0 picks a free port.
+    /// A port another process listens on throws std::system_error (EADDRINUSE, "... address already in use
+    /// ...") unless ServerOptions::reuse_port asks to share it.
     App& listen(std::string_view host, std::uint16_t port);
     /// Adds a Unix socket listener (a stale socket file is replaced).
     App& listen_unix(std::string_view path);

@@ -85,9 +85,15 @@ struct ServerOptions {
     // Flood defences (GOAWAY ENHANCE_YOUR_CALM): token buckets of `burst` refilled at `rate` per second.
     std::uint32_t h2_reset_burst = 1000;  // client RST_STREAM frames (rapid reset, CVE-2023-44487)
     std::uint32_t h2_reset_rate = 33;
-    std::uint32_t h2_control_burst = 1000;  // PING, SETTINGS, PRIORITY and empty frames
+    std::uint32_t h2_control_burst =
+        1000;  // PING, SETTINGS, PRIORITY, WINDOW_UPDATE (beyond one per DATA) and empty frames
     std::uint32_t h2_control_rate = 100;
     std::uint32_t h2_max_continuations = 8;  // CONTINUATION frames per header block
+
+    /// Asynchronous handlers running at once across the process's I/O threads (a handler counts until it lets
+    /// go of its Responder, also after its client left). Past it a request is refused: 503 with Retry-After on
+    /// HTTP/1.1, RST_STREAM REFUSED_STREAM on HTTP/2 (slipstream_handlers_refused_total).
+    std::size_t max_handlers_in_flight = 10'000;
 
     /// Value of the Server header; empty sends none.
     std::string server_header = "slipstream";
@@ -96,6 +102,23 @@ struct ServerOptions {
     bool request_id_response = true;
     /// Deadline for in-flight work after a stop signal.
     std::uint32_t drain_timeout_ms = 30'000;
+
+    // Slow and greedy clients, and a port already in use.
+    /// An HTTP/1.1 request body must arrive at this many bytes per second on average once `body_timeout_ms` has
+    /// passed since its first byte was awaited (each byte buys 1/rate s), else 408 and close: a body trickled
+    /// just inside the inactivity timeout cannot hold a connection for ever. 0: only the inactivity timeout.
+    std::uint32_t body_min_rate = 1024;
+    /// Output waiting for a client must leave at this many bytes per second on average once `write_timeout_ms`
+    /// has passed since it began to wait, else the connection closes (a slow reader). 0: only the inactivity
+    /// timeout.
+    std::uint32_t write_min_rate = 1024;
+    /// Open connections per client address (an IPv4 address, an IPv6 /64), per process; past it a new
+    /// connection gets 429 and is closed. 0: no cap (clients behind one NAT or proxy share an address).
+    std::size_t max_connections_per_ip = 0;
+    /// Share the port with listeners of other processes (SO_REUSEPORT) instead of refusing to start with
+    /// "<address>: address already in use" (an old instance left running would serve part of the traffic).
+    /// The I/O threads of one server always share their port.
+    bool reuse_port = false;
 
     // Builtin routes; an empty path switches the route off.
     std::string health_path = "/health";    // 200 {"status":"ok"}, no checks

@@ -70,8 +70,15 @@ void Executor::start(PyObject* runner) {
     });
 }
 
-void Executor::join() {
-    if (thread_.joinable()) thread_.join();
+bool Executor::join() noexcept {
+    if (!thread_.joinable()) return true;
+    if (on_own_thread()) return false;
+    try {
+        thread_.join();
+    } catch (const std::system_error&) {
+        return false;
+    }
+    return true;
 }
 
 bool Executor::drain() noexcept {

@@ -32,9 +32,12 @@ class Executor {
     void start(PyObject* runner);
     /// Asks the executor to stop after the queued requests. Any thread.
     void request_stop();
-    /// Waits for the executor thread. Call WITHOUT the GIL.
-    void join();
+    /// Waits for the executor thread. Call WITHOUT the GIL. Returns false, without waiting, when called on the
+    /// executor thread itself (a thread cannot join itself); never throws.
+    bool join() noexcept;
     bool running() const { return thread_.joinable(); }
+    /// Whether the caller is the executor thread (e.g. a handler, or the garbage collector run by one).
+    bool on_own_thread() const noexcept { return thread_.joinable() && thread_.get_id() == std::this_thread::get_id(); }
 
     /// Executor thread, GIL held: runs every queued request. Returns true when the loop should stop.
     bool drain() noexcept;

@@ -48,6 +48,7 @@ NB_MODULE(_native, m) {
         .def("run", &NativeApp::run)
         .def("stop", &NativeApp::stop)
         .def("wait", &NativeApp::wait)
+        .def_prop_ro("on_executor_thread", &NativeApp::on_executor_thread)
         .def_prop_ro("port", &NativeApp::port);
 
     nb::class_<PendingReply>(m, "PendingReply")
@@ -56,7 +57,7 @@ NB_MODULE(_native, m) {
             [](PendingReply& self, nb::handle result, int status, nb::handle headers) {
                 self.finish(result.ptr(), status, headers.is_none() ? nullptr : headers.ptr());
             },
-            nb::arg("result"), nb::arg("status") = 0, nb::arg("headers") = nb::none())
+            nb::arg("result").none(), nb::arg("status") = 0, nb::arg("headers") = nb::none())
         .def(
             "fail",
             [](PendingReply& self, nb::handle exc, nb::handle request) {

@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <stdexcept>
+#include <thread>
 
 #include "json_text.h"
 #include "server_options_from_dict.h"
@@ -14,9 +15,43 @@ namespace nb = nanobind;
 
 namespace slipstream::python {
 
+namespace {
+
+// What a NativeApp owns, handed to a helper thread when the app is freed on its own executor thread.
+struct Orphan {
+    std::unique_ptr<App> app;
+    std::unique_ptr<Executor> executor;
+    std::vector<std::unique_ptr<PyRoute>> routes;
+    std::unique_ptr<AppContext> context;
+    PyRef runner;
+};
+
+// The helper thread: the normal shutdown order (drain while the executor still answers, then stop the executor),
+// then the Python objects are freed with the GIL, unless the interpreter is already going away.
+void reap(Orphan* raw) noexcept {
+    std::unique_ptr<Orphan> orphan(raw);
+    try {
+        orphan->app->wait();
+    } catch (const std::exception&) {  // a failed join: stop the executor all the same
+    }
+    orphan->executor->request_stop();
+    (void)orphan->executor->join();
+    orphan->app.reset();
+    if (_Py_IsFinalizing()) {
+        (void)orphan.release();  // no GIL to take any more; the process is exiting
+        return;
+    }
+    PyGILState_STATE gil = PyGILState_Ensure();
+    orphan.reset();
+    PyGILState_Release(gil);
+}
+
+}  // namespace
+
 NativeApp::NativeApp(PyObject* options, PyObject* runtime)
     : context_(std::make_unique<AppContext>(runtime)),
       runner_(PyRef::steal(PyObject_GetAttrString(runtime, "run_executor"))),
+      executor_(std::make_unique<Executor>()),
       app_(std::make_unique<App>(server_options_from_dict(options))) {
     if (!runner_) {
         PyErr_Clear();
@@ -26,8 +61,15 @@ NativeApp::NativeApp(PyObject* options, PyObject* runtime)
 
 NativeApp::~NativeApp() {
     if (started_ && !finished_) {
+        if (executor_->on_own_thread()) {
+            release_from_executor_thread();
+            return;
+        }
         app_->stop();
-        wait();
+        try {
+            wait();
+        } catch (const std::exception&) {  // nothing may escape a destructor; wait() throws only on the executor
+        }
     }
     // The App (and its I/O threads) go first, then the routes they point to.
     {
@@ -39,7 +81,7 @@ NativeApp::~NativeApp() {
 void NativeApp::add_route(const std::string& method, const std::string& pattern, PyObject* route_desc) {
     if (started_) throw std::invalid_argument("routes must be added before the app starts");
     auto route = std::make_unique<PyRoute>(route_desc, *context_);
-    Executor* executor = &executor_;
+    Executor* executor = executor_.get();
     const PyRoute* target = route.get();
     const ResponseCache* cache = route->cache();
     AsyncHandler handler = [executor, target, cache](Request& request, Responder responder) {
@@ -95,7 +137,7 @@ void NativeApp::listen(const std::string& host, int port) {
 
 void NativeApp::start() {
     if (started_) throw std::invalid_argument("the app was already started");
-    executor_.start(runner_.get());
+    executor_->start(runner_.get());
     started_ = true;
     nb::gil_scoped_release release;
     app_->start();
@@ -109,7 +151,7 @@ int NativeApp::run() {
     sigaddset(&stop_signals, SIGINT);
     sigaddset(&stop_signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
-    executor_.start(runner_.get());
+    executor_->start(runner_.get());
     started_ = true;
     int rc = 0;
     {
@@ -135,6 +177,10 @@ void NativeApp::stop() {
 
 void NativeApp::wait() {
     if (!started_ || finished_) return;
+    if (executor_->on_own_thread())
+        throw std::runtime_error(
+            "the server cannot be waited for on its own executor thread (in a handler, or code it runs): call stop() "
+            "there and wait() on another thread");
     {
         nb::gil_scoped_release release;
         app_->wait();
@@ -143,12 +189,27 @@ void NativeApp::wait() {
 }
 
 void NativeApp::stop_executor() {
-    executor_.request_stop();
+    executor_->request_stop();
     {
         nb::gil_scoped_release release;
-        executor_.join();
+        (void)executor_->join();  // callers are never the executor thread (see wait() and the destructor)
     }
     finished_ = true;
+}
+
+void NativeApp::release_from_executor_thread() noexcept {
+    // The executor thread is inside a handler here and goes on running it after this destructor returns, so
+    // everything it uses moves to a helper thread that frees it once that thread has stopped.
+    app_->stop();
+    auto orphan = std::make_unique<Orphan>(
+        Orphan{std::move(app_), std::move(executor_), std::move(routes_), std::move(context_), std::move(runner_)});
+    finished_ = true;
+    try {
+        std::thread(reap, orphan.get()).detach();
+    } catch (const std::system_error&) {
+        // No thread to spare: the executor thread still uses these, so they are kept (leaked), never freed here.
+    }
+    (void)orphan.release();  // reap() owns it now (or, without a thread, nobody)
 }
 
 int NativeApp::port() const {

@@ -21,6 +21,9 @@ class NativeApp {
     /// `options`: a dict of ServerOptions fields by name; `runtime`: the slipstream._runtime module.
     /// Throws std::invalid_argument on an unknown option or a bad value.
     NativeApp(PyObject* options, PyObject* runtime);
+    /// Stops and drains a started server. Never throws and never joins the executor thread from itself: run there
+    /// (the garbage collector freeing the app inside a handler), it hands the drain and the cleanup to a helper
+    /// thread and returns at once.
     ~NativeApp();
 
     /// Registers a route; throws std::invalid_argument (bad pattern, duplicate, bad schema).
@@ -41,8 +44,11 @@ class NativeApp {
     int run();
     /// Asks the server to drain and stop. Any thread.
     void stop();
-    /// Waits for the server, then stops and joins the executor. Releases the GIL.
+    /// Waits for the server, then stops and joins the executor. Releases the GIL. Throws std::runtime_error when
+    /// called on the executor thread (a handler, or the garbage collector running there): it cannot wait for itself.
     void wait();
+    /// Whether the caller is this app's executor thread.
+    bool on_executor_thread() const noexcept { return executor_->on_own_thread(); }
     int port() const;
     /// The C++ app (for registrations made by other binding files, before start).
     App& app() { return *app_; }
@@ -50,11 +56,13 @@ class NativeApp {
 
   private:
     void stop_executor();
+    /// The destructor on the executor thread: a helper thread drains, joins and frees what this app owns.
+    void release_from_executor_thread() noexcept;
 
     std::unique_ptr<AppContext> context_;
     PyRef runner_;
     std::vector<std::unique_ptr<PyRoute>> routes_;
-    Executor executor_;
+    std::unique_ptr<Executor> executor_;  // a pointer: it may outlive this object (see the destructor)
     std::unique_ptr<App> app_;
     bool started_ = false;
     bool finished_ = false;

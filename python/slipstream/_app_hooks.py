@@ -79,17 +79,6 @@ class AppHooks:
 
         return decorator
 
-    def include_hooks_of(self, router: Any) -> None:
-        """include_router(): a router's startup/shutdown handlers and lifespan join the app's (as FastAPI)."""
-        for handler in getattr(router, "on_startup", None) or []:
-            self.add_event_handler("startup", handler)
-        for handler in getattr(router, "on_shutdown", None) or []:
-            self.add_event_handler("shutdown", handler)
-        # As FastAPI: also the router's own lifespan (its default one runs the router's handlers a second time).
-        inner = getattr(router, "lifespan_context", None)
-        if inner is not None:
-            self.lifespan_context = _lifespan.merge(self.lifespan_context, inner)
-
 
 def _middleware_entry(item: Any) -> tuple[type, tuple[Any, ...], dict[str, Any]] | None:
     """A `Middleware(cls, *args, **kwargs)` entry of `App(middleware=[...])` (this package's or Starlette's) as

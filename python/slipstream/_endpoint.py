@@ -23,6 +23,9 @@ from .requests import Request
 from .responses import Response
 
 REQUEST_ARG = "__slipstream_form_request__"
+# Set on the Response made from a generator handler's items: like FastAPI, the route applies the status and
+# headers that dependencies set on the injected Response to it (dependencies/runner.py).
+FROM_GENERATOR = "_slipstream_from_generator"
 _STREAM_ORIGINS = {collections.abc.AsyncIterable, collections.abc.AsyncIterator, collections.abc.AsyncGenerator,
                    collections.abc.Iterable, collections.abc.Iterator, collections.abc.Generator}
 
@@ -135,15 +138,22 @@ def _streamer(endpoint: Any, response_class: Any, status_code: int | None) -> Ca
 
         cls = None
     else:  # raw chunks into the given class (StreamingResponse and friends)
-        return lambda gen: response_class(content=gen, status_code=status)
+        cls = response_class
+        serialize = None
 
     def build(gen: Any) -> Response:
         from .responses import StreamingResponse
 
-        body = _map_async(gen, serialize) if is_async else _map_sync(gen, serialize)
-        if cls is None:
-            return StreamingResponse(body, status_code=status, media_type="application/jsonl")
-        return cls(body, status_code=status)
+        if serialize is None:
+            response = cls(content=gen, status_code=status)
+        else:
+            body = _map_async(gen, serialize) if is_async else _map_sync(gen, serialize)
+            if cls is None:
+                response = StreamingResponse(body, status_code=status, media_type="application/jsonl")
+            else:
+                response = cls(body, status_code=status)
+        setattr(response, FROM_GENERATOR, True)
+        return response
 
     return build
 
@@ -223,4 +233,4 @@ def _close_uploads(kwargs: dict[str, Any], names: set[str]) -> None:
                 item.file.close()
 
 
-__all__ = ["REQUEST_ARG", "jsonable", "stream_item_type", "wrap"]
+__all__ = ["FROM_GENERATOR", "REQUEST_ARG", "jsonable", "stream_item_type", "wrap"]

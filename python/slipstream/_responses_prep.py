@@ -3,12 +3,11 @@ only for routes that declare them (plain return values go straight to the C++ en
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import typing
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import TypeAdapter
 
 from .responses import JSONResponse, Response
 
@@ -27,19 +26,6 @@ def _response_model(route: Any) -> Any:
     return model
 
 
-def _prepare_content(value: Any) -> Any:
-    """FastAPI's _prepare_response_content: models and dataclasses become dicts before validation."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(by_alias=True)
-    if isinstance(value, list):
-        return [_prepare_content(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _prepare_content(v) for k, v in value.items()}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.asdict(value)
-    return value
-
-
 def make_prepare(route: Any) -> Any:
     """None, or a function from a handler's return value to JSON-compatible data (or a Response)."""
     model = _response_model(route)
@@ -56,7 +42,9 @@ def make_prepare(route: Any) -> Any:
         if isinstance(value, Response):
             return value
         if adapter is not None:
-            validated = adapter.validate_python(_prepare_content(value), from_attributes=True)
+            # The returned object itself, as FastAPI validates it: a dict dump would lose @property values read
+            # from attributes and put serialized values (PlainSerializer) where the model expects its own type.
+            validated = adapter.validate_python(value, from_attributes=True)
             value = adapter.dump_python(validated, mode="json", by_alias=True)
         if wrap:
             return response_class(value, status_code=status)

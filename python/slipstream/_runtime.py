@@ -15,7 +15,7 @@ from typing import Any
 
 from ._encoders import encode_fallback
 from ._plans import model_plan
-from .exceptions import HTTPException, RequestValidationError
+from .exceptions import HTTP_EXCEPTION, RequestValidationError
 from .requests import Request
 from .responses import JSONResponse, PlainTextResponse, Response
 
@@ -134,7 +134,7 @@ async def handled_error_response(errors: Any, request: Request, exc: BaseExcepti
         handler = None
     if handler is not None:
         return await _call_async_handler(handler, request, exc)
-    if isinstance(exc, (HTTPException, RequestValidationError)):
+    if isinstance(exc, (HTTP_EXCEPTION, RequestValidationError)):
         return _default_response(exc)
     return None
 
@@ -260,7 +260,7 @@ class AppRuntime:
 
 
 def _default_response(exc: BaseException) -> Response:
-    if isinstance(exc, HTTPException):
+    if isinstance(exc, HTTP_EXCEPTION):
         if exc.status_code < 200 or exc.status_code in (204, 304):
             return Response(status_code=exc.status_code, headers=exc.headers)
         return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)

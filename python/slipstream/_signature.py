@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from . import _plans
 from .background import BackgroundTasks
+from .dependencies import param_models
 from .dependencies.params import DependsParam, SecurityScopes
 from .params import BodyParam, CookieParam, HeaderParam, Param, PathParam, QueryParam, Required
 from .requests import Request
@@ -26,8 +27,8 @@ from .responses import Response
 
 _PATH_PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::([A-Za-z_]+))?\}")
 
-# What a parameter is (ParamRead.kind).
-FIELD, DEPENDS, REQUEST, RESPONSE, BACKGROUND, SCOPES = range(6)
+# What a parameter is (ParamRead.kind); MODEL: a query/header/cookie parameter model (dependencies/param_models.py).
+FIELD, DEPENDS, REQUEST, RESPONSE, BACKGROUND, SCOPES, MODEL = range(7)
 _SPECIAL = ((Request, REQUEST), (Response, RESPONSE), (BackgroundTasks, BACKGROUND), (SecurityScopes, SCOPES))
 
 
@@ -157,7 +158,9 @@ def read_parameters(call: Any, in_path: Sequence[str]) -> list[ParamRead]:
         if special is not None and marker is None:
             out.append(ParamRead(name, special))
             continue
-        out.append(ParamRead(name, FIELD, field=_field(name, clean, default, marker, from_annotated, in_path)))
+        field = _field(name, clean, default, marker, from_annotated, in_path)
+        kind = MODEL if param_models.check_declaration(name, field.source, field.annotation) else FIELD
+        out.append(ParamRead(name, kind, field=field))
     return out
 
 

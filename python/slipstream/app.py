@@ -38,14 +38,14 @@ class ExceptionHandlers:
         return self.middleware or RequestValidationError in self.by_class
 
     def lookup(self, exc: BaseException) -> Callable[..., Any] | None:
-        from .exceptions import HTTPException
+        from .exceptions import HTTP_EXCEPTION
 
-        if isinstance(exc, HTTPException) and exc.status_code in self.by_status:
+        if isinstance(exc, HTTP_EXCEPTION) and exc.status_code in self.by_status:
             return self.by_status[exc.status_code]
         for cls in type(exc).__mro__:
             if cls in self.by_class:
                 return self.by_class[cls]
-        if not isinstance(exc, HTTPException) and 500 in self.by_status:
+        if not isinstance(exc, HTTP_EXCEPTION) and 500 in self.by_status:
             return self.by_status[500]
         return None
 
@@ -181,8 +181,10 @@ class App(APIRouter, AppHooks):
         """A native server with every route registered (not listening yet). For run() and TestClient."""
         return self.build_native(**options)[0]
 
-    def build_native(self, **options: Any) -> tuple[Any, _runtime.AppRuntime]:
-        """build(), and the AppRuntime that runs the lifespan and counts work after responses."""
+    def build_native(self, *, late_changes: bool = False, **options: Any) -> tuple[Any, _runtime.AppRuntime]:
+        """build(), and the AppRuntime that runs the lifespan and counts work after responses. `late_changes`
+        (the TestClient's): routes added later and every dependency_overrides change are served as FastAPI
+        serves them (dependencies/late_routes.py)."""
         from . import _native
         from .dependencies.install import install_routes
 
@@ -200,14 +202,14 @@ class App(APIRouter, AppHooks):
         runtime = _runtime.AppRuntime(self, requests.make_request)
         native = _native.NativeApp(merged, runtime)
         self.exception_handlers.middleware = bool(self.user_middleware)
-        install_routes(self, native, runtime)
+        install_routes(self, native, runtime, late_changes=late_changes)
         for kind, args in self.native_routes:
             if kind == "static":
                 native.add_static_route(*args)
             elif kind == "echo":
                 native.add_echo_route(*args)
         install_websockets(native, runtime, [(r.path, r.endpoint, r.dependencies) for r in self.websocket_routes])
-        install_docs(self, native, root_path)
+        install_docs(self, native, root_path, runtime)
         return native, runtime
 
     def openapi(self) -> dict[str, Any]:
@@ -226,7 +228,11 @@ class App(APIRouter, AppHooks):
         native, runtime = self.build_native(threads=threads, **options)
         runtime.run_lifespan = True
         runtime.on_startup_failed = native.stop
-        native.listen(host, port)
+        try:
+            native.listen(host, port)  # a port in use raises "... address already in use ..." (see reuse_port)
+        except BaseException:
+            runtime.on_startup_failed = None  # the cycle runtime -> native -> runtime would outlive the exit
+            raise
         logging.getLogger("slipstream").info("serving %s on http://%s:%d", self.title, host, native.port)
         for route in self.routes:  # what the C++ validator does not model (see RouteDef.validation_fallback)
             if route.validation_fallback:
@@ -235,8 +241,3 @@ class App(APIRouter, AppHooks):
                     "; ".join(f"{name} ({why})" for name, why in route.validation_fallback))
         rc = native.run()
         return 3 if runtime.startup_error is not None else rc
-
-    def include_router(self, router: APIRouter, *, prefix: str = "", tags: Sequence[str] | None = None,
-                       **options: Any) -> None:
-        super().include_router(router, prefix=prefix, tags=tags, **options)
-        self.include_hooks_of(router)

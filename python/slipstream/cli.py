@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import importlib
 import ipaddress
 import logging
@@ -65,6 +66,8 @@ FLAGS = (
     Flag("threads", _non_negative, 0, "I/O threads per process (0: the cores divided among the workers)"),
     Flag("workers", _positive, 1, "worker processes sharing the port (SO_REUSEPORT); a worker that dies is "
          "restarted", fallback_env="WEB_CONCURRENCY"),
+    Flag("reuse-port", "bool", False, "share the port with other processes' listeners (SO_REUSEPORT); off: a port "
+         "in use fails the start with 'address already in use' (the workers of one run always share it)"),
     Flag("reload", "bool", False, "restart the workers when a .py file under the reload folders changes"),
     Flag("reload-dirs", "list", None, "folders watched by --reload (default: the app folder); "
          "comma-separated in the variable"),
@@ -157,6 +160,8 @@ def server_options(args: argparse.Namespace) -> dict[str, Any]:
         options["forwarded_allow_ips"] = args.forwarded_allow_ips
     if args.io_uring:
         options["io_uring"] = True
+    if args.reuse_port:
+        options["reuse_port"] = True
     if args.tls_cert or args.tls_key:
         if not (args.tls_cert and args.tls_key):
             raise SystemExit("error: --tls-cert and --tls-key go together")
@@ -165,15 +170,31 @@ def server_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def _reserve_port(host: str, port: int) -> socket.socket | None:
+def _address_in_use(host: str, port: int) -> SystemExit:
+    shown = f"[{host}]" if ":" in host else host
+    return SystemExit(f"error: listen on {shown}:{port}: address already in use (another process listens there; "
+                      "--reuse-port / reuse_port=True shares the port on purpose)")  # as the engine says it
+
+
+def _reserve_port(host: str, port: int, share: bool = False) -> socket.socket | None:
     """A bound, non-listening SO_REUSEPORT socket that keeps the port for the workers (and picks one for
-    port 0) while they start and restart. None for a host that is not a numeric address."""
+    port 0) while they start and restart. None for a host that is not a numeric address. Unless `share`, a
+    port another process holds fails first: a bind without SO_REUSEPORT conflicts with any socket there."""
     try:
         family = socket.AF_INET6 if ipaddress.ip_address(host).version == 6 else socket.AF_INET
     except ValueError:
         if host != "localhost":
             return None
         host, family = "127.0.0.1", socket.AF_INET
+    if port != 0 and not share:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT leftovers do not count
+            try:
+                probe.bind((host, port))
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise _address_in_use(host, port) from None
+                raise SystemExit(f"error: cannot bind {host}:{port}: {exc.strerror}") from None
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     try:
@@ -184,23 +205,34 @@ def _reserve_port(host: str, port: int) -> socket.socket | None:
     return sock
 
 
-def _serve(args: argparse.Namespace, port: int, threads: int) -> int:
+def _serve(args: argparse.Namespace, port: int, threads: int, *, worker: bool = False) -> int:
     app = load_app(args.app, args.app_dir)
-    return int(app.run(host=args.host, port=port, threads=threads, **server_options(args)) or 0)
+    options = server_options(args)
+    if worker:
+        options["reuse_port"] = True  # the workers share the supervisor's reservation (checked there)
+    try:
+        return int(app.run(host=args.host, port=port, threads=threads, **options) or 0)
+    except RuntimeError as exc:
+        if "address already in use" not in str(exc):
+            raise
+        message = f"error: {exc}"
+    # Raised outside the handler, with the app dropped: no traceback keeps the native server alive at exit.
+    del app
+    raise SystemExit(message)
 
 
 def _supervise(args: argparse.Namespace) -> int:
     from .reload import FileWatcher
     from .supervisor import EXIT_STARTUP_FAILED, Supervisor
 
-    reservation = _reserve_port(args.host, args.port)
+    reservation = _reserve_port(args.host, args.port, share=args.reuse_port)
     port = reservation.getsockname()[1] if reservation is not None else args.port
     threads = args.threads or max(1, (os.cpu_count() or 1) // args.workers)
     server_options(args)  # flag errors are reported once, here
 
     def worker() -> int:
         try:
-            return _serve(args, port, threads)
+            return _serve(args, port, threads, worker=True)
         except BaseException:  # noqa: BLE001 - import or bind failure: the supervisor must not retry blindly
             traceback.print_exc()
             return EXIT_STARTUP_FAILED

@@ -8,9 +8,19 @@ from collections.abc import Mapping, Sequence
 from http import HTTPStatus
 from typing import Any
 
+try:  # FastAPI's hierarchy: its HTTPException is Starlette's, so handlers for either class see both
+    from starlette.exceptions import HTTPException as _StarletteHTTPException
+except ImportError:  # Starlette is optional
+    _StarletteHTTPException = None
 
-class HTTPException(Exception):
-    """Raise in a handler to answer `status_code` with FastAPI's body {"detail": detail} and `headers`."""
+_Base: Any = _StarletteHTTPException if _StarletteHTTPException is not None else Exception
+
+
+class HTTPException(_Base):  # type: ignore[misc]
+    """Raise in a handler to answer `status_code` with FastAPI's body {"detail": detail} and `headers`.
+
+    A subclass of `starlette.exceptions.HTTPException` when Starlette is installed (as FastAPI's is): one raised
+    from Starlette's class gets the same answer, and a handler registered for Starlette's class catches this one."""
 
     def __init__(self, status_code: int, detail: Any = None, headers: Mapping[str, str] | None = None) -> None:
         if detail is None:
@@ -21,13 +31,18 @@ class HTTPException(Exception):
         self.status_code = status_code
         self.detail = detail
         self.headers = dict(headers) if headers is not None else None
-        super().__init__(status_code, detail)
+        Exception.__init__(self, status_code, detail)
 
     def __str__(self) -> str:
         return f"{self.status_code}: {self.detail}"
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(status_code={self.status_code!r}, detail={self.detail!r})"
+
+
+HTTP_EXCEPTION: Any = _StarletteHTTPException if _StarletteHTTPException is not None else HTTPException
+"""The class whose instances are answered with their status and {"detail": ...}: Starlette's HTTPException when
+Starlette is installed (slipstream's is one), else slipstream's."""
 
 
 class RequestValidationError(Exception):
@@ -84,15 +99,26 @@ def answer_forwarded(route: Any, request: Any, text: Any, reply: Any) -> Any:
     raises them as FastAPI does, through the app's HTTP middleware (a coroutine the extension runs) or straight to
     its exception handlers. `text`: the C++ validator's 422/400 body, or the ((exception, loc), ...) of arguments
     whose Python conversion raised; the errors of parameters pydantic validates (_fallback.py) are added."""
+    rerun = getattr(getattr(route, "handler", None), "_slipstream_rerun", None)
     if isinstance(text, str):
+        if rerun is not None and rerun.applies(text, request):  # dependency_overrides changed: read the new tree
+            return rerun(request, reply)
         exc: Exception = forwarded_exception(text, request)
     else:  # arguments whose conversion raised (see _runtime.conversion_exception)
         from ._runtime import conversion_exception
 
+        if rerun is not None and rerun.info.overridden():
+            return rerun(request, reply)
         exc = conversion_exception(route, request, text)  # type: ignore[assignment]
     fallback = getattr(route, "fallback", None)
     if fallback is not None and isinstance(exc, RequestValidationError):  # add pydantic's errors (_fallback.py)
         exc = RequestValidationError(fallback.merge(exc.errors(), request), body=exc.body)
+    models = getattr(getattr(route, "handler", None), "_slipstream_models", None)
+    if models and isinstance(exc, RequestValidationError):
+        from .dependencies import param_models
+
+        exc = RequestValidationError(param_models.merge_errors(exc.errors(), models, request, route.params),
+                                     body=exc.body)
     early = getattr(getattr(route, "handler", None), "_slipstream_early", None)
     if early is not None and not (isinstance(exc, RequestValidationError) and early.applies(exc.errors())):
         early = None

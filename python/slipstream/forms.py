@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import copy
 import dataclasses
 import inspect
@@ -84,9 +85,19 @@ def _union_members(tp: Any) -> list[Any]:
     return [tp]
 
 
-def _is_sequence(tp: Any) -> bool:
-    return any(typing.get_origin(m) in (list, set, tuple, frozenset, Sequence, typing.List)  # noqa: UP006
-               for m in _union_members(tp))
+_SEQUENCES = (list, set, tuple, frozenset, collections.deque, Sequence)
+
+
+def is_sequence_type(tp: Any) -> bool:
+    """FastAPI's rule for reading every value of a repeated key: a sequence type, bare (`list`) or
+    parametrized (`list[str]`), or a union holding one; str and bytes are not sequences here."""
+    for m in _union_members(tp):
+        for candidate in (m, typing.get_origin(m)):
+            if isinstance(candidate, type) and issubclass(candidate, _SEQUENCES) and \
+                    not issubclass(candidate, (str, bytes)):
+                return True
+    return False
+
 
 
 def _item_type(tp: Any) -> Any:
@@ -112,6 +123,12 @@ def _is_bytes(tp: Any) -> bool:
 
 def _form_models(tp: Any) -> list[type[BaseModel]]:
     return [m for m in _union_members(tp) if isinstance(m, type) and issubclass(m, BaseModel)]
+
+
+def model_of_form(annotation: Any) -> type[BaseModel] | None:
+    """The model of a form parameter annotated with one model (or `Model | None`); None otherwise."""
+    models = _form_models(annotation)
+    return models[0] if len(models) == 1 else None
 
 
 def claims(annotation: Any, marker: Any) -> bool:
@@ -155,7 +172,7 @@ def make_field(name: str, annotation: Any, marker: Param | None, default: Any) -
     models = _form_models(annotation) if type(marker) is FormParam else []
     return FormField(name=name, alias=marker.alias or name, annotation=annotation, marker=marker, default=default,
                      default_factory=marker.default_factory, adapter=TypeAdapter(target),
-                     sequence=_is_sequence(annotation),
+                     sequence=is_sequence_type(annotation),
                      read_bytes=_is_bytes(annotation) or _is_bytes(_item_type(annotation)), models=models)
 
 
@@ -204,7 +221,7 @@ def _model_input(field: FormField, form: FormData) -> Any:
     for name, info in model.model_fields.items():
         alias = info.alias or name
         seen.add(alias)
-        value = _raw_value(form, alias, _is_sequence(info.annotation))
+        value = _raw_value(form, alias, is_sequence_type(info.annotation))
         if value is not None:
             out[alias] = _read_bytes(value) if _is_bytes(info.annotation) else value
     grouped: dict[str, list[Any]] = {}

@@ -176,6 +176,12 @@ class APIRouter:
         for ws_route in router.websocket_routes:
             self.add_api_websocket_route(prefix + ws_route.path, ws_route.endpoint, ws_route.name,
                                          dependencies=[*(dependencies or []), *ws_route.dependencies])
+        # As FastAPI: the router's startup/shutdown handlers join this router's, and its lifespan runs nested in
+        # this router's, so a router included in a router included in an app runs them all (its default lifespan
+        # runs its own handlers again, as FastAPI's does).
+        self.on_startup.extend(router.on_startup)
+        self.on_shutdown.extend(router.on_shutdown)
+        self.lifespan_context = _lifespan.merge(self.lifespan_context, router.lifespan_context)
 
 
 def _merge_doc_options(doc: dict[str, Any], responses: dict[Any, Any], deprecated: bool | None,

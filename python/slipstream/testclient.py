@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import http.client
 import json as _json
+import threading
 import weakref
 import zlib
 from collections.abc import Mapping
@@ -85,7 +86,8 @@ class TestClient:
         self.raise_server_exceptions = raise_server_exceptions
         self.base_url = base_url.rstrip("/")
         self._host_header = urlsplit(base_url).netloc or "testserver"
-        self._native, self._runtime = app.build_native(**options)
+        # As Starlette's client: routes added and dependency_overrides changed after it started are served.
+        self._native, self._runtime = app.build_native(late_changes=True, **options)
         self._native.listen("127.0.0.1", 0)
         self._native.start()
         self.port = self._native.port
@@ -115,10 +117,16 @@ class TestClient:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
-        if self._native is not None:
-            self._native.stop()
-            self._native.wait()
-            self._native = None
+        native, self._native = self._native, None
+        if native is None:
+            return
+        native.stop()
+        if native.on_executor_thread:
+            # Closed by its own executor thread (a handler, or the garbage collector running there): that thread
+            # cannot wait for itself, so another one waits and drops the last reference.
+            threading.Thread(target=native.wait, name="slipstream-testclient-close", daemon=False).start()
+        else:
+            native.wait()
 
     def __del__(self) -> None:
         try:

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -216,6 +217,37 @@ def test_a_worker_that_cannot_start_stops_the_supervisor(app_dir: Path) -> None:
                           cwd=app_dir, capture_output=True, text=True, timeout=DEADLINE_S, check=False)
     assert proc.returncode == 1
     assert "RuntimeError: broken app" in proc.stderr and "could not start (status 3); stopping" in proc.stderr
+
+
+def test_a_port_another_process_listens_on_fails_the_start(app_dir: Path) -> None:
+    # Another server's listener (SO_REUSEPORT, as every Slipstream listener): joining it would split the traffic.
+    with socket.socket() as other:
+        other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        for workers in ("1", "2"):  # App.run() in this process; the supervisor's check before its workers
+            proc = subprocess.run([sys.executable, "-m", "slipstream", "run", "app:app", "--port", str(port),
+                                   "--workers", workers], cwd=app_dir, capture_output=True, text=True,
+                                  timeout=DEADLINE_S, check=False)
+            assert proc.returncode == 1, proc.stderr
+            assert proc.stderr == (f"error: listen on 127.0.0.1:{port}: address already in use (another process "
+                                   "listens there; --reuse-port / reuse_port=True shares the port on purpose)\n")
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_reuse_port_shares_a_port_on_purpose(app_dir: Path, workers: str) -> None:
+    with socket.socket() as other:
+        other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        other.bind(("127.0.0.1", 0))  # bound, not listening: every connection reaches the server
+        port = other.getsockname()[1]
+        s = Server(app_dir, "--port", str(port), "--workers", workers, "--reuse-port")
+        try:
+            assert s.port == port
+            assert wait_for(lambda: get(port, "/pid"), "the server")["version"] == 1
+        finally:
+            s.stop()
+    assert s.proc.returncode == 0
 
 
 def test_root_path_and_proxy_headers_from_the_command_line(server: Callable[..., Server]) -> None:

@@ -219,6 +219,19 @@ Registry make_config_registry() {
 
     r.add(make(K::kInteger, "max-connections", G::kConnections, "N", "open connections; past it new ones get 503",
                number(srv, &ServerOptions::max_connections), 1, 10'000'000));
+    // Slow and greedy clients, and a port already in use.
+    r.add(make(K::kSize, "body-min-rate", G::kTimeouts, "SIZE",
+               "bytes/s a request body must average once --body-timeout has passed; 408 below it; 0: off",
+               number(srv, &ServerOptions::body_min_rate), 0, kGiB));
+    r.add(make(K::kSize, "write-min-rate", G::kTimeouts, "SIZE",
+               "bytes/s waiting output must average once --write-timeout has passed; close below it; 0: off",
+               number(srv, &ServerOptions::write_min_rate), 0, kGiB));
+    r.add(make(K::kInteger, "max-connections-per-ip", G::kConnections, "N",
+               "open connections per client address (IPv6: per /64); past it new ones get 429; 0: no cap",
+               number(srv, &ServerOptions::max_connections_per_ip), 0, 10'000'000));
+    r.add(make(K::kBool, "reuse-port", G::kListen, "",
+               "share the port with other processes' listeners (SO_REUSEPORT); off: a port in use fails the start",
+               flag(srv, &ServerOptions::reuse_port)));
     r.add(make(K::kInteger, "max-requests-per-connection", G::kConnections, "N", "then Connection: close",
                number(srv, &ServerOptions::max_requests_per_connection), 1, 1'000'000'000));
     r.add(make(K::kInteger, "max-pipelined", G::kConnections, "N",
@@ -306,12 +319,17 @@ Registry make_config_registry() {
                number(srv, &ServerOptions::h2_reset_burst), 1, 1'000'000));
     r.add(make(K::kInteger, "h2-reset-rate", h2, "N", "client stream resets allowed per second after the burst",
                number(srv, &ServerOptions::h2_reset_rate), 1, 1'000'000));
-    r.add(make(K::kInteger, "h2-control-burst", h2, "N", "PING/SETTINGS/PRIORITY/empty frames allowed at once",
+    r.add(make(K::kInteger, "h2-control-burst", h2, "N",
+               "PING/SETTINGS/PRIORITY/WINDOW_UPDATE/empty frames allowed at once",
                number(srv, &ServerOptions::h2_control_burst), 1, 1'000'000));
     r.add(make(K::kInteger, "h2-control-rate", h2, "N", "such frames allowed per second after the burst",
                number(srv, &ServerOptions::h2_control_rate), 1, 1'000'000));
     r.add(make(K::kInteger, "h2-max-continuations", h2, "N", "CONTINUATION frames per header block",
                number(srv, &ServerOptions::h2_max_continuations), 1, 1'000));
+
+    r.add(make(K::kInteger, "max-handlers-in-flight", G::kLimits, "N",
+               "asynchronous handlers running at once; past it 503 (HTTP/2: REFUSED_STREAM)",
+               number(srv, &ServerOptions::max_handlers_in_flight), 1, 10'000'000));
 
     const auto ws = G::kWebSocket;
     r.add(make(K::kSize, "ws-max-message-bytes", ws, "SIZE", "largest message after reassembly and inflation (1009)",

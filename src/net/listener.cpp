@@ -70,6 +70,24 @@ base::Status remove_stale_socket(const std::string& path) {
     return base::Status::ok();
 }
 
+// Fails with kAlreadyExists when a socket holds `host:port`: a bind without SO_REUSEPORT conflicts with every
+// socket on the address (listening, or bound without SO_REUSEADDR), whatever its own SO_REUSEPORT says.
+// SO_REUSEADDR keeps connections in TIME_WAIT from counting.
+base::Status probe_unused(std::string_view host, std::uint16_t port, const ListenOptions& options) {
+    SLIPSTREAM_ASSIGN_OR_RETURN(const SocketAddress addr, SocketAddress::from_host_port(host, port));
+    Fd probe(::socket(addr.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!probe) return base::Status::ok();  // listen_tcp reports the same failure
+    SLIPSTREAM_RETURN_IF_ERROR(set_int_option(probe.get(), SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR"));
+    if (addr.is_ipv6()) {
+        SLIPSTREAM_RETURN_IF_ERROR(
+            set_int_option(probe.get(), IPPROTO_IPV6, IPV6_V6ONLY, options.v6_only ? 1 : 0, "IPV6_V6ONLY"));
+    }
+    if (::bind(probe.get(), addr.sockaddr_ptr(), addr.sockaddr_len()) == 0) return base::Status::ok();
+    const int err = errno;
+    if (err == EADDRINUSE) return base::Status::already_exists(addr.to_string() + ": address already in use");
+    return bind_error(addr.to_string(), err);
+}
+
 int open_reserve() {
     return ::open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
@@ -192,6 +210,7 @@ base::Result<std::vector<Listener>> listen_tcp_group(std::string_view host, std:
     if (count > 1 && !options.reuse_port) {
         return base::Status::invalid_argument("listen_tcp_group: several listeners on one port need reuse_port");
     }
+    if (options.exclusive && port != 0) SLIPSTREAM_RETURN_IF_ERROR(probe_unused(host, port, options));
     std::vector<Listener> out;
     out.reserve(count);
     for (std::size_t i = 0; i < count; ++i) {

@@ -24,6 +24,9 @@ struct ListenOptions {
     bool v6_only = false;          // IPv6 hosts only: false makes "::" accept IPv4 as well (dual stack)
     bool tcp_nodelay = true;       // accepted TCP sockets get TCP_NODELAY
     bool keep_reserve_fd = false;  // see Listener::accept()
+    /// listen_tcp_group with a fixed port: refuse (kAlreadyExists) when any socket already holds the address,
+    /// even one whose SO_REUSEPORT would let this group join it (another server left running). Off: share it.
+    bool exclusive = false;
 };
 
 /// A connection taken from a listener: non-blocking, close-on-exec, TCP_NODELAY (TCP, by default).
@@ -112,7 +115,9 @@ class Listener {
 base::Result<Listener> listen_tcp(std::string_view host, std::uint16_t port, const ListenOptions& options = {});
 
 /// `count` listeners on the same address with SO_REUSEPORT (one per I/O thread). With port 0 the first bind
-/// chooses the port and the others bind to it. Errors as listen_tcp; kInvalidArgument when count > 1 without
+/// chooses the port and the others bind to it. With `options.exclusive` and a fixed port, a probe socket
+/// without SO_REUSEPORT is bound (and closed) first: kAlreadyExists, "<address>: address already in use",
+/// when another socket holds the address. Errors as listen_tcp; kInvalidArgument when count > 1 without
 /// reuse_port. Control plane; any thread.
 base::Result<std::vector<Listener>> listen_tcp_group(std::string_view host, std::uint16_t port, std::size_t count,
                                                      const ListenOptions& options = {});

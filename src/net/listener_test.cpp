@@ -174,6 +174,35 @@ TEST(ListenTcp, SamePortWithoutReusePortIsAlreadyExists) {
     EXPECT_TRUE(listen_tcp("example.com", 0).status().is_invalid_argument());
 }
 
+TEST(ListenTcp, ExclusiveGroupRefusesAPortAnotherGroupListensOn) {
+    // The first server: an SO_REUSEPORT group, as every server binds.
+    base::Result<std::vector<Listener>> first = listen_tcp_group("127.0.0.1", 0, 2);
+    ASSERT_TRUE(first.is_ok()) << first.status().to_string();
+    const std::uint16_t port = (*first)[0].local_port();
+
+    ListenOptions exclusive;
+    exclusive.exclusive = true;
+    base::Result<std::vector<Listener>> second = listen_tcp_group("127.0.0.1", port, 2, exclusive);
+    ASSERT_FALSE(second.is_ok());
+    EXPECT_TRUE(second.status().is_already_exists());
+    EXPECT_EQ(second.status().message(), "127.0.0.1:" + std::to_string(port) + ": address already in use");
+    // The wildcard address overlaps the first group's address: refused too.
+    EXPECT_TRUE(listen_tcp_group("0.0.0.0", port, 1, exclusive).status().is_already_exists());
+
+    // Sharing on purpose (not exclusive) joins the group, as the workers of one server do.
+    base::Result<std::vector<Listener>> shared = listen_tcp_group("127.0.0.1", port, 2);
+    ASSERT_TRUE(shared.is_ok()) << shared.status().to_string();
+    EXPECT_EQ((*shared)[1].local_port(), port);
+
+    // Once every listener is gone the port is free for an exclusive group again; port 0 needs no probe.
+    first->clear();
+    shared->clear();
+    base::Result<std::vector<Listener>> again = listen_tcp_group("127.0.0.1", port, 2, exclusive);
+    ASSERT_TRUE(again.is_ok()) << again.status().to_string();
+    EXPECT_EQ((*again)[0].local_port(), port);
+    EXPECT_TRUE(listen_tcp_group("127.0.0.1", 0, 2, exclusive).is_ok());
+}
+
 TEST(ListenTcp, AcceptThroughTheEventLoop) {
     base::SystemClock clock;
     EventLoop loop(clock);

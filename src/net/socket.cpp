@@ -2,8 +2,10 @@
 #include "net/socket.h"
 
 #include <fcntl.h>
+#include <linux/sockios.h>
 #include <netinet/tcp.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -35,6 +37,11 @@ base::Result<std::size_t> writev_some(int fd, std::span<const iovec> buffers) {
         if (n >= 0) return static_cast<std::size_t>(n);
         if (n != -EINTR) return detail::io_failure("writev", static_cast<int>(-n));
     }
+}
+
+std::size_t unsent_bytes(int fd) {
+    int n = 0;
+    return ::ioctl(fd, SIOCOUTQ, &n) == 0 && n > 0 ? static_cast<std::size_t>(n) : 0;
 }
 
 base::Status shutdown_write(int fd) {

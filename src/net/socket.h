@@ -76,6 +76,11 @@ inline bool would_block(const base::Result<std::size_t>& r) {
 [[nodiscard]] base::Status set_nonblocking(int fd, bool on);
 /// The pending socket error (SO_ERROR), e.g. after EPOLLERR; 0 when none.
 int socket_error(int fd);
+/// What a stream socket holds that its peer has not taken yet (SIOCOUTQ): TCP, the bytes unsent or not yet
+/// acknowledged by the peer's kernel; Unix, nonzero (the kernel's buffer accounting, not bytes) until the
+/// peer has read everything. 0 when nothing is pending, and on error (a dead socket, which the next write
+/// reports).
+std::size_t unsent_bytes(int fd);
 /// The address a socket is bound to (getsockname). Error: kIoError.
 base::Result<SocketAddress> local_address(int fd);
 /// The address of a connected socket's peer (getpeername). Error: kIoError.

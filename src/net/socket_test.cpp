@@ -119,6 +119,22 @@ class SocketIo : public ::testing::Test {
     Fd b_;
 };
 
+TEST_F(SocketIo, UnsentBytesAreNonZeroUntilThePeerHasReadEverything) {
+    EXPECT_EQ(unsent_bytes(a_.get()), 0u);
+    ASSERT_TRUE(write_some(a_.get(), "hello world").is_ok());
+    EXPECT_GT(unsent_bytes(a_.get()), 0u);
+    char buf[16];
+    base::Result<std::size_t> r = read_some(b_.get(), std::span<char>(buf, 5));
+    ASSERT_TRUE(r.is_ok());
+    EXPECT_EQ(*r, 5u);
+    EXPECT_GT(unsent_bytes(a_.get()), 0u);  // six bytes still unread
+    r = read_some(b_.get(), buf);
+    ASSERT_TRUE(r.is_ok());
+    EXPECT_EQ(*r, 6u);
+    EXPECT_EQ(unsent_bytes(a_.get()), 0u);
+    EXPECT_EQ(unsent_bytes(-1), 0u);  // an error reads as nothing pending
+}
+
 TEST_F(SocketIo, ReadOutcomes) {
     char buf[16];
     base::Result<std::size_t> r = read_some(a_.get(), buf);

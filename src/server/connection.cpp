@@ -11,6 +11,7 @@
 #include "server/method_map.h"
 #include "server/request_pipeline.h"
 #include "server/response_encoder.h"
+#include "server/transfer_deadline.h"
 #include "server/worker.h"
 
 namespace slipstream::server {
@@ -140,7 +141,12 @@ std::size_t Connection::process_one(std::string_view data) {
         return data.size();
     }
     if (h2_) return h2c_input(data);  // after an h2c upgrade (connection_h2.cpp)
-    if (phase_ == Phase::kBody) return read_chunked_body(data);
+    if (phase_ == Phase::kBody) {
+        std::size_t n = read_chunked_body(data);
+        body_bytes_ += n;
+        if (n > 0) body_progress_at_ = worker_.loop().now();
+        return n;
+    }
     auto headers = worker_.header_scratch();
     h1::RequestHead head;
     h1::ParseStatus st = h1::parse_request(data, worker_.limits(), &head, headers.data(), headers.size());
@@ -168,6 +174,8 @@ std::size_t Connection::start_body(std::string_view data, std::size_t head_len) 
     (void)h1::parse_request(head_bytes_, worker_.limits(), &head, headers.data(), headers.size());
     body_.clear();
     phase_ = Phase::kBody;
+    body_start_ = body_progress_at_ = worker_.loop().now();
+    body_bytes_ = 0;
     if (head.body_kind == h1::BodyKind::kChunked) {
         chunk_decoder_ = std::make_unique<h1::ChunkedDecoder>(worker_.limits());
         body_needed_ = 0;
@@ -292,7 +300,15 @@ void Connection::answer_now(Response&& response, const EncodeContext& ctx, const
 }
 
 void Connection::dispatch_async(RequestPipeline& pipeline, PipelineRequest& req, const EncodeContext& ctx) {
+    HandlerCount::Ticket admitted = pipeline.admit();
+    if (!admitted && worker_.handlers()) {  // max_handlers_in_flight run already
+        Response refusal = RequestPipeline::overloaded();
+        pipeline.add_cors_fields(req.state.headers, refusal);
+        answer_now(std::move(refusal), ctx, req.record);
+        return;
+    }
     std::shared_ptr<slipstream::detail::PendingResponse> pending = pipeline.detach(req, *this);
+    pending->admitted = std::move(admitted);
     slipstream::detail::PendingResponse* raw = pending.get();
     pending->handler_timer.set_callback([this, raw] { on_handler_timeout(*raw); });
     // The answer's place in the pipeline of responses (HTTP/1.1 answers leave in request order).
@@ -344,7 +360,15 @@ Connection::Slot* Connection::find_slot(const slipstream::detail::PendingRespons
     return nullptr;
 }
 
-EncodeContext Connection::slot_context(const Slot& slot) {
+EncodeContext Connection::slot_context(Slot& slot) {
+    // Keep-alive is decided here, when the answer is encoded, not at dispatch: a drain that began while the
+    // handler ran makes the last answer the connection owes (no later slot, no request being read) say
+    // Connection: close, so the client reconnects instead of losing its next request to our close.
+    if (draining_ && slot.keep_alive && &slot == &slots_.back() && in_.empty() && phase_ == Phase::kHead) {
+        slot.keep_alive = false;
+        slot.close_after = true;
+        close_after_write_ = true;  // read no further request: the client was told to go
+    }
     return EncodeContext{slot.version,
                          slot.keep_alive,
                          slot.head_only,
@@ -509,12 +533,24 @@ void Connection::schedule_flush() {
 void Connection::flush() {
     if (closed_) return;
     if (!out_.empty()) {
+        // A slow client's episode ends only once it has taken everything (the kernel's queue included): output
+        // that fits in the socket's buffer must not restart the minimum-rate grace at every write.
+        if (write_episode_ && !write_blocked_ && net::unsent_bytes(fd_.get()) == 0) write_episode_ = false;
         base::Result<std::size_t> r = transport_.flush(out_, worker_.write_scratch());
         if (!r.is_ok() && !r.status().is_unavailable()) {
             close();
             return;
         }
+        if (write_episode_ && r.is_ok() && *r > 0) {
+            write_bytes_ += *r;
+            write_progress_at_ = worker_.loop().now();
+        }
         bool blocked = !out_.empty();
+        if (blocked && !write_episode_) {
+            write_episode_ = true;  // the minimum rate counts from here
+            write_start_ = write_progress_at_ = worker_.loop().now();
+            write_bytes_ = 0;
+        }
         if (blocked != write_blocked_) {
             write_blocked_ = blocked;
             std::uint32_t want = (events_ & ~static_cast<std::uint32_t>(EPOLLOUT)) | (blocked ? EPOLLOUT : 0u);
@@ -553,10 +589,9 @@ void Connection::after_output(bool progressed) {
         if (progressed) refresh_timer(true);
         return;
     }
-    if (draining_ && idle()) {
-        close();
-        return;
-    }
+    // Draining and idle after a keep-alive answer (one whose head left before the drain began): the idle
+    // grace below applies, as to any idle connection at the drain start, rather than a close that would race
+    // with the client's next request.
     // Each round serves buffered requests until reading pauses again; it repeats only while the socket
     // takes the output at once, and every round consumes buffered input, so it ends.
     while (!reading_ && !close_after_write_ && slots_.size() < worker_.options().max_pipelined &&
@@ -585,26 +620,41 @@ void Connection::set_reading(bool on) {
 // ---- timers ----
 
 void Connection::arm(TimerReason reason, std::uint32_t ms) {
-    net::EventLoop& loop = worker_.loop();
-    const base::MonoNanos deadline = loop.now() + std::int64_t{ms} * base::kNanosPerMilli;
+    arm_at(reason, worker_.loop().now() + std::int64_t{ms} * base::kNanosPerMilli);
+}
+
+void Connection::arm_at(TimerReason reason, base::MonoNanos deadline) {
     // Refreshed again within the same loop iteration (the deferred flush, say): nothing to move.
     if (timer_reason_ == reason && timer_.scheduled() && timer_.deadline() == deadline) return;
     timer_reason_ = reason;
-    loop.timers().schedule(timer_, deadline);
+    worker_.loop().timers().schedule(timer_, deadline);
+}
+
+void Connection::arm_transfer(bool body) {
+    const ServerOptions& o = worker_.options();
+    TransferDeadline d =
+        body
+            ? transfer_deadline(worker_.loop().now(), body_start_, body_bytes_, o.body_timeout_ms, o.body_min_rate)
+            : transfer_deadline(worker_.loop().now(), write_start_, write_bytes_, o.write_timeout_ms, o.write_min_rate);
+    TimerReason reason = body ? (d.by_rate ? TimerReason::kBodyRate : TimerReason::kBody)
+                              : (d.by_rate ? TimerReason::kWriteRate : TimerReason::kWrite);
+    arm_at(reason, d.at);
 }
 
 void Connection::refresh_timer(bool progressed) {
     const ServerOptions& o = worker_.options();
     if (lingering_) return;
     if (write_blocked_) {
-        if (timer_reason_ != TimerReason::kWrite || progressed) arm(TimerReason::kWrite, o.write_timeout_ms);
+        const bool armed = timer_reason_ == TimerReason::kWrite || timer_reason_ == TimerReason::kWriteRate;
+        if (!armed || progressed) arm_transfer(false);
     } else if (ws_) {
         timer_.cancel();  // the WebSocket session keeps its own ping and close timers
         timer_reason_ = TimerReason::kNone;
     } else if (h2_) {
         h2_refresh_timer(progressed);
     } else if (phase_ == Phase::kBody) {
-        if (timer_reason_ != TimerReason::kBody || progressed) arm(TimerReason::kBody, o.body_timeout_ms);
+        const bool armed = timer_reason_ == TimerReason::kBody || timer_reason_ == TimerReason::kBodyRate;
+        if (!armed || progressed) arm_transfer(true);
     } else if (!in_.empty()) {
         if (timer_reason_ != TimerReason::kHead) arm(TimerReason::kHead, o.header_timeout_ms);
     } else if (slots_.empty()) {
@@ -616,11 +666,22 @@ void Connection::refresh_timer(bool progressed) {
 }
 
 void Connection::on_timer() {
-    static constexpr std::string_view kKinds[] = {"", "header", "body", "idle", "write", "linger", "tls_handshake"};
+    static constexpr std::string_view kKinds[] = {"",       "header",        "body",      "idle",      "write",
+                                                  "linger", "tls_handshake", "body_rate", "write_rate"};
     if (timer_reason_ != TimerReason::kNone) {
-        worker_.metrics().timeouts.with({kKinds[static_cast<int>(timer_reason_)]}).inc();
+        TimerReason kind = timer_reason_;
+        // The rate deadline of a transfer that has not moved for a whole timeout is a plain inactivity timeout
+        // (a client that stopped reading, or stopped sending its body, rather than one that trickles).
+        const base::MonoNanos now = worker_.loop().now();
+        const ServerOptions& o = worker_.options();
+        if (kind == TimerReason::kWriteRate && now - write_progress_at_ >= o.write_timeout_ms * base::kNanosPerMilli)
+            kind = TimerReason::kWrite;
+        if (kind == TimerReason::kBodyRate && now - body_progress_at_ >= o.body_timeout_ms * base::kNanosPerMilli)
+            kind = TimerReason::kBody;
+        worker_.metrics().timeouts.with({kKinds[static_cast<int>(kind)]}).inc();
     }
-    if (h2_ && (timer_reason_ == TimerReason::kIdle || timer_reason_ == TimerReason::kBody)) {
+    if (h2_ && (timer_reason_ == TimerReason::kIdle || timer_reason_ == TimerReason::kBody ||
+                timer_reason_ == TimerReason::kBodyRate)) {
         h2_on_timer();
         return;
     }
@@ -630,6 +691,7 @@ void Connection::on_timer() {
             return;
         case TimerReason::kHead:
         case TimerReason::kBody:
+        case TimerReason::kBodyRate:
             if (slots_.empty() && out_.empty()) {
                 EncodeContext ctx{
                     h1::Version::kHttp11, false, false, worker_.date(), worker_.options().server_header, {}};
@@ -648,6 +710,7 @@ void Connection::on_timer() {
             return;
         case TimerReason::kIdle:
         case TimerReason::kWrite:
+        case TimerReason::kWriteRate:
         case TimerReason::kLinger:
             close();
             return;

@@ -66,10 +66,22 @@ class Connection final : public net::IoHandler, private WebSocketTransport {
     void deliver_stream_end(slipstream::detail::PendingResponse& pending, bool aborted);
 
     bool idle() const;
+    const net::SocketAddress& peer() const { return peer_; }
 
   private:
     enum class Phase : std::uint8_t { kHead, kBody, kClosing };
-    enum class TimerReason : std::uint8_t { kNone, kHead, kBody, kIdle, kWrite, kLinger, kHandshake };
+    // kBodyRate / kWriteRate: the body or the waiting output fell below its minimum rate (transfer_deadline.h).
+    enum class TimerReason : std::uint8_t {
+        kNone,
+        kHead,
+        kBody,
+        kIdle,
+        kWrite,
+        kLinger,
+        kHandshake,
+        kBodyRate,
+        kWriteRate
+    };
 
     // A response slot for a request whose answer cannot be written yet (or is being streamed).
     struct Slot {
@@ -100,7 +112,8 @@ class Connection final : public net::IoHandler, private WebSocketTransport {
     void answer_now(Response&& response, const EncodeContext& ctx, const RequestRecord& record);
     // Encodes into `slot` and records the bytes (and the status of its first response).
     void observe_slot(Slot& slot, std::size_t before, int status);
-    EncodeContext slot_context(const Slot& slot);
+    // The encoding context of `slot`'s answer; during a drain it may turn the slot's keep-alive off.
+    EncodeContext slot_context(Slot& slot);
     // Marks a slot's response complete, records it, and writes what can be written.
     void complete_slot(Slot& slot);
     void answer_error(const http::h1::ParseError& error);
@@ -133,6 +146,9 @@ class Connection final : public net::IoHandler, private WebSocketTransport {
     void set_reading(bool on);
     void refresh_timer(bool progressed);
     void arm(TimerReason reason, std::uint32_t ms);
+    void arm_at(TimerReason reason, base::MonoNanos deadline);
+    // The body or write timer: inactivity, or the minimum rate once its grace has passed.
+    void arm_transfer(bool body);
     void on_timer();
     void start_linger();
     void linger_read();
@@ -163,6 +179,7 @@ class Connection final : public net::IoHandler, private WebSocketTransport {
     // Moves frames into the output and writes them; closes once the session is finished.
     void h2_pump();
     void h2_refresh_timer(bool progressed);
+    void h2_note_input(std::size_t n);  // input while request bodies are awaited: the body's minimum rate
     void h2_on_timer();
 
     Worker& worker_;
@@ -182,6 +199,16 @@ class Connection final : public net::IoHandler, private WebSocketTransport {
     std::uint64_t body_needed_ = 0;
     std::unique_ptr<http::h1::ChunkedDecoder> chunk_decoder_;  // set while reading a chunked body
     std::string body_;
+    base::MonoNanos body_start_ = 0;        // when the body began to be awaited (its minimum rate counts from here)
+    std::uint64_t body_bytes_ = 0;          // body bytes read so far (chunk framing included)
+    base::MonoNanos body_progress_at_ = 0;  // the last body byte (for the timeout's kind)
+    bool h2_receiving_ = false;             // HTTP/2: request bodies were awaited at the last input
+    // A write episode: from the first time output had to wait for the client until the client has taken all of
+    // it (the kernel's queue included); its bytes must average write_min_rate after the write timeout's grace.
+    base::MonoNanos write_start_ = 0;
+    std::uint64_t write_bytes_ = 0;          // bytes the socket took since write_start_
+    base::MonoNanos write_progress_at_ = 0;  // the last time the socket took bytes (for the timeout's kind)
+    bool write_episode_ = false;
 
     std::uint32_t requests_ = 0;
     std::uint32_t events_ = 0;

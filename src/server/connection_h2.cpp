@@ -46,14 +46,31 @@ void Connection::tls_handshake() {
     if (transport_.has_buffered_input()) on_readable();  // the client's first request came with its Finished
 }
 
+namespace {
+// True when the first request line in `data` is complete (after empty lines, RFC 9112 §2.2) and has no "HTTP/" in
+// any case: no request line of any HTTP/1.x version, well-formed or not.
+bool no_http_version(std::string_view data) {
+    std::size_t start = data.find_first_not_of("\r\n");
+    if (start == std::string_view::npos) return false;
+    std::size_t eol = data.find('\n', start);
+    if (eol == std::string_view::npos) return false;  // the line is still arriving
+    std::string_view line = data.substr(start, eol - start);
+    for (std::size_t slash = line.find('/', 4); slash != std::string_view::npos; slash = line.find('/', slash + 1)) {
+        if (http::h1::iequals(line.substr(slash - 4, 5), "HTTP/")) return false;
+    }
+    return true;
+}
+}  // namespace
+
 bool Connection::start_h2c(std::string_view data, bool from_scratch) {
     if (!worker_.options().http2) return false;
     std::size_t n = std::min(data.size(), http::h2::kClientPreface.size());
     if (data.substr(0, n) != http::h2::kClientPreface.substr(0, n)) {
-        // A first line without "HTTP/" is no HTTP/1.x request: most likely an HTTP/2 client with a broken
-        // preface, which expects the connection to close, not an HTTP/1.1 answer.
-        std::size_t eol = data.find('\n');
-        if (eol == std::string_view::npos || data.substr(0, eol).find("HTTP/") != std::string_view::npos) return false;
+        // Not the preface: the HTTP/1.1 parser's, which answers exactly as with --no-http2 (a leading CRLF is
+        // skipped, a malformed version is a 400), unless the first line names no HTTP version at all.
+        if (!no_http_version(data)) return false;
+        // Then it is no HTTP/1.x request: most likely an HTTP/2 client with a broken preface, which expects the
+        // connection to close (RFC 9113 §3.4; h2spec 3.5/2), not an HTTP/1.1 answer.
         close();
         return true;
     }
@@ -168,6 +185,7 @@ void Connection::h2_on_readable() {
             base::log_message(base::LogLevel::kDebug, peer_.to_string() + ": " + s.message());
         set_reading(false);
     }
+    h2_note_input(*r);
     h2_pump();
     if (closed_) return;
     refresh_timer(true);
@@ -202,21 +220,44 @@ void Connection::h2_pump() {
     if (!close_after_write_) set_reading(out_.size() < cap);
 }
 
+void Connection::h2_note_input(std::size_t n) {
+    // While request bodies are awaited, the connection's input counts toward the body's minimum rate
+    // (transfer_deadline.h): a body trickled inside the inactivity timeout cannot hold the connection for ever.
+    if (!h2_->receiving()) {
+        h2_receiving_ = false;
+        return;
+    }
+    const base::MonoNanos now = worker_.loop().now();
+    if (!h2_receiving_) {
+        h2_receiving_ = true;
+        body_start_ = now;
+        body_bytes_ = 0;
+    }
+    body_bytes_ += n;
+    body_progress_at_ = now;
+}
+
 void Connection::h2_refresh_timer(bool progressed) {
     const ServerOptions& o = worker_.options();
     if (h2_->busy()) {
         timer_.cancel();  // handler timers run; a stalled reader is caught by the write timer
         timer_reason_ = TimerReason::kNone;
     } else if (h2_->receiving()) {
-        if (timer_reason_ != TimerReason::kBody || progressed) arm(TimerReason::kBody, o.body_timeout_ms);
+        if (!h2_receiving_) {  // receiving since bytes that came before this refresh (the h2c upgrade's stream)
+            h2_receiving_ = true;
+            body_start_ = body_progress_at_ = worker_.loop().now();
+            body_bytes_ = 0;
+        }
+        const bool armed = timer_reason_ == TimerReason::kBody || timer_reason_ == TimerReason::kBodyRate;
+        if (!armed || progressed) arm_transfer(true);
     } else if (timer_reason_ != TimerReason::kIdle || progressed) {
         arm(TimerReason::kIdle, draining_ ? kDrainIdleGraceMs : o.keepalive_timeout_ms);
     }
 }
 
 void Connection::h2_on_timer() {
-    if (timer_reason_ == TimerReason::kBody) {
-        close();  // a request stalled mid-way
+    if (timer_reason_ == TimerReason::kBody || timer_reason_ == TimerReason::kBodyRate) {
+        close();  // a request body stalled mid-way or fell below its minimum rate
         return;
     }
     timer_reason_ = TimerReason::kNone;

@@ -89,7 +89,13 @@ void H2Session::on_request(h2::StreamId id, const h2::RequestHead& head) {
 }
 
 void H2Session::dispatch_async(h2::StreamId id, RequestPipeline& pipeline, PipelineRequest& req) {
+    HandlerCount::Ticket admitted = pipeline.admit();
+    if (!admitted && worker_.handlers()) {  // max_handlers_in_flight run already: the client may retry
+        session_->reset(id, h2::ErrorCode::kRefusedStream);
+        return;
+    }
     std::shared_ptr<slipstream::detail::PendingResponse> pending = pipeline.detach(req, connection_);
+    pending->admitted = std::move(admitted);
     slipstream::detail::PendingResponse* raw = pending.get();
     pending->handler_timer.set_callback([this, raw] { on_handler_timeout(*raw); });
     AsyncStream a;

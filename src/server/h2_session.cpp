@@ -58,7 +58,11 @@ class FileSource final : public h2::BodySource {
 
 H2Session::H2Session(Worker& worker, Connection& connection, const net::SocketAddress& peer,
                      std::function<void()> output_ready)
-    : worker_(worker), connection_(connection), peer_(peer), output_ready_(std::move(output_ready)) {}
+    : worker_(worker),
+      connection_(connection),
+      peer_(peer),
+      output_ready_(std::move(output_ready)),
+      stall_timer_([this] { on_stall_check(); }) {}
 
 base::Result<std::unique_ptr<H2Session>> H2Session::create(Worker& worker, Connection& connection,
                                                            const net::SocketAddress& peer,
@@ -94,6 +98,7 @@ base::Status H2Session::upgrade(std::string_view http2_settings, const http::h1:
 }
 
 base::Status H2Session::receive(std::string_view bytes) {
+    session_->set_held_streams(held_->running());  // reset streams' handlers that finished since free their place
     base::Status st = session_->receive(bytes, worker_.loop().now());
     count_events();
     return st;
@@ -106,7 +111,22 @@ std::size_t H2Session::pull(OutputQueue& out, std::size_t limit) {
     std::size_t n = session_->send(frames_, room);
     if (n > 0) out.append(std::move(frames_));
     if (session_->stats().events != counted_.events) count_events();  // RST_STREAM and GOAWAY sent
+    if (!stall_timer_.scheduled() && session_->active_streams() > 0) {
+        worker_.loop().schedule_after(stall_timer_,
+                                      std::int64_t{worker_.options().write_timeout_ms} * base::kNanosPerMilli);
+    }
     return n;
+}
+
+void H2Session::on_stall_check() {
+    if (std::size_t reset = session_->reset_stalled(); reset > 0) {
+        worker_.metrics().timeouts.with({"write"}).inc(reset);
+        output_ready_();  // the RST_STREAM frames go out; the streams close (and their buffers go) with them
+    }
+    if (session_->active_streams() > 0) {
+        worker_.loop().schedule_after(stall_timer_,
+                                      std::int64_t{worker_.options().write_timeout_ms} * base::kNanosPerMilli);
+    }
 }
 
 std::pair<int, std::size_t> H2Session::answer(h2::StreamId id, Response&& r, const H2Context& ctx) {
@@ -268,6 +288,12 @@ void H2Session::on_stream_reset(h2::StreamId id) {
     p.connection = nullptr;
     p.handler_timer.cancel();
     p.cancel();
+    if (!p.ended.load()) {
+        // The handler may run on until it lets go of its Responder: until then the stream still counts toward
+        // this connection's SETTINGS_MAX_CONCURRENT_STREAMS (rapid reset, CVE-2023-44487).
+        p.held = HandlerCount::enter(held_);
+        session_->set_held_streams(held_->running());
+    }
     finish(it);
 }
 

@@ -12,8 +12,10 @@
 #include "http/h1/request_head.h"
 #include "http/h2/session.h"
 #include "net/socket_address.h"
+#include "net/timer.h"
 #include "server/h2_response.h"
 #include "server/h2_websocket_stream.h"
+#include "server/handler_count.h"
 #include "server/output_queue.h"
 #include "server/pending_response.h"
 #include "server/problem.h"
@@ -119,6 +121,9 @@ class H2Session final : private http::h2::SessionHandler {
     // Drain: ends an event stream cleanly and cancels its producer.
     void end_event_stream(slipstream::detail::PendingResponse& pending);
     void set_backlog(const AsyncStream& a);
+    // Every write timeout while streams are active: streams stalled on the client's flow-control window are
+    // reset (ServerSession::reset_stalled), so a client cannot hold their buffers by never opening its window.
+    void on_stall_check();
     void count_events() { worker_.metrics().h2.add(session_->stats(), counted_); }
 
     Worker& worker_;
@@ -133,6 +138,9 @@ class H2Session final : private http::h2::SessionHandler {
     H2Response head_;                 // reused by answer()
     http::h2::SessionStats counted_;  // the session's stats already added to the metrics
     std::size_t unsent_output_ = 0;   // the connection's unwritten output at the last update_backlogs()
+    // Handlers still running for streams the client reset: they count toward the stream limit until done.
+    std::shared_ptr<HandlerCount> held_ = std::make_shared<HandlerCount>();
+    net::Timer stall_timer_;  // on_stall_check(), armed by pull() while streams are active
     bool draining_ = false;
 };
 

@@ -8,6 +8,7 @@
 
 #include "net/event_loop.h"
 #include "net/timer.h"
+#include "server/handler_count.h"
 #include "server/request_state.h"
 #include "server/stream_control.h"
 
@@ -51,6 +52,9 @@ struct PendingResponse {
     std::atomic<bool> ended{false};            // the response is complete (or was abandoned)
     std::atomic<bool> cancelled{false};        // the client left, or the handler timed out
     server::StreamControl stream;              // streamed responses: encoder, SSE heartbeats, cancel callback
+    // Counted while the handler runs (until the last reference goes, on whatever thread drops it).
+    server::HandlerCount::Ticket admitted;  // the process-wide count (max_handlers_in_flight)
+    server::HandlerCount::Ticket held;      // an HTTP/2 stream reset while its handler ran: its connection's count
 
     /// The client left or the server cut the request: sets `cancelled` and runs the cancel callback. Loop thread.
     void cancel() {

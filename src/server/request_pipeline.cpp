@@ -184,6 +184,20 @@ Response RequestPipeline::call(PipelineRequest& req, bool static_body_ok) {
     return response;
 }
 
+HandlerCount::Ticket RequestPipeline::admit() {
+    const std::shared_ptr<HandlerCount>& handlers = worker_.handlers();
+    if (!handlers) return {};
+    HandlerCount::Ticket ticket = HandlerCount::try_enter(handlers);
+    if (!ticket) worker_.metrics().handlers_refused.inc();
+    return ticket;
+}
+
+Response RequestPipeline::overloaded() {
+    Response r = problem_response({503, "too many requests in progress"});
+    r.with_header("Retry-After", "1");
+    return r;
+}
+
 std::shared_ptr<slipstream::detail::PendingResponse> RequestPipeline::detach(PipelineRequest& req,
                                                                              Connection& connection) {
     auto pending = std::make_shared<slipstream::detail::PendingResponse>();

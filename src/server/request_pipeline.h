@@ -87,6 +87,12 @@ class RequestPipeline {
     /// `static_body_ok` (the protocol's encoder reads body_bytes()).
     Response call(PipelineRequest& req, bool static_body_ok = false);
 
+    /// Asynchronous handlers, step zero: a place among the process's handlers running. Empty past
+    /// max_handlers_in_flight (counted in slipstream_handlers_refused_total): the protocol refuses the request
+    /// (HTTP/1.1: 503 with Retry-After; HTTP/2: RST_STREAM REFUSED_STREAM). Moved into the PendingResponse.
+    HandlerCount::Ticket admit();
+    /// The answer to a request admit() refused: 503 with Retry-After.
+    static Response overloaded();
     /// Asynchronous handlers, first half: the pending answer, owning a detached copy of the request; the
     /// record's views move to that copy. The protocol then sets `handler_timer`'s callback and records
     /// where the answer goes before call_async().

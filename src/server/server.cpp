@@ -22,9 +22,20 @@
 namespace slipstream::server {
 namespace {
 
+// A system_error whose what() is exactly the text given (std::system_error would append the errno text).
+class ListenError : public std::system_error {
+  public:
+    ListenError(int code, std::string what)
+        : std::system_error(code, std::generic_category()), what_(std::move(what)) {}
+    const char* what() const noexcept override { return what_.c_str(); }
+
+  private:
+    std::string what_;
+};
+
 [[noreturn]] void throw_status(const std::string& what, const base::Status& s) {
     int code = s.is_already_exists() ? EADDRINUSE : s.is_unavailable() ? EADDRNOTAVAIL : EINVAL;
-    throw std::system_error(code, std::generic_category(), what + ": " + s.message());
+    throw ListenError(code, what + ": " + s.message());
 }
 
 unsigned resolve_threads(unsigned requested) {
@@ -55,6 +66,10 @@ Server::Server(ServerOptions options) : threads_(resolve_threads(options.threads
             if (!probe->empty()) access_->add_public_route(*probe);
         shared_.access = access_.get();
     }
+    if (shared_.options.max_connections_per_ip > 0) {
+        per_address_ = std::make_unique<AddressConnections>(shared_.options.max_connections_per_ip);
+        shared_.per_address = per_address_.get();
+    }
     shared_.options.threads = threads_;
     shared_.limits = limits_from(shared_.options);
     shared_.routes = &routes_;
@@ -62,6 +77,10 @@ Server::Server(ServerOptions options) : threads_(resolve_threads(options.threads
     metrics::register_process_metrics(registry_);
     registry_.callback_gauge("slipstream_connections_open", "Open client connections.",
                              [this] { return static_cast<double>(shared_.connections.load()); });
+    shared_.handlers = std::make_shared<HandlerCount>(shared_.options.max_handlers_in_flight);
+    registry_.callback_gauge("slipstream_handlers_running",
+                             "Asynchronous handlers running (their streams reset or connections closed included).",
+                             [h = shared_.handlers] { return static_cast<double>(h->running()); });
     builtins_.registry = &registry_;
     builtins_.draining = &shared_.draining;
     listeners_.resize(threads_);
@@ -117,8 +136,19 @@ bool Server::reload_tls() {
 void Server::listen_tcp(std::string_view host, std::uint16_t port) {
     if (started_) throw std::logic_error("listen after start");
     ensure_tls();
-    auto group = net::listen_tcp_group(host, port, threads_);
-    if (!group.is_ok()) throw_status("listen on " + std::string(host) + ":" + std::to_string(port), group.status());
+    net::ListenOptions listen_options;
+    listen_options.exclusive = !shared_.options.reuse_port;  // another process on the port fails the start
+    auto group = net::listen_tcp_group(host, port, threads_, listen_options);
+    if (!group.is_ok()) {
+        const bool v6 = host.find(':') != std::string_view::npos;
+        const std::string address = (v6 ? "[" : "") + std::string(host) + (v6 ? "]:" : ":") + std::to_string(port);
+        if (group.status().is_already_exists()) {
+            throw ListenError(EADDRINUSE, "listen on " + address +
+                                              ": address already in use (another process listens there; "
+                                              "--reuse-port / reuse_port=True shares the port on purpose)");
+        }
+        throw_status("listen on " + address, group.status());
+    }
     if (first_port_ == 0) first_port_ = (*group)[0].local_port();
     for (unsigned i = 0; i < threads_; ++i)
         listeners_[i].push_back(std::move((*group)[i]));

@@ -38,7 +38,9 @@ class Server {
     const ServerOptions& options() const { return shared_.options; }
     unsigned threads() const { return threads_; }
 
-    /// Binds one SO_REUSEPORT listener per I/O thread now (so port() is known at once).
+    /// Binds one SO_REUSEPORT listener per I/O thread now (so port() is known at once). Unless
+    /// `reuse_port` is set, a port another process (or socket) holds fails with std::system_error(EADDRINUSE),
+    /// "listen on <host:port>: address already in use (...)".
     void listen_tcp(std::string_view host, std::uint16_t port);
     void listen_unix(std::string_view path);
     std::uint16_t port() const { return first_port_; }
@@ -71,9 +73,10 @@ class Server {
     metrics::Registry registry_;
     ServerMetrics metrics_{registry_};
     std::unique_ptr<AccessLog> access_log_;
-    std::unique_ptr<net::tls::TlsContextStore> tls_;  // set when TLS is configured
-    std::unique_ptr<const cors::CorsPolicy> cors_;    // set when CORS is on
-    std::unique_ptr<AccessPolicy> access_;            // set when authentication or rate limits are on
+    std::unique_ptr<net::tls::TlsContextStore> tls_;   // set when TLS is configured
+    std::unique_ptr<const cors::CorsPolicy> cors_;     // set when CORS is on
+    std::unique_ptr<AccessPolicy> access_;             // set when authentication or rate limits are on
+    std::unique_ptr<AddressConnections> per_address_;  // set when max_connections_per_ip is on
     BuiltinContext builtins_;
     RouteTable routes_;
     unsigned threads_;

@@ -19,6 +19,10 @@ ServerMetrics::ServerMetrics(metrics::Registry& r)
       accepted(r.counter("slipstream_connections_accepted_total", "Connections accepted.")),
       closed(r.counter("slipstream_connections_closed_total", "Connections closed.")),
       shed(r.counter("slipstream_connections_shed_total", "Connections refused with 503 past max-connections.")),
+      handlers_refused(r.counter("slipstream_handlers_refused_total",
+                                 "Requests refused (503 or REFUSED_STREAM) past max-handlers-in-flight.")),
+      refused_per_ip(r.counter("slipstream_connections_refused_per_ip_total",
+                               "Connections refused with 429 past max-connections-per-ip.")),
       parse_errors(
           r.counter_family("slipstream_http_parse_errors_total", "Malformed or oversized requests by kind.", {"kind"})),
       timeouts(r.counter_family("slipstream_timeouts_total", "Deadlines that passed, by kind.", {"kind"})),

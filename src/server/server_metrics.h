@@ -26,6 +26,8 @@ struct ServerMetrics {
     metrics::Counter& accepted;              // slipstream_connections_accepted_total
     metrics::Counter& closed;                // slipstream_connections_closed_total
     metrics::Counter& shed;                  // slipstream_connections_shed_total
+    metrics::Counter& handlers_refused;      // slipstream_handlers_refused_total
+    metrics::Counter& refused_per_ip;        // slipstream_connections_refused_per_ip_total
     metrics::CounterFamily& parse_errors;    // slipstream_http_parse_errors_total{kind}
     metrics::CounterFamily& timeouts;        // slipstream_timeouts_total{kind}
     metrics::Counter& log_dropped;           // slipstream_access_log_dropped_total

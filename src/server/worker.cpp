@@ -1,4 +1,4 @@
-// Worker: accepting, shedding past the connection cap, and draining on one I/O thread.
+// Worker: accepting, shedding past the connection caps (total, per address), and draining on one I/O thread.
 #include "server/worker.h"
 
 #include <sys/epoll.h>
@@ -20,6 +20,11 @@ constexpr std::string_view kShedResponse =
     "Connection: close\r\n\r\n"
     R"({"type":"about:blank","title":"Service Unavailable","status":503,"detail":"too many connections"})";
 static_assert(kShedResponse.size() - kShedResponse.find("\r\n\r\n") - 4 == 97);
+constexpr std::string_view kPerAddressResponse =
+    "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/problem+json\r\nContent-Length: 113\r\n"
+    "Connection: close\r\n\r\n"
+    R"({"type":"about:blank","title":"Too Many Requests","status":429,"detail":"too many connections from this address"})";
+static_assert(kPerAddressResponse.size() - kPerAddressResponse.find("\r\n\r\n") - 4 == 113);
 }  // namespace
 
 struct Worker::ListenerHandler final : net::IoHandler {
@@ -88,16 +93,27 @@ void Worker::on_accept(ListenerHandler& lh) {
         if (open >= shared_.options.max_connections) {
             shared_.connections.fetch_sub(1, std::memory_order_relaxed);
             shared_.metrics->shed.inc();
-            shed(std::move(a.fd));
+            refuse(std::move(a.fd), kShedResponse);
             return;
         }
+        if (shared_.per_address != nullptr && !shared_.per_address->try_acquire(a.peer)) {
+            shared_.connections.fetch_sub(1, std::memory_order_relaxed);
+            shared_.metrics->refused_per_ip.inc();
+            refuse(std::move(a.fd), kPerAddressResponse);
+            return;
+        }
+        // From here every path that drops the connection before it is registered gives its slot back.
+        auto give_back = [&] {
+            shared_.connections.fetch_sub(1, std::memory_order_relaxed);
+            if (shared_.per_address != nullptr) shared_.per_address->release(a.peer);
+        };
         shared_.metrics->accepted.inc();
         std::unique_ptr<net::tls::TlsStream> tls;
         if (shared_.tls != nullptr) {
             auto stream = net::tls::TlsStream::accept(shared_.tls->current(), a.fd.get());
             if (!stream.is_ok()) {
                 base::log_message(base::LogLevel::kError, stream.status().to_string());
-                shared_.connections.fetch_sub(1, std::memory_order_relaxed);
+                give_back();
                 return;
             }
             tls = std::move(stream).value();
@@ -105,7 +121,7 @@ void Worker::on_accept(ListenerHandler& lh) {
         auto conn = std::make_unique<Connection>(*this, std::move(a.fd), a.peer, std::move(tls));
         Connection* raw = conn.get();
         if (!raw->start()) {
-            shared_.connections.fetch_sub(1, std::memory_order_relaxed);
+            give_back();
             return;
         }
         connections_.emplace(raw, std::move(conn));
@@ -120,9 +136,9 @@ void Worker::on_accept(ListenerHandler& lh) {
     }
 }
 
-void Worker::shed(net::Fd fd) {
+void Worker::refuse(net::Fd fd, std::string_view response) {
     // Best effort, never blocks: a fresh socket's send buffer takes these few bytes.
-    (void)net::write_some(fd.get(), kShedResponse);
+    (void)net::write_some(fd.get(), response);
     net::shutdown_write(fd.get()).ignore_error();
 }
 
@@ -139,6 +155,7 @@ void Worker::refresh_date() {
 
 void Worker::retire(Connection* connection) {
     shared_.connections.fetch_sub(1, std::memory_order_relaxed);
+    if (shared_.per_address != nullptr) shared_.per_address->release(connection->peer());
     shared_.metrics->closed.inc();
     loop_.defer([this, connection] {
         connections_.erase(connection);

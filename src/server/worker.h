@@ -19,7 +19,9 @@
 #include "net/timer.h"
 #include "net/tls/tls_context_store.h"
 #include "server/access_log.h"
+#include "server/address_connections.h"
 #include "server/content_coding.h"
+#include "server/handler_count.h"
 #include "server/pending_response.h"
 #include "server/request_ids.h"
 #include "server/route_table.h"
@@ -42,11 +44,13 @@ struct ServerShared {
     const RouteTable* routes = nullptr;
     std::atomic<std::size_t> connections{0};  // open connections across all workers
     std::atomic<bool> draining{false};
+    std::shared_ptr<HandlerCount> handlers;  // asynchronous handlers running (max_handlers_in_flight); null: no cap
     ServerMetrics* metrics = nullptr;
-    AccessLog* access_log = nullptr;           // null when the access log is off
-    net::tls::TlsContextStore* tls = nullptr;  // set when TLS is on: the context new connections use
-    const cors::CorsPolicy* cors = nullptr;    // set when CORS is on
-    AccessPolicy* access = nullptr;            // set when authentication or rate limits are on
+    AccessLog* access_log = nullptr;            // null when the access log is off
+    net::tls::TlsContextStore* tls = nullptr;   // set when TLS is on: the context new connections use
+    const cors::CorsPolicy* cors = nullptr;     // set when CORS is on
+    AccessPolicy* access = nullptr;             // set when authentication or rate limits are on
+    AddressConnections* per_address = nullptr;  // set when max_connections_per_ip caps each client address
 };
 
 /// What the metrics and the access log record of one answered request. Views must live until observe() returns.
@@ -86,6 +90,8 @@ class Worker {
     const ServerOptions& options() const { return shared_.options; }
     const http::h1::Limits& limits() const { return shared_.limits; }
     const RouteTable& routes() const { return *shared_.routes; }
+    /// The process-wide count of asynchronous handlers running; null when there is no cap.
+    const std::shared_ptr<HandlerCount>& handlers() const { return shared_.handlers; }
     bool draining() const { return draining_; }
 
     /// Header array for parse_request (valid until the next parse on this thread).
@@ -140,7 +146,8 @@ class Worker {
     void refresh_date();
     std::int64_t wall_at(base::MonoNanos mono);
     void on_accept_pending(ListenerHandler& lh);
-    void shed(net::Fd fd);
+    // Answers a refused connection with a canned response and closes it.
+    void refuse(net::Fd fd, std::string_view response);
     void maybe_drained();
     void hand_over_log();
 

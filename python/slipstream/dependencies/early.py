@@ -65,6 +65,11 @@ class EarlyRun:
                 if not ran[ref]:
                     return None
                 kwargs[name] = values[ref]
+            elif source == _program.MODEL:
+                errors: list[Any] = []
+                kwargs[name] = ref.read(ex.request, errors)
+                if errors:
+                    return None
             elif source == _program.REQUEST:
                 kwargs[name] = ex.request
             elif source == _program.RESPONSE:

@@ -11,6 +11,7 @@ from .. import _signature
 from .. import middleware as _middleware
 from .._responses_prep import make_prepare
 from . import early as _early
+from . import late_routes as _late_routes
 from . import tree as _tree
 from .runner import RouteInfo, make_runner
 
@@ -21,8 +22,10 @@ def _route_dependencies(route: Any) -> list[Any]:
     return list(getattr(route, "dependencies", None) or [])
 
 
-def install_routes(app: Any, native: Any, runtime: Any) -> None:
-    """Adds every route of `app` to `native` (a _native.NativeApp) with `runtime` (its AppRuntime)."""
+def install_routes(app: Any, native: Any, runtime: Any, *, late_changes: bool = False) -> None:
+    """Adds every route of `app` to `native` (a _native.NativeApp) with `runtime` (its AppRuntime). With
+    `late_changes` (the TestClient's server), routes added to the app later and dependency_overrides that drop
+    validated parameters are served too (late_routes.py)."""
     from ..app import NativeRoute
 
     chain = None
@@ -48,12 +51,20 @@ def install_routes(app: Any, native: Any, runtime: Any) -> None:
             if early is not None:  # its validation errors go through Python, which runs the valid dependencies
                 runner._slipstream_early = early  # type: ignore[attr-defined]
                 desc.forward_errors = True
+            if shape.program.models:  # the C++ 422 gets the parameter models' errors too, as FastAPI lists them
+                runner._slipstream_models = shape.program.models  # type: ignore[attr-defined]
+                desc.forward_errors = True
+            if late_changes:
+                runner._slipstream_rerun = _late_routes.Rerun(info, runner)  # type: ignore[attr-defined]
+                desc.forward_errors = True
         for method in route.methods:
             native.add_route(method, route.path, desc)
     if chain is not None:
-        _install_catch_all(app, native, runtime, chain)
+        _install_catch_all(app, native, runtime, chain, late_changes)
     else:
         _install_misses(app, native, runtime)
+        if late_changes:
+            _add_catch_all(app, native, runtime, _middleware.MiddlewareChain([], app.exception_handlers), True)
 
 
 def _internal_route(app: Any, pattern: str, runner: Any) -> Any:
@@ -86,15 +97,28 @@ def _install_misses(app: Any, native: Any, runtime: Any) -> None:
             native.add_route(method, pattern, desc)
 
 
-def _install_catch_all(app: Any, native: Any, runtime: Any, chain: Any) -> None:
+def _install_catch_all(app: Any, native: Any, runtime: Any, chain: Any, late_changes: bool) -> None:
     """Requests that match no route reach the middleware too: one `/{path:path}` route per method the app does
     not already catch that way (the router still prefers every other pattern)."""
+    runner = _add_catch_all(app, native, runtime, chain, late_changes)
+    # HEAD on a GET-only route: FastAPI's 405 (Allow from NotFound), through the middleware.
+    for pattern, _allow in _misses.head_405(app.routes):
+        native.add_route("HEAD", pattern, _internal_route(app, pattern, runner))
+
+
+def _add_catch_all(app: Any, native: Any, runtime: Any, chain: Any, late_changes: bool) -> Any:
+    """The catch-all routes (see _install_catch_all); with `late_changes` they also serve the routes added to the
+    app after the start. Returns their runner."""
     from ..app import NativeRoute
     from ..routing import RouteDef
 
     not_found = _middleware.NotFound([(r.path, r.methods) for r in app.routes],
                                      redirect_slashes=getattr(app, "redirect_slashes", True))
-    runner = _middleware.make_not_found_runner(not_found, chain, runtime)
+    if late_changes:
+        late = _late_routes.LateRoutes(app, runtime, list(app.routes), not_found)
+        runner = _late_routes.make_runner(late, chain, runtime)
+    else:
+        runner = _middleware.make_not_found_runner(not_found, chain, runtime)
     taken = {m for r in app.routes if _CATCH_ALL.match(r.path) for m in r.methods}
 
     async def not_found_endpoint() -> None:  # never called: the runner answers
@@ -108,6 +132,4 @@ def _install_catch_all(app: Any, native: Any, runtime: Any, chain: Any) -> None:
     for method in _middleware.CATCH_ALL_METHODS:
         if method not in taken:
             native.add_route(method, _middleware.CATCH_ALL_PATTERN, desc)
-    # HEAD on a GET-only route: FastAPI's 405 (Allow from NotFound), through the middleware.
-    for pattern, _allow in _misses.head_405(app.routes):
-        native.add_route("HEAD", pattern, _internal_route(app, pattern, runner))
+    return runner

@@ -16,25 +16,33 @@ from . import program as _program
 from . import tree as _tree
 
 _LateField = tuple[str, _signature.Field, bool]  # (keyword, field, body embedded)
+_SOURCE_ORDER = {"path": 0, "query": 1, "header": 2, "cookie": 3}
 
 
 def _fields(dep: _tree.Dependant) -> list[_signature.Field]:
     return [r.field for r in dep.reads if r.kind == _signature.FIELD and r.field is not None]
 
 
-def recompile(info: Any, overrides: dict[Any, Any]) -> tuple[_program.Program, list[_LateField]]:
-    """A program for `overrides`; returns it with the parameters to read in Python."""
-    old_root: _tree.Dependant = info.program.root
+def recompile(info: Any, overrides: dict[Any, Any], *, reuse: bool = True) -> tuple[_program.Program,
+                                                                                     list[_LateField]]:
+    """A program for `overrides`; returns it with the parameters to read in Python (with `reuse` False: all of
+    them, none taken from the C++-validated values of the route's original program)."""
     new_root: _tree.Dependant = info.rebuild(overrides)
-    old_flat: dict[tuple[int, str], str] = info.program.flat
+    old_root: _tree.Dependant | None = info.program.root if reuse else None
+    old_flat: dict[tuple[int, str], str] = info.program.flat if reuse else {}
     flat: dict[tuple[int, str], str] = {}
     late: list[_LateField] = []
     body_names: set[str] = set()
 
+    # FastAPI's error order: each dependency's (sub-dependencies first) path, query, header and cookie
+    # parameters, then the handler's, then the body fields.
     def walk(new: _tree.Dependant, old: _tree.Dependant | None) -> None:
         same = old is not None and old.call is new.call and [f.name for f in _fields(old)] == \
             [f.name for f in _fields(new)]
-        for f in _fields(new):
+        olds = old.subs if same and old is not None and len(old.subs) == len(new.subs) else [None] * len(new.subs)
+        for n, o in zip(new.subs, olds):
+            walk(n, o)
+        for f in sorted(_fields(new), key=lambda f: _SOURCE_ORDER.get(f.source, len(_SOURCE_ORDER))):
             if same:
                 assert old is not None
                 flat[(id(new), f.name)] = old_flat[(id(old), f.name)]
@@ -44,13 +52,10 @@ def recompile(info: Any, overrides: dict[Any, Any]) -> tuple[_program.Program, l
                 late.append((keyword, f, False))
                 if f.source == "body":
                     body_names.add(f.name)
-        olds = old.subs if same and old is not None and len(old.subs) == len(new.subs) else [None] * len(new.subs)
-        for n, o in zip(new.subs, olds):
-            walk(n, o)
 
     walk(new_root, old_root)
     embed = len(body_names) > 1
-    late = [(k, f, embed) for k, f, _ in late]
+    late = sorted(((k, f, embed) for k, f, _ in late), key=lambda t: t[1].source == "body")
     program = _program.compile_tree(new_root, flat)
     return program, late
 

@@ -8,13 +8,15 @@ from typing import Any
 
 from .. import _signature
 from ..background import BackgroundTasks
+from ..exceptions import RequestValidationError
 from ..responses import Response
 from . import form_fields as _form_fields
+from . import param_models as _param_models
 from . import tree as _tree
 from .params import SecurityScopes
 
 # Where a step's keyword argument comes from.
-FLAT, STEP, REQUEST, RESPONSE, BACKGROUND, SCOPES, FORM = range(7)
+FLAT, STEP, REQUEST, RESPONSE, BACKGROUND, SCOPES, FORM, MODEL = range(8)
 
 
 class Step:
@@ -45,6 +47,14 @@ class Program:
         self.steps = steps
         self.needs_request = needs_request
         self.flat = flat  # (id(dependant), parameter name) -> keyword
+        # Parameter models, ((step index, parameter name), reader): in step order and, within a step, query,
+        # header, cookie (the order of FastAPI's errors).
+        self.models = [((i, name), ref) for i, step in enumerate(steps) if step.alias is None
+                       for name, source, ref in sorted((a for a in step.args if a[1] == MODEL),
+                                                       key=lambda a: _param_models.SOURCES.index(a[2].source))]
+        self.step_models: dict[int, list[tuple[str, Any]]] = {}
+        for (i, name), reader in self.models:
+            self.step_models.setdefault(i, []).append((name, reader))
 
 
 def compile_tree(root: _tree.Dependant, flat: dict[tuple[int, str], str]) -> Program:
@@ -77,6 +87,10 @@ def compile_tree(root: _tree.Dependant, flat: dict[tuple[int, str], str]) -> Pro
             elif r.kind == _form_fields.FORM:
                 needs_request = True
                 args.append((r.name, FORM, dep.form_fields[r.name]))
+            elif r.kind == _signature.MODEL:
+                assert r.field is not None
+                needs_request = True
+                args.append((r.name, MODEL, _param_models.reader(r.field)))
             else:
                 args.append((r.name, SCOPES, tuple(dep.scopes)))
         key = dep.cache_key() if dep is not root else None
@@ -121,14 +135,32 @@ async def solve(program: Program, flat: dict[str, Any], ex: Exchange) -> Any:
     """Runs every step in order and returns the handler's result. `yield` dependencies enter ex.rstack (or
     ex.fstack for scope="function"), so their exit code runs when the caller closes those stacks."""
     values: list[Any] = [None] * len(program.steps)
+    # With parameter models, FastAPI's order: a step whose models (or whose dependencies) are invalid is skipped,
+    # the others run, and the errors of all are raised before the handler.
+    skipped = [False] * len(program.steps) if program.models else None
+    errors: list[Any] = []
+    models: dict[str, Any] = {}
     for i, step in enumerate(program.steps):
         if step.alias is not None:
             values[i] = values[step.alias]
+            if skipped is not None:
+                skipped[i] = skipped[step.alias]
             continue
+        if skipped is not None:
+            found: list[Any] = []
+            models = {name: reader.read(ex.request, found) for name, reader in program.step_models.get(i, ())}
+            errors += found
+            if found or any(source == STEP and skipped[ref] for _name, source, ref in step.args):
+                skipped[i] = True
+                continue
+            if errors and i == len(program.steps) - 1:
+                break
         kwargs: dict[str, Any] = {}
         for name, source, ref in step.args:
             if source == FLAT:
                 kwargs[name] = flat[ref]
+            elif source == MODEL:
+                kwargs[name] = models[name]
             elif source == STEP:
                 kwargs[name] = values[ref]
             elif source == REQUEST:
@@ -153,4 +185,6 @@ async def solve(program: Program, flat: dict[str, Any], ex: Exchange) -> Any:
                 values[i] = stack.enter_context(step.call(**kwargs))
             else:
                 values[i] = await stack.enter_async_context(step.call(**kwargs))
+    if errors:
+        raise RequestValidationError(errors)
     return values[-1]

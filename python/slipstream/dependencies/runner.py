@@ -15,11 +15,17 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from typing import Any
 
+from .._endpoint import FROM_GENERATOR
 from ..responses import Response
 from . import late
 from .program import Exchange, Program, solve
 
 logger = logging.getLogger("slipstream.error")
+
+
+# A runner keyword: the request carries no C++-validated values (its validation failed against a dependency tree
+# that dependency_overrides have replaced since, or the route was added after the server started).
+UNVALIDATED = "__slipstream_unvalidated__"
 
 
 class FastAPIError(RuntimeError):
@@ -44,23 +50,44 @@ class RouteInfo:
         self.overrides = overrides
         self.snapshot = snapshot
         self.rebuild = rebuild  # overrides -> the route's new dependency tree
-        self._late: tuple[dict[Any, Any], Program, Any] | None = None
+        self._late: dict[bool, tuple[dict[Any, Any], Program, Any]] = {}
+
+    def overridden(self) -> bool:
+        """Whether dependency_overrides differ from those the route was built with."""
+        overrides = self.overrides()
+        return not (not overrides and not self.snapshot or overrides == self.snapshot)
 
     def current(self, flat: dict[str, Any], request_of: Callable[[], Any]) -> tuple[Program, dict[str, Any]]:
-        """The program for the overrides in force now (dependency_overrides may change after the app starts)."""
-        overrides = self.overrides()
-        if not overrides and not self.snapshot or overrides == self.snapshot:
+        """The program for the overrides in force now (dependency_overrides may change after the app starts).
+        `flat` holding UNVALIDATED (no C++-validated values: see late_routes.py): every parameter is read here."""
+        everything = bool(flat.pop(UNVALIDATED, False))
+        if not everything and not self.overridden():
             return self.program, flat
-        if self._late is None or self._late[0] != overrides:
-            program, plan = late.recompile(self, dict(overrides))
-            self._late = (dict(overrides), program, plan)
-        _, program, plan = self._late
+        overrides = self.overrides()
+        cached = self._late.get(everything)
+        if cached is None or cached[0] != overrides:
+            program, plan = late.recompile(self, dict(overrides), reuse=not everything)
+            cached = self._late[everything] = (dict(overrides), program, plan)
+        _, program, plan = cached
         return program, late.fill(plan, flat, request_of())
+
+
+def adopt_sub_response(result: Response, ex: Exchange) -> None:
+    """A generator handler's streamed Response takes the status and headers that dependencies set on the
+    injected Response, as FastAPI builds its JSONL, SSE and raw streams (a Response the handler returned
+    itself is sent as it is)."""
+    sub = ex.response
+    if sub is None or not getattr(result, FROM_GENERATOR, False):
+        return
+    if sub.status_code:
+        result.status_code = sub.status_code
+    result.raw_headers.extend(sub.raw_headers)
 
 
 def deliver(reply: Any, result: Any, ex: Exchange) -> Any:
     """Answers with the handler's result through the C++ encoder; returns the background tasks to run."""
     if isinstance(result, Response):
+        adopt_sub_response(result, ex)
         own = getattr(result, "background", None)
         if own is None and ex.background is not None and getattr(result, "_take_background", None) is not None:
             # A streamed body: FastAPI attaches the dependencies' tasks to the response, so they run after it.
@@ -132,6 +159,7 @@ def make_runner(info: RouteInfo) -> Callable[..., Any]:
 def to_response(result: Any, ex: Exchange, reply: Any, info: RouteInfo) -> Response:
     """The Response object FastAPI would have built from the handler's result (for HTTP middleware to see)."""
     if isinstance(result, Response):
+        adopt_sub_response(result, ex)
         if getattr(result, "background", None) is None and ex.background is not None:
             result.background = ex.background  # type: ignore[attr-defined]
         return result

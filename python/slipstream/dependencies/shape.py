@@ -69,6 +69,15 @@ class Rows:
         first_of = {id(d): next(u for u in everyone if keys[id(u)] == keys[id(d)]) for d in everyone}
         unique = [d for d in everyone if first_of[id(d)] is d]
         param_list = [(d, f) for d in unique for f in _fields(d) if f.source != "body"]
+        # Per parameter model (by its Field): how many rows of its location come before it (FastAPI's order).
+        self.model_position: dict[int, int] = {}
+        counts = dict.fromkeys(_SOURCES, 0)
+        for d in unique:
+            for r in d.reads:
+                if r.field is not None and r.field.source in counts and r.kind == _signature.FIELD:
+                    counts[r.field.source] += 1
+                elif r.field is not None and r.kind == _signature.MODEL:
+                    self.model_position[id(r.field)] = counts[r.field.source]
         param_list.sort(key=lambda df: _SOURCES[df[1].source])
         used: set[str] = set()
         for d, f in param_list:
@@ -157,6 +166,8 @@ def build(handler: Any, pattern: str, *, dependencies: Sequence[DependsParam], o
             flat[(id(dep), f.name)] = kw
             args.append(_value_arg(kw, rows, dep, f))
     prog = _program.compile_tree(root, flat)
+    for _key, reader in prog.models:
+        reader.position = rows.model_position.get(id(reader.field), 0)
     if runner or prog.needs_request:
         args.append(("__request__", ARG_REQUEST, 0, "", ("any",), ()))
     args.append(("__reply__", ARG_REPLY, 0, "", ("any",), ()))

@@ -65,19 +65,31 @@ def is_security_scheme(call: Any) -> bool:
     return hasattr(call, "model") and hasattr(call, "scheme_name")
 
 
-def _unwrap(call: Any) -> Any:
+def _impartial(call: Any) -> Any:
     while isinstance(call, functools.partial):
         call = call.func
-    return inspect.unwrap(call)
+    return call
+
+
+def _candidates(call: Any) -> list[Any]:
+    """What FastAPI inspects to classify a dependency: the callable without its partials and wrappers, and,
+    unless that is a class, its `__call__` (the partial's target's, so `partial(obj)` with an `async __call__`
+    is a coroutine dependency)."""
+    bare = _impartial(call)
+    unwrapped = inspect.unwrap(bare)
+    candidates = [bare, unwrapped]
+    if inspect.isclass(unwrapped):
+        return candidates
+    for owner in (bare, unwrapped):
+        dunder = getattr(owner, "__call__", None)  # noqa: B004 - callable instances
+        if dunder is not None:
+            candidates += [_impartial(dunder), inspect.unwrap(_impartial(dunder))]
+    return candidates
 
 
 def kind_of(call: Any) -> int:
     """FastAPI's order: generator, async generator, coroutine, else a plain call (classes included)."""
-    candidates = [call, _unwrap(call)]
-    if not inspect.isclass(_unwrap(call)):
-        dunder = getattr(call, "__call__", None)  # noqa: B004 - callable instances
-        if dunder is not None and not inspect.isfunction(call):
-            candidates += [dunder, _unwrap(dunder)]
+    candidates = _candidates(call)
     if any(inspect.isgeneratorfunction(c) for c in candidates):
         return GEN
     if any(inspect.isasyncgenfunction(c) for c in candidates):

@@ -9,15 +9,18 @@ import typing
 from collections.abc import Callable
 from typing import Annotated, Any
 
+from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from .. import _signature
+from .. import _signature, forms
+from ..dependencies import param_models
 from ..params import BodyParam, HeaderParam, Param, PathParam, QueryParam, Required
 from ..requests import Request
 from ..responses import Response
 from .fields import ModelField, model_field
 
 _LOCATIONS = ("path", "query", "header", "cookie")
+_MODEL_LOCATIONS = ("query", "header", "cookie")
 # Types injected by the framework rather than read from the request (matched by name so that this module
 # needs no import of optional features).
 _INJECTED_NAMES = {"BackgroundTasks", "SecurityScopes", "WebSocket", "HTTPConnection", "UploadFile"}
@@ -98,6 +101,25 @@ def _field_for(name: str, annotation: Any, default: Any, marker: Param) -> Model
     return field
 
 
+def _model_params(annotation: Any, default: Any, marker: Param) -> list[ModelField]:
+    """A query, header or cookie parameter model: one parameter per field of the model (FastAPI's rule), named as
+    the request sends it; none is required when the model is optional (`Model | None = None`)."""
+    model = param_models.model_of(annotation)
+    assert model is not None
+    optional = annotation is not model and not (default is Required and marker.default_factory is None)
+    convert = isinstance(marker, HeaderParam) and marker.convert_underscores
+    out = []
+    for name, info in model.model_fields.items():
+        plain = not (isinstance(info.annotation, type) and issubclass(info.annotation, (BaseModel, dict))) and \
+            not dataclasses.is_dataclass(info.annotation)
+        field = ModelField(field_info=info, name=name, config=model.model_config if plain else None)
+        key = param_models.request_keys(name, info, model.model_config, convert)[0]
+        field.param_alias, field.param_name = key.validation, key.request  # type: ignore[attr-defined]
+        field.optional_model = optional  # type: ignore[attr-defined]
+        out.append(field)
+    return out
+
+
 def _hints(call: Callable[..., Any]) -> dict[str, Any]:
     """Resolved parameter annotations of a function, a class (its __init__) or a callable object (its __call__)."""
     if isinstance(call, type):
@@ -116,11 +138,13 @@ def get_dependant(call: Callable[..., Any], path: str, scopes: list[str] | None 
     """Reads `call`'s parameters the way FastAPI's analyze_param does."""
     dependant = Dependant(call=call, scopes=list(scopes or []))
     in_path = set(_signature.path_param_names(path))
+    # A handler with Form()/File() parameters is served through a wrapper (_endpoint.wrap): read the original.
+    target = getattr(call, "__slipstream_endpoint__", call)
     try:
-        signature = inspect.signature(call)
+        signature = inspect.signature(target)
     except (TypeError, ValueError):
         return dependant
-    hints = _hints(call)
+    hints = _hints(target)
     for name, parameter in signature.parameters.items():
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             continue
@@ -130,6 +154,8 @@ def get_dependant(call: Callable[..., Any], path: str, scopes: list[str] | None 
         if marker is not None and _is_depends(marker):
             dependant.dependencies.append(sub_dependant(marker, annotation, path, dependant.scopes))
             continue
+        if marker is None and forms.claims(annotation, None):
+            marker = forms.FileParam(value)  # UploadFile: File() implied
         if marker is None and _is_injected(annotation):
             continue
         if marker is None:
@@ -144,8 +170,12 @@ def get_dependant(call: Callable[..., Any], path: str, scopes: list[str] | None 
             default = marker.default if value is marker else value
         if isinstance(marker, PathParam) or name in in_path:
             default = Required
+        if marker.source in _MODEL_LOCATIONS and param_models.model_of(annotation) is not None:
+            if marker.include_in_schema:
+                dependant.params[marker.source].extend(_model_params(annotation, default, marker))
+            continue
         field = _field_for(name, annotation, default, marker)
-        if marker.source == "body":
+        if marker.source in ("body", "form"):
             dependant.body.append(field)
         elif marker.source in _LOCATIONS:
             dependant.params[marker.source].append(field)

@@ -98,9 +98,10 @@ def _parameters(params: dict[str, list[ModelField]], ctx: Context) -> list[dict[
             marker = getattr(field, "marker", None)
             if marker is not None and not marker.include_in_schema:
                 continue
-            alias = field.validation_alias or field.alias
-            parameter: dict[str, Any] = {"name": alias, "in": location, "required": field.required,
-                                         "schema": ctx.schema(field, alias=alias)}
+            alias = getattr(field, "param_alias", None) or field.validation_alias or field.alias
+            required = field.required and not getattr(field, "optional_model", False)
+            parameter: dict[str, Any] = {"name": getattr(field, "param_name", None) or alias, "in": location,
+                                         "required": required, "schema": ctx.schema(field, alias=alias)}
             if info.description:
                 parameter["description"] = info.description
             extra = marker.extra if marker is not None else {}

@@ -13,6 +13,7 @@ from pydantic import create_model
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from .. import forms
 from ..responses import JSONResponse, Response
 from . import dependant as dep
 from .fields import ModelField
@@ -121,17 +122,33 @@ def _body_field(body: list[ModelField], unique_id: str) -> ModelField | None:
     if not body:
         return None
     first = body[0]
-    embed = len({f.name for f in body}) > 1 or bool(getattr(getattr(first, "marker", None), "embed", False))
+    first_marker = getattr(first, "marker", None)
+    if isinstance(first_marker, forms.FormParam):  # a form field is embedded unless it is a model
+        embed = len({f.name for f in body}) > 1 or forms.model_of_form(first.field_info.annotation) is None
+    else:
+        embed = len({f.name for f in body}) > 1 or bool(getattr(first_marker, "embed", False))
     if not embed:
         return first
     fields = {f.name: (f.field_info.annotation, f.field_info) for f in body}
     model = create_model("Body_" + unique_id, **fields)  # type: ignore[call-overload]
     required = any(f.required for f in body)
     info = FieldInfo(annotation=model, alias="body", default=PydanticUndefined if required else None)
-    media_types = {getattr(getattr(f, "marker", None), "media_type", "application/json") for f in body}
     field = ModelField(field_info=info, name="body")
-    field.media_type = media_types.pop() if len(media_types) == 1 else "application/json"  # type: ignore[attr-defined]
+    field.media_type = _body_media_type([getattr(f, "marker", None) for f in body])  # type: ignore[attr-defined]
     return field
+
+
+def _body_media_type(markers: list[Any]) -> str:
+    """FastAPI's: multipart when a File() is among them (or a Form() says so), else the one media type they share,
+    else JSON."""
+    if any(isinstance(m, forms.FileParam) for m in markers):
+        return "multipart/form-data"
+    media_types = [getattr(m, "media_type", "application/json") for m in markers]
+    if any(isinstance(m, forms.FormParam) for m in markers):
+        media_types = [getattr(m, "media_type", "") for m in markers if isinstance(m, forms.FormParam)]
+        if "multipart/form-data" in media_types:
+            return "multipart/form-data"
+    return media_types[0] if len(set(media_types)) == 1 else "application/json"
 
 
 def media_type_of(field: ModelField) -> str:

@@ -55,6 +55,7 @@ base::Status ServerSession::upgrade(std::string_view http2_settings, const Reque
     ids_.open(1);
     Stream& st = streams_.open(1);
     st.send_window = peer_initial_window_;
+    st.update_credit = 1;
     st.recv_window = detail::ReceiveWindow(local_initial_window_);
     st.keep_pseudo(detail::Pseudo::kMethod, request.method);
     st.keep_pseudo(detail::Pseudo::kScheme, request.scheme);
@@ -156,6 +157,28 @@ void ServerSession::consume(StreamId id, std::size_t n) {
     n = std::min(n, s->unconsumed);
     s->unconsumed -= n;
     consume_stream(*s, n);
+}
+
+std::size_t ServerSession::reset_stalled() {
+    std::size_t n = 0;
+    if (terminated_) return n;
+    for (std::size_t i = 0; i < streams_.size(); ++i) {
+        Stream& s = streams_.at(i);
+        // Waiting for the peer's window, not for the socket (the connection's write timeout covers that).
+        const bool waiting = !s.closing && s.has_output() && (s.send_window <= 0 || conn_send_window_ <= 0);
+        if (!waiting) {
+            s.stall_mark = 0;
+            continue;
+        }
+        const std::uint64_t mark = s.body_sent + 1;
+        if (s.stall_mark != mark) {
+            s.stall_mark = mark;  // waiting now: reset at the next call unless a byte is framed before it
+            continue;
+        }
+        reset_stream(s, ErrorCode::kCancel);  // closes once the RST_STREAM is sent; its buffers go then
+        ++n;
+    }
+    return n;
 }
 
 void ServerSession::shutdown() {

@@ -140,6 +140,21 @@ class ServerSession final : private HpackFieldSink {
     /// the caller may go on with HTTP/1.1).
     base::Status upgrade(std::string_view http2_settings, const RequestHead& request);
 
+    /// Streams that closed at the protocol level while the owner still works for them (a handler that runs on
+    /// after the client reset its stream). They count toward SETTINGS_MAX_CONCURRENT_STREAMS until the owner
+    /// lowers the number: a new stream past the limit is refused (RST_STREAM REFUSED_STREAM), and more such
+    /// refusals than the limit, before the number drops to 0, end the connection (GOAWAY ENHANCE_YOUR_CALM).
+    /// The owner may call it from on_stream_reset.
+    void set_held_streams(std::size_t n) {
+        held_ = n;
+        if (n == 0) refused_held_ = 0;
+    }
+    /// Resets (RST_STREAM CANCEL) every stream whose response bytes wait for the peer's flow-control window
+    /// (the stream's or the connection's) and waited at the previous call too, with no byte framed for it in
+    /// between; returns how many. The owner calls it every write timeout while streams are active, so a stream
+    /// stalled by a client that never opens its window is reset within one to two timeouts and its buffers freed.
+    std::size_t reset_stalled();
+
     /// Graceful shutdown: GOAWAY(NO_ERROR) with the last stream processed; open streams finish.
     void shutdown();
     /// Immediate shutdown with `code`: GOAWAY, and done() once it is sent.
@@ -220,6 +235,8 @@ class ServerSession final : private HpackFieldSink {
     void close_stream(Stream& s);
     void release_unconsumed(Stream& s);
     void count_control();  // a control frame queued; too many unsent is a flood
+    // A WINDOW_UPDATE: free while `credit` lasts (one per DATA frame sent), else a control token; false: failed.
+    bool window_update_allowed(std::uint32_t& credit);
     void fail(ErrorCode code, const char* reason);
     void flood(FloodKind kind, const char* reason);  // counts the defence, then fail(kEnhanceYourCalm)
     void queue_goaway(ErrorCode code);
@@ -255,6 +272,9 @@ class ServerSession final : private HpackFieldSink {
     base::MonoNanos now_ = 0;
     base::MonoNanos unique_indexed_at_ = -1'000'000'000'000;  // when an x-request-id value was last indexed
     std::size_t active_ = 0;
+    std::size_t held_ = 0;                  // set_held_streams(): closed streams the owner still works for
+    std::size_t refused_held_ = 0;          // streams refused because of held_ since it was last 0
+    std::uint32_t conn_update_credit_ = 1;  // connection WINDOW_UPDATEs free of a token (the first, then per DATA)
     std::size_t receiving_ = 0;
     StreamId goaway_last_ = 0;  // the last stream id of our graceful GOAWAY
     ErrorCode error_code_ = ErrorCode::kNoError;

@@ -20,7 +20,7 @@ struct SessionConfig {
     // with GOAWAY ENHANCE_YOUR_CALM.
     std::uint32_t reset_burst = 1000;  // RST_STREAM frames from the client (rapid reset, CVE-2023-44487)
     std::uint32_t reset_rate = 33;
-    std::uint32_t control_burst = 1000;  // PING, SETTINGS, PRIORITY and empty frames
+    std::uint32_t control_burst = 1000;  // PING, SETTINGS, PRIORITY, unearned WINDOW_UPDATE and empty frames
     std::uint32_t control_rate = 100;
     /// CONTINUATION frames after one HEADERS frame; more is a flood (CVE-2024-27316 and kin).
     std::uint32_t max_continuations = 8;

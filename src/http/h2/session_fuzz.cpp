@@ -1,4 +1,5 @@
-// Fuzz target: arbitrary bytes into a server session (after a valid preface half the time); answers every request.
+// Fuzz target: arbitrary bytes into a server session (after a valid preface half the time); answers every request,
+// holds some reset streams as if their handlers ran on, and checks for stalled streams between the two halves.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -26,7 +27,10 @@ struct Answerer final : SessionHandler {
             session->write(id, request.body).ignore_error();
         }
     }
-    void on_stream_reset(StreamId) override {}
+    void on_stream_reset(StreamId id) override {
+        if (id % 4 == 1) session->set_held_streams(++held);  // its handler runs on
+    }
+    std::size_t held = 0;
     // Tunnels (extended CONNECT): echo the bytes back and return them to the windows; end with the client.
     void on_stream_data(StreamId id, std::string_view data) override {
         session->write(id, data).ignore_error();
@@ -53,6 +57,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::size_t half = input.size() / 2;
     slipstream::base::MonoNanos now = 1'000'000'000;
     if ((*s)->receive(std::string_view(input).substr(0, half), now).is_ok()) {
+        (*s)->send(out, 1 << 20);
+        (void)(*s)->reset_stalled();
+        (void)(*s)->reset_stalled();
         (*s)->send(out, 1 << 20);
         (void)(*s)->receive(std::string_view(input).substr(half), now);
     }

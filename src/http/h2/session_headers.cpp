@@ -87,9 +87,21 @@ ServerSession::BlockTarget ServerSession::headers_target(StreamId id, bool self_
         stream_error(id, ErrorCode::kRefusedStream);  // the client may not know our limit yet
         return BlockTarget::kDiscard;
     }
+    if (streams_.size() + held_ >= config_.max_concurrent_streams) {
+        // Handlers of streams the client reset still run: they count until they finish (rapid reset,
+        // CVE-2023-44487). The client cannot see them, so the stream is refused (it may retry); a client that
+        // keeps opening streams past the limit meanwhile is cut off, as Go's x/net/http2 and h2o do.
+        if (++refused_held_ > config_.max_concurrent_streams) {
+            flood(FloodKind::kRapidReset, "new streams while the handlers of reset streams still run");
+            return BlockTarget::kDiscard;
+        }
+        stream_error(id, ErrorCode::kRefusedStream);
+        return BlockTarget::kDiscard;
+    }
     Stream& s = streams_.open(id);
     s.recv_window = detail::ReceiveWindow(local_initial_window_);
     s.send_window = peer_initial_window_;
+    s.update_credit = 1;  // a client may open the stream's window once before any DATA
     ++receiving_;
     ++stats_.streams_opened;
     return BlockTarget::kRequest;

@@ -13,6 +13,10 @@ namespace {
 // past this many unsent, the connection ends with ENHANCE_YOUR_CALM.
 constexpr std::size_t kMaxQueuedControlFrames = 1000;
 
+// Free WINDOW_UPDATEs a stream or the connection may bank (one per DATA frame sent): a client that batches its
+// updates needs fewer than it earns, so the bound only stops a long download from funding a later flood.
+constexpr std::uint32_t kMaxUpdateCredit = 1024;
+
 // A field whose value differs in every response (x-request-id) is sent as a never-indexed literal: entering
 // every value into the HPACK dynamic table would only evict useful entries. Once a second one value is
 // indexed, so the name stays in the table and the literals refer to it instead of spelling it out. Its random
@@ -123,6 +127,10 @@ void ServerSession::frame_data(Stream& s, std::string& out) {
     s.send_window -= static_cast<std::int64_t>(n);
     conn_send_window_ -= static_cast<std::int64_t>(n);
     s.body_sent += n;
+    if (n > 0) {  // the peer may acknowledge this frame with a WINDOW_UPDATE for each window, free of a token
+        s.update_credit = std::min(s.update_credit + 1, kMaxUpdateCredit);
+        conn_update_credit_ = std::min(conn_update_credit_ + 1, kMaxUpdateCredit);
+    }
     if (last) return end_sent(s);
     schedule(s);  // round robin: to the back of the queue
 }

@@ -105,6 +105,20 @@ bool ServerSession::within_budgets(const FrameHeader& h) {
     return true;
 }
 
+// WINDOW_UPDATE frames cost a control token unless they answer DATA we sent: each DATA frame framed earns its
+// stream and the connection one free update (and each stream, and the connection, one to open its window
+// first), so a client that acknowledges every frame, or batches, never pays, while a flood of updates
+// (window increments of 1, updates on closed streams) empties the control bucket like a PING flood.
+bool ServerSession::window_update_allowed(std::uint32_t& credit) {
+    if (credit > 0) {
+        --credit;
+        return true;
+    }
+    if (control_.take(now_)) return true;
+    flood(FloodKind::kControlFrames, "too many WINDOW_UPDATE frames");
+    return false;
+}
+
 // ---- DATA (§6.1) ----
 
 void ServerSession::on_data(const FrameHeader& h, std::string_view payload) {
@@ -300,6 +314,7 @@ void ServerSession::on_window_update(const FrameHeader& h, std::string_view payl
     if (payload.size() != 4) return fail(ErrorCode::kFrameSizeError, "WINDOW_UPDATE of a length other than 4");
     std::uint32_t increment = detail::read_u32(payload.data()) & 0x7fffffffu;
     if (h.stream == 0) {
+        if (!window_update_allowed(conn_update_credit_)) return;
         if (increment == 0) return fail(ErrorCode::kProtocolError, "WINDOW_UPDATE of 0 on the connection");
         conn_send_window_ += increment;
         if (conn_send_window_ > detail::kMaxWindow) {
@@ -312,6 +327,8 @@ void ServerSession::on_window_update(const FrameHeader& h, std::string_view payl
     if (s == nullptr && ids_.never_opened(id)) {
         return fail(ErrorCode::kProtocolError, "WINDOW_UPDATE on an idle stream");
     }
+    std::uint32_t no_credit = 0;  // a closed stream's updates earn nothing
+    if (!window_update_allowed(s != nullptr ? s->update_credit : no_credit)) return;
     if (increment == 0) return reset_id(id, ErrorCode::kProtocolError);
     if (s == nullptr || s->closing) return;  // closed: ignored
     s->send_window += increment;

@@ -10,8 +10,8 @@ namespace slipstream::http::h2 {
 
 /// The flood defences of the session (README.md "Defences"), as counted when one ends a connection.
 enum class FloodKind : std::uint8_t {
-    kRapidReset,     // client RST_STREAM frames past their budget
-    kControlFrames,  // PING / SETTINGS / PRIORITY / empty frames past their budget
+    kRapidReset,     // client RST_STREAM frames past their budget, or new streams while reset ones are held
+    kControlFrames,  // PING / SETTINGS / PRIORITY / WINDOW_UPDATE / empty frames past their budget
     kContinuation,   // too many CONTINUATION frames after one HEADERS
     kHpackBomb,      // a header block decoding far past the header list limit
     kOther,          // a peer that never reads: over 1000 control frames (PING/SETTINGS ACKs...) unsent

@@ -32,6 +32,8 @@ void Stream::recycle() {
     source.reset();
     source_left = 0;
     send_window = 0;
+    update_credit = 0;
+    stall_mark = 0;
     prev_writer = next_writer = nullptr;
     writing = false;
 }

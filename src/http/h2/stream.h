@@ -51,6 +51,8 @@ struct Stream {
     std::unique_ptr<BodySource> source;  // a body read on demand instead of `out`
     std::uint64_t source_left = 0;       // its bytes not yet framed
     std::int64_t send_window = 0;        // the peer's window for this stream
+    std::uint32_t update_credit = 0;     // WINDOW_UPDATE frames for it that cost no flood token (README)
+    std::uint64_t stall_mark = 0;        // reset_stalled(): body_sent + 1 when it last found it waiting, else 0
 
     // The session's round-robin queue of streams with DATA to send (write_queue.h).
     Stream* prev_writer = nullptr;

@@ -1,0 +1,168 @@
+// Connection: one PostgreSQL connection on libpq's non-blocking API, driven by an EventLoop (no blocked thread).
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "base/status.h"
+#include "net/event_loop.h"
+#include "net/io_handler.h"
+#include "net/timer.h"
+#include "store/db_result.h"
+#include "store/value.h"
+#include "store/worker_pool.h"
+
+namespace slipstream::store::postgres {
+
+struct QueryOptions {
+    /// Deadline from the moment the statement is sent; 0: none. When it passes the caller hears kTimeout at once
+    /// and the server is asked to cancel the statement (PQcancel on the cancel workers); the connection serves
+    /// the next statement once the cancelled one has ended, and is closed if it has not within kCancelGrace.
+    std::int64_t timeout_ns = 0;
+    /// Prepare the statement once per connection (named, cached by SQL text and parameter types) and execute
+    /// the prepared one afterwards; else one unnamed Parse/Bind/Execute round trip each time.
+    bool prepare = false;
+    /// Pool::query / Pool::fetch_json only: when the connection is lost, run it once more on another
+    /// connection. Only for work that is safe to repeat (reads, idempotent writes).
+    bool idempotent = false;
+};
+
+struct ConnectOptions {
+    /// Deadline for the whole connection attempt; 0: libpq's connect_timeout alone.
+    std::int64_t timeout_ns = 0;
+    /// Pipeline mode (PQenterPipelineMode): every queued statement is sent at once, each followed by its own
+    /// sync point, so many statements share a round trip and an error fails only its own statement (inside an
+    /// explicit transaction the server then refuses the rest of it, as without a pipeline).
+    bool pipeline = false;
+    /// Runs the blocking PQcancel of timed-out statements (may be null: then a timeout closes the connection).
+    /// Must outlive the connection.
+    WorkerPool* cancel_workers = nullptr;
+};
+
+/// A NOTIFY received on a connection that LISTENs.
+struct Notification {
+    std::string channel;
+    std::string payload;
+    int sender_pid = 0;  // the notifying server process
+};
+
+/// Statements complete in the order they were queued, each with exactly one callback call (unless the
+/// Connection is destroyed first: then with kCancelled). Without pipeline mode one statement is on the wire at a
+/// time; with it, all of them. All methods: loop thread only. The connection never blocks: its socket is
+/// registered with the loop, libpq is in non-blocking mode, output that does not fit the socket waits for
+/// EPOLLOUT. Not thread-safe.
+class Connection final : private net::IoHandler {
+  public:
+    using ConnectCallback = std::function<void(Connection& conn, base::Status status)>;
+    using QueryCallback = std::function<void(QueryResult result)>;
+    using JsonCallback = std::function<void(JsonResult result)>;
+    /// Told when the connection broke, or when its last queued statement ended (is_idle() again).
+    using Listener = std::function<void(Connection& conn)>;
+    /// Told of each NOTIFY for a channel this connection LISTENs to, in arrival order.
+    using NotificationHandler = std::function<void(const Notification& notification)>;
+
+    /// How long a cancelled statement may take to end before the connection is closed instead.
+    static constexpr std::int64_t kCancelGrace = 2'000'000'000;
+    /// Prepared statements kept per connection; later distinct statements run unnamed.
+    static constexpr std::size_t kMaxPrepared = 256;
+
+    /// Starts connecting with a libpq connection string or URI ("host=/run/pg dbname=app", "postgresql://...";
+    /// PG* environment variables fill what it leaves out, as libpq reads them). `done` is called once, on the
+    /// loop thread, never from inside connect(): ok, or kUnavailable with libpq's message, or kTimeout after
+    /// options.timeout_ns. Statements may be queued before it is called.
+    static std::unique_ptr<Connection> connect(net::EventLoop& loop, const std::string& conninfo,
+                                               ConnectOptions options, ConnectCallback done);
+    /// Unregisters and closes the socket; statements still queued complete with kCancelled.
+    ~Connection();
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+
+    /// Queues `sql` with `params` ($1..$n). Completes with the rows (text format, typed by column OID) or the
+    /// server's error (SQLSTATE, message, position); kUnavailable with connection_lost when the connection
+    /// broke; kTimeout past options.timeout_ns.
+    void query(std::string sql, Params params, QueryCallback done, QueryOptions options = {});
+    /// Like query(), but the rows arrive as a JSON array of objects written straight from libpq's buffers.
+    void fetch_json(std::string sql, Params params, JsonCallback done, QueryOptions options = {});
+    /// Transaction helpers: BEGIN, COMMIT, ROLLBACK (a COMMIT of a failed transaction reports ROLLBACK).
+    void begin(QueryCallback done) { query("BEGIN", {}, std::move(done)); }
+    void commit(QueryCallback done) { query("COMMIT", {}, std::move(done)); }
+    void rollback(QueryCallback done) { query("ROLLBACK", {}, std::move(done)); }
+    /// Savepoints inside a transaction: SAVEPOINT, RELEASE SAVEPOINT, ROLLBACK TO SAVEPOINT `name` (quoted as an
+    /// identifier, so any text is a name and never SQL; a name with a NUL byte is refused with kInvalidArgument).
+    void savepoint(std::string_view name, QueryCallback done) { on_savepoint("SAVEPOINT ", name, std::move(done)); }
+    void release_savepoint(std::string_view name, QueryCallback done) {
+        on_savepoint("RELEASE SAVEPOINT ", name, std::move(done));
+    }
+    void rollback_to_savepoint(std::string_view name, QueryCallback done) {
+        on_savepoint("ROLLBACK TO SAVEPOINT ", name, std::move(done));
+    }
+
+    bool pipeline() const { return options_.pipeline; }
+    /// Connected, nothing queued.
+    bool is_idle() const { return state_ == State::kReady && ops_.empty(); }
+    bool is_broken() const { return state_ == State::kBroken; }
+    /// Statements queued or running (a timed-out one counts until the server ends it).
+    std::size_t pending() const { return ops_.size(); }
+    /// Inside a transaction block (open or failed), as the server last reported.
+    bool in_transaction() const;
+    /// Reads what the server sent an idle connection (a shutdown notice, EOF) and says whether it is still
+    /// usable: the pool's check on checkout. Breaking here does not call the listener.
+    bool check_health();
+    void set_listener(Listener listener) { listener_ = std::move(listener); }
+    /// Receives NOTIFYs once `LISTEN channel` has run on this connection (use a connection of its own, not a
+    /// pooled one: a pool hands connections to others). Notifications arrive whenever the socket is read,
+    /// between statements too; the handler may run statements or destroy the connection.
+    void set_notification_handler(NotificationHandler handler) { on_notify_ = std::move(handler); }
+    /// The server process serving this connection (0 before connecting).
+    int backend_pid() const;
+    std::size_t prepared_count() const { return prepared_.size(); }
+
+  private:
+    enum class State : std::uint8_t { kConnecting, kReady, kBroken };
+    struct Op;
+
+    Connection(net::EventLoop& loop, ConnectOptions options);
+
+    void on_io(std::uint32_t events) override;
+    void continue_connect();
+    void finish_connect(base::Status status);
+    void enqueue(std::unique_ptr<Op> op);
+    void pump();
+    bool send(Op& op);
+    void arm_timer();
+    void flush();
+    void read_results();
+    void complete_current();
+    void on_timer();
+    void break_connection(std::string reason, bool notify);
+    void set_events(std::uint32_t events);
+    bool deliver_notifications();
+    void on_savepoint(std::string_view command, std::string_view name, QueryCallback done);
+    static void deliver(Op& op, base::Status status, DbError error);
+
+    net::EventLoop& loop_;
+    ConnectOptions options_;
+    PGconn* conn_ = nullptr;
+    int fd_ = -1;
+    std::uint32_t events_ = 0;
+    State state_ = State::kConnecting;
+    ConnectCallback connect_done_;
+    Listener listener_;
+    NotificationHandler on_notify_;
+    std::deque<std::unique_ptr<Op>> ops_;  // the first in_flight_ are on the wire, oldest first
+    std::size_t in_flight_ = 0;
+    std::uint64_t statement_counter_ = 0;                    // names ss_1, ss_2, ... of prepared statements
+    std::unordered_map<std::string, std::string> prepared_;  // SQL + parameter types -> statement name
+    net::Timer timer_;
+    std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // callbacks check it: they may destroy us
+};
+
+}  // namespace slipstream::store::postgres

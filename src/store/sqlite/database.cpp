@@ -1,0 +1,124 @@
+// Database: opening and configuring the connections, and the hop worker -> loop for every answer.
+#include "store/sqlite/database.h"
+
+#include <sqlite3.h>
+
+namespace slipstream::store::sqlite {
+
+namespace {
+
+const char* synchronous_name(Synchronous s) {
+    switch (s) {
+        case Synchronous::kOff:
+            return "OFF";
+        case Synchronous::kNormal:
+            return "NORMAL";
+        case Synchronous::kExtra:
+            return "EXTRA";
+        default:
+            return "FULL";
+    }
+}
+
+base::Result<std::unique_ptr<Session>> open_session(const DatabaseOptions& o) {
+    sqlite3* db = nullptr;
+    int flags = (o.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+                SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
+    int rc = sqlite3_open_v2(o.path.c_str(), &db, flags, nullptr);
+    auto session = std::make_unique<Session>(db);  // closes db on every path below
+    if (rc != SQLITE_OK) {
+        std::string msg = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+        return status_for_sqlite(rc, "cannot open " + o.path + ": " + msg);
+    }
+    sqlite3_extended_result_codes(db, 1);
+    sqlite3_busy_timeout(db, static_cast<int>(o.busy_timeout_ms));
+    std::string pragmas = std::string("PRAGMA synchronous=") + synchronous_name(o.synchronous) +
+                          "; PRAGMA foreign_keys=" + (o.foreign_keys ? "ON" : "OFF") + ";";
+    if (o.wal && !o.read_only) pragmas = "PRAGMA journal_mode=WAL; " + pragmas;
+    base::Status s = session->execute_script(pragmas);
+    if (!s.is_ok()) return base::Status::invalid_argument("cannot configure " + o.path + ": " + s.message());
+    return session;
+}
+
+}  // namespace
+
+base::Result<std::unique_ptr<Database>> Database::open(DatabaseOptions options) {
+    if (options.path == ":memory:" || options.path.empty()) {
+        options.threads = 1;  // each connection would see its own private memory database
+        if (options.path.empty()) options.path = ":memory:";
+    }
+    if (options.threads == 0) options.threads = 1;
+    std::vector<std::unique_ptr<Session>> sessions;
+    for (std::size_t i = 0; i < options.threads; ++i) {
+        SLIPSTREAM_ASSIGN_OR_RETURN(auto session, open_session(options));
+        sessions.push_back(std::move(session));
+    }
+    return std::unique_ptr<Database>(new Database(std::move(options), std::move(sessions)));
+}
+
+Database::Database(DatabaseOptions options, std::vector<std::unique_ptr<Session>> sessions)
+    : options_(std::move(options)), sessions_(std::move(sessions)) {
+    workers_ = std::make_unique<WorkerPool>(
+        WorkerPoolOptions{.threads = sessions_.size(), .max_queue = options_.max_queue, .name = "ss-sqlite"});
+}
+
+Database::~Database() {
+    workers_.reset();  // runs what is queued, joins; then the sessions close
+}
+
+void Database::submit(net::EventLoop& loop, std::function<void(Session&)> job,
+                      std::function<void(base::Status)> refused) {
+    base::Status s = workers_->submit([this, job = std::move(job)](std::size_t worker) { job(*sessions_[worker]); });
+    if (!s.is_ok()) loop.post([refused = std::move(refused), s]() { refused(s); });
+}
+
+void Database::query(net::EventLoop& loop, std::string sql, Params params, QueryCallback done) {
+    submit(
+        loop,
+        [&loop, sql = std::move(sql), params = std::move(params), done](Session& session) {
+            auto result = std::make_shared<QueryResult>(session.query(sql, params));
+            loop.post([done, result]() { done(std::move(*result)); });
+        },
+        [done](base::Status s) { done(QueryResult(std::move(s))); });
+}
+
+void Database::fetch_json(net::EventLoop& loop, std::string sql, Params params, JsonCallback done) {
+    submit(
+        loop,
+        [&loop, sql = std::move(sql), params = std::move(params), done](Session& session) {
+            auto result = std::make_shared<JsonResult>(session.fetch_json(sql, params));
+            loop.post([done, result]() { done(std::move(*result)); });
+        },
+        [done](base::Status s) { done(JsonResult(std::move(s))); });
+}
+
+void Database::transaction(net::EventLoop& loop, TransactionWork work, StatusCallback done) {
+    submit(
+        loop,
+        [&loop, work = std::move(work), done](Session& session) {
+            // IMMEDIATE takes the write lock up front: no deadlock between two readers upgrading to writers.
+            base::Status s = session.execute_script("BEGIN IMMEDIATE");
+            if (s.is_ok()) {
+                s = work(session);
+                base::Status end = session.execute_script(s.is_ok() ? "COMMIT" : "ROLLBACK");
+                if (s.is_ok()) s = end;
+                if (!end.is_ok() && sqlite3_get_autocommit(session.handle()) == 0) {
+                    session.execute_script("ROLLBACK").ignore_error();  // a failed COMMIT leaves it open
+                }
+            }
+            loop.post([done, s]() { done(s); });
+        },
+        done);
+}
+
+void Database::execute_script(net::EventLoop& loop, std::string script, StatusCallback done) {
+    submit(
+        loop,
+        [&loop, script = std::move(script), done](Session& session) {
+            base::Status s = session.execute_script(script);
+            loop.post([done, s]() { done(s); });
+        },
+        done);
+}
+
+}  // namespace slipstream::store::sqlite

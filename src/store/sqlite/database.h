@@ -1,0 +1,75 @@
+// Database: SQLite for I/O threads: one connection per worker of a bounded pool, results posted back to the loop.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "base/status.h"
+#include "net/event_loop.h"
+#include "store/db_result.h"
+#include "store/sqlite/session.h"
+#include "store/value.h"
+#include "store/worker_pool.h"
+
+namespace slipstream::store::sqlite {
+
+enum class Synchronous : std::uint8_t { kOff, kNormal, kFull, kExtra };
+
+struct DatabaseOptions {
+    std::string path;                     // a file (created when missing), or ":memory:" (then threads is forced to 1)
+    std::size_t threads = 2;              // workers, each with its own connection (WAL: readers run in parallel)
+    std::size_t max_queue = 1024;         // statements waiting for a worker; beyond it kResourceExhausted
+    std::int64_t busy_timeout_ms = 5000;  // how long a writer waits for another's lock before SQLITE_BUSY
+    bool wal = true;                      // journal_mode=WAL
+    Synchronous synchronous = Synchronous::kFull;  // FULL: a committed transaction survives power loss
+    bool foreign_keys = true;
+    bool read_only = false;
+};
+
+/// The embedded store. Statements run on the workers (never on the caller's thread); each callback runs on the
+/// loop given with the call, through EventLoop::post, exactly once. The loop must outlive the answer. query /
+/// fetch_json / transaction are callable from any thread; destroy the Database after its last call was
+/// answered or from a thread that no longer needs answers (the destructor runs what is queued, then closes).
+class Database {
+  public:
+    using QueryCallback = std::function<void(QueryResult result)>;
+    using JsonCallback = std::function<void(JsonResult result)>;
+    using StatusCallback = std::function<void(base::Status status)>;
+    /// Work run on a worker with its Session inside one transaction; an error return rolls it back.
+    using TransactionWork = std::function<base::Status(Session& session)>;
+
+    /// Opens `threads` connections and applies the PRAGMAs (control plane, blocking: call at start-up).
+    /// Errors: kIoError / kInvalidArgument with SQLite's message (file not openable, not a database, WAL refused).
+    static base::Result<std::unique_ptr<Database>> open(DatabaseOptions options);
+    ~Database();
+    Database(const Database&) = delete;
+    Database& operator=(const Database&) = delete;
+
+    /// One statement with parameters (?1..?n); see Session::query for the cell kinds.
+    void query(net::EventLoop& loop, std::string sql, Params params, QueryCallback done);
+    /// The rows as a JSON array of objects, written on the worker without intermediate values.
+    void fetch_json(net::EventLoop& loop, std::string sql, Params params, JsonCallback done);
+    /// BEGIN IMMEDIATE; work(session); COMMIT, or ROLLBACK when work (or the COMMIT) fails. `done` hears the
+    /// outcome: ok, the work's error, or SQLite's.
+    void transaction(net::EventLoop& loop, TransactionWork work, StatusCallback done);
+    /// Several statements without parameters (schema set-up), on one worker.
+    void execute_script(net::EventLoop& loop, std::string script, StatusCallback done);
+
+    const DatabaseOptions& options() const { return options_; }
+
+  private:
+    Database(DatabaseOptions options, std::vector<std::unique_ptr<Session>> sessions);
+    // Queues `job`, or answers `refused` on the loop when the queue is full.
+    void submit(net::EventLoop& loop, std::function<void(Session&)> job, std::function<void(base::Status)> refused);
+
+    DatabaseOptions options_;
+    std::vector<std::unique_ptr<Session>> sessions_;  // one per worker, used only by that worker
+    std::unique_ptr<WorkerPool> workers_;
+};
+
+}  // namespace slipstream::store::sqlite
