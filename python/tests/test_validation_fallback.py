@@ -5,6 +5,7 @@ why, and their errors join the C++ validator's in one 422 in FastAPI's order."""
 import datetime as dt
 import enum
 import json
+import logging
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
@@ -203,6 +204,17 @@ def test_route_table_names_what_falls_back() -> None:
         ("/plain", "POST"): (),
         ("/lists", "GET"): (("query lit", "Literal of non-str values"),),
     }
+
+
+def test_startup_log_lists_the_routes_that_fall_back(caplog: Any) -> None:
+    app = build(slipstream)
+    with caplog.at_level(logging.INFO, logger="slipstream"):
+        app.log_validation_fallback()
+    lines = [r.getMessage() for r in caplog.records if r.name == "slipstream"]
+    assert "POST /two: validated by pydantic in Python: body a (timedelta); body b (Decimal gt)" in lines
+    assert "GET /lists: validated by pydantic in Python: query lit (Literal of non-str values)" in lines
+    assert not any(line.startswith(("POST /plain:", "POST /set:")) for line in lines)
+    assert len(lines) == 8
 
 
 def test_plain_routes_do_not_go_through_python_on_errors() -> None:
