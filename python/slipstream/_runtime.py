@@ -316,6 +316,8 @@ def conversion_exception(route: Any, request: Request, failures: Any) -> BaseExc
 
     detail = []
     for exc, loc in failures:
+        if not isinstance(exc, BaseException):  # a conversion that failed without raising: a bug, answered 500
+            return RuntimeError(f"argument conversion failed without an exception at {loc!r}")
         errors = getattr(exc, "errors", None)
         if not (callable(errors) and type(exc).__name__ == "ValidationError"):
             return exc
