@@ -25,7 +25,7 @@ _ALLOWED: dict[str, frozenset[str]] = {
     "none": frozenset(),
     "bool": frozenset(),
     "int": _NUMBER,
-    "float": _NUMBER,
+    "float": _NUMBER | {"allow_inf_nan"},  # False: x-slipstream-finite (see _schema.py)
     "str": frozenset({"min_length", "max_length", "pattern"}),
     "bytes": frozenset(),
     "literal": frozenset({"expected"}),
@@ -153,8 +153,6 @@ def _first_in(value: Any, seen: set[str], text: bool) -> str | None:
 def _describe(kind: Any, key: str, value: Any) -> str:
     if key == "strict":
         return "strict"
-    if kind == "float" and key == "allow_inf_nan":
-        return "allow_inf_nan=False"
     if kind == "decimal":
         return f"Decimal {key}"
     if kind in ("set", "frozenset"):

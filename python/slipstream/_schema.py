@@ -28,6 +28,11 @@ PYTYPE_KEYWORD = "x-slipstream-pytype"
 _DECIMAL_CONSTRAINTS = ("max_digits", "decimal_places", "gt", "ge", "lt", "le", "multiple_of", "allow_inf_nan")
 
 
+# A vendor keyword on a float with allow_inf_nan=False: the C++ validator (src/json/schema/validators/
+# finite_validator.cpp) refuses "inf"/"nan" read for it with pydantic's "finite_number".
+FINITE_KEYWORD = "x-slipstream-finite"
+
+
 # A vendor keyword beside a union's anyOf: pydantic's loc segment for each member ("int", "list[int]", "Item"),
 # put into the loc of that member's errors by the C++ union validator, as pydantic does.
 TAGS_KEYWORD = "x-slipstream-tags"
@@ -103,6 +108,12 @@ class _ValidationSchema(GenerateJsonSchema):
             inner = branches[0]
             if len(branches) == 2 and branches[1] == {"type": "null"} and "anyOf" in inner and len(inner) == 2:
                 return {"anyOf": [*inner["anyOf"], branches[1]], TAGS_KEYWORD: [*inner[TAGS_KEYWORD], None]}
+        return result
+
+    def float_schema(self, schema: core_schema.FloatSchema) -> JsonSchemaValue:
+        result = super().float_schema(schema)
+        if schema.get("allow_inf_nan") is False:
+            result[FINITE_KEYWORD] = True
         return result
 
     def set_schema(self, schema: core_schema.SetSchema) -> JsonSchemaValue:

@@ -103,8 +103,9 @@ std::vector<char> select_like_pydantic(std::span<const ValidationError> errors) 
             for (const ValidationError& other : errors) {
                 auto [other_group, other_rank] = constraint_rank(other.type);
                 if (other_group == group && other_rank < rank && other.loc == e.loc) keep[i] = 0;
-                // A value of the wrong type (10.5 for an int) is not checked against the type's constraints.
-                if (other.loc == e.loc && ends_with(other.schema_path, "/type") &&
+                // A value of the wrong type (10.5 for an int) is not checked against the type's constraints, nor
+                // is a non-finite float where allow_inf_nan=False.
+                if (other.loc == e.loc && (ends_with(other.schema_path, "/type") || other.type == "finite_number") &&
                     schema_parent(other.schema_path) == schema_parent(e.schema_path))
                     keep[i] = 0;
             }
