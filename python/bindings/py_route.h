@@ -12,6 +12,7 @@
 #include "arg_plan.h"
 #include "py_ref.h"
 #include "response_cache.h"
+#include "route_desc.h"
 #include "slipstream/request.h"
 #include "slipstream/responder.h"
 #include "slipstream/response.h"
@@ -19,11 +20,10 @@
 
 namespace slipstream::python {
 
-/// Built at registration from a route description object (slipstream/app.py, `NativeRoute`):
-/// attributes handler, is_coroutine, status_code, args, params, body, prepare, path_params.
+/// Built at registration from a RouteDesc (slipstream/_core/route_desc.py, read by route_desc.h).
 /// Every method that runs Python is noexcept: failures become the app's error response or a 500.
 ///
-/// A route whose arguments include the reply (kind 2, last) is self-replying: its handler (a runner from
+/// A route whose arguments include the reply (ArgKind::kReply, last) is self-replying: its handler (a runner from
 /// slipstream/dependencies/runner.py or slipstream/middleware.py) answers through the PendingReply it gets, and
 /// keeps running after the response was sent (background tasks, dependency exit code).
 class PyRoute {
@@ -55,7 +55,7 @@ class PyRoute {
 
   private:
     struct Arg {
-        int kind = 0;           // 0: validated argument, 1: the Request object, 2: the PendingReply
+        ArgKind kind = ArgKind::kValue;
         std::size_t index = 0;  // position in Request::arguments()
         std::string key;        // its key there
         std::unique_ptr<ArgPlan> plan;
