@@ -10,7 +10,7 @@ namespace slipstream::python {
 
 /// Owned by NativeApp; used on the executor thread with the GIL held.
 struct AppContext {
-    /// `runtime` is the slipstream._runtime module. Throws std::runtime_error when a helper is missing.
+    /// `runtime`: the app's AppRuntime (slipstream/_runtime.py). Throws std::runtime_error when a helper is missing.
     explicit AppContext(PyObject* runtime);
 
     PyRef resume;             // resume(coro, yielded, reply): continue a suspended coroutine on the loop

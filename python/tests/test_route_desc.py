@@ -87,7 +87,7 @@ def test_a_route_made_by_the_app_reads_back_as_its_rows() -> None:
     app = App()
 
     @app.get("/items/{item_id}", status_code=202)
-    def item(item_id: int, x_token: Annotated[str, Header()], q: Annotated[int, Query(ge=1)] = 5) -> dict[str, Any]:
+    def item(item_id: int, x_token: Annotated[str, Header()], q: Annotated[int, Query(ge=1)] = 5):
         return {}
 
     [route] = app.routes
@@ -113,7 +113,7 @@ def test_a_route_made_by_the_app_reads_back_as_its_rows() -> None:
     ("change", "message"),
     [
         ({"args": (ArgDesc.reply(), ArgDesc.request())}, "route description: the reply must be last"),
-        ({"params": (dataclasses.replace(_full().params[0], source=4),)}, "route description: param source is out of range"),
+        ({"params": (_full().params[0]._replace(source=4),)}, "route description: param source is out of range"),
         ({"args": (ArgDesc("q", 3),)}, "route description: arg kind is out of range"),
         ({"params": ((0, 1, "a", "{}", True, ""),)}, "route description: param lacks 'name'"),
         ({"body": (BodyDesc("b", "{}", True, None),)}, "route description: body default must be a str"),  # type: ignore[arg-type]

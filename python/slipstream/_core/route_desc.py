@@ -1,7 +1,8 @@
 """The route contract: what the extension reads once per Python route at start-up (python/bindings/route_desc.h).
 
 Named records and enums on both sides instead of positional tuples and magic integers; the enums' values are the
-C++ enums' (ParamSource is slipstream::ParamSource, include/slipstream/route_spec.h). Nothing here runs per request.
+C++ enums' (ParamSource is slipstream::ParamSource, include/slipstream/route_spec.h). The rows are NamedTuples
+(immutable; C++ reads them by field name). Nothing here runs per request.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class ParamSource(enum.IntEnum):
@@ -38,8 +39,7 @@ class DefaultKind(enum.IntEnum):
     COPY = 3  # deep-copied
 
 
-@dataclasses.dataclass(frozen=True)
-class ParamDesc:
+class ParamDesc(NamedTuple):
     """One path, query, header or cookie parameter, coerced and validated in C++ (slipstream::ParamSpec)."""
 
     name: str  # the key in the validated arguments object
@@ -50,8 +50,7 @@ class ParamDesc:
     default: str = ""  # JSON text used when absent and not required ("": null)
 
 
-@dataclasses.dataclass(frozen=True)
-class BodyDesc:
+class BodyDesc(NamedTuple):
     """The JSON body, or one embedded field of it (slipstream::BodySpec)."""
 
     name: str  # the key in the validated arguments object (and in the body, when embedded)
@@ -61,8 +60,7 @@ class BodyDesc:
     embed: bool = False
 
 
-@dataclasses.dataclass(frozen=True)
-class ArgDesc:
+class ArgDesc(NamedTuple):
     """One keyword argument of the handler call."""
 
     name: str
