@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "http/h2/hpack_decoder.h"
-#include "http/h2/hpack_encoder.h"
-#include "http/h2/hpack_huffman.h"
+#include "http/h2/hpack/hpack_decoder.h"
+#include "http/h2/hpack/hpack_encoder.h"
+#include "http/h2/hpack/hpack_huffman.h"
 
 namespace {
 

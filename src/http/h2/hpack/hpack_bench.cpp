@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "http/h2/hpack_decoder.h"
-#include "http/h2/hpack_encoder.h"
-#include "http/h2/hpack_huffman.h"
-#include "http/h2/hpack_test_sinks.h"
+#include "http/h2/hpack/hpack_decoder.h"
+#include "http/h2/hpack/hpack_encoder.h"
+#include "http/h2/hpack/hpack_huffman.h"
+#include "http/h2/hpack/hpack_test_sinks.h"
 
 namespace slipstream::http::h2 {
 namespace {

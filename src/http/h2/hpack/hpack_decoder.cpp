@@ -1,8 +1,8 @@
 // HPACK decoder: representations (§6), integers (§5.1), strings (§5.2), indices (§2.3.3) and size updates (§6.3).
-#include "http/h2/hpack_decoder.h"
+#include "http/h2/hpack/hpack_decoder.h"
 
-#include "http/h2/hpack_huffman.h"
-#include "http/h2/hpack_static_table.h"
+#include "http/h2/hpack/hpack_huffman.h"
+#include "http/h2/hpack/hpack_static_table.h"
 
 namespace slipstream::http::h2 {
 namespace {

@@ -1,5 +1,5 @@
 // Tests: HPACK dynamic table accounting, eviction, capacity changes and lookups, against a simple model.
-#include "http/h2/hpack_dynamic_table.h"
+#include "http/h2/hpack/hpack_dynamic_table.h"
 
 #include <gtest/gtest.h>
 

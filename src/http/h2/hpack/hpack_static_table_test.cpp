@@ -1,5 +1,5 @@
 // Tests: the HPACK static table's entries and its name lookup.
-#include "http/h2/hpack_static_table.h"
+#include "http/h2/hpack/hpack_static_table.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Tests: the HPACK encoder's exact bytes (RFC 7541 C.4, C.6), representation choices and size updates.
-#include "http/h2/hpack_encoder.h"
+#include "http/h2/hpack/hpack_encoder.h"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "http/h2/hpack_decoder.h"
-#include "http/h2/hpack_test_sinks.h"
+#include "http/h2/hpack/hpack_decoder.h"
+#include "http/h2/hpack/hpack_test_sinks.h"
 
 namespace slipstream::http::h2 {
 namespace {

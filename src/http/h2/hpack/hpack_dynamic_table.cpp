@@ -1,10 +1,10 @@
 // HPACK dynamic table: FIFO accounting, byte buffer compaction, the slot ring and the encoder's hash chains.
-#include "http/h2/hpack_dynamic_table.h"
+#include "http/h2/hpack/hpack_dynamic_table.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "http/h2/hpack_bytes.h"
+#include "http/h2/hpack/hpack_bytes.h"
 
 namespace slipstream::http::h2 {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "http/h2/hpack_decoder.h"
+#include "http/h2/hpack/hpack_decoder.h"
 
 namespace slipstream::http::h2::hpack_test {
 

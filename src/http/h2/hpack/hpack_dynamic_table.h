@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "http/h2/hpack_bytes.h"
+#include "http/h2/hpack/hpack_bytes.h"
 
 namespace slipstream::http::h2 {
 

@@ -1,13 +1,13 @@
 // HPACK encoder: representation choice (§6), integers (§5.1), strings (§5.2) and size updates (§6.3).
-#include "http/h2/hpack_encoder.h"
+#include "http/h2/hpack/hpack_encoder.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cstring>
 
-#include "http/h2/hpack_bytes.h"
-#include "http/h2/hpack_huffman.h"
-#include "http/h2/hpack_static_table.h"
+#include "http/h2/hpack/hpack_bytes.h"
+#include "http/h2/hpack/hpack_huffman.h"
+#include "http/h2/hpack/hpack_static_table.h"
 
 namespace slipstream::http::h2 {
 namespace {

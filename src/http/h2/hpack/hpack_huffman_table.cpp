@@ -3,7 +3,7 @@
 #include <array>
 #include <cstdint>
 
-#include "http/h2/hpack_huffman.h"
+#include "http/h2/hpack/hpack_huffman.h"
 
 namespace slipstream::http::h2::detail {
 

@@ -8,8 +8,8 @@
 #include <tuple>
 #include <vector>
 
-#include "http/h2/hpack_decoder.h"
-#include "http/h2/hpack_encoder.h"
+#include "http/h2/hpack/hpack_decoder.h"
+#include "http/h2/hpack/hpack_encoder.h"
 
 namespace slipstream::http::h2 {
 namespace {

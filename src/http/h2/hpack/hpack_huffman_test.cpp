@@ -1,5 +1,5 @@
 // Tests: HPACK Huffman coding against RFC 7541 Appendix C strings, round trips and every decoding error.
-#include "http/h2/hpack_huffman.h"
+#include "http/h2/hpack/hpack_huffman.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "http/h2/hpack_test_sinks.h"
+#include "http/h2/hpack/hpack_test_sinks.h"
 
 namespace slipstream::http::h2 {
 namespace {

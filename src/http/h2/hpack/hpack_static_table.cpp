@@ -1,9 +1,9 @@
 // HPACK static table: RFC 7541 Appendix A, typed from the RFC, and a compile-time hash of its names.
-#include "http/h2/hpack_static_table.h"
+#include "http/h2/hpack/hpack_static_table.h"
 
 #include <array>
 
-#include "http/h2/hpack_bytes.h"
+#include "http/h2/hpack/hpack_bytes.h"
 
 namespace slipstream::http::h2 {
 

@@ -5,9 +5,9 @@
 #include <new>
 #include <string>
 
-#include "http/h2/hpack_decoder.h"
-#include "http/h2/hpack_encoder.h"
-#include "http/h2/hpack_test_sinks.h"
+#include "http/h2/hpack/hpack_decoder.h"
+#include "http/h2/hpack/hpack_encoder.h"
+#include "http/h2/hpack/hpack_test_sinks.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "http/h2/hpack_dynamic_table.h"
+#include "http/h2/hpack/hpack_dynamic_table.h"
 
 namespace slipstream::http::h2 {
 

@@ -1,5 +1,5 @@
 // Tests: the HPACK decoder on RFC 7541 Appendix C (C.2-C.6) and on each malformed-block case.
-#include "http/h2/hpack_decoder.h"
+#include "http/h2/hpack/hpack_decoder.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "http/h2/hpack_test_sinks.h"
+#include "http/h2/hpack/hpack_test_sinks.h"
 
 namespace slipstream::http::h2 {
 namespace {

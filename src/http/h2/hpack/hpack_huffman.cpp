@@ -1,6 +1,6 @@
 // HPACK Huffman coding: a 64-bit accumulator for encoding; for decoding, a 12-bit table that yields up to two
 // symbols per lookup (canonical-code limits for the rare longer codes).
-#include "http/h2/hpack_huffman.h"
+#include "http/h2/hpack/hpack_huffman.h"
 
 #include <cstring>
 
