@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fails when a source file includes a module of a lower layer (see ARCHITECTURE.md, "Layers").
+"""Fails when a source file includes, or a module's library links, a module of a lower layer (ARCHITECTURE.md, "Layers").
 
 Usage: check_layers.py [ROOT] (default: this checkout). Exit status 1 and one line per violation when any.
 """
@@ -63,6 +63,8 @@ ALLOWED = {
 }
 MODULES = sorted(ALLOWED, key=len, reverse=True)
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
+# slipstream_module(name SOURCES ... DEPS ... PRIVATE_DEPS ...) in a module's CMakeLists.txt (cmake/SlipstreamModule.cmake).
+MODULE_CALL = re.compile(r"slipstream_module\(\s*(\w+)([^)]*)\)")
 
 
 def module_of(rel: str) -> str | None:
@@ -91,8 +93,31 @@ def check_file(root: pathlib.Path, path: pathlib.Path, owner: str, allowed: set[
     return errors
 
 
-def check_tree(root: pathlib.Path) -> list[str]:
+def check_links(root: pathlib.Path) -> list[str]:
+    """Each library links only libraries of its own module or of modules it may include."""
+    folder_of = {}  # ss_<name> -> its folder under src/
+    deps = []  # (CMakeLists.txt, its folder, the ss_* libraries it links)
+    for cmake in sorted((root / "src").rglob("CMakeLists.txt")):
+        folder = cmake.parent.relative_to(root / "src").as_posix()
+        for m in MODULE_CALL.finditer(cmake.read_text(errors="replace")):
+            folder_of["ss_" + m.group(1)] = folder
+            words = re.sub(r"#[^\n]*", "", m.group(2)).split()
+            deps.append((cmake, folder, [w for w in words if w.startswith("ss_")]))  # DEPS and PRIVATE_DEPS
     errors = []
+    for cmake, folder, linked in deps:
+        owner = module_of(folder)
+        if owner is None:
+            continue  # reported by the include check
+        for lib in linked:
+            target = module_of(folder_of[lib]) if lib in folder_of else None
+            if target is None or target == owner or "*" in ALLOWED[owner] or target in ALLOWED[owner]:
+                continue
+            errors.append(f"{cmake.relative_to(root)}: {owner} may not link {lib} ({target})")
+    return errors
+
+
+def check_tree(root: pathlib.Path) -> list[str]:
+    errors = check_links(root)
     for path in sorted((root / "src").rglob("*")):
         if path.suffix not in {".h", ".cpp"}:
             continue

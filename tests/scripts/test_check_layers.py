@@ -79,3 +79,29 @@ def test_unknown_folder_fails(tmp_path):
             "lint: 1 layering violation(s)",
         ],
     )
+
+
+def test_upward_link_fails(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            "src/server/core/CMakeLists.txt": "slipstream_module(server_core\n  SOURCES a.cpp\n  DEPS ss_router ss_base)\n",
+            "src/router/CMakeLists.txt": "slipstream_module(router SOURCES r.cpp DEPS ss_base)\n",
+            # validation linking the whole server (the connection layer above it)
+            "src/server/validation/CMakeLists.txt": (
+                "# validation\nslipstream_module(server_validation\n  SOURCES v.cpp\n"
+                "  DEPS ss_server_core ss_base\n  PRIVATE_DEPS ss_server)\n"
+            ),
+            "src/server/CMakeLists.txt": "slipstream_module(server SOURCES s.cpp DEPS ss_server_validation ss_server_core)\n",
+            # a policy linking the router: not one of its allowed modules
+            "src/policy/cors/CMakeLists.txt": "slipstream_module(policy_cors SOURCES c.cpp DEPS ss_router PkgConfig::RE2)\n",
+        },
+    )
+    assert run(root) == (
+        1,
+        [
+            "src/policy/cors/CMakeLists.txt: policy/cors may not link ss_router (router)",
+            "src/server/validation/CMakeLists.txt: server/validation may not link ss_server (server)",
+            "lint: 2 layering violation(s)",
+        ],
+    )
