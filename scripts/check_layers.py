@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fails when a source file includes, or a module's library links, a module of a lower layer (ARCHITECTURE.md, "Layers").
+"""Fails when a source file includes, or a library links, a module of a lower layer (ARCHITECTURE.md, "Layers").
 
 Usage: check_layers.py [ROOT] (default: this checkout). Exit status 1 and one line per violation when any.
 """
@@ -63,7 +63,7 @@ ALLOWED = {
 }
 MODULES = sorted(ALLOWED, key=len, reverse=True)
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
-# slipstream_module(name SOURCES ... DEPS ... PRIVATE_DEPS ...) in a module's CMakeLists.txt (cmake/SlipstreamModule.cmake).
+# slipstream_module(name SOURCES ... DEPS ... PRIVATE_DEPS ...) in a CMakeLists.txt (cmake/SlipstreamModule.cmake).
 MODULE_CALL = re.compile(r"slipstream_module\(\s*(\w+)([^)]*)\)")
 
 
