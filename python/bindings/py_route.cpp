@@ -232,10 +232,11 @@ PyObject* PyRoute::build_request(const Request& request) const {
     return result;
 }
 
-// Builds every argument and calls the handler with keywords. A conversion failure sets *conversion_failed_out.
+// Builds every argument and calls the handler with keywords. When conversions raise, the handler is not called and
+// *failures_out is a tuple of (exception, loc) for every validated argument whose conversion raised (pydantic
+// reports each parameter's errors, as FastAPI does).
 // The reply (kind 2, always last) takes the responder: it is made only once every other argument was built.
-PyObject* PyRoute::call(const Request& request, Responder& responder, PyRef* reply_out, bool* conversion_failed_out,
-                        std::size_t* failed_arg) const {
+PyObject* PyRoute::call(const Request& request, Responder& responder, PyRef* reply_out, PyRef* failures_out) const {
     const std::size_t n = args_.size();
     PyObject* inline_args[kInlineArgs + 1];
     std::vector<PyObject*> heap_args;
@@ -247,12 +248,14 @@ PyObject* PyRoute::call(const Request& request, Responder& responder, PyRef* rep
     JsonView arguments = request.arguments();
     std::size_t built = 0;
     PyObject* result = nullptr;
+    PyRef failures;  // list of (exception, loc), made at the first conversion failure
     for (; built < n; ++built) {
         const Arg& a = args_[built];
         PyObject* value = nullptr;
         if (a.kind == 1) {
             value = build_request(request);
         } else if (a.kind == 2) {
+            if (failures) break;
             nb::object reply =
                 nb::cast(new PendingReply(this, request, std::move(responder)), nb::rv_policy::take_ownership);
             *reply_out = PyRef::borrow(reply.ptr());
@@ -262,29 +265,34 @@ PyObject* PyRoute::call(const Request& request, Responder& responder, PyRef* rep
             if (key != a.key) view = arguments.get(a.key);
             value = a.plan->convert(view);
             if (value == nullptr) {
-                *conversion_failed_out = true;
-                *failed_arg = built;
+                // Keep going: the other arguments' conversion errors belong to the same 422.
+                if (!failures) failures = PyRef::steal(PyList_New(0));
+                PyRef exc = fetch_exception();
+                PyRef pair = PyRef::steal(failures ? PyTuple_Pack(2, exc.get(), a.loc.get()) : nullptr);
+                if (!pair || PyList_Append(failures.get(), pair.get()) < 0) break;
+                value = Py_NewRef(Py_None);
             }
         }
         if (value == nullptr) break;
         argv[built + 1] = value;
     }
-    if (built == n)
+    if (built == n && !failures)
         result = PyObject_Vectorcall(handler_.get(), argv + 1, PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames_.get());
     for (std::size_t i = 0; i < built; ++i)
         Py_DECREF(argv[i + 1]);
+    if (failures && !PyErr_Occurred()) *failures_out = PyRef::steal(PyList_AsTuple(failures.get()));
     return result;
 }
 
 // A request whose validation errors the validator forwarded (RouteSpec::forward_errors): Python raises them as
 // FastAPI would (RequestValidationError, or HTTPException 400), through the app's exception handlers and HTTP
-// middleware, and answers through a PendingReply.
-void PyRoute::answer_forwarded(const Request& request, Responder& responder, std::string_view text) const noexcept {
+// middleware, and answers through a PendingReply. `errors` is the 422/400 body text the validator wrote, or the
+// tuple of (exception, loc) of the arguments whose Python conversion raised (see call()).
+void PyRoute::answer_forwarded(const Request& request, Responder& responder, PyObject* errors) const noexcept {
     PyRef req = PyRef::steal(build_request(request));
-    PyRef body_text = PyRef::steal(req ? str_from(text) : nullptr);
-    if (!body_text) return answer_internal_error(responder);
+    if (!req || errors == nullptr) return answer_internal_error(responder);
     nb::object reply = nb::cast(new PendingReply(this, request, std::move(responder)), nb::rv_policy::take_ownership);
-    PyObject* argv[] = {desc_.get(), req.get(), body_text.get(), reply.ptr()};
+    PyObject* argv[] = {desc_.get(), req.get(), errors, reply.ptr()};
     PyRef result = PyRef::steal(PyObject_Vectorcall(ctx_.answer_forwarded.get(), argv, 4, nullptr));
     handle_self_replying(result.get(), reply.ptr());
 }
@@ -294,21 +302,24 @@ void PyRoute::handle(const Request& request, Responder responder) const noexcept
         JsonView arguments = request.arguments();
         if (arguments.kind() == JsonView::Kind::kObject && arguments.size() == 1) {
             auto [key, text] = arguments.member(0);
-            if (key == kForwardedErrorsKey) return answer_forwarded(request, responder, text.as_string());
+            if (key == kForwardedErrorsKey) {
+                PyRef body_text = PyRef::steal(str_from(text.as_string()));
+                return answer_forwarded(request, responder, body_text.get());
+            }
         }
     }
-    bool conversion_failed = false;
-    std::size_t failed_arg = 0;
+    PyRef failures;
     PyRef reply;
-    PyRef result = PyRef::steal(call(request, responder, &reply, &conversion_failed, &failed_arg));
+    PyRef result = PyRef::steal(call(request, responder, &reply, &failures));
     // A self-replying route's request may be gone once it answered: `request` is not used past this point.
     if (reply) return handle_self_replying(result.get(), reply.get());
     if (!result) {
+        // Conversion errors (parameters pydantic validates) take the forwarded path when the app handles
+        // validation errors itself (middleware, handlers, dependencies that run first): FastAPI raises them there.
+        if (failures && spec_.forward_errors) return answer_forwarded(request, responder, failures.get());
+        if (failures) return answer_error(request, responder, ctx_.conversion_failed.get(), failures.get(), Py_None);
         PyRef exc = fetch_exception();
-        if (conversion_failed)
-            answer_error(request, responder, ctx_.conversion_failed.get(), exc.get(), args_[failed_arg].loc.get());
-        else
-            answer_error(request, responder, ctx_.handle_error.get(), exc.get(), nullptr);
+        answer_error(request, responder, ctx_.handle_error.get(), exc.get(), nullptr);
         return;
     }
     if (is_coroutine_ && PyCoro_CheckExact(result.get())) {

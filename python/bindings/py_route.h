@@ -62,10 +62,9 @@ class PyRoute {
         PyRef loc;  // FastAPI loc prefix for conversion errors, e.g. ("body",)
     };
 
-    PyObject* call(const Request& request, Responder& responder, PyRef* reply_out, bool* conversion_failed_out,
-                   std::size_t* failed_arg) const;
+    PyObject* call(const Request& request, Responder& responder, PyRef* reply_out, PyRef* failures_out) const;
     void handle_self_replying(PyObject* result, PyObject* reply) const noexcept;
-    void answer_forwarded(const Request& request, Responder& responder, std::string_view text) const noexcept;
+    void answer_forwarded(const Request& request, Responder& responder, PyObject* errors) const noexcept;
     void answer_object(const Request& request, Responder& responder, PyObject* obj, bool cacheable,
                        int status_override = 0, PyObject* extra_headers = nullptr) const;
     void send(const Request& request, Responder& responder, Response response, bool cacheable) const;

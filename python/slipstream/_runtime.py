@@ -307,14 +307,32 @@ def handle_error(route: Any, request: Request, exc: BaseException) -> Response:
         return PlainTextResponse("Internal Server Error", status_code=500)
 
 
-def conversion_failed(route: Any, request: Request, exc: BaseException, loc: tuple[Any, ...]) -> Response:
-    """An argument's Python conversion (pydantic validators, custom types) raised: FastAPI's 422, loc-prefixed."""
-    errors = getattr(exc, "errors", None)
-    if callable(errors) and type(exc).__name__ == "ValidationError":
-        detail = []
+def conversion_exception(route: Any, request: Request, failures: Any) -> BaseException:
+    """The exception FastAPI raises for arguments whose Python conversion (pydantic validators, custom types,
+    parameters pydantic validates) raised: `failures` is a tuple of (exception, loc prefix). A RequestValidationError
+    with every parameter's errors, loc-prefixed (the body as FastAPI passes it), or the first exception that is not
+    a ValidationError."""
+    from .exceptions import _body_of  # the body as FastAPI hands it to a RequestValidationError handler
+
+    detail = []
+    for exc, loc in failures:
+        if not isinstance(exc, BaseException):  # a conversion that failed without raising: a bug, answered 500
+            return RuntimeError(f"argument conversion failed without an exception at {loc!r}")
+        errors = getattr(exc, "errors", None)
+        if not (callable(errors) and type(exc).__name__ == "ValidationError"):
+            return exc
         for error in exc.errors(include_url=False):
             error = dict(error)
             error["loc"] = (*loc, *error.get("loc", ()))
             detail.append(error)
-        return handle_error(route, request, RequestValidationError(detail))
+    return RequestValidationError(detail, body=_body_of(request))
+
+
+def conversion_failed(route: Any, request: Request, failures: Any, _loc: Any = None) -> Response:
+    """conversion_exception() answered through the app's exception handlers (or FastAPI's defaults), with the
+    errors of parameters pydantic validates in FastAPI's order."""
+    exc = conversion_exception(route, request, failures)
+    fallback = getattr(route, "fallback", None)
+    if fallback is not None and isinstance(exc, RequestValidationError):
+        exc = RequestValidationError(fallback.merge(exc.errors(), request), body=exc.body)
     return handle_error(route, request, exc)

@@ -66,13 +66,16 @@ class RouteShape:
     """Everything the extension needs about a route's inputs (see python/bindings/py_route.h).
 
     `program` is None for a plain route (the handler is called with its arguments); otherwise the route runs
-    through a runner (dependencies/runner.py) that receives the flat arguments, the Request and the reply."""
+    through a runner (dependencies/runner.py) that receives the flat arguments, the Request and the reply.
+    `fallback`: the parameters pydantic validates because the C++ validator does not model their type (see
+    _fallback.py), or None."""
 
     params: tuple[tuple[Any, ...], ...]
     body: tuple[tuple[Any, ...], ...]
     args: tuple[tuple[Any, ...], ...]
     path_params: tuple[str, ...]
     program: Any = None
+    fallback: Any = None
 
 
 def _is_complex(tp: Any) -> bool:
@@ -107,6 +110,10 @@ def _markers(annotation: Any, default: Any) -> tuple[Any, Any, Param | DependsPa
             # FastAPI: the last FastAPI marker wins.
             last = max(params + depends, key=lambda m: max(i for i, x in enumerate(meta) if x is m))
             return clean, base, last, True
+        if isinstance(default, (Param, DependsParam)):
+            # Annotated[int, AfterValidator(f)] = Query(None): FastAPI keeps only the bare type (its analyze_param
+            # sets the marker's annotation to it), so the metadata does not apply.
+            return base, base, default, False
         return annotation, base, None, False
     if isinstance(default, (Param, DependsParam)):
         return annotation, annotation, default, False

@@ -58,6 +58,7 @@ class NativeRoute:
         "args",
         "body",
         "cache_ttl",
+        "fallback",
         "forward_errors",
         "handler",
         "is_coroutine",
@@ -83,6 +84,11 @@ class NativeRoute:
         self.path_params = shape.path_params
         self.app_errors = errors
         self.forward_errors = errors.forwards_validation() if errors is not None else False
+        # Parameters pydantic validates (slipstream/_fallback.py): a request that fails in C++ goes through Python,
+        # which adds their errors to the C++ validator's.
+        self.fallback = shape.fallback
+        if shape.fallback is not None:
+            self.forward_errors = True
         # A cached response would skip dependencies and HTTP middleware.
         self.cache_ttl = route.cache_ttl if handler is None else 0.0
 
@@ -212,6 +218,15 @@ class App(APIRouter, AppHooks):
             self.openapi_schema = self.openapi_config.document(self)
         return self.openapi_schema
 
+    def log_validation_fallback(self) -> None:
+        """Logs (INFO, logger "slipstream") each route with parameters that pydantic validates in Python because the
+        C++ validator does not model their type (RouteDef.validation_fallback); run() calls it at startup."""
+        for route in self.routes:
+            if route.validation_fallback:
+                logging.getLogger("slipstream").info(
+                    "%s %s: validated by pydantic in Python: %s", ",".join(route.methods), route.path,
+                    "; ".join(f"{name} ({why})" for name, why in route.validation_fallback))
+
     def run(self, host: str | None = None, port: int | None = None, threads: int | None = None,
             **options: Any) -> int:
         """Serves until SIGINT/SIGTERM, then drains. Arguments left out come from SLIPSTREAM_HOST,
@@ -228,5 +243,6 @@ class App(APIRouter, AppHooks):
             runtime.on_startup_failed = None  # the cycle runtime -> native -> runtime would outlive the exit
             raise
         logging.getLogger("slipstream").info("serving %s on http://%s:%d", self.title, host, native.port)
+        self.log_validation_fallback()
         rc = native.run()
         return 3 if runtime.startup_error is not None else rc

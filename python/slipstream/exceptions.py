@@ -94,14 +94,25 @@ def forwarded_exception(text: str, request: Any) -> Exception:
     return RequestValidationError(errors, body=_body_of(request))
 
 
-def answer_forwarded(route: Any, request: Any, text: str, reply: Any) -> Any:
+def answer_forwarded(route: Any, request: Any, text: Any, reply: Any) -> Any:
     """Called by the extension for a route whose validation failures go through Python (RouteSpec.forward_errors):
     raises them as FastAPI does, through the app's HTTP middleware (a coroutine the extension runs) or straight to
-    its exception handlers."""
+    its exception handlers. `text`: the C++ validator's 422/400 body, or the ((exception, loc), ...) of arguments
+    whose Python conversion raised; the errors of parameters pydantic validates (_fallback.py) are added."""
     rerun = getattr(getattr(route, "handler", None), "_slipstream_rerun", None)
-    if rerun is not None and rerun.applies(text, request):  # dependency_overrides changed: read the new tree
-        return rerun(request, reply)
-    exc = forwarded_exception(text, request)
+    if isinstance(text, str):
+        if rerun is not None and rerun.applies(text, request):  # dependency_overrides changed: read the new tree
+            return rerun(request, reply)
+        exc: Exception = forwarded_exception(text, request)
+    else:  # arguments whose conversion raised (see _runtime.conversion_exception)
+        from ._runtime import conversion_exception
+
+        if rerun is not None and rerun.info.overridden():
+            return rerun(request, reply)
+        exc = conversion_exception(route, request, text)  # type: ignore[assignment]
+    fallback = getattr(route, "fallback", None)
+    if fallback is not None and isinstance(exc, RequestValidationError):  # add pydantic's errors (_fallback.py)
+        exc = RequestValidationError(fallback.merge(exc.errors(), request), body=exc.body)
     models = getattr(getattr(route, "handler", None), "_slipstream_models", None)
     if models and isinstance(exc, RequestValidationError):
         from .dependencies import param_models

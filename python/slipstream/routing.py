@@ -40,6 +40,13 @@ class RouteDef:
     cache_ttl: float = 0.0
     dependencies: list[Any] = dataclasses.field(default_factory=list)  # Depends() run before the handler
 
+    @property
+    def validation_fallback(self) -> tuple[tuple[str, str], ...]:
+        """("source name", construct) for each parameter that pydantic validates in Python because the C++
+        validator does not model its type exactly (see _fallback.py); empty when C++ validates them all."""
+        fallback = self.shape.fallback if self.shape is not None else None
+        return fallback.reasons if fallback is not None else ()
+
 
 @dataclasses.dataclass
 class WebSocketRouteDef:

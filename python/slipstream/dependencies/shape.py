@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .. import _plans, _schema, _signature
+from .. import _fallback, _plans, _schema, _signature
 from ..params import BodyParam
 from . import program as _program
 from . import tree as _tree
@@ -61,6 +61,9 @@ class Rows:
         self.body: list[tuple[Any, ...]] = []
         self.slot: dict[tuple[int, str], int] = {}   # (id(dependant), parameter name) -> index in arguments
         self.keys: list[str] = []                      # index -> key in the arguments object
+        self.fallback_plans: dict[int, tuple[Any, ...]] = {}  # index -> pydantic plan (see _fallback.py)
+        self._rows: list[tuple[tuple[str, ...], Any, Any]] = []
+        self._reasons: list[tuple[str, str]] = []
         everyone = _walk_solve(root)
         keys = {id(d): _key(d, root) for d in everyone}
         first_of = {id(d): next(u for u in everyone if keys[id(u)] == keys[id(d)]) for d in everyone}
@@ -86,8 +89,7 @@ class Rows:
             used.add(key)
             self.slot[(id(d), f.name)] = len(self.keys)
             self.keys.append(key)
-            self.params.append((key, _SOURCES[f.source], f.wire, _schema.schema_text(f.annotation, f.marker.constraints()),
-                                f.required, ""))
+            self.params.append((key, _SOURCES[f.source], f.wire, self._schema(f), f.required, ""))
         body_fields = [(d, f) for d in everyone for f in _fields(d) if f.source == "body"]
         names = {f.name for _, f in body_fields}
         first = next((f for d in _walk_all(root) for f in _fields(d) if f.source == "body"), None)  # FastAPI's
@@ -97,8 +99,7 @@ class Rows:
             if f.wire not in body_index:
                 body_index[f.wire] = len(self.keys)
                 self.keys.append(f.wire)
-                self.body.append((f.wire, _schema.schema_text(f.annotation, f.marker.constraints()), f.required, "",
-                                  self.embed))
+                self.body.append((f.wire, self._schema(f), f.required, "", self.embed))
             self.slot[(id(d), f.name)] = body_index[f.wire]
         # Dependants met again (same cache key) read the rows of the first one.
         for d in everyone:
@@ -106,6 +107,28 @@ class Rows:
             for f in _fields(d):
                 if f.source != "body" and first is not d:
                     self.slot[(id(d), f.name)] = self.slot[(id(first), f.name)]
+
+    def _schema(self, f: _signature.Field) -> str:
+        """The schema text of the row just added for `f`; for a type the C++ validator does not model exactly, a
+        permissive one, and pydantic validates the value in Python (see _fallback.py)."""
+        constraints = f.marker.constraints()
+        why = _fallback.reason(f.annotation, constraints, text=f.source != "body")
+        loc = self.loc(f)
+        if why is None:
+            self._rows.append((loc, None, None))
+            return _schema.schema_text(f.annotation, constraints)
+        index = len(self.keys) - 1
+        self.fallback_plans[index] = _fallback.plan(f.annotation, constraints)
+        shaped = f.source != "body" and _fallback.list_shaped(f.annotation, constraints)
+        reader = (_fallback.body_reader(f.wire if self.embed else None) if f.source == "body"
+                  else _fallback.param_reader(f.source, f.wire, shaped))
+        self._rows.append((loc, self.fallback_plans[index][1], reader))
+        self._reasons.append((f"{f.source} {f.wire}", why))
+        return _fallback.schema_text(shaped)
+
+    def fallback(self) -> _fallback.RouteFallback | None:
+        """The route's fallback parameters (None when the C++ validator models every one)."""
+        return _fallback.RouteFallback(self._rows, self._reasons) if self._reasons else None
 
     def loc(self, field: _signature.Field) -> tuple[str, ...]:
         if field.source == "body":
@@ -115,7 +138,7 @@ class Rows:
 
 def _value_arg(name: str, rows: Rows, dep: _tree.Dependant, field: _signature.Field) -> tuple[Any, ...]:
     index = rows.slot[(id(dep), field.name)]
-    plan = _signature.default_plan(field, _plans.plan_for(field.annotation))
+    plan = _signature.default_plan(field, rows.fallback_plans.get(index) or _plans.plan_for(field.annotation))
     return (name, ARG_VALUE, index, rows.keys[index], plan, rows.loc(field))
 
 
@@ -133,7 +156,7 @@ def build(handler: Any, pattern: str, *, dependencies: Sequence[DependsParam], o
     if _is_plain(root) and not runner:
         args = [_value_arg(f.name, rows, root, f) for f in _fields(root)]
         args += [(r.name, ARG_REQUEST, 0, "", ("any",), ()) for r in root.reads if r.kind == _signature.REQUEST]
-        return _signature.RouteShape(params, body, tuple(args), in_path)
+        return _signature.RouteShape(params, body, tuple(args), in_path, fallback=rows.fallback())
     # Runner: every field of every dependant as a keyword "a<n>", then the Request, then the reply.
     args = []
     flat: dict[tuple[int, str], str] = {}
@@ -148,7 +171,7 @@ def build(handler: Any, pattern: str, *, dependencies: Sequence[DependsParam], o
     if runner or prog.needs_request:
         args.append(("__request__", ARG_REQUEST, 0, "", ("any",), ()))
     args.append(("__reply__", ARG_REPLY, 0, "", ("any",), ()))
-    return _signature.RouteShape(params, body, tuple(args), in_path, program=prog)
+    return _signature.RouteShape(params, body, tuple(args), in_path, program=prog, fallback=rows.fallback())
 
 
 def _check_unique(root: _tree.Dependant) -> None:

@@ -329,7 +329,7 @@ bool CompiledRouteValidator::validate_body(slipstream::detail::RequestState& req
             continue;
         }
         ok = false;
-        ErrorRewrite rewrite{b.plan.get(), lax ? value : nullptr, failures};
+        ErrorRewrite rewrite{b.plan.get(), lax ? value : nullptr, failures, value};
         if (embed_)
             errors.add_all(sink, {{"body"}, {b.name}}, {}, false, &rewrite);
         else
