@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "app/registry.h"
-#include "server/compression_policy.h"
-#include "server/cors/cors_policy.h"
-#include "server/ratelimit/rate.h"
+#include "policy/cors/cors_policy.h"
+#include "policy/ratelimit/rate.h"
+#include "server/coding/compression_policy.h"
 
 namespace slipstream::app {
 namespace {
@@ -106,15 +106,15 @@ std::string compression_types(std::string_view s) {
 
 std::string cors_check(std::string_view s, std::string ServerOptions::*field) {
     return refusal_of(s, field, [](const ServerOptions& o) {
-        (void)server::cors::CorsPolicy::compile(o);
-        (void)server::cors::parse_cors_config(o);
+        (void)policy::cors::CorsPolicy::compile(o);
+        (void)policy::cors::parse_cors_config(o);
     });
 }
 
 // The rate limiter's own parser decides: "100/s", "6000/m", "10/5s"...; empty: no limit.
 std::string rate_text(std::string_view s) {
     if (s.empty()) return "";
-    base::Result<server::ratelimit::Rate> rate = server::ratelimit::Rate::parse(s);
+    base::Result<policy::ratelimit::Rate> rate = policy::ratelimit::Rate::parse(s);
     return rate.is_ok() ? "" : rate.status().message();
 }
 

@@ -8,10 +8,10 @@
 
 #include "http/h1/parser.h"
 #include "net/socket.h"
-#include "server/method_map.h"
+#include "server/core/transfer_deadline.h"
+#include "server/h1/method_map.h"
+#include "server/h1/response_encoder.h"
 #include "server/request_pipeline.h"
-#include "server/response_encoder.h"
-#include "server/transfer_deadline.h"
 #include "server/worker.h"
 
 namespace slipstream::server {

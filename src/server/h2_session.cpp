@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "server/connection.h"
-#include "server/file_body.h"
-#include "server/response_encoder.h"
+#include "server/core/file_body.h"
+#include "server/h1/response_encoder.h"
 
 namespace slipstream::server {
 

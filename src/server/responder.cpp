@@ -2,8 +2,8 @@
 #include "slipstream/responder.h"
 
 #include "server/connection.h"
+#include "server/core/problem.h"
 #include "server/pending_response.h"
-#include "server/problem.h"
 
 namespace slipstream {
 

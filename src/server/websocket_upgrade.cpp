@@ -3,7 +3,7 @@
 
 #include "http/ws/handshake.h"
 #include "server/connection.h"
-#include "server/response_encoder.h"
+#include "server/h1/response_encoder.h"
 #include "server/websocket_negotiation.h"
 #include "server/websocket_session.h"
 #include "server/worker.h"

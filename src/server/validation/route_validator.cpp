@@ -12,7 +12,7 @@
 #include "json/schema/coerce.h"
 #include "json/schema/error_sink.h"
 #include "json/schema/schema.h"
-#include "server/request_state.h"
+#include "server/core/request_state.h"
 #include "server/validation/error_body.h"
 #include "server/validation/lax_plan.h"
 #include "server/validation/raw_params.h"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "json/writer.h"
-#include "server/request_state.h"
+#include "server/core/request_state.h"
 
 namespace slipstream::server {
 namespace {
