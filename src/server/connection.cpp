@@ -40,8 +40,6 @@ bool Connection::start() {
 }
 
 void Connection::on_io(std::uint32_t events) {
-    if (previous_) [[unlikely]]
-        previous_.reset();  // the session an upgrade replaced
     if (lingering_) {
         linger_read();
         return;
@@ -61,7 +59,8 @@ void Connection::on_io(std::uint32_t events) {
 }
 
 void Connection::switch_to(std::unique_ptr<ProtocolSession> next) {
-    previous_ = std::move(session_);
+    // The replaced session may be the caller: it goes once this loop iteration's events are handled.
+    worker_.loop().defer([replaced = std::move(session_)] {});
     session_ = std::move(next);
 }
 

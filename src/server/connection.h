@@ -86,8 +86,8 @@ class Connection final : public net::IoHandler {
     }
     /// Closes now, dropping unsent output: the session's on_closed() runs, the worker retires the connection.
     void close();
-    /// The session's replacement (an upgrade). The current session may be the caller: it is kept alive until the
-    /// connection's next event.
+    /// The session's replacement (an upgrade). The current session may be the caller: it is destroyed at the end of
+    /// this loop iteration.
     void switch_to(std::unique_ptr<ProtocolSession> next);
     /// Switches to HTTP/2 (ALPN "h2", or the cleartext preface in `first_bytes`, fed to the new session). Returns
     /// the new session, or null when it could not be made (then the connection is closed).
@@ -152,8 +152,7 @@ class Connection final : public net::IoHandler {
     bool closed_ = false;
     bool handshaking_ = false;  // the TLS handshake has not finished
     std::size_t linger_bytes_ = 0;
-    std::unique_ptr<ProtocolSession> session_;   // never null
-    std::unique_ptr<ProtocolSession> previous_;  // replaced by switch_to() during one of its calls
+    std::unique_ptr<ProtocolSession> session_;  // never null
 };
 
 }  // namespace slipstream::server
