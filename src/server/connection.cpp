@@ -80,6 +80,8 @@ void Connection::on_readable() {
         session_->on_eof();
         return;
     }
+    // The one virtual call of a read: ~5 instructions per request (callgrind, bench_app GET /hello, 50 connections:
+    // 1,821 -> 1,826 with the protocol behind ProtocolSession).
     if (from_scratch) {
         session_->on_read({space.data(), *r}, true);
     } else {
