@@ -70,6 +70,7 @@ test-all: test test-asan
 
 lint: setup
 	@$(PYTHON) scripts/check_layers.py
+	@$(PYTHON) scripts/check_python_layers.py
 	@bash scripts/check_format.sh
 
 format:

@@ -6,7 +6,7 @@
 #   slipstream_fuzz(h1_parser SOURCES parser_fuzz.cpp DEPS ss_http_h1)
 #
 # Libraries are named ss_<name>. Sources include each other as "base/status.h", "http/h1/parser.h";
-# scripts/check_layers.py fails the lint on an include that reaches a lower layer.
+# scripts/check_layers.py fails the lint on an include or a DEPS entry that reaches a lower layer.
 
 function(slipstream_module name)
   cmake_parse_arguments(M "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})

@@ -1,5 +1,9 @@
 #!/usr/bin/env python3
-"""Fails when a source file includes a module of a lower layer (see ARCHITECTURE.md, "Layers")."""
+"""Fails when a source file includes, or a library links, a module of a lower layer (ARCHITECTURE.md, "Layers").
+
+Usage: check_layers.py [ROOT] (default: this checkout). Exit status 1 and one line per violation when any.
+"""
+
 import pathlib
 import re
 import sys
@@ -12,19 +16,55 @@ ALLOWED = {
     "net": {"base"},
     "metrics": {"base"},
     "http/h1": {"base"},
-    "http/h2": {"base"},
+    "http/h2": {"base", "http/h2/hpack"},
+    "http/h2/hpack": {"base"},
     "http/ws": {"base"},
     "http/sse": {"base"},
     "http/compression": {"base"},
     "http/multipart": {"base"},
     "json": {"base"},
-    "server": {"base", "net", "metrics", "http/h1", "http/h2", "http/ws", "http/sse", "http/compression", "http/multipart", "json", "slipstream"},
+    "router": {"base"},
+    "policy/cors": {"base", "http/h1", "slipstream"},
+    "policy/auth": {"base", "http/h1", "json"},
+    "policy/ratelimit": {"base"},
+    # server's sub-libraries, bottom to top; "server" itself (the connection layer) may use all of them.
+    "server/core": {"base", "net", "http/h1", "json", "router", "slipstream"},
+    "server/validation": {"base", "http/h1", "json", "server/core", "slipstream"},
+    "server/observe": {"base", "net", "metrics", "http/h2", "json", "router"},
+    "server/coding": {"base", "metrics", "http/h1", "http/compression", "server/core", "server/observe", "slipstream"},
+    "server/h1": {"base", "http/h1", "router", "server/core", "slipstream"},
+    "server/h2": {"base", "http/h1", "http/h2", "server/core", "server/h1", "slipstream"},
+    "server": {
+        "base",
+        "net",
+        "metrics",
+        "http/h1",
+        "http/h2",
+        "http/ws",
+        "http/sse",
+        "http/compression",
+        "http/multipart",
+        "json",
+        "router",
+        "policy/cors",
+        "policy/auth",
+        "policy/ratelimit",
+        "server/core",
+        "server/validation",
+        "server/observe",
+        "server/coding",
+        "server/h1",
+        "server/h2",
+        "slipstream",
+    },
     "store": {"base", "net", "json"},
     "agent": {"base", "json", "store", "metrics", "slipstream"},
     "app": {"*"},
 }
 MODULES = sorted(ALLOWED, key=len, reverse=True)
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
+# slipstream_module(name SOURCES ... DEPS ... PRIVATE_DEPS ...) in a CMakeLists.txt (cmake/SlipstreamModule.cmake).
+MODULE_CALL = re.compile(r"slipstream_module\(\s*(\w+)([^)]*)\)")
 
 
 def module_of(rel: str) -> str | None:
@@ -40,7 +80,7 @@ def target_module(inc: str) -> str | None:
     return module_of(inc) if "/" in inc else None
 
 
-def check_file(path: pathlib.Path, owner: str, allowed: set[str]) -> list[str]:
+def check_file(root: pathlib.Path, path: pathlib.Path, owner: str, allowed: set[str]) -> list[str]:
     errors = []
     for lineno, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
         m = INCLUDE.match(line)
@@ -49,28 +89,57 @@ def check_file(path: pathlib.Path, owner: str, allowed: set[str]) -> list[str]:
         target = target_module(m.group(1))
         if target is None or target == owner or "*" in allowed or target in allowed:
             continue
-        errors.append(f"{path.relative_to(ROOT)}:{lineno}: {owner} may not include {m.group(1)} ({target})")
+        errors.append(f"{path.relative_to(root)}:{lineno}: {owner} may not include {m.group(1)} ({target})")
     return errors
 
 
-def main() -> int:
+def check_links(root: pathlib.Path) -> list[str]:
+    """Each library links only libraries of its own module or of modules it may include."""
+    folder_of = {}  # ss_<name> -> its folder under src/
+    deps = []  # (CMakeLists.txt, its folder, the ss_* libraries it links)
+    for cmake in sorted((root / "src").rglob("CMakeLists.txt")):
+        folder = cmake.parent.relative_to(root / "src").as_posix()
+        for m in MODULE_CALL.finditer(cmake.read_text(errors="replace")):
+            folder_of["ss_" + m.group(1)] = folder
+            words = re.sub(r"#[^\n]*", "", m.group(2)).split()
+            deps.append((cmake, folder, [w for w in words if w.startswith("ss_")]))  # DEPS and PRIVATE_DEPS
     errors = []
-    for path in sorted((ROOT / "src").rglob("*")):
+    for cmake, folder, linked in deps:
+        owner = module_of(folder)
+        if owner is None:
+            continue  # reported by the include check
+        for lib in linked:
+            target = module_of(folder_of[lib]) if lib in folder_of else None
+            if target is None or target == owner or "*" in ALLOWED[owner] or target in ALLOWED[owner]:
+                continue
+            errors.append(f"{cmake.relative_to(root)}: {owner} may not link {lib} ({target})")
+    return errors
+
+
+def check_tree(root: pathlib.Path) -> list[str]:
+    errors = check_links(root)
+    for path in sorted((root / "src").rglob("*")):
         if path.suffix not in {".h", ".cpp"}:
             continue
-        owner = module_of(str(path.parent.relative_to(ROOT / "src")))
+        owner = module_of(path.parent.relative_to(root / "src").as_posix())
         if owner is None:
-            errors.append(f"{path.relative_to(ROOT)}: folder is not a known layer; add it to scripts/check_layers.py")
+            errors.append(f"{path.relative_to(root)}: folder is not a known layer; add it to scripts/check_layers.py")
             continue
-        errors += check_file(path, owner, ALLOWED[owner])
+        errors += check_file(root, path, owner, ALLOWED[owner])
     # Public headers see only the standard library and each other.
-    for path in sorted((ROOT / "include").rglob("*.h")):
-        errors += check_file(path, "slipstream", set())
+    for path in sorted((root / "include").rglob("*.h")):
+        errors += check_file(root, path, "slipstream", set())
     # Applications (examples) stand on the public API and the app layer (config, logging set-up);
     # the Python bindings on the public API alone.
     for folder, allowed in (("examples", {"app", "base"}), ("python/bindings", set())):
-        for path in sorted((ROOT / folder).rglob("*.cpp")) if (ROOT / folder).exists() else []:
-            errors += check_file(path, "slipstream", allowed)
+        for path in sorted((root / folder).rglob("*.cpp")) if (root / folder).exists() else []:
+            errors += check_file(root, path, "slipstream", allowed)
+    return errors
+
+
+def main(argv: list[str]) -> int:
+    root = pathlib.Path(argv[1]).resolve() if len(argv) > 1 else ROOT
+    errors = check_tree(root)
     for e in errors:
         print(e)
     if errors:
@@ -81,4 +150,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv))

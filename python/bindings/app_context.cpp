@@ -22,15 +22,6 @@ PyRef optional_attr(PyObject* module, const char* name) {
     return r;
 }
 
-PyRef exceptions_attr(const char* name) {
-    PyRef module = PyRef::steal(PyImport_ImportModule("slipstream.exceptions"));
-    if (!module) {
-        PyErr_Clear();
-        throw std::runtime_error("cannot import slipstream.exceptions");
-    }
-    return required_attr(module.get(), name);
-}
-
 }  // namespace
 
 AppContext::AppContext(PyObject* runtime)
@@ -38,7 +29,7 @@ AppContext::AppContext(PyObject* runtime)
       handle_error(required_attr(runtime, "handle_error")),
       conversion_failed(required_attr(runtime, "conversion_failed")),
       make_request(required_attr(runtime, "make_request")),
-      answer_forwarded(exceptions_attr("answer_forwarded")),
+      answer_forwarded(required_attr(runtime, "answer_forwarded")),
       render_name(PyRef::steal(PyUnicode_InternFromString("_slipstream_render"))),
       response_type(required_attr(runtime, "Response")),
       begin(optional_attr(runtime, "begin")),

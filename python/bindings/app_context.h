@@ -10,15 +10,16 @@ namespace slipstream::python {
 
 /// Owned by NativeApp; used on the executor thread with the GIL held.
 struct AppContext {
-    /// `runtime` is the slipstream._runtime module. Throws std::runtime_error when a helper is missing.
+    /// `runtime`: the app's AppRuntime (slipstream/_runtime.py). Throws std::runtime_error when a helper is missing.
     explicit AppContext(PyObject* runtime);
 
     PyRef resume;             // resume(coro, yielded, reply): continue a suspended coroutine on the loop
     PyRef handle_error;       // handle_error(route, request, exc) -> response object
-    PyRef conversion_failed;  // conversion_failed(route, request, exc, loc) -> response object
+    PyRef conversion_failed;  // conversion_failed(route, request, ((exc, loc), ...), None) -> response object
     PyRef make_request;       // make_request(method, path, query, headers, body, path_params, client, route)
-    // slipstream.exceptions.answer_forwarded(route, request, error_text, reply): errors found in C++ for a route
-    // with RouteSpec::forward_errors, raised in Python; answers through the reply (may return a coroutine).
+    // answer_forwarded(route, request, errors, reply) (slipstream/_forwarded.py): errors found in C++ (the body
+    // text) or by argument conversions (((exc, loc), ...)) for a route with RouteSpec::forward_errors, raised in
+    // Python; answers through the reply (may return a coroutine).
     PyRef answer_forwarded;
     PyRef render_name;    // "_slipstream_render": a Response object's (status, type, headers, body)
     PyRef response_type;  // slipstream.responses.Response

@@ -106,9 +106,9 @@ std::unique_ptr<ArgPlan> ArgPlan::from_description(PyObject* desc) {
     } else if (tag == "default") {
         plan->kind_ = Kind::kDefault;
         plan->default_ = std::make_unique<Field>();
-        plan->default_->default_kind = static_cast<int>(PyLong_AsLong(item_at(desc, 1)));
+        plan->default_->default_kind = default_kind_of(item_at(desc, 1));
         plan->default_->default_value = PyRef::borrow(item_at(desc, 2));
-        if (plan->default_->default_kind == 3) {
+        if (plan->default_->default_kind == DefaultKind::kCopy) {
             PyRef copy_module = PyRef::steal(PyImport_ImportModule("copy"));
             if (!copy_module) throw std::invalid_argument("argument plan: cannot import copy");
             plan->default_->deepcopy = PyRef::steal(PyObject_GetAttrString(copy_module.get(), "deepcopy"));
@@ -136,9 +136,9 @@ std::unique_ptr<ArgPlan> ArgPlan::from_description(PyObject* desc) {
             if (k == nullptr) throw std::invalid_argument("argument plan: field key");
             field.key.assign(k, static_cast<std::size_t>(n));
             field.plan = from_description(PyTuple_GET_ITEM(f, 2));
-            field.default_kind = static_cast<int>(PyLong_AsLong(PyTuple_GET_ITEM(f, 3)));
+            field.default_kind = default_kind_of(PyTuple_GET_ITEM(f, 3));
             field.default_value = PyRef::borrow(PyTuple_GET_ITEM(f, 4));
-            if (field.default_kind == 3) {
+            if (field.default_kind == DefaultKind::kCopy) {
                 if (!copy_module) copy_module = PyRef::steal(PyImport_ImportModule("copy"));
                 if (!copy_module) throw std::invalid_argument("argument plan: cannot import copy");
                 field.deepcopy = PyRef::steal(PyObject_GetAttrString(copy_module.get(), "deepcopy"));
@@ -220,8 +220,8 @@ PyObject* ArgPlan::convert(JsonView v) const {
 }
 
 PyObject* ArgPlan::make_default(const Field& f) {
-    if (f.default_kind == 2) return PyObject_CallNoArgs(f.default_value.get());
-    if (f.default_kind == 3) {
+    if (f.default_kind == DefaultKind::kFactory) return PyObject_CallNoArgs(f.default_value.get());
+    if (f.default_kind == DefaultKind::kCopy) {
         PyObject* arg = f.default_value.get();
         return PyObject_Vectorcall(f.deepcopy.get(), &arg, 1, nullptr);
     }
@@ -241,7 +241,7 @@ PyObject* ArgPlan::convert_model(JsonView v) const {
         if (v.has(f.key)) {
             value = PyRef::steal(f.plan->convert(v.get(f.key)));
             if (!value || PySet_Add(fields_set.get(), f.name.get()) < 0) return nullptr;
-        } else if (f.default_kind == 0) {
+        } else if (f.default_kind == DefaultKind::kRequired) {
             continue;  // required: validation guaranteed presence; never reached
         } else {
             value = PyRef::steal(make_default(f));

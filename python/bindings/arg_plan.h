@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "py_ref.h"
+#include "route_desc.h"
 #include "slipstream/json_view.h"
 
 namespace slipstream::python {
@@ -15,7 +16,7 @@ namespace slipstream::python {
 /// Built once per route parameter from a description tuple made by slipstream/_plans.py:
 ///   ("any",) ("int",) ("float",) ("optional", p) ("list", p) ("dict", p) ("call", fn, p)
 ///   ("model", cls, ((name, key, p, default_kind, default), ...))   ("default", default_kind, default, p)
-/// default_kind: 0 required, 1 value (shared, immutable), 2 factory (called), 3 value deep-copied.
+/// default_kind: a DefaultKind (route_desc.h): required, value (shared, immutable), factory (called), deep-copied.
 /// "default" gives the default for a null value (an absent optional parameter), else converts with p.
 /// convert() runs on the executor thread with the GIL held; the value was already validated in C++.
 class ArgPlan {
@@ -33,9 +34,9 @@ class ArgPlan {
         PyRef name;       // attribute name (interned str)
         std::string key;  // key in the validated JSON object (the alias)
         std::unique_ptr<ArgPlan> plan;
-        int default_kind = 0;
+        DefaultKind default_kind = DefaultKind::kRequired;
         PyRef default_value;
-        PyRef deepcopy;  // copy.deepcopy, for default_kind 3
+        PyRef deepcopy;  // copy.deepcopy, for DefaultKind::kCopy
     };
     static PyObject* make_default(const Field& f);
 

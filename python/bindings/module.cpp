@@ -10,6 +10,7 @@
 #include "py_form.h"
 #include "py_stream.h"
 #include "py_websocket.h"
+#include "route_desc.h"
 
 namespace nb = nanobind;
 using slipstream::python::NativeApp;
@@ -81,6 +82,17 @@ NB_MODULE(_native, m) {
                  return nb::steal(out);
              })
         .def_prop_ro("done", &PendingReply::done);
+
+    // The route contract as C++ reads it at registration (route_desc.h), for its round-trip test.
+    m.def(
+        "read_route_desc",
+        [](nb::handle route) {
+            slipstream::python::RouteDesc desc = slipstream::python::read_route_desc(route.ptr());
+            PyObject* out = slipstream::python::route_desc_to_python(desc);
+            if (out == nullptr) throw nb::python_error();
+            return nb::steal<nb::dict>(out);
+        },
+        nb::arg("route"));
 
     // StreamWriter and format_sse (py_stream.cpp), parse_form (py_form.cpp).
     slipstream::python::register_stream(m);

@@ -18,7 +18,7 @@ namespace slipstream::python {
 /// Methods run on the thread that owns the Python App, with the GIL held unless noted.
 class NativeApp {
   public:
-    /// `options`: a dict of ServerOptions fields by name; `runtime`: the slipstream._runtime module.
+    /// `options`: a dict of ServerOptions fields by name; `runtime`: the app's AppRuntime (slipstream/_runtime.py).
     /// Throws std::invalid_argument on an unknown option or a bad value.
     NativeApp(PyObject* options, PyObject* runtime);
     /// Stops and drains a started server. Never throws and never joins the executor thread from itself: run there

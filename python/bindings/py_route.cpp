@@ -4,7 +4,6 @@
 #include <nanobind/nanobind.h>
 
 #include <chrono>
-#include <stdexcept>
 
 #include "pending_reply.h"
 #include "py_stream.h"
@@ -15,50 +14,6 @@ namespace slipstream::python {
 namespace {
 
 constexpr std::size_t kInlineArgs = 16;
-
-PyRef attr(PyObject* obj, const char* name) {
-    PyRef r = PyRef::steal(PyObject_GetAttrString(obj, name));
-    if (!r) {
-        PyErr_Clear();
-        throw std::invalid_argument(std::string("route description lacks '") + name + "'");
-    }
-    return r;
-}
-
-std::string str_of(PyObject* o, const char* what) {
-    Py_ssize_t n = 0;
-    const char* s = PyUnicode_Check(o) ? PyUnicode_AsUTF8AndSize(o, &n) : nullptr;
-    if (s == nullptr) {
-        PyErr_Clear();
-        throw std::invalid_argument(std::string("route description: ") + what + " must be a str");
-    }
-    return {s, static_cast<std::size_t>(n)};
-}
-
-long long int_of(PyObject* o, const char* what) {
-    long long v = PyLong_Check(o) ? PyLong_AsLongLong(o) : -1;
-    if (PyErr_Occurred() || !PyLong_Check(o)) {
-        PyErr_Clear();
-        throw std::invalid_argument(std::string("route description: ") + what + " must be an int");
-    }
-    return v;
-}
-
-PyObject* tuple_item(PyObject* t, Py_ssize_t i, Py_ssize_t size, const char* what) {
-    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != size)
-        throw std::invalid_argument(std::string("route description: ") + what + " must be a tuple of " +
-                                    std::to_string(size));
-    return PyTuple_GET_ITEM(t, i);
-}
-
-std::vector<PyObject*> items_of(PyObject* seq, const char* what) {
-    if (!PyTuple_Check(seq))
-        throw std::invalid_argument(std::string("route description: ") + what + " must be a tuple");
-    std::vector<PyObject*> out;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(seq); ++i)
-        out.push_back(PyTuple_GET_ITEM(seq, i));
-    return out;
-}
 
 PyObject* str_from(std::string_view s) {
     return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
@@ -117,77 +72,35 @@ void answer_internal_error(Responder& responder) {
 }
 
 PyRoute::PyRoute(PyObject* desc, AppContext& ctx) : ctx_(ctx), desc_(PyRef::borrow(desc)) {
-    handler_ = attr(desc, "handler");
-    if (!PyCallable_Check(handler_.get())) throw std::invalid_argument("route description: handler is not callable");
-    is_coroutine_ = PyObject_IsTrue(attr(desc, "is_coroutine").get()) == 1;
-    status_code_ = static_cast<int>(int_of(attr(desc, "status_code").get(), "status_code"));
-    prepare_ = attr(desc, "prepare");
-    PyRef ttl = attr(desc, "cache_ttl");
-    double ttl_s = PyFloat_AsDouble(ttl.get());
-    if (ttl_s == -1.0 && PyErr_Occurred()) {
-        PyErr_Clear();
-        throw std::invalid_argument("route description: cache_ttl must be a number");
-    }
-    if (ttl_s > 0)
+    RouteDesc d = read_route_desc(desc);
+    handler_ = std::move(d.handler);
+    is_coroutine_ = d.is_coroutine;
+    status_code_ = d.status_code;
+    prepare_ = std::move(d.prepare);
+    if (d.cache_ttl_s > 0)
         cache_ = std::make_unique<ResponseCache>(
-            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(ttl_s)), 1024);
-    PyRef path_params = attr(desc, "path_params");
-    for (PyObject* name : items_of(path_params.get(), "path_params")) {
-        path_param_names_.push_back(str_of(name, "path param"));
-        path_params_.push_back(PyRef::borrow(name));
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(d.cache_ttl_s)), 1024);
+    for (PyRef& name : d.path_params) {
+        Py_ssize_t n = 0;
+        const char* s = PyUnicode_AsUTF8AndSize(name.get(), &n);
+        path_param_names_.emplace_back(s, static_cast<std::size_t>(n));
+        path_params_.push_back(std::move(name));
     }
-    // Parameters and body -> RouteSpec.
-    PyRef params = attr(desc, "params");
-    for (PyObject* p : items_of(params.get(), "params")) {
-        ParamSpec ps;
-        ps.name = str_of(tuple_item(p, 0, 6, "param"), "param name");
-        long long source = int_of(tuple_item(p, 1, 6, "param"), "param source");
-        if (source < 0 || source > 3) throw std::invalid_argument("route description: param source");
-        ps.source = static_cast<ParamSource>(source);
-        ps.alias = str_of(tuple_item(p, 2, 6, "param"), "param alias");
-        ps.schema_json = str_of(tuple_item(p, 3, 6, "param"), "param schema");
-        ps.required = PyObject_IsTrue(tuple_item(p, 4, 6, "param")) == 1;
-        ps.default_json = str_of(tuple_item(p, 5, 6, "param"), "param default");
-        spec_.params.push_back(std::move(ps));
-    }
-    PyRef body = attr(desc, "body");
-    for (PyObject* b : items_of(body.get(), "body")) {
-        BodySpec bs;
-        bs.name = str_of(tuple_item(b, 0, 5, "body"), "body name");
-        bs.schema_json = str_of(tuple_item(b, 1, 5, "body"), "body schema");
-        bs.required = PyObject_IsTrue(tuple_item(b, 2, 5, "body")) == 1;
-        bs.default_json = str_of(tuple_item(b, 3, 5, "body"), "body default");
-        bs.embed = PyObject_IsTrue(tuple_item(b, 4, 5, "body")) == 1;
-        spec_.body.push_back(std::move(bs));
-    }
-    // Optional: the app handles validation failures itself (slipstream/app.py sets it; see RouteSpec).
-    PyRef forward = PyRef::steal(PyObject_GetAttrString(desc, "forward_errors"));
-    if (!forward) PyErr_Clear();
-    spec_.forward_errors = forward && PyObject_IsTrue(forward.get()) == 1;
-    // Handler arguments, all passed by keyword: (name, kind, index, key, plan, loc).
-    PyRef args = attr(desc, "args");
-    std::vector<PyObject*> arg_items = items_of(args.get(), "args");
-    kwnames_ = PyRef::steal(PyTuple_New(static_cast<Py_ssize_t>(arg_items.size())));
-    for (std::size_t i = 0; i < arg_items.size(); ++i) {
-        PyObject* a = arg_items[i];
-        PyObject* name = tuple_item(a, 0, 6, "arg");
-        str_of(name, "arg name");
-        Py_INCREF(name);
-        PyUnicode_InternInPlace(&name);
-        PyTuple_SET_ITEM(kwnames_.get(), static_cast<Py_ssize_t>(i), name);
+    spec_ = std::move(d.spec);
+    // Handler arguments, all passed by keyword.
+    kwnames_ = PyRef::steal(PyTuple_New(static_cast<Py_ssize_t>(d.args.size())));
+    for (std::size_t i = 0; i < d.args.size(); ++i) {
+        ArgDesc& a = d.args[i];
+        PyTuple_SET_ITEM(kwnames_.get(), static_cast<Py_ssize_t>(i), PyRef(a.name).release());
         Arg arg;
-        arg.kind = static_cast<int>(int_of(tuple_item(a, 1, 6, "arg"), "arg kind"));
-        if (arg.kind < 0 || arg.kind > 2) throw std::invalid_argument("route description: arg kind");
-        if (arg.kind == 2) {
-            if (i + 1 != arg_items.size()) throw std::invalid_argument("route description: the reply must be last");
-            self_replying_ = true;
+        arg.kind = a.kind;
+        if (a.kind == ArgKind::kReply) self_replying_ = true;
+        if (a.kind == ArgKind::kValue) {
+            arg.index = a.index;
+            arg.key = std::move(a.key);
+            arg.plan = ArgPlan::from_description(a.plan.get());
         }
-        if (arg.kind == 0) {
-            arg.index = static_cast<std::size_t>(int_of(tuple_item(a, 2, 6, "arg"), "arg index"));
-            arg.key = str_of(tuple_item(a, 3, 6, "arg"), "arg key");
-            arg.plan = ArgPlan::from_description(tuple_item(a, 4, 6, "arg"));
-        }
-        arg.loc = PyRef::borrow(tuple_item(a, 5, 6, "arg"));
+        arg.loc = std::move(a.loc);
         args_.push_back(std::move(arg));
     }
 }
@@ -232,10 +145,11 @@ PyObject* PyRoute::build_request(const Request& request) const {
     return result;
 }
 
-// Builds every argument and calls the handler with keywords. A conversion failure sets *conversion_failed_out.
-// The reply (kind 2, always last) takes the responder: it is made only once every other argument was built.
-PyObject* PyRoute::call(const Request& request, Responder& responder, PyRef* reply_out, bool* conversion_failed_out,
-                        std::size_t* failed_arg) const {
+// Builds every argument and calls the handler with keywords. When conversions raise, the handler is not called and
+// *failures_out is a tuple of (exception, loc) for every validated argument whose conversion raised (pydantic
+// reports each parameter's errors, as FastAPI does).
+// The reply (ArgKind::kReply, always last) takes the responder: it is made only once every other argument was built.
+PyObject* PyRoute::call(const Request& request, Responder& responder, PyRef* reply_out, PyRef* failures_out) const {
     const std::size_t n = args_.size();
     PyObject* inline_args[kInlineArgs + 1];
     std::vector<PyObject*> heap_args;
@@ -247,12 +161,14 @@ PyObject* PyRoute::call(const Request& request, Responder& responder, PyRef* rep
     JsonView arguments = request.arguments();
     std::size_t built = 0;
     PyObject* result = nullptr;
+    PyRef failures;  // list of (exception, loc), made at the first conversion failure
     for (; built < n; ++built) {
         const Arg& a = args_[built];
         PyObject* value = nullptr;
-        if (a.kind == 1) {
+        if (a.kind == ArgKind::kRequest) {
             value = build_request(request);
-        } else if (a.kind == 2) {
+        } else if (a.kind == ArgKind::kReply) {
+            if (failures) break;
             nb::object reply =
                 nb::cast(new PendingReply(this, request, std::move(responder)), nb::rv_policy::take_ownership);
             *reply_out = PyRef::borrow(reply.ptr());
@@ -262,29 +178,34 @@ PyObject* PyRoute::call(const Request& request, Responder& responder, PyRef* rep
             if (key != a.key) view = arguments.get(a.key);
             value = a.plan->convert(view);
             if (value == nullptr) {
-                *conversion_failed_out = true;
-                *failed_arg = built;
+                // Keep going: the other arguments' conversion errors belong to the same 422.
+                if (!failures) failures = PyRef::steal(PyList_New(0));
+                PyRef exc = fetch_exception();
+                PyRef pair = PyRef::steal(failures ? PyTuple_Pack(2, exc.get(), a.loc.get()) : nullptr);
+                if (!pair || PyList_Append(failures.get(), pair.get()) < 0) break;
+                value = Py_NewRef(Py_None);
             }
         }
         if (value == nullptr) break;
         argv[built + 1] = value;
     }
-    if (built == n)
+    if (built == n && !failures)
         result = PyObject_Vectorcall(handler_.get(), argv + 1, PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames_.get());
     for (std::size_t i = 0; i < built; ++i)
         Py_DECREF(argv[i + 1]);
+    if (failures && !PyErr_Occurred()) *failures_out = PyRef::steal(PyList_AsTuple(failures.get()));
     return result;
 }
 
 // A request whose validation errors the validator forwarded (RouteSpec::forward_errors): Python raises them as
 // FastAPI would (RequestValidationError, or HTTPException 400), through the app's exception handlers and HTTP
-// middleware, and answers through a PendingReply.
-void PyRoute::answer_forwarded(const Request& request, Responder& responder, std::string_view text) const noexcept {
+// middleware, and answers through a PendingReply. `errors` is the 422/400 body text the validator wrote, or the
+// tuple of (exception, loc) of the arguments whose Python conversion raised (see call()).
+void PyRoute::answer_forwarded(const Request& request, Responder& responder, PyObject* errors) const noexcept {
     PyRef req = PyRef::steal(build_request(request));
-    PyRef body_text = PyRef::steal(req ? str_from(text) : nullptr);
-    if (!body_text) return answer_internal_error(responder);
+    if (!req || errors == nullptr) return answer_internal_error(responder);
     nb::object reply = nb::cast(new PendingReply(this, request, std::move(responder)), nb::rv_policy::take_ownership);
-    PyObject* argv[] = {desc_.get(), req.get(), body_text.get(), reply.ptr()};
+    PyObject* argv[] = {desc_.get(), req.get(), errors, reply.ptr()};
     PyRef result = PyRef::steal(PyObject_Vectorcall(ctx_.answer_forwarded.get(), argv, 4, nullptr));
     handle_self_replying(result.get(), reply.ptr());
 }
@@ -294,21 +215,24 @@ void PyRoute::handle(const Request& request, Responder responder) const noexcept
         JsonView arguments = request.arguments();
         if (arguments.kind() == JsonView::Kind::kObject && arguments.size() == 1) {
             auto [key, text] = arguments.member(0);
-            if (key == kForwardedErrorsKey) return answer_forwarded(request, responder, text.as_string());
+            if (key == kForwardedErrorsKey) {
+                PyRef body_text = PyRef::steal(str_from(text.as_string()));
+                return answer_forwarded(request, responder, body_text.get());
+            }
         }
     }
-    bool conversion_failed = false;
-    std::size_t failed_arg = 0;
+    PyRef failures;
     PyRef reply;
-    PyRef result = PyRef::steal(call(request, responder, &reply, &conversion_failed, &failed_arg));
+    PyRef result = PyRef::steal(call(request, responder, &reply, &failures));
     // A self-replying route's request may be gone once it answered: `request` is not used past this point.
     if (reply) return handle_self_replying(result.get(), reply.get());
     if (!result) {
+        // Conversion errors (parameters pydantic validates) take the forwarded path when the app handles
+        // validation errors itself (middleware, handlers, dependencies that run first): FastAPI raises them there.
+        if (failures && spec_.forward_errors) return answer_forwarded(request, responder, failures.get());
+        if (failures) return answer_error(request, responder, ctx_.conversion_failed.get(), failures.get(), Py_None);
         PyRef exc = fetch_exception();
-        if (conversion_failed)
-            answer_error(request, responder, ctx_.conversion_failed.get(), exc.get(), args_[failed_arg].loc.get());
-        else
-            answer_error(request, responder, ctx_.handle_error.get(), exc.get(), nullptr);
+        answer_error(request, responder, ctx_.handle_error.get(), exc.get(), nullptr);
         return;
     }
     if (is_coroutine_ && PyCoro_CheckExact(result.get())) {

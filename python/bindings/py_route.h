@@ -12,6 +12,7 @@
 #include "arg_plan.h"
 #include "py_ref.h"
 #include "response_cache.h"
+#include "route_desc.h"
 #include "slipstream/request.h"
 #include "slipstream/responder.h"
 #include "slipstream/response.h"
@@ -19,11 +20,10 @@
 
 namespace slipstream::python {
 
-/// Built at registration from a route description object (slipstream/app.py, `NativeRoute`):
-/// attributes handler, is_coroutine, status_code, args, params, body, prepare, path_params.
+/// Built at registration from a RouteDesc (slipstream/_core/route_desc.py, read by route_desc.h).
 /// Every method that runs Python is noexcept: failures become the app's error response or a 500.
 ///
-/// A route whose arguments include the reply (kind 2, last) is self-replying: its handler (a runner from
+/// A route whose arguments include the reply (ArgKind::kReply, last) is self-replying: its handler (a runner from
 /// slipstream/dependencies/runner.py or slipstream/middleware.py) answers through the PendingReply it gets, and
 /// keeps running after the response was sent (background tasks, dependency exit code).
 class PyRoute {
@@ -55,17 +55,16 @@ class PyRoute {
 
   private:
     struct Arg {
-        int kind = 0;           // 0: validated argument, 1: the Request object, 2: the PendingReply
+        ArgKind kind = ArgKind::kValue;
         std::size_t index = 0;  // position in Request::arguments()
         std::string key;        // its key there
         std::unique_ptr<ArgPlan> plan;
         PyRef loc;  // FastAPI loc prefix for conversion errors, e.g. ("body",)
     };
 
-    PyObject* call(const Request& request, Responder& responder, PyRef* reply_out, bool* conversion_failed_out,
-                   std::size_t* failed_arg) const;
+    PyObject* call(const Request& request, Responder& responder, PyRef* reply_out, PyRef* failures_out) const;
     void handle_self_replying(PyObject* result, PyObject* reply) const noexcept;
-    void answer_forwarded(const Request& request, Responder& responder, std::string_view text) const noexcept;
+    void answer_forwarded(const Request& request, Responder& responder, PyObject* errors) const noexcept;
     void answer_object(const Request& request, Responder& responder, PyObject* obj, bool cacheable,
                        int status_override = 0, PyObject* extra_headers = nullptr) const;
     void send(const Request& request, Responder& responder, Response response, bool cacheable) const;

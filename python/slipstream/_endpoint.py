@@ -20,7 +20,8 @@ from . import forms
 from ._encoders import encode_fallback
 from .exceptions import RequestValidationError
 from .requests import Request
-from .responses import Response
+from .responses import Response, StreamingResponse
+from .sse import EventSourceResponse, ServerSentEvent, format_sse_event
 
 REQUEST_ARG = "__slipstream_form_request__"
 # Set on the Response made from a generator handler's items: like FastAPI, the route applies the status and
@@ -72,8 +73,6 @@ def _item_serializer(item_type: Any) -> Callable[[Any], bytes]:
 
 
 def _sse_serializer(item_type: Any) -> Callable[[Any], bytes]:
-    from .sse import ServerSentEvent, format_sse_event
-
     plain = _item_serializer(None if item_type is not None and _is_sse_event(item_type) else item_type)
 
     def serialize(item: Any) -> bytes:
@@ -93,8 +92,6 @@ def _sse_serializer(item_type: Any) -> Callable[[Any], bytes]:
 
 
 def _is_sse_event(tp: Any) -> bool:
-    from .sse import ServerSentEvent
-
     return isinstance(tp, type) and issubclass(tp, ServerSentEvent)
 
 
@@ -122,8 +119,6 @@ def _map_sync(gen: Any, fn: Callable[[Any], bytes]) -> Any:
 
 def _streamer(endpoint: Any, response_class: Any, status_code: int | None) -> Callable[[Any], Response]:
     """Turns the generator a call returned into the route's streamed response."""
-    from .sse import EventSourceResponse
-
     is_async = inspect.isasyncgenfunction(endpoint)
     item_type = stream_item_type(_hints(endpoint).get("return"))
     status = status_code or 200
@@ -142,8 +137,6 @@ def _streamer(endpoint: Any, response_class: Any, status_code: int | None) -> Ca
         serialize = None
 
     def build(gen: Any) -> Response:
-        from .responses import StreamingResponse
-
         if serialize is None:
             response = cls(content=gen, status_code=status)
         else:

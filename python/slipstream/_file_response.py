@@ -12,9 +12,9 @@ from mimetypes import guess_type
 from typing import Any
 from urllib.parse import quote
 
-from . import _streaming
+from . import _native, _streaming
+from ._core.response import Response
 from ._streaming_responses import _Streamed
-from .responses import Response
 
 
 class FileResponse(_Streamed):
@@ -94,8 +94,6 @@ class FileResponse(_Streamed):
             start, end = span
             status = 206
             headers = (*headers, ("content-range", f"bytes {start}-{end - 1}/{size}"))
-        from . import _native
-
         _native.send_file(writer, status, content_type, list(headers), os.fsencode(self.path), start, end - start)
 
     def _range(self, writer: Any, size: int) -> tuple[int, int] | str | None:

@@ -15,7 +15,10 @@ import typing
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, TypeAdapter
+from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
+
+from ._core.route_desc import DefaultKind
 
 ANY = ("any",)
 _building: set[type] = set()  # models whose plan is being built (recursion guard)
@@ -110,8 +113,6 @@ def _literal_plan(members: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def _is_constraint(meta: Any) -> bool:
     """True for metadata that only constrains (checked by the JSON Schema already): Field(), annotated_types."""
-    from pydantic.fields import FieldInfo
-
     if isinstance(meta, FieldInfo):
         return all(_is_constraint(m) for m in meta.metadata)
     module = type(meta).__module__
@@ -157,13 +158,13 @@ def model_plan_for_args(cls: type[BaseModel]) -> tuple[Any, ...]:
             annotation = Annotated[(annotation, *info.metadata)]
         sub = plan_for(annotation)
         if info.default_factory is not None:
-            fields.append((name, key, sub, 2, info.default_factory))
+            fields.append((name, key, sub, DefaultKind.FACTORY, info.default_factory))
         elif info.default is PydanticUndefined:
-            fields.append((name, key, sub, 0, None))
+            fields.append((name, key, sub, DefaultKind.REQUIRED, None))
         elif isinstance(info.default, _IMMUTABLE):
-            fields.append((name, key, sub, 1, info.default))
+            fields.append((name, key, sub, DefaultKind.VALUE, info.default))
         else:
-            fields.append((name, key, sub, 3, info.default))
+            fields.append((name, key, sub, DefaultKind.COPY, info.default))
     return ("model", cls, tuple(fields))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import typing
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -12,9 +13,24 @@ from pydantic import TypeAdapter
 from .responses import JSONResponse, Response
 
 
-def _response_model(route: Any) -> Any:
-    from .routing import Default, return_annotation
+class _DefaultType:
+    def __repr__(self) -> str:
+        return "Default"
 
+
+Default: Any = _DefaultType()
+"""A route's response_model when none was given: the handler's return annotation is used (FastAPI's rule)."""
+
+
+def return_annotation(func: Callable[..., Any]) -> Any:
+    try:
+        hints = typing.get_type_hints(func, include_extras=True)
+    except Exception:  # noqa: BLE001 - unresolvable hints: no response model
+        return inspect.Signature.empty
+    return hints.get("return", inspect.Signature.empty)
+
+
+def _response_model(route: Any) -> Any:
     model = route.response_model
     if model is Default:
         model = return_annotation(route.endpoint)

@@ -14,14 +14,16 @@ from collections.abc import Generator
 from typing import Any
 
 from ._encoders import encode_fallback
+from ._error_responses import conversion_failed, handle_error
+from ._forwarded import answer_forwarded
 from ._plans import model_plan
-from .exceptions import HTTP_EXCEPTION, RequestValidationError
 from .requests import Request
-from .responses import JSONResponse, PlainTextResponse, Response
+from .responses import Response
 
 __all__ = [
     "AppRuntime",
     "Response",
+    "answer_forwarded",
     "conversion_failed",
     "encode_fallback",
     "handle_error",
@@ -119,38 +121,6 @@ def make_request(method: str, path: str, query: str, headers: list[tuple[str, st
     return Request(method, path, query, headers, body, path_params, client, route, principal)
 
 
-async def _call_async_handler(handler: Any, request: Request, exc: BaseException) -> Response:
-    result = handler(request, exc)
-    if asyncio.iscoroutine(result):
-        result = await result
-    return result
-
-
-async def handled_error_response(errors: Any, request: Request, exc: BaseException) -> Response | None:
-    """Starlette's ExceptionMiddleware: the app's handler for `exc` (not the 500/Exception ones), else the
-    defaults for HTTPException and RequestValidationError; None when nothing handles it."""
-    handler = errors.lookup(exc) if errors is not None else None
-    if handler is not None and (handler is errors.by_status.get(500) or handler is errors.by_class.get(Exception)):
-        handler = None
-    if handler is not None:
-        return await _call_async_handler(handler, request, exc)
-    if isinstance(exc, (HTTP_EXCEPTION, RequestValidationError)):
-        return _default_response(exc)
-    return None
-
-
-async def server_error_response(errors: Any, request: Request, exc: BaseException) -> Response:
-    """Starlette's ServerErrorMiddleware: the app's 500 (or Exception) handler, else a plain 500; logged."""
-    logger.error("Exception in ASGI application", exc_info=exc)
-    handler = None if errors is None else errors.by_status.get(500) or errors.by_class.get(Exception)
-    if handler is not None:
-        try:
-            return await _call_async_handler(handler, request, exc)
-        except Exception as second:
-            logger.error("Exception in exception handler", exc_info=second)
-    return PlainTextResponse("Internal Server Error", status_code=500)
-
-
 class AppRuntime:
     """The per-app hooks the extension reads (python/bindings/app_context.h) and the app's lifespan."""
 
@@ -160,6 +130,7 @@ class AppRuntime:
         self.resume = resume
         self.handle_error = handle_error
         self.conversion_failed = conversion_failed
+        self.answer_forwarded = answer_forwarded
         self.encode_fallback = encode_fallback
         self.model_plan = model_plan
         self.Response = Response
@@ -257,64 +228,3 @@ class AppRuntime:
             raise RuntimeError("the executor did not start")
         assert self.loop is not None
         return asyncio.run_coroutine_threadsafe(coro_fn(), self.loop).result(timeout)
-
-
-def _default_response(exc: BaseException) -> Response:
-    if isinstance(exc, HTTP_EXCEPTION):
-        if exc.status_code < 200 or exc.status_code in (204, 304):
-            return Response(status_code=exc.status_code, headers=exc.headers)
-        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
-    if isinstance(exc, RequestValidationError):
-        return JSONResponse({"detail": _jsonable(exc.errors())}, status_code=422)
-    logger.error("Exception in handler", exc_info=exc)
-    return PlainTextResponse("Internal Server Error", status_code=500)
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, BaseException):
-        return {}
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return _jsonable(encode_fallback(value))
-
-
-def _call_handler(handler: Any, request: Request, exc: BaseException) -> Response:
-    result = handler(request, exc)
-    if asyncio.iscoroutine(result):
-        try:
-            result.send(None)
-        except StopIteration as stop:
-            result = stop.value
-        else:
-            result.close()
-            raise RuntimeError("an async exception handler must not suspend (await real I/O) in slipstream")
-    return result
-
-
-def handle_error(route: Any, request: Request, exc: BaseException) -> Response:
-    """The response for an exception raised by a handler: the app's exception handlers, else FastAPI's defaults."""
-    handler = route.app_errors.lookup(exc) if route.app_errors is not None else None
-    if handler is None:
-        return _default_response(exc)
-    try:
-        return _call_handler(handler, request, exc)
-    except Exception as second:
-        logger.error("Exception in exception handler", exc_info=second)
-        return PlainTextResponse("Internal Server Error", status_code=500)
-
-
-def conversion_failed(route: Any, request: Request, exc: BaseException, loc: tuple[Any, ...]) -> Response:
-    """An argument's Python conversion (pydantic validators, custom types) raised: FastAPI's 422, loc-prefixed."""
-    errors = getattr(exc, "errors", None)
-    if callable(errors) and type(exc).__name__ == "ValidationError":
-        detail = []
-        for error in exc.errors(include_url=False):
-            error = dict(error)
-            error["loc"] = (*loc, *error.get("loc", ()))
-            detail.append(error)
-        return handle_error(route, request, RequestValidationError(detail))
-    return handle_error(route, request, exc)

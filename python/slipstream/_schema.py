@@ -16,7 +16,8 @@ LITERAL_KEYWORD = "x-slipstream-literal"
 
 
 # A vendor keyword on the object schema of a dataclass or TypedDict: pydantic names a non-object input
-# "dataclass_type" (with the class name) or "dict_type" there, where a model says "model_attributes_type".
+# "dataclass_type" (with the class name) or "dict_type" there, where a model says "model_attributes_type"; and on
+# the array schema of a set, frozenset or variadic tuple ("set_type", "frozen_set_type", "tuple_type").
 KIND_KEYWORD = "x-slipstream-kind"
 
 
@@ -25,6 +26,11 @@ KIND_KEYWORD = "x-slipstream-kind"
 # without hyphens, Decimal texts) and reports pydantic's errors (uuid_parsing, datetime_from_date_parsing, ...).
 PYTYPE_KEYWORD = "x-slipstream-pytype"
 _DECIMAL_CONSTRAINTS = ("max_digits", "decimal_places", "gt", "ge", "lt", "le", "multiple_of", "allow_inf_nan")
+
+
+# A vendor keyword on a float with allow_inf_nan=False: the C++ validator (src/json/schema/validators/
+# finite_validator.cpp) refuses "inf"/"nan" read for it with pydantic's "finite_number".
+FINITE_KEYWORD = "x-slipstream-finite"
 
 
 # A vendor keyword beside a union's anyOf: pydantic's loc segment for each member ("int", "list[int]", "Item"),
@@ -61,6 +67,15 @@ def _pytype(result: JsonSchemaValue, name: str) -> JsonSchemaValue:
     return out
 
 
+def _collection(result: JsonSchemaValue, kind: str) -> JsonSchemaValue:
+    """A set, frozenset or variadic tuple: an array whose errors pydantic names after the type ("set_type", ...).
+    pydantic de-duplicates a set's items (["a", "a"] is {"a"}): its uniqueItems is documentation only. (A set with
+    a length bound, which counts unique items, is validated by pydantic: see _fallback.py.)"""
+    result.pop("uniqueItems", None)
+    result[KIND_KEYWORD] = kind
+    return result
+
+
 class _ValidationSchema(GenerateJsonSchema):
     """pydantic's generator, with Literal, dataclasses, TypedDicts and the parsed scalar types (UUID, datetime, date,
     time, Decimal) marked (see the keywords above)."""
@@ -94,6 +109,22 @@ class _ValidationSchema(GenerateJsonSchema):
             if len(branches) == 2 and branches[1] == {"type": "null"} and "anyOf" in inner and len(inner) == 2:
                 return {"anyOf": [*inner["anyOf"], branches[1]], TAGS_KEYWORD: [*inner[TAGS_KEYWORD], None]}
         return result
+
+    def float_schema(self, schema: core_schema.FloatSchema) -> JsonSchemaValue:
+        result = super().float_schema(schema)
+        if schema.get("allow_inf_nan") is False:
+            result[FINITE_KEYWORD] = True
+        return result
+
+    def set_schema(self, schema: core_schema.SetSchema) -> JsonSchemaValue:
+        return _collection(super().set_schema(schema), "set")
+
+    def frozenset_schema(self, schema: core_schema.FrozenSetSchema) -> JsonSchemaValue:
+        return _collection(super().frozenset_schema(schema), "frozenset")
+
+    def tuple_schema(self, schema: core_schema.TupleSchema) -> JsonSchemaValue:
+        result = super().tuple_schema(schema)
+        return result if "prefixItems" in result else _collection(result, "tuple")
 
     def decimal_schema(self, schema: core_schema.DecimalSchema) -> JsonSchemaValue:
         result = super().decimal_schema(schema)

@@ -1,8 +1,8 @@
 """A handler's signature -> what the C++ validator checks (RouteSpec rows) and how arguments are built.
 
 `read_parameters()` classifies each parameter of one callable (a handler or a dependency) as FastAPI's
-analyze_param does; `analyze()` flattens a route's whole dependency tree into one RouteSpec (see
-dependencies/shape.py) so that every parameter is validated in C++ before any Python runs.
+analyze_param does; dependencies/shape.py flattens a route's whole dependency tree into one RouteSpec
+(`shape.analyze()`) so that every parameter is validated in C++ before any Python runs.
 """
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ import inspect
 import re
 import typing
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, Union
+from typing import Any, Literal, Union
 
 from pydantic import BaseModel
 
 from . import _plans
+from ._core.route_desc import DefaultKind
+from ._markers import split_markers
 from .background import BackgroundTasks
 from .dependencies import param_models
 from .dependencies.params import DependsParam, SecurityScopes
@@ -61,20 +63,6 @@ class ParamRead:
     depends: DependsParam | None = None
 
 
-@dataclasses.dataclass
-class RouteShape:
-    """Everything the extension needs about a route's inputs (see python/bindings/py_route.h).
-
-    `program` is None for a plain route (the handler is called with its arguments); otherwise the route runs
-    through a runner (dependencies/runner.py) that receives the flat arguments, the Request and the reply."""
-
-    params: tuple[tuple[Any, ...], ...]
-    body: tuple[tuple[Any, ...], ...]
-    args: tuple[tuple[Any, ...], ...]
-    path_params: tuple[str, ...]
-    program: Any = None
-
-
 def _is_complex(tp: Any) -> bool:
     tp, _ = _plans._strip_annotated(tp)
     origin = typing.get_origin(tp)
@@ -89,28 +77,6 @@ def _is_complex(tp: Any) -> bool:
     if issubclass(tp, (BaseModel, Mapping, list, tuple, set, frozenset, dict)):
         return True
     return dataclasses.is_dataclass(tp) or typing.is_typeddict(tp)
-
-
-def _markers(annotation: Any, default: Any) -> tuple[Any, Any, Param | DependsParam | None, bool]:
-    """(annotation without markers, its bare type, the Param or Depends marker, whether it came from Annotated)."""
-    if typing.get_origin(annotation) is Annotated:
-        base, *meta = typing.get_args(annotation)
-        params = [m for m in meta if isinstance(m, Param)]
-        depends = [m for m in meta if isinstance(m, DependsParam)]
-        rest = [m for m in meta if not isinstance(m, (Param, DependsParam))]
-        if len(params) > 1:
-            raise TypeError("only one of Query/Path/Header/Cookie/Body per parameter")
-        if params or depends:
-            if isinstance(default, (Param, DependsParam)):
-                raise TypeError("give the marker either in Annotated or as the default, not both")
-            clean = Annotated[(base, *rest)] if rest else base
-            # FastAPI: the last FastAPI marker wins.
-            last = max(params + depends, key=lambda m: max(i for i, x in enumerate(meta) if x is m))
-            return clean, base, last, True
-        return annotation, base, None, False
-    if isinstance(default, (Param, DependsParam)):
-        return annotation, annotation, default, False
-    return annotation, annotation, None, False
 
 
 def _hints(call: Any) -> dict[str, Any]:
@@ -141,7 +107,7 @@ def read_parameters(call: Any, in_path: Sequence[str]) -> list[ParamRead]:
             raise TypeError(f"parameter '{name}' is positional-only; slipstream passes arguments by keyword")
         annotation = hints.get(name, parameter.annotation if parameter.annotation is not parameter.empty else Any)
         default = parameter.default if parameter.default is not parameter.empty else Required
-        clean, base, marker, from_annotated = _markers(annotation, default)
+        clean, base, marker, from_annotated = split_markers(annotation, default)
         if isinstance(marker, DependsParam):
             if marker.dependency is None:
                 marker = dataclasses.replace(marker, dependency=base)
@@ -188,20 +154,10 @@ def default_plan(field: Field, plan: tuple[Any, ...]) -> tuple[Any, ...]:
     if field.required:
         return plan
     if field.default_factory is not None:
-        return ("default", 2, field.default_factory, plan)
+        return ("default", DefaultKind.FACTORY, field.default_factory, plan)
     if isinstance(field.default, _plans._IMMUTABLE):
-        return ("default", 1, field.default, plan)
-    return ("default", 3, field.default, plan)
+        return ("default", DefaultKind.VALUE, field.default, plan)
+    return ("default", DefaultKind.COPY, field.default, plan)
 
 
-def analyze(handler: Any, pattern: str, *, dependencies: Sequence[DependsParam] = (),
-            overrides: Mapping[Any, Any] | None = None, runner: bool = False) -> RouteShape:
-    """The route's shape: every parameter of the handler and of its dependencies (route-level `dependencies`
-    first, `overrides` applied) as RouteSpec rows. `runner`: go through the runner even for a plain handler
-    (an app with HTTP middleware). Raises TypeError on what slipstream cannot serve."""
-    from .dependencies import shape
-
-    return shape.build(handler, pattern, dependencies=dependencies, overrides=overrides or {}, runner=runner)
-
-
-__all__ = ["CookieParam", "Field", "ParamRead", "RouteShape", "analyze", "path_param_names", "read_parameters"]
+__all__ = ["CookieParam", "Field", "ParamRead", "path_param_names", "read_parameters"]

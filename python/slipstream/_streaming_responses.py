@@ -1,5 +1,5 @@
-"""StreamingResponse and EventSourceResponse: bodies produced after the head, sent as they come (FileResponse: see
-_file_response.py, re-exported here)."""
+"""StreamingResponse and EventSourceResponse: bodies produced after the head, sent as they come (FileResponse,
+another streamed body, is in _file_response.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import _streaming
-from .responses import Response
+from ._core.response import Response
 
 
 class _Streamed(Response):
@@ -68,14 +68,4 @@ class EventSourceResponse(StreamingResponse):
             self.headers["x-accel-buffering"] = "no"
 
 
-def __getattr__(name: str) -> Any:
-    # FileResponse and not_modified live in _file_response.py (which imports _Streamed from here): re-exported
-    # lazily so either module may be imported first.
-    if name in ("FileResponse", "not_modified"):
-        from . import _file_response
-
-        return getattr(_file_response, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = ["EventSourceResponse", "FileResponse", "StreamingResponse", "not_modified"]  # noqa: F822 (__getattr__)
+__all__ = ["EventSourceResponse", "StreamingResponse"]

@@ -15,6 +15,8 @@ from pydantic import Field as PydanticField
 from pydantic import TypeAdapter, ValidationError
 
 from . import _signature
+from ._core.websocket import WebSocket
+from ._markers import split_markers
 from .dependencies.params import DependsParam
 from .dependencies.tree import ACALL, AGEN, CALL, GEN, kind_of
 from .params import HeaderParam, Param, Required
@@ -49,8 +51,6 @@ class _Plan:
 
 
 def _is_socket(annotation: Any, name: str) -> bool:
-    from .websockets import WebSocket
-
     if isinstance(annotation, str):
         return annotation.endswith("WebSocket")
     if annotation is inspect.Parameter.empty:
@@ -83,7 +83,7 @@ def plan_for(call: Callable[..., Any], path_names: Sequence[str]) -> _Plan:
         if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
             continue
         annotation = hints.get(name, p.annotation)
-        clean, base, marker, from_annotated = _signature._markers(annotation, p.default)
+        clean, base, marker, from_annotated = split_markers(annotation, p.default)
         if isinstance(marker, DependsParam):
             dependency = marker.dependency if marker.dependency is not None else base
             params.append((name, DEPEND, dataclasses.replace(marker, dependency=dependency)))

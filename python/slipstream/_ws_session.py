@@ -3,6 +3,7 @@ client framing: masked frames, no extensions), blocking, for tests."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
@@ -108,8 +109,6 @@ class WebSocketTestSession:
         ws, task = self._handler
 
         async def finished() -> None:
-            import asyncio
-
             await asyncio.wait([task], timeout=_WAIT_S)
 
         self._client._runtime.call_on_loop(finished)

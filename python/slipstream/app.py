@@ -7,15 +7,18 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from . import _runtime
+from . import _native, _runtime
 from ._app_hooks import AppHooks
+from ._native_route import native_route as NativeRoute  # noqa: F401 - its old name here, still imported
 from ._proxy import request_runtime
-from ._responses_prep import make_prepare
+from ._schema import schema_text
+from .dependencies.install import install_routes
+from .exceptions import HTTP_EXCEPTION, RequestValidationError
 from .forms import check_limits as check_form_limits
 from .openapi.config import OpenAPIConfig
 from .openapi.serve import install_docs
 from .responses import JSONResponse
-from .routing import APIRouter, F, RouteDef, is_coroutine_handler
+from .routing import APIRouter, F
 from .staticfiles import mount as mount_static
 from .websockets import install_websockets
 
@@ -33,13 +36,9 @@ class ExceptionHandlers:
     def forwards_validation(self) -> bool:
         """Whether requests that fail validation in C++ must go through Python: to a RequestValidationError
         handler, or through HTTP middleware (which sees the 422), as in FastAPI."""
-        from .exceptions import RequestValidationError
-
         return self.middleware or RequestValidationError in self.by_class
 
     def lookup(self, exc: BaseException) -> Callable[..., Any] | None:
-        from .exceptions import HTTP_EXCEPTION
-
         if isinstance(exc, HTTP_EXCEPTION) and exc.status_code in self.by_status:
             return self.by_status[exc.status_code]
         for cls in type(exc).__mro__:
@@ -48,43 +47,6 @@ class ExceptionHandlers:
         if not isinstance(exc, HTTP_EXCEPTION) and 500 in self.by_status:
             return self.by_status[500]
         return None
-
-
-class NativeRoute:
-    """The description the extension reads once per route (see python/bindings/py_route.h)."""
-
-    __slots__ = (
-        "app_errors",
-        "args",
-        "body",
-        "cache_ttl",
-        "forward_errors",
-        "handler",
-        "is_coroutine",
-        "params",
-        "path_params",
-        "prepare",
-        "status_code",
-    )
-
-    def __init__(self, route: RouteDef, errors: ExceptionHandlers, *, shape: Any = None,
-                 handler: Callable[..., Any] | None = None) -> None:
-        """`shape` (default route.shape) and `handler` (default the endpoint): a route with dependencies or in an
-        app with HTTP middleware runs a runner as its handler (slipstream/dependencies/install.py)."""
-        shape = shape if shape is not None else route.shape
-        assert shape is not None
-        self.handler = handler if handler is not None else route.endpoint
-        self.is_coroutine = is_coroutine_handler(self.handler)
-        self.status_code = route.status_code or 200
-        self.args = shape.args
-        self.params = shape.params
-        self.body = shape.body
-        self.prepare = make_prepare(route)
-        self.path_params = shape.path_params
-        self.app_errors = errors
-        self.forward_errors = errors.forwards_validation() if errors is not None else False
-        # A cached response would skip dependencies and HTTP middleware.
-        self.cache_ttl = route.cache_ttl if handler is None else 0.0
 
 
 def env_or(value: Any, name: str, default: Any, convert: Callable[[str], Any] = str) -> Any:
@@ -149,8 +111,6 @@ class App(APIRouter, AppHooks):
                    methods: Sequence[str] = ("POST",)) -> None:
         """A route whose JSON body is validated in C++ against `model` (a pydantic model or any type) and
         echoed back compactly; it never takes the GIL. Invalid bodies get FastAPI's 422 (loc ["body", ...])."""
-        from ._schema import schema_text
-
         schema = schema_text(model)
         for method in methods:
             self.native_routes.append(("echo", (method.upper(), self.prefix + path, schema, status_code)))
@@ -179,9 +139,6 @@ class App(APIRouter, AppHooks):
         """build(), and the AppRuntime that runs the lifespan and counts work after responses. `late_changes`
         (the TestClient's): routes added later and every dependency_overrides change are served as FastAPI
         serves them (dependencies/late_routes.py)."""
-        from . import _native
-        from .dependencies.install import install_routes
-
         # 404/405 bodies as FastAPI answers them ({"detail": "Not Found"}), unless the app says otherwise.
         merged = {"fastapi_route_errors": True, **self.server_options,
                   **{k: v for k, v in options.items() if v is not None}}
@@ -212,6 +169,15 @@ class App(APIRouter, AppHooks):
             self.openapi_schema = self.openapi_config.document(self)
         return self.openapi_schema
 
+    def log_validation_fallback(self) -> None:
+        """Logs (INFO, logger "slipstream") each route with parameters that pydantic validates in Python because the
+        C++ validator does not model their type (RouteDef.validation_fallback); run() calls it at startup."""
+        for route in self.routes:
+            if route.validation_fallback:
+                logging.getLogger("slipstream").info(
+                    "%s %s: validated by pydantic in Python: %s", ",".join(route.methods), route.path,
+                    "; ".join(f"{name} ({why})" for name, why in route.validation_fallback))
+
     def run(self, host: str | None = None, port: int | None = None, threads: int | None = None,
             **options: Any) -> int:
         """Serves until SIGINT/SIGTERM, then drains. Arguments left out come from SLIPSTREAM_HOST,
@@ -228,5 +194,6 @@ class App(APIRouter, AppHooks):
             runtime.on_startup_failed = None  # the cycle runtime -> native -> runtime would outlive the exit
             raise
         logging.getLogger("slipstream").info("serving %s on http://%s:%d", self.title, host, native.port)
+        self.log_validation_fallback()
         rc = native.run()
         return 3 if runtime.startup_error is not None else rc

@@ -15,6 +15,9 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from .reload import FileWatcher
+from .supervisor import EXIT_STARTUP_FAILED, Supervisor
+
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -222,9 +225,6 @@ def _serve(args: argparse.Namespace, port: int, threads: int, *, worker: bool = 
 
 
 def _supervise(args: argparse.Namespace) -> int:
-    from .reload import FileWatcher
-    from .supervisor import EXIT_STARTUP_FAILED, Supervisor
-
     reservation = _reserve_port(args.host, args.port, share=args.reuse_port)
     port = reservation.getsockname()[1] if reservation is not None else args.port
     threads = args.threads or max(1, (os.cpu_count() or 1) // args.workers)

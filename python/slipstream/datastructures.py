@@ -7,6 +7,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO
 from urllib.parse import parse_qsl
 
+from pydantic_core import core_schema
+
 
 class Headers(Mapping[str, str]):
     """Case-insensitive, multi-valued; `headers["x"]` is the first value, `getlist("x")` all of them."""
@@ -203,8 +205,6 @@ class UploadFile:
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
-        from pydantic_core import core_schema
-
         return core_schema.with_info_plain_validator_function(cls._validate)
 
     @classmethod

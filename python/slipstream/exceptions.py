@@ -1,5 +1,7 @@
-"""HTTPException (answered with its status and {"detail": ...}) and RequestValidationError (422); and the errors the
-C++ validator forwards to Python when the app handles them itself (answer_forwarded)."""
+"""HTTPException (answered with its status and {"detail": ...}) and RequestValidationError (422).
+
+The errors the C++ validator forwards to Python when the app handles them itself are raised by _forwarded.py; the
+request body they carry is read by _body_of."""
 
 from __future__ import annotations
 
@@ -65,9 +67,6 @@ class RequestValidationError(Exception):
         return f"{len(self._errors)} validation error(s): {self._errors!r}"
 
 
-_BODY_PARSE_ERROR = "There was an error parsing the body"
-
-
 def _body_of(request: Any) -> Any:
     """The body as FastAPI sets `RequestValidationError.body`: parsed JSON, the text of invalid JSON, None when
     empty, the bytes of a body that is not JSON."""
@@ -82,66 +81,3 @@ def _body_of(request: Any) -> Any:
         except ValueError:
             return raw.decode("utf-8", "replace")
     return raw
-
-
-def forwarded_exception(text: str, request: Any) -> Exception:
-    """The exception FastAPI raises for the response body the C++ validator wrote: RequestValidationError for a
-    422 {"detail": [...]}, HTTPException(400) for a body that could not be read."""
-    detail = json.loads(text).get("detail")
-    if isinstance(detail, str):
-        return HTTPException(400, _BODY_PARSE_ERROR)
-    errors = [{**error, "loc": tuple(error.get("loc", ()))} for error in detail]
-    return RequestValidationError(errors, body=_body_of(request))
-
-
-def answer_forwarded(route: Any, request: Any, text: str, reply: Any) -> Any:
-    """Called by the extension for a route whose validation failures go through Python (RouteSpec.forward_errors):
-    raises them as FastAPI does, through the app's HTTP middleware (a coroutine the extension runs) or straight to
-    its exception handlers."""
-    rerun = getattr(getattr(route, "handler", None), "_slipstream_rerun", None)
-    if rerun is not None and rerun.applies(text, request):  # dependency_overrides changed: read the new tree
-        return rerun(request, reply)
-    exc = forwarded_exception(text, request)
-    models = getattr(getattr(route, "handler", None), "_slipstream_models", None)
-    if models and isinstance(exc, RequestValidationError):
-        from .dependencies import param_models
-
-        exc = RequestValidationError(param_models.merge_errors(exc.errors(), models, request, route.params),
-                                     body=exc.body)
-    early = getattr(getattr(route, "handler", None), "_slipstream_early", None)
-    if early is not None and not (isinstance(exc, RequestValidationError) and early.applies(exc.errors())):
-        early = None
-    app = getattr(request, "app", None)
-    if app is not None and getattr(app, "user_middleware", None):
-        return _through_middleware(app, request, exc, reply, early)
-    if early is not None:
-        return _after_dependencies(early, request, exc, reply)
-    reply.fail(exc, request)
-    return None
-
-
-async def _after_dependencies(early: Any, request: Any, exc: RequestValidationError, reply: Any) -> None:
-    """FastAPI's order: the dependencies with valid parameters run first; what one raises wins over the 422."""
-    try:
-        await early.run(exc.errors(), request)
-    except Exception as raised:  # noqa: BLE001 - whatever a dependency raises is the answer, as in FastAPI
-        reply.fail(raised, request)
-        return
-    reply.fail(exc, request)
-
-
-async def _through_middleware(app: Any, request: Any, exc: Exception, reply: Any, early: Any = None) -> None:
-    from . import middleware
-
-    chain = getattr(app, "_slipstream_error_chain", None)
-    if chain is None:
-        chain = middleware.MiddlewareChain([middleware.dispatcher(m) for m in app.user_middleware],
-                                           app.exception_handlers)
-        app._slipstream_error_chain = chain
-
-    async def endpoint(_request: Any) -> Any:
-        if early is not None:
-            await early.run(exc.errors(), request)  # type: ignore[attr-defined]
-        raise exc
-
-    reply.send(await chain.run(request, endpoint))

@@ -7,6 +7,8 @@ from collections.abc import Generator
 from http.cookies import _unquote as _unquote_cookie  # the unquoting Starlette applies
 from typing import Any
 
+from ._core.form_body import parse_body
+from ._lifespan import State
 from .datastructures import URL, Headers, QueryParams
 
 
@@ -62,8 +64,6 @@ class Request:
     def state(self) -> Any:
         """Per-request attributes (`request.state.user = ...`), starting from a copy of the lifespan's state."""
         if self._state is None:
-            from ._lifespan import State
-
             self._state = State(dict(self.lifespan_state or {}))
         return self._state
 
@@ -123,8 +123,6 @@ class Request:
     def form_sync(self, **limits: int) -> Any:
         """form() for def handlers: parsed once per request (later calls return the same FormData)."""
         if self._form is None:
-            from .forms import parse_body
-
             app_limits = getattr(self.app, "form_limits", None) or {}
             self._form = parse_body(self, {**app_limits, **limits})
         return self._form

@@ -4,22 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import typing
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from . import _endpoint, _lifespan, _signature
-from ._responses_prep import make_prepare
+from . import _endpoint, _lifespan
+from ._responses_prep import Default, make_prepare, return_annotation  # noqa: F401 - re-exported
+from .dependencies.shape import RouteShape, analyze
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _DefaultType:
-    def __repr__(self) -> str:
-        return "Default"
-
-
-Default: Any = _DefaultType()
 _DOC_ONLY = {"summary", "description", "response_description", "responses", "deprecated", "operation_id",
              "include_in_schema", "openapi_extra", "name", "callbacks", "generate_unique_id_function"}
 
@@ -35,10 +29,17 @@ class RouteDef:
     response_model: Any = Default
     response_class: Any = None
     tags: list[str] = dataclasses.field(default_factory=list)
-    shape: _signature.RouteShape | None = None
+    shape: RouteShape | None = None
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
     cache_ttl: float = 0.0
     dependencies: list[Any] = dataclasses.field(default_factory=list)  # Depends() run before the handler
+
+    @property
+    def validation_fallback(self) -> tuple[tuple[str, str], ...]:
+        """("source name", construct) for each parameter that pydantic validates in Python because the C++
+        validator does not model its type exactly (see _fallback.py); empty when C++ validates them all."""
+        fallback = self.shape.fallback if self.shape is not None else None
+        return fallback.reasons if fallback is not None else ()
 
 
 @dataclasses.dataclass
@@ -101,7 +102,7 @@ class APIRouter:
                          tags=[*self.tags, *(tags or [])], options=doc, cache_ttl=float(cache_ttl or 0),
                          dependencies=dependencies)
         # Analyzed here so that a bad signature fails at the decorator, as in FastAPI.
-        route.shape = _signature.analyze(endpoint, full, dependencies=dependencies)
+        route.shape = analyze(endpoint, full, dependencies=dependencies)
         make_prepare(route)
         self.routes.append(route)
 
@@ -198,11 +199,3 @@ def is_coroutine_handler(func: Callable[..., Any]) -> bool:
         return True
     call = getattr(func, "__call__", None)  # noqa: B004 - callable objects with async __call__
     return call is not None and inspect.iscoroutinefunction(call)
-
-
-def return_annotation(func: Callable[..., Any]) -> Any:
-    try:
-        hints = typing.get_type_hints(func, include_extras=True)
-    except Exception:  # noqa: BLE001 - unresolvable hints: no response model
-        return inspect.Signature.empty
-    return hints.get("return", inspect.Signature.empty)

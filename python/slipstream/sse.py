@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, Field, model_validator
 
+from . import _native
 from ._streaming_responses import EventSourceResponse
 
 KEEPALIVE_COMMENT = b": ping\n\n"
@@ -52,8 +53,6 @@ class ServerSentEvent(BaseModel):
 def format_sse_event(*, data_str: str | None = None, event: str | None = None, id: str | None = None,
                      retry: int | None = None, comment: str | None = None) -> bytes:
     """FastAPI's wire format: comment lines, `event:`, one `data:` per line (CRLF, CR, LF), `id:`, `retry:`, blank."""
-    from . import _native
-
     return _native.format_sse(data_str, event, id, retry, comment)
 
 

@@ -9,13 +9,11 @@ import threading
 import weakref
 import zlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
+from ._ws_session import WebSocketTestSession
 from .datastructures import Headers
-
-if TYPE_CHECKING:
-    from ._ws_session import WebSocketTestSession
 
 # Clients still open at exit are closed first: the server's threads must stop before the interpreter does.
 _open_clients: weakref.WeakSet[TestClient] = weakref.WeakSet()
@@ -208,8 +206,6 @@ class TestClient:
                           cookies: Mapping[str, str] | None = None) -> WebSocketTestSession:
         """A WebSocket session (Starlette's WebSocketTestSession), used as a context manager:
         `with client.websocket_connect("/ws") as ws: ws.send_text("hi"); ws.receive_text()`."""
-        from ._ws_session import WebSocketTestSession
-
         if self._native is None:
             raise RuntimeError("the TestClient is closed")
         parts = urlsplit(url)

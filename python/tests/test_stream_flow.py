@@ -5,12 +5,11 @@ generators are closed; other streams run until the drain deadline cuts them)."""
 import asyncio
 import socket
 import threading
-import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
-from slipstream import App, StreamingResponse
+from slipstream import App, StreamingResponse, _streaming
 from slipstream.sse import EventSourceResponse, format_sse_event
 
 RECORDS = 4096  # records of 16 bytes per chunk: 64 KiB
@@ -46,11 +45,13 @@ class ChunkedStream:
         self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: t\r\n\r\n".encode())
         self.buf = b""
         self.status = 0
+        self.received = 0  # bytes taken from the socket
 
     def _fill(self) -> None:
         data = self.sock.recv(262144)
         if not data:
             raise ConnectionError("closed")
+        self.received += len(data)
         self.buf += data
 
     def _until(self, marker: bytes) -> bytes:
@@ -90,34 +91,75 @@ def assert_chunks(body: bytes) -> None:
         assert body[14 - d::16] == (cycle * (n // len(cycle) + 1))[:n], f"the 10^{d} digits"
 
 
-def wait_until_stalled(progress: list[int]) -> int:
-    """Polls the producer's progress until it stops moving; returns where it stopped."""
-    deadline = time.monotonic() + 20
-    last = -1
-    while progress[0] != last:
-        assert time.monotonic() < deadline, "the producer never paused"
-        last = progress[0]
-        time.sleep(0.3)
-    return last
+BOUND = 24 * 1024 * 1024  # the high-water mark (1 MiB) plus what the kernel buffers hold, far below 100 MB
+
+
+class Pauses:
+    """The server side's signal that it paused a producer: each wait of the stream pump for a writable stream
+    (slipstream._streaming.wait_writable, entered only when the writer refused more) is counted, on the
+    executor's thread. A wake must come from the client reading the queue down (the writer takes more then);
+    a wake with the writer still full is counted as spurious."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.cond = threading.Condition()
+        self.entered = 0
+        self.left = 0
+        self.spurious = 0
+        self.done = False  # the producer ran to its end
+        self.ran_away = False  # the producer got BOUND ahead of what the client received
+        original = _streaming.wait_writable
+
+        async def wait_writable(writer: Any) -> None:
+            with self.cond:
+                self.entered += 1
+                self.cond.notify_all()
+            await original(writer)
+            with self.cond:
+                self.left += 1
+                if not writer.writable and not writer.cancelled:
+                    self.spurious += 1
+                self.cond.notify_all()
+
+        monkeypatch.setattr(_streaming, "wait_writable", wait_writable)
+
+    def paused(self) -> bool:
+        return self.entered > self.left
+
+    def flag(self, attr: str) -> None:
+        with self.cond:
+            setattr(self, attr, True)
+            self.cond.notify_all()
+
+    def wait_for(self, what: str, ready: Callable[[], bool]) -> None:
+        """Until ready() holds (the producer paused, or it ended); fails when it ran away, or after 20 s."""
+        with self.cond:
+            assert self.cond.wait_for(lambda: ready() or self.ran_away, timeout=20), f"no {what} in 20 s"
+            assert not self.ran_away, f"the producer got {BOUND} bytes ahead of the client"
 
 
 @pytest.mark.parametrize("kind", ["async", "sync"])
-def test_a_client_that_does_not_read_pauses_the_generator(kind: str) -> None:
+def test_a_client_that_does_not_read_pauses_the_generator(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
     app = App()
+    pauses = Pauses(monkeypatch)
     progress = [0]  # bytes produced so far
+    received = [0]  # bytes the client took from its socket so far
+
+    def produced(chunk: bytes) -> bytes:
+        progress[0] += len(chunk)
+        if progress[0] - received[0] > BOUND:
+            pauses.flag("ran_away")
+        return chunk
 
     async def agen() -> AsyncIterator[bytes]:
         for c in range(MIB * 16):
-            chunk = record_chunk(c)
-            progress[0] += len(chunk)
-            yield chunk
+            yield produced(record_chunk(c))
             await asyncio.sleep(0)
+        pauses.flag("done")
 
     def gen() -> Iterator[bytes]:
         for c in range(MIB * 16):
-            chunk = record_chunk(c)
-            progress[0] += len(chunk)
-            yield chunk
+            yield produced(record_chunk(c))
+        pauses.flag("done")
 
     @app.get("/bulk")
     def bulk() -> StreamingResponse:
@@ -126,14 +168,24 @@ def test_a_client_that_does_not_read_pauses_the_generator(kind: str) -> None:
     server = Served(app)
     try:
         stream = ChunkedStream(server.port, "/bulk", rcvbuf=64 * 1024)
-        # Queued: the high-water mark (1 MiB) plus what the kernel buffers hold, far below 100 MB.
-        assert wait_until_stalled(progress) < 24 * 1024 * 1024
+        # Nothing is read until the server paused the producer: it must, long before the body's 100 MB.
+        pauses.wait_for("pause", pauses.paused)
+        assert progress[0] < BOUND
+        # Then the client reads only while the producer is paused: every byte produced past that point was
+        # made room for by the client, and the producer never gets BOUND ahead of it.
         body = bytearray()
-        while chunk := stream.chunk():
+        while True:
+            pauses.wait_for("pause or end", lambda: pauses.paused() or pauses.done)
+            chunk = stream.chunk()
+            received[0] = stream.received
+            if not chunk:
+                break
             body += chunk
         assert stream.status == 200
         assert len(body) == MIB * 1024 * 1024 == progress[0]
         assert_chunks(bytes(body))
+        assert pauses.spurious == 0, "the producer was woken while the client had not read the queue down"
+        assert pauses.entered > 1  # paused again and again while the client caught up
         stream.close()
     finally:
         server.stop()

@@ -3,11 +3,12 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "app/registry.h"
-#include "server/compression_policy.h"
-#include "server/cors/cors_policy.h"
-#include "server/ratelimit/rate.h"
+#include "policy/cors/cors_policy.h"
+#include "policy/ratelimit/rate.h"
+#include "server/coding/compression_policy.h"
 
 namespace slipstream::app {
 namespace {
@@ -105,15 +106,15 @@ std::string compression_types(std::string_view s) {
 
 std::string cors_check(std::string_view s, std::string ServerOptions::*field) {
     return refusal_of(s, field, [](const ServerOptions& o) {
-        (void)server::cors::CorsPolicy::compile(o);
-        (void)server::cors::parse_cors_config(o);
+        (void)policy::cors::CorsPolicy::compile(o);
+        (void)policy::cors::parse_cors_config(o);
     });
 }
 
 // The rate limiter's own parser decides: "100/s", "6000/m", "10/5s"...; empty: no limit.
 std::string rate_text(std::string_view s) {
     if (s.empty()) return "";
-    base::Result<server::ratelimit::Rate> rate = server::ratelimit::Rate::parse(s);
+    base::Result<policy::ratelimit::Rate> rate = policy::ratelimit::Rate::parse(s);
     return rate.is_ok() ? "" : rate.status().message();
 }
 
@@ -141,288 +142,290 @@ std::string route_path(std::string_view s) {
     return "";
 }
 
-Option make(OptionKind kind, std::string name, OptionGroup group, std::string value_name, std::string help,
-            Access access, std::uint64_t min = 0, std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
-    Option o;
-    o.name = std::move(name);
-    o.kind = kind;
-    o.group = group;
-    o.value_name = std::move(value_name);
-    o.help = std::move(help);
-    o.min = min;
-    o.max = max;
-    o.set = std::move(access.set);
-    o.get = std::move(access.get);
-    return o;
+constexpr std::uint64_t kNoMax = std::numeric_limits<std::uint64_t>::max();
+
+// How an option's text is parsed: its kind and range, the check of a string, the choices of a choice.
+struct Type {
+    OptionKind kind;
+    std::uint64_t min = 0;
+    std::uint64_t max = kNoMax;
+    std::string (*check)(std::string_view) = nullptr;
+    std::vector<std::string> choices = {};
+};
+
+Type boolean() {
+    return {OptionKind::kBool};
+}
+Type integer(std::uint64_t min, std::uint64_t max) {
+    return {OptionKind::kInteger, min, max};
+}
+Type sized(std::uint64_t min, std::uint64_t max) {
+    return {OptionKind::kSize, min, max};
+}
+Type duration(std::uint64_t min, std::uint64_t max) {
+    return {OptionKind::kDuration, min, max};
+}
+Type textual(std::string (*check)(std::string_view) = nullptr) {
+    return {OptionKind::kString, 0, kNoMax, check};
+}
+Type choice(std::vector<std::string> choices) {
+    return {OptionKind::kChoice, 0, kNoMax, nullptr, std::move(choices)};
 }
 
-Option with_check(Option o, std::string (*check)(std::string_view)) {
-    o.check = check;
+// One row of the table: everything an Option holds.
+struct Row {
+    const char* name;
+    OptionGroup group;
+    const char* value_name;
+    const char* help;
+    Type type;
+    Access access;
+    bool in_file = true;
+};
+
+Option option_of(Row&& row) {
+    Option o;
+    o.name = row.name;
+    o.kind = row.type.kind;
+    o.group = row.group;
+    o.value_name = row.value_name;
+    o.help = row.help;
+    o.min = row.type.min;
+    o.max = row.type.max;
+    o.choices = std::move(row.type.choices);
+    if (row.type.check != nullptr) o.check = row.type.check;
+    o.in_file = row.in_file;
+    o.set = std::move(row.access.set);
+    o.get = std::move(row.access.get);
     return o;
 }
 
 }  // namespace
 
 Registry make_config_registry() {
-    using K = OptionKind;
     using G = OptionGroup;
     const auto srv = &Config::server;
     const auto run = &Config::run;
-    Registry r;
-
-    Option config =
-        make(K::kString, "config", G::kGeneral, "FILE", "read options from FILE (key = value lines)", config_path());
-    config.in_file = false;
-    r.add(std::move(config));
-    r.add(make(K::kInteger, "threads", G::kGeneral, "N", "I/O threads; 0 means one per core",
-               number(srv, &ServerOptions::threads), 0, 1024));
-    r.add(make(K::kBool, "io-uring", G::kGeneral, "",
-               "I/O threads use io_uring instead of epoll (plain connections: one system call per request)",
-               flag(srv, &ServerOptions::io_uring)));
-    r.add(make(K::kBool, "request-id-response", G::kGeneral, "",
-               "send X-Request-ID (the client's or a generated one) on every response; off: logs and handlers only",
-               flag(srv, &ServerOptions::request_id_response)));
-    r.add(with_check(make(K::kString, "server-header", G::kGeneral, "TEXT",
-                          "value of the Server header; empty sends none", text(srv, &ServerOptions::server_header)),
-                     header_value));
-
-    r.add(
-        with_check(make(K::kString, "host", G::kListen, "HOST", "address to listen on", text(run, &RunSettings::host)),
-                   not_empty));
-    r.add(make(K::kInteger, "port", G::kListen, "PORT", "TCP port; 0 picks a free one", number(run, &RunSettings::port),
-               0, 65535));
-    r.add(make(K::kString, "unix", G::kListen, "PATH", "listen on this Unix socket instead of host:port",
-               text(run, &RunSettings::unix_path)));
-
-    r.add(make(K::kSize, "max-request-line", G::kLimits, "SIZE", "longest request line; 414 past it",
-               number(srv, &ServerOptions::max_request_line), 16, kMiB));
-    r.add(make(K::kSize, "max-header-bytes", G::kLimits, "SIZE", "largest request head; 431 past it",
-               number(srv, &ServerOptions::max_header_bytes), 64, 16 * kMiB));
-    r.add(make(K::kInteger, "max-headers", G::kLimits, "N", "most request header fields; 431 past it",
-               number(srv, &ServerOptions::max_headers), 1, 10'000));
-    r.add(make(K::kSize, "max-body-bytes", G::kLimits, "SIZE", "largest request body; 413 past it",
-               number(srv, &ServerOptions::max_body_bytes), 0, 64 * kGiB));
-
-    r.add(make(K::kDuration, "header-timeout", G::kTimeouts, "DURATION", "whole request head; 408 past it",
-               number(srv, &ServerOptions::header_timeout_ms), 1, kDay));
-    r.add(make(K::kDuration, "body-timeout", G::kTimeouts, "DURATION", "body inactivity; 408 past it",
-               number(srv, &ServerOptions::body_timeout_ms), 1, kDay));
-    r.add(make(K::kDuration, "keepalive-timeout", G::kTimeouts, "DURATION", "idle time between requests; then close",
-               number(srv, &ServerOptions::keepalive_timeout_ms), 1, kDay));
-    r.add(make(K::kDuration, "write-timeout", G::kTimeouts, "DURATION", "client stopped reading; then close",
-               number(srv, &ServerOptions::write_timeout_ms), 1, kDay));
-    r.add(make(K::kDuration, "handler-timeout", G::kTimeouts, "DURATION", "no answer from the handler; 504 past it",
-               number(srv, &ServerOptions::handler_timeout_ms), 1, kDay));
-    r.add(make(K::kDuration, "drain-timeout", G::kTimeouts, "DURATION",
-               "deadline for in-flight work after a stop signal", number(srv, &ServerOptions::drain_timeout_ms), 0,
-               kDay));
-
-    r.add(make(K::kInteger, "max-connections", G::kConnections, "N", "open connections; past it new ones get 503",
-               number(srv, &ServerOptions::max_connections), 1, 10'000'000));
-    // Slow and greedy clients, and a port already in use.
-    r.add(make(K::kSize, "body-min-rate", G::kTimeouts, "SIZE",
-               "bytes/s a request body must average once --body-timeout has passed; 408 below it; 0: off",
-               number(srv, &ServerOptions::body_min_rate), 0, kGiB));
-    r.add(make(K::kSize, "write-min-rate", G::kTimeouts, "SIZE",
-               "bytes/s waiting output must average once --write-timeout has passed; close below it; 0: off",
-               number(srv, &ServerOptions::write_min_rate), 0, kGiB));
-    r.add(make(K::kInteger, "max-connections-per-ip", G::kConnections, "N",
-               "open connections per client address (IPv6: per /64); past it new ones get 429; 0: no cap",
-               number(srv, &ServerOptions::max_connections_per_ip), 0, 10'000'000));
-    r.add(make(K::kBool, "reuse-port", G::kListen, "",
-               "share the port with other processes' listeners (SO_REUSEPORT); off: a port in use fails the start",
-               flag(srv, &ServerOptions::reuse_port)));
-    r.add(make(K::kInteger, "max-requests-per-connection", G::kConnections, "N", "then Connection: close",
-               number(srv, &ServerOptions::max_requests_per_connection), 1, 1'000'000'000));
-    r.add(make(K::kInteger, "max-pipelined", G::kConnections, "N",
-               "requests in flight per connection before reading pauses", number(srv, &ServerOptions::max_pipelined), 1,
-               65'536));
-    r.add(make(K::kSize, "max-output-buffer", G::kConnections, "SIZE",
-               "unsent bytes per connection before reading pauses", number(srv, &ServerOptions::max_output_buffer),
-               4 * kKiB, kGiB));
-    r.add(make(K::kSize, "stream-high-water", G::kConnections, "SIZE",
-               "bytes queued for one streamed response before its producer pauses (resumes at half)",
-               number(srv, &ServerOptions::stream_high_water_bytes), 4 * kKiB, kGiB));
-
-    Option level = make(K::kChoice, "log-level", G::kLogging, "LEVEL", "least severe message logged", log_level());
-    level.choices = {"debug", "info", "warn", "error", "off"};
-    r.add(std::move(level));
-    r.add(make(K::kBool, "access-log", G::kLogging, "", "write one line per request",
-               flag(&Config::server, &ServerOptions::access_log)));
-    r.add(make(K::kDuration, "access-log-flush", G::kLogging, "DURATION",
-               "write pending access-log lines at least this often", number(srv, &ServerOptions::access_log_flush_ms),
-               1, kDay));
-    r.add(make(K::kBool, "request-metrics", G::kLogging, "",
-               "count requests, latency and bytes per route, method and status in /metrics",
-               flag(&Config::server, &ServerOptions::request_metrics)));
-    r.add(make(K::kBool, "validation-problem-json", G::kGeneral, "",
-               "answer requests that fail validation with 422 application/problem+json, not FastAPI's body",
-               flag(&Config::server, &ServerOptions::validation_problem_json)));
-    r.add(with_check(make(K::kString, "access-log-path", G::kLogging, "PATH", "access log file; '-' is stdout",
-                          text(run, &RunSettings::access_log_path)),
-                     not_empty));
-
-    const auto c = G::kCompression;
-    r.add(make(K::kBool, "compression", c, "", "compress responses with a coding the client accepts",
-               flag(srv, &ServerOptions::compression)));
-    r.add(make(K::kSize, "compression-min-size", c, "SIZE", "smaller response bodies are sent uncompressed",
-               number(srv, &ServerOptions::compression_min_size), 0, kGiB));
-    r.add(with_check(
-        make(K::kString, "compression-encodings", c, "LIST", "codings offered, best first (gzip, br, zstd, deflate)",
-             text(srv, &ServerOptions::compression_encodings)),
-        compression_encodings));
-    r.add(with_check(
-        make(K::kString, "compression-types", c, "LIST", "media types compressed (type/subtype, type/*, type/*+suffix)",
-             text(srv, &ServerOptions::compression_types)),
-        compression_types));
-    r.add(make(K::kInteger, "gzip-level", c, "N", "gzip (and deflate) level", number(srv, &ServerOptions::gzip_level),
-               1, 9));
-    r.add(make(K::kInteger, "brotli-level", c, "N", "br quality", number(srv, &ServerOptions::brotli_level), 0, 11));
-    r.add(make(K::kInteger, "zstd-level", c, "N", "zstd level", number(srv, &ServerOptions::zstd_level), 1, 19));
-    r.add(make(K::kBool, "compress-sse", c, "", "compress event streams too (flushed per event)",
-               flag(srv, &ServerOptions::compress_sse)));
-    r.add(make(K::kBool, "request-decompression", c, "", "decode request bodies sent with Content-Encoding (else 415)",
-               flag(srv, &ServerOptions::request_decompression)));
-    r.add(make(K::kSize, "max-decompressed-body-bytes", c, "SIZE",
-               "largest decoded request body (413); 0: max-body-bytes",
-               number(srv, &ServerOptions::max_decompressed_body_bytes), 0, 64 * kGiB));
-    r.add(make(K::kInteger, "max-decompression-ratio", c, "N",
-               "largest decoded/encoded size ratio past 64 KiB (413); 0: none",
-               number(srv, &ServerOptions::max_decompression_ratio), 0, 1'000'000));
-    r.add(make(K::kDuration, "sse-heartbeat", c, "DURATION", "comment sent on an idle event stream; 0 disables",
-               number(srv, &ServerOptions::sse_heartbeat_ms), 0, kDay));
-
-    const auto tls = G::kTls;
-    r.add(make(K::kString, "tls-cert", tls, "PATH", "certificate chain (PEM); TLS is on when it and --tls-key are set",
-               text(srv, &ServerOptions::tls_cert_file)));
-    r.add(make(K::kString, "tls-key", tls, "PATH", "private key (PEM) of the certificate",
-               text(srv, &ServerOptions::tls_key_file)));
-    r.add(make(K::kString, "tls-client-ca", tls, "PATH",
-               "CA certificates (PEM); when set, clients must present one (mTLS)",
-               text(srv, &ServerOptions::tls_client_ca_file)));
-    r.add(make(K::kDuration, "tls-handshake-timeout", tls, "DURATION", "TLS handshake not finished; then close",
-               number(srv, &ServerOptions::tls_handshake_timeout_ms), 1, kDay));
-
-    const auto h2 = G::kHttp2;
+    using S = ServerOptions;
     constexpr std::uint64_t kMaxWindow = (1u << 31) - 1;
-    r.add(make(K::kBool, "http2", h2, "", "serve HTTP/2 (ALPN h2 over TLS, prior knowledge in cleartext)",
-               flag(srv, &ServerOptions::http2)));
-    r.add(make(K::kInteger, "h2-max-concurrent-streams", h2, "N", "streams open at once per connection",
-               number(srv, &ServerOptions::h2_max_concurrent_streams), 1, 1'000'000));
-    r.add(make(K::kSize, "h2-max-header-list-size", h2, "SIZE", "request header list (RFC 9113 size); 431 past it",
-               number(srv, &ServerOptions::h2_max_header_list_size), kKiB, 16 * kMiB));
-    r.add(make(K::kSize, "h2-initial-window-size", h2, "SIZE", "per-stream receive window for request bodies",
-               number(srv, &ServerOptions::h2_initial_window_size), 0, kMaxWindow));
-    r.add(make(K::kSize, "h2-connection-window-size", h2, "SIZE", "per-connection receive window",
-               number(srv, &ServerOptions::h2_connection_window_size), 65'535, kMaxWindow));
-    r.add(make(K::kInteger, "h2-reset-burst", h2, "N", "client stream resets allowed at once (rapid reset)",
-               number(srv, &ServerOptions::h2_reset_burst), 1, 1'000'000));
-    r.add(make(K::kInteger, "h2-reset-rate", h2, "N", "client stream resets allowed per second after the burst",
-               number(srv, &ServerOptions::h2_reset_rate), 1, 1'000'000));
-    r.add(make(K::kInteger, "h2-control-burst", h2, "N",
-               "PING/SETTINGS/PRIORITY/WINDOW_UPDATE/empty frames allowed at once",
-               number(srv, &ServerOptions::h2_control_burst), 1, 1'000'000));
-    r.add(make(K::kInteger, "h2-control-rate", h2, "N", "such frames allowed per second after the burst",
-               number(srv, &ServerOptions::h2_control_rate), 1, 1'000'000));
-    r.add(make(K::kInteger, "h2-max-continuations", h2, "N", "CONTINUATION frames per header block",
-               number(srv, &ServerOptions::h2_max_continuations), 1, 1'000));
 
-    r.add(make(K::kInteger, "max-handlers-in-flight", G::kLimits, "N",
-               "asynchronous handlers running at once; past it 503 (HTTP/2: REFUSED_STREAM)",
-               number(srv, &ServerOptions::max_handlers_in_flight), 1, 10'000'000));
+    // In --help order within each group.
+    Row rows[] = {
+        {"config", G::kGeneral, "FILE", "read options from FILE (key = value lines)", textual(), config_path(), false},
+        {"threads", G::kGeneral, "N", "I/O threads; 0 means one per core", integer(0, 1024), number(srv, &S::threads)},
+        {"io-uring", G::kGeneral, "",
+         "I/O threads use io_uring instead of epoll (plain connections: one system call per request)", boolean(),
+         flag(srv, &S::io_uring)},
+        {"request-id-response", G::kGeneral, "",
+         "send X-Request-ID (the client's or a generated one) on every response; off: logs and handlers only",
+         boolean(), flag(srv, &S::request_id_response)},
+        {"server-header", G::kGeneral, "TEXT", "value of the Server header; empty sends none", textual(header_value),
+         text(srv, &S::server_header)},
 
-    const auto ws = G::kWebSocket;
-    r.add(make(K::kSize, "ws-max-message-bytes", ws, "SIZE", "largest message after reassembly and inflation (1009)",
-               number(srv, &ServerOptions::ws_max_message_bytes), 1, kGiB));
-    r.add(make(K::kSize, "ws-max-frame-bytes", ws, "SIZE", "largest frame payload (1009)",
-               number(srv, &ServerOptions::ws_max_frame_bytes), 1, kGiB));
-    r.add(make(K::kSize, "ws-max-send-queue-bytes", ws, "SIZE", "unsent bytes per connection before sends are refused",
-               number(srv, &ServerOptions::ws_max_send_queue_bytes), 1, kGiB));
-    r.add(make(K::kBool, "ws-deflate", ws, "", "accept permessage-deflate offers",
-               flag(srv, &ServerOptions::ws_deflate)));
-    r.add(make(K::kDuration, "ws-ping-interval", ws, "DURATION", "server ping after this much silence; 0: never",
-               number(srv, &ServerOptions::ws_ping_interval_ms), 0, kDay));
-    r.add(make(K::kDuration, "ws-pong-timeout", ws, "DURATION", "no pong in time: the connection is dropped",
-               number(srv, &ServerOptions::ws_pong_timeout_ms), 1, kDay));
-    r.add(make(K::kDuration, "ws-close-timeout", ws, "DURATION", "wait for the client's close frame, then drop",
-               number(srv, &ServerOptions::ws_close_timeout_ms), 1, kDay));
+        {"host", G::kListen, "HOST", "address to listen on", textual(not_empty), text(run, &RunSettings::host)},
+        {"port", G::kListen, "PORT", "TCP port; 0 picks a free one", integer(0, 65535),
+         number(run, &RunSettings::port)},
+        {"unix", G::kListen, "PATH", "listen on this Unix socket instead of host:port", textual(),
+         text(run, &RunSettings::unix_path)},
 
-    const auto cors = G::kCors;
-    r.add(with_check(make(K::kString, "cors-allow-origins", cors, "LIST",
-                          "origins allowed cross-origin requests ('*': any); CORS is on when this or "
-                          "--cors-allow-origin-regex is set",
-                          text(srv, &ServerOptions::cors_allow_origins)),
-                     cors_origins));
-    r.add(with_check(make(K::kString, "cors-allow-origin-regex", cors, "REGEX",
-                          "also allowed: origins this RE2 pattern matches in full",
-                          text(srv, &ServerOptions::cors_allow_origin_regex)),
-                     cors_origin_regex));
-    r.add(with_check(make(K::kString, "cors-allow-methods", cors, "LIST", "methods a preflight may ask for ('*': all)",
-                          text(srv, &ServerOptions::cors_allow_methods)),
-                     cors_methods));
-    r.add(with_check(make(K::kString, "cors-allow-headers", cors, "LIST",
-                          "request headers a preflight may name ('*': any); Accept, Accept-Language, "
-                          "Content-Language and Content-Type always may",
-                          text(srv, &ServerOptions::cors_allow_headers)),
-                     cors_headers));
-    r.add(make(K::kBool, "cors-allow-credentials", cors, "",
-               "send Access-Control-Allow-Credentials: true (a '*' origin is then answered with the origin)",
-               flag(srv, &ServerOptions::cors_allow_credentials)));
-    r.add(with_check(make(K::kString, "cors-expose-headers", cors, "LIST",
-                          "response headers scripts may read (Access-Control-Expose-Headers)",
-                          text(srv, &ServerOptions::cors_expose_headers)),
-                     cors_expose_headers));
-    r.add(make(K::kBool, "cors-allow-private-network", cors, "", "allow preflights asking for private network access",
-               flag(srv, &ServerOptions::cors_allow_private_network)));
-    r.add(make(K::kInteger, "cors-max-age", cors, "SECONDS", "how long browsers may keep a preflight's answer",
-               number(srv, &ServerOptions::cors_max_age), 0, std::numeric_limits<std::uint32_t>::max()));
+        {"max-request-line", G::kLimits, "SIZE", "longest request line; 414 past it", sized(16, kMiB),
+         number(srv, &S::max_request_line)},
+        {"max-header-bytes", G::kLimits, "SIZE", "largest request head; 431 past it", sized(64, 16 * kMiB),
+         number(srv, &S::max_header_bytes)},
+        {"max-headers", G::kLimits, "N", "most request header fields; 431 past it", integer(1, 10'000),
+         number(srv, &S::max_headers)},
+        {"max-body-bytes", G::kLimits, "SIZE", "largest request body; 413 past it", sized(0, 64 * kGiB),
+         number(srv, &S::max_body_bytes)},
 
-    const auto access = G::kAccess;
-    Option auth = make(K::kChoice, "auth", access, "MODE",
-                       "authenticate requests: off, optional (checked when sent) or required (401 without)",
-                       text(srv, &ServerOptions::auth));
-    auth.choices = {"off", "optional", "required"};
-    r.add(std::move(auth));
-    r.add(make(K::kString, "api-keys-file", access, "PATH",
-               "API keys: '<principal> <key> [<rate>]' lines; only their SHA-256 digests are kept",
-               text(srv, &ServerOptions::api_keys_file)));
-    r.add(with_check(make(K::kString, "api-key-header", access, "NAME",
-                          "request field carrying an API key (Authorization: Bearer <key> works too)",
-                          text(srv, &ServerOptions::api_key_header)),
-                     not_empty));
-    r.add(make(K::kString, "jwt-secret-file", access, "PATH", "file holding the HS256/384/512 secret of JWTs",
-               text(srv, &ServerOptions::jwt_secret_file)));
-    r.add(make(K::kString, "jwt-public-key-file", access, "PATH",
-               "PEM public key of JWTs (RSA, EC or Ed25519/Ed448; the algorithm follows from the key)",
-               text(srv, &ServerOptions::jwt_public_key_file)));
-    r.add(make(K::kString, "jwt-issuer", access, "ISS", "when set, a JWT's iss must equal it",
-               text(srv, &ServerOptions::jwt_issuer)));
-    r.add(make(K::kString, "jwt-audience", access, "AUD", "when set, a JWT's aud must contain it",
-               text(srv, &ServerOptions::jwt_audience)));
-    r.add(make(K::kDuration, "jwt-leeway", access, "DURATION", "clock skew allowed on exp, nbf and iat",
-               number(srv, &ServerOptions::jwt_leeway_ms), 0, kDay));
-    r.add(make(K::kString, "auth-public-paths", access, "LIST",
-               "route templates served without credentials or rate limits (the probes always are)",
-               text(srv, &ServerOptions::auth_public_paths)));
-    r.add(with_check(make(K::kString, "rate-limit", access, "RATE",
-                          "requests per principal (or client address) and period: 100/s, 6000/m, 10/5s; "
-                          "429 past it",
-                          text(srv, &ServerOptions::rate_limit)),
-                     rate_text));
-    r.add(make(K::kInteger, "rate-limit-burst", access, "N", "requests a full bucket allows at once; 0: the rate's",
-               number(srv, &ServerOptions::rate_limit_burst), 0, 1'000'000'000));
-    r.add(make(K::kInteger, "rate-limit-max-keys", access, "N",
-               "principals and addresses remembered (least recently used forgotten)",
-               number(srv, &ServerOptions::rate_limit_max_keys), 1, 1'000'000'000));
+        {"header-timeout", G::kTimeouts, "DURATION", "whole request head; 408 past it", duration(1, kDay),
+         number(srv, &S::header_timeout_ms)},
+        {"body-timeout", G::kTimeouts, "DURATION", "body inactivity; 408 past it", duration(1, kDay),
+         number(srv, &S::body_timeout_ms)},
+        {"keepalive-timeout", G::kTimeouts, "DURATION", "idle time between requests; then close", duration(1, kDay),
+         number(srv, &S::keepalive_timeout_ms)},
+        {"write-timeout", G::kTimeouts, "DURATION", "client stopped reading; then close", duration(1, kDay),
+         number(srv, &S::write_timeout_ms)},
+        {"handler-timeout", G::kTimeouts, "DURATION", "no answer from the handler; 504 past it", duration(1, kDay),
+         number(srv, &S::handler_timeout_ms)},
+        {"drain-timeout", G::kTimeouts, "DURATION", "deadline for in-flight work after a stop signal",
+         duration(0, kDay), number(srv, &S::drain_timeout_ms)},
 
-    const std::pair<const char*, std::string ServerOptions::*> routes[] = {{"health", &ServerOptions::health_path},
-                                                                           {"livez", &ServerOptions::livez_path},
-                                                                           {"readyz", &ServerOptions::readyz_path},
-                                                                           {"metrics", &ServerOptions::metrics_path}};
-    for (const auto& [what, field] : routes)
-        r.add(with_check(make(K::kString, std::string(what) + "-path", G::kBuiltinRoutes, "PATH",
-                              std::string("path of the builtin ") + what + " route; 'off' disables it", route(field)),
-                         route_path));
+        {"max-connections", G::kConnections, "N", "open connections; past it new ones get 503", integer(1, 10'000'000),
+         number(srv, &S::max_connections)},
+        // Slow and greedy clients, and a port already in use.
+        {"body-min-rate", G::kTimeouts, "SIZE",
+         "bytes/s a request body must average once --body-timeout has passed; 408 below it; 0: off", sized(0, kGiB),
+         number(srv, &S::body_min_rate)},
+        {"write-min-rate", G::kTimeouts, "SIZE",
+         "bytes/s waiting output must average once --write-timeout has passed; close below it; 0: off", sized(0, kGiB),
+         number(srv, &S::write_min_rate)},
+        {"max-connections-per-ip", G::kConnections, "N",
+         "open connections per client address (IPv6: per /64); past it new ones get 429; 0: no cap",
+         integer(0, 10'000'000), number(srv, &S::max_connections_per_ip)},
+        {"reuse-port", G::kListen, "",
+         "share the port with other processes' listeners (SO_REUSEPORT); off: a port in use fails the start", boolean(),
+         flag(srv, &S::reuse_port)},
+        {"max-requests-per-connection", G::kConnections, "N", "then Connection: close", integer(1, 1'000'000'000),
+         number(srv, &S::max_requests_per_connection)},
+        {"max-pipelined", G::kConnections, "N", "requests in flight per connection before reading pauses",
+         integer(1, 65'536), number(srv, &S::max_pipelined)},
+        {"max-output-buffer", G::kConnections, "SIZE", "unsent bytes per connection before reading pauses",
+         sized(4 * kKiB, kGiB), number(srv, &S::max_output_buffer)},
+        {"stream-high-water", G::kConnections, "SIZE",
+         "bytes queued for one streamed response before its producer pauses (resumes at half)", sized(4 * kKiB, kGiB),
+         number(srv, &S::stream_high_water_bytes)},
+
+        {"log-level", G::kLogging, "LEVEL", "least severe message logged",
+         choice({"debug", "info", "warn", "error", "off"}), log_level()},
+        {"access-log", G::kLogging, "", "write one line per request", boolean(), flag(srv, &S::access_log)},
+        {"access-log-flush", G::kLogging, "DURATION", "write pending access-log lines at least this often",
+         duration(1, kDay), number(srv, &S::access_log_flush_ms)},
+        {"request-metrics", G::kLogging, "",
+         "count requests, latency and bytes per route, method and status in /metrics", boolean(),
+         flag(srv, &S::request_metrics)},
+        {"validation-problem-json", G::kGeneral, "",
+         "answer requests that fail validation with 422 application/problem+json, not FastAPI's body", boolean(),
+         flag(srv, &S::validation_problem_json)},
+        {"access-log-path", G::kLogging, "PATH", "access log file; '-' is stdout", textual(not_empty),
+         text(run, &RunSettings::access_log_path)},
+
+        {"compression", G::kCompression, "", "compress responses with a coding the client accepts", boolean(),
+         flag(srv, &S::compression)},
+        {"compression-min-size", G::kCompression, "SIZE", "smaller response bodies are sent uncompressed",
+         sized(0, kGiB), number(srv, &S::compression_min_size)},
+        {"compression-encodings", G::kCompression, "LIST", "codings offered, best first (gzip, br, zstd, deflate)",
+         textual(compression_encodings), text(srv, &S::compression_encodings)},
+        {"compression-types", G::kCompression, "LIST", "media types compressed (type/subtype, type/*, type/*+suffix)",
+         textual(compression_types), text(srv, &S::compression_types)},
+        {"gzip-level", G::kCompression, "N", "gzip (and deflate) level", integer(1, 9), number(srv, &S::gzip_level)},
+        {"brotli-level", G::kCompression, "N", "br quality", integer(0, 11), number(srv, &S::brotli_level)},
+        {"zstd-level", G::kCompression, "N", "zstd level", integer(1, 19), number(srv, &S::zstd_level)},
+        {"compress-sse", G::kCompression, "", "compress event streams too (flushed per event)", boolean(),
+         flag(srv, &S::compress_sse)},
+        {"request-decompression", G::kCompression, "", "decode request bodies sent with Content-Encoding (else 415)",
+         boolean(), flag(srv, &S::request_decompression)},
+        {"max-decompressed-body-bytes", G::kCompression, "SIZE",
+         "largest decoded request body (413); 0: max-body-bytes", sized(0, 64 * kGiB),
+         number(srv, &S::max_decompressed_body_bytes)},
+        {"max-decompression-ratio", G::kCompression, "N",
+         "largest decoded/encoded size ratio past 64 KiB (413); 0: none", integer(0, 1'000'000),
+         number(srv, &S::max_decompression_ratio)},
+        {"sse-heartbeat", G::kCompression, "DURATION", "comment sent on an idle event stream; 0 disables",
+         duration(0, kDay), number(srv, &S::sse_heartbeat_ms)},
+
+        {"tls-cert", G::kTls, "PATH", "certificate chain (PEM); TLS is on when it and --tls-key are set", textual(),
+         text(srv, &S::tls_cert_file)},
+        {"tls-key", G::kTls, "PATH", "private key (PEM) of the certificate", textual(), text(srv, &S::tls_key_file)},
+        {"tls-client-ca", G::kTls, "PATH", "CA certificates (PEM); when set, clients must present one (mTLS)",
+         textual(), text(srv, &S::tls_client_ca_file)},
+        {"tls-handshake-timeout", G::kTls, "DURATION", "TLS handshake not finished; then close", duration(1, kDay),
+         number(srv, &S::tls_handshake_timeout_ms)},
+
+        {"http2", G::kHttp2, "", "serve HTTP/2 (ALPN h2 over TLS, prior knowledge in cleartext)", boolean(),
+         flag(srv, &S::http2)},
+        {"h2-max-concurrent-streams", G::kHttp2, "N", "streams open at once per connection", integer(1, 1'000'000),
+         number(srv, &S::h2_max_concurrent_streams)},
+        {"h2-max-header-list-size", G::kHttp2, "SIZE", "request header list (RFC 9113 size); 431 past it",
+         sized(kKiB, 16 * kMiB), number(srv, &S::h2_max_header_list_size)},
+        {"h2-initial-window-size", G::kHttp2, "SIZE", "per-stream receive window for request bodies",
+         sized(0, kMaxWindow), number(srv, &S::h2_initial_window_size)},
+        {"h2-connection-window-size", G::kHttp2, "SIZE", "per-connection receive window", sized(65'535, kMaxWindow),
+         number(srv, &S::h2_connection_window_size)},
+        {"h2-reset-burst", G::kHttp2, "N", "client stream resets allowed at once (rapid reset)", integer(1, 1'000'000),
+         number(srv, &S::h2_reset_burst)},
+        {"h2-reset-rate", G::kHttp2, "N", "client stream resets allowed per second after the burst",
+         integer(1, 1'000'000), number(srv, &S::h2_reset_rate)},
+        {"h2-control-burst", G::kHttp2, "N", "PING/SETTINGS/PRIORITY/WINDOW_UPDATE/empty frames allowed at once",
+         integer(1, 1'000'000), number(srv, &S::h2_control_burst)},
+        {"h2-control-rate", G::kHttp2, "N", "such frames allowed per second after the burst", integer(1, 1'000'000),
+         number(srv, &S::h2_control_rate)},
+        {"h2-max-continuations", G::kHttp2, "N", "CONTINUATION frames per header block", integer(1, 1'000),
+         number(srv, &S::h2_max_continuations)},
+
+        {"max-handlers-in-flight", G::kLimits, "N",
+         "asynchronous handlers running at once; past it 503 (HTTP/2: REFUSED_STREAM)", integer(1, 10'000'000),
+         number(srv, &S::max_handlers_in_flight)},
+
+        {"ws-max-message-bytes", G::kWebSocket, "SIZE", "largest message after reassembly and inflation (1009)",
+         sized(1, kGiB), number(srv, &S::ws_max_message_bytes)},
+        {"ws-max-frame-bytes", G::kWebSocket, "SIZE", "largest frame payload (1009)", sized(1, kGiB),
+         number(srv, &S::ws_max_frame_bytes)},
+        {"ws-max-send-queue-bytes", G::kWebSocket, "SIZE", "unsent bytes per connection before sends are refused",
+         sized(1, kGiB), number(srv, &S::ws_max_send_queue_bytes)},
+        {"ws-deflate", G::kWebSocket, "", "accept permessage-deflate offers", boolean(), flag(srv, &S::ws_deflate)},
+        {"ws-ping-interval", G::kWebSocket, "DURATION", "server ping after this much silence; 0: never",
+         duration(0, kDay), number(srv, &S::ws_ping_interval_ms)},
+        {"ws-pong-timeout", G::kWebSocket, "DURATION", "no pong in time: the connection is dropped", duration(1, kDay),
+         number(srv, &S::ws_pong_timeout_ms)},
+        {"ws-close-timeout", G::kWebSocket, "DURATION", "wait for the client's close frame, then drop",
+         duration(1, kDay), number(srv, &S::ws_close_timeout_ms)},
+
+        {"cors-allow-origins", G::kCors, "LIST",
+         "origins allowed cross-origin requests ('*': any); CORS is on when this or "
+         "--cors-allow-origin-regex is set",
+         textual(cors_origins), text(srv, &S::cors_allow_origins)},
+        {"cors-allow-origin-regex", G::kCors, "REGEX", "also allowed: origins this RE2 pattern matches in full",
+         textual(cors_origin_regex), text(srv, &S::cors_allow_origin_regex)},
+        {"cors-allow-methods", G::kCors, "LIST", "methods a preflight may ask for ('*': all)", textual(cors_methods),
+         text(srv, &S::cors_allow_methods)},
+        {"cors-allow-headers", G::kCors, "LIST",
+         "request headers a preflight may name ('*': any); Accept, Accept-Language, "
+         "Content-Language and Content-Type always may",
+         textual(cors_headers), text(srv, &S::cors_allow_headers)},
+        {"cors-allow-credentials", G::kCors, "",
+         "send Access-Control-Allow-Credentials: true (a '*' origin is then answered with the origin)", boolean(),
+         flag(srv, &S::cors_allow_credentials)},
+        {"cors-expose-headers", G::kCors, "LIST", "response headers scripts may read (Access-Control-Expose-Headers)",
+         textual(cors_expose_headers), text(srv, &S::cors_expose_headers)},
+        {"cors-allow-private-network", G::kCors, "", "allow preflights asking for private network access", boolean(),
+         flag(srv, &S::cors_allow_private_network)},
+        {"cors-max-age", G::kCors, "SECONDS", "how long browsers may keep a preflight's answer",
+         integer(0, std::numeric_limits<std::uint32_t>::max()), number(srv, &S::cors_max_age)},
+
+        {"auth", G::kAccess, "MODE",
+         "authenticate requests: off, optional (checked when sent) or required (401 without)",
+         choice({"off", "optional", "required"}), text(srv, &S::auth)},
+        {"api-keys-file", G::kAccess, "PATH",
+         "API keys: '<principal> <key> [<rate>]' lines; only their SHA-256 digests are kept", textual(),
+         text(srv, &S::api_keys_file)},
+        {"api-key-header", G::kAccess, "NAME",
+         "request field carrying an API key (Authorization: Bearer <key> works too)", textual(not_empty),
+         text(srv, &S::api_key_header)},
+        {"jwt-secret-file", G::kAccess, "PATH", "file holding the HS256/384/512 secret of JWTs", textual(),
+         text(srv, &S::jwt_secret_file)},
+        {"jwt-public-key-file", G::kAccess, "PATH",
+         "PEM public key of JWTs (RSA, EC or Ed25519/Ed448; the algorithm follows from the key)", textual(),
+         text(srv, &S::jwt_public_key_file)},
+        {"jwt-issuer", G::kAccess, "ISS", "when set, a JWT's iss must equal it", textual(), text(srv, &S::jwt_issuer)},
+        {"jwt-audience", G::kAccess, "AUD", "when set, a JWT's aud must contain it", textual(),
+         text(srv, &S::jwt_audience)},
+        {"jwt-leeway", G::kAccess, "DURATION", "clock skew allowed on exp, nbf and iat", duration(0, kDay),
+         number(srv, &S::jwt_leeway_ms)},
+        {"auth-public-paths", G::kAccess, "LIST",
+         "route templates served without credentials or rate limits (the probes always are)", textual(),
+         text(srv, &S::auth_public_paths)},
+        {"rate-limit", G::kAccess, "RATE",
+         "requests per principal (or client address) and period: 100/s, 6000/m, 10/5s; "
+         "429 past it",
+         textual(rate_text), text(srv, &S::rate_limit)},
+        {"rate-limit-burst", G::kAccess, "N", "requests a full bucket allows at once; 0: the rate's",
+         integer(0, 1'000'000'000), number(srv, &S::rate_limit_burst)},
+        {"rate-limit-max-keys", G::kAccess, "N", "principals and addresses remembered (least recently used forgotten)",
+         integer(1, 1'000'000'000), number(srv, &S::rate_limit_max_keys)},
+
+        {"health-path", G::kBuiltinRoutes, "PATH", "path of the builtin health route; 'off' disables it",
+         textual(route_path), route(&S::health_path)},
+        {"livez-path", G::kBuiltinRoutes, "PATH", "path of the builtin livez route; 'off' disables it",
+         textual(route_path), route(&S::livez_path)},
+        {"readyz-path", G::kBuiltinRoutes, "PATH", "path of the builtin readyz route; 'off' disables it",
+         textual(route_path), route(&S::readyz_path)},
+        {"metrics-path", G::kBuiltinRoutes, "PATH", "path of the builtin metrics route; 'off' disables it",
+         textual(route_path), route(&S::metrics_path)},
+    };
+
+    Registry r;
+    for (Row& row : rows)
+        r.add(option_of(std::move(row)));
     return r;
 }
 

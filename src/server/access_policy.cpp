@@ -10,8 +10,8 @@
 #include <stdexcept>
 
 #include "base/ows.h"
-#include "server/auth/auth_config_error.h"
-#include "server/problem.h"
+#include "policy/auth/auth_config_error.h"
+#include "server/core/problem.h"
 
 namespace slipstream::server {
 
@@ -35,29 +35,29 @@ std::string read_secret(const std::string& path) {
     return secret;
 }
 
-ratelimit::Rate parse_rate(std::string_view option, std::string_view text) {
-    base::Result<ratelimit::Rate> rate = ratelimit::Rate::parse(text);
+policy::ratelimit::Rate parse_rate(std::string_view option, std::string_view text) {
+    base::Result<policy::ratelimit::Rate> rate = policy::ratelimit::Rate::parse(text);
     if (!rate.is_ok()) throw option_error(option, rate.status().message());
     return *rate;
 }
 
-std::unique_ptr<const auth::Authenticator> make_authenticator(const ServerOptions& o) {
-    auth::AuthenticatorConfig config;
+std::unique_ptr<const policy::auth::Authenticator> make_authenticator(const ServerOptions& o) {
+    policy::auth::AuthenticatorConfig config;
     config.api_key_header = o.api_key_header;
     try {
-        if (!o.api_keys_file.empty()) config.api_keys = auth::ApiKeyStore::load_file(o.api_keys_file);
-        auth::JwtOptions jwt;
+        if (!o.api_keys_file.empty()) config.api_keys = policy::auth::ApiKeyStore::load_file(o.api_keys_file);
+        policy::auth::JwtOptions jwt;
         jwt.issuer = o.jwt_issuer;
         jwt.audience = o.jwt_audience;
         jwt.leeway_seconds = o.jwt_leeway_ms / 1000;
         if (!o.jwt_secret_file.empty() && !o.jwt_public_key_file.empty())
             throw option_error("jwt-secret-file", "give either a secret or a public key, not both");
         if (!o.jwt_secret_file.empty())
-            config.jwt = auth::JwtVerifier::from_secret(read_secret(o.jwt_secret_file), jwt);
+            config.jwt = policy::auth::JwtVerifier::from_secret(read_secret(o.jwt_secret_file), jwt);
         else if (!o.jwt_public_key_file.empty())
-            config.jwt = auth::JwtVerifier::from_public_key_file(o.jwt_public_key_file, jwt);
-        return std::make_unique<const auth::Authenticator>(std::move(config));
-    } catch (const auth::AuthConfigError& e) {
+            config.jwt = policy::auth::JwtVerifier::from_public_key_file(o.jwt_public_key_file, jwt);
+        return std::make_unique<const policy::auth::Authenticator>(std::move(config));
+    } catch (const policy::auth::AuthConfigError& e) {
         throw option_error("auth", e.what());
     }
 }
@@ -84,13 +84,14 @@ AccessPolicy::AccessPolicy(const ServerOptions& o, metrics::Registry& registry)
             registry.counter_family("slipstream_auth_refused_total",
                                     "Requests answered 401: no or invalid credentials, by reason.", {"reason"});
         for (std::size_t i = 0; i < kAuthErrorCount; ++i) {
-            auto error = static_cast<auth::AuthError>(i);
-            refused_[i] = &refused.with({error == auth::AuthError::kNone ? std::string_view("missing_credentials")
-                                                                         : auth::auth_error_code(error)});
+            auto error = static_cast<policy::auth::AuthError>(i);
+            refused_[i] =
+                &refused.with({error == policy::auth::AuthError::kNone ? std::string_view("missing_credentials")
+                                                                       : policy::auth::auth_error_code(error)});
         }
     }
     if (authenticator_ && authenticator_->api_keys()) {
-        authenticator_->api_keys()->for_each_entry([&](const auth::ApiKeyEntry& entry) {
+        authenticator_->api_keys()->for_each_entry([&](const policy::auth::ApiKeyEntry& entry) {
             if (entry.rate.empty() || key_rates_.contains(entry.rate)) return;
             key_rates_.emplace(entry.rate, parse_rate("api-keys-file: principal " + entry.principal, entry.rate));
         });
@@ -99,11 +100,11 @@ AccessPolicy::AccessPolicy(const ServerOptions& o, metrics::Registry& registry)
     // rate is then never used.
     limit_everyone_ = !o.rate_limit.empty();
     if (limit_everyone_ || !key_rates_.empty()) {
-        ratelimit::RateLimiterConfig config{
+        policy::ratelimit::RateLimiterConfig config{
             limit_everyone_ ? parse_rate("rate-limit", o.rate_limit) : key_rates_.begin()->second, o.rate_limit_burst,
             o.rate_limit_max_keys};
         try {
-            limiter_ = std::make_unique<ratelimit::RateLimiter>(config);
+            limiter_ = std::make_unique<policy::ratelimit::RateLimiter>(config);
         } catch (const std::invalid_argument& e) {
             throw option_error("rate-limit", e.what());
         }
@@ -129,14 +130,14 @@ Admission AccessPolicy::admit(std::span<const http::h1::Header> headers, const n
         auto unix_now =
             std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
                 .count();
-        auth::AuthResult result = authenticator_->authenticate(headers, unix_now, arena);
-        if (result.outcome == auth::AuthOutcome::kRefused) {
+        policy::auth::AuthResult result = authenticator_->authenticate(headers, unix_now, arena);
+        if (result.outcome == policy::auth::AuthOutcome::kRefused) {
             refused_[static_cast<std::size_t>(result.error)]->inc();
-            admission.refusal = unauthorized(auth::auth_error_message(result.error), true);
+            admission.refusal = unauthorized(policy::auth::auth_error_message(result.error), true);
             return admission;
         }
-        if (result.outcome == auth::AuthOutcome::kAnonymous && mode_ == Mode::kRequired) {
-            refused_[static_cast<std::size_t>(auth::AuthError::kNone)]->inc();
+        if (result.outcome == policy::auth::AuthOutcome::kAnonymous && mode_ == Mode::kRequired) {
+            refused_[static_cast<std::size_t>(policy::auth::AuthError::kNone)]->inc();
             admission.refusal = unauthorized("Not authenticated", false);
             return admission;
         }
@@ -144,7 +145,7 @@ Admission AccessPolicy::admit(std::span<const http::h1::Header> headers, const n
         own_rate = result.rate;
     }
     if (limiter_) {
-        const ratelimit::Rate* rate = nullptr;
+        const policy::ratelimit::Rate* rate = nullptr;
         if (!own_rate.empty()) {
             auto it = key_rates_.find(own_rate);
             if (it != key_rates_.end()) rate = &it->second;
@@ -152,7 +153,7 @@ Admission AccessPolicy::admit(std::span<const http::h1::Header> headers, const n
         if (rate == nullptr && !limit_everyone_) return admission;
         char key[net::SocketAddress::kMaxFormatted + 8];
         std::size_t key_len = limiter_key(admission.principal, peer, key, sizeof key);
-        ratelimit::Decision decision = limiter_->check(std::string_view(key, key_len), now, rate);
+        policy::ratelimit::Decision decision = limiter_->check(std::string_view(key, key_len), now, rate);
         if (!decision.allowed) {
             limited_->inc();
             admission.refusal = too_many(decision);
@@ -201,8 +202,8 @@ Response AccessPolicy::unauthorized(std::string_view detail, bool invalid_token)
     return r;
 }
 
-Response AccessPolicy::too_many(const ratelimit::Decision& decision) const {
-    ratelimit::HeaderValues values = ratelimit::header_values(decision);
+Response AccessPolicy::too_many(const policy::ratelimit::Decision& decision) const {
+    policy::ratelimit::HeaderValues values = policy::ratelimit::header_values(decision);
     Response r(429);
     if (fastapi_style_) {
         r.body = R"({"detail":"Too Many Requests"})";

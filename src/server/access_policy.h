@@ -15,8 +15,8 @@
 #include "http/h1/header.h"
 #include "metrics/registry.h"
 #include "net/socket_address.h"
-#include "server/auth/authenticator.h"
-#include "server/ratelimit/rate_limiter.h"
+#include "policy/auth/authenticator.h"
+#include "policy/ratelimit/rate_limiter.h"
 #include "slipstream/response.h"
 #include "slipstream/server_options.h"
 
@@ -35,7 +35,8 @@ struct Admission {
 /// thread: admit() is thread-safe. Routes that are public (the engine's probes and `auth_public_paths`) are
 /// neither authenticated nor limited. Off (no cost per request) while `auth` is "off" and `rate_limit` empty.
 class AccessPolicy {
-    static constexpr std::size_t kAuthErrorCount = static_cast<std::size_t>(auth::AuthError::kMissingSubject) + 1;
+    static constexpr std::size_t kAuthErrorCount =
+        static_cast<std::size_t>(policy::auth::AuthError::kMissingSubject) + 1;
 
   public:
     /// Control plane: throws std::invalid_argument "<option>: <reason>" for a bad mode, key file, JWT key,
@@ -61,7 +62,7 @@ class AccessPolicy {
     enum class Mode { kOff, kOptional, kRequired };
 
     Response unauthorized(std::string_view detail, bool invalid_token) const;
-    Response too_many(const ratelimit::Decision& decision) const;
+    Response too_many(const policy::ratelimit::Decision& decision) const;
     // The limiter key: "p:" + principal, or "a:" + the address bytes (an IPv6 client by its /64).
     static std::size_t limiter_key(std::string_view principal, const net::SocketAddress* peer, char* buf,
                                    std::size_t cap);
@@ -69,14 +70,14 @@ class AccessPolicy {
     Mode mode_ = Mode::kOff;
     bool fastapi_style_ = false;
     bool limit_everyone_ = false;  // rate_limit set; else only keys with a rate of their own are limited
-    std::unique_ptr<const auth::Authenticator> authenticator_;
-    std::unique_ptr<ratelimit::RateLimiter> limiter_;
+    std::unique_ptr<const policy::auth::Authenticator> authenticator_;
+    std::unique_ptr<policy::ratelimit::RateLimiter> limiter_;
     // A key's own rate (the key file's third column), parsed once: rate text -> Rate.
     struct TextHash {
         using is_transparent = void;
         std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
     };
-    std::unordered_map<std::string, ratelimit::Rate, TextHash, std::equal_to<>> key_rates_;
+    std::unordered_map<std::string, policy::ratelimit::Rate, TextHash, std::equal_to<>> key_rates_;
     std::unordered_set<std::string, TextHash, std::equal_to<>> public_routes_;
     // slipstream_auth_refused_total{reason} (registered when authentication is on), one child per reason resolved
     // at start (no lookup per refusal):

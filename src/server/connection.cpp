@@ -5,9 +5,9 @@
 
 #include "base/log.h"
 #include "net/socket.h"
+#include "server/core/transfer_deadline.h"
 #include "server/h1_session.h"
 #include "server/h2_session.h"
-#include "server/transfer_deadline.h"
 
 namespace slipstream::server {
 

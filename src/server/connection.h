@@ -12,9 +12,9 @@
 #include "net/socket_address.h"
 #include "net/timer.h"
 #include "net/tls/tls_stream.h"
-#include "server/output_queue.h"
+#include "server/core/output_queue.h"
+#include "server/core/transport.h"
 #include "server/protocol_session.h"
-#include "server/transport.h"
 #include "server/worker.h"
 
 namespace slipstream::server {

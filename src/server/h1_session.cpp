@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "http/h1/parser.h"
-#include "server/method_map.h"
+#include "server/h1/method_map.h"
 #include "server/request_pipeline.h"
 
 namespace slipstream::server {

@@ -8,8 +8,8 @@
 #include <span>
 #include <vector>
 
-#include "server/file_body.h"
-#include "server/response_encoder.h"
+#include "server/core/file_body.h"
+#include "server/h1/response_encoder.h"
 
 namespace slipstream::server {
 

@@ -8,7 +8,7 @@
 
 #include "http/h2/session.h"
 #include "http/ws/deflate_config.h"
-#include "server/output_queue.h"
+#include "server/core/output_queue.h"
 #include "server/websocket_channel.h"
 #include "server/websocket_session.h"
 #include "server/websocket_transport.h"

@@ -8,8 +8,8 @@
 
 #include "net/event_loop.h"
 #include "net/timer.h"
-#include "server/handler_count.h"
-#include "server/request_state.h"
+#include "server/core/handler_count.h"
+#include "server/core/request_state.h"
 #include "server/response_sink.h"
 #include "server/stream_control.h"
 

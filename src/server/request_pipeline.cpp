@@ -5,10 +5,10 @@
 
 #include "base/log.h"
 #include "http/h1/decode.h"
+#include "policy/cors/cors_policy.h"
 #include "server/access_policy.h"
-#include "server/cors/cors_policy.h"
-#include "server/request_ids.h"
-#include "server/response_encoder.h"
+#include "server/h1/response_encoder.h"
+#include "server/observe/request_ids.h"
 #include "server/route_miss.h"
 #include "server/validation_failure.h"
 #include "slipstream/request.h"
@@ -138,13 +138,14 @@ NextStep RequestPipeline::route(const RequestInput& in, PipelineRequest& req) {
     record.path = state.path;
 
     // CORS off: this one branch is all it costs.
-    if (const cors::CorsPolicy* policy = worker_.cors(); policy != nullptr) [[unlikely]]
+    if (const policy::cors::CorsPolicy* policy = worker_.cors(); policy != nullptr) [[unlikely]]
         return route_cors(*policy, in, req);
     return route_match(in, req);
 }
 
-NextStep RequestPipeline::route_cors(const cors::CorsPolicy& policy, const RequestInput& in, PipelineRequest& req) {
-    const cors::CorsRequest fields = cors::CorsRequest::scan(in.headers);
+NextStep RequestPipeline::route_cors(const policy::cors::CorsPolicy& policy, const RequestInput& in,
+                                     PipelineRequest& req) {
+    const policy::cors::CorsRequest fields = policy::cors::CorsRequest::scan(in.headers);
     // Before the router, so that no route needs an OPTIONS handler (Starlette's middleware sits in front of
     // its router too). An OPTIONS request that is not a preflight goes on to the router.
     if (fields.is_preflight(in.method)) {
@@ -172,7 +173,7 @@ bool RequestPipeline::admit(AccessPolicy& access, const RequestInput& in, Pipeli
 }
 
 void RequestPipeline::apply_cors(std::span<const h1::Header> request_headers, Response& response) const {
-    worker_.cors()->apply(cors::CorsRequest::scan(request_headers), response);
+    worker_.cors()->apply(policy::cors::CorsRequest::scan(request_headers), response);
 }
 
 Response RequestPipeline::call(PipelineRequest& req, bool static_body_ok) {

@@ -9,10 +9,10 @@
 #include "http/h1/header.h"
 #include "http/h1/request_head.h"
 #include "net/socket_address.h"
+#include "router/method.h"
+#include "server/core/problem.h"
 #include "server/pending_response.h"
-#include "server/problem.h"
 #include "server/route_table.h"
-#include "server/router/method.h"
 #include "server/worker.h"
 #include "slipstream/response.h"
 
@@ -122,7 +122,7 @@ class RequestPipeline {
     // The router and what follows it (body decoding, validation).
     NextStep route_match(const RequestInput& input, PipelineRequest& req);
     // route_match() with CORS on: a preflight is answered instead; the engine's answers get the CORS fields.
-    NextStep route_cors(const cors::CorsPolicy& policy, const RequestInput& input, PipelineRequest& req);
+    NextStep route_cors(const policy::cors::CorsPolicy& policy, const RequestInput& input, PipelineRequest& req);
     void apply_cors(std::span<const http::h1::Header> request_headers, Response& response) const;
     // Authentication and the rate limit of a matched, non-public route: false with the 401/429 in req.answer;
     // true with the principal in req.state.

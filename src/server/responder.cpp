@@ -1,8 +1,8 @@
 // Responder: posts an asynchronous handler's answer to the connection's loop.
 #include "slipstream/responder.h"
 
+#include "server/core/problem.h"
 #include "server/pending_response.h"
-#include "server/problem.h"
 
 namespace slipstream {
 

@@ -4,7 +4,7 @@
 #include <array>
 #include <string>
 
-#include "server/problem.h"
+#include "server/core/problem.h"
 
 namespace slipstream::server {
 

@@ -3,7 +3,7 @@
 
 #include <string_view>
 
-#include "server/router/route_match.h"
+#include "router/route_match.h"
 #include "slipstream/response.h"
 
 namespace slipstream::server {

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/router/router.h"
+#include "router/router.h"
 #include "server/validation/route_validator.h"
 #include "slipstream/app.h"
 

@@ -57,7 +57,7 @@ http::h1::Limits limits_from(const ServerOptions& o) {
 
 Server::Server(ServerOptions options) : threads_(resolve_threads(options.threads)) {
     shared_.options = std::move(options);
-    cors_ = cors::CorsPolicy::compile(shared_.options);  // throws for bad options, before anything is opened
+    cors_ = policy::cors::CorsPolicy::compile(shared_.options);  // throws for bad options, before anything is opened
     shared_.cors = cors_.get();
     access_ = std::make_unique<AccessPolicy>(shared_.options, registry_);  // throws for bad options or files
     if (access_->active()) {

@@ -13,12 +13,12 @@
 #include "metrics/registry.h"
 #include "net/listener.h"
 #include "net/tls/tls_context_store.h"
-#include "server/access_log.h"
+#include "policy/cors/cors_policy.h"
 #include "server/access_policy.h"
 #include "server/builtin_routes.h"
-#include "server/cors/cors_policy.h"
+#include "server/observe/access_log.h"
+#include "server/observe/server_metrics.h"
 #include "server/route_table.h"
-#include "server/server_metrics.h"
 #include "server/worker.h"
 #include "slipstream/server_options.h"
 
@@ -73,10 +73,10 @@ class Server {
     metrics::Registry registry_;
     ServerMetrics metrics_{registry_};
     std::unique_ptr<AccessLog> access_log_;
-    std::unique_ptr<net::tls::TlsContextStore> tls_;   // set when TLS is configured
-    std::unique_ptr<const cors::CorsPolicy> cors_;     // set when CORS is on
-    std::unique_ptr<AccessPolicy> access_;             // set when authentication or rate limits are on
-    std::unique_ptr<AddressConnections> per_address_;  // set when max_connections_per_ip is on
+    std::unique_ptr<net::tls::TlsContextStore> tls_;        // set when TLS is configured
+    std::unique_ptr<const policy::cors::CorsPolicy> cors_;  // set when CORS is on
+    std::unique_ptr<AccessPolicy> access_;                  // set when authentication or rate limits are on
+    std::unique_ptr<AddressConnections> per_address_;       // set when max_connections_per_ip is on
     BuiltinContext builtins_;
     RouteTable routes_;
     unsigned threads_;

@@ -6,9 +6,9 @@
 #include "base/log.h"
 #include "http/compression/encoding.h"
 #include "http/sse/event_encoder.h"
-#include "server/coding_metrics.h"
-#include "server/compression_policy.h"
-#include "server/content_coding.h"
+#include "server/coding/compression_policy.h"
+#include "server/coding/content_coding.h"
+#include "server/observe/coding_metrics.h"
 #include "server/pending_response.h"
 
 namespace slipstream::server {

@@ -3,7 +3,7 @@
 
 #include <string_view>
 
-#include "server/problem.h"
+#include "server/core/problem.h"
 #include "server/validation/route_validator.h"
 
 namespace slipstream::server {

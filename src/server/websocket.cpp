@@ -9,8 +9,8 @@
 #include "http/ws/close_code.h"
 #include "http/ws/handshake.h"
 #include "http/ws/opcode.h"
+#include "server/observe/websocket_metrics.h"
 #include "server/websocket_channel.h"
-#include "server/websocket_metrics.h"
 #include "server/websocket_session.h"
 
 namespace slipstream {

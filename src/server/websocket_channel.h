@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "server/core/request_state.h"
 #include "server/pending_response.h"
-#include "server/request_state.h"
 
 namespace slipstream::server {
 class WebSocketSession;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "base/log.h"
-#include "server/problem.h"
+#include "server/core/problem.h"
 #include "slipstream/request.h"
 
 namespace slipstream::server {

@@ -8,7 +8,7 @@
 
 #include "http/ws/deflate_config.h"
 #include "http/ws/handshake.h"
-#include "server/request_state.h"
+#include "server/core/request_state.h"
 #include "server/route_table.h"
 #include "server/websocket_channel.h"
 #include "server/worker.h"

@@ -1,7 +1,7 @@
 // WebSocketTransport: what a WebSocket session needs from the connection that carries it.
 #pragma once
 
-#include "server/output_queue.h"
+#include "server/core/output_queue.h"
 
 namespace slipstream::server {
 

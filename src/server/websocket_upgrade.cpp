@@ -1,7 +1,7 @@
 // H1Session's WebSocket upgrade: the handshake, then the connection speaks WebSocket (UpgradedWebSocket).
 #include "http/ws/handshake.h"
+#include "server/h1/response_encoder.h"
 #include "server/h1_session.h"
-#include "server/response_encoder.h"
 #include "server/upgraded_websocket.h"
 #include "server/websocket_negotiation.h"
 #include "server/websocket_session.h"

@@ -18,24 +18,25 @@
 #include "net/listener.h"
 #include "net/timer.h"
 #include "net/tls/tls_context_store.h"
-#include "server/access_log.h"
-#include "server/address_connections.h"
-#include "server/content_coding.h"
-#include "server/handler_count.h"
+#include "router/method.h"
+#include "server/coding/content_coding.h"
+#include "server/core/address_connections.h"
+#include "server/core/handler_count.h"
+#include "server/observe/access_log.h"
+#include "server/observe/request_ids.h"
+#include "server/observe/server_metrics.h"
 #include "server/pending_response.h"
-#include "server/request_ids.h"
 #include "server/route_table.h"
-#include "server/router/method.h"
-#include "server/server_metrics.h"
 #include "slipstream/server_options.h"
+
+namespace slipstream::policy::cors {
+class CorsPolicy;
+}
 
 namespace slipstream::server {
 
 class Connection;
 class AccessPolicy;
-namespace cors {
-class CorsPolicy;
-}
 
 /// State shared by every worker of one server: read-only after start, except the atomics.
 struct ServerShared {
@@ -46,11 +47,11 @@ struct ServerShared {
     std::atomic<bool> draining{false};
     std::shared_ptr<HandlerCount> handlers;  // asynchronous handlers running (max_handlers_in_flight); null: no cap
     ServerMetrics* metrics = nullptr;
-    AccessLog* access_log = nullptr;            // null when the access log is off
-    net::tls::TlsContextStore* tls = nullptr;   // set when TLS is on: the context new connections use
-    const cors::CorsPolicy* cors = nullptr;     // set when CORS is on
-    AccessPolicy* access = nullptr;             // set when authentication or rate limits are on
-    AddressConnections* per_address = nullptr;  // set when max_connections_per_ip caps each client address
+    AccessLog* access_log = nullptr;                 // null when the access log is off
+    net::tls::TlsContextStore* tls = nullptr;        // set when TLS is on: the context new connections use
+    const policy::cors::CorsPolicy* cors = nullptr;  // set when CORS is on
+    AccessPolicy* access = nullptr;                  // set when authentication or rate limits are on
+    AddressConnections* per_address = nullptr;       // set when max_connections_per_ip caps each client address
 };
 
 /// What the metrics and the access log record of one answered request. Views must live until observe() returns.
@@ -130,7 +131,7 @@ class Worker {
     /// Response compression and request-body decoding for this thread.
     ContentCoding& content_coding() { return content_coding_; }
     /// The CORS rules; null while CORS is off.
-    const cors::CorsPolicy* cors() const { return shared_.cors; }
+    const policy::cors::CorsPolicy* cors() const { return shared_.cors; }
     /// Authentication and rate limits (thread-safe); null while both are off.
     AccessPolicy* access() const { return shared_.access; }
 

@@ -1,36 +1,26 @@
 """Authentication (--auth, API keys, JWTs) and per-principal rate limits (--rate-limit) in the engine, end to end
-over HTTP/1.1 and HTTP/2: exact statuses, fields and bodies, the principal handed to the handler, public routes,
-metrics, and start-up errors for bad files."""
+over every protocol (h1, h1 over TLS, h2c, h2): exact statuses, fields and bodies, the principal handed to the
+handler, public routes, metrics, and start-up errors for bad files."""
 import base64
 import hashlib
 import hmac
-import http.client
 import json
 import subprocess
 import time
 
 import pytest
 
-from tests.conftest import Server, example_binary
-from tests.e2e.test_http2 import H2Client, open_socket
+from tests.conftest import example_binary
 
 ALICE_KEY = "alice-key-0123456789abcdef"
 BOB_KEY = "bob-key-0123456789abcdef00"
 SECRET = "s" * 32 + "-jwt-secret-for-the-e2e-suite"
 
 
-def start(*flags):
-    return Server([example_binary("hello"), "--host", "127.0.0.1", "--port", "0", "--threads", "1", *flags])
-
-
-def request(server, path, headers=None, method="GET"):
-    conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
-    try:
-        conn.request(method, path, headers=headers or {})
-        r = conn.getresponse()
-        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
-    finally:
-        conn.close()
+def request(client, path, headers=None, method="GET"):
+    """(status, fields by lower-case name, body) of one request over the client's protocol."""
+    r = client.request(method, path, list((headers or {}).items()))
+    return r.status, r.headers, r.body
 
 
 def b64url(data: bytes) -> str:
@@ -58,19 +48,15 @@ def secret_file(tmp_path_factory):
     return path
 
 
-@pytest.fixture(scope="module")
-def keyed(key_file):
-    server = start("--auth", "required", "--api-keys-file", str(key_file), "--auth-public-paths", "/hello")
-    yield server
-    server.stop()
+@pytest.fixture
+def keyed(serve, key_file):
+    return serve("--auth", "required", "--api-keys-file", str(key_file), "--auth-public-paths", "/hello")
 
 
-@pytest.fixture(scope="module")
-def jwt_server(secret_file):
-    server = start("--auth", "required", "--jwt-secret-file", str(secret_file), "--jwt-issuer", "https://issuer.example",
-                   "--jwt-audience", "slipstream-e2e", "--jwt-leeway", "0s")
-    yield server
-    server.stop()
+@pytest.fixture
+def jwt_server(serve, secret_file):
+    return serve("--auth", "required", "--jwt-secret-file", str(secret_file), "--jwt-issuer", "https://issuer.example",
+                 "--jwt-audience", "slipstream-e2e", "--jwt-leeway", "0s")
 
 
 def test_required_auth_refuses_a_request_without_credentials(keyed):
@@ -108,16 +94,13 @@ def test_public_routes_need_no_credentials(keyed):
     assert request(keyed, "/metrics")[0] == 200
 
 
-def test_optional_auth_serves_anonymous_requests_and_still_refuses_bad_keys(key_file):
-    server = start("--auth", "optional", "--api-keys-file", str(key_file))
-    try:
-        status, _, body = request(server, "/whoami")
-        assert (status, json.loads(body)) == (200, {"principal": None})
-        status, _, body = request(server, "/whoami", {"X-API-Key": BOB_KEY})
-        assert (status, json.loads(body)) == (200, {"principal": "bob"})
-        assert request(server, "/whoami", {"X-API-Key": "wrong-key-0123456789"})[0] == 401
-    finally:
-        server.stop()
+def test_optional_auth_serves_anonymous_requests_and_still_refuses_bad_keys(serve, key_file):
+    client = serve("--auth", "optional", "--api-keys-file", str(key_file), fresh=True)
+    status, _, body = request(client, "/whoami")
+    assert (status, json.loads(body)) == (200, {"principal": None})
+    status, _, body = request(client, "/whoami", {"X-API-Key": BOB_KEY})
+    assert (status, json.loads(body)) == (200, {"principal": "bob"})
+    assert request(client, "/whoami", {"X-API-Key": "wrong-key-0123456789"})[0] == 401
 
 
 def test_jwt_subject_is_the_principal(jwt_server):
@@ -143,63 +126,38 @@ def test_bad_tokens_are_refused(jwt_server, claims, secret, detail):
     assert json.loads(body)["detail"] == detail
 
 
-def test_rate_limit_per_client_address_with_retry_after():
-    server = start("--rate-limit", "3/m")
-    try:
-        assert [request(server, "/hello")[0] for _ in range(3)] == [200, 200, 200]
-        status, fields, body = request(server, "/hello")
-        assert status == 429
-        assert 1 <= int(fields["retry-after"]) <= 20  # one request every 20 s
-        assert fields["ratelimit-limit"] == "3"
-        assert fields["ratelimit-remaining"] == "0"
-        assert json.loads(body)["detail"] == "rate limit exceeded"
-        assert request(server, "/health")[0] == 200  # probes are not limited
-        metrics = request(server, "/metrics")[2].decode()
-        assert "slipstream_rate_limited_total 1" in metrics
-    finally:
-        server.stop()
+def test_rate_limit_per_client_address_with_retry_after(serve):
+    client = serve("--rate-limit", "3/m", fresh=True)
+    assert [request(client, "/hello")[0] for _ in range(3)] == [200, 200, 200]
+    status, fields, body = request(client, "/hello")
+    assert status == 429
+    assert 1 <= int(fields["retry-after"]) <= 20  # one request every 20 s
+    assert fields["ratelimit-limit"] == "3"
+    assert fields["ratelimit-remaining"] == "0"
+    assert json.loads(body)["detail"] == "rate limit exceeded"
+    assert request(client, "/health")[0] == 200  # probes are not limited
+    metrics = request(client, "/metrics")[2].decode()
+    assert "slipstream_rate_limited_total 1" in metrics
 
 
-def test_rate_limit_per_principal_with_a_key_of_its_own_rate(key_file):
-    server = start("--auth", "required", "--api-keys-file", str(key_file), "--rate-limit", "4/m")
-    try:
-        alice, bob = {"X-API-Key": ALICE_KEY}, {"X-API-Key": BOB_KEY}
-        # bob's key file line gives him 2/m; alice has the default 4/m; each principal has its own bucket.
-        assert [request(server, "/whoami", bob)[0] for _ in range(3)] == [200, 200, 429]
-        assert [request(server, "/whoami", alice)[0] for _ in range(5)] == [200, 200, 200, 200, 429]
-        refused = request(server, "/whoami", bob)
-        assert refused[0] == 429 and refused[1]["ratelimit-limit"] == "2"
-    finally:
-        server.stop()
+def test_rate_limit_per_principal_with_a_key_of_its_own_rate(serve, key_file):
+    client = serve("--auth", "required", "--api-keys-file", str(key_file), "--rate-limit", "4/m", fresh=True)
+    alice, bob = {"X-API-Key": ALICE_KEY}, {"X-API-Key": BOB_KEY}
+    # bob's key file line gives him 2/m; alice has the default 4/m; each principal has its own bucket.
+    assert [request(client, "/whoami", bob)[0] for _ in range(3)] == [200, 200, 429]
+    assert [request(client, "/whoami", alice)[0] for _ in range(5)] == [200, 200, 200, 200, 429]
+    refused = request(client, "/whoami", bob)
+    assert refused[0] == 429 and refused[1]["ratelimit-limit"] == "2"
 
 
-def test_auth_and_limits_apply_over_http2(key_file):
-    server = start("--auth", "required", "--api-keys-file", str(key_file), "--rate-limit", "2/m")
-    try:
-        client = H2Client(open_socket(server, False, None), scheme="http")
-        status, headers, _ = client.request("GET", "/whoami")
-        assert (status, headers["www-authenticate"]) == (401, "Bearer")
-        key = [("x-api-key", ALICE_KEY)]
-        status, _, body = client.request("GET", "/whoami", key)
-        assert (status, json.loads(body)) == (200, {"principal": "alice"})
-        assert client.request("GET", "/whoami", key)[0] == 200
-        status, headers, _ = client.request("GET", "/whoami", key)
-        assert status == 429 and int(headers["retry-after"]) >= 1
-    finally:
-        server.stop()
-
-
-def test_refusals_are_counted_by_reason(key_file):
-    server = start("--auth", "required", "--api-keys-file", str(key_file))
-    try:
-        request(server, "/whoami")
-        request(server, "/whoami", {"X-API-Key": "wrong-key-0123456789"})
-        request(server, "/whoami", {"X-API-Key": "wrong-key-0123456789"})
-        metrics = request(server, "/metrics")[2].decode()
-        assert 'slipstream_auth_refused_total{reason="missing_credentials"} 1' in metrics
-        assert 'slipstream_auth_refused_total{reason="invalid_api_key"} 2' in metrics
-    finally:
-        server.stop()
+def test_refusals_are_counted_by_reason(serve, key_file):
+    client = serve("--auth", "required", "--api-keys-file", str(key_file), fresh=True)
+    request(client, "/whoami")
+    request(client, "/whoami", {"X-API-Key": "wrong-key-0123456789"})
+    request(client, "/whoami", {"X-API-Key": "wrong-key-0123456789"})
+    metrics = request(client, "/metrics")[2].decode()
+    assert 'slipstream_auth_refused_total{reason="missing_credentials"} 1' in metrics
+    assert 'slipstream_auth_refused_total{reason="invalid_api_key"} 2' in metrics
 
 
 @pytest.mark.parametrize("flags,message", [

@@ -1,16 +1,16 @@
-"""CORS in the engine (--cors-* flags): preflights and actual responses over HTTP/1.1 and HTTP/2, exact fields.
+"""CORS in the engine (--cors-* flags): preflights and actual responses over every protocol (h1,
+h1 over TLS, h2c, h2), exact fields.
 
 Expected values are Starlette's CORSMiddleware's for the same options (the engine answers as it does).
 """
 import gzip
-import http.client
 import json
 import subprocess
 
 import pytest
 
-from tests.conftest import Server, example_binary
-from tests.e2e.test_http2 import H2Client, open_socket
+from tests.conftest import example_binary
+from tests.e2e.helpers import Protocol
 
 PREFLIGHT_VARY = ("Origin, Access-Control-Request-Method, Access-Control-Request-Headers, "
                   "Access-Control-Request-Private-Network")
@@ -28,107 +28,31 @@ LISTED_FLAGS = (
 BIG = json.dumps([{"id": i, "name": f"item {i}"} for i in range(300)]).encode()
 
 
-def start(*flags, env=None):
-    return Server([example_binary("hello"), "--host", "127.0.0.1", "--port", "0", "--threads", "1", *flags], env=env)
-
-
-@pytest.fixture(scope="module")
-def listed():
+@pytest.fixture
+def listed(serve):
     """Two origins and a regex; GET and POST; one extra header; exposed headers; a 300 ms handler deadline."""
-    server = start(*LISTED_FLAGS)
-    yield server
-    server.stop()
+    return serve(*LISTED_FLAGS)
 
 
-@pytest.fixture(scope="module")
-def wildcard_credentials():
-    server = start("--cors-allow-origins", "*", "--cors-allow-credentials")
-    yield server
-    server.stop()
+@pytest.fixture
+def wildcard_credentials(serve):
+    return serve("--cors-allow-origins", "*", "--cors-allow-credentials")
 
 
-@pytest.fixture(scope="module")
-def wildcard():
-    server = start("--cors-allow-origins", "*", "--cors-allow-methods", "*", "--cors-allow-headers", "*")
-    yield server
-    server.stop()
+@pytest.fixture
+def wildcard(serve):
+    return serve("--cors-allow-origins", "*", "--cors-allow-methods", "*", "--cors-allow-headers", "*")
 
 
-@pytest.fixture(scope="module")
-def plain():
-    server = start()
-    yield server
-    server.stop()
-
-
-class Answer:
-    """Status, fields (lowercase names, every value in order) and body of one response."""
-
-    def __init__(self, status, fields, body):
-        self.status = status
-        self.fields = fields
-        self.body = body
-
-    def values(self, name):
-        return [v for k, v in self.fields if k == name]
-
-    def one(self, name):
-        values = self.values(name)
-        assert len(values) == 1, (name, self.fields)
-        return values[0]
-
-    def cors(self):
-        """The Access-Control-* fields, each sent once."""
-        out = {}
-        for k, v in self.fields:
-            if k.startswith("access-control-"):
-                assert k not in out, (k, self.fields)
-                out[k] = v
-        return out
-
-
-def h1_request(server, method, path, headers=(), body=b""):
-    conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
-    try:
-        conn.request(method, path, body=body or None, headers=dict(headers))
-        r = conn.getresponse()
-        return Answer(r.status, [(k.lower(), v) for k, v in r.getheaders()], r.read())
-    finally:
-        conn.close()
-
-
-class FieldListClient(H2Client):
-    """H2Client keeping the response fields as a list (a repeated field stays visible)."""
-
-    def on_event(self, ev):
-        import h2.events
-
-        if isinstance(ev, h2.events.ResponseReceived):
-            self.responses[ev.stream_id]["fields"] = list(ev.headers)
-        super().on_event(ev)
-
-
-def h2_request(server, method, path, headers=(), body=b""):
-    sock = open_socket(server, False, None)
-    try:
-        client = FieldListClient(sock, scheme="http")
-        sid = client.start(method, path, [(k.lower(), v) for k, v in headers], body)
-        status, _, data = client.wait(sid)
-        fields = [(k, v) for k, v in client.responses[sid]["fields"] if not k.startswith(":")]
-        return Answer(status, fields, data)
-    finally:
-        sock.close()
-
-
-@pytest.fixture(params=["http/1.1", "h2c"])
-def send(request):
-    return h1_request if request.param == "http/1.1" else h2_request
+@pytest.fixture
+def plain(serve):
+    return serve()
 
 
 # ---- preflights ----
 
-def test_allowed_preflight_is_answered_by_the_engine(listed, send):
-    a = send(listed, "OPTIONS", "/echo", [("Origin", APP), ("Access-Control-Request-Method", "POST"),
+def test_allowed_preflight_is_answered_by_the_engine(listed):
+    a = listed.request("OPTIONS", "/echo", [("Origin", APP), ("Access-Control-Request-Method", "POST"),
                                           ("Access-Control-Request-Headers", "x-trace, Content-Type")])
     assert (a.status, a.body) == (200, b"OK")
     assert a.one("content-type") == "text/plain; charset=utf-8"
@@ -141,8 +65,8 @@ def test_allowed_preflight_is_answered_by_the_engine(listed, send):
     }
 
 
-def test_preflight_needs_no_route(listed, send):
-    a = send(listed, "OPTIONS", "/no/such/route", [("Origin", "https://pr-7.preview.example"),
+def test_preflight_needs_no_route(listed):
+    a = listed.request("OPTIONS", "/no/such/route", [("Origin", "https://pr-7.preview.example"),
                                                    ("Access-Control-Request-Method", "GET")])
     assert (a.status, a.body) == (200, b"OK")
     assert a.cors()["access-control-allow-origin"] == "https://pr-7.preview.example"
@@ -155,11 +79,11 @@ def test_preflight_needs_no_route(listed, send):
     ("https://evil.example", "PUT", "X-Other", "Disallowed CORS origin, method, headers"),
     ("https://pr-7.preview.example.evil", "GET", None, "Disallowed CORS origin"),  # the regex matches in full
 ])
-def test_refused_preflight_is_400_naming_what(listed, send, origin, method, asked, text):
+def test_refused_preflight_is_400_naming_what(listed, origin, method, asked, text):
     headers = [("Origin", origin), ("Access-Control-Request-Method", method)]
     if asked is not None:
         headers.append(("Access-Control-Request-Headers", asked))
-    a = send(listed, "OPTIONS", "/hello", headers)
+    a = listed.request("OPTIONS", "/hello", headers)
     assert (a.status, a.body.decode()) == (400, text)
     assert a.one("content-type") == "text/plain; charset=utf-8"
     allowed = origin in (APP,)
@@ -167,16 +91,16 @@ def test_refused_preflight_is_400_naming_what(listed, send, origin, method, aske
     assert a.cors()["access-control-allow-methods"] == "GET, POST"
 
 
-def test_options_without_request_method_is_not_a_preflight(listed, send):
-    a = send(listed, "OPTIONS", "/hello", [("Origin", APP)])
+def test_options_without_request_method_is_not_a_preflight(listed):
+    a = listed.request("OPTIONS", "/hello", [("Origin", APP)])
     assert a.status == 204  # the router's own OPTIONS answer
     assert a.one("allow") == "GET, HEAD, OPTIONS"
     assert a.cors() == {"access-control-allow-origin": APP, "access-control-expose-headers": "X-Request-ID, X-Total"}
     assert a.one("vary") == "Origin"
 
 
-def test_wildcard_preflight_mirrors_the_asked_headers(wildcard, send):
-    a = send(wildcard, "OPTIONS", "/hello", [("Origin", "https://any.example"),
+def test_wildcard_preflight_mirrors_the_asked_headers(wildcard):
+    a = wildcard.request("OPTIONS", "/hello", [("Origin", "https://any.example"),
                                              ("Access-Control-Request-Method", "PATCH"),
                                              ("Access-Control-Request-Headers", "X-A, X-B")])
     assert (a.status, a.body) == (200, b"OK")
@@ -188,9 +112,9 @@ def test_wildcard_preflight_mirrors_the_asked_headers(wildcard, send):
     }
 
 
-def test_credentials_with_wildcard_name_the_origin(wildcard_credentials, send):
+def test_credentials_with_wildcard_name_the_origin(wildcard_credentials):
     origin = "https://x.example"
-    a = send(wildcard_credentials, "OPTIONS", "/hello", [("Origin", origin), ("Access-Control-Request-Method", "GET")])
+    a = wildcard_credentials.request("OPTIONS", "/hello", [("Origin", origin), ("Access-Control-Request-Method", "GET")])
     assert (a.status, a.body) == (200, b"OK")
     assert a.cors() == {
         "access-control-allow-origin": origin,
@@ -199,7 +123,7 @@ def test_credentials_with_wildcard_name_the_origin(wildcard_credentials, send):
         "access-control-allow-headers": SAFELISTED,
         "access-control-max-age": "600",
     }
-    a = send(wildcard_credentials, "GET", "/hello", [("Origin", origin)])
+    a = wildcard_credentials.request("GET", "/hello", [("Origin", origin)])
     assert a.status == 200
     assert a.cors() == {"access-control-allow-origin": origin, "access-control-allow-credentials": "true"}
     assert a.one("vary") == "Origin"
@@ -207,40 +131,40 @@ def test_credentials_with_wildcard_name_the_origin(wildcard_credentials, send):
 
 # ---- actual responses ----
 
-def test_allowed_origin_is_named_on_a_handler_answer(listed, send):
-    a = send(listed, "GET", "/hello", [("Origin", APP)])
+def test_allowed_origin_is_named_on_a_handler_answer(listed):
+    a = listed.request("GET", "/hello", [("Origin", APP)])
     assert (a.status, json.loads(a.body)) == (200, {"message": "hello"})
     assert a.cors() == {"access-control-allow-origin": APP, "access-control-expose-headers": "X-Request-ID, X-Total"}
     assert a.one("vary") == "Origin"
 
 
-def test_regex_origin(listed, send):
-    a = send(listed, "GET", "/hello", [("Origin", "https://pr-42.preview.example")])
+def test_regex_origin(listed):
+    a = listed.request("GET", "/hello", [("Origin", "https://pr-42.preview.example")])
     assert a.cors()["access-control-allow-origin"] == "https://pr-42.preview.example"
 
 
-def test_refused_origin_gets_no_allow_origin(listed, send):
-    a = send(listed, "GET", "/hello", [("Origin", "http://app.example")])  # another scheme: another origin
+def test_refused_origin_gets_no_allow_origin(listed):
+    a = listed.request("GET", "/hello", [("Origin", "http://app.example")])  # another scheme: another origin
     assert a.status == 200
     assert a.cors() == {"access-control-expose-headers": "X-Request-ID, X-Total"}
     assert a.one("vary") == "Origin"
 
 
-def test_without_origin_no_cors_fields(listed, send):
-    a = send(listed, "GET", "/hello")
+def test_without_origin_no_cors_fields(listed):
+    a = listed.request("GET", "/hello")
     assert a.status == 200
     assert a.cors() == {}
     assert a.one("vary") == "Origin"  # the answer depends on Origin: caches must know
 
 
-def test_wildcard_answers_star(wildcard, send):
-    a = send(wildcard, "GET", "/hello", [("Origin", "https://any.example")])
+def test_wildcard_answers_star(wildcard):
+    a = wildcard.request("GET", "/hello", [("Origin", "https://any.example")])
     assert a.cors() == {"access-control-allow-origin": "*"}
     assert a.one("vary") == "Origin"
 
 
-def test_vary_is_merged_with_compression(listed, send):
-    a = send(listed, "POST", "/echo", [("Origin", APP), ("Content-Type", "application/json"),
+def test_vary_is_merged_with_compression(listed):
+    a = listed.request("POST", "/echo", [("Origin", APP), ("Content-Type", "application/json"),
                                        ("Accept-Encoding", "gzip")], BIG)
     assert a.status == 200
     assert a.one("content-encoding") == "gzip"
@@ -257,8 +181,8 @@ def test_vary_is_merged_with_compression(listed, send):
     ("GET", "/delay/2000", 504),  # the handler deadline's answer
     ("GET", "/health", 200),  # builtin route
 ])
-def test_every_kind_of_answer_carries_the_fields(listed, send, method, path, status):
-    a = send(listed, method, path, [("Origin", "https://other.example")])
+def test_every_kind_of_answer_carries_the_fields(listed, method, path, status):
+    a = listed.request(method, path, [("Origin", "https://other.example")])
     assert a.status == status
     assert a.cors() == {"access-control-allow-origin": "https://other.example",
                         "access-control-expose-headers": "X-Request-ID, X-Total"}
@@ -269,39 +193,35 @@ def test_every_kind_of_answer_carries_the_fields(listed, send, method, path, sta
         assert a.one("vary") == "Origin"
 
 
-def test_body_too_large_after_decoding_carries_the_fields(send):
-    server = start("--cors-allow-origins", APP, "--max-decompressed-body-bytes", "1k")
-    try:
-        a = send(server, "POST", "/echo", [("Origin", APP), ("Content-Type", "application/json"),
-                                           ("Content-Encoding", "gzip")], gzip.compress(BIG))
-        assert a.status == 413
-        assert a.cors() == {"access-control-allow-origin": APP}
-    finally:
-        server.stop()
+def test_body_too_large_after_decoding_carries_the_fields(serve):
+    c = serve("--cors-allow-origins", APP, "--max-decompressed-body-bytes", "1k")
+    a = c.request("POST", "/echo", [("Origin", APP), ("Content-Type", "application/json"),
+                                    ("Content-Encoding", "gzip")], gzip.compress(BIG))
+    assert a.status == 413
+    assert a.cors() == {"access-control-allow-origin": APP}
 
 
 # ---- configuration ----
 
-def test_cors_off_adds_nothing(plain, send):
-    a = send(plain, "GET", "/hello", [("Origin", APP)])
+def test_cors_off_adds_nothing(plain):
+    a = plain.request("GET", "/hello", [("Origin", APP)])
     assert a.status == 200
     assert a.cors() == {}
     assert a.values("vary") == []
-    a = send(plain, "OPTIONS", "/hello", [("Origin", APP), ("Access-Control-Request-Method", "GET")])
+    a = plain.request("OPTIONS", "/hello", [("Origin", APP), ("Access-Control-Request-Method", "GET")])
     assert a.status == 204  # not a preflight to the engine: the router's OPTIONS answer
     assert a.cors() == {}
 
 
-def test_options_from_the_environment():
-    server = start(env={"SLIPSTREAM_CORS_ALLOW_ORIGINS": "https://env.example", "SLIPSTREAM_CORS_MAX_AGE": "5"})
-    try:
-        a = h1_request(server, "OPTIONS", "/hello", [("Origin", "https://env.example"),
-                                                    ("Access-Control-Request-Method", "GET")])
-        assert a.status == 200
-        assert a.cors()["access-control-allow-origin"] == "https://env.example"
-        assert a.cors()["access-control-max-age"] == "5"
-    finally:
-        server.stop()
+def test_options_from_the_environment(start_server, pki):
+    server = start_server("--threads", "1", env={"SLIPSTREAM_CORS_ALLOW_ORIGINS": "https://env.example",
+                                                 "SLIPSTREAM_CORS_MAX_AGE": "5"})
+    client = Protocol("h1", pki).client(server)
+    a = client.request("OPTIONS", "/hello", [("Origin", "https://env.example"), ("Access-Control-Request-Method", "GET")])
+    client.close()
+    assert a.status == 200
+    assert a.cors()["access-control-allow-origin"] == "https://env.example"
+    assert a.cors()["access-control-max-age"] == "5"
 
 
 @pytest.mark.parametrize(("flags", "message"), [

@@ -7,10 +7,11 @@ import random
 import shutil
 import socket
 import ssl
-import subprocess
 import time
 
 import pytest
+
+from tests.e2e.helpers import curl
 
 slipstream = pytest.importorskip("slipstream")
 
@@ -77,10 +78,9 @@ def open_fds():
     return len(os.listdir("/proc/self/fd"))
 
 
-def curl(*args):
-    out = subprocess.run(["curl", "-s", "--noproxy", "*", "--max-time", "60", *args], capture_output=True,
-                         check=True)
-    return out.stdout
+def fetch(*args):
+    """curl's stdout (bytes); curl itself gives up after 60 s."""
+    return curl("--max-time", "60", *args, text=False, timeout=90)
 
 
 def read_response(f):
@@ -98,11 +98,11 @@ def read_response(f):
 @pytest.mark.parametrize("http", ["--http1.1", "--http2-prior-knowledge"])
 def test_large_file_with_curl(server, site, http, tmp_path):
     out = tmp_path / "out.bin"
-    head = curl(http, "-D", "-", "-o", str(out), f"http://127.0.0.1:{server.port}/big").decode()
+    head = fetch(http, "-D", "-", "-o", str(out), f"http://127.0.0.1:{server.port}/big").decode()
     assert out.read_bytes() == (site / "big.bin").read_bytes()
     assert f"content-length: {BIG}" in head.lower()
     assert "transfer-encoding" not in head.lower()
-    ranged = curl(http, "-r", "1000-1999999", f"http://127.0.0.1:{server.port}/big")
+    ranged = fetch(http, "-r", "1000-1999999", f"http://127.0.0.1:{server.port}/big")
     assert ranged == (site / "big.bin").read_bytes()[1000:2000000]
 
 
@@ -111,10 +111,10 @@ def test_large_file_with_curl(server, site, http, tmp_path):
 def test_large_file_over_tls(tls_server, site, pki, http, tmp_path):
     out = tmp_path / "out.bin"
     base = f"https://localhost:{tls_server.port}"
-    head = curl(http, "--cacert", str(pki.ca_cert), "-D", "-", "-o", str(out), base + "/big").decode()
+    head = fetch(http, "--cacert", str(pki.ca_cert), "-D", "-", "-o", str(out), base + "/big").decode()
     assert out.read_bytes() == (site / "big.bin").read_bytes()
     assert f"content-length: {BIG}" in head.lower()
-    ranged = curl(http, "--cacert", str(pki.ca_cert), "-r", "5-24", base + "/static/big.bin")
+    ranged = fetch(http, "--cacert", str(pki.ca_cert), "-r", "5-24", base + "/static/big.bin")
     assert ranged == (site / "big.bin").read_bytes()[5:25]
 
 

@@ -3,38 +3,31 @@ handshake failures, HTTP/2 connections by how they began, streams opened, RST_ST
 GOAWAY sent by code, flood defences by kind."""
 import socket
 import ssl
-import subprocess
 
 import pytest
 
-from tests.e2e.test_h2c_upgrade import UpgradedClient
-from tests.e2e.test_http2 import (
+from tests.e2e.helpers import (
     DATA,
     H2Client,
+    UpgradedClient,
+    curl,
     flood_continuation,
     flood_ping,
     flood_rapid_reset,
     frame,
     hpack_bomb,
+    metric_samples,
+    metrics_text,
     open_socket,
     raw_exchange,
 )
 
+SAMPLES = ("slipstream_tls_", "slipstream_http2_")
+
 
 def metrics(server) -> dict[str, float]:
     """The TLS and HTTP/2 samples, fetched over a cleartext HTTP/1.1 connection (which counts in none of them)."""
-    with socket.create_connection((server.host, server.port), timeout=10) as s:
-        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        data = b""
-        while chunk := s.recv(65536):
-            data += chunk
-    body = data.partition(b"\r\n\r\n")[2].decode()
-    out = {}
-    for line in body.splitlines():
-        if line.startswith(("slipstream_tls_", "slipstream_http2_")):
-            name, _, value = line.rpartition(" ")
-            out[name] = float(value)
-    return out
+    return metric_samples(metrics_text(server), SAMPLES)
 
 
 def test_streams_resets_and_goaway_over_h2c(start_server):
@@ -117,14 +110,8 @@ def test_tls_handshakes_by_version_and_alpn(start_server, pki):
                 s.recv(65536)
             except ConnectionResetError:
                 pass
-    out = subprocess.run(["curl", "-s", "--noproxy", "*", "--cacert", str(pki.ca_cert), "--http1.1",
-                          f"https://127.0.0.1:{server.port}/metrics"], capture_output=True, text=True, timeout=10,
-                         check=True).stdout
-    m = {}
-    for line in out.splitlines():
-        if line.startswith(("slipstream_tls_", "slipstream_http2_")):
-            name, _, value = line.rpartition(" ")
-            m[name] = float(value)
+    out = curl("--cacert", str(pki.ca_cert), "--http1.1", f"https://127.0.0.1:{server.port}/metrics")
+    m = metric_samples(out, SAMPLES)
     # The scrape (curl --http1.1) is the TLSv1.3 "http/1.1" handshake: counted before /metrics renders.
     assert m == {
         'slipstream_tls_handshakes_total{version="TLSv1.3",alpn="h2"}': 2,

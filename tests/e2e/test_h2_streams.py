@@ -12,8 +12,7 @@ import h2.connection
 import h2.errors
 import pytest
 
-from tests.e2e.test_http2 import H2Client, open_socket
-from tests.e2e.test_stream_lifecycle import assert_records, get_json, log_line, poll
+from tests.e2e.helpers import H2Client, assert_records, get_json, log_line, open_socket, poll
 
 
 class BufferedH2Client(H2Client):

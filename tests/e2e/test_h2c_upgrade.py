@@ -4,53 +4,8 @@ request on HTTP/1.1."""
 import base64
 import socket
 import ssl
-import subprocess
 
-from tests.e2e.test_http2 import H2Client
-
-SWITCH = b"HTTP/1.1 101 Switching Protocols\r\n"
-
-
-def curl(*args):
-    return subprocess.run(["curl", "-s", "--noproxy", "*", *args], capture_output=True, text=True, timeout=10,
-                          check=True).stdout
-
-
-def read_head(sock) -> tuple[bytes, bytes]:
-    """The HTTP/1.1 response head and whatever followed it in the same reads."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    head, _, rest = data.partition(b"\r\n\r\n")
-    return head + b"\r\n\r\n", rest
-
-
-def upgrade_request(path="/hello", method="GET", settings: str | None = None, extra=b"", body=b"") -> bytes:
-    lines = [f"{method} {path} HTTP/1.1".encode(), b"Host: localhost", b"Connection: Upgrade, HTTP2-Settings",
-             b"Upgrade: h2c"]
-    if settings is not None:
-        lines.append(b"HTTP2-Settings: " + settings.encode())
-    if body:
-        lines += [b"Content-Type: application/json", b"Content-Length: " + str(len(body)).encode()]
-    return b"\r\n".join(lines) + b"\r\n" + extra + b"\r\n" + body
-
-
-class UpgradedClient(H2Client):
-    """Performs the upgrade with the h2 package's client state machine, then serves as an HTTP/2 client."""
-
-    def __init__(self, server, path="/hello", method="GET", body=b""):
-        super().__init__(socket.create_connection((server.host, server.port), timeout=10), scheme="http",
-                         preface=False)
-        settings = self.conn.initiate_upgrade_connection()
-        self.sock.sendall(upgrade_request(path, method, settings.decode(), body=body))
-        self.head, rest = read_head(self.sock)
-        self.responses[1] = {"headers": {}, "body": b"", "ended": False, "reset": None}
-        if self.head.startswith(SWITCH):
-            self.flush()
-            self.feed(rest)
+from tests.e2e.helpers import SWITCH, UpgradedClient, curl, read_head, upgrade_request
 
 
 def test_curl_upgrades_and_is_served_over_http2(start_server):

@@ -2,8 +2,6 @@
 opening too many connections, a drain under keep-alive load with asynchronous routes, a second server on a port
 in use. Small timeouts through flags keep every test within a few seconds."""
 
-import os
-import re
 import select
 import signal
 import socket
@@ -11,25 +9,8 @@ import subprocess
 import time
 
 from tests.conftest import example_binary
+from tests.e2e.helpers import metric, wait_for_stderr, wait_until
 from tests.e2e.http_client import RawConnection
-
-
-def metric(conn, name, labels=None):
-    """A metric's value read over an open keep-alive connection (0 when absent)."""
-    conn.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-    text = conn.read_response().body.decode()
-    want = ",".join(f'{k}="{v}"' for k, v in (labels or {}).items())
-    pattern = r"^" + re.escape(name) + (r"\{" + re.escape(want) + r"\}" if want else "") + r" (\S+)$"
-    m = re.search(pattern, text, re.MULTILINE)
-    return float(m.group(1)) if m else 0.0
-
-
-def wait_until(check, what, timeout=5.0):
-    """Polls an observable server state (a metric) until `check()` holds; fails after `timeout`."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)
 
 
 def readable(sock, timeout):
@@ -165,19 +146,6 @@ def test_no_per_address_cap_by_default(start_server):
 # ---- drain with asynchronous routes under keep-alive (item 3) ----
 
 
-def wait_for_stderr(server, needle, timeout=5.0):
-    """Reads the server's stderr (raw, unbuffered) until `needle` appears."""
-    fd = server.proc.stderr.fileno()
-    seen = b""
-    deadline = time.monotonic() + timeout
-    while needle.encode() not in seen:
-        assert time.monotonic() < deadline, f"no {needle!r} on the server's stderr: {seen!r}"
-        if select.select([fd], [], [], 0.1)[0]:
-            chunk = os.read(fd, 4096)
-            assert chunk, f"stderr closed before {needle!r}: {seen!r}"
-            seen += chunk
-
-
 def next_request_outcome(conn, resp):
     """'closed' when `resp` told the client to go (and the server then closed), 'answered' when the next
     request on the connection got an answer, 'lost' otherwise."""
@@ -213,7 +181,7 @@ def test_drain_loses_no_request_on_async_and_sync_keepalive_connections(start_se
     wait_until(lambda: metric(probe, "slipstream_http_requests_in_flight") == 4, "four requests in flight")
 
     server.proc.send_signal(signal.SIGTERM)
-    wait_for_stderr(server, "draining")
+    assert wait_for_stderr(server, "draining", timeout=5.0) is not None
     for c in sync_conns:
         c.send(b"Host: x\r\n\r\n")
 

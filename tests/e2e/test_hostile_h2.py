@@ -7,40 +7,36 @@ import socket
 import struct
 import subprocess
 import time
-import urllib.request
 
 import h2.settings
 import pytest
 
-from tests.e2e.test_http2 import (
+from tests.e2e.helpers import (
     ACK,
+    CANCEL,
     DATA,
+    END_HEADERS,
+    END_STREAM,
+    ENHANCE_YOUR_CALM,
     GOAWAY,
     HEADERS,
     PREFACE,
+    REFUSED_STREAM,
     SETTINGS,
+    WINDOW_UPDATE,
     H2Client,
     frame,
     get_block,
     goaway_code,
+    metric,
     open_socket,
     parse_frames,
     raw_exchange,
+    read_frames_until,
+    send_and_read_rest,
 )
 
-END_STREAM, END_HEADERS = 1, 4
-WINDOW_UPDATE = 8
-REFUSED_STREAM, CANCEL, ENHANCE_YOUR_CALM = 7, 8, 11
 STREAM_1000_BYTES = sum(len(f"line {i}\n") for i in range(1000))  # the body of GET /stream/1000
-
-
-def metric(server, name: str) -> str | None:
-    """The value of the sample `name` (with its labels) in /metrics, or None when it is absent."""
-    with urllib.request.urlopen(f"{server.url}/metrics", timeout=5) as r:
-        for line in r.read().decode().splitlines():
-            if line.startswith(name + " "):
-                return line.split()[-1]
-    return None
 
 
 def window_update(stream: int, increment: int) -> bytes:
@@ -70,7 +66,7 @@ def test_reset_streams_count_toward_the_limit_until_their_handlers_finish(start_
     c.start("GET", "/hello")
     c.pump(lambda: c.goaway is not None, timeout=5)
     assert c.goaway.error_code == ENHANCE_YOUR_CALM
-    assert metric(server, 'slipstream_http2_flood_defenses_total{kind="rapid_reset"}') == "1"
+    assert metric(server, "slipstream_http2_flood_defenses_total", {"kind": "rapid_reset"}) == 1
     # Other connections are served meanwhile.
     fresh = H2Client(open_socket(server, False, None), scheme="http")
     assert fresh.request("GET", "/hello")[0] == 200
@@ -90,7 +86,7 @@ def test_handlers_in_flight_are_capped_on_http1(start_server):
     answers = [a for a in got.split(b"HTTP/1.1 ")[1:]]
     assert [a[:3] for a in answers] == [b"200", b"200", b"503"]
     assert b"\r\nRetry-After: 1\r\n" in answers[2]
-    assert metric(server, "slipstream_handlers_refused_total") == "1"
+    assert metric(server, "slipstream_handlers_refused_total") == 1
 
 
 def test_handlers_in_flight_are_capped_on_http2(start_server):
@@ -100,7 +96,7 @@ def test_handlers_in_flight_are_capped_on_http2(start_server):
     c.pump(lambda: all(c.responses[s]["ended"] or c.responses[s]["reset"] is not None for s in sids), timeout=5)
     assert [c.responses[s]["reset"] for s in sids] == [None, None, REFUSED_STREAM]
     assert [c.responses[s]["body"] for s in sids[:2]] == [b'{"delayed_ms":500}'] * 2
-    assert metric(server, "slipstream_handlers_refused_total") == "1"
+    assert metric(server, "slipstream_handlers_refused_total") == 1
 
 
 # ---- a response stalled on a zero flow-control window ----
@@ -114,7 +110,7 @@ def test_streams_stalled_on_a_zero_window_are_reset_after_the_write_timeout(star
     c.pump(lambda: all(c.responses[s]["reset"] is not None for s in sids), timeout=5)
     assert [c.responses[s]["reset"] for s in sids] == [CANCEL, CANCEL]
     assert [c.responses[s]["headers"][":status"] for s in sids] == ["200", "200"]
-    assert metric(server, 'slipstream_timeouts_total{kind="write"}') == "2"
+    assert metric(server, "slipstream_timeouts_total", {"kind": "write"}) == 2
     status, _, body = c.request("HEAD", "/hello")  # no body, so no window needed: the connection goes on
     assert (status, body) == (200, b"")
 
@@ -157,7 +153,7 @@ def test_a_body_trickled_over_http2_is_cut_at_the_minimum_rate(start_server):
     assert closed
     assert 0.5 < elapsed < 2.0, elapsed
     assert 1 <= sent <= 6
-    assert metric(server, 'slipstream_timeouts_total{kind="body_rate"}') == "1"
+    assert metric(server, "slipstream_timeouts_total", {"kind": "body_rate"}) == 1
 
 
 def test_without_a_minimum_rate_an_http2_trickle_is_held(start_server):
@@ -171,47 +167,22 @@ def test_without_a_minimum_rate_an_http2_trickle_is_held(start_server):
 # ---- WINDOW_UPDATE floods ----
 
 
-def raw_exchange_rest(sock, payload: bytes) -> list[tuple[int, int, int, bytes]]:
-    """Sends `payload` on a connection already past its preface; the frames the server sends until it closes."""
-    try:
-        sock.sendall(payload)
-    except (BrokenPipeError, ConnectionResetError):
-        pass  # the server hung up mid-flood: what it sent before is read below
-    received = b""
-    try:
-        while chunk := sock.recv(65536):
-            received += chunk
-    except ConnectionResetError:
-        pass
-    return parse_frames(received)
-
-
-def read_frames_until(sock, done) -> list[tuple[int, int, int, bytes]]:
-    """Reads frames until `done(frames)` holds; fails when the server closes first."""
-    received = b""
-    while not done(parse_frames(received)):
-        chunk = sock.recv(65536)
-        assert chunk, "the server closed the connection"
-        received += chunk
-    return parse_frames(received)
-
-
 def test_a_window_update_flood_on_the_connection_ends_it(start_server):
     server = start_server("--threads", "1", "--h2-control-burst", "100")
     with socket.create_connection((server.host, server.port), timeout=5) as s:
         frames = raw_exchange(s, b"".join(window_update(0, 1) for _ in range(5000)))  # increments of 1
     assert goaway_code(frames) == ENHANCE_YOUR_CALM
-    assert metric(server, 'slipstream_http2_flood_defenses_total{kind="control_frames"}') == "1"
+    assert metric(server, "slipstream_http2_flood_defenses_total", {"kind": "control_frames"}) == 1
 
 
 def test_a_window_update_flood_on_a_closed_stream_ends_the_connection(start_server):
     server = start_server("--threads", "1", "--h2-control-burst", "100")
     with socket.create_connection((server.host, server.port), timeout=5) as s:
         s.sendall(PREFACE + frame(SETTINGS, 0, 0) + frame(HEADERS, END_HEADERS | END_STREAM, 1, get_block()))
-        read_frames_until(s, lambda fs: any(f[0] == DATA and f[1] & END_STREAM for f in fs))  # stream 1 closed
-        frames = raw_exchange_rest(s, b"".join(window_update(1, 1) for _ in range(5000)))
+        read_frames_until(s, lambda fs: any(f[0] == DATA and f[1] & END_STREAM for f in fs), closed_ok=False)
+        frames = send_and_read_rest(s, b"".join(window_update(1, 1) for _ in range(5000)))
     assert goaway_code(frames) == ENHANCE_YOUR_CALM
-    assert metric(server, 'slipstream_http2_flood_defenses_total{kind="control_frames"}') == "1"
+    assert metric(server, "slipstream_http2_flood_defenses_total", {"kind": "control_frames"}) == 1
 
 
 def test_a_client_that_acknowledges_every_data_frame_is_not_cut_off(start_server):

@@ -1,21 +1,12 @@
 """Slow, hostile and unlucky clients: every timeout and connection limit, over real sockets."""
 import json
-import re
 import resource
 import socket
 import time
 
 from tests.conftest import Server, example_binary
+from tests.e2e.helpers import metric
 from tests.e2e.http_client import RawConnection
-
-
-def metric(server, name, labels):
-    c = RawConnection(server.connect())
-    c.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-    text = c.read_response().body.decode()
-    want = ",".join(f'{k}="{v}"' for k, v in labels.items())
-    m = re.search(r"^" + re.escape(name) + (r"\{" + re.escape(want) + r"\}" if want else "") + r" (\S+)$", text, re.MULTILINE)
-    return float(m.group(1)) if m else 0.0
 
 
 def test_slowloris_head_gets_408(start_server):

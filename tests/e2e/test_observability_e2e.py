@@ -5,6 +5,7 @@ import signal
 import threading
 import time
 
+from tests.e2e.helpers import H2Client, metric_value, open_socket
 from tests.e2e.http_client import RawConnection
 
 
@@ -12,14 +13,6 @@ def get(server, target, headers=b""):
     c = RawConnection(server.connect())
     c.send(b"GET " + target + b" HTTP/1.1\r\nHost: x\r\n" + headers + b"\r\n")
     return c.read_response()
-
-
-def metric_value(text, name, labels):
-    """The value of one sample, or 0 when absent. `labels` is a dict."""
-    want = ",".join(f'{k}="{v}"' for k, v in labels.items())
-    pattern = re.compile(r"^" + re.escape(name) + r"\{" + re.escape(want) + r"\} (\S+)$", re.MULTILINE)
-    m = pattern.search(text)
-    return float(m.group(1)) if m else 0.0
 
 
 def test_health_livez_readyz(hello_server):
@@ -81,21 +74,38 @@ def test_request_id_is_echoed_or_generated(hello_server):
     assert re.fullmatch(r"[0-9a-f]{32}", resp.header("x-request-id"))
 
 
-def test_access_log_has_one_json_line_per_request(hello_server):
-    tp = b"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-    get(hello_server, b"/hello?x=1", b"X-Request-ID: log-test-1\r\ntraceparent: " + tp + b"\r\n")
-    text = hello_server.wait_for_line('"log-test-1"')
-    line = json.loads(text) if text else None
-    assert line is not None
-    assert line["method"] == "GET"
-    assert line["route"] == "/hello"
-    assert line["path"] == "/hello"
-    assert line["status"] == 200
-    assert line["bytes"] > 19
-    assert line["trace_id"] == "4bf92f3577b34da6a3ce929d0e0e4736"
-    assert line["peer"].startswith("127.0.0.1:")
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", line["time"])
-    assert isinstance(line["duration_ms"], float)
+def test_every_outcome_is_counted_and_logged(serve):
+    """Over every protocol: one JSON access-log line per request (answered, unmatched, deferred, refused body,
+    bad path) and the request counters by route, method and status."""
+    c = serve(fresh=True)
+    tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    json_type = ("Content-Type", "application/json")
+    cases = [
+        ("GET", "/hello?x=1", [("X-Request-ID", "log-test-1"), ("traceparent", tp)], b"", 200, "/hello", "/hello"),
+        ("GET", "/missing", [("X-Request-ID", "log-test-2")], b"", 404, "(unmatched)", "/missing"),
+        ("GET", "/delay/5", [("X-Request-ID", "log-test-3")], b"", 200, "/delay/{ms:int}", "/delay/5"),
+        ("POST", "/echo", [json_type, ("Content-Encoding", "gzip"), ("X-Request-ID", "log-test-4")], b"x", 400,
+         "/echo", "/echo"),
+        ("GET", "/%zz", [("X-Request-ID", "log-test-5")], b"", 400, "(unmatched)", "/%zz"),
+    ]
+    for method, path, headers, body, status, _, _ in cases:
+        r = c.request(method, path, headers, body)
+        assert (r.status, r.header("x-request-id")) == (status, dict(headers)["X-Request-ID"])
+    # One request at a time on one connection: the lines come in this order (read after one flush, not five).
+    for method, path, headers, body, status, route, logged_path in cases:
+        rid = dict(headers)["X-Request-ID"]
+        text = c.server.wait_for_line(f'"{rid}"')
+        assert text is not None, rid
+        line = json.loads(text)
+        assert (line["method"], line["route"], line["path"], line["status"]) == (method, route, logged_path, status)
+        assert line["bytes"] > (19 if rid == "log-test-1" else 0)
+        assert line["peer"].startswith("127.0.0.1:")
+        assert line["trace_id"] == ("4bf92f3577b34da6a3ce929d0e0e4736" if rid == "log-test-1" else "")
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", line["time"])
+        assert isinstance(line["duration_ms"], float)
+    text = c.request("GET", "/metrics").body.decode()
+    assert 'slipstream_http_requests_total{route="/delay/{ms:int}",method="GET",status="200"} 1' in text
+    assert 'slipstream_http_requests_total{route="/echo",method="POST",status="400"} 1' in text
 
 
 def test_sigterm_under_load_drops_no_request(start_server):
@@ -147,8 +157,6 @@ def test_sigterm_under_load_drops_no_request(start_server):
 def test_request_ids_can_stay_off_responses(start_server):
     """--no-request-id-response: no X-Request-ID on answers (immediate, deferred, HTTP/2), and the ids, the
     client's or generated ones, still reach the access log."""
-    from tests.e2e.test_http2 import H2Client, open_socket
-
     server = start_server("--threads", "1", "--no-request-id-response")
     resp = get(server, b"/hello", b"X-Request-ID: kept-in-log-1\r\n")
     assert resp.status == 200 and resp.header("x-request-id") is None

@@ -1,54 +1,13 @@
 """Streamed responses (examples/stream_lab.cpp) at the edges of their life: graceful drain, handler timeout,
 client disconnect (access log, metrics) and flow control against a client that reads slowly."""
 
-import json
 import signal
 import time
 
 import pytest
 
+from tests.e2e.helpers import assert_records, get_json, log_line, poll
 from tests.e2e.streams import ChunkedStream
-
-
-def assert_records(body):
-    """Every 16-byte record is its index as "%015d\n": nothing lost, repeated or out of order. Checked one
-    digit column at a time (the 10^d digit of record i is i // 10^d % 10), which is fast on 100 MB."""
-    n = len(body) // 16
-    assert len(body) == 16 * n and body[15::16] == b"\n" * n
-    for d in range(15):
-        step = 10**d
-        cycle = b"".join(bytes([48 + k]) * step for k in range(10)) if step <= n else b"0"
-        expected = (cycle * (n // len(cycle) + 1))[:n]
-        assert body[14 - d :: 16] == expected, f"the 10^{d} digits"
-
-
-def log_line(server, path):
-    line = server.wait_for_line(f'"path":"{path}"', timeout=10)
-    assert line is not None, f"no access-log line for {path}"
-    return json.loads(line)
-
-
-def get_json(server, path):
-    s = server.connect()
-    try:
-        s.sendall(f"GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".encode())
-        data = b""
-        while chunk := s.recv(65536):
-            data += chunk
-    finally:
-        s.close()
-    return json.loads(data.split(b"\r\n\r\n", 1)[1])
-
-
-def poll(fn, until, what, timeout=10.0):
-    """Calls fn() until until(value) holds; returns the value (fails after `timeout` seconds)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = fn()
-        if until(value):
-            return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what}: last {value!r}"
-        time.sleep(0.05)
 
 
 def test_drain_ends_event_streams_cleanly_and_cuts_other_streams_at_the_deadline(start_server):

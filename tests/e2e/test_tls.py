@@ -1,7 +1,6 @@
 """TLS end to end: versions, ALPN, ciphers, resumption, mTLS, handshake timeout, SIGHUP reload, HTTP/1.1 over TLS."""
 import http.client
 import json
-import select
 import shutil
 import signal
 import socket
@@ -13,6 +12,7 @@ import pytest
 
 from tests.conftest import example_binary
 from tests.e2e.certs import Pki
+from tests.e2e.helpers import wait_for_stderr
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="the openssl CLI makes the test certificates")
 
@@ -45,18 +45,6 @@ def tls_connect(server, ctx: ssl.SSLContext, session=None) -> ssl.SSLSocket:
 
 def https(server, pki: Pki) -> http.client.HTTPSConnection:
     return http.client.HTTPSConnection("localhost", server.port, context=client_context(pki), timeout=5)
-
-
-def wait_for_stderr(server, needle: str, timeout: float = 10.0) -> str | None:
-    """The next stderr line of the server containing `needle` (the log goes to stderr)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([server.proc.stderr], [], [], 0.2)
-        if ready:
-            line = server.proc.stderr.readline()
-            if needle in line:
-                return line
-    return None
 
 
 def served_cn(server, pki: Pki) -> str:
@@ -223,7 +211,7 @@ def test_sighup_reloads_certificates_without_dropping_connections(tls_server, pk
     shutil.copy(new_cert, cert)
     shutil.copy(new_key, key)
     server.proc.send_signal(signal.SIGHUP)
-    assert wait_for_stderr(server, "certificate reloaded") is not None
+    assert wait_for_stderr(server, "certificate reloaded", timeout=10.0) is not None
     assert served_cn(server, pki) == "reloaded"
     kept.request("GET", "/hello")  # the connection made before the reload goes on
     assert kept.getresponse().read() == b'{"message":"hello"}'
@@ -231,7 +219,7 @@ def test_sighup_reloads_certificates_without_dropping_connections(tls_server, pk
     # A broken file is refused: the server keeps the certificate it has.
     key.write_text("not a key")
     server.proc.send_signal(signal.SIGHUP)
-    assert wait_for_stderr(server, "tls reload failed") is not None
+    assert wait_for_stderr(server, "tls reload failed", timeout=10.0) is not None
     assert served_cn(server, pki) == "reloaded"
     assert server.proc.poll() is None
 

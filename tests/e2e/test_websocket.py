@@ -2,7 +2,6 @@
 import base64
 import hashlib
 import os
-import re
 import select
 import signal
 import socket
@@ -12,6 +11,7 @@ import zlib
 
 import pytest
 
+from tests.e2e.helpers import metric, ws_deflate, ws_frame
 from tests.e2e.http_client import RawConnection
 
 websockets = pytest.importorskip("websockets")
@@ -27,38 +27,7 @@ def ws_url(server, path="/ws/echo"):
     return f"ws://{server.host}:{server.port}{path}"
 
 
-def metric(server, name, labels=None):
-    c = RawConnection(server.connect())
-    c.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-    text = c.read_response().body.decode()
-    want = ",".join(f'{k}="{v}"' for k, v in (labels or {}).items())
-    m = re.search(r"^" + re.escape(name) + (r"\{" + re.escape(want) + r"\}" if want else "") + r" (\S+)$", text, re.MULTILINE)
-    return float(m.group(1)) if m else 0.0
-
-
 # ---- a raw client: exact bytes on the wire ----
-
-
-def frame(opcode, payload=b"", fin=True, rsv=0, mask=True, length=None):
-    b0 = opcode | (0x80 if fin else 0) | (rsv << 4)
-    n = len(payload) if length is None else length
-    mbit = 0x80 if mask else 0
-    if n < 126:
-        head = bytes([b0, mbit | n])
-    elif n < 65536:
-        head = bytes([b0, mbit | 126]) + struct.pack(">H", n)
-    else:
-        head = bytes([b0, mbit | 127]) + struct.pack(">Q", n)
-    if not mask:
-        return head + payload
-    key = os.urandom(4)
-    return head + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
-
-
-def deflate(data, sync=True):
-    c = zlib.compressobj(wbits=-15)
-    out = c.compress(data) + c.flush(zlib.Z_SYNC_FLUSH)
-    return out[:-4] if sync else out
 
 
 class RawWs:
@@ -222,7 +191,7 @@ def test_server_compresses_large_messages(hello_server):
     ws = RawWs(hello_server, extensions="permessage-deflate")
     assert ws.response.header("sec-websocket-extensions") == "permessage-deflate"
     text = b"compress me " * 1000
-    ws.send(frame(1, deflate(text), rsv=4))
+    ws.send(ws_frame(1, ws_deflate(text), rsv=4))
     fin, rsv, op, payload = ws.read_frame()
     assert (fin, rsv, op) == (True, 4, 1)
     assert len(payload) < len(text) // 10
@@ -239,24 +208,24 @@ def bad_utf8():
 @pytest.mark.parametrize(
     "data,code",
     [
-        (frame(1, b"hi", mask=False), 1002),  # unmasked client frame
-        (frame(3, b"x"), 1002),  # reserved opcode
-        (frame(0xB, b""), 1002),  # reserved control opcode
-        (frame(1, b"x", rsv=2), 1002),  # RSV2 set
-        (frame(1, b"x", rsv=4), 1002),  # RSV1 without permessage-deflate
-        (frame(9, b"x", fin=False), 1002),  # fragmented ping
-        (frame(9, b"p" * 126), 1002),  # ping over 125 bytes
-        (frame(0, b"x"), 1002),  # continuation without a message
-        (frame(1, b"a", fin=False) + frame(1, b"b"), 1002),  # new message inside a fragmented one
-        (frame(8, b"\x03"), 1002),  # one-byte close payload
-        (frame(8, struct.pack(">H", 1005)), 1002),  # close code that must not be sent
-        (frame(8, struct.pack(">H", 2999)), 1002),  # unassigned close code
-        (frame(8, struct.pack(">H", 1000) + b"\xff"), 1007),  # close reason not UTF-8
-        (frame(1, bad_utf8()), 1007),  # invalid UTF-8 text
-        (frame(1, bad_utf8()[:13], fin=False), 1007),  # ...caught before the message ends
-        (frame(1, b"\xe2\x82", fin=False) + frame(0, b""), 1007),  # truncated at the end
-        (frame(2, b"", length=MAX_MESSAGE + 1), 1009),  # frame over the limit, refused from its header
-        (frame(2, b"x" * 600000, fin=False) + frame(0, b"x" * 600000), 1009),  # message over the limit
+        (ws_frame(1, b"hi", mask=False), 1002),  # unmasked client frame
+        (ws_frame(3, b"x"), 1002),  # reserved opcode
+        (ws_frame(0xB, b""), 1002),  # reserved control opcode
+        (ws_frame(1, b"x", rsv=2), 1002),  # RSV2 set
+        (ws_frame(1, b"x", rsv=4), 1002),  # RSV1 without permessage-deflate
+        (ws_frame(9, b"x", fin=False), 1002),  # fragmented ping
+        (ws_frame(9, b"p" * 126), 1002),  # ping over 125 bytes
+        (ws_frame(0, b"x"), 1002),  # continuation without a message
+        (ws_frame(1, b"a", fin=False) + ws_frame(1, b"b"), 1002),  # new message inside a fragmented one
+        (ws_frame(8, b"\x03"), 1002),  # one-byte close payload
+        (ws_frame(8, struct.pack(">H", 1005)), 1002),  # close code that must not be sent
+        (ws_frame(8, struct.pack(">H", 2999)), 1002),  # unassigned close code
+        (ws_frame(8, struct.pack(">H", 1000) + b"\xff"), 1007),  # close reason not UTF-8
+        (ws_frame(1, bad_utf8()), 1007),  # invalid UTF-8 text
+        (ws_frame(1, bad_utf8()[:13], fin=False), 1007),  # ...caught before the message ends
+        (ws_frame(1, b"\xe2\x82", fin=False) + ws_frame(0, b""), 1007),  # truncated at the end
+        (ws_frame(2, b"", length=MAX_MESSAGE + 1), 1009),  # frame over the limit, refused from its header
+        (ws_frame(2, b"x" * 600000, fin=False) + ws_frame(0, b"x" * 600000), 1009),  # message over the limit
     ],
     ids=[
         "unmasked", "opcode-3", "opcode-B", "rsv2", "rsv1-no-deflate", "fragmented-ping", "long-ping",
@@ -273,7 +242,7 @@ def test_protocol_errors_close_with_code(hello_server, data, code):
 
 def test_valid_utf8_split_across_fragments(hello_server):
     ws = RawWs(hello_server)
-    ws.send(frame(1, b"\xe2\x82", fin=False) + frame(9, b"ping") + frame(0, b"\xac"))
+    ws.send(ws_frame(1, b"\xe2\x82", fin=False) + ws_frame(9, b"ping") + ws_frame(0, b"\xac"))
     assert ws.read_frame() == (True, 0, 10, b"ping")  # the pong comes between the fragments
     assert ws.read_frame() == (True, 0, 1, "€".encode())
 
@@ -286,9 +255,9 @@ def test_message_at_the_limit_is_accepted(hello_server):
 
 def test_decompression_bomb_is_capped(hello_server):
     ws = RawWs(hello_server, extensions="permessage-deflate")
-    bomb = deflate(b"\x00" * (200 * 1024 * 1024))  # 200 MiB of zeros in ~200 KiB
+    bomb = ws_deflate(b"\x00" * (200 * 1024 * 1024))  # 200 MiB of zeros in ~200 KiB
     assert len(bomb) < 300 * 1024
-    ws.send(frame(2, bomb[: 100 * 1024], rsv=4))
+    ws.send(ws_frame(2, bomb[: 100 * 1024], rsv=4))
     assert ws.read_close()[0] == 1009
     assert ws.closed_by_peer()
     # The server is fine.
@@ -299,14 +268,14 @@ def test_decompression_bomb_is_capped(hello_server):
 
 def test_corrupt_deflate_data(hello_server):
     ws = RawWs(hello_server, extensions="permessage-deflate")
-    ws.send(frame(2, b"\xff\xff\xff\xff", rsv=4))
+    ws.send(ws_frame(2, b"\xff\xff\xff\xff", rsv=4))
     assert ws.read_close()[0] == 1007
 
 
 def test_close_handshake_from_raw_client(hello_server):
     ws = RawWs(hello_server)
-    ws.send(frame(1, b"before close"))
-    ws.send(frame(8, struct.pack(">H", 1000) + b"done"))
+    ws.send(ws_frame(1, b"before close"))
+    ws.send(ws_frame(8, struct.pack(">H", 1000) + b"done"))
     assert ws.read_frame() == (True, 0, 1, b"before close")
     assert ws.read_close() == (1000, "")
     assert ws.closed_by_peer()  # the server closes the TCP connection first
@@ -314,13 +283,13 @@ def test_close_handshake_from_raw_client(hello_server):
 
 def test_empty_close_is_echoed_empty(hello_server):
     ws = RawWs(hello_server)
-    ws.send(frame(8, b""))
+    ws.send(ws_frame(8, b""))
     assert ws.read_frame() == (True, 0, 8, b"")
 
 
 def test_unanswered_ping_payload_is_echoed(hello_server):
     ws = RawWs(hello_server)
-    ws.send(frame(9, b"\x00abc\xff"))
+    ws.send(ws_frame(9, b"\x00abc\xff"))
     assert ws.read_frame() == (True, 0, 10, b"\x00abc\xff")
 
 
@@ -332,7 +301,7 @@ def test_slow_reader_pauses_reading_then_catches_up(hello_server):
     (the client's send blocks) instead of buffering without bound, and serves other clients meanwhile."""
     ws = RawWs(hello_server)
     ws.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
-    chunk = frame(2, b"z" * 65536)
+    chunk = ws_frame(2, b"z" * 65536)
     ws.sock.setblocking(False)
     sent = 0
     stalled_at = None

@@ -9,9 +9,13 @@ from typing import Any
 from .. import _route_misses as _misses
 from .. import _signature
 from .. import middleware as _middleware
+from .._core.route_desc import ArgDesc
+from .._native_route import native_route
 from .._responses_prep import make_prepare
+from ..routing import RouteDef
 from . import early as _early
 from . import late_routes as _late_routes
+from . import shape as _shape
 from . import tree as _tree
 from .runner import RouteInfo, make_runner
 
@@ -26,8 +30,6 @@ def install_routes(app: Any, native: Any, runtime: Any, *, late_changes: bool = 
     """Adds every route of `app` to `native` (a _native.NativeApp) with `runtime` (its AppRuntime). With
     `late_changes` (the TestClient's server), routes added to the app later and dependency_overrides that drop
     validated parameters are served too (late_routes.py)."""
-    from ..app import NativeRoute
-
     chain = None
     if app.user_middleware:
         dispatchers = [_middleware.dispatcher(m) for m in app.user_middleware]
@@ -35,10 +37,10 @@ def install_routes(app: Any, native: Any, runtime: Any, *, late_changes: bool = 
     snapshot = dict(app.dependency_overrides)
     for route in app.routes:
         deps = _route_dependencies(route)
-        shape = _signature.analyze(route.endpoint, route.path, dependencies=deps, overrides=snapshot,
+        shape = _shape.analyze(route.endpoint, route.path, dependencies=deps, overrides=snapshot,
                                    runner=chain is not None)
         if shape.program is None:
-            desc = NativeRoute(route, app.exception_handlers, shape=shape)
+            desc = native_route(route, app.exception_handlers, shape=shape)
         else:
             info = RouteInfo(
                 shape.program, prepare=make_prepare(route), status_code=route.status_code or 200, hooks=runtime,
@@ -46,7 +48,7 @@ def install_routes(app: Any, native: Any, runtime: Any, *, late_changes: bool = 
                 rebuild=lambda overrides, r=route, d=deps: _tree.build(
                     r.endpoint, _signature.path_param_names(r.path), dependencies=d, overrides=overrides))
             runner = make_runner(info) if chain is None else _middleware.make_runner(info, chain)
-            desc = NativeRoute(route, app.exception_handlers, shape=shape, handler=runner)
+            desc = native_route(route, app.exception_handlers, shape=shape, handler=runner)
             early = _early.plan(shape.program, lambda s=snapshot: dict(app.dependency_overrides) == s)
             if early is not None:  # its validation errors go through Python, which runs the valid dependencies
                 runner._slipstream_early = early  # type: ignore[attr-defined]
@@ -68,17 +70,14 @@ def install_routes(app: Any, native: Any, runtime: Any, *, late_changes: bool = 
 
 
 def _internal_route(app: Any, pattern: str, runner: Any) -> Any:
-    """A NativeRoute for `pattern` whose handler is `runner(__reply__, __request__)` (not in the OpenAPI)."""
-    from ..app import NativeRoute
-    from ..routing import RouteDef
-
+    """A RouteDesc for `pattern` whose handler is `runner(__reply__, __request__)` (not in the OpenAPI)."""
     async def endpoint() -> None:  # never called: the runner answers
         return None
 
     route = RouteDef(path=pattern, endpoint=endpoint, methods=("GET",), options={"include_in_schema": False})
-    shape = _signature.RouteShape(params=(), body=(), path_params=_signature.path_param_names(pattern), args=(
-        ("__request__", 1, 0, "", ("any",), ()), ("__reply__", 2, 0, "", ("any",), ())))
-    return NativeRoute(route, app.exception_handlers, shape=shape, handler=runner)
+    shape = _shape.RouteShape(params=(), body=(), path_params=_signature.path_param_names(pattern),
+                              args=(ArgDesc.request(), ArgDesc.reply()))
+    return native_route(route, app.exception_handlers, shape=shape, handler=runner)
 
 
 def _install_misses(app: Any, native: Any, runtime: Any) -> None:
@@ -109,9 +108,6 @@ def _install_catch_all(app: Any, native: Any, runtime: Any, chain: Any, late_cha
 def _add_catch_all(app: Any, native: Any, runtime: Any, chain: Any, late_changes: bool) -> Any:
     """The catch-all routes (see _install_catch_all); with `late_changes` they also serve the routes added to the
     app after the start. Returns their runner."""
-    from ..app import NativeRoute
-    from ..routing import RouteDef
-
     not_found = _middleware.NotFound([(r.path, r.methods) for r in app.routes],
                                      redirect_slashes=getattr(app, "redirect_slashes", True))
     if late_changes:
@@ -126,9 +122,9 @@ def _add_catch_all(app: Any, native: Any, runtime: Any, chain: Any, late_changes
 
     route = RouteDef(path=_middleware.CATCH_ALL_PATTERN, endpoint=not_found_endpoint, methods=("GET",),
                      options={"include_in_schema": False})
-    shape = _signature.RouteShape(params=(), body=(), path_params=("__slipstream_path",), args=(
-        ("__request__", 1, 0, "", ("any",), ()), ("__reply__", 2, 0, "", ("any",), ())))
-    desc = NativeRoute(route, app.exception_handlers, shape=shape, handler=runner)
+    shape = _shape.RouteShape(params=(), body=(), path_params=("__slipstream_path",),
+                              args=(ArgDesc.request(), ArgDesc.reply()))
+    desc = native_route(route, app.exception_handlers, shape=shape, handler=runner)
     for method in _middleware.CATCH_ALL_METHODS:
         if method not in taken:
             native.add_route(method, _middleware.CATCH_ALL_PATTERN, desc)

@@ -14,8 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import _signature
+from .._forwarded import forwarded_exception
 from .._responses_prep import make_prepare
-from ..exceptions import HTTPException, RequestValidationError, forwarded_exception
+from ..exceptions import HTTPException, RequestValidationError
 from ..responses import Response
 from . import tree as _tree
 from .runner import UNVALIDATED, RouteInfo, endpoint_response, wait_streamed
@@ -50,7 +51,7 @@ def route_info(app: Any, route: Any, runtime: Any) -> RouteInfo:
 class Rerun:
     """Set as `_slipstream_rerun` on the runner of a route with dependencies: a request that failed the C++
     validation is run again with every parameter read in Python when dependency_overrides changed since the
-    start (an override may drop the parameters that failed; see exceptions.answer_forwarded)."""
+    start (an override may drop the parameters that failed; see _forwarded.answer_forwarded)."""
 
     def __init__(self, info: RouteInfo, runner: Callable[..., Any]) -> None:
         self.info = info

@@ -18,6 +18,7 @@ from pydantic import AliasChoices, BaseModel, TypeAdapter, ValidationError
 from pydantic import Field as PydanticField
 
 from .. import forms
+from .._core.route_desc import ParamDesc
 from ..datastructures import UploadFile
 from ..params import HeaderParam, Required
 
@@ -183,7 +184,7 @@ def _received(source: str, request: Any) -> _Received:
 
 
 def merge_errors(errors: list[Any], readers: Iterable[tuple[Any, ParamModel]], request: Any,
-                 rows: Sequence[tuple[Any, ...]]) -> list[Any]:
+                 rows: Sequence[ParamDesc]) -> list[Any]:
     """The C++ validator's errors for a request (path, query, header, cookie, body; `rows` are the RouteSpec's
     parameter rows) with the parameter models' errors placed as FastAPI lists them: by location, and within one
     in declaration order."""
@@ -191,8 +192,8 @@ def merge_errors(errors: list[Any], readers: Iterable[tuple[Any, ParamModel]], r
     position: dict[tuple[str, Any], int] = {}
     counts = [0] * len(order)
     for row in rows:
-        position.setdefault((order[row[1]], row[2]), counts[row[1]])
-        counts[row[1]] += 1
+        position.setdefault((order[row.source], row.alias), counts[row.source])
+        counts[row.source] += 1
     keyed: list[tuple[int, float, Any]] = []
     for error in errors:
         loc = tuple(error.get("loc", ())) or ("",)

@@ -9,17 +9,36 @@ than one name (or the first has embed=True), as FastAPI decides.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .. import _plans, _schema, _signature
-from ..params import BodyParam
+from .. import _fallback, _plans, _schema, _signature
+from .._core.route_desc import ArgDesc, ArgKind, BodyDesc, ParamDesc, ParamSource
 from . import program as _program
 from . import tree as _tree
 from .params import DependsParam
 
-_SOURCES = {"path": 0, "query": 1, "header": 2, "cookie": 3}
-ARG_VALUE, ARG_REQUEST, ARG_REPLY = 0, 1, 2
+_SOURCES = {"path": ParamSource.PATH, "query": ParamSource.QUERY, "header": ParamSource.HEADER,
+            "cookie": ParamSource.COOKIE}
+
+
+@dataclasses.dataclass
+class RouteShape:
+    """A route's inputs as the extension reads them (slipstream/_core/route_desc.py): RouteSpec rows, handler
+    arguments, path parameter names.
+
+    `program` is None for a plain route (the handler is called with its arguments); otherwise the route runs
+    through a runner (dependencies/runner.py) that receives the flat arguments, the Request and the reply.
+    `fallback`: the parameters pydantic validates because the C++ validator does not model their type (see
+    _fallback.py), or None."""
+
+    params: tuple[ParamDesc, ...]
+    body: tuple[BodyDesc, ...]
+    args: tuple[ArgDesc, ...]
+    path_params: tuple[str, ...]
+    program: Any = None
+    fallback: Any = None
 
 
 def _key(dep: _tree.Dependant, root: _tree.Dependant) -> tuple[Any, ...]:
@@ -57,10 +76,13 @@ class Rows:
     """RouteSpec rows and, per (dependant cache key, parameter), the row that feeds it."""
 
     def __init__(self, root: _tree.Dependant) -> None:
-        self.params: list[tuple[Any, ...]] = []
-        self.body: list[tuple[Any, ...]] = []
+        self.params: list[ParamDesc] = []
+        self.body: list[BodyDesc] = []
         self.slot: dict[tuple[int, str], int] = {}   # (id(dependant), parameter name) -> index in arguments
         self.keys: list[str] = []                      # index -> key in the arguments object
+        self.fallback_plans: dict[int, tuple[Any, ...]] = {}  # index -> pydantic plan (see _fallback.py)
+        self._rows: list[tuple[tuple[str, ...], Any, Any]] = []
+        self._reasons: list[tuple[str, str]] = []
         everyone = _walk_solve(root)
         keys = {id(d): _key(d, root) for d in everyone}
         first_of = {id(d): next(u for u in everyone if keys[id(u)] == keys[id(d)]) for d in everyone}
@@ -86,8 +108,7 @@ class Rows:
             used.add(key)
             self.slot[(id(d), f.name)] = len(self.keys)
             self.keys.append(key)
-            self.params.append((key, _SOURCES[f.source], f.wire, _schema.schema_text(f.annotation, f.marker.constraints()),
-                                f.required, ""))
+            self.params.append(ParamDesc(key, _SOURCES[f.source], f.wire, self._schema(f), f.required))
         body_fields = [(d, f) for d in everyone for f in _fields(d) if f.source == "body"]
         names = {f.name for _, f in body_fields}
         first = next((f for d in _walk_all(root) for f in _fields(d) if f.source == "body"), None)  # FastAPI's
@@ -97,8 +118,7 @@ class Rows:
             if f.wire not in body_index:
                 body_index[f.wire] = len(self.keys)
                 self.keys.append(f.wire)
-                self.body.append((f.wire, _schema.schema_text(f.annotation, f.marker.constraints()), f.required, "",
-                                  self.embed))
+                self.body.append(BodyDesc(f.wire, self._schema(f), f.required, embed=self.embed))
             self.slot[(id(d), f.name)] = body_index[f.wire]
         # Dependants met again (same cache key) read the rows of the first one.
         for d in everyone:
@@ -107,24 +127,54 @@ class Rows:
                 if f.source != "body" and first is not d:
                     self.slot[(id(d), f.name)] = self.slot[(id(first), f.name)]
 
+    def _schema(self, f: _signature.Field) -> str:
+        """The schema text of the row just added for `f`; for a type the C++ validator does not model exactly, a
+        permissive one, and pydantic validates the value in Python (see _fallback.py)."""
+        constraints = f.marker.constraints()
+        why = _fallback.reason(f.annotation, constraints, text=f.source != "body")
+        loc = self.loc(f)
+        if why is None:
+            self._rows.append((loc, None, None))
+            return _schema.schema_text(f.annotation, constraints)
+        index = len(self.keys) - 1
+        self.fallback_plans[index] = _fallback.plan(f.annotation, constraints)
+        shaped = f.source != "body" and _fallback.list_shaped(f.annotation, constraints)
+        reader = (_fallback.body_reader(f.wire if self.embed else None) if f.source == "body"
+                  else _fallback.param_reader(f.source, f.wire, shaped))
+        self._rows.append((loc, self.fallback_plans[index][1], reader))
+        self._reasons.append((f"{f.source} {f.wire}", why))
+        return _fallback.schema_text(shaped)
+
+    def fallback(self) -> _fallback.RouteFallback | None:
+        """The route's fallback parameters (None when the C++ validator models every one)."""
+        return _fallback.RouteFallback(self._rows, self._reasons) if self._reasons else None
+
     def loc(self, field: _signature.Field) -> tuple[str, ...]:
         if field.source == "body":
             return ("body", field.wire) if self.embed else ("body",)
         return (field.source, field.wire)
 
 
-def _value_arg(name: str, rows: Rows, dep: _tree.Dependant, field: _signature.Field) -> tuple[Any, ...]:
+def _value_arg(name: str, rows: Rows, dep: _tree.Dependant, field: _signature.Field) -> ArgDesc:
     index = rows.slot[(id(dep), field.name)]
-    plan = _signature.default_plan(field, _plans.plan_for(field.annotation))
-    return (name, ARG_VALUE, index, rows.keys[index], plan, rows.loc(field))
+    plan = _signature.default_plan(field, rows.fallback_plans.get(index) or _plans.plan_for(field.annotation))
+    return ArgDesc(name, ArgKind.VALUE, index, rows.keys[index], plan, rows.loc(field))
 
 
 def _is_plain(root: _tree.Dependant) -> bool:
     return not root.subs and all(r.kind in (_signature.FIELD, _signature.REQUEST) for r in root.reads)
 
 
+def analyze(handler: Any, pattern: str, *, dependencies: Sequence[DependsParam] = (),
+            overrides: Mapping[Any, Any] | None = None, runner: bool = False) -> RouteShape:
+    """The route's shape: every parameter of the handler and of its dependencies (route-level `dependencies`
+    first, `overrides` applied) as RouteSpec rows. `runner`: go through the runner even for a plain handler
+    (an app with HTTP middleware). Raises TypeError on what slipstream cannot serve."""
+    return build(handler, pattern, dependencies=dependencies, overrides=overrides or {}, runner=runner)
+
+
 def build(handler: Any, pattern: str, *, dependencies: Sequence[DependsParam], overrides: Mapping[Any, Any],
-          runner: bool) -> _signature.RouteShape:
+          runner: bool) -> RouteShape:
     in_path = _signature.path_param_names(pattern)
     root = _tree.build(handler, in_path, dependencies=dependencies, overrides=overrides)
     _check_unique(root)
@@ -132,10 +182,10 @@ def build(handler: Any, pattern: str, *, dependencies: Sequence[DependsParam], o
     params, body = tuple(rows.params), tuple(rows.body)
     if _is_plain(root) and not runner:
         args = [_value_arg(f.name, rows, root, f) for f in _fields(root)]
-        args += [(r.name, ARG_REQUEST, 0, "", ("any",), ()) for r in root.reads if r.kind == _signature.REQUEST]
-        return _signature.RouteShape(params, body, tuple(args), in_path)
+        args += [ArgDesc.request(r.name) for r in root.reads if r.kind == _signature.REQUEST]
+        return RouteShape(params, body, tuple(args), in_path, fallback=rows.fallback())
     # Runner: every field of every dependant as a keyword "a<n>", then the Request, then the reply.
-    args = []
+    args: list[ArgDesc] = []
     flat: dict[tuple[int, str], str] = {}
     for dep in _walk_all(root):
         for f in _fields(dep):
@@ -146,9 +196,9 @@ def build(handler: Any, pattern: str, *, dependencies: Sequence[DependsParam], o
     for _key, reader in prog.models:
         reader.position = rows.model_position.get(id(reader.field), 0)
     if runner or prog.needs_request:
-        args.append(("__request__", ARG_REQUEST, 0, "", ("any",), ()))
-    args.append(("__reply__", ARG_REPLY, 0, "", ("any",), ()))
-    return _signature.RouteShape(params, body, tuple(args), in_path, program=prog)
+        args.append(ArgDesc.request())
+    args.append(ArgDesc.reply())
+    return RouteShape(params, body, tuple(args), in_path, program=prog, fallback=rows.fallback())
 
 
 def _check_unique(root: _tree.Dependant) -> None:
@@ -162,4 +212,4 @@ def _check_unique(root: _tree.Dependant) -> None:
             seen[key] = f.name
 
 
-__all__ = ["ARG_REPLY", "ARG_REQUEST", "ARG_VALUE", "BodyParam", "Rows", "build"]
+__all__ = ["RouteShape", "Rows", "analyze", "build"]

@@ -17,7 +17,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from .. import _runtime
+from .. import _error_responses
 from .._route_misses import redirect_response, toggled
 from ..dependencies.runner import RouteInfo, endpoint_response, wait_streamed
 from ..exceptions import HTTPException
@@ -88,7 +88,7 @@ class MiddlewareChain:
         try:
             response = await self._call(0, request, endpoint)
         except Exception as exc:  # noqa: BLE001 - ServerErrorMiddleware
-            return await _runtime.server_error_response(self.errors, request, exc)
+            return await _error_responses.server_error_response(self.errors, request, exc)
         return await _collect(response)
 
     async def _call(self, i: int, request: Any, endpoint: Callable[[Any], Awaitable[Response]]) -> Response:
@@ -96,7 +96,7 @@ class MiddlewareChain:
             try:
                 return await endpoint(request)
             except Exception as exc:  # ExceptionMiddleware
-                response = await _runtime.handled_error_response(self.errors, request, exc)
+                response = await _error_responses.handled_error_response(self.errors, request, exc)
                 if response is None:
                     raise
                 return response

@@ -14,6 +14,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from .. import forms
+from .._responses_prep import Default
 from ..responses import JSONResponse, Response
 from . import dependant as dep
 from .fields import ModelField
@@ -80,8 +81,6 @@ class RouteView:
 
 def from_route(route: Any) -> RouteView:
     """A RouteView of a slipstream RouteDef (routing.py), following FastAPI's APIRoute constructor."""
-    from ..routing import Default
-
     options = dict(route.options)
     endpoint = route.endpoint
     name = options.get("name") or getattr(endpoint, "__name__", type(endpoint).__name__)

@@ -6,7 +6,12 @@ import json
 import logging
 from typing import Any
 
+from .. import middleware
+from .._native_route import native_route
+from ..dependencies.install import _internal_route
+from ..dependencies.shape import analyze
 from ..responses import HTMLResponse, Response
+from ..routing import RouteDef
 from . import docs
 from .assets import find_assets, oauth2_redirect_page
 
@@ -34,8 +39,6 @@ class _Pages:
         self.runtime = runtime
         self.chain: Any = None
         if runtime is not None and getattr(app, "user_middleware", None):
-            from .. import middleware
-
             self.chain = middleware.MiddlewareChain([middleware.dispatcher(m) for m in app.user_middleware],
                                                     app.exception_handlers)
 
@@ -50,19 +53,12 @@ class _Pages:
         self._through_middleware(url, endpoint)
 
     def _through_middleware(self, url: str, endpoint: Any) -> None:
-        from .. import middleware
-        from ..dependencies.install import _internal_route
-
         runner = middleware.make_not_found_runner(endpoint, self.chain, self.runtime)
         self.native.add_route("GET", url, _internal_route(self.app, url, runner))
 
 
 def _add_document_route(pages: _Pages, url: str, root_path: str) -> None:
     """A Python route (the document is made on its first request, as FastAPI does) with no parameters."""
-    from .. import _signature
-    from ..app import NativeRoute
-    from ..routing import RouteDef
-
     app, native = pages.app, pages.native
     cache: list[bytes] = []
 
@@ -78,8 +74,8 @@ def _add_document_route(pages: _Pages, url: str, root_path: str) -> None:
         pages._through_middleware(url, endpoint)
         return
     route = RouteDef(path=url, endpoint=openapi, methods=("GET",), options={"include_in_schema": False})
-    route.shape = _signature.analyze(openapi, url)
-    native.add_route("GET", url, NativeRoute(route, app.exception_handlers))
+    route.shape = analyze(openapi, url)
+    native.add_route("GET", url, native_route(route, app.exception_handlers))
 
 
 def install_docs(app: Any, native: Any, root_path: str = "", runtime: Any = None) -> None:

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from .diff_support import Outcome, build_request, compare, record
 
-GAP_500 = ("deliberate, server/cors: an unhandled exception's 500 carries the CORS fields (the engine adds them to "
+GAP_500 = ("deliberate, policy/cors: an unhandled exception's 500 carries the CORS fields (the engine adds them to "
            "every answer); Starlette's ServerErrorMiddleware sits outside CORSMiddleware and sends it without them, "
            "so a browser reports a CORS failure instead of the 500")
 

@@ -274,19 +274,38 @@ json::Value copy_into(const json::Value& v, base::Arena& arena) {
     return v;
 }
 
-// pydantic counts items while it validates them and stops with only "too_long" once there are more than
-// max_length, so a list with too many items reports that alone, whatever its items' parse errors.
-void keep_only_too_long(const Schema& schema, const json::Value& items, ErrorSink* errors) {
-    if (errors == nullptr) return;
-    ErrorSink length_errors;
-    if (schema.validate(items, &length_errors)) return;
-    for (const ValidationError& e : length_errors.errors()) {
-        if (e.type != "too_long" || !e.loc.empty()) continue;
-        ValidationError only = e;
-        errors->clear();
-        only.ctx = copy_into(e.ctx, errors->arena());
-        errors->add(std::move(only));
-        return;
+ValidationError copied(const ValidationError& e, ErrorSink& into) {
+    ValidationError out = e;
+    out.ctx = copy_into(e.ctx, into.arena());
+    out.input = copy_into(e.input, into.arena());
+    return out;
+}
+
+bool at_item(const ValidationError& e, std::size_t i) {
+    return !e.loc.empty() && e.loc[0].is_index() && static_cast<std::size_t>(e.loc[0].index) == i;
+}
+
+// The errors of a list parameter some of whose items did not parse (`parse_errors`), as pydantic reports them.
+// It counts items while it validates them and stops with only "too_long" once there are more than max_length;
+// else it validates every item: per item in order, its parse error (an Enum's item says "enum" instead), or the
+// errors of an item that parsed (`items` holds the unparsed ones as text). List-level errors need valid items.
+void list_errors(const Schema& schema, const json::Value& items, const std::vector<char>& failed,
+                 const ErrorSink& parse_errors, ErrorSink* errors) {
+    ErrorSink items_errors;
+    schema.validate(items, &items_errors);
+    for (const ValidationError& e : items_errors.errors())
+        if (e.type == "too_long" && e.loc.empty()) return errors->add(copied(e, *errors));
+    for (std::size_t i = 0; i < failed.size(); ++i) {
+        bool as_enum = false;
+        if (failed[i])
+            for (const ValidationError& e : items_errors.errors())
+                if (at_item(e, i) && e.loc.size() == 1 && e.type == "enum") {
+                    errors->add(copied(e, *errors));
+                    as_enum = true;
+                }
+        if (as_enum) continue;
+        for (const ValidationError& e : failed[i] ? parse_errors.errors() : items_errors.errors())
+            if (at_item(e, i)) errors->add(copied(e, *errors));
     }
 }
 
@@ -306,14 +325,18 @@ base::Result<json::Value> coerce(const Schema& schema, std::span<const std::stri
     if ((types & detail::kTypeArray) && !(types & detail::kTypeString)) {
         const Node* items = items_hint(root, 0);
         auto* out = arena.make_array<json::Value>(raw.size());
+        std::vector<char> failed(raw.size(), 0);
+        ErrorSink parse_errors;
         for (std::size_t i = 0; i < raw.size(); ++i) {
-            if (coerce_scalar(items ? items : root, raw[i], arena, static_cast<std::int64_t>(i), errors, &out[i]))
+            if (coerce_scalar(items ? items : root, raw[i], arena, static_cast<std::int64_t>(i),
+                              errors != nullptr ? &parse_errors : nullptr, &out[i]))
                 continue;
             ok = false;
+            failed[i] = 1;
             out[i] = json::Value::string(arena.copy(raw[i]));
         }
         value = json::Value::array(out, static_cast<std::uint32_t>(raw.size()));
-        if (!ok) keep_only_too_long(schema, value, errors);
+        if (!ok && errors != nullptr) list_errors(schema, value, failed, parse_errors, errors);
     } else if (raw.empty()) {
         if (errors) {
             ValidationError e;

@@ -150,6 +150,18 @@ const CoerceCase kCases[] = {
      "",
      {R"(int_parsing|[0]|Input should be a valid integer, unable to parse string as an integer|null|"y")",
       R"(int_parsing|[1]|Input should be a valid integer, unable to parse string as an integer|null|"x")"}},
+    // pydantic validates every item (issue 30 item 12): the items that parsed still report their constraints, and
+    // an Enum's item that does not parse says "enum" (as list[IntEnum] / list[conint(gt=0)] query parameters).
+    {R"({"type":"array","items":{"type":"integer","exclusiveMinimum":0}})",
+     {"0", "1.5", "2"},
+     "",
+     {R"(greater_than|[0]|Input should be greater than 0|{"gt":0}|0)",
+      R"(int_parsing|[1]|Input should be a valid integer, unable to parse string as an integer|null|"1.5")"}},
+    {R"({"type":"array","items":{"type":"integer","enum":[1,2]}})",
+     {"low", "3"},
+     "",
+     {R"(enum|[0]|Input should be 1 or 2|{"expected":"1 or 2"}|"low")",
+      R"(enum|[1]|Input should be 1 or 2|{"expected":"1 or 2"}|3)"}},
     {R"({"type":"integer"})", {}, "", {R"(missing|[]|Field required|null|null)"}},
 };
 

@@ -24,6 +24,7 @@ struct Registration {
 // applicators after the local keywords, and unevaluated* last (they read everyone's annotations).
 constexpr Registration kKeywords[] = {
     {{"type"}, kBoth, kVocabValidation, make_type},
+    {{kFiniteKeyword}, kBoth, kCore, make_finite},  // pydantic checks it right after the type, before the bounds
     {{"const"}, kBoth, kVocabValidation, make_const},
     {{"enum"}, kBoth, kVocabValidation, make_enum},
     {{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}, kBoth, kVocabValidation, make_number_bounds},

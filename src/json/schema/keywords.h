@@ -30,6 +30,9 @@ void make_py_type(const KeywordInput& in);        // x-slipstream-pytype (vendor
 
 /// The vendor keyword of make_py_type (written by slipstream/_schema.py).
 inline constexpr std::string_view kPyTypeKeyword = "x-slipstream-pytype";
+void make_finite(const KeywordInput& in);  // x-slipstream-finite (vendor: pydantic's allow_inf_nan=False)
+/// The vendor keyword of make_finite (written by slipstream/_schema.py).
+inline constexpr std::string_view kFiniteKeyword = "x-slipstream-finite";
 void make_item_count(const KeywordInput& in);              // minItems maxItems
 void make_unique_items(const KeywordInput& in);            // uniqueItems
 void make_items(const KeywordInput& in);                   // prefixItems items additionalItems

@@ -177,6 +177,9 @@ bool is_integral(const json::Value& v) {
 }
 
 bool is_multiple_of(const json::Value& x, const json::Value& divisor) {
+    // Only lax conversion makes these ("inf" for a float): pydantic's remainder test is false for NaN, so it
+    // accepts them.
+    if (x.type() == json::Type::kDouble && !std::isfinite(x.as_double())) return true;
     if (x.type() == json::Type::kBigInt || divisor.type() == json::Type::kBigInt) return big_multiple_of(x, divisor);
     if (x.is_integer() && divisor.is_integer()) {
         std::uint64_t d =

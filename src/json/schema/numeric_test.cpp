@@ -70,6 +70,9 @@ TEST(NumericTest, BigIntegersCompareAndDivideExactly) {
     EXPECT_FALSE(is_multiple_of(Value::integer(5), Value::big_integer("100000000000000000000")));
     EXPECT_TRUE(is_multiple_of(Value::number(1e30), Value::big_integer("1000000000000000019884624838656")));
     EXPECT_FALSE(is_multiple_of(Value::number(1.5), Value::big_integer("100000000000000000000")));
+    // "inf" and "nan" converted for a float field: pydantic's multiple_of accepts them (issue 30 item 12).
+    EXPECT_TRUE(is_multiple_of(Value::number(INFINITY), Value::number(0.5)));
+    EXPECT_TRUE(is_multiple_of(Value::number(NAN), Value::number(0.5)));
     EXPECT_EQ(py_number(negative), "-18446744073709551617");
     EXPECT_EQ(display_number(big), "1000000000000000000000000000000");
 }
@@ -91,7 +94,7 @@ TEST(NumericTest, MultipleOf) {
         {Value::number(1e308), Value::number(0.5), true},
         {Value::integer(12), Value::number(0.01), true},
         {Value::number(1e-300), Value::number(1e300), false},
-        {Value::number(INFINITY), Value::integer(2), false},
+        {Value::number(INFINITY), Value::integer(2), true},  // as pydantic: its remainder test is NaN there
         {Value::integer(0), Value::number(0.7), true},
     };
     for (const Case& c : cases)

@@ -61,6 +61,12 @@ const json::Value* at_loc(const json::Value& root, const std::vector<PathSegment
     return cur;
 }
 
+// The schema object a failed keyword belongs to ("#/properties/n" for "#/properties/n/maximum").
+std::string_view schema_parent(std::string_view path) {
+    std::size_t slash = path.rfind('/');
+    return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
+}
+
 // pydantic checks a number's or a string's constraints in a fixed order and reports only the first that fails:
 // (group, rank), or {0, 0} for an error that is not such a constraint.
 std::pair<int, int> constraint_rank(std::string_view type) {
@@ -90,11 +96,18 @@ std::vector<char> select_like_pydantic(std::span<const ValidationError> errors) 
             keep[i] = 0;
         } else if (e.type == "enum" || e.type == "literal_error") {
             for (std::size_t j = 0; j < errors.size(); ++j)
-                if (j != i && errors[j].loc == e.loc && ends_with(errors[j].type, "_type")) keep[j] = 0;
+                if (j != i && errors[j].loc == e.loc &&
+                    (ends_with(errors[j].type, "_type") || ends_with(errors[j].schema_path, "/type")))
+                    keep[j] = 0;
         } else if (auto [group, rank] = constraint_rank(e.type); group != 0) {
             for (const ValidationError& other : errors) {
                 auto [other_group, other_rank] = constraint_rank(other.type);
                 if (other_group == group && other_rank < rank && other.loc == e.loc) keep[i] = 0;
+                // A value of the wrong type (10.5 for an int) is not checked against the type's constraints, nor
+                // is a non-finite float where allow_inf_nan=False.
+                if (other.loc == e.loc && (ends_with(other.schema_path, "/type") || other.type == "finite_number") &&
+                    schema_parent(other.schema_path) == schema_parent(e.schema_path))
+                    keep[i] = 0;
             }
         }
     }
@@ -111,7 +124,7 @@ void ErrorBody::add_all(const json::schema::ErrorSink& sink, std::initializer_li
         // pydantic's order (fields as declared), not the order of the members in the document.
         std::vector<std::vector<std::uint32_t>> keys(sink.errors().size());
         for (std::size_t i : order)
-            keys[i] = rewrite->plan->order_key(sink.errors()[i].loc);
+            keys[i] = rewrite->plan->order_key(sink.errors()[i].loc, rewrite->document);
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
     }
     for (std::size_t i : order) {
@@ -153,10 +166,16 @@ ErrorBody::Named ErrorBody::name_like_pydantic(const ValidationError& e, const E
     if (named.type == "model_attributes_type" && kind->kind == LaxPlan::Kind::kDataclass) {
         named = {"dataclass_type", "Input should be a dictionary or an instance of " + kind->class_name,
                  kind->class_name, false};
+    } else if (named.type == "extra_forbidden" && kind->kind == LaxPlan::Kind::kDataclass) {
+        named = {"unexpected_keyword_argument", "Unexpected keyword argument", {}, false};  // its __init__ says so
     } else if (named.type == "model_attributes_type" && kind->kind == LaxPlan::Kind::kTypedDict) {
         named = {"dict_type", "Input should be a valid dictionary", {}, false};
     } else if (named.type == "list_type" && kind->kind == LaxPlan::Kind::kTuple) {
         named = {"tuple_type", "Input should be a valid tuple", {}, false};
+    } else if (named.type == "list_type" && kind->kind == LaxPlan::Kind::kSet) {
+        named = {"set_type", "Input should be a valid set", {}, false};
+    } else if (named.type == "list_type" && kind->kind == LaxPlan::Kind::kFrozenSet) {
+        named = {"frozen_set_type", "Input should be a valid frozenset", {}, false};
     } else if ((named.type == "too_long" || named.type == "too_short") && kind->kind == LaxPlan::Kind::kTuple &&
                named.msg.rfind("List ", 0) == 0) {
         named.msg.replace(0, 4, "Tuple");

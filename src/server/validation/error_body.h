@@ -25,6 +25,7 @@ struct ErrorRewrite {
     const LaxPlan* plan = nullptr;          // a Literal's "enum" error becomes "literal_error"
     const json::Value* original = nullptr;  // set when LaxPlan converted the value: inputs are read here by loc
     std::span<const LaxFailure> failures;   // pydantic's parse errors in place of type errors at these locs
+    const json::Value* document = nullptr;  // the value as sent: orders a dict's errors by its keys
 };
 
 /// Appends errors in order; finish() closes the document. Not thread-safe (one per validation).

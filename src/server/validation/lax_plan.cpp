@@ -13,7 +13,8 @@ namespace {
 enum : std::uint8_t { kNull = 1, kBool = 2, kInt = 4, kNum = 8, kStr = 16, kArr = 32, kObj = 64, kAll = 127 };
 constexpr int kMaxDepth = 64;
 constexpr std::string_view kLiteralKeyword = "x-slipstream-literal";
-constexpr std::string_view kKindKeyword = "x-slipstream-kind";  // "dataclass:<class name>" or "typeddict"
+// "dataclass:<class name>", "typeddict", "set", "frozenset" or "tuple" (a variadic one; a fixed one has prefixItems)
+constexpr std::string_view kKindKeyword = "x-slipstream-kind";
 constexpr std::string_view kTagsKeyword = "x-slipstream-tags";  // union member tags (json/schema puts them in loc)
 
 std::uint8_t type_bit(std::string_view t) {
@@ -312,6 +313,9 @@ const LaxPlan::Node* LaxPlan::build(const json::Value& s, const json::Value& roo
         constexpr std::string_view kDataclass = "dataclass:";
         std::string_view k = kind->as_string();
         if (k == "typeddict") kinds_.emplace(pointer, KindInfo{Kind::kTypedDict, {}});
+        if (k == "set") kinds_.emplace(pointer, KindInfo{Kind::kSet, {}});
+        if (k == "frozenset") kinds_.emplace(pointer, KindInfo{Kind::kFrozenSet, {}});
+        if (k == "tuple") kinds_.emplace(pointer, KindInfo{Kind::kTuple, {}});
         if (k.substr(0, kDataclass.size()) == kDataclass)
             kinds_.emplace(pointer, KindInfo{Kind::kDataclass, std::string(k.substr(kDataclass.size()))});
     }
@@ -360,12 +364,29 @@ const LaxPlan::Node* LaxPlan::build(const json::Value& s, const json::Value& roo
     return &n;
 }
 
-std::vector<std::uint32_t> LaxPlan::order_key(std::span<const json::schema::PathSegment> loc) const {
+std::vector<std::uint32_t> LaxPlan::order_key(std::span<const json::schema::PathSegment> loc,
+                                              const json::Value* input) const {
     constexpr std::uint32_t kAfterFields = 1u << 30;
     std::vector<std::uint32_t> key;
     key.reserve(loc.size());
     const Node* n = root_;
     for (const json::schema::PathSegment& seg : loc) {
+        // Where this segment is in the input: a dict's keys (and extra keys) are ordered as sent, as pydantic
+        // reports them.
+        std::uint32_t sent_rank = 0;
+        const json::Value* inner = nullptr;
+        if (input != nullptr && seg.is_index() && input->is_array() &&
+            static_cast<std::uint64_t>(seg.index) < input->size()) {
+            inner = &input->items()[static_cast<std::size_t>(seg.index)];
+        } else if (input != nullptr && !seg.is_index() && input->is_object()) {
+            std::span<const json::Member> members = input->members();
+            for (std::size_t i = 0; i < members.size() && inner == nullptr; ++i)
+                if (members[i].key == seg.key) {
+                    sent_rank = static_cast<std::uint32_t>(std::min<std::size_t>(i, kAfterFields - 1));
+                    inner = &members[i].value;
+                }
+        }
+        input = inner;
         n = resolve(n);
         // A tagged union member's errors: ordered by member, as pydantic tries them.
         if (n != nullptr && !seg.is_index() && !n->tags.empty()) {
@@ -389,7 +410,7 @@ std::vector<std::uint32_t> LaxPlan::order_key(std::span<const json::schema::Path
             }
         }
         const Node* next = nullptr;
-        std::uint32_t rank = kAfterFields;
+        std::uint32_t rank = kAfterFields + sent_rank;
         if (seg.is_index()) {
             rank = static_cast<std::uint32_t>(std::min<std::int64_t>(seg.index, kAfterFields));
             if (n != nullptr)

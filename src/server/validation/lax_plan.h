@@ -51,8 +51,9 @@ class LaxPlan {
     }
 
     /// What pydantic type a schema object stands for, where its errors are named differently from a model's or
-    /// a list's: a dataclass ("dataclass_type"), a TypedDict ("dict_type"), a tuple ("tuple_type", "Tuple").
-    enum class Kind : std::uint8_t { kDataclass, kTypedDict, kTuple };
+    /// a list's: a dataclass ("dataclass_type"), a TypedDict ("dict_type"), a tuple ("tuple_type", "Tuple"), a set
+    /// ("set_type") or frozenset ("frozen_set_type").
+    enum class Kind : std::uint8_t { kDataclass, kTypedDict, kTuple, kSet, kFrozenSet };
     struct KindInfo {
         Kind kind;
         std::string class_name;  // a dataclass's
@@ -68,8 +69,10 @@ class LaxPlan {
     bool is_enum() const;
 
     /// Where pydantic reports an error at `loc` relative to others: a model's fields in declaration order (extra
-    /// keys after them), items by index. Compare keys lexicographically; equal keys keep the validator's order.
-    std::vector<std::uint32_t> order_key(std::span<const json::schema::PathSegment> loc) const;
+    /// keys after them), items by index, a dict's keys as sent in `input` (the value validated, when given). Compare
+    /// keys lexicographically; equal keys keep the validator's order.
+    std::vector<std::uint32_t> order_key(std::span<const json::schema::PathSegment> loc,
+                                         const json::Value* input = nullptr) const;
 
     struct Node;
 

@@ -1,7 +1,7 @@
 // Request::arguments() and Request::cookie(): the validated arguments and cookie lookup.
 #include "base/ows.h"
 #include "http/h1/header.h"
-#include "server/request_state.h"
+#include "server/core/request_state.h"
 #include "server/validation/json_node.h"
 #include "slipstream/request.h"
 

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "server/request_state.h"
+#include "server/core/request_state.h"
 #include "server/validation/route_validator.h"
 #include "slipstream/request.h"
 

@@ -12,7 +12,7 @@
 #include "json/schema/coerce.h"
 #include "json/schema/error_sink.h"
 #include "json/schema/schema.h"
-#include "server/request_state.h"
+#include "server/core/request_state.h"
 #include "server/validation/error_body.h"
 #include "server/validation/lax_plan.h"
 #include "server/validation/raw_params.h"
@@ -329,7 +329,7 @@ bool CompiledRouteValidator::validate_body(slipstream::detail::RequestState& req
             continue;
         }
         ok = false;
-        ErrorRewrite rewrite{b.plan.get(), lax ? value : nullptr, failures};
+        ErrorRewrite rewrite{b.plan.get(), lax ? value : nullptr, failures, value};
         if (embed_)
             errors.add_all(sink, {{"body"}, {b.name}}, {}, false, &rewrite);
         else

@@ -1,0 +1,124 @@
+"""Exceptions -> responses, as Starlette's exception middleware answers them: the app's exception handlers, else
+FastAPI's defaults (HTTPException -> its status and {"detail": ...}, RequestValidationError -> 422, else 500)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from ._encoders import encode_fallback
+from .exceptions import HTTP_EXCEPTION, RequestValidationError, _body_of  # the body FastAPI hands a handler
+from .requests import Request
+from .responses import JSONResponse, PlainTextResponse, Response
+
+logger = logging.getLogger("slipstream.error")
+
+
+async def _call_async_handler(handler: Any, request: Request, exc: BaseException) -> Response:
+    result = handler(request, exc)
+    if asyncio.iscoroutine(result):
+        result = await result
+    return result
+
+
+async def handled_error_response(errors: Any, request: Request, exc: BaseException) -> Response | None:
+    """Starlette's ExceptionMiddleware: the app's handler for `exc` (not the 500/Exception ones), else the
+    defaults for HTTPException and RequestValidationError; None when nothing handles it."""
+    handler = errors.lookup(exc) if errors is not None else None
+    if handler is not None and (handler is errors.by_status.get(500) or handler is errors.by_class.get(Exception)):
+        handler = None
+    if handler is not None:
+        return await _call_async_handler(handler, request, exc)
+    if isinstance(exc, (HTTP_EXCEPTION, RequestValidationError)):
+        return _default_response(exc)
+    return None
+
+
+async def server_error_response(errors: Any, request: Request, exc: BaseException) -> Response:
+    """Starlette's ServerErrorMiddleware: the app's 500 (or Exception) handler, else a plain 500; logged."""
+    logger.error("Exception in ASGI application", exc_info=exc)
+    handler = None if errors is None else errors.by_status.get(500) or errors.by_class.get(Exception)
+    if handler is not None:
+        try:
+            return await _call_async_handler(handler, request, exc)
+        except Exception as second:
+            logger.error("Exception in exception handler", exc_info=second)
+    return PlainTextResponse("Internal Server Error", status_code=500)
+
+
+def _default_response(exc: BaseException) -> Response:
+    if isinstance(exc, HTTP_EXCEPTION):
+        if exc.status_code < 200 or exc.status_code in (204, 304):
+            return Response(status_code=exc.status_code, headers=exc.headers)
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+    if isinstance(exc, RequestValidationError):
+        return JSONResponse({"detail": _jsonable(exc.errors())}, status_code=422)
+    logger.error("Exception in handler", exc_info=exc)
+    return PlainTextResponse("Internal Server Error", status_code=500)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, BaseException):
+        return {}
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return _jsonable(encode_fallback(value))
+
+
+def _call_handler(handler: Any, request: Request, exc: BaseException) -> Response:
+    result = handler(request, exc)
+    if asyncio.iscoroutine(result):
+        try:
+            result.send(None)
+        except StopIteration as stop:
+            result = stop.value
+        else:
+            result.close()
+            raise RuntimeError("an async exception handler must not suspend (await real I/O) in slipstream")
+    return result
+
+
+def handle_error(route: Any, request: Request, exc: BaseException) -> Response:
+    """The response for an exception raised by a handler: the app's exception handlers, else FastAPI's defaults."""
+    handler = route.app_errors.lookup(exc) if route.app_errors is not None else None
+    if handler is None:
+        return _default_response(exc)
+    try:
+        return _call_handler(handler, request, exc)
+    except Exception as second:
+        logger.error("Exception in exception handler", exc_info=second)
+        return PlainTextResponse("Internal Server Error", status_code=500)
+
+
+def conversion_exception(route: Any, request: Request, failures: Any) -> BaseException:
+    """The exception FastAPI raises for arguments whose Python conversion (pydantic validators, custom types,
+    parameters pydantic validates) raised: `failures` is a tuple of (exception, loc prefix). A RequestValidationError
+    with every parameter's errors, loc-prefixed (the body as FastAPI passes it), or the first exception that is not
+    a ValidationError."""
+    detail = []
+    for exc, loc in failures:
+        if not isinstance(exc, BaseException):  # a conversion that failed without raising: a bug, answered 500
+            return RuntimeError(f"argument conversion failed without an exception at {loc!r}")
+        errors = getattr(exc, "errors", None)
+        if not (callable(errors) and type(exc).__name__ == "ValidationError"):
+            return exc
+        for error in exc.errors(include_url=False):
+            error = dict(error)
+            error["loc"] = (*loc, *error.get("loc", ()))
+            detail.append(error)
+    return RequestValidationError(detail, body=_body_of(request))
+
+
+def conversion_failed(route: Any, request: Request, failures: Any, _loc: Any = None) -> Response:
+    """conversion_exception() answered through the app's exception handlers (or FastAPI's defaults), with the
+    errors of parameters pydantic validates in FastAPI's order."""
+    exc = conversion_exception(route, request, failures)
+    fallback = getattr(route, "fallback", None)
+    if fallback is not None and isinstance(exc, RequestValidationError):
+        exc = RequestValidationError(fallback.merge(exc.errors(), request), body=exc.body)
+    return handle_error(route, request, exc)
