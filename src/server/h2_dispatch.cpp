@@ -94,13 +94,14 @@ void H2Session::dispatch_async(h2::StreamId id, RequestPipeline& pipeline, Pipel
         session_->reset(id, h2::ErrorCode::kRefusedStream);
         return;
     }
-    std::shared_ptr<slipstream::detail::PendingResponse> pending = pipeline.detach(req, connection_);
+    SinkLink link = pipeline.detach(req, *this);
+    std::shared_ptr<slipstream::detail::PendingResponse> pending = link.shared();
     pending->admitted = std::move(admitted);
     slipstream::detail::PendingResponse* raw = pending.get();
     pending->handler_timer.set_callback([this, raw] { on_handler_timeout(*raw); });
     AsyncStream a;
     a.id = id;
-    a.pending = pending;
+    a.pending = std::move(link);
     a.record = req.record;
     a.head_only = req.head_only;
     async_.emplace(raw, std::move(a));

@@ -8,7 +8,6 @@
 #include <span>
 #include <vector>
 
-#include "server/connection.h"
 #include "server/core/file_body.h"
 #include "server/h1/response_encoder.h"
 
@@ -56,18 +55,11 @@ class FileSource final : public h2::BodySource {
 
 }  // namespace
 
-H2Session::H2Session(Worker& worker, Connection& connection, const net::SocketAddress& peer,
-                     std::function<void()> output_ready)
-    : worker_(worker),
-      connection_(connection),
-      peer_(peer),
-      output_ready_(std::move(output_ready)),
-      stall_timer_([this] { on_stall_check(); }) {}
+H2Session::H2Session(Worker& worker, Connection& connection)
+    : worker_(worker), connection_(connection), peer_(connection.peer()), stall_timer_([this] { on_stall_check(); }) {}
 
-base::Result<std::unique_ptr<H2Session>> H2Session::create(Worker& worker, Connection& connection,
-                                                           const net::SocketAddress& peer,
-                                                           std::function<void()> output_ready) {
-    std::unique_ptr<H2Session> s(new H2Session(worker, connection, peer, std::move(output_ready)));
+base::Result<std::unique_ptr<H2Session>> H2Session::create(Worker& worker, Connection& connection) {
+    std::unique_ptr<H2Session> s(new H2Session(worker, connection));
     auto session = h2::ServerSession::create(session_config(worker.options()), *s);
     if (!session.is_ok()) return session.status();
     s->session_ = std::move(session).value();
@@ -121,7 +113,7 @@ std::size_t H2Session::pull(OutputQueue& out, std::size_t limit) {
 void H2Session::on_stall_check() {
     if (std::size_t reset = session_->reset_stalled(); reset > 0) {
         worker_.metrics().timeouts.with({"write"}).inc(reset);
-        output_ready_();  // the RST_STREAM frames go out; the streams close (and their buffers go) with them
+        output_ready();  // the RST_STREAM frames go out; the streams close (and their buffers go) with them
     }
     if (session_->active_streams() > 0) {
         worker_.loop().schedule_after(stall_timer_,
@@ -188,7 +180,7 @@ void H2Session::deliver_response(slipstream::detail::PendingResponse& pending, R
     auto [status, bytes] = answer(a.id, std::move(response), context_for(a));
     worker_.observe(a.record, status, bytes, peer_);
     finish(it);
-    output_ready_();
+    output_ready();
 }
 
 void H2Session::deliver_stream_head(slipstream::detail::PendingResponse& pending, Response&& head) {
@@ -205,7 +197,7 @@ void H2Session::deliver_stream_head(slipstream::detail::PendingResponse& pending
         auto [status, bytes] = answer(a.id, problem_response({500, "the handler produced an invalid response"}), ctx);
         worker_.observe(a.record, status, bytes, peer_);
         finish(it);
-        output_ready_();
+        output_ready();
         return;
     }
     a.streaming = true;
@@ -214,7 +206,7 @@ void H2Session::deliver_stream_head(slipstream::detail::PendingResponse& pending
     a.response_bytes += fields.head_bytes();
     session_->start_stream(a.id, head.status, fields.fields()).ignore_error();
     if (a.head_only) session_->end(a.id).ignore_error();  // HEAD: the head is the whole answer
-    output_ready_();
+    output_ready();
     if (draining_ && pending.stream.event_stream_active()) end_event_stream(pending);  // began during the drain
 }
 
@@ -225,7 +217,7 @@ void H2Session::deliver_stream_chunk(slipstream::detail::PendingResponse& pendin
     it->second.response_bytes += chunk.size();
     session_->write(it->second.id, std::move(chunk)).ignore_error();
     set_backlog(it->second);  // before the producer's posted count drops (see Responder::write)
-    output_ready_();
+    output_ready();
 }
 
 void H2Session::deliver_stream_end(slipstream::detail::PendingResponse& pending, bool aborted) {
@@ -237,7 +229,7 @@ void H2Session::deliver_stream_end(slipstream::detail::PendingResponse& pending,
         observe_cut(a);
         session_->reset(a.id, h2::ErrorCode::kInternalError);  // a truncated body must not look complete
         finish(it);
-        output_ready_();
+        output_ready();
         return;
     }
     if (!a.head_only) {
@@ -247,7 +239,7 @@ void H2Session::deliver_stream_end(slipstream::detail::PendingResponse& pending,
     }
     worker_.observe(a.record, a.status, a.response_bytes, peer_);
     finish(it);
-    output_ready_();
+    output_ready();
 }
 
 void H2Session::on_handler_timeout(slipstream::detail::PendingResponse& pending) {
@@ -270,7 +262,7 @@ void H2Session::on_handler_timeout(slipstream::detail::PendingResponse& pending)
         answer_and_observe(a.id, std::move(timeout), context_for(a), a.record);
     }
     finish(it);
-    output_ready_();
+    output_ready();
 }
 
 void H2Session::on_stream_reset(h2::StreamId id) {
@@ -284,10 +276,9 @@ void H2Session::on_stream_reset(h2::StreamId id) {
     if (s == by_stream_.end()) return;
     auto it = async_.find(s->second);
     if (it->second.streaming) observe_cut(it->second);  // client RST_STREAM, connection gone, drain deadline
-    slipstream::detail::PendingResponse& p = *it->second.pending;
-    p.connection = nullptr;
-    p.handler_timer.cancel();
-    p.cancel();
+    std::shared_ptr<slipstream::detail::PendingResponse> keep = it->second.pending.shared();
+    slipstream::detail::PendingResponse& p = *keep;
+    it->second.pending.cancel();  // late answers are dropped; the producer hears of it
     if (!p.ended.load()) {
         // The handler may run on until it lets go of its Responder: until then the stream still counts toward
         // this connection's SETTINGS_MAX_CONCURRENT_STREAMS (rapid reset, CVE-2023-44487).
@@ -316,19 +307,20 @@ void H2Session::begin_drain() {
     // Event streams never end by themselves: end them cleanly so their clients reconnect elsewhere.
     std::vector<std::shared_ptr<slipstream::detail::PendingResponse>> streams;
     for (const auto& [raw, a] : async_) {
-        if (a.streaming && a.pending->stream.event_stream_active()) streams.push_back(a.pending);
+        if (a.streaming && a.pending->stream.event_stream_active()) streams.push_back(a.pending.shared());
     }
     for (const auto& p : streams)
         end_event_stream(*p);
     for (const auto& [id, ws] : websockets_)
         ws->begin_drain();  // close 1001, as on HTTP/1.1; the stream ends with the close handshake
     session_->shutdown();   // GOAWAY: the other streams in progress finish (or the deadline cuts them)
+    pump();
 }
 
 void H2Session::end_event_stream(slipstream::detail::PendingResponse& pending) {
     auto it = async_.find(&pending);
     if (it == async_.end() || !it->second.streaming) return;
-    std::shared_ptr<slipstream::detail::PendingResponse> keep = it->second.pending;  // finish() lets go
+    std::shared_ptr<slipstream::detail::PendingResponse> keep = it->second.pending.shared();  // finish() lets go
     keep->ended.store(true);  // the producer's later write() and end() are no-ops
     deliver_stream_end(*keep, false);
     keep->cancel();

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -13,34 +12,49 @@
 #include "http/h2/session.h"
 #include "net/socket_address.h"
 #include "net/timer.h"
+#include "server/connection.h"
 #include "server/core/handler_count.h"
 #include "server/core/output_queue.h"
 #include "server/core/problem.h"
 #include "server/h2/h2_response.h"
 #include "server/h2_websocket_stream.h"
 #include "server/pending_response.h"
+#include "server/protocol_session.h"
 #include "server/request_pipeline.h"
+#include "server/response_sink.h"
 #include "server/worker.h"
 #include "slipstream/response.h"
 
 namespace slipstream::server {
 
-class Connection;
-
 /// Owned by the Connection that carries it (after ALPN "h2" or the cleartext preface). Each complete
 /// request goes through the RequestPipeline, as on HTTP/1.1 (request id, path decoding, router,
 /// request-body decoding, RouteSpec validation, sync or asynchronous handler, compression, stream heads
 /// with SSE heartbeats, metrics, access log); the answer leaves as HTTP/2 frames. An extended CONNECT
-/// (RFC 8441) to a WebSocket route becomes a WebSocket on its stream (H2WebSocketStream). The connection does the I/O:
-/// it feeds receive() and writes what pull() produces. Loop thread only.
-class H2Session final : private http::h2::SessionHandler {
+/// (RFC 8441) to a WebSocket route becomes a WebSocket on its stream (H2WebSocketStream). As its connection's
+/// ProtocolSession (h2_session_io.cpp) it feeds what is read to receive() and pulls frames into the connection's
+/// output under its cap; asynchronous answers reach it as the ResponseSink of their streams. Loop thread only.
+class H2Session final : public ProtocolSession, public ResponseSink, private http::h2::SessionHandler {
   public:
-    /// `connection` owns the session; asynchronous answers reach it through the connection (Responders
-    /// hold the connection). `output_ready` is called when an asynchronous answer queued frames.
-    static base::Result<std::unique_ptr<H2Session>> create(Worker& worker, Connection& connection,
-                                                           const net::SocketAddress& peer,
-                                                           std::function<void()> output_ready);
-    ~H2Session();
+    /// `connection` owns the session (after switch_to()).
+    static base::Result<std::unique_ptr<H2Session>> create(Worker& worker, Connection& connection);
+    ~H2Session() override;
+
+    // ProtocolSession (h2_session_io.cpp).
+    void on_read(std::string_view data, bool from_scratch) override;
+    void on_eof() override;
+    void after_output() override;
+    void on_timer(TimerReason reason) override;
+    void refresh_timer(bool progressed) override;
+    /// The server is draining: event streams end cleanly now (END_STREAM after what was queued, producer
+    /// cancelled), then GOAWAY; other streams run on (the drain deadline cuts them through on_closed()).
+    void begin_drain() override;
+    /// The connection closed: asynchronous handlers are told (cancelled) and their answers dropped; started
+    /// streams are logged as aborted.
+    void on_closed() override { detach_all(); }
+    bool idle() const override;
+    /// Moves frames into the connection's output and writes them; closes once the session is finished.
+    void pump();
 
     /// Serves an HTTP/1.1 request that asked to upgrade to h2c as stream 1 (its body complete), right after
     /// create(). Error kInvalidArgument: a bad HTTP2-Settings value; nothing was sent or served (the caller
@@ -59,26 +73,20 @@ class H2Session final : private http::h2::SessionHandler {
     bool receiving() const { return session_->receiving(); }
     /// Graceful GOAWAY (idle timeout): streams in progress finish.
     void shutdown() { session_->shutdown(); }
-    /// The server is draining: event streams end cleanly now (END_STREAM after what was queued, producer
-    /// cancelled), then GOAWAY; other streams run on (the drain deadline cuts them through detach_all()).
-    void begin_drain();
     /// Flow control: each streamed response's backlog becomes its bytes not yet framed (waiting for the
     /// peer's window included) plus `unsent_output`, the connection's unwritten output.
     void update_backlogs(std::size_t unsent_output);
-    /// The connection is closing: asynchronous handlers are told (cancelled) and their answers dropped;
-    /// started streams are logged as aborted.
-    void detach_all();
 
-    // Asynchronous answers, forwarded by the connection (loop thread).
-    void deliver_response(slipstream::detail::PendingResponse& pending, Response&& response);
-    void deliver_stream_head(slipstream::detail::PendingResponse& pending, Response&& head);
-    void deliver_stream_chunk(slipstream::detail::PendingResponse& pending, std::string&& chunk);
-    void deliver_stream_end(slipstream::detail::PendingResponse& pending, bool aborted);
+    // ResponseSink: asynchronous answers (loop thread).
+    void deliver_response(slipstream::detail::PendingResponse& pending, Response&& response) override;
+    void deliver_stream_head(slipstream::detail::PendingResponse& pending, Response&& head) override;
+    void deliver_stream_chunk(slipstream::detail::PendingResponse& pending, std::string&& chunk) override;
+    void deliver_stream_end(slipstream::detail::PendingResponse& pending, bool aborted) override;
 
   private:
     struct AsyncStream {
         http::h2::StreamId id = 0;
-        std::shared_ptr<slipstream::detail::PendingResponse> pending;
+        SinkLink pending;
         RequestRecord record;  // views into pending->request
         bool head_only = false;
         bool streaming = false;
@@ -88,8 +96,14 @@ class H2Session final : private http::h2::SessionHandler {
     };
     using AsyncMap = std::unordered_map<const slipstream::detail::PendingResponse*, AsyncStream>;
 
-    H2Session(Worker& worker, Connection& connection, const net::SocketAddress& peer,
-              std::function<void()> output_ready);
+    H2Session(Worker& worker, Connection& connection);
+
+    // The connection is closing (or the session is destroyed): every stream is cut.
+    void detach_all();
+    // Input while request bodies are awaited counts toward the body's minimum rate (h2_session_io.cpp).
+    void note_input(std::size_t n);
+    // The session needs a write: at the end of this loop iteration.
+    void output_ready() { connection_.schedule_flush(); }
 
     // SessionHandler (h2_dispatch.cpp): the request path.
     void on_request(http::h2::StreamId id, const http::h2::RequestHead& head) override;
@@ -129,7 +143,6 @@ class H2Session final : private http::h2::SessionHandler {
     Worker& worker_;
     Connection& connection_;
     net::SocketAddress peer_;
-    std::function<void()> output_ready_;
     std::unique_ptr<http::h2::ServerSession> session_;
     AsyncMap async_;
     std::unordered_map<http::h2::StreamId, const slipstream::detail::PendingResponse*> by_stream_;
@@ -142,6 +155,7 @@ class H2Session final : private http::h2::SessionHandler {
     std::shared_ptr<HandlerCount> held_ = std::make_shared<HandlerCount>();
     net::Timer stall_timer_;  // on_stall_check(), armed by pull() while streams are active
     bool draining_ = false;
+    bool receiving_body_ = false;  // request bodies were awaited at the last input
 };
 
 }  // namespace slipstream::server

@@ -87,7 +87,8 @@ void H2Session::open_websocket(h2::StreamId id, const h2::RequestHead& head, Pip
     // Phase 3: negotiate; the fast path answers 200 now, manual accept when the handler says so.
     WebSocketOffer offer = negotiate_websocket(worker_, handler, upgrade);
     WebSocketHead fields{std::move(offer.extensions), std::string(ctx.server), std::string(ctx.request_id)};
-    auto owned = std::make_unique<H2WebSocketStream>(*session_, id, worker_, output_ready_);
+    auto owned =
+        std::make_unique<H2WebSocketStream>(*session_, id, worker_, [conn = &connection_] { conn->schedule_flush(); });
     H2WebSocketStream& stream = *owned;
     websockets_[id] = std::move(owned);
     if (!handler.manual_accept) {
@@ -103,7 +104,7 @@ void H2Session::open_websocket(h2::StreamId id, const h2::RequestHead& head, Pip
     WebSocketSession& ws = stream.open(worker_, entry.websocket, std::move(offer.channel), offer.deflate);
     if (!handler.manual_accept) {
         ws.start();
-        output_ready_();
+        output_ready();
         return;
     }
     auto record = std::make_shared<OwnedRecord>(req.record);
@@ -113,7 +114,7 @@ void H2Session::open_websocket(h2::StreamId id, const h2::RequestHead& head, Pip
         std::size_t bytes = fields.fields(subprotocol, headers, list);
         session_->start_stream(id, 200, list).ignore_error();
         worker_.observe(record->record, 200, bytes, peer_);
-        output_ready_();
+        output_ready();
     };
     answer.refuse = [this, id, record, fields](Response&& refusal) {
         auto it = websockets_.find(id);
@@ -121,7 +122,7 @@ void H2Session::open_websocket(h2::StreamId id, const h2::RequestHead& head, Pip
         H2Context c{worker_.date(), fields.server, fields.request_id, false};
         auto [status, bytes] = this->answer(id, std::move(refusal), c);
         worker_.observe(record->record, status, bytes, peer_);
-        output_ready_();
+        output_ready();
     };
     ws.start_pending(std::move(answer));
 }

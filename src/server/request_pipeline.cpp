@@ -199,11 +199,9 @@ Response RequestPipeline::overloaded() {
     return r;
 }
 
-std::shared_ptr<slipstream::detail::PendingResponse> RequestPipeline::detach(PipelineRequest& req,
-                                                                             Connection& connection) {
+SinkLink RequestPipeline::detach(PipelineRequest& req, ResponseSink& sink) {
     auto pending = std::make_shared<slipstream::detail::PendingResponse>();
     pending->loop = worker_.loop_ref();
-    pending->connection = &connection;
     pending->request = std::move(req.state);
     pending->request.detach();
     // The record's views move to the detached copy.
@@ -212,7 +210,7 @@ std::shared_ptr<slipstream::detail::PendingResponse> RequestPipeline::detach(Pip
     req.record.path = kept.path;
     req.record.request_id = kept.request_id;
     req.record.trace_id = kept.trace_id;
-    return pending;
+    return SinkLink(std::move(pending), sink);
 }
 
 void RequestPipeline::call_async(const PipelineRequest& req,

@@ -18,8 +18,6 @@
 
 namespace slipstream::server {
 
-class Connection;
-
 /// One request as its protocol parsed it. Views must live until the request was dispatched.
 struct RequestInput {
     std::string_view method;
@@ -93,10 +91,10 @@ class RequestPipeline {
     HandlerCount::Ticket admit();
     /// The answer to a request admit() refused: 503 with Retry-After.
     static Response overloaded();
-    /// Asynchronous handlers, first half: the pending answer, owning a detached copy of the request; the
-    /// record's views move to that copy. The protocol then sets `handler_timer`'s callback and records
-    /// where the answer goes before call_async().
-    std::shared_ptr<slipstream::detail::PendingResponse> detach(PipelineRequest& req, Connection& connection);
+    /// Asynchronous handlers, first half: the pending answer, owning a detached copy of the request, linked to
+    /// `sink` (the protocol keeps the link where the answer waits); the record's views move to that copy. The
+    /// protocol then sets `handler_timer`'s callback and records where the answer goes before call_async().
+    SinkLink detach(PipelineRequest& req, ResponseSink& sink);
     /// Second half: arms the handler deadline, counts the request in flight and calls the handler. A
     /// Responder dropped unanswered (also when the handler threw) posts a 500 by itself.
     void call_async(const PipelineRequest& req, const std::shared_ptr<slipstream::detail::PendingResponse>& pending);

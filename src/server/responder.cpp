@@ -1,7 +1,6 @@
 // Responder: posts an asynchronous handler's answer to the connection's loop.
 #include "slipstream/responder.h"
 
-#include "server/connection.h"
 #include "server/core/problem.h"
 #include "server/pending_response.h"
 
@@ -29,11 +28,11 @@ Responder::~Responder() {
         r.content_type = std::string(server::kProblemContentType);
         p->loop->post([p, r = std::move(r)]() mutable {
             p->ended.store(true);
-            if (p->connection) p->connection->deliver_response(*p, std::move(r));
+            if (server::ResponseSink* sink = p->sink()) sink->deliver_response(*p, std::move(r));
         });
     } else if (!p->ended.exchange(true)) {
         p->loop->post([p] {
-            if (p->connection) p->connection->deliver_stream_end(*p, true);
+            if (server::ResponseSink* sink = p->sink()) sink->deliver_stream_end(*p, true);
         });
     }
 }
@@ -44,7 +43,7 @@ bool Responder::send(Response response) {
     if (pending_->cancelled.load()) return false;
     auto p = pending_;
     return p->loop->post([p, r = std::move(response)]() mutable {
-        if (p->connection) p->connection->deliver_response(*p, std::move(r));
+        if (server::ResponseSink* sink = p->sink()) sink->deliver_response(*p, std::move(r));
     });
 }
 
@@ -53,7 +52,7 @@ bool Responder::start_stream(Response head) {
     if (pending_->cancelled.load()) return false;
     auto p = pending_;
     return p->loop->post([p, r = std::move(head)]() mutable {
-        if (p->connection) p->connection->deliver_stream_head(*p, std::move(r));
+        if (server::ResponseSink* sink = p->sink()) sink->deliver_stream_head(*p, std::move(r));
     });
 }
 
@@ -63,7 +62,7 @@ bool Responder::write(std::string_view chunk) {
     p->stream.posted(chunk.size());
     return p->loop->post([p, c = std::string(chunk)]() mutable {
         std::size_t n = c.size();
-        if (p->connection) p->connection->deliver_stream_chunk(*p, std::move(c));
+        if (server::ResponseSink* sink = p->sink()) sink->deliver_stream_chunk(*p, std::move(c));
         p->stream.delivered(n);  // after the connection counted it in its backlog
     });
 }
@@ -88,7 +87,7 @@ bool Responder::end() {
     if (!pending_ || !pending_->answered.load() || pending_->ended.exchange(true)) return false;
     auto p = pending_;
     return p->loop->post([p] {
-        if (p->connection) p->connection->deliver_stream_end(*p, false);
+        if (server::ResponseSink* sink = p->sink()) sink->deliver_stream_end(*p, false);
     });
 }
 

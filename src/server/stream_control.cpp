@@ -8,7 +8,6 @@
 #include "http/sse/event_encoder.h"
 #include "server/coding/compression_policy.h"
 #include "server/coding/content_coding.h"
-#include "server/connection.h"
 #include "server/observe/coding_metrics.h"
 #include "server/pending_response.h"
 
@@ -171,9 +170,9 @@ void StreamControl::close_flow() {
 
 void StreamControl::on_heartbeat() {
     base::MonoNanos now = loop_->now();
-    if (now - last_write_ >= heartbeat_nanos_ && pending_->connection != nullptr) {
+    if (now - last_write_ >= heartbeat_nanos_ && pending_->sink() != nullptr) {
         metrics_->sse_heartbeats.inc();
-        pending_->connection->deliver_stream_chunk(*pending_, std::string(http::sse::kHeartbeat));
+        pending_->sink()->deliver_stream_chunk(*pending_, std::string(http::sse::kHeartbeat));
         if (!active_) return;  // delivering may have ended the stream
         last_write_ = now;
     }

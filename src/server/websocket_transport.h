@@ -5,8 +5,9 @@
 
 namespace slipstream::server {
 
-/// Implemented by the connection (plain TCP or TLS alike): the session reads nothing itself; the
-/// connection hands it decrypted bytes, and it writes frames into the connection's output. Loop thread.
+/// Implemented by what carries the session (UpgradedWebSocket over a whole connection, plain TCP or TLS alike;
+/// H2WebSocketStream over an HTTP/2 stream): the session reads nothing itself; the carrier hands it decrypted
+/// bytes, and it writes frames into the carrier's output. Loop thread.
 class WebSocketTransport {
   public:
     /// Where frames are queued; the connection writes (and encrypts) them.

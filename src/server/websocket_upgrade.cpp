@@ -1,9 +1,8 @@
-// The connection's WebSocket hook: the upgrade handshake and the transport a WebSocketSession writes through.
-#include <algorithm>
-
+// H1Session's WebSocket upgrade: the handshake, then the connection speaks WebSocket (UpgradedWebSocket).
 #include "http/ws/handshake.h"
-#include "server/connection.h"
 #include "server/h1/response_encoder.h"
+#include "server/h1_session.h"
+#include "server/upgraded_websocket.h"
 #include "server/websocket_negotiation.h"
 #include "server/websocket_session.h"
 #include "server/worker.h"
@@ -38,8 +37,8 @@ std::string switching_protocols(const AnswerHead& f, std::string_view subprotoco
 
 }  // namespace
 
-void Connection::upgrade_websocket(const http::h1::RequestHead& head, slipstream::detail::RequestState& state,
-                                   const RouteEntry& entry, RequestRecord& record, const EncodeContext& ctx) {
+void H1Session::upgrade_websocket(const http::h1::RequestHead& head, slipstream::detail::RequestState& state,
+                                  const RouteEntry& entry, RequestRecord& record, const EncodeContext& ctx) {
     WebSocketMetrics& metrics = worker_.metrics().websocket;
     auto refuse = [&](Response&& r) {
         int status = r.status;
@@ -47,7 +46,7 @@ void Connection::upgrade_websocket(const http::h1::RequestHead& head, slipstream
         OutputQueue& out = output_for_next(!ctx.keep_alive);
         std::size_t before = out.size();
         if (!encode_response(std::move(r), ctx, out)) status = 500;
-        worker_.observe(record, status, out.size() - before, peer_);
+        worker_.observe(record, status, out.size() - before, conn_.peer());
     };
 
     // Phase 1: the handshake itself (RFC 6455 §4.2.1).
@@ -69,62 +68,46 @@ void Connection::upgrade_websocket(const http::h1::RequestHead& head, slipstream
                            std::string(ctx.request_id)};
     if (!handler.manual_accept) {
         std::string answer = switching_protocols(head_fields, offer.subprotocol, {});
-        out_.append(answer);
-        worker_.observe(record, 101, answer.size(), peer_);
+        conn_.output().append(answer);
+        worker_.observe(record, 101, answer.size(), conn_.peer());
     }
     offer.channel->request = std::move(state);
     offer.channel->request.detach();
 
-    // Phase 4: from here on every byte of this connection is WebSocket frames.
-    WebSocketTransport& transport = *this;  // a private base: convert here, where it is accessible
-    ws_ = std::make_unique<WebSocketSession>(transport, worker_, entry.websocket, std::move(offer.channel),
-                                             offer.deflate);
-    if (!handler.manual_accept) return ws_->start();
+    // Phase 4: from here on every byte of this connection is WebSocket frames. The switch comes first, so that a
+    // close during on_open reaches the new session.
+    auto next = std::make_unique<UpgradedWebSocket>(conn_, entry.websocket, std::move(offer.channel), offer.deflate);
+    UpgradedWebSocket& ws = *next;
+    conn_.switch_to(std::move(next));
+    upgraded_ = &ws;
+    if (!handler.manual_accept) return ws.session().start();
 
     // Manual accept: the answer is written when the handler decides; the record's views must outlive this call.
+    // The answers capture the connection, which owns the WebSocket session that calls them.
     auto owned = std::make_shared<OwnedRecord>(record);
+    Connection* conn = &conn_;
     WebSocketAnswer answer;
-    answer.accept = [this, owned, fields = std::move(head_fields)](std::string_view subprotocol,
+    answer.accept = [conn, owned, fields = std::move(head_fields)](std::string_view subprotocol,
                                                                    const WebSocketAnswerHeaders& headers) {
         std::string bytes = switching_protocols(fields, subprotocol, headers);
-        out_.append(bytes);
-        schedule_flush();
-        worker_.observe(owned->record, 101, bytes.size(), peer_);
+        conn->output().append(bytes);
+        conn->schedule_flush();
+        conn->worker().observe(owned->record, 101, bytes.size(), conn->peer());
     };
-    answer.refuse = [this, owned, version = ctx.version, server = std::string(ctx.server),
+    answer.refuse = [conn, owned, version = ctx.version, server = std::string(ctx.server),
                      id = std::string(ctx.request_id)](Response&& refusal) {
-        EncodeContext c{version, false, false, worker_.date(), server, id};
+        Worker& worker = conn->worker();
+        OutputQueue& out = conn->output();
+        EncodeContext c{version, false, false, worker.date(), server, id};
         int status = refusal.status;
-        std::size_t before = out_.size();
-        if (!encode_response(std::move(refusal), c, out_)) status = 500;
-        worker_.observe(owned->record, status, out_.size() - before, peer_);
-        ws_close_after_output();
+        std::size_t before = out.size();
+        if (!encode_response(std::move(refusal), c, out)) status = 500;
+        worker.observe(owned->record, status, out.size() - before, conn->peer());
+        conn->set_closing();  // then close once it is written
+        conn->set_reading(false);
+        conn->schedule_flush();
     };
-    ws_->start_pending(std::move(answer));
-}
-
-OutputQueue& Connection::ws_output() {
-    return out_;
-}
-
-void Connection::ws_flush_soon() {
-    schedule_flush();
-}
-
-void Connection::ws_close_after_output() {
-    close_after_write_ = true;
-    set_reading(false);
-    schedule_flush();
-}
-
-void Connection::ws_abort() {
-    close();
-}
-
-std::size_t Connection::output_limit() const {
-    const ServerOptions& o = worker_.options();
-    return ws_ ? std::max<std::size_t>(std::min(o.max_output_buffer, o.ws_max_send_queue_bytes / 2), 1)
-               : o.max_output_buffer;
+    ws.session().start_pending(std::move(answer));
 }
 
 }  // namespace slipstream::server
