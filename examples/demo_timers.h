@@ -71,8 +71,9 @@ class DemoTimers {
                 wake_.wait(lock);
                 continue;
             }
-            if (Clock::now() < queue_.top().at) {
-                wake_.wait_until(lock, queue_.top().at);
+            const auto due = queue_.top().at;  // a copy: another thread may push (and move the top) while we wait
+            if (Clock::now() < due) {
+                wake_.wait_until(lock, due);
                 continue;
             }
             Task task = std::move(const_cast<Entry&>(queue_.top()).task);  // popped right away

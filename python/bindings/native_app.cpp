@@ -27,8 +27,10 @@ struct Orphan {
 };
 
 // The helper thread: the normal shutdown order (drain while the executor still answers, then stop the executor),
-// then the Python objects are freed with the GIL, unless the interpreter is already going away.
-void reap(Orphan* raw) noexcept {
+// then the Python objects are freed with the GIL, unless the interpreter is already going away. Not noexcept:
+// when finalization starts between the check and PyGILState_Ensure, CPython ends this thread with a forced
+// unwind (pthread_exit), which a noexcept frame would turn into std::terminate.
+void reap(Orphan* raw) {
     std::unique_ptr<Orphan> orphan(raw);
     try {
         orphan->app->wait();
