@@ -8,7 +8,6 @@ by it (422) without Python, as ARCHITECTURE.md wants."""
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Callable
 from typing import Any
@@ -19,9 +18,7 @@ from .._responses_prep import make_prepare
 from ..exceptions import HTTPException, RequestValidationError
 from ..responses import Response
 from . import tree as _tree
-from .runner import UNVALIDATED, RouteInfo, endpoint_response, wait_streamed
-
-logger = logging.getLogger("slipstream.error")
+from .runner import UNVALIDATED, RouteInfo, answer_through_chain, endpoint_response
 
 _PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::([A-Za-z_]+))?\}")
 _CONVERTOR = {"str": "[^/]+", "int": "[0-9]+", "float": r"[0-9]+(?:\.[0-9]+)?", "path": ".*",
@@ -113,24 +110,8 @@ def make_runner(late: LateRoutes, chain: Any, hooks: Any) -> Callable[..., Any]:
     """The catch-all route's handler: `late` inside the app's middleware chain (an empty one without)."""
 
     async def run(__reply__: Any, __request__: Any) -> None:
-        reply, request = __reply__, __request__
-        after: list[Callable[[], Any]] = []
-        hooks.begin()
-        try:
-            response = await chain.run(request, lambda req: late.respond(req, reply, after))
-            reply.send(response)
-            await wait_streamed(response)
-            outer = getattr(response, "background", None)
-            for step in after:
-                await step()
-            if outer is not None and outer not in after:
-                await outer()
-        except Exception as exc:
-            if reply.done:
-                logger.error("Exception after the response was sent", exc_info=exc)
-            else:
-                reply.fail(exc, request)
-        finally:
-            hooks.end()
+        reply = __reply__
+        await answer_through_chain(chain, __request__, reply, hooks,
+                                   lambda req, after: late.respond(req, reply, after))
 
     return run

@@ -112,6 +112,31 @@ async def wait_streamed(response: Any) -> None:
         await asyncio.shield(done)
 
 
+async def answer_through_chain(chain: Any, request: Any, reply: Any, hooks: Any,
+                               respond: Callable[[Any, list[Callable[[], Any]]], Any]) -> None:
+    """Runs `respond(request, after)` inside the HTTP middleware `chain`, sends its response, then (once a streamed
+    body was sent) the `after` steps and the response's own background; an exception goes to the reply, or to the
+    log once the response was sent. `hooks` bracket the whole exchange."""
+    after: list[Callable[[], Any]] = []
+    hooks.begin()
+    try:
+        response = await chain.run(request, lambda req: respond(req, after))
+        reply.send(response)
+        await wait_streamed(response)  # `yield` dependencies exit after a streamed body was sent
+        outer = getattr(response, "background", None)
+        for step in after:
+            await step()
+        if outer is not None and outer not in after:
+            await outer()
+    except Exception as exc:
+        if reply.done:
+            logger.error("Exception after the response was sent", exc_info=exc)
+        else:
+            reply.fail(exc, request)
+    finally:
+        hooks.end()
+
+
 def _request_of(ex: Exchange, reply: Any) -> Any:
     if ex.request is None:
         ex.request = reply.make_request()

@@ -19,7 +19,7 @@ from typing import Any
 
 from .. import _error_responses
 from .._route_misses import redirect_response, toggled
-from ..dependencies.runner import RouteInfo, endpoint_response, wait_streamed
+from ..dependencies.runner import RouteInfo, answer_through_chain, endpoint_response
 from ..exceptions import HTTPException
 from ..responses import Response
 from .cors import CORSMiddleware
@@ -145,26 +145,9 @@ def make_runner(info: RouteInfo, chain: MiddlewareChain) -> Callable[..., Any]:
     """The handler of every route of an app with HTTP middleware."""
 
     async def run(__reply__: Any, __request__: Any, **flat: Any) -> None:
-        reply, request = __reply__, __request__
-        after: list[Callable[[], Any]] = []
-        hooks = info.hooks
-        hooks.begin()
-        try:
-            response = await chain.run(request, lambda req: endpoint_response(info, flat, req, reply, after))
-            reply.send(response)
-            await wait_streamed(response)  # `yield` dependencies exit after a streamed body was sent
-            outer = getattr(response, "background", None)
-            for step in after:
-                await step()
-            if outer is not None and outer not in after:
-                await outer()
-        except Exception as exc:
-            if reply.done:
-                logger.error("Exception after the response was sent", exc_info=exc)
-            else:
-                reply.fail(exc, request)
-        finally:
-            hooks.end()
+        reply = __reply__
+        await answer_through_chain(chain, __request__, reply, info.hooks,
+                                   lambda req, after: endpoint_response(info, flat, req, reply, after))
 
     return run
 
