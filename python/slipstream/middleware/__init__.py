@@ -12,7 +12,6 @@ and becomes a 500 (or the app's 500/Exception handler's response).
 from __future__ import annotations
 
 import inspect
-import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -26,7 +25,6 @@ from .cors import CORSMiddleware
 
 __all__ = ["BaseHTTPMiddleware", "CORSMiddleware", "Middleware"]
 
-logger = logging.getLogger("slipstream.error")
 Dispatch = Callable[[Any, Callable[[Any], Awaitable[Response]]], Awaitable[Response]]
 _METHOD_ORDER = ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT")
 CATCH_ALL_METHODS = _METHOD_ORDER
@@ -192,19 +190,6 @@ def pattern_regex(pattern: str) -> re.Pattern[str]:
 
 def make_not_found_runner(not_found: NotFound, chain: MiddlewareChain, hooks: Any) -> Callable[..., Any]:
     async def run(__reply__: Any, __request__: Any) -> None:
-        hooks.begin()
-        try:
-            response = await chain.run(__request__, not_found)
-            __reply__.send(response)
-            background = getattr(response, "background", None)
-            if background is not None:
-                await background()
-        except Exception as exc:
-            if __reply__.done:
-                logger.error("Exception after the response was sent", exc_info=exc)
-            else:
-                __reply__.fail(exc, __request__)
-        finally:
-            hooks.end()
+        await answer_through_chain(chain, __request__, __reply__, hooks, lambda req, after: not_found(req))
 
     return run
