@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "metrics/registry.h"
-#include "server/route_table.h"
+#include "server/conn/route_table.h"
 #include "slipstream/server_options.h"
 
 namespace slipstream::server {

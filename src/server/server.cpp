@@ -18,6 +18,8 @@
 #include "metrics/thread_shard.h"
 #include "net/event_loop.h"
 #include "net/socket.h"
+#include "server/h1/h1_session.h"
+#include "server/h2/h2_session.h"
 
 namespace slipstream::server {
 namespace {
@@ -73,6 +75,7 @@ Server::Server(ServerOptions options) : threads_(resolve_threads(options.threads
     shared_.options.threads = threads_;
     shared_.limits = limits_from(shared_.options);
     shared_.routes = &routes_;
+    shared_.sessions = {&H1Session::open, &H2Session::start};
     shared_.metrics = &metrics_;
     metrics::register_process_metrics(registry_);
     registry_.callback_gauge("slipstream_connections_open", "Open client connections.",

@@ -14,12 +14,12 @@
 #include "net/listener.h"
 #include "net/tls/tls_context_store.h"
 #include "policy/cors/cors_policy.h"
-#include "server/access_policy.h"
 #include "server/builtin_routes.h"
+#include "server/conn/access_policy.h"
+#include "server/conn/route_table.h"
+#include "server/conn/worker.h"
 #include "server/observe/access_log.h"
 #include "server/observe/server_metrics.h"
-#include "server/route_table.h"
-#include "server/worker.h"
 #include "slipstream/server_options.h"
 
 namespace slipstream::server {

@@ -34,7 +34,8 @@ def test_allowed_includes_pass(tmp_path):
         {
             "src/server/validation/v.cpp": '#include "server/core/request_state.h"\n#include "json/value.h"\n',
             "src/server/core/c.h": '#include "router/route_match.h"\n#include <vector>\n',
-            "src/server/w.cpp": '#include "server/h2/h2_response.h"\n#include "policy/cors/cors_policy.h"\n',
+            "src/server/w.cpp": '#include "server/h1/h1_session.h"\n#include "policy/cors/cors_policy.h"\n',
+            "src/server/h1/u.cpp": '#include "server/h2/h2_session.h"\n#include "server/ws/websocket_session.h"\n',
             "src/policy/auth/a.cpp": '#include "json/parse.h"\n#include "policy/auth/a.h"\n',
         },
     )
@@ -46,15 +47,17 @@ def test_upward_includes_fail(tmp_path):
         tmp_path,
         {
             # validation may use server/core only, not the connection layer above it
-            "src/server/validation/v.cpp": '#include "server/core/request_state.h"\n#include "server/worker.h"\n',
+            "src/server/validation/v.cpp": '#include "server/core/request_state.h"\n#include "server/conn/worker.h"\n',
             # the router sits below the server
             "src/router/r.h": '#include "server/core/problem.h"\n',
             # a policy may not reach the server, nor another policy
             "src/policy/cors/c.cpp": '#  include "server/observe/access_log.h"\n#include "policy/auth/x.h"\n',
-            # core is the bottom of the server: nothing of h1 above it
-            "src/server/core/k.h": '#include "server/h1/response_encoder.h"\n',
-            # h1 does not see h2
-            "src/server/h1/e.cpp": '#include <string>\n#include "server/h2/h2_response.h"\n',
+            # core is the bottom of the server: no encoder above it
+            "src/server/core/k.h": '#include "server/encode/response_encoder.h"\n',
+            # HTTP/2 does not see HTTP/1.1 (h1 upgrades to h2, not the other way)
+            "src/server/h2/e.cpp": '#include <string>\n#include "server/h1/h1_session.h"\n',
+            # the connection layer names no protocol's session
+            "src/server/conn/c.cpp": '#include "server/h2/h2_session.h"\n',
         },
     )
     code, lines = run(root)
@@ -63,10 +66,11 @@ def test_upward_includes_fail(tmp_path):
         "src/policy/cors/c.cpp:1: policy/cors may not include server/observe/access_log.h (server/observe)",
         "src/policy/cors/c.cpp:2: policy/cors may not include policy/auth/x.h (policy/auth)",
         "src/router/r.h:1: router may not include server/core/problem.h (server/core)",
-        "src/server/core/k.h:1: server/core may not include server/h1/response_encoder.h (server/h1)",
-        "src/server/h1/e.cpp:2: server/h1 may not include server/h2/h2_response.h (server/h2)",
-        "src/server/validation/v.cpp:2: server/validation may not include server/worker.h (server)",
-        "lint: 6 layering violation(s)",
+        "src/server/conn/c.cpp:1: server/conn may not include server/h2/h2_session.h (server/h2)",
+        "src/server/core/k.h:1: server/core may not include server/encode/response_encoder.h (server/encode)",
+        "src/server/h2/e.cpp:2: server/h2 may not include server/h1/h1_session.h (server/h1)",
+        "src/server/validation/v.cpp:2: server/validation may not include server/conn/worker.h (server/conn)",
+        "lint: 7 layering violation(s)",
     ]
 
 
