@@ -137,11 +137,11 @@ def append_section(path: str, section: str, committed: bytes | None = None) -> N
 
 
 def entries(text: str) -> list[tuple[str, str]]:
-    """(entry id, section text) for each entry in the ledger, oldest first."""
-    marks = list(ENTRY_MARKER.finditer(text))
+    """(entry id, section text) for each entry in the ledger, oldest first. A section runs to the next `## `
+    heading: sections without a marker (bench/callgrind.py's counts) belong to no entry."""
     out = []
-    for i, mark in enumerate(marks):
+    for mark in ENTRY_MARKER.finditer(text):
         start = text.rfind("\n## ", 0, mark.start()) + 1
-        end = text.rfind("\n## ", 0, marks[i + 1].start()) + 1 if i + 1 < len(marks) else len(text)
-        out.append((mark.group(1), text[start:end]))
+        end = text.find("\n## ", mark.end())
+        out.append((mark.group(1), text[start:end + 1 if end >= 0 else len(text)]))
     return out

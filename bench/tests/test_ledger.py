@@ -58,3 +58,14 @@ def test_generic_command_of_ws_load():
     cmd = "taskset -c 1 /repo/build/bench/ws_load --host 127.0.0.1 --port 40123 --path /ws --duration 5"
     assert ledger.generic_command(cmd, "/repo/bench/results/tmp/X", "/repo") == \
         "taskset -c 1 build/bench/ws_load --host 127.0.0.1 --port PORT --path /ws --duration 5"
+
+
+def test_an_unmarked_section_between_entries_belongs_to_neither(tmp_path):
+    path = tmp_path / "BENCHMARKS.md"
+    ledger.append_section(str(path), section({"fastapi": 0.1}, "run1"))
+    ledger.append_section(str(path), "## counts — no marker\n\n| workload | a | b |\n|---|---|---|\n| hello | 1 | 2 |\n")
+    ledger.append_section(str(path), section({"fastapi": 0.2}, "run2"))
+    found = dict(ledger.entries(path.read_text()))
+    assert list(found) == ["run1", "run2"]
+    assert all("no marker" not in text for text in found.values())
+    assert found["run2"].startswith("## ")
