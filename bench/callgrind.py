@@ -29,7 +29,7 @@ from dataclasses import dataclass
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from bench.harness import ledger  # noqa: E402
+from bench.harness import ledger
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ def _h2load(port: int, load: Load, requests: int) -> int:
 def _total_instructions(dump: str) -> int:
     with open(dump) as f:
         for line in f:
-            if line.startswith("totals:") or line.startswith("summary:"):
+            if line.startswith(("totals:", "summary:")):
                 return int(line.split()[1])
     raise RuntimeError(f"no totals in {dump}")
 

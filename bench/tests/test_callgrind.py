@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from bench import callgrind  # noqa: E402
+from bench import callgrind
 
 
 def test_totals_line_is_the_count(tmp_path):
@@ -26,7 +26,7 @@ def test_table_has_both_counts_and_their_ratio():
     text = callgrind.render([("hello", 2000.0, 2010.0), ("h2", 6000.0, 5940.0)], "aaaa111", "bbbb222", 20000,
                             "bench/callgrind.py --baseline aaaa111")
     assert text.startswith("## ") and "against aaaa111" in text.splitlines()[0]
-    rows = [line for line in text.splitlines() if line.startswith("| hello") or line.startswith("| h2")]
+    rows = [line for line in text.splitlines() if line.startswith(("| hello", "| h2"))]
     assert rows[0].endswith("| 2,000 | 2,010 | 1.0050 |")
     assert rows[1].endswith("| 6,000 | 5,940 | 0.9900 |")
     assert "20,000 requests" in text
