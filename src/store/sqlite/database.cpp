@@ -42,6 +42,13 @@ base::Result<std::unique_ptr<Session>> open_session(const DatabaseOptions& o) {
 
 }  // namespace
 
+base::Result<std::unique_ptr<Session>> open_connection(const DatabaseOptions& options) {
+    if (options.path.empty() || options.path == ":memory:")
+        return base::Status::invalid_argument(
+            "an in-memory SQLite database has one connection: a session needs a database file");
+    return open_session(options);
+}
+
 base::Result<std::unique_ptr<Database>> Database::open(DatabaseOptions options) {
     if (options.path == ":memory:" || options.path.empty()) {
         options.threads = 1;  // each connection would see its own private memory database

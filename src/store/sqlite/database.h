@@ -72,4 +72,9 @@ class Database {
     std::unique_ptr<WorkerPool> workers_;
 };
 
+/// One more connection to the database `options` names, configured like a Database's (PRAGMAs), for a caller
+/// that runs it on a thread of its own (a held session). kInvalidArgument for ":memory:" (another connection
+/// would see another database). Blocking.
+base::Result<std::unique_ptr<Session>> open_connection(const DatabaseOptions& options);
+
 }  // namespace slipstream::store::sqlite

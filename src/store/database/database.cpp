@@ -1,0 +1,246 @@
+// Database: the thread that runs the store's loop, the backend behind it, readiness, and held sessions.
+#include "store/database/database.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "store/database/database_impl.h"
+#include "store/database/session_impl.h"
+
+namespace slipstream::store {
+
+namespace {
+constexpr std::int64_t kProbeIntervalNs = 1'000'000'000;
+constexpr std::size_t kMaxSqliteThreads = 8;
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+    return s.substr(0, prefix.size()) == prefix;
+}
+
+// A statement outcome that says the server could not be reached (as opposed to an error in the statement).
+bool unreachable(const base::Status& status, const DbError& error) {
+    return error.connection_lost || (error.sqlstate.empty() && status.code() == base::StatusCode::kUnavailable);
+}
+}  // namespace
+
+base::Result<DatabaseTarget> parse_database_url(std::string_view url) {
+    if (starts_with(url, "postgresql://") || starts_with(url, "postgres://"))
+        return DatabaseTarget{Backend::kPostgres, std::string(url)};
+    if (starts_with(url, "postgresql:")) return DatabaseTarget{Backend::kPostgres, std::string(url.substr(11))};
+    if (starts_with(url, "sqlite://")) {
+        std::string_view rest = url.substr(9);
+        if (rest.empty() || rest == ":memory:" || rest == "/:memory:")
+            return DatabaseTarget{Backend::kSqlite, ":memory:"};
+        return DatabaseTarget{Backend::kSqlite, std::string(rest)};  // "/abs/path" or "relative/path"
+    }
+    return base::Status::invalid_argument("database URL must start with postgresql://, postgres:// or sqlite://");
+}
+
+// ---- DatabaseImpl ----
+
+DatabaseImpl::DatabaseImpl(DatabaseConfig config, DatabaseTarget target)
+    : config_(std::move(config)), target_(std::move(target)), loop_(std::make_unique<net::EventLoop>(clock_)) {}
+
+DatabaseImpl::~DatabaseImpl() = default;
+
+bool DatabaseImpl::post(net::Task task) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopped_) return false;
+    loop_->post(std::move(task));
+    return true;
+}
+
+base::Status DatabaseImpl::start() {
+    if (target_.backend == Backend::kSqlite) {
+        sqlite::DatabaseOptions o;
+        o.path = target_.location;
+        o.threads = std::min(std::max<std::size_t>(config_.max_size, 1), kMaxSqliteThreads);
+        SLIPSTREAM_ASSIGN_OR_RETURN(sqlite_, sqlite::Database::open(std::move(o)));
+        ready_.store(true);
+    } else {
+        cancel_workers_ = std::make_unique<WorkerPool>(WorkerPoolOptions{.threads = 1, .name = "ss-pg-cancel"});
+    }
+    thread_ = std::thread([this] {
+        loop_->run();
+        // Stopped: what is still in flight was answered by the pool's destructor (kCancelled).
+    });
+    if (target_.backend == Backend::kPostgres) {
+        post([this] {
+            postgres::PoolOptions o;
+            o.conninfo = target_.location;
+            o.min_size = config_.min_size;
+            o.max_size = config_.max_size;
+            o.acquire_timeout_ns = config_.acquire_timeout_ns;
+            o.connect_timeout_ns = config_.connect_timeout_ns;
+            pool_ = std::make_unique<postgres::Pool>(*loop_, std::move(o), cancel_workers_.get());
+            probe();
+        });
+    }
+    return base::Status::ok();
+}
+
+void DatabaseImpl::stop() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (stopped_ || !thread_.joinable()) {
+            stopped_ = true;
+            return;
+        }
+        loop_->post([this] {
+            probe_timer_.cancel();
+            auto held = std::move(sessions_);
+            sessions_.clear();
+            for (SessionImpl* s : held)
+                s->close_on_loop();  // leases go back before the pool goes
+            pool_.reset();           // waiters and queued statements hear kCancelled
+            loop_->stop();
+        });
+        stopped_ = true;
+    }
+    thread_.join();
+    sqlite_.reset();  // runs what is queued (answers to a stopped loop are dropped), then closes
+    cancel_workers_.reset();
+}
+
+void DatabaseImpl::observe(const base::Status& status, const DbError& error) {
+    if (status.is_ok() || (!error.sqlstate.empty() && !error.connection_lost)) {  // the server answered
+        ready_.store(true, std::memory_order_relaxed);
+    } else if (unreachable(status, error)) {
+        ready_.store(false, std::memory_order_relaxed);
+        if (!probe_timer_.scheduled()) loop_->schedule_after(probe_timer_, kProbeIntervalNs);
+    }
+}
+
+void DatabaseImpl::probe() {
+    probe_timer_.set_callback([this] { probe(); });
+    if (!pool_) return;
+    pool_->query(
+        "SELECT 1", {},
+        [this](QueryResult r) {
+            observe(r.status(), r.error());
+            if (!r.is_ok() && !probe_timer_.scheduled()) loop_->schedule_after(probe_timer_, kProbeIntervalNs);
+        },
+        postgres::QueryOptions{.timeout_ns = config_.connect_timeout_ns, .idempotent = true});
+}
+
+std::int64_t DatabaseImpl::timeout(std::int64_t asked) const {
+    return asked < 0 ? config_.statement_timeout_ns : asked;
+}
+
+void DatabaseImpl::query(std::string sql, Params params, Database::QueryCallback done, std::int64_t timeout_ns,
+                         bool idempotent) {
+    if (sqlite_) {
+        sqlite_->query(*loop_, std::move(sql), std::move(params), std::move(done));
+        return;
+    }
+    auto task = [this, sql = std::move(sql), params = std::move(params), done, timeout_ns, idempotent]() mutable {
+        if (!pool_) return done(base::Status::cancelled("database closed"));
+        pool_->query(
+            std::move(sql), std::move(params),
+            [this, done](QueryResult r) {
+                observe(r.status(), r.error());
+                done(std::move(r));
+            },
+            postgres::QueryOptions{.timeout_ns = timeout(timeout_ns), .idempotent = idempotent});
+    };
+    if (!post(std::move(task))) done(base::Status::cancelled("database closed"));
+}
+
+void DatabaseImpl::fetch_json(std::string sql, Params params, Database::JsonCallback done, std::int64_t timeout_ns,
+                              bool idempotent) {
+    if (sqlite_) {
+        sqlite_->fetch_json(*loop_, std::move(sql), std::move(params), std::move(done));
+        return;
+    }
+    auto task = [this, sql = std::move(sql), params = std::move(params), done, timeout_ns, idempotent]() mutable {
+        if (!pool_) return done(base::Status::cancelled("database closed"));
+        pool_->fetch_json(
+            std::move(sql), std::move(params),
+            [this, done](JsonResult r) {
+                observe(r.status(), r.error());
+                done(std::move(r));
+            },
+            postgres::QueryOptions{.timeout_ns = timeout(timeout_ns), .idempotent = idempotent});
+    };
+    if (!post(std::move(task))) done(base::Status::cancelled("database closed"));
+}
+
+void DatabaseImpl::open_session(const std::shared_ptr<DatabaseImpl>& self, Database::SessionCallback done) {
+    if (open_sessions_.fetch_add(1) >= config_.max_sessions) {
+        open_sessions_.fetch_sub(1);
+        return done(base::Status::resource_exhausted("too many database sessions open (max_sessions " +
+                                                     std::to_string(config_.max_sessions) + ")"));
+    }
+    if (sqlite_) {
+        auto session = SessionImpl::open_sqlite(self, sqlite_->options());
+        if (!session.is_ok()) {
+            open_sessions_.fetch_sub(1);
+            return done(session.status());
+        }
+        return done(std::make_unique<DbSession>(std::move(session).value()));
+    }
+    auto task = [this, self, done] {
+        if (!pool_) {
+            open_sessions_.fetch_sub(1);
+            return done(base::Status::cancelled("database closed"));
+        }
+        pool_->acquire([this, self, done](base::Result<postgres::Lease> lease) {
+            if (!lease.is_ok()) {
+                open_sessions_.fetch_sub(1);
+                observe(lease.status(), DbError{});
+                return done(lease.status());
+            }
+            auto session = SessionImpl::over_lease(self, std::move(lease).value());
+            sessions_.insert(session.get());
+            done(std::make_unique<DbSession>(std::move(session)));
+        });
+    };
+    if (!post(std::move(task))) {
+        open_sessions_.fetch_sub(1);
+        done(base::Status::cancelled("database closed"));
+    }
+}
+
+// ---- Database ----
+
+base::Result<std::unique_ptr<Database>> Database::open(DatabaseConfig config) {
+    SLIPSTREAM_ASSIGN_OR_RETURN(DatabaseTarget target, parse_database_url(config.url));
+    if (config.max_size == 0) return base::Status::invalid_argument("database pool max_size must be at least 1");
+    if (config.min_size > config.max_size)
+        return base::Status::invalid_argument("database pool min_size must not exceed max_size");
+    if (config.acquire_timeout_ns <= 0 || config.connect_timeout_ns <= 0 || config.statement_timeout_ns < 0)
+        return base::Status::invalid_argument("database timeouts must be positive (statement_timeout 0: none)");
+    auto impl = std::make_shared<DatabaseImpl>(std::move(config), std::move(target));
+    SLIPSTREAM_RETURN_IF_ERROR(impl->start());
+    return std::unique_ptr<Database>(new Database(std::move(impl)));
+}
+
+Database::Database(std::shared_ptr<DatabaseImpl> impl) : impl_(std::move(impl)) {}
+
+Database::~Database() {
+    impl_->stop();
+}
+
+void Database::query(std::string sql, Params params, QueryCallback done, std::int64_t timeout_ns, bool idempotent) {
+    impl_->query(std::move(sql), std::move(params), std::move(done), timeout_ns, idempotent);
+}
+
+void Database::fetch_json(std::string sql, Params params, JsonCallback done, std::int64_t timeout_ns, bool idempotent) {
+    impl_->fetch_json(std::move(sql), std::move(params), std::move(done), timeout_ns, idempotent);
+}
+
+void Database::open_session(SessionCallback done) {
+    impl_->open_session(impl_, std::move(done));
+}
+
+bool Database::ready() const {
+    return impl_->ready();
+}
+Backend Database::backend() const {
+    return impl_->target().backend;
+}
+const DatabaseConfig& Database::config() const {
+    return impl_->config();
+}
+
+}  // namespace slipstream::store

@@ -1,0 +1,119 @@
+// Database: one handle for PostgreSQL or SQLite from any thread; answers on the database's own thread.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "base/status.h"
+#include "store/db_result.h"
+#include "store/value.h"
+
+namespace slipstream::store {
+
+enum class Backend : std::uint8_t { kPostgres, kSqlite };
+
+/// How to reach the database and the limits of its pool. Defaults are what a web app wants: a small pool,
+/// bounded waits, no statement without a deadline when statement_timeout_ns is set.
+struct DatabaseConfig {
+    /// postgresql://... or postgres://... (libpq's URI; `PG*` variables fill the rest; a key=value conninfo is
+    /// accepted with the "postgresql:" prefix too), or sqlite:///absolute/path, sqlite://relative/path,
+    /// sqlite://:memory:.
+    std::string url;
+    std::size_t min_size = 1;                         // PostgreSQL connections opened at start
+    std::size_t max_size = 10;                        // PostgreSQL connections; SQLite worker threads (at most 8)
+    std::int64_t acquire_timeout_ns = 5'000'000'000;  // a statement waiting for a connection hears kTimeout after
+    std::int64_t connect_timeout_ns = 5'000'000'000;  // per PostgreSQL connection attempt
+    std::int64_t statement_timeout_ns = 0;            // default deadline of every statement (0: none)
+    std::size_t max_sessions = 64;                    // sessions (transactions, listeners) open at once
+};
+
+/// One PostgreSQL NOTIFY (or, on SQLite, nothing: LISTEN is PostgreSQL's).
+struct DbNotification {
+    std::string channel;
+    std::string payload;
+    int sender_pid = 0;
+};
+
+class DatabaseImpl;
+class SessionImpl;
+
+/// A connection held by one caller for several statements (a transaction, savepoints, LISTEN): statements run in
+/// the order they were called. Any thread; answers on the database's thread. Closing (or destroying the last
+/// reference) gives the connection back, rolling back a transaction left open. Made by Database::open_session.
+class DbSession {
+  public:
+    using QueryCallback = std::function<void(QueryResult result)>;
+    using JsonCallback = std::function<void(JsonResult result)>;
+
+    explicit DbSession(std::shared_ptr<SessionImpl> impl) : impl_(std::move(impl)) {}
+    ~DbSession();
+    DbSession(const DbSession&) = delete;
+    DbSession& operator=(const DbSession&) = delete;
+
+    void query(std::string sql, Params params, QueryCallback done, std::int64_t timeout_ns = -1);
+    void fetch_json(std::string sql, Params params, JsonCallback done, std::int64_t timeout_ns = -1);
+    /// PostgreSQL: every NOTIFY on a channel this session LISTENs to (send "LISTEN name" with query()); runs on
+    /// the database's thread. Set before the LISTEN.
+    void set_notification_handler(std::function<void(const DbNotification&)> handler);
+    /// Gives the connection back (after the statements already called). Idempotent.
+    void close();
+
+  private:
+    std::shared_ptr<SessionImpl> impl_;
+};
+
+/// Thread-safe. PostgreSQL runs on the database's own event loop thread (non-blocking libpq, a pool of
+/// connections); SQLite on a bounded worker pool. Every callback runs exactly once, on the database's loop
+/// thread, never on the caller's: a caller hands the answer on (a Responder, an eventfd) from there. The
+/// destructor stops the loop after answering what is in flight with kCancelled; calls made after it (through a
+/// session still held) are answered at once, on the caller's thread, with kCancelled.
+class Database {
+  public:
+    using QueryCallback = std::function<void(QueryResult result)>;
+    using JsonCallback = std::function<void(JsonResult result)>;
+    using SessionCallback = std::function<void(base::Result<std::unique_ptr<DbSession>> session)>;
+
+    /// Parses the URL, starts the thread, opens SQLite (blocking: call at start-up) or starts PostgreSQL's
+    /// min_size connections (not awaited: a server that is down makes ready() false, not open() fail).
+    /// kInvalidArgument for a URL of another scheme or a bad limit; SQLite's error when the file cannot be used.
+    static base::Result<std::unique_ptr<Database>> open(DatabaseConfig config);
+    ~Database();
+    Database(const Database&) = delete;
+    Database& operator=(const Database&) = delete;
+
+    /// One statement ($1..$n on PostgreSQL, ?1..?n or ? on SQLite). timeout_ns: -1 the configured default, 0 none.
+    /// `idempotent`: on PostgreSQL a lost connection is retried once on another.
+    void query(std::string sql, Params params, QueryCallback done, std::int64_t timeout_ns = -1,
+               bool idempotent = false);
+    /// The rows as a JSON array of objects, written by the driver without intermediate values.
+    void fetch_json(std::string sql, Params params, JsonCallback done, std::int64_t timeout_ns = -1,
+                    bool idempotent = false);
+    /// A held connection (kResourceExhausted past max_sessions, kTimeout when none frees in time).
+    void open_session(SessionCallback done);
+
+    /// Whether the database answered the last time it was asked: false after a failed connection attempt or a
+    /// lost connection until one succeeds again (a probe runs every second while false). SQLite: always true.
+    bool ready() const;
+    Backend backend() const;
+    const DatabaseConfig& config() const;
+
+  private:
+    explicit Database(std::shared_ptr<DatabaseImpl> impl);
+    std::shared_ptr<DatabaseImpl> impl_;  // sessions share it: a session outliving the Database is answered kCancelled
+};
+
+/// The backend a URL names and what to open: PostgreSQL's conninfo (the URL itself, or what follows
+/// "postgresql:" when it is key=value), or SQLite's path (":memory:" for an in-memory database).
+struct DatabaseTarget {
+    Backend backend;
+    std::string location;
+};
+base::Result<DatabaseTarget> parse_database_url(std::string_view url);
+
+}  // namespace slipstream::store

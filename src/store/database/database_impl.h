@@ -1,0 +1,75 @@
+// DatabaseImpl: the state behind a Database: its loop thread, the backend, readiness and the open sessions.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_set>
+
+#include "base/clock.h"
+#include "net/event_loop.h"
+#include "net/timer.h"
+#include "store/database/database.h"
+#include "store/postgres/pool.h"
+#include "store/sqlite/database.h"
+#include "store/worker_pool.h"
+
+namespace slipstream::store {
+
+class SessionImpl;
+
+/// Shared by the Database and its sessions (a session may outlive the Database: then its calls are refused).
+/// pool_, sessions_ and probe_timer_ are touched on the loop thread only.
+class DatabaseImpl {
+  public:
+    DatabaseImpl(DatabaseConfig config, DatabaseTarget target);
+    ~DatabaseImpl();
+
+    base::Status start();
+    /// Closes the sessions and the pool on the loop, stops and joins it. Idempotent.
+    void stop();
+    /// Runs `task` on the loop thread; false (task dropped) once stopped. Any thread.
+    bool post(net::Task task);
+
+    void query(std::string sql, Params params, Database::QueryCallback done, std::int64_t timeout_ns, bool idempotent);
+    void fetch_json(std::string sql, Params params, Database::JsonCallback done, std::int64_t timeout_ns,
+                    bool idempotent);
+    void open_session(const std::shared_ptr<DatabaseImpl>& self, Database::SessionCallback done);
+    /// Loop thread: a PostgreSQL session gave its lease back.
+    void forget_session(SessionImpl* session) {
+        sessions_.erase(session);
+        release_session_slot();
+    }
+    /// Any thread: a session closed.
+    void release_session_slot() { open_sessions_.fetch_sub(1); }
+    /// Loop thread: a statement's outcome updates readiness.
+    void observe(const base::Status& status, const DbError& error);
+    /// The statement deadline for a call's `timeout_ns` (-1: the configured default).
+    std::int64_t timeout(std::int64_t asked) const;
+
+    bool ready() const { return ready_.load(std::memory_order_relaxed); }
+    const DatabaseConfig& config() const { return config_; }
+    const DatabaseTarget& target() const { return target_; }
+    net::EventLoop& loop() { return *loop_; }
+
+  private:
+    void probe();
+
+    DatabaseConfig config_;
+    DatabaseTarget target_;
+    base::SystemClock clock_;
+    std::unique_ptr<net::EventLoop> loop_;
+    std::thread thread_;
+    std::mutex mutex_;  // guards stopped_ against post()
+    bool stopped_ = false;
+    std::atomic<bool> ready_{false};
+    std::atomic<std::size_t> open_sessions_{0};
+    std::unique_ptr<WorkerPool> cancel_workers_;  // PostgreSQL: runs PQcancel for timed-out statements
+    std::unique_ptr<postgres::Pool> pool_;        // PostgreSQL, loop thread
+    std::unique_ptr<sqlite::Database> sqlite_;    // SQLite
+    std::unordered_set<SessionImpl*> sessions_;   // PostgreSQL sessions holding a lease (loop thread)
+    net::Timer probe_timer_;                      // while not ready: SELECT 1 every second
+};
+
+}  // namespace slipstream::store

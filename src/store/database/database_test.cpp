@@ -1,0 +1,223 @@
+// Database: URLs, both backends from a foreign thread, sessions (transactions, LISTEN), readiness, limits.
+#include "store/database/database.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <thread>
+
+#include "store/postgres/pg_test_support.h"
+
+namespace slipstream::store {
+namespace {
+
+using postgres::TestCluster;
+using namespace std::chrono_literals;
+
+QueryResult run(Database& db, std::string sql, Params params = {}) {
+    auto p = std::make_shared<std::promise<QueryResult>>();
+    auto f = p->get_future();
+    db.query(std::move(sql), std::move(params), [p](QueryResult r) { p->set_value(std::move(r)); });
+    EXPECT_EQ(f.wait_for(30s), std::future_status::ready);
+    return f.get();
+}
+
+QueryResult run(DbSession& s, std::string sql, Params params = {}) {
+    auto p = std::make_shared<std::promise<QueryResult>>();
+    auto f = p->get_future();
+    s.query(std::move(sql), std::move(params), [p](QueryResult r) { p->set_value(std::move(r)); });
+    EXPECT_EQ(f.wait_for(30s), std::future_status::ready);
+    return f.get();
+}
+
+std::unique_ptr<DbSession> session(Database& db, base::Status* status = nullptr) {
+    auto p = std::make_shared<std::promise<base::Result<std::unique_ptr<DbSession>>>>();
+    auto f = p->get_future();
+    db.open_session([p](base::Result<std::unique_ptr<DbSession>> s) { p->set_value(std::move(s)); });
+    EXPECT_EQ(f.wait_for(30s), std::future_status::ready);
+    auto r = f.get();
+    if (status != nullptr) *status = r.status();
+    return r.is_ok() ? std::move(r).value() : nullptr;
+}
+
+std::unique_ptr<Database> open(std::string url, DatabaseConfig config = {}) {
+    config.url = std::move(url);
+    auto db = Database::open(std::move(config));
+    EXPECT_TRUE(db.is_ok()) << db.status().to_string();
+    return db.is_ok() ? std::move(db).value() : nullptr;
+}
+
+bool eventually(const std::function<bool()>& cond) {
+    for (int i = 0; i < 300; ++i) {
+        if (cond()) return true;
+        std::this_thread::sleep_for(20ms);
+    }
+    return cond();
+}
+
+class SqliteFile : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        path_ = std::filesystem::temp_directory_path() /
+                ("ss-db-" + std::to_string(::getpid()) + "-" +
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db");
+    }
+    void TearDown() override {
+        for (const char* suffix : {"", "-wal", "-shm"})
+            std::filesystem::remove(path_.string() + suffix);
+    }
+    std::string url() const { return "sqlite://" + path_.string(); }
+    std::filesystem::path path_;
+};
+
+TEST(DatabaseUrl, SchemesAndLocations) {
+    auto pg = parse_database_url("postgresql://u@h:5/db");
+    ASSERT_TRUE(pg.is_ok());
+    EXPECT_EQ(pg->backend, Backend::kPostgres);
+    EXPECT_EQ(pg->location, "postgresql://u@h:5/db");
+    EXPECT_EQ(parse_database_url("postgres://h/db")->backend, Backend::kPostgres);
+    EXPECT_EQ(parse_database_url("postgresql:host=/tmp port=5")->location, "host=/tmp port=5");
+    EXPECT_EQ(parse_database_url("sqlite:///var/app.db")->location, "/var/app.db");
+    EXPECT_EQ(parse_database_url("sqlite://app.db")->location, "app.db");
+    EXPECT_EQ(parse_database_url("sqlite://:memory:")->location, ":memory:");
+    EXPECT_EQ(parse_database_url("sqlite://")->location, ":memory:");
+    EXPECT_EQ(parse_database_url("mysql://h/db").status().code(), base::StatusCode::kInvalidArgument);
+}
+
+TEST(DatabaseConfigCheck, BadLimitsAreRefused) {
+    DatabaseConfig c{.url = "sqlite://:memory:", .min_size = 3, .max_size = 2};
+    EXPECT_EQ(Database::open(c).status().code(), base::StatusCode::kInvalidArgument);
+    c = DatabaseConfig{.url = "sqlite://:memory:", .max_size = 0};
+    EXPECT_EQ(Database::open(c).status().code(), base::StatusCode::kInvalidArgument);
+    c = DatabaseConfig{.url = "sqlite://:memory:", .acquire_timeout_ns = 0};
+    EXPECT_EQ(Database::open(c).status().code(), base::StatusCode::kInvalidArgument);
+}
+
+TEST_F(SqliteFile, QueriesAndJsonFromAnotherThread) {
+    auto db = open(url());
+    ASSERT_TRUE(db);
+    EXPECT_TRUE(db->ready());
+    ASSERT_TRUE(run(*db, "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)").is_ok());
+    ASSERT_TRUE(
+        run(*db, "INSERT INTO t VALUES (?1, ?2), (?3, ?4)", {1, std::string("a"), 2, std::string("b")}).is_ok());
+    QueryResult r = run(*db, "SELECT name FROM t WHERE id = ?1", {std::int64_t{2}});
+    ASSERT_TRUE(r.is_ok());
+    EXPECT_EQ(r->text(0, 0), "b");
+    auto p = std::make_shared<std::promise<JsonResult>>();
+    db->fetch_json("SELECT id, name FROM t ORDER BY id", {}, [p](JsonResult j) { p->set_value(std::move(j)); });
+    JsonResult j = p->get_future().get();
+    ASSERT_TRUE(j.is_ok());
+    EXPECT_EQ(j.value(), R"([{"id":1,"name":"a"},{"id":2,"name":"b"}])");
+}
+
+TEST_F(SqliteFile, SessionTransactionIsRolledBackWhenClosedOpen) {
+    auto db = open(url());
+    ASSERT_TRUE(db);
+    ASSERT_TRUE(run(*db, "CREATE TABLE t (v INTEGER)").is_ok());
+    auto s = session(*db);
+    ASSERT_TRUE(s);
+    ASSERT_TRUE(run(*s, "BEGIN").is_ok());
+    ASSERT_TRUE(run(*s, "INSERT INTO t VALUES (1)").is_ok());
+    EXPECT_EQ(run(*s, "SELECT count(*) FROM t")->text(0, 0), "1");
+    s.reset();  // closed inside the transaction
+    EXPECT_EQ(run(*db, "SELECT count(*) FROM t")->text(0, 0), "0");
+    auto committed = session(*db);
+    ASSERT_TRUE(run(*committed, "BEGIN").is_ok());
+    ASSERT_TRUE(run(*committed, "INSERT INTO t VALUES (2)").is_ok());
+    ASSERT_TRUE(run(*committed, "COMMIT").is_ok());
+    committed->close();
+    EXPECT_EQ(run(*db, "SELECT count(*) FROM t")->text(0, 0), "1");
+}
+
+TEST(DatabaseSqlite, MemoryDatabaseRefusesSessions) {
+    auto db = open("sqlite://:memory:");
+    ASSERT_TRUE(db);
+    base::Status s;
+    EXPECT_EQ(session(*db, &s), nullptr);
+    EXPECT_EQ(s.code(), base::StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("database file"), std::string::npos);
+}
+
+TEST_F(SqliteFile, SessionsAreCapped) {
+    auto db = open(url(), DatabaseConfig{.url = "", .max_sessions = 2});
+    ASSERT_TRUE(db);
+    auto a = session(*db);
+    auto b = session(*db);
+    base::Status s;
+    EXPECT_EQ(session(*db, &s), nullptr);
+    EXPECT_EQ(s.code(), base::StatusCode::kResourceExhausted);
+    a.reset();
+    EXPECT_NE(session(*db), nullptr);
+}
+
+TEST(DatabasePostgres, QueriesSessionsAndNotifications) {
+    SLIPSTREAM_REQUIRE_CLUSTER(cluster);
+    auto db = open("postgresql:" + cluster->conninfo(), DatabaseConfig{.url = "", .min_size = 1, .max_size = 3});
+    ASSERT_TRUE(db);
+    EXPECT_TRUE(eventually([&] { return db->ready(); }));
+    ASSERT_TRUE(run(*db, "CREATE TABLE IF NOT EXISTS facade_t (v int)").is_ok());
+    ASSERT_TRUE(run(*db, "TRUNCATE facade_t").is_ok());
+    QueryResult r = run(*db, "SELECT $1::int + 1", {std::int64_t{41}});
+    ASSERT_TRUE(r.is_ok());
+    EXPECT_EQ(r->text(0, 0), "42");
+
+    auto tx = session(*db);
+    ASSERT_TRUE(tx);
+    ASSERT_TRUE(run(*tx, "BEGIN").is_ok());
+    ASSERT_TRUE(run(*tx, "INSERT INTO facade_t VALUES (1)").is_ok());
+    EXPECT_EQ(run(*db, "SELECT count(*) FROM facade_t")->text(0, 0), "0");  // not visible outside before COMMIT
+    tx.reset();                                                             // closed open: rolled back
+    EXPECT_TRUE(eventually([&] { return run(*db, "SELECT count(*) FROM facade_t")->text(0, 0) == "0"; }));
+
+    auto listener = session(*db);
+    ASSERT_TRUE(listener);
+    auto got = std::make_shared<std::promise<DbNotification>>();
+    listener->set_notification_handler([got](const DbNotification& n) { got->set_value(n); });
+    ASSERT_TRUE(run(*listener, "LISTEN facade_channel").is_ok());
+    ASSERT_TRUE(run(*db, "SELECT pg_notify('facade_channel', 'hello')").is_ok());
+    auto f = got->get_future();
+    ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
+    DbNotification n = f.get();
+    EXPECT_EQ(n.channel, "facade_channel");
+    EXPECT_EQ(n.payload, "hello");
+    listener.reset();
+}
+
+TEST(DatabasePostgres, TypedErrorsReachTheCaller) {
+    SLIPSTREAM_REQUIRE_CLUSTER(cluster);
+    auto db = open("postgresql:" + cluster->conninfo());
+    ASSERT_TRUE(db);
+    QueryResult r = run(*db, "SELECT 1/0");
+    ASSERT_FALSE(r.is_ok());
+    EXPECT_EQ(r.error().sqlstate, "22012");
+    EXPECT_TRUE(db->ready());  // an error in a statement says nothing about reachability
+}
+
+TEST(DatabasePostgres, UnreachableServerIsNotReadyAndQueriesFailInTime) {
+    // Nothing listens on this socket folder: every connection attempt fails at once.
+    auto db = open("postgresql:host=/nonexistent-ss-socket-dir port=1 connect_timeout=1",
+                   DatabaseConfig{.url = "", .min_size = 0, .acquire_timeout_ns = 500'000'000});
+    ASSERT_TRUE(db);
+    QueryResult r = run(*db, "SELECT 1");
+    EXPECT_FALSE(r.is_ok());
+    EXPECT_FALSE(db->ready());
+}
+
+TEST(DatabasePostgres, ASessionOutlivingItsDatabaseIsRefused) {
+    SLIPSTREAM_REQUIRE_CLUSTER(cluster);
+    auto db = open("postgresql:" + cluster->conninfo());
+    ASSERT_TRUE(db);
+    auto s = session(*db);
+    ASSERT_TRUE(s);
+    db.reset();
+    auto p = std::make_shared<std::promise<QueryResult>>();
+    s->query("SELECT 1", {}, [p](QueryResult r) { p->set_value(std::move(r)); });
+    QueryResult r = p->get_future().get();
+    EXPECT_EQ(r.status().code(), base::StatusCode::kCancelled);
+}
+
+}  // namespace
+}  // namespace slipstream::store
