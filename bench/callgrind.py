@@ -122,7 +122,8 @@ def measure(binary: str, load: Load, requests: int, workdir: str) -> float:
 
 def _commit(path: str) -> str:
     head = _run(["git", "-C", path, "rev-parse", "--short", "HEAD"]).stdout.strip()
-    dirty = _run(["git", "-C", path, "status", "--porcelain", "--untracked-files=no"]).stdout.strip()
+    dirty = _run(["git", "-C", path, "status", "--porcelain", "--untracked-files=no", "--", ".",
+                  ":(exclude)BENCHMARKS.md"]).stdout.strip()
     return head + ("+changes" if dirty else "")
 
 
@@ -168,10 +169,11 @@ def main() -> int:
         if args.current:
             current_tree = os.path.join(workdir, "current")
             _run(["git", "-C", REPO, "worktree", "add", "--detach", current_tree, args.current])
-            binary = build_bench_app(current_tree, os.path.join(workdir, "build-current"))
         else:
             current_tree = REPO
-            binary = build_bench_app(REPO, os.path.join(REPO, "build-callgrind"))
+        current = _commit(current_tree)  # named when built: later edits to the checkout do not rename it
+        binary = build_bench_app(current_tree, os.path.join(workdir if args.current else REPO,
+                                                            "build-current" if args.current else "build-callgrind"))
         baseline = _commit(tree)
         rows = []
         for name in names:
@@ -180,7 +182,7 @@ def main() -> int:
             rows.append((name, before, after))
             print(f"{name}: {before:,.0f} -> {after:,.0f} instructions per request ({after / before:.4f})")
         invocation = "bench/callgrind.py " + " ".join(sys.argv[1:])
-        section = render(rows, baseline, _commit(current_tree), args.requests, invocation)
+        section = render(rows, baseline, current, args.requests, invocation)
         print(section)
         if args.append_ledger:
             path = os.path.join(REPO, "BENCHMARKS.md")
