@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "app/database_settings.h"
 #include "app/run_settings.h"
 #include "slipstream/server_options.h"
 
@@ -16,6 +17,7 @@ enum class ConfigAction : unsigned char { kRun, kHelp, kVersion };
 struct Config {
     ServerOptions server;
     RunSettings run;
+    DatabaseSettings database;
     /// The config file that was read (--config / SLIPSTREAM_CONFIG); empty when none.
     std::string config_path;
     ConfigAction action = ConfigAction::kRun;

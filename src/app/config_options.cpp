@@ -9,6 +9,7 @@
 #include "policy/cors/cors_policy.h"
 #include "policy/ratelimit/rate.h"
 #include "server/coding/compression_policy.h"
+#include "store/database/database.h"
 
 namespace slipstream::app {
 namespace {
@@ -111,6 +112,13 @@ std::string cors_check(std::string_view s, std::string ServerOptions::*field) {
     });
 }
 
+// The store's own parser decides which schemes are known.
+std::string database_url(std::string_view s) {
+    if (s.empty()) return "";
+    base::Result<store::DatabaseTarget> target = store::parse_database_url(s);
+    return target.is_ok() ? "" : target.status().message();
+}
+
 // The rate limiter's own parser decides: "100/s", "6000/m", "10/5s"...; empty: no limit.
 std::string rate_text(std::string_view s) {
     if (s.empty()) return "";
@@ -206,7 +214,9 @@ Registry make_config_registry() {
     using G = OptionGroup;
     const auto srv = &Config::server;
     const auto run = &Config::run;
+    const auto db = &Config::database;
     using S = ServerOptions;
+    using D = DatabaseSettings;
     constexpr std::uint64_t kMaxWindow = (1u << 31) - 1;
 
     // In --help order within each group.
@@ -421,6 +431,24 @@ Registry make_config_registry() {
          textual(route_path), route(&S::readyz_path)},
         {"metrics-path", G::kBuiltinRoutes, "PATH", "path of the builtin metrics route; 'off' disables it",
          textual(route_path), route(&S::metrics_path)},
+
+        {"database-url", G::kDatabase, "URL",
+         "the application's database: postgresql://... (libpq URI; PG* variables fill the rest), sqlite:///path "
+         "or sqlite://:memory:; /readyz answers 503 while it is unreachable",
+         textual(database_url), text(db, &D::url)},
+        {"database-pool-min", G::kDatabase, "N", "PostgreSQL connections opened at start", integer(0, 10'000),
+         number(db, &D::pool_min)},
+        {"database-pool-max", G::kDatabase, "N", "PostgreSQL connections at most (SQLite: worker threads, up to 8)",
+         integer(1, 10'000), number(db, &D::pool_max)},
+        {"database-acquire-timeout", G::kDatabase, "DURATION", "waiting for a free connection; then the query fails",
+         duration(1, kDay), number(db, &D::acquire_timeout_ms)},
+        {"database-connect-timeout", G::kDatabase, "DURATION", "one connection attempt", duration(1, kDay),
+         number(db, &D::connect_timeout_ms)},
+        {"database-statement-timeout", G::kDatabase, "DURATION",
+         "default deadline of a statement (the server is asked to cancel it); 0: none", duration(0, kDay),
+         number(db, &D::statement_timeout_ms)},
+        {"database-max-sessions", G::kDatabase, "N", "transactions and listeners held at once", integer(1, 100'000),
+         number(db, &D::max_sessions)},
     };
 
     Registry r;

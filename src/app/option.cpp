@@ -76,6 +76,8 @@ std::string_view option_group_title(OptionGroup group) {
             return "cors";
         case OptionGroup::kAccess:
             return "auth and rate limits";
+        case OptionGroup::kDatabase:
+            return "database";
     }
     return "general";
 }

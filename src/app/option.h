@@ -38,6 +38,7 @@ enum class OptionGroup : unsigned char {
     kWebSocket,    // WebSocket message, frame and queue limits, pings
     kCors,         // cross-origin requests (preflights, Access-Control-* fields)
     kAccess,       // authentication (API keys, JWTs) and per-principal rate limits
+    kDatabase,     // the application's database and its pool
 };
 
 std::string_view option_group_title(OptionGroup group);

@@ -139,6 +139,15 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"rate-limit", "100/s", [](const Config& c) { return c.server.rate_limit == "100/s"; }, "100/s"},
         {"rate-limit-burst", "250", [](const Config& c) { return c.server.rate_limit_burst == 250; }, "250"},
         {"rate-limit-max-keys", "5000", [](const Config& c) { return c.server.rate_limit_max_keys == 5000; }, "5000"},
+        {"database-url", "postgresql://db/app", [](const Config& c) { return c.database.url == "postgresql://db/app"; },
+         "postgresql://db/app"},
+        {"database-pool-min", "2", [](const Config& c) { return c.database.pool_min == 2; }, "2"},
+        {"database-pool-max", "20", [](const Config& c) { return c.database.pool_max == 20; }, "20"},
+        {"database-acquire-timeout", "2s", [](const Config& c) { return c.database.acquire_timeout_ms == 2000; }, "2s"},
+        {"database-connect-timeout", "3s", [](const Config& c) { return c.database.connect_timeout_ms == 3000; }, "3s"},
+        {"database-statement-timeout", "30s", [](const Config& c) { return c.database.statement_timeout_ms == 30000; },
+         "30s"},
+        {"database-max-sessions", "8", [](const Config& c) { return c.database.max_sessions == 8; }, "8"},
     };
     Registry registry = make_config_registry();
     ASSERT_EQ(std::size(cases), registry.options().size()) << "a registered option has no row here";
@@ -251,6 +260,9 @@ TEST(Registry, BadValuesHaveExactMessages) {
         {"auth", "yes", "--auth: invalid value 'yes' (expected one of off, optional, required)"},
         {"api-key-header", "", "--api-key-header: must not be empty"},
         {"rate-limit", "0/s", "--rate-limit: invalid rate \"0/s\": count must be at least 1"},
+        {"database-url", "mysql://h/db",
+         "--database-url: database URL must start with postgresql://, postgres:// or sqlite://"},
+        {"database-pool-max", "0", "--database-pool-max: 0 is out of range (1..10000)"},
         {"portt", "1", "unknown option 'portt'"},
     };
     Registry registry = make_config_registry();

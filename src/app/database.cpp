@@ -1,0 +1,24 @@
+// open_database(): DatabaseSettings to a store::Database and a readiness check.
+#include "app/database.h"
+
+namespace slipstream::app {
+
+base::Result<std::shared_ptr<store::Database>> open_database(const Config& config, App& app) {
+    const DatabaseSettings& s = config.database;
+    if (s.url.empty()) return std::shared_ptr<store::Database>();
+    constexpr std::int64_t kNanosPerMs = 1'000'000;
+    store::DatabaseConfig c;
+    c.url = s.url;
+    c.min_size = s.pool_min;
+    c.max_size = s.pool_max;
+    c.acquire_timeout_ns = std::int64_t{s.acquire_timeout_ms} * kNanosPerMs;
+    c.connect_timeout_ns = std::int64_t{s.connect_timeout_ms} * kNanosPerMs;
+    c.statement_timeout_ns = std::int64_t{s.statement_timeout_ms} * kNanosPerMs;
+    c.max_sessions = s.max_sessions;
+    SLIPSTREAM_ASSIGN_OR_RETURN(std::unique_ptr<store::Database> opened, store::Database::open(std::move(c)));
+    std::shared_ptr<store::Database> db(std::move(opened));
+    app.readiness_check("database", [db] { return db->ready(); });
+    return db;
+}
+
+}  // namespace slipstream::app
