@@ -6,7 +6,9 @@
 //                                           Responder::writable()/on_writable()
 //   GET /lab/slow-start?delay_ms=D          registers on_cancel, then starts a stream after D ms
 //   GET /lab/file?path=P&offset=O&length=L  the file region as the body (Response::file; whole file by default)
-//   GET /lab/stats                          {"bulk_bytes": written by /lab/bulk, "cancels": on_cancel calls}
+//   GET /lab/stats                          {"bulk_bytes": written by /lab/bulk, "bulk_paused": /lab/bulk producers
+//                                           parked now (writable() was false; waiting for on_writable()),
+//                                           "cancels": on_cancel calls}
 // Each producer prints "<route> producer: <how it ended>" on stderr when it stops, and "<route> producer:
 // on_cancel" when its cancel callback runs.
 #include <atomic>
@@ -28,6 +30,7 @@ namespace {
 
 struct Stats {
     std::atomic<std::uint64_t> bulk_bytes{0};
+    std::atomic<int> bulk_paused{0};
     std::atomic<int> cancels{0};
 };
 
@@ -147,7 +150,13 @@ void bulk(slipstream::App& app, const std::shared_ptr<Stats>& stats) {
                     write_record(chunk.data() + k * 16, static_cast<std::uint64_t>(c * kRecords + k));
                 if (!r.write(chunk)) return report("bulk", "cancelled");
                 stats->bulk_bytes.fetch_add(chunk.size());
-                if (!r.writable()) wait_writable(r, gate);
+                if (!r.writable()) {
+                    // Counted while parked, so a test sees the back-pressure itself rather than guessing it
+                    // from bulk_bytes standing still.
+                    stats->bulk_paused.fetch_add(1);
+                    wait_writable(r, gate);
+                    stats->bulk_paused.fetch_sub(1);
+                }
             }
             r.end();
             report("bulk", "done");
@@ -192,6 +201,7 @@ void add_routes(slipstream::App& app) {
     file(app);
     app.get("/lab/stats", [stats](slipstream::Request&) {
         return slipstream::Response::json(R"({"bulk_bytes":)" + std::to_string(stats->bulk_bytes.load()) +
+                                          R"(,"bulk_paused":)" + std::to_string(stats->bulk_paused.load()) +
                                           R"(,"cancels":)" + std::to_string(stats->cancels.load()) + "}");
     });
 }

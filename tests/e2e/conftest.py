@@ -33,8 +33,8 @@ def protocol(request, pki) -> Protocol:
 
 @pytest.fixture(scope="module")
 def shared_servers():
-    """Hello servers by argument list, shared by the tests of one module (h1 and h2c share one, as do h1 over
-    TLS and h2); stopped at the module's end."""
+    """Example servers by binary and argument list, shared by the tests of one module (h1 and h2c share one, as
+    do h1 over TLS and h2); stopped at the module's end."""
     servers = {}
     yield servers
     for server in servers.values():
@@ -43,19 +43,21 @@ def shared_servers():
 
 @pytest.fixture
 def serve(protocol, shared_servers, start_server):
-    """start(*flags, fresh=False, env=None) -> helpers.Client: the hello app (one I/O thread, TLS for h1-tls and
-    h2) with `flags`, reached over `protocol`. A server with the same flags is shared within the module; a test
-    that counts metrics or reads the access log asks for a fresh one."""
+    """start(*flags, fresh=False, env=None, binary="hello") -> helpers.Client: the example app `binary` (hello,
+    or stream_lab; one I/O thread, TLS for h1-tls and h2) with `flags`, reached over `protocol`. A server with the
+    same binary and flags is shared within the module; a test that counts metrics or reads the access log asks
+    for a fresh one (`client.server` is its Server: stderr, access log)."""
     clients = []
 
-    def start(*flags, fresh=False, env=None):
+    def start(*flags, fresh=False, env=None, binary="hello"):
         args = ("--threads", "1", *protocol.server_flags(), *flags)
         if fresh or env is not None:
-            server = start_server(*args, env=env)
+            server = start_server(*args, env=env, binary=binary)
         else:
-            if args not in shared_servers:
-                shared_servers[args] = Server([example_binary("hello"), "--host", "127.0.0.1", "--port", "0", *args])
-            server = shared_servers[args]
+            key = (binary, *args)
+            if key not in shared_servers:
+                shared_servers[key] = Server([example_binary(binary), "--host", "127.0.0.1", "--port", "0", *args])
+            server = shared_servers[key]
         client = protocol.client(server)
         clients.append(client)
         return client

@@ -511,6 +511,7 @@ class Client:
         self.protocol = protocol
         self._h1 = None
         self._h2 = None
+        self._streams: list[RawConnection] = []  # HTTP/1.1 connections that stream() handed to a body
 
     @property
     def h2(self) -> H2Client:
@@ -521,10 +522,13 @@ class Client:
         return self._h2
 
     def close(self):
-        for c in (self._h1, self._h2):
+        """Closes every connection of this client, the ones its streams read from included (a client that
+        leaves mid-stream); the next request opens a new one."""
+        for c in (self._h1, self._h2, *self._streams):
             if c is not None:
                 c.sock.close()
         self._h1 = self._h2 = None
+        self._streams = []
 
     def _h1_send(self, method, path, headers, body):
         if self._h1 is None:
@@ -553,6 +557,7 @@ class Client:
             return _H2Stream(self.h2, self.h2.start("GET", path, [(k.lower(), v) for k, v in headers]))
         conn = self._h1_send("GET", path, headers, b"")
         self._h1 = None  # the stream owns the connection now
+        self._streams.append(conn)
         return _H1Stream(conn)
 
 

@@ -5,8 +5,16 @@ import socket
 import time
 
 from tests.conftest import Server, example_binary
-from tests.e2e.helpers import metric
+from tests.e2e.helpers import metric, wait_for_stderr
 from tests.e2e.http_client import RawConnection
+
+
+def leave(c: RawConnection):
+    """Closes a kept-alive connection and returns once the server closed its end too, which it does in the same
+    step that frees the connection's slot (a plain close() leaves the client guessing when that happened)."""
+    c.sock.shutdown(socket.SHUT_WR)
+    assert c.closed_by_peer()
+    c.sock.close()
 
 
 def test_slowloris_head_gets_408(start_server):
@@ -15,7 +23,7 @@ def test_slowloris_head_gets_408(start_server):
     c.send(b"GET /hello HTTP/1.1\r\nHost: x\r\n")
     start = time.monotonic()
     for _ in range(3):  # trickling bytes does not extend the whole-head deadline
-        time.sleep(0.2)
+        time.sleep(0.2)  # on purpose: the slow trickle is the attack, spread past the 500 ms deadline
         try:
             c.send(b"X-A: b\r\n")
         except OSError:
@@ -87,7 +95,9 @@ def test_handler_timeout_answers_504_and_drops_late_answer(start_server):
     assert resp.status == 504
     assert json.loads(resp.body)["status"] == 504
     assert c.read_response().body == b'{"message":"hello"}'
-    time.sleep(1.2)  # the late answer arrives and is discarded
+    # On purpose: past the handler's 1000 ms, so the late answer is produced (and must be dropped) before the next
+    # request; nothing the server exposes marks the drop.
+    time.sleep(1.2)
     c.send(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
     assert c.read_response().body == b'{"message":"hello"}'
 
@@ -111,14 +121,12 @@ def test_connections_past_the_cap_get_fast_503(start_server):
     resp = extra.read_response()
     assert resp.status == 503
     assert extra.closed_by_peer()
-    held[0].sock.close()
-    time.sleep(0.2)
+    leave(held[0])
     again = RawConnection(server.connect())
     again.send(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
     assert again.read_response().status == 200
     for c in held[1:] + [again]:
-        c.sock.close()
-    time.sleep(0.2)
+        leave(c)  # the metrics request below needs a slot
     assert metric(server, "slipstream_connections_shed_total", {}) == 1
 
 
@@ -149,10 +157,11 @@ def test_out_of_file_descriptors_keeps_serving():
                 socks.append(socket.create_connection((proc_server.host, proc_server.port), timeout=2))
             except OSError:
                 break
-        time.sleep(0.3)
+        # The server ran out of fds (it pauses accepting for 100 ms at a time) before the clients go.
+        assert wait_for_stderr(proc_server, "pausing accepts") is not None
         for s in socks:
             s.close()
-        time.sleep(0.5)  # the accept back-off (100 ms) passes
+        # Queued behind the closed ones; served once a back-off ends and the server has closed their fds.
         c = RawConnection(proc_server.connect())
         c.send(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
         assert c.read_response().status == 200
