@@ -72,6 +72,7 @@ lint: setup
 	@$(PYTHON) scripts/check_layers.py
 	@$(PYTHON) scripts/check_python_layers.py
 	@bash scripts/check_format.sh
+	@$(PYTHON) -m ruff check --quiet . && echo "lint: ruff ok"
 
 format:
 	@git ls-files '*.cpp' '*.h' | xargs clang-format -i

@@ -39,15 +39,14 @@ def test_a_loopback_exchange_is_counted():
     before = tcp_counters.read()
     if before is None:
         pytest.skip("no /proc/net/snmp on this machine")
-    with socket.create_server(("127.0.0.1", 0)) as server:
-        with socket.create_connection(server.getsockname()) as client:
-            peer, _ = server.accept()
-            with peer:
-                for _ in range(20):
-                    client.sendall(b"ping")
-                    assert peer.recv(16) == b"ping"
-                    peer.sendall(b"pong")
-                    assert client.recv(16) == b"pong"
+    with socket.create_server(("127.0.0.1", 0)) as server, socket.create_connection(server.getsockname()) as client:
+        peer, _ = server.accept()
+        with peer:
+            for _ in range(20):
+                client.sendall(b"ping")
+                assert peer.recv(16) == b"ping"
+                peer.sendall(b"pong")
+                assert client.recv(16) == b"pong"
     after = tcp_counters.read()
     # The handshake (3), 40 data segments and the closing exchange: at least the 40 data segments.
     assert (after - before).out_segments >= 40

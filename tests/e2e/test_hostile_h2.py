@@ -159,7 +159,7 @@ def test_a_body_trickled_over_http2_is_cut_at_the_minimum_rate(start_server):
 def test_without_a_minimum_rate_an_http2_trickle_is_held(start_server):
     # The same trickle with the rate off stays inside the inactivity timeout: what the minimum rate prevents.
     server = start_server("--threads", "1", "--body-timeout", "600ms", "--body-min-rate", "0")
-    elapsed, sent, closed = _trickle(server, 0.3, 2.0)
+    _elapsed, sent, closed = _trickle(server, 0.3, 2.0)
     assert not closed
     assert sent >= 5
 
