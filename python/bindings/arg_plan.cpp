@@ -12,18 +12,16 @@ PyObject* str_from(std::string_view s) {
     return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogatepass");
 }
 
-std::string_view tag_of(PyObject* desc) {
-    if (!PyTuple_Check(desc) || PyTuple_GET_SIZE(desc) < 1) throw std::invalid_argument("argument plan: not a tuple");
-    PyObject* tag = PyTuple_GET_ITEM(desc, 0);
-    Py_ssize_t n = 0;
-    const char* s = PyUnicode_Check(tag) ? PyUnicode_AsUTF8AndSize(tag, &n) : nullptr;
-    if (s == nullptr) throw std::invalid_argument("argument plan: the tag is not a string");
-    return {s, static_cast<std::size_t>(n)};
-}
-
-PyObject* item_at(PyObject* desc, Py_ssize_t i) {
-    if (PyTuple_GET_SIZE(desc) <= i) throw std::invalid_argument("argument plan: missing element");
-    return PyTuple_GET_ITEM(desc, i);
+// copy.deepcopy for a DefaultKind::kCopy default, else nothing.
+PyRef deepcopy_for(DefaultKind kind) {
+    if (kind != DefaultKind::kCopy) return {};
+    PyRef copy_module = PyRef::steal(PyImport_ImportModule("copy"));
+    PyRef deepcopy = PyRef::steal(copy_module ? PyObject_GetAttrString(copy_module.get(), "deepcopy") : nullptr);
+    if (!deepcopy) {
+        PyErr_Clear();
+        throw std::invalid_argument("argument plan: cannot import copy.deepcopy");
+    }
+    return deepcopy;
 }
 
 // An integer beyond 64 bits from its exact decimal text (at most 4300 digits: json/ refuses longer ones).
@@ -87,62 +85,28 @@ PyObject* json_to_python(JsonView v) {
 }
 
 std::unique_ptr<ArgPlan> ArgPlan::from_description(PyObject* desc) {
+    return from_desc(read_plan_desc(desc));
+}
+
+std::unique_ptr<ArgPlan> ArgPlan::from_desc(PlanDesc&& desc) {
     auto plan = std::make_unique<ArgPlan>();
-    std::string_view tag = tag_of(desc);
-    if (tag == "any") {
-        plan->kind_ = Kind::kAny;
-    } else if (tag == "int") {
-        plan->kind_ = Kind::kInt;
-    } else if (tag == "float") {
-        plan->kind_ = Kind::kFloat;
-    } else if (tag == "optional" || tag == "list" || tag == "dict") {
-        plan->kind_ = tag == "optional" ? Kind::kOptional : tag == "list" ? Kind::kList : Kind::kDict;
-        plan->item_ = from_description(item_at(desc, 1));
-    } else if (tag == "call") {
-        plan->kind_ = Kind::kCall;
-        plan->target_ = PyRef::borrow(item_at(desc, 1));
-        if (!PyCallable_Check(plan->target_.get())) throw std::invalid_argument("argument plan: call target");
-        plan->item_ = from_description(item_at(desc, 2));
-    } else if (tag == "default") {
-        plan->kind_ = Kind::kDefault;
+    plan->kind_ = desc.kind;
+    if (desc.item) plan->item_ = from_desc(std::move(*desc.item));
+    plan->target_ = std::move(desc.target);
+    if (desc.kind == PlanKind::kDefault) {
         plan->default_ = std::make_unique<Field>();
-        plan->default_->default_kind = default_kind_of(item_at(desc, 1));
-        plan->default_->default_value = PyRef::borrow(item_at(desc, 2));
-        if (plan->default_->default_kind == DefaultKind::kCopy) {
-            PyRef copy_module = PyRef::steal(PyImport_ImportModule("copy"));
-            if (!copy_module) throw std::invalid_argument("argument plan: cannot import copy");
-            plan->default_->deepcopy = PyRef::steal(PyObject_GetAttrString(copy_module.get(), "deepcopy"));
-        }
-        plan->item_ = from_description(item_at(desc, 3));
-    } else if (tag == "model") {
-        plan->kind_ = Kind::kModel;
-        plan->target_ = PyRef::borrow(item_at(desc, 1));
-        if (!PyType_Check(plan->target_.get())) throw std::invalid_argument("argument plan: model class");
-        PyObject* fields = item_at(desc, 2);
-        if (!PyTuple_Check(fields)) throw std::invalid_argument("argument plan: model fields");
-        PyRef copy_module;
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fields); ++i) {
-            PyObject* f = PyTuple_GET_ITEM(fields, i);
-            if (!PyTuple_Check(f) || PyTuple_GET_SIZE(f) != 5) throw std::invalid_argument("argument plan: field");
+        plan->default_->default_kind = desc.default_kind;
+        plan->default_->default_value = std::move(desc.default_value);
+        plan->default_->deepcopy = deepcopy_for(desc.default_kind);
+    } else if (desc.kind == PlanKind::kModel) {
+        for (PlanField& f : desc.fields) {
             Field field;
-            PyObject* name = PyTuple_GET_ITEM(f, 0);
-            PyObject* key = PyTuple_GET_ITEM(f, 1);
-            if (!PyUnicode_Check(name) || !PyUnicode_Check(key)) throw std::invalid_argument("argument plan: field");
-            Py_INCREF(name);
-            PyUnicode_InternInPlace(&name);
-            field.name = PyRef::steal(name);
-            Py_ssize_t n = 0;
-            const char* k = PyUnicode_AsUTF8AndSize(key, &n);
-            if (k == nullptr) throw std::invalid_argument("argument plan: field key");
-            field.key.assign(k, static_cast<std::size_t>(n));
-            field.plan = from_description(PyTuple_GET_ITEM(f, 2));
-            field.default_kind = default_kind_of(PyTuple_GET_ITEM(f, 3));
-            field.default_value = PyRef::borrow(PyTuple_GET_ITEM(f, 4));
-            if (field.default_kind == DefaultKind::kCopy) {
-                if (!copy_module) copy_module = PyRef::steal(PyImport_ImportModule("copy"));
-                if (!copy_module) throw std::invalid_argument("argument plan: cannot import copy");
-                field.deepcopy = PyRef::steal(PyObject_GetAttrString(copy_module.get(), "deepcopy"));
-            }
+            field.name = std::move(f.name);
+            field.key = std::move(f.key);
+            field.plan = from_desc(std::move(*f.plan));
+            field.default_kind = f.default_kind;
+            field.default_value = std::move(f.default_value);
+            field.deepcopy = deepcopy_for(f.default_kind);
             plan->fields_.push_back(std::move(field));
         }
         plan->new_ = PyRef::steal(PyObject_GetAttrString(reinterpret_cast<PyObject*>(&PyBaseObject_Type), "__new__"));
@@ -150,32 +114,30 @@ std::unique_ptr<ArgPlan> ArgPlan::from_description(PyObject* desc) {
         plan->fields_set_name_ = interned("__pydantic_fields_set__");
         plan->extra_name_ = interned("__pydantic_extra__");
         plan->private_name_ = interned("__pydantic_private__");
-    } else {
-        throw std::invalid_argument("argument plan: unknown tag '" + std::string(tag) + "'");
-    }
-    if (PyErr_Occurred()) {
-        PyErr_Clear();
-        throw std::invalid_argument("argument plan: malformed description");
+        if (!plan->new_ || !plan->dict_name_ || !plan->fields_set_name_ || !plan->extra_name_ || !plan->private_name_) {
+            PyErr_Clear();
+            throw std::invalid_argument("argument plan: cannot prepare the model builder");
+        }
     }
     return plan;
 }
 
 PyObject* ArgPlan::convert(JsonView v) const {
     switch (kind_) {
-        case Kind::kAny:
+        case PlanKind::kAny:
             return json_to_python(v);
-        case Kind::kInt:
+        case PlanKind::kInt:
             if (v.kind() == JsonView::Kind::kDouble) return PyLong_FromDouble(v.as_double());
             return json_to_python(v);
-        case Kind::kFloat:
+        case PlanKind::kFloat:
             if (v.kind() == JsonView::Kind::kInt || v.kind() == JsonView::Kind::kUint ||
                 v.kind() == JsonView::Kind::kBigInt)
                 return PyFloat_FromDouble(v.as_double());
             return json_to_python(v);
-        case Kind::kOptional:
+        case PlanKind::kOptional:
             if (v.is_null()) Py_RETURN_NONE;
             return item_->convert(v);
-        case Kind::kList: {
+        case PlanKind::kList: {
             if (v.kind() != JsonView::Kind::kArray) return json_to_python(v);
             PyObject* list = PyList_New(static_cast<Py_ssize_t>(v.size()));
             if (list == nullptr) return nullptr;
@@ -189,7 +151,7 @@ PyObject* ArgPlan::convert(JsonView v) const {
             }
             return list;
         }
-        case Kind::kDict: {
+        case PlanKind::kDict: {
             if (v.kind() != JsonView::Kind::kObject) return json_to_python(v);
             PyObject* dict = PyDict_New();
             if (dict == nullptr) return nullptr;
@@ -204,15 +166,15 @@ PyObject* ArgPlan::convert(JsonView v) const {
             }
             return dict;
         }
-        case Kind::kCall: {
+        case PlanKind::kCall: {
             PyRef inner = PyRef::steal(item_->convert(v));
             if (!inner) return nullptr;
             PyObject* arg = inner.get();
             return PyObject_Vectorcall(target_.get(), &arg, 1, nullptr);
         }
-        case Kind::kModel:
+        case PlanKind::kModel:
             return convert_model(v);
-        case Kind::kDefault:
+        case PlanKind::kDefault:
             if (v.is_null()) return make_default(*default_);
             return item_->convert(v);
     }

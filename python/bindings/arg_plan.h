@@ -7,23 +7,20 @@
 #include <string>
 #include <vector>
 
+#include "plan_desc.h"
 #include "py_ref.h"
-#include "route_desc.h"
 #include "slipstream/json_view.h"
 
 namespace slipstream::python {
 
-/// Built once per route parameter from a description tuple made by slipstream/_plans.py:
-///   ("any",) ("int",) ("float",) ("optional", p) ("list", p) ("dict", p) ("call", fn, p)
-///   ("model", cls, ((name, key, p, default_kind, default), ...))   ("default", default_kind, default, p)
-/// default_kind: a DefaultKind (route_desc.h): required, value (shared, immutable), factory (called), deep-copied.
-/// "default" gives the default for a null value (an absent optional parameter), else converts with p.
+/// Built once per route parameter from a plan record made by slipstream/_plans.py (the PlanDesc contract,
+/// plan_desc.h: one PlanKind per record, its fields read by name). A kDefault plan gives the default for a null
+/// value (an absent optional parameter), made as its DefaultKind says, else converts with its item.
 /// convert() runs on the executor thread with the GIL held; the value was already validated in C++.
 class ArgPlan {
   public:
-    enum class Kind { kAny, kInt, kFloat, kOptional, kList, kDict, kCall, kModel, kDefault };
-
-    /// Throws std::invalid_argument on a malformed description (registration time).
+    /// Reads the plan record `desc` (read_plan_desc) and builds it, with the GIL held, at registration.
+    /// Throws std::invalid_argument on a malformed description.
     static std::unique_ptr<ArgPlan> from_description(PyObject* desc);
 
     /// A new reference, or nullptr with a Python exception set.
@@ -38,11 +35,14 @@ class ArgPlan {
         PyRef default_value;
         PyRef deepcopy;  // copy.deepcopy, for DefaultKind::kCopy
     };
+    // Builds the plan `desc` describes (its item plans too). Throws std::invalid_argument when copy.deepcopy
+    // (DefaultKind::kCopy) or object.__new__ cannot be looked up.
+    static std::unique_ptr<ArgPlan> from_desc(PlanDesc&& desc);
     static PyObject* make_default(const Field& f);
 
     PyObject* convert_model(JsonView v) const;
 
-    Kind kind_ = Kind::kAny;
+    PlanKind kind_ = PlanKind::kAny;
     std::unique_ptr<ArgPlan> item_;
     PyRef target_;  // kCall: the callable; kModel: the class
     std::vector<Field> fields_;

@@ -6,6 +6,7 @@
 
 #include "native_app.h"
 #include "pending_reply.h"
+#include "plan_desc.h"
 #include "py_file.h"
 #include "py_form.h"
 #include "py_stream.h"
@@ -93,6 +94,17 @@ NB_MODULE(_native, m) {
             return nb::steal<nb::dict>(out);
         },
         nb::arg("route"));
+
+    // The conversion-plan contract as C++ reads it at registration (plan_desc.h), for its round-trip test.
+    m.def(
+        "read_plan_desc",
+        [](nb::handle plan) {
+            slipstream::python::PlanDesc desc = slipstream::python::read_plan_desc(plan.ptr());
+            PyObject* out = slipstream::python::plan_desc_to_python(desc);
+            if (out == nullptr) throw nb::python_error();
+            return nb::steal<nb::dict>(out);
+        },
+        nb::arg("plan"));
 
     // StreamWriter and format_sse (py_stream.cpp), parse_form (py_form.cpp).
     slipstream::python::register_stream(m);

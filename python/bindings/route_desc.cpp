@@ -99,10 +99,6 @@ constexpr const char* kArgKindNames[] = {"kValue", "kRequest", "kReply"};
 
 }  // namespace
 
-DefaultKind default_kind_of(PyObject* value) {
-    return static_cast<DefaultKind>(int_in(value, 0, 3, "plan default kind"));
-}
-
 RouteDesc read_route_desc(PyObject* desc) {
     RouteDesc d;
     d.handler = attr(desc, "handler", "route");

@@ -19,21 +19,13 @@ enum class ArgKind : int {
     kReply = 2,    // the PendingReply, always last: the handler answers through it
 };
 
-/// How an argument plan's default is made: slipstream._core.route_desc.DefaultKind (same values).
-enum class DefaultKind : int {
-    kRequired = 0,
-    kValue = 1,    // shared (immutable)
-    kFactory = 2,  // called
-    kCopy = 3,     // deep-copied
-};
-
 /// One ArgDesc: a keyword argument of the handler call.
 struct ArgDesc {
     PyRef name;  // interned str
     ArgKind kind = ArgKind::kValue;
     std::size_t index = 0;  // kValue: position in Request::arguments()
     std::string key;        // kValue: its key there
-    PyRef plan;             // kValue: the ArgPlan description (arg_plan.h)
+    PyRef plan;             // kValue: its plan record (plan_desc.h), built into an ArgPlan by PyRoute
     PyRef loc;              // FastAPI's loc prefix of conversion errors (a tuple)
 };
 
@@ -52,9 +44,6 @@ struct RouteDesc {
 /// Reads every field of `desc` (a RouteDesc, or any object with its attributes) with the GIL held, at
 /// registration only. Throws std::invalid_argument naming the field on a malformed description.
 RouteDesc read_route_desc(PyObject* desc);
-
-/// A DefaultKind from a Python int (DefaultKind is an IntEnum). Throws std::invalid_argument when out of range.
-DefaultKind default_kind_of(PyObject* value);
 
 /// What read_route_desc() read, back as plain Python values (a dict; enums as their C++ names), for the
 /// contract's round-trip test. A new reference, or nullptr with a Python exception set.

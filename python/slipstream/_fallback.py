@@ -17,6 +17,8 @@ from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter
 
+from ._core.plan_desc import CallPlan
+
 # Keys each core-schema type may carry (besides those in _COMMON) and still be modelled by the C++ validator.
 _COMMON = frozenset({"type", "ref", "metadata", "serialization"})
 _NUMBER = frozenset({"gt", "ge", "lt", "le", "multiple_of"})
@@ -192,9 +194,9 @@ class _Validate:
         return self.adapter.validate_python(value, from_attributes=True)
 
 
-def plan(annotation: Any, constraints: dict[str, Any] | None) -> tuple[Any, ...]:
+def plan(annotation: Any, constraints: dict[str, Any] | None) -> CallPlan:
     """The conversion plan (see _plans.py) of a fallback parameter: the raw JSON value through pydantic."""
-    return ("call", _Validate(TypeAdapter(_target(annotation, constraints))), ("any",))
+    return CallPlan(_Validate(TypeAdapter(_target(annotation, constraints))))
 
 
 class RouteFallback:

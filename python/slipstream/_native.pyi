@@ -65,6 +65,10 @@ def read_route_desc(route: Any) -> dict[str, Any]:
     """What the engine reads from a RouteDesc at registration (python/bindings/route_desc.h), back as plain values;
     raises ValueError naming the field of a malformed one."""
 
+def read_plan_desc(plan: Any) -> dict[str, Any]:
+    """What the engine reads from a conversion plan at registration (python/bindings/plan_desc.h), back as plain
+    values (a dict per plan); raises ValueError naming the field of a malformed one."""
+
 def parse_form(content_type: str, body: bytes, limits: tuple[int, int, int, int, int, int], spool_max: int,
                tmpdir: str) -> tuple[list[tuple[Any, ...]], tuple[str, str] | None]:
     """A form body parsed in C++ (python/bindings/py_form.h): (entries, None) or ([], (kind, message))."""

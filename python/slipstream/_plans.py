@@ -1,7 +1,7 @@
 """Conversion plans: how validated JSON becomes a handler's Python objects (run in C++), and how models serialize.
 
-A plan is a nested tuple read once by the extension (see python/bindings/arg_plan.h):
-("any",) ("int",) ("float",) ("optional", p) ("list", p) ("dict", p) ("call", fn, p) ("model", cls, fields).
+A plan is a tree of plan_desc records (_core/plan_desc.py: AnyPlan, IntPlan, FloatPlan, OptionalPlan, ListPlan,
+DictPlan, CallPlan, ModelPlan, DefaultPlan), read once per argument by the extension (python/bindings/plan_desc.h).
 """
 
 from __future__ import annotations
@@ -18,9 +18,20 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from ._core.route_desc import DefaultKind
+from ._core.plan_desc import (
+    ANY,
+    FLOAT,
+    INT,
+    CallPlan,
+    DefaultKind,
+    DictPlan,
+    ListPlan,
+    ModelField,
+    ModelPlan,
+    OptionalPlan,
+    PlanDesc,
+)
 
-ANY = ("any",)
 _building: set[type] = set()  # models whose plan is being built (recursion guard)
 _PLAIN_SCALARS = (str, bool, type(None))
 _IMMUTABLE = (int, float, str, bool, bytes, type(None), tuple, frozenset, enum.Enum)
@@ -37,12 +48,12 @@ def _is_union(tp: Any) -> bool:
     return typing.get_origin(tp) in (Union, types.UnionType)
 
 
-def _adapter_call(tp: Any) -> tuple[Any, ...]:
+def _adapter_call(tp: Any) -> CallPlan:
     adapter = TypeAdapter(tp)
-    return ("call", adapter.validate_python, ANY)
+    return CallPlan(adapter.validate_python)
 
 
-def plan_for(tp: Any) -> tuple[Any, ...]:
+def plan_for(tp: Any) -> PlanDesc:
     """The plan that turns validated JSON into an instance of `tp`, as pydantic would build it."""
     original = tp
     inner, metadata = _strip_annotated(tp)
@@ -52,9 +63,9 @@ def plan_for(tp: Any) -> tuple[Any, ...]:
     if tp is Any or tp is object or tp in _PLAIN_SCALARS:
         return ANY
     if tp is int:
-        return ("int",)
+        return INT
     if tp is float:
-        return ("float",)
+        return FLOAT
     origin = typing.get_origin(tp)
     if origin is Literal:
         return _literal_plan(typing.get_args(tp))
@@ -62,39 +73,39 @@ def plan_for(tp: Any) -> tuple[Any, ...]:
         members = [m for m in typing.get_args(tp) if m is not type(None)]
         if len(members) == 1 and len(typing.get_args(tp)) == 2:
             sub = plan_for(members[0])
-            return ANY if sub == ANY else ("optional", sub)
+            return ANY if sub == ANY else OptionalPlan(sub)
         if all(plan_for(m) == ANY for m in members):
             return ANY
         return _adapter_call(tp)
     if origin in (list, typing.List):  # noqa: UP006
         (item,) = typing.get_args(tp) or (Any,)
         sub = plan_for(item)
-        return ANY if sub == ANY else ("list", sub)
+        return ANY if sub == ANY else ListPlan(sub)
     if origin in (dict, typing.Dict):  # noqa: UP006
         args = typing.get_args(tp)
         key = args[0] if args else str
         sub = plan_for(args[1]) if args else ANY
         if key is not str:
             return _adapter_call(tp)
-        return ANY if sub == ANY else ("dict", sub)
+        return ANY if sub == ANY else DictPlan(sub)
     if tp is list or tp is dict:
         return ANY
     if isinstance(tp, type) and issubclass(tp, BaseModel):
         if tp in _building:  # a recursive model: the inner levels are built by pydantic
-            return ("call", tp.model_validate, ANY)
+            return CallPlan(tp.model_validate)
         _building.add(tp)
         try:
             return model_plan_for_args(tp)
         finally:
             _building.discard(tp)
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
-        return ("call", tp, ANY)
+        return CallPlan(tp)
     # UUID, datetime, Decimal, ...: pydantic builds the object (and checks what the JSON Schema cannot say, such as
     # a datetime's gt or a Decimal's max_digits), so the constraints stay with the type.
     return _adapter_call(original)
 
 
-def _literal_plan(members: tuple[Any, ...]) -> tuple[Any, ...]:
+def _literal_plan(members: tuple[Any, ...]) -> PlanDesc:
     """A JSON number that equals an int (or bool) member becomes that member, as pydantic gives it: 1.0 for
     Literal[1, 2] is 1, for Literal[True, 1] it is True (the first equal member). Other values stay as they are."""
     numeric = tuple(m for m in members if isinstance(m, int) and not isinstance(m, enum.Enum))
@@ -108,7 +119,7 @@ def _literal_plan(members: tuple[Any, ...]) -> tuple[Any, ...]:
                     return candidate
         return value
 
-    return ("call", member, ANY)
+    return CallPlan(member)
 
 
 def _is_constraint(meta: Any) -> bool:
@@ -145,27 +156,27 @@ def _has_functions(node: Any, seen: set[int]) -> bool:
     return False
 
 
-def model_plan_for_args(cls: type[BaseModel]) -> tuple[Any, ...]:
+def model_plan_for_args(cls: type[BaseModel]) -> PlanDesc:
     if not model_is_plain(cls):
-        return ("call", cls.model_validate, ANY)
+        return CallPlan(cls.model_validate)
     fields = []
     for name, info in cls.model_fields.items():
         key = info.validation_alias if isinstance(info.validation_alias, str) else (info.alias or name)
         if info.validation_alias is not None and not isinstance(info.validation_alias, str):
-            return ("call", cls.model_validate, ANY)  # AliasPath / AliasChoices
+            return CallPlan(cls.model_validate)  # AliasPath / AliasChoices
         annotation = info.annotation
         if info.metadata:
             annotation = Annotated[(annotation, *info.metadata)]
         sub = plan_for(annotation)
         if info.default_factory is not None:
-            fields.append((name, key, sub, DefaultKind.FACTORY, info.default_factory))
+            fields.append(ModelField(name, key, sub, DefaultKind.FACTORY, info.default_factory))
         elif info.default is PydanticUndefined:
-            fields.append((name, key, sub, DefaultKind.REQUIRED, None))
+            fields.append(ModelField(name, key, sub, DefaultKind.REQUIRED, None))
         elif isinstance(info.default, _IMMUTABLE):
-            fields.append((name, key, sub, DefaultKind.VALUE, info.default))
+            fields.append(ModelField(name, key, sub, DefaultKind.VALUE, info.default))
         else:
-            fields.append((name, key, sub, DefaultKind.COPY, info.default))
-    return ("model", cls, tuple(fields))
+            fields.append(ModelField(name, key, sub, DefaultKind.COPY, info.default))
+    return ModelPlan(cls, tuple(fields))
 
 
 # --- Serialization: which models the C++ encoder may walk field by field. ---

@@ -18,7 +18,7 @@ from typing import Any, Literal, Union
 from pydantic import BaseModel
 
 from . import _plans
-from ._core.route_desc import DefaultKind
+from ._core.plan_desc import DefaultKind, DefaultPlan, PlanDesc
 from ._markers import split_markers
 from .background import BackgroundTasks
 from .dependencies import param_models
@@ -150,14 +150,14 @@ def _field(name: str, clean: Any, default: Any, marker: Param | None, from_annot
     return Field(name, wire, marker.source, clean, marker, value_default, marker.default_factory)
 
 
-def default_plan(field: Field, plan: tuple[Any, ...]) -> tuple[Any, ...]:
+def default_plan(field: Field, plan: PlanDesc) -> PlanDesc:
     if field.required:
         return plan
     if field.default_factory is not None:
-        return ("default", DefaultKind.FACTORY, field.default_factory, plan)
+        return DefaultPlan(plan, DefaultKind.FACTORY, field.default_factory)
     if isinstance(field.default, _plans._IMMUTABLE):
-        return ("default", DefaultKind.VALUE, field.default, plan)
-    return ("default", DefaultKind.COPY, field.default, plan)
+        return DefaultPlan(plan, DefaultKind.VALUE, field.default)
+    return DefaultPlan(plan, DefaultKind.COPY, field.default)
 
 
 __all__ = ["CookieParam", "Field", "ParamRead", "path_param_names", "read_parameters"]

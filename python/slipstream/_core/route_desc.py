@@ -2,7 +2,8 @@
 
 Named records and enums on both sides instead of positional tuples and magic integers; the enums' values are the
 C++ enums' (ParamSource is slipstream::ParamSource, include/slipstream/route_spec.h). The rows are NamedTuples
-(immutable; C++ reads them by field name). Nothing here runs per request.
+(immutable; C++ reads them by field name); an argument's conversion plan is a plan_desc record. Nothing here runs
+per request.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import dataclasses
 import enum
 from collections.abc import Callable
 from typing import Any, NamedTuple
+
+from .plan_desc import ANY, DefaultKind, PlanDesc  # DefaultKind: also exported here, beside ArgKind
 
 
 class ParamSource(enum.IntEnum):
@@ -28,15 +31,6 @@ class ArgKind(enum.IntEnum):
     VALUE = 0  # a validated value of Request::arguments(), converted by its plan
     REQUEST = 1  # the Request object
     REPLY = 2  # the PendingReply, always last: the handler (a runner) answers through it
-
-
-class DefaultKind(enum.IntEnum):
-    """How an argument plan's default is made for an absent optional value (slipstream::python::DefaultKind)."""
-
-    REQUIRED = 0
-    VALUE = 1  # shared (immutable)
-    FACTORY = 2  # called
-    COPY = 3  # deep-copied
 
 
 class ParamDesc(NamedTuple):
@@ -67,7 +61,7 @@ class ArgDesc(NamedTuple):
     kind: ArgKind
     index: int = 0  # VALUE: its position in Request::arguments()
     key: str = ""  # VALUE: its key there
-    plan: tuple[Any, ...] = ("any",)  # VALUE: how the validated JSON becomes a Python object (_plans.py)
+    plan: PlanDesc = ANY  # VALUE: how the validated JSON becomes a Python object (plan_desc.py, built by _plans.py)
     loc: tuple[Any, ...] = ()  # FastAPI's loc prefix of the errors its conversion raises, e.g. ("body",)
 
     @staticmethod

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import _fallback, _plans, _schema, _signature
+from .._core.plan_desc import CallPlan
 from .._core.route_desc import ArgDesc, ArgKind, BodyDesc, ParamDesc, ParamSource
 from . import program as _program
 from . import tree as _tree
@@ -80,7 +81,7 @@ class Rows:
         self.body: list[BodyDesc] = []
         self.slot: dict[tuple[int, str], int] = {}   # (id(dependant), parameter name) -> index in arguments
         self.keys: list[str] = []                      # index -> key in the arguments object
-        self.fallback_plans: dict[int, tuple[Any, ...]] = {}  # index -> pydantic plan (see _fallback.py)
+        self.fallback_plans: dict[int, CallPlan] = {}  # index -> pydantic plan (see _fallback.py)
         self._rows: list[tuple[tuple[str, ...], Any, Any]] = []
         self._reasons: list[tuple[str, str]] = []
         everyone = _walk_solve(root)
@@ -141,7 +142,7 @@ class Rows:
         shaped = f.source != "body" and _fallback.list_shaped(f.annotation, constraints)
         reader = (_fallback.body_reader(f.wire if self.embed else None) if f.source == "body"
                   else _fallback.param_reader(f.source, f.wire, shaped))
-        self._rows.append((loc, self.fallback_plans[index][1], reader))
+        self._rows.append((loc, self.fallback_plans[index].target, reader))
         self._reasons.append((f"{f.source} {f.wire}", why))
         return _fallback.schema_text(shaped)
 
