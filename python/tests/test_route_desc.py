@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import pytest
 from slipstream import App, Header, Query, _native
+from slipstream._core.plan_desc import INT, DefaultPlan, ListPlan
 from slipstream._core.route_desc import ArgDesc, ArgKind, BodyDesc, DefaultKind, ParamDesc, ParamSource, RouteDesc
 from slipstream._native_route import native_route
 
@@ -20,7 +21,7 @@ def _prepare(value: Any) -> Any:
     return value
 
 
-PLAN = ("default", DefaultKind.COPY, [1], ("list", ("int",)))
+PLAN = DefaultPlan(ListPlan(INT), DefaultKind.COPY, [1])
 
 
 def _full() -> RouteDesc:
