@@ -41,12 +41,14 @@ if [ ! -f "$STAMP" ] || [ "$REQ" -nt "$STAMP" ]; then
   touch "$STAMP"
 fi
 
-# The Python package (editable): rebuilt only when C++ or Python sources changed since the last install.
+# The Python package (editable): rebuilt when C++ or Python sources changed since the last install, or when the
+# install points at another checkout (a .venv shared between worktrees: the stamp holds the checkout's path).
 PKG_STAMP=.venv/.slipstream-package.stamp
-if [ ! -f "$PKG_STAMP" ] || [ -n "$(find src include python pyproject.toml CMakeLists.txt cmake -newer "$PKG_STAMP" -type f -print -quit)" ]; then
+if [ ! -f "$PKG_STAMP" ] || [ "$(cat "$PKG_STAMP")" != "$PWD" ] ||
+   [ -n "$(find src include python pyproject.toml CMakeLists.txt cmake -newer "$PKG_STAMP" -type f -print -quit)" ]; then
   echo "setup: building the slipstream Python package"
   .venv/bin/python -m pip install -q --disable-pip-version-check --no-build-isolation -e .
-  touch "$PKG_STAMP"
+  echo "$PWD" > "$PKG_STAMP"
 fi
 
 # h2spec for the HTTP/2 conformance tests (built once into build/tools).

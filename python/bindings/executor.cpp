@@ -6,7 +6,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
+#include <set>
 #include <system_error>
 
 #include "py_route.h"
@@ -14,6 +18,34 @@
 namespace nb = nanobind;
 
 namespace slipstream::python {
+
+namespace {
+// Threads of ours that run Python, and the executors among them (see stop_python_threads).
+std::mutex g_census_mutex;
+std::condition_variable g_census_empty;
+std::size_t g_python_threads = 0;
+std::set<Executor*> g_running;
+}  // namespace
+
+namespace census {
+void enter() {
+    std::lock_guard<std::mutex> lock(g_census_mutex);
+    ++g_python_threads;
+}
+void leave() {
+    std::lock_guard<std::mutex> lock(g_census_mutex);
+    if (--g_python_threads == 0) g_census_empty.notify_all();
+}
+}  // namespace census
+
+bool stop_python_threads(double timeout_s) {
+    nb::gil_scoped_release release;  // they need the GIL to finish
+    std::unique_lock<std::mutex> lock(g_census_mutex);
+    for (Executor* e : g_running)
+        e->request_stop();
+    return g_census_empty.wait_for(lock, std::chrono::duration<double>(timeout_s),
+                                   [] { return g_python_threads == 0; });
+}
 
 Executor::Executor() {
     event_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -50,6 +82,11 @@ void Executor::start(PyObject* runner) {
     PyObject* run = runner;
     Py_INCREF(run);
     PyObject* drain_obj = drain_fn.release().ptr();
+    {
+        std::lock_guard<std::mutex> lock(g_census_mutex);
+        ++g_python_threads;
+        g_running.insert(this);
+    }
     thread_ = std::thread([this, run, drain_obj] {
         PyGILState_STATE gil = PyGILState_Ensure();
         PyObject* fd = PyLong_FromLong(event_fd_);
@@ -67,6 +104,11 @@ void Executor::start(PyObject* runner) {
         }
         batch_.clear();
         PyGILState_Release(gil);
+        {
+            std::lock_guard<std::mutex> lock(g_census_mutex);
+            g_running.erase(this);
+        }
+        census::leave();
     });
 }
 

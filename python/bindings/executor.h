@@ -58,4 +58,16 @@ class Executor {
     std::thread thread_;
 };
 
+/// Threads of ours that run Python (executor threads, the helpers that free an app orphaned on its executor
+/// thread) are counted: once finalization has begun, CPython ends a thread that asks for the GIL with a forced
+/// unwind, which a noexcept frame (a GIL guard's destructor) turns into std::terminate.
+namespace census {
+void enter();
+void leave();
+}  // namespace census
+
+/// At interpreter exit (slipstream/_runtime.py): asks every running executor to stop and waits, GIL released,
+/// until no thread of ours runs Python any more; false when `timeout_s` passed first.
+bool stop_python_threads(double timeout_s);
+
 }  // namespace slipstream::python

@@ -20,6 +20,8 @@ using slipstream::python::PendingReply;
 NB_MODULE(_native, m) {
     m.doc() = "Slipstream's C++ engine for the Python front end (use the slipstream package, not this module).";
 
+    m.def("stop_python_threads", &slipstream::python::stop_python_threads, nb::arg("timeout_s"),
+          "Stops every executor and waits until no thread of the extension runs Python; False on timeout.");
     nb::class_<NativeApp>(m, "NativeApp")
         .def(
             "__init__",

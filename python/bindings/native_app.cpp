@@ -41,11 +41,13 @@ void reap(Orphan* raw) {
     orphan->app.reset();
     if (_Py_IsFinalizing()) {
         (void)orphan.release();  // no GIL to take any more; the process is exiting
+        census::leave();
         return;
     }
     PyGILState_STATE gil = PyGILState_Ensure();
     orphan.reset();
     PyGILState_Release(gil);
+    census::leave();
 }
 
 }  // namespace
@@ -207,9 +209,11 @@ void NativeApp::release_from_executor_thread() noexcept {
         Orphan{std::move(app_), std::move(executor_), std::move(routes_), std::move(context_), std::move(runner_)});
     finished_ = true;
     try {
+        census::enter();  // the helper frees Python objects at its end
         std::thread(reap, orphan.get()).detach();
     } catch (const std::system_error&) {
         // No thread to spare: the executor thread still uses these, so they are kept (leaked), never freed here.
+        census::leave();
     }
     (void)orphan.release();  // reap() owns it now (or, without a thread, nobody)
 }

@@ -65,6 +65,9 @@ def read_route_desc(route: Any) -> dict[str, Any]:
     """What the engine reads from a RouteDesc at registration (python/bindings/route_desc.h), back as plain values;
     raises ValueError naming the field of a malformed one."""
 
+def stop_python_threads(timeout_s: float) -> bool:
+    """Stops every executor and waits until no thread of the extension runs Python; False on timeout."""
+
 def read_plan_desc(plan: Any) -> dict[str, Any]:
     """What the engine reads from a conversion plan at registration (python/bindings/plan_desc.h), back as plain
     values (a dict per plan); raises ValueError naming the field of a malformed one."""

@@ -8,11 +8,13 @@ was sent (the TestClient waits for it, as Starlette's does).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import logging
 import threading
 from collections.abc import Generator
 from typing import Any
 
+from . import _native
 from ._encoders import encode_fallback
 from ._error_responses import conversion_failed, handle_error
 from ._forwarded import answer_forwarded
@@ -34,6 +36,15 @@ __all__ = [
 ]
 
 logger = logging.getLogger("slipstream.error")
+
+
+@atexit.register
+def _stop_python_threads() -> None:
+    """Executors still running at exit (an app never stopped, or one freed on its own executor thread and being
+    stopped by a helper) are stopped and waited for before the interpreter finalizes: a thread of ours that asked
+    for the GIL after that would be ended mid-call."""
+    if not _native.stop_python_threads(10.0):
+        logger.warning("the engine's Python threads did not stop within 10 s of exit")
 
 
 def run_executor(event_fd: int, drain: Any, host: Any = None) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import atexit
 import http.client
 import json as _json
-import threading
 import weakref
 import zlib
 from collections.abc import Mapping
@@ -119,12 +118,11 @@ class TestClient:
         if native is None:
             return
         native.stop()
-        if native.on_executor_thread:
-            # Closed by its own executor thread (a handler, or the garbage collector running there): that thread
-            # cannot wait for itself, so another one waits and drops the last reference.
-            threading.Thread(target=native.wait, name="slipstream-testclient-close", daemon=False).start()
-        else:
+        if not native.on_executor_thread:
             native.wait()
+        # Else closed by its own executor thread (a handler, or the garbage collector running there), which cannot
+        # wait for itself: dropping the last reference there hands the wait to a helper thread of the extension
+        # (NativeApp::release_from_executor_thread), which the interpreter waits for at exit.
 
     def __del__(self) -> None:
         try:
