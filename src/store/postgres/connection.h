@@ -17,6 +17,7 @@
 #include "net/io_handler.h"
 #include "net/timer.h"
 #include "store/db_result.h"
+#include "store/postgres/copy_data.h"
 #include "store/value.h"
 #include "store/worker_pool.h"
 
@@ -73,6 +74,8 @@ class Connection final : private net::IoHandler {
     static constexpr std::int64_t kCancelGrace = 2'000'000'000;
     /// Prepared statements kept per connection; later distinct statements run unnamed.
     static constexpr std::size_t kMaxPrepared = 256;
+    /// COPY data copy_in hands libpq in one loop turn before it lets the loop serve other sockets.
+    static constexpr std::size_t kCopyBytesPerTurn = 1 << 20;
 
     /// Starts connecting with a libpq connection string or URI ("host=/run/pg dbname=app", "postgresql://...";
     /// PG* environment variables fill what it leaves out, as libpq reads them). `done` is called once, on the
@@ -87,10 +90,25 @@ class Connection final : private net::IoHandler {
 
     /// Queues `sql` with `params` ($1..$n). Completes with the rows (text format, typed by column OID) or the
     /// server's error (SQLSTATE, message, position); kUnavailable with connection_lost when the connection
-    /// broke; kTimeout past options.timeout_ns.
+    /// broke; kTimeout past options.timeout_ns. A `COPY ... FROM STDIN` / `TO STDOUT` statement is refused with
+    /// kInvalidArgument (it runs through copy_in / copy_out).
     void query(std::string sql, Params params, QueryCallback done, QueryOptions options = {});
-    /// Like query(), but the rows arrive as a JSON array of objects written straight from libpq's buffers.
+    /// Like query(), but the rows arrive as a JSON array of objects written straight from libpq's buffers
+    /// (arrays of built-in types as nested JSON arrays).
     void fetch_json(std::string sql, Params params, JsonCallback done, QueryOptions options = {});
+    /// Queues `copy_sql` (`COPY table [(columns)] FROM STDIN [WITH (...)]`) and streams the data `source` gives,
+    /// pulled only as the socket drains (kCopyBytesPerTurn at most per loop turn, then other sockets get theirs).
+    /// Completes with the number of rows copied, or the server's error (a malformed row: 22P02 etc.; the
+    /// server reports it when the data ends, so the rest of the source is still read and sent), or the
+    /// source's own error (the COPY is aborted with CopyFail). kInvalidArgument for a statement that is not
+    /// COPY ... FROM STDIN, or on a pipeline-mode connection (libpq runs no COPY in a pipeline).
+    /// options.timeout_ns as for query(); options.prepare is ignored.
+    void copy_in(std::string copy_sql, CopySource source, CopyCallback done, QueryOptions options = {});
+    /// Queues `copy_sql` (`COPY table|(query) TO STDOUT [WITH (...)]`); each CopyData message (a row, in text
+    /// and CSV format) is handed to `sink` as it arrives. Completes with the number of rows, the server's
+    /// error, or the sink's error (the rest of the data is then read and dropped). kInvalidArgument for a
+    /// statement that is not COPY ... TO STDOUT, or on a pipeline-mode connection.
+    void copy_out(std::string copy_sql, CopySink sink, CopyCallback done, QueryOptions options = {});
     /// Transaction helpers: BEGIN, COMMIT, ROLLBACK (a COMMIT of a failed transaction reports ROLLBACK).
     void begin(QueryCallback done) { query("BEGIN", {}, std::move(done)); }
     void commit(QueryCallback done) { query("COMMIT", {}, std::move(done)); }
@@ -135,11 +153,17 @@ class Connection final : private net::IoHandler {
     void continue_connect();
     void finish_connect(base::Status status);
     void enqueue(std::unique_ptr<Op> op);
+    void enqueue_statement(std::unique_ptr<Op> op);
+    void enqueue_copy(std::unique_ptr<Op> op, CopyDirection want);
+    void refuse(std::unique_ptr<Op> op, std::string message);
     void pump();
     bool send(Op& op);
     void arm_timer();
     void flush();
     void read_results();
+    bool start_copy(Op& op, bool in);
+    bool feed_copy_in(Op& op);
+    bool drain_copy_out(Op& op);
     void complete_current();
     void on_timer();
     void break_connection(std::string reason, bool notify);

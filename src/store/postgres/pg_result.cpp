@@ -3,10 +3,12 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <optional>
 #include <vector>
 
 #include "json/writer.h"
 #include "store/json_rows.h"
+#include "store/postgres/pg_array.h"
 
 namespace slipstream::store::postgres {
 
@@ -61,8 +63,10 @@ std::string_view cell(const PGresult* r, int row, int col) {
     return {PQgetvalue(r, row, col), static_cast<std::size_t>(PQgetlength(r, row, col))};
 }
 
-// bytea text to bytes: the hex form directly, anything else (bytea_output = 'escape') through libpq.
-bool append_bytea(std::string_view text, std::string& out) {
+}  // namespace
+
+bool decode_bytea(std::string_view text, std::string& out) {
+    // The hex form directly, anything else (bytea_output = 'escape') through libpq.
     std::size_t mark = out.size();
     if (decode_bytea_hex(text, out)) return true;
     out.resize(mark);
@@ -75,10 +79,8 @@ bool append_bytea(std::string_view text, std::string& out) {
     return true;
 }
 
-}  // namespace
-
 bool decode_bytea_hex(std::string_view text, std::string& out) {
-    // bytea_output = 'hex' is the default since PostgreSQL 9.0; append_bytea() falls back for 'escape'.
+    // bytea_output = 'hex' is the default since PostgreSQL 9.0; decode_bytea() falls back for 'escape'.
     if (text.size() < 2 || text[0] != '\\' || text[1] != 'x' || text.size() % 2 != 0) return false;
     out.reserve(out.size() + (text.size() - 2) / 2);
     for (std::size_t i = 2; i < text.size(); i += 2) {
@@ -113,7 +115,7 @@ ResultSet to_result_set(const PGresult* r) {
             } else if (types[c] == ColumnType::kBytes) {
                 std::string& out = rs.begin_cell(ColumnType::kBytes);
                 std::size_t mark = out.size();
-                if (!append_bytea(cell(r, row, c), out)) out.resize(mark);  // only when out of memory
+                if (!decode_bytea(cell(r, row, c), out)) out.resize(mark);  // only when out of memory
                 rs.end_cell();
             } else {
                 rs.append_cell(types[c], cell(r, row, c));
@@ -132,9 +134,11 @@ base::Status append_rows_json(const PGresult* r, std::string& out) {
     const int cols = PQnfields(r);
     const int rows = PQntuples(r);
     std::vector<ColumnType> types(static_cast<std::size_t>(cols));
+    std::vector<std::optional<ColumnType>> elements(static_cast<std::size_t>(cols));  // set for arrays
     std::vector<std::string_view> names(static_cast<std::size_t>(cols));
     for (int c = 0; c < cols; ++c) {
         types[c] = column_type_for_oid(PQftype(r, c));
+        elements[c] = array_element_type(PQftype(r, c));
         names[c] = PQfname(r, c);
     }
     json::Writer w(out);
@@ -149,9 +153,13 @@ base::Status append_rows_json(const PGresult* r, std::string& out) {
                 continue;
             }
             std::string_view text = cell(r, row, c);
+            if (elements[c]) {
+                SLIPSTREAM_RETURN_IF_ERROR(write_array_json(w, text, *elements[c]));
+                continue;
+            }
             if (types[c] == ColumnType::kBytes) {
                 bytes.clear();
-                if (!append_bytea(text, bytes)) return base::Status::invalid_argument("malformed bytea output");
+                if (!decode_bytea(text, bytes)) return base::Status::invalid_argument("malformed bytea output");
                 text = bytes;
             }
             SLIPSTREAM_RETURN_IF_ERROR(write_cell_json(w, types[c], text));

@@ -268,6 +268,42 @@ void Pool::json_with_retry(std::string sql, Params params, Connection::JsonCallb
     });
 }
 
+void Pool::copy_in(std::string copy_sql, CopySource source, CopyCallback done, QueryOptions options) {
+    acquire([this, sql = std::move(copy_sql), source = std::move(source), done = std::move(done),
+             options](base::Result<Lease> lease) mutable {
+        if (!lease.is_ok()) {
+            done(CopyResult(lease.status()));
+            return;
+        }
+        Connection* conn = lease.value().detach();
+        conn->copy_in(
+            std::move(sql), std::move(source),
+            [this, conn, done = std::move(done)](CopyResult r) mutable {
+                release(conn);
+                done(std::move(r));
+            },
+            options);
+    });
+}
+
+void Pool::copy_out(std::string copy_sql, CopySink sink, CopyCallback done, QueryOptions options) {
+    acquire([this, sql = std::move(copy_sql), sink = std::move(sink), done = std::move(done),
+             options](base::Result<Lease> lease) mutable {
+        if (!lease.is_ok()) {
+            done(CopyResult(lease.status()));
+            return;
+        }
+        Connection* conn = lease.value().detach();
+        conn->copy_out(
+            std::move(sql), std::move(sink),
+            [this, conn, done = std::move(done)](CopyResult r) mutable {
+                release(conn);
+                done(std::move(r));
+            },
+            options);
+    });
+}
+
 Pool::Stats Pool::stats() const {
     Stats s;
     s.open = slots_.size();

@@ -95,6 +95,11 @@ class Pool {
     void query(std::string sql, Params params, Connection::QueryCallback done, QueryOptions options = {});
     /// acquire() + Connection::fetch_json + release, with the same retry rule.
     void fetch_json(std::string sql, Params params, Connection::JsonCallback done, QueryOptions options = {});
+    /// acquire() + Connection::copy_in + release. Never retried (the source has been consumed); on a pipeline-mode
+    /// pool it is refused (kInvalidArgument).
+    void copy_in(std::string copy_sql, CopySource source, CopyCallback done, QueryOptions options = {});
+    /// acquire() + Connection::copy_out + release. Never retried (the sink has seen rows).
+    void copy_out(std::string copy_sql, CopySink sink, CopyCallback done, QueryOptions options = {});
 
     Stats stats() const;
     const PoolOptions& options() const { return options_; }
