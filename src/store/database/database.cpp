@@ -201,6 +201,22 @@ void DatabaseImpl::open_session(const std::shared_ptr<DatabaseImpl>& self, Datab
     }
 }
 
+void DatabaseImpl::copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows,
+                           std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
+    if (sqlite_) return done(base::Status::invalid_argument("COPY is PostgreSQL's; SQLite takes INSERT statements"));
+    auto task = [this, sql = std::move(copy_sql), rows = std::move(rows), done, timeout_ns]() mutable {
+        if (!pool_) return done(base::Status::cancelled("database closed"));
+        pool_->copy_in(
+            std::move(sql), postgres::copy_rows(std::move(rows)),
+            [this, done](postgres::CopyResult r) {
+                observe(r.status(), r.error());
+                done(std::move(r));
+            },
+            postgres::QueryOptions{.timeout_ns = timeout(timeout_ns)});
+    };
+    if (!post(std::move(task))) done(base::Status::cancelled("database closed"));
+}
+
 // ---- Database ----
 
 base::Result<std::unique_ptr<Database>> Database::open(DatabaseConfig config) {
@@ -231,6 +247,11 @@ void Database::fetch_json(std::string sql, Params params, JsonCallback done, std
 
 void Database::open_session(SessionCallback done) {
     impl_->open_session(impl_, std::move(done));
+}
+
+void Database::copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows, std::function<void(CopyCount)> done,
+                       std::int64_t timeout_ns) {
+    impl_->copy_in(std::move(copy_sql), std::move(rows), std::move(done), timeout_ns);
 }
 
 bool Database::ready() const {

@@ -8,11 +8,17 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "base/status.h"
 #include "store/db_result.h"
 #include "store/value.h"
+
+namespace slipstream::store {
+/// Rows a COPY took (PostgreSQL's command tag count).
+using CopyCount = DbResult<std::uint64_t>;
+}  // namespace slipstream::store
 
 namespace slipstream::store {
 
@@ -96,6 +102,10 @@ class Database {
                     bool idempotent = false);
     /// A held connection (kResourceExhausted past max_sessions, kTimeout when none frees in time).
     void open_session(SessionCallback done);
+    /// PostgreSQL: `COPY table (columns) FROM STDIN` with `rows` sent in COPY's text format, streamed in chunks;
+    /// `done` hears the row count, or the server's error (nothing is kept then). SQLite: kInvalidArgument.
+    void copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows, std::function<void(CopyCount)> done,
+                 std::int64_t timeout_ns = -1);
 
     /// Whether the database answered the last time it was asked: false after a failed connection attempt or a
     /// lost connection until one succeeds again (a probe runs every second while false). SQLite: always true.

@@ -36,6 +36,8 @@ class DatabaseImpl {
     void fetch_json(std::string sql, Params params, Database::JsonCallback done, std::int64_t timeout_ns,
                     bool idempotent);
     void open_session(const std::shared_ptr<DatabaseImpl>& self, Database::SessionCallback done);
+    void copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows, std::function<void(CopyCount)> done,
+                 std::int64_t timeout_ns);
     /// Loop thread: a PostgreSQL session gave its lease back.
     void forget_session(SessionImpl* session) {
         sessions_.erase(session);

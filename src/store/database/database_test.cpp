@@ -186,6 +186,42 @@ TEST(DatabasePostgres, QueriesSessionsAndNotifications) {
     listener.reset();
 }
 
+CopyCount copy(Database& db, std::string sql, std::vector<std::vector<Value>> rows) {
+    auto p = std::make_shared<std::promise<CopyCount>>();
+    auto f = p->get_future();
+    db.copy_in(std::move(sql), std::move(rows), [p](CopyCount r) { p->set_value(std::move(r)); });
+    EXPECT_EQ(f.wait_for(60s), std::future_status::ready);
+    return f.get();
+}
+
+TEST(DatabasePostgres, CopyInTakesRowsAndReportsBadOnes) {
+    SLIPSTREAM_REQUIRE_CLUSTER(cluster);
+    auto db = open("postgresql:" + cluster->conninfo());
+    ASSERT_TRUE(db);
+    ASSERT_TRUE(run(*db, "CREATE TABLE IF NOT EXISTS facade_copy (id int, name text)").is_ok());
+    ASSERT_TRUE(run(*db, "TRUNCATE facade_copy").is_ok());
+    std::vector<std::vector<Value>> rows;
+    for (std::int64_t i = 0; i < 10000; ++i)
+        rows.push_back({i, std::string("n\t\n\\") + std::to_string(i)});
+    rows.push_back({std::int64_t{-1}, std::monostate{}});
+    CopyCount n = copy(*db, "COPY facade_copy (id, name) FROM STDIN", std::move(rows));
+    ASSERT_TRUE(n.is_ok()) << n.status().to_string();
+    EXPECT_EQ(n.value(), 10001u);
+    EXPECT_EQ(run(*db, "SELECT count(*), count(name), max(id) FROM facade_copy")->text(0, 0), "10001");
+    EXPECT_EQ(run(*db, "SELECT name FROM facade_copy WHERE id = 7")->text(0, 0), "n\t\n\\7");
+    CopyCount bad = copy(*db, "COPY facade_copy (id, name) FROM STDIN", {{std::string("x"), std::string("y")}});
+    ASSERT_FALSE(bad.is_ok());
+    EXPECT_EQ(bad.error().sqlstate, "22P02");
+    EXPECT_EQ(run(*db, "SELECT count(*) FROM facade_copy")->text(0, 0), "10001");
+}
+
+TEST(DatabaseSqlite, CopyIsRefused) {
+    auto db = open("sqlite://:memory:");
+    ASSERT_TRUE(db);
+    CopyCount r = copy(*db, "COPY t FROM STDIN", {});
+    EXPECT_EQ(r.status().code(), base::StatusCode::kInvalidArgument);
+}
+
 TEST(DatabasePostgres, TypedErrorsReachTheCaller) {
     SLIPSTREAM_REQUIRE_CLUSTER(cluster);
     auto db = open("postgresql:" + cluster->conninfo());
