@@ -7,6 +7,9 @@
 #include "native_app.h"
 #include "pending_reply.h"
 #include "plan_desc.h"
+#ifdef SLIPSTREAM_PYTHON_DATABASE
+#include "py_database.h"
+#endif
 #include "py_file.h"
 #include "py_form.h"
 #include "py_stream.h"
@@ -113,4 +116,7 @@ NB_MODULE(_native, m) {
     slipstream::python::register_form(m);
     slipstream::python::register_file(m);       // send_file (py_file.cpp)
     slipstream::python::register_websocket(m);  // WebSocketHub, NativeWebSocket (py_websocket.cpp)
+#ifdef SLIPSTREAM_PYTHON_DATABASE
+    slipstream::python::register_database(m);  // NativeDatabase, add_database_readiness_check (py_database.cpp)
+#endif
 }

@@ -109,3 +109,21 @@ def test_upward_link_fails(tmp_path):
             "lint: 2 layering violation(s)",
         ],
     )
+
+
+def test_python_bindings_use_the_public_api_and_the_store_database_only(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            "python/bindings/ok.h": '#include "slipstream/app.h"\n#include "store/database/database.h"\n',
+            "python/bindings/ok.cpp": '#include "store/result_set.h"\n#include "store/column_type.h"\n',
+            "python/bindings/bad.h": '#include "store/postgres/pool.h"\n',
+            "python/bindings/bad.cpp": '#include "server/core/problem.h"\n',
+        },
+    )
+    code, lines = run(root)
+    assert (code, lines) == (1, [
+        "python/bindings/bad.cpp:1: slipstream may not include server/core/problem.h (server/core)",
+        "python/bindings/bad.h:1: slipstream may not include store/postgres/pool.h (store)",
+        "lint: 2 layering violation(s)",
+    ])

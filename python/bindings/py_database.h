@@ -1,0 +1,88 @@
+// NativeDatabase: store::Database for Python: answers through a completion queue + eventfd, or blocking calls.
+#pragma once
+
+#include <Python.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "store/database/database.h"
+
+namespace nanobind {
+class module_;
+}
+
+namespace slipstream::python {
+
+class NativeApp;
+struct DbCore;
+
+/// The Python package's handle on one store::Database (`_native.NativeDatabase`). Made closed; open() starts the
+/// database, close() stops it (and a later open() starts it again). Methods are called with the GIL held.
+///
+/// Asynchronous calls take a token and return at once; the answer arrives as (token, ok, payload) from drain()
+/// once event_fd() is readable. The database's thread never takes the GIL: its callbacks push the raw result
+/// into a mutex-guarded queue and write the eventfd once per batch; drain() converts to Python objects.
+/// Payloads (ok): a query (columns, rows, affected, command) as db_values.h builds it; fetch_json bytes;
+/// open_session an int session id; a notification (channel, payload, pid). Errors: error_payload().
+///
+/// Blocking calls (`*_blocking`, for `def` handlers) release the GIL and wait on a condition variable for the
+/// answer; they return (ok, payload) the same way.
+class NativeDatabase {
+  public:
+    /// Checks the URL and the limits now (std::invalid_argument); opens nothing.
+    explicit NativeDatabase(store::DatabaseConfig config);
+    ~NativeDatabase();
+    NativeDatabase(const NativeDatabase&) = delete;
+    NativeDatabase& operator=(const NativeDatabase&) = delete;
+
+    /// Starts the database (SQLite opens its file here, blocking; PostgreSQL connects in the background).
+    /// Returns None, or an error payload (a file SQLite cannot open). Already open: None.
+    PyObject* open();
+    /// Closes the sessions, then stops the database (what is in flight is answered kCancelled). Releases the GIL.
+    void close();
+    bool is_open() const;
+    bool ready() const;
+    /// "postgresql" or "sqlite".
+    const char* backend() const;
+    int event_fd() const;
+    /// Every answer since the last drain, as a list of (token, ok, payload). New reference; nullptr on error.
+    PyObject* drain();
+
+    // Asynchronous (answered through drain()); a closed database answers at once with a "cancelled" error.
+    void query(std::uint64_t token, std::string sql, PyObject* params, std::int64_t timeout_ns);
+    void fetch_json(std::uint64_t token, std::string sql, PyObject* params, std::int64_t timeout_ns);
+    void open_session(std::uint64_t token);
+    void session_query(std::uint64_t sid, std::uint64_t token, std::string sql, PyObject* params,
+                       std::int64_t timeout_ns);
+    void session_fetch_json(std::uint64_t sid, std::uint64_t token, std::string sql, PyObject* params,
+                            std::int64_t timeout_ns);
+    /// Notifications of this session's LISTENs arrive as (token, True, (channel, payload, pid)), until the
+    /// session closes. Call before sending LISTEN.
+    void session_listen(std::uint64_t sid, std::uint64_t token);
+    /// Gives the session's connection back (a transaction left open is rolled back). Unknown ids are ignored.
+    void close_session(std::uint64_t sid);
+
+    // Blocking: (ok, payload).
+    PyObject* query_blocking(std::string sql, PyObject* params, std::int64_t timeout_ns);
+    PyObject* fetch_json_blocking(std::string sql, PyObject* params, std::int64_t timeout_ns);
+    PyObject* open_session_blocking();
+    PyObject* session_query_blocking(std::uint64_t sid, std::string sql, PyObject* params, std::int64_t timeout_ns);
+    PyObject* session_fetch_json_blocking(std::uint64_t sid, std::string sql, PyObject* params,
+                                          std::int64_t timeout_ns);
+
+    const std::shared_ptr<DbCore>& core() const { return core_; }
+
+  private:
+    std::shared_ptr<DbCore> core_;
+};
+
+/// Registers `db`'s readiness as a check of `app`'s /readyz under `name`: a C++ function over the database (no
+/// Python, no GIL), run on an I/O thread; false while the database is closed or unreachable. Before start only.
+void add_database_readiness_check(NativeApp& app, const std::string& name, NativeDatabase& db);
+
+/// Registers NativeDatabase and add_database_readiness_check on the extension module.
+void register_database(nanobind::module_& m);
+
+}  // namespace slipstream::python
