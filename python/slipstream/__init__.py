@@ -7,6 +7,7 @@ the handler body is the only Python on a request's path.
 from . import status
 from .app import App
 from .background import BackgroundTasks
+from .database import Database, DatabaseError, Record, get_database
 from .datastructures import FormData, UploadFile
 from .dependencies import Depends, Security, SecurityScopes
 from .exceptions import HTTPException, RequestValidationError
@@ -36,6 +37,8 @@ __all__ = [
     "BackgroundTasks",
     "Body",
     "Cookie",
+    "Database",
+    "DatabaseError",
     "Depends",
     "EventSourceResponse",
     "File",
@@ -49,6 +52,7 @@ __all__ = [
     "Path",
     "PlainTextResponse",
     "Query",
+    "Record",
     "RedirectResponse",
     "Request",
     "RequestValidationError",
@@ -62,5 +66,6 @@ __all__ = [
     "WebSocket",
     "WebSocketDisconnect",
     "WebSocketException",
+    "get_database",
     "status",
 ]

@@ -222,16 +222,30 @@ class AppRuntime:
                 logger.error("Application shutdown failed", exc_info=exc)
 
     async def startup(self) -> None:
-        context = self.app.lifespan_context(self.app)
-        state = await context.__aenter__()
+        # The app's database (App(database=...)) opens before the lifespan, which may use it, and closes after.
+        database = getattr(self.app, "database", None)
+        if database is not None:
+            await database.connect()
+        try:
+            context = self.app.lifespan_context(self.app)
+            state = await context.__aenter__()
+        except BaseException:
+            if database is not None:
+                await database.close()
+            raise
         self._lifespan = context
         if state is not None:
             self.lifespan_state.update(state)
 
     async def shutdown(self) -> None:
         context, self._lifespan = self._lifespan, None
-        if context is not None:
-            await context.__aexit__(None, None, None)
+        try:
+            if context is not None:
+                await context.__aexit__(None, None, None)
+        finally:
+            database = getattr(self.app, "database", None)
+            if database is not None:
+                await database.close()
 
     def call_on_loop(self, coro_fn: Any, timeout: float = 60.0) -> Any:
         """From another thread: runs `coro_fn()` on the executor's loop and returns its result (or raises)."""

@@ -12,6 +12,7 @@ from ._app_hooks import AppHooks
 from ._native_route import native_route as NativeRoute  # noqa: F401 - its old name here, still imported
 from ._proxy import request_runtime
 from ._schema import schema_text
+from .database import Database
 from .dependencies.install import install_routes
 from .exceptions import HTTP_EXCEPTION, RequestValidationError
 from .forms import check_limits as check_form_limits
@@ -68,7 +69,7 @@ class App(APIRouter, AppHooks):
                  dependencies: Sequence[Any] | None = None, lifespan: Any = None,
                  on_startup: Sequence[Callable[[], Any]] | None = None,
                  on_shutdown: Sequence[Callable[[], Any]] | None = None, middleware: Sequence[Any] | None = None,
-                 **server_options: Any) -> None:
+                 database: str | Database | None = None, **server_options: Any) -> None:
         super().__init__(dependencies=dependencies)
         self.init_hooks(lifespan=lifespan, on_startup=on_startup, on_shutdown=on_shutdown, middleware=middleware)
         self.title = title
@@ -84,6 +85,8 @@ class App(APIRouter, AppHooks):
         self.server_options = server_options
         self.exception_handlers = ExceptionHandlers()
         self.native_routes: list[tuple[str, tuple[Any, ...]]] = []
+        # The app's database (a URL or a Database): connected by the lifespan, a /readyz check, get_database.
+        self.database: Database | None = Database(database) if isinstance(database, str) else database
 
     def static_route(self, path: str, content: Any, *, status_code: int = 200,
                      media_type: str | None = None, headers: Mapping[str, str] | None = None,
@@ -161,6 +164,8 @@ class App(APIRouter, AppHooks):
                 native.add_echo_route(*args)
         install_websockets(native, runtime, [(r.path, r.endpoint, r.dependencies) for r in self.websocket_routes])
         install_docs(self, native, root_path, runtime)
+        if self.database is not None:  # /readyz: 503 while the database is closed or unreachable (no Python)
+            _native.add_database_readiness_check(native, "database", self.database.native)
         return native, runtime
 
     def openapi(self) -> dict[str, Any]:

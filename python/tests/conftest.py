@@ -5,10 +5,16 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # tests/pg_cluster.py: the throwaway PostgreSQL of the e2e tests and benchmarks
+    sys.path.append(str(ROOT))
 
 
 @pytest.fixture(params=["def", "async"])
@@ -45,3 +51,29 @@ def suspending(func: Callable[..., Any]) -> Callable[..., Any]:
 
     handler.__signature__ = inspect.signature(func)  # type: ignore[attr-defined]
     return handler
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    """A throwaway PostgreSQL server for the session (tests/pg_cluster.py: initdb into a temporary folder, pg_ctl on
+    a Unix socket only, as `nobody` when run as root); skipped when PostgreSQL is not installed."""
+    from tests.pg_cluster import PgCluster, find_bindir
+
+    bindir = find_bindir()
+    if bindir is None:
+        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) not found: install postgresql or set "
+                    "SLIPSTREAM_TEST_PG_BINDIR")
+    cluster = PgCluster(bindir)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Any) -> str:
+    """Each database behaviour test runs on a fresh SQLite file and on the session's PostgreSQL cluster."""
+    if request.param == "sqlite":
+        return f"sqlite://{tmp_path}/test.db"
+    return request.getfixturevalue("pg_cluster").url

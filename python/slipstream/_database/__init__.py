@@ -1,0 +1,1 @@
+"""The parts of `slipstream.database`: errors, records, the completion dispatcher, connections (sessions)."""

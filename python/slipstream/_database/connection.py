@@ -1,0 +1,329 @@
+"""Statements from `async def` code: the query methods, a held connection (session) and its transactions."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..responses import Response
+from . import records as _records
+from .dispatch import Completions
+from .errors import InFailedSQLTransactionError, InterfaceError
+from .sql import quote_ident, sqlite_placeholders
+
+_NONE = object()
+_PIPELINE = 256  # executemany: statements in flight at once on one session
+
+
+# PostgreSQL answers COMMIT with the tag ROLLBACK, and no error, when a statement of the transaction had failed.
+_FAILED_COMMIT = "the transaction was rolled back, not committed: a statement in it had failed"
+
+
+def timeout_ns(timeout: float | None) -> int:
+    """A call's `timeout` in seconds -> the engine's nanoseconds (-1: the database's statement_timeout)."""
+    if timeout is None:
+        return -1
+    if not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+    return int(timeout * 1e9)
+
+
+def begin_statement(sqlite: bool, isolation: str | None, readonly: bool, deferrable: bool) -> str:
+    """BEGIN with PostgreSQL's transaction modes; on SQLite BEGIN IMMEDIATE (the write lock up front, so two
+    writers do not deadlock on the upgrade), or a deferred BEGIN when readonly."""
+    if sqlite:
+        if isolation not in (None, "serializable") or deferrable:
+            raise ValueError("SQLite transactions are serializable; isolation and deferrable are PostgreSQL's")
+        return "BEGIN" if readonly else "BEGIN IMMEDIATE"
+    parts = ["BEGIN"]
+    if isolation is not None:
+        levels = {"serializable": "SERIALIZABLE", "repeatable_read": "REPEATABLE READ",
+                  "read_committed": "READ COMMITTED", "read_uncommitted": "READ UNCOMMITTED"}
+        if isolation not in levels:
+            raise ValueError(f"isolation must be one of {sorted(levels)}, not {isolation!r}")
+        parts.append("ISOLATION LEVEL " + levels[isolation])
+    if readonly:
+        parts.append("READ ONLY")
+    if deferrable:
+        parts.append("DEFERRABLE")
+    return " ".join(parts)
+
+
+class CopyPlan:
+    """copy_records_to_table as multi-row INSERT statements of at most `rows_per_statement` rows."""
+
+    def __init__(self, sqlite: bool, table_name: str, columns: Sequence[str] | None, schema_name: str | None,
+                 width: int) -> None:
+        if width < 1:
+            raise ValueError("copy_records_to_table: a record must have at least one value")
+        self.sqlite = sqlite
+        self.columns = list(columns) if columns is not None else None
+        self.width = width
+        target = quote_ident(table_name) if schema_name is None else f"{quote_ident(schema_name)}.{quote_ident(table_name)}"
+        names = "" if columns is None else " (" + ", ".join(quote_ident(c) for c in columns) + ")"
+        self.head = f"INSERT INTO {target}{names} VALUES "
+        # PostgreSQL takes 65535 parameters a statement, SQLite (before 3.32) 999.
+        self.rows_per_statement = max(1, min(1000, (999 if sqlite else 32767) // width))
+        self._sql: dict[int, str] = {}
+
+    def row(self, record: Any) -> Sequence[Any]:
+        if self.columns is not None and (isinstance(record, (Mapping, _records.Record))):
+            values = [record[c] for c in self.columns]
+        else:
+            values = list(record)
+        if len(values) != self.width:
+            raise ValueError(f"copy_records_to_table: a record has {len(values)} values, expected {self.width}")
+        return values
+
+    def sql(self, rows: int) -> str:
+        text = self._sql.get(rows)
+        if text is None:
+            mark = "?" if self.sqlite else "$"
+            groups = []
+            for r in range(rows):
+                base = r * self.width
+                groups.append("(" + ", ".join(f"{mark}{base + c + 1}" for c in range(self.width)) + ")")
+            text = self._sql[rows] = self.head + ", ".join(groups)
+        return text
+
+    def batches(self, records: Iterable[Any]) -> Iterable[tuple[str, list[Any]]]:
+        """(sql, flat parameters) per statement; nothing for no records."""
+        params: list[Any] = []
+        rows = 0
+        for record in records:
+            if rows == self.rows_per_statement:
+                yield self.sql(rows), params
+                params, rows = [], 0
+            params.extend(self.row(record))
+            rows += 1
+        if rows:
+            yield self.sql(rows), params
+
+
+def copy_plan(sqlite: bool, table_name: str, records: Iterable[Any], columns: Sequence[str] | None,
+              schema_name: str | None) -> tuple[CopyPlan | None, Iterable[Any]]:
+    """The plan for these records (None when there are none) and the records again (the first one peeked at)."""
+    it = iter(records)
+    first = next(it, _NONE)
+    if first is _NONE:
+        return None, ()
+    width = len(columns) if columns is not None else len(first)
+    return CopyPlan(sqlite, table_name, columns, schema_name, width), itertools.chain((first,), it)
+
+
+class AsyncQueries:
+    """fetch / fetchrow / fetchval / execute / fetch_json / json_response over one way of running a statement."""
+
+    _sqlite: bool
+
+    async def _query(self, sql: str, args: Sequence[Any], timeout: float | None) -> Any:
+        raise NotImplementedError
+
+    async def _query_json(self, sql: str, args: Sequence[Any], timeout: float | None) -> bytes:
+        raise NotImplementedError
+
+    def _sql(self, sql: str) -> str:
+        return sqlite_placeholders(sql) if self._sqlite else sql
+
+    async def fetch(self, sql: str, *args: Any, timeout: float | None = None) -> list[_records.Record]:
+        """Every row, as Records."""
+        return _records.records(await self._query(sql, args, timeout))
+
+    async def fetchrow(self, sql: str, *args: Any, timeout: float | None = None) -> _records.Record | None:
+        """The first row, or None when there is none."""
+        return _records.first_record(await self._query(sql, args, timeout))
+
+    async def fetchval(self, sql: str, *args: Any, column: int = 0, timeout: float | None = None) -> Any:
+        """One value of the first row (by position, or name), or None when there is no row."""
+        return _records.first_value(await self._query(sql, args, timeout), column)
+
+    async def execute(self, sql: str, *args: Any, timeout: float | None = None) -> str:
+        """Runs one statement; returns its command tag ("INSERT 0 1", "UPDATE 3", "CREATE TABLE")."""
+        return _records.command_tag(await self._query(sql, args, timeout), sql)
+
+    async def fetch_json(self, sql: str, *args: Any, timeout: float | None = None) -> bytes:
+        """The rows as a JSON array of objects (UTF-8 bytes), written by the engine without Python objects."""
+        return await self._query_json(sql, args, timeout)
+
+    async def json_response(self, sql: str, *args: Any, timeout: float | None = None, status_code: int = 200,
+                            headers: Mapping[str, str] | None = None) -> Response:
+        """fetch_json() as an application/json Response."""
+        body = await self._query_json(sql, args, timeout)
+        return Response(content=body, status_code=status_code, headers=headers, media_type="application/json")
+
+
+class Connection(AsyncQueries):
+    """A connection held for several statements (`Database.acquire()`, `Database.transaction()`): statements run
+    in call order on the same connection. Usable only inside its `async with` block."""
+
+    def __init__(self, native: Any, completions: Completions, sid: int, sqlite: bool) -> None:
+        self._native = native
+        self._completions = completions
+        self._sid = sid
+        self._sqlite = sqlite
+        self._depth = 0
+        self._released = False
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._depth > 0
+
+    def _check(self) -> None:
+        if self._released:
+            raise InterfaceError("this connection was released: use it inside its `async with` block only",
+                                 status="cancelled")
+
+    async def _query(self, sql: str, args: Sequence[Any], timeout: float | None) -> Any:
+        self._check()
+        text, ns = self._sql(sql), timeout_ns(timeout)
+        return await self._completions.call(lambda t: self._native.session_query(self._sid, t, text, args, ns))
+
+    async def _query_json(self, sql: str, args: Sequence[Any], timeout: float | None) -> bytes:
+        self._check()
+        text, ns = self._sql(sql), timeout_ns(timeout)
+        return await self._completions.call(lambda t: self._native.session_fetch_json(self._sid, t, text, args, ns))
+
+    def transaction(self, *, isolation: str | None = None, readonly: bool = False,
+                    deferrable: bool = False) -> Transaction:
+        """A transaction on this connection, or a SAVEPOINT inside the one already open."""
+        return Transaction(self, begin_statement(self._sqlite, isolation, readonly, deferrable))
+
+    async def executemany(self, sql: str, args: Iterable[Sequence[Any]], *, timeout: float | None = None) -> None:
+        """The statement once per parameter tuple, all or none (in a transaction, or the one already open); the
+        statements are pipelined on the connection."""
+        if self._depth == 0:
+            async with self.transaction():
+                await self._executemany(sql, args, timeout)
+        else:
+            await self._executemany(sql, args, timeout)
+
+    async def _executemany(self, sql: str, args: Iterable[Sequence[Any]], timeout: float | None) -> None:
+        self._check()
+        text, ns = self._sql(sql), timeout_ns(timeout)
+        batch: list[asyncio.Future[Any]] = []
+        try:
+            for row in args:
+                batch.append(self._completions.call(
+                    lambda t, row=row: self._native.session_query(self._sid, t, text, row, ns)))
+                if len(batch) == _PIPELINE:
+                    await _all(batch)
+                    batch = []
+        finally:
+            if batch:  # also when a parameter failed to convert: what was sent is awaited first
+                await _all(batch)
+
+    async def copy_records_to_table(self, table_name: str, *, records: Iterable[Any],
+                                    columns: Sequence[str] | None = None, schema_name: str | None = None,
+                                    timeout: float | None = None) -> str:
+        """Inserts `records` (tuples in `columns` order, or mappings when `columns` is given) into the table, all
+        or none. Runs as multi-row INSERT statements (the engine has no COPY yet). Returns "COPY <n>"."""
+        if self._depth == 0:
+            async with self.transaction():
+                return await self._copy(table_name, records, columns, schema_name, timeout)
+        return await self._copy(table_name, records, columns, schema_name, timeout)
+
+    async def _copy(self, table_name: str, records: Iterable[Any], columns: Sequence[str] | None,
+                    schema_name: str | None, timeout: float | None) -> str:
+        plan, rows = copy_plan(self._sqlite, table_name, records, columns, schema_name)
+        if plan is None:
+            return "COPY 0"
+        count = 0
+        ns = timeout_ns(timeout)
+        width = plan.width
+        for text, params in plan.batches(rows):
+            self._check()
+            await self._completions.call(lambda t, text=text, params=params: self._native.session_query(
+                self._sid, t, text, params, ns))
+            count += len(params) // width
+        return f"COPY {count}"
+
+    def _release(self) -> None:
+        if not self._released:
+            self._released = True
+            self._native.close_session(self._sid)
+
+
+async def _all(futures: list[asyncio.Future[Any]]) -> None:
+    results = await asyncio.gather(*futures, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+
+
+class Transaction:
+    """`async with`: BEGIN (or SAVEPOINT when one is open) on enter, yielding the Connection; COMMIT (RELEASE) when
+    the block ends, ROLLBACK (ROLLBACK TO SAVEPOINT) when it raises. Made by Database.transaction() (which holds a
+    connection for the block) or Connection.transaction()."""
+
+    def __init__(self, owner: Any, begin: str) -> None:
+        self._owner = owner
+        self._begin = begin
+        self._connection: Connection | None = None
+        self._savepoint: str | None = None
+        self._own = False
+
+    async def __aenter__(self) -> Connection:
+        if isinstance(self._owner, Connection):
+            conn = self._owner
+        else:
+            conn = await self._owner._acquire_connection()
+            self._own = True
+        try:
+            if conn._depth == 0:
+                await conn.execute(self._begin)
+            else:
+                self._savepoint = f"ss_savepoint_{conn._depth}"
+                await conn.execute("SAVEPOINT " + self._savepoint)
+        except BaseException:
+            if self._own:
+                conn._release()
+            raise
+        conn._depth += 1
+        self._connection = conn
+        return conn
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: object, tb: object) -> None:
+        conn = self._connection
+        assert conn is not None
+        conn._depth -= 1
+        try:
+            if self._savepoint is not None:
+                if exc_type is None:
+                    await conn.execute("RELEASE SAVEPOINT " + self._savepoint)
+                else:
+                    await _quietly(conn, "ROLLBACK TO SAVEPOINT " + self._savepoint)
+                    await _quietly(conn, "RELEASE SAVEPOINT " + self._savepoint)
+            elif exc_type is None:
+                if await conn.execute("COMMIT") == "ROLLBACK":
+                    raise InFailedSQLTransactionError(_FAILED_COMMIT, sqlstate="25P02", status="invalid_argument")
+            elif not self._own:  # a held connection goes on: roll back now (an owned one rolls back on release)
+                await _quietly(conn, "ROLLBACK")
+        finally:
+            if self._own:
+                conn._release()
+
+
+async def _quietly(conn: Connection, sql: str) -> None:
+    """A rollback while an exception propagates: its own failure (connection lost) must not replace that one."""
+    try:
+        await conn.execute(sql)
+    except Exception:  # noqa: BLE001, S110 - the original exception is the one to report
+        pass
+
+
+class Acquire:
+    """`async with db.acquire() as conn`: a Connection held for the block."""
+
+    def __init__(self, database: Any) -> None:
+        self._database = database
+        self._connection: Connection | None = None
+
+    async def __aenter__(self) -> Connection:
+        self._connection = await self._database._acquire_connection()
+        return self._connection
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._connection is not None:
+            self._connection._release()
