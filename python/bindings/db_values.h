@@ -7,6 +7,8 @@
 #include "store/result_set.h"
 #include "store/value.h"
 
+#include <vector>
+
 namespace slipstream::python {
 
 /// The statement parameters of a Python sequence: None, bool, int (int64 range, else ValueError), float, str,
@@ -14,6 +16,10 @@ namespace slipstream::python {
 /// timedelta (interval text "D days S seconds U microseconds"), dict/list/tuple (JSON text). Anything else is a
 /// TypeError naming the parameter ("$2"). Returns false with the Python exception set.
 bool params_from_python(PyObject* sequence, store::Params& out);
+
+/// The rows of copy_records_to_table: an iterable of parameter sequences, each converted as params_from_python
+/// does; an error names the record ("record 3: query parameter $2: ..."). False with the Python exception set.
+bool rows_from_python(PyObject* rows, std::vector<store::Params>& out);
 
 /// A query's answer as (columns, rows, affected_rows, command): columns a tuple of (name, kind) where kind is
 /// column_type_name(); rows a list of tuples whose cells are None, bool, int, float, str or bytes (every kind

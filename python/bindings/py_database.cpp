@@ -36,7 +36,7 @@ struct SessionOpened {
 // One answer on its way from the database's thread to drain().
 struct DbCompletion {
     std::uint64_t token = 0;
-    std::variant<store::QueryResult, store::JsonResult, SessionOpened, store::DbNotification> value;
+    std::variant<store::QueryResult, store::JsonResult, store::CopyCount, SessionOpened, store::DbNotification> value;
 };
 
 base::Status closed_database() {
@@ -82,6 +82,11 @@ PyObject* to_python(const store::JsonResult& r) {
     if (!r.is_ok()) return result_tuple(false, error_payload(r.status(), r.error()));
     const std::string& json = r.value();
     return result_tuple(true, PyBytes_FromStringAndSize(json.data(), static_cast<Py_ssize_t>(json.size())));
+}
+
+PyObject* to_python(const store::CopyCount& r) {
+    if (!r.is_ok()) return result_tuple(false, error_payload(r.status(), r.error()));
+    return result_tuple(true, PyLong_FromUnsignedLongLong(r.value()));
 }
 
 PyObject* to_python(const SessionOpened& s) {
@@ -320,6 +325,20 @@ void NativeDatabase::fetch_json(std::uint64_t token, std::string sql, PyObject* 
     db->fetch_json(std::move(sql), std::move(values), DbCore::json_to_queue(core_, token), timeout_ns);
 }
 
+void NativeDatabase::copy_in(std::uint64_t token, std::string copy_sql, PyObject* rows, std::int64_t timeout_ns) {
+    std::vector<store::Params> values;
+    if (!rows_from_python(rows, values)) throw nb::python_error();
+    std::shared_ptr<store::Database> db = core_->database();
+    if (db == nullptr) return core_->push(DbCompletion{token, store::CopyCount(closed_database())});
+    std::shared_ptr<DbCore> core = core_;
+    db->copy_in(
+        std::move(copy_sql), std::move(values),
+        [core, token](store::CopyCount r) {
+            core->push(DbCompletion{token, std::move(r)});
+        },
+        timeout_ns);
+}
+
 void NativeDatabase::open_session(std::uint64_t token) {
     std::shared_ptr<store::Database> db = core_->database();
     if (db == nullptr) return core_->push(DbCompletion{token, SessionOpened{closed_database()}});
@@ -402,6 +421,24 @@ PyObject* NativeDatabase::fetch_json_blocking(std::string sql, PyObject* params,
         nb::gil_scoped_release release;
         db->fetch_json(
             std::move(sql), std::move(values), [waiter](store::JsonResult r) { waiter->set(std::move(r)); },
+            timeout_ns);
+        db.reset();
+        result.emplace(waiter->wait());
+    }
+    return to_python(*result);
+}
+
+PyObject* NativeDatabase::copy_in_blocking(std::string copy_sql, PyObject* rows, std::int64_t timeout_ns) {
+    std::vector<store::Params> values;
+    if (!rows_from_python(rows, values)) return nullptr;
+    std::shared_ptr<store::Database> db = core_->database();
+    if (db == nullptr) return to_python(store::CopyCount(closed_database()));
+    auto waiter = std::make_shared<Waiter<store::CopyCount>>();
+    std::optional<store::CopyCount> result;
+    {
+        nb::gil_scoped_release release;
+        db->copy_in(
+            std::move(copy_sql), std::move(values), [waiter](store::CopyCount r) { waiter->set(std::move(r)); },
             timeout_ns);
         db.reset();
         result.emplace(waiter->wait());
@@ -517,6 +554,18 @@ void register_database(nb::module_& m) {
                 self.fetch_json(token, std::move(sql), params.ptr(), timeout);
             },
             nb::arg("token"), nb::arg("sql"), nb::arg("params"), nb::arg("timeout"))
+        .def(
+            "copy_in",
+            [](NativeDatabase& self, std::uint64_t token, std::string sql, nb::handle rows, std::int64_t timeout) {
+                self.copy_in(token, std::move(sql), rows.ptr(), timeout);
+            },
+            nb::arg("token"), nb::arg("sql"), nb::arg("rows"), nb::arg("timeout"))
+        .def(
+            "copy_in_blocking",
+            [](NativeDatabase& self, std::string sql, nb::handle rows, std::int64_t timeout) {
+                return owned(self.copy_in_blocking(std::move(sql), rows.ptr(), timeout));
+            },
+            nb::arg("sql"), nb::arg("rows"), nb::arg("timeout"))
         .def("open_session", &NativeDatabase::open_session, nb::arg("token"))
         .def(
             "session_query",

@@ -24,7 +24,8 @@ struct DbCore;
 /// Asynchronous calls take a token and return at once; the answer arrives as (token, ok, payload) from drain()
 /// once event_fd() is readable. The database's thread never takes the GIL: its callbacks push the raw result
 /// into a mutex-guarded queue and write the eventfd once per batch; drain() converts to Python objects.
-/// Payloads (ok): a query (columns, rows, affected, command) as db_values.h builds it; fetch_json bytes;
+/// Payloads (ok): a query (columns, rows, affected, command) as db_values.h builds it; fetch_json bytes; copy_in
+/// the row count;
 /// open_session an int session id; a notification (channel, payload, pid). Errors: error_payload().
 ///
 /// Blocking calls (`*_blocking`, for `def` handlers) release the GIL and wait on a condition variable for the
@@ -58,6 +59,9 @@ class NativeDatabase {
                        std::int64_t timeout_ns);
     void session_fetch_json(std::uint64_t sid, std::uint64_t token, std::string sql, PyObject* params,
                             std::int64_t timeout_ns);
+    /// PostgreSQL `COPY ... FROM STDIN` of `rows` (an iterable of parameter sequences, converted now) through the
+    /// pool: the payload is the row count. SQLite answers an "invalid_argument" error.
+    void copy_in(std::uint64_t token, std::string copy_sql, PyObject* rows, std::int64_t timeout_ns);
     /// Notifications of this session's LISTENs arrive as (token, True, (channel, payload, pid)), until the
     /// session closes. Call before sending LISTEN.
     void session_listen(std::uint64_t sid, std::uint64_t token);
@@ -67,6 +71,7 @@ class NativeDatabase {
     // Blocking: (ok, payload).
     PyObject* query_blocking(std::string sql, PyObject* params, std::int64_t timeout_ns);
     PyObject* fetch_json_blocking(std::string sql, PyObject* params, std::int64_t timeout_ns);
+    PyObject* copy_in_blocking(std::string copy_sql, PyObject* rows, std::int64_t timeout_ns);
     PyObject* open_session_blocking();
     PyObject* session_query_blocking(std::uint64_t sid, std::string sql, PyObject* params, std::int64_t timeout_ns);
     PyObject* session_fetch_json_blocking(std::uint64_t sid, std::string sql, PyObject* params,

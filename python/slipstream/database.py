@@ -18,7 +18,15 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from . import _native
-from ._database.connection import Acquire, AsyncQueries, Connection, Transaction, begin_statement, timeout_ns
+from ._database.connection import (
+    Acquire,
+    AsyncQueries,
+    Connection,
+    Transaction,
+    begin_statement,
+    copy_plan,
+    timeout_ns,
+)
 from ._database.dispatch import SESSION, Completions
 from ._database.errors import (
     CheckViolationError,
@@ -221,12 +229,20 @@ class Database(AsyncQueries):
     async def copy_records_to_table(self, table_name: str, *, records: Iterable[Any],
                                     columns: Sequence[str] | None = None, schema_name: str | None = None,
                                     timeout: float | None = None) -> str:
-        """Inserts `records` into the table in one transaction (all or none) and returns "COPY <n>". `records`:
-        tuples in `columns` order (all the table's columns when None), or mappings/Records when `columns` is
-        given. Identifiers are quoted. Runs as multi-row INSERT statements of up to 1000 rows: the engine's COPY
-        support is not there yet."""
-        async with self.transaction() as conn:
-            return await conn._copy(table_name, records, columns, schema_name, timeout)
+        """Inserts `records` into the table, all or none, and returns "COPY <n>". `records`: tuples in `columns`
+        order (all the table's columns when None), or mappings/Records when `columns` is given; identifiers are
+        quoted. PostgreSQL: one `COPY ... FROM STDIN` (the rows are converted first, then streamed); SQLite:
+        multi-row INSERT statements of up to 1000 rows in one transaction."""
+        if self._sqlite:
+            async with self.transaction() as conn:
+                return await conn._copy(table_name, records, columns, schema_name, timeout)
+        self._ensure_open()
+        plan, rows = copy_plan(False, table_name, records, columns, schema_name)
+        if plan is None:
+            return "COPY 0"
+        data, ns = [plan.row(r) for r in rows], timeout_ns(timeout)
+        count = await self._completions.call(lambda t: self.native.copy_in(t, plan.copy_sql, data, ns))
+        return f"COPY {count}"
 
     async def listen(self, channel: str, callback: Callable[[Notification], Any]) -> Listener:
         """PostgreSQL LISTEN on a connection of its own: `callback(Notification)` (a function or a coroutine

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import pytest
 from slipstream import App, Database, Depends, Response, TestClient, get_database
 from slipstream.database import (
+    DataError,
     ForeignKeyViolationError,
     InterfaceError,
     PostgresSyntaxError,
@@ -218,7 +219,20 @@ def test_copy_records_to_table(database_url: str) -> None:
         with pytest.raises(ValueError, match="expected 3"):
             await db.copy_records_to_table(table, records=[(4001, "a", 0.0), (4002, "short")])
         assert await db.fetchval(f"SELECT count(*) FROM {quoted}") == 2502
+        with pytest.raises(TypeError, match=r"record 1: query parameter \$3: object values are not supported"):
+            await db.copy_records_to_table(table, records=[(4003, "a", 0.0), (4004, "b", object())])
+        if db.backend == "postgresql":  # COPY refuses the row; SQLite's dynamic typing would store the text
+            with pytest.raises(DataError, match="invalid input syntax for type integer"):
+                await db.copy_records_to_table(table, records=[(4005, "a", 0.0), ("not a number", "b", 0.0)])
+        assert await db.fetchval(f"SELECT count(*) FROM {quoted}") == 2502
         assert db.sync.copy_records_to_table(table, records=[(5000, "sync", 1.0)]) == "COPY 1"
+        # On a held connection (INSERT statements there), inside the transaction that is open.
+        with pytest.raises(RuntimeError):
+            async with db.transaction() as conn:
+                assert await conn.copy_records_to_table(table, records=[(6000, "tx", 0.0)]) == "COPY 1"
+                assert await conn.fetchval(f"SELECT count(*) FROM {quoted} WHERE id = 6000") == 1
+                raise RuntimeError("roll back")
+        assert await db.fetchval(f"SELECT count(*) FROM {quoted}") == 2503
         await db.close()
 
     asyncio.run(main())

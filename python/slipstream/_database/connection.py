@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -52,7 +53,8 @@ def begin_statement(sqlite: bool, isolation: str | None, readonly: bool, deferra
 
 
 class CopyPlan:
-    """copy_records_to_table as multi-row INSERT statements of at most `rows_per_statement` rows."""
+    """copy_records_to_table: the records as rows of `width` values, for PostgreSQL's COPY (`copy_sql`) or as
+    multi-row INSERT statements of at most `rows_per_statement` rows (SQLite, and a held connection)."""
 
     def __init__(self, sqlite: bool, table_name: str, columns: Sequence[str] | None, schema_name: str | None,
                  width: int) -> None:
@@ -61,8 +63,10 @@ class CopyPlan:
         self.sqlite = sqlite
         self.columns = list(columns) if columns is not None else None
         self.width = width
-        target = quote_ident(table_name) if schema_name is None else f"{quote_ident(schema_name)}.{quote_ident(table_name)}"
+        table = quote_ident(table_name)
+        target = table if schema_name is None else f"{quote_ident(schema_name)}.{table}"
         names = "" if columns is None else " (" + ", ".join(quote_ident(c) for c in columns) + ")"
+        self.copy_sql = f"COPY {target}{names} FROM STDIN"
         self.head = f"INSERT INTO {target}{names} VALUES "
         # PostgreSQL takes 65535 parameters a statement, SQLite (before 3.32) 999.
         self.rows_per_statement = max(1, min(1000, (999 if sqlite else 32767) // width))
@@ -100,6 +104,20 @@ class CopyPlan:
             rows += 1
         if rows:
             yield self.sql(rows), params
+
+
+_PARAMETER = re.compile(r"query parameter \$(\d+): ")
+
+
+def record_error(exc: Exception, first_record: int, width: int) -> Exception:
+    """A parameter error of one INSERT statement of copy_records_to_table, named by record as COPY names it
+    ("record 7: query parameter $2: ...")."""
+    m = _PARAMETER.match(str(exc))
+    if m is None:
+        return exc
+    flat = int(m[1]) - 1
+    text = f"record {first_record + flat // width}: query parameter ${flat % width + 1}: {str(exc)[m.end():]}"
+    return type(exc)(text)
 
 
 def copy_plan(sqlite: bool, table_name: str, records: Iterable[Any], columns: Sequence[str] | None,
@@ -218,7 +236,8 @@ class Connection(AsyncQueries):
                                     columns: Sequence[str] | None = None, schema_name: str | None = None,
                                     timeout: float | None = None) -> str:
         """Inserts `records` (tuples in `columns` order, or mappings when `columns` is given) into the table, all
-        or none. Runs as multi-row INSERT statements (the engine has no COPY yet). Returns "COPY <n>"."""
+        or none; returns "COPY <n>". On a held connection this runs as multi-row INSERT statements (the engine's
+        COPY goes through the pool: `Database.copy_records_to_table` uses it on PostgreSQL)."""
         if self._depth == 0:
             async with self.transaction():
                 return await self._copy(table_name, records, columns, schema_name, timeout)
@@ -234,8 +253,11 @@ class Connection(AsyncQueries):
         width = plan.width
         for text, params in plan.batches(rows):
             self._check()
-            await self._completions.call(lambda t, text=text, params=params: self._native.session_query(
-                self._sid, t, text, params, ns))
+            try:
+                await self._completions.call(lambda t, text=text, params=params: self._native.session_query(
+                    self._sid, t, text, params, ns))
+            except (TypeError, ValueError) as exc:
+                raise record_error(exc, count, width) from None
             count += len(params) // width
         return f"COPY {count}"
 

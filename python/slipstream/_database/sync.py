@@ -11,7 +11,7 @@ from typing import Any
 
 from ..responses import Response
 from . import records as _records
-from .connection import _FAILED_COMMIT, begin_statement, copy_plan, timeout_ns
+from .connection import _FAILED_COMMIT, begin_statement, copy_plan, record_error, timeout_ns
 from .errors import InFailedSQLTransactionError, InterfaceError, error_from_payload
 from .sql import sqlite_placeholders
 
@@ -117,7 +117,10 @@ class SyncConnection(SyncQueries):
         count = 0
         for text, params in plan.batches(rows):
             self._check()
-            _answer(self._native.session_query_blocking(self._sid, text, params, timeout_ns(timeout)))
+            try:
+                _answer(self._native.session_query_blocking(self._sid, text, params, timeout_ns(timeout)))
+            except (TypeError, ValueError) as exc:
+                raise record_error(exc, count, plan.width) from None
             count += len(params) // plan.width
         return f"COPY {count}"
 
@@ -235,5 +238,12 @@ class SyncDatabase(SyncQueries):
 
     def copy_records_to_table(self, table_name: str, *, records: Iterable[Any], columns: Sequence[str] | None = None,
                               schema_name: str | None = None, timeout: float | None = None) -> str:
-        with self.transaction() as conn:
-            return conn._copy(table_name, records, columns, schema_name, timeout)
+        if self._sqlite:
+            with self.transaction() as conn:
+                return conn._copy(table_name, records, columns, schema_name, timeout)
+        self._database._ensure_open()
+        plan, rows = copy_plan(False, table_name, records, columns, schema_name)
+        if plan is None:
+            return "COPY 0"
+        data = [plan.row(r) for r in rows]
+        return f"COPY {_answer(self._native.copy_in_blocking(plan.copy_sql, data, timeout_ns(timeout)))}"
