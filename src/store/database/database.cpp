@@ -105,6 +105,7 @@ void DatabaseImpl::stop() {
 void DatabaseImpl::observe(const base::Status& status, const DbError& error) {
     if (status.is_ok() || (!error.sqlstate.empty() && !error.connection_lost)) {  // the server answered
         ready_.store(true, std::memory_order_relaxed);
+        last_answer_ = loop_->now();
     } else if (unreachable(status, error)) {
         ready_.store(false, std::memory_order_relaxed);
         if (!probe_timer_.scheduled()) loop_->schedule_after(probe_timer_, kProbeIntervalNs);
@@ -112,13 +113,19 @@ void DatabaseImpl::observe(const base::Status& status, const DbError& error) {
 }
 
 void DatabaseImpl::probe() {
+    // Every second without an answer from the server (a pool drops a broken idle connection silently, so an idle
+    // app learns of an outage only by asking): SELECT 1, then again a second after its answer.
     probe_timer_.set_callback([this] { probe(); });
     if (!pool_) return;
+    if (ready() && loop_->now() - last_answer_ < kProbeIntervalNs) {
+        loop_->schedule_after(probe_timer_, kProbeIntervalNs);
+        return;
+    }
     pool_->query(
         "SELECT 1", {},
         [this](QueryResult r) {
             observe(r.status(), r.error());
-            if (!r.is_ok() && !probe_timer_.scheduled()) loop_->schedule_after(probe_timer_, kProbeIntervalNs);
+            if (!probe_timer_.scheduled()) loop_->schedule_after(probe_timer_, kProbeIntervalNs);
         },
         postgres::QueryOptions{.timeout_ns = config_.connect_timeout_ns, .idempotent = true});
 }

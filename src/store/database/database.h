@@ -76,9 +76,10 @@ class DbSession {
 
 /// Thread-safe. PostgreSQL runs on the database's own event loop thread (non-blocking libpq, a pool of
 /// connections); SQLite on a bounded worker pool. Every callback runs exactly once, on the database's loop
-/// thread, never on the caller's: a caller hands the answer on (a Responder, an eventfd) from there. The
-/// destructor stops the loop after answering what is in flight with kCancelled; calls made after it (through a
-/// session still held) are answered at once, on the caller's thread, with kCancelled.
+/// thread (or a SQLite worker's), except a refusal decided before anything was queued (past max_sessions, a SQLite
+/// session's open, COPY on SQLite, a call after the destructor): that one runs at once on the caller's thread. A
+/// caller hands the answer on from there (a Responder, an eventfd). The destructor stops the loop after answering
+/// what is in flight with kCancelled.
 class Database {
   public:
     using QueryCallback = std::function<void(QueryResult result)>;
@@ -108,7 +109,8 @@ class Database {
                  std::int64_t timeout_ns = -1);
 
     /// Whether the database answered the last time it was asked: false after a failed connection attempt or a
-    /// lost connection until one succeeds again (a probe runs every second while false). SQLite: always true.
+    /// lost connection until one succeeds again. A `SELECT 1` probe runs after every second without an answer
+    /// from the server, so an idle app notices an outage within about a second. SQLite: always true.
     bool ready() const;
     Backend backend() const;
     const DatabaseConfig& config() const;

@@ -71,7 +71,8 @@ class DatabaseImpl {
     std::unique_ptr<postgres::Pool> pool_;        // PostgreSQL, loop thread
     std::unique_ptr<sqlite::Database> sqlite_;    // SQLite
     std::unordered_set<SessionImpl*> sessions_;   // PostgreSQL sessions holding a lease (loop thread)
-    net::Timer probe_timer_;                      // while not ready: SELECT 1 every second
+    net::Timer probe_timer_;                      // SELECT 1 after a second without an answer from the server
+    base::MonoNanos last_answer_ = 0;             // loop thread: when the server last answered a statement
 };
 
 }  // namespace slipstream::store

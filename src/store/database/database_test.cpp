@@ -242,6 +242,21 @@ TEST(DatabasePostgres, UnreachableServerIsNotReadyAndQueriesFailInTime) {
     EXPECT_FALSE(db->ready());
 }
 
+TEST(DatabasePostgres, AnIdleDatabaseNoticesAnOutageAndTheRecovery) {
+    SLIPSTREAM_REQUIRE_CLUSTER(shared);  // skips without PostgreSQL; this test stops a cluster of its own
+    TestCluster cluster;
+    ASSERT_TRUE(cluster.start().is_ok());
+    auto db = open("postgresql:" + cluster.conninfo(),
+                   DatabaseConfig{.url = "", .acquire_timeout_ns = 500'000'000, .connect_timeout_ns = 500'000'000});
+    ASSERT_TRUE(db);
+    ASSERT_TRUE(eventually([&] { return db->ready(); }));
+    ASSERT_TRUE(cluster.stop().is_ok());  // no statement from us: only the probe can tell
+    EXPECT_TRUE(eventually([&] { return !db->ready(); }));
+    ASSERT_TRUE(cluster.restart().is_ok());
+    EXPECT_TRUE(eventually([&] { return db->ready(); }));
+    EXPECT_TRUE(run(*db, "SELECT 1").is_ok());
+}
+
 TEST(DatabasePostgres, ASessionOutlivingItsDatabaseIsRefused) {
     SLIPSTREAM_REQUIRE_CLUSTER(cluster);
     auto db = open("postgresql:" + cluster->conninfo());
