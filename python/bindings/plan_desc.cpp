@@ -2,61 +2,36 @@
 #include "plan_desc.h"
 
 #include <stdexcept>
+
 #include <string_view>
+#include "record_fields.h"
 
 namespace slipstream::python {
 namespace {
 
-[[noreturn]] void bad(std::string_view what, std::string_view problem) {
-    PyErr_Clear();
-    throw std::invalid_argument("plan description: " + std::string(what) + " " + std::string(problem));
-}
-
-PyRef attr(PyObject* obj, const char* name, std::string_view what) {
-    PyRef r = PyRef::steal(PyObject_GetAttrString(obj, name));
-    if (!r) bad(what, std::string("lacks '") + name + "'");
-    return r;
-}
-
-std::string str_of(PyObject* o, std::string_view what) {
-    Py_ssize_t n = 0;
-    const char* s = PyUnicode_Check(o) ? PyUnicode_AsUTF8AndSize(o, &n) : nullptr;
-    if (s == nullptr) bad(what, "must be a str");
-    return {s, static_cast<std::size_t>(n)};
-}
-
-long long int_in(PyObject* o, long long lo, long long hi, std::string_view what) {
-    long long v = PyLong_Check(o) ? PyLong_AsLongLong(o) : -1;
-    if (!PyLong_Check(o) || PyErr_Occurred()) bad(what, "must be an int");
-    if (v < lo || v > hi) bad(what, "is out of range");
-    return v;
-}
+constexpr RecordFields F("plan description");
 
 DefaultKind default_kind_of(PyObject* o, std::string_view what) {
-    return static_cast<DefaultKind>(int_in(o, 0, 3, what));
+    return static_cast<DefaultKind>(F.int_in(o, 0, 3, what));
 }
 
 std::unique_ptr<PlanDesc> read_item(PyObject* p, std::string_view what) {
-    return std::make_unique<PlanDesc>(read_plan_desc(attr(p, "item", what).get()));
+    return std::make_unique<PlanDesc>(read_plan_desc(F.attr(p, "item", what).get()));
 }
 
 // slipstream._core.plan_desc.ModelField -> PlanField.
 PlanField read_field(PyObject* f) {
     PlanField field;
-    PyRef name = attr(f, "name", "model field");
-    str_of(name.get(), "model field name");
+    PyRef name = F.attr(f, "name", "model field");
+    F.str_of(name.get(), "model field name");
     PyObject* interned = name.release();
     PyUnicode_InternInPlace(&interned);
     field.name = PyRef::steal(interned);
-    field.key = str_of(attr(f, "key", "model field").get(), "model field key");
-    field.plan = std::make_unique<PlanDesc>(read_plan_desc(attr(f, "plan", "model field").get()));
-    field.default_kind = default_kind_of(attr(f, "default_kind", "model field").get(), "model field default_kind");
-    field.default_value = attr(f, "default", "model field");
+    field.key = F.str_of(F.attr(f, "key", "model field").get(), "model field key");
+    field.plan = std::make_unique<PlanDesc>(read_plan_desc(F.attr(f, "plan", "model field").get()));
+    field.default_kind = default_kind_of(F.attr(f, "default_kind", "model field").get(), "model field default_kind");
+    field.default_value = F.attr(f, "default", "model field");
     return field;
-}
-
-PyObject* str_from(const std::string& s) {
-    return PyUnicode_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
 }
 
 // Sets dict[key] = value, taking the new reference `value` (nullptr: a Python exception is set).
@@ -87,7 +62,7 @@ PyObject* field_to_python(const PlanField& f) {
 
 PlanDesc read_plan_desc(PyObject* desc) {
     PlanDesc d;
-    d.kind = static_cast<PlanKind>(int_in(attr(desc, "kind", "plan").get(), 0, 8, "plan kind"));
+    d.kind = static_cast<PlanKind>(F.int_in(F.attr(desc, "kind", "plan").get(), 0, 8, "plan kind"));
     switch (d.kind) {
         case PlanKind::kAny:
         case PlanKind::kInt:
@@ -99,23 +74,23 @@ PlanDesc read_plan_desc(PyObject* desc) {
             d.item = read_item(desc, "plan");
             break;
         case PlanKind::kCall:
-            d.target = attr(desc, "target", "call plan");
-            if (!PyCallable_Check(d.target.get())) bad("call plan target", "is not callable");
+            d.target = F.attr(desc, "target", "call plan");
+            if (!PyCallable_Check(d.target.get())) F.bad("call plan target", "is not callable");
             d.item = read_item(desc, "call plan");
             break;
         case PlanKind::kModel: {
-            d.target = attr(desc, "cls", "model plan");
-            if (!PyType_Check(d.target.get())) bad("model plan cls", "is not a class");
-            PyRef fields = attr(desc, "fields", "model plan");
-            if (!PyTuple_Check(fields.get())) bad("model plan fields", "must be a tuple");
+            d.target = F.attr(desc, "cls", "model plan");
+            if (!PyType_Check(d.target.get())) F.bad("model plan cls", "is not a class");
+            PyRef fields = F.attr(desc, "fields", "model plan");
+            if (!PyTuple_Check(fields.get())) F.bad("model plan fields", "must be a tuple");
             for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fields.get()); ++i)
                 d.fields.push_back(read_field(PyTuple_GET_ITEM(fields.get(), i)));
             break;
         }
         case PlanKind::kDefault:
             d.default_kind =
-                default_kind_of(attr(desc, "default_kind", "default plan").get(), "default plan default_kind");
-            d.default_value = attr(desc, "default", "default plan");
+                default_kind_of(F.attr(desc, "default_kind", "default plan").get(), "default plan default_kind");
+            d.default_value = F.attr(desc, "default", "default plan");
             d.item = read_item(desc, "default plan");
             break;
     }

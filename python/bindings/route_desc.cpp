@@ -4,94 +4,52 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "record_fields.h"
+
 namespace slipstream::python {
 namespace {
 
-[[noreturn]] void bad(std::string_view what, std::string_view problem) {
-    PyErr_Clear();
-    throw std::invalid_argument("route description: " + std::string(what) + " " + std::string(problem));
-}
-
-PyRef attr(PyObject* obj, const char* name, std::string_view what) {
-    PyRef r = PyRef::steal(PyObject_GetAttrString(obj, name));
-    if (!r) bad(what, std::string("lacks '") + name + "'");
-    return r;
-}
-
-std::string str_of(PyObject* o, std::string_view what) {
-    Py_ssize_t n = 0;
-    const char* s = PyUnicode_Check(o) ? PyUnicode_AsUTF8AndSize(o, &n) : nullptr;
-    if (s == nullptr) bad(what, "must be a str");
-    return {s, static_cast<std::size_t>(n)};
-}
-
-long long int_of(PyObject* o, std::string_view what) {
-    long long v = PyLong_Check(o) ? PyLong_AsLongLong(o) : -1;
-    if (!PyLong_Check(o) || PyErr_Occurred()) bad(what, "must be an int");
-    return v;
-}
-
-long long int_in(PyObject* o, long long lo, long long hi, std::string_view what) {
-    long long v = int_of(o, what);
-    if (v < lo || v > hi) bad(what, "is out of range");
-    return v;
-}
-
-bool truth(PyObject* o) {
-    return PyObject_IsTrue(o) == 1;
-}
-
-std::vector<PyObject*> items_of(PyObject* seq, std::string_view what) {
-    if (!PyTuple_Check(seq)) bad(what, "must be a tuple");
-    std::vector<PyObject*> out;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(seq); ++i)
-        out.push_back(PyTuple_GET_ITEM(seq, i));
-    return out;
-}
+constexpr RecordFields F("route description");
 
 // slipstream._core.route_desc.ParamDesc -> ParamSpec.
 ParamSpec read_param(PyObject* p) {
     ParamSpec ps;
-    ps.name = str_of(attr(p, "name", "param").get(), "param name");
-    ps.source = static_cast<ParamSource>(int_in(attr(p, "source", "param").get(), 0, 3, "param source"));
-    ps.alias = str_of(attr(p, "alias", "param").get(), "param alias");
-    ps.schema_json = str_of(attr(p, "schema", "param").get(), "param schema");
-    ps.required = truth(attr(p, "required", "param").get());
-    ps.default_json = str_of(attr(p, "default", "param").get(), "param default");
+    ps.name = F.str_of(F.attr(p, "name", "param").get(), "param name");
+    ps.source = static_cast<ParamSource>(F.int_in(F.attr(p, "source", "param").get(), 0, 3, "param source"));
+    ps.alias = F.str_of(F.attr(p, "alias", "param").get(), "param alias");
+    ps.schema_json = F.str_of(F.attr(p, "schema", "param").get(), "param schema");
+    ps.required = PyObject_IsTrue(F.attr(p, "required", "param").get()) == 1;
+    ps.default_json = F.str_of(F.attr(p, "default", "param").get(), "param default");
     return ps;
 }
 
 // slipstream._core.route_desc.BodyDesc -> BodySpec.
 BodySpec read_body(PyObject* b) {
     BodySpec bs;
-    bs.name = str_of(attr(b, "name", "body").get(), "body name");
-    bs.schema_json = str_of(attr(b, "schema", "body").get(), "body schema");
-    bs.required = truth(attr(b, "required", "body").get());
-    bs.default_json = str_of(attr(b, "default", "body").get(), "body default");
-    bs.embed = truth(attr(b, "embed", "body").get());
+    bs.name = F.str_of(F.attr(b, "name", "body").get(), "body name");
+    bs.schema_json = F.str_of(F.attr(b, "schema", "body").get(), "body schema");
+    bs.required = PyObject_IsTrue(F.attr(b, "required", "body").get()) == 1;
+    bs.default_json = F.str_of(F.attr(b, "default", "body").get(), "body default");
+    bs.embed = PyObject_IsTrue(F.attr(b, "embed", "body").get()) == 1;
     return bs;
 }
 
 ArgDesc read_arg(PyObject* a) {
     ArgDesc arg;
     PyObject* name = nullptr;
-    PyRef name_ref = attr(a, "name", "arg");
-    str_of(name_ref.get(), "arg name");
+    PyRef name_ref = F.attr(a, "name", "arg");
+    F.str_of(name_ref.get(), "arg name");
     name = name_ref.release();
     PyUnicode_InternInPlace(&name);
     arg.name = PyRef::steal(name);
-    arg.kind = static_cast<ArgKind>(int_in(attr(a, "kind", "arg").get(), 0, 2, "arg kind"));
+    arg.kind = static_cast<ArgKind>(F.int_in(F.attr(a, "kind", "arg").get(), 0, 2, "arg kind"));
     if (arg.kind == ArgKind::kValue) {
-        arg.index = static_cast<std::size_t>(int_in(attr(a, "index", "arg").get(), 0, PY_SSIZE_T_MAX, "arg index"));
-        arg.key = str_of(attr(a, "key", "arg").get(), "arg key");
-        arg.plan = attr(a, "plan", "arg");
+        arg.index = static_cast<std::size_t>(F.int_in(F.attr(a, "index", "arg").get(), 0, PY_SSIZE_T_MAX, "arg index"));
+        arg.key = F.str_of(F.attr(a, "key", "arg").get(), "arg key");
+        arg.plan = F.attr(a, "plan", "arg");
     }
-    arg.loc = attr(a, "loc", "arg");
+    arg.loc = F.attr(a, "loc", "arg");
     return arg;
-}
-
-PyObject* str_from(const std::string& s) {
-    return PyUnicode_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
 }
 
 constexpr const char* kSourceNames[] = {"kPath", "kQuery", "kHeader", "kCookie"};
@@ -101,27 +59,27 @@ constexpr const char* kArgKindNames[] = {"kValue", "kRequest", "kReply"};
 
 RouteDesc read_route_desc(PyObject* desc) {
     RouteDesc d;
-    d.handler = attr(desc, "handler", "route");
-    if (!PyCallable_Check(d.handler.get())) bad("handler", "is not callable");
-    d.is_coroutine = truth(attr(desc, "is_coroutine", "route").get());
-    d.status_code = static_cast<int>(int_in(attr(desc, "status_code", "route").get(), 100, 999, "status_code"));
-    d.prepare = attr(desc, "prepare", "route");
-    PyRef ttl = attr(desc, "cache_ttl", "route");
+    d.handler = F.attr(desc, "handler", "route");
+    if (!PyCallable_Check(d.handler.get())) F.bad("handler", "is not callable");
+    d.is_coroutine = PyObject_IsTrue(F.attr(desc, "is_coroutine", "route").get()) == 1;
+    d.status_code = static_cast<int>(F.int_in(F.attr(desc, "status_code", "route").get(), 100, 999, "status_code"));
+    d.prepare = F.attr(desc, "prepare", "route");
+    PyRef ttl = F.attr(desc, "cache_ttl", "route");
     d.cache_ttl_s = PyFloat_AsDouble(ttl.get());
-    if (d.cache_ttl_s == -1.0 && PyErr_Occurred()) bad("cache_ttl", "must be a number");
-    for (PyObject* name : items_of(attr(desc, "path_params", "route").get(), "path_params")) {
-        str_of(name, "path param");
+    if (d.cache_ttl_s == -1.0 && PyErr_Occurred()) F.bad("cache_ttl", "must be a number");
+    for (PyObject* name : F.items_of(F.attr(desc, "path_params", "route").get(), "path_params")) {
+        F.str_of(name, "path param");
         d.path_params.push_back(PyRef::borrow(name));
     }
-    for (PyObject* p : items_of(attr(desc, "params", "route").get(), "params"))
+    for (PyObject* p : F.items_of(F.attr(desc, "params", "route").get(), "params"))
         d.spec.params.push_back(read_param(p));
-    for (PyObject* b : items_of(attr(desc, "body", "route").get(), "body"))
+    for (PyObject* b : F.items_of(F.attr(desc, "body", "route").get(), "body"))
         d.spec.body.push_back(read_body(b));
-    d.spec.forward_errors = truth(attr(desc, "forward_errors", "route").get());
-    std::vector<PyObject*> args = items_of(attr(desc, "args", "route").get(), "args");
+    d.spec.forward_errors = PyObject_IsTrue(F.attr(desc, "forward_errors", "route").get()) == 1;
+    std::vector<PyObject*> args = F.items_of(F.attr(desc, "args", "route").get(), "args");
     for (std::size_t i = 0; i < args.size(); ++i) {
         d.args.push_back(read_arg(args[i]));
-        if (d.args.back().kind == ArgKind::kReply && i + 1 != args.size()) bad("the reply", "must be last");
+        if (d.args.back().kind == ArgKind::kReply && i + 1 != args.size()) F.bad("the reply", "must be last");
     }
     return d;
 }
