@@ -6,9 +6,11 @@
 namespace slipstream::server {
 namespace {
 
+// An application's own GET route for exactly this path replaces the builtin one; a pattern that merely matches it
+// ("/{name}", a catch-all) does not: the router prefers the static builtin route over it.
 bool has_get_route(const RouteTable& routes, const std::string& path) {
     RouteMatch m;
-    return routes.router().match(Method::kGet, path, &m) == MatchOutcome::kFound;
+    return routes.router().match(Method::kGet, path, &m) == MatchOutcome::kFound && m.pattern == path;
 }
 
 Response status_ok() {
