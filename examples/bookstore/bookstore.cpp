@@ -7,10 +7,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "app/database.h"
 #include "app/serve_main.h"
@@ -24,6 +26,7 @@ using slipstream::Responder;
 using slipstream::Response;
 using slipstream::store::Database;
 using slipstream::store::JsonResult;
+using slipstream::store::QueryCancel;
 using slipstream::store::QueryResult;
 using DbPtr = std::shared_ptr<Database>;
 // The database answers through std::function callbacks, which must be copyable: the Responder is shared.
@@ -128,6 +131,33 @@ Response database_error(const slipstream::base::Status& status) {
     return Response::static_json(R"({"detail":"Internal Server Error"})", 500);
 }
 
+// The statements one request started. A client that goes away (or a handler timeout's 504) cancels them: the
+// server stops the one still running and its connection serves other requests at once.
+class Statements {
+  public:
+    static std::shared_ptr<Statements> of(Responder& responder) {
+        auto s = std::make_shared<Statements>();
+        responder.on_cancel([s] { s->cancel(); });
+        return s;
+    }
+    void add(std::shared_ptr<QueryCancel> statement) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (cancelled_) statement->cancel();
+        started_.push_back(std::move(statement));
+    }
+    void cancel() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        cancelled_ = true;
+        for (auto& s : started_)
+            s->cancel();  // one already answered: nothing happens
+    }
+
+  private:
+    std::mutex mutex_;
+    std::vector<std::shared_ptr<QueryCancel>> started_;
+    bool cancelled_ = false;
+};
+
 // "[{...}]" -> "{...}"; empty when no row.
 std::string only_row(std::string rows) {
     if (rows.size() < 4) return {};
@@ -136,43 +166,49 @@ std::string only_row(std::string rows) {
 
 void stats(const DbPtr& db, Responder responder) {
     Reply reply = std::make_shared<Responder>(std::move(responder));
-    db->fetch_json(kStatsSql, {}, [reply](JsonResult r) mutable {
+    auto statements = Statements::of(*reply);
+    statements->add(db->fetch_json(kStatsSql, {}, [reply](JsonResult r) mutable {
         if (!r.is_ok()) return void(reply->send(database_error(r.status())));
         reply->send(Response::json(only_row(std::move(r).value())));
-    });
+    }));
 }
 
 void list_books(const DbPtr& db, std::int64_t page, std::string search, Responder responder) {
     Reply reply = std::make_shared<Responder>(std::move(responder));
+    auto statements = Statements::of(*reply);
     const bool searching = !search.empty();
     slipstream::store::Params count_params;
     if (searching) count_params.push_back(search);
-    db->query(searching ? kSearchCountSql : kCountSql, std::move(count_params),
-              [db, page, search = std::move(search), searching, reply](QueryResult count) mutable {
-                  if (!count.is_ok()) return void(reply->send(database_error(count.status())));
-                  std::string head = R"({"total":)" + std::string(count->text(0, 0)) + R"(,"page":)" +
-                                     std::to_string(page) + R"(,"page_size":10,"items":)";
-                  slipstream::store::Params params;
-                  if (searching) params.push_back(std::move(search));
-                  params.push_back((page - 1) * kPageSize);
-                  db->fetch_json(searching ? kSearchPageSql : kPageSql, std::move(params),
-                                 [head = std::move(head), reply](JsonResult items) mutable {
-                                     if (!items.is_ok()) return void(reply->send(database_error(items.status())));
-                                     reply->send(Response::json(head + items.value() + "}"));
-                                 });
-              });
+    statements->add(
+        db->query(searching ? kSearchCountSql : kCountSql, std::move(count_params),
+                  [db, page, search = std::move(search), searching, reply, statements](QueryResult count) mutable {
+                      if (!count.is_ok()) return void(reply->send(database_error(count.status())));
+                      std::string head = R"({"total":)" + std::string(count->text(0, 0)) + R"(,"page":)" +
+                                         std::to_string(page) + R"(,"page_size":10,"items":)";
+                      slipstream::store::Params params;
+                      if (searching) params.push_back(std::move(search));
+                      params.push_back((page - 1) * kPageSize);
+                      statements->add(db->fetch_json(searching ? kSearchPageSql : kPageSql, std::move(params),
+                                                     [head = std::move(head), reply](JsonResult items) mutable {
+                                                         if (!items.is_ok())
+                                                             return void(reply->send(database_error(items.status())));
+                                                         reply->send(Response::json(head + items.value() + "}"));
+                                                     }));
+                  }));
 }
 
 void book(const DbPtr& db, std::int64_t id, std::string if_none_match, Responder responder) {
     Reply reply = std::make_shared<Responder>(std::move(responder));
-    db->fetch_json(kBookSql, {id}, [if_none_match = std::move(if_none_match), reply](JsonResult r) mutable {
-        if (!r.is_ok()) return void(reply->send(database_error(r.status())));
-        std::string body = only_row(std::move(r).value());
-        if (body.empty()) return void(reply->send(Response::static_json(R"({"detail":"Book not found"})", 404)));
-        std::string etag = etag_of(body);
-        Response out = etag_matches(if_none_match, etag) ? Response(304) : Response::json(std::move(body));
-        reply->send(std::move(out.with_header("ETag", etag).with_header("Cache-Control", "public, max-age=60")));
-    });
+    auto statements = Statements::of(*reply);
+    statements->add(
+        db->fetch_json(kBookSql, {id}, [if_none_match = std::move(if_none_match), reply](JsonResult r) mutable {
+            if (!r.is_ok()) return void(reply->send(database_error(r.status())));
+            std::string body = only_row(std::move(r).value());
+            if (body.empty()) return void(reply->send(Response::static_json(R"({"detail":"Book not found"})", 404)));
+            std::string etag = etag_of(body);
+            Response out = etag_matches(if_none_match, etag) ? Response(304) : Response::json(std::move(body));
+            reply->send(std::move(out.with_header("ETag", etag).with_header("Cache-Control", "public, max-age=60")));
+        }));
 }
 
 void reviews(const DbPtr& db, const std::shared_ptr<const CursorSigner>& signer, std::string_view cursor,
@@ -180,7 +216,8 @@ void reviews(const DbPtr& db, const std::shared_ptr<const CursorSigner>& signer,
     Reply reply = std::make_shared<Responder>(std::move(responder));
     std::int64_t after = cursor.empty() ? 0 : signer->open(cursor);
     if (after < 0) return void(reply->send(Response::static_json(R"({"detail":"invalid cursor"})", 400)));
-    db->query(kReviewsSql, {after}, [signer, reply](QueryResult r) mutable {
+    auto statements = Statements::of(*reply);
+    statements->add(db->query(kReviewsSql, {after}, [signer, reply](QueryResult r) mutable {
         if (!r.is_ok()) return void(reply->send(database_error(r.status())));
         const std::size_t n = std::min<std::size_t>(r->row_count(), kPageSize);
         std::string out = R"({"items":[)";
@@ -206,7 +243,7 @@ void reviews(const DbPtr& db, const std::shared_ptr<const CursorSigner>& signer,
             out += "null";
         }
         reply->send(Response::json(out + "}"));
-    });
+    }));
 }
 
 slipstream::ParamSpec param(const char* name, slipstream::ParamSource source, const char* schema,

@@ -141,6 +141,9 @@ struct DbCore {
     std::unordered_map<std::uint64_t, std::shared_ptr<store::DbSession>> sessions;
     std::uint64_t next_sid = 0;
 
+    std::mutex cancel_mutex;  // guards cancels: the statements started under a token and not drained yet
+    std::unordered_map<std::uint64_t, std::shared_ptr<store::QueryCancel>> cancels;
+
     DbCore() : fd(new_eventfd()), pid(::getpid()) {}
     ~DbCore() { ::close(fd); }
 
@@ -158,6 +161,8 @@ struct DbCore {
         std::lock_guard<std::mutex> lock(queue_mutex);
         queue.clear();
         notified = false;
+        std::lock_guard<std::mutex> cancel_lock(cancel_mutex);
+        cancels.clear();
     }
 
     // Any thread, no GIL: one eventfd write per batch.
@@ -179,10 +184,21 @@ struct DbCore {
         std::uint64_t count = 0;
         (void)!::read(fd, &count, sizeof count);
         std::vector<DbCompletion> out;
-        std::lock_guard<std::mutex> lock(queue_mutex);
-        notified = false;
-        out.swap(queue);
+        {
+            std::lock_guard<std::mutex> lock(queue_mutex);
+            notified = false;
+            out.swap(queue);
+        }
+        // Answered: nothing left to cancel. (A call registers its handle before returning, with the GIL held, so
+        // before the drain that sees its answer.)
+        std::lock_guard<std::mutex> lock(cancel_mutex);
+        for (const DbCompletion& c : out)
+            cancels.erase(c.token);
         return out;
+    }
+    void track(std::uint64_t token, std::shared_ptr<store::QueryCancel> handle) {
+        std::lock_guard<std::mutex> lock(cancel_mutex);
+        cancels[token] = std::move(handle);
     }
 
     std::shared_ptr<store::Database> database() const {
@@ -314,7 +330,7 @@ void NativeDatabase::query(std::uint64_t token, std::string sql, PyObject* param
     if (!params_from_python(params, values)) throw nb::python_error();
     std::shared_ptr<store::Database> db = core_->database();
     if (db == nullptr) return core_->push(DbCompletion{token, store::QueryResult(closed_database())});
-    db->query(std::move(sql), std::move(values), DbCore::to_queue(core_, token), timeout_ns);
+    core_->track(token, db->query(std::move(sql), std::move(values), DbCore::to_queue(core_, token), timeout_ns));
 }
 
 void NativeDatabase::fetch_json(std::uint64_t token, std::string sql, PyObject* params, std::int64_t timeout_ns) {
@@ -322,7 +338,8 @@ void NativeDatabase::fetch_json(std::uint64_t token, std::string sql, PyObject* 
     if (!params_from_python(params, values)) throw nb::python_error();
     std::shared_ptr<store::Database> db = core_->database();
     if (db == nullptr) return core_->push(DbCompletion{token, store::JsonResult(closed_database())});
-    db->fetch_json(std::move(sql), std::move(values), DbCore::json_to_queue(core_, token), timeout_ns);
+    core_->track(token,
+                 db->fetch_json(std::move(sql), std::move(values), DbCore::json_to_queue(core_, token), timeout_ns));
 }
 
 void NativeDatabase::copy_in(std::uint64_t token, std::string copy_sql, PyObject* rows, std::int64_t timeout_ns) {
@@ -331,12 +348,24 @@ void NativeDatabase::copy_in(std::uint64_t token, std::string copy_sql, PyObject
     std::shared_ptr<store::Database> db = core_->database();
     if (db == nullptr) return core_->push(DbCompletion{token, store::CopyCount(closed_database())});
     std::shared_ptr<DbCore> core = core_;
-    db->copy_in(
-        std::move(copy_sql), std::move(values),
-        [core, token](store::CopyCount r) {
-            core->push(DbCompletion{token, std::move(r)});
-        },
-        timeout_ns);
+    core_->track(token, db->copy_in(
+                            std::move(copy_sql), std::move(values),
+                            [core, token](store::CopyCount r) {
+                                core->push(DbCompletion{token, std::move(r)});
+                            },
+                            timeout_ns));
+}
+
+void NativeDatabase::cancel(std::uint64_t token) {
+    std::shared_ptr<store::QueryCancel> handle;
+    {
+        std::lock_guard<std::mutex> lock(core_->cancel_mutex);
+        auto it = core_->cancels.find(token);
+        if (it == core_->cancels.end()) return;
+        handle = std::move(it->second);
+        core_->cancels.erase(it);
+    }
+    handle->cancel();  // posts to the database's thread
 }
 
 void NativeDatabase::open_session(std::uint64_t token) {
@@ -560,6 +589,7 @@ void register_database(nb::module_& m) {
                 self.copy_in(token, std::move(sql), rows.ptr(), timeout);
             },
             nb::arg("token"), nb::arg("sql"), nb::arg("rows"), nb::arg("timeout"))
+        .def("cancel", &NativeDatabase::cancel, nb::arg("token"))
         .def(
             "copy_in_blocking",
             [](NativeDatabase& self, std::string sql, nb::handle rows, std::int64_t timeout) {

@@ -62,6 +62,10 @@ class NativeDatabase {
     /// PostgreSQL `COPY ... FROM STDIN` of `rows` (an iterable of parameter sequences, converted now) through the
     /// pool: the payload is the row count. SQLite answers an "invalid_argument" error.
     void copy_in(std::uint64_t token, std::string copy_sql, PyObject* rows, std::int64_t timeout_ns);
+    /// Cancels the query / fetch_json / copy_in answering under `token` (store::QueryCancel: its answer, a
+    /// "cancelled" error unless it was answered first, still comes through drain()). Unknown or answered tokens,
+    /// and session statements, are ignored. Does not block.
+    void cancel(std::uint64_t token);
     /// Notifications of this session's LISTENs arrive as (token, True, (channel, payload, pid)), until the
     /// session closes. Call before sending LISTEN.
     void session_listen(std::uint64_t sid, std::uint64_t token);

@@ -197,12 +197,12 @@ class Database(AsyncQueries):
     async def _query(self, sql: str, args: Sequence[Any], timeout: float | None) -> Any:
         self._ensure_open()
         text, ns = self._sql(sql), timeout_ns(timeout)
-        return await self._completions.call(lambda t: self.native.query(t, text, args, ns))
+        return await self._completions.call(lambda t: self.native.query(t, text, args, ns), cancellable=True)
 
     async def _query_json(self, sql: str, args: Sequence[Any], timeout: float | None) -> bytes:
         self._ensure_open()
         text, ns = self._sql(sql), timeout_ns(timeout)
-        return await self._completions.call(lambda t: self.native.fetch_json(t, text, args, ns))
+        return await self._completions.call(lambda t: self.native.fetch_json(t, text, args, ns), cancellable=True)
 
     async def _acquire_connection(self) -> Connection:
         self._ensure_open()
@@ -241,7 +241,7 @@ class Database(AsyncQueries):
         if plan is None:
             return "COPY 0"
         data, ns = [plan.row(r) for r in rows], timeout_ns(timeout)
-        count = await self._completions.call(lambda t: self.native.copy_in(t, plan.copy_sql, data, ns))
+        count = await self._completions.call(lambda t: self.native.copy_in(t, plan.copy_sql, data, ns), cancellable=True)
         return f"COPY {count}"
 
     async def listen(self, channel: str, callback: Callable[[Notification], Any]) -> Listener:

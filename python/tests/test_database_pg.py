@@ -142,6 +142,46 @@ def test_statements_in_flight_fail_when_the_database_closes(pg_cluster: PgCluste
     asyncio.run(main())
 
 
+def test_a_cancelled_task_cancels_its_query(pg_cluster: PgCluster) -> None:
+    activity = "SELECT state || ': ' || query FROM pg_stat_activity WHERE pid = $1"
+
+    async def main() -> None:
+        db = Database(pg_cluster.url, max_size=1, acquire_timeout=10)  # one connection: the next statement waits
+        observer = Database(pg_cluster.url, max_size=1)
+        pid = await db.fetchval("SELECT pg_backend_pid()")
+
+        # A task the app cancels: the statement stops on the server, the connection serves the next one.
+        task = asyncio.ensure_future(db.execute("SELECT pg_sleep(30)"))
+        while await observer.fetchval(activity, pid) != "active: SELECT pg_sleep(30)":
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert await asyncio.wait_for(db.fetchval("SELECT 'next'"), 10) == "next"  # not after the 30 s sleep
+        assert await observer.fetchval(activity, pid) == "idle: SELECT 'next'"
+
+        # asyncio.wait_for timing out cancels its task, so the query too (fetch_json and fetch alike).
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(db.fetch_json("SELECT pg_sleep(30)"), 0.2)
+        assert await asyncio.wait_for(db.fetchval("SELECT 'after wait_for'"), 10) == "after wait_for"
+        assert await observer.fetchval(activity, pid) == "idle: SELECT 'after wait_for'"
+
+        # A statement still waiting for a connection is dropped: it never runs.
+        async with db.acquire() as conn:
+            waiting = asyncio.ensure_future(db.execute("SELECT pg_sleep(30)"))
+            await asyncio.sleep(0)  # the call is made
+            waiting.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
+            assert await conn.fetchval("SELECT 'held'") == "held"
+        assert await asyncio.wait_for(db.fetchval("SELECT 'last'"), 10) == "last"
+        assert await observer.fetchval(activity, pid) == "idle: SELECT 'last'"
+        await db.close()
+        await observer.close()
+
+    asyncio.run(main())
+
+
 def test_a_slow_query_does_not_block_other_requests(pg_cluster: PgCluster) -> None:
     app = App(database=pg_cluster.url)
 

@@ -46,8 +46,11 @@ class Completions:
         self._fd = -1
         self._tasks: set[asyncio.Task[Any]] = set()
 
-    def call(self, start: Callable[[int], None], kind: int = RESULT) -> asyncio.Future[Any]:
-        """Registers a future, then `start(token)` (the native call); the future gets the answer."""
+    def call(self, start: Callable[[int], None], kind: int = RESULT, *,
+             cancellable: bool = False) -> asyncio.Future[Any]:
+        """Registers a future, then `start(token)` (the native call); the future gets the answer. `cancellable`:
+        when the future is cancelled (its awaiting task was), the native statement is cancelled too
+        (`NativeDatabase.cancel`); its answer still arrives and is dropped."""
         loop = asyncio.get_running_loop()
         self._watch(loop)
         token = next(self._tokens)
@@ -58,7 +61,13 @@ class Completions:
         except BaseException:
             del self._pending[token]
             raise
+        if cancellable:
+            future.add_done_callback(lambda f: self._cancelled(f, token))
         return future
+
+    def _cancelled(self, future: asyncio.Future[Any], token: int) -> None:
+        if future.cancelled():
+            self._native.cancel(token)
 
     def add_listener(self, callback: Callable[[Any], Any]) -> int:
         """A token whose answers (notifications) go to `callback` on the current loop, until remove_listener."""

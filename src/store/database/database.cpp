@@ -36,7 +36,51 @@ base::Result<DatabaseTarget> parse_database_url(std::string_view url) {
     return base::Status::invalid_argument("database URL must start with postgresql://, postgres:// or sqlite://");
 }
 
+// ---- QueryCancel ----
+
+void QueryCancel::cancel() {
+    if (requested_.exchange(true)) return;
+    std::shared_ptr<DatabaseImpl> db = db_.lock();
+    // Posted after the statement's own task (FIFO): that one has set stop_, or seen requested_ and not started.
+    if (db) db->post([self = shared_from_this()] { DatabaseImpl::run_cancel(*self); });
+}
+
 // ---- DatabaseImpl ----
+
+namespace {
+base::Status cancelled_by_client() {
+    return base::Status::cancelled("statement cancelled by the client");
+}
+}  // namespace
+
+void DatabaseImpl::run_cancel(QueryCancel& handle) {
+    std::function<void()> stop = std::move(handle.stop_);
+    handle.stop_ = nullptr;
+    if (stop) stop();
+}
+
+void DatabaseImpl::on_pool(QueryCancel& handle, std::shared_ptr<postgres::StatementCancel> pool_handle) {
+    handle.stop_ = [pool_handle = std::move(pool_handle)] { pool_handle->cancel(); };
+}
+
+template <typename R>
+std::function<void(R)> DatabaseImpl::sqlite_cancellable(std::function<void(R)> done,
+                                                        const std::shared_ptr<QueryCancel>& handle,
+                                                        std::shared_ptr<sqlite::Interrupt> interrupt) {
+    // Both run on the loop thread: the worker's answer (posted) and the cancel (posted). The first one counts.
+    auto answered = std::make_shared<bool>(false);
+    std::function<void(R)> once = [answered, done = std::move(done), weak = std::weak_ptr<QueryCancel>(handle)](R r) {
+        if (*answered) return;
+        *answered = true;
+        if (auto h = weak.lock()) h->stop_ = nullptr;  // drops `done`, which may own what holds the handle
+        done(std::move(r));
+    };
+    handle->stop_ = [interrupt = std::move(interrupt), once] {
+        interrupt->cancel();
+        once(R(cancelled_by_client()));
+    };
+    return once;
+}
 
 DatabaseImpl::DatabaseImpl(DatabaseConfig config, DatabaseTarget target)
     : config_(std::move(config)), target_(std::move(target)), loop_(std::make_unique<net::EventLoop>(clock_)) {}
@@ -135,39 +179,47 @@ std::int64_t DatabaseImpl::timeout(std::int64_t asked) const {
 }
 
 void DatabaseImpl::query(std::string sql, Params params, Database::QueryCallback done, std::int64_t timeout_ns,
-                         bool idempotent) {
+                         bool idempotent, const std::shared_ptr<QueryCancel>& handle) {
     if (sqlite_) {
-        sqlite_->query(*loop_, std::move(sql), std::move(params), std::move(done));
+        auto interrupt = std::make_shared<sqlite::Interrupt>();
+        sqlite_->query(*loop_, std::move(sql), std::move(params),
+                       sqlite_cancellable<QueryResult>(std::move(done), handle, interrupt), interrupt);
         return;
     }
-    auto task = [this, sql = std::move(sql), params = std::move(params), done, timeout_ns, idempotent]() mutable {
+    auto task = [this, sql = std::move(sql), params = std::move(params), done, timeout_ns, idempotent,
+                 handle]() mutable {
         if (!pool_) return done(base::Status::cancelled("database closed"));
-        pool_->query(
-            std::move(sql), std::move(params),
-            [this, done](QueryResult r) {
-                observe(r.status(), r.error());
-                done(std::move(r));
-            },
-            postgres::QueryOptions{.timeout_ns = timeout(timeout_ns), .idempotent = idempotent});
+        if (handle->requested()) return done(cancelled_by_client());
+        on_pool(*handle, pool_->query(
+                             std::move(sql), std::move(params),
+                             [this, done](QueryResult r) {
+                                 observe(r.status(), r.error());
+                                 done(std::move(r));
+                             },
+                             postgres::QueryOptions{.timeout_ns = timeout(timeout_ns), .idempotent = idempotent}));
     };
     if (!post(std::move(task))) done(base::Status::cancelled("database closed"));
 }
 
 void DatabaseImpl::fetch_json(std::string sql, Params params, Database::JsonCallback done, std::int64_t timeout_ns,
-                              bool idempotent) {
+                              bool idempotent, const std::shared_ptr<QueryCancel>& handle) {
     if (sqlite_) {
-        sqlite_->fetch_json(*loop_, std::move(sql), std::move(params), std::move(done));
+        auto interrupt = std::make_shared<sqlite::Interrupt>();
+        sqlite_->fetch_json(*loop_, std::move(sql), std::move(params),
+                            sqlite_cancellable<JsonResult>(std::move(done), handle, interrupt), interrupt);
         return;
     }
-    auto task = [this, sql = std::move(sql), params = std::move(params), done, timeout_ns, idempotent]() mutable {
+    auto task = [this, sql = std::move(sql), params = std::move(params), done, timeout_ns, idempotent,
+                 handle]() mutable {
         if (!pool_) return done(base::Status::cancelled("database closed"));
-        pool_->fetch_json(
-            std::move(sql), std::move(params),
-            [this, done](JsonResult r) {
-                observe(r.status(), r.error());
-                done(std::move(r));
-            },
-            postgres::QueryOptions{.timeout_ns = timeout(timeout_ns), .idempotent = idempotent});
+        if (handle->requested()) return done(cancelled_by_client());
+        on_pool(*handle, pool_->fetch_json(
+                             std::move(sql), std::move(params),
+                             [this, done](JsonResult r) {
+                                 observe(r.status(), r.error());
+                                 done(std::move(r));
+                             },
+                             postgres::QueryOptions{.timeout_ns = timeout(timeout_ns), .idempotent = idempotent}));
     };
     if (!post(std::move(task))) done(base::Status::cancelled("database closed"));
 }
@@ -209,17 +261,19 @@ void DatabaseImpl::open_session(const std::shared_ptr<DatabaseImpl>& self, Datab
 }
 
 void DatabaseImpl::copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows,
-                           std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
+                           std::function<void(CopyCount)> done, std::int64_t timeout_ns,
+                           const std::shared_ptr<QueryCancel>& handle) {
     if (sqlite_) return done(base::Status::invalid_argument("COPY is PostgreSQL's; SQLite takes INSERT statements"));
-    auto task = [this, sql = std::move(copy_sql), rows = std::move(rows), done, timeout_ns]() mutable {
+    auto task = [this, sql = std::move(copy_sql), rows = std::move(rows), done, timeout_ns, handle]() mutable {
         if (!pool_) return done(base::Status::cancelled("database closed"));
-        pool_->copy_in(
-            std::move(sql), postgres::copy_rows(std::move(rows)),
-            [this, done](postgres::CopyResult r) {
-                observe(r.status(), r.error());
-                done(std::move(r));
-            },
-            postgres::QueryOptions{.timeout_ns = timeout(timeout_ns)});
+        if (handle->requested()) return done(cancelled_by_client());
+        on_pool(*handle, pool_->copy_in(
+                             std::move(sql), postgres::copy_rows(std::move(rows)),
+                             [this, done](postgres::CopyResult r) {
+                                 observe(r.status(), r.error());
+                                 done(std::move(r));
+                             },
+                             postgres::QueryOptions{.timeout_ns = timeout(timeout_ns)}));
     };
     if (!post(std::move(task))) done(base::Status::cancelled("database closed"));
 }
@@ -244,21 +298,29 @@ Database::~Database() {
     impl_->stop();
 }
 
-void Database::query(std::string sql, Params params, QueryCallback done, std::int64_t timeout_ns, bool idempotent) {
-    impl_->query(std::move(sql), std::move(params), std::move(done), timeout_ns, idempotent);
+std::shared_ptr<QueryCancel> Database::query(std::string sql, Params params, QueryCallback done,
+                                             std::int64_t timeout_ns, bool idempotent) {
+    auto handle = std::make_shared<QueryCancel>(impl_);
+    impl_->query(std::move(sql), std::move(params), std::move(done), timeout_ns, idempotent, handle);
+    return handle;
 }
 
-void Database::fetch_json(std::string sql, Params params, JsonCallback done, std::int64_t timeout_ns, bool idempotent) {
-    impl_->fetch_json(std::move(sql), std::move(params), std::move(done), timeout_ns, idempotent);
+std::shared_ptr<QueryCancel> Database::fetch_json(std::string sql, Params params, JsonCallback done,
+                                                  std::int64_t timeout_ns, bool idempotent) {
+    auto handle = std::make_shared<QueryCancel>(impl_);
+    impl_->fetch_json(std::move(sql), std::move(params), std::move(done), timeout_ns, idempotent, handle);
+    return handle;
 }
 
 void Database::open_session(SessionCallback done) {
     impl_->open_session(impl_, std::move(done));
 }
 
-void Database::copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows, std::function<void(CopyCount)> done,
-                       std::int64_t timeout_ns) {
-    impl_->copy_in(std::move(copy_sql), std::move(rows), std::move(done), timeout_ns);
+std::shared_ptr<QueryCancel> Database::copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows,
+                                               std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
+    auto handle = std::make_shared<QueryCancel>(impl_);
+    impl_->copy_in(std::move(copy_sql), std::move(rows), std::move(done), timeout_ns, handle);
+    return handle;
 }
 
 bool Database::ready() const {

@@ -49,6 +49,27 @@ struct DbNotification {
 class DatabaseImpl;
 class SessionImpl;
 
+/// Stops one statement started with Database::query, fetch_json or copy_in (they return it). cancel() may be
+/// called from any thread, any number of times, before or after the statement ended or the Database closed; it
+/// posts to the database's thread and returns at once. There, unless the statement was answered already, its
+/// callback hears kCancelled at once. PostgreSQL: a statement waiting for a connection stops waiting, one queued
+/// is dropped, one running is cancelled on the server (PQcancel) and its connection serves others once the
+/// server has stopped it (postgres::Connection::cancel). SQLite: one not started yet never runs, one running is
+/// interrupted (sqlite3_interrupt on its worker's connection). Dropping the handle does not cancel anything.
+class QueryCancel : public std::enable_shared_from_this<QueryCancel> {
+  public:
+    explicit QueryCancel(std::weak_ptr<DatabaseImpl> db) : db_(std::move(db)) {}
+    void cancel();
+    /// cancel() was called.
+    bool requested() const { return requested_.load(); }
+
+  private:
+    friend class DatabaseImpl;
+    std::weak_ptr<DatabaseImpl> db_;
+    std::atomic<bool> requested_{false};
+    std::function<void()> stop_;  // the database's thread: what cancelling does
+};
+
 /// A connection held by one caller for several statements (a transaction, savepoints, LISTEN): statements run in
 /// the order they were called. Any thread; answers on the database's thread. Closing (or destroying the last
 /// reference) gives the connection back, rolling back a transaction left open. Made by Database::open_session.
@@ -95,18 +116,20 @@ class Database {
     Database& operator=(const Database&) = delete;
 
     /// One statement ($1..$n on PostgreSQL, ?1..?n or ? on SQLite). timeout_ns: -1 the configured default, 0 none.
-    /// `idempotent`: on PostgreSQL a lost connection is retried once on another.
-    void query(std::string sql, Params params, QueryCallback done, std::int64_t timeout_ns = -1,
-               bool idempotent = false);
+    /// `idempotent`: on PostgreSQL a lost connection is retried once on another (never after cancel()).
+    /// The returned handle cancels it (QueryCancel); ignoring it is fine.
+    std::shared_ptr<QueryCancel> query(std::string sql, Params params, QueryCallback done, std::int64_t timeout_ns = -1,
+                                       bool idempotent = false);
     /// The rows as a JSON array of objects, written by the driver without intermediate values.
-    void fetch_json(std::string sql, Params params, JsonCallback done, std::int64_t timeout_ns = -1,
-                    bool idempotent = false);
+    std::shared_ptr<QueryCancel> fetch_json(std::string sql, Params params, JsonCallback done,
+                                            std::int64_t timeout_ns = -1, bool idempotent = false);
     /// A held connection (kResourceExhausted past max_sessions, kTimeout when none frees in time).
     void open_session(SessionCallback done);
     /// PostgreSQL: `COPY table (columns) FROM STDIN` with `rows` sent in COPY's text format, streamed in chunks;
     /// `done` hears the row count, or the server's error (nothing is kept then). SQLite: kInvalidArgument.
-    void copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows, std::function<void(CopyCount)> done,
-                 std::int64_t timeout_ns = -1);
+    /// cancel() during the data ends the COPY with CopyFail (nothing is kept).
+    std::shared_ptr<QueryCancel> copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows,
+                                         std::function<void(CopyCount)> done, std::int64_t timeout_ns = -1);
 
     /// Whether the database answered the last time it was asked: false after a failed connection attempt or a
     /// lost connection until one succeeds again. A `SELECT 1` probe runs after every second without an answer

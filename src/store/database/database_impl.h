@@ -32,12 +32,17 @@ class DatabaseImpl {
     /// Runs `task` on the loop thread; false (task dropped) once stopped. Any thread.
     bool post(net::Task task);
 
-    void query(std::string sql, Params params, Database::QueryCallback done, std::int64_t timeout_ns, bool idempotent);
+    void query(std::string sql, Params params, Database::QueryCallback done, std::int64_t timeout_ns, bool idempotent,
+               const std::shared_ptr<QueryCancel>& handle);
     void fetch_json(std::string sql, Params params, Database::JsonCallback done, std::int64_t timeout_ns,
-                    bool idempotent);
+                    bool idempotent, const std::shared_ptr<QueryCancel>& handle);
     void open_session(const std::shared_ptr<DatabaseImpl>& self, Database::SessionCallback done);
     void copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows, std::function<void(CopyCount)> done,
-                 std::int64_t timeout_ns);
+                 std::int64_t timeout_ns, const std::shared_ptr<QueryCancel>& handle);
+    /// Loop thread: runs what `handle` asks for (QueryCancel::cancel posts it).
+    static void run_cancel(QueryCancel& handle);
+    /// Loop thread: `handle`'s statement is running on the pool under `pool_handle`.
+    static void on_pool(QueryCancel& handle, std::shared_ptr<postgres::StatementCancel> pool_handle);
     /// Loop thread: a PostgreSQL session gave its lease back.
     void forget_session(SessionImpl* session) {
         sessions_.erase(session);
@@ -57,6 +62,10 @@ class DatabaseImpl {
 
   private:
     void probe();
+    // SQLite: `done` wrapped to run once, and `handle` set to interrupt the statement and answer kCancelled.
+    template <typename R>
+    std::function<void(R)> sqlite_cancellable(std::function<void(R)> done, const std::shared_ptr<QueryCancel>& handle,
+                                              std::shared_ptr<sqlite::Interrupt> interrupt);
 
     DatabaseConfig config_;
     DatabaseTarget target_;

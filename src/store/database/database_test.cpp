@@ -153,6 +153,30 @@ TEST_F(SqliteFile, SessionsAreCapped) {
     EXPECT_NE(session(*db), nullptr);
 }
 
+TEST_F(SqliteFile, CancelAnswersAtOnceAndTheWorkerGoesOn) {
+    auto db = open(url(), DatabaseConfig{.url = "", .min_size = 1, .max_size = 1});  // one worker
+    ASSERT_TRUE(db);
+    const std::string endless =
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000000) SELECT count(*) FROM "
+        "c";
+    auto p1 = std::make_shared<std::promise<QueryResult>>();
+    auto p2 = std::make_shared<std::promise<JsonResult>>();
+    auto f1 = p1->get_future();
+    auto f2 = p2->get_future();
+    std::shared_ptr<QueryCancel> running = db->query(endless, {}, [p1](QueryResult r) { p1->set_value(std::move(r)); });
+    std::shared_ptr<QueryCancel> queued =
+        db->fetch_json(endless, {}, [p2](JsonResult r) { p2->set_value(std::move(r)); });
+    queued->cancel();   // behind the first on the one worker: dropped, answered now
+    running->cancel();  // interrupted (or dropped, had the worker not reached it yet)
+    ASSERT_EQ(f2.wait_for(10s), std::future_status::ready);
+    ASSERT_EQ(f1.wait_for(10s), std::future_status::ready);
+    EXPECT_EQ(f1.get().status().to_string(), "cancelled: statement cancelled by the client");
+    EXPECT_EQ(f2.get().status().to_string(), "cancelled: statement cancelled by the client");
+    QueryResult next = run(*db, "SELECT 5");  // the worker is free again: no minutes of counting
+    ASSERT_TRUE(next.is_ok()) << next.status().to_string();
+    EXPECT_EQ(next->value(0, 0), Value(std::int64_t{5}));
+}
+
 TEST(DatabasePostgres, QueriesSessionsAndNotifications) {
     SLIPSTREAM_REQUIRE_CLUSTER(cluster);
     auto db = open("postgresql:" + cluster->conninfo(), DatabaseConfig{.url = "", .min_size = 1, .max_size = 3});
@@ -184,6 +208,51 @@ TEST(DatabasePostgres, QueriesSessionsAndNotifications) {
     EXPECT_EQ(n.channel, "facade_channel");
     EXPECT_EQ(n.payload, "hello");
     listener.reset();
+}
+
+TEST(DatabasePostgres, CancelStopsARunningStatementFromAnyThread) {
+    SLIPSTREAM_REQUIRE_CLUSTER(cluster);
+    // One connection: the statement after the cancelled one runs on the same backend.
+    auto db = open("postgresql:" + cluster->conninfo(), DatabaseConfig{.url = "", .min_size = 1, .max_size = 1});
+    auto observer = open("postgresql:" + cluster->conninfo(), DatabaseConfig{.url = "", .min_size = 1, .max_size = 1});
+    ASSERT_TRUE(db && observer);
+    QueryResult who = run(*db, "SELECT pg_backend_pid()");
+    ASSERT_TRUE(who.is_ok()) << who.status().to_string();
+    const Value pid = who->value(0, 0);
+    auto activity = [&] {
+        QueryResult r = run(*observer, "SELECT state || ': ' || query FROM pg_stat_activity WHERE pid = $1", {pid});
+        return r.is_ok() && r->row_count() == 1 ? std::string(r->text(0, 0)) : std::string("?");
+    };
+
+    auto p = std::make_shared<std::promise<QueryResult>>();
+    auto f = p->get_future();
+    std::shared_ptr<QueryCancel> handle =
+        db->query("SELECT pg_sleep(30)", {}, [p](QueryResult r) { p->set_value(std::move(r)); });
+    ASSERT_TRUE(eventually([&] { return activity() == "active: SELECT pg_sleep(30)"; }));
+    std::thread([handle] { handle->cancel(); }).join();
+    ASSERT_EQ(f.wait_for(10s), std::future_status::ready);  // at once, not after the 30 s sleep
+    QueryResult slow = f.get();
+    EXPECT_TRUE(slow.status().is_cancelled()) << slow.status().to_string();
+    EXPECT_EQ(slow.status().message(), "statement cancelled by the client");
+    EXPECT_TRUE(handle->requested());
+    // The server stopped the sleep: the one connection serves the next statement.
+    QueryResult next = run(*db, "SELECT 'next'");
+    ASSERT_TRUE(next.is_ok()) << next.status().to_string();
+    EXPECT_EQ(next->text(0, 0), "next");
+    EXPECT_EQ(activity(), "idle: SELECT 'next'");
+    handle->cancel();  // again, after the answer: nothing happens
+
+    // Cancelled right after the call: answered kCancelled (it never ran, or was stopped on the server).
+    auto p2 = std::make_shared<std::promise<JsonResult>>();
+    auto f2 = p2->get_future();
+    db->fetch_json("SELECT pg_sleep(30)", {}, [p2](JsonResult r) { p2->set_value(std::move(r)); })->cancel();
+    ASSERT_EQ(f2.wait_for(10s), std::future_status::ready);
+    EXPECT_TRUE(f2.get().status().is_cancelled());
+    QueryResult last = run(*db, "SELECT 'last'");
+    ASSERT_TRUE(last.is_ok()) << last.status().to_string();
+    EXPECT_EQ(last->text(0, 0), "last");
+    db.reset();
+    handle->cancel();  // after the Database is gone: nothing happens
 }
 
 CopyCount copy(Database& db, std::string sql, std::vector<std::vector<Value>> rows) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <mutex>
 
 #include "base/log.h"
 #include "store/postgres/pg_params.h"
@@ -18,6 +19,7 @@ struct Connection::Op {
     // kCopyIn: the server waits for COPY data; kCopyOut: it sends COPY data (the result follows either).
     enum class Phase : std::uint8_t { kQueued, kPreparing, kExecuting, kCopyIn, kCopyOut };
 
+    StatementId id = 0;
     std::string sql;
     PgParams params;
     QueryOptions options;
@@ -32,6 +34,7 @@ struct Connection::Op {
     base::MonoNanos deadline = 0;  // when the timer acts on it next (0: no timeout)
     bool refused = false;          // failed before sending (status and error set): answered in its turn
     bool answered = false;         // the caller has heard (result, error or timeout); later results are dropped
+    bool cancel_pending = false;   // cancelled behind others on a pipeline: cancel it on the server once oldest
     base::Status status;           // the first error of this statement
     DbError error;
     ResultSet rows;
@@ -41,6 +44,12 @@ struct Connection::Op {
     bool copy_seen = false;     // the server entered COPY mode for this statement
     bool copy_ended = false;    // copy_in: no more data (source done, failed, or abandoned): CopyDone/CopyFail next
     std::uint64_t copied = 0;   // the row count of the COPY's command tag
+};
+
+// How a cancel request finishing on a worker reaches the connection: posted to its loop while it lives.
+struct Connection::CancelLink {
+    std::mutex mutex;
+    net::EventLoop* loop = nullptr;  // null once the connection is gone (the loop may go soon after)
 };
 
 namespace {
@@ -69,7 +78,9 @@ void receive_notice(void*, const PGresult* result) {
 
 }  // namespace
 
-Connection::Connection(net::EventLoop& loop, ConnectOptions options) : loop_(loop), options_(options) {
+Connection::Connection(net::EventLoop& loop, ConnectOptions options)
+    : loop_(loop), options_(options), cancel_link_(std::make_shared<CancelLink>()) {
+    cancel_link_->loop = &loop;
     timer_.set_callback([this] { on_timer(); });
 }
 
@@ -104,6 +115,10 @@ std::unique_ptr<Connection> Connection::connect(net::EventLoop& loop, const std:
 }
 
 Connection::~Connection() {
+    {
+        std::lock_guard<std::mutex> lock(cancel_link_->mutex);
+        cancel_link_->loop = nullptr;
+    }
     alive_.reset();
     timer_.cancel();
     if (fd_ >= 0) loop_.remove(fd_).ignore_error();
@@ -210,75 +225,74 @@ void Connection::finish_connect(base::Status status) {
     if (state_ == State::kReady) pump();
 }
 
-void Connection::query(std::string sql, Params params, QueryCallback done, QueryOptions options) {
+Connection::StatementId Connection::query(std::string sql, Params params, QueryCallback done, QueryOptions options) {
     auto op = std::make_unique<Op>(std::move(sql), params, options);
     op->on_rows = std::move(done);
-    enqueue_statement(std::move(op));
+    return enqueue_statement(std::move(op));
 }
 
-void Connection::fetch_json(std::string sql, Params params, JsonCallback done, QueryOptions options) {
+Connection::StatementId Connection::fetch_json(std::string sql, Params params, JsonCallback done,
+                                               QueryOptions options) {
     auto op = std::make_unique<Op>(std::move(sql), params, options);
     op->on_json = std::move(done);
-    enqueue_statement(std::move(op));
+    return enqueue_statement(std::move(op));
 }
 
 // query() and fetch_json(): COPY FROM STDIN / TO STDOUT is refused before it reaches the server (read_results
 // still ends one that slips past the lexical check).
-void Connection::enqueue_statement(std::unique_ptr<Op> op) {
+Connection::StatementId Connection::enqueue_statement(std::unique_ptr<Op> op) {
     switch (copy_direction(op->sql)) {
         case CopyDirection::kIn:
-            refuse(std::move(op), kCopyInRefused);
-            return;
+            return refuse(std::move(op), kCopyInRefused);
         case CopyDirection::kOut:
-            refuse(std::move(op), kCopyOutRefused);
-            return;
+            return refuse(std::move(op), kCopyOutRefused);
         case CopyDirection::kNone:
-            enqueue(std::move(op));
-            return;
+            break;
     }
+    return enqueue(std::move(op));
 }
 
-void Connection::copy_in(std::string copy_sql, CopySource source, CopyCallback done, QueryOptions options) {
+Connection::StatementId Connection::copy_in(std::string copy_sql, CopySource source, CopyCallback done,
+                                            QueryOptions options) {
     options.prepare = false;
     auto op = std::make_unique<Op>(std::move(copy_sql), Params{}, options);
     op->on_copy = std::move(done);
     op->copy_source = std::move(source);
-    enqueue_copy(std::move(op), CopyDirection::kIn);
+    return enqueue_copy(std::move(op), CopyDirection::kIn);
 }
 
-void Connection::copy_out(std::string copy_sql, CopySink sink, CopyCallback done, QueryOptions options) {
+Connection::StatementId Connection::copy_out(std::string copy_sql, CopySink sink, CopyCallback done,
+                                             QueryOptions options) {
     options.prepare = false;
     auto op = std::make_unique<Op>(std::move(copy_sql), Params{}, options);
     op->on_copy = std::move(done);
     op->copy_sink = std::move(sink);
-    enqueue_copy(std::move(op), CopyDirection::kOut);
+    return enqueue_copy(std::move(op), CopyDirection::kOut);
 }
 
-void Connection::enqueue_copy(std::unique_ptr<Op> op, CopyDirection want) {
+Connection::StatementId Connection::enqueue_copy(std::unique_ptr<Op> op, CopyDirection want) {
     const bool in = want == CopyDirection::kIn;
-    if (options_.pipeline) {
-        refuse(std::move(op), kCopyPipelineRefused);
-    } else if (in ? !op->copy_source : !op->copy_sink) {
-        refuse(std::move(op), in ? "copy_in needs a source" : "copy_out needs a sink");
-    } else if (copy_direction(op->sql) != want) {
-        refuse(std::move(op), in ? "copy_in runs COPY ... FROM STDIN statements only"
-                                 : "copy_out runs COPY ... TO STDOUT statements only");
-    } else {
-        enqueue(std::move(op));
+    if (options_.pipeline) return refuse(std::move(op), kCopyPipelineRefused);
+    if (in ? !op->copy_source : !op->copy_sink)
+        return refuse(std::move(op), in ? "copy_in needs a source" : "copy_out needs a sink");
+    if (copy_direction(op->sql) != want) {
+        return refuse(std::move(op), in ? "copy_in runs COPY ... FROM STDIN statements only"
+                                        : "copy_out runs COPY ... TO STDOUT statements only");
     }
+    return enqueue(std::move(op));
 }
 
 // Answers `op` with kInvalidArgument in its place in the queue, so answers keep the order of the calls.
-void Connection::refuse(std::unique_ptr<Op> op, std::string message) {
+Connection::StatementId Connection::refuse(std::unique_ptr<Op> op, std::string message) {
     op->refused = true;
     op->error.message = std::move(message);
     op->status = base::Status::invalid_argument(op->error.message);
-    if (!ops_.empty() && state_ != State::kBroken) {
-        enqueue(std::move(op));
-        return;
-    }
+    if (!ops_.empty() && state_ != State::kBroken) return enqueue(std::move(op));
     // Nothing before it: answered from the loop, not from inside this call (later calls answer later still).
+    op->id = ++next_id_;
+    const StatementId id = op->id;
     loop_.post([op = std::move(op)]() mutable { deliver(*op, op->status, std::move(op->error)); });
+    return id;
 }
 
 void Connection::on_savepoint(std::string_view command, std::string_view name, QueryCallback done) {
@@ -298,7 +312,9 @@ void Connection::on_savepoint(std::string_view command, std::string_view name, Q
     query(std::move(sql), {}, std::move(done));
 }
 
-void Connection::enqueue(std::unique_ptr<Op> op) {
+Connection::StatementId Connection::enqueue(std::unique_ptr<Op> op) {
+    op->id = ++next_id_;
+    const StatementId id = op->id;
     if (state_ == State::kBroken) {
         // Answered from the loop, not from inside the caller's call.
         loop_.post([op = std::move(op)]() mutable {
@@ -307,17 +323,47 @@ void Connection::enqueue(std::unique_ptr<Op> op) {
             e.connection_lost = true;
             deliver(*op, base::Status::unavailable(e.message), e);
         });
-        return;
+        return id;
     }
     ops_.push_back(std::move(op));
     if (state_ == State::kReady) pump();
+    return id;
+}
+
+bool Connection::cancel(StatementId id) {
+    auto it = std::find_if(ops_.begin(), ops_.end(), [id](const auto& op) { return op->id == id; });
+    if (it == ops_.end() || (*it)->answered) return false;
+    const bool sent = static_cast<std::size_t>(it - ops_.begin()) < in_flight_;
+    std::weak_ptr<bool> alive = alive_;
+    DbError e;
+    e.message = "statement cancelled by the client";
+    if (!sent) {
+        std::unique_ptr<Op> op = std::move(*it);
+        ops_.erase(it);
+        deliver(*op, base::Status::cancelled(e.message), e);
+        if (alive.expired()) return true;
+        if (ops_.empty() && state_ == State::kReady && listener_) listener_(*this);
+        return true;
+    }
+    Op* op = it->get();
+    deliver(*op, base::Status::cancelled(e.message), e);
+    if (alive.expired() || state_ != State::kReady) return true;
+    // The callback may have queued more, never completed this one: it is still in flight, maybe no longer oldest.
+    if (ops_.front().get() == op) {
+        cancel_on_server(*op, e.message);
+    } else {
+        op->cancel_pending = true;
+    }
+    return true;
 }
 
 // Sends what may go on the wire now: the next statement when none is in flight, or (pipeline) every queued one.
 void Connection::pump() {
     std::weak_ptr<bool> alive = alive_;
     bool sent_any = false;
-    while (state_ == State::kReady && in_flight_ < ops_.size() && (options_.pipeline || in_flight_ == 0)) {
+    // While a cancel request is on its way nothing new is sent: it could stop the new statement instead.
+    while (state_ == State::kReady && cancels_running_ == 0 && in_flight_ < ops_.size() &&
+           (options_.pipeline || in_flight_ == 0)) {
         Op& op = *ops_[in_flight_];
         if (op.refused) {
             if (in_flight_ > 0) break;  // answered once everything before it has been
@@ -398,8 +444,13 @@ bool Connection::send(Op& op) {
     return true;
 }
 
-// The timer watches the oldest statement in flight: its deadline, or its cancel grace once it timed out.
+// The timer watches the oldest statement in flight: its deadline, or its cancel grace once it timed out; with
+// nothing in flight, the cancel requests still running.
 void Connection::arm_timer() {
+    if (in_flight_ == 0 && cancels_running_ > 0) {
+        loop_.timers().schedule(timer_, cancel_deadline_);
+        return;
+    }
     if (in_flight_ == 0 || ops_.front()->deadline == 0) {
         timer_.cancel();
         return;
@@ -452,6 +503,11 @@ void Connection::read_results() {
                 if (options_.pipeline) continue;  // cached at send; the execute was sent with it
                 prepared_.emplace(std::move(op.cache_key), op.statement);
                 op.cache_key.clear();
+                if (op.answered) {  // timed out or cancelled while preparing: nothing to execute
+                    complete_current();
+                    if (alive.expired()) return;
+                    continue;
+                }
                 // Prepared: execute it (the second round trip, first use only).
                 if (PQsendQueryPrepared(conn_, op.statement.c_str(), op.params.count(), op.params.values(),
                                         op.params.lengths(), op.params.formats(), 0) == 0) {
@@ -583,7 +639,7 @@ bool Connection::feed_copy_in(Op& op) {
         }
         if (op.copy_ended) {
             const char* fail = !op.status.is_ok() ? op.error.message.c_str()
-                               : op.answered      ? "abandoned by the client (timed out)"
+                               : op.answered      ? "abandoned by the client (timed out or cancelled)"
                                                   : nullptr;
             const int r = PQputCopyEnd(conn_, fail);
             if (r < 0) {
@@ -654,6 +710,11 @@ void Connection::complete_current() {
     std::unique_ptr<Op> op = std::move(ops_.front());
     ops_.pop_front();
     --in_flight_;
+    if (in_flight_ > 0 && ops_.front()->cancel_pending) {
+        // Pipeline: a statement cancelled behind this one is the oldest now, so the one the server runs.
+        ops_.front()->cancel_pending = false;
+        cancel_on_server(*ops_.front(), "statement cancelled by the client");
+    }
     arm_timer();
     std::weak_ptr<bool> alive = alive_;
     deliver(*op, op->status, std::move(op->error));
@@ -697,7 +758,12 @@ void Connection::on_timer() {
         finish_connect(base::Status::timeout("connecting to PostgreSQL timed out"));
         return;
     }
-    if (in_flight_ == 0) return;
+    if (in_flight_ == 0) {
+        if (cancels_running_ > 0) {
+            break_connection("a cancel request did not finish within " + millis(kCancelGrace), true);
+        }
+        return;
+    }
     Op& op = *ops_.front();
     if (op.answered) {
         break_connection("a cancelled statement did not end within " + millis(kCancelGrace), true);
@@ -708,11 +774,17 @@ void Connection::on_timer() {
     DbError e;
     e.message = "statement timed out after " + millis(op.options.timeout_ns);
     deliver(op, base::Status::timeout(e.message), e);
-    if (alive.expired()) return;
+    if (alive.expired() || state_ != State::kReady) return;
+    cancel_on_server(op, e.message);
+}
+
+// `op`, the oldest statement in flight, has been answered (timed out or cancelled): ask the server to stop it.
+// The connection goes on once it ended and the request was delivered, or is closed after kCancelGrace.
+void Connection::cancel_on_server(Op& op, const std::string& why) {
+    op.deadline = loop_.now() + kCancelGrace;
     if (op.phase == Op::Phase::kCopyIn) {
         // feed_copy_in ends the COPY with CopyFail at its next turn; a cancel request could arrive after that
         // and stop the next statement instead.
-        op.deadline = loop_.now() + kCancelGrace;
         arm_timer();
         return;
     }
@@ -720,22 +792,37 @@ void Connection::on_timer() {
         if (c != nullptr) PQfreeCancel(c);
     });
     WorkerPool* workers = options_.cancel_workers;
-    bool queued = workers != nullptr && cancel != nullptr &&
-                  workers
-                      ->submit([cancel](std::size_t) {
-                          // PQcancel opens its own connection and waits for the server: a worker's job.
-                          char err[256];
-                          if (PQcancel(cancel.get(), err, sizeof err) == 0) {
-                              base::log_message(base::LogLevel::kWarn, std::string("postgres: cancel failed: ") + err);
-                          }
-                      })
-                      .is_ok();
+    bool queued =
+        workers != nullptr && cancel != nullptr &&
+        workers
+            ->submit([cancel, link = cancel_link_, alive = std::weak_ptr<bool>(alive_), self = this](std::size_t) {
+                // PQcancel opens its own connection and waits for the server: a worker's job.
+                char err[256];
+                if (PQcancel(cancel.get(), err, sizeof err) == 0) {
+                    base::log_message(base::LogLevel::kWarn, std::string("postgres: cancel failed: ") + err);
+                }
+                std::lock_guard<std::mutex> lock(link->mutex);
+                if (link->loop == nullptr) return;
+                link->loop->post([alive, self] {
+                    if (!alive.expired()) self->cancel_delivered();
+                });
+            })
+            .is_ok();
     if (!queued) {
-        break_connection(e.message + "; connection closed to stop it", true);
+        break_connection(why + "; connection closed to stop it", true);
         return;
     }
-    op.deadline = loop_.now() + kCancelGrace;
+    ++cancels_running_;
+    cancel_deadline_ = op.deadline;
     arm_timer();
+}
+
+// A cancel request finished (the server has its signal): statements held back meanwhile may go out.
+void Connection::cancel_delivered() {
+    --cancels_running_;
+    if (state_ != State::kReady || cancels_running_ > 0) return;
+    arm_timer();
+    pump();
 }
 
 // Hands every notification libpq has parsed to the handler. False when the handler destroyed the connection.

@@ -62,6 +62,8 @@ struct Notification {
 /// EPOLLOUT. Not thread-safe.
 class Connection final : private net::IoHandler {
   public:
+    /// Names one queued statement for cancel(); unique per connection, never 0.
+    using StatementId = std::uint64_t;
     using ConnectCallback = std::function<void(Connection& conn, base::Status status)>;
     using QueryCallback = std::function<void(QueryResult result)>;
     using JsonCallback = std::function<void(JsonResult result)>;
@@ -92,10 +94,11 @@ class Connection final : private net::IoHandler {
     /// server's error (SQLSTATE, message, position); kUnavailable with connection_lost when the connection
     /// broke; kTimeout past options.timeout_ns. A `COPY ... FROM STDIN` / `TO STDOUT` statement is refused with
     /// kInvalidArgument (it runs through copy_in / copy_out).
-    void query(std::string sql, Params params, QueryCallback done, QueryOptions options = {});
+    /// Returns the statement's id for cancel().
+    StatementId query(std::string sql, Params params, QueryCallback done, QueryOptions options = {});
     /// Like query(), but the rows arrive as a JSON array of objects written straight from libpq's buffers
     /// (arrays of built-in types as nested JSON arrays).
-    void fetch_json(std::string sql, Params params, JsonCallback done, QueryOptions options = {});
+    StatementId fetch_json(std::string sql, Params params, JsonCallback done, QueryOptions options = {});
     /// Queues `copy_sql` (`COPY table [(columns)] FROM STDIN [WITH (...)]`) and streams the data `source` gives,
     /// pulled only as the socket drains (kCopyBytesPerTurn at most per loop turn, then other sockets get theirs).
     /// Completes with the number of rows copied, or the server's error (a malformed row: 22P02 etc.; the
@@ -103,12 +106,21 @@ class Connection final : private net::IoHandler {
     /// source's own error (the COPY is aborted with CopyFail). kInvalidArgument for a statement that is not
     /// COPY ... FROM STDIN, or on a pipeline-mode connection (libpq runs no COPY in a pipeline).
     /// options.timeout_ns as for query(); options.prepare is ignored.
-    void copy_in(std::string copy_sql, CopySource source, CopyCallback done, QueryOptions options = {});
+    StatementId copy_in(std::string copy_sql, CopySource source, CopyCallback done, QueryOptions options = {});
     /// Queues `copy_sql` (`COPY table|(query) TO STDOUT [WITH (...)]`); each CopyData message (a row, in text
     /// and CSV format) is handed to `sink` as it arrives. Completes with the number of rows, the server's
     /// error, or the sink's error (the rest of the data is then read and dropped). kInvalidArgument for a
     /// statement that is not COPY ... TO STDOUT, or on a pipeline-mode connection.
-    void copy_out(std::string copy_sql, CopySink sink, CopyCallback done, QueryOptions options = {});
+    StatementId copy_out(std::string copy_sql, CopySink sink, CopyCallback done, QueryOptions options = {});
+    /// Cancels statement `id`: its callback hears kCancelled at once, from inside this call. One not sent yet is
+    /// taken off the queue. One on the wire is cancelled on the server as a timed-out one is (PQcancel on the
+    /// cancel workers; the connection serves the next statement once it ended and the cancel request was
+    /// delivered, and is closed if that takes longer than kCancelGrace; without cancel workers it is closed at
+    /// once). A COPY FROM STDIN in its data phase is ended with CopyFail instead. Pipeline mode: a statement
+    /// behind others on the wire is cancelled on the server once it is the oldest (a cancel request stops
+    /// whatever the server runs when it arrives, so it may also stop a statement sent after it: that one hears
+    /// 57014). False when `id` is unknown or already answered.
+    bool cancel(StatementId id);
     /// Transaction helpers: BEGIN, COMMIT, ROLLBACK (a COMMIT of a failed transaction reports ROLLBACK).
     void begin(QueryCallback done) { query("BEGIN", {}, std::move(done)); }
     void commit(QueryCallback done) { query("COMMIT", {}, std::move(done)); }
@@ -127,7 +139,7 @@ class Connection final : private net::IoHandler {
     /// Connected, nothing queued.
     bool is_idle() const { return state_ == State::kReady && ops_.empty(); }
     bool is_broken() const { return state_ == State::kBroken; }
-    /// Statements queued or running (a timed-out one counts until the server ends it).
+    /// Statements queued or running (a timed-out or cancelled one counts until the server ends it).
     std::size_t pending() const { return ops_.size(); }
     /// Inside a transaction block (open or failed), as the server last reported.
     bool in_transaction() const;
@@ -146,16 +158,17 @@ class Connection final : private net::IoHandler {
   private:
     enum class State : std::uint8_t { kConnecting, kReady, kBroken };
     struct Op;
+    struct CancelLink;
 
     Connection(net::EventLoop& loop, ConnectOptions options);
 
     void on_io(std::uint32_t events) override;
     void continue_connect();
     void finish_connect(base::Status status);
-    void enqueue(std::unique_ptr<Op> op);
-    void enqueue_statement(std::unique_ptr<Op> op);
-    void enqueue_copy(std::unique_ptr<Op> op, CopyDirection want);
-    void refuse(std::unique_ptr<Op> op, std::string message);
+    StatementId enqueue(std::unique_ptr<Op> op);
+    StatementId enqueue_statement(std::unique_ptr<Op> op);
+    StatementId enqueue_copy(std::unique_ptr<Op> op, CopyDirection want);
+    StatementId refuse(std::unique_ptr<Op> op, std::string message);
     void pump();
     bool send(Op& op);
     void arm_timer();
@@ -166,6 +179,8 @@ class Connection final : private net::IoHandler {
     bool drain_copy_out(Op& op);
     void complete_current();
     void on_timer();
+    void cancel_on_server(Op& op, const std::string& why);
+    void cancel_delivered();
     void break_connection(std::string reason, bool notify);
     void set_events(std::uint32_t events);
     bool deliver_notifications();
@@ -183,7 +198,11 @@ class Connection final : private net::IoHandler {
     NotificationHandler on_notify_;
     std::deque<std::unique_ptr<Op>> ops_;  // the first in_flight_ are on the wire, oldest first
     std::size_t in_flight_ = 0;
-    std::uint64_t statement_counter_ = 0;                    // names ss_1, ss_2, ... of prepared statements
+    std::uint64_t statement_counter_ = 0;      // names ss_1, ss_2, ... of prepared statements
+    StatementId next_id_ = 0;                  // the last StatementId handed out
+    std::size_t cancels_running_ = 0;          // PQcancel requests not finished: nothing new is sent meanwhile
+    base::MonoNanos cancel_deadline_ = 0;      // when the newest of them must have finished (else: closed)
+    std::shared_ptr<CancelLink> cancel_link_;  // lets a finished cancel request reach us while we live
     std::unordered_map<std::string, std::string> prepared_;  // SQL + parameter types -> statement name
     net::Timer timer_;
     std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // callbacks check it: they may destroy us

@@ -251,6 +251,82 @@ TEST_F(ConnectionTest, TimeoutCancelsTheStatementAndTheConnectionGoesOn) {
     EXPECT_FALSE(conn_->is_broken());
 }
 
+// What backend `pid` is doing, as another connection sees it in pg_stat_activity: "state: query".
+std::string activity(Connection& observer, net::EventLoop& loop, int pid) {
+    std::optional<QueryResult> r;
+    observer.query("SELECT state || ': ' || query FROM pg_stat_activity WHERE pid = $1", {std::int64_t{pid}},
+                   [&](QueryResult q) { r.emplace(std::move(q)); });
+    if (!run_until(loop, [&] { return r.has_value(); }) || !r->is_ok() || r->value().row_count() != 1) return "?";
+    return std::string(r->value().text(0, 0));
+}
+
+TEST_F(ConnectionTest, CancelStopsTheStatementOnTheServerAndDropsAQueuedOne) {
+    std::unique_ptr<Connection> observer = open(&cancel_);
+    ASSERT_NE(observer, nullptr);
+    const int pid = conn_->backend_pid();
+    std::vector<std::string> seen;
+    auto record = [&seen](QueryResult r) {
+        seen.push_back(r.is_ok() ? std::string(r->text(0, 0)) : r.status().to_string());
+    };
+    const Connection::StatementId sleep = conn_->query("SELECT pg_sleep(30)", {}, record);
+    const Connection::StatementId queued = conn_->query("SELECT 'never sent'", {}, record);
+    conn_->query("SELECT 'next'", {}, record);
+    ASSERT_TRUE(run_until(loop_, [&] { return activity(*observer, loop_, pid) == "active: SELECT pg_sleep(30)"; }));
+
+    // A statement not sent yet leaves the queue; the one running is answered at once, from inside cancel().
+    EXPECT_TRUE(conn_->cancel(queued));
+    EXPECT_EQ(seen, (std::vector<std::string>{"cancelled: statement cancelled by the client"}));
+    EXPECT_TRUE(conn_->cancel(sleep));
+    EXPECT_EQ(seen, (std::vector<std::string>{"cancelled: statement cancelled by the client",
+                                              "cancelled: statement cancelled by the client"}));
+    EXPECT_FALSE(conn_->cancel(sleep));  // answered already
+    EXPECT_FALSE(conn_->cancel(queued));
+    EXPECT_EQ(conn_->pending(), 2u);  // the sleep until the server has stopped it, then 'next'
+
+    // The server stops the sleep (no 30 s wait: the bound is 10 s) and the same backend serves the next statement.
+    ASSERT_TRUE(run_until(
+        loop_, [&] { return seen.size() == 3; }, 10 * base::kNanosPerSecond));
+    EXPECT_EQ(seen[2], "next");
+    EXPECT_EQ(activity(*observer, loop_, pid), "idle: SELECT 'next'");
+    EXPECT_EQ(conn_->backend_pid(), pid);
+    EXPECT_TRUE(conn_->is_idle());
+    QueryResult after = run(*conn_, "SELECT 3");
+    ASSERT_TRUE(after.is_ok()) << after.status().to_string();
+    EXPECT_EQ(after->value(0, 0), Value(std::int64_t{3}));
+}
+
+TEST_F(ConnectionTest, CancelInAPipelineStopsTheStatementOnceItIsTheOldest) {
+    std::unique_ptr<Connection> c = open(&cancel_, /*pipeline=*/true);
+    ASSERT_NE(c, nullptr);
+    std::vector<std::string> seen;
+    auto record = [&seen](QueryResult r) {
+        seen.push_back(r.is_ok() ? std::string(r->text(0, 0)) : r.status().to_string());
+    };
+    c->query("SELECT 'first' FROM pg_sleep(0.2)", {}, record);
+    const Connection::StatementId sleep = c->query("SELECT pg_sleep(30)", {}, record);
+    EXPECT_TRUE(c->cancel(sleep));
+    EXPECT_EQ(seen, (std::vector<std::string>{"cancelled: statement cancelled by the client"}));
+    ASSERT_TRUE(run_until(
+        loop_, [&] { return seen.size() == 2 && c->is_idle(); }, 10 * base::kNanosPerSecond));
+    EXPECT_EQ(seen[1], "first");
+    QueryResult after = run(*c, "SELECT 'after'");
+    ASSERT_TRUE(after.is_ok()) << after.status().to_string();
+    EXPECT_EQ(after->text(0, 0), "after");
+    EXPECT_FALSE(c->is_broken());
+}
+
+TEST_F(ConnectionTest, CancelWithoutCancelWorkersClosesTheConnection) {
+    std::unique_ptr<Connection> c = open(nullptr);
+    ASSERT_NE(c, nullptr);
+    std::optional<QueryResult> slow;
+    const Connection::StatementId id = c->query("SELECT pg_sleep(30)", {}, [&](QueryResult r) { slow.emplace(r); });
+    loop_.run_once(50);  // on the wire
+    EXPECT_TRUE(c->cancel(id));
+    ASSERT_TRUE(slow.has_value());
+    EXPECT_TRUE(slow->status().is_cancelled());
+    EXPECT_TRUE(c->is_broken());
+}
+
 TEST_F(ConnectionTest, TimeoutWithoutCancelWorkersClosesTheConnection) {
     std::unique_ptr<Connection> c = open(nullptr);
     ASSERT_NE(c, nullptr);

@@ -19,6 +19,14 @@ void Lease::reset() {
     if (conn_ != nullptr) pool_->release(detach());
 }
 
+void StatementCancel::cancel() {
+    if (requested_) return;
+    requested_ = true;
+    std::function<void()> stop = std::move(stop_);
+    stop_ = nullptr;
+    if (stop) stop();
+}
+
 Pool::Pool(net::EventLoop& loop, PoolOptions options, WorkerPool* cancel_workers)
     : loop_(loop), options_(std::move(options)), cancel_workers_(cancel_workers) {
     options_.max_size = std::max<std::size_t>(options_.max_size, 1);
@@ -114,9 +122,13 @@ void Pool::hand_out(Slot& slot) {
 }
 
 void Pool::acquire(AcquireCallback done) {
+    acquire_or_wait(std::move(done));
+}
+
+std::uint64_t Pool::acquire_or_wait(AcquireCallback done) {
     if (closing_) {
         done(base::Status::cancelled("connection pool closed"));
-        return;
+        return 0;
     }
     for (;;) {
         auto it = std::find_if(slots_.begin(), slots_.end(), [](auto& s) { return s->state == SlotState::kIdle; });
@@ -130,7 +142,7 @@ void Pool::acquire(AcquireCallback done) {
         }
         if (slot.conn->check_health()) {
             done(Lease(this, slot.conn.get()));
-            return;
+            return 0;
         }
         ++dropped_;
         drop(slot.conn.get());
@@ -138,6 +150,8 @@ void Pool::acquire(AcquireCallback done) {
     waiters_.emplace_back();
     auto it = std::prev(waiters_.end());
     it->done = std::move(done);
+    it->id = ++last_waiter_;
+    const std::uint64_t waiter = it->id;
     it->timer.set_callback([this, it] {
         Pool* self = this;
         AcquireCallback expired = std::move(it->done);
@@ -147,6 +161,22 @@ void Pool::acquire(AcquireCallback done) {
     });
     loop_.schedule_after(it->timer, options_.acquire_timeout_ns);
     grow();
+    return waiter;
+}
+
+void Pool::acquire_for(const CancelPtr& handle, AcquireCallback done) {
+    // A waiter was queued (its callback cannot have run yet: connection attempts answer from the loop).
+    if (std::uint64_t waiter = acquire_or_wait(std::move(done)); waiter != 0)
+        handle->stop_ = [this, waiter] { cancel_wait(waiter); };
+}
+
+void Pool::cancel_wait(std::uint64_t waiter) {
+    if (closing_) return;  // the destructor answers every waiter
+    auto it = std::find_if(waiters_.begin(), waiters_.end(), [waiter](const Waiter& w) { return w.id == waiter; });
+    if (it == waiters_.end()) return;
+    AcquireCallback done = std::move(it->done);
+    waiters_.erase(it);
+    done(base::Status::cancelled("statement cancelled by the client while waiting for a database connection"));
 }
 
 void Pool::release(Connection* conn) {
@@ -216,92 +246,126 @@ void Pool::reap() {
         open_one();
 }
 
-void Pool::query(std::string sql, Params params, Connection::QueryCallback done, QueryOptions options) {
-    run_with_retry(std::move(sql), std::move(params), std::move(done), options, false);
+std::shared_ptr<StatementCancel> Pool::query(std::string sql, Params params, Connection::QueryCallback done,
+                                             QueryOptions options) {
+    auto handle = std::make_shared<StatementCancel>();
+    run_with_retry(std::move(sql), std::move(params), std::move(done), options, false, handle);
+    return handle;
 }
 
-void Pool::fetch_json(std::string sql, Params params, Connection::JsonCallback done, QueryOptions options) {
-    json_with_retry(std::move(sql), std::move(params), std::move(done), options, false);
+std::shared_ptr<StatementCancel> Pool::fetch_json(std::string sql, Params params, Connection::JsonCallback done,
+                                                  QueryOptions options) {
+    auto handle = std::make_shared<StatementCancel>();
+    json_with_retry(std::move(sql), std::move(params), std::move(done), options, false, handle);
+    return handle;
 }
 
+// The handle holds the pool and connection only through stop_, which every answer clears; so does the
+// connection's destruction (it answers what it holds), so stop_ never sees a dangling connection.
 void Pool::run_with_retry(std::string sql, Params params, Connection::QueryCallback done, QueryOptions options,
-                          bool retried) {
-    acquire([this, sql, params, done, options, retried](base::Result<Lease> lease) mutable {
+                          bool retried, CancelPtr handle) {
+    acquire_for(handle, [this, sql, params, done, options, retried, handle](base::Result<Lease> lease) mutable {
+        handle->stop_ = nullptr;
         if (!lease.is_ok()) {
             done(QueryResult(lease.status()));
             return;
         }
         Connection* conn = lease.value().detach();
-        conn->query(
+        const std::uint64_t answers = handle->answers_;
+        const Connection::StatementId id = conn->query(
             sql, params,
-            [this, conn, sql, params, done, options, retried](QueryResult r) mutable {
+            [this, conn, sql, params, done, options, retried, handle](QueryResult r) mutable {
+                handle->stop_ = nullptr;
+                ++handle->answers_;
                 release(conn);
-                if (!r.is_ok() && r.error().connection_lost && options.idempotent && !retried) {
-                    run_with_retry(std::move(sql), std::move(params), std::move(done), options, true);
+                if (!r.is_ok() && r.error().connection_lost && options.idempotent && !retried && !handle->requested()) {
+                    run_with_retry(std::move(sql), std::move(params), std::move(done), options, true, handle);
                     return;
                 }
                 done(std::move(r));
             },
             options);
+        if (handle->answers_ == answers) handle->stop_ = [conn, id] { conn->cancel(id); };
     });
 }
 
 void Pool::json_with_retry(std::string sql, Params params, Connection::JsonCallback done, QueryOptions options,
-                           bool retried) {
-    acquire([this, sql, params, done, options, retried](base::Result<Lease> lease) mutable {
+                           bool retried, CancelPtr handle) {
+    acquire_for(handle, [this, sql, params, done, options, retried, handle](base::Result<Lease> lease) mutable {
+        handle->stop_ = nullptr;
         if (!lease.is_ok()) {
             done(JsonResult(lease.status()));
             return;
         }
         Connection* conn = lease.value().detach();
-        conn->fetch_json(
+        const std::uint64_t answers = handle->answers_;
+        const Connection::StatementId id = conn->fetch_json(
             sql, params,
-            [this, conn, sql, params, done, options, retried](JsonResult r) mutable {
+            [this, conn, sql, params, done, options, retried, handle](JsonResult r) mutable {
+                handle->stop_ = nullptr;
+                ++handle->answers_;
                 release(conn);
-                if (!r.is_ok() && r.error().connection_lost && options.idempotent && !retried) {
-                    json_with_retry(std::move(sql), std::move(params), std::move(done), options, true);
+                if (!r.is_ok() && r.error().connection_lost && options.idempotent && !retried && !handle->requested()) {
+                    json_with_retry(std::move(sql), std::move(params), std::move(done), options, true, handle);
                     return;
                 }
                 done(std::move(r));
             },
             options);
+        if (handle->answers_ == answers) handle->stop_ = [conn, id] { conn->cancel(id); };
     });
 }
 
-void Pool::copy_in(std::string copy_sql, CopySource source, CopyCallback done, QueryOptions options) {
-    acquire([this, sql = std::move(copy_sql), source = std::move(source), done = std::move(done),
-             options](base::Result<Lease> lease) mutable {
+std::shared_ptr<StatementCancel> Pool::copy_in(std::string copy_sql, CopySource source, CopyCallback done,
+                                               QueryOptions options) {
+    auto handle = std::make_shared<StatementCancel>();
+    acquire_for(handle, [this, sql = std::move(copy_sql), source = std::move(source), done = std::move(done), options,
+                         handle](base::Result<Lease> lease) mutable {
+        handle->stop_ = nullptr;
         if (!lease.is_ok()) {
             done(CopyResult(lease.status()));
             return;
         }
         Connection* conn = lease.value().detach();
-        conn->copy_in(
+        const std::uint64_t answers = handle->answers_;
+        const Connection::StatementId id = conn->copy_in(
             std::move(sql), std::move(source),
-            [this, conn, done = std::move(done)](CopyResult r) mutable {
+            [this, conn, done = std::move(done), handle](CopyResult r) mutable {
+                handle->stop_ = nullptr;
+                ++handle->answers_;
                 release(conn);
                 done(std::move(r));
             },
             options);
+        if (handle->answers_ == answers) handle->stop_ = [conn, id] { conn->cancel(id); };
     });
+    return handle;
 }
 
-void Pool::copy_out(std::string copy_sql, CopySink sink, CopyCallback done, QueryOptions options) {
-    acquire([this, sql = std::move(copy_sql), sink = std::move(sink), done = std::move(done),
-             options](base::Result<Lease> lease) mutable {
+std::shared_ptr<StatementCancel> Pool::copy_out(std::string copy_sql, CopySink sink, CopyCallback done,
+                                                QueryOptions options) {
+    auto handle = std::make_shared<StatementCancel>();
+    acquire_for(handle, [this, sql = std::move(copy_sql), sink = std::move(sink), done = std::move(done), options,
+                         handle](base::Result<Lease> lease) mutable {
+        handle->stop_ = nullptr;
         if (!lease.is_ok()) {
             done(CopyResult(lease.status()));
             return;
         }
         Connection* conn = lease.value().detach();
-        conn->copy_out(
+        const std::uint64_t answers = handle->answers_;
+        const Connection::StatementId id = conn->copy_out(
             std::move(sql), std::move(sink),
-            [this, conn, done = std::move(done)](CopyResult r) mutable {
+            [this, conn, done = std::move(done), handle](CopyResult r) mutable {
+                handle->stop_ = nullptr;
+                ++handle->answers_;
                 release(conn);
                 done(std::move(r));
             },
             options);
+        if (handle->answers_ == answers) handle->stop_ = [conn, id] { conn->cancel(id); };
     });
+    return handle;
 }
 
 Pool::Stats Pool::stats() const {

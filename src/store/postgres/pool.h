@@ -33,6 +33,25 @@ struct PoolOptions {
 
 class Pool;
 
+/// Stops one statement a Pool runs (query, fetch_json, copy_in, copy_out return it). cancel(): the statement's
+/// callback hears kCancelled at once, from inside the call, unless it was answered already: one waiting for a
+/// connection stops waiting, one queued on its connection is taken off the queue, one on the wire is cancelled
+/// on the server (Connection::cancel: the connection goes back to the pool once the statement ended). A cancelled
+/// statement is never retried. Loop thread only; a no-op once the statement was answered (also after the pool is
+/// gone, which answers everything first). Holding it keeps nothing else alive.
+class StatementCancel {
+  public:
+    void cancel();
+    /// cancel() was called.
+    bool requested() const { return requested_; }
+
+  private:
+    friend class Pool;
+    bool requested_ = false;
+    std::function<void()> stop_;  // what cancelling does at this stage; empty once the statement was answered
+    std::uint64_t answers_ = 0;   // connection answers so far: one that came from inside the call is seen
+};
+
 /// A connection checked out of a Pool; goes back when destroyed (a connection left inside a transaction is
 /// rolled back first; a broken one is dropped). Must not outlive its Pool. Loop thread only. Move-only.
 class Lease {
@@ -91,15 +110,20 @@ class Pool {
     /// Calls `done` with a Lease (at once when a healthy connection is idle), kTimeout after acquire_timeout_ns,
     /// or kUnavailable when a connection attempt made for it fails.
     void acquire(AcquireCallback done);
-    /// acquire() + Connection::query + release. options.idempotent: a lost connection is retried once.
-    void query(std::string sql, Params params, Connection::QueryCallback done, QueryOptions options = {});
+    /// acquire() + Connection::query + release. options.idempotent: a lost connection is retried once. The
+    /// handle cancels it (StatementCancel); ignoring it is fine.
+    std::shared_ptr<StatementCancel> query(std::string sql, Params params, Connection::QueryCallback done,
+                                           QueryOptions options = {});
     /// acquire() + Connection::fetch_json + release, with the same retry rule.
-    void fetch_json(std::string sql, Params params, Connection::JsonCallback done, QueryOptions options = {});
+    std::shared_ptr<StatementCancel> fetch_json(std::string sql, Params params, Connection::JsonCallback done,
+                                                QueryOptions options = {});
     /// acquire() + Connection::copy_in + release. Never retried (the source has been consumed); on a pipeline-mode
     /// pool it is refused (kInvalidArgument).
-    void copy_in(std::string copy_sql, CopySource source, CopyCallback done, QueryOptions options = {});
+    std::shared_ptr<StatementCancel> copy_in(std::string copy_sql, CopySource source, CopyCallback done,
+                                             QueryOptions options = {});
     /// acquire() + Connection::copy_out + release. Never retried (the sink has seen rows).
-    void copy_out(std::string copy_sql, CopySink sink, CopyCallback done, QueryOptions options = {});
+    std::shared_ptr<StatementCancel> copy_out(std::string copy_sql, CopySink sink, CopyCallback done,
+                                              QueryOptions options = {});
 
     Stats stats() const;
     const PoolOptions& options() const { return options_; }
@@ -116,7 +140,9 @@ class Pool {
     struct Waiter {
         AcquireCallback done;
         net::Timer timer;
+        std::uint64_t id = 0;
     };
+    using CancelPtr = std::shared_ptr<StatementCancel>;
 
     Slot* find(const Connection* conn);
     void open_one();
@@ -129,16 +155,22 @@ class Pool {
     void drop(Connection* conn, bool now = false);
     bool past_lifetime(const Slot& slot) const;
     void reap();
+    // acquire(); the id of the waiter it queued, or 0 when `done` has run already.
+    std::uint64_t acquire_or_wait(AcquireCallback done);
+    // acquire() whose wait `handle` can end; `done` may have run already when it returns.
+    void acquire_for(const CancelPtr& handle, AcquireCallback done);
+    void cancel_wait(std::uint64_t waiter);
     void run_with_retry(std::string sql, Params params, Connection::QueryCallback done, QueryOptions options,
-                        bool retried);
+                        bool retried, CancelPtr handle);
     void json_with_retry(std::string sql, Params params, Connection::JsonCallback done, QueryOptions options,
-                         bool retried);
+                         bool retried, CancelPtr handle);
 
     net::EventLoop& loop_;
     PoolOptions options_;
     WorkerPool* cancel_workers_;
     std::vector<std::unique_ptr<Slot>> slots_;
     std::list<Waiter> waiters_;
+    std::uint64_t last_waiter_ = 0;
     std::uint64_t dropped_ = 0;
     std::uint64_t retired_ = 0;
     net::Timer reaper_;  // closes idle and aged connections

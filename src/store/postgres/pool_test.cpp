@@ -172,6 +172,62 @@ TEST_F(PoolTest, ServerRestartIsSurvived) {
     EXPECT_EQ(pool.stats().open, 3u);
 }
 
+TEST_F(PoolTest, CancelWhileWaitingForAConnectionEndsTheWait) {
+    PoolOptions o = options(1, 1);
+    o.acquire_timeout_ns = 10 * base::kNanosPerSecond;
+    Pool pool(loop_, o, &cancel_);
+    base::Result<Lease> held = acquire(pool);
+    ASSERT_TRUE(held.is_ok()) << held.status().to_string();
+    std::optional<QueryResult> waiting;
+    std::shared_ptr<StatementCancel> handle =
+        pool.query("SELECT 1", {}, [&](QueryResult r) { waiting.emplace(std::move(r)); });
+    EXPECT_EQ(pool.stats().waiting, 1u);
+    handle->cancel();
+    ASSERT_TRUE(waiting.has_value());
+    EXPECT_TRUE(waiting->status().is_cancelled());
+    EXPECT_EQ(waiting->status().message(), "statement cancelled by the client while waiting for a database connection");
+    EXPECT_EQ(pool.stats().waiting, 0u);
+    EXPECT_TRUE(handle->requested());
+    held.value().reset();
+    QueryResult next = run(pool, "SELECT 2");
+    ASSERT_TRUE(next.is_ok()) << next.status().to_string();
+    EXPECT_EQ(next->value(0, 0), Value(std::int64_t{2}));
+    handle->cancel();  // answered long ago: nothing happens
+}
+
+TEST_F(PoolTest, CancelStopsTheStatementOnTheServerAndTheConnectionServesTheNext) {
+    PoolOptions o = options(1, 1);
+    o.acquire_timeout_ns = 10 * base::kNanosPerSecond;
+    Pool pool(loop_, o, &cancel_);
+    Pool observer(loop_, options(1, 1), &cancel_);
+    QueryResult who = run(pool, "SELECT pg_backend_pid()");
+    ASSERT_TRUE(who.is_ok()) << who.status().to_string();
+    const Value pid = who->value(0, 0);
+    auto activity = [&] {
+        QueryResult r = run(observer, "SELECT state || ': ' || query FROM pg_stat_activity WHERE pid = $1", {pid});
+        return r.is_ok() && r->row_count() == 1 ? std::string(r->text(0, 0)) : std::string("?");
+    };
+    std::optional<JsonResult> slow;
+    std::shared_ptr<StatementCancel> handle =
+        pool.fetch_json("SELECT pg_sleep(30)", {}, [&](JsonResult r) { slow.emplace(std::move(r)); });
+    ASSERT_TRUE(run_until(loop_, [&] { return activity() == "active: SELECT pg_sleep(30)"; }));
+    handle->cancel();
+    ASSERT_TRUE(slow.has_value());
+    EXPECT_TRUE(slow->status().is_cancelled());
+    EXPECT_EQ(slow->status().message(), "statement cancelled by the client");
+    // The pool's one connection serves the next statement once the server has stopped the sleep (the bound is
+    // 10 s, the sleep 30 s), on the same backend.
+    std::optional<QueryResult> next;
+    pool.query("SELECT 'next'", {}, [&](QueryResult r) { next.emplace(std::move(r)); });
+    ASSERT_TRUE(run_until(
+        loop_, [&] { return next.has_value(); }, 10 * base::kNanosPerSecond));
+    ASSERT_TRUE(next->is_ok()) << next->status().to_string();
+    EXPECT_EQ(next->value().text(0, 0), "next");
+    EXPECT_EQ(activity(), "idle: SELECT 'next'");
+    EXPECT_EQ(pool.stats().dropped, 0u);
+    EXPECT_EQ(pool.stats().open, 1u);
+}
+
 TEST_F(PoolTest, IdleConnectionsBeyondMinAreClosed) {
     PoolOptions o = options(1, 3);
     o.idle_timeout_ns = 50 * base::kNanosPerMilli;

@@ -42,6 +42,41 @@ base::Result<std::unique_ptr<Session>> open_session(const DatabaseOptions& o) {
 
 }  // namespace
 
+void Interrupt::cancel() {
+    requested_.store(true);
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Safe from another thread while the statement runs (the lock keeps it from ending meanwhile); with no
+    // statement active it does nothing, which check() covers.
+    if (running_ != nullptr) sqlite3_interrupt(running_);
+}
+
+bool Interrupt::requested() const {
+    return requested_.load();
+}
+
+bool Interrupt::running() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return running_ != nullptr;
+}
+
+int Interrupt::check(void* self) {
+    return static_cast<Interrupt*>(self)->requested_.load(std::memory_order_relaxed) ? 1 : 0;
+}
+
+bool Interrupt::begin(sqlite3* db) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (requested_.load()) return false;
+    running_ = db;
+    sqlite3_progress_handler(db, kCheckEvery, &Interrupt::check, this);
+    return true;
+}
+
+void Interrupt::end() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sqlite3_progress_handler(running_, 0, nullptr, nullptr);
+    running_ = nullptr;
+}
+
 base::Result<std::unique_ptr<Session>> open_connection(const DatabaseOptions& options) {
     if (options.path.empty() || options.path == ":memory:")
         return base::Status::invalid_argument(
@@ -79,21 +114,41 @@ void Database::submit(net::EventLoop& loop, std::function<void(Session&)> job,
     if (!s.is_ok()) loop.post([refused = std::move(refused), s]() { refused(s); });
 }
 
-void Database::query(net::EventLoop& loop, std::string sql, Params params, QueryCallback done) {
+namespace {
+base::Status cancelled_before_start() {
+    return base::Status::cancelled("statement cancelled by the client before it started");
+}
+}  // namespace
+
+void Database::query(net::EventLoop& loop, std::string sql, Params params, QueryCallback done,
+                     std::shared_ptr<Interrupt> interrupt) {
     submit(
         loop,
-        [&loop, sql = std::move(sql), params = std::move(params), done](Session& session) {
-            auto result = std::make_shared<QueryResult>(session.query(sql, params));
+        [&loop, sql = std::move(sql), params = std::move(params), done, interrupt](Session& session) {
+            std::shared_ptr<QueryResult> result;
+            if (interrupt && !interrupt->begin(session.handle())) {
+                result = std::make_shared<QueryResult>(cancelled_before_start());
+            } else {
+                result = std::make_shared<QueryResult>(session.query(sql, params));
+                if (interrupt) interrupt->end();
+            }
             loop.post([done, result]() { done(std::move(*result)); });
         },
         [done](base::Status s) { done(QueryResult(std::move(s))); });
 }
 
-void Database::fetch_json(net::EventLoop& loop, std::string sql, Params params, JsonCallback done) {
+void Database::fetch_json(net::EventLoop& loop, std::string sql, Params params, JsonCallback done,
+                          std::shared_ptr<Interrupt> interrupt) {
     submit(
         loop,
-        [&loop, sql = std::move(sql), params = std::move(params), done](Session& session) {
-            auto result = std::make_shared<JsonResult>(session.fetch_json(sql, params));
+        [&loop, sql = std::move(sql), params = std::move(params), done, interrupt](Session& session) {
+            std::shared_ptr<JsonResult> result;
+            if (interrupt && !interrupt->begin(session.handle())) {
+                result = std::make_shared<JsonResult>(cancelled_before_start());
+            } else {
+                result = std::make_shared<JsonResult>(session.fetch_json(sql, params));
+                if (interrupt) interrupt->end();
+            }
             loop.post([done, result]() { done(std::move(*result)); });
         },
         [done](base::Status s) { done(JsonResult(std::move(s))); });

@@ -1,10 +1,12 @@
 // Database: SQLite for I/O threads: one connection per worker of a bounded pool, results posted back to the loop.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,33 @@ struct DatabaseOptions {
     bool read_only = false;
 };
 
+/// Stops one statement of a Database (pass it to query / fetch_json). cancel(), from any thread: a statement not
+/// started yet is dropped (its callback hears kCancelled when a worker reaches it), one running is interrupted
+/// (the callback hears kCancelled, SQLITE_INTERRUPT): sqlite3_interrupt on its worker's connection, and a progress
+/// handler installed while it runs that checks the request every kCheckEvery VM steps (sqlite3_interrupt alone
+/// is lost when it lands before the statement's first step). A statement that finished first keeps its answer;
+/// one waiting for another writer's lock (busy_timeout) ends when that wait does. Idempotent.
+class Interrupt {
+  public:
+    static constexpr int kCheckEvery = 1000;
+
+    void cancel();
+    bool requested() const;
+    /// A worker is running the statement now.
+    bool running() const;
+
+  private:
+    friend class Database;
+    // Worker: the statement starts on `db`; false when it was cancelled before.
+    bool begin(sqlite3* db);
+    void end();
+    static int check(void* self);
+
+    mutable std::mutex mutex_;  // held while interrupting, so `running_` cannot end (or close) meanwhile
+    std::atomic<bool> requested_{false};
+    sqlite3* running_ = nullptr;
+};
+
 /// The embedded store. Statements run on the workers (never on the caller's thread); each callback runs on the
 /// loop given with the call, through EventLoop::post, exactly once. The loop must outlive the answer. query /
 /// fetch_json / transaction are callable from any thread; destroy the Database after its last call was
@@ -51,9 +80,12 @@ class Database {
     Database& operator=(const Database&) = delete;
 
     /// One statement with parameters (?1..?n); see Session::query for the cell kinds.
-    void query(net::EventLoop& loop, std::string sql, Params params, QueryCallback done);
+    /// `interrupt` (may be null) cancels it.
+    void query(net::EventLoop& loop, std::string sql, Params params, QueryCallback done,
+               std::shared_ptr<Interrupt> interrupt = nullptr);
     /// The rows as a JSON array of objects, written on the worker without intermediate values.
-    void fetch_json(net::EventLoop& loop, std::string sql, Params params, JsonCallback done);
+    void fetch_json(net::EventLoop& loop, std::string sql, Params params, JsonCallback done,
+                    std::shared_ptr<Interrupt> interrupt = nullptr);
     /// BEGIN IMMEDIATE; work(session); COMMIT, or ROLLBACK when work (or the COMMIT) fails. `done` hears the
     /// outcome: ok, the work's error, or SQLite's.
     void transaction(net::EventLoop& loop, TransactionWork work, StatusCallback done);

@@ -157,6 +157,38 @@ TEST_F(DatabaseTest, FullQueueAnswersResourceExhausted) {
     EXPECT_TRUE(queued->is_ok());
 }
 
+TEST_F(DatabaseTest, InterruptStopsARunningStatementAndDropsAQueuedOne) {
+    // Counts to 10^12: minutes unless interrupted. Two workers: the first runs it, the second the statement after.
+    const std::string endless =
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000000) SELECT count(*) FROM "
+        "c";
+    auto running = std::make_shared<Interrupt>();
+    std::optional<QueryResult> slow;
+    db_->query(
+        loop_, endless, {}, [&](QueryResult r) { slow.emplace(std::move(r)); }, running);
+    ASSERT_TRUE(run_until(loop_, [&] { return running->running(); }));
+    running->cancel();
+    ASSERT_TRUE(run_until(loop_, [&] { return slow.has_value(); }));
+    EXPECT_TRUE(slow->status().is_cancelled()) << slow->status().to_string();
+    EXPECT_EQ(slow->error().native_code, 9);  // SQLITE_INTERRUPT
+    EXPECT_FALSE(running->running());
+
+    auto early = std::make_shared<Interrupt>();
+    early->cancel();  // before a worker took it: it never runs
+    std::optional<JsonResult> dropped;
+    db_->fetch_json(
+        loop_, endless, {}, [&](JsonResult r) { dropped.emplace(std::move(r)); }, early);
+    ASSERT_TRUE(run_until(loop_, [&] { return dropped.has_value(); }));
+    EXPECT_TRUE(dropped->status().is_cancelled());
+    EXPECT_EQ(dropped->status().message(), "statement cancelled by the client before it started");
+    // The interrupted connection runs the next statements normally.
+    for (int i = 0; i < 4; ++i) {
+        QueryResult after = query("SELECT 7");
+        ASSERT_TRUE(after.is_ok()) << after.status().to_string();
+        EXPECT_EQ(after->value(0, 0), Value(std::int64_t{7}));
+    }
+}
+
 TEST_F(DatabaseTest, OpenFailureIsAStatus) {
     DatabaseOptions o;
     o.path = dir_.file("missing-dir/x.db");
