@@ -4,23 +4,26 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Annotated
 
 from slipstream import App, Database, Depends, HTTPException, Query, Request, Response, get_database
 
 from . import shared
+
+DB = Annotated[Database, Depends(get_database)]
 
 app = App(database=Database(os.environ.get("BOOKSTORE_DATABASE_URL", "postgresql://localhost/bookstore"),
                             min_size=1, max_size=10))
 
 
 @app.get("/api/v1/books/stats", response_model=shared.Stats)
-async def stats(db: Database = Depends(get_database)) -> shared.Stats:
+async def stats(db: DB) -> shared.Stats:
     return shared.Stats(**dict(await db.fetchrow(shared.STATS_SQL)))
 
 
 @app.get("/api/v1/books/", response_model=shared.BookPage)
-async def list_books(page: int = Query(1, ge=1, le=1000), search: str | None = Query(None, max_length=100),
-                     db: Database = Depends(get_database)) -> shared.BookPage:
+async def list_books(db: DB, page: int = Query(1, ge=1, le=1000),
+                     search: str | None = Query(None, max_length=100)) -> shared.BookPage:
     offset = (page - 1) * shared.PAGE_SIZE
     if search:
         total = await db.fetchval(shared.SEARCH_COUNT_SQL, search)
@@ -37,7 +40,7 @@ def _json(value):
 
 
 @app.get("/api/v1/books/{book_id}")
-async def book(book_id: int, request: Request, db: Database = Depends(get_database)) -> Response:
+async def book(book_id: int, request: Request, db: DB) -> Response:
     row = await db.fetchrow(shared.BOOK_SQL, book_id)
     if row is None:
         raise HTTPException(404, "Book not found")
@@ -53,8 +56,7 @@ async def book(book_id: int, request: Request, db: Database = Depends(get_databa
 
 
 @app.get("/api/v1/reviews/", response_model=shared.ReviewPage)
-async def reviews(cursor: str | None = Query(None, max_length=64),
-                  db: Database = Depends(get_database)) -> shared.ReviewPage:
+async def reviews(db: DB, cursor: str | None = Query(None, max_length=64)) -> shared.ReviewPage:
     after = 0 if cursor is None else shared.open_cursor(cursor)
     if after is None:
         raise HTTPException(400, "invalid cursor")
