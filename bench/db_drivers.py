@@ -126,6 +126,7 @@ async def copy(pool, row_by_row):
 
 async def main():
     pool = await open_pool()
+    print(json.dumps({"op": "loop", "name": type(asyncio.get_running_loop()).__module__}), flush=True)
     for op in ("select_pk", "range", "update"):
         print(json.dumps({"op": op, **await timed(pool, op)}), flush=True)
     print(json.dumps({"op": "copy", **await copy(pool, False)}), flush=True)
@@ -133,7 +134,8 @@ async def main():
         print(json.dumps({"op": "insert_rows", **await copy(pool, True)}), flush=True)
     await pool.close()
 
-asyncio.run(main())
+import uvloop  # every driver on uvloop, as asyncpg recommends
+uvloop.run(main())
 '''
 
 
@@ -143,13 +145,17 @@ def run_driver(driver: str, cluster: PgCluster, args: argparse.Namespace) -> dic
     out = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, check=False, timeout=600)
     if out.returncode != 0:
         raise RuntimeError(f"{driver} failed:\n{out.stderr[-3000:]}")
-    return {r["op"]: r for r in map(json.loads, out.stdout.splitlines())}
+    results = {r["op"]: r for r in map(json.loads, out.stdout.splitlines())}
+    loop = results.pop("loop")["name"]
+    if not loop.startswith("uvloop"):
+        raise RuntimeError(f"{driver} ran on {loop}, not uvloop")
+    return results
 
 
 def versions() -> dict[str, str]:
     from importlib.metadata import version
     found = {}
-    for pkg in ("asyncpg", "psycopg", "psycopg-binary", "psycopg-pool"):
+    for pkg in ("asyncpg", "psycopg", "psycopg-binary", "psycopg-pool", "uvloop"):
         try:
             found[pkg] = version(pkg)
         except Exception:  # noqa: BLE001 - not installed
@@ -172,7 +178,7 @@ def render(rows: dict[str, dict[str, list[dict]]], args: argparse.Namespace, com
            f"- Command: `bench/db_drivers.py {' '.join(sys.argv[1:])}`",
            (f"- Method: each driver in a fresh Python pinned to CPU 0, PostgreSQL (Unix socket, fsync off) on CPU 1; "
             f"{args.rounds} rounds in rotating order, {args.duration} s per operation after 200 warm-up calls, "
-            f"{args.concurrency} asyncio tasks over {args.concurrency} pooled connections; table of {TABLE_ROWS:,} rows; "
+            f"{args.concurrency} asyncio tasks on uvloop over {args.concurrency} pooled connections; table of {TABLE_ROWS:,} rows; "
             f"COPY of {args.copy_rows:,} rows, psycopg's row-by-row INSERT of {args.copy_rows // 20:,}; "
             "CPU = the driver process's utime+stime per operation (its threads included)"),
            f"- Versions: {', '.join(f'{k} {v}' for k, v in versions().items())}", "",
