@@ -178,21 +178,23 @@ std::int64_t DatabaseImpl::timeout(std::int64_t asked) const {
     return asked < 0 ? config_.statement_timeout_ns : asked;
 }
 
-void DatabaseImpl::query(std::string sql, Params params, Database::QueryCallback done, std::int64_t timeout_ns,
-                         bool idempotent, const std::shared_ptr<QueryCancel>& handle) {
+template <typename Result, typename OnSqlite, typename OnPool>
+void DatabaseImpl::statement(std::string sql, Params params, std::function<void(Result)> done, std::int64_t timeout_ns,
+                             bool idempotent, const std::shared_ptr<QueryCancel>& handle, OnSqlite on_sqlite,
+                             OnPool on_pool_call) {
     if (sqlite_) {
         auto interrupt = std::make_shared<sqlite::Interrupt>();
-        sqlite_->query(*loop_, std::move(sql), std::move(params),
-                       sqlite_cancellable<QueryResult>(std::move(done), handle, interrupt), interrupt);
+        on_sqlite(*sqlite_, *loop_, std::move(sql), std::move(params),
+                  sqlite_cancellable<Result>(std::move(done), handle, interrupt), interrupt);
         return;
     }
-    auto task = [this, sql = std::move(sql), params = std::move(params), done, timeout_ns, idempotent,
-                 handle]() mutable {
+    auto task = [this, sql = std::move(sql), params = std::move(params), done, timeout_ns, idempotent, handle,
+                 on_pool_call]() mutable {
         if (!pool_) return done(base::Status::cancelled("database closed"));
         if (handle->requested()) return done(cancelled_by_client());
-        on_pool(*handle, pool_->query(
-                             std::move(sql), std::move(params),
-                             [this, done](QueryResult r) {
+        on_pool(*handle, on_pool_call(
+                             *pool_, std::move(sql), std::move(params),
+                             [this, done](Result r) {
                                  observe(r.status(), r.error());
                                  done(std::move(r));
                              },
@@ -201,27 +203,28 @@ void DatabaseImpl::query(std::string sql, Params params, Database::QueryCallback
     if (!post(std::move(task))) done(base::Status::cancelled("database closed"));
 }
 
+void DatabaseImpl::query(std::string sql, Params params, Database::QueryCallback done, std::int64_t timeout_ns,
+                         bool idempotent, const std::shared_ptr<QueryCancel>& handle) {
+    statement<QueryResult>(
+        std::move(sql), std::move(params), std::move(done), timeout_ns, idempotent, handle,
+        [](sqlite::Database& db, net::EventLoop& loop, std::string q, Params p, Database::QueryCallback cb,
+           std::shared_ptr<sqlite::Interrupt> interrupt) {
+            db.query(loop, std::move(q), std::move(p), std::move(cb), std::move(interrupt));
+        },
+        [](postgres::Pool& pool, std::string q, Params p, postgres::Connection::QueryCallback cb,
+           postgres::QueryOptions o) { return pool.query(std::move(q), std::move(p), std::move(cb), o); });
+}
+
 void DatabaseImpl::fetch_json(std::string sql, Params params, Database::JsonCallback done, std::int64_t timeout_ns,
                               bool idempotent, const std::shared_ptr<QueryCancel>& handle) {
-    if (sqlite_) {
-        auto interrupt = std::make_shared<sqlite::Interrupt>();
-        sqlite_->fetch_json(*loop_, std::move(sql), std::move(params),
-                            sqlite_cancellable<JsonResult>(std::move(done), handle, interrupt), interrupt);
-        return;
-    }
-    auto task = [this, sql = std::move(sql), params = std::move(params), done, timeout_ns, idempotent,
-                 handle]() mutable {
-        if (!pool_) return done(base::Status::cancelled("database closed"));
-        if (handle->requested()) return done(cancelled_by_client());
-        on_pool(*handle, pool_->fetch_json(
-                             std::move(sql), std::move(params),
-                             [this, done](JsonResult r) {
-                                 observe(r.status(), r.error());
-                                 done(std::move(r));
-                             },
-                             postgres::QueryOptions{.timeout_ns = timeout(timeout_ns), .idempotent = idempotent}));
-    };
-    if (!post(std::move(task))) done(base::Status::cancelled("database closed"));
+    statement<JsonResult>(
+        std::move(sql), std::move(params), std::move(done), timeout_ns, idempotent, handle,
+        [](sqlite::Database& db, net::EventLoop& loop, std::string q, Params p, Database::JsonCallback cb,
+           std::shared_ptr<sqlite::Interrupt> interrupt) {
+            db.fetch_json(loop, std::move(q), std::move(p), std::move(cb), std::move(interrupt));
+        },
+        [](postgres::Pool& pool, std::string q, Params p, postgres::Connection::JsonCallback cb,
+           postgres::QueryOptions o) { return pool.fetch_json(std::move(q), std::move(p), std::move(cb), o); });
 }
 
 void DatabaseImpl::open_session(const std::shared_ptr<DatabaseImpl>& self, Database::SessionCallback done) {

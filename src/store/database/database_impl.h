@@ -62,6 +62,10 @@ class DatabaseImpl {
 
   private:
     void probe();
+    // One statement on the SQLite workers or through the pool, cancellable through `handle`.
+    template <typename Result, typename OnSqlite, typename OnPool>
+    void statement(std::string sql, Params params, std::function<void(Result)> done, std::int64_t timeout_ns,
+                   bool idempotent, const std::shared_ptr<QueryCancel>& handle, OnSqlite on_sqlite, OnPool on_pool);
     // SQLite: `done` wrapped to run once, and `handle` set to interrupt the statement and answer kCancelled.
     template <typename R>
     std::function<void(R)> sqlite_cancellable(std::function<void(R)> done, const std::shared_ptr<QueryCancel>& handle,

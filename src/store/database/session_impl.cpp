@@ -46,22 +46,24 @@ bool SessionImpl::on_worker(std::function<void()> job) {
     return worker_->submit([job = std::move(job)](std::size_t) { job(); }).is_ok();
 }
 
-void SessionImpl::query(std::string sql, Params params, DbSession::QueryCallback done, std::int64_t timeout_ns) {
+template <typename Result, typename OnSqlite, typename OnPostgres>
+void SessionImpl::run(std::string sql, Params params, std::function<void(Result)> done, std::int64_t timeout_ns,
+                      OnSqlite on_sqlite, OnPostgres on_postgres) {
     if (sqlite_) {
-        bool queued = on_worker([this, sql = std::move(sql), params = std::move(params), done] {
-            auto result = std::make_shared<QueryResult>(sqlite_->query(sql, params));
+        bool queued = on_worker([this, sql = std::move(sql), params = std::move(params), done, on_sqlite] {
+            auto result = std::make_shared<Result>(on_sqlite(*sqlite_, sql, params));
             if (!db_->post([done, result] { done(std::move(*result)); })) done(std::move(*result));
         });
         if (!queued) done(closed_status());
         return;
     }
-    auto task = [self = shared_from_this(), sql = std::move(sql), params = std::move(params), done,
-                 timeout_ns]() mutable {
+    auto task = [self = shared_from_this(), sql = std::move(sql), params = std::move(params), done, timeout_ns,
+                 on_postgres]() mutable {
         if (!self->lease_) return done(closed_status());
         DatabaseImpl* db = self->db_.get();
-        self->lease_->query(
-            std::move(sql), std::move(params),
-            [db, done](QueryResult r) {
+        on_postgres(
+            *self->lease_, std::move(sql), std::move(params),
+            [db, done](Result r) {
                 db->observe(r.status(), r.error());
                 done(std::move(r));
             },
@@ -70,28 +72,20 @@ void SessionImpl::query(std::string sql, Params params, DbSession::QueryCallback
     if (closed_.load() || !db_->post(std::move(task))) done(closed_status());
 }
 
+void SessionImpl::query(std::string sql, Params params, DbSession::QueryCallback done, std::int64_t timeout_ns) {
+    run<QueryResult>(
+        std::move(sql), std::move(params), std::move(done), timeout_ns,
+        [](sqlite::Session& s, const std::string& q, const Params& p) { return s.query(q, p); },
+        [](postgres::Connection& c, std::string q, Params p, postgres::Connection::QueryCallback cb,
+           postgres::QueryOptions o) { c.query(std::move(q), std::move(p), std::move(cb), o); });
+}
+
 void SessionImpl::fetch_json(std::string sql, Params params, DbSession::JsonCallback done, std::int64_t timeout_ns) {
-    if (sqlite_) {
-        bool queued = on_worker([this, sql = std::move(sql), params = std::move(params), done] {
-            auto result = std::make_shared<JsonResult>(sqlite_->fetch_json(sql, params));
-            if (!db_->post([done, result] { done(std::move(*result)); })) done(std::move(*result));
-        });
-        if (!queued) done(closed_status());
-        return;
-    }
-    auto task = [self = shared_from_this(), sql = std::move(sql), params = std::move(params), done,
-                 timeout_ns]() mutable {
-        if (!self->lease_) return done(closed_status());
-        DatabaseImpl* db = self->db_.get();
-        self->lease_->fetch_json(
-            std::move(sql), std::move(params),
-            [db, done](JsonResult r) {
-                db->observe(r.status(), r.error());
-                done(std::move(r));
-            },
-            postgres::QueryOptions{.timeout_ns = db->timeout(timeout_ns)});
-    };
-    if (closed_.load() || !db_->post(std::move(task))) done(closed_status());
+    run<JsonResult>(
+        std::move(sql), std::move(params), std::move(done), timeout_ns,
+        [](sqlite::Session& s, const std::string& q, const Params& p) { return s.fetch_json(q, p); },
+        [](postgres::Connection& c, std::string q, Params p, postgres::Connection::JsonCallback cb,
+           postgres::QueryOptions o) { c.fetch_json(std::move(q), std::move(p), std::move(cb), o); });
 }
 
 void SessionImpl::set_notification_handler(std::function<void(const DbNotification&)> handler) {

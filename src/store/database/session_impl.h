@@ -38,6 +38,10 @@ class SessionImpl : public std::enable_shared_from_this<SessionImpl> {
     void close_on_loop();
 
   private:
+    // One statement: on the session's SQLite thread, or the leased PostgreSQL connection (on the loop).
+    template <typename Result, typename OnSqlite, typename OnPostgres>
+    void run(std::string sql, Params params, std::function<void(Result)> done, std::int64_t timeout_ns,
+             OnSqlite on_sqlite, OnPostgres on_postgres);
     // SQLite: runs `job` on the session's thread; false once closed.
     bool on_worker(std::function<void()> job);
 
