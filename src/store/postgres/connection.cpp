@@ -1,4 +1,5 @@
-// Connection: connect polling, the statement queue (one at a time or pipelined), results, timeouts, cancellation.
+// Connection: connect polling, the statement queue (one at a time or pipelined), results (COPY: connection_copy.cpp;
+// cancelling and deadlines: connection_cancel.cpp).
 #include "store/postgres/connection.h"
 
 #include <sys/epoll.h>
@@ -8,66 +9,13 @@
 #include <mutex>
 
 #include "base/log.h"
+#include "store/postgres/connection_op.h"
 #include "store/postgres/pg_params.h"
 #include "store/postgres/pg_result.h"
 
 namespace slipstream::store::postgres {
 
-struct Connection::Op {
-    Op(std::string s, const Params& p, QueryOptions o) : sql(std::move(s)), params(p), options(o) {}
-
-    // kCopyIn: the server waits for COPY data; kCopyOut: it sends COPY data (the result follows either).
-    enum class Phase : std::uint8_t { kQueued, kPreparing, kExecuting, kCopyIn, kCopyOut };
-
-    StatementId id = 0;
-    std::string sql;
-    PgParams params;
-    QueryOptions options;
-    QueryCallback on_rows;  // exactly one of the three is set
-    JsonCallback on_json;
-    CopyCallback on_copy;
-    CopySource copy_source;  // copy_in
-    CopySink copy_sink;      // copy_out
-    Phase phase = Phase::kQueued;
-    std::string statement;         // the prepared statement's name (options.prepare)
-    std::string cache_key;         // set while preparing a statement that joins the cache
-    base::MonoNanos deadline = 0;  // when the timer acts on it next (0: no timeout)
-    bool refused = false;          // failed before sending (status and error set): answered in its turn
-    bool answered = false;         // the caller has heard (result, error or timeout); later results are dropped
-    bool cancel_pending = false;   // cancelled behind others on a pipeline: cancel it on the server once oldest
-    base::Status status;           // the first error of this statement
-    DbError error;
-    ResultSet rows;
-    std::string json;
-    std::string copy_chunk;     // copy_in: the piece of data being handed to libpq
-    std::size_t copy_sent = 0;  // how much of copy_chunk libpq has taken
-    bool copy_seen = false;     // the server entered COPY mode for this statement
-    bool copy_ended = false;    // copy_in: no more data (source done, failed, or abandoned): CopyDone/CopyFail next
-    std::uint64_t copied = 0;   // the row count of the COPY's command tag
-};
-
-// How a cancel request finishing on a worker reaches the connection: posted to its loop while it lives.
-struct Connection::CancelLink {
-    std::mutex mutex;
-    net::EventLoop* loop = nullptr;  // null once the connection is gone (the loop may go soon after)
-};
-
 namespace {
-
-std::string millis(std::int64_t ns) {
-    return std::to_string(ns / 1'000'000) + " ms";
-}
-
-// The largest CopyData message copy_in sends (a chunk is split into these).
-constexpr std::size_t kCopyPiece = 256 * 1024;
-
-constexpr const char* kCopyInRefused =
-    "COPY ... FROM STDIN runs through Connection::copy_in, not query() or fetch_json()";
-constexpr const char* kCopyOutRefused =
-    "COPY ... TO STDOUT runs through Connection::copy_out, not query() or fetch_json()";
-constexpr const char* kCopyPipelineRefused =
-    "COPY cannot run on a pipeline-mode connection (libpq allows no COPY in a pipeline): use a connection without "
-    "pipeline mode for copy_in / copy_out";
 
 void receive_notice(void*, const PGresult* result) {
     // Notices (NOTICE, WARNING) go to the log at debug level: a library never prints.
@@ -83,7 +31,6 @@ Connection::Connection(net::EventLoop& loop, ConnectOptions options)
     cancel_link_->loop = &loop;
     timer_.set_callback([this] { on_timer(); });
 }
-
 std::unique_ptr<Connection> Connection::connect(net::EventLoop& loop, const std::string& conninfo,
                                                 ConnectOptions options, ConnectCallback done) {
     std::unique_ptr<Connection> c(new Connection(loop, options));
@@ -113,7 +60,6 @@ std::unique_ptr<Connection> Connection::connect(net::EventLoop& loop, const std:
     });
     return c;
 }
-
 Connection::~Connection() {
     {
         std::lock_guard<std::mutex> lock(cancel_link_->mutex);
@@ -127,17 +73,14 @@ Connection::~Connection() {
     for (auto& op : ops)
         deliver(*op, base::Status::cancelled("connection closed"), {});
 }
-
 bool Connection::in_transaction() const {
     if (conn_ == nullptr) return false;
     PGTransactionStatusType t = PQtransactionStatus(conn_);
     return t == PQTRANS_INTRANS || t == PQTRANS_INERROR;
 }
-
 int Connection::backend_pid() const {
     return conn_ == nullptr ? 0 : PQbackendPID(conn_);
 }
-
 void Connection::set_events(std::uint32_t events) {
     if (fd_ < 0 || events == events_) return;
     if (!loop_.modify(fd_, events).is_ok()) {
@@ -150,7 +93,6 @@ void Connection::set_events(std::uint32_t events) {
     }
     events_ = events;
 }
-
 void Connection::on_io(std::uint32_t events) {
     if (state_ == State::kConnecting) {
         continue_connect();
@@ -172,7 +114,6 @@ void Connection::on_io(std::uint32_t events) {
     // libpq parses notifications while it parses results: hand them over after every read.
     if (!alive.expired() && state_ == State::kReady) deliver_notifications();
 }
-
 void Connection::continue_connect() {
     PostgresPollingStatusType poll = PQconnectPoll(conn_);
     int fd = PQsocket(conn_);
@@ -201,7 +142,6 @@ void Connection::continue_connect() {
             return;
     }
 }
-
 void Connection::finish_connect(base::Status status) {
     timer_.cancel();
     std::weak_ptr<bool> alive = alive_;
@@ -224,20 +164,17 @@ void Connection::finish_connect(base::Status status) {
     if (alive.expired()) return;
     if (state_ == State::kReady) pump();
 }
-
 Connection::StatementId Connection::query(std::string sql, Params params, QueryCallback done, QueryOptions options) {
     auto op = std::make_unique<Op>(std::move(sql), params, options);
     op->on_rows = std::move(done);
     return enqueue_statement(std::move(op));
 }
-
 Connection::StatementId Connection::fetch_json(std::string sql, Params params, JsonCallback done,
                                                QueryOptions options) {
     auto op = std::make_unique<Op>(std::move(sql), params, options);
     op->on_json = std::move(done);
     return enqueue_statement(std::move(op));
 }
-
 // query() and fetch_json(): COPY FROM STDIN / TO STDOUT is refused before it reaches the server (read_results
 // still ends one that slips past the lexical check).
 Connection::StatementId Connection::enqueue_statement(std::unique_ptr<Op> op) {
@@ -251,37 +188,6 @@ Connection::StatementId Connection::enqueue_statement(std::unique_ptr<Op> op) {
     }
     return enqueue(std::move(op));
 }
-
-Connection::StatementId Connection::copy_in(std::string copy_sql, CopySource source, CopyCallback done,
-                                            QueryOptions options) {
-    options.prepare = false;
-    auto op = std::make_unique<Op>(std::move(copy_sql), Params{}, options);
-    op->on_copy = std::move(done);
-    op->copy_source = std::move(source);
-    return enqueue_copy(std::move(op), CopyDirection::kIn);
-}
-
-Connection::StatementId Connection::copy_out(std::string copy_sql, CopySink sink, CopyCallback done,
-                                             QueryOptions options) {
-    options.prepare = false;
-    auto op = std::make_unique<Op>(std::move(copy_sql), Params{}, options);
-    op->on_copy = std::move(done);
-    op->copy_sink = std::move(sink);
-    return enqueue_copy(std::move(op), CopyDirection::kOut);
-}
-
-Connection::StatementId Connection::enqueue_copy(std::unique_ptr<Op> op, CopyDirection want) {
-    const bool in = want == CopyDirection::kIn;
-    if (options_.pipeline) return refuse(std::move(op), kCopyPipelineRefused);
-    if (in ? !op->copy_source : !op->copy_sink)
-        return refuse(std::move(op), in ? "copy_in needs a source" : "copy_out needs a sink");
-    if (copy_direction(op->sql) != want) {
-        return refuse(std::move(op), in ? "copy_in runs COPY ... FROM STDIN statements only"
-                                        : "copy_out runs COPY ... TO STDOUT statements only");
-    }
-    return enqueue(std::move(op));
-}
-
 // Answers `op` with kInvalidArgument in its place in the queue, so answers keep the order of the calls.
 Connection::StatementId Connection::refuse(std::unique_ptr<Op> op, std::string message) {
     op->refused = true;
@@ -294,7 +200,6 @@ Connection::StatementId Connection::refuse(std::unique_ptr<Op> op, std::string m
     loop_.post([op = std::move(op)]() mutable { deliver(*op, op->status, std::move(op->error)); });
     return id;
 }
-
 void Connection::on_savepoint(std::string_view command, std::string_view name, QueryCallback done) {
     std::string sql(command);
     if (name.find('\0') != std::string_view::npos || name.empty()) {
@@ -311,7 +216,6 @@ void Connection::on_savepoint(std::string_view command, std::string_view name, Q
     sql.push_back('"');
     query(std::move(sql), {}, std::move(done));
 }
-
 Connection::StatementId Connection::enqueue(std::unique_ptr<Op> op) {
     op->id = ++next_id_;
     const StatementId id = op->id;
@@ -329,34 +233,6 @@ Connection::StatementId Connection::enqueue(std::unique_ptr<Op> op) {
     if (state_ == State::kReady) pump();
     return id;
 }
-
-bool Connection::cancel(StatementId id) {
-    auto it = std::find_if(ops_.begin(), ops_.end(), [id](const auto& op) { return op->id == id; });
-    if (it == ops_.end() || (*it)->answered) return false;
-    const bool sent = static_cast<std::size_t>(it - ops_.begin()) < in_flight_;
-    std::weak_ptr<bool> alive = alive_;
-    DbError e;
-    e.message = "statement cancelled by the client";
-    if (!sent) {
-        std::unique_ptr<Op> op = std::move(*it);
-        ops_.erase(it);
-        deliver(*op, base::Status::cancelled(e.message), e);
-        if (alive.expired()) return true;
-        if (ops_.empty() && state_ == State::kReady && listener_) listener_(*this);
-        return true;
-    }
-    Op* op = it->get();
-    deliver(*op, base::Status::cancelled(e.message), e);
-    if (alive.expired() || state_ != State::kReady) return true;
-    // The callback may have queued more, never completed this one: it is still in flight, maybe no longer oldest.
-    if (ops_.front().get() == op) {
-        cancel_on_server(*op, e.message);
-    } else {
-        op->cancel_pending = true;
-    }
-    return true;
-}
-
 // Sends what may go on the wire now: the next statement when none is in flight, or (pipeline) every queued one.
 void Connection::pump() {
     std::weak_ptr<bool> alive = alive_;
@@ -394,7 +270,6 @@ void Connection::pump() {
         flush();
     }
 }
-
 // Puts `op` on the wire (its Prepare first when it is to be cached; in pipeline mode both, then a sync point).
 // False when libpq refused it.
 bool Connection::send(Op& op) {
@@ -443,7 +318,6 @@ bool Connection::send(Op& op) {
     if (op.options.timeout_ns > 0) op.deadline = loop_.now() + op.options.timeout_ns;
     return true;
 }
-
 // The timer watches the oldest statement in flight: its deadline, or its cancel grace once it timed out; with
 // nothing in flight, the cancel requests still running.
 void Connection::arm_timer() {
@@ -457,7 +331,6 @@ void Connection::arm_timer() {
     }
     loop_.timers().schedule(timer_, ops_.front()->deadline);
 }
-
 void Connection::flush() {
     int r = PQflush(conn_);
     if (r < 0) {
@@ -467,7 +340,6 @@ void Connection::flush() {
     // 1: libpq holds output the socket did not take; wait until it is writable (and keep reading meanwhile).
     set_events(r == 1 ? EPOLLIN | EPOLLOUT : EPOLLIN);
 }
-
 void Connection::read_results() {
     std::weak_ptr<bool> alive = alive_;
     bool null_seen = false;
@@ -585,127 +457,6 @@ void Connection::read_results() {
         }
     }
 }
-
-// The server entered COPY mode for `op`. copy_in feeds it and copy_out drains it; any other statement refuses
-// it: COPY FROM STDIN is ended at once with CopyFail, COPY TO STDOUT is read and dropped. False when the
-// connection was closed instead (pipeline mode: the server would take the statements behind it as COPY data).
-bool Connection::start_copy(Op& op, bool in) {
-    if (options_.pipeline) {
-        break_connection(kCopyPipelineRefused, true);
-        return false;
-    }
-    op.copy_seen = true;
-    op.phase = in ? Op::Phase::kCopyIn : Op::Phase::kCopyOut;
-    const bool wanted = in ? static_cast<bool>(op.copy_source) : static_cast<bool>(op.copy_sink);
-    if (!wanted && op.status.is_ok()) {
-        op.error.message = in ? kCopyInRefused : kCopyOutRefused;
-        if (op.on_copy) op.error.message = in ? "copy_out got a COPY FROM STDIN" : "copy_in got a COPY TO STDOUT";
-        op.status = base::Status::invalid_argument(op.error.message);
-    }
-    if (in && !op.copy_source) op.copy_ended = true;
-    return true;
-}
-
-// ~0.3-0.7 s for 1M rows of (int8, text, float8) through copy_rows_from, most of it the server's (copy_test).
-// Hands libpq the source's data while the socket takes it. True once CopyDone/CopyFail went out (the result
-// follows); false while waiting for the socket (EPOLLOUT armed), after yielding the turn, or when the
-// connection broke or was destroyed by the source.
-bool Connection::feed_copy_in(Op& op) {
-    std::weak_ptr<bool> alive = alive_;
-    std::size_t budget = kCopyBytesPerTurn;
-    for (;;) {
-        while (op.copy_sent < op.copy_chunk.size()) {
-            const std::size_t n = std::min(op.copy_chunk.size() - op.copy_sent, kCopyPiece);
-            const int r = PQputCopyData(conn_, op.copy_chunk.data() + op.copy_sent, static_cast<int>(n));
-            if (r < 0) {
-                break_connection(connection_message(conn_), true);
-                return false;
-            }
-            if (r == 0) {
-                set_events(EPOLLIN | EPOLLOUT);  // libpq could not take it now: again when the socket drains
-                return false;
-            }
-            op.copy_sent += n;
-        }
-        // Nothing more is pulled while libpq holds unsent output: memory stays at about one chunk.
-        const int f = PQflush(conn_);
-        if (f < 0) {
-            break_connection(connection_message(conn_), true);
-            return false;
-        }
-        if (f == 1) {
-            set_events(EPOLLIN | EPOLLOUT);
-            return false;
-        }
-        if (op.copy_ended) {
-            const char* fail = !op.status.is_ok() ? op.error.message.c_str()
-                               : op.answered      ? "abandoned by the client (timed out or cancelled)"
-                                                  : nullptr;
-            const int r = PQputCopyEnd(conn_, fail);
-            if (r < 0) {
-                break_connection(connection_message(conn_), true);
-                return false;
-            }
-            if (r == 0) {
-                set_events(EPOLLIN | EPOLLOUT);
-                return false;
-            }
-            op.phase = Op::Phase::kExecuting;
-            op.copy_chunk = std::string();
-            flush();
-            return state_ == State::kReady;
-        }
-        if (budget == 0) {
-            set_events(EPOLLIN | EPOLLOUT);  // the socket is writable: this resumes on the loop's next turn
-            return false;
-        }
-        op.copy_chunk.clear();
-        op.copy_sent = 0;
-        if (op.answered) {
-            op.copy_ended = true;  // timed out: the caller has heard; end the COPY instead of pulling more
-            continue;
-        }
-        base::Status s = op.copy_source(op.copy_chunk);
-        if (alive.expired() || state_ != State::kReady) return false;
-        budget -= std::min(budget, op.copy_chunk.size());
-        if (!s.is_ok()) {
-            op.error.message = s.message();
-            op.status = std::move(s);
-            op.copy_chunk.clear();
-            op.copy_ended = true;
-        } else if (op.copy_chunk.empty()) {
-            op.copy_ended = true;
-        }
-    }
-}
-
-// Hands each CopyData message that has arrived to the sink. True once the data has ended (the result follows);
-// false while waiting for input (EPOLLIN is armed), or when the connection broke or was destroyed by the sink.
-bool Connection::drain_copy_out(Op& op) {
-    std::weak_ptr<bool> alive = alive_;
-    for (;;) {
-        char* buf = nullptr;
-        const int n = PQgetCopyData(conn_, &buf, /*async=*/1);
-        if (n == 0) return false;
-        if (n == -1) {
-            op.phase = Op::Phase::kExecuting;
-            return true;
-        }
-        if (n < 0) {
-            break_connection(connection_message(conn_), true);
-            return false;
-        }
-        std::unique_ptr<char, void (*)(void*)> owned(buf, PQfreemem);
-        if (!op.copy_sink || op.answered || !op.status.is_ok()) continue;  // refused, failed or abandoned: dropped
-        base::Status s = op.copy_sink(std::string_view(buf, static_cast<std::size_t>(n)));
-        if (alive.expired() || state_ != State::kReady) return false;
-        if (!s.is_ok()) {
-            op.error.message = s.message();
-            op.status = std::move(s);
-        }
-    }
-}
-
 void Connection::complete_current() {
     std::unique_ptr<Op> op = std::move(ops_.front());
     ops_.pop_front();
@@ -725,7 +476,6 @@ void Connection::complete_current() {
         listener_(*this);
     }
 }
-
 void Connection::deliver(Op& op, base::Status status, DbError error) {
     if (op.answered) return;
     op.answered = true;
@@ -752,79 +502,6 @@ void Connection::deliver(Op& op, base::Status status, DbError error) {
         }
     }
 }
-
-void Connection::on_timer() {
-    if (state_ == State::kConnecting) {
-        finish_connect(base::Status::timeout("connecting to PostgreSQL timed out"));
-        return;
-    }
-    if (in_flight_ == 0) {
-        if (cancels_running_ > 0) {
-            break_connection("a cancel request did not finish within " + millis(kCancelGrace), true);
-        }
-        return;
-    }
-    Op& op = *ops_.front();
-    if (op.answered) {
-        break_connection("a cancelled statement did not end within " + millis(kCancelGrace), true);
-        return;
-    }
-    // First expiry: answer the caller now, then ask the server to stop the statement.
-    std::weak_ptr<bool> alive = alive_;
-    DbError e;
-    e.message = "statement timed out after " + millis(op.options.timeout_ns);
-    deliver(op, base::Status::timeout(e.message), e);
-    if (alive.expired() || state_ != State::kReady) return;
-    cancel_on_server(op, e.message);
-}
-
-// `op`, the oldest statement in flight, has been answered (timed out or cancelled): ask the server to stop it.
-// The connection goes on once it ended and the request was delivered, or is closed after kCancelGrace.
-void Connection::cancel_on_server(Op& op, const std::string& why) {
-    op.deadline = loop_.now() + kCancelGrace;
-    if (op.phase == Op::Phase::kCopyIn) {
-        // feed_copy_in ends the COPY with CopyFail at its next turn; a cancel request could arrive after that
-        // and stop the next statement instead.
-        arm_timer();
-        return;
-    }
-    std::shared_ptr<PGcancel> cancel(PQgetCancel(conn_), [](PGcancel* c) {
-        if (c != nullptr) PQfreeCancel(c);
-    });
-    WorkerPool* workers = options_.cancel_workers;
-    bool queued =
-        workers != nullptr && cancel != nullptr &&
-        workers
-            ->submit([cancel, link = cancel_link_, alive = std::weak_ptr<bool>(alive_), self = this](std::size_t) {
-                // PQcancel opens its own connection and waits for the server: a worker's job.
-                char err[256];
-                if (PQcancel(cancel.get(), err, sizeof err) == 0) {
-                    base::log_message(base::LogLevel::kWarn, std::string("postgres: cancel failed: ") + err);
-                }
-                std::lock_guard<std::mutex> lock(link->mutex);
-                if (link->loop == nullptr) return;
-                link->loop->post([alive, self] {
-                    if (!alive.expired()) self->cancel_delivered();
-                });
-            })
-            .is_ok();
-    if (!queued) {
-        break_connection(why + "; connection closed to stop it", true);
-        return;
-    }
-    ++cancels_running_;
-    cancel_deadline_ = op.deadline;
-    arm_timer();
-}
-
-// A cancel request finished (the server has its signal): statements held back meanwhile may go out.
-void Connection::cancel_delivered() {
-    --cancels_running_;
-    if (state_ != State::kReady || cancels_running_ > 0) return;
-    arm_timer();
-    pump();
-}
-
 // Hands every notification libpq has parsed to the handler. False when the handler destroyed the connection.
 bool Connection::deliver_notifications() {
     std::weak_ptr<bool> alive = alive_;
@@ -837,7 +514,6 @@ bool Connection::deliver_notifications() {
     }
     return true;
 }
-
 bool Connection::check_health() {
     if (state_ != State::kReady) return false;
     if (!ops_.empty()) return true;
@@ -847,7 +523,6 @@ bool Connection::check_health() {
     }
     return true;
 }
-
 void Connection::break_connection(std::string reason, bool notify) {
     if (state_ == State::kBroken) return;
     state_ = State::kBroken;
