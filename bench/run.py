@@ -10,7 +10,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from harness import charts, compare, contenders, ledger, machine, procs, report, runner, workloads
+from harness import charts, compare, contenders, database, ledger, machine, procs, report, runner, workloads
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(BENCH_DIR)
@@ -34,6 +34,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="requests per second of the paced workload, all connections together (20000)")
     p.add_argument("--allow-shared-cores", action="store_true",
                    help="measure the 2-worker rows even with fewer than 4 CPUs (flagged: not a valid measurement)")
+    p.add_argument("--database-cpus", choices=database.PLACEMENTS, default=database.DEFAULT_PLACEMENT,
+                   help="where the database workloads' PostgreSQL runs: with the load generator (client, default), "
+                        "with the server, or on all CPUs")
     p.add_argument("--append-ledger", action="store_true", help="append a section to BENCHMARKS.md")
     p.add_argument("--ledger", default=LEDGER, help=argparse.SUPPRESS)
     p.add_argument("--no-self-test", action="store_true", help="skip the harness tests run before --append-ledger")
@@ -49,7 +52,7 @@ def settings_from(args: argparse.Namespace) -> runner.Settings:
                            warmup_s=pick(args.warmup, 1, 1), connections=args.connections,
                            idle_connections=args.idle_connections, max_retries=pick(args.retries, 2, 0),
                            ws_depth=args.ws_depth, paced_rate=args.paced_rate,
-                           allow_shared_cores=args.allow_shared_cores)
+                           allow_shared_cores=args.allow_shared_cores, database_cpus=args.database_cpus)
 
 
 def split(value: str | None) -> list[str] | None:
@@ -129,6 +132,8 @@ def caveats(settings: runner.Settings, tables: list[report.Table]) -> list[str]:
                      "2-3 and the harness on the last CPU; on a machine with fewer than 4 CPUs they are marked "
                      "n/a (not measurable here) rather than measured with the client on the server's cores. "
                      "\"scaling\" is req/s with 2 workers / req/s of the 1-worker contender in the same round.")
+    if any(t.workload.database for t in tables):
+        notes.append(database_caveat(settings))
     if "idle" in names:
         notes.append("idle: each held connection made one request and then stayed silent; servers with a short "
                      "keep-alive timeout close some of them during the run (see \"idle kept\").")
@@ -149,6 +154,36 @@ def caveats(settings: runner.Settings, tables: list[report.Table]) -> list[str]:
         notes.append("Rows marked server-bound had the server above 90% of its cores: with client-bound too, both "
                      "sides were near saturation, and throughput reflects the server's cost as well as the client's.")
     return notes
+
+
+def database_caveat(settings: runner.Settings) -> str:
+    where = {"client": "pinned with the load generator to its CPU (taskset affinity of the postmaster, inherited "
+                       "by every backend it forks)",
+             "server": "pinned to the server's CPU (the postmaster's affinity, inherited by its backends)",
+             "all": "unpinned (any CPU, the server's included)"}[settings.database_cpus]
+    return ("Bookstore (bk-*): one throwaway PostgreSQL cluster per run (tests/pg_cluster.py: Unix socket only, "
+            "fsync off), examples/bookstore/schema.sql loaded once (deterministic seed, ANALYZEd), read-only "
+            f"workloads; PostgreSQL {where}. The expected bodies come from the database: the first contender to "
+            "answer a bk-* pre-flight in the run sets the bytes (recorded as \"expected\" lines in the raw results) "
+            "and every other start of every contender must send the same. \"DB µs/req\" is the CPU time (utime + "
+            "stime) of the postmaster and everything it forked (backends, background workers) per response, "
+            "\"DB cores\" the cores it used; PostgreSQL is part of the workload, not foreign load. \"CPU+DB/req vs "
+            "REF\" compares server + database CPU per request. Both apps keep a pool of at most 10 connections and "
+            "run the same SQL; asyncpg prepares each statement once per connection (its statement cache), the C++ "
+            "app sends an unnamed Parse/Bind/Execute each time (store::Database's default), which the database "
+            "pays for. \"client+DB-bound\" marks rows where the load generator and "
+            "PostgreSQL together kept their shared CPU above 90%.")
+
+
+def meta_database(records: list[dict]) -> str | None:
+    """The ledger's Database line: version and CPUs of the run's PostgreSQL, or why it did not start."""
+    for r in records:
+        if r.get("type") == "database":
+            if "error" in r:
+                return f"PostgreSQL did not start: {r['error']}"
+            return (f"{r['version']}, throwaway cluster (tests/pg_cluster.py, Unix socket, fsync off), "
+                    f"examples/bookstore/schema.sql; postmaster and backends on CPU {r['cpus']} ({r['placement']})")
+    return None
 
 
 def contender_line(c: contenders.Contender, skipped: dict[str, str], ran: dict[str, str] | None = None) -> str:
@@ -219,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     ran = runtimes(recorder.records)
     lines = [contender_line(c, skipped, ran) for c in chosen]
     meta["run_id"] = run_id
+    if meta_database(recorder.records):
+        meta["database"] = meta_database(recorder.records)
     section = ledger.render_section(meta, runner.settings_dict(settings), tables, invocation=invocation,
                                     results_path=rel(results_path), chart_paths=chart_paths, commands=commands,
                                     contender_lines=lines, caveats=caveats(settings, tables))

@@ -20,7 +20,7 @@ _UVICORN_HTTP = (("uvicorn.protocols.http.httptools_impl", "httptools"), ("uvico
 _DISTS = {"fastapi": "fastapi", "starlette": "starlette", "pydantic": "pydantic", "pydantic-core": "pydantic_core",
           "uvicorn": "uvicorn", "uvloop": "uvloop", "httptools": "httptools", "h11": "h11", "granian": "granian",
           "blacksheep": "blacksheep", "robyn": "robyn", "socketify": "socketify", "websockets": "websockets",
-          "slipstream": "slipstream"}
+          "slipstream": "slipstream", "asyncpg": "asyncpg"}
 
 
 def facts(loop=None) -> dict:

@@ -12,12 +12,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from string import Template
 
+from . import database
 from .workloads import APPS_DIR, BENCH_DIR, WORKLOADS, payloads
 
 REPO_DIR = os.path.dirname(BENCH_DIR)
 # The C++ build folder: SLIPSTREAM_BUILD_DIR (as tests/conftest.py honours it) or build/.
-SLIPSTREAM_CPP = os.path.join(REPO_DIR, os.environ.get("SLIPSTREAM_BUILD_DIR", "build"), "examples", "bench_app")
+_BUILD_EXAMPLES = os.path.join(REPO_DIR, os.environ.get("SLIPSTREAM_BUILD_DIR", "build"), "examples")
+SLIPSTREAM_CPP = os.path.join(_BUILD_EXAMPLES, "bench_app")
+BOOKSTORE_CPP = os.path.join(_BUILD_EXAMPLES, "bookstore")
 HOST = "127.0.0.1"
+# What each app serves, for the n/a reason of a workload served by another app (Workload.app).
+APPS = {"bench": "the bench app (bench/apps, examples/bench_app.cpp)",
+        "bookstore": "the Bookstore (examples/bookstore, on PostgreSQL)"}
 
 
 @dataclass
@@ -28,6 +34,7 @@ class LaunchContext:
     fd_limit: int
     tls_cert: str | None = None  # set: start the contender with TLS on `port` (ALPN h2 and http/1.1)
     tls_key: str | None = None
+    database_url: str | None = None  # the suite's PostgreSQL, for the database workloads' contenders
 
     @property
     def tls(self) -> bool:
@@ -58,6 +65,8 @@ class Contender:
     # Python contenders: what their runtime report (apps/runtime_report.py) must say, fact -> required prefix
     # ("native": packages whose shared objects must be mapped); None: no report (static and C++ servers).
     expects: dict[str, str] | None = None
+    app: str = "bench"               # the app it serves (APPS); other apps' workloads are n/a
+    ready_path: str = "/hello"       # polled until the server answers after its start
 
     @property
     def app_path(self) -> str:
@@ -74,11 +83,18 @@ class Contender:
                 return f"Python module `{what}` not importable"
             if kind == "file" and not os.access(what, os.X_OK):
                 return f"{os.path.relpath(what, REPO_DIR)} not built"
+            if kind == "path" and not os.path.exists(os.path.join(REPO_DIR, what)):
+                return f"{what} does not exist"
+            if kind == "postgres" and database.find_bindir() is None:
+                return "PostgreSQL's server is not installed (scripts/setup.sh installs it)"
         return None
 
     def na_reason(self, workload: str, ctx_fd_limit: int, idle_connections: int, connections: int) -> str | None:
         if workload in self.unsupported:
             return self.unsupported[workload]
+        served_by = WORKLOADS[workload].app if workload in WORKLOADS else "bench"
+        if served_by != self.app:
+            return f"serves {APPS[self.app]}; {workload} needs {APPS[served_by]}"
         if workload == "idle" and self.name == "lighttpd" and ctx_fd_limit // 2 < idle_connections + connections:
             return (f"lighttpd allows at most RLIMIT_NOFILE/2 = {ctx_fd_limit // 2} connections, "
                     f"fewer than {idle_connections}+{connections}")
@@ -234,6 +250,44 @@ def _slipstream_cpp(access_log: bool, request_metrics: bool = True, io_uring: bo
     return build
 
 
+def _bookstore_env(ctx: LaunchContext) -> dict[str, str]:
+    """The bench environment plus the suite's database and the repository on PYTHONPATH (examples.bookstore);
+    BOOKSTORE_CURSOR_SECRET is inherited, as harness/bookstore.py signed the review cursor with it."""
+    if ctx.database_url is None:
+        raise ValueError("a Bookstore contender needs the suite's database (LaunchContext.database_url)")
+    env = _env(ctx)
+    env["BOOKSTORE_DATABASE_URL"] = ctx.database_url
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (REPO_DIR, env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _bookstore_cpp(c: Contender, ctx: LaunchContext) -> Launch:
+    """build/examples/bookstore on one I/O thread, no access log, its default pool (10 connections, as asyncpg's
+    max_size in fastapi_app.py)."""
+    env = _bookstore_env(ctx)
+    return Launch([BOOKSTORE_CPP, "--host", HOST, "--port", str(ctx.port), "--threads", "1", "--max-connections",
+                   str(ctx.fd_limit), "--no-access-log", "--database-url", ctx.database_url], ctx.workdir, env)
+
+
+def _bookstore_uvicorn(module: str) -> Callable[[Contender, LaunchContext], Launch]:
+    """uvicorn as for `fastapi`, on a bench/apps wrapper of an examples/bookstore app (its runtime report)."""
+    plain = _uvicorn(module)
+
+    def build(c: Contender, ctx: LaunchContext) -> Launch:
+        launch = plain(c, ctx)
+        launch.env = _bookstore_env(ctx)
+        return launch
+    return build
+
+
+def _bookstore_slipstream_py(c: Contender, ctx: LaunchContext) -> Launch:
+    """`slipstream run` of bench/apps/bookstore_slipstream.py (examples/bookstore/app.py's `app` with the runtime
+    report), one process, one I/O thread."""
+    argv = [sys.executable, "-m", "slipstream", "run", "bookstore_slipstream:app", "--app-dir", APPS_DIR,
+            "--host", HOST, "--port", str(ctx.port), "--workers", "1", "--threads", "1"]
+    return Launch(argv, APPS_DIR, _bookstore_env(ctx))
+
+
 _STATIC_NA = "static reference: serves fixed bytes only, cannot parse or validate a request body or parameters"
 _NO_WS = "not in the WebSocket comparison (socketify, websockets, Slipstream C++ and Python async)"
 _NO_TLS = "TLS is not set up for this contender in the harness"
@@ -259,6 +313,7 @@ def _only(workloads: tuple[str, ...], reason: str) -> dict[str, str]:
 
 # uvicorn started with --loop uvloop --http httptools must run exactly those (and pydantic's compiled core).
 UVICORN_EXPECTS = {"loop": "uvloop.", "http": "httptools", "native": "uvloop,httptools,pydantic_core"}
+ASYNCPG_EXPECTS = {**UVICORN_EXPECTS, "native": UVICORN_EXPECTS["native"] + ",asyncpg"}
 GRANIAN_EXPECTS = {"loop": "uvloop.", "native": "granian,uvloop"}
 
 CONTENDERS: list[Contender] = [
@@ -337,6 +392,20 @@ CONTENDERS: list[Contender] = [
               "granian_app.py", ("module:granian", "module:uvloop"), _granian, ("dist:granian",),
               _only(_TWO_WORKER_WORKLOADS, "the 2-worker rows measure hello and validated only"),
               workers=2, baseline="granian", expects=GRANIAN_EXPECTS),
+    # The Bookstore (examples/bookstore) on the suite's PostgreSQL: its workloads only (Contender.app).
+    Contender("slipstream-cpp-bookstore", "slipstream",
+              "Slipstream, C++ handlers on store::Database, rows to JSON in the driver (build/examples/bookstore "
+              "--threads 1 --no-access-log, pool of 10)", "examples/bookstore/bookstore.cpp",
+              (f"file:{BOOKSTORE_CPP}", "postgres:server"), _bookstore_cpp, (), app="bookstore",
+              ready_path="/health"),
+    Contender("fastapi-asyncpg", "python",
+              "FastAPI + asyncpg (pool of 10), pydantic response models, on uvicorn (uvloop, httptools), 1 worker",
+              "examples/bookstore/fastapi_app.py",
+              ("module:fastapi", "module:asyncpg", "module:uvicorn", "module:uvloop", "module:httptools",
+               "postgres:server"),
+              _bookstore_uvicorn("bookstore_fastapi"), ("dist:fastapi", "dist:asyncpg", "dist:uvicorn", "dist:uvloop",
+                                                        "dist:httptools"),
+              expects=ASYNCPG_EXPECTS, app="bookstore", ready_path="/health"),
 ]
 
 BY_NAME = {c.name: c for c in CONTENDERS}

@@ -31,15 +31,16 @@ def read_machine(proc: str = "/proc") -> MachineTimes:
 
 
 def foreign_cores(before: MachineTimes, after: MachineTimes, server_ticks: int, client_ticks: int,
-                  wall_s: float) -> float:
-    """Average number of cores used by others: (machine busy - server - client) / wall time.
+                  wall_s: float, database_ticks: int = 0) -> float:
+    """Average number of cores used by others: (machine busy - server - client - database) / wall time.
 
+    The database (the suite's PostgreSQL, for database workloads) is part of the workload, not foreign load.
     Accounting is in clock ticks, so a value within a few ticks of 0 may come out slightly negative;
     it is clamped at 0.
     """
     if wall_s <= 0:
         return 0.0
-    foreign_ticks = (after.busy - before.busy) - server_ticks - client_ticks
+    foreign_ticks = (after.busy - before.busy) - server_ticks - client_ticks - database_ticks
     return max(0.0, foreign_ticks / CLOCK_TICKS / wall_s)
 
 

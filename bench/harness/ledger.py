@@ -34,7 +34,9 @@ def _extra_cell(column: str, value: float | None) -> str:
         return ""
     if column == report.TLS_COST:
         return f"{value:.1%}"
-    return f"{value:.2f}" if column == report.SEGMENTS else f"{value:.2f}×"
+    if column == report.DB_CPU:
+        return f"{value:,.1f}"
+    return f"{value:.2f}" if column in (report.SEGMENTS, report.DB_CORES) else f"{value:.2f}×"
 
 
 def _row_cells(row: Row, extra_columns: list[str]) -> list[str]:
@@ -80,6 +82,7 @@ def render_section(meta: dict, settings: dict, tables: list[Table], *, invocatio
             f"a {settings['warmup_s']} s warm-up, {settings['connections']} connections, server pinned to CPU 0 "
             f"(`taskset -c 0`), client to CPU 1; a run with more than {settings['foreign_limit']} cores of foreign "
             f"load is repeated (up to {settings['max_retries']} times)"),
+           *([f"- Database: {meta['database']}"] if meta.get("database") else []),
            f"- Tools: {meta['wrk']}; {meta['h2load']}",
            f"- Raw results: [{results_path}]({results_path})", "", "Load commands (PORT and WORKDIR vary per start):", ""]
     out += [f"- {name}: `{cmd}`" for name, cmd in commands.items()]

@@ -37,11 +37,18 @@ TLS_COST = "TLS cost"                       # 1 - rps(TLS) / rps(cleartext)
 TLS_CPU = "CPU/req vs cleartext"            # CPU per request (user + kernel), TLS / cleartext
 SCALING = "scaling (÷ 1 worker)"            # rps(2 workers) / rps(the 1-worker baseline)
 SEGMENTS = "TCP segs/req"                   # TCP segments sent on the machine per response (median)
+DB_CPU = "DB µs/req"                        # the database's CPU (user + kernel, all its processes) per response
+DB_CORES = "DB cores"                       # cores the database used during the run (median)
 
 
 def cpu_vs_reference(reference: str) -> str:
     """The column of CPU per request (user + kernel) / the reference's, same round."""
     return f"CPU/req vs {reference}"
+
+
+def total_vs_reference(reference: str) -> str:
+    """The column of server + database CPU per request / the reference's, same round: the whole stack's cost."""
+    return f"CPU+DB/req vs {reference}"
 
 
 def kernel_vs_reference(reference: str) -> str:
@@ -103,6 +110,10 @@ def build_row(contender: str, runs: list[dict], ref_by_round: dict[int, float]) 
         row.flags.append(f"idle kept {min(kept):,} of {opened:,}")
     if any(r["client_exit"] != 0 for r in runs):
         row.flags.append("load generator exited non-zero")
+    shared = [r["client_cpu_cores"] + r["db_cpu_cores"] for r in runs
+              if "db_cpu_cores" in r and r.get("db_cpus") == r.get("client_cpus")]
+    if shared and median(shared) > CLIENT_BOUND_CORES:
+        row.flags.append("client+DB-bound")  # the load generator and PostgreSQL filled the core they share
     if any(r.get("cores_shared") for r in runs):
         row.flags.append(f"CPUs shared with the load generator (server on {runs[0].get('server_cpus')}): "
                          "not a valid measurement")
@@ -137,6 +148,16 @@ def _cpu_ratio(run: dict, other_run: dict) -> float | None:
     return _cpu_per_request(run) / other if other > 0 and run["rps"] > 0 and other_run["rps"] > 0 else None
 
 
+def _db_cpu_per_request(run: dict) -> float:
+    return run["db_user_us_per_req"] + run["db_sys_us_per_req"]
+
+
+def _total_ratio(run: dict, other_run: dict) -> float | None:
+    other = _cpu_per_request(other_run) + _db_cpu_per_request(other_run)
+    mine = _cpu_per_request(run) + _db_cpu_per_request(run)
+    return mine / other if other > 0 and run["rps"] > 0 and other_run["rps"] > 0 else None
+
+
 def _kernel_ratio(run: dict, other_run: dict) -> float | None:
     other = _cpu_per_request(other_run)
     return run["server_sys_us_per_req"] / other if other > 0 and run["rps"] > 0 and other_run["rps"] > 0 else None
@@ -169,6 +190,8 @@ def add_extras(table: Table, kept: dict[tuple[str, str, int], dict], baselines: 
             runs = sorted(_runs_by_round(kept, workload.name, row.contender).values(), key=lambda r: r["round"])
             for column, quotient in columns:
                 row.extra[column] = paired(runs, reference, quotient)
+    if workload.database:
+        add_database_columns(table, kept)
     segments = {row.contender: _segments(list(_runs_by_round(kept, workload.name, row.contender).values()))
                 for row in measured}
     if any(value is not None for value in segments.values()):
@@ -189,6 +212,28 @@ def add_extras(table: Table, kept: dict[tuple[str, str, int], dict], baselines: 
         if row.contender in baselines:
             base = _runs_by_round(kept, workload.name, baselines[row.contender])
             row.extra[SCALING] = paired(runs, base, _scaling)
+
+
+def add_database_columns(table: Table, kept: dict[tuple[str, str, int], dict]) -> None:
+    """The database's CPU per response and cores used (medians), and server + database CPU per request against the
+    reference's, where every run of a row measured the database."""
+    runs_of = {row.contender: list(_runs_by_round(kept, table.workload.name, row.contender).values())
+               for row in table.rows if row.status == "ok"}
+    runs_of = {name: runs for name, runs in runs_of.items() if runs and all("db_cpu_cores" in r for r in runs)}
+    if not runs_of:
+        return
+    reference = {rnd: r for rnd, r in _runs_by_round(kept, table.workload.name, table.reference).items()
+                 if "db_cpu_cores" in r}
+    with_reference = bool(reference) and any(name != table.reference for name in runs_of)
+    table.extra_columns += [DB_CPU, DB_CORES] + ([total_vs_reference(table.reference)] if with_reference else [])
+    for row in table.rows:
+        runs = sorted(runs_of.get(row.contender, []), key=lambda r: r["round"])
+        if not runs:
+            continue
+        row.extra[DB_CPU] = median([_db_cpu_per_request(r) for r in runs])
+        row.extra[DB_CORES] = median([r["db_cpu_cores"] for r in runs])
+        if with_reference:
+            row.extra[total_vs_reference(table.reference)] = paired(runs, reference, _total_ratio)
 
 
 def build_tables(records: list[dict], workloads: list[Workload], contenders: list[str],

@@ -1,15 +1,16 @@
 """Runs the suite: for each round, each contender in rotating order is started, checked, driven and stopped."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import resource
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
-from . import cpu, foreign_load, h2load, pacedload, preflight, procs, runtime, tcp_counters, tls, wrk, wsload
+from . import cpu, database, foreign_load, h2load, pacedload, preflight, procs, runtime, tcp_counters, tls, wrk, wsload
 from .contenders import HOST, Contender, LaunchContext, runtime_dir
 from .workloads import LUA_DIR, Workload, write_body_files
 
@@ -29,6 +30,7 @@ class Settings:
     ws_depth: int = 1              # WebSocket messages in flight per connection (ws_load --depth)
     paced_rate: int = pacedload.DEFAULT_RATE  # requests per second of the paced workload (http_paced --rate)
     allow_shared_cores: bool = False  # measure multi-worker rows even where their CPUs overlap the client's
+    database_cpus: str = database.DEFAULT_PLACEMENT  # where PostgreSQL runs: "client", "server" or "all" CPUs
 
 
 def rotate(items: list, round_index: int) -> list:
@@ -126,9 +128,19 @@ class IdleHolder:
         self.proc.wait(timeout=60)
 
 
+def database_figures(db: database.Database | None, spent: cpu.CpuTimes, requests: int, wall_s: float) -> dict:
+    """The database's share of a run: its CPU per response (user, kernel), the cores it used, where it ran."""
+    if db is None:
+        return {}
+    user_us, sys_us = spent.us_per_request(requests)
+    return {"db_ticks": {"user": spent.user, "system": spent.system}, "db_user_us_per_req": user_us,
+            "db_sys_us_per_req": sys_us, "db_cpu_cores": spent.total / cpu.CLOCK_TICKS / wall_s if wall_s else 0.0,
+            "db_cpus": db.cpu_spec}
+
+
 def measure(workload: Workload, settings: Settings, server_pid: int, port: int, h2_port: int | None,
-            workdir: str, layout: procs.CpuLayout | None = None) -> dict:
-    """One measured run of a workload against a started server."""
+            workdir: str, layout: procs.CpuLayout | None = None, db: database.Database | None = None) -> dict:
+    """One measured run of a workload against a started server (and the database it uses, when db is given)."""
     layout = layout or procs.CpuLayout([procs.SERVER_CPU, procs.CLIENT_CPU])
     argv, log_path = load_command(workload, settings, port, h2_port, workdir, settings.duration_s, layout)
     rss_reset = cpu.reset_peak_rss(server_pid)
@@ -138,12 +150,14 @@ def measure(workload: Workload, settings: Settings, server_pid: int, port: int, 
         machine_before = foreign_load.read_machine()
         tcp_before = tcp_counters.read()
         server_before = cpu.tree_times(server_pid)
+        db_before = db.times() if db else cpu.CpuTimes(0, 0)
         self_before = resource.getrusage(resource.RUSAGE_SELF)
         holder_before = holder.ticks() if holder else 0
         started = time.monotonic()
         text, client_cpu_s, exit_status = run_client(argv, workdir)
         wall_s = time.monotonic() - started
         server_after = cpu.tree_times(server_pid)
+        db_after = db.times() if db else cpu.CpuTimes(0, 0)
         holder_after = holder.ticks() if holder else 0
         self_after = resource.getrusage(resource.RUSAGE_SELF)
         machine_after = foreign_load.read_machine()
@@ -157,7 +171,9 @@ def measure(workload: Workload, settings: Settings, server_pid: int, port: int, 
     server = server_after - server_before
     harness_s = (self_after.ru_utime + self_after.ru_stime) - (self_before.ru_utime + self_before.ru_stime)
     client_ticks = (client_cpu_s + harness_s) * cpu.CLOCK_TICKS + (holder_after - holder_before)
-    foreign = foreign_load.foreign_cores(machine_before, machine_after, server.total, client_ticks, wall_s)
+    spent_db = db_after - db_before
+    foreign = foreign_load.foreign_cores(machine_before, machine_after, server.total, client_ticks, wall_s,
+                                         database_ticks=spent_db.total)
     user_us, sys_us = server.us_per_request(result.requests)
     return {
         "command": " ".join(argv), "client_exit": exit_status, "wall_s": round(wall_s, 3),
@@ -177,6 +193,7 @@ def measure(workload: Workload, settings: Settings, server_pid: int, port: int, 
         "idle_opened": holder.opened if holder else None, "idle_kept": kept,
         "server_cpus": layout.server_spec, "client_cpus": layout.client_spec, "cores_shared": layout.shared,
         "tls_session": h2load.tls_session(text) if workload.tls and workload.load == "h2load" else None,
+        **database_figures(db, spent_db, result.requests, wall_s),
     }
 
 
@@ -195,6 +212,9 @@ class SuiteContext:
     cpus: list[int]
     certificate: tls.Certificate | None = None
     certificate_error: str | None = None
+    database: database.Database | None = None  # the PostgreSQL of the database workloads (None: none selected)
+    database_error: str | None = None
+    run_bytes: preflight.RunBytes = field(default_factory=preflight.RunBytes)  # bodies learned from the database
 
 
 def na_reason(contender: Contender, workload: Workload, settings: Settings, suite: SuiteContext) -> str | None:
@@ -209,12 +229,18 @@ def na_reason(contender: Contender, workload: Workload, settings: Settings, suit
 
 def measure_workload(contender: Contender, workload: Workload, settings: Settings, server: procs.ServerProcess,
                      port: int, h2_port: int | None, workdir: str, layout: procs.CpuLayout, base: dict,
-                     recorder: Recorder, log) -> None:
+                     recorder: Recorder, log, suite: SuiteContext | None = None) -> None:
     """Pre-flight, warm-up and the measured attempts of one workload against a started server."""
+    suite = suite or SuiteContext(fd_limit=0, cpus=layout.available)
+    db = suite.database if workload.database else None
     if workload.load == "ws":
         mismatch = wsload.probe(HOST, port, workload.path)
     else:
-        mismatch = preflight.run(HOST, h2_port or port, workload)
+        learned: list[preflight.Answer] = []
+        mismatch = preflight.run(HOST, h2_port or port, workload, suite.run_bytes, contender.name, learned)
+        for answer in learned:
+            recorder.add({"type": "expected", **base, "workload": workload.name, "bytes": len(answer.body),
+                          "sha256": hashlib.sha256(answer.body).hexdigest(), "body": answer.body.decode("utf-8", "replace")})
     if mismatch:
         recorder.add({"type": "failure", **base, "workload": workload.name, "reason": f"pre-flight: {mismatch}"})
         log(f"  {contender.name} {workload.name}: pre-flight failed: {mismatch}")
@@ -222,7 +248,7 @@ def measure_workload(contender: Contender, workload: Workload, settings: Setting
     warm_up(workload, settings, port, h2_port, workdir, layout)
     for attempt in range(settings.max_retries + 1):
         try:
-            figures = measure(workload, settings, server.pid, port, h2_port, workdir, layout)
+            figures = measure(workload, settings, server.pid, port, h2_port, workdir, layout, db)
         except wrk.WrkParseError as error:
             recorder.add({"type": "failure", **base, "workload": workload.name,
                           "reason": f"load generator output unusable: {str(error).splitlines()[0]}"})
@@ -230,9 +256,11 @@ def measure_workload(contender: Contender, workload: Workload, settings: Setting
             return
         recorder.add({"type": "measurement", **base, "workload": workload.name, "attempt": attempt,
                       "load": workload.load, **figures})
+        db_note = (f"  db {figures['db_user_us_per_req']:.1f}+{figures['db_sys_us_per_req']:.1f} us/req "
+                   f"{figures['db_cpu_cores']:.2f} cores") if db else ""
         log(f"  {contender.name:20} {workload.name:10} {figures['rps']:>10.0f} {workload.unit}/s  "
             f"cpu {figures['server_user_us_per_req']:.1f}+{figures['server_sys_us_per_req']:.1f} "
-            f"us/{workload.unit}  foreign {figures['foreign_cores']:.2f}"
+            f"us/{workload.unit}{db_note}  foreign {figures['foreign_cores']:.2f}"
             + ("  DISTURBED" if figures["disturbed"] else ""))
         if not figures["disturbed"]:
             return
@@ -262,11 +290,19 @@ def run_start(contender: Contender, workloads: list[Workload], settings: Setting
             recorder.add({"type": "failure", **base, "workload": w.name,
                           "reason": f"no TLS certificate: {suite.certificate_error}"})
         return
+    if suite.database is None and any(w.database for w in workloads):
+        for w in (w for w in workloads if w.database):
+            recorder.add({"type": "failure", **base, "workload": w.name,
+                          "reason": f"no database: {suite.database_error or 'not started'}"})
+        workloads = [w for w in workloads if not w.database]
+        if not workloads:
+            return
     workdir = os.path.join(run_dir, f"r{round_index}-{contender.name}" + ("-tls" if use_tls else ""))
     os.makedirs(workdir, exist_ok=True)
     cert = suite.certificate if use_tls else None
     ctx = LaunchContext(port=procs.free_port(), h2_port=procs.free_port(), workdir=workdir, fd_limit=suite.fd_limit,
-                        tls_cert=cert.cert if cert else None, tls_key=cert.key if cert else None)
+                        tls_cert=cert.cert if cert else None, tls_key=cert.key if cert else None,
+                        database_url=suite.database.url if suite.database else None)
     layout = procs.CpuLayout(suite.cpus, contender.workers)
     launch = contender.build(contender, ctx)
     server = procs.ServerProcess(launch.argv, cwd=launch.cwd, env=launch.env,
@@ -275,7 +311,7 @@ def run_start(contender: Contender, workloads: list[Workload], settings: Setting
     server.start()
     try:
         try:
-            server.wait_ready(HOST, ctx.port, "/hello", tls=use_tls)
+            server.wait_ready(HOST, ctx.port, contender.ready_path, tls=use_tls)
         except procs.ServerError as error:
             for w in workloads:
                 recorder.add({"type": "failure", **base, "workload": w.name, "reason": f"server start: {error}"})
@@ -296,7 +332,7 @@ def run_start(contender: Contender, workloads: list[Workload], settings: Setting
                 continue
             h2_port = launch.h2_port if workload.load == "h2load" and not use_tls else None
             measure_workload(contender, workload, settings, server, ctx.port, h2_port, workdir, layout, base,
-                             recorder, log)
+                             recorder, log, suite)
     finally:
         server.stop()
 
@@ -335,10 +371,40 @@ def run_suite(contenders: list[Contender], workloads: list[Workload], settings: 
             log(f"skipped {contender.name}: {reason}")
         else:
             runnable.append(contender)
-    for round_index in range(settings.rounds):
-        log(f"round {round_index + 1}/{settings.rounds}")
-        for contender in rotate(runnable, round_index):
-            run_contender(contender, workloads, settings, round_index, run_dir, suite, recorder, log)
+    if needs_database(runnable, workloads, settings, suite):
+        start_database(settings, suite, recorder, log)
+    try:
+        for round_index in range(settings.rounds):
+            log(f"round {round_index + 1}/{settings.rounds}")
+            for contender in rotate(runnable, round_index):
+                run_contender(contender, workloads, settings, round_index, run_dir, suite, recorder, log)
+    finally:
+        if suite.database is not None:
+            suite.database.close()
+            suite.database = None
+
+
+def needs_database(runnable: list[Contender], workloads: list[Workload], settings: Settings,
+                   suite: SuiteContext) -> bool:
+    """Whether a contender that can run here serves a selected database workload."""
+    return any(w.database and na_reason(c, w, settings, suite) is None for c in runnable for w in workloads)
+
+
+def start_database(settings: Settings, suite: SuiteContext, recorder: Recorder, log=print) -> None:
+    """Starts the suite's PostgreSQL where settings.database_cpus says (a failure fails the database workloads)."""
+    layout = procs.CpuLayout(suite.cpus)
+    cpus = database.placement_cpus(settings.database_cpus, layout.server, layout.client, suite.cpus)
+    try:
+        suite.database = database.Database.start(cpus)
+    except database.DatabaseError as error:
+        suite.database_error = str(error)
+        recorder.add({"type": "database", "error": suite.database_error})
+        log(f"no database: {error}")
+        return
+    record = {"type": "database", "version": suite.database.version(), "placement": settings.database_cpus,
+              "cpus": suite.database.cpu_spec}
+    recorder.add(record)
+    log(f"database: {record['version']} on CPU {record['cpus']} ({settings.database_cpus})")
 
 
 def settings_dict(settings: Settings) -> dict:

@@ -5,6 +5,8 @@ import importlib.util
 import os
 from dataclasses import dataclass, field
 
+from . import bookstore
+
 BENCH_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 APPS_DIR = os.path.join(BENCH_DIR, "apps")
 LUA_DIR = os.path.join(BENCH_DIR, "lua")
@@ -29,6 +31,10 @@ class Probe:
     status: int
     expected_body: bytes | None
     content_type: str | None = payloads.CONTENT_TYPE
+    # The bytes are not known in advance (they come from the database): the first contender to answer in the run
+    # sets them for every later start (harness/preflight.py); the body must start with body_prefix.
+    expected_from_run: bool = False
+    body_prefix: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -47,9 +53,19 @@ class Workload:
     tls: bool = False               # served by a TLS start of the contender (harness certificate, ALPN h2/http/1.1)
     cleartext: str | None = None    # the same load without TLS: the report's "TLS cost" compares the two
     unit: str = "req"               # what the throughput counts: "req" (responses) or "msg" (WebSocket echoes)
+    app: str = "bench"              # which app serves it: "bench" (bench/apps, bench_app) or "bookstore"
+    database: bool = False          # needs the suite's PostgreSQL (harness/database.py)
 
 
 HELLO_PROBE = Probe("GET", "/hello", None, 200, payloads.HELLO)
+
+
+def _bookstore(name: str, description: str, body_prefix: bytes) -> Workload:
+    """A GET of examples/bookstore against the suite's PostgreSQL, compared with FastAPI + asyncpg."""
+    path = bookstore.PATHS[name]
+    return Workload(name, description, path, "wrk", bookstore.REFERENCE,
+                    (Probe("GET", path, None, 200, None, expected_from_run=True, body_prefix=body_prefix),),
+                    app="bookstore", database=True)
 
 WORKLOADS: dict[str, Workload] = {w.name: w for w in [
     Workload("hello", "GET /hello -> {\"message\":\"hello\"}", "/hello", "wrk", "nginx", (HELLO_PROBE,)),
@@ -83,9 +99,22 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in [
              (HELLO_PROBE,), tls=True, cleartext="hello"),
     Workload("ws", "WebSocket echo: 32-byte masked text messages, closed loop (bench/tools/ws_load)", "/ws", "ws",
              "socketify", (), unit="msg"),
+    # The seed's facts (examples/bookstore/README.md): 75 books, 65 published, 5 about Python, 205 reviews.
+    _bookstore("bk-stats", "Bookstore GET /api/v1/books/stats: COUNT with FILTER and AVG over books and reviews",
+               b'{"total_books":75,"published_books":65,'),
+    _bookstore("bk-list", "Bookstore GET /api/v1/books/?page=2: COUNT and a page of 10 books joined with author "
+               "and category", b'{"total":65,"page":2,"page_size":10,"items":[{"id":'),
+    _bookstore("bk-search", "Bookstore GET /api/v1/books/?search=python: full-text search (GIN), COUNT and a page",
+               b'{"total":5,"page":1,"page_size":10,"items":[{"id":'),
+    _bookstore("bk-book", "Bookstore GET /api/v1/books/17: one book with author, category, review COUNT and AVG; "
+               "ETag", b'{"id":17,'),
+    _bookstore("bk-reviews", f"Bookstore GET /api/v1/reviews/?cursor=<signed, after id {bookstore.REVIEWS_AFTER}>: "
+               "keyset page 10 of 21 (HMAC-checked cursor)", b'{"items":[{"id":%d,' % (bookstore.REVIEWS_AFTER + 1)),
 ]}
 
-DEFAULT_ORDER = ["hello", "paced", "pipelined", "h2", "echo", "validated", "params", "large", "idle", "h2tls", "tls", "ws"]
+BOOKSTORE_WORKLOADS = [name for name, w in WORKLOADS.items() if w.app == "bookstore"]
+DEFAULT_ORDER = ["hello", "paced", "pipelined", "h2", "echo", "validated", "params", "large", "idle", "h2tls", "tls", "ws",
+                 *BOOKSTORE_WORKLOADS]
 QUICK_WORKLOADS = ["hello", "echo"]
 
 
