@@ -157,9 +157,9 @@ def caveats(settings: runner.Settings, tables: list[report.Table]) -> list[str]:
 
 
 def database_caveat(settings: runner.Settings) -> str:
-    where = {"client": "pinned with the load generator to its CPU (taskset affinity of the postmaster, inherited "
-                       "by every backend it forks)",
-             "server": "pinned to the server's CPU (the postmaster's affinity, inherited by its backends)",
+    where = {"client": "pinned with the load generator to its CPU (the postmaster's CPU affinity, set as it "
+                       "starts and inherited by every backend it forks)",
+             "server": "pinned to the server's CPU (the postmaster's CPU affinity, inherited by its backends)",
              "all": "unpinned (any CPU, the server's included)"}[settings.database_cpus]
     return ("Bookstore (bk-*): one throwaway PostgreSQL cluster per run (tests/pg_cluster.py: Unix socket only, "
             "fsync off), examples/bookstore/schema.sql loaded once (deterministic seed, ANALYZEd), read-only "
@@ -171,8 +171,8 @@ def database_caveat(settings: runner.Settings) -> str:
             "REF\" compares server + database CPU per request. Both apps keep a pool of at most 10 connections and "
             "run the same SQL; asyncpg prepares each statement once per connection (its statement cache), the C++ "
             "app sends an unnamed Parse/Bind/Execute each time (store::Database's default), which the database "
-            "pays for. \"client+DB-bound\" marks rows where the load generator and "
-            "PostgreSQL together kept their shared CPU above 90%.")
+            "pays for. \"client+DB-bound\" (\"server+DB-bound\") marks rows where the "
+            "load generator (the server) and PostgreSQL together kept the CPU they share above 90%.")
 
 
 def meta_database(records: list[dict]) -> str | None:

@@ -110,10 +110,15 @@ def build_row(contender: str, runs: list[dict], ref_by_round: dict[int, float]) 
         row.flags.append(f"idle kept {min(kept):,} of {opened:,}")
     if any(r["client_exit"] != 0 for r in runs):
         row.flags.append("load generator exited non-zero")
+    # The database on the client's or the server's CPUs: that side and PostgreSQL filled the CPUs they share.
     shared = [r["client_cpu_cores"] + r["db_cpu_cores"] for r in runs
               if "db_cpu_cores" in r and r.get("db_cpus") == r.get("client_cpus")]
     if shared and median(shared) > CLIENT_BOUND_CORES:
-        row.flags.append("client+DB-bound")  # the load generator and PostgreSQL filled the core they share
+        row.flags.append("client+DB-bound")
+    shared = [(r["server_cpu_cores"] + r["db_cpu_cores"]) / max(1, r.get("server_cpu_count", 1)) for r in runs
+              if "db_cpu_cores" in r and "server_cpu_cores" in r and r.get("db_cpus") == r.get("server_cpus")]
+    if shared and median(shared) > SERVER_BOUND_SHARE:
+        row.flags.append("server+DB-bound")
     if any(r.get("cores_shared") for r in runs):
         row.flags.append(f"CPUs shared with the load generator (server on {runs[0].get('server_cpus')}): "
                          "not a valid measurement")

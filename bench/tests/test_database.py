@@ -211,6 +211,16 @@ def test_the_table_shows_the_databases_share_and_the_whole_stacks_ratio():
     assert "| 131.0 | 0.80 | 0.50× |" in rendered
 
 
+def test_a_database_on_the_servers_cpu_flags_the_server_side():
+    records = [_bk("slipstream-cpp-bookstore", 0, 8000.0, 20.0, 100.0, 0.8, client_cores=0.5, db_cpus="0")]
+    records[0].update(server_cpus="0", server_cpu_cores=0.15, server_cpu_count=1)
+    (table,) = report.build_tables(records, [workloads.WORKLOADS["bk-book"]], ["slipstream-cpp-bookstore"])
+    assert table.rows[0].flags == ["server+DB-bound"]
+    records[0].update(db_cpu_cores=0.7)
+    (table,) = report.build_tables(records, [workloads.WORKLOADS["bk-book"]], ["slipstream-cpp-bookstore"])
+    assert table.rows[0].flags == []
+
+
 def test_no_client_db_flag_when_the_database_has_its_own_cpus():
     records = [_bk("fastapi-asyncpg", 0, 1000.0, 200.0, 100.0, 0.9, client_cores=0.5, db_cpus="0,1")]
     (table,) = report.build_tables(records, [workloads.WORKLOADS["bk-book"]], ["fastapi-asyncpg"])
