@@ -316,11 +316,14 @@ void Pool::json_with_retry(std::string sql, Params params, Connection::JsonCallb
     });
 }
 
-std::shared_ptr<StatementCancel> Pool::copy_in(std::string copy_sql, CopySource source, CopyCallback done,
-                                               QueryOptions options) {
+template <typename Stream>
+std::shared_ptr<StatementCancel> Pool::copy(std::string copy_sql, Stream stream, CopyCallback done,
+                                            QueryOptions options,
+                                            Connection::StatementId (Connection::*start)(std::string, Stream,
+                                                                                         CopyCallback, QueryOptions)) {
     auto handle = std::make_shared<StatementCancel>();
-    acquire_for(handle, [this, sql = std::move(copy_sql), source = std::move(source), done = std::move(done), options,
-                         handle](base::Result<Lease> lease) mutable {
+    acquire_for(handle, [this, sql = std::move(copy_sql), stream = std::move(stream), done = std::move(done), options,
+                         handle, start](base::Result<Lease> lease) mutable {
         handle->stop_ = nullptr;
         if (!lease.is_ok()) {
             done(CopyResult(lease.status()));
@@ -328,8 +331,8 @@ std::shared_ptr<StatementCancel> Pool::copy_in(std::string copy_sql, CopySource 
         }
         Connection* conn = lease.value().detach();
         const std::uint64_t answers = handle->answers_;
-        const Connection::StatementId id = conn->copy_in(
-            std::move(sql), std::move(source),
+        const Connection::StatementId id = (conn->*start)(
+            std::move(sql), std::move(stream),
             [this, conn, done = std::move(done), handle](CopyResult r) mutable {
                 handle->stop_ = nullptr;
                 ++handle->answers_;
@@ -342,30 +345,14 @@ std::shared_ptr<StatementCancel> Pool::copy_in(std::string copy_sql, CopySource 
     return handle;
 }
 
+std::shared_ptr<StatementCancel> Pool::copy_in(std::string copy_sql, CopySource source, CopyCallback done,
+                                               QueryOptions options) {
+    return copy(std::move(copy_sql), std::move(source), std::move(done), options, &Connection::copy_in);
+}
+
 std::shared_ptr<StatementCancel> Pool::copy_out(std::string copy_sql, CopySink sink, CopyCallback done,
                                                 QueryOptions options) {
-    auto handle = std::make_shared<StatementCancel>();
-    acquire_for(handle, [this, sql = std::move(copy_sql), sink = std::move(sink), done = std::move(done), options,
-                         handle](base::Result<Lease> lease) mutable {
-        handle->stop_ = nullptr;
-        if (!lease.is_ok()) {
-            done(CopyResult(lease.status()));
-            return;
-        }
-        Connection* conn = lease.value().detach();
-        const std::uint64_t answers = handle->answers_;
-        const Connection::StatementId id = conn->copy_out(
-            std::move(sql), std::move(sink),
-            [this, conn, done = std::move(done), handle](CopyResult r) mutable {
-                handle->stop_ = nullptr;
-                ++handle->answers_;
-                release(conn);
-                done(std::move(r));
-            },
-            options);
-        if (handle->answers_ == answers) handle->stop_ = [conn, id] { conn->cancel(id); };
-    });
-    return handle;
+    return copy(std::move(copy_sql), std::move(sink), std::move(done), options, &Connection::copy_out);
 }
 
 Pool::Stats Pool::stats() const {

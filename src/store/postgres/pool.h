@@ -159,6 +159,11 @@ class Pool {
     std::uint64_t acquire_or_wait(AcquireCallback done);
     // acquire() whose wait `handle` can end; `done` may have run already when it returns.
     void acquire_for(const CancelPtr& handle, AcquireCallback done);
+    // copy_in / copy_out: acquire, start the COPY with `start`, release; cancellable through the handle.
+    template <typename Stream>
+    std::shared_ptr<StatementCancel> copy(std::string copy_sql, Stream stream, CopyCallback done, QueryOptions options,
+                                          Connection::StatementId (Connection::*start)(std::string, Stream,
+                                                                                       CopyCallback, QueryOptions));
     void cancel_wait(std::uint64_t waiter);
     void run_with_retry(std::string sql, Params params, Connection::QueryCallback done, QueryOptions options,
                         bool retried, CancelPtr handle);
