@@ -116,6 +116,7 @@ base::Status DatabaseImpl::start() {
             o.max_size = config_.max_size;
             o.acquire_timeout_ns = config_.acquire_timeout_ns;
             o.connect_timeout_ns = config_.connect_timeout_ns;
+            o.max_prepared = config_.statement_cache_size;
             pool_ = std::make_unique<postgres::Pool>(*loop_, std::move(o), cancel_workers_.get());
             probe();
         });
@@ -198,7 +199,7 @@ void DatabaseImpl::statement(std::string sql, Params params, std::function<void(
                                  observe(r.status(), r.error());
                                  done(std::move(r));
                              },
-                             postgres::QueryOptions{.timeout_ns = timeout(timeout_ns), .idempotent = idempotent}));
+                             statement_options(timeout_ns, idempotent)));
     };
     if (!post(std::move(task))) done(base::Status::cancelled("database closed"));
 }

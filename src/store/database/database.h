@@ -37,6 +37,11 @@ struct DatabaseConfig {
     std::int64_t connect_timeout_ns = 5'000'000'000;  // per PostgreSQL connection attempt
     std::int64_t statement_timeout_ns = 0;            // default deadline of every statement (0: none)
     std::size_t max_sessions = 64;                    // sessions (transactions, listeners) open at once
+    /// PostgreSQL: statements each connection keeps prepared (named, parsed and planned once, like asyncpg's
+    /// statement cache); past it, new statements run unnamed. 0: every statement unnamed (for a pooler such as
+    /// PgBouncer in transaction mode, which cannot hold named statements). A stale cached statement (a schema
+    /// change, DISCARD ALL) is prepared afresh and run again outside a transaction.
+    std::size_t statement_cache_size = 256;
 };
 
 /// One PostgreSQL NOTIFY (or, on SQLite, nothing: LISTEN is PostgreSQL's).

@@ -54,6 +54,10 @@ class DatabaseImpl {
     void observe(const base::Status& status, const DbError& error);
     /// The statement deadline for a call's `timeout_ns` (-1: the configured default).
     std::int64_t timeout(std::int64_t asked) const;
+    /// PostgreSQL's options for a statement: its deadline, and prepared when the statement cache is on.
+    postgres::QueryOptions statement_options(std::int64_t timeout_ns, bool idempotent = false) const {
+        return {.timeout_ns = timeout(timeout_ns), .prepare = config_.statement_cache_size > 0, .idempotent = idempotent};
+    }
 
     bool ready() const { return ready_.load(std::memory_order_relaxed); }
     const DatabaseConfig& config() const { return config_; }
