@@ -204,31 +204,24 @@ bool params_from_python(PyObject* sequence, store::Params& out) {
     return true;
 }
 
-bool rows_from_python(PyObject* rows, std::vector<store::Params>& out) {
-    PyRef it = PyRef::steal(PyObject_GetIter(rows));
-    if (!it) return false;
-    out.clear();
-    for (std::size_t index = 0;; ++index) {
-        PyRef row = PyRef::steal(PyIter_Next(it.get()));
-        if (!row) return !PyErr_Occurred();
-        store::Params values;
-        if (!params_from_python(row.get(), values)) {
-            // The same exception type, its message prefixed with the record's position.
-            PyObject *type = nullptr, *value = nullptr, *trace = nullptr;
-            PyErr_Fetch(&type, &value, &trace);
-            PyErr_NormalizeException(&type, &value, &trace);
-            PyRef text = PyRef::steal(value != nullptr ? PyObject_Str(value) : nullptr);
-            if (text) {
-                PyErr_Format(type, "record %zu: %U", index, text.get());
-                Py_XDECREF(type);
-                Py_XDECREF(value);
-                Py_XDECREF(trace);
-            } else {
-                PyErr_Restore(type, value, trace);
-            }
-            return false;
-        }
-        out.push_back(std::move(values));
+bool value_from_python(PyObject* obj, std::size_t index, store::Value& out) {
+    const ParamTypes* types = param_types();
+    return types != nullptr && param_from_python(obj, index, *types, out);
+}
+
+void prefix_record_error(std::size_t record) {
+    // The same exception type, its message prefixed with the record's position.
+    PyObject *type = nullptr, *value = nullptr, *trace = nullptr;
+    PyErr_Fetch(&type, &value, &trace);
+    PyErr_NormalizeException(&type, &value, &trace);
+    PyRef text = PyRef::steal(value != nullptr ? PyObject_Str(value) : nullptr);
+    if (text) {
+        PyErr_Format(type, "record %zu: %U", record, text.get());
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(trace);
+    } else {
+        PyErr_Restore(type, value, trace);
     }
 }
 

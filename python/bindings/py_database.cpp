@@ -18,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "copy_records.h"
 #include "db_values.h"
 #include "native_app.h"
 #include "py_ref.h"
@@ -342,14 +343,12 @@ void NativeDatabase::fetch_json(std::uint64_t token, std::string sql, PyObject* 
                  db->fetch_json(std::move(sql), std::move(values), DbCore::json_to_queue(core_, token), timeout_ns));
 }
 
-void NativeDatabase::copy_in(std::uint64_t token, std::string copy_sql, PyObject* rows, std::int64_t timeout_ns) {
-    std::vector<store::Params> values;
-    if (!rows_from_python(rows, values)) throw nb::python_error();
+void NativeDatabase::copy_in(std::uint64_t token, std::string copy_sql, std::string data, std::int64_t timeout_ns) {
     std::shared_ptr<store::Database> db = core_->database();
     if (db == nullptr) return core_->push(DbCompletion{token, store::CopyCount(closed_database())});
     std::shared_ptr<DbCore> core = core_;
-    core_->track(token, db->copy_in(
-                            std::move(copy_sql), std::move(values),
+    core_->track(token, db->copy_in_data(
+                            std::move(copy_sql), std::move(data),
                             [core, token](store::CopyCount r) {
                                 core->push(DbCompletion{token, std::move(r)});
                             },
@@ -457,17 +456,15 @@ PyObject* NativeDatabase::fetch_json_blocking(std::string sql, PyObject* params,
     return to_python(*result);
 }
 
-PyObject* NativeDatabase::copy_in_blocking(std::string copy_sql, PyObject* rows, std::int64_t timeout_ns) {
-    std::vector<store::Params> values;
-    if (!rows_from_python(rows, values)) return nullptr;
+PyObject* NativeDatabase::copy_in_blocking(std::string copy_sql, std::string data, std::int64_t timeout_ns) {
     std::shared_ptr<store::Database> db = core_->database();
     if (db == nullptr) return to_python(store::CopyCount(closed_database()));
     auto waiter = std::make_shared<Waiter<store::CopyCount>>();
     std::optional<store::CopyCount> result;
     {
         nb::gil_scoped_release release;
-        db->copy_in(
-            std::move(copy_sql), std::move(values), [waiter](store::CopyCount r) { waiter->set(std::move(r)); },
+        db->copy_in_data(
+            std::move(copy_sql), std::move(data), [waiter](store::CopyCount r) { waiter->set(std::move(r)); },
             timeout_ns);
         db.reset();
         result.emplace(waiter->wait());
@@ -585,17 +582,17 @@ void register_database(nb::module_& m) {
             nb::arg("token"), nb::arg("sql"), nb::arg("params"), nb::arg("timeout"))
         .def(
             "copy_in",
-            [](NativeDatabase& self, std::uint64_t token, std::string sql, nb::handle rows, std::int64_t timeout) {
-                self.copy_in(token, std::move(sql), rows.ptr(), timeout);
+            [](NativeDatabase& self, std::uint64_t token, std::string sql, nb::bytes data, std::int64_t timeout) {
+                self.copy_in(token, std::move(sql), std::string(data.c_str(), data.size()), timeout);
             },
-            nb::arg("token"), nb::arg("sql"), nb::arg("rows"), nb::arg("timeout"))
+            nb::arg("token"), nb::arg("sql"), nb::arg("data"), nb::arg("timeout"))
         .def("cancel", &NativeDatabase::cancel, nb::arg("token"))
         .def(
             "copy_in_blocking",
-            [](NativeDatabase& self, std::string sql, nb::handle rows, std::int64_t timeout) {
-                return owned(self.copy_in_blocking(std::move(sql), rows.ptr(), timeout));
+            [](NativeDatabase& self, std::string sql, nb::bytes data, std::int64_t timeout) {
+                return owned(self.copy_in_blocking(std::move(sql), std::string(data.c_str(), data.size()), timeout));
             },
-            nb::arg("sql"), nb::arg("rows"), nb::arg("timeout"))
+            nb::arg("sql"), nb::arg("data"), nb::arg("timeout"))
         .def("open_session", &NativeDatabase::open_session, nb::arg("token"))
         .def(
             "session_query",
@@ -637,6 +634,15 @@ void register_database(nb::module_& m) {
 
     m.def("add_database_readiness_check", &add_database_readiness_check, nb::arg("app"), nb::arg("name"),
           nb::arg("database"));
+    m.def(
+        "encode_copy_records",
+        [](nb::handle records, Py_ssize_t width, nb::handle columns, nb::handle by_name_types) {
+            std::string data;
+            if (!encode_copy_records(records.ptr(), width, columns.ptr(), by_name_types.ptr(), data))
+                throw nb::python_error();
+            return nb::bytes(data.data(), data.size());
+        },
+        nb::arg("records"), nb::arg("width"), nb::arg("columns").none(), nb::arg("by_name_types"));
 }
 
 }  // namespace slipstream::python

@@ -231,7 +231,7 @@ class Database(AsyncQueries):
                                     timeout: float | None = None) -> str:
         """Inserts `records` into the table, all or none, and returns "COPY <n>". `records`: tuples in `columns`
         order (all the table's columns when None), or mappings/Records when `columns` is given; identifiers are
-        quoted. PostgreSQL: one `COPY ... FROM STDIN` (the rows are converted first, then streamed); SQLite:
+        quoted. PostgreSQL: one `COPY ... FROM STDIN` (the rows are encoded in COPY's text format at once, then streamed); SQLite:
         multi-row INSERT statements of up to 1000 rows in one transaction."""
         if self._sqlite:
             async with self.transaction() as conn:
@@ -240,7 +240,7 @@ class Database(AsyncQueries):
         plan, rows = copy_plan(False, table_name, records, columns, schema_name)
         if plan is None:
             return "COPY 0"
-        data, ns = [plan.row(r) for r in rows], timeout_ns(timeout)
+        data, ns = plan.copy_data(rows), timeout_ns(timeout)
         count = await self._completions.call(lambda t: self.native.copy_in(t, plan.copy_sql, data, ns), cancellable=True)
         return f"COPY {count}"
 

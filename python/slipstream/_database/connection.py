@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .. import _native
 from ..responses import Response
 from . import records as _records
 from .dispatch import Completions
@@ -80,6 +81,11 @@ class CopyPlan:
         if len(values) != self.width:
             raise ValueError(f"copy_records_to_table: a record has {len(values)} values, expected {self.width}")
         return values
+
+    def copy_data(self, records: Iterable[Any]) -> bytes:
+        """The records in COPY's text format, encoded by the engine (values as row() reads them)."""
+        columns = tuple(self.columns) if self.columns is not None else None
+        return _native.encode_copy_records(records, self.width, columns, (Mapping, _records.Record))
 
     def sql(self, rows: int) -> str:
         text = self._sql.get(rows)

@@ -245,5 +245,5 @@ class SyncDatabase(SyncQueries):
         plan, rows = copy_plan(False, table_name, records, columns, schema_name)
         if plan is None:
             return "COPY 0"
-        data = [plan.row(r) for r in rows]
+        data = plan.copy_data(rows)
         return f"COPY {_answer(self._native.copy_in_blocking(plan.copy_sql, data, timeout_ns(timeout)))}"

@@ -14,7 +14,8 @@ namespace {
 // a schema change altered the result type of a cached plan.
 bool stale_statement_error(const DbError& error) {
     return error.sqlstate == "26000" ||
-           (error.sqlstate == "0A000" && error.message.find("cached plan must not change result type") != std::string::npos);
+           (error.sqlstate == "0A000" &&
+            error.message.find("cached plan must not change result type") != std::string::npos);
 }
 
 }  // namespace
