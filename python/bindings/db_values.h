@@ -24,9 +24,10 @@ bool value_from_python(PyObject* obj, std::size_t index, store::Value& out);
 void prefix_record_error(std::size_t record);
 
 /// A query's answer as (columns, rows, affected_rows, command): columns a tuple of (name, kind) where kind is
-/// column_type_name(); rows a list of tuples whose cells are None, bool, int, float, str or bytes (every kind
-/// without a Python type of its own here, numeric, uuid, dates, interval, json, is its text; the package converts
-/// those by the column's kind). New reference; nullptr with the exception set.
+/// column_type_name() (an array column: its element kind's name + "[]"); rows a list of tuples whose cells are
+/// None, bool, int, float, str or bytes (every kind without a Python type of its own here, numeric, uuid, dates,
+/// interval, json, is its text; the package converts those by the column's kind), or for an array column nested
+/// lists of those. New reference; nullptr with the exception set.
 PyObject* query_payload(const store::ResultSet& result);
 
 /// A failed statement as (status, message, sqlstate, detail, hint, position, native_code, connection_lost,

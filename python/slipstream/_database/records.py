@@ -184,15 +184,42 @@ def _converted(row: tuple[Any, ...], converters: list[tuple[int, Callable[[str],
     return tuple(values)
 
 
+def _array_converter(convert: Callable[[str], Any]) -> Callable[[list[Any]], Any]:
+    """Converts the text elements of nested lists (an array column of a kind the engine hands over as text)."""
+    def walk(items: list[Any]) -> list[Any]:
+        return [walk(v) if type(v) is list else convert(v) if type(v) is str else v for v in items]
+    return walk
+
+
+def _converter(kind: str) -> Callable[[Any], Any] | None:
+    if kind.endswith("[]"):
+        element = CONVERTERS.get(kind[:-2])
+        return None if element is None else _array_converter(element)
+    return CONVERTERS.get(kind)
+
+
+def _converted_arrays(row: tuple[Any, ...], converters: list[tuple[int, Callable[[Any], Any]]]) -> tuple[Any, ...]:
+    values = list(row)
+    for i, convert in converters:
+        value = values[i]
+        if type(value) is str or type(value) is list:
+            values[i] = convert(value)
+    return tuple(values)
+
+
 def records(payload: tuple[Any, ...]) -> list[Record]:
     """The rows of a query payload (columns, rows, affected, command) as Records."""
     columns, rows = payload[0], payload[1]
     index = ColumnIndex(tuple(name for name, _kind in columns))
     converters = []
+    arrays = False
     for i, (_name, kind) in enumerate(columns):
-        convert = CONVERTERS.get(kind)
+        convert = _converter(kind)
         if convert is not None:
             converters.append((i, convert))
+            arrays = arrays or kind.endswith("[]")
+    if arrays:
+        return [Record(index, _converted_arrays(row, converters)) for row in rows]
     if converters:
         return [Record(index, _converted(row, converters)) for row in rows]
     return [Record(index, row) for row in rows]
