@@ -548,7 +548,8 @@ void register_database(nb::module_& m) {
         .def(
             "__init__",
             [](NativeDatabase* self, const std::string& url, std::size_t min_size, std::size_t max_size,
-               double acquire_timeout, double connect_timeout, double statement_timeout, std::size_t max_sessions) {
+               double acquire_timeout, double connect_timeout, double statement_timeout, std::size_t max_sessions,
+               std::size_t statement_cache_size) {
                 store::DatabaseConfig config;
                 config.url = url;
                 config.min_size = min_size;
@@ -557,10 +558,12 @@ void register_database(nb::module_& m) {
                 config.connect_timeout_ns = seconds_to_ns(connect_timeout, "connect_timeout", false);
                 config.statement_timeout_ns = seconds_to_ns(statement_timeout, "statement_timeout", true);
                 config.max_sessions = max_sessions;
+                config.statement_cache_size = statement_cache_size;
                 new (self) NativeDatabase(std::move(config));
             },
             nb::arg("url"), nb::arg("min_size"), nb::arg("max_size"), nb::arg("acquire_timeout"),
-            nb::arg("connect_timeout"), nb::arg("statement_timeout"), nb::arg("max_sessions"))
+            nb::arg("connect_timeout"), nb::arg("statement_timeout"), nb::arg("max_sessions"),
+            nb::arg("statement_cache_size"))
         .def("open", [](NativeDatabase& self) { return owned(self.open()); })
         .def("close", &NativeDatabase::close)
         .def("ready", &NativeDatabase::ready)

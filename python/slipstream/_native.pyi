@@ -129,7 +129,7 @@ class NativeDatabase:
     asynchronous calls queued for drain() when event_fd() is readable, blocking calls release the GIL."""
 
     def __init__(self, url: str, min_size: int, max_size: int, acquire_timeout: float, connect_timeout: float,
-                 statement_timeout: float, max_sessions: int) -> None:
+                 statement_timeout: float, max_sessions: int, statement_cache_size: int) -> None:
         """Raises ValueError for a URL of another scheme or a bad limit (seconds; statement_timeout 0: none)."""
     def open(self) -> tuple[Any, ...] | None:
         """None, or an error payload (status, message, sqlstate, detail, hint, position, native_code,
