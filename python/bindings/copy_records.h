@@ -1,9 +1,11 @@
-// copy_records_to_table's data: Python records straight to PostgreSQL's COPY text format (GIL held).
+// copy_records_to_table's data: Python records straight to PostgreSQL's COPY text or binary format (GIL held).
 #pragma once
 
 #include <Python.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace slipstream::python {
 
@@ -15,5 +17,13 @@ namespace slipstream::python {
 /// False with the Python exception set.
 bool encode_copy_records(PyObject* records, Py_ssize_t width, PyObject* columns, PyObject* by_name_types,
                          std::string& out);
+
+/// The same records in PostgreSQL's binary COPY format (`COPY ... FROM STDIN WITH (FORMAT binary)`), for a table
+/// whose columns have the type OIDs `oids` (one per column, in order). 1: done; 0: not possible, `out` to be
+/// discarded (a type without a binary form here: only bool, int2/4/8, float4/8, text, varchar, bpchar, name,
+/// bytea, json, jsonb have one; or a value that is not the column's own Python type: None, bool, int in range,
+/// float or int, str without NUL, bytes); -1: a Python error, set and naming the record, as encode_copy_records.
+int encode_copy_records_binary(PyObject* records, Py_ssize_t width, PyObject* columns, PyObject* by_name_types,
+                               const std::vector<std::uint32_t>& oids, std::string& out);
 
 }  // namespace slipstream::python

@@ -3,6 +3,7 @@
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -646,6 +647,17 @@ void register_database(nb::module_& m) {
             return nb::bytes(data.data(), data.size());
         },
         nb::arg("records"), nb::arg("width"), nb::arg("columns").none(), nb::arg("by_name_types"));
+    m.def(
+        "encode_copy_records_binary",
+        [](nb::handle records, Py_ssize_t width, nb::handle columns, nb::handle by_name_types,
+           const std::vector<std::uint32_t>& oids) -> nb::object {
+            std::string data;
+            int done = encode_copy_records_binary(records.ptr(), width, columns.ptr(), by_name_types.ptr(), oids, data);
+            if (done < 0) throw nb::python_error();
+            if (done == 0) return nb::none();
+            return nb::bytes(data.data(), data.size());
+        },
+        nb::arg("records"), nb::arg("width"), nb::arg("columns").none(), nb::arg("by_name_types"), nb::arg("oids"));
 }
 
 }  // namespace slipstream::python

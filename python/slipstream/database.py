@@ -242,8 +242,10 @@ class Database(AsyncQueries):
         plan, rows = copy_plan(False, table_name, records, columns, schema_name)
         if plan is None:
             return "COPY 0"
-        data, ns = plan.copy_data(rows), timeout_ns(timeout)
-        count = await self._completions.call(lambda t: self.native.copy_in(t, plan.copy_sql, data, ns), cancellable=True)
+        records_list = list(rows)  # encoded twice when the binary format cannot take them
+        sql, data = plan.copy(records_list, (await self._query(*plan.types_query(), timeout))[1])
+        ns = timeout_ns(timeout)
+        count = await self._completions.call(lambda t: self.native.copy_in(t, sql, data, ns), cancellable=True)
         return f"COPY {count}"
 
     async def listen(self, channel: str, callback: Callable[[Notification], Any]) -> Listener:

@@ -68,3 +68,50 @@ def test_records_by_name_and_errors_by_record(pg_cluster: PgCluster) -> None:
         await db.close()
 
     asyncio.run(main())
+
+
+BINARY_COLUMNS = [
+    ("a", "int2", -32768), ("b", "int4", 2147483647), ("c", "int8", -9223372036854775808), ("d", "float4", 1.5),
+    ("e", "float8", float("inf")), ("f", "text", "tab\there ✓"), ("g", "varchar(10)", "v"), ("h", "bytea", b"\x00\xff"),
+    ("i", "bool", False), ("j", "json", '{"k": [1]}'), ("k", "jsonb", '{"k": [1]}'), ("l", "text", None),
+    ("m", "float8", 3),
+]
+
+
+def test_binary_copy_for_binary_columns_and_text_otherwise(pg_cluster: PgCluster) -> None:
+    from slipstream import _native
+    from slipstream._database.records import Record
+
+    oids = [21, 23, 20, 700, 701, 25, 1043, 17, 16, 114, 3802, 25, 701]
+    record = tuple(v for _, _, v in BINARY_COLUMNS)
+    data = _native.encode_copy_records_binary([record], len(record), None, (Record,), oids)
+    assert data is not None and data.startswith(b"PGCOPY\n\xff\r\n\x00") and data.endswith(b"\xff\xff")
+    # Not the column's own type, out of its range, a type without a binary form here: no binary data.
+    assert _native.encode_copy_records_binary([("5",)], 1, None, (Record,), [23]) is None
+    assert _native.encode_copy_records_binary([(70000,)], 1, None, (Record,), [21]) is None
+    assert _native.encode_copy_records_binary([(1,)], 1, None, (Record,), [1700]) is None
+    with pytest.raises(ValueError, match="record 0: copy_records_to_table: a record has 2 values, expected 1"):
+        _native.encode_copy_records_binary([(1, 2)], 1, None, (Record,), [23])
+
+    async def main() -> None:
+        db = Database(pg_cluster.url)
+        await db.execute("DROP TABLE IF EXISTS copy_binary")
+        await db.execute("CREATE TABLE copy_binary (" + ", ".join(f"{n} {t}" for n, t, _ in BINARY_COLUMNS) +
+                         ", g2 int GENERATED ALWAYS AS (b - 1) STORED)")
+        assert await db.copy_records_to_table("copy_binary", records=iter([record, record])) == "COPY 2"
+        got = await db.fetchrow("SELECT * FROM copy_binary")
+        assert tuple(got)[:11] == record[:9] + ({"k": [1]}, {"k": [1]})
+        assert (got["l"], got["m"], got["g2"]) == (None, 3.0, 2147483646)
+        # Text where a value does not fit the binary form: the server judges it as text.
+        await db.copy_records_to_table("copy_binary", records=[(1, "2", 3, 4.0, 5.0, "x", "y", b"", True, "1", "2",
+                                                                  None, 1.0)])
+        assert await db.fetchval("SELECT b FROM copy_binary WHERE a = 1") == 2
+        with pytest.raises(DataError, match="out of range for type smallint"):
+            await db.copy_records_to_table("copy_binary", records=[(70000,) + record[1:]])
+        with pytest.raises(DataError, match="invalid input syntax for type json"):
+            await db.copy_records_to_table("copy_binary", columns=["a", "k"], records=[(1, "{not json")])
+        assert db.sync.copy_records_to_table("copy_binary", columns=["a", "b"], records=[{"a": 7, "b": 8}]) == "COPY 1"
+        assert await db.fetchval("SELECT count(*) FROM copy_binary") == 4
+        await db.close()
+
+    asyncio.run(main())
