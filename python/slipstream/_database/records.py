@@ -12,7 +12,6 @@ from typing import Any
 
 from .. import _native
 
-
 # One row: read by column name (`r["id"]`) or position (`r[0]`); `keys()`, `values()`, `items()`, `get()`, `len()`,
 # iteration over the values, `in` over the column names, `dict(r)`. Equal to another Record or a tuple with the same
 # values. A C type (python/bindings/py_record.h): the rows of one result share one column index.
