@@ -3,6 +3,7 @@
 is back the pool recovers by itself. The C++ Bookstore (examples/bookstore/bookstore.cpp) and the Python one
 (examples/bookstore/app.py) through real servers and sockets."""
 import os
+import pathlib
 import socket
 import subprocess
 import sys
@@ -87,23 +88,22 @@ class _Server:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
         self.url = f"http://127.0.0.1:{port}"
-        self.log = open(log_path, "wb")
-        self.proc = subprocess.Popen([*argv, "--host", "127.0.0.1", "--port", str(port)], cwd=ROOT,
-                                     env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=self.log)
+        with open(log_path, "wb") as log:  # the child keeps its own descriptor
+            self.proc = subprocess.Popen([*argv, "--host", "127.0.0.1", "--port", str(port)], cwd=ROOT,
+                                         env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=log)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
                 with urllib.request.urlopen(self.url + "/health", timeout=1):
                     return
             except OSError:
-                assert self.proc.poll() is None, f"{argv} did not start: {open(log_path).read()}"
+                assert self.proc.poll() is None, f"{argv} did not start: {pathlib.Path(log_path).read_text()}"
                 time.sleep(0.1)
         pytest.fail(f"{argv} did not answer /health in 30 s")
 
     def stop(self):
         self.proc.terminate()
         self.proc.wait(timeout=15)
-        self.log.close()
 
 
 def test_cpp_app_survives_a_restart_under_load(cluster, tmp_path):
