@@ -53,7 +53,9 @@ StreamState JsonStream::feed(std::string_view chunk) {
         if (!step(p, end)) return state_;
     }
     // What the chunk decoded of an open string goes out now (an incomplete UTF-8 sequence stays behind).
-    if (state_ != StreamState::kInvalid && mode_ == Mode::kString) flush_string(false);
+    if (state_ != StreamState::kInvalid && mode_ == Mode::kString && !chunk.empty() && !flush_string(false)) {
+        error_.offset = offset_ - 1;  // the piece's last byte is the one that proved the events' refusal
+    }
     return state_;
 }
 
@@ -174,7 +176,7 @@ bool JsonStream::value_start(char c) {
             string_start_ = offset_;
             string_bytes_ = 0;
             mode_ = Mode::kString;
-            return true;
+            return events_ == nullptr || emit(events_->string({}, false));  // the quote proves a string
         case 't':
             literal_ = "true";
             break;
@@ -186,6 +188,7 @@ bool JsonStream::value_start(char c) {
             break;
         default:
             if (c != '-' && !is_digit(c)) return fail(ParseErrorKind::kSyntax, "Expecting value");
+            if (events_ != nullptr && !emit(events_->begin_number())) return false;
             number_.assign(1, c);
             number_state_ = c == '-' ? kMinus : c == '0' ? kZero : kInteger;
             number_is_float_ = false;
@@ -207,9 +210,9 @@ bool JsonStream::string_bytes(const char*& p, const char* end) {
         } else if (utf8_left_ > 0) {
             if (!utf8_byte(c)) return false;
         } else if (c == '"') {
+            if (!flush_string(true)) return false;  // a refusal is proven by this quote
             ++p;
             ++offset_;
-            if (!flush_string(true)) return false;
             if (in_key_) {
                 mode_ = Mode::kColon;
                 return true;

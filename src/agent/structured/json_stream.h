@@ -13,7 +13,8 @@
 namespace slipstream::agent::structured {
 
 /// Receives a document's events in order, as soon as the bytes that prove them have arrived. Strings and keys
-/// come in pieces of decoded UTF-8 (`last` on the final one; a piece may be empty); a number comes whole, once
+/// come in pieces of decoded UTF-8 (`last` on the final one; a piece may be empty; a string value's first,
+/// empty piece comes with its opening quote); a number comes whole, once
 /// the byte after it (or the end) shows it ended. A status other than ok stops the stream: the parser reports
 /// it as the document's error at the current byte (a validator's early rejection).
 class JsonEvents {
@@ -25,6 +26,8 @@ class JsonEvents {
     virtual base::Status end_array() { return base::Status::ok(); }
     virtual base::Status key(std::string_view piece, bool last) { return base::Status::ok(); }
     virtual base::Status string(std::string_view piece, bool last) { return base::Status::ok(); }
+    /// A number's first byte ('-' or a digit); number() follows once it ended.
+    virtual base::Status begin_number() { return base::Status::ok(); }
     virtual base::Status number(std::string_view text) { return base::Status::ok(); }
     virtual base::Status boolean(bool value) { return base::Status::ok(); }
     virtual base::Status null() { return base::Status::ok(); }

@@ -1,0 +1,70 @@
+// StreamValidator: a JSON document validated against a JSON Schema while it streams in, rejected at the first byte
+// that proves no continuation can satisfy the schema.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agent/structured/json_stream.h"
+#include "agent/structured/value_builder.h"
+#include "base/arena.h"
+#include "json/parse.h"
+#include "json/pointer.h"
+#include "json/schema/schema.h"
+#include "json/value.h"
+
+namespace slipstream::agent::structured {
+
+/// Why a stream fails its schema: the byte offset that proved it, the instance location (a JSON pointer), the
+/// schema keyword that can no longer be satisfied ("type", "enum", "maxLength", "required", ... or "json" for a
+/// syntax or limit error) and a message.
+struct SchemaFailure {
+    std::size_t offset = 0;
+    std::string pointer;
+    std::string keyword;
+    std::string message;
+};
+
+/// Feeds a JsonStream and checks, as the bytes arrive, the keywords whose failure a prefix can prove: `type` (at
+/// a value's first byte), `enum`/`const` on strings (no member starts with the prefix), `maxLength` (as code
+/// points arrive), `additionalProperties: false` (a finished key outside `properties`, without
+/// `patternProperties`), `maxProperties`/`maxItems` (one member too many), `required`/`minProperties`/
+/// `minItems`/`minLength` (when the value closes), scalars against `enum`/`const`, a `false` schema. Only
+/// a schema's own keywords are checked early and only along `properties`, `additionalProperties`, `prefixItems`
+/// and `items` (every keyword of a schema applies, so this never rejects a document the whole schema accepts;
+/// composition keywords are left to the end). When the document completes, the compiled schema validates the
+/// whole value: the verdict is always the whole-document validator's. `schema` is the schema document (kept by
+/// reference: it must outlive this) and `compiled` its compilation. Not thread-safe.
+class StreamValidator {
+  public:
+    StreamValidator(const json::Value& schema, json::schema::Schema compiled, json::ParseOptions options = {});
+    ~StreamValidator();
+    StreamValidator(const StreamValidator&) = delete;
+    StreamValidator& operator=(const StreamValidator&) = delete;
+
+    StreamState feed(std::string_view chunk);
+    StreamState finish();
+    /// kComplete only once the whole document is valid.
+    StreamState state() const { return state_; }
+    /// Set once state() is kInvalid.
+    const SchemaFailure& failure() const { return failure_; }
+    /// The value so far (ValueBuilder::snapshot); the whole document once complete.
+    const json::Value* snapshot(std::vector<std::string>* partial = nullptr) { return builder_.snapshot(partial); }
+
+  private:
+    class Checker;
+    StreamState settle(StreamState s);
+
+    base::Arena arena_;
+    json::schema::Schema compiled_;
+    ValueBuilder builder_;
+    std::unique_ptr<Checker> checker_;
+    JsonStream stream_;
+    SchemaFailure failure_;
+    StreamState state_ = StreamState::kPartial;
+};
+
+}  // namespace slipstream::agent::structured

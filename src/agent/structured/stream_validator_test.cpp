@@ -1,0 +1,213 @@
+// StreamValidator: on JSON-Schema-Test-Suite (draft 2020-12 and draft 7) every document, fed whole, byte by byte and
+// in random chunks, gets the whole-document validator's verdict; early rejections name the keyword and pointer
+// at the byte that proves them; snapshots of partial values.
+#include "agent/structured/stream_validator.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "json/schema/schema.h"
+#include "json/writer.h"
+
+namespace slipstream::agent::structured {
+namespace {
+
+namespace fs = std::filesystem;
+using json::schema::Draft;
+
+fs::path test_data_dir() {
+    if (const char* d = std::getenv("SLIPSTREAM_TEST_DATA"); d != nullptr && *d != '\0') return d;
+    return fs::path(SLIPSTREAM_SOURCE_ROOT) / ".." / "shared" / "data";
+}
+
+std::optional<std::string> read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) return std::nullopt;
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+json::ParseOptions deep() {
+    json::ParseOptions o;
+    o.max_depth = 256;
+    return o;
+}
+
+StreamState run(StreamValidator& v, std::string_view text, const std::vector<std::size_t>& sizes) {
+    std::size_t at = 0, k = 0;
+    while (at < text.size()) {
+        const std::size_t n = std::min(sizes[k++ % sizes.size()], text.size() - at);
+        if (v.feed(text.substr(at, n)) == StreamState::kInvalid) return StreamState::kInvalid;
+        at += n;
+    }
+    return v.finish();
+}
+
+struct Counts {
+    int documents = 0, early = 0, uncompiled = 0;
+};
+
+void run_folder(const fs::path& root, const std::string& folder, Draft draft, Counts& counts) {
+    std::mt19937 rng(11);
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(root / "tests" / folder))
+        if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const fs::path& file : files) {
+        SCOPED_TRACE(file.filename().string());
+        base::Arena arena;
+        auto suite = json::parse(*read_file(file), arena, deep());
+        ASSERT_TRUE(suite.is_ok());
+        for (const json::Value& group : (*suite)->items()) {
+            SCOPED_TRACE(std::string(group.find("description")->as_string()));
+            json::schema::CompileOptions options;
+            options.default_draft = draft;
+            options.resolver = [&root](std::string_view uri) -> std::optional<std::string> {
+                constexpr std::string_view kPrefix = "http://localhost:1234/";
+                if (!uri.starts_with(kPrefix)) return std::nullopt;
+                return read_file(root / "remotes" / std::string(uri.substr(kPrefix.size())));
+            };
+            std::optional<json::schema::Schema> schema;
+            try {
+                schema = json::schema::compile(*group.find("schema"), options);
+            } catch (const json::schema::SchemaError&) {
+                ++counts.uncompiled;  // schema_suite_test owns these (its skip list)
+                continue;
+            }
+            for (const json::Value& test : group.find("tests")->items()) {
+                SCOPED_TRACE(std::string(test.find("description")->as_string()));
+                std::string text;
+                json::Writer w(text);
+                ASSERT_TRUE(w.write_value(*test.find("data")).is_ok());
+                base::Arena doc_arena;
+                auto doc = json::parse(text, doc_arena, deep());
+                ASSERT_TRUE(doc.is_ok()) << text;
+                const bool expected = schema->validate(**doc);
+                std::vector<std::vector<std::size_t>> splits = {{text.size() + 1}, {1}, {1 + rng() % 5, 1 + rng() % 9}};
+                for (const auto& sizes : splits) {
+                    StreamValidator v(*group.find("schema"), *schema, deep());
+                    const StreamState st = run(v, text, sizes);
+                    EXPECT_EQ(st == StreamState::kComplete, expected)
+                        << text << ": " << v.failure().keyword << " at " << v.failure().pointer << ": "
+                        << v.failure().message;
+                    if (st == StreamState::kInvalid && v.failure().offset < text.size() && sizes[0] == 1)
+                        ++counts.early;
+                }
+                ++counts.documents;
+            }
+        }
+    }
+}
+
+class StreamValidatorSuite : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        root_ = test_data_dir() / "json-schema-test-suite";
+        if (!fs::is_directory(root_ / "tests"))
+            GTEST_SKIP() << "JSON-Schema-Test-Suite not found at " << root_ << " (set SLIPSTREAM_TEST_DATA)";
+    }
+    fs::path root_;
+};
+
+TEST_F(StreamValidatorSuite, Draft2020VerdictsMatchTheWholeDocumentValidatorInEverySplit) {
+    Counts c;
+    run_folder(root_, "draft2020-12", Draft::kDraft2020_12, c);
+    std::printf("[stream] draft2020-12: %d documents, %d rejected before their last byte, %d schemas not compiled\n",
+                c.documents, c.early, c.uncompiled);
+    EXPECT_GT(c.documents, 1000);
+    EXPECT_GT(c.early, 100);
+}
+
+TEST_F(StreamValidatorSuite, Draft7VerdictsMatchTheWholeDocumentValidatorInEverySplit) {
+    Counts c;
+    run_folder(root_, "draft7", Draft::kDraft7, c);
+    std::printf("[stream] draft7: %d documents, %d rejected before their last byte, %d schemas not compiled\n",
+                c.documents, c.early, c.uncompiled);
+    EXPECT_GT(c.documents, 700);
+}
+
+struct Compiled {
+    base::Arena arena;
+    const json::Value* doc = nullptr;
+    json::schema::Schema schema;
+    explicit Compiled(std::string_view text) {
+        doc = *json::parse(text, arena);
+        schema = json::schema::compile(*doc);
+    }
+};
+
+const char* const kPerson = R"({"type":"object","required":["name","kind"],"additionalProperties":false,
+  "properties":{"name":{"type":"string","maxLength":5},"kind":{"enum":["cat","dog"]},
+  "tags":{"type":"array","maxItems":2,"items":{"type":"integer"}}}})";
+
+struct Early {
+    const char* text;
+    std::size_t offset;
+    const char* keyword;
+    const char* pointer;
+};
+
+TEST(StreamValidatorTest, RejectsAtTheByteThatProvesIt) {
+    Compiled c(kPerson);
+    const Early cases[] = {
+        {R"([1])", 0, "type", ""},
+        {R"({"name":"abcdef"})", 14, "maxLength", "/name"},
+        {R"({"name":"a","kind":"cow"})", 21, "enum", "/kind"},
+        {R"({"name":"a","kind":"ca"})", 22, "enum", "/kind"},
+        {R"({"name":"a","kind":3})", 19, "enum", "/kind"},
+        {R"({"name":"a","age":3})", 16, "additionalProperties", "/age"},
+        {R"({"name":"a","tags":[1,2,3]})", 24, "maxItems", "/tags/2"},
+        {R"({"name":"a","tags":[1.5]})", 23, "type", "/tags/0"},
+        {R"({"name":"a"})", 11, "required", ""},
+    };
+    for (const Early& e : cases) {
+        SCOPED_TRACE(e.text);
+        StreamValidator v(*c.doc, c.schema);
+        EXPECT_EQ(run(v, e.text, {1}), StreamState::kInvalid);
+        EXPECT_EQ(v.failure().offset, e.offset);
+        EXPECT_EQ(v.failure().keyword, e.keyword);
+        EXPECT_EQ(v.failure().pointer, e.pointer);
+    }
+    StreamValidator ok(*c.doc, c.schema);
+    EXPECT_EQ(run(ok, R"({"name":"Tom","kind":"cat","tags":[1,2]})", {3}), StreamState::kComplete);
+}
+
+TEST(StreamValidatorTest, SnapshotsShowThePartialValue) {
+    Compiled c(kPerson);
+    StreamValidator v(*c.doc, c.schema);
+    EXPECT_EQ(v.snapshot(), nullptr);
+    EXPECT_EQ(v.feed(R"({"name":"To)"), StreamState::kPartial);
+    std::vector<std::string> partial;
+    std::string out;
+    json::Writer w(out);
+    ASSERT_TRUE(w.write_value(*v.snapshot(&partial)).is_ok());
+    EXPECT_EQ(out, R"({"name":"To"})");
+    EXPECT_EQ(partial, (std::vector<std::string>{"", "/name"}));
+    EXPECT_EQ(v.feed(R"(m","tags":[1,)"), StreamState::kPartial);
+    out.clear();
+    json::Writer w2(out);
+    ASSERT_TRUE(w2.write_value(*v.snapshot(&partial)).is_ok());
+    EXPECT_EQ(out, R"({"name":"Tom","tags":[1]})");
+    EXPECT_EQ(partial, (std::vector<std::string>{"", "/tags"}));
+}
+
+TEST(StreamValidatorTest, TheCompiledSchemaGivesTheFinalVerdict) {
+    Compiled c(R"({"type":"object","properties":{"n":{"type":"integer","minimum":10}}})");
+    StreamValidator v(*c.doc, c.schema);
+    EXPECT_EQ(run(v, R"({"n":3})", {2}), StreamState::kInvalid);
+    EXPECT_EQ(v.failure().keyword, "minimum");
+    EXPECT_EQ(v.failure().pointer, "/n");
+    EXPECT_EQ(v.failure().offset, 7u);
+}
+
+}  // namespace
+}  // namespace slipstream::agent::structured
