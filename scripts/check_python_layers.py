@@ -21,7 +21,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("native", ["_native"]),
     ("core", ["_core", "_core.*", "status", "datastructures", "background", "exceptions", "_encoders", "_lifespan",
               "requests", "responses", "_streaming", "_streaming_responses", "_file_response", "sse", "_database",
-              "_database.*", "database"]),
+              "_database.*", "database", "structured"]),
     ("params", ["params", "dependencies", "dependencies.params", "_markers", "_schema", "_plans", "_fallback", "forms",
                 "_signature", "dependencies.param_models", "dependencies.form_fields", "_endpoint"]),
     ("dependencies", ["dependencies.tree", "dependencies.program", "dependencies.shape", "dependencies.early",

@@ -14,6 +14,7 @@
 #include "py_form.h"
 #include "py_record.h"
 #include "py_stream.h"
+#include "py_structured.h"
 #include "py_websocket.h"
 #include "route_desc.h"
 
@@ -115,9 +116,10 @@ NB_MODULE(_native, m) {
     // StreamWriter and format_sse (py_stream.cpp), parse_form (py_form.cpp).
     slipstream::python::register_stream(m);
     slipstream::python::register_form(m);
-    slipstream::python::register_file(m);       // send_file (py_file.cpp)
-    slipstream::python::register_websocket(m);  // WebSocketHub, NativeWebSocket (py_websocket.cpp)
-    slipstream::python::register_record(m);     // Record, make_records (py_record.cpp)
+    slipstream::python::register_file(m);        // send_file (py_file.cpp)
+    slipstream::python::register_websocket(m);   // WebSocketHub, NativeWebSocket (py_websocket.cpp)
+    slipstream::python::register_record(m);      // Record, make_records (py_record.cpp)
+    slipstream::python::register_structured(m);  // NativeStreamValidator (py_structured.cpp)
 #ifdef SLIPSTREAM_PYTHON_DATABASE
     slipstream::python::register_database(m);  // NativeDatabase, add_database_readiness_check (py_database.cpp)
 #endif

@@ -1,12 +1,16 @@
 // StreamValidator: the early keyword checks (Checker, between JsonStream and ValueBuilder) and the final verdict.
 #include "agent/structured/stream_validator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <unordered_set>
 
+#include "json/pointer.h"
 #include "json/schema/error_sink.h"
+#include "json/writer.h"
 
 namespace slipstream::agent::structured {
 namespace {
@@ -94,7 +98,11 @@ Kind number_kind(std::string_view text) {
 class StreamValidator::Checker final : public JsonEvents {
   public:
     Checker(const json::Value& schema, bool siblings_of_ref, ValueBuilder& builder, SchemaFailure& failure)
-        : builder_(builder), failure_(failure), siblings_of_ref_(siblings_of_ref) {
+        : builder_(builder),
+          failure_(failure),
+          root_(schema),
+          siblings_of_ref_(siblings_of_ref),
+          follow_refs_(!has_nested_id(schema, true)) {
         next_ = usable(&schema);
     }
 
@@ -215,12 +223,52 @@ class StreamValidator::Checker final : public JsonEvents {
         frames_.back().object = object;
     }
 
-    // A schema node whose own keywords may be checked early: an object or a boolean; not, before 2019-09, one
-    // with $ref (whose siblings are ignored there).
+    // A schema node whose own keywords may be checked early: an object or a boolean. A node that is only a local
+    // `$ref` (with annotations at most, as pydantic writes nested models) stands for its target. Otherwise a node
+    // with `$ref` is checked by its own keywords, except before 2019-09, which ignores them beside a `$ref`.
     const json::Value* usable(const json::Value* node) const {
-        if (node == nullptr || !(node->is_object() || node->is_bool())) return nullptr;
-        if (!siblings_of_ref_ && node->is_object() && node->find("$ref") != nullptr) return nullptr;
-        return node;
+        for (int hops = 0; hops < 32; ++hops) {
+            if (node == nullptr || !(node->is_object() || node->is_bool())) return nullptr;
+            const json::Value* ref = node->is_object() ? node->find("$ref") : nullptr;
+            if (ref == nullptr) return node;
+            const json::Value* target = follow_refs_ && ref->is_string() && only_annotations_beside_ref(*node)
+                                            ? local_target(ref->as_string())
+                                            : nullptr;
+            if (target == nullptr) return siblings_of_ref_ ? node : nullptr;
+            node = target;
+        }
+        return nullptr;  // a cycle of references
+    }
+
+    const json::Value* local_target(std::string_view ref) const {
+        if (ref == "#") return &root_;
+        if (!ref.starts_with("#/") || ref.find('%') != std::string_view::npos) return nullptr;  // not decoded here
+        return json::resolve_pointer(root_, ref.substr(1));
+    }
+
+    static bool only_annotations_beside_ref(const json::Value& node) {
+        static constexpr std::string_view kAnnotations[] = {
+            "$ref", "title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly"};
+        for (const json::Member& m : node.members()) {
+            if (std::find(std::begin(kAnnotations), std::end(kAnnotations), m.key) == std::end(kAnnotations))
+                return false;
+        }
+        return true;
+    }
+
+    // Whether a `$id` below the root changes what "#/..." means somewhere (then no reference is followed).
+    static bool has_nested_id(const json::Value& v, bool root) {
+        if (v.is_array()) {
+            for (const json::Value& item : v.items())
+                if (has_nested_id(item, false)) return true;
+            return false;
+        }
+        if (!v.is_object()) return false;
+        for (const json::Member& m : v.members()) {
+            if (!root && m.key == "$id") return true;
+            if (has_nested_id(m.value, false)) return true;
+        }
+        return false;
     }
 
     // A value starts: its node, the element count of an enclosing array, `false`, `type`, `enum`/`const` kinds.
@@ -355,7 +403,9 @@ class StreamValidator::Checker final : public JsonEvents {
 
     ValueBuilder& builder_;
     SchemaFailure& failure_;
+    const json::Value& root_;
     bool siblings_of_ref_;
+    bool follow_refs_;
     std::vector<Frame> frames_;
     std::vector<std::string> path_;         // tokens of the value being read
     const json::Value* next_ = nullptr;     // the schema of the next value to start
@@ -373,6 +423,31 @@ StreamValidator::StreamValidator(const json::Value& schema, json::schema::Schema
       stream_(checker_.get(), options) {}
 
 StreamValidator::~StreamValidator() = default;
+
+base::Result<std::unique_ptr<StreamValidator>> StreamValidator::create(std::string_view schema_json,
+                                                                       json::ParseOptions options) {
+    auto owned = std::make_unique<OwnedSchema>();
+    json::ParseError pe;
+    base::Result<const json::Value*> doc = json::parse(schema_json, owned->arena, {}, &pe);
+    if (!doc.is_ok()) return base::Status::invalid_argument("the schema is not JSON: " + pe.message);
+    owned->doc = doc.value();
+    json::schema::Schema compiled;
+    try {
+        compiled = json::schema::compile(*owned->doc);
+    } catch (const json::schema::SchemaError& e) {
+        return base::Status::invalid_argument(std::string("the schema does not compile: ") + e.what());
+    }
+    auto v = std::make_unique<StreamValidator>(*owned->doc, std::move(compiled), options);
+    v->owned_ = std::move(owned);
+    return v;
+}
+
+bool StreamValidator::snapshot_json(std::string& out, std::vector<std::string>* partial) {
+    const json::Value* v = builder_.snapshot(partial);
+    if (v == nullptr) return false;
+    json::Writer w(out);
+    return w.write_value(*v).is_ok();
+}
 
 StreamState StreamValidator::feed(std::string_view chunk) {
     return settle(stream_.feed(chunk));

@@ -11,6 +11,7 @@
 #include "agent/structured/json_stream.h"
 #include "agent/structured/value_builder.h"
 #include "base/arena.h"
+#include "base/result.h"
 #include "json/parse.h"
 #include "json/pointer.h"
 #include "json/schema/schema.h"
@@ -42,6 +43,10 @@ class StreamValidator {
   public:
     StreamValidator(const json::Value& schema, json::schema::Schema compiled, json::ParseOptions options = {});
     ~StreamValidator();
+    /// Parses and compiles `schema_json` (a JSON Schema document, draft 2020-12 unless its `$schema` says 7) and
+    /// makes a validator that owns it. kInvalidArgument with the parser's or the compiler's message.
+    static base::Result<std::unique_ptr<StreamValidator>> create(std::string_view schema_json,
+                                                                 json::ParseOptions options = {});
     StreamValidator(const StreamValidator&) = delete;
     StreamValidator& operator=(const StreamValidator&) = delete;
 
@@ -53,11 +58,18 @@ class StreamValidator {
     const SchemaFailure& failure() const { return failure_; }
     /// The value so far (ValueBuilder::snapshot); the whole document once complete.
     const json::Value* snapshot(std::vector<std::string>* partial = nullptr) { return builder_.snapshot(partial); }
+    /// The snapshot as compact JSON text appended to `out`; false (nothing appended) before the first value.
+    bool snapshot_json(std::string& out, std::vector<std::string>* partial = nullptr);
 
   private:
     class Checker;
+    struct OwnedSchema {
+        base::Arena arena;
+        const json::Value* doc = nullptr;
+    };
     StreamState settle(StreamState s);
 
+    std::unique_ptr<OwnedSchema> owned_;  // create(): the schema document (destroyed last)
     base::Arena arena_;
     json::schema::Schema compiled_;
     ValueBuilder builder_;

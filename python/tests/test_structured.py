@@ -1,0 +1,95 @@
+"""slipstream.structured.StreamValidator: a pydantic model's JSON validated while it streams in, split anywhere;
+rejected at the proving byte with the pointer and keyword; partial values; the result as the model."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Literal
+
+import pytest
+from pydantic import BaseModel, Field
+from slipstream.structured import StreamFailure, StreamState, StreamValidator
+
+
+class Item(BaseModel):
+    name: str = Field(max_length=8)
+    qty: int
+
+
+class Answer(BaseModel):
+    title: str
+    kind: Literal["list", "note"]
+    items: list[Item]
+
+
+GOOD = '{"title": "Groceries ✓", "kind": "list", "items": [{"name": "milk", "qty": 2}, {"name": "eggs", "qty": 12}]}'
+
+
+def test_a_valid_document_in_any_split_becomes_the_model() -> None:
+    rng = random.Random(3)
+    for _ in range(20):
+        v = StreamValidator(Answer)
+        data = GOOD.encode()
+        at = 0
+        while at < len(data):
+            n = rng.randint(1, 6)
+            state = v.feed(data[at:at + n])  # split inside "✓" too
+            at += n
+            assert state is (StreamState.COMPLETE if at >= len(data) else StreamState.PARTIAL)
+        assert v.finish() is StreamState.COMPLETE
+        assert v.result() == Answer.model_validate_json(GOOD)
+        assert v.failure is None
+
+
+@pytest.mark.parametrize(("prefix", "keyword", "pointer"), [
+    ('{"title": 3', "type", "/title"),
+    ('{"title": "t", "kind": "lis', None, None),                      # still a prefix of "list"
+    ('{"title": "t", "kind": "lit', "enum", "/kind"),
+    ('{"title": "t", "kind": "list", "items": [{"name": "a", "qty": 1.5}', "type", "/items/0/qty"),
+    ('{"title": "t", "kind": "list", "items": [{"name": "abcdefghi', "maxLength", "/items/0/name"),
+    ('{"title": "t", "kind": "list", "items": [{"qty": 1}', "required", "/items/0"),
+    ('{"title": "t",,', "json", ""),
+])
+def test_a_prefix_is_rejected_as_soon_as_it_cannot_be_valid(prefix: str, keyword: str | None,
+                                                            pointer: str | None) -> None:
+    v = StreamValidator(Answer)
+    state = StreamState.PARTIAL
+    for ch in prefix:
+        state = v.feed(ch)
+        if state is StreamState.INVALID:
+            break
+    if keyword is None:
+        assert state is StreamState.PARTIAL and v.failure is None
+        return
+    assert state is StreamState.INVALID
+    failure = v.failure
+    assert isinstance(failure, StreamFailure)
+    assert (failure.keyword, failure.pointer) == (keyword, pointer)
+    assert failure.offset == len(prefix.encode()) - 1  # the byte that proved it
+    assert v.feed('"more"') is StreamState.INVALID
+    with pytest.raises(ValueError, match="invalid, not complete"):
+        v.result()
+
+
+def test_partial_values_show_open_strings_and_containers() -> None:
+    v = StreamValidator(Answer)
+    assert v.partial() == (None, [])
+    v.feed('{"title": "Gro')
+    assert v.partial() == ({"title": "Gro"}, ["", "/title"])
+    v.feed('ceries", "items": [{"name": "mi')
+    assert v.partial() == ({"title": "Groceries", "items": [{"name": "mi"}]},
+                           ["", "/items", "/items/0", "/items/0/name"])
+
+
+def test_a_schema_dict_and_a_truncated_document() -> None:
+    v = StreamValidator({"type": "array", "items": {"type": "integer"}, "maxItems": 2})
+    assert v.feed(b"[1, 2") is StreamState.PARTIAL
+    assert v.finish() is StreamState.INVALID
+    assert v.failure is not None and v.failure.keyword == "json"
+    ok = StreamValidator({"type": "array", "items": {"type": "integer"}})
+    ok.feed("[1, 2]")
+    assert ok.finish() is StreamState.COMPLETE and ok.result() == [1, 2]
+    with pytest.raises(ValueError, match="does not compile"):
+        StreamValidator({"type": 5})
+    assert json.loads(json.dumps(Answer.model_json_schema())) == StreamValidator(Answer).schema
