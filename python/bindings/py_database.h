@@ -71,6 +71,21 @@ class NativeDatabase {
     void session_listen(std::uint64_t sid, std::uint64_t token);
     /// Gives the session's connection back (a transaction left open is rolled back). Unknown ids are ignored.
     void close_session(std::uint64_t sid);
+    /// PostgreSQL `COPY ... FROM STDIN` of `rows` on the session's connection (its transaction): the row count.
+    void session_copy_in(std::uint64_t sid, std::uint64_t token, std::string copy_sql, PyObject* rows,
+                         std::int64_t timeout_ns);
+    /// PostgreSQL `COPY ... TO STDOUT` through the pool / on a session: the payload is (row count, data bytes),
+    /// the data gathered on the database's thread. SQLite answers an "invalid_argument" error.
+    void copy_out(std::uint64_t token, std::string copy_sql, std::int64_t timeout_ns);
+    void session_copy_out(std::uint64_t sid, std::uint64_t token, std::string copy_sql, std::int64_t timeout_ns);
+    /// A store::DbListener: `token` hears its id (an int), `events` every notification (channel, payload, pid)
+    /// and every change of its connection ("connection_lost", why) / ("reconnected", "") until it closes.
+    void open_listener(std::uint64_t token, std::uint64_t events);
+    /// LISTEN (`listen`) or UNLISTEN `channel` on listener `lid`: None, or the error.
+    void listener_listen(std::uint64_t lid, std::uint64_t token, std::string channel, bool listen);
+    bool listener_connected(std::uint64_t lid) const;
+    /// Ends the listener's LISTENs and closes its connection. Unknown ids are ignored.
+    void close_listener(std::uint64_t lid);
 
     // Blocking: (ok, payload).
     PyObject* query_blocking(std::string sql, PyObject* params, std::int64_t timeout_ns);
