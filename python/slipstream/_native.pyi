@@ -31,6 +31,16 @@ class PendingReply:
     def make_request(self) -> Any: ...
     @property
     def done(self) -> bool: ...
+    @property
+    def cancel_id(self) -> int:
+        """Its id in the runtime's Disconnects (0: not cancelled when the client disconnects)."""
+
+class Disconnects:
+    """Ids of suspended handlers whose client disconnected (App(cancel_on_disconnect=True))."""
+
+    @property
+    def fd(self) -> int: ...
+    def take(self) -> list[int]: ...
 
 class StreamWriter:
     """A response body produced by Python (python/bindings/py_stream.h): the whole body at once (send), or a
