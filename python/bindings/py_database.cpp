@@ -85,9 +85,9 @@ PyObject* to_python(const CopyOutData& c) {
 
 PyObject* to_python(const ListenerChange& e) {
     const char* kind = e.event == store::ListenerEvent::kConnectionLost ? "connection_lost" : "reconnected";
-    return result_tuple(true, Py_BuildValue("(sN)", kind,
-                                            PyUnicode_DecodeUTF8(e.why.data(), static_cast<Py_ssize_t>(e.why.size()),
-                                                                 "replace")));
+    return result_tuple(
+        true, Py_BuildValue("(sN)", kind,
+                            PyUnicode_DecodeUTF8(e.why.data(), static_cast<Py_ssize_t>(e.why.size()), "replace")));
 }
 
 PyObject* to_python(const store::DbNotification& n) {
@@ -177,7 +177,7 @@ void NativeDatabase::close() {
         session->close();
     sessions.clear();
     listeners.clear();  // each closes
-    db.reset();  // stops the loop thread after answering what is in flight (kCancelled)
+    db.reset();         // stops the loop thread after answering what is in flight (kCancelled)
     // A session opened while the database was stopping: nothing can use it any more.
     {
         std::lock_guard<std::mutex> lock(core_->db_mutex);
@@ -289,8 +289,8 @@ void NativeDatabase::session_fetch_json(std::uint64_t sid, std::uint64_t token, 
     if (!params_from_python(params, values)) throw nb::python_error();
     std::shared_ptr<store::DbSession> session = core_->session(sid);
     if (session == nullptr) return core_->push(DbCompletion{token, store::JsonResult(closed_session())});
-    core_->track(token,
-                 session->fetch_json(std::move(sql), std::move(values), DbCore::json_to_queue(core_, token), timeout_ns));
+    core_->track(
+        token, session->fetch_json(std::move(sql), std::move(values), DbCore::json_to_queue(core_, token), timeout_ns));
 }
 
 void NativeDatabase::session_listen(std::uint64_t sid, std::uint64_t token) {
@@ -448,21 +448,21 @@ void register_database(nb::module_& m) {
     nb::class_<NativeDatabase> cls(m, "NativeDatabase");
     register_database_streams(cls);
     cls.def(
-            "__init__",
-            [](NativeDatabase* self, const std::string& url, std::size_t min_size, std::size_t max_size,
-               double acquire_timeout, double connect_timeout, double statement_timeout, std::size_t max_sessions) {
-                store::DatabaseConfig config;
-                config.url = url;
-                config.min_size = min_size;
-                config.max_size = max_size;
-                config.acquire_timeout_ns = seconds_to_ns(acquire_timeout, "acquire_timeout", false);
-                config.connect_timeout_ns = seconds_to_ns(connect_timeout, "connect_timeout", false);
-                config.statement_timeout_ns = seconds_to_ns(statement_timeout, "statement_timeout", true);
-                config.max_sessions = max_sessions;
-                new (self) NativeDatabase(std::move(config));
-            },
-            nb::arg("url"), nb::arg("min_size"), nb::arg("max_size"), nb::arg("acquire_timeout"),
-            nb::arg("connect_timeout"), nb::arg("statement_timeout"), nb::arg("max_sessions"))
+           "__init__",
+           [](NativeDatabase* self, const std::string& url, std::size_t min_size, std::size_t max_size,
+              double acquire_timeout, double connect_timeout, double statement_timeout, std::size_t max_sessions) {
+               store::DatabaseConfig config;
+               config.url = url;
+               config.min_size = min_size;
+               config.max_size = max_size;
+               config.acquire_timeout_ns = seconds_to_ns(acquire_timeout, "acquire_timeout", false);
+               config.connect_timeout_ns = seconds_to_ns(connect_timeout, "connect_timeout", false);
+               config.statement_timeout_ns = seconds_to_ns(statement_timeout, "statement_timeout", true);
+               config.max_sessions = max_sessions;
+               new (self) NativeDatabase(std::move(config));
+           },
+           nb::arg("url"), nb::arg("min_size"), nb::arg("max_size"), nb::arg("acquire_timeout"),
+           nb::arg("connect_timeout"), nb::arg("statement_timeout"), nb::arg("max_sessions"))
         .def("open", [](NativeDatabase& self) { return owned(self.open()); })
         .def("close", &NativeDatabase::close)
         .def("ready", &NativeDatabase::ready)

@@ -54,8 +54,8 @@ void NativeDatabase::copy_out(std::uint64_t token, std::string copy_sql, std::in
     std::shared_ptr<store::Database> db = core_->database();
     if (db == nullptr) return core_->push(DbCompletion{token, CopyOutData{closed_database(), {}}});
     auto data = std::make_shared<std::string>();
-    core_->track(token, db->copy_out(std::move(copy_sql), gather(data), copy_out_to_queue(core_, token, data),
-                                     timeout_ns));
+    core_->track(token,
+                 db->copy_out(std::move(copy_sql), gather(data), copy_out_to_queue(core_, token, data), timeout_ns));
 }
 
 void NativeDatabase::session_copy_out(std::uint64_t sid, std::uint64_t token, std::string copy_sql,
@@ -63,8 +63,8 @@ void NativeDatabase::session_copy_out(std::uint64_t sid, std::uint64_t token, st
     std::shared_ptr<store::DbSession> session = core_->session(sid);
     if (session == nullptr) return core_->push(DbCompletion{token, CopyOutData{closed_session(), {}}});
     auto data = std::make_shared<std::string>();
-    core_->track(token, session->copy_out(std::move(copy_sql), gather(data), copy_out_to_queue(core_, token, data),
-                                          timeout_ns));
+    core_->track(
+        token, session->copy_out(std::move(copy_sql), gather(data), copy_out_to_queue(core_, token, data), timeout_ns));
 }
 
 void NativeDatabase::open_listener(std::uint64_t token, std::uint64_t events) {
@@ -72,7 +72,10 @@ void NativeDatabase::open_listener(std::uint64_t token, std::uint64_t events) {
     if (db == nullptr) return core_->push(DbCompletion{token, SessionOpened{closed_database()}});
     std::shared_ptr<DbCore> core = core_;
     store::ListenerHandlers handlers{
-        .on_notification = [core, events](const store::DbNotification& n) { core->push(DbCompletion{events, n}); },
+        .on_notification =
+            [core, events](const store::DbNotification& n) {
+                core->push(DbCompletion{events, n});
+            },
         .on_event =
             [core, events](store::ListenerEvent e, const base::Status& why) {
                 core->push(DbCompletion{events, ListenerChange{e, why.is_ok() ? std::string() : why.message()}});
@@ -119,8 +122,8 @@ void register_database_streams(nb::class_<NativeDatabase>& cls) {
         .def("session_copy_out", &NativeDatabase::session_copy_out, nb::arg("sid"), nb::arg("token"), nb::arg("sql"),
              nb::arg("timeout"))
         .def("open_listener", &NativeDatabase::open_listener, nb::arg("token"), nb::arg("events"))
-        .def("listener_listen", &NativeDatabase::listener_listen, nb::arg("lid"), nb::arg("token"),
-             nb::arg("channel"), nb::arg("listen"))
+        .def("listener_listen", &NativeDatabase::listener_listen, nb::arg("lid"), nb::arg("token"), nb::arg("channel"),
+             nb::arg("listen"))
         .def("listener_connected", &NativeDatabase::listener_connected, nb::arg("lid"))
         .def("close_listener", &NativeDatabase::close_listener, nb::arg("lid"));
 }

@@ -15,7 +15,6 @@ methods, blocking, for `def` handlers. See python/README.md ("Database").
 from __future__ import annotations
 
 import logging
-
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -29,7 +28,7 @@ from ._database.connection import (
     copy_plan,
     timeout_ns,
 )
-from ._database.dispatch import LISTENER, Completions, SESSION
+from ._database.dispatch import LISTENER, SESSION, Completions
 from ._database.errors import (
     CheckViolationError,
     ConnectionFailureError,

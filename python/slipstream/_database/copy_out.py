@@ -22,7 +22,7 @@ def _quote_literal(text: str) -> str:
     return "'" + str(text).replace("'", "''") + "'"
 
 
-def copy_options(*, format: str | None = None, oids: bool | None = None, delimiter: str | None = None,  # noqa: A002
+def copy_options(*, format: str | None = None, oids: bool | None = None, delimiter: str | None = None,
                  null: str | None = None, header: bool | None = None, quote: str | None = None,
                  escape: str | None = None, force_quote: bool | Sequence[str] | None = None,
                  encoding: str | None = None) -> str:

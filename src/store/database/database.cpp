@@ -84,8 +84,9 @@ template std::function<void(QueryResult)> DatabaseImpl::sqlite_cancellable<Query
     std::function<void(QueryResult)>, const std::shared_ptr<QueryCancel>&, std::shared_ptr<sqlite::Interrupt>);
 template std::function<void(JsonResult)> DatabaseImpl::sqlite_cancellable<JsonResult>(
     std::function<void(JsonResult)>, const std::shared_ptr<QueryCancel>&, std::shared_ptr<sqlite::Interrupt>);
-template std::function<void(CopyCount)> DatabaseImpl::sqlite_cancellable<CopyCount>(
-    std::function<void(CopyCount)>, const std::shared_ptr<QueryCancel>&, std::shared_ptr<sqlite::Interrupt>);
+template std::function<void(CopyCount)> DatabaseImpl::sqlite_cancellable<CopyCount>(std::function<void(CopyCount)>,
+                                                                                    const std::shared_ptr<QueryCancel>&,
+                                                                                    std::shared_ptr<sqlite::Interrupt>);
 
 DatabaseImpl::DatabaseImpl(DatabaseConfig config, DatabaseTarget target)
     : config_(std::move(config)), target_(std::move(target)), loop_(std::make_unique<net::EventLoop>(clock_)) {}
@@ -146,7 +147,7 @@ void DatabaseImpl::stop() {
                 listening.push_back(entry.second);
             for (auto& listener : listening)
                 listener->close_on_loop();  // each forgets itself
-            pool_.reset();           // waiters and queued statements hear kCancelled
+            pool_.reset();                  // waiters and queued statements hear kCancelled
             loop_->stop();
         });
         stopped_ = true;
@@ -300,7 +301,7 @@ void DatabaseImpl::copy_in(std::string copy_sql, std::vector<std::vector<Value>>
     postgres::QueryOptions options{.timeout_ns = timeout(timeout_ns)};
     pool_copy(std::move(done), handle,
               [sql = std::move(copy_sql), rows = std::move(rows), options](postgres::Pool& pool,
-                                                                         postgres::CopyCallback cb) mutable {
+                                                                           postgres::CopyCallback cb) mutable {
                   return pool.copy_in(std::move(sql), postgres::copy_rows(std::move(rows)), std::move(cb), options);
               });
 }
@@ -310,7 +311,7 @@ void DatabaseImpl::copy_out(std::string copy_sql, CopyOutSink sink, std::functio
     postgres::QueryOptions options{.timeout_ns = timeout(timeout_ns)};
     pool_copy(std::move(done), handle,
               [sql = std::move(copy_sql), sink = std::move(sink), options](postgres::Pool& pool,
-                                                                         postgres::CopyCallback cb) mutable {
+                                                                           postgres::CopyCallback cb) mutable {
                   return pool.copy_out(std::move(sql), std::move(sink), std::move(cb), options);
               });
 }

@@ -45,8 +45,8 @@ class DatabaseImpl {
     void open_session(const std::shared_ptr<DatabaseImpl>& self, Database::SessionCallback done);
     void copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows, std::function<void(CopyCount)> done,
                  std::int64_t timeout_ns, const std::shared_ptr<QueryCancel>& handle);
-    void copy_out(std::string copy_sql, CopyOutSink sink, std::function<void(CopyCount)> done,
-                  std::int64_t timeout_ns, const std::shared_ptr<QueryCancel>& handle);
+    void copy_out(std::string copy_sql, CopyOutSink sink, std::function<void(CopyCount)> done, std::int64_t timeout_ns,
+                  const std::shared_ptr<QueryCancel>& handle);
     void open_listener(const std::shared_ptr<DatabaseImpl>& self, ListenerHandlers handlers,
                        Database::ListenerCallback done);
     /// Loop thread: runs what `handle` asks for (QueryCancel::cancel posts it).
@@ -104,8 +104,8 @@ class DatabaseImpl {
     std::unique_ptr<sqlite::Database> sqlite_;    // SQLite
     std::unordered_set<SessionImpl*> sessions_;   // PostgreSQL sessions holding a lease (loop thread)
     std::unordered_map<ListenerImpl*, std::shared_ptr<ListenerImpl>> listeners_;  // open ones (loop thread)
-    net::Timer probe_timer_;                      // SELECT 1 after a second without an answer from the server
-    base::MonoNanos last_answer_ = 0;             // loop thread: when the server last answered a statement
+    net::Timer probe_timer_;           // SELECT 1 after a second without an answer from the server
+    base::MonoNanos last_answer_ = 0;  // loop thread: when the server last answered a statement
 };
 
 }  // namespace slipstream::store

@@ -18,8 +18,8 @@ class DatabaseImpl;
 /// holds it in `listeners_` until it closes (the Database's stop closes it on the loop).
 class ListenerImpl : public std::enable_shared_from_this<ListenerImpl> {
   public:
-    static constexpr std::int64_t kFirstRetryNs = 100'000'000;   // the first reconnect attempt after a loss
-    static constexpr std::int64_t kMaxRetryNs = 5'000'000'000;   // the longest wait between attempts
+    static constexpr std::int64_t kFirstRetryNs = 100'000'000;  // the first reconnect attempt after a loss
+    static constexpr std::int64_t kMaxRetryNs = 5'000'000'000;  // the longest wait between attempts
 
     ListenerImpl(std::shared_ptr<DatabaseImpl> db, ListenerHandlers handlers);
 

@@ -25,9 +25,10 @@ class Heard {
     ListenerHandlers handlers() {
         return ListenerHandlers{
             .on_notification = [this](const DbNotification& n) { add("notify " + n.channel + " " + n.payload); },
-            .on_event = [this](ListenerEvent e, const base::Status&) {
-                add(e == ListenerEvent::kConnectionLost ? "lost" : "reconnected");
-            }};
+            .on_event =
+                [this](ListenerEvent e, const base::Status&) {
+                    add(e == ListenerEvent::kConnectionLost ? "lost" : "reconnected");
+                }};
     }
     // The next thing heard, or "nothing" after 10 s.
     std::string next() {
@@ -52,7 +53,8 @@ class Heard {
 std::unique_ptr<DbListener> open_listener(Database& db, Heard& heard, base::Status* status = nullptr) {
     auto p = std::make_shared<std::promise<base::Result<std::unique_ptr<DbListener>>>>();
     auto f = p->get_future();
-    db.open_listener(heard.handlers(), [p](base::Result<std::unique_ptr<DbListener>> l) { p->set_value(std::move(l)); });
+    db.open_listener(heard.handlers(),
+                     [p](base::Result<std::unique_ptr<DbListener>> l) { p->set_value(std::move(l)); });
     EXPECT_EQ(f.wait_for(30s), std::future_status::ready);
     auto r = f.get();
     if (status != nullptr) *status = r.status();

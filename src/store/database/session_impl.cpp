@@ -53,17 +53,17 @@ std::shared_ptr<QueryCancel> SessionImpl::run(std::string sql, Params params, st
     if (sqlite_) {
         auto interrupt = std::make_shared<sqlite::Interrupt>();
         auto once = DatabaseImpl::sqlite_cancellable<Result>(std::move(done), handle, interrupt);
-        bool queued = on_worker([this, sql = std::move(sql), params = std::move(params), once, on_sqlite,
-                                 interrupt]() mutable {
-            std::shared_ptr<Result> result;
-            if (interrupt->begin(sqlite_->handle())) {
-                result = std::make_shared<Result>(on_sqlite(*sqlite_, sql, params));
-                interrupt->end();
-            } else {
-                result = std::make_shared<Result>(cancelled_by_client());
-            }
-            if (!db_->post([once, result] { once(std::move(*result)); })) once(std::move(*result));
-        });
+        bool queued =
+            on_worker([this, sql = std::move(sql), params = std::move(params), once, on_sqlite, interrupt]() mutable {
+                std::shared_ptr<Result> result;
+                if (interrupt->begin(sqlite_->handle())) {
+                    result = std::make_shared<Result>(on_sqlite(*sqlite_, sql, params));
+                    interrupt->end();
+                } else {
+                    result = std::make_shared<Result>(cancelled_by_client());
+                }
+                if (!db_->post([once, result] { once(std::move(*result)); })) once(std::move(*result));
+            });
         if (!queued) once(closed_status());
         return handle;
     }

@@ -68,7 +68,7 @@ TEST(SessionCancel, ARunningStatementInATransactionIsCancelledOnTheServer) {
     ASSERT_TRUE(count.is_ok());
     EXPECT_EQ(count->text(0, 0), "0");
     EXPECT_EQ(activity(), "idle: SELECT count(*) FROM session_cancel_t");  // the same backend goes on
-    handle->cancel();                                                       // after the answer: nothing happens
+    handle->cancel();                                                      // after the answer: nothing happens
 }
 
 TEST(SessionCancel, AQueuedStatementLeavesTheQueue) {
@@ -214,7 +214,8 @@ TEST(DatabaseCopyOut, RowsComeInTheAskedFormatAndASinkErrorEndsIt) {
 
     auto lite = open("sqlite://:memory:");
     Pending<CopyCount> sqlite;
-    lite->copy_out("COPY t TO STDOUT", [](std::string_view) { return base::Status::ok(); }, sqlite.callback());
+    lite->copy_out(
+        "COPY t TO STDOUT", [](std::string_view) { return base::Status::ok(); }, sqlite.callback());
     EXPECT_EQ(sqlite.get().status().code(), base::StatusCode::kInvalidArgument);
 }
 
