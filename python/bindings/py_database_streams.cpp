@@ -40,14 +40,12 @@ std::function<void(base::Status)> status_to_queue(const std::shared_ptr<DbCore>&
 
 }  // namespace
 
-void NativeDatabase::session_copy_in(std::uint64_t sid, std::uint64_t token, std::string copy_sql, PyObject* rows,
+void NativeDatabase::session_copy_in(std::uint64_t sid, std::uint64_t token, std::string copy_sql, std::string data,
                                      std::int64_t timeout_ns) {
-    std::vector<store::Params> values;
-    if (!rows_from_python(rows, values)) throw nb::python_error();
     std::shared_ptr<store::DbSession> session = core_->session(sid);
     if (session == nullptr) return core_->push(DbCompletion{token, store::CopyCount(closed_session())});
     core_->track(token,
-                 session->copy_in(std::move(copy_sql), std::move(values), count_to_queue(core_, token), timeout_ns));
+                 session->copy_in_data(std::move(copy_sql), std::move(data), count_to_queue(core_, token), timeout_ns));
 }
 
 void NativeDatabase::copy_out(std::uint64_t token, std::string copy_sql, std::int64_t timeout_ns) {
@@ -115,9 +113,11 @@ void NativeDatabase::close_listener(std::uint64_t lid) {
 void register_database_streams(nb::class_<NativeDatabase>& cls) {
     cls.def(
            "session_copy_in",
-           [](NativeDatabase& self, std::uint64_t sid, std::uint64_t token, std::string sql, nb::handle rows,
-              std::int64_t timeout) { self.session_copy_in(sid, token, std::move(sql), rows.ptr(), timeout); },
-           nb::arg("sid"), nb::arg("token"), nb::arg("sql"), nb::arg("rows"), nb::arg("timeout"))
+           [](NativeDatabase& self, std::uint64_t sid, std::uint64_t token, std::string sql, nb::bytes data,
+              std::int64_t timeout) {
+               self.session_copy_in(sid, token, std::move(sql), std::string(data.c_str(), data.size()), timeout);
+           },
+           nb::arg("sid"), nb::arg("token"), nb::arg("sql"), nb::arg("data"), nb::arg("timeout"))
         .def("copy_out", &NativeDatabase::copy_out, nb::arg("token"), nb::arg("sql"), nb::arg("timeout"))
         .def("session_copy_out", &NativeDatabase::session_copy_out, nb::arg("sid"), nb::arg("token"), nb::arg("sql"),
              nb::arg("timeout"))

@@ -148,6 +148,7 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"database-statement-timeout", "30s", [](const Config& c) { return c.database.statement_timeout_ms == 30000; },
          "30s"},
         {"database-max-sessions", "8", [](const Config& c) { return c.database.max_sessions == 8; }, "8"},
+        {"database-statement-cache", "0", [](const Config& c) { return c.database.statement_cache == 0; }, "0"},
     };
     Registry registry = make_config_registry();
     ASSERT_EQ(std::size(cases), registry.options().size()) << "a registered option has no row here";

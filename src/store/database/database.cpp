@@ -122,6 +122,7 @@ base::Status DatabaseImpl::start() {
             o.max_size = config_.max_size;
             o.acquire_timeout_ns = config_.acquire_timeout_ns;
             o.connect_timeout_ns = config_.connect_timeout_ns;
+            o.max_prepared = config_.statement_cache_size;
             pool_ = std::make_unique<postgres::Pool>(*loop_, std::move(o), cancel_workers_.get());
             probe();
         });
@@ -209,7 +210,7 @@ void DatabaseImpl::statement(std::string sql, Params params, std::function<void(
                                  observe(r.status(), r.error());
                                  done(std::move(r));
                              },
-                             postgres::QueryOptions{.timeout_ns = timeout(timeout_ns), .idempotent = idempotent}));
+                             statement_options(timeout_ns, idempotent)));
     };
     if (!post(std::move(task))) done(base::Status::cancelled("database closed"));
 }
@@ -295,14 +296,13 @@ void DatabaseImpl::pool_copy(std::function<void(CopyCount)> done, const std::sha
     if (!post(std::move(task))) done(base::Status::cancelled("database closed"));
 }
 
-void DatabaseImpl::copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows,
-                           std::function<void(CopyCount)> done, std::int64_t timeout_ns,
-                           const std::shared_ptr<QueryCancel>& handle) {
+void DatabaseImpl::copy_in(std::string copy_sql, postgres::CopySource source, std::function<void(CopyCount)> done,
+                           std::int64_t timeout_ns, const std::shared_ptr<QueryCancel>& handle) {
     postgres::QueryOptions options{.timeout_ns = timeout(timeout_ns)};
     pool_copy(std::move(done), handle,
-              [sql = std::move(copy_sql), rows = std::move(rows), options](postgres::Pool& pool,
-                                                                           postgres::CopyCallback cb) mutable {
-                  return pool.copy_in(std::move(sql), postgres::copy_rows(std::move(rows)), std::move(cb), options);
+              [sql = std::move(copy_sql), source = std::move(source), options](postgres::Pool& pool,
+                                                                               postgres::CopyCallback cb) mutable {
+                  return pool.copy_in(std::move(sql), std::move(source), std::move(cb), options);
               });
 }
 
@@ -384,7 +384,14 @@ void Database::open_session(SessionCallback done) {
 std::shared_ptr<QueryCancel> Database::copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows,
                                                std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
     auto handle = std::make_shared<QueryCancel>(impl_);
-    impl_->copy_in(std::move(copy_sql), std::move(rows), std::move(done), timeout_ns, handle);
+    impl_->copy_in(std::move(copy_sql), postgres::copy_rows(std::move(rows)), std::move(done), timeout_ns, handle);
+    return handle;
+}
+
+std::shared_ptr<QueryCancel> Database::copy_in_data(std::string copy_sql, std::string data,
+                                                    std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
+    auto handle = std::make_shared<QueryCancel>(impl_);
+    impl_->copy_in(std::move(copy_sql), postgres::copy_bytes(std::move(data)), std::move(done), timeout_ns, handle);
     return handle;
 }
 

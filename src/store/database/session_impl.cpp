@@ -78,7 +78,7 @@ std::shared_ptr<QueryCancel> SessionImpl::run(std::string sql, Params params, st
                 db->observe(r.status(), r.error());
                 done(std::move(r));
             },
-            postgres::QueryOptions{.timeout_ns = db->timeout(timeout_ns)});
+            db->statement_options(timeout_ns));
         // A queued statement leaves the queue, a running one is cancelled on the server (Connection::cancel).
         DatabaseImpl::set_stop(*handle, [weak = std::weak_ptr<SessionImpl>(self), id] {
             auto session = weak.lock();
@@ -113,12 +113,12 @@ CopyCount copy_on_sqlite(sqlite::Session&, const std::string&, const Params&) {
 }
 }  // namespace
 
-std::shared_ptr<QueryCancel> SessionImpl::copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows,
+std::shared_ptr<QueryCancel> SessionImpl::copy_in(std::string copy_sql, postgres::CopySource source,
                                                   std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
     return run<CopyCount>(std::move(copy_sql), {}, std::move(done), timeout_ns, copy_on_sqlite,
-                          [rows = std::move(rows)](postgres::Connection& c, std::string q, Params,
-                                                   postgres::CopyCallback cb, postgres::QueryOptions o) mutable {
-                              return c.copy_in(std::move(q), postgres::copy_rows(std::move(rows)), std::move(cb), o);
+                          [source = std::move(source)](postgres::Connection& c, std::string q, Params,
+                                                       postgres::CopyCallback cb, postgres::QueryOptions o) mutable {
+                              return c.copy_in(std::move(q), std::move(source), std::move(cb), o);
                           });
 }
 
@@ -190,7 +190,12 @@ std::shared_ptr<QueryCancel> DbSession::fetch_json(std::string sql, Params param
 
 std::shared_ptr<QueryCancel> DbSession::copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows,
                                                 std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
-    return impl_->copy_in(std::move(copy_sql), std::move(rows), std::move(done), timeout_ns);
+    return impl_->copy_in(std::move(copy_sql), postgres::copy_rows(std::move(rows)), std::move(done), timeout_ns);
+}
+
+std::shared_ptr<QueryCancel> DbSession::copy_in_data(std::string copy_sql, std::string data,
+                                                     std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
+    return impl_->copy_in(std::move(copy_sql), postgres::copy_bytes(std::move(data)), std::move(done), timeout_ns);
 }
 
 std::shared_ptr<QueryCancel> DbSession::copy_out(std::string copy_sql, CopyOutSink sink,

@@ -34,7 +34,7 @@ class SessionImpl : public std::enable_shared_from_this<SessionImpl> {
                                        std::int64_t timeout_ns);
     std::shared_ptr<QueryCancel> fetch_json(std::string sql, Params params, DbSession::JsonCallback done,
                                             std::int64_t timeout_ns);
-    std::shared_ptr<QueryCancel> copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows,
+    std::shared_ptr<QueryCancel> copy_in(std::string copy_sql, postgres::CopySource source,
                                          std::function<void(CopyCount)> done, std::int64_t timeout_ns);
     std::shared_ptr<QueryCancel> copy_out(std::string copy_sql, CopyOutSink sink, std::function<void(CopyCount)> done,
                                           std::int64_t timeout_ns);

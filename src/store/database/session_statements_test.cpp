@@ -147,6 +147,14 @@ TEST(SessionCopy, InAndOutInsideATransaction) {
     ASSERT_TRUE(n.is_ok()) << n.status().to_string();
     EXPECT_EQ(n.value(), 1001u);
     EXPECT_EQ(run(*db, "SELECT count(*) FROM session_copy_t")->text(0, 0), "0");  // not committed yet
+    Pending<CopyCount> encoded;                                                   // data already in COPY's text format
+    tx->copy_in_data("COPY session_copy_t (id, name) FROM STDIN", "1001\tdata\n1002\t\\N\n", encoded.callback());
+    CopyCount two = encoded.get();
+    ASSERT_TRUE(two.is_ok()) << two.status().to_string();
+    EXPECT_EQ(two.value(), 2u);
+    EXPECT_EQ(
+        run(*tx, "SELECT count(*) FROM session_copy_t WHERE id > 1000 AND (name = 'data' OR name IS NULL)")->text(0, 0),
+        "2");
 
     // COPY out on the same connection sees the transaction's rows.
     auto data = std::make_shared<std::string>();

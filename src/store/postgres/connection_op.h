@@ -34,6 +34,7 @@ struct Connection::Op {
     bool refused = false;          // failed before sending (status and error set): answered in its turn
     bool answered = false;         // the caller has heard (result, error or timeout); later results are dropped
     bool cancel_pending = false;   // cancelled behind others on a pipeline: cancel it on the server once oldest
+    bool reprepared = false;       // run again after its cached statement went stale (at most once)
     base::Status status;           // the first error of this statement
     DbError error;
     ResultSet rows;
