@@ -1,7 +1,7 @@
 # Type stub of the extension module slipstream._native (python/bindings/module.cpp).
 from collections.abc import Iterator
 from types import ModuleType
-from typing import Any
+from typing import Any, Self
 
 class NativeApp:
     """The C++ server behind an App: routes are added once, then it listens and serves."""
@@ -186,10 +186,14 @@ def add_database_readiness_check(app: NativeApp, name: str, database: NativeData
 def encode_copy_records(records: Any, width: int, columns: tuple[str, ...] | None, by_name_types: Any) -> bytes:
     """copy_records_to_table's records as COPY text lines (python/bindings/copy_records.h)."""
 
+def encode_copy_records_binary(records: Any, width: int, columns: tuple[str, ...] | None, by_name_types: Any,
+                               oids: list[int]) -> bytes | None:
+    """The same in the binary COPY format; None when a column type or a value has no binary form here."""
+
 class Record:
     """One database row (python/bindings/py_record.h): by name or position, keys/values/items/get, len, iteration,
-    `in` over the names, equal to a Record or a tuple, hashed as its values."""
-    def __init__(self, names: Any, values: Any) -> None: ...
+    `in` over the names, equal to a Record or a tuple, hashed as its values. `Record(names, values)`."""
+    def __new__(cls, names: Any, values: Any) -> Self: ...
     def __getitem__(self, key: Any) -> Any: ...
     def get(self, key: str, default: Any = None) -> Any: ...
     def keys(self) -> Iterator[str]: ...

@@ -272,8 +272,8 @@ def test_real_server_readiness_follows_the_database(own_cluster: PgCluster) -> N
         assert _get(port, "/items") == (200, b'[{"id":1,"name":"one"}]')
         assert _get(port, "/count") == (200, b"1")
         own_cluster.stop()
-        status, _ = _get(port, "/items")  # the lost connection is noticed by the statement that needs it
-        assert status == 500
+        # The lost connection is noticed by the statement that needs it: 503 (test_database_unavailable.py).
+        assert _get(port, "/items") == (503, b'{"detail":"database unavailable"}')
         assert _wait_for(port, "/readyz", 503) == b'{"status":"unavailable","failing":["database"]}'
         own_cluster.start()
         _wait_for(port, "/readyz", 200)  # the database's probe reconnects on its own

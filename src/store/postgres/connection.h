@@ -76,6 +76,9 @@ class Connection final : private net::IoHandler {
 
     /// How long a cancelled statement may take to end before the connection is closed instead.
     static constexpr std::int64_t kCancelGrace = 2'000'000'000;
+    /// A cancelled statement still running after this long gets another cancel request, until kCancelGrace: the
+    /// server drops one that reaches it between two commands (a pipeline's next statement not started yet).
+    static constexpr std::int64_t kCancelRepeat = 250'000'000;
     /// COPY data copy_in hands libpq in one loop turn before it lets the loop serve other sockets.
     static constexpr std::size_t kCopyBytesPerTurn = 1 << 20;
 
