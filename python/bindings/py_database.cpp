@@ -368,6 +368,50 @@ PyObject* NativeDatabase::copy_in_blocking(std::string copy_sql, std::string dat
     return to_python(*result);
 }
 
+PyObject* NativeDatabase::session_copy_in_blocking(std::uint64_t sid, std::string copy_sql, std::string data,
+                                                   std::int64_t timeout_ns) {
+    std::shared_ptr<store::DbSession> session = core_->session(sid);
+    if (session == nullptr) return to_python(store::CopyCount(closed_session()));
+    auto waiter = std::make_shared<Waiter<store::CopyCount>>();
+    std::optional<store::CopyCount> result;
+    {
+        nb::gil_scoped_release release;
+        session->copy_in_data(
+            std::move(copy_sql), std::move(data), [waiter](store::CopyCount r) { waiter->set(std::move(r)); },
+            timeout_ns);
+        session.reset();
+        result.emplace(waiter->wait());
+    }
+    return to_python(*result);
+}
+
+PyObject* NativeDatabase::copy_out_blocking(std::uint64_t sid, std::string copy_sql, std::int64_t timeout_ns) {
+    std::shared_ptr<store::Database> db = sid == 0 ? core_->database() : nullptr;
+    std::shared_ptr<store::DbSession> session = sid == 0 ? nullptr : core_->session(sid);
+    if (db == nullptr && session == nullptr)
+        return to_python(CopyOutData{sid == 0 ? closed_database() : closed_session(), {}});
+    auto waiter = std::make_shared<Waiter<store::CopyCount>>();
+    auto data = std::make_shared<std::string>();
+    std::optional<store::CopyCount> result;
+    {
+        nb::gil_scoped_release release;
+        auto sink = [data](std::string_view piece) {
+            data->append(piece);
+            return base::Status::ok();
+        };
+        auto done = [waiter](store::CopyCount r) { waiter->set(std::move(r)); };
+        if (db != nullptr) {
+            db->copy_out(std::move(copy_sql), sink, done, timeout_ns);
+        } else {
+            session->copy_out(std::move(copy_sql), sink, done, timeout_ns);
+        }
+        db.reset();
+        session.reset();
+        result.emplace(waiter->wait());
+    }
+    return to_python(CopyOutData{std::move(*result), std::move(*data)});
+}
+
 PyObject* NativeDatabase::open_session_blocking() {
     std::shared_ptr<store::Database> db = core_->database();
     if (db == nullptr) return to_python(SessionOpened{closed_database()});
@@ -496,6 +540,19 @@ void register_database(nb::module_& m) {
                 return owned(self.copy_in_blocking(std::move(sql), std::string(data.c_str(), data.size()), timeout));
             },
             nb::arg("sql"), nb::arg("data"), nb::arg("timeout"))
+        .def(
+            "session_copy_in_blocking",
+            [](NativeDatabase& self, std::uint64_t sid, std::string sql, nb::bytes data, std::int64_t timeout) {
+                return owned(self.session_copy_in_blocking(sid, std::move(sql), std::string(data.c_str(), data.size()),
+                                                           timeout));
+            },
+            nb::arg("sid"), nb::arg("sql"), nb::arg("data"), nb::arg("timeout"))
+        .def(
+            "copy_out_blocking",
+            [](NativeDatabase& self, std::uint64_t sid, std::string sql, std::int64_t timeout) {
+                return owned(self.copy_out_blocking(sid, std::move(sql), timeout));
+            },
+            nb::arg("sid"), nb::arg("sql"), nb::arg("timeout"))
         .def("open_session", &NativeDatabase::open_session, nb::arg("token"))
         .def(
             "session_query",

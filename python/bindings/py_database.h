@@ -92,6 +92,10 @@ class NativeDatabase {
     PyObject* query_blocking(std::string sql, PyObject* params, std::int64_t timeout_ns);
     PyObject* fetch_json_blocking(std::string sql, PyObject* params, std::int64_t timeout_ns);
     PyObject* copy_in_blocking(std::string copy_sql, std::string data, std::int64_t timeout_ns);
+    PyObject* session_copy_in_blocking(std::uint64_t sid, std::string copy_sql, std::string data,
+                                       std::int64_t timeout_ns);
+    /// COPY ... TO STDOUT through the pool (`sid` 0) or on session `sid`: (ok, (row count, data bytes)).
+    PyObject* copy_out_blocking(std::uint64_t sid, std::string copy_sql, std::int64_t timeout_ns);
     PyObject* open_session_blocking();
     PyObject* session_query_blocking(std::uint64_t sid, std::string sql, PyObject* params, std::int64_t timeout_ns);
     PyObject* session_fetch_json_blocking(std::uint64_t sid, std::string sql, PyObject* params,

@@ -174,3 +174,21 @@ def test_sqlite_has_no_copy_out_and_copies_in_with_inserts(tmp_path: Path) -> No
         await db.close()
 
     asyncio.run(main())
+
+
+def test_sync_copy_on_a_transaction_and_out(pg_cluster: PgCluster, tmp_path: Path) -> None:
+    db = Database(pg_cluster.url)
+    db.sync.execute("CREATE TABLE IF NOT EXISTS sync_copy (id int, name text)")
+    db.sync.execute("TRUNCATE sync_copy")
+    with db.sync.transaction() as conn:
+        assert conn.copy_records_to_table("sync_copy", records=[(1, "one"), (2, None)]) == "COPY 2"
+        assert conn.copy_from_query("SELECT * FROM sync_copy ORDER BY id") == b"1\tone\n2\t\\N\n"
+        assert db.sync.fetchval("SELECT count(*) FROM sync_copy") == 0  # not committed yet
+    assert db.sync.copy_from_query("SELECT name FROM sync_copy WHERE id = $1", 1, format="csv") == b"one\n"
+    pieces: list[bytes] = []
+    assert db.sync.copy_from_table("sync_copy", columns=["id"], output=pieces.append) == "COPY 2"
+    assert sorted(b"".join(pieces).splitlines()) == [b"1", b"2"]
+    path = tmp_path / "sync.txt"
+    assert db.sync.copy_from_query("SELECT 'a''b'", output=str(path)) == "COPY 1"
+    assert path.read_bytes() == b"a'b\n"
+    db.close_now()

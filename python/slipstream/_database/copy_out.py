@@ -50,21 +50,30 @@ def table_statement(table_name: str, columns: Sequence[str] | None, schema_name:
     return f"COPY {table}{names} TO STDOUT{options}"
 
 
+def arguments_query(count: int) -> str:
+    """The statement whose one row is the server's quoting of `count` arguments (quote_nullable)."""
+    return "SELECT " + ", ".join(f"quote_nullable(${i}::text)" for i in range(1, count + 1))
+
+
+def substitute(query: str, quoted: Sequence[str]) -> str:
+    """`query` with each $n outside string literals, quoted identifiers and comments replaced by `quoted[n - 1]`."""
+
+    def literal(n: int) -> str:
+        if not 1 <= n <= len(quoted):
+            raise ValueError(f"copy_from_query: the query uses ${n} but {len(quoted)} argument(s) were given")
+        return quoted[n - 1]
+
+    return _TOKENS.sub(lambda m: literal(int(m[1])) if m[1] is not None else m[0], query)
+
+
 async def inline_arguments(queries: Any, query: str, args: Sequence[Any]) -> str:
     """`query` with $1..$n replaced by the server's quoting of each argument (COPY takes no parameters; asyncpg
     does the same). A `$n` inside a string literal, quoted identifier or comment stays as it is."""
     if not args:
         return query
-    cols = ", ".join(f"quote_nullable(${i}::text)" for i in range(1, len(args) + 1))
-    quoted = await queries.fetchrow(f"SELECT {cols}", *args)
+    quoted = await queries.fetchrow(arguments_query(len(args)), *args)
     assert quoted is not None
-
-    def literal(n: int) -> str:
-        if not 1 <= n <= len(args):
-            raise ValueError(f"copy_from_query: the query uses ${n} but {len(args)} argument(s) were given")
-        return quoted[n - 1]
-
-    return _TOKENS.sub(lambda m: literal(int(m[1])) if m[1] is not None else m[0], query)
+    return substitute(query, list(quoted))
 
 
 async def deliver(data: bytes, count: int, output: Any) -> Any:
@@ -85,6 +94,21 @@ async def deliver(data: bytes, count: int, output: Any) -> Any:
             await result
     else:
         raise TypeError("output must be None, a path, a file-like object or a coroutine function")
+    return f"COPY {count}"
+
+
+def deliver_sync(data: bytes, count: int, output: Any) -> Any:
+    """deliver() for blocking code: a coroutine function is not accepted."""
+    if output is None:
+        return data
+    if isinstance(output, (str, bytes, os.PathLike)):
+        _write_file(os.fspath(output), data)
+    elif hasattr(output, "write"):
+        output.write(data)
+    elif callable(output):
+        output(data)
+    else:
+        raise TypeError("output must be None, a path, a file-like object or a function")
     return f"COPY {count}"
 
 
