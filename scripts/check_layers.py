@@ -122,11 +122,11 @@ def target_module(inc: str) -> str | None:
 
 
 # Beyond the public API, the Python bindings' Database (python/bindings/py_database.h) uses the store's one
-# thread-safe handle, the value types its header declares, array cells, COPY's text format (copy_records.cpp),
-# and the streaming JSON Schema validator (py_structured.cpp).
-BINDINGS_HEADERS = {"store/database/database.h", "store/db_result.h", "store/result_set.h", "store/value.h",
-                    "store/column_type.h", "store/copy_text.h", "store/array_cell.h", "base/status.h",
-                    "base/result.h", "agent/structured/stream_validator.h"}
+# thread-safe handle (and the listener it opens), the value types its header declares, array cells, COPY's text
+# format (copy_records.cpp), and the streaming JSON Schema validator (py_structured.cpp).
+BINDINGS_HEADERS = {"store/database/database.h", "store/database/db_listener.h", "store/db_result.h",
+                    "store/result_set.h", "store/value.h", "store/column_type.h", "store/copy_text.h",
+                    "store/array_cell.h", "base/status.h", "base/result.h", "agent/structured/stream_validator.h"}
 
 
 def check_file(root: pathlib.Path, path: pathlib.Path, owner: str, allowed: set[str],

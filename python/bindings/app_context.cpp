@@ -1,6 +1,9 @@
 // AppContext: looks up the runtime helpers once.
 #include "app_context.h"
 
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/shared_ptr.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -37,6 +40,12 @@ AppContext::AppContext(PyObject* runtime)
       background_name(PyRef::steal(PyUnicode_InternFromString("background"))),
       encoder(required_attr(runtime, "encode_fallback").get(), required_attr(runtime, "model_plan").get()) {
     if (!begin) run_background = PyRef();
+    PyRef cancel = optional_attr(runtime, "cancel_on_disconnect");
+    if (cancel && PyObject_IsTrue(cancel.get()) == 1) {
+        disconnects = std::make_shared<Disconnects>();
+        nanobind::object watched = nanobind::cast(disconnects);
+        if (PyObject_SetAttrString(runtime, "disconnects", watched.ptr()) != 0) throw nanobind::python_error();
+    }
 }
 
 }  // namespace slipstream::python

@@ -3,6 +3,9 @@
 
 #include <Python.h>
 
+#include <memory>
+
+#include "disconnects.h"
 #include "json_encoder.h"
 #include "py_ref.h"
 
@@ -28,6 +31,9 @@ struct AppContext {
     PyRef run_background;   // run_background(tasks): runs them, then ends that count
     PyRef background_name;  // "background"
     JsonEncoder encoder;
+    // The runtime's `cancel_on_disconnect` (App(cancel_on_disconnect=True)): a suspended handler's task is
+    // cancelled when its client disconnects; the runtime watches it as `runtime.disconnects`. Else null.
+    std::shared_ptr<Disconnects> disconnects;
 };
 
 }  // namespace slipstream::python

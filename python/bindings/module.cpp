@@ -4,6 +4,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "disconnects.h"
 #include "native_app.h"
 #include "pending_reply.h"
 #include "plan_desc.h"
@@ -89,7 +90,12 @@ NB_MODULE(_native, m) {
                  if (out == nullptr) throw nb::python_error();
                  return nb::steal(out);
              })
-        .def_prop_ro("done", &PendingReply::done);
+        .def_prop_ro("done", &PendingReply::done)
+        .def_prop_ro("cancel_id", &PendingReply::cancel_id);
+
+    nb::class_<slipstream::python::Disconnects>(m, "Disconnects")
+        .def_prop_ro("fd", &slipstream::python::Disconnects::fd)
+        .def("take", &slipstream::python::Disconnects::take);
 
     // The route contract as C++ reads it at registration (route_desc.h), for its round-trip test.
     m.def(

@@ -3,6 +3,7 @@
 
 #include <Python.h>
 
+#include <cstdint>
 #include <optional>
 
 #include "slipstream/request.h"
@@ -32,11 +33,15 @@ class PendingReply {
     /// A new Request object, or nullptr with a Python exception set (also once answered).
     PyObject* make_request() const;
     bool done() const { return !responder_.has_value(); }
+    /// Its id in AppContext::disconnects (0: its task is not cancelled when the client disconnects).
+    std::uint64_t cancel_id() const { return cancel_id_; }
+    void set_cancel_id(std::uint64_t id) { cancel_id_ = id; }
 
   private:
     const PyRoute* route_;
     Request request_;
     std::optional<Responder> responder_;
+    std::uint64_t cancel_id_ = 0;
 };
 
 }  // namespace slipstream::python

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "copy_records.h"
+#include "db_core.h"
 #include "db_values.h"
 #include "native_app.h"
 #include "py_ref.h"
@@ -29,25 +30,6 @@ namespace nb = nanobind;
 namespace slipstream::python {
 
 namespace {
-
-struct SessionOpened {
-    base::Status status;
-    std::uint64_t sid = 0;
-};
-
-// One answer on its way from the database's thread to drain().
-struct DbCompletion {
-    std::uint64_t token = 0;
-    std::variant<store::QueryResult, store::JsonResult, store::CopyCount, SessionOpened, store::DbNotification> value;
-};
-
-base::Status closed_database() {
-    return base::Status::cancelled("the database is closed");
-}
-
-base::Status closed_session() {
-    return base::Status::cancelled("database session closed");
-}
 
 // The answer of a blocking call: set once by the database's thread, waited for by the caller (without the GIL).
 template <typename R>
@@ -96,6 +78,20 @@ PyObject* to_python(const SessionOpened& s) {
     return result_tuple(true, PyLong_FromUnsignedLongLong(s.sid));
 }
 
+PyObject* to_python(const CopyOutData& c) {
+    if (!c.count.is_ok()) return result_tuple(false, error_payload(c.count.status(), c.count.error()));
+    PyObject* data = PyBytes_FromStringAndSize(c.data.data(), static_cast<Py_ssize_t>(c.data.size()));
+    if (data == nullptr) return nullptr;
+    return result_tuple(true, Py_BuildValue("(KN)", static_cast<unsigned long long>(c.count.value()), data));
+}
+
+PyObject* to_python(const ListenerChange& e) {
+    const char* kind = e.event == store::ListenerEvent::kConnectionLost ? "connection_lost" : "reconnected";
+    return result_tuple(
+        true, Py_BuildValue("(sN)", kind,
+                            PyUnicode_DecodeUTF8(e.why.data(), static_cast<Py_ssize_t>(e.why.size()), "replace")));
+}
+
 PyObject* to_python(const store::DbNotification& n) {
     auto text = [](const std::string& s) {
         return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
@@ -126,111 +122,6 @@ std::int64_t seconds_to_ns(double seconds, const char* name, bool zero_allowed) 
 }
 
 }  // namespace
-
-/// What the database's callbacks and the readiness check share with the NativeDatabase (they may outlive it).
-struct DbCore {
-    store::DatabaseConfig config;
-    store::Backend backend = store::Backend::kPostgres;
-    int fd = -1;
-    pid_t pid = 0;  // the process that made `fd` (a forked worker makes its own: an eventfd is shared across fork)
-
-    std::mutex queue_mutex;
-    std::vector<DbCompletion> queue;
-    bool notified = false;
-
-    mutable std::mutex db_mutex;  // guards db, sessions, next_sid; never held across a call into the database
-    std::shared_ptr<store::Database> db;
-    std::unordered_map<std::uint64_t, std::shared_ptr<store::DbSession>> sessions;
-    std::uint64_t next_sid = 0;
-
-    std::mutex cancel_mutex;  // guards cancels: the statements started under a token and not drained yet
-    std::unordered_map<std::uint64_t, std::shared_ptr<store::QueryCancel>> cancels;
-
-    DbCore() : fd(new_eventfd()), pid(::getpid()) {}
-    ~DbCore() { ::close(fd); }
-
-    static int new_eventfd() {
-        int made = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-        if (made < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
-        return made;
-    }
-    // In a process forked after this core was made (a supervisor's worker), before the database opens there.
-    void own_eventfd() {
-        if (pid == ::getpid()) return;
-        ::close(fd);
-        fd = new_eventfd();
-        pid = ::getpid();
-        std::lock_guard<std::mutex> lock(queue_mutex);
-        queue.clear();
-        notified = false;
-        std::lock_guard<std::mutex> cancel_lock(cancel_mutex);
-        cancels.clear();
-    }
-
-    // Any thread, no GIL: one eventfd write per batch.
-    void push(DbCompletion&& c) {
-        bool wake = false;
-        {
-            std::lock_guard<std::mutex> lock(queue_mutex);
-            queue.push_back(std::move(c));
-            wake = !notified;
-            notified = true;
-        }
-        if (wake) {
-            std::uint64_t one = 1;
-            (void)!::write(fd, &one, sizeof one);
-        }
-    }
-
-    std::vector<DbCompletion> take() {
-        std::uint64_t count = 0;
-        (void)!::read(fd, &count, sizeof count);
-        std::vector<DbCompletion> out;
-        {
-            std::lock_guard<std::mutex> lock(queue_mutex);
-            notified = false;
-            out.swap(queue);
-        }
-        // Answered: nothing left to cancel. (A call registers its handle before returning, with the GIL held, so
-        // before the drain that sees its answer.)
-        std::lock_guard<std::mutex> lock(cancel_mutex);
-        for (const DbCompletion& c : out)
-            cancels.erase(c.token);
-        return out;
-    }
-    void track(std::uint64_t token, std::shared_ptr<store::QueryCancel> handle) {
-        std::lock_guard<std::mutex> lock(cancel_mutex);
-        cancels[token] = std::move(handle);
-    }
-
-    std::shared_ptr<store::Database> database() const {
-        std::lock_guard<std::mutex> lock(db_mutex);
-        return db;
-    }
-    std::shared_ptr<store::DbSession> session(std::uint64_t sid) const {
-        std::lock_guard<std::mutex> lock(db_mutex);
-        auto it = sessions.find(sid);
-        return it == sessions.end() ? nullptr : it->second;
-    }
-    std::uint64_t add_session(std::unique_ptr<store::DbSession> session) {
-        std::lock_guard<std::mutex> lock(db_mutex);
-        std::uint64_t sid = ++next_sid;
-        sessions.emplace(sid, std::shared_ptr<store::DbSession>(std::move(session)));
-        return sid;
-    }
-    bool ready() const {
-        std::lock_guard<std::mutex> lock(db_mutex);
-        return db != nullptr && db->ready();
-    }
-
-    // Callbacks that hand an answer to the queue (run on the database's thread; they hold the core, not `this`).
-    static store::Database::QueryCallback to_queue(const std::shared_ptr<DbCore>& core, std::uint64_t token) {
-        return [core, token](store::QueryResult r) { core->push(DbCompletion{token, std::move(r)}); };
-    }
-    static store::Database::JsonCallback json_to_queue(const std::shared_ptr<DbCore>& core, std::uint64_t token) {
-        return [core, token](store::JsonResult r) { core->push(DbCompletion{token, std::move(r)}); };
-    }
-};
 
 NativeDatabase::NativeDatabase(store::DatabaseConfig config) : core_(std::make_shared<DbCore>()) {
     base::Result<store::DatabaseTarget> target = store::parse_database_url(config.url);
@@ -274,18 +165,21 @@ PyObject* NativeDatabase::open() {
 void NativeDatabase::close() {
     std::shared_ptr<store::Database> db;
     std::unordered_map<std::uint64_t, std::shared_ptr<store::DbSession>> sessions;
+    std::unordered_map<std::uint64_t, std::shared_ptr<store::DbListener>> listeners;
     {
         std::lock_guard<std::mutex> lock(core_->db_mutex);
         db = std::move(core_->db);
         core_->db = nullptr;
         sessions.swap(core_->sessions);
+        listeners.swap(core_->listeners);
     }
-    if (db == nullptr && sessions.empty()) return;
+    if (db == nullptr && sessions.empty() && listeners.empty()) return;
     nb::gil_scoped_release release;
     for (auto& [sid, session] : sessions)
         session->close();
     sessions.clear();
-    db.reset();  // stops the loop thread after answering what is in flight (kCancelled)
+    listeners.clear();  // each closes
+    db.reset();         // stops the loop thread after answering what is in flight (kCancelled)
     // A session opened while the database was stopping: nothing can use it any more.
     {
         std::lock_guard<std::mutex> lock(core_->db_mutex);
@@ -386,7 +280,7 @@ void NativeDatabase::session_query(std::uint64_t sid, std::uint64_t token, std::
     if (!params_from_python(params, values)) throw nb::python_error();
     std::shared_ptr<store::DbSession> session = core_->session(sid);
     if (session == nullptr) return core_->push(DbCompletion{token, store::QueryResult(closed_session())});
-    session->query(std::move(sql), std::move(values), DbCore::to_queue(core_, token), timeout_ns);
+    core_->track(token, session->query(std::move(sql), std::move(values), DbCore::to_queue(core_, token), timeout_ns));
 }
 
 void NativeDatabase::session_fetch_json(std::uint64_t sid, std::uint64_t token, std::string sql, PyObject* params,
@@ -395,7 +289,8 @@ void NativeDatabase::session_fetch_json(std::uint64_t sid, std::uint64_t token, 
     if (!params_from_python(params, values)) throw nb::python_error();
     std::shared_ptr<store::DbSession> session = core_->session(sid);
     if (session == nullptr) return core_->push(DbCompletion{token, store::JsonResult(closed_session())});
-    session->fetch_json(std::move(sql), std::move(values), DbCore::json_to_queue(core_, token), timeout_ns);
+    core_->track(
+        token, session->fetch_json(std::move(sql), std::move(values), DbCore::json_to_queue(core_, token), timeout_ns));
 }
 
 void NativeDatabase::session_listen(std::uint64_t sid, std::uint64_t token) {
@@ -473,6 +368,50 @@ PyObject* NativeDatabase::copy_in_blocking(std::string copy_sql, std::string dat
     return to_python(*result);
 }
 
+PyObject* NativeDatabase::session_copy_in_blocking(std::uint64_t sid, std::string copy_sql, std::string data,
+                                                   std::int64_t timeout_ns) {
+    std::shared_ptr<store::DbSession> session = core_->session(sid);
+    if (session == nullptr) return to_python(store::CopyCount(closed_session()));
+    auto waiter = std::make_shared<Waiter<store::CopyCount>>();
+    std::optional<store::CopyCount> result;
+    {
+        nb::gil_scoped_release release;
+        session->copy_in_data(
+            std::move(copy_sql), std::move(data), [waiter](store::CopyCount r) { waiter->set(std::move(r)); },
+            timeout_ns);
+        session.reset();
+        result.emplace(waiter->wait());
+    }
+    return to_python(*result);
+}
+
+PyObject* NativeDatabase::copy_out_blocking(std::uint64_t sid, std::string copy_sql, std::int64_t timeout_ns) {
+    std::shared_ptr<store::Database> db = sid == 0 ? core_->database() : nullptr;
+    std::shared_ptr<store::DbSession> session = sid == 0 ? nullptr : core_->session(sid);
+    if (db == nullptr && session == nullptr)
+        return to_python(CopyOutData{sid == 0 ? closed_database() : closed_session(), {}});
+    auto waiter = std::make_shared<Waiter<store::CopyCount>>();
+    auto data = std::make_shared<std::string>();
+    std::optional<store::CopyCount> result;
+    {
+        nb::gil_scoped_release release;
+        auto sink = [data](std::string_view piece) {
+            data->append(piece);
+            return base::Status::ok();
+        };
+        auto done = [waiter](store::CopyCount r) { waiter->set(std::move(r)); };
+        if (db != nullptr) {
+            db->copy_out(std::move(copy_sql), sink, done, timeout_ns);
+        } else {
+            session->copy_out(std::move(copy_sql), sink, done, timeout_ns);
+        }
+        db.reset();
+        session.reset();
+        result.emplace(waiter->wait());
+    }
+    return to_python(CopyOutData{std::move(*result), std::move(*data)});
+}
+
 PyObject* NativeDatabase::open_session_blocking() {
     std::shared_ptr<store::Database> db = core_->database();
     if (db == nullptr) return to_python(SessionOpened{closed_database()});
@@ -544,27 +483,31 @@ nb::object owned(PyObject* o) {
 
 }  // namespace
 
+// The COPY and listener methods (py_database_streams.cpp).
+void register_database_streams(nb::class_<NativeDatabase>& cls);
+
 void register_database(nb::module_& m) {
-    nb::class_<NativeDatabase>(m, "NativeDatabase")
-        .def(
-            "__init__",
-            [](NativeDatabase* self, const std::string& url, std::size_t min_size, std::size_t max_size,
-               double acquire_timeout, double connect_timeout, double statement_timeout, std::size_t max_sessions,
-               std::size_t statement_cache_size) {
-                store::DatabaseConfig config;
-                config.url = url;
-                config.min_size = min_size;
-                config.max_size = max_size;
-                config.acquire_timeout_ns = seconds_to_ns(acquire_timeout, "acquire_timeout", false);
-                config.connect_timeout_ns = seconds_to_ns(connect_timeout, "connect_timeout", false);
-                config.statement_timeout_ns = seconds_to_ns(statement_timeout, "statement_timeout", true);
-                config.max_sessions = max_sessions;
-                config.statement_cache_size = statement_cache_size;
-                new (self) NativeDatabase(std::move(config));
-            },
-            nb::arg("url"), nb::arg("min_size"), nb::arg("max_size"), nb::arg("acquire_timeout"),
-            nb::arg("connect_timeout"), nb::arg("statement_timeout"), nb::arg("max_sessions"),
-            nb::arg("statement_cache_size"))
+    nb::class_<NativeDatabase> cls(m, "NativeDatabase");
+    register_database_streams(cls);
+    cls.def(
+           "__init__",
+           [](NativeDatabase* self, const std::string& url, std::size_t min_size, std::size_t max_size,
+              double acquire_timeout, double connect_timeout, double statement_timeout, std::size_t max_sessions,
+              std::size_t statement_cache_size) {
+               store::DatabaseConfig config;
+               config.url = url;
+               config.min_size = min_size;
+               config.max_size = max_size;
+               config.acquire_timeout_ns = seconds_to_ns(acquire_timeout, "acquire_timeout", false);
+               config.connect_timeout_ns = seconds_to_ns(connect_timeout, "connect_timeout", false);
+               config.statement_timeout_ns = seconds_to_ns(statement_timeout, "statement_timeout", true);
+               config.max_sessions = max_sessions;
+               config.statement_cache_size = statement_cache_size;
+               new (self) NativeDatabase(std::move(config));
+           },
+           nb::arg("url"), nb::arg("min_size"), nb::arg("max_size"), nb::arg("acquire_timeout"),
+           nb::arg("connect_timeout"), nb::arg("statement_timeout"), nb::arg("max_sessions"),
+           nb::arg("statement_cache_size"))
         .def("open", [](NativeDatabase& self) { return owned(self.open()); })
         .def("close", &NativeDatabase::close)
         .def("ready", &NativeDatabase::ready)
@@ -597,6 +540,19 @@ void register_database(nb::module_& m) {
                 return owned(self.copy_in_blocking(std::move(sql), std::string(data.c_str(), data.size()), timeout));
             },
             nb::arg("sql"), nb::arg("data"), nb::arg("timeout"))
+        .def(
+            "session_copy_in_blocking",
+            [](NativeDatabase& self, std::uint64_t sid, std::string sql, nb::bytes data, std::int64_t timeout) {
+                return owned(self.session_copy_in_blocking(sid, std::move(sql), std::string(data.c_str(), data.size()),
+                                                           timeout));
+            },
+            nb::arg("sid"), nb::arg("sql"), nb::arg("data"), nb::arg("timeout"))
+        .def(
+            "copy_out_blocking",
+            [](NativeDatabase& self, std::uint64_t sid, std::string sql, std::int64_t timeout) {
+                return owned(self.copy_out_blocking(sid, std::move(sql), timeout));
+            },
+            nb::arg("sid"), nb::arg("sql"), nb::arg("timeout"))
         .def("open_session", &NativeDatabase::open_session, nb::arg("token"))
         .def(
             "session_query",

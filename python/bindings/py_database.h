@@ -71,11 +71,31 @@ class NativeDatabase {
     void session_listen(std::uint64_t sid, std::uint64_t token);
     /// Gives the session's connection back (a transaction left open is rolled back). Unknown ids are ignored.
     void close_session(std::uint64_t sid);
+    /// PostgreSQL `COPY ... FROM STDIN` of `data` (encoded as copy_in's) on the session's connection (inside its
+    /// transaction): the row count.
+    void session_copy_in(std::uint64_t sid, std::uint64_t token, std::string copy_sql, std::string data,
+                         std::int64_t timeout_ns);
+    /// PostgreSQL `COPY ... TO STDOUT` through the pool / on a session: the payload is (row count, data bytes),
+    /// the data gathered on the database's thread. SQLite answers an "invalid_argument" error.
+    void copy_out(std::uint64_t token, std::string copy_sql, std::int64_t timeout_ns);
+    void session_copy_out(std::uint64_t sid, std::uint64_t token, std::string copy_sql, std::int64_t timeout_ns);
+    /// A store::DbListener: `token` hears its id (an int), `events` every notification (channel, payload, pid)
+    /// and every change of its connection ("connection_lost", why) / ("reconnected", "") until it closes.
+    void open_listener(std::uint64_t token, std::uint64_t events);
+    /// LISTEN (`listen`) or UNLISTEN `channel` on listener `lid`: None, or the error.
+    void listener_listen(std::uint64_t lid, std::uint64_t token, std::string channel, bool listen);
+    bool listener_connected(std::uint64_t lid) const;
+    /// Ends the listener's LISTENs and closes its connection. Unknown ids are ignored.
+    void close_listener(std::uint64_t lid);
 
     // Blocking: (ok, payload).
     PyObject* query_blocking(std::string sql, PyObject* params, std::int64_t timeout_ns);
     PyObject* fetch_json_blocking(std::string sql, PyObject* params, std::int64_t timeout_ns);
     PyObject* copy_in_blocking(std::string copy_sql, std::string data, std::int64_t timeout_ns);
+    PyObject* session_copy_in_blocking(std::uint64_t sid, std::string copy_sql, std::string data,
+                                       std::int64_t timeout_ns);
+    /// COPY ... TO STDOUT through the pool (`sid` 0) or on session `sid`: (ok, (row count, data bytes)).
+    PyObject* copy_out_blocking(std::uint64_t sid, std::string copy_sql, std::int64_t timeout_ns);
     PyObject* open_session_blocking();
     PyObject* session_query_blocking(std::uint64_t sid, std::string sql, PyObject* params, std::int64_t timeout_ns);
     PyObject* session_fetch_json_blocking(std::uint64_t sid, std::string sql, PyObject* params,

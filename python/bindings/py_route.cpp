@@ -169,8 +169,7 @@ PyObject* PyRoute::call(const Request& request, Responder& responder, PyRef* rep
             value = build_request(request);
         } else if (a.kind == ArgKind::kReply) {
             if (failures) break;
-            nb::object reply =
-                nb::cast(new PendingReply(this, request, std::move(responder)), nb::rv_policy::take_ownership);
+            nb::object reply = nb::cast(make_reply(request, responder), nb::rv_policy::take_ownership);
             *reply_out = PyRef::borrow(reply.ptr());
             value = reply.release().ptr();
         } else {
@@ -195,6 +194,17 @@ PyObject* PyRoute::call(const Request& request, Responder& responder, PyRef* rep
         Py_DECREF(argv[i + 1]);
     if (failures && !PyErr_Occurred()) *failures_out = PyRef::steal(PyList_AsTuple(failures.get()));
     return result;
+}
+
+PendingReply* PyRoute::make_reply(const Request& request, Responder& responder) const {
+    std::uint64_t cancel_id = 0;
+    if (ctx_.disconnects) {  // App(cancel_on_disconnect=True): runtime.resume cancels the task when the client goes
+        cancel_id = ctx_.disconnects->next_id();
+        responder.on_cancel([disconnects = ctx_.disconnects, cancel_id] { disconnects->push(cancel_id); });
+    }
+    auto* reply = new PendingReply(this, request, std::move(responder));
+    reply->set_cancel_id(cancel_id);
+    return reply;
 }
 
 // A request whose validation errors the validator forwarded (RouteSpec::forward_errors): Python raises them as
@@ -249,7 +259,7 @@ void PyRoute::handle(const Request& request, Responder responder) const noexcept
         }
         // It awaits a real future: the loop resumes it in a task and the reply answers when it ends.
         PyRef first = PyRef::steal(yielded);
-        auto* reply = new PendingReply(this, request, std::move(responder));
+        PendingReply* reply = make_reply(request, responder);
         nb::object reply_obj = nb::cast(reply, nb::rv_policy::take_ownership);
         PyObject* argv[] = {result.get(), first.get(), reply_obj.ptr()};
         PyRef ok = PyRef::steal(PyObject_Vectorcall(ctx_.resume.get(), argv, 3, nullptr));

@@ -20,6 +20,8 @@
 
 namespace slipstream::python {
 
+class PendingReply;
+
 /// Built at registration from a RouteDesc (slipstream/_core/route_desc.py, read by route_desc.h).
 /// Every method that runs Python is noexcept: failures become the app's error response or a 500.
 ///
@@ -64,6 +66,8 @@ class PyRoute {
 
     PyObject* call(const Request& request, Responder& responder, PyRef* reply_out, PyRef* failures_out) const;
     void handle_self_replying(PyObject* result, PyObject* reply) const noexcept;
+    // A PendingReply taking `responder`; its task is cancelled when the client disconnects if the app asks so.
+    PendingReply* make_reply(const Request& request, Responder& responder) const;
     void answer_forwarded(const Request& request, Responder& responder, PyObject* errors) const noexcept;
     void answer_object(const Request& request, Responder& responder, PyObject* obj, bool cacheable,
                        int status_override = 0, PyObject* extra_headers = nullptr) const;

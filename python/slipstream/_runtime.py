@@ -146,6 +146,14 @@ class AppRuntime:
         self.model_plan = model_plan
         self.Response = Response
         self.lifespan_state: dict[str, Any] = {}
+        # App(cancel_on_disconnect=True): the extension then sets `disconnects` (python/bindings/disconnects.h)
+        # and gives each suspended handler's reply a cancel_id; resume() keeps its task to cancel.
+        self.cancel_on_disconnect = bool(getattr(app, "cancel_on_disconnect", False))
+        self.disconnects: Any = None
+        self._cancellable: dict[int, asyncio.Task[Any]] = {}
+        self._watching: asyncio.AbstractEventLoop | None = None
+        if self.cancel_on_disconnect:
+            self.resume = self._resume_cancellable
         self.run_lifespan = False    # run() starts the lifespan on the executor before serving
         self.on_startup_failed: Any = None
         self.startup_error: BaseException | None = None
@@ -161,6 +169,25 @@ class AppRuntime:
         request.app = self.app
         request.lifespan_state = self.lifespan_state
         return request
+
+    def _resume_cancellable(self, coro: Any, first: Any, reply: Any) -> None:
+        """resume(), and the task is cancelled when the client disconnects (App(cancel_on_disconnect=True))."""
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(_finish(coro, first))
+        task.add_done_callback(lambda t: _settle(t, reply))
+        cancel_id = reply.cancel_id
+        if cancel_id and self.disconnects is not None:
+            self._cancellable[cancel_id] = task
+            task.add_done_callback(lambda _: self._cancellable.pop(cancel_id, None))
+            if self._watching is not loop:
+                loop.add_reader(self.disconnects.fd, self._on_disconnects)
+                self._watching = loop
+
+    def _on_disconnects(self) -> None:
+        for cancel_id in self.disconnects.take():
+            task = self._cancellable.pop(cancel_id, None)
+            if task is not None:
+                task.cancel()
 
     # --- Work after a response: counted so that a test client can wait for it. ---
     def begin(self) -> None:

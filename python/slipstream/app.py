@@ -82,6 +82,9 @@ class App(APIRouter, AppHooks):
         self.form_limits = check_form_limits(server_options.pop("form_limits", None))
         # FastAPI's redirect_slashes: 307 to the path with/without its trailing slash when only that one has a route.
         self.redirect_slashes = bool(server_options.pop("redirect_slashes", True))
+        # A client that disconnects cancels its async handler's task (and so the database statement it awaits);
+        # off by default, as in FastAPI/Starlette, where the handler runs to its end.
+        self.cancel_on_disconnect = bool(server_options.pop("cancel_on_disconnect", False))
         self.server_options = server_options
         self.exception_handlers = ExceptionHandlers()
         self.native_routes: list[tuple[str, tuple[Any, ...]]] = []

@@ -14,6 +14,7 @@ methods, blocking, for `def` handlers. See python/README.md ("Database").
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -27,7 +28,7 @@ from ._database.connection import (
     copy_plan,
     timeout_ns,
 )
-from ._database.dispatch import SESSION, Completions
+from ._database.dispatch import LISTENER, SESSION, Completions
 from ._database.errors import (
     CheckViolationError,
     ConnectionFailureError,
@@ -53,9 +54,10 @@ from ._database.errors import (
     error_from_payload,
 )
 from ._database.records import Record
-from ._database.sql import quote_ident
 from ._database.sync import SyncConnection, SyncDatabase
 from .requests import Request
+
+logger = logging.getLogger("slipstream.error")
 
 __all__ = [
     "CheckViolationError",
@@ -99,24 +101,47 @@ class Notification(NamedTuple):
 
 
 class Listener:
-    """A LISTEN held on a connection of its own (made by Database.listen). `await remove()` or `close()` ends it
-    (UNLISTEN, and the connection goes back to the pool)."""
+    """A LISTEN on a connection of its own (made by Database.listen). When that connection is lost (the server
+    restarted, the backend was terminated) it reconnects (after 0.1 s, doubling up to 5 s between attempts),
+    LISTENs again, counts `reconnects` and calls `on_reconnect(listener)`: NOTIFYs sent meanwhile may have been
+    missed, so re-read what you watch there. `await remove()` or `close()` ends it (the connection closes)."""
 
-    def __init__(self, database: Database, channel: str, token: int, sid: int) -> None:
+    def __init__(self, database: Database, channel: str, callback: Callable[[Notification], Any],
+                 on_reconnect: Callable[[Listener], Any] | None) -> None:
         self._database = database
         self.channel = channel
-        self._token = token
-        self._sid: int | None = sid
+        self._callback = callback
+        self._token = database._completions.add_listener(self._event)
+        self._lid: int | None = None
+        self._on_reconnect = on_reconnect
+        self.reconnects = 0
 
     @property
     def active(self) -> bool:
-        return self._sid is not None
+        return self._lid is not None
+
+    @property
+    def connected(self) -> bool:
+        """Connected and LISTENing now (false while reconnecting, and once removed)."""
+        return self._lid is not None and self._database.native.listener_connected(self._lid)
+
+    def _event(self, payload: tuple[Any, ...]) -> Any:
+        if len(payload) == 3:
+            return self._callback(Notification(*payload))
+        kind, why = payload
+        if kind == "connection_lost":
+            logger.warning("Database listener on %r lost its connection (%s); reconnecting", self.channel, why)
+            return None
+        self.reconnects += 1
+        if self._on_reconnect is not None:
+            return self._on_reconnect(self)
+        return None
 
     def close(self) -> None:
-        sid, self._sid = self._sid, None
-        if sid is not None:
-            self._database._completions.remove_listener(self._token)
-            self._database.native.close_session(sid)  # the session's close undoes its LISTENs
+        lid, self._lid = self._lid, None
+        self._database._completions.remove_listener(self._token)
+        if lid is not None:
+            self._database.native.close_listener(lid)
             self._database._listeners.discard(self)
 
     async def remove(self) -> None:
@@ -206,6 +231,11 @@ class Database(AsyncQueries):
         text, ns = self._sql(sql), timeout_ns(timeout)
         return await self._completions.call(lambda t: self.native.fetch_json(t, text, args, ns), cancellable=True)
 
+    async def _copy_out(self, copy_sql: str, timeout: float | None) -> tuple[int, bytes]:
+        self._ensure_open()
+        ns = timeout_ns(timeout)
+        return await self._completions.call(lambda t: self.native.copy_out(t, copy_sql, ns), cancellable=True)
+
     async def _acquire_connection(self) -> Connection:
         self._ensure_open()
         sid = await self._completions.call(self.native.open_session, SESSION)
@@ -248,17 +278,20 @@ class Database(AsyncQueries):
         count = await self._completions.call(lambda t: self.native.copy_in(t, sql, data, ns), cancellable=True)
         return f"COPY {count}"
 
-    async def listen(self, channel: str, callback: Callable[[Notification], Any]) -> Listener:
+    async def listen(self, channel: str, callback: Callable[[Notification], Any], *,
+                     on_reconnect: Callable[[Listener], Any] | None = None) -> Listener:
         """PostgreSQL LISTEN on a connection of its own: `callback(Notification)` (a function or a coroutine
-        function, run on this event loop) for every NOTIFY on `channel` until the Listener is removed."""
+        function, run on this event loop) for every NOTIFY on `channel` until the Listener is removed. A lost
+        connection is re-opened and LISTENs again; then `on_reconnect(listener)` runs (same kinds of function):
+        notifications sent while it was away may have been missed."""
         if self._sqlite:
             raise InterfaceError("listen() needs PostgreSQL (LISTEN/NOTIFY)", status="invalid_argument")
-        conn = await self._acquire_connection()
-        token = self._completions.add_listener(lambda payload: callback(Notification(*payload)))
-        listener = Listener(self, channel, token, conn._sid)
+        self._ensure_open()
+        listener = Listener(self, channel, callback, on_reconnect)
         try:
-            self.native.session_listen(conn._sid, token)
-            await conn.execute("LISTEN " + quote_ident(channel))
+            listener._lid = await self._completions.call(
+                lambda t: self.native.open_listener(t, listener._token), LISTENER)
+            await self._completions.call(lambda t: self.native.listener_listen(listener._lid, t, channel, True))
         except BaseException:
             listener.close()
             raise

@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import _native
 from ..responses import Response
+from . import copy_out as _copy_out
 from . import records as _records
 from .dispatch import Completions
 from .errors import InFailedSQLTransactionError, InterfaceError
@@ -174,6 +175,9 @@ class AsyncQueries:
     async def _query_json(self, sql: str, args: Sequence[Any], timeout: float | None) -> bytes:
         raise NotImplementedError
 
+    async def _copy_out(self, copy_sql: str, timeout: float | None) -> tuple[int, bytes]:
+        raise NotImplementedError
+
     def _sql(self, sql: str) -> str:
         return sqlite_placeholders(sql) if self._sqlite else sql
 
@@ -203,6 +207,29 @@ class AsyncQueries:
         body = await self._query_json(sql, args, timeout)
         return Response(content=body, status_code=status_code, headers=headers, media_type="application/json")
 
+    async def copy_from_table(self, table_name: str, *, output: Any = None, columns: Sequence[str] | None = None,
+                              schema_name: str | None = None, timeout: float | None = None,
+                              **options: Any) -> bytes | str:
+        """PostgreSQL `COPY table TO STDOUT`: the table's rows (in `columns`) in COPY's text format, or the one
+        `format=` names ("csv", "binary"), with asyncpg's options (oids, delimiter, null, header, quote, escape,
+        force_quote, encoding). `output`: a path, a file-like object (its write() is called, awaited when it
+        returns an awaitable) or a coroutine function taking the bytes; then the result is "COPY <n>". Without
+        `output` the data itself is returned (bytes). The data is gathered in memory before it is handed over."""
+        _copy_out.refuse_on_sqlite(self._sqlite)
+        sql = _copy_out.table_statement(table_name, columns, schema_name, _copy_out.copy_options(**options))
+        count, data = await self._copy_out(sql, timeout)
+        return await _copy_out.deliver(data, count, output)
+
+    async def copy_from_query(self, query: str, *args: Any, output: Any = None, timeout: float | None = None,
+                              **options: Any) -> bytes | str:
+        """PostgreSQL `COPY (query) TO STDOUT`, as copy_from_table(). `args` are inlined as literals the server
+        quotes (COPY takes no parameters; asyncpg does the same)."""
+        _copy_out.refuse_on_sqlite(self._sqlite)
+        text = await _copy_out.inline_arguments(self, query, args)
+        sql = f"COPY ({text}) TO STDOUT{_copy_out.copy_options(**options)}"
+        count, data = await self._copy_out(sql, timeout)
+        return await _copy_out.deliver(data, count, output)
+
 
 class Connection(AsyncQueries):
     """A connection held for several statements (`Database.acquire()`, `Database.transaction()`): statements run
@@ -225,15 +252,25 @@ class Connection(AsyncQueries):
             raise InterfaceError("this connection was released: use it inside its `async with` block only",
                                  status="cancelled")
 
+    # A cancelled task cancels its statement on the server (inside a transaction the server then fails the
+    # transaction: the `async with` block's exit rolls it back).
     async def _query(self, sql: str, args: Sequence[Any], timeout: float | None) -> Any:
         self._check()
         text, ns = self._sql(sql), timeout_ns(timeout)
-        return await self._completions.call(lambda t: self._native.session_query(self._sid, t, text, args, ns))
+        return await self._completions.call(lambda t: self._native.session_query(self._sid, t, text, args, ns),
+                                            cancellable=True)
 
     async def _query_json(self, sql: str, args: Sequence[Any], timeout: float | None) -> bytes:
         self._check()
         text, ns = self._sql(sql), timeout_ns(timeout)
-        return await self._completions.call(lambda t: self._native.session_fetch_json(self._sid, t, text, args, ns))
+        return await self._completions.call(
+            lambda t: self._native.session_fetch_json(self._sid, t, text, args, ns), cancellable=True)
+
+    async def _copy_out(self, copy_sql: str, timeout: float | None) -> tuple[int, bytes]:
+        self._check()
+        ns = timeout_ns(timeout)
+        return await self._completions.call(lambda t: self._native.session_copy_out(self._sid, t, copy_sql, ns),
+                                            cancellable=True)
 
     def transaction(self, *, isolation: str | None = None, readonly: bool = False,
                     deferrable: bool = False) -> Transaction:
@@ -268,12 +305,28 @@ class Connection(AsyncQueries):
                                     columns: Sequence[str] | None = None, schema_name: str | None = None,
                                     timeout: float | None = None) -> str:
         """Inserts `records` (tuples in `columns` order, or mappings when `columns` is given) into the table, all
-        or none; returns "COPY <n>". On a held connection this runs as multi-row INSERT statements (the engine's
-        COPY goes through the pool: `Database.copy_records_to_table` uses it on PostgreSQL)."""
+        or none; returns "COPY <n>". PostgreSQL: one `COPY ... FROM STDIN` on this connection, inside its
+        transaction when one is open (a failure fails that transaction); SQLite: multi-row INSERT statements in a
+        transaction (or the open one)."""
+        if not self._sqlite:
+            return await self._copy_in(table_name, records, columns, schema_name, timeout)
         if self._depth == 0:
             async with self.transaction():
                 return await self._copy(table_name, records, columns, schema_name, timeout)
         return await self._copy(table_name, records, columns, schema_name, timeout)
+
+    async def _copy_in(self, table_name: str, records: Iterable[Any], columns: Sequence[str] | None,
+                       schema_name: str | None, timeout: float | None) -> str:
+        self._check()
+        plan, rows = copy_plan(False, table_name, records, columns, schema_name)
+        if plan is None:
+            return "COPY 0"
+        records_list = list(rows)  # encoded twice when the binary format cannot take them
+        sql, data = plan.copy(records_list, (await self._query(*plan.types_query(), timeout))[1])
+        ns = timeout_ns(timeout)
+        count = await self._completions.call(
+            lambda t: self._native.session_copy_in(self._sid, t, sql, data, ns), cancellable=True)
+        return f"COPY {count}"
 
     async def _copy(self, table_name: str, records: Iterable[Any], columns: Sequence[str] | None,
                     schema_name: str | None, timeout: float | None) -> str:

@@ -21,12 +21,15 @@ logger = logging.getLogger("slipstream.error")
 
 RESULT = 0  # the future gets the payload
 SESSION = 1  # the payload is a session id: closed when nobody waits for it any more
+LISTENER = 2  # the payload is a listener id: closed when nobody waits for it any more
 
 
 def _settle(native: Any, future: asyncio.Future[Any], kind: int, ok: bool, payload: Any) -> None:
     if future.done():  # cancelled while the statement ran
         if ok and kind == SESSION:
             native.close_session(payload)
+        elif ok and kind == LISTENER:
+            native.close_listener(payload)
         return
     if ok:
         future.set_result(payload)

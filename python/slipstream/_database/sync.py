@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..responses import Response
+from . import copy_out as _copy_out
 from . import records as _records
 from .connection import _FAILED_COMMIT, begin_statement, copy_plan, record_error, timeout_ns
 from .errors import InFailedSQLTransactionError, InterfaceError, error_from_payload
@@ -56,6 +57,28 @@ class SyncQueries:
                       headers: Mapping[str, str] | None = None) -> Response:
         body = self._query_json(sql, args, timeout)
         return Response(content=body, status_code=status_code, headers=headers, media_type="application/json")
+
+    def _copy_out(self, copy_sql: str, timeout: float | None) -> tuple[int, bytes]:
+        raise NotImplementedError
+
+    def copy_from_table(self, table_name: str, *, output: Any = None, columns: Sequence[str] | None = None,
+                        schema_name: str | None = None, timeout: float | None = None, **options: Any) -> bytes | str:
+        """The async copy_from_table(), blocking; `output` may be a path, a file-like object or a function."""
+        _copy_out.refuse_on_sqlite(self._sqlite)
+        sql = _copy_out.table_statement(table_name, columns, schema_name, _copy_out.copy_options(**options))
+        count, data = self._copy_out(sql, timeout)
+        return _copy_out.deliver_sync(data, count, output)
+
+    def copy_from_query(self, query: str, *args: Any, output: Any = None, timeout: float | None = None,
+                        **options: Any) -> bytes | str:
+        """The async copy_from_query(), blocking."""
+        _copy_out.refuse_on_sqlite(self._sqlite)
+        if args:
+            quoted = self.fetchrow(_copy_out.arguments_query(len(args)), *args)
+            assert quoted is not None
+            query = _copy_out.substitute(query, list(quoted))
+        count, data = self._copy_out(f"COPY ({query}) TO STDOUT{_copy_out.copy_options(**options)}", timeout)
+        return _copy_out.deliver_sync(data, count, output)
 
 
 class SyncConnection(SyncQueries):
@@ -104,6 +127,15 @@ class SyncConnection(SyncQueries):
 
     def copy_records_to_table(self, table_name: str, *, records: Iterable[Any], columns: Sequence[str] | None = None,
                               schema_name: str | None = None, timeout: float | None = None) -> str:
+        if not self._sqlite:  # one COPY on this connection, inside its transaction when one is open
+            plan, rows = copy_plan(False, table_name, records, columns, schema_name)
+            if plan is None:
+                return "COPY 0"
+            records_list = list(rows)
+            types_sql, types_args = plan.types_query()
+            sql, data = plan.copy(records_list, self.fetch(types_sql, *types_args, timeout=timeout))
+            self._check()
+            return f"COPY {_answer(self._native.session_copy_in_blocking(self._sid, sql, data, timeout_ns(timeout)))}"
         if self._depth == 0:
             with self.transaction():
                 return self._copy(table_name, records, columns, schema_name, timeout)
@@ -123,6 +155,10 @@ class SyncConnection(SyncQueries):
                 raise record_error(exc, count, plan.width) from None
             count += len(params) // plan.width
         return f"COPY {count}"
+
+    def _copy_out(self, copy_sql: str, timeout: float | None) -> tuple[int, bytes]:
+        self._check()
+        return _answer(self._native.copy_out_blocking(self._sid, copy_sql, timeout_ns(timeout)))
 
     def _release(self) -> None:
         if not self._released:
@@ -217,6 +253,10 @@ class SyncDatabase(SyncQueries):
     def _query_json(self, sql: str, args: Sequence[Any], timeout: float | None) -> bytes:
         self._database._ensure_open()
         return _answer(self._native.fetch_json_blocking(self._sql(sql), args, timeout_ns(timeout)))
+
+    def _copy_out(self, copy_sql: str, timeout: float | None) -> tuple[int, bytes]:
+        self._database._ensure_open()
+        return _answer(self._native.copy_out_blocking(0, copy_sql, timeout_ns(timeout)))
 
     def _acquire_connection(self) -> SyncConnection:
         self._database._ensure_open()

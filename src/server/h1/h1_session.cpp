@@ -175,9 +175,12 @@ void H1Session::on_eof() {
     conn_.set_eof();
     conn_.set_reading(false);
     // A client that closes during a streamed response has left (it would read to the end otherwise): cut
-    // the stream now, so its producer hears of it at once rather than at a failed write.
+    // the stream now, so its producer hears of it at once rather than at a failed write. So has one that
+    // closes while a handler still owes its answer (as Go's net/http and nginx read it; a client that only
+    // half-closed loses that answer): its handler hears on_cancel now, and stops its database query, rather
+    // than finishing the work for nobody.
     for (const Slot& s : slots_) {
-        if (s.pending && s.pending->stream.active()) {
+        if (s.pending && (s.pending->stream.active() || !s.complete)) {
             conn_.close();
             return;
         }

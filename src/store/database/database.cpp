@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "store/database/database_impl.h"
+#include "store/database/listener_impl.h"
 #include "store/database/session_impl.h"
 
 namespace slipstream::store {
@@ -47,11 +48,9 @@ void QueryCancel::cancel() {
 
 // ---- DatabaseImpl ----
 
-namespace {
 base::Status cancelled_by_client() {
     return base::Status::cancelled("statement cancelled by the client");
 }
-}  // namespace
 
 void DatabaseImpl::run_cancel(QueryCancel& handle) {
     std::function<void()> stop = std::move(handle.stop_);
@@ -81,6 +80,13 @@ std::function<void(R)> DatabaseImpl::sqlite_cancellable(std::function<void(R)> d
     };
     return once;
 }
+template std::function<void(QueryResult)> DatabaseImpl::sqlite_cancellable<QueryResult>(
+    std::function<void(QueryResult)>, const std::shared_ptr<QueryCancel>&, std::shared_ptr<sqlite::Interrupt>);
+template std::function<void(JsonResult)> DatabaseImpl::sqlite_cancellable<JsonResult>(
+    std::function<void(JsonResult)>, const std::shared_ptr<QueryCancel>&, std::shared_ptr<sqlite::Interrupt>);
+template std::function<void(CopyCount)> DatabaseImpl::sqlite_cancellable<CopyCount>(std::function<void(CopyCount)>,
+                                                                                    const std::shared_ptr<QueryCancel>&,
+                                                                                    std::shared_ptr<sqlite::Interrupt>);
 
 DatabaseImpl::DatabaseImpl(DatabaseConfig config, DatabaseTarget target)
     : config_(std::move(config)), target_(std::move(target)), loop_(std::make_unique<net::EventLoop>(clock_)) {}
@@ -137,7 +143,12 @@ void DatabaseImpl::stop() {
             sessions_.clear();
             for (SessionImpl* s : held)
                 s->close_on_loop();  // leases go back before the pool goes
-            pool_.reset();           // waiters and queued statements hear kCancelled
+            std::vector<std::shared_ptr<ListenerImpl>> listening;
+            for (auto& entry : listeners_)
+                listening.push_back(entry.second);
+            for (auto& listener : listening)
+                listener->close_on_loop();  // each forgets itself
+            pool_.reset();                  // waiters and queued statements hear kCancelled
             loop_->stop();
         });
         stopped_ = true;
@@ -264,21 +275,72 @@ void DatabaseImpl::open_session(const std::shared_ptr<DatabaseImpl>& self, Datab
     }
 }
 
-void DatabaseImpl::copy_in(std::string copy_sql, postgres::CopySource source, std::function<void(CopyCount)> done,
-                           std::int64_t timeout_ns, const std::shared_ptr<QueryCancel>& handle) {
-    if (sqlite_) return done(base::Status::invalid_argument("COPY is PostgreSQL's; SQLite takes INSERT statements"));
-    auto task = [this, sql = std::move(copy_sql), source = std::move(source), done, timeout_ns, handle]() mutable {
+namespace {
+base::Status copy_on_sqlite() {
+    return base::Status::invalid_argument("COPY is PostgreSQL's; SQLite takes INSERT statements");
+}
+}  // namespace
+
+template <typename Start>
+void DatabaseImpl::pool_copy(std::function<void(CopyCount)> done, const std::shared_ptr<QueryCancel>& handle,
+                             Start start) {
+    if (sqlite_) return done(copy_on_sqlite());
+    auto task = [this, done, handle, start = std::move(start)]() mutable {
         if (!pool_) return done(base::Status::cancelled("database closed"));
         if (handle->requested()) return done(cancelled_by_client());
-        on_pool(*handle, pool_->copy_in(
-                             std::move(sql), std::move(source),
-                             [this, done](postgres::CopyResult r) {
-                                 observe(r.status(), r.error());
-                                 done(std::move(r));
-                             },
-                             postgres::QueryOptions{.timeout_ns = timeout(timeout_ns)}));
+        on_pool(*handle, start(*pool_, [this, done](postgres::CopyResult r) {
+            observe(r.status(), r.error());
+            done(std::move(r));
+        }));
     };
     if (!post(std::move(task))) done(base::Status::cancelled("database closed"));
+}
+
+void DatabaseImpl::copy_in(std::string copy_sql, postgres::CopySource source, std::function<void(CopyCount)> done,
+                           std::int64_t timeout_ns, const std::shared_ptr<QueryCancel>& handle) {
+    postgres::QueryOptions options{.timeout_ns = timeout(timeout_ns)};
+    pool_copy(std::move(done), handle,
+              [sql = std::move(copy_sql), source = std::move(source), options](postgres::Pool& pool,
+                                                                               postgres::CopyCallback cb) mutable {
+                  return pool.copy_in(std::move(sql), std::move(source), std::move(cb), options);
+              });
+}
+
+void DatabaseImpl::copy_out(std::string copy_sql, CopyOutSink sink, std::function<void(CopyCount)> done,
+                            std::int64_t timeout_ns, const std::shared_ptr<QueryCancel>& handle) {
+    postgres::QueryOptions options{.timeout_ns = timeout(timeout_ns)};
+    pool_copy(std::move(done), handle,
+              [sql = std::move(copy_sql), sink = std::move(sink), options](postgres::Pool& pool,
+                                                                           postgres::CopyCallback cb) mutable {
+                  return pool.copy_out(std::move(sql), std::move(sink), std::move(cb), options);
+              });
+}
+
+void DatabaseImpl::open_listener(const std::shared_ptr<DatabaseImpl>& self, ListenerHandlers handlers,
+                                 Database::ListenerCallback done) {
+    if (sqlite_) return done(base::Status::invalid_argument("LISTEN/NOTIFY is PostgreSQL's"));
+    if (open_sessions_.fetch_add(1) >= config_.max_sessions) {
+        open_sessions_.fetch_sub(1);
+        return done(base::Status::resource_exhausted("too many database sessions open (max_sessions " +
+                                                     std::to_string(config_.max_sessions) + ")"));
+    }
+    auto task = [this, self, handlers = std::move(handlers), done]() mutable {
+        if (!pool_) {
+            open_sessions_.fetch_sub(1);
+            return done(base::Status::cancelled("database closed"));
+        }
+        auto listener = std::make_shared<ListenerImpl>(self, std::move(handlers));
+        listeners_.emplace(listener.get(), listener);
+        listener->start(std::move(done));
+    };
+    if (!post(std::move(task))) {
+        open_sessions_.fetch_sub(1);
+        done(base::Status::cancelled("database closed"));
+    }
+}
+
+void DatabaseImpl::forget_listener(ListenerImpl* listener) {
+    if (listeners_.erase(listener) > 0) release_session_slot();
 }
 
 // ---- Database ----
@@ -331,6 +393,17 @@ std::shared_ptr<QueryCancel> Database::copy_in_data(std::string copy_sql, std::s
     auto handle = std::make_shared<QueryCancel>(impl_);
     impl_->copy_in(std::move(copy_sql), postgres::copy_bytes(std::move(data)), std::move(done), timeout_ns, handle);
     return handle;
+}
+
+std::shared_ptr<QueryCancel> Database::copy_out(std::string copy_sql, CopyOutSink sink,
+                                                std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
+    auto handle = std::make_shared<QueryCancel>(impl_);
+    impl_->copy_out(std::move(copy_sql), std::move(sink), std::move(done), timeout_ns, handle);
+    return handle;
+}
+
+void Database::open_listener(ListenerHandlers handlers, ListenerCallback done) {
+    impl_->open_listener(impl_, std::move(handlers), std::move(done));
 }
 
 bool Database::ready() const {

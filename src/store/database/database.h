@@ -16,8 +16,11 @@
 #include "store/value.h"
 
 namespace slipstream::store {
-/// Rows a COPY took (PostgreSQL's command tag count).
+/// Rows a COPY took or gave (PostgreSQL's command tag count).
 using CopyCount = DbResult<std::uint64_t>;
+/// Takes one piece of COPY TO STDOUT data (a row, in text and CSV format) on the database's thread; an error
+/// ends the COPY (the rest of the data is read and dropped) and is what the caller hears.
+using CopyOutSink = std::function<base::Status(std::string_view data)>;
 }  // namespace slipstream::store
 
 namespace slipstream::store {
@@ -53,14 +56,19 @@ struct DbNotification {
 
 class DatabaseImpl;
 class SessionImpl;
+class DbListener;
+struct ListenerHandlers;
 
-/// Stops one statement started with Database::query, fetch_json or copy_in (they return it). cancel() may be
+/// Stops one statement started with Database::query, fetch_json, copy_in or copy_out, or with a DbSession's
+/// (they return it). cancel() may be
 /// called from any thread, any number of times, before or after the statement ended or the Database closed; it
 /// posts to the database's thread and returns at once. There, unless the statement was answered already, its
 /// callback hears kCancelled at once. PostgreSQL: a statement waiting for a connection stops waiting, one queued
 /// is dropped, one running is cancelled on the server (PQcancel) and its connection serves others once the
 /// server has stopped it (postgres::Connection::cancel). SQLite: one not started yet never runs, one running is
-/// interrupted (sqlite3_interrupt on its worker's connection). Dropping the handle does not cancel anything.
+/// interrupted (sqlite3_interrupt on its worker's connection). A DbSession's statement: PostgreSQL, one queued on
+/// the session's connection is dropped, one running is cancelled on the server (inside a transaction the server
+/// then fails the transaction: roll it back); SQLite, interrupted as above. Dropping the handle cancels nothing.
 class QueryCancel : public std::enable_shared_from_this<QueryCancel> {
   public:
     explicit QueryCancel(std::weak_ptr<DatabaseImpl> db) : db_(std::move(db)) {}
@@ -88,10 +96,25 @@ class DbSession {
     DbSession(const DbSession&) = delete;
     DbSession& operator=(const DbSession&) = delete;
 
-    void query(std::string sql, Params params, QueryCallback done, std::int64_t timeout_ns = -1);
-    void fetch_json(std::string sql, Params params, JsonCallback done, std::int64_t timeout_ns = -1);
+    /// One statement on the held connection; the handle cancels it (QueryCancel), ignoring it is fine.
+    std::shared_ptr<QueryCancel> query(std::string sql, Params params, QueryCallback done,
+                                       std::int64_t timeout_ns = -1);
+    std::shared_ptr<QueryCancel> fetch_json(std::string sql, Params params, JsonCallback done,
+                                            std::int64_t timeout_ns = -1);
+    /// PostgreSQL: `COPY ... FROM STDIN` of `rows` on the held connection (inside its transaction, if one is
+    /// open: a failed COPY fails the transaction). SQLite: kInvalidArgument.
+    std::shared_ptr<QueryCancel> copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows,
+                                         std::function<void(CopyCount)> done, std::int64_t timeout_ns = -1);
+    /// copy_in with the data already encoded in the statement's format (Database::copy_in_data's).
+    std::shared_ptr<QueryCancel> copy_in_data(std::string copy_sql, std::string data,
+                                              std::function<void(CopyCount)> done, std::int64_t timeout_ns = -1);
+    /// PostgreSQL: `COPY table|(query) TO STDOUT`, each piece of data to `sink`, then the row count. SQLite:
+    /// kInvalidArgument.
+    std::shared_ptr<QueryCancel> copy_out(std::string copy_sql, CopyOutSink sink, std::function<void(CopyCount)> done,
+                                          std::int64_t timeout_ns = -1);
     /// PostgreSQL: every NOTIFY on a channel this session LISTENs to (send "LISTEN name" with query()); runs on
-    /// the database's thread. Set before the LISTEN.
+    /// the database's thread. Set before the LISTEN. A lost connection is not re-established here: a
+    /// DbListener (Database::open_listener) reconnects and LISTENs again.
     void set_notification_handler(std::function<void(const DbNotification&)> handler);
     /// Gives the connection back (after the statements already called). Idempotent.
     void close();
@@ -111,6 +134,7 @@ class Database {
     using QueryCallback = std::function<void(QueryResult result)>;
     using JsonCallback = std::function<void(JsonResult result)>;
     using SessionCallback = std::function<void(base::Result<std::unique_ptr<DbSession>> session)>;
+    using ListenerCallback = std::function<void(base::Result<std::unique_ptr<DbListener>> listener)>;
 
     /// Parses the URL, starts the thread, opens SQLite (blocking: call at start-up) or starts PostgreSQL's
     /// min_size connections (not awaited: a server that is down makes ready() false, not open() fail).
@@ -140,6 +164,15 @@ class Database {
     /// Value per cell.
     std::shared_ptr<QueryCancel> copy_in_data(std::string copy_sql, std::string data,
                                               std::function<void(CopyCount)> done, std::int64_t timeout_ns = -1);
+    /// PostgreSQL: `COPY table|(query) TO STDOUT [WITH (...)]` through the pool: each piece of data to `sink` (on
+    /// the database's thread) as it arrives, then `done` with the row count or the error (a sink's error ends
+    /// it). Never retried. SQLite: kInvalidArgument.
+    std::shared_ptr<QueryCancel> copy_out(std::string copy_sql, CopyOutSink sink, std::function<void(CopyCount)> done,
+                                          std::int64_t timeout_ns = -1);
+    /// PostgreSQL: a LISTEN connection of its own that reconnects (db_listener.h); counts as a session
+    /// (kResourceExhausted past max_sessions). `done` hears it once connected, or kUnavailable / kTimeout.
+    /// SQLite: kInvalidArgument.
+    void open_listener(ListenerHandlers handlers, ListenerCallback done);
 
     /// Whether the database answered the last time it was asked: false after a failed connection attempt or a
     /// lost connection until one succeeds again. A `SELECT 1` probe runs after every second without an answer

@@ -5,12 +5,14 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "base/clock.h"
 #include "net/event_loop.h"
 #include "net/timer.h"
 #include "store/database/database.h"
+#include "store/database/db_listener.h"
 #include "store/postgres/pool.h"
 #include "store/sqlite/database.h"
 #include "store/worker_pool.h"
@@ -18,6 +20,10 @@
 namespace slipstream::store {
 
 class SessionImpl;
+class ListenerImpl;
+
+/// "statement cancelled by the client": what a cancelled statement's callback hears.
+base::Status cancelled_by_client();
 
 /// Shared by the Database and its sessions (a session may outlive the Database: then its calls are refused).
 /// pool_, sessions_ and probe_timer_ are touched on the loop thread only.
@@ -39,10 +45,23 @@ class DatabaseImpl {
     void open_session(const std::shared_ptr<DatabaseImpl>& self, Database::SessionCallback done);
     void copy_in(std::string copy_sql, postgres::CopySource source, std::function<void(CopyCount)> done,
                  std::int64_t timeout_ns, const std::shared_ptr<QueryCancel>& handle);
+    void copy_out(std::string copy_sql, CopyOutSink sink, std::function<void(CopyCount)> done, std::int64_t timeout_ns,
+                  const std::shared_ptr<QueryCancel>& handle);
+    void open_listener(const std::shared_ptr<DatabaseImpl>& self, ListenerHandlers handlers,
+                       Database::ListenerCallback done);
     /// Loop thread: runs what `handle` asks for (QueryCancel::cancel posts it).
     static void run_cancel(QueryCancel& handle);
     /// Loop thread: `handle`'s statement is running on the pool under `pool_handle`.
     static void on_pool(QueryCancel& handle, std::shared_ptr<postgres::StatementCancel> pool_handle);
+    /// Loop thread: what cancelling `handle` does from now on (empty: nothing).
+    static void set_stop(QueryCancel& handle, std::function<void()> stop) { handle.stop_ = std::move(stop); }
+    /// SQLite: `done` wrapped to run once, and `handle` set to interrupt the statement and answer kCancelled.
+    template <typename R>
+    static std::function<void(R)> sqlite_cancellable(std::function<void(R)> done,
+                                                     const std::shared_ptr<QueryCancel>& handle,
+                                                     std::shared_ptr<sqlite::Interrupt> interrupt);
+    /// Loop thread: a listener closed.
+    void forget_listener(ListenerImpl* listener);
     /// Loop thread: a PostgreSQL session gave its lease back.
     void forget_session(SessionImpl* session) {
         sessions_.erase(session);
@@ -64,17 +83,17 @@ class DatabaseImpl {
     const DatabaseConfig& config() const { return config_; }
     const DatabaseTarget& target() const { return target_; }
     net::EventLoop& loop() { return *loop_; }
+    WorkerPool* cancel_workers() const { return cancel_workers_.get(); }
 
   private:
     void probe();
+    // copy_in / copy_out: `start(pool, callback)` runs the COPY through the pool, cancellable through `handle`.
+    template <typename Start>
+    void pool_copy(std::function<void(CopyCount)> done, const std::shared_ptr<QueryCancel>& handle, Start start);
     // One statement on the SQLite workers or through the pool, cancellable through `handle`.
     template <typename Result, typename OnSqlite, typename OnPool>
     void statement(std::string sql, Params params, std::function<void(Result)> done, std::int64_t timeout_ns,
                    bool idempotent, const std::shared_ptr<QueryCancel>& handle, OnSqlite on_sqlite, OnPool on_pool);
-    // SQLite: `done` wrapped to run once, and `handle` set to interrupt the statement and answer kCancelled.
-    template <typename R>
-    std::function<void(R)> sqlite_cancellable(std::function<void(R)> done, const std::shared_ptr<QueryCancel>& handle,
-                                              std::shared_ptr<sqlite::Interrupt> interrupt);
 
     DatabaseConfig config_;
     DatabaseTarget target_;
@@ -89,8 +108,9 @@ class DatabaseImpl {
     std::unique_ptr<postgres::Pool> pool_;        // PostgreSQL, loop thread
     std::unique_ptr<sqlite::Database> sqlite_;    // SQLite
     std::unordered_set<SessionImpl*> sessions_;   // PostgreSQL sessions holding a lease (loop thread)
-    net::Timer probe_timer_;                      // SELECT 1 after a second without an answer from the server
-    base::MonoNanos last_answer_ = 0;             // loop thread: when the server last answered a statement
+    std::unordered_map<ListenerImpl*, std::shared_ptr<ListenerImpl>> listeners_;  // open ones (loop thread)
+    net::Timer probe_timer_;           // SELECT 1 after a second without an answer from the server
+    base::MonoNanos last_answer_ = 0;  // loop thread: when the server last answered a statement
 };
 
 }  // namespace slipstream::store

@@ -47,45 +47,88 @@ bool SessionImpl::on_worker(std::function<void()> job) {
 }
 
 template <typename Result, typename OnSqlite, typename OnPostgres>
-void SessionImpl::run(std::string sql, Params params, std::function<void(Result)> done, std::int64_t timeout_ns,
-                      OnSqlite on_sqlite, OnPostgres on_postgres) {
+std::shared_ptr<QueryCancel> SessionImpl::run(std::string sql, Params params, std::function<void(Result)> done,
+                                              std::int64_t timeout_ns, OnSqlite on_sqlite, OnPostgres on_postgres) {
+    auto handle = std::make_shared<QueryCancel>(db_);
     if (sqlite_) {
-        bool queued = on_worker([this, sql = std::move(sql), params = std::move(params), done, on_sqlite] {
-            auto result = std::make_shared<Result>(on_sqlite(*sqlite_, sql, params));
-            if (!db_->post([done, result] { done(std::move(*result)); })) done(std::move(*result));
-        });
-        if (!queued) done(closed_status());
-        return;
+        auto interrupt = std::make_shared<sqlite::Interrupt>();
+        auto once = DatabaseImpl::sqlite_cancellable<Result>(std::move(done), handle, interrupt);
+        bool queued =
+            on_worker([this, sql = std::move(sql), params = std::move(params), once, on_sqlite, interrupt]() mutable {
+                std::shared_ptr<Result> result;
+                if (interrupt->begin(sqlite_->handle())) {
+                    result = std::make_shared<Result>(on_sqlite(*sqlite_, sql, params));
+                    interrupt->end();
+                } else {
+                    result = std::make_shared<Result>(cancelled_by_client());
+                }
+                if (!db_->post([once, result] { once(std::move(*result)); })) once(std::move(*result));
+            });
+        if (!queued) once(closed_status());
+        return handle;
     }
-    auto task = [self = shared_from_this(), sql = std::move(sql), params = std::move(params), done, timeout_ns,
+    auto task = [self = shared_from_this(), sql = std::move(sql), params = std::move(params), done, timeout_ns, handle,
                  on_postgres]() mutable {
         if (!self->lease_) return done(closed_status());
+        if (handle->requested()) return done(cancelled_by_client());
         DatabaseImpl* db = self->db_.get();
-        on_postgres(
+        postgres::Connection::StatementId id = on_postgres(
             *self->lease_, std::move(sql), std::move(params),
             [db, done](Result r) {
                 db->observe(r.status(), r.error());
                 done(std::move(r));
             },
             db->statement_options(timeout_ns));
+        // A queued statement leaves the queue, a running one is cancelled on the server (Connection::cancel).
+        DatabaseImpl::set_stop(*handle, [weak = std::weak_ptr<SessionImpl>(self), id] {
+            auto session = weak.lock();
+            if (session && session->lease_) session->lease_->cancel(id);
+        });
     };
     if (closed_.load() || !db_->post(std::move(task))) done(closed_status());
+    return handle;
 }
 
-void SessionImpl::query(std::string sql, Params params, DbSession::QueryCallback done, std::int64_t timeout_ns) {
-    run<QueryResult>(
+std::shared_ptr<QueryCancel> SessionImpl::query(std::string sql, Params params, DbSession::QueryCallback done,
+                                                std::int64_t timeout_ns) {
+    return run<QueryResult>(
         std::move(sql), std::move(params), std::move(done), timeout_ns,
         [](sqlite::Session& s, const std::string& q, const Params& p) { return s.query(q, p); },
         [](postgres::Connection& c, std::string q, Params p, postgres::Connection::QueryCallback cb,
-           postgres::QueryOptions o) { c.query(std::move(q), std::move(p), std::move(cb), o); });
+           postgres::QueryOptions o) { return c.query(std::move(q), std::move(p), std::move(cb), o); });
 }
 
-void SessionImpl::fetch_json(std::string sql, Params params, DbSession::JsonCallback done, std::int64_t timeout_ns) {
-    run<JsonResult>(
+std::shared_ptr<QueryCancel> SessionImpl::fetch_json(std::string sql, Params params, DbSession::JsonCallback done,
+                                                     std::int64_t timeout_ns) {
+    return run<JsonResult>(
         std::move(sql), std::move(params), std::move(done), timeout_ns,
         [](sqlite::Session& s, const std::string& q, const Params& p) { return s.fetch_json(q, p); },
         [](postgres::Connection& c, std::string q, Params p, postgres::Connection::JsonCallback cb,
-           postgres::QueryOptions o) { c.fetch_json(std::move(q), std::move(p), std::move(cb), o); });
+           postgres::QueryOptions o) { return c.fetch_json(std::move(q), std::move(p), std::move(cb), o); });
+}
+
+namespace {
+CopyCount copy_on_sqlite(sqlite::Session&, const std::string&, const Params&) {
+    return base::Status::invalid_argument("COPY is PostgreSQL's; SQLite takes INSERT statements");
+}
+}  // namespace
+
+std::shared_ptr<QueryCancel> SessionImpl::copy_in(std::string copy_sql, postgres::CopySource source,
+                                                  std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
+    return run<CopyCount>(std::move(copy_sql), {}, std::move(done), timeout_ns, copy_on_sqlite,
+                          [source = std::move(source)](postgres::Connection& c, std::string q, Params,
+                                                       postgres::CopyCallback cb, postgres::QueryOptions o) mutable {
+                              return c.copy_in(std::move(q), std::move(source), std::move(cb), o);
+                          });
+}
+
+std::shared_ptr<QueryCancel> SessionImpl::copy_out(std::string copy_sql, CopyOutSink sink,
+                                                   std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
+    return run<CopyCount>(std::move(copy_sql), {}, std::move(done), timeout_ns, copy_on_sqlite,
+                          [sink = std::move(sink)](postgres::Connection& c, std::string q, Params,
+                                                   postgres::CopyCallback cb, postgres::QueryOptions o) mutable {
+                              return c.copy_out(std::move(q), std::move(sink), std::move(cb), o);
+                          });
 }
 
 void SessionImpl::set_notification_handler(std::function<void(const DbNotification&)> handler) {
@@ -135,12 +178,29 @@ DbSession::~DbSession() {
     if (impl_) impl_->close();
 }
 
-void DbSession::query(std::string sql, Params params, QueryCallback done, std::int64_t timeout_ns) {
-    impl_->query(std::move(sql), std::move(params), std::move(done), timeout_ns);
+std::shared_ptr<QueryCancel> DbSession::query(std::string sql, Params params, QueryCallback done,
+                                              std::int64_t timeout_ns) {
+    return impl_->query(std::move(sql), std::move(params), std::move(done), timeout_ns);
 }
 
-void DbSession::fetch_json(std::string sql, Params params, JsonCallback done, std::int64_t timeout_ns) {
-    impl_->fetch_json(std::move(sql), std::move(params), std::move(done), timeout_ns);
+std::shared_ptr<QueryCancel> DbSession::fetch_json(std::string sql, Params params, JsonCallback done,
+                                                   std::int64_t timeout_ns) {
+    return impl_->fetch_json(std::move(sql), std::move(params), std::move(done), timeout_ns);
+}
+
+std::shared_ptr<QueryCancel> DbSession::copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows,
+                                                std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
+    return impl_->copy_in(std::move(copy_sql), postgres::copy_rows(std::move(rows)), std::move(done), timeout_ns);
+}
+
+std::shared_ptr<QueryCancel> DbSession::copy_in_data(std::string copy_sql, std::string data,
+                                                     std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
+    return impl_->copy_in(std::move(copy_sql), postgres::copy_bytes(std::move(data)), std::move(done), timeout_ns);
+}
+
+std::shared_ptr<QueryCancel> DbSession::copy_out(std::string copy_sql, CopyOutSink sink,
+                                                 std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
+    return impl_->copy_out(std::move(copy_sql), std::move(sink), std::move(done), timeout_ns);
 }
 
 void DbSession::set_notification_handler(std::function<void(const DbNotification&)> handler) {

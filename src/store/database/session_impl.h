@@ -30,18 +30,26 @@ class SessionImpl : public std::enable_shared_from_this<SessionImpl> {
     SessionImpl(std::shared_ptr<DatabaseImpl> db, std::unique_ptr<sqlite::Session> connection);
     ~SessionImpl();
 
-    void query(std::string sql, Params params, DbSession::QueryCallback done, std::int64_t timeout_ns);
-    void fetch_json(std::string sql, Params params, DbSession::JsonCallback done, std::int64_t timeout_ns);
+    std::shared_ptr<QueryCancel> query(std::string sql, Params params, DbSession::QueryCallback done,
+                                       std::int64_t timeout_ns);
+    std::shared_ptr<QueryCancel> fetch_json(std::string sql, Params params, DbSession::JsonCallback done,
+                                            std::int64_t timeout_ns);
+    std::shared_ptr<QueryCancel> copy_in(std::string copy_sql, postgres::CopySource source,
+                                         std::function<void(CopyCount)> done, std::int64_t timeout_ns);
+    std::shared_ptr<QueryCancel> copy_out(std::string copy_sql, CopyOutSink sink, std::function<void(CopyCount)> done,
+                                          std::int64_t timeout_ns);
     void set_notification_handler(std::function<void(const DbNotification&)> handler);
     void close();
     /// Loop thread: the lease goes back now (the database is stopping, or the session closes).
     void close_on_loop();
 
   private:
-    // One statement: on the session's SQLite thread, or the leased PostgreSQL connection (on the loop).
+    // One statement, cancellable through the returned handle: `on_sqlite(session, sql, params)` on the session's
+    // SQLite thread, or `on_postgres(connection, sql, params, callback, options)` (its StatementId) on the leased
+    // connection.
     template <typename Result, typename OnSqlite, typename OnPostgres>
-    void run(std::string sql, Params params, std::function<void(Result)> done, std::int64_t timeout_ns,
-             OnSqlite on_sqlite, OnPostgres on_postgres);
+    std::shared_ptr<QueryCancel> run(std::string sql, Params params, std::function<void(Result)> done,
+                                     std::int64_t timeout_ns, OnSqlite on_sqlite, OnPostgres on_postgres);
     // SQLite: runs `job` on the session's thread; false once closed.
     bool on_worker(std::function<void()> job);
 

@@ -47,12 +47,12 @@ class Interrupt {
     bool requested() const;
     /// A worker is running the statement now.
     bool running() const;
-
-  private:
-    friend class Database;
-    // Worker: the statement starts on `db`; false when it was cancelled before.
+    /// The thread about to run the statement on `db` (a Database's worker, or a store::DbSession's own thread):
+    /// false when it was cancelled before (then it must not run); end() once it finished.
     bool begin(sqlite3* db);
     void end();
+
+  private:
     static int check(void* self);
 
     mutable std::mutex mutex_;  // held while interrupting, so `running_` cannot end (or close) meanwhile

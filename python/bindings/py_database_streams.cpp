@@ -1,0 +1,131 @@
+// NativeDatabase: COPY on a session, COPY TO STDOUT, and listeners that reconnect (store::DbListener).
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include <utility>
+
+#include "db_core.h"
+#include "db_values.h"
+#include "py_database.h"
+
+namespace nb = nanobind;
+
+namespace slipstream::python {
+
+namespace {
+
+// The COPY's data gathered on the database's thread, handed to drain() with the row count.
+store::CopyOutSink gather(const std::shared_ptr<std::string>& data) {
+    return [data](std::string_view piece) {
+        data->append(piece);
+        return base::Status::ok();
+    };
+}
+
+std::function<void(store::CopyCount)> copy_out_to_queue(const std::shared_ptr<DbCore>& core, std::uint64_t token,
+                                                        std::shared_ptr<std::string> data) {
+    return [core, token, data](store::CopyCount r) {
+        core->push(DbCompletion{token, CopyOutData{std::move(r), std::move(*data)}});
+    };
+}
+
+std::function<void(store::CopyCount)> count_to_queue(const std::shared_ptr<DbCore>& core, std::uint64_t token) {
+    return [core, token](store::CopyCount r) { core->push(DbCompletion{token, std::move(r)}); };
+}
+
+// LISTEN / UNLISTEN: None, or the error.
+std::function<void(base::Status)> status_to_queue(const std::shared_ptr<DbCore>& core, std::uint64_t token) {
+    return [core, token](base::Status s) { core->push(DbCompletion{token, SessionOpened{std::move(s)}}); };
+}
+
+}  // namespace
+
+void NativeDatabase::session_copy_in(std::uint64_t sid, std::uint64_t token, std::string copy_sql, std::string data,
+                                     std::int64_t timeout_ns) {
+    std::shared_ptr<store::DbSession> session = core_->session(sid);
+    if (session == nullptr) return core_->push(DbCompletion{token, store::CopyCount(closed_session())});
+    core_->track(token,
+                 session->copy_in_data(std::move(copy_sql), std::move(data), count_to_queue(core_, token), timeout_ns));
+}
+
+void NativeDatabase::copy_out(std::uint64_t token, std::string copy_sql, std::int64_t timeout_ns) {
+    std::shared_ptr<store::Database> db = core_->database();
+    if (db == nullptr) return core_->push(DbCompletion{token, CopyOutData{closed_database(), {}}});
+    auto data = std::make_shared<std::string>();
+    core_->track(token,
+                 db->copy_out(std::move(copy_sql), gather(data), copy_out_to_queue(core_, token, data), timeout_ns));
+}
+
+void NativeDatabase::session_copy_out(std::uint64_t sid, std::uint64_t token, std::string copy_sql,
+                                      std::int64_t timeout_ns) {
+    std::shared_ptr<store::DbSession> session = core_->session(sid);
+    if (session == nullptr) return core_->push(DbCompletion{token, CopyOutData{closed_session(), {}}});
+    auto data = std::make_shared<std::string>();
+    core_->track(
+        token, session->copy_out(std::move(copy_sql), gather(data), copy_out_to_queue(core_, token, data), timeout_ns));
+}
+
+void NativeDatabase::open_listener(std::uint64_t token, std::uint64_t events) {
+    std::shared_ptr<store::Database> db = core_->database();
+    if (db == nullptr) return core_->push(DbCompletion{token, SessionOpened{closed_database()}});
+    std::shared_ptr<DbCore> core = core_;
+    store::ListenerHandlers handlers{
+        .on_notification =
+            [core, events](const store::DbNotification& n) {
+                core->push(DbCompletion{events, n});
+            },
+        .on_event =
+            [core, events](store::ListenerEvent e, const base::Status& why) {
+                core->push(DbCompletion{events, ListenerChange{e, why.is_ok() ? std::string() : why.message()}});
+            },
+    };
+    db->open_listener(std::move(handlers), [core, token](base::Result<std::unique_ptr<store::DbListener>> listener) {
+        if (!listener.is_ok()) return core->push(DbCompletion{token, SessionOpened{listener.status()}});
+        std::uint64_t lid = core->add_listener(std::move(listener).value());
+        core->push(DbCompletion{token, SessionOpened{base::Status::ok(), lid}});
+    });
+}
+
+void NativeDatabase::listener_listen(std::uint64_t lid, std::uint64_t token, std::string channel, bool listen) {
+    std::shared_ptr<store::DbListener> listener = core_->listener(lid);
+    if (listener == nullptr) return core_->push(DbCompletion{token, SessionOpened{closed_session()}});
+    if (listen) return listener->listen(std::move(channel), status_to_queue(core_, token));
+    listener->unlisten(std::move(channel), status_to_queue(core_, token));
+}
+
+bool NativeDatabase::listener_connected(std::uint64_t lid) const {
+    std::shared_ptr<store::DbListener> listener = core_->listener(lid);
+    return listener != nullptr && listener->connected();
+}
+
+void NativeDatabase::close_listener(std::uint64_t lid) {
+    std::shared_ptr<store::DbListener> listener;
+    {
+        std::lock_guard<std::mutex> lock(core_->db_mutex);
+        auto it = core_->listeners.find(lid);
+        if (it == core_->listeners.end()) return;
+        listener = std::move(it->second);
+        core_->listeners.erase(it);
+    }
+    listener->close();
+}
+
+void register_database_streams(nb::class_<NativeDatabase>& cls) {
+    cls.def(
+           "session_copy_in",
+           [](NativeDatabase& self, std::uint64_t sid, std::uint64_t token, std::string sql, nb::bytes data,
+              std::int64_t timeout) {
+               self.session_copy_in(sid, token, std::move(sql), std::string(data.c_str(), data.size()), timeout);
+           },
+           nb::arg("sid"), nb::arg("token"), nb::arg("sql"), nb::arg("data"), nb::arg("timeout"))
+        .def("copy_out", &NativeDatabase::copy_out, nb::arg("token"), nb::arg("sql"), nb::arg("timeout"))
+        .def("session_copy_out", &NativeDatabase::session_copy_out, nb::arg("sid"), nb::arg("token"), nb::arg("sql"),
+             nb::arg("timeout"))
+        .def("open_listener", &NativeDatabase::open_listener, nb::arg("token"), nb::arg("events"))
+        .def("listener_listen", &NativeDatabase::listener_listen, nb::arg("lid"), nb::arg("token"), nb::arg("channel"),
+             nb::arg("listen"))
+        .def("listener_connected", &NativeDatabase::listener_connected, nb::arg("lid"))
+        .def("close_listener", &NativeDatabase::close_listener, nb::arg("lid"));
+}
+
+}  // namespace slipstream::python
