@@ -23,7 +23,7 @@ enum class SessionErrorCode : std::uint8_t {
 
 struct SessionError {
     SessionErrorCode code = SessionErrorCode::kInternal;
-    std::string detail;               // client-safe, except for kInternal and kUnavailable
+    std::string detail;                // client-safe, except for kInternal and kUnavailable
     std::int64_t current_version = 0;  // kConflict
     std::string limit;                 // kLimit: "events_per_session", "event_bytes", "state_bytes", ...
     std::uint64_t limit_value = 0;     // kLimit
@@ -39,8 +39,8 @@ struct SessionError {
         return make(SessionErrorCode::kForbidden, "the session belongs to another principal");
     }
     static SessionError conflict(std::int64_t current) {
-        SessionError e = make(SessionErrorCode::kConflict,
-                              "the state changed: version " + std::to_string(current) + " is current");
+        SessionError e =
+            make(SessionErrorCode::kConflict, "the state changed: version " + std::to_string(current) + " is current");
         e.current_version = current;
         return e;
     }
@@ -59,7 +59,7 @@ struct SessionError {
 template <typename T>
 class [[nodiscard]] SessionResult {
   public:
-    SessionResult(T value) : data_(std::in_place_index<0>, std::move(value)) {}          // NOLINT: implicit
+    SessionResult(T value) : data_(std::in_place_index<0>, std::move(value)) {}             // NOLINT: implicit
     SessionResult(SessionError error) : data_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
     bool is_ok() const { return data_.index() == 0; }
     T& value() & {

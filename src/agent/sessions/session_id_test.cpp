@@ -27,10 +27,9 @@ TEST(SessionId, ShapeCheck) {
         bool ok;
     };
     const Case kCases[] = {
-        {"AAAAAAAAAAAAAAAAAAAAAA", true},  {"abcdefghijklmnopqrs-_A", true}, {"", false},
-        {"AAAAAAAAAAAAAAAAAAAAA", false},  {"AAAAAAAAAAAAAAAAAAAAAAA", false},
-        {"AAAAAAAAAAAAAAAAAAAAA=", false}, {"AAAAAAAAAAAAAAAAAAAAA/", false}, {"AAAAAAAAAAAAAAAAAAAAA.", false},
-        {"../../etc/passwd000000", false},
+        {"AAAAAAAAAAAAAAAAAAAAAA", true},  {"abcdefghijklmnopqrs-_A", true},   {"", false},
+        {"AAAAAAAAAAAAAAAAAAAAA", false},  {"AAAAAAAAAAAAAAAAAAAAAAA", false}, {"AAAAAAAAAAAAAAAAAAAAA=", false},
+        {"AAAAAAAAAAAAAAAAAAAAA/", false}, {"AAAAAAAAAAAAAAAAAAAAA.", false},  {"../../etc/passwd000000", false},
     };
     for (const Case& c : kCases)
         EXPECT_EQ(is_session_id(c.text), c.ok) << c.text;

@@ -15,8 +15,9 @@ std::optional<SessionError> prepare_events(std::vector<NewEvent>& events, const 
                                            const SessionLimits& limits) {
     if (events.empty()) return SessionError::invalid("no events to append");
     if (events.size() > limits.max_batch_events)
-        return SessionError::over_limit("batch_events", limits.max_batch_events,
-                                        "more than " + std::to_string(limits.max_batch_events) + " events in one append");
+        return SessionError::over_limit(
+            "batch_events", limits.max_batch_events,
+            "more than " + std::to_string(limits.max_batch_events) + " events in one append");
     if (key.size() > kMaxIdempotencyKeyBytes)
         return SessionError::invalid("the idempotency key is longer than " + std::to_string(kMaxIdempotencyKeyBytes) +
                                      " bytes");
@@ -29,9 +30,9 @@ std::optional<SessionError> prepare_events(std::vector<NewEvent>& events, const 
         if (!content.is_ok()) return SessionError::invalid(which + ": content is not JSON");
         e.content_json = std::move(content).value();
         if (e.role.size() + e.content_json.size() > limits.max_event_bytes)
-            return SessionError::over_limit("event_bytes", limits.max_event_bytes,
-                                            which + " is larger than " + std::to_string(limits.max_event_bytes) +
-                                                " bytes");
+            return SessionError::over_limit(
+                "event_bytes", limits.max_event_bytes,
+                which + " is larger than " + std::to_string(limits.max_event_bytes) + " bytes");
     }
     return std::nullopt;
 }
@@ -106,7 +107,8 @@ void check_key(const std::shared_ptr<Transaction>& tx, const std::shared_ptr<App
     tx->query("SELECT first_seq, last_seq FROM agent_session_appends WHERE session_id = $1 AND idempotency_key = $2",
               {job->id, job->key}, [tx, job, last](store::QueryResult r) {
                   if (!r.is_ok()) return job->done(error_from_status(r.status()));
-                  if (r->row_count() > 0) return job->done(AppendResult{int_cell(r.value(), 0, 0), int_cell(r.value(), 0, 1), true});
+                  if (r->row_count() > 0)
+                      return job->done(AppendResult{int_cell(r.value(), 0, 0), int_cell(r.value(), 0, 1), true});
                   insert_within_limit(tx, job, last);
               });
 }
@@ -155,8 +157,8 @@ void SessionStore::events(std::string owner, std::string id, std::int64_t after,
             page.last_seq = int_cell(r.value(), 0, 1);
             for (std::size_t i = 0; i < r->row_count() && page.events.size() < limit; ++i) {
                 if (r->is_null(i, 2)) continue;
-                page.events.push_back(
-                    EventRecord{int_cell(r.value(), i, 2), text_cell(r.value(), i, 3), text_cell(r.value(), i, 4), int_cell(r.value(), i, 5)});
+                page.events.push_back(EventRecord{int_cell(r.value(), i, 2), text_cell(r.value(), i, 3),
+                                                  text_cell(r.value(), i, 4), int_cell(r.value(), i, 5)});
             }
             done(std::move(page));
         });

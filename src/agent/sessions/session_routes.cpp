@@ -85,8 +85,10 @@ struct Precondition {
 Precondition parse_if_match(JsonView header) {
     if (header.is_null()) return {};
     std::string_view v = header.as_string();
-    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-    while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
+        v.remove_prefix(1);
+    while (!v.empty() && (v.back() == ' ' || v.back() == '\t'))
+        v.remove_suffix(1);
     if (v == "*") return {};
     if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
     std::int64_t version = 0;
@@ -161,16 +163,19 @@ void Routes::mount() {
     const std::string default_page = std::to_string(options_.default_page);
     const std::string prefix = options_.prefix;
 
-    add("POST", "", spec({}, {body(R"({"type":"object","properties":{"metadata":{"type":"object"},"state":{},)"
-                                   R"("ttl_ms":{"type":"integer","minimum":1}},"additionalProperties":false})",
-                                   false)}),
+    add("POST", "",
+        spec({}, {body(R"({"type":"object","properties":{"metadata":{"type":"object"},"state":{},)"
+                       R"("ttl_ms":{"type":"integer","minimum":1}},"additionalProperties":false})",
+                       false)}),
         [prefix](SessionStore& store, Request& req, Call call) {
             JsonView b = req.arguments().get("body");
             NewSession s;
             if (b.has("metadata")) s.metadata_json = json_write(b.get("metadata"));
             if (b.has("state")) s.state_json = json_write(b.get("state"));
-            if (b.has("ttl_ms")) s.ttl_ms = b.get("ttl_ms").kind() == JsonView::Kind::kInt ? b.get("ttl_ms").as_int() : -1;
-            store.create(call.principal, std::move(s), answer<SessionInfo>(call.responder, [prefix](const SessionInfo& i) {
+            if (b.has("ttl_ms"))
+                s.ttl_ms = b.get("ttl_ms").kind() == JsonView::Kind::kInt ? b.get("ttl_ms").as_int() : -1;
+            store.create(call.principal, std::move(s),
+                         answer<SessionInfo>(call.responder, [prefix](const SessionInfo& i) {
                              return Response::json(session_json(i), 201).with_header("Location", prefix + "/" + i.id);
                          }));
         });
@@ -185,20 +190,21 @@ void Routes::mount() {
                                            [](const SessionPage& p) { return Response::json(session_page_json(p)); }));
         });
     add("GET", "/{id}", spec({path_id()}), [](SessionStore& store, Request&, Call call) {
-        store.get(call.principal, call.id,
-                  answer<SessionInfo>(call.responder, [](const SessionInfo& i) { return Response::json(session_json(i)); }));
+        store.get(call.principal, call.id, answer<SessionInfo>(call.responder, [](const SessionInfo& i) {
+                      return Response::json(session_json(i));
+                  }));
     });
     add("DELETE", "/{id}", spec({path_id()}), [](SessionStore& store, Request&, Call call) {
         store.remove(call.principal, call.id, answer<Done>(call.responder, [](const Done&) { return Response(204); }));
     });
     add("POST", "/{id}/events",
-        spec({path_id(), header_param("idempotency_key", "Idempotency-Key",
-                                      R"({"type":"string","minLength":1,"maxLength":255})")},
+        spec({path_id(),
+              header_param("idempotency_key", "Idempotency-Key", R"({"type":"string","minLength":1,"maxLength":255})")},
              {body(std::string(R"({"type":"object","properties":{"role":{"type":"string","minLength":1,)"
-                                   R"("maxLength":64},"content":{},"events":{"type":"array","minItems":1,"items":)") +
-                       kEventSchema +
-                       R"(}},"additionalProperties":false,"oneOf":[{"required":["events"]},)"
-                       R"({"required":["role","content"]}]})")}),
+                               R"("maxLength":64},"content":{},"events":{"type":"array","minItems":1,"items":)") +
+                   kEventSchema +
+                   R"(}},"additionalProperties":false,"oneOf":[{"required":["events"]},)"
+                   R"({"required":["role","content"]}]})")}),
         [](SessionStore& store, Request& req, Call call) {
             JsonView a = req.arguments();
             JsonView b = a.get("body");
@@ -206,7 +212,8 @@ void Routes::mount() {
             if (b.has("events")) {
                 JsonView list = b.get("events");
                 for (std::size_t i = 0; i < list.size(); ++i)
-                    events.push_back({std::string(list.at(i).get("role").as_string()), json_write(list.at(i).get("content"))});
+                    events.push_back(
+                        {std::string(list.at(i).get("role").as_string()), json_write(list.at(i).get("content"))});
             } else {
                 events.push_back({std::string(b.get("role").as_string()), json_write(b.get("content"))});
             }

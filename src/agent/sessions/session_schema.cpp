@@ -51,7 +51,8 @@ void run_in_order(std::shared_ptr<Transaction> tx, std::shared_ptr<std::vector<s
 
 base::Status migrate_once(store::Database& db, TransactionRunner& runner) {
     SLIPSTREAM_RETURN_IF_ERROR(run_blocking(
-        db, "CREATE TABLE IF NOT EXISTS agent_schema_version (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)"));
+        db,
+        "CREATE TABLE IF NOT EXISTS agent_schema_version (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)"));
     const bool postgres = db.backend() == store::Backend::kPostgres;
     std::promise<base::Status> finished;
     auto done = [&finished](base::Status s) { finished.set_value(std::move(s)); };
@@ -62,9 +63,9 @@ base::Status migrate_once(store::Database& db, TransactionRunner& runner) {
             if (!r.is_ok()) return done(r.status());
             const std::int64_t current = std::stoll(std::string(r->text(0, 0)));
             if (current > kSessionSchemaVersion)
-                return done(base::Status::invalid_argument(
-                    "the database's session schema is version " + std::to_string(current) +
-                    ", newer than this server's " + std::to_string(kSessionSchemaVersion)));
+                return done(base::Status::invalid_argument("the database's session schema is version " +
+                                                           std::to_string(current) + ", newer than this server's " +
+                                                           std::to_string(kSessionSchemaVersion)));
             auto statements = std::make_shared<std::vector<std::string>>();
             for (std::int64_t v = current; v < kSessionSchemaVersion; ++v) {
                 for (const char* sql : migrations()[static_cast<std::size_t>(v)])

@@ -43,25 +43,26 @@ void SessionStore::patch_once(std::string owner, std::string id, std::string pat
                               std::optional<std::int64_t> expected_version, int attempts_left,
                               SessionCallback<StateDocument> done) {
     auto self = shared_from_this();
-    get_state(owner, id, [self, owner, id, patch_json, expected_version, attempts_left, done](
-                             SessionResult<StateDocument> current) {
-        if (!current.is_ok()) return done(current.error());
-        const StateDocument& doc = current.value();
-        if (expected_version && *expected_version != doc.version) return done(SessionError::conflict(doc.version));
-        base::Result<std::string> merged = apply_merge_patch(doc.state_json, patch_json);
-        if (!merged.is_ok()) return done(SessionError::invalid("the patch is not JSON"));
-        if (merged->size() > self->options_.limits.max_state_bytes)
-            return done(too_large(self->options_.limits.max_state_bytes));
-        self->write_state(owner, id, std::move(merged).value(), doc.version,
-                          [self, owner, id, patch_json, expected_version, attempts_left,
-                           done](SessionResult<StateDocument> written) {
-                              const bool lost_race = !written.is_ok() &&
-                                                     written.error().code == SessionErrorCode::kConflict &&
-                                                     !expected_version && attempts_left > 1;
-                              if (!lost_race) return done(std::move(written));
-                              self->patch_once(owner, id, patch_json, expected_version, attempts_left - 1, done);
-                          });
-    });
+    get_state(
+        owner, id,
+        [self, owner, id, patch_json, expected_version, attempts_left, done](SessionResult<StateDocument> current) {
+            if (!current.is_ok()) return done(current.error());
+            const StateDocument& doc = current.value();
+            if (expected_version && *expected_version != doc.version) return done(SessionError::conflict(doc.version));
+            base::Result<std::string> merged = apply_merge_patch(doc.state_json, patch_json);
+            if (!merged.is_ok()) return done(SessionError::invalid("the patch is not JSON"));
+            if (merged->size() > self->options_.limits.max_state_bytes)
+                return done(too_large(self->options_.limits.max_state_bytes));
+            self->write_state(owner, id, std::move(merged).value(), doc.version,
+                              [self, owner, id, patch_json, expected_version, attempts_left,
+                               done](SessionResult<StateDocument> written) {
+                                  const bool lost_race = !written.is_ok() &&
+                                                         written.error().code == SessionErrorCode::kConflict &&
+                                                         !expected_version && attempts_left > 1;
+                                  if (!lost_race) return done(std::move(written));
+                                  self->patch_once(owner, id, patch_json, expected_version, attempts_left - 1, done);
+                              });
+        });
 }
 
 void SessionStore::write_state(std::string owner, std::string id, std::string state_json,

@@ -71,8 +71,8 @@ void SessionStore::query(std::string_view sql, store::Params params, store::Data
     });
 }
 
-void SessionStore::check_owner(const std::string& owner, const std::string& id,
-                               std::function<void(SessionError)> fail, std::function<void()> then) {
+void SessionStore::check_owner(const std::string& owner, const std::string& id, std::function<void(SessionError)> fail,
+                               std::function<void()> then) {
     query("SELECT owner FROM agent_sessions WHERE id = $1 AND expires_at > $2", {id, now_ms()},
           [owner, fail, then](store::QueryResult r) {
               if (!r.is_ok()) return fail(error_from_status(r.status()));
@@ -87,7 +87,8 @@ void SessionStore::create(std::string owner, NewSession session, SessionCallback
     SessionResult<std::string> metadata =
         json_document(session.metadata_json, "metadata", "metadata_bytes", limits.max_metadata_bytes);
     if (!metadata.is_ok()) return done(metadata.error());
-    SessionResult<std::string> state = json_document(session.state_json, "state", "state_bytes", limits.max_state_bytes);
+    SessionResult<std::string> state =
+        json_document(session.state_json, "state", "state_bytes", limits.max_state_bytes);
     if (!state.is_ok()) return done(state.error());
     const std::int64_t ttl = session.ttl_ms == 0 ? limits.default_ttl_ms : session.ttl_ms;
     if (ttl < 1 || ttl > limits.max_ttl_ms)

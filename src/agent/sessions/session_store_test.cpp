@@ -263,15 +263,14 @@ TEST_P(SessionStoreTest, StateWritesNeedTheCurrentVersion) {
     EXPECT_EQ(now.value().version, 4);
 
     EXPECT_EQ(code_of(get_state("bob")), SessionErrorCode::kForbidden);
+    EXPECT_EQ(
+        code_of(wait<StateDocument>([&](auto done) { store_->put_state("bob", s.id, "{}", std::nullopt, done); })),
+        SessionErrorCode::kForbidden);
+    EXPECT_EQ(
+        code_of(wait<StateDocument>([&](auto done) { store_->put_state("alice", s.id, "{x", std::nullopt, done); })),
+        SessionErrorCode::kInvalid);
     EXPECT_EQ(code_of(wait<StateDocument>(
-                  [&](auto done) { store_->put_state("bob", s.id, "{}", std::nullopt, done); })),
-              SessionErrorCode::kForbidden);
-    EXPECT_EQ(code_of(wait<StateDocument>(
-                  [&](auto done) { store_->put_state("alice", s.id, "{x", std::nullopt, done); })),
-              SessionErrorCode::kInvalid);
-    EXPECT_EQ(code_of(wait<StateDocument>([&](auto done) {
-                  store_->put_state("alice", "AAAAAAAAAAAAAAAAAAAAAA", "{}", std::nullopt, done);
-              })),
+                  [&](auto done) { store_->put_state("alice", "AAAAAAAAAAAAAAAAAAAAAA", "{}", std::nullopt, done); })),
               SessionErrorCode::kNotFound);
 }
 
@@ -320,8 +319,7 @@ TEST_P(SessionStoreTest, EveryLimitIsATypedError) {
         [&](auto done) { store_->create("carol", {.metadata_json = R"({"a":"0123456789"})"}, done); });
     ASSERT_EQ(code_of(meta), SessionErrorCode::kLimit);
     EXPECT_EQ(meta.error().limit, "metadata_bytes");
-    auto ttl = wait<SessionInfo>(
-        [&](auto done) { store_->create("carol", {.ttl_ms = limits_.max_ttl_ms + 1}, done); });
+    auto ttl = wait<SessionInfo>([&](auto done) { store_->create("carol", {.ttl_ms = limits_.max_ttl_ms + 1}, done); });
     EXPECT_EQ(code_of(ttl), SessionErrorCode::kInvalid);
 }
 
@@ -357,8 +355,7 @@ TEST_P(SessionStoreTest, DeleteAndErasePrincipal) {
     create("alice");
     SessionInfo b = create("bob");
     ASSERT_TRUE(append("alice", a.id, {{"user", "1"}}).is_ok());
-    EXPECT_EQ(code_of(wait<Done>([&](auto done) { store_->remove("bob", a.id, done); })),
-              SessionErrorCode::kForbidden);
+    EXPECT_EQ(code_of(wait<Done>([&](auto done) { store_->remove("bob", a.id, done); })), SessionErrorCode::kForbidden);
     ASSERT_TRUE(wait<Done>([&](auto done) { store_->remove("alice", a.id, done); }).is_ok());
     EXPECT_EQ(code_of(wait<Done>([&](auto done) { store_->remove("alice", a.id, done); })),
               SessionErrorCode::kNotFound);

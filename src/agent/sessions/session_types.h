@@ -15,7 +15,7 @@ struct SessionLimits {
     std::uint64_t max_state_bytes = 256 * 1024;    // compact state document
     std::uint64_t max_metadata_bytes = 16 * 1024;  // compact metadata document
     std::uint64_t max_sessions_per_principal = 1'000;
-    std::uint64_t max_batch_events = 1'000;        // events in one append
+    std::uint64_t max_batch_events = 1'000;          // events in one append
     std::int64_t default_ttl_ms = 24LL * 3'600'000;  // a session lives this long after its last write
     std::int64_t max_ttl_ms = 30LL * 24 * 3'600'000;
 };
