@@ -202,6 +202,35 @@ def test_sqlite_restart_after_sigkill_keeps_acknowledged_writes(start_server, tm
 
 
 @pytest.fixture(scope="module")
+def shared_data(tmp_path_factory):
+    return tmp_path_factory.mktemp("sessions-shared")
+
+
+def test_every_protocol_answers_from_the_database_thread(serve, shared_data):
+    client = serve("--no-access-log", "--sessions", "--data-dir", str(shared_data))
+    json_field = [("Content-Type", "application/json")]
+
+    def send(method, path, body=None, headers=()):
+        data = json.dumps(body).encode() if body is not None else b""
+        answer = client.request(method, path, [*json_field, *headers] if body is not None else list(headers), data)
+        return answer, json.loads(answer.body) if answer.body else None
+
+    made, session = send("POST", "/sessions", {"state": {"n": 1}})
+    assert made.status == 201
+    sid = session["id"]
+    for expected_status, replayed in ((201, False), (200, True)):
+        answer, body = send("POST", f"/sessions/{sid}/events", {"role": "user", "content": "hi"},
+                            [("Idempotency-Key", "once")])
+        assert (answer.status, body) == (expected_status, {"first_seq": 1, "last_seq": 1, "replayed": replayed})
+    answer, body = send("PUT", f"/sessions/{sid}/state", {"n": 2}, [("If-Match", '"1"')])
+    assert (answer.status, answer.header("etag")) == (200, '"2"')
+    answer, body = send("PUT", f"/sessions/{sid}/state", {"n": 3}, [("If-Match", '"1"')])
+    assert (answer.status, answer.header("content-type"), body["current_version"]) == (409, PROBLEM, 2)
+    answer, body = send("GET", f"/sessions/{sid}/events?after=0")
+    assert [(e["seq"], e["content"]) for e in body["events"]] == [(1, "hi")]
+
+
+@pytest.fixture(scope="module")
 def cluster():
     bindir = find_bindir()
     if bindir is None:
