@@ -20,8 +20,9 @@ struct Sessions {
 
 /// Null when --sessions is off. Otherwise opens the store (`--store`, or sqlite://<data-dir>/sessions.db with
 /// the folder created), applies its migrations, mounts the routes, starts the sweeper and adds the readiness
-/// check "sessions". Blocking: call from the route set-up, before listening. The store's error (an unreachable
-/// PostgreSQL server is reported by /readyz, not here; a SQLite file that cannot be opened is an error) or
+/// check "sessions" (/readyz answers 503 while the store is unreachable). Blocking: call from the route set-up,
+/// before listening. The store must be reachable at start, since the migrations run then: its error otherwise
+/// (an unreachable PostgreSQL server after --database-connect-timeout, a SQLite file that cannot be opened), or
 /// kIoError for a data folder that cannot be created.
 base::Result<std::unique_ptr<Sessions>> open_sessions(const Config& config, App& app);
 

@@ -136,6 +136,9 @@ def test_a_principal_sees_only_its_own_sessions(start_server, tmp_path):
         assert (a.status, a.fields["content-type"]) == (403, PROBLEM), (method, path)
         assert a.json["detail"] == "the session belongs to another principal"
     assert call(server, "GET", "/sessions", key=BOB_KEY).json == {"sessions": [], "next_after": None}
+    create(server, key=BOB_KEY)
+    assert call(server, "DELETE", "/sessions", key=BOB_KEY).json == {"deleted": 1}  # Bob's only
+    assert call(server, "GET", "/sessions/" + sid, key=ALICE_KEY).status == 200
     assert call(server, "GET", "/sessions/" + sid).status == 401
     assert call(server, "GET", "/sessions/" + sid, key=ALICE_KEY).status == 200
 

@@ -189,6 +189,11 @@ void Routes::mount() {
                        answer<SessionPage>(call.responder,
                                            [](const SessionPage& p) { return Response::json(session_page_json(p)); }));
         });
+    add("DELETE", "", spec({}), [](SessionStore& store, Request&, Call call) {
+        store.erase_principal(call.principal, answer<std::int64_t>(call.responder, [](const std::int64_t& n) {
+                                  return Response::json(R"({"deleted":)" + std::to_string(n) + "}");
+                              }));
+    });
     add("GET", "/{id}", spec({path_id()}), [](SessionStore& store, Request&, Call call) {
         store.get(call.principal, call.id, answer<SessionInfo>(call.responder, [](const SessionInfo& i) {
                       return Response::json(session_json(i));

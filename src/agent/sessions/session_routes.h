@@ -24,6 +24,7 @@ inline constexpr const char* kAnonymousPrincipal = "anonymous";
 /// Registers (each answered from the database's thread through a Responder; bodies validated by JSON Schema):
 ///   POST   /sessions                {metadata?, state?, ttl_ms?}        201 + Location
 ///   GET    /sessions?after=&limit=  the principal's sessions, id order  200
+///   DELETE /sessions                every session of the principal       200 {"deleted":N}
 ///   GET    /sessions/{id}                                               200
 ///   DELETE /sessions/{id}                                               204
 ///   POST   /sessions/{id}/events    {role, content} | {events:[...]}, Idempotency-Key header   201 (200 replayed)
