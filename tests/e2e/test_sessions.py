@@ -5,6 +5,7 @@ import http.client
 import json
 import signal
 import sqlite3
+import threading
 import time
 
 import pytest
@@ -202,6 +203,57 @@ def restart_keeps_acknowledged_writes(start_server, flags):
 
 def test_sqlite_restart_after_sigkill_keeps_acknowledged_writes(start_server, tmp_path):
     restart_keeps_acknowledged_writes(start_server, ["--data-dir", str(tmp_path / "data")])
+
+
+def append_until_killed(server, sid, start, acked, stop):
+    """Appends one event per request (key "k<i>", content i) until the server dies; records what was acknowledged."""
+    i = start
+    while not stop.is_set():
+        try:
+            a = call(server, "POST", f"/sessions/{sid}/events", {"role": "user", "content": i},
+                     {"Idempotency-Key": f"k{i}"})
+        except OSError:
+            return i
+        if a.status not in (200, 201):
+            return i
+        acked[i] = a.json["first_seq"]
+        i += 1
+    return i
+
+
+def test_sigkill_while_appending_loses_no_acknowledged_write(start_server, tmp_path):
+    flags = ["--data-dir", str(tmp_path / "data")]
+    server = start_server("--threads", "1", "--no-access-log", "--sessions", *flags)
+    sid = create(server)["id"]
+    acked = {}
+    next_i = 0
+    for _ in range(5):  # a short version of issue 20's crash test
+        stop = threading.Event()
+        result = {}
+        writer = threading.Thread(target=lambda: result.setdefault("next", append_until_killed(server, sid, next_i,
+                                                                                               acked, stop)))
+        writer.start()
+        deadline = time.monotonic() + 10
+        while len(acked) < next_i + 20 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        server.stop(signal.SIGKILL)
+        stop.set()
+        writer.join(10)
+        unacknowledged = result["next"]  # the request in flight when the server died: it may or may not be kept
+        server = start_server("--threads", "1", "--no-access-log", "--sessions", *flags)
+        # Retrying the one in flight adds it at most once.
+        a = call(server, "POST", f"/sessions/{sid}/events", {"role": "user", "content": unacknowledged},
+                 {"Idempotency-Key": f"k{unacknowledged}"})
+        assert a.status in (200, 201), a.raw
+        acked[unacknowledged] = a.json["first_seq"]
+        next_i = unacknowledged + 1
+    events = call(server, "GET", f"/sessions/{sid}/events?limit=1000").json["events"]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))  # no hole
+    assert [e["content"] for e in events] == list(range(len(events)))  # no duplicate, in order
+    assert len(events) == next_i
+    assert all(events[seq - 1]["content"] == i for i, seq in acked.items())
+    with sqlite3.connect(tmp_path / "data" / "sessions.db") as db:
+        assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
 
 
 @pytest.fixture(scope="module")
