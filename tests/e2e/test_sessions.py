@@ -205,8 +205,13 @@ def test_sqlite_restart_after_sigkill_keeps_acknowledged_writes(start_server, tm
     restart_keeps_acknowledged_writes(start_server, ["--data-dir", str(tmp_path / "data")])
 
 
-def append_until_killed(server, sid, start, acked, stop):
-    """Appends one event per request (key "k<i>", content i) until the server dies; records what was acknowledged."""
+def append_until_killed(server, sid, start, acked, stop, result):
+    """Appends one event per request (key "k<i>", content i) until the server dies; records what was acknowledged
+    and, in result["next"], the first i not acknowledged."""
+    result["next"] = append_from(server, sid, start, acked, stop)
+
+
+def append_from(server, sid, start, acked, stop):
     i = start
     while not stop.is_set():
         try:
@@ -230,8 +235,7 @@ def test_sigkill_while_appending_loses_no_acknowledged_write(start_server, tmp_p
     for _ in range(5):  # a short version of issue 20's crash test
         stop = threading.Event()
         result = {}
-        writer = threading.Thread(target=lambda: result.setdefault("next", append_until_killed(server, sid, next_i,
-                                                                                               acked, stop)))
+        writer = threading.Thread(target=append_until_killed, args=(server, sid, next_i, acked, stop, result))
         writer.start()
         deadline = time.monotonic() + 10
         while len(acked) < next_i + 20 and time.monotonic() < deadline:
