@@ -28,6 +28,12 @@ const std::vector<std::vector<const char*>>& migrations() {
             "CASCADE, idempotency_key TEXT NOT NULL, first_seq BIGINT NOT NULL, last_seq BIGINT NOT NULL, "
             "PRIMARY KEY (session_id, idempotency_key))",
         },
+        {
+            // One row per principal that created a session: locked by each create, so that the count of a
+            // principal's sessions is exact under concurrency.
+            "CREATE TABLE agent_principals (owner TEXT PRIMARY KEY)",
+            "INSERT INTO agent_principals (owner) SELECT DISTINCT owner FROM agent_sessions",
+        },
     };
     return kMigrations;
 }

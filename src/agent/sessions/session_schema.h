@@ -10,7 +10,7 @@
 namespace slipstream::agent::sessions {
 
 /// The schema version this build writes and reads.
-inline constexpr std::int64_t kSessionSchemaVersion = 1;
+inline constexpr std::int64_t kSessionSchemaVersion = 2;
 
 /// Applies the migrations the database lacks, each in one transaction with its version row (blocking: call at
 /// start-up). Replicas starting together are serialised (PostgreSQL: a table lock; SQLite: its write lock).

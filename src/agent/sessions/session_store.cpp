@@ -104,21 +104,37 @@ void SessionStore::create(std::string owner, NewSession session, SessionCallback
     info.ttl_ms = ttl;
     info.created_at_ms = info.updated_at_ms = now_ms();
     info.expires_at_ms = info.created_at_ms + ttl;
-    // One statement: the count and the insert see the same snapshot (PostgreSQL: concurrent creates of one
-    // owner may each see the count below the limit).
-    query(
-        "INSERT INTO agent_sessions (id, owner, metadata, state, state_version, last_seq, ttl_ms, created_at, "
-        "updated_at, expires_at) SELECT $1, $2, $3, $4, 1, 0, $5, $6, $6, $7 WHERE (SELECT COUNT(*) FROM "
-        "agent_sessions WHERE owner = $2 AND expires_at > $6) < $8",
-        {info.id, info.owner, info.metadata_json, std::move(state).value(), ttl, info.created_at_ms, info.expires_at_ms,
-         static_cast<std::int64_t>(limits.max_sessions_per_principal)},
-        [info, done, max = limits.max_sessions_per_principal](store::QueryResult r) {
-            if (!r.is_ok()) return done(error_from_status(r.status()));
-            if (r->affected_rows() == 0)
-                return done(SessionError::over_limit("sessions_per_principal", max,
-                                                     "the principal has " + std::to_string(max) + " sessions already"));
-            done(info);
-        });
+    const std::uint64_t max = limits.max_sessions_per_principal;
+    store::Params insert{info.id, info.owner,         info.metadata_json, std::move(state).value(),
+                         ttl,     info.created_at_ms, info.expires_at_ms, static_cast<std::int64_t>(max)};
+    auto over_limit = [max] {
+        return SessionError::over_limit("sessions_per_principal", max,
+                                        "the principal has " + std::to_string(max) + " sessions already");
+    };
+    runner_->run([info, insert = std::move(insert), over_limit,
+                  done](base::Result<std::shared_ptr<Transaction>> begun) mutable {
+        if (!begun.is_ok()) return done(error_from_status(begun.status()));
+        std::shared_ptr<Transaction> tx = std::move(begun).value();
+        // The principal's row, locked until COMMIT: creates of one principal take turns, so the count is exact.
+        tx->query(
+            "INSERT INTO agent_principals (owner) VALUES ($1) ON CONFLICT (owner) DO UPDATE SET owner = "
+            "excluded.owner",
+            {info.owner}, [tx, info, insert = std::move(insert), over_limit, done](store::QueryResult locked) mutable {
+                if (!locked.is_ok()) return done(error_from_status(locked.status()));
+                tx->query(
+                    "INSERT INTO agent_sessions (id, owner, metadata, state, state_version, last_seq, ttl_ms, "
+                    "created_at, updated_at, expires_at) SELECT $1, $2, $3, $4, 1, 0, $5, $6, $6, $7 WHERE (SELECT "
+                    "COUNT(*) FROM agent_sessions WHERE owner = $2 AND expires_at > $6) < $8",
+                    std::move(insert), [tx, info, over_limit, done](store::QueryResult r) {
+                        if (!r.is_ok()) return done(error_from_status(r.status()));
+                        if (r->affected_rows() == 0) return done(over_limit());  // dropped: rolled back
+                        tx->commit([info, done](base::Status s) {
+                            if (!s.is_ok()) return done(error_from_status(s));
+                            done(info);
+                        });
+                    });
+            });
+    });
 }
 
 void SessionStore::get(std::string owner, std::string id, SessionCallback<SessionInfo> done) {
@@ -162,9 +178,21 @@ void SessionStore::remove(std::string owner, std::string id, SessionCallback<Don
 }
 
 void SessionStore::erase_principal(std::string owner, SessionCallback<std::int64_t> done) {
-    query("DELETE FROM agent_sessions WHERE owner = $1", {std::move(owner)}, [done](store::QueryResult r) {
-        if (!r.is_ok()) return done(error_from_status(r.status()));
-        done(r->affected_rows());
+    runner_->run([owner = std::move(owner), done](base::Result<std::shared_ptr<Transaction>> begun) {
+        if (!begun.is_ok()) return done(error_from_status(begun.status()));
+        std::shared_ptr<Transaction> tx = std::move(begun).value();
+        tx->query("DELETE FROM agent_sessions WHERE owner = $1", {owner}, [tx, owner, done](store::QueryResult r) {
+            if (!r.is_ok()) return done(error_from_status(r.status()));
+            const std::int64_t erased = r->affected_rows();
+            tx->query("DELETE FROM agent_principals WHERE owner = $1", {owner},
+                      [tx, erased, done](store::QueryResult p) {
+                          if (!p.is_ok()) return done(error_from_status(p.status()));
+                          tx->commit([erased, done](base::Status s) {
+                              if (!s.is_ok()) return done(error_from_status(s));
+                              done(erased);
+                          });
+                      });
+        });
     });
 }
 

@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "agent/sessions/session_schema.h"
 #include "store/postgres/pg_test_support.h"
 
 namespace slipstream::agent::sessions {
@@ -322,6 +323,37 @@ TEST_P(SessionStoreTest, EveryLimitIsATypedError) {
     EXPECT_EQ(code_of(ttl), SessionErrorCode::kInvalid);
 }
 
+TEST_P(SessionStoreTest, ConcurrentCreatesStopExactlyAtThePrincipalsLimit) {
+    limits_.max_sessions_per_principal = 3;
+    open_store();
+    std::vector<std::future<SessionResult<SessionInfo>>> answers;
+    for (int i = 0; i < 12; ++i) {
+        auto p = std::make_shared<std::promise<SessionResult<SessionInfo>>>();
+        answers.push_back(p->get_future());
+        store_->create(i % 2 == 0 ? "alice" : "bob", {},
+                       [p](SessionResult<SessionInfo> r) { p->set_value(std::move(r)); });
+    }
+    int created = 0;
+    int refused = 0;
+    for (auto& f : answers) {
+        ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
+        SessionResult<SessionInfo> r = f.get();
+        if (r.is_ok()) {
+            ++created;
+        } else {
+            EXPECT_EQ(r.error().limit, "sessions_per_principal");
+            ++refused;
+        }
+    }
+    EXPECT_EQ(created, 6);
+    EXPECT_EQ(refused, 6);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_sessions WHERE owner = 'alice'"), 3);
+    auto erased = wait<std::int64_t>([&](auto done) { store_->erase_principal("alice", done); });
+    ASSERT_TRUE(erased.is_ok());
+    EXPECT_EQ(erased.value(), 3);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_principals"), 1);
+}
+
 TEST_P(SessionStoreTest, ExpiredSessionsAreInvisibleThenSwept) {
     SessionInfo short_lived = create("alice", {.ttl_ms = 1000});
     SessionInfo long_lived = create("alice", {.ttl_ms = 5000});
@@ -371,7 +403,7 @@ TEST_P(SessionStoreTest, ReopenedStoreKeepsEverythingAndMigratesOnce) {
     ASSERT_TRUE(append("alice", s.id, {{"user", "1"}, {"user", "2"}}, "k").is_ok());
     open_store();
     open_store();
-    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_schema_version"), 1);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_schema_version"), kSessionSchemaVersion);
     auto page = events("alice", s.id, 0, 10);
     ASSERT_TRUE(page.is_ok());
     EXPECT_EQ(page.value().events.size(), 2u);
