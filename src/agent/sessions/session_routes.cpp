@@ -114,9 +114,19 @@ class Routes {
     Routes(App& app, std::shared_ptr<SessionStore> store, SessionRoutesOptions options)
         : app_(app), store_(std::move(store)), options_(std::move(options)), auth_on_(app.options().auth != "off") {}
 
-    void mount();
+    void mount() {
+        mount_collection();
+        mount_session();
+        mount_events();
+        mount_state();
+    }
 
   private:
+    void mount_collection();  // POST, GET and DELETE /sessions
+    void mount_session();     // GET and DELETE /sessions/{id}
+    void mount_events();      // POST and GET /sessions/{id}/events
+    void mount_state();       // GET, PUT and PATCH /sessions/{id}/state
+
     // Registers `method prefix+suffix` with `spec`; the handler runs with a resolved principal and, for routes
     // under {id}, a well-formed id (a malformed one is an unknown session).
     template <typename Handler>
@@ -158,7 +168,7 @@ class Routes {
     bool auth_on_;
 };
 
-void Routes::mount() {
+void Routes::mount_collection() {
     const std::string page = limit_schema(options_.max_page);
     const std::string default_page = std::to_string(options_.default_page);
     const std::string prefix = options_.prefix;
@@ -194,6 +204,9 @@ void Routes::mount() {
                                   return Response::json(R"({"deleted":)" + std::to_string(n) + "}");
                               }));
     });
+}
+
+void Routes::mount_session() {
     add("GET", "/{id}", spec({path_id()}), [](SessionStore& store, Request&, Call call) {
         store.get(call.principal, call.id, answer<SessionInfo>(call.responder, [](const SessionInfo& i) {
                       return Response::json(session_json(i));
@@ -202,6 +215,11 @@ void Routes::mount() {
     add("DELETE", "/{id}", spec({path_id()}), [](SessionStore& store, Request&, Call call) {
         store.remove(call.principal, call.id, answer<Done>(call.responder, [](const Done&) { return Response(204); }));
     });
+}
+
+void Routes::mount_events() {
+    const std::string page = limit_schema(options_.max_page);
+    const std::string default_page = std::to_string(options_.default_page);
     add("POST", "/{id}/events",
         spec({path_id(),
               header_param("idempotency_key", "Idempotency-Key", R"({"type":"string","minLength":1,"maxLength":255})")},
@@ -239,6 +257,9 @@ void Routes::mount() {
                              return Response::json(event_page_json(p, after));
                          }));
         });
+}
+
+void Routes::mount_state() {
     add("GET", "/{id}/state", spec({path_id()}), [](SessionStore& store, Request&, Call call) {
         store.get_state(call.principal, call.id, answer<StateDocument>(call.responder, state_response));
     });

@@ -32,6 +32,7 @@ SessionResult<std::string> json_document(const std::string& text, const char* wh
 base::Result<std::shared_ptr<SessionStore>> SessionStore::open(std::shared_ptr<store::Database> db,
                                                                SessionStoreOptions options) {
     if (!db) return base::Status::invalid_argument("the session store needs a database");
+    ClosingOnThisThread closing;  // start-up: a runner dropped on a failure closes its connection here
     SLIPSTREAM_ASSIGN_OR_RETURN(std::shared_ptr<TransactionRunner> runner, TransactionRunner::open(db));
     SLIPSTREAM_RETURN_IF_ERROR(migrate_session_schema(*db, *runner));
     return std::make_shared<SessionStore>(std::move(db), std::move(runner), std::move(options));

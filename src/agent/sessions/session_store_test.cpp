@@ -419,6 +419,15 @@ TEST_P(SessionStoreTest, ReopenedStoreKeepsEverythingAndMigratesOnce) {
     }
 }
 
+TEST_P(SessionStoreTest, ANewerSchemaIsRefused) {
+    ASSERT_TRUE(run(*db_, "INSERT INTO agent_schema_version (version, applied_at) VALUES (99, 0)").is_ok());
+    auto s = SessionStore::open(db_, {});
+    ASSERT_FALSE(s.is_ok());
+    EXPECT_TRUE(s.status().is_invalid_argument());
+    EXPECT_EQ(s.status().message(), "the database's session schema is version 99, newer than this server's " +
+                                        std::to_string(kSessionSchemaVersion));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, SessionStoreTest, ::testing::Values(Kind::kSqlite, Kind::kPostgres),
                          [](const ::testing::TestParamInfo<Kind>& info) {
                              return info.param == Kind::kSqlite ? "Sqlite" : "Postgres";
