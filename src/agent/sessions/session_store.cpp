@@ -27,6 +27,13 @@ SessionResult<std::string> json_document(const std::string& text, const char* wh
     return std::move(compact).value();
 }
 
+// Waits (up to 2 s) until only the caller holds the runner: transactions that ended hold it in callbacks for a
+// moment after their answer, and their connections must go back before the Database closes.
+void wait_until_unused(const std::shared_ptr<TransactionRunner>& runner) {
+    for (int i = 0; i < 200 && runner.use_count() > 1; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
 }  // namespace
 
 base::Result<std::shared_ptr<SessionStore>> SessionStore::open(std::shared_ptr<store::Database> db,
@@ -34,7 +41,12 @@ base::Result<std::shared_ptr<SessionStore>> SessionStore::open(std::shared_ptr<s
     if (!db) return base::Status::invalid_argument("the session store needs a database");
     ClosingOnThisThread closing;  // start-up: a runner dropped on a failure closes its connection here
     SLIPSTREAM_ASSIGN_OR_RETURN(std::shared_ptr<TransactionRunner> runner, TransactionRunner::open(db));
-    SLIPSTREAM_RETURN_IF_ERROR(migrate_session_schema(*db, *runner));
+    base::Status migrated = migrate_session_schema(*db, *runner);
+    if (!migrated.is_ok()) {
+        // The failed transaction's callbacks may still hold it: let them go before the caller closes the Database.
+        wait_until_unused(runner);
+        return migrated;
+    }
     return std::make_shared<SessionStore>(std::move(db), std::move(runner), std::move(options));
 }
 
@@ -54,8 +66,7 @@ SessionStore::~SessionStore() {
         return;
     }
     // An owner closing: transactions still ending hold the runner for a moment; then it closes here.
-    for (int i = 0; i < 200 && runner_.use_count() > 1; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    wait_until_unused(runner_);
     ClosingOnThisThread closing;
     runner_.reset();
     db_.reset();
