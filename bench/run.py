@@ -168,10 +168,9 @@ def database_caveat(settings: runner.Settings) -> str:
             "and every other start of every contender must send the same. \"DB µs/req\" is the CPU time (utime + "
             "stime) of the postmaster and everything it forked (backends, background workers) per response, "
             "\"DB cores\" the cores it used; PostgreSQL is part of the workload, not foreign load. \"CPU+DB/req vs "
-            "REF\" compares server + database CPU per request. Both apps keep a pool of at most 10 connections and "
-            "run the same SQL; asyncpg prepares each statement once per connection (its statement cache), the C++ "
-            "app sends an unnamed Parse/Bind/Execute each time (store::Database's default), which the database "
-            "pays for. \"client+DB-bound\" (\"server+DB-bound\") marks rows where the "
+            "REF\" compares server + database CPU per request. Every app keeps a pool of at most 10 connections, "
+            "runs the same SQL and prepares each statement once per connection (asyncpg's statement cache, "
+            "store::Database's statement_cache_size). \"client+DB-bound\" (\"server+DB-bound\") marks rows where the "
             "load generator (the server) and PostgreSQL together kept the CPU they share above 90%.")
 
 

@@ -126,9 +126,10 @@ def target_module(inc: str) -> str | None:
 
 
 # Beyond the public API, the Python bindings' Database (python/bindings/py_database.h) uses the store's one
-# thread-safe handle and the value types its header declares.
+# thread-safe handle, the value types its header declares, array cells, and COPY's text format (copy_records.cpp).
 BINDINGS_HEADERS = {"store/database/database.h", "store/db_result.h", "store/result_set.h", "store/value.h",
-                    "store/column_type.h", "base/status.h", "base/result.h"}
+                    "store/column_type.h", "store/copy_text.h", "store/array_cell.h", "base/status.h",
+                    "base/result.h"}
 
 
 def check_file(root: pathlib.Path, path: pathlib.Path, owner: str, allowed: set[str],

@@ -398,6 +398,11 @@ CONTENDERS: list[Contender] = [
               "--threads 1 --no-access-log, pool of 10)", "examples/bookstore/bookstore.cpp",
               (f"file:{BOOKSTORE_CPP}", "postgres:server"), _bookstore_cpp, (), app="bookstore",
               ready_path="/health"),
+    Contender("slipstream-py-bookstore", "slipstream",
+              "Slipstream, Python async def handlers on slipstream.Database (pool of 10), pydantic response models, "
+              "1 I/O thread", "examples/bookstore/app.py",
+              ("module:slipstream", "path:examples/bookstore/app.py", "postgres:server"), _bookstore_slipstream_py,
+              ("dist:slipstream",), expects={}, app="bookstore", ready_path="/health"),
     Contender("fastapi-asyncpg", "python",
               "FastAPI + asyncpg (pool of 10), pydantic response models, on uvicorn (uvloop, httptools), 1 worker",
               "examples/bookstore/fastapi_app.py",

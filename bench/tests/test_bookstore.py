@@ -49,7 +49,7 @@ def _serves(c):
 
 
 def test_bookstore_contenders_serve_the_bookstore_only_and_the_rest_never_do():
-    for name in ("slipstream-cpp-bookstore", "fastapi-asyncpg"):
+    for name in ("slipstream-cpp-bookstore", "slipstream-py-bookstore", "fastapi-asyncpg"):
         c = contenders.BY_NAME[name]
         assert (_serves(c), c.app, c.ready_path, c.workers) == (set(BK), "bookstore", "/health", 1)
         assert c.na_reason("hello", 65536, 10000, 64) == (

@@ -9,9 +9,12 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include "py_ref.h"
+#include "store/array_cell.h"
 #include "store/column_type.h"
 
 namespace slipstream::python {
@@ -160,30 +163,88 @@ PyObject* int_of(std::string_view text) {
     return PyLong_FromString(copy.c_str(), nullptr, 10);
 }
 
-PyObject* cell(const store::ResultSet& rs, std::size_t row, std::size_t col) {
+// A cell or array element of `kind` from its canonical bytes (store/column_type.h).
+PyObject* scalar(store::ColumnType kind, std::string_view t) {
     using store::ColumnType;
-    switch (rs.type(row, col)) {
+    switch (kind) {
         case ColumnType::kNull:
             Py_RETURN_NONE;
-        case ColumnType::kBool: {
-            store::Value v = rs.value(row, col);
-            if (const bool* b = std::get_if<bool>(&v)) return PyBool_FromLong(*b ? 1 : 0);
-            return str_of(rs.text(row, col));
-        }
+        case ColumnType::kBool:
+            return PyBool_FromLong(t == "t" || t == "true" || t == "1" ? 1 : 0);
         case ColumnType::kInt:
-            return int_of(rs.text(row, col));
+            return int_of(t);
         case ColumnType::kFloat: {
-            store::Value v = rs.value(row, col);
-            if (const double* d = std::get_if<double>(&v)) return PyFloat_FromDouble(*d);
-            return str_of(rs.text(row, col));
+            double d = 0;
+            // from_chars reads "NaN", "Infinity" and "-Infinity" as strtod does, without the locale.
+            auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), d);
+            if (ec == std::errc() && end == t.data() + t.size()) return PyFloat_FromDouble(d);
+            return str_of(t);
         }
-        case ColumnType::kBytes: {
-            std::string_view b = rs.text(row, col);
-            return PyBytes_FromStringAndSize(b.data(), static_cast<Py_ssize_t>(b.size()));
-        }
+        case ColumnType::kBytes:
+            return PyBytes_FromStringAndSize(t.data(), static_cast<Py_ssize_t>(t.size()));
         default:
-            return str_of(rs.text(row, col));
+            return str_of(t);
     }
+}
+
+// An array cell as nested lists of scalar()s.
+class PyArrayBuilder final : public store::ArrayCellVisitor {
+  public:
+    explicit PyArrayBuilder(store::ColumnType element) : element_(element) {}
+    ~PyArrayBuilder() override {
+        for (PyObject* list : stack_)
+            Py_DECREF(list);
+    }
+    base::Status begin() override {
+        PyObject* list = PyList_New(0);
+        if (list == nullptr) return python_failed();
+        stack_.push_back(list);
+        return base::Status::ok();
+    }
+    base::Status end() override {
+        PyObject* done = stack_.back();
+        stack_.pop_back();
+        if (stack_.empty()) {
+            result_ = done;
+            return base::Status::ok();
+        }
+        return add(done);
+    }
+    base::Status null() override {
+        Py_INCREF(Py_None);
+        return add(Py_None);
+    }
+    base::Status element(std::string_view bytes) override {
+        PyObject* value = scalar(element_, bytes);
+        return value != nullptr ? add(value) : python_failed();
+    }
+    /// The outermost list (new reference), or null.
+    PyObject* take() { return std::exchange(result_, nullptr); }
+
+  private:
+    static base::Status python_failed() { return base::Status::internal("python error"); }
+    // Steals `value`.
+    base::Status add(PyObject* value) {
+        const int rc = PyList_Append(stack_.back(), value);
+        Py_DECREF(value);
+        return rc == 0 ? base::Status::ok() : python_failed();
+    }
+
+    store::ColumnType element_;
+    std::vector<PyObject*> stack_;
+    PyObject* result_ = nullptr;
+};
+
+PyObject* cell(const store::ResultSet& rs, std::size_t row, std::size_t col) {
+    const store::ColumnType kind = rs.type(row, col);
+    if (kind != store::ColumnType::kArray) return scalar(kind, rs.text(row, col));
+    PyArrayBuilder builder(rs.columns()[col].element);
+    base::Status s = store::read_array_cell(rs.text(row, col), builder);
+    PyObject* list = builder.take();
+    if (s.is_ok() && list != nullptr) return list;
+    Py_XDECREF(list);
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "malformed array value");
+    return nullptr;
 }
 
 }  // namespace
@@ -204,31 +265,24 @@ bool params_from_python(PyObject* sequence, store::Params& out) {
     return true;
 }
 
-bool rows_from_python(PyObject* rows, std::vector<store::Params>& out) {
-    PyRef it = PyRef::steal(PyObject_GetIter(rows));
-    if (!it) return false;
-    out.clear();
-    for (std::size_t index = 0;; ++index) {
-        PyRef row = PyRef::steal(PyIter_Next(it.get()));
-        if (!row) return !PyErr_Occurred();
-        store::Params values;
-        if (!params_from_python(row.get(), values)) {
-            // The same exception type, its message prefixed with the record's position.
-            PyObject *type = nullptr, *value = nullptr, *trace = nullptr;
-            PyErr_Fetch(&type, &value, &trace);
-            PyErr_NormalizeException(&type, &value, &trace);
-            PyRef text = PyRef::steal(value != nullptr ? PyObject_Str(value) : nullptr);
-            if (text) {
-                PyErr_Format(type, "record %zu: %U", index, text.get());
-                Py_XDECREF(type);
-                Py_XDECREF(value);
-                Py_XDECREF(trace);
-            } else {
-                PyErr_Restore(type, value, trace);
-            }
-            return false;
-        }
-        out.push_back(std::move(values));
+bool value_from_python(PyObject* obj, std::size_t index, store::Value& out) {
+    const ParamTypes* types = param_types();
+    return types != nullptr && param_from_python(obj, index, *types, out);
+}
+
+void prefix_record_error(std::size_t record) {
+    // The same exception type, its message prefixed with the record's position.
+    PyObject *type = nullptr, *value = nullptr, *trace = nullptr;
+    PyErr_Fetch(&type, &value, &trace);
+    PyErr_NormalizeException(&type, &value, &trace);
+    PyRef text = PyRef::steal(value != nullptr ? PyObject_Str(value) : nullptr);
+    if (text) {
+        PyErr_Format(type, "record %zu: %U", record, text.get());
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(trace);
+    } else {
+        PyErr_Restore(type, value, trace);
     }
 }
 
@@ -238,7 +292,10 @@ PyObject* query_payload(const store::ResultSet& rs) {
     if (!columns) return nullptr;
     for (std::size_t c = 0; c < ncols; ++c) {
         const store::Column& col = rs.columns()[c];
-        PyObject* pair = Py_BuildValue("(NN)", str_of(col.name), str_of(store::column_type_name(col.type)));
+        // An array column's kind is its element kind with "[]" ("int[]", "date[]").
+        std::string kind(store::column_type_name(col.type == store::ColumnType::kArray ? col.element : col.type));
+        if (col.type == store::ColumnType::kArray) kind += "[]";
+        PyObject* pair = Py_BuildValue("(NN)", str_of(col.name), str_of(kind));
         if (pair == nullptr) return nullptr;
         PyTuple_SET_ITEM(columns.get(), static_cast<Py_ssize_t>(c), pair);
     }

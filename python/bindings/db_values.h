@@ -17,14 +17,17 @@ namespace slipstream::python {
 /// TypeError naming the parameter ("$2"). Returns false with the Python exception set.
 bool params_from_python(PyObject* sequence, store::Params& out);
 
-/// The rows of copy_records_to_table: an iterable of parameter sequences, each converted as params_from_python
-/// does; an error names the record ("record 3: query parameter $2: ..."). False with the Python exception set.
-bool rows_from_python(PyObject* rows, std::vector<store::Params>& out);
+/// One parameter (`index` names it in errors: "query parameter $1: ..."), converted as params_from_python does.
+bool value_from_python(PyObject* obj, std::size_t index, store::Value& out);
+
+/// Prefixes the pending Python exception's message with "record N: " (same type).
+void prefix_record_error(std::size_t record);
 
 /// A query's answer as (columns, rows, affected_rows, command): columns a tuple of (name, kind) where kind is
-/// column_type_name(); rows a list of tuples whose cells are None, bool, int, float, str or bytes (every kind
-/// without a Python type of its own here, numeric, uuid, dates, interval, json, is its text; the package converts
-/// those by the column's kind). New reference; nullptr with the exception set.
+/// column_type_name() (an array column: its element kind's name + "[]"); rows a list of tuples whose cells are
+/// None, bool, int, float, str or bytes (every kind without a Python type of its own here, numeric, uuid, dates,
+/// interval, json, is its text; the package converts those by the column's kind), or for an array column nested
+/// lists of those. New reference; nullptr with the exception set.
 PyObject* query_payload(const store::ResultSet& result);
 
 /// A failed statement as (status, message, sqlstate, detail, hint, position, native_code, connection_lost,

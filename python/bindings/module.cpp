@@ -12,6 +12,7 @@
 #endif
 #include "py_file.h"
 #include "py_form.h"
+#include "py_record.h"
 #include "py_stream.h"
 #include "py_websocket.h"
 #include "route_desc.h"
@@ -116,6 +117,7 @@ NB_MODULE(_native, m) {
     slipstream::python::register_form(m);
     slipstream::python::register_file(m);       // send_file (py_file.cpp)
     slipstream::python::register_websocket(m);  // WebSocketHub, NativeWebSocket (py_websocket.cpp)
+    slipstream::python::register_record(m);     // Record, make_records (py_record.cpp)
 #ifdef SLIPSTREAM_PYTHON_DATABASE
     slipstream::python::register_database(m);  // NativeDatabase, add_database_readiness_check (py_database.cpp)
 #endif

@@ -3,6 +3,7 @@
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "copy_records.h"
 #include "db_values.h"
 #include "native_app.h"
 #include "py_ref.h"
@@ -342,14 +344,12 @@ void NativeDatabase::fetch_json(std::uint64_t token, std::string sql, PyObject* 
                  db->fetch_json(std::move(sql), std::move(values), DbCore::json_to_queue(core_, token), timeout_ns));
 }
 
-void NativeDatabase::copy_in(std::uint64_t token, std::string copy_sql, PyObject* rows, std::int64_t timeout_ns) {
-    std::vector<store::Params> values;
-    if (!rows_from_python(rows, values)) throw nb::python_error();
+void NativeDatabase::copy_in(std::uint64_t token, std::string copy_sql, std::string data, std::int64_t timeout_ns) {
     std::shared_ptr<store::Database> db = core_->database();
     if (db == nullptr) return core_->push(DbCompletion{token, store::CopyCount(closed_database())});
     std::shared_ptr<DbCore> core = core_;
-    core_->track(token, db->copy_in(
-                            std::move(copy_sql), std::move(values),
+    core_->track(token, db->copy_in_data(
+                            std::move(copy_sql), std::move(data),
                             [core, token](store::CopyCount r) {
                                 core->push(DbCompletion{token, std::move(r)});
                             },
@@ -457,17 +457,15 @@ PyObject* NativeDatabase::fetch_json_blocking(std::string sql, PyObject* params,
     return to_python(*result);
 }
 
-PyObject* NativeDatabase::copy_in_blocking(std::string copy_sql, PyObject* rows, std::int64_t timeout_ns) {
-    std::vector<store::Params> values;
-    if (!rows_from_python(rows, values)) return nullptr;
+PyObject* NativeDatabase::copy_in_blocking(std::string copy_sql, std::string data, std::int64_t timeout_ns) {
     std::shared_ptr<store::Database> db = core_->database();
     if (db == nullptr) return to_python(store::CopyCount(closed_database()));
     auto waiter = std::make_shared<Waiter<store::CopyCount>>();
     std::optional<store::CopyCount> result;
     {
         nb::gil_scoped_release release;
-        db->copy_in(
-            std::move(copy_sql), std::move(values), [waiter](store::CopyCount r) { waiter->set(std::move(r)); },
+        db->copy_in_data(
+            std::move(copy_sql), std::move(data), [waiter](store::CopyCount r) { waiter->set(std::move(r)); },
             timeout_ns);
         db.reset();
         result.emplace(waiter->wait());
@@ -551,7 +549,8 @@ void register_database(nb::module_& m) {
         .def(
             "__init__",
             [](NativeDatabase* self, const std::string& url, std::size_t min_size, std::size_t max_size,
-               double acquire_timeout, double connect_timeout, double statement_timeout, std::size_t max_sessions) {
+               double acquire_timeout, double connect_timeout, double statement_timeout, std::size_t max_sessions,
+               std::size_t statement_cache_size) {
                 store::DatabaseConfig config;
                 config.url = url;
                 config.min_size = min_size;
@@ -560,10 +559,12 @@ void register_database(nb::module_& m) {
                 config.connect_timeout_ns = seconds_to_ns(connect_timeout, "connect_timeout", false);
                 config.statement_timeout_ns = seconds_to_ns(statement_timeout, "statement_timeout", true);
                 config.max_sessions = max_sessions;
+                config.statement_cache_size = statement_cache_size;
                 new (self) NativeDatabase(std::move(config));
             },
             nb::arg("url"), nb::arg("min_size"), nb::arg("max_size"), nb::arg("acquire_timeout"),
-            nb::arg("connect_timeout"), nb::arg("statement_timeout"), nb::arg("max_sessions"))
+            nb::arg("connect_timeout"), nb::arg("statement_timeout"), nb::arg("max_sessions"),
+            nb::arg("statement_cache_size"))
         .def("open", [](NativeDatabase& self) { return owned(self.open()); })
         .def("close", &NativeDatabase::close)
         .def("ready", &NativeDatabase::ready)
@@ -585,17 +586,17 @@ void register_database(nb::module_& m) {
             nb::arg("token"), nb::arg("sql"), nb::arg("params"), nb::arg("timeout"))
         .def(
             "copy_in",
-            [](NativeDatabase& self, std::uint64_t token, std::string sql, nb::handle rows, std::int64_t timeout) {
-                self.copy_in(token, std::move(sql), rows.ptr(), timeout);
+            [](NativeDatabase& self, std::uint64_t token, std::string sql, nb::bytes data, std::int64_t timeout) {
+                self.copy_in(token, std::move(sql), std::string(data.c_str(), data.size()), timeout);
             },
-            nb::arg("token"), nb::arg("sql"), nb::arg("rows"), nb::arg("timeout"))
+            nb::arg("token"), nb::arg("sql"), nb::arg("data"), nb::arg("timeout"))
         .def("cancel", &NativeDatabase::cancel, nb::arg("token"))
         .def(
             "copy_in_blocking",
-            [](NativeDatabase& self, std::string sql, nb::handle rows, std::int64_t timeout) {
-                return owned(self.copy_in_blocking(std::move(sql), rows.ptr(), timeout));
+            [](NativeDatabase& self, std::string sql, nb::bytes data, std::int64_t timeout) {
+                return owned(self.copy_in_blocking(std::move(sql), std::string(data.c_str(), data.size()), timeout));
             },
-            nb::arg("sql"), nb::arg("rows"), nb::arg("timeout"))
+            nb::arg("sql"), nb::arg("data"), nb::arg("timeout"))
         .def("open_session", &NativeDatabase::open_session, nb::arg("token"))
         .def(
             "session_query",
@@ -637,6 +638,26 @@ void register_database(nb::module_& m) {
 
     m.def("add_database_readiness_check", &add_database_readiness_check, nb::arg("app"), nb::arg("name"),
           nb::arg("database"));
+    m.def(
+        "encode_copy_records",
+        [](nb::handle records, Py_ssize_t width, nb::handle columns, nb::handle by_name_types) {
+            std::string data;
+            if (!encode_copy_records(records.ptr(), width, columns.ptr(), by_name_types.ptr(), data))
+                throw nb::python_error();
+            return nb::bytes(data.data(), data.size());
+        },
+        nb::arg("records"), nb::arg("width"), nb::arg("columns").none(), nb::arg("by_name_types"));
+    m.def(
+        "encode_copy_records_binary",
+        [](nb::handle records, Py_ssize_t width, nb::handle columns, nb::handle by_name_types,
+           const std::vector<std::uint32_t>& oids) -> nb::object {
+            std::string data;
+            int done = encode_copy_records_binary(records.ptr(), width, columns.ptr(), by_name_types.ptr(), oids, data);
+            if (done < 0) throw nb::python_error();
+            if (done == 0) return nb::none();
+            return nb::bytes(data.data(), data.size());
+        },
+        nb::arg("records"), nb::arg("width"), nb::arg("columns").none(), nb::arg("by_name_types"), nb::arg("oids"));
 }
 
 }  // namespace slipstream::python

@@ -59,9 +59,9 @@ class NativeDatabase {
                        std::int64_t timeout_ns);
     void session_fetch_json(std::uint64_t sid, std::uint64_t token, std::string sql, PyObject* params,
                             std::int64_t timeout_ns);
-    /// PostgreSQL `COPY ... FROM STDIN` of `rows` (an iterable of parameter sequences, converted now) through the
-    /// pool: the payload is the row count. SQLite answers an "invalid_argument" error.
-    void copy_in(std::uint64_t token, std::string copy_sql, PyObject* rows, std::int64_t timeout_ns);
+    /// PostgreSQL `COPY ... FROM STDIN` of `data` (in the statement's format: encode_copy_records makes COPY text)
+    /// through the pool: the payload is the row count. SQLite answers an "invalid_argument" error.
+    void copy_in(std::uint64_t token, std::string copy_sql, std::string data, std::int64_t timeout_ns);
     /// Cancels the query / fetch_json / copy_in answering under `token` (store::QueryCancel: its answer, a
     /// "cancelled" error unless it was answered first, still comes through drain()). Unknown or answered tokens,
     /// and session statements, are ignored. Does not block.
@@ -75,7 +75,7 @@ class NativeDatabase {
     // Blocking: (ok, payload).
     PyObject* query_blocking(std::string sql, PyObject* params, std::int64_t timeout_ns);
     PyObject* fetch_json_blocking(std::string sql, PyObject* params, std::int64_t timeout_ns);
-    PyObject* copy_in_blocking(std::string copy_sql, PyObject* rows, std::int64_t timeout_ns);
+    PyObject* copy_in_blocking(std::string copy_sql, std::string data, std::int64_t timeout_ns);
     PyObject* open_session_blocking();
     PyObject* session_query_blocking(std::uint64_t sid, std::string sql, PyObject* params, std::int64_t timeout_ns);
     PyObject* session_fetch_json_blocking(std::uint64_t sid, std::string sql, PyObject* params,

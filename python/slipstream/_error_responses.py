@@ -1,5 +1,7 @@
 """Exceptions -> responses, as Starlette's exception middleware answers them: the app's exception handlers, else
-FastAPI's defaults (HTTPException -> its status and {"detail": ...}, RequestValidationError -> 422, else 500)."""
+FastAPI's defaults (HTTPException -> its status and {"detail": ...}, RequestValidationError -> 422, else 500),
+and one of ours: a database that cannot answer (unreachable, connection lost, no connection free in time, the
+statement's deadline) -> 503 {"detail": "database unavailable"} with Retry-After, as the C++ apps answer it."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import asyncio
 import logging
 from typing import Any
 
+from ._database.errors import DatabaseError
 from ._encoders import encode_fallback
 from .exceptions import HTTP_EXCEPTION, RequestValidationError, _body_of  # the body FastAPI hands a handler
 from .requests import Request
@@ -30,9 +33,13 @@ async def handled_error_response(errors: Any, request: Request, exc: BaseExcepti
         handler = None
     if handler is not None:
         return await _call_async_handler(handler, request, exc)
-    if isinstance(exc, (HTTP_EXCEPTION, RequestValidationError)):
+    if isinstance(exc, (HTTP_EXCEPTION, RequestValidationError)) or _database_unavailable(exc):
         return _default_response(exc)
     return None
+
+
+def _database_unavailable(exc: BaseException) -> bool:
+    return isinstance(exc, DatabaseError) and exc.status in ("unavailable", "timeout")
 
 
 async def server_error_response(errors: Any, request: Request, exc: BaseException) -> Response:
@@ -54,6 +61,9 @@ def _default_response(exc: BaseException) -> Response:
         return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
     if isinstance(exc, RequestValidationError):
         return JSONResponse({"detail": _jsonable(exc.errors())}, status_code=422)
+    if _database_unavailable(exc):
+        logger.warning("database unavailable: %s", exc)
+        return JSONResponse({"detail": "database unavailable"}, status_code=503, headers={"Retry-After": "1"})
     logger.error("Exception in handler", exc_info=exc)
     return PlainTextResponse("Internal Server Error", status_code=500)
 

@@ -130,18 +130,20 @@ class Database(AsyncQueries):
     Limits: `min_size` connections opened at start and `max_size` at most (SQLite: worker threads, at most 8);
     `acquire_timeout` (seconds) to wait for a free connection (PoolTimeoutError); `connect_timeout` per connection
     attempt; `statement_timeout` the default deadline of every statement (None: none; QueryTimeoutError);
-    `max_sessions` connections held at once by transactions, acquire() and listeners (TooManySessionsError).
+    `max_sessions` connections held at once by transactions, acquire() and listeners (TooManySessionsError);
+    `statement_cache_size` PostgreSQL statements each connection keeps prepared (parsed and planned once, as
+    asyncpg's cache; 0: none, for PgBouncer in transaction mode).
     A bad URL or limit raises ValueError here; nothing connects until connect() or the first statement.
     """
 
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10, acquire_timeout: float = 5.0,
                  connect_timeout: float = 5.0, statement_timeout: float | None = None,
-                 max_sessions: int = 64) -> None:
+                 max_sessions: int = 64, statement_cache_size: int = 256) -> None:
         if statement_timeout is not None and not statement_timeout > 0:
             raise ValueError("statement_timeout must be a positive number of seconds (None: no deadline)")
         self.url = url
         self.native = _native.NativeDatabase(url, min_size, max_size, acquire_timeout, connect_timeout,
-                                             statement_timeout or 0.0, max_sessions)
+                                             statement_timeout or 0.0, max_sessions, statement_cache_size)
         self.backend: str = self.native.backend  # "postgresql" or "sqlite"
         self._sqlite = self.backend == "sqlite"
         self._completions = Completions(self.native)
@@ -231,7 +233,7 @@ class Database(AsyncQueries):
                                     timeout: float | None = None) -> str:
         """Inserts `records` into the table, all or none, and returns "COPY <n>". `records`: tuples in `columns`
         order (all the table's columns when None), or mappings/Records when `columns` is given; identifiers are
-        quoted. PostgreSQL: one `COPY ... FROM STDIN` (the rows are converted first, then streamed); SQLite:
+        quoted. PostgreSQL: one `COPY ... FROM STDIN` (the rows are encoded in COPY's text format at once, then streamed); SQLite:
         multi-row INSERT statements of up to 1000 rows in one transaction."""
         if self._sqlite:
             async with self.transaction() as conn:
@@ -240,8 +242,10 @@ class Database(AsyncQueries):
         plan, rows = copy_plan(False, table_name, records, columns, schema_name)
         if plan is None:
             return "COPY 0"
-        data, ns = [plan.row(r) for r in rows], timeout_ns(timeout)
-        count = await self._completions.call(lambda t: self.native.copy_in(t, plan.copy_sql, data, ns), cancellable=True)
+        records_list = list(rows)  # encoded twice when the binary format cannot take them
+        sql, data = plan.copy(records_list, (await self._query(*plan.types_query(), timeout))[1])
+        ns = timeout_ns(timeout)
+        count = await self._completions.call(lambda t: self.native.copy_in(t, sql, data, ns), cancellable=True)
         return f"COPY {count}"
 
     async def listen(self, channel: str, callback: Callable[[Notification], Any]) -> Listener:

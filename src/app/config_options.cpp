@@ -451,6 +451,9 @@ Registry make_config_registry() {
          number(db, &D::statement_timeout_ms)},
         {"database-max-sessions", G::kDatabase, "N", "transactions and listeners held at once", integer(1, 100'000),
          number(db, &D::max_sessions)},
+        {"database-statement-cache", G::kDatabase, "N",
+         "PostgreSQL statements kept prepared per connection; 0: none (a pooler in transaction mode)",
+         integer(0, 100'000), number(db, &D::statement_cache)},
 
         {"sessions", G::kSessions, "",
          "mount the durable agent session routes (/sessions, /sessions/{id}/events, /sessions/{id}/state)", boolean(),

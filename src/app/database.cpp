@@ -15,6 +15,7 @@ base::Result<std::shared_ptr<store::Database>> open_database(const Config& confi
     c.connect_timeout_ns = std::int64_t{s.connect_timeout_ms} * kNanosPerMs;
     c.statement_timeout_ns = std::int64_t{s.statement_timeout_ms} * kNanosPerMs;
     c.max_sessions = s.max_sessions;
+    c.statement_cache_size = s.statement_cache;
     SLIPSTREAM_ASSIGN_OR_RETURN(std::unique_ptr<store::Database> opened, store::Database::open(std::move(c)));
     std::shared_ptr<store::Database> db(std::move(opened));
     app.readiness_check("database", [db] { return db->ready(); });

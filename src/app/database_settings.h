@@ -16,6 +16,7 @@ struct DatabaseSettings {
     std::uint32_t connect_timeout_ms = 5000;  // one connection attempt
     std::uint32_t statement_timeout_ms = 0;   // default deadline of a statement; 0: none
     std::size_t max_sessions = 64;            // transactions and listeners held at once
+    std::size_t statement_cache = 256;        // PostgreSQL statements kept prepared per connection; 0: none
 };
 
 }  // namespace slipstream::app

@@ -148,6 +148,7 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"database-statement-timeout", "30s", [](const Config& c) { return c.database.statement_timeout_ms == 30000; },
          "30s"},
         {"database-max-sessions", "8", [](const Config& c) { return c.database.max_sessions == 8; }, "8"},
+        {"database-statement-cache", "0", [](const Config& c) { return c.database.statement_cache == 0; }, "0"},
         {"sessions", "true", [](const Config& c) { return c.sessions.enabled; }, "true"},
         {"store", "sqlite:///var/lib/app/s.db",
          [](const Config& c) { return c.sessions.store_url == "sqlite:///var/lib/app/s.db"; },

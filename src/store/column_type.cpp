@@ -33,6 +33,8 @@ std::string_view column_type_name(ColumnType type) {
             return "interval";
         case ColumnType::kJson:
             return "json";
+        case ColumnType::kArray:
+            return "array";
     }
     return "unknown";
 }

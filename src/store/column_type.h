@@ -24,7 +24,8 @@ enum class ColumnType : std::uint8_t {
     kTimestamp,    // timestamp without time zone
     kTimestampTz,  // timestamp with time zone
     kInterval,
-    kJson,  // json, jsonb
+    kJson,   // json, jsonb
+    kArray,  // PostgreSQL arrays of the kinds above: cells hold store/array_cell.h's tokens, Column::element the kind
 };
 
 std::string_view column_type_name(ColumnType type);

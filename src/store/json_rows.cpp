@@ -70,6 +70,9 @@ base::Status write_cell_json(json::Writer& writer, ColumnType type, std::string_
             append_compact_json(writer.output(), bytes);
             return base::Status::ok();
         }
+        case ColumnType::kArray:
+            return base::Status::invalid_argument(
+                "an array cell is written with its element kind (write_array_cell_json)");
         case ColumnType::kBytes: {
             std::string encoded;
             encoded.reserve((bytes.size() + 2) / 3 * 4);

@@ -4,6 +4,8 @@
 #include <charconv>
 
 #include "base/assert.h"
+#include "json/writer.h"
+#include "store/array_cell.h"
 
 namespace slipstream::store {
 
@@ -47,13 +49,19 @@ Value ResultSet::value(std::size_t row, std::size_t col) const {
         }
         case ColumnType::kBytes:
             return Bytes{std::string(t)};
+        case ColumnType::kArray: {
+            std::string out;
+            json::Writer w(out);
+            if (!write_array_cell_json(w, t, columns_[col].element).is_ok()) return std::string(t);
+            return out;
+        }
         default:
             return std::string(t);
     }
 }
 
-void ResultSet::add_column(std::string name, ColumnType type, std::uint32_t type_oid) {
-    columns_.push_back(Column{std::move(name), type, type_oid});
+void ResultSet::add_column(std::string name, ColumnType type, std::uint32_t type_oid, ColumnType element) {
+    columns_.push_back(Column{std::move(name), type, type_oid, element});
 }
 
 void ResultSet::reserve(std::size_t rows, std::size_t data_bytes) {

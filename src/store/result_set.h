@@ -12,11 +12,13 @@
 
 namespace slipstream::store {
 
-/// One result column: its name, its kind and, for PostgreSQL, the type's OID (0 elsewhere).
+/// One result column: its name, its kind and, for PostgreSQL, the type's OID (0 elsewhere); for a kArray column
+/// the kind of its elements.
 struct Column {
     std::string name;
     ColumnType type = ColumnType::kNull;
     std::uint32_t type_oid = 0;
+    ColumnType element = ColumnType::kNull;
 };
 
 /// Rows as cells in row-major order: each cell is a kind (kNull for NULL) and a byte range of one buffer, in the
@@ -37,7 +39,8 @@ class ResultSet {
     /// The cell's bytes (empty for NULL). Valid while the ResultSet lives and is not modified.
     std::string_view text(std::size_t row, std::size_t col) const;
     /// The cell as a Value: NULL -> monostate, kBool -> bool, kInt -> int64 (text when it does not fit),
-    /// kFloat -> double (NaN/infinities included), kBytes -> Bytes, every other kind -> its text.
+    /// kFloat -> double (NaN/infinities included), kBytes -> Bytes, kArray -> its JSON text (write_array_cell_json),
+    /// every other kind -> its text.
     Value value(std::size_t row, std::size_t col) const;
 
     /// Rows the statement changed (INSERT/UPDATE/DELETE), or returned for a SELECT; 0 when the server says none.
@@ -46,7 +49,8 @@ class ResultSet {
     const std::string& command() const { return command_; }
 
     // --- building (drivers) ---
-    void add_column(std::string name, ColumnType type, std::uint32_t type_oid = 0);
+    void add_column(std::string name, ColumnType type, std::uint32_t type_oid = 0,
+                    ColumnType element = ColumnType::kNull);
     void reserve(std::size_t rows, std::size_t data_bytes);
     /// Starts a cell of kind `type` (not kNull): append its bytes to the returned buffer, then call end_cell().
     std::string& begin_cell(ColumnType type);

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .. import _native
 from ..responses import Response
 from . import records as _records
 from .dispatch import Completions
@@ -65,6 +66,7 @@ class CopyPlan:
         self.width = width
         table = quote_ident(table_name)
         target = table if schema_name is None else f"{quote_ident(schema_name)}.{table}"
+        self.target = target
         names = "" if columns is None else " (" + ", ".join(quote_ident(c) for c in columns) + ")"
         self.copy_sql = f"COPY {target}{names} FROM STDIN"
         self.head = f"INSERT INTO {target}{names} VALUES "
@@ -80,6 +82,28 @@ class CopyPlan:
         if len(values) != self.width:
             raise ValueError(f"copy_records_to_table: a record has {len(values)} values, expected {self.width}")
         return values
+
+    def copy_data(self, records: Iterable[Any]) -> bytes:
+        """The records in COPY's text format, encoded by the engine (values as row() reads them)."""
+        columns = tuple(self.columns) if self.columns is not None else None
+        return _native.encode_copy_records(records, self.width, columns, (Mapping, _records.Record))
+
+    def types_query(self) -> tuple[str, tuple[Any, ...]]:
+        """PostgreSQL: the statement and arguments whose rows are the type OIDs of the copied columns, in order."""
+        if self.columns is None:
+            return _TABLE_TYPES, (self.target,)
+        return _COLUMN_TYPES, (self.target, self.columns)
+
+    def copy(self, records: Sequence[Any], types: Sequence[Any]) -> tuple[str, bytes]:
+        """(COPY statement, data): PostgreSQL's binary format when every column type has one in the engine and every
+        value is of its column's own Python type (the server then parses nothing), else COPY's text format."""
+        oids = [row[0] for row in types]
+        if len(oids) == self.width:
+            columns = tuple(self.columns) if self.columns is not None else None
+            data = _native.encode_copy_records_binary(records, self.width, columns, (Mapping, _records.Record), oids)
+            if data is not None:
+                return self.copy_sql + " WITH (FORMAT binary)", data
+        return self.copy_sql, self.copy_data(records)
 
     def sql(self, rows: int) -> str:
         text = self._sql.get(rows)
@@ -105,6 +129,14 @@ class CopyPlan:
         if rows:
             yield self.sql(rows), params
 
+
+# The type OIDs of a table's columns as COPY without a column list takes them (generated columns excluded), and of
+# named columns in the order given (a name that is not a column yields fewer rows: COPY reports it).
+_TABLE_TYPES = ("SELECT a.atttypid::int8 FROM pg_attribute a WHERE a.attrelid = $1::regclass AND a.attnum > 0 "
+                "AND NOT a.attisdropped AND a.attgenerated = '' ORDER BY a.attnum")
+_COLUMN_TYPES = ("SELECT a.atttypid::int8 FROM json_array_elements_text($2::json) WITH ORDINALITY AS c(name, i) "
+                 "JOIN pg_attribute a ON a.attrelid = $1::regclass AND a.attname = c.name AND NOT a.attisdropped "
+                 "ORDER BY c.i")
 
 _PARAMETER = re.compile(r"query parameter \$(\d+): ")
 

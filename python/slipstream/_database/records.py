@@ -7,85 +7,15 @@ import decimal
 import json
 import re
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-_MISSING = object()
+from .. import _native
 
-
-class ColumnIndex(dict):  # type: ignore[type-arg]
-    """Column name -> position of its first column, shared by the rows of one result; `names` has every column's
-    name in order (duplicates included)."""
-
-    __slots__ = ("names",)
-
-    def __init__(self, names: tuple[str, ...]) -> None:
-        super().__init__()
-        self.names = names
-        for i, name in enumerate(names):
-            self.setdefault(name, i)
-
-
-class Record:
-    """One row: read by column name (`r["id"]`) or position (`r[0]`); `keys()`, `values()`, `items()`, `get()`,
-    `len()`, iteration over the values, `in` over the column names, `dict(r)`. Equal to another Record or a tuple
-    with the same values. The rows of one result share one column index."""
-
-    __slots__ = ("_index", "_values")
-
-    def __init__(self, index: dict[str, int], values: tuple[Any, ...]) -> None:
-        self._index = index if isinstance(index, ColumnIndex) else ColumnIndex(tuple(index))
-        self._values = values
-
-    def __getitem__(self, key: Any) -> Any:
-        if isinstance(key, str):
-            try:
-                return self._values[self._index[key]]
-            except KeyError:
-                raise KeyError(key) from None
-        return self._values[key]
-
-    def get(self, key: str, default: Any = None) -> Any:
-        i = self._index.get(key)
-        return default if i is None else self._values[i]
-
-    def keys(self) -> Iterator[str]:
-        return iter(self._index.names)
-
-    def values(self) -> Iterator[Any]:
-        return iter(self._values)
-
-    def items(self) -> Iterator[tuple[str, Any]]:
-        return zip(self._index.names, self._values)
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._values)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._index
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Record):
-            return self._values == other._values and self._index.names == other._index.names
-        if isinstance(other, tuple):
-            return self._values == other
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._values)
-
-    def __repr__(self) -> str:
-        fields = " ".join(f"{name}={value!r}" for name, value in zip(self._index.names, self._values))
-        return f"<Record {fields}>" if fields else "<Record>"
-
-    def __getstate__(self) -> tuple[tuple[str, ...], tuple[Any, ...]]:
-        return self._index.names, self._values
-
-    def __setstate__(self, state: tuple[tuple[str, ...], tuple[Any, ...]]) -> None:
-        self._index, self._values = ColumnIndex(state[0]), state[1]
+# One row: read by column name (`r["id"]`) or position (`r[0]`); `keys()`, `values()`, `items()`, `get()`, `len()`,
+# iteration over the values, `in` over the column names, `dict(r)`. Equal to another Record or a tuple with the same
+# values. A C type (python/bindings/py_record.h): the rows of one result share one column index.
+Record = _native.Record
 
 
 # --- Cells the engine hands over as text (python/bindings/db_values.h), by the column's kind. ---
@@ -184,18 +114,45 @@ def _converted(row: tuple[Any, ...], converters: list[tuple[int, Callable[[str],
     return tuple(values)
 
 
+def _array_converter(convert: Callable[[str], Any]) -> Callable[[list[Any]], Any]:
+    """Converts the text elements of nested lists (an array column of a kind the engine hands over as text)."""
+    def walk(items: list[Any]) -> list[Any]:
+        return [walk(v) if type(v) is list else convert(v) if type(v) is str else v for v in items]
+    return walk
+
+
+def _converter(kind: str) -> Callable[[Any], Any] | None:
+    if kind.endswith("[]"):
+        element = CONVERTERS.get(kind[:-2])
+        return None if element is None else _array_converter(element)
+    return CONVERTERS.get(kind)
+
+
+def _converted_arrays(row: tuple[Any, ...], converters: list[tuple[int, Callable[[Any], Any]]]) -> tuple[Any, ...]:
+    values = list(row)
+    for i, convert in converters:
+        value = values[i]
+        if type(value) is str or type(value) is list:
+            values[i] = convert(value)
+    return tuple(values)
+
+
 def records(payload: tuple[Any, ...]) -> list[Record]:
     """The rows of a query payload (columns, rows, affected, command) as Records."""
     columns, rows = payload[0], payload[1]
-    index = ColumnIndex(tuple(name for name, _kind in columns))
+    names = tuple(name for name, _kind in columns)
     converters = []
+    arrays = False
     for i, (_name, kind) in enumerate(columns):
-        convert = CONVERTERS.get(kind)
+        convert = _converter(kind)
         if convert is not None:
             converters.append((i, convert))
-    if converters:
-        return [Record(index, _converted(row, converters)) for row in rows]
-    return [Record(index, row) for row in rows]
+            arrays = arrays or kind.endswith("[]")
+    if arrays:
+        rows = [_converted_arrays(row, converters) for row in rows]
+    elif converters:
+        rows = [_converted(row, converters) for row in rows]
+    return _native.make_records(names, rows)
 
 
 def first_record(payload: tuple[Any, ...]) -> Record | None:

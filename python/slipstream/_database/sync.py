@@ -245,5 +245,7 @@ class SyncDatabase(SyncQueries):
         plan, rows = copy_plan(False, table_name, records, columns, schema_name)
         if plan is None:
             return "COPY 0"
-        data = [plan.row(r) for r in rows]
-        return f"COPY {_answer(self._native.copy_in_blocking(plan.copy_sql, data, timeout_ns(timeout)))}"
+        records_list = list(rows)  # encoded twice when the binary format cannot take them
+        types_sql, types_args = plan.types_query()
+        sql, data = plan.copy(records_list, self.fetch(types_sql, *types_args, timeout=timeout))
+        return f"COPY {_answer(self._native.copy_in_blocking(sql, data, timeout_ns(timeout)))}"

@@ -116,6 +116,7 @@ base::Status DatabaseImpl::start() {
             o.max_size = config_.max_size;
             o.acquire_timeout_ns = config_.acquire_timeout_ns;
             o.connect_timeout_ns = config_.connect_timeout_ns;
+            o.max_prepared = config_.statement_cache_size;
             pool_ = std::make_unique<postgres::Pool>(*loop_, std::move(o), cancel_workers_.get());
             probe();
         });
@@ -198,7 +199,7 @@ void DatabaseImpl::statement(std::string sql, Params params, std::function<void(
                                  observe(r.status(), r.error());
                                  done(std::move(r));
                              },
-                             postgres::QueryOptions{.timeout_ns = timeout(timeout_ns), .idempotent = idempotent}));
+                             statement_options(timeout_ns, idempotent)));
     };
     if (!post(std::move(task))) done(base::Status::cancelled("database closed"));
 }
@@ -263,15 +264,14 @@ void DatabaseImpl::open_session(const std::shared_ptr<DatabaseImpl>& self, Datab
     }
 }
 
-void DatabaseImpl::copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows,
-                           std::function<void(CopyCount)> done, std::int64_t timeout_ns,
-                           const std::shared_ptr<QueryCancel>& handle) {
+void DatabaseImpl::copy_in(std::string copy_sql, postgres::CopySource source, std::function<void(CopyCount)> done,
+                           std::int64_t timeout_ns, const std::shared_ptr<QueryCancel>& handle) {
     if (sqlite_) return done(base::Status::invalid_argument("COPY is PostgreSQL's; SQLite takes INSERT statements"));
-    auto task = [this, sql = std::move(copy_sql), rows = std::move(rows), done, timeout_ns, handle]() mutable {
+    auto task = [this, sql = std::move(copy_sql), source = std::move(source), done, timeout_ns, handle]() mutable {
         if (!pool_) return done(base::Status::cancelled("database closed"));
         if (handle->requested()) return done(cancelled_by_client());
         on_pool(*handle, pool_->copy_in(
-                             std::move(sql), postgres::copy_rows(std::move(rows)),
+                             std::move(sql), std::move(source),
                              [this, done](postgres::CopyResult r) {
                                  observe(r.status(), r.error());
                                  done(std::move(r));
@@ -322,7 +322,14 @@ void Database::open_session(SessionCallback done) {
 std::shared_ptr<QueryCancel> Database::copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows,
                                                std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
     auto handle = std::make_shared<QueryCancel>(impl_);
-    impl_->copy_in(std::move(copy_sql), std::move(rows), std::move(done), timeout_ns, handle);
+    impl_->copy_in(std::move(copy_sql), postgres::copy_rows(std::move(rows)), std::move(done), timeout_ns, handle);
+    return handle;
+}
+
+std::shared_ptr<QueryCancel> Database::copy_in_data(std::string copy_sql, std::string data,
+                                                    std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
+    auto handle = std::make_shared<QueryCancel>(impl_);
+    impl_->copy_in(std::move(copy_sql), postgres::copy_bytes(std::move(data)), std::move(done), timeout_ns, handle);
     return handle;
 }
 

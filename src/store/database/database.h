@@ -37,6 +37,11 @@ struct DatabaseConfig {
     std::int64_t connect_timeout_ns = 5'000'000'000;  // per PostgreSQL connection attempt
     std::int64_t statement_timeout_ns = 0;            // default deadline of every statement (0: none)
     std::size_t max_sessions = 64;                    // sessions (transactions, listeners) open at once
+    /// PostgreSQL: statements each connection keeps prepared (named, parsed and planned once, like asyncpg's
+    /// statement cache); past it, new statements run unnamed. 0: every statement unnamed (for a pooler such as
+    /// PgBouncer in transaction mode, which cannot hold named statements). A stale cached statement (a schema
+    /// change, DISCARD ALL) is prepared afresh and run again outside a transaction.
+    std::size_t statement_cache_size = 256;
 };
 
 /// One PostgreSQL NOTIFY (or, on SQLite, nothing: LISTEN is PostgreSQL's).
@@ -130,6 +135,11 @@ class Database {
     /// cancel() during the data ends the COPY with CopyFail (nothing is kept).
     std::shared_ptr<QueryCancel> copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows,
                                          std::function<void(CopyCount)> done, std::int64_t timeout_ns = -1);
+    /// copy_in with the data already encoded in the statement's format (COPY text by default: store/copy_text.h;
+    /// CSV or binary when the statement says so), streamed in 256 KiB pieces. The fast path for many rows: no
+    /// Value per cell.
+    std::shared_ptr<QueryCancel> copy_in_data(std::string copy_sql, std::string data,
+                                              std::function<void(CopyCount)> done, std::int64_t timeout_ns = -1);
 
     /// Whether the database answered the last time it was asked: false after a failed connection attempt or a
     /// lost connection until one succeeds again. A `SELECT 1` probe runs after every second without an answer

@@ -37,7 +37,7 @@ class DatabaseImpl {
     void fetch_json(std::string sql, Params params, Database::JsonCallback done, std::int64_t timeout_ns,
                     bool idempotent, const std::shared_ptr<QueryCancel>& handle);
     void open_session(const std::shared_ptr<DatabaseImpl>& self, Database::SessionCallback done);
-    void copy_in(std::string copy_sql, std::vector<std::vector<Value>> rows, std::function<void(CopyCount)> done,
+    void copy_in(std::string copy_sql, postgres::CopySource source, std::function<void(CopyCount)> done,
                  std::int64_t timeout_ns, const std::shared_ptr<QueryCancel>& handle);
     /// Loop thread: runs what `handle` asks for (QueryCancel::cancel posts it).
     static void run_cancel(QueryCancel& handle);
@@ -54,6 +54,11 @@ class DatabaseImpl {
     void observe(const base::Status& status, const DbError& error);
     /// The statement deadline for a call's `timeout_ns` (-1: the configured default).
     std::int64_t timeout(std::int64_t asked) const;
+    /// PostgreSQL's options for a statement: its deadline, and prepared when the statement cache is on.
+    postgres::QueryOptions statement_options(std::int64_t timeout_ns, bool idempotent = false) const {
+        return {
+            .timeout_ns = timeout(timeout_ns), .prepare = config_.statement_cache_size > 0, .idempotent = idempotent};
+    }
 
     bool ready() const { return ready_.load(std::memory_order_relaxed); }
     const DatabaseConfig& config() const { return config_; }

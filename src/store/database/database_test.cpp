@@ -1,5 +1,6 @@
 // Database: URLs, both backends from a foreign thread, sessions (transactions, LISTEN), readiness, limits.
 #include "store/database/database.h"
+#include "store/copy_text.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -282,6 +283,26 @@ TEST(DatabasePostgres, CopyInTakesRowsAndReportsBadOnes) {
     ASSERT_FALSE(bad.is_ok());
     EXPECT_EQ(bad.error().sqlstate, "22P02");
     EXPECT_EQ(run(*db, "SELECT count(*) FROM facade_copy")->text(0, 0), "10001");
+}
+
+TEST(DatabasePostgres, CopyInDataTakesEncodedRows) {
+    SLIPSTREAM_REQUIRE_CLUSTER(cluster);
+    auto db = open("postgresql:" + cluster->conninfo());
+    ASSERT_TRUE(db);
+    ASSERT_TRUE(run(*db, "CREATE TABLE IF NOT EXISTS facade_copy_data (id int, name text)").is_ok());
+    ASSERT_TRUE(run(*db, "TRUNCATE facade_copy_data").is_ok());
+    std::string data;
+    for (std::int64_t i = 0; i < 50000; ++i)  // several 256 KiB pieces
+        encode_copy_text_row({i, std::string("name ") + std::to_string(i)}, data);
+    auto p = std::make_shared<std::promise<CopyCount>>();
+    auto f = p->get_future();
+    db->copy_in_data("COPY facade_copy_data (id, name) FROM STDIN", std::move(data),
+                     [p](CopyCount r) { p->set_value(std::move(r)); });
+    ASSERT_EQ(f.wait_for(60s), std::future_status::ready);
+    CopyCount n = f.get();
+    ASSERT_TRUE(n.is_ok()) << n.status().to_string();
+    EXPECT_EQ(n.value(), 50000u);
+    EXPECT_EQ(run(*db, "SELECT name FROM facade_copy_data WHERE id = 49999")->text(0, 0), "name 49999");
 }
 
 TEST(DatabaseSqlite, CopyIsRefused) {

@@ -67,7 +67,7 @@ void SessionImpl::run(std::string sql, Params params, std::function<void(Result)
                 db->observe(r.status(), r.error());
                 done(std::move(r));
             },
-            postgres::QueryOptions{.timeout_ns = db->timeout(timeout_ns)});
+            db->statement_options(timeout_ns));
     };
     if (closed_.load() || !db_->post(std::move(task))) done(closed_status());
 }

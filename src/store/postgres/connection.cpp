@@ -281,7 +281,7 @@ bool Connection::send(Op& op) {
         auto it = prepared_.find(key);
         if (it != prepared_.end()) {
             op.statement = it->second;
-        } else if (prepared_.size() < kMaxPrepared) {
+        } else if (prepared_.size() < options_.max_prepared) {
             op.statement = "ss_" + std::to_string(++statement_counter_);
             op.cache_key = key;
             // In a pipeline the statements behind this one are sent before its Prepare is answered: they use the
@@ -458,6 +458,7 @@ void Connection::read_results() {
     }
 }
 void Connection::complete_current() {
+    if (retry_stale_statement(*ops_.front())) return;
     std::unique_ptr<Op> op = std::move(ops_.front());
     ops_.pop_front();
     --in_flight_;

@@ -46,6 +46,8 @@ struct ConnectOptions {
     /// Runs the blocking PQcancel of timed-out statements (may be null: then a timeout closes the connection).
     /// Must outlive the connection.
     WorkerPool* cancel_workers = nullptr;
+    /// Prepared statements kept (QueryOptions::prepare); later distinct statements run unnamed. 0: none kept.
+    std::size_t max_prepared = 256;
 };
 
 /// A NOTIFY received on a connection that LISTENs.
@@ -74,8 +76,9 @@ class Connection final : private net::IoHandler {
 
     /// How long a cancelled statement may take to end before the connection is closed instead.
     static constexpr std::int64_t kCancelGrace = 2'000'000'000;
-    /// Prepared statements kept per connection; later distinct statements run unnamed.
-    static constexpr std::size_t kMaxPrepared = 256;
+    /// A cancelled statement still running after this long gets another cancel request, until kCancelGrace: the
+    /// server drops one that reaches it between two commands (a pipeline's next statement not started yet).
+    static constexpr std::int64_t kCancelRepeat = 250'000'000;
     /// COPY data copy_in hands libpq in one loop turn before it lets the loop serve other sockets.
     static constexpr std::size_t kCopyBytesPerTurn = 1 << 20;
 
@@ -178,6 +181,8 @@ class Connection final : private net::IoHandler {
     bool feed_copy_in(Op& op);
     bool drain_copy_out(Op& op);
     void complete_current();
+    bool retry_stale_statement(Op& op);
+    void forget_prepared(const std::string& statement);
     void on_timer();
     void cancel_on_server(Op& op, const std::string& why);
     void cancel_delivered();

@@ -1,4 +1,6 @@
 // Connection: cancelling a statement on purpose or at its deadline, on the server through PQcancel.
+#include <algorithm>
+
 #include "base/log.h"
 #include "store/postgres/connection_op.h"
 
@@ -43,7 +45,14 @@ void Connection::on_timer() {
     }
     Op& op = *ops_.front();
     if (op.answered) {
-        break_connection("a cancelled statement did not end within " + millis(kCancelGrace), true);
+        if (loop_.now() >= op.give_up || op.phase == Op::Phase::kCopyIn) {
+            break_connection("a cancelled statement did not end within " + millis(kCancelGrace), true);
+        } else if (cancels_running_ == 0) {
+            cancel_on_server(op, "statement still running after a cancel request");  // asked again
+        } else {
+            op.deadline = std::min(loop_.now() + kCancelRepeat, op.give_up);
+            arm_timer();
+        }
         return;
     }
     // First expiry: answer the caller now, then ask the server to stop the statement.
@@ -54,10 +63,12 @@ void Connection::on_timer() {
     if (alive.expired() || state_ != State::kReady) return;
     cancel_on_server(op, e.message);
 }
-// `op`, the oldest statement in flight, has been answered (timed out or cancelled): ask the server to stop it.
-// The connection goes on once it ended and the request was delivered, or is closed after kCancelGrace.
+// `op`, the oldest statement in flight, has been answered (timed out or cancelled): ask the server to stop it,
+// again every kCancelRepeat while it runs. The connection goes on once it ended and the request was delivered, or
+// is closed kCancelGrace after the first request.
 void Connection::cancel_on_server(Op& op, const std::string& why) {
-    op.deadline = loop_.now() + kCancelGrace;
+    if (op.give_up == 0) op.give_up = loop_.now() + kCancelGrace;
+    op.deadline = op.phase == Op::Phase::kCopyIn ? op.give_up : std::min(loop_.now() + kCancelRepeat, op.give_up);
     if (op.phase == Op::Phase::kCopyIn) {
         // feed_copy_in ends the COPY with CopyFail at its next turn; a cancel request could arrive after that
         // and stop the next statement instead.
@@ -89,7 +100,7 @@ void Connection::cancel_on_server(Op& op, const std::string& why) {
         return;
     }
     ++cancels_running_;
-    cancel_deadline_ = op.deadline;
+    cancel_deadline_ = op.give_up;
     arm_timer();
 }
 // A cancel request finished (the server has its signal): statements held back meanwhile may go out.

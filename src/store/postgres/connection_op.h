@@ -31,9 +31,11 @@ struct Connection::Op {
     std::string statement;         // the prepared statement's name (options.prepare)
     std::string cache_key;         // set while preparing a statement that joins the cache
     base::MonoNanos deadline = 0;  // when the timer acts on it next (0: no timeout)
+    base::MonoNanos give_up = 0;   // cancelled: when the connection is closed if the statement still runs
     bool refused = false;          // failed before sending (status and error set): answered in its turn
     bool answered = false;         // the caller has heard (result, error or timeout); later results are dropped
     bool cancel_pending = false;   // cancelled behind others on a pipeline: cancel it on the server once oldest
+    bool reprepared = false;       // run again after its cached statement went stale (at most once)
     base::Status status;           // the first error of this statement
     DbError error;
     ResultSet rows;

@@ -354,6 +354,34 @@ TEST_F(ConnectionTest, PreparedStatementsAreCachedPerSqlAndTypes) {
     EXPECT_EQ(conn_->prepared_count(), 2u);  // a failed prepare is not cached
 }
 
+TEST_F(ConnectionTest, StalePreparedStatementsArePreparedAgain) {
+    ASSERT_TRUE(run(*conn_, "CREATE TEMP TABLE stale_t (a int)").is_ok());
+    ASSERT_TRUE(run(*conn_, "INSERT INTO stale_t VALUES (1)").is_ok());
+    const QueryOptions prepared{.prepare = true};
+    ASSERT_TRUE(run(*conn_, "SELECT * FROM stale_t", {}, prepared).is_ok());
+    // The result type changes under the cached plan (0A000): prepared afresh and run again, outside a transaction.
+    ASSERT_TRUE(run(*conn_, "ALTER TABLE stale_t ADD COLUMN b text DEFAULT 'x'").is_ok());
+    QueryResult changed = run(*conn_, "SELECT * FROM stale_t", {}, prepared);
+    ASSERT_TRUE(changed.is_ok()) << changed.status().to_string();
+    EXPECT_EQ(changed->column_count(), 2u);
+    EXPECT_EQ(changed->value(0, 1), Value(std::string("x")));
+    // The server forgot every prepared statement (26000): the same.
+    ASSERT_TRUE(run(*conn_, "DEALLOCATE ALL").is_ok());
+    QueryResult forgotten = run(*conn_, "SELECT * FROM stale_t", {}, prepared);
+    ASSERT_TRUE(forgotten.is_ok()) << forgotten.status().to_string();
+    EXPECT_EQ(conn_->prepared_count(), 1u);
+    // Inside a transaction the server aborted it: the caller hears, and the next use outside prepares afresh.
+    ASSERT_TRUE(run(*conn_, "BEGIN").is_ok());
+    ASSERT_TRUE(run(*conn_, "ALTER TABLE stale_t DROP COLUMN b").is_ok());
+    QueryResult in_tx = run(*conn_, "SELECT * FROM stale_t", {}, prepared);
+    EXPECT_EQ(in_tx.error().sqlstate, "0A000");
+    ASSERT_TRUE(run(*conn_, "ROLLBACK").is_ok());
+    ASSERT_TRUE(run(*conn_, "ALTER TABLE stale_t DROP COLUMN b").is_ok());
+    QueryResult after = run(*conn_, "SELECT * FROM stale_t", {}, prepared);
+    ASSERT_TRUE(after.is_ok()) << after.status().to_string();
+    EXPECT_EQ(after->column_count(), 1u);
+}
+
 TEST_F(ConnectionTest, StatementsQueueInOrder) {
     std::vector<std::int64_t> seen;
     for (std::int64_t i = 0; i < 5; ++i) {

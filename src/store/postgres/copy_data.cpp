@@ -1,8 +1,7 @@
-// COPY data helpers: which statements are COPY FROM STDIN / TO STDOUT, and the text-format row codec.
+// COPY data helpers: which statements are COPY FROM STDIN / TO STDOUT, and COPY sources over rows or bytes.
 #include "store/postgres/copy_data.h"
 
-#include <charconv>
-#include <cmath>
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -73,110 +72,6 @@ std::size_t skip_block_comment(std::string_view sql, std::size_t i) {
     return sql.size();
 }
 
-void append_escaped(std::string& out, std::string_view text) {
-    std::size_t start = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        char c = text[i];
-        char esc = 0;
-        switch (c) {
-            case '\\':
-                esc = '\\';
-                break;
-            case '\t':
-                esc = 't';
-                break;
-            case '\n':
-                esc = 'n';
-                break;
-            case '\r':
-                esc = 'r';
-                break;
-            default:
-                continue;
-        }
-        out.append(text.data() + start, i - start);
-        out.push_back('\\');
-        out.push_back(esc);
-        start = i + 1;
-    }
-    out.append(text.data() + start, text.size() - start);
-}
-
-void append_double(std::string& out, double d) {
-    if (std::isnan(d)) {
-        out += "NaN";
-    } else if (std::isinf(d)) {
-        out += d > 0 ? "Infinity" : "-Infinity";
-    } else {
-        char buf[32];
-        auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);
-        out.append(buf, end);
-    }
-}
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-// Undoes COPY text escapes of one field (field[0..] up to its end). False on a trailing lone backslash.
-bool unescape_field(std::string_view field, std::string& out) {
-    out.reserve(field.size());
-    for (std::size_t i = 0; i < field.size(); ++i) {
-        char c = field[i];
-        if (c != '\\') {
-            out.push_back(c);
-            continue;
-        }
-        if (++i == field.size()) return false;
-        c = field[i];
-        switch (c) {
-            case 'b':
-                out.push_back('\b');
-                break;
-            case 'f':
-                out.push_back('\f');
-                break;
-            case 'n':
-                out.push_back('\n');
-                break;
-            case 'r':
-                out.push_back('\r');
-                break;
-            case 't':
-                out.push_back('\t');
-                break;
-            case 'v':
-                out.push_back('\v');
-                break;
-            case 'x': {
-                int v = i + 1 < field.size() ? hex_value(field[i + 1]) : -1;
-                if (v < 0) {
-                    out.push_back('x');  // not followed by a hex digit: the letter itself, as the server reads it
-                    break;
-                }
-                ++i;
-                if (i + 1 < field.size() && hex_value(field[i + 1]) >= 0) v = v * 16 + hex_value(field[++i]);
-                out.push_back(static_cast<char>(v));
-                break;
-            }
-            default:
-                if (c >= '0' && c <= '7') {
-                    int v = c - '0';
-                    for (int n = 1; n < 3 && i + 1 < field.size() && field[i + 1] >= '0' && field[i + 1] <= '7'; ++n)
-                        v = v * 8 + (field[++i] - '0');
-                    out.push_back(static_cast<char>(v & 0xff));
-                } else {
-                    out.push_back(c);
-                }
-                break;
-        }
-    }
-    return true;
-}
-
 }  // namespace
 
 CopyDirection copy_direction(std::string_view sql) {
@@ -231,64 +126,6 @@ CopyDirection copy_direction(std::string_view sql) {
     return CopyDirection::kNone;
 }
 
-void encode_copy_text_row(const std::vector<Value>& row, std::string& out) {
-    for (std::size_t i = 0; i < row.size(); ++i) {
-        if (i > 0) out.push_back('\t');
-        const Value& v = row[i];
-        switch (v.index()) {
-            case 0:
-                out += "\\N";
-                break;
-            case 1:
-                out.push_back(std::get<bool>(v) ? 't' : 'f');
-                break;
-            case 2: {
-                char buf[24];
-                auto [end, ec] = std::to_chars(buf, buf + sizeof buf, std::get<std::int64_t>(v));
-                out.append(buf, end);
-                break;
-            }
-            case 3:
-                append_double(out, std::get<double>(v));
-                break;
-            case 4:
-                append_escaped(out, std::get<std::string>(v));
-                break;
-            default: {
-                // bytea's hex input form, its backslash escaped for COPY.
-                static constexpr char kHex[] = "0123456789abcdef";
-                const std::string& data = std::get<Bytes>(v).data;
-                out += "\\\\x";
-                for (unsigned char b : data) {
-                    out.push_back(kHex[b >> 4]);
-                    out.push_back(kHex[b & 15]);
-                }
-                break;
-            }
-        }
-    }
-    out.push_back('\n');
-}
-
-bool parse_copy_text_row(std::string_view line, std::vector<Value>& fields) {
-    fields.clear();
-    if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
-    std::size_t start = 0;
-    for (;;) {
-        std::size_t tab = line.find('\t', start);
-        std::string_view field = line.substr(start, tab == std::string_view::npos ? line.size() - start : tab - start);
-        if (field == "\\N") {
-            fields.emplace_back(std::monostate{});
-        } else {
-            std::string text;
-            if (!unescape_field(field, text)) return false;
-            fields.emplace_back(std::move(text));
-        }
-        if (tab == std::string_view::npos) return true;
-        start = tab + 1;
-    }
-}
-
 CopySource copy_rows_from(RowSource next, std::size_t chunk_bytes) {
     return [next = std::move(next), row = std::vector<Value>(), ended = false, chunk_bytes](std::string& out) mutable {
         while (!ended && out.size() < chunk_bytes) {
@@ -308,6 +145,16 @@ CopySource copy_rows(std::vector<std::vector<Value>> rows, std::size_t chunk_byt
     return [held, index = std::size_t{0}, chunk_bytes](std::string& out) mutable {
         while (out.size() < chunk_bytes && index < held->size())
             encode_copy_text_row((*held)[index++], out);
+        return base::Status::ok();
+    };
+}
+
+CopySource copy_bytes(std::string data, std::size_t chunk_bytes) {
+    auto held = std::make_shared<std::string>(std::move(data));
+    return [held, offset = std::size_t{0}, chunk_bytes](std::string& out) mutable {
+        const std::size_t n = std::min(chunk_bytes, held->size() - offset);
+        out.assign(*held, offset, n);
+        offset += n;
         return base::Status::ok();
     };
 }

@@ -1,4 +1,4 @@
-// COPY data: the source and sink types of Connection::copy_in/copy_out and the COPY text-format row codec.
+// COPY data: the source and sink types of Connection::copy_in/copy_out, and sources over rows or bytes.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "store/copy_text.h"
 #include "store/db_result.h"
 #include "store/value.h"
 
@@ -39,21 +40,13 @@ enum class CopyDirection : std::uint8_t { kNone, kIn, kOut };
 /// `COPY ... TO STDOUT`, kNone for every other statement (COPY to or from a server file included).
 CopyDirection copy_direction(std::string_view sql);
 
-/// Appends `row` to `out` as one line of COPY text format: fields separated by tabs, NULL as \N, backslash, tab,
-/// newline and carriage return escaped; bool t/f, integers in decimal, doubles in shortest round-trip form
-/// (NaN, Infinity, -Infinity as PostgreSQL spells them), bytes in bytea's hex form (\\x...). Text must not
-/// contain NUL bytes (PostgreSQL refuses them; the server reports the error).
-void encode_copy_text_row(const std::vector<Value>& row, std::string& out);
-
-/// Parses one line of COPY text format (`line` with or without its newline) into `fields`: std::monostate for
-/// \N, else the field's text with the escapes undone (\b \f \n \r \t \v \\, octal \NNN, hex \xHH, any other
-/// escaped byte as itself). False for a line ending in a lone backslash.
-bool parse_copy_text_row(std::string_view line, std::vector<Value>& fields);
-
 /// A CopySource that encodes the rows `next` gives (encode_copy_text_row), about `chunk_bytes` per piece.
 CopySource copy_rows_from(RowSource next, std::size_t chunk_bytes = 64 * 1024);
 
 /// A CopySource over rows held in memory (encode_copy_text_row), about `chunk_bytes` per piece.
 CopySource copy_rows(std::vector<std::vector<Value>> rows, std::size_t chunk_bytes = 64 * 1024);
+
+/// A CopySource over data already in the statement's format (whole rows or not), `chunk_bytes` per piece.
+CopySource copy_bytes(std::string data, std::size_t chunk_bytes = 256 * 1024);
 
 }  // namespace slipstream::store::postgres

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "store/array_cell.h"
 #include "store/postgres/connection.h"
 #include "store/postgres/pg_test_support.h"
 #include "store/postgres/pool.h"
@@ -409,12 +410,27 @@ TEST_F(CopyTest, ArraysInFetchJson) {
     JsonResult nan = json(*conn_, "SELECT '{1,NaN}'::float8[] x");
     EXPECT_TRUE(nan.status().is_out_of_range()) << nan.status().to_string();
 
-    // Typed cells keep an array's text.
-    QueryResult r = run(*conn_, "SELECT '{1,2,NULL}'::int4[] a, '{{\"a b\"}}'::text[] t");
+    // Typed cells: arrays are kArray cells with their element kind; value() is their JSON.
+    QueryResult r = run(*conn_,
+                        "SELECT '{1,2,NULL}'::int4[] a, '{{\"a b\"}}'::text[] t, '{1,NaN}'::float8[] f, "
+                        "'{}'::int4[] e, ARRAY['\\x00ff'::bytea] b");
     ASSERT_TRUE(r.is_ok()) << r.status().to_string();
-    EXPECT_EQ(r->columns()[0].type, ColumnType::kText);
-    EXPECT_EQ(r->value(0, 0), Value(std::string("{1,2,NULL}")));
-    EXPECT_EQ(r->value(0, 1), Value(std::string("{{\"a b\"}}")));
+    EXPECT_EQ(r->columns()[0].type, ColumnType::kArray);
+    EXPECT_EQ(r->columns()[0].element, ColumnType::kInt);
+    EXPECT_EQ(r->columns()[1].element, ColumnType::kText);
+    EXPECT_EQ(r->value(0, 0), Value(std::string("[1,2,null]")));
+    EXPECT_EQ(r->value(0, 1), Value(std::string("[[\"a b\"]]")));
+    EXPECT_EQ(r->value(0, 3), Value(std::string("[]")));
+    EXPECT_EQ(r->value(0, 4), Value(std::string("[\"AP8=\"]")));
+    struct Collect final : ArrayCellVisitor {
+        std::string seen;
+        base::Status begin() override { return seen += "[", base::Status::ok(); }
+        base::Status end() override { return seen += "]", base::Status::ok(); }
+        base::Status null() override { return seen += "N,", base::Status::ok(); }
+        base::Status element(std::string_view b) override { return seen += std::string(b) + ",", base::Status::ok(); }
+    } collect;
+    ASSERT_TRUE(read_array_cell(r->text(0, 2), collect).is_ok());
+    EXPECT_EQ(collect.seen, "[1,NaN,]");  // NaN stays an element (only JSON refuses it)
 }
 
 }  // namespace

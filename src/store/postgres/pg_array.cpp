@@ -1,10 +1,10 @@
-// The array literal parser: PostgreSQL's array text output to nested JSON arrays, element by element.
+// The array literal parser: PostgreSQL's array text output to an array cell (store/array_cell.h), and to JSON.
 #include "store/postgres/pg_array.h"
 
 #include <cstdint>
 #include <string>
 
-#include "store/json_rows.h"
+#include "store/array_cell.h"
 #include "store/postgres/pg_result.h"
 
 namespace slipstream::store::postgres {
@@ -70,10 +70,11 @@ base::Status malformed(std::string_view text) {
     return base::Status::invalid_argument("malformed array literal: " + shown);
 }
 
-// Parses one array literal and writes it; scratch buffers are kept across elements.
-class ArrayWriter {
+// Parses one array literal into an array cell; scratch buffers are kept across elements.
+class ArrayParser {
   public:
-    ArrayWriter(json::Writer& w, std::string_view text, ColumnType element) : w_(w), text_(text), element_(element) {}
+    ArrayParser(std::string& cell, std::string_view text, ColumnType element)
+        : w_(cell), text_(text), element_(element) {}
 
     base::Status run() {
         // Dimension decoration "[lo:hi]...=" appears when a lower bound is not 1; the braces carry the shape.
@@ -106,7 +107,7 @@ class ArrayWriter {
             if (i_ >= text_.size()) return malformed(text_);
             const char c = text_[i_];
             if (c == '}' && expect != Expect::kValue) {
-                w_.end_array();
+                w_.end();
                 ++i_;
                 if (--depth == 0) return base::Status::ok();
                 expect = Expect::kCommaOrClose;
@@ -120,7 +121,7 @@ class ArrayWriter {
             }
             if (c == '{') {
                 if (depth == kMaxArrayDepth) return malformed(text_);
-                w_.begin_array();
+                w_.begin();
                 ++depth;
                 ++i_;
                 expect = Expect::kValueOrClose;
@@ -183,10 +184,11 @@ class ArrayWriter {
             if (!decode_bytea(text, bytes_)) return base::Status::invalid_argument("malformed bytea array element");
             text = bytes_;
         }
-        return write_cell_json(w_, element_, text);
+        w_.element(text);
+        return base::Status::ok();
     }
 
-    json::Writer& w_;
+    ArrayCellWriter w_;
     std::string_view text_;
     ColumnType element_;
     std::size_t i_ = 0;
@@ -196,8 +198,14 @@ class ArrayWriter {
 
 }  // namespace
 
+base::Status parse_array_literal(std::string_view text, ColumnType element, std::string& cell) {
+    return ArrayParser(cell, text, element).run();
+}
+
 base::Status write_array_json(json::Writer& writer, std::string_view text, ColumnType element) {
-    return ArrayWriter(writer, text, element).run();
+    std::string cell;
+    SLIPSTREAM_RETURN_IF_ERROR(parse_array_literal(text, element, cell));
+    return write_array_cell_json(writer, cell, element);
 }
 
 }  // namespace slipstream::store::postgres

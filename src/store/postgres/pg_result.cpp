@@ -99,8 +99,9 @@ ResultSet to_result_set(const PGresult* r) {
     std::vector<ColumnType> types(static_cast<std::size_t>(cols));
     for (int c = 0; c < cols; ++c) {
         Oid oid = PQftype(r, c);
-        types[c] = column_type_for_oid(oid);
-        rs.add_column(PQfname(r, c), types[c], oid);
+        std::optional<ColumnType> element = array_element_type(oid);
+        types[c] = element ? ColumnType::kArray : column_type_for_oid(oid);
+        rs.add_column(PQfname(r, c), types[c], oid, element.value_or(ColumnType::kNull));
     }
     std::size_t bytes = 0;
     for (int row = 0; row < rows; ++row) {
@@ -117,6 +118,16 @@ ResultSet to_result_set(const PGresult* r) {
                 std::size_t mark = out.size();
                 if (!decode_bytea(cell(r, row, c), out)) out.resize(mark);  // only when out of memory
                 rs.end_cell();
+            } else if (types[c] == ColumnType::kArray) {
+                std::string& out = rs.begin_cell(ColumnType::kArray);
+                std::size_t mark = out.size();
+                if (parse_array_literal(cell(r, row, c), rs.columns()[c].element, out).is_ok()) {
+                    rs.end_cell();
+                } else {  // not what the server prints: kept as its text
+                    out.resize(mark);
+                    out.append(cell(r, row, c));
+                    rs.end_cell(ColumnType::kText);
+                }
             } else {
                 rs.append_cell(types[c], cell(r, row, c));
             }

@@ -69,8 +69,10 @@ Pool::Slot* Pool::find(const Connection* conn) {
 void Pool::open_one() {
     slots_.push_back(std::make_unique<Slot>(Slot{nullptr, SlotState::kConnecting, loop_.now(), 0}));
     Slot& slot = *slots_.back();
-    ConnectOptions connect{
-        .timeout_ns = options_.connect_timeout_ns, .pipeline = options_.pipeline, .cancel_workers = cancel_workers_};
+    ConnectOptions connect{.timeout_ns = options_.connect_timeout_ns,
+                           .pipeline = options_.pipeline,
+                           .cancel_workers = cancel_workers_,
+                           .max_prepared = options_.max_prepared};
     slot.conn = Connection::connect(loop_, options_.conninfo, connect,
                                     [this](Connection& c, base::Status status) { on_connected(c, std::move(status)); });
     slot.conn->set_listener([this](Connection& c) { on_connection_event(c); });

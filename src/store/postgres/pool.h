@@ -25,6 +25,8 @@ struct PoolOptions {
     std::int64_t connect_timeout_ns = 5'000'000'000;  // per connection attempt
     /// Connections in pipeline mode (connection.h): a Lease may queue many statements that share round trips.
     bool pipeline = false;
+    /// Prepared statements each connection keeps (ConnectOptions::max_prepared).
+    std::size_t max_prepared = 256;
     /// An idle connection beyond min_size is closed after this long unused (0: never).
     std::int64_t idle_timeout_ns = 300'000'000'000;
     /// A connection is closed (and replaced up to min_size) once this old, when it is next idle (0: never).
