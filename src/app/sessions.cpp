@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "agent/sessions/session_routes.h"
+#include "app/database.h"
 
 namespace slipstream::app {
 
@@ -27,15 +28,7 @@ base::Result<std::unique_ptr<Sessions>> open_sessions(const Config& config, App&
     if (!s.enabled) return std::unique_ptr<Sessions>();
     SLIPSTREAM_ASSIGN_OR_RETURN(std::string url, store_url(s));
     // The pool and timeouts follow --database-*; the URL is the sessions' own.
-    constexpr std::int64_t kNanosPerMs = 1'000'000;
-    store::DatabaseConfig c;
-    c.url = url;
-    c.min_size = config.database.pool_min;
-    c.max_size = config.database.pool_max;
-    c.acquire_timeout_ns = std::int64_t{config.database.acquire_timeout_ms} * kNanosPerMs;
-    c.connect_timeout_ns = std::int64_t{config.database.connect_timeout_ms} * kNanosPerMs;
-    c.statement_timeout_ns = std::int64_t{config.database.statement_timeout_ms} * kNanosPerMs;
-    c.max_sessions = config.database.max_sessions;
+    store::DatabaseConfig c = database_config(config.database, std::move(url));
     SLIPSTREAM_ASSIGN_OR_RETURN(std::unique_ptr<store::Database> opened, store::Database::open(std::move(c)));
     std::shared_ptr<store::Database> db(std::move(opened));
 
