@@ -209,10 +209,20 @@ void SessionStore::erase_principal(std::string owner, SessionCallback<std::int64
 }
 
 void SessionStore::sweep(SessionCallback<std::int64_t> done) {
-    query("DELETE FROM agent_sessions WHERE expires_at <= $1", {now_ms()}, [done](store::QueryResult r) {
-        if (!r.is_ok()) return done(error_from_status(r.status()));
-        done(r->affected_rows());
-    });
+    sweep_batch(now_ms(), 0, std::move(done));
+}
+
+void SessionStore::sweep_batch(std::int64_t now, std::int64_t swept_so_far, SessionCallback<std::int64_t> done) {
+    // Batches keep each statement (and SQLite's write lock) short when many sessions expired at once.
+    constexpr std::int64_t kBatch = 500;
+    auto self = shared_from_this();
+    query("DELETE FROM agent_sessions WHERE id IN (SELECT id FROM agent_sessions WHERE expires_at <= $1 LIMIT $2)",
+          {now, kBatch}, [self, now, swept_so_far, done](store::QueryResult r) {
+              if (!r.is_ok()) return done(error_from_status(r.status()));
+              const std::int64_t swept = swept_so_far + r->affected_rows();
+              if (r->affected_rows() < kBatch) return done(swept);
+              self->sweep_batch(now, swept, done);
+          });
 }
 
 }  // namespace slipstream::agent::sessions

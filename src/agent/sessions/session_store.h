@@ -77,7 +77,7 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     void patch_state(std::string owner, std::string id, std::string patch_json,
                      std::optional<std::int64_t> expected_version, SessionCallback<StateDocument> done);
 
-    /// Deletes the sessions that expired (with their events); answers how many.
+    /// Deletes the sessions that expired (with their events), in batches of 500; answers how many.
     void sweep(SessionCallback<std::int64_t> done);
 
     const SessionLimits& limits() const { return options_.limits; }
@@ -94,6 +94,7 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     /// explained as kNotFound, kForbidden or kConflict.
     void write_state(std::string owner, std::string id, std::string state_json, std::optional<std::int64_t> guard,
                      SessionCallback<StateDocument> done);
+    void sweep_batch(std::int64_t now, std::int64_t swept_so_far, SessionCallback<std::int64_t> done);
     void patch_once(std::string owner, std::string id, std::string patch_json,
                     std::optional<std::int64_t> expected_version, int attempts_left,
                     SessionCallback<StateDocument> done);

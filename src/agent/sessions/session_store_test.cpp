@@ -381,6 +381,20 @@ TEST_P(SessionStoreTest, ExpiredSessionsAreInvisibleThenSwept) {
     EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_appends"), 0);
 }
 
+TEST_P(SessionStoreTest, SweepDeletesInBatchesUntilNoneIsLeft) {
+    limits_.max_sessions_per_principal = 2000;
+    open_store();
+    for (int i = 0; i < 520; ++i)  // two batches
+        create("owner" + std::to_string(i % 3), {.ttl_ms = 1000});
+    SessionInfo kept = create("owner0", {.ttl_ms = 5000});
+    clock_->advance(2000 * 1'000'000LL);
+    auto swept = wait<std::int64_t>([&](auto done) { store_->sweep(done); });
+    ASSERT_TRUE(swept.is_ok());
+    EXPECT_EQ(swept.value(), 520);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_sessions"), 1);
+    EXPECT_TRUE(wait<SessionInfo>([&](auto done) { store_->get("owner0", kept.id, done); }).is_ok());
+}
+
 TEST_P(SessionStoreTest, DeleteAndErasePrincipal) {
     SessionInfo a = create("alice");
     create("alice");
