@@ -6,6 +6,7 @@
 
 #include "app/database_settings.h"
 #include "app/run_settings.h"
+#include "app/session_settings.h"
 #include "slipstream/server_options.h"
 
 namespace slipstream::app {
@@ -18,6 +19,7 @@ struct Config {
     ServerOptions server;
     RunSettings run;
     DatabaseSettings database;
+    SessionSettings sessions;
     /// The config file that was read (--config / SLIPSTREAM_CONFIG); empty when none.
     std::string config_path;
     ConfigAction action = ConfigAction::kRun;

@@ -215,8 +215,10 @@ Registry make_config_registry() {
     const auto srv = &Config::server;
     const auto run = &Config::run;
     const auto db = &Config::database;
+    const auto sessions = &Config::sessions;
     using S = ServerOptions;
     using D = DatabaseSettings;
+    using SS = SessionSettings;
     constexpr std::uint64_t kMaxWindow = (1u << 31) - 1;
 
     // In --help order within each group.
@@ -452,6 +454,27 @@ Registry make_config_registry() {
         {"database-statement-cache", G::kDatabase, "N",
          "PostgreSQL statements kept prepared per connection; 0: none (a pooler in transaction mode)",
          integer(0, 100'000), number(db, &D::statement_cache)},
+
+        {"sessions", G::kSessions, "",
+         "mount the durable agent session routes (/sessions, /sessions/{id}/events, /sessions/{id}/state)", boolean(),
+         flag(sessions, &SS::enabled)},
+        {"store", G::kSessions, "URL",
+         "where sessions are kept: postgresql://... or sqlite:///path; empty: sqlite under --data-dir",
+         textual(database_url), text(sessions, &SS::store_url)},
+        {"data-dir", G::kSessions, "DIR", "folder of the embedded session store (sessions.db), created when missing",
+         textual(not_empty), text(sessions, &SS::data_dir)},
+        {"session-max-events", G::kSessions, "N", "events one session may hold; then 409",
+         integer(1, 1'000'000'000'000), number(sessions, &SS::max_events)},
+        {"session-max-event-bytes", G::kSessions, "SIZE", "role and content of one event; 413 past it",
+         sized(16, 64 * kMiB), number(sessions, &SS::max_event_bytes)},
+        {"session-max-state-bytes", G::kSessions, "SIZE", "a session's state document; 413 past it",
+         sized(16, 64 * kMiB), number(sessions, &SS::max_state_bytes)},
+        {"session-max-per-principal", G::kSessions, "N", "live sessions one principal may own; then 409",
+         integer(1, 1'000'000'000), number(sessions, &SS::max_per_principal)},
+        {"session-ttl", G::kSessions, "DURATION", "a session's default lifetime after its last write",
+         duration(1, 30 * kDay), number(sessions, &SS::ttl_ms)},
+        {"session-sweep-interval", G::kSessions, "DURATION", "how often expired sessions are deleted",
+         duration(10, kDay), number(sessions, &SS::sweep_interval_ms)},
     };
 
     Registry r;

@@ -3,12 +3,10 @@
 
 namespace slipstream::app {
 
-base::Result<std::shared_ptr<store::Database>> open_database(const Config& config, App& app) {
-    const DatabaseSettings& s = config.database;
-    if (s.url.empty()) return std::shared_ptr<store::Database>();
+store::DatabaseConfig database_config(const DatabaseSettings& s, std::string url) {
     constexpr std::int64_t kNanosPerMs = 1'000'000;
     store::DatabaseConfig c;
-    c.url = s.url;
+    c.url = std::move(url);
     c.min_size = s.pool_min;
     c.max_size = s.pool_max;
     c.acquire_timeout_ns = std::int64_t{s.acquire_timeout_ms} * kNanosPerMs;
@@ -16,6 +14,13 @@ base::Result<std::shared_ptr<store::Database>> open_database(const Config& confi
     c.statement_timeout_ns = std::int64_t{s.statement_timeout_ms} * kNanosPerMs;
     c.max_sessions = s.max_sessions;
     c.statement_cache_size = s.statement_cache;
+    return c;
+}
+
+base::Result<std::shared_ptr<store::Database>> open_database(const Config& config, App& app) {
+    const DatabaseSettings& s = config.database;
+    if (s.url.empty()) return std::shared_ptr<store::Database>();
+    store::DatabaseConfig c = database_config(s, s.url);
     SLIPSTREAM_ASSIGN_OR_RETURN(std::unique_ptr<store::Database> opened, store::Database::open(std::move(c)));
     std::shared_ptr<store::Database> db(std::move(opened));
     app.readiness_check("database", [db] { return db->ready(); });

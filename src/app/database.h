@@ -10,6 +10,9 @@
 
 namespace slipstream::app {
 
+/// The store's configuration for `url` with the pool and timeouts of `settings` (--database-*).
+store::DatabaseConfig database_config(const DatabaseSettings& settings, std::string url);
+
 /// Opens the database of `config.database` (null when no URL is set) and adds the readiness check "database"
 /// to `app`: /readyz answers 503 while it is unreachable. kInvalidArgument for a bad URL or limit; SQLite's error
 /// when its file cannot be used. Call from the route set-up, before listening; keep the result for the handlers.

@@ -78,6 +78,8 @@ std::string_view option_group_title(OptionGroup group) {
             return "auth and rate limits";
         case OptionGroup::kDatabase:
             return "database";
+        case OptionGroup::kSessions:
+            return "agent sessions";
     }
     return "general";
 }

@@ -39,6 +39,7 @@ enum class OptionGroup : unsigned char {
     kCors,         // cross-origin requests (preflights, Access-Control-* fields)
     kAccess,       // authentication (API keys, JWTs) and per-principal rate limits
     kDatabase,     // the application's database and its pool
+    kSessions,     // durable agent sessions: their store, limits and lifetime
 };
 
 std::string_view option_group_title(OptionGroup group);

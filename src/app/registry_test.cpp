@@ -149,6 +149,19 @@ TEST(Registry, EveryOptionSetsItsField) {
          "30s"},
         {"database-max-sessions", "8", [](const Config& c) { return c.database.max_sessions == 8; }, "8"},
         {"database-statement-cache", "0", [](const Config& c) { return c.database.statement_cache == 0; }, "0"},
+        {"sessions", "true", [](const Config& c) { return c.sessions.enabled; }, "true"},
+        {"store", "sqlite:///var/lib/app/s.db",
+         [](const Config& c) { return c.sessions.store_url == "sqlite:///var/lib/app/s.db"; },
+         "sqlite:///var/lib/app/s.db"},
+        {"data-dir", "/var/lib/app", [](const Config& c) { return c.sessions.data_dir == "/var/lib/app"; },
+         "/var/lib/app"},
+        {"session-max-events", "500", [](const Config& c) { return c.sessions.max_events == 500; }, "500"},
+        {"session-max-event-bytes", "1k", [](const Config& c) { return c.sessions.max_event_bytes == 1024; }, "1k"},
+        {"session-max-state-bytes", "2m", [](const Config& c) { return c.sessions.max_state_bytes == 2 * 1024 * 1024; },
+         "2m"},
+        {"session-max-per-principal", "7", [](const Config& c) { return c.sessions.max_per_principal == 7; }, "7"},
+        {"session-ttl", "90s", [](const Config& c) { return c.sessions.ttl_ms == 90'000; }, "90s"},
+        {"session-sweep-interval", "5s", [](const Config& c) { return c.sessions.sweep_interval_ms == 5000; }, "5s"},
     };
     Registry registry = make_config_registry();
     ASSERT_EQ(std::size(cases), registry.options().size()) << "a registered option has no row here";
@@ -264,6 +277,8 @@ TEST(Registry, BadValuesHaveExactMessages) {
         {"database-url", "mysql://h/db",
          "--database-url: database URL must start with postgresql://, postgres:// or sqlite://"},
         {"database-pool-max", "0", "--database-pool-max: 0 is out of range (1..10000)"},
+        {"store", "mysql://h/db", "--store: database URL must start with postgresql://, postgres:// or sqlite://"},
+        {"session-ttl", "0ms", "--session-ttl: 0ms is out of range (1ms..720h)"},
         {"portt", "1", "unknown option 'portt'"},
     };
     Registry registry = make_config_registry();

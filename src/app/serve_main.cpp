@@ -10,6 +10,7 @@
 
 #include "app/help.h"
 #include "app/load_config.h"
+#include "app/sessions.h"
 #include "base/log.h"
 
 namespace slipstream::app {
@@ -65,8 +66,13 @@ int serve_main(int argc, char** argv, char** envp, const char* name, const Route
     try {
         slipstream::App app(cfg.server);
         setup(app, cfg);
+        base::Result<std::unique_ptr<Sessions>> sessions = open_sessions(cfg, app);
+        if (!sessions.is_ok()) {
+            std::fprintf(stderr, "%s: sessions: %s\n", name, sessions.status().message().c_str());
+            return 1;
+        }
         listen_and_announce(app, cfg.run);
-        return app.run();
+        return app.run();  // then the sessions close (their store after its sweeper), before the App
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s: %s\n", name, e.what());
         return 1;

@@ -111,6 +111,28 @@ def test_upward_link_fails(tmp_path):
     )
 
 
+def test_agent_links_the_public_api_library_only(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            "src/server/CMakeLists.txt": "slipstream_module(server SOURCES s.cpp DEPS ss_server_core)\n",
+            "src/server/core/CMakeLists.txt": "slipstream_module(server_core SOURCES c.cpp DEPS ss_base)\n",
+            "src/store/CMakeLists.txt": "slipstream_module(store SOURCES s.cpp DEPS ss_base)\n",
+            "src/agent/sessions/CMakeLists.txt": (
+                "slipstream_module(agent_sessions SOURCES a.cpp DEPS ss_server ss_store ss_base)\n"
+            ),
+            "src/agent/mcp/CMakeLists.txt": "slipstream_module(agent_mcp SOURCES m.cpp DEPS ss_server_core)\n",
+        },
+    )
+    assert run(root) == (
+        1,
+        [
+            "src/agent/mcp/CMakeLists.txt: agent may not link ss_server_core (server/core)",
+            "lint: 1 layering violation(s)",
+        ],
+    )
+
+
 def test_python_bindings_use_the_public_api_and_the_store_database_only(tmp_path):
     root = tree(
         tmp_path,

@@ -1,0 +1,21 @@
+// The session tables and their migrations, applied at start and recorded in agent_schema_version.
+#pragma once
+
+#include <memory>
+
+#include "agent/sessions/transaction_runner.h"
+#include "base/status.h"
+#include "store/database/database.h"
+
+namespace slipstream::agent::sessions {
+
+/// The schema version this build writes and reads.
+inline constexpr std::int64_t kSessionSchemaVersion = 2;
+
+/// Applies the migrations the database lacks, each in one transaction with its version row (blocking: call at
+/// start-up). Replicas starting together are serialised (PostgreSQL: a table lock; SQLite: its write lock).
+/// kInvalidArgument when the database holds a newer version than this build knows; the database's error
+/// otherwise.
+base::Status migrate_session_schema(store::Database& db, TransactionRunner& runner);
+
+}  // namespace slipstream::agent::sessions

@@ -1,0 +1,107 @@
+// SessionStore: durable agent sessions (metadata, an append-only event log, a versioned state document) on
+// store::Database, SQLite or PostgreSQL.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/sessions/session_error.h"
+#include "agent/sessions/session_types.h"
+#include "agent/sessions/transaction_runner.h"
+#include "base/clock.h"
+#include "base/result.h"
+#include "store/database/database.h"
+
+namespace slipstream::agent::sessions {
+
+template <typename T>
+using SessionCallback = std::function<void(SessionResult<T>)>;
+
+struct SessionStoreOptions {
+    SessionLimits limits;
+    /// Wall time for created/updated/expires (epoch milliseconds); a ManualClock in tests.
+    std::shared_ptr<const base::Clock> clock = std::make_shared<base::SystemClock>();
+};
+
+/// Thread-safe; every operation answers once through its callback, on the database's thread (or at once on the
+/// caller's for input refused before any statement). Durable: a write is answered only after its commit (SQLite
+/// runs with synchronous=FULL, the store/sqlite default). Every operation names the principal acting; a session of
+/// another principal is kForbidden, an unknown or expired one kNotFound. An expired session is invisible at once;
+/// sweep() deletes it for good. Every write moves expires_at to now + the session's TTL.
+class SessionStore : public std::enable_shared_from_this<SessionStore> {
+  public:
+    /// Applies the schema migrations (blocking: call at start-up) and returns the store. The database must be a
+    /// file or a server (an in-memory SQLite database has a single connection).
+    static base::Result<std::shared_ptr<SessionStore>> open(std::shared_ptr<store::Database> db,
+                                                            SessionStoreOptions options = {});
+
+    SessionStore(std::shared_ptr<store::Database> db, std::shared_ptr<TransactionRunner> runner,
+                 SessionStoreOptions options);
+    /// Dropping the last reference on a database thread (in a callback) hands the Database to a short-lived
+    /// thread of its own, since its destructor joins the database's threads. Owners drop theirs elsewhere.
+    ~SessionStore();
+    SessionStore(const SessionStore&) = delete;
+    SessionStore& operator=(const SessionStore&) = delete;
+
+    /// A new session owned by `owner`; kLimit "sessions_per_principal" when the owner has as many live sessions.
+    void create(std::string owner, NewSession session, SessionCallback<SessionInfo> done);
+    void get(std::string owner, std::string id, SessionCallback<SessionInfo> done);
+    /// The owner's live sessions in id order after the cursor `after` ("" for the first page), at most `limit`.
+    void list(std::string owner, std::string after, std::size_t limit, SessionCallback<SessionPage> done);
+    /// Deletes the session with its events and state.
+    void remove(std::string owner, std::string id, SessionCallback<Done> done);
+    /// Deletes every session of `owner` (expired ones too); answers how many.
+    void erase_principal(std::string owner, SessionCallback<std::int64_t> done);
+
+    /// Appends `events` in one transaction: they get consecutive seqs after the newest. With an idempotency key
+    /// seen before on this session, nothing is added and the original range is answered (replayed = true).
+    /// kLimit "events_per_session", "event_bytes" or "batch_events"; kInvalid for an empty batch, an empty role
+    /// or content that is not JSON.
+    void append(std::string owner, std::string id, std::vector<NewEvent> events, std::string idempotency_key,
+                SessionCallback<AppendResult> done);
+    /// Events with seq > `after`, oldest first, at most `limit`.
+    void events(std::string owner, std::string id, std::int64_t after, std::size_t limit,
+                SessionCallback<EventPage> done);
+
+    void get_state(std::string owner, std::string id, SessionCallback<StateDocument> done);
+    /// Replaces the state document. With `expected_version`, only when it is the stored version (else kConflict
+    /// carrying the stored one). kLimit "state_bytes"; kInvalid when `state_json` is not JSON.
+    void put_state(std::string owner, std::string id, std::string state_json,
+                   std::optional<std::int64_t> expected_version, SessionCallback<StateDocument> done);
+    /// Applies a JSON merge patch (RFC 7396) to the state document, with the same conditions as put_state. Without
+    /// `expected_version`, a concurrent write is retried on the newer document.
+    void patch_state(std::string owner, std::string id, std::string patch_json,
+                     std::optional<std::int64_t> expected_version, SessionCallback<StateDocument> done);
+
+    /// Deletes the sessions that expired (with their events), in batches of 500; answers how many.
+    void sweep(SessionCallback<std::int64_t> done);
+
+    const SessionLimits& limits() const { return options_.limits; }
+    store::Backend backend() const { return db_->backend(); }
+
+  private:
+    std::int64_t now_ms() const;
+    /// One statement on the shared pool, written with $n placeholders.
+    void query(std::string_view sql, store::Params params, store::Database::QueryCallback done);
+    /// Reads the session's owner and checks it: `then` runs only for a live session of `owner`.
+    void check_owner(const std::string& owner, const std::string& id, std::function<void(SessionError)> fail,
+                     std::function<void()> then);
+    /// UPDATE of the state document, guarded by `guard` (the version it must still have) when set; a miss is
+    /// explained as kNotFound, kForbidden or kConflict.
+    void write_state(std::string owner, std::string id, std::string state_json, std::optional<std::int64_t> guard,
+                     SessionCallback<StateDocument> done);
+    void sweep_batch(std::int64_t now, std::int64_t swept_so_far, SessionCallback<std::int64_t> done);
+    void patch_once(std::string owner, std::string id, std::string patch_json,
+                    std::optional<std::int64_t> expected_version, int attempts_left,
+                    SessionCallback<StateDocument> done);
+
+    std::shared_ptr<store::Database> db_;
+    std::shared_ptr<TransactionRunner> runner_;
+    SessionStoreOptions options_;
+};
+
+}  // namespace slipstream::agent::sessions

@@ -1,0 +1,451 @@
+// SessionStore on SQLite (a temporary file) and on the throwaway PostgreSQL cluster: every operation, its
+// errors, limits, expiry, idempotent appends under concurrency, restarts.
+#include "agent/sessions/session_store.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <set>
+#include <thread>
+
+#include "agent/sessions/session_schema.h"
+#include "store/postgres/pg_test_support.h"
+
+namespace slipstream::agent::sessions {
+namespace {
+
+using store::postgres::TestCluster;
+using namespace std::chrono_literals;
+
+// Runs one store operation and waits for its answer.
+template <typename T, typename Start>
+SessionResult<T> wait(Start start) {
+    auto p = std::make_shared<std::promise<SessionResult<T>>>();
+    auto f = p->get_future();
+    start([p](SessionResult<T> r) { p->set_value(std::move(r)); });
+    if (f.wait_for(30s) != std::future_status::ready) return SessionError::internal("no answer in 30 s");
+    return f.get();
+}
+
+store::QueryResult run(store::Database& db, std::string sql) {
+    std::promise<store::QueryResult> p;
+    (void)db.query(std::move(sql), {}, [&p](store::QueryResult r) { p.set_value(std::move(r)); });
+    return p.get_future().get();
+}
+
+enum class Kind { kSqlite, kPostgres };
+
+class SessionStoreTest : public ::testing::TestWithParam<Kind> {
+  protected:
+    void SetUp() override {
+        if (GetParam() == Kind::kSqlite) {
+            path_ = std::filesystem::temp_directory_path() /
+                    ("ss-sessions-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++) + ".db");
+            url_ = "sqlite://" + path_.string();
+        } else {
+            SLIPSTREAM_REQUIRE_CLUSTER(cluster);
+            // A database per test: sweeps and counts see only this test's sessions.
+            auto admin = store::Database::open({.url = "postgresql:" + cluster->conninfo()});
+            ASSERT_TRUE(admin.is_ok());
+            const std::string name = "sessions_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++);
+            ASSERT_TRUE(run(**admin, "CREATE DATABASE " + name).is_ok());
+            std::string conninfo = cluster->conninfo();
+            conninfo.replace(conninfo.find("dbname=postgres"), 15, "dbname=" + name);
+            url_ = "postgresql:" + conninfo;
+        }
+        open_store();
+    }
+    void TearDown() override {
+        release_store();
+        db_.reset();
+        if (!path_.empty())
+            for (const char* suffix : {"", "-wal", "-shm"})
+                std::filesystem::remove(path_.string() + suffix);
+    }
+    // Waits until no callback holds the store any more (answers come before their callbacks are destroyed), so
+    // that the store and the Database close on this thread.
+    void release_store() {
+        for (int i = 0; i < 500 && store_ && store_.use_count() > 1; ++i)
+            std::this_thread::sleep_for(10ms);
+        store_.reset();
+    }
+    void open_store() {
+        release_store();
+        db_.reset();
+        auto db = store::Database::open({.url = url_});
+        ASSERT_TRUE(db.is_ok()) << db.status().to_string();
+        db_ = std::shared_ptr<store::Database>(std::move(db).value());
+        SessionStoreOptions options;
+        options.limits = limits_;
+        options.clock = clock_;
+        auto s = SessionStore::open(db_, options);
+        ASSERT_TRUE(s.is_ok()) << s.status().to_string();
+        store_ = std::move(s).value();
+    }
+    SessionInfo create(const std::string& owner, NewSession session = {}) {
+        auto r = wait<SessionInfo>([&](auto done) { store_->create(owner, session, done); });
+        EXPECT_TRUE(r.is_ok()) << (r.is_ok() ? "" : r.error().detail);
+        return r.is_ok() ? r.value() : SessionInfo{};
+    }
+    SessionResult<AppendResult> append(const std::string& owner, const std::string& id, std::vector<NewEvent> events,
+                                       const std::string& key = "") {
+        return wait<AppendResult>([&](auto done) { store_->append(owner, id, events, key, done); });
+    }
+    SessionResult<EventPage> events(const std::string& owner, const std::string& id, std::int64_t after,
+                                    std::size_t limit) {
+        return wait<EventPage>([&](auto done) { store_->events(owner, id, after, limit, done); });
+    }
+    std::int64_t count(const std::string& sql) {
+        store::QueryResult r = run(*db_, sql);
+        EXPECT_TRUE(r.is_ok()) << r.status().to_string();
+        return r.is_ok() ? std::stoll(std::string(r->text(0, 0))) : -1;
+    }
+
+    static inline int counter_ = 0;
+    std::filesystem::path path_;
+    std::string url_;
+    SessionLimits limits_;
+    std::shared_ptr<base::ManualClock> clock_ = std::make_shared<base::ManualClock>();
+    std::shared_ptr<store::Database> db_;
+    std::shared_ptr<SessionStore> store_;
+};
+
+SessionErrorCode code_of(const auto& result) {
+    EXPECT_FALSE(result.is_ok());
+    return result.is_ok() ? SessionErrorCode::kInternal : result.error().code;
+}
+
+TEST_P(SessionStoreTest, CreateGetAndListByOwnerInPages) {
+    SessionInfo a = create("alice", {.metadata_json = R"({ "title" : "trip" })"});
+    EXPECT_EQ(a.owner, "alice");
+    EXPECT_EQ(a.metadata_json, R"({"title":"trip"})");
+    EXPECT_EQ(a.state_version, 1);
+    EXPECT_EQ(a.last_seq, 0);
+    EXPECT_EQ(a.expires_at_ms - a.created_at_ms, limits_.default_ttl_ms);
+    create("alice");
+    create("alice");
+    create("bob");
+
+    auto got = wait<SessionInfo>([&](auto done) { store_->get("alice", a.id, done); });
+    ASSERT_TRUE(got.is_ok());
+    EXPECT_EQ(got.value().metadata_json, R"({"title":"trip"})");
+    EXPECT_EQ(got.value().created_at_ms, a.created_at_ms);
+    EXPECT_EQ(code_of(wait<SessionInfo>([&](auto done) { store_->get("bob", a.id, done); })),
+              SessionErrorCode::kForbidden);
+    EXPECT_EQ(code_of(wait<SessionInfo>([&](auto done) { store_->get("alice", "AAAAAAAAAAAAAAAAAAAAAA", done); })),
+              SessionErrorCode::kNotFound);
+
+    auto first = wait<SessionPage>([&](auto done) { store_->list("alice", "", 2, done); });
+    ASSERT_TRUE(first.is_ok());
+    ASSERT_EQ(first.value().sessions.size(), 2u);
+    ASSERT_FALSE(first.value().next_after.empty());
+    auto second = wait<SessionPage>([&](auto done) { store_->list("alice", first.value().next_after, 2, done); });
+    ASSERT_TRUE(second.is_ok());
+    ASSERT_EQ(second.value().sessions.size(), 1u);
+    EXPECT_TRUE(second.value().next_after.empty());
+    std::set<std::string> ids{first.value().sessions[0].id, first.value().sessions[1].id,
+                              second.value().sessions[0].id};
+    EXPECT_EQ(ids.size(), 3u);
+    EXPECT_EQ(ids.count(a.id), 1u);
+}
+
+TEST_P(SessionStoreTest, AppendBatchRetriedWithItsKeyIsNotDoubled) {
+    SessionInfo s = create("alice");
+    auto batch = append("alice", s.id, {{"user", R"({"text": "hi"})"}, {"assistant", R"("hello")"}, {"tool", "[1, 2]"}},
+                        "key-1");
+    ASSERT_TRUE(batch.is_ok());
+    EXPECT_EQ(batch.value().first_seq, 1);
+    EXPECT_EQ(batch.value().last_seq, 3);
+    EXPECT_FALSE(batch.value().replayed);
+    auto retried = append("alice", s.id, {{"user", R"({"text": "hi"})"}}, "key-1");
+    ASSERT_TRUE(retried.is_ok());
+    EXPECT_EQ(retried.value().first_seq, 1);
+    EXPECT_EQ(retried.value().last_seq, 3);
+    EXPECT_TRUE(retried.value().replayed);
+    auto one = append("alice", s.id, {{"user", "42"}});
+    ASSERT_TRUE(one.is_ok());
+    EXPECT_EQ(one.value().first_seq, 4);
+    EXPECT_EQ(one.value().last_seq, 4);
+
+    auto page = events("alice", s.id, 0, 2);
+    ASSERT_TRUE(page.is_ok());
+    ASSERT_EQ(page.value().events.size(), 2u);
+    EXPECT_EQ(page.value().last_seq, 4);
+    EXPECT_EQ(page.value().events[0].seq, 1);
+    EXPECT_EQ(page.value().events[0].role, "user");
+    EXPECT_EQ(page.value().events[0].content_json, R"({"text":"hi"})");
+    EXPECT_EQ(page.value().events[1].content_json, R"("hello")");
+    auto rest = events("alice", s.id, 2, 100);
+    ASSERT_TRUE(rest.is_ok());
+    ASSERT_EQ(rest.value().events.size(), 2u);
+    EXPECT_EQ(rest.value().events[0].seq, 3);
+    EXPECT_EQ(rest.value().events[1].seq, 4);
+    auto none = events("alice", s.id, 4, 100);
+    ASSERT_TRUE(none.is_ok());
+    EXPECT_TRUE(none.value().events.empty());
+    EXPECT_EQ(none.value().last_seq, 4);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_events"), 4);
+
+    EXPECT_EQ(code_of(append("bob", s.id, {{"user", "1"}})), SessionErrorCode::kForbidden);
+    EXPECT_EQ(code_of(events("bob", s.id, 0, 10)), SessionErrorCode::kForbidden);
+    EXPECT_EQ(code_of(append("alice", "AAAAAAAAAAAAAAAAAAAAAA", {{"user", "1"}})), SessionErrorCode::kNotFound);
+    EXPECT_EQ(code_of(append("alice", s.id, {})), SessionErrorCode::kInvalid);
+    EXPECT_EQ(code_of(append("alice", s.id, {{"", "1"}})), SessionErrorCode::kInvalid);
+    EXPECT_EQ(code_of(append("alice", s.id, {{"user", "{nope"}})), SessionErrorCode::kInvalid);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_events"), 4);
+}
+
+TEST_P(SessionStoreTest, ConcurrentAppendsGetEverySeqOnceAndRetriesAreNotDoubled) {
+    SessionInfo s = create("alice");
+    constexpr int kWriters = 40;
+    std::vector<std::future<SessionResult<AppendResult>>> answers;
+    for (int round = 0; round < 2; ++round)  // the second round retries every key
+        for (int i = 0; i < kWriters; ++i) {
+            auto p = std::make_shared<std::promise<SessionResult<AppendResult>>>();
+            answers.push_back(p->get_future());
+            store_->append("alice", s.id, {{"user", std::to_string(i)}}, "k" + std::to_string(i),
+                           [p](SessionResult<AppendResult> r) { p->set_value(std::move(r)); });
+        }
+    std::set<std::int64_t> seqs;
+    int replayed = 0;
+    for (auto& f : answers) {
+        ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
+        SessionResult<AppendResult> r = f.get();
+        ASSERT_TRUE(r.is_ok()) << r.error().detail;
+        EXPECT_EQ(r.value().first_seq, r.value().last_seq);
+        replayed += r.value().replayed ? 1 : 0;
+        seqs.insert(r.value().first_seq);
+    }
+    EXPECT_EQ(replayed, kWriters);
+    ASSERT_EQ(seqs.size(), static_cast<std::size_t>(kWriters));
+    EXPECT_EQ(*seqs.begin(), 1);
+    EXPECT_EQ(*seqs.rbegin(), kWriters);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_events"), kWriters);
+}
+
+TEST_P(SessionStoreTest, StateWritesNeedTheCurrentVersion) {
+    SessionInfo s = create("alice", {.state_json = R"({"step":1,"keep":true})"});
+    auto get_state = [&](const std::string& owner) {
+        return wait<StateDocument>([&](auto done) { store_->get_state(owner, s.id, done); });
+    };
+    auto initial = get_state("alice");
+    ASSERT_TRUE(initial.is_ok());
+    EXPECT_EQ(initial.value().version, 1);
+    EXPECT_EQ(initial.value().state_json, R"({"step":1,"keep":true})");
+
+    auto put = wait<StateDocument>([&](auto done) { store_->put_state("alice", s.id, R"({"step": 2})", 1, done); });
+    ASSERT_TRUE(put.is_ok());
+    EXPECT_EQ(put.value().version, 2);
+    auto stale = wait<StateDocument>([&](auto done) { store_->put_state("alice", s.id, R"({"step":9})", 1, done); });
+    ASSERT_EQ(code_of(stale), SessionErrorCode::kConflict);
+    EXPECT_EQ(stale.error().current_version, 2);
+    auto stale_patch =
+        wait<StateDocument>([&](auto done) { store_->patch_state("alice", s.id, R"({"x":1})", 7, done); });
+    ASSERT_EQ(code_of(stale_patch), SessionErrorCode::kConflict);
+    EXPECT_EQ(stale_patch.error().current_version, 2);
+
+    auto patched = wait<StateDocument>(
+        [&](auto done) { store_->patch_state("alice", s.id, R"({"step":null,"plan":{"a":1}})", 2, done); });
+    ASSERT_TRUE(patched.is_ok());
+    EXPECT_EQ(patched.value().version, 3);
+    EXPECT_EQ(patched.value().state_json, R"({"plan":{"a":1}})");
+    auto unconditional = wait<StateDocument>(
+        [&](auto done) { store_->patch_state("alice", s.id, R"({"plan":{"b":2}})", std::nullopt, done); });
+    ASSERT_TRUE(unconditional.is_ok());
+    EXPECT_EQ(unconditional.value().version, 4);
+    auto now = get_state("alice");
+    ASSERT_TRUE(now.is_ok());
+    EXPECT_EQ(now.value().state_json, R"({"plan":{"a":1,"b":2}})");
+    EXPECT_EQ(now.value().version, 4);
+
+    EXPECT_EQ(code_of(get_state("bob")), SessionErrorCode::kForbidden);
+    EXPECT_EQ(
+        code_of(wait<StateDocument>([&](auto done) { store_->put_state("bob", s.id, "{}", std::nullopt, done); })),
+        SessionErrorCode::kForbidden);
+    EXPECT_EQ(
+        code_of(wait<StateDocument>([&](auto done) { store_->put_state("alice", s.id, "{x", std::nullopt, done); })),
+        SessionErrorCode::kInvalid);
+    EXPECT_EQ(code_of(wait<StateDocument>(
+                  [&](auto done) { store_->put_state("alice", "AAAAAAAAAAAAAAAAAAAAAA", "{}", std::nullopt, done); })),
+              SessionErrorCode::kNotFound);
+}
+
+TEST_P(SessionStoreTest, EveryLimitIsATypedError) {
+    limits_.max_events_per_session = 3;
+    limits_.max_event_bytes = 20;
+    limits_.max_state_bytes = 16;
+    limits_.max_metadata_bytes = 16;
+    limits_.max_sessions_per_principal = 2;
+    limits_.max_batch_events = 2;
+    open_store();
+    SessionInfo s = create("alice");
+    create("alice");
+    auto third = wait<SessionInfo>([&](auto done) { store_->create("alice", {}, done); });
+    ASSERT_EQ(code_of(third), SessionErrorCode::kLimit);
+    EXPECT_EQ(third.error().limit, "sessions_per_principal");
+    EXPECT_EQ(third.error().limit_value, 2u);
+    create("bob");  // another principal has a count of its own
+
+    ASSERT_TRUE(append("alice", s.id, {{"user", "1"}, {"user", "2"}}).is_ok());
+    auto full = append("alice", s.id, {{"user", "3"}, {"user", "4"}});
+    ASSERT_EQ(code_of(full), SessionErrorCode::kLimit);
+    EXPECT_EQ(full.error().limit, "events_per_session");
+    ASSERT_TRUE(append("alice", s.id, {{"user", "3"}}, "last").is_ok());
+    // The retry of an append that filled the session still answers its range.
+    auto retry = append("alice", s.id, {{"user", "3"}}, "last");
+    ASSERT_TRUE(retry.is_ok());
+    EXPECT_EQ(retry.value().first_seq, 3);
+    EXPECT_TRUE(retry.value().replayed);
+
+    SessionInfo t = wait<SessionInfo>([&](auto done) { store_->create("bob", {}, done); }).value();
+    auto big = append("bob", t.id, {{"user", R"("0123456789abcdefghij")"}});
+    ASSERT_EQ(code_of(big), SessionErrorCode::kLimit);
+    EXPECT_EQ(big.error().limit, "event_bytes");
+    auto batch = append("bob", t.id, {{"a", "1"}, {"b", "2"}, {"c", "3"}});
+    ASSERT_EQ(code_of(batch), SessionErrorCode::kLimit);
+    EXPECT_EQ(batch.error().limit, "batch_events");
+    auto state = wait<StateDocument>(
+        [&](auto done) { store_->put_state("bob", t.id, R"({"a":"0123456789"})", std::nullopt, done); });
+    ASSERT_EQ(code_of(state), SessionErrorCode::kLimit);
+    EXPECT_EQ(state.error().limit, "state_bytes");
+    auto patch = wait<StateDocument>(
+        [&](auto done) { store_->patch_state("bob", t.id, R"({"a":"0123456789"})", std::nullopt, done); });
+    ASSERT_EQ(code_of(patch), SessionErrorCode::kLimit);
+    auto meta = wait<SessionInfo>(
+        [&](auto done) { store_->create("carol", {.metadata_json = R"({"a":"0123456789"})"}, done); });
+    ASSERT_EQ(code_of(meta), SessionErrorCode::kLimit);
+    EXPECT_EQ(meta.error().limit, "metadata_bytes");
+    auto ttl = wait<SessionInfo>([&](auto done) { store_->create("carol", {.ttl_ms = limits_.max_ttl_ms + 1}, done); });
+    EXPECT_EQ(code_of(ttl), SessionErrorCode::kInvalid);
+}
+
+TEST_P(SessionStoreTest, ConcurrentCreatesStopExactlyAtThePrincipalsLimit) {
+    limits_.max_sessions_per_principal = 3;
+    open_store();
+    std::vector<std::future<SessionResult<SessionInfo>>> answers;
+    for (int i = 0; i < 12; ++i) {
+        auto p = std::make_shared<std::promise<SessionResult<SessionInfo>>>();
+        answers.push_back(p->get_future());
+        store_->create(i % 2 == 0 ? "alice" : "bob", {},
+                       [p](SessionResult<SessionInfo> r) { p->set_value(std::move(r)); });
+    }
+    int created = 0;
+    int refused = 0;
+    for (auto& f : answers) {
+        ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
+        SessionResult<SessionInfo> r = f.get();
+        if (r.is_ok()) {
+            ++created;
+        } else {
+            EXPECT_EQ(r.error().limit, "sessions_per_principal");
+            ++refused;
+        }
+    }
+    EXPECT_EQ(created, 6);
+    EXPECT_EQ(refused, 6);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_sessions WHERE owner = 'alice'"), 3);
+    auto erased = wait<std::int64_t>([&](auto done) { store_->erase_principal("alice", done); });
+    ASSERT_TRUE(erased.is_ok());
+    EXPECT_EQ(erased.value(), 3);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_principals"), 1);
+}
+
+TEST_P(SessionStoreTest, ExpiredSessionsAreInvisibleThenSwept) {
+    SessionInfo short_lived = create("alice", {.ttl_ms = 1000});
+    SessionInfo long_lived = create("alice", {.ttl_ms = 5000});
+    ASSERT_TRUE(append("alice", short_lived.id, {{"user", "1"}}, "k").is_ok());
+    clock_->advance(900 * 1'000'000LL);
+    // A write slides the expiry: the short one now lives until 900 + 1000 ms.
+    ASSERT_TRUE(append("alice", short_lived.id, {{"user", "2"}}).is_ok());
+    clock_->advance(200 * 1'000'000LL);
+    ASSERT_TRUE(wait<SessionInfo>([&](auto done) { store_->get("alice", short_lived.id, done); }).is_ok());
+    clock_->advance(1000 * 1'000'000LL);
+    EXPECT_EQ(code_of(wait<SessionInfo>([&](auto done) { store_->get("alice", short_lived.id, done); })),
+              SessionErrorCode::kNotFound);
+    EXPECT_EQ(code_of(events("alice", short_lived.id, 0, 10)), SessionErrorCode::kNotFound);
+    EXPECT_EQ(code_of(append("alice", short_lived.id, {{"user", "3"}})), SessionErrorCode::kNotFound);
+    auto listed = wait<SessionPage>([&](auto done) { store_->list("alice", "", 10, done); });
+    ASSERT_TRUE(listed.is_ok());
+    ASSERT_EQ(listed.value().sessions.size(), 1u);
+    EXPECT_EQ(listed.value().sessions[0].id, long_lived.id);
+
+    auto swept = wait<std::int64_t>([&](auto done) { store_->sweep(done); });
+    ASSERT_TRUE(swept.is_ok());
+    EXPECT_EQ(swept.value(), 1);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_sessions"), 1);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_events"), 0);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_appends"), 0);
+}
+
+TEST_P(SessionStoreTest, SweepDeletesInBatchesUntilNoneIsLeft) {
+    limits_.max_sessions_per_principal = 2000;
+    open_store();
+    for (int i = 0; i < 520; ++i)  // two batches
+        create("owner" + std::to_string(i % 3), {.ttl_ms = 1000});
+    SessionInfo kept = create("owner0", {.ttl_ms = 5000});
+    clock_->advance(2000 * 1'000'000LL);
+    auto swept = wait<std::int64_t>([&](auto done) { store_->sweep(done); });
+    ASSERT_TRUE(swept.is_ok());
+    EXPECT_EQ(swept.value(), 520);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_sessions"), 1);
+    EXPECT_TRUE(wait<SessionInfo>([&](auto done) { store_->get("owner0", kept.id, done); }).is_ok());
+}
+
+TEST_P(SessionStoreTest, DeleteAndErasePrincipal) {
+    SessionInfo a = create("alice");
+    create("alice");
+    SessionInfo b = create("bob");
+    ASSERT_TRUE(append("alice", a.id, {{"user", "1"}}).is_ok());
+    EXPECT_EQ(code_of(wait<Done>([&](auto done) { store_->remove("bob", a.id, done); })), SessionErrorCode::kForbidden);
+    ASSERT_TRUE(wait<Done>([&](auto done) { store_->remove("alice", a.id, done); }).is_ok());
+    EXPECT_EQ(code_of(wait<Done>([&](auto done) { store_->remove("alice", a.id, done); })),
+              SessionErrorCode::kNotFound);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_events"), 0);
+    auto erased = wait<std::int64_t>([&](auto done) { store_->erase_principal("alice", done); });
+    ASSERT_TRUE(erased.is_ok());
+    EXPECT_EQ(erased.value(), 1);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_sessions"), 1);
+    EXPECT_TRUE(wait<SessionInfo>([&](auto done) { store_->get("bob", b.id, done); }).is_ok());
+}
+
+TEST_P(SessionStoreTest, ReopenedStoreKeepsEverythingAndMigratesOnce) {
+    SessionInfo s = create("alice", {.state_json = R"({"n":1})"});
+    ASSERT_TRUE(append("alice", s.id, {{"user", "1"}, {"user", "2"}}, "k").is_ok());
+    open_store();
+    open_store();
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_schema_version"), kSessionSchemaVersion);
+    auto page = events("alice", s.id, 0, 10);
+    ASSERT_TRUE(page.is_ok());
+    EXPECT_EQ(page.value().events.size(), 2u);
+    auto retry = append("alice", s.id, {{"user", "1"}, {"user", "2"}}, "k");
+    ASSERT_TRUE(retry.is_ok());
+    EXPECT_TRUE(retry.value().replayed);
+    auto state = wait<StateDocument>([&](auto done) { store_->get_state("alice", s.id, done); });
+    ASSERT_TRUE(state.is_ok());
+    EXPECT_EQ(state.value().state_json, R"({"n":1})");
+    if (GetParam() == Kind::kSqlite) {
+        // Durable: a commit is on disk before it is answered.
+        EXPECT_EQ(count("PRAGMA synchronous"), 2);  // FULL
+    }
+}
+
+TEST_P(SessionStoreTest, ANewerSchemaIsRefused) {
+    ASSERT_TRUE(run(*db_, "INSERT INTO agent_schema_version (version, applied_at) VALUES (99, 0)").is_ok());
+    auto s = SessionStore::open(db_, {});
+    ASSERT_FALSE(s.is_ok());
+    EXPECT_TRUE(s.status().is_invalid_argument());
+    EXPECT_EQ(s.status().message(), "the database's session schema is version 99, newer than this server's " +
+                                        std::to_string(kSessionSchemaVersion));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, SessionStoreTest, ::testing::Values(Kind::kSqlite, Kind::kPostgres),
+                         [](const ::testing::TestParamInfo<Kind>& info) {
+                             return info.param == Kind::kSqlite ? "Sqlite" : "Postgres";
+                         });
+
+}  // namespace
+}  // namespace slipstream::agent::sessions

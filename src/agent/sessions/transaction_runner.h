@@ -1,0 +1,76 @@
+// TransactionRunner: write transactions on either backend, a bounded number at once, never blocking the caller.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "base/result.h"
+#include "store/database/database.h"
+
+namespace slipstream::agent::sessions {
+
+class TransactionRunner;
+
+/// One open transaction. Statements run in the order they are called; callbacks run on the database's thread.
+/// commit() ends it; dropping the last reference without commit() rolls it back. Made by TransactionRunner::run.
+class Transaction {
+  public:
+    Transaction(std::shared_ptr<TransactionRunner> runner, std::shared_ptr<store::DbSession> session);
+    ~Transaction();
+    Transaction(const Transaction&) = delete;
+    Transaction& operator=(const Transaction&) = delete;
+
+    /// One statement written with $1..$n (sql_for adapts it).
+    void query(std::string_view sql, store::Params params, store::DbSession::QueryCallback done);
+    /// COMMIT; `done` hears its status (a failed commit is rolled back: nothing was kept).
+    void commit(std::function<void(base::Status)> done);
+
+  private:
+    std::shared_ptr<TransactionRunner> runner_;
+    std::shared_ptr<store::DbSession> session_;
+    bool ended_ = false;
+};
+
+using TransactionWork = std::function<void(base::Result<std::shared_ptr<Transaction>>)>;
+
+/// Runs at most `slots` transactions at once and queues the rest (FIFO, bounded: past it, kResourceExhausted).
+/// PostgreSQL: each transaction holds a pooled connection of its own (Database::open_session, asynchronous);
+/// slots = the smaller of the pool size and max_sessions. SQLite, which has one writer at a time anyway: one
+/// slot, on one connection opened at start, so no connection is opened on a request's path. Thread-safe. Holds
+/// the Database weakly (its owner decides when it closes): work started after that hears kCancelled.
+class TransactionRunner : public std::enable_shared_from_this<TransactionRunner> {
+  public:
+    static constexpr std::size_t kMaxWaiting = 10'000;
+
+    /// Opens SQLite's write connection (blocking: call at start-up). kInvalidArgument for an in-memory SQLite
+    /// database (it has a single connection).
+    static base::Result<std::shared_ptr<TransactionRunner>> open(const std::shared_ptr<store::Database>& db);
+
+    explicit TransactionRunner(const std::shared_ptr<store::Database>& db);
+
+    /// Begins a transaction and calls `work` with it (on the database's thread), or with the reason it could
+    /// not begin (kUnavailable, kResourceExhausted, kTimeout, kCancelled).
+    void run(TransactionWork work);
+    store::Backend backend() const { return backend_; }
+
+  private:
+    friend class Transaction;
+    void start(TransactionWork work);
+    void begin(const std::shared_ptr<store::DbSession>& session, TransactionWork work);
+    void release();  // a transaction ended: its slot goes to the next waiting one
+    bool sqlite() const { return held_ != nullptr; }
+
+    std::weak_ptr<store::Database> db_;
+    store::Backend backend_;
+    std::shared_ptr<store::DbSession> held_;  // SQLite only
+    std::mutex mutex_;
+    std::deque<TransactionWork> waiting_;
+    std::size_t slots_ = 1;
+    std::size_t open_ = 0;
+};
+
+}  // namespace slipstream::agent::sessions

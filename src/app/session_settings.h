@@ -1,0 +1,24 @@
+// SessionSettings: the durable agent sessions (--sessions, --store, --data-dir and the limits), opened by
+// open_sessions().
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace slipstream::app {
+
+/// Read like every other option (flags > SLIPSTREAM_* > config file > defaults). The limits' defaults are
+/// agent::sessions::SessionLimits'.
+struct SessionSettings {
+    bool enabled = false;                        // --sessions: mount /sessions
+    std::string store_url;                       // empty: sqlite://<data_dir>/sessions.db
+    std::string data_dir = "data";               // created when missing
+    std::uint64_t max_events = 100'000;          // events per session
+    std::uint64_t max_event_bytes = 64 * 1024;   // role + content of one event
+    std::uint64_t max_state_bytes = 256 * 1024;  // the state document
+    std::uint64_t max_per_principal = 1'000;     // live sessions of one principal
+    std::uint32_t ttl_ms = 24 * 3'600'000;       // default lifetime after the last write
+    std::uint32_t sweep_interval_ms = 60'000;    // how often expired sessions are deleted
+};
+
+}  // namespace slipstream::app

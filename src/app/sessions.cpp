@@ -1,0 +1,50 @@
+// open_sessions(): SessionSettings to a SessionStore, its routes, its sweeper and a readiness check.
+#include "app/sessions.h"
+
+#include <filesystem>
+#include <system_error>
+
+#include "agent/sessions/session_routes.h"
+#include "app/database.h"
+
+namespace slipstream::app {
+
+namespace {
+
+base::Result<std::string> store_url(const SessionSettings& s) {
+    if (!s.store_url.empty()) return s.store_url;
+    std::error_code ec;
+    std::filesystem::create_directories(s.data_dir, ec);
+    if (ec) return base::Status::io_error("--data-dir " + s.data_dir + ": " + ec.message());
+    std::filesystem::path file = std::filesystem::absolute(std::filesystem::path(s.data_dir) / "sessions.db", ec);
+    if (ec) return base::Status::io_error("--data-dir " + s.data_dir + ": " + ec.message());
+    return "sqlite://" + file.string();
+}
+
+}  // namespace
+
+base::Result<std::unique_ptr<Sessions>> open_sessions(const Config& config, App& app) {
+    const SessionSettings& s = config.sessions;
+    if (!s.enabled) return std::unique_ptr<Sessions>();
+    SLIPSTREAM_ASSIGN_OR_RETURN(std::string url, store_url(s));
+    // The pool and timeouts follow --database-*; the URL is the sessions' own.
+    store::DatabaseConfig c = database_config(config.database, std::move(url));
+    SLIPSTREAM_ASSIGN_OR_RETURN(std::unique_ptr<store::Database> opened, store::Database::open(std::move(c)));
+    std::shared_ptr<store::Database> db(std::move(opened));
+
+    agent::sessions::SessionStoreOptions options;
+    options.limits.max_events_per_session = s.max_events;
+    options.limits.max_event_bytes = s.max_event_bytes;
+    options.limits.max_state_bytes = s.max_state_bytes;
+    options.limits.max_sessions_per_principal = s.max_per_principal;
+    options.limits.default_ttl_ms = s.ttl_ms;
+    options.limits.max_ttl_ms = std::max(options.limits.max_ttl_ms, std::int64_t{s.ttl_ms});
+    auto sessions = std::make_unique<Sessions>();
+    SLIPSTREAM_ASSIGN_OR_RETURN(sessions->store, agent::sessions::SessionStore::open(db, std::move(options)));
+    agent::sessions::mount_session_routes(app, sessions->store);
+    sessions->sweeper = std::make_unique<agent::sessions::SessionSweeper>(sessions->store, s.sweep_interval_ms);
+    app.readiness_check("sessions", [db] { return db->ready(); });
+    return sessions;
+}
+
+}  // namespace slipstream::app
