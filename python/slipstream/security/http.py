@@ -96,7 +96,7 @@ class HTTPBasic(HTTPBase):
 class HTTPBearer(HTTPBase):
     """`Authorization: Bearer <token>`: the value is HTTPAuthorizationCredentials."""
 
-    def __init__(self, *, bearerFormat: str | None = None, scheme_name: str | None = None,  # noqa: N803
+    def __init__(self, *, bearerFormat: str | None = None, scheme_name: str | None = None,
                  description: str | None = None, auto_error: bool = True) -> None:
         self.model = HTTPBearerModel(bearerFormat=bearerFormat, description=description)
         self.scheme_name = scheme_name or type(self).__name__

@@ -93,9 +93,9 @@ class OAuth2(SecurityBase):
 class OAuth2PasswordBearer(OAuth2):
     """The password flow (token from `tokenUrl`); the value is the bearer token of `Authorization: Bearer ...`."""
 
-    def __init__(self, tokenUrl: str, scheme_name: str | None = None,  # noqa: N803
+    def __init__(self, tokenUrl: str, scheme_name: str | None = None,
                  scopes: dict[str, str] | None = None, description: str | None = None, auto_error: bool = True,
-                 refreshUrl: str | None = None) -> None:  # noqa: N803
+                 refreshUrl: str | None = None) -> None:
         flows = OAuthFlowsModel(password={"tokenUrl": tokenUrl, "refreshUrl": refreshUrl,  # type: ignore[arg-type]
                                           "scopes": scopes or {}})
         super().__init__(flows=flows, scheme_name=scheme_name, description=description, auto_error=auto_error)
@@ -107,7 +107,7 @@ class OAuth2PasswordBearer(OAuth2):
 class OAuth2AuthorizationCodeBearer(OAuth2):
     """The authorization-code flow (`authorizationUrl`, `tokenUrl`); the value is the bearer token."""
 
-    def __init__(self, authorizationUrl: str, tokenUrl: str, refreshUrl: str | None = None,  # noqa: N803
+    def __init__(self, authorizationUrl: str, tokenUrl: str, refreshUrl: str | None = None,
                  scheme_name: str | None = None, scopes: dict[str, str] | None = None,
                  description: str | None = None, auto_error: bool = True) -> None:
         flows = OAuthFlowsModel(authorizationCode={  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ class OpenIdConnect(SecurityBase):
 
     model: OpenIdConnectModel
 
-    def __init__(self, *, openIdConnectUrl: str, scheme_name: str | None = None,  # noqa: N803
+    def __init__(self, *, openIdConnectUrl: str, scheme_name: str | None = None,
                  description: str | None = None, auto_error: bool = True) -> None:
         self.model = OpenIdConnectModel(openIdConnectUrl=openIdConnectUrl, description=description)
         self.scheme_name = scheme_name or type(self).__name__

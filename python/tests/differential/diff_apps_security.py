@@ -94,7 +94,7 @@ def build_security(fw: ModuleType) -> Any:
     class CookieBearer(sec.OAuth2):
         """The docs' recipe: a bearer token kept in a cookie."""
 
-        def __init__(self, tokenUrl: str) -> None:  # noqa: N803
+        def __init__(self, tokenUrl: str) -> None:
             super().__init__(flows=models.OAuthFlows(password={"tokenUrl": tokenUrl, "scopes": {}}))
 
         async def __call__(self, request: fw.Request) -> str | None:
