@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..exceptions import HTTPException
-from ..requests import Request
+from ..requests import HTTPConnection
 from ..status import HTTP_401_UNAUTHORIZED
 from .base import SecurityBase
 from .models import APIKey, APIKeyIn
@@ -41,7 +41,7 @@ class APIKeyQuery(APIKeyBase):
                  auto_error: bool = True) -> None:
         super().__init__(APIKeyIn.query, name, description, scheme_name, auto_error)
 
-    async def __call__(self, request: Request) -> str | None:
+    async def __call__(self, request: HTTPConnection) -> str | None:
         return self.check_api_key(request.query_params.get(self.model.name))
 
 
@@ -52,7 +52,7 @@ class APIKeyHeader(APIKeyBase):
                  auto_error: bool = True) -> None:
         super().__init__(APIKeyIn.header, name, description, scheme_name, auto_error)
 
-    async def __call__(self, request: Request) -> str | None:
+    async def __call__(self, request: HTTPConnection) -> str | None:
         return self.check_api_key(request.headers.get(self.model.name))
 
 
@@ -63,5 +63,5 @@ class APIKeyCookie(APIKeyBase):
                  auto_error: bool = True) -> None:
         super().__init__(APIKeyIn.cookie, name, description, scheme_name, auto_error)
 
-    async def __call__(self, request: Request) -> str | None:
+    async def __call__(self, request: HTTPConnection) -> str | None:
         return self.check_api_key(request.cookies.get(self.model.name))

@@ -8,7 +8,7 @@ from base64 import b64decode
 from pydantic import BaseModel
 
 from ..exceptions import HTTPException
-from ..requests import Request
+from ..requests import HTTPConnection
 from ..status import HTTP_401_UNAUTHORIZED
 from .base import SecurityBase
 from .models import HTTPBase as HTTPBaseModel
@@ -48,7 +48,7 @@ class HTTPBase(SecurityBase):
         return HTTPException(status_code=HTTP_401_UNAUTHORIZED, detail="Not authenticated",
                              headers=self.make_authenticate_headers())
 
-    def _credentials(self, request: Request, expected: str | None) -> HTTPAuthorizationCredentials | None:
+    def _credentials(self, request: HTTPConnection, expected: str | None) -> HTTPAuthorizationCredentials | None:
         """The header's credentials when present (and of scheme `expected`, any case, if given)."""
         authorization = request.headers.get("Authorization")
         scheme, credentials = get_authorization_scheme_param(authorization)
@@ -58,7 +58,7 @@ class HTTPBase(SecurityBase):
             return None
         return HTTPAuthorizationCredentials(scheme=scheme, credentials=credentials)
 
-    async def __call__(self, request: Request) -> HTTPAuthorizationCredentials | None:
+    async def __call__(self, request: HTTPConnection) -> HTTPAuthorizationCredentials | None:
         return self._credentials(request, None)
 
 
@@ -76,7 +76,7 @@ class HTTPBasic(HTTPBase):
     def make_authenticate_headers(self) -> dict[str, str]:
         return {"WWW-Authenticate": f'Basic realm="{self.realm}"' if self.realm else "Basic"}
 
-    async def __call__(self, request: Request) -> HTTPBasicCredentials | None:  # type: ignore[override]
+    async def __call__(self, request: HTTPConnection) -> HTTPBasicCredentials | None:  # type: ignore[override]
         authorization = request.headers.get("Authorization")
         scheme, param = get_authorization_scheme_param(authorization)
         if not authorization or scheme.lower() != "basic":
@@ -102,7 +102,7 @@ class HTTPBearer(HTTPBase):
         self.scheme_name = scheme_name or type(self).__name__
         self.auto_error = auto_error
 
-    async def __call__(self, request: Request) -> HTTPAuthorizationCredentials | None:
+    async def __call__(self, request: HTTPConnection) -> HTTPAuthorizationCredentials | None:
         return self._credentials(request, "bearer")
 
 
@@ -115,5 +115,5 @@ class HTTPDigest(HTTPBase):
         self.scheme_name = scheme_name or type(self).__name__
         self.auto_error = auto_error
 
-    async def __call__(self, request: Request) -> HTTPAuthorizationCredentials | None:
+    async def __call__(self, request: HTTPConnection) -> HTTPAuthorizationCredentials | None:
         return self._credentials(request, "digest")

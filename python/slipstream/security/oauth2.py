@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from ..dependencies.params import SecurityScopes
 from ..exceptions import HTTPException
 from ..forms import Form
-from ..requests import Request
+from ..requests import HTTPConnection
 from ..status import HTTP_401_UNAUTHORIZED
 from .base import SecurityBase
 from .models import OAuth2 as OAuth2Model
@@ -72,7 +72,7 @@ class OAuth2(SecurityBase):
         return HTTPException(status_code=HTTP_401_UNAUTHORIZED, detail="Not authenticated",
                              headers={"WWW-Authenticate": "Bearer"})
 
-    async def __call__(self, request: Request) -> str | None:
+    async def __call__(self, request: HTTPConnection) -> str | None:
         authorization = request.headers.get("Authorization")
         if not authorization:
             if self.auto_error:
@@ -80,7 +80,7 @@ class OAuth2(SecurityBase):
             return None
         return authorization
 
-    def _bearer_token(self, request: Request) -> str | None:
+    def _bearer_token(self, request: HTTPConnection) -> str | None:
         authorization = request.headers.get("Authorization")
         scheme, param = get_authorization_scheme_param(authorization)
         if not authorization or scheme.lower() != "bearer":
@@ -100,7 +100,7 @@ class OAuth2PasswordBearer(OAuth2):
                                           "scopes": scopes or {}})
         super().__init__(flows=flows, scheme_name=scheme_name, description=description, auto_error=auto_error)
 
-    async def __call__(self, request: Request) -> str | None:
+    async def __call__(self, request: HTTPConnection) -> str | None:
         return self._bearer_token(request)
 
 
@@ -115,7 +115,7 @@ class OAuth2AuthorizationCodeBearer(OAuth2):
             "scopes": scopes or {}})
         super().__init__(flows=flows, scheme_name=scheme_name, description=description, auto_error=auto_error)
 
-    async def __call__(self, request: Request) -> str | None:
+    async def __call__(self, request: HTTPConnection) -> str | None:
         return self._bearer_token(request)
 
 

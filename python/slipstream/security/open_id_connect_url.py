@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..exceptions import HTTPException
-from ..requests import Request
+from ..requests import HTTPConnection
 from ..status import HTTP_401_UNAUTHORIZED
 from .base import SecurityBase
 from .models import OpenIdConnect as OpenIdConnectModel
@@ -24,7 +24,7 @@ class OpenIdConnect(SecurityBase):
         return HTTPException(status_code=HTTP_401_UNAUTHORIZED, detail="Not authenticated",
                              headers={"WWW-Authenticate": "Bearer"})
 
-    async def __call__(self, request: Request) -> str | None:
+    async def __call__(self, request: HTTPConnection) -> str | None:
         authorization = request.headers.get("Authorization")
         if not authorization:
             if self.auto_error:
