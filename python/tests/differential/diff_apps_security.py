@@ -167,6 +167,14 @@ def build_security(fw: ModuleType) -> Any:
     def oidc_route(authorization: Annotated[str, Depends(oidc)]):
         return {"authorization": authorization}
 
+    # router-level and include_router-level security, and one scheme required twice with different scopes
+    router = fw.APIRouter(prefix="/admin", dependencies=[Depends(bearer)])
+
+    @router.get("/stats")
+    def stats(user: Annotated[User, Security(current_user, scopes=["me"])], token: Annotated[str, Depends(oauth2)]):
+        return {"user": user.username, "token": token}
+
+    app.include_router(router, dependencies=[Security(oauth2, scopes=["items"])])
     return app
 
 
@@ -201,5 +209,18 @@ def build_security_optional(fw: ModuleType) -> Any:
         if key is None and token is None:
             raise fw.HTTPException(403, "Not authenticated")
         return {"key": key, "token": token.credentials if token else None}
+
+    return app
+
+
+def build_security_middleware(fw: ModuleType) -> Any:
+    """The "security" app behind an HTTP middleware: the 401s and 422s pass through it."""
+    app = build_security(fw)
+
+    @app.middleware("http")
+    async def mark(request, call_next):
+        response = await call_next(request)
+        response.headers["x-mw"] = "1"
+        return response
 
     return app

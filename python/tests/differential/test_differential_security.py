@@ -13,8 +13,9 @@ from .diff_support import Outcome, build_request, compare, record
 
 
 def row(app: str, method: str, url: str, gap: str | None = None, **kwargs: Any) -> Any:
-    """One request. kwargs: headers=, cookies=, form=, as in test_differential.row."""
-    detail = "".join(f" {key}={kwargs[key]!r:.70}" for key in ("form", "headers", "cookies") if key in kwargs)
+    """One request. kwargs: headers=, cookies=, form=, files= (multipart), json=, as in test_differential.row."""
+    detail = "".join(f" {key}={kwargs[key]!r:.70}" for key in ("json", "form", "files", "headers", "cookies")
+                     if key in kwargs)
     marks = [pytest.mark.xfail(strict=True, reason=gap)] if gap else []
     return pytest.param(app, method.upper(), url, gap, kwargs, id=f"{app} {method.upper()} {url}{detail}", marks=marks)
 
@@ -59,6 +60,9 @@ OAUTH2 = [
     row(S, "post", "/token", form={"username": "alice", "password": "pw", "grant_type": "refresh_token"}),
     row(S, "post", "/token", form={"username": "alice"}),
     row(S, "post", "/token", form={}),
+    row(S, "post", "/token", form={"username": "alice", "password": "pw", "scope": "me"}, files={}),
+    row(S, "post", "/token", json={"username": "alice", "password": "pw"}),
+    row(S, "post", "/token"),
     row(S, "post", "/token-strict", form={"username": "alice", "password": "pw"}),
     row(S, "post", "/token-strict", form={"username": "alice", "password": "pw", "grant_type": "password",
                                           "scope": "me"}),
@@ -113,6 +117,11 @@ API_KEYS = [
     row(S, "get", "/key/all?api_key=q", headers={"x-api-key": "h"}),
     row(S, "get", "/oidc"),
     row(S, "get", "/oidc", headers=auth("Bearer id-token")),
+    # router-level HTTPBearer and include_router-level OAuth2 on the same Authorization header
+    row(S, "get", "/admin/stats", headers=ALICE),
+    row(S, "get", "/admin/stats", headers=BOB),
+    row(S, "get", "/admin/stats", headers=auth("Basic x")),
+    row(S, "get", "/admin/stats"),
 ]
 
 OPTIONAL = [row("security_optional", "get", f"/{name}") for name in (
@@ -132,12 +141,26 @@ OPTIONAL = [row("security_optional", "get", f"/{name}") for name in (
     row("security_optional", "get", "/either", headers=auth("Bearer b")),
 ]
 
+M = "security_middleware"
+MIDDLEWARE = [
+    row(M, "get", "/users/me"),
+    row(M, "get", "/users/me/items", headers=BOB),
+    row(M, "get", "/users/me/items", headers=ALICE),
+    row(M, "get", "/items/abc"),
+    row(M, "get", "/items/abc", headers=ALICE),
+    row(M, "post", "/token", form={"username": "alice"}),
+    row(M, "post", "/token", form={"username": "alice", "password": "pw"}),
+    row(M, "get", "/basic", headers=auth("Basic !!!")),
+    row(M, "get", "/key/cookie", cookies={"session": "k"}),
+]
+
 OPENAPI = [
     row(S, "get", "/openapi.json"),
     row("security_optional", "get", "/openapi.json"),
+    row(M, "get", "/openapi.json"),
 ]
 
-ROWS = OAUTH2 + HTTP + API_KEYS + OPTIONAL + OPENAPI
+ROWS = OAUTH2 + HTTP + API_KEYS + OPTIONAL + MIDDLEWARE + OPENAPI
 
 
 @pytest.mark.parametrize(("app", "method", "url", "gap", "kwargs"), ROWS)
