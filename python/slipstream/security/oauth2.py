@@ -11,8 +11,8 @@ from ..requests import HTTPConnection
 from ..status import HTTP_401_UNAUTHORIZED
 from .base import SecurityBase
 from .models import OAuth2 as OAuth2Model
+from .models import OAuthFlowAuthorizationCode, OAuthFlowPassword, flows_model
 from .models import OAuthFlows as OAuthFlowsModel
-from .models import flows_model
 from .utils import get_authorization_scheme_param
 
 
@@ -96,8 +96,8 @@ class OAuth2PasswordBearer(OAuth2):
     def __init__(self, tokenUrl: str, scheme_name: str | None = None,
                  scopes: dict[str, str] | None = None, description: str | None = None, auto_error: bool = True,
                  refreshUrl: str | None = None) -> None:
-        flows = OAuthFlowsModel(password={"tokenUrl": tokenUrl, "refreshUrl": refreshUrl,  # type: ignore[arg-type]
-                                          "scopes": scopes or {}})
+        flows = OAuthFlowsModel(password=OAuthFlowPassword(tokenUrl=tokenUrl, refreshUrl=refreshUrl,
+                                                           scopes=scopes or {}))
         super().__init__(flows=flows, scheme_name=scheme_name, description=description, auto_error=auto_error)
 
     async def __call__(self, request: HTTPConnection) -> str | None:
@@ -110,9 +110,8 @@ class OAuth2AuthorizationCodeBearer(OAuth2):
     def __init__(self, authorizationUrl: str, tokenUrl: str, refreshUrl: str | None = None,
                  scheme_name: str | None = None, scopes: dict[str, str] | None = None,
                  description: str | None = None, auto_error: bool = True) -> None:
-        flows = OAuthFlowsModel(authorizationCode={  # type: ignore[arg-type]
-            "authorizationUrl": authorizationUrl, "tokenUrl": tokenUrl, "refreshUrl": refreshUrl,
-            "scopes": scopes or {}})
+        flows = OAuthFlowsModel(authorizationCode=OAuthFlowAuthorizationCode(
+            authorizationUrl=authorizationUrl, tokenUrl=tokenUrl, refreshUrl=refreshUrl, scopes=scopes or {}))
         super().__init__(flows=flows, scheme_name=scheme_name, description=description, auto_error=auto_error)
 
     async def __call__(self, request: HTTPConnection) -> str | None:
