@@ -23,7 +23,7 @@ LAYERS: list[tuple[str, list[str]]] = [
               "requests", "responses", "_streaming", "_streaming_responses", "_file_response", "sse", "_database",
               "_database.*", "database", "structured"]),
     ("params", ["params", "dependencies", "dependencies.params", "_markers", "_schema", "_plans", "_fallback", "forms",
-                "_signature", "dependencies.param_models", "dependencies.form_fields", "_endpoint"]),
+                "_signature", "dependencies.param_models", "dependencies.form_fields", "_endpoint", "security", "security.*"]),
     ("dependencies", ["dependencies.tree", "dependencies.program", "dependencies.shape", "dependencies.early",
                       "dependencies.late", "dependencies.runner"]),
     ("routing", ["routing", "_responses_prep", "_route_misses", "_error_responses", "middleware", "middleware.*",

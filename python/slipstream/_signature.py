@@ -24,14 +24,14 @@ from .background import BackgroundTasks
 from .dependencies import param_models
 from .dependencies.params import DependsParam, SecurityScopes
 from .params import BodyParam, CookieParam, HeaderParam, Param, PathParam, QueryParam, Required
-from .requests import Request
+from .requests import HTTPConnection
 from .responses import Response
 
 _PATH_PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::([A-Za-z_]+))?\}")
 
 # What a parameter is (ParamRead.kind); MODEL: a query/header/cookie parameter model (dependencies/param_models.py).
 FIELD, DEPENDS, REQUEST, RESPONSE, BACKGROUND, SCOPES, MODEL = range(7)
-_SPECIAL = ((Request, REQUEST), (Response, RESPONSE), (BackgroundTasks, BACKGROUND), (SecurityScopes, SCOPES))
+_SPECIAL = ((HTTPConnection, REQUEST), (Response, RESPONSE), (BackgroundTasks, BACKGROUND), (SecurityScopes, SCOPES))
 
 
 def path_param_names(pattern: str) -> tuple[str, ...]:

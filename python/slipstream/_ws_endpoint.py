@@ -15,6 +15,7 @@ from pydantic import Field as PydanticField
 from pydantic import TypeAdapter, ValidationError
 
 from . import _signature
+from ._core.connection import HTTPConnection
 from ._core.websocket import WebSocket
 from ._markers import split_markers
 from .dependencies.params import DependsParam
@@ -55,7 +56,8 @@ def _is_socket(annotation: Any, name: str) -> bool:
         return annotation.endswith("WebSocket")
     if annotation is inspect.Parameter.empty:
         return name == "websocket"
-    return isinstance(annotation, type) and issubclass(annotation, WebSocket)
+    # HTTPConnection: the Request on HTTP routes, the WebSocket here (the security classes ask for it).
+    return annotation is HTTPConnection or (isinstance(annotation, type) and issubclass(annotation, WebSocket))
 
 
 def _value(name: str, clean: Any, marker: Param | None, default: Any, in_path: bool) -> _Value:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json as _json
 from collections.abc import Generator
-from http.cookies import _unquote as _unquote_cookie  # the unquoting Starlette applies
 from typing import Any
 
+from ._core.connection import HTTPConnection, parse_cookies
 from ._core.form_body import parse_body
 from ._lifespan import State
 from .datastructures import URL, Headers, QueryParams
 
 
-class Request:
+class Request(HTTPConnection):
     """One HTTP request. Built only for handlers that ask for it (and for exception handlers).
 
     `await request.body()` / `await request.json()` as in Starlette; `body_bytes` and `json_sync()` for def handlers.
@@ -87,15 +87,7 @@ class Request:
     def cookies(self) -> dict[str, str]:
         """The first Cookie header parsed as Starlette's cookie_parser does (lenient; the last duplicate wins)."""
         if self._cookies is None:
-            cookies: dict[str, str] = {}
-            for chunk in self.headers.get("cookie", "").split(";"):
-                key, sep, value = chunk.partition("=")
-                if not sep:
-                    key, value = "", key
-                key, value = key.strip(), value.strip()
-                if key or value:
-                    cookies[key] = _unquote_cookie(value)
-            self._cookies = cookies
+            self._cookies = parse_cookies(self.headers.get("cookie", ""))
         return self._cookies
 
     @property

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ..datastructures import URL, Headers, QueryParams
+from .connection import HTTPConnection, parse_cookies
 
 # slipstream::SendStatus
 _OK, _BACKPRESSURE, _DROPPED, _CLOSED = 0, 1, 2, 3
@@ -39,7 +40,7 @@ class WebSocketState(enum.Enum):
     DISCONNECTED = 2
 
 
-class WebSocket:
+class WebSocket(HTTPConnection):
     """One connection, as Starlette's WebSocket. Use it from the handler's task (the executor's loop)."""
 
     def __init__(self, native: Any) -> None:
@@ -66,6 +67,11 @@ class WebSocket:
     @property
     def url(self) -> URL:
         return URL("ws", self.headers.get("host", ""), self.url_path, self._native.query)
+
+    @property
+    def cookies(self) -> dict[str, str]:
+        """The Cookie header parsed as Starlette's cookie_parser does."""
+        return parse_cookies(self.headers.get("cookie", ""))
 
     @property
     def scope(self) -> dict[str, Any]:

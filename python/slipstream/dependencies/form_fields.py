@@ -32,9 +32,10 @@ def _maybe_form(field: _signature.Field) -> bool:
     return field.source == "form" or forms.claims(field.annotation, None)
 
 
-def value(field: forms.FormField, request: Any) -> Any:
-    """The field's validated value from the request's form; RequestValidationError (FastAPI's 422) if invalid."""
-    return forms.solve_fields([field], request.form_sync())[field.name]
+def values(fields: list[forms.FormField], request: Any) -> dict[str, Any]:
+    """The fields' validated values by name from the request's form; RequestValidationError (FastAPI's 422,
+    every invalid field of them) if any is invalid."""
+    return forms.solve_fields(fields, request.form_sync())
 
 
-__all__ = ["FORM", "form_reads", "value"]
+__all__ = ["FORM", "form_reads", "values"]

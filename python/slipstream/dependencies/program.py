@@ -156,6 +156,7 @@ async def solve(program: Program, flat: dict[str, Any], ex: Exchange) -> Any:
             if errors and i == len(program.steps) - 1:
                 break
         kwargs: dict[str, Any] = {}
+        form_values: dict[str, Any] | None = None
         for name, source, ref in step.args:
             if source == FLAT:
                 kwargs[name] = flat[ref]
@@ -170,7 +171,9 @@ async def solve(program: Program, flat: dict[str, Any], ex: Exchange) -> Any:
             elif source == BACKGROUND:
                 kwargs[name] = ex.background_tasks()
             elif source == FORM:
-                kwargs[name] = _form_fields.value(ref, ex.request)
+                if form_values is None:  # all of the step's fields at once: a 422 lists each invalid one
+                    form_values = _form_fields.values([r for _n, s, r in step.args if s == FORM], ex.request)
+                kwargs[name] = form_values[ref.name]
             else:
                 kwargs[name] = SecurityScopes(scopes=list(ref))
         kind = step.kind

@@ -225,10 +225,12 @@ _define(PATH_ITEM, {
     "$ref": _string, "summary": _string, "description": _string,
     **{method: OPERATION for method in ("get", "put", "post", "delete", "options", "head", "patch", "trace")},
     "servers": _list(SERVER), "parameters": _list(_or_reference(PARAMETER))})
-OAUTH_FLOW = _define(Kind("OAuthFlow"), {"authorizationUrl": _string, "tokenUrl": _string, "refreshUrl": _string,
-                                        "scopes": _map(_string)})
+# Security schemes and OAuth flows in FastAPI's order (its models' fields: the shared ones first, then each kind's),
+# not the specification's.
+OAUTH_FLOW = _define(Kind("OAuthFlow"), {"refreshUrl": _string, "scopes": _map(_string), "authorizationUrl": _string,
+                                        "tokenUrl": _string})
 SECURITY_SCHEME = _define(Kind("SecurityScheme", ("type",)), {
-    "type": _string, "description": _string, "name": _string, "in": _string, "scheme": _string,
+    "type": _string, "description": _string, "in": _string, "name": _string, "scheme": _string,
     "bearerFormat": _string,
     "flows": _define(Kind("OAuthFlows"), {flow: OAUTH_FLOW for flow in (
         "implicit", "password", "clientCredentials", "authorizationCode")}),

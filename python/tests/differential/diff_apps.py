@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from typing_extensions import TypedDict
 
 from .diff_apps_numbers import build_numbers
+from .diff_apps_security import build_security, build_security_middleware, build_security_optional
 
 
 def sub(fw: ModuleType, name: str) -> ModuleType:
@@ -651,6 +652,9 @@ FACTORIES: dict[str, Callable[[ModuleType], Any]] = {
     "middleware": build_middleware,
     "openapi": build_openapi,
     "numbers": build_numbers,
+    "security": build_security,
+    "security_optional": build_security_optional,
+    "security_middleware": build_security_middleware,
 }
 
 
