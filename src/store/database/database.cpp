@@ -141,8 +141,8 @@ void DatabaseImpl::stop() {
             probe_timer_.cancel();
             auto held = std::move(sessions_);
             sessions_.clear();
-            for (SessionImpl* s : held)
-                s->close_on_loop();  // leases go back before the pool goes
+            for (auto& entry : held)
+                entry.second->close_on_loop();  // leases go back before the pool goes
             std::vector<std::shared_ptr<ListenerImpl>> listening;
             for (auto& entry : listeners_)
                 listening.push_back(entry.second);
@@ -265,7 +265,7 @@ void DatabaseImpl::open_session(const std::shared_ptr<DatabaseImpl>& self, Datab
                 return done(lease.status());
             }
             auto session = SessionImpl::over_lease(self, std::move(lease).value());
-            sessions_.insert(session.get());
+            sessions_.emplace(session.get(), session);
             done(std::make_unique<DbSession>(std::move(session)));
         });
     };

@@ -107,7 +107,9 @@ class DatabaseImpl {
     std::unique_ptr<WorkerPool> cancel_workers_;  // PostgreSQL: runs PQcancel for timed-out statements
     std::unique_ptr<postgres::Pool> pool_;        // PostgreSQL, loop thread
     std::unique_ptr<sqlite::Database> sqlite_;    // SQLite
-    std::unordered_set<SessionImpl*> sessions_;   // PostgreSQL sessions holding a lease (loop thread)
+    // PostgreSQL sessions holding a lease (loop thread). Owned here too, so that a session whose last handle goes
+    // once the loop no longer takes tasks is still closed, and destroyed, on the loop by stop().
+    std::unordered_map<SessionImpl*, std::shared_ptr<SessionImpl>> sessions_;
     std::unordered_map<ListenerImpl*, std::shared_ptr<ListenerImpl>> listeners_;  // open ones (loop thread)
     net::Timer probe_timer_;           // SELECT 1 after a second without an answer from the server
     base::MonoNanos last_answer_ = 0;  // loop thread: when the server last answered a statement
