@@ -245,7 +245,7 @@ Field append_record(const Format& format, PyObject* record, Py_ssize_t width, Py
 // Every record in `format`: kOk, kError (exception set, naming the record) or kMismatch.
 template <typename Format>
 Field append_records(const Format& format, PyObject* records, Py_ssize_t width, PyObject* columns,
-                     PyObject* by_name_types, std::string& out) {
+                     PyObject* by_name_types, std::size_t first_record, std::string& out) {
     const bool named = columns != Py_None;
     if (named && !PyTuple_Check(columns)) {
         PyErr_SetString(PyExc_TypeError, "copy_records_to_table: columns must be a tuple of names");
@@ -263,7 +263,7 @@ Field append_records(const Format& format, PyObject* records, Py_ssize_t width, 
             by_name = is == 1;
         }
         Field f = append_record(format, record.get(), width, columns, by_name, out);
-        if (f == Field::kError) prefix_record_error(index);
+        if (f == Field::kError) prefix_record_error(first_record + index);
         if (f != Field::kOk) return f;
     }
 }
@@ -272,23 +272,26 @@ Field append_records(const Format& format, PyObject* records, Py_ssize_t width, 
 
 bool encode_copy_records(PyObject* records, Py_ssize_t width, PyObject* columns, PyObject* by_name_types,
                          std::string& out) {
-    return append_records(TextFormat{}, records, width, columns, by_name_types, out) == Field::kOk;
+    return append_records(TextFormat{}, records, width, columns, by_name_types, 0, out) == Field::kOk;
 }
 
 int encode_copy_records_binary(PyObject* records, Py_ssize_t width, PyObject* columns, PyObject* by_name_types,
-                               const std::vector<std::uint32_t>& oids, std::string& out) {
+                               const std::vector<std::uint32_t>& oids, bool header, bool trailer,
+                               std::size_t first_record, std::string& out) {
     if (static_cast<Py_ssize_t>(oids.size()) != width) return 0;
     for (std::uint32_t oid : oids) {
         if (!has_binary_form(oid)) return 0;
     }
-    static constexpr char kSignature[] = "PGCOPY\n\377\r\n";  // 11 bytes with its NUL
-    out.append(kSignature, sizeof kSignature);
-    append_be(out, std::int32_t{0});  // flags
-    append_be(out, std::int32_t{0});  // header extension length
-    Field f = append_records(BinaryFormat{oids}, records, width, columns, by_name_types, out);
+    if (header) {
+        static constexpr char kSignature[] = "PGCOPY\n\377\r\n";  // 11 bytes with its NUL
+        out.append(kSignature, sizeof kSignature);
+        append_be(out, std::int32_t{0});  // flags
+        append_be(out, std::int32_t{0});  // header extension length
+    }
+    Field f = append_records(BinaryFormat{oids}, records, width, columns, by_name_types, first_record, out);
     if (f == Field::kError) return -1;
     if (f == Field::kMismatch) return 0;
-    append_be(out, std::int16_t{-1});  // trailer
+    if (trailer) append_be(out, std::int16_t{-1});
     return 1;
 }
 

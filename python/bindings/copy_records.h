@@ -23,7 +23,11 @@ bool encode_copy_records(PyObject* records, Py_ssize_t width, PyObject* columns,
 /// discarded (a type without a binary form here: only bool, int2/4/8, float4/8, text, varchar, bpchar, name,
 /// bytea, json, jsonb have one; or a value that is not the column's own Python type: None, bool, int in range,
 /// float or int, str without NUL, bytes); -1: a Python error, set and naming the record, as encode_copy_records.
+/// `header` / `trailer`: whether `out` starts the data (the signature) / ends it (the end marker): a COPY sent in
+/// pieces has the first with the header and the last with the trailer; `first_record` numbers the records in
+/// errors (the piece's place in the whole).
 int encode_copy_records_binary(PyObject* records, Py_ssize_t width, PyObject* columns, PyObject* by_name_types,
-                               const std::vector<std::uint32_t>& oids, std::string& out);
+                               const std::vector<std::uint32_t>& oids, bool header, bool trailer,
+                               std::size_t first_record, std::string& out);
 
 }  // namespace slipstream::python

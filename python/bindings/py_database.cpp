@@ -606,14 +606,16 @@ void register_database(nb::module_& m) {
     m.def(
         "encode_copy_records_binary",
         [](nb::handle records, Py_ssize_t width, nb::handle columns, nb::handle by_name_types,
-           const std::vector<std::uint32_t>& oids) -> nb::object {
+           const std::vector<std::uint32_t>& oids, bool header, bool trailer, std::size_t first_record) -> nb::object {
             std::string data;
-            int done = encode_copy_records_binary(records.ptr(), width, columns.ptr(), by_name_types.ptr(), oids, data);
+            int done = encode_copy_records_binary(records.ptr(), width, columns.ptr(), by_name_types.ptr(), oids,
+                                                  header, trailer, first_record, data);
             if (done < 0) throw nb::python_error();
             if (done == 0) return nb::none();
             return nb::bytes(data.data(), data.size());
         },
-        nb::arg("records"), nb::arg("width"), nb::arg("columns").none(), nb::arg("by_name_types"), nb::arg("oids"));
+        nb::arg("records"), nb::arg("width"), nb::arg("columns").none(), nb::arg("by_name_types"), nb::arg("oids"),
+        nb::arg("header") = true, nb::arg("trailer") = true, nb::arg("first_record") = 0);
 }
 
 }  // namespace slipstream::python

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "store/database/database.h"
 
@@ -75,6 +76,12 @@ class NativeDatabase {
     /// transaction): the row count.
     void session_copy_in(std::uint64_t sid, std::uint64_t token, std::string copy_sql, std::string data,
                          std::int64_t timeout_ns);
+    /// PostgreSQL `COPY ... FROM STDIN` through the pool, its data pushed while it runs (store::CopyStream):
+    /// copy_stream_push(token, piece) as pieces are made, then copy_stream_end(token, None) (or an error text,
+    /// which aborts the COPY); `token` hears the row count. The Python thread only; the data goes out as it comes.
+    void copy_in_stream(std::uint64_t token, std::string copy_sql, std::int64_t timeout_ns);
+    void copy_stream_push(std::uint64_t token, std::string piece);
+    void copy_stream_end(std::uint64_t token, const std::string* error);
     /// PostgreSQL `COPY ... TO STDOUT` through the pool / on a session: the payload is (row count, data bytes),
     /// the data gathered on the database's thread. SQLite answers an "invalid_argument" error.
     void copy_out(std::uint64_t token, std::string copy_sql, std::int64_t timeout_ns);
@@ -105,6 +112,7 @@ class NativeDatabase {
 
   private:
     std::shared_ptr<DbCore> core_;
+    std::unordered_map<std::uint64_t, std::shared_ptr<store::CopyStream>> copy_streams_;  // the Python thread only
 };
 
 /// Registers `db`'s readiness as a check of `app`'s /readyz under `name`: a C++ function over the database (no

@@ -1,7 +1,9 @@
 // NativeDatabase: COPY on a session, COPY TO STDOUT, and listeners that reconnect (store::DbListener).
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
+#include <optional>
 #include <utility>
 
 #include "db_core.h"
@@ -46,6 +48,36 @@ void NativeDatabase::session_copy_in(std::uint64_t sid, std::uint64_t token, std
     if (session == nullptr) return core_->push(DbCompletion{token, store::CopyCount(closed_session())});
     core_->track(token,
                  session->copy_in_data(std::move(copy_sql), std::move(data), count_to_queue(core_, token), timeout_ns));
+}
+
+void NativeDatabase::copy_in_stream(std::uint64_t token, std::string copy_sql, std::int64_t timeout_ns) {
+    std::shared_ptr<store::Database> db = core_->database();
+    if (db == nullptr) return core_->push(DbCompletion{token, store::CopyCount(closed_database())});
+    auto stream = std::make_shared<store::CopyStream>();
+    copy_streams_[token] = stream;
+    std::shared_ptr<DbCore> core = core_;
+    core_->track(token, db->copy_in_stream(
+                            std::move(copy_sql), stream,
+                            [core, token](store::CopyCount r) {
+                                core->push(DbCompletion{token, std::move(r)});
+                            },
+                            timeout_ns));
+}
+
+void NativeDatabase::copy_stream_push(std::uint64_t token, std::string piece) {
+    auto it = copy_streams_.find(token);
+    if (it != copy_streams_.end()) it->second->push(std::move(piece));
+}
+
+void NativeDatabase::copy_stream_end(std::uint64_t token, const std::string* error) {
+    auto it = copy_streams_.find(token);
+    if (it == copy_streams_.end()) return;
+    if (error != nullptr) {
+        it->second->fail(*error);
+    } else {
+        it->second->finish();
+    }
+    copy_streams_.erase(it);
 }
 
 void NativeDatabase::copy_out(std::uint64_t token, std::string copy_sql, std::int64_t timeout_ns) {
@@ -118,6 +150,19 @@ void register_database_streams(nb::class_<NativeDatabase>& cls) {
                self.session_copy_in(sid, token, std::move(sql), std::string(data.c_str(), data.size()), timeout);
            },
            nb::arg("sid"), nb::arg("token"), nb::arg("sql"), nb::arg("data"), nb::arg("timeout"))
+        .def("copy_in_stream", &NativeDatabase::copy_in_stream, nb::arg("token"), nb::arg("sql"), nb::arg("timeout"))
+        .def(
+            "copy_stream_push",
+            [](NativeDatabase& self, std::uint64_t token, nb::bytes piece) {
+                self.copy_stream_push(token, std::string(piece.c_str(), piece.size()));
+            },
+            nb::arg("token"), nb::arg("piece"))
+        .def(
+            "copy_stream_end",
+            [](NativeDatabase& self, std::uint64_t token, std::optional<std::string> error) {
+                self.copy_stream_end(token, error ? &*error : nullptr);
+            },
+            nb::arg("token"), nb::arg("error").none())
         .def("copy_out", &NativeDatabase::copy_out, nb::arg("token"), nb::arg("sql"), nb::arg("timeout"))
         .def("session_copy_out", &NativeDatabase::session_copy_out, nb::arg("sid"), nb::arg("token"), nb::arg("sql"),
              nb::arg("timeout"))

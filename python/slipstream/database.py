@@ -14,8 +14,10 @@ methods, blocking, for `def` handlers. See python/README.md ("Database").
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from . import _native
@@ -263,8 +265,9 @@ class Database(AsyncQueries):
                                     timeout: float | None = None) -> str:
         """Inserts `records` into the table, all or none, and returns "COPY <n>". `records`: tuples in `columns`
         order (all the table's columns when None), or mappings/Records when `columns` is given; identifiers are
-        quoted. PostgreSQL: one `COPY ... FROM STDIN` (the rows are encoded in COPY's text format at once, then streamed); SQLite:
-        multi-row INSERT statements of up to 1000 rows in one transaction."""
+        quoted. PostgreSQL: one `COPY ... FROM STDIN`, in the binary format sent piece by piece as it is encoded
+        when every column type and value has one (else COPY text, encoded at once); SQLite: multi-row INSERT
+        statements of up to 1000 rows in one transaction."""
         if self._sqlite:
             async with self.transaction() as conn:
                 return await conn._copy(table_name, records, columns, schema_name, timeout)
@@ -273,10 +276,43 @@ class Database(AsyncQueries):
         if plan is None:
             return "COPY 0"
         records_list = list(rows)  # encoded twice when the binary format cannot take them
-        sql, data = plan.copy(records_list, (await self._query(*plan.types_query(), timeout))[1])
+        types = (await self._query(*plan.types_query(), timeout))[1]
         ns = timeout_ns(timeout)
+        pieces = plan.binary_pieces(records_list, types)
+        if pieces is not None:
+            count = await self._copy_streamed(plan.copy_sql + " WITH (FORMAT binary)", pieces, ns)
+            if count is not None:
+                return f"COPY {count}"
+        sql, data = plan.copy_sql, plan.copy_data(records_list)
         count = await self._completions.call(lambda t: self.native.copy_in(t, sql, data, ns), cancellable=True)
         return f"COPY {count}"
+
+    async def _copy_streamed(self, sql: str, pieces: Iterator[bytes | None], ns: int) -> int | None:
+        """One COPY whose pieces go to the server while the next ones are encoded; None when a piece could not be
+        encoded in the binary form (the COPY was aborted: nothing kept). An error while encoding aborts it too."""
+        started: list[int] = []
+
+        def start(token: int) -> None:
+            started.append(token)
+            self.native.copy_in_stream(token, sql, ns)
+
+        done = self._completions.call(start, cancellable=True)
+        token = started[0]
+        try:
+            for piece in pieces:
+                if piece is None:
+                    self.native.copy_stream_end(token, "a value has no binary form: sent as COPY text instead")
+                    with contextlib.suppress(DatabaseError):
+                        await done
+                    return None
+                self.native.copy_stream_push(token, piece)
+        except BaseException as exc:
+            self.native.copy_stream_end(token, f"encoding the records failed: {type(exc).__name__}")
+            with contextlib.suppress(DatabaseError, asyncio.CancelledError):
+                await done
+            raise
+        self.native.copy_stream_end(token, None)
+        return await done
 
     async def listen(self, channel: str, callback: Callable[[Notification], Any], *,
                      on_reconnect: Callable[[Listener], Any] | None = None) -> Listener:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from slipstream import Database
-from slipstream.database import DataError
+from slipstream.database import DataError, UniqueViolationError
 
 from tests.pg_cluster import PgCluster
 
@@ -112,6 +112,36 @@ def test_binary_copy_for_binary_columns_and_text_otherwise(pg_cluster: PgCluster
             await db.copy_records_to_table("copy_binary", columns=["a", "k"], records=[(1, "{not json")])
         assert db.sync.copy_records_to_table("copy_binary", columns=["a", "b"], records=[{"a": 7, "b": 8}]) == "COPY 1"
         assert await db.fetchval("SELECT count(*) FROM copy_binary") == 4
+        await db.close()
+
+    asyncio.run(main())
+
+
+def test_binary_copy_streams_in_pieces_and_falls_back_to_text(pg_cluster: PgCluster) -> None:
+    async def main() -> None:
+        db = Database(pg_cluster.url)
+        await db.execute("DROP TABLE IF EXISTS copy_pieces")
+        await db.execute("CREATE TABLE copy_pieces (id int PRIMARY KEY, name text, score float8)")
+        rows = [(i, f"name {i}", i / 8) for i in range(40_000)]  # the first piece and several more
+        assert await db.copy_records_to_table("copy_pieces", records=rows) == "COPY 40000"
+        assert await db.fetchval("SELECT sum(id)::int8 FROM copy_pieces") == sum(range(40_000))
+        assert tuple(await db.fetchrow("SELECT * FROM copy_pieces WHERE id = 39999")) == rows[-1]
+        # A value of another Python type in a later piece: that COPY is aborted and the records go as text.
+        more = [(i, f"n{i}", 0.5) for i in range(40_000, 45_000)]
+        more[3000] = ("43000", "text id", 1.0)
+        assert await db.copy_records_to_table("copy_pieces", records=more) == "COPY 5000"
+        assert await db.fetchval("SELECT name FROM copy_pieces WHERE id = 43000") == "text id"
+        assert await db.fetchval("SELECT count(*) FROM copy_pieces") == 45_000
+        # An error while encoding a later piece aborts the COPY: nothing is kept.
+        bad = [(i, "x", 0.0) for i in range(50_000, 60_000)]
+        bad[9000] = (1, 2)
+        with pytest.raises(ValueError, match="record 9000: copy_records_to_table: a record has 2 values"):
+            await db.copy_records_to_table("copy_pieces", records=bad)
+        # The server's verdict arrives after every piece was sent (a duplicate key in a later piece).
+        dup = [(i, "y", 0.0) for i in range(60_000, 70_000)] + [(5, "dup", 0.0)]
+        with pytest.raises(UniqueViolationError):
+            await db.copy_records_to_table("copy_pieces", records=dup)
+        assert await db.fetchval("SELECT count(*) FROM copy_pieces") == 45_000
         await db.close()
 
     asyncio.run(main())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .. import _native
@@ -106,6 +106,29 @@ class CopyPlan:
                 return self.copy_sql + " WITH (FORMAT binary)", data
         return self.copy_sql, self.copy_data(records)
 
+    def binary_pieces(self, records: Sequence[Any], types: Sequence[Any]) -> Iterator[bytes | None] | None:
+        """PostgreSQL's binary COPY data in pieces (the first small, so the server starts at once), or None when a
+        column type has no binary form in the engine. A piece is None when its records do not all fit the binary
+        form (a value not of its column's Python type): the caller then aborts and sends COPY text instead."""
+        oids = [row[0] for row in types]
+        columns = tuple(self.columns) if self.columns is not None else None
+        kinds = (Mapping, _records.Record)
+        if len(oids) != self.width or _native.encode_copy_records_binary((), self.width, columns, kinds, oids) is None:
+            return None
+
+        def pieces() -> Iterator[bytes | None]:
+            start, size = 0, _FIRST_PIECE_RECORDS
+            while True:
+                end = min(start + size, len(records))
+                yield _native.encode_copy_records_binary(records[start:end], self.width, columns, kinds, oids,
+                                                         header=start == 0, trailer=end == len(records),
+                                                         first_record=start)
+                if end == len(records):
+                    return
+                start, size = end, _PIECE_RECORDS
+
+        return pieces()
+
     def sql(self, rows: int) -> str:
         text = self._sql.get(rows)
         if text is None:
@@ -138,6 +161,10 @@ _TABLE_TYPES = ("SELECT a.atttypid::int8 FROM pg_attribute a WHERE a.attrelid = 
 _COLUMN_TYPES = ("SELECT a.atttypid::int8 FROM json_array_elements_text($2::json) WITH ORDINALITY AS c(name, i) "
                  "JOIN pg_attribute a ON a.attrelid = $1::regclass AND a.attname = c.name AND NOT a.attisdropped "
                  "ORDER BY c.i")
+
+# A streamed COPY's first piece is small so that the server starts while the rest is encoded.
+_FIRST_PIECE_RECORDS = 1024
+_PIECE_RECORDS = 16384
 
 _PARAMETER = re.compile(r"query parameter \$(\d+): ")
 

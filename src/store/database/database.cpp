@@ -306,6 +306,27 @@ void DatabaseImpl::copy_in(std::string copy_sql, postgres::CopySource source, st
               });
 }
 
+void DatabaseImpl::copy_in_stream(std::string copy_sql, std::shared_ptr<CopyStream> stream,
+                                  std::function<void(CopyCount)> done, std::int64_t timeout_ns,
+                                  const std::shared_ptr<QueryCancel>& handle, std::weak_ptr<DatabaseImpl> self) {
+    postgres::QueryOptions options{.timeout_ns = timeout(timeout_ns)};
+    pool_copy(std::move(done), handle,
+              [sql = std::move(copy_sql), stream = std::move(stream), options, weak = std::move(self)](
+                  postgres::Pool& pool, postgres::CopyCallback cb) mutable {
+                  std::shared_ptr<postgres::StatementCancel> statement = pool.copy_in(
+                      std::move(sql), [stream](std::string& out) { return stream->pull(out); }, std::move(cb), options);
+                  // A piece pushed while the connection waits for one wakes it on this loop.
+                  stream->set_wake([weak, running = std::weak_ptr<postgres::StatementCancel>(statement)] {
+                      if (auto db = weak.lock()) {
+                          db->post([running] {
+                              if (auto s = running.lock()) s->resume_copy();
+                          });
+                      }
+                  });
+                  return statement;
+              });
+}
+
 void DatabaseImpl::copy_out(std::string copy_sql, CopyOutSink sink, std::function<void(CopyCount)> done,
                             std::int64_t timeout_ns, const std::shared_ptr<QueryCancel>& handle) {
     postgres::QueryOptions options{.timeout_ns = timeout(timeout_ns)};
@@ -392,6 +413,13 @@ std::shared_ptr<QueryCancel> Database::copy_in_data(std::string copy_sql, std::s
                                                     std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
     auto handle = std::make_shared<QueryCancel>(impl_);
     impl_->copy_in(std::move(copy_sql), postgres::copy_bytes(std::move(data)), std::move(done), timeout_ns, handle);
+    return handle;
+}
+
+std::shared_ptr<QueryCancel> Database::copy_in_stream(std::string copy_sql, std::shared_ptr<CopyStream> stream,
+                                                      std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
+    auto handle = std::make_shared<QueryCancel>(impl_);
+    impl_->copy_in_stream(std::move(copy_sql), std::move(stream), std::move(done), timeout_ns, handle, impl_);
     return handle;
 }
 

@@ -12,6 +12,7 @@
 
 #include "base/result.h"
 #include "base/status.h"
+#include "store/database/copy_stream.h"
 #include "store/db_result.h"
 #include "store/value.h"
 
@@ -164,6 +165,11 @@ class Database {
     /// Value per cell.
     std::shared_ptr<QueryCancel> copy_in_data(std::string copy_sql, std::string data,
                                               std::function<void(CopyCount)> done, std::int64_t timeout_ns = -1);
+    /// copy_in with data made while the COPY runs: the COPY starts at once and sends each piece the producer
+    /// pushes into `stream` (CopyStream) as it arrives, so making the data and sending it overlap. SQLite:
+    /// kInvalidArgument. cancel() or a timeout ends the COPY with CopyFail (nothing is kept).
+    std::shared_ptr<QueryCancel> copy_in_stream(std::string copy_sql, std::shared_ptr<CopyStream> stream,
+                                                std::function<void(CopyCount)> done, std::int64_t timeout_ns = -1);
     /// PostgreSQL: `COPY table|(query) TO STDOUT [WITH (...)]` through the pool: each piece of data to `sink` (on
     /// the database's thread) as it arrives, then `done` with the row count or the error (a sink's error ends
     /// it). Never retried. SQLite: kInvalidArgument.

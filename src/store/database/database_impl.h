@@ -43,6 +43,10 @@ class DatabaseImpl {
     void fetch_json(std::string sql, Params params, Database::JsonCallback done, std::int64_t timeout_ns,
                     bool idempotent, const std::shared_ptr<QueryCancel>& handle);
     void open_session(const std::shared_ptr<DatabaseImpl>& self, Database::SessionCallback done);
+    /// `self`: this, for the stream's wake-ups (they may outlive the Database).
+    void copy_in_stream(std::string copy_sql, std::shared_ptr<CopyStream> stream, std::function<void(CopyCount)> done,
+                        std::int64_t timeout_ns, const std::shared_ptr<QueryCancel>& handle,
+                        std::weak_ptr<DatabaseImpl> self);
     void copy_in(std::string copy_sql, postgres::CopySource source, std::function<void(CopyCount)> done,
                  std::int64_t timeout_ns, const std::shared_ptr<QueryCancel>& handle);
     void copy_out(std::string copy_sql, CopyOutSink sink, std::function<void(CopyCount)> done, std::int64_t timeout_ns,

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <thread>
 
@@ -264,6 +265,58 @@ TEST(DatabasePostgres, CopyInDataTakesEncodedRows) {
     ASSERT_TRUE(n.is_ok()) << n.status().to_string();
     EXPECT_EQ(n.value(), 50000u);
     EXPECT_EQ(run(*db, "SELECT name FROM facade_copy_data WHERE id = 49999")->text(0, 0), "name 49999");
+}
+
+CopyCount copy_stream(Database& db, std::string sql, std::shared_ptr<CopyStream> stream,
+                      const std::function<void()>& produce, std::int64_t timeout_ns = -1) {
+    auto p = std::make_shared<std::promise<CopyCount>>();
+    auto f = p->get_future();
+    db.copy_in_stream(
+        std::move(sql), std::move(stream), [p](CopyCount r) { p->set_value(std::move(r)); }, timeout_ns);
+    produce();
+    EXPECT_EQ(f.wait_for(60s), std::future_status::ready);
+    return f.get();
+}
+
+TEST(DatabasePostgres, CopyInStreamSendsPiecesAsTheProducerMakesThem) {
+    SLIPSTREAM_REQUIRE_CLUSTER(cluster);
+    auto db = open("postgresql:" + cluster->conninfo(), DatabaseConfig{.url = "", .min_size = 1, .max_size = 1});
+    ASSERT_TRUE(db);
+    ASSERT_TRUE(run(*db, "CREATE TABLE IF NOT EXISTS facade_stream (id int, name text)").is_ok());
+    ASSERT_TRUE(run(*db, "TRUNCATE facade_stream").is_ok());
+    // Pieces from another thread, some while the connection waits for them; rows split across pieces.
+    auto stream = std::make_shared<CopyStream>();
+    CopyCount n = copy_stream(*db, "COPY facade_stream (id, name) FROM STDIN", stream, [&] {
+        std::thread producer([stream] {
+            for (int i = 0; i < 200; ++i) {
+                std::string row = std::to_string(i) + "\tname " + std::to_string(i) + "\n";
+                stream->push(row.substr(0, 3));
+                std::this_thread::yield();
+                stream->push(row.substr(3));
+            }
+            stream->finish();
+        });
+        producer.join();
+    });
+    ASSERT_TRUE(n.is_ok()) << n.status().to_string();
+    EXPECT_EQ(n.value(), 200u);
+    EXPECT_EQ(run(*db, "SELECT name FROM facade_stream WHERE id = 199")->text(0, 0), "name 199");
+
+    // fail() aborts the COPY: nothing is kept.
+    auto failing = std::make_shared<CopyStream>();
+    CopyCount aborted = copy_stream(*db, "COPY facade_stream (id, name) FROM STDIN", failing, [&] {
+        failing->push("500\tkept?\n");
+        failing->fail("the producer gave up");
+    });
+    EXPECT_FALSE(aborted.is_ok());
+    EXPECT_EQ(run(*db, "SELECT count(*) FROM facade_stream")->text(0, 0), "200");
+
+    // A stream that never delivers: the deadline ends the COPY, and the connection serves the next statement.
+    auto silent = std::make_shared<CopyStream>();
+    CopyCount late = copy_stream(
+        *db, "COPY facade_stream (id, name) FROM STDIN", silent, [] {}, 200 * base::kNanosPerMilli);
+    EXPECT_TRUE(late.status().is_timeout()) << late.status().to_string();
+    EXPECT_EQ(run(*db, "SELECT count(*) FROM facade_stream")->text(0, 0), "200");
 }
 
 TEST(DatabaseSqlite, CopyIsRefused) {

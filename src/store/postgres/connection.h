@@ -110,6 +110,8 @@ class Connection final : private net::IoHandler {
     /// COPY ... FROM STDIN, or on a pipeline-mode connection (libpq runs no COPY in a pipeline).
     /// options.timeout_ns as for query(); options.prepare is ignored.
     StatementId copy_in(std::string copy_sql, CopySource source, CopyCallback done, QueryOptions options = {});
+    /// The COPY `id`, whose source answered copy_data_pending(), pulls again (a no-op for any other statement).
+    void resume_copy(StatementId id);
     /// Queues `copy_sql` (`COPY table|(query) TO STDOUT [WITH (...)]`); each CopyData message (a row, in text
     /// and CSV format) is handed to `sink` as it arrives. Completes with the number of rows, the server's
     /// error, or the sink's error (the rest of the data is then read and dropped). kInvalidArgument for a

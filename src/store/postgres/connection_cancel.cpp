@@ -71,8 +71,13 @@ void Connection::cancel_on_server(Op& op, const std::string& why) {
     op.deadline = op.phase == Op::Phase::kCopyIn ? op.give_up : std::min(loop_.now() + kCancelRepeat, op.give_up);
     if (op.phase == Op::Phase::kCopyIn) {
         // feed_copy_in ends the COPY with CopyFail at its next turn; a cancel request could arrive after that
-        // and stop the next statement instead.
+        // and stop the next statement instead. A COPY waiting for its source gets that turn now.
         arm_timer();
+        if (op.copy_waiting) {
+            loop_.post([alive = std::weak_ptr<bool>(alive_), self = this, id = op.id] {
+                if (!alive.expired()) self->resume_copy(id);
+            });
+        }
         return;
     }
     std::shared_ptr<PGcancel> cancel(PQgetCancel(conn_), [](PGcancel* c) {

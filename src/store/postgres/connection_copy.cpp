@@ -124,6 +124,12 @@ bool Connection::feed_copy_in(Op& op) {
         base::Status s = op.copy_source(op.copy_chunk);
         if (alive.expired() || state_ != State::kReady) return false;
         budget -= std::min(budget, op.copy_chunk.size());
+        if (is_copy_data_pending(s)) {
+            if (!op.copy_chunk.empty()) continue;  // this piece goes out; the next pull may find more
+            op.copy_waiting = true;                // the producer's next piece comes through resume_copy()
+            set_events(EPOLLIN);
+            return false;
+        }
         if (!s.is_ok()) {
             op.error.message = s.message();
             op.status = std::move(s);
@@ -133,6 +139,13 @@ bool Connection::feed_copy_in(Op& op) {
             op.copy_ended = true;
         }
     }
+}
+void Connection::resume_copy(StatementId id) {
+    if (state_ != State::kReady || in_flight_ == 0) return;
+    Op& op = *ops_.front();
+    if (op.id != id || op.phase != Op::Phase::kCopyIn || !op.copy_waiting) return;
+    op.copy_waiting = false;
+    read_results();
 }
 // Hands each CopyData message that has arrived to the sink. True once the data has ended (the result follows);
 // false while waiting for input (EPOLLIN is armed), or when the connection broke or was destroyed by the sink.

@@ -149,6 +149,18 @@ CopySource copy_rows(std::vector<std::vector<Value>> rows, std::size_t chunk_byt
     };
 }
 
+namespace {
+constexpr std::string_view kCopyDataPending = "COPY data pending";
+}  // namespace
+
+base::Status copy_data_pending() {
+    return base::Status::unavailable(std::string(kCopyDataPending));
+}
+
+bool is_copy_data_pending(const base::Status& status) {
+    return status.code() == base::StatusCode::kUnavailable && status.message() == kCopyDataPending;
+}
+
 CopySource copy_bytes(std::string data, std::size_t chunk_bytes) {
     auto held = std::make_shared<std::string>(std::move(data));
     return [held, offset = std::size_t{0}, chunk_bytes](std::string& out) mutable {

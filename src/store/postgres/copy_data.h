@@ -25,6 +25,11 @@ using CopyCallback = std::function<void(CopyResult result)>;
 /// what the callback hears. Called on the loop thread, never after the callback.
 using CopySource = std::function<base::Status(std::string& out)>;
 
+/// What a CopySource answers when its next piece is not ready yet (a producer on another thread is still making
+/// it): the connection keeps the COPY open and pulls again once Connection::resume_copy() is called.
+base::Status copy_data_pending();
+bool is_copy_data_pending(const base::Status& status);
+
 /// Receives copy_out's data as it arrives: one CopyData message per call (text and CSV: one row with its
 /// newline). The view is valid during the call only. An error status stops delivery: the rest of the data is
 /// read and dropped, and the callback hears that status.

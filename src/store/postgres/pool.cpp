@@ -337,12 +337,16 @@ std::shared_ptr<StatementCancel> Pool::copy(std::string copy_sql, Stream stream,
             std::move(sql), std::move(stream),
             [this, conn, done = std::move(done), handle](CopyResult r) mutable {
                 handle->stop_ = nullptr;
+                handle->resume_ = nullptr;
                 ++handle->answers_;
                 release(conn);
                 done(std::move(r));
             },
             options);
-        if (handle->answers_ == answers) handle->stop_ = [conn, id] { conn->cancel(id); };
+        if (handle->answers_ == answers) {
+            handle->stop_ = [conn, id] { conn->cancel(id); };
+            handle->resume_ = [conn, id] { conn->resume_copy(id); };
+        }
     });
     return handle;
 }

@@ -44,14 +44,20 @@ class Pool;
 class StatementCancel {
   public:
     void cancel();
+    /// A COPY FROM STDIN whose source answered copy_data_pending() pulls again (Connection::resume_copy); a no-op
+    /// before it reached a connection (its first pull comes then) and after it was answered.
+    void resume_copy() {
+        if (resume_) resume_();
+    }
     /// cancel() was called.
     bool requested() const { return requested_; }
 
   private:
     friend class Pool;
     bool requested_ = false;
-    std::function<void()> stop_;  // what cancelling does at this stage; empty once the statement was answered
-    std::uint64_t answers_ = 0;   // connection answers so far: one that came from inside the call is seen
+    std::function<void()> stop_;    // what cancelling does at this stage; empty once the statement was answered
+    std::function<void()> resume_;  // on a connection: resume_copy there
+    std::uint64_t answers_ = 0;     // connection answers so far: one that came from inside the call is seen
 };
 
 /// A connection checked out of a Pool; goes back when destroyed (a connection left inside a transaction is
