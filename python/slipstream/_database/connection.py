@@ -164,7 +164,7 @@ _COLUMN_TYPES = ("SELECT a.atttypid::int8 FROM json_array_elements_text($2::json
 
 # A streamed COPY's first piece is small so that the server starts while the rest is encoded.
 _FIRST_PIECE_RECORDS = 1024
-_PIECE_RECORDS = 16384
+_PIECE_RECORDS = 4096
 
 _PARAMETER = re.compile(r"query parameter \$(\d+): ")
 
