@@ -14,19 +14,27 @@ schema (a wrong type started, a key `additionalProperties: false` refuses, a str
 no `enum` member, an object closed without a `required` key, ...); the final verdict is the whole-document
 validator's. The schema is the type's JSON Schema as pydantic writes it (`TypeAdapter(t).json_schema()`);
 result() validates the finished document with pydantic too.
+
+`ValidatedStreamResponse(source, Model)` streams such output to the client as it arrives (Server-Sent Events or
+NDJSON): the value so far after every piece, then the document, or an error event naming the JSON pointer as soon
+as the output can no longer be valid, which also closes the source (an async generator over an LLM client's
+stream stops there, and with it the upstream request).
 """
 
 from __future__ import annotations
 
 import enum
+import inspect
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from . import _native
+from ._streaming_responses import StreamingResponse
+from .sse import format_sse_event
 
-__all__ = ["StreamFailure", "StreamState", "StreamValidator"]
+__all__ = ["StreamFailure", "StreamState", "StreamValidator", "ValidatedStreamResponse", "validated_events"]
 
 
 class StreamState(enum.Enum):
@@ -93,3 +101,73 @@ class StreamValidator:
             raise ValueError(f"the stream is {self.state.value}, not complete")
         text, _ = self._native.snapshot()
         return json.loads(text) if self._adapter is None else self._adapter.validate_json(text)
+
+
+async def validated_events(source: Any, schema: Any, *, partial: bool = True) -> AsyncIterator[tuple[str, Any]]:
+    """(kind, payload) for each step of `source` (an async or sync iterable of str/bytes pieces of one JSON
+    document) validated against `schema`: ("partial", the value so far) after each piece (`partial=False`:
+    ("delta", the piece's text) instead), then ("complete", the document), or ("error", {offset, pointer, keyword,
+    message}) at the first piece that makes it invalid, after which the source is closed and nothing more is read."""
+    validator = schema if isinstance(schema, StreamValidator) else StreamValidator(schema)
+    items = source.__aiter__() if hasattr(source, "__aiter__") else _as_async(source)
+    try:
+        async for piece in items:
+            if validator.feed(piece) is StreamState.INVALID:
+                yield "error", asdict(validator.failure)
+                return
+            if partial:
+                yield "partial", validator.partial()[0]
+            else:
+                yield "delta", piece.decode() if isinstance(piece, bytes) else piece
+        if validator.finish() is StreamState.INVALID:
+            yield "error", asdict(validator.failure)
+            return
+        yield "complete", validator.partial()[0]
+    finally:
+        close = getattr(items, "aclose", None)
+        if close is not None:
+            result = close()
+            if inspect.isawaitable(result):
+                await result
+
+
+async def _as_async(items: Any) -> AsyncIterator[Any]:
+    for item in items:
+        yield item
+
+
+class ValidatedStreamResponse(StreamingResponse):
+    """Streams `source` (str/bytes pieces of one JSON document, e.g. an LLM's output) validated against `schema`
+    while it arrives (validated_events). `format="sse"` (default): `text/event-stream` events named partial / delta,
+    complete, error, each `data:` compact JSON; `format="ndjson"`: `application/x-ndjson`, one
+    {"type": ..., "value": ...} object per line. The status is 200 whatever the output turns out to be: the error
+    event says why it stopped."""
+
+    def __init__(self, source: Any, schema: Any, *, format: str = "sse", partial: bool = True,
+                 status_code: int = 200, headers: Mapping[str, str] | None = None, background: Any = None) -> None:
+        if format not in ("sse", "ndjson"):
+            raise ValueError('format must be "sse" or "ndjson"')
+        validator = StreamValidator(schema)  # a bad schema fails here, before anything is sent
+        events = validated_events(source, validator, partial=partial)
+        body = _sse(events) if format == "sse" else _ndjson(events)
+        super().__init__(body, status_code=status_code, headers=headers,
+                         media_type="text/event-stream" if format == "sse" else "application/x-ndjson",
+                         background=background)
+        if format == "sse":
+            for name, value in (("cache-control", "no-cache"), ("x-accel-buffering", "no")):
+                if name not in self.headers:
+                    self.headers[name] = value
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+async def _sse(events: AsyncIterator[tuple[str, Any]]) -> AsyncIterator[bytes]:
+    async for kind, value in events:
+        yield format_sse_event(data_str=_compact(value), event=kind)
+
+
+async def _ndjson(events: AsyncIterator[tuple[str, Any]]) -> AsyncIterator[bytes]:
+    async for kind, value in events:
+        yield (_compact({"type": kind, "value": value}) + "\n").encode()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel, Field
@@ -93,3 +93,60 @@ def test_a_schema_dict_and_a_truncated_document() -> None:
     with pytest.raises(ValueError, match="does not compile"):
         StreamValidator({"type": 5})
     assert json.loads(json.dumps(Answer.model_json_schema())) == StreamValidator(Answer).schema
+
+
+def _app_streaming(pieces: list[str], closed: list[bool], fmt: str = "sse", partial: bool = True) -> Any:
+    from slipstream import App
+    from slipstream.structured import ValidatedStreamResponse
+
+    app = App()
+
+    async def llm() -> Any:
+        try:
+            for p in pieces:
+                yield p
+        finally:
+            closed.append(True)
+
+    @app.get("/answer")
+    async def answer() -> ValidatedStreamResponse:
+        return ValidatedStreamResponse(llm(), Answer, format=fmt, partial=partial)
+
+    return app
+
+
+def _events(text: str) -> list[tuple[str, Any]]:
+    out = []
+    for block in text.strip().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines())
+        out.append((fields["event"], json.loads(fields["data"])))
+    return out
+
+
+def test_a_validated_stream_sends_partial_values_then_the_document() -> None:
+    from slipstream import TestClient
+
+    closed: list[bool] = []
+    pieces = ['{"title": "T", "kind"', ': "note", "items": [{"name": "a", ', '"qty": 1}]}']
+    with TestClient(_app_streaming(pieces, closed)) as client:
+        r = client.get("/answer")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+    assert _events(r.text) == [("partial", {"title": "T"}), ("partial", {"title": "T", "kind": "note", "items": [
+        {"name": "a"}]}), ("partial", {"title": "T", "kind": "note", "items": [{"name": "a", "qty": 1}]}),
+        ("complete", {"title": "T", "kind": "note", "items": [{"name": "a", "qty": 1}]})]
+    assert closed == [True]
+
+
+def test_a_validated_stream_stops_the_source_at_the_first_invalid_piece() -> None:
+    from slipstream import TestClient
+
+    closed: list[bool] = []
+    pieces = ['{"title": "T", ', '"kind": "memo"', ', "items": []}', "never read"]
+    with TestClient(_app_streaming(pieces, closed, fmt="ndjson", partial=False)) as client:
+        r = client.get("/answer")
+    assert r.headers["content-type"].startswith("application/x-ndjson")
+    lines = [json.loads(line) for line in r.text.splitlines()]
+    assert lines[0] == {"type": "delta", "value": '{"title": "T", '}
+    assert lines[1]["type"] == "error"
+    assert (lines[1]["value"]["keyword"], lines[1]["value"]["pointer"]) == ("enum", "/kind")
+    assert len(lines) == 2 and closed == [True]
