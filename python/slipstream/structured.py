@@ -91,8 +91,8 @@ class StreamValidator:
         """(the value so far, JSON pointers of its incomplete parts): open objects and arrays as far as they
         go, an open string as far as it has come, a member whose value has not started left out. (None, []) before
         the first value."""
-        text, pointers = self._native.snapshot()
-        return (None if text is None else json.loads(text)), pointers
+        value, pointers = self._native.snapshot_value()
+        return value, pointers
 
     def result(self) -> Any:
         """The finished document: validated by pydantic into the type given, or the parsed JSON for a schema
