@@ -459,8 +459,8 @@ StreamState StreamValidator::finish() {
 
 // An invalid stream gets its offset (and "json" for a syntax or limit error); a complete one its verdict.
 StreamState StreamValidator::settle(StreamState s) {
-    if (state_ != StreamState::kPartial) return state_;
-    if (s == StreamState::kInvalid) {
+    if (state_ == StreamState::kInvalid) return state_;
+    if (s == StreamState::kInvalid) {  // also after a complete document: bytes other than whitespace followed it
         if (failure_.keyword.empty()) {
             failure_.keyword = "json";
             failure_.message = stream_.error().message;
@@ -468,7 +468,7 @@ StreamState StreamValidator::settle(StreamState s) {
         failure_.offset = stream_.error().offset;
         return state_ = s;
     }
-    if (s != StreamState::kComplete) return state_;
+    if (s != StreamState::kComplete || state_ == StreamState::kComplete) return state_;
     json::schema::ErrorSink sink(1);
     if (compiled_.validate(*builder_.result(), &sink)) return state_ = StreamState::kComplete;
     const json::schema::ValidationError& e = sink.errors().front();

@@ -181,6 +181,17 @@ TEST(StreamValidatorTest, RejectsAtTheByteThatProvesIt) {
     EXPECT_EQ(run(ok, R"({"name":"Tom","kind":"cat","tags":[1,2]})", {3}), StreamState::kComplete);
 }
 
+TEST(StreamValidatorTest, BytesAfterACompleteDocumentMakeItInvalid) {
+    Compiled c(kPerson);
+    StreamValidator v(*c.doc, c.schema);
+    EXPECT_EQ(v.feed(R"({"name":"a","kind":"cat"})"), StreamState::kComplete);
+    EXPECT_EQ(v.feed(" \n"), StreamState::kComplete);
+    EXPECT_EQ(v.feed(R"(,"x")"), StreamState::kInvalid);
+    EXPECT_EQ(v.failure().keyword, "json");
+    EXPECT_EQ(v.failure().message, "Extra data");
+    EXPECT_EQ(v.finish(), StreamState::kInvalid);
+}
+
 TEST(StreamValidatorTest, SnapshotsShowThePartialValue) {
     Compiled c(kPerson);
     StreamValidator v(*c.doc, c.schema);
