@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agent/structured/json_stream.h"
+#include "agent/structured/schema_checker.h"
 #include "agent/structured/value_builder.h"
 #include "base/arena.h"
 #include "base/result.h"
@@ -29,15 +30,12 @@ struct SchemaFailure {
     std::string message;
 };
 
-/// Feeds a JsonStream and checks, as the bytes arrive, the keywords whose failure a prefix can prove: `type` (at
-/// a value's first byte), `enum`/`const` on strings (no member starts with the prefix), `maxLength` (as code
-/// points arrive), `additionalProperties: false` (a finished key outside `properties`, without
-/// `patternProperties`), `maxProperties`/`maxItems` (one member too many), `required`/`minProperties`/
-/// `minItems`/`minLength` (when the value closes), scalars against `enum`/`const`, a `false` schema. Only
-/// a schema's own keywords are checked early and only along `properties`, `additionalProperties`, `prefixItems`
-/// and `items` (every keyword of a schema applies, so this never rejects a document the whole schema accepts;
-/// composition keywords are left to the end). When the document completes, the compiled schema validates the
-/// whole value: the verdict is always the whole-document validator's. `schema` is the schema document (kept by
+/// Feeds a JsonStream and checks, as the bytes arrive, the keywords whose failure a prefix can prove
+/// (SchemaChecker: `type`, `enum`/`const`, `maxLength`, `additionalProperties: false`, `maxProperties`/
+/// `maxItems`, `required`/`minProperties`/`minItems`/`minLength` when a value closes, `false` schemas, through
+/// `properties`/`items`, local `$ref`, `allOf`, and `anyOf`/`oneOf` branches), never rejecting a document the
+/// schema accepts. When the document completes, the compiled schema validates the whole value: the verdict is
+/// always the whole-document validator's. `schema` is the schema document (kept by
 /// reference: it must outlive this) and `compiled` its compilation. Not thread-safe.
 class StreamValidator {
   public:
@@ -62,7 +60,6 @@ class StreamValidator {
     bool snapshot_json(std::string& out, std::vector<std::string>* partial = nullptr);
 
   private:
-    class Checker;
     struct OwnedSchema {
         base::Arena arena;
         const json::Value* doc = nullptr;
@@ -73,7 +70,7 @@ class StreamValidator {
     base::Arena arena_;
     json::schema::Schema compiled_;
     ValueBuilder builder_;
-    std::unique_ptr<Checker> checker_;
+    std::unique_ptr<SchemaChecker> checker_;
     JsonStream stream_;
     SchemaFailure failure_;
     StreamState state_ = StreamState::kPartial;

@@ -181,6 +181,35 @@ TEST(StreamValidatorTest, RejectsAtTheByteThatProvesIt) {
     EXPECT_EQ(run(ok, R"({"name":"Tom","kind":"cat","tags":[1,2]})", {3}), StreamState::kComplete);
 }
 
+TEST(StreamValidatorTest, AnyOfBranchesAndRefsAreFollowed) {
+    // pydantic's `items: list[Item] | None` and `mode: Literal["a"] | int`.
+    Compiled c(R"({"type":"object","properties":{
+        "items":{"anyOf":[{"type":"array","items":{"$ref":"#/$defs/Item"}},{"type":"null"}]},
+        "mode":{"anyOf":[{"const":"auto"},{"type":"integer"}]}},
+      "$defs":{"Item":{"type":"object","required":["qty"],"properties":{"qty":{"type":"integer"}},
+                        "additionalProperties":false}}})");
+    const Early cases[] = {
+        {R"({"items":[{"qty":"2"}]})", 17, "type", "/items/0/qty"},
+        {R"({"items":[{"qty":2,"x":1}]})", 21, "additionalProperties", "/items/0/x"},
+        {R"({"items":[{}]})", 11, "required", "/items/0"},
+        {R"({"items":"none"})", 9, "type", "/items"},
+        {R"({"mode":"manual"})", 9, "const", "/mode"},
+        {R"({"mode":1.5})", 11, "type", "/mode"},
+    };
+    for (const Early& e : cases) {
+        SCOPED_TRACE(e.text);
+        StreamValidator v(*c.doc, c.schema);
+        EXPECT_EQ(run(v, e.text, {1}), StreamState::kInvalid);
+        EXPECT_EQ(v.failure().offset, e.offset);
+        EXPECT_EQ(v.failure().keyword, e.keyword);
+        EXPECT_EQ(v.failure().pointer, e.pointer);
+    }
+    for (const char* ok : {R"({"items":null,"mode":"auto"})", R"({"items":[{"qty":1}],"mode":7})"}) {
+        StreamValidator v(*c.doc, c.schema);
+        EXPECT_EQ(run(v, ok, {1}), StreamState::kComplete) << ok << ": " << v.failure().message;
+    }
+}
+
 TEST(StreamValidatorTest, BytesAfterACompleteDocumentMakeItInvalid) {
     Compiled c(kPerson);
     StreamValidator v(*c.doc, c.schema);

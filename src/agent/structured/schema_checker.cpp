@@ -1,0 +1,493 @@
+// SchemaChecker: alternatives per value (anyOf/oneOf branches; allOf and $ref joined in), dropped as keywords refuse.
+#include "agent/structured/schema_checker.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <iterator>
+
+#include "json/pointer.h"
+
+namespace slipstream::agent::structured {
+namespace {
+
+using Kind = SchemaChecker::Kind;
+
+constexpr std::size_t kMaxAlternatives = 16;
+constexpr int kMaxExpansionDepth = 8;
+
+bool names_kind(std::string_view type, Kind k) {
+    switch (k) {
+        case Kind::kObject:
+            return type == "object";
+        case Kind::kArray:
+            return type == "array";
+        case Kind::kString:
+            return type == "string";
+        case Kind::kNumber:  // not read yet: integral or not
+        case Kind::kIntegral:
+            return type == "number" || type == "integer";
+        case Kind::kFraction:
+            return type == "number";
+        case Kind::kBoolean:
+            return type == "boolean";
+        case Kind::kNull:
+            return type == "null";
+    }
+    return false;
+}
+
+const char* kind_name(Kind k) {
+    switch (k) {
+        case Kind::kObject:
+            return "object";
+        case Kind::kArray:
+            return "array";
+        case Kind::kString:
+            return "string";
+        case Kind::kBoolean:
+            return "boolean";
+        case Kind::kNull:
+            return "null";
+        default:
+            return "number";
+    }
+}
+
+// `type` allows `k` (absent or malformed: allows everything; the compiled schema judges those).
+bool type_allows(const json::Value& node, Kind k) {
+    const json::Value* type = node.find("type");
+    if (type == nullptr) return true;
+    if (type->is_string()) return names_kind(type->as_string(), k);
+    if (!type->is_array()) return true;
+    for (const json::Value& t : type->items()) {
+        if (!t.is_string() || names_kind(t.as_string(), k)) return true;
+    }
+    return false;
+}
+
+bool member_of_kind(const json::Value& m, Kind k) {
+    switch (k) {
+        case Kind::kObject:
+            return m.is_object();
+        case Kind::kArray:
+            return m.is_array();
+        case Kind::kString:
+            return m.is_string();
+        case Kind::kBoolean:
+            return m.is_bool();
+        case Kind::kNull:
+            return m.is_null();
+        default:
+            return m.is_number();
+    }
+}
+
+// `enum` / `const` name at least one value of this kind (absent or malformed: anything). Sets `keyword`.
+bool members_allow_kind(const json::Value& node, Kind k, const char*& keyword) {
+    if (const json::Value* c = node.find("const"); c != nullptr && !member_of_kind(*c, k)) {
+        keyword = "const";
+        return false;
+    }
+    if (const json::Value* e = node.find("enum"); e != nullptr && e->is_array()) {
+        keyword = "enum";
+        return std::any_of(e->items().begin(), e->items().end(),
+                           [k](const json::Value& m) { return member_of_kind(m, k); });
+    }
+    return true;
+}
+
+// A non-negative integer keyword's value, or -1 when absent or not one.
+std::int64_t count_keyword(const json::Value& node, std::string_view name) {
+    const json::Value* v = node.find(name);
+    if (v == nullptr || !v->is_number()) return -1;
+    const double d = v->as_double();
+    return d >= 0 && d == std::floor(d) && d < 9e18 ? static_cast<std::int64_t>(d) : -1;
+}
+
+std::size_t code_points(std::string_view s) {
+    std::size_t n = 0;
+    for (unsigned char c : s)
+        n += (c & 0xc0) != 0x80 ? 1 : 0;
+    return n;
+}
+
+Kind number_kind(std::string_view text) {
+    if (text.find_first_of(".eE") == std::string_view::npos) return Kind::kIntegral;
+    const double d = std::strtod(std::string(text).c_str(), nullptr);
+    return d == std::floor(d) ? Kind::kIntegral : Kind::kFraction;
+}
+
+// Whether a `$id` below the root changes what "#/..." means somewhere (then no reference is followed).
+bool has_nested_id(const json::Value& v, bool root) {
+    if (v.is_array()) {
+        return std::any_of(v.items().begin(), v.items().end(),
+                           [](const json::Value& item) { return has_nested_id(item, false); });
+    }
+    if (!v.is_object()) return false;
+    for (const json::Member& m : v.members()) {
+        if ((!root && m.key == "$id") || has_nested_id(m.value, false)) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+SchemaChecker::SchemaChecker(const json::Value& schema, bool siblings_of_ref, ValueBuilder& builder)
+    : builder_(builder), root_(schema), siblings_of_ref_(siblings_of_ref), follow_refs_(!has_nested_id(schema, true)) {
+    std::vector<Conj> alts;
+    if (!expand(&schema, 0, alts)) alts.assign(1, Conj{});
+    for (Conj& c : alts)
+        next_.push_back(Alt{0, std::move(c), true});
+}
+
+const json::Value* SchemaChecker::local_target(std::string_view ref) const {
+    if (ref == "#") return &root_;
+    if (!ref.starts_with("#/") || ref.find('%') != std::string_view::npos) return nullptr;  // not decoded here
+    return json::resolve_pointer(root_, ref.substr(1));
+}
+
+// `into` := every union of one of `into` and one of `with`. False past kMaxAlternatives.
+bool SchemaChecker::product(std::vector<Conj>& into, const std::vector<Conj>& with) const {
+    if (into.size() * with.size() > kMaxAlternatives) return false;
+    std::vector<Conj> out;
+    for (const Conj& a : into) {
+        for (const Conj& b : with) {
+            Conj both = a;
+            both.insert(both.end(), b.begin(), b.end());
+            out.push_back(std::move(both));
+        }
+    }
+    into = std::move(out);
+    return true;
+}
+
+// The alternatives `node` allows, each a conjunction of nodes: the node itself, its local `$ref` target (alone in
+// draft 7) and `allOf` members joined in, `anyOf`/`oneOf` branches as alternatives (a value matching none of them
+// fails either keyword). False when too many or too deep (the caller then checks nothing there).
+bool SchemaChecker::expand(const json::Value* node, int depth, std::vector<Conj>& out) const {
+    out.assign(1, Conj{});
+    if (node == nullptr) return true;
+    if (depth > kMaxExpansionDepth) return false;
+    if (node->is_bool()) {
+        if (!node->as_bool()) out[0].push_back(node);
+        return true;
+    }
+    if (!node->is_object()) return true;
+    std::vector<Conj> part;
+    if (const json::Value* ref = node->find("$ref"); ref != nullptr) {
+        const json::Value* target = follow_refs_ && ref->is_string() ? local_target(ref->as_string()) : nullptr;
+        if (!siblings_of_ref_) return expand(target, depth + 1, out);
+        if (target != nullptr && (!expand(target, depth + 1, part) || !product(out, part))) return false;
+    }
+    out[0].push_back(node);
+    if (const json::Value* all = node->find("allOf"); all != nullptr && all->is_array()) {
+        for (const json::Value& m : all->items()) {
+            if (!expand(&m, depth + 1, part) || !product(out, part)) return false;
+        }
+    }
+    for (const char* keyword : {"anyOf", "oneOf"}) {
+        const json::Value* branches = node->find(keyword);
+        if (branches == nullptr || !branches->is_array() || branches->items().empty()) continue;
+        std::vector<Conj> any;
+        for (const json::Value& m : branches->items()) {
+            if (!expand(&m, depth + 1, part)) return false;
+            any.insert(any.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+            if (any.size() > kMaxAlternatives) return false;
+        }
+        if (!product(out, any)) return false;
+    }
+    return true;
+}
+
+// The schema a member `key` (objects) or element `index` (arrays) of a value under `node` must satisfy (null:
+// nothing known): properties / additionalProperties; prefixItems (or draft 7's items array), then items.
+const json::Value* SchemaChecker::child_node(const json::Value& node, bool object, std::size_t index,
+                                             std::string_view key, bool& refused) const {
+    refused = false;
+    if (!node.is_object()) return nullptr;
+    if (object) {
+        const json::Value* properties = node.find("properties");
+        if (properties != nullptr && properties->is_object()) {
+            if (const json::Value* declared = properties->find(key); declared != nullptr) return declared;
+        }
+        if (node.find("patternProperties") != nullptr) return nullptr;
+        const json::Value* additional = node.find("additionalProperties");
+        if (additional != nullptr && additional->is_bool() && !additional->as_bool()) refused = true;
+        return additional;
+    }
+    const json::Value* prefix = node.find("prefixItems");
+    const json::Value* items = node.find("items");
+    if (items != nullptr && items->is_array()) prefix = items, items = nullptr;
+    if (prefix != nullptr && prefix->is_array()) {
+        if (index < prefix->items().size()) return &prefix->items()[index];
+        if (items == nullptr) return nullptr;
+    }
+    return items;
+}
+
+// The alternatives of a child value, from every living alternative of its container (each tagged with it).
+std::vector<SchemaChecker::Alt> SchemaChecker::children(const std::vector<Alt>& parents, bool object, std::size_t index,
+                                                        std::string_view key) const {
+    std::vector<Alt> out;
+    std::vector<Conj> part;
+    for (std::size_t i = 0; i < parents.size(); ++i) {
+        if (!parents[i].alive) continue;
+        std::vector<Conj> mine(1, Conj{});
+        bool bounded = true;
+        for (const json::Value* node : parents[i].nodes) {
+            bool refused = false;
+            const json::Value* child = child_node(*node, object, index, key, refused);
+            if (child == nullptr) continue;
+            if (!expand(child, 0, part) || !product(mine, part)) {
+                bounded = false;
+                break;
+            }
+        }
+        if (!bounded) mine.assign(1, Conj{});
+        for (Conj& c : mine)
+            out.push_back(Alt{i, std::move(c), true});
+    }
+    if (out.size() > kMaxAlternatives) {  // one unconstrained alternative per living parent instead
+        out.clear();
+        for (std::size_t i = 0; i < parents.size(); ++i) {
+            if (parents[i].alive) out.push_back(Alt{i, Conj{}, true});
+        }
+    }
+    return out;
+}
+
+void SchemaChecker::kill(Alt& alt, const char* keyword, std::string message) {
+    alt.alive = false;
+    last_kill_ = CheckFailure{keyword, {}, std::move(message)};
+}
+
+// Ok while an alternative lives; else the failure of the last one to drop out, at the current location.
+base::Status SchemaChecker::survive(std::vector<Alt>& alts) {
+    if (std::any_of(alts.begin(), alts.end(), [](const Alt& a) { return a.alive; })) return base::Status::ok();
+    failure_ = last_kill_;
+    failure_.pointer.clear();
+    for (const std::string& token : path_) {
+        failure_.pointer.push_back('/');
+        json::append_pointer_token(failure_.pointer, token);
+    }
+    return base::Status::invalid_argument(failure_.message);
+}
+
+base::Status SchemaChecker::begin_value(Kind k) {
+    std::vector<Alt> alts;
+    if (frames_.empty()) {
+        alts = std::move(next_);
+    } else if (!frames_.back().object) {
+        Frame& f = frames_.back();
+        path_.push_back(std::to_string(f.count));
+        ++f.count;
+        for (Alt& a : f.alts) {
+            for (const json::Value* node : a.nodes) {
+                const std::int64_t max = a.alive ? count_keyword(*node, "maxItems") : -1;
+                if (max >= 0 && static_cast<std::int64_t>(f.count) > max)
+                    kill(a, "maxItems", "should have at most " + std::to_string(max) + " items");
+            }
+        }
+        SLIPSTREAM_RETURN_IF_ERROR(survive(f.alts));
+        alts = children(f.alts, false, f.count - 1, {});
+    } else {
+        alts = std::move(next_);
+    }
+    next_.clear();
+    for (Alt& a : alts) {
+        for (const json::Value* node : a.nodes) {
+            if (!a.alive) break;
+            const char* keyword = "enum";
+            if (node->is_bool()) {
+                kill(a, "false", "no value is allowed here");
+            } else if (!type_allows(*node, k)) {
+                kill(a, "type", std::string("a ") + kind_name(k) + " is not allowed here");
+            } else if (!members_allow_kind(*node, k, keyword)) {
+                kill(a, keyword, std::string("no allowed value is a ") + kind_name(k));
+            }
+        }
+    }
+    SLIPSTREAM_RETURN_IF_ERROR(survive(alts));
+    if (k == Kind::kObject || k == Kind::kArray) {
+        frames_.emplace_back();
+        frames_.back().object = k == Kind::kObject;
+        frames_.back().alts = std::move(alts);
+    } else {
+        current_ = std::move(alts);
+    }
+    return base::Status::ok();
+}
+
+// A value ended (its own alternatives in current_, or the container just popped): the enclosing container's
+// alternatives without a living child alternative drop out.
+base::Status SchemaChecker::end_value() {
+    if (frames_.empty()) return base::Status::ok();
+    Frame& parent = frames_.back();
+    std::vector<bool> kept(parent.alts.size(), false);
+    for (const Alt& c : current_) {
+        if (c.alive && c.parent < kept.size()) kept[c.parent] = true;
+    }
+    for (std::size_t i = 0; i < parent.alts.size(); ++i) {
+        if (parent.alts[i].alive && !kept[i]) {
+            parent.alts[i].alive = false;  // last_kill_ still says why its child failed
+        }
+    }
+    SLIPSTREAM_RETURN_IF_ERROR(survive(parent.alts));
+    if (!path_.empty()) path_.pop_back();
+    current_.clear();
+    return base::Status::ok();
+}
+
+base::Status SchemaChecker::begin_object() {
+    SLIPSTREAM_RETURN_IF_ERROR(begin_value(Kind::kObject));
+    return builder_.begin_object();
+}
+
+base::Status SchemaChecker::begin_array() {
+    SLIPSTREAM_RETURN_IF_ERROR(begin_value(Kind::kArray));
+    return builder_.begin_array();
+}
+
+base::Status SchemaChecker::end_object() {
+    Frame& f = frames_.back();
+    for (Alt& a : f.alts) {
+        for (const json::Value* node : a.nodes) {
+            if (!a.alive || !node->is_object()) continue;
+            if (const json::Value* required = node->find("required"); required != nullptr && required->is_array()) {
+                for (const json::Value& name : required->items()) {
+                    if (a.alive && name.is_string() && f.keys.count(std::string(name.as_string())) == 0)
+                        kill(a, "required", "'" + std::string(name.as_string()) + "' is a required property");
+                }
+            }
+            const std::int64_t min = count_keyword(*node, "minProperties");
+            if (a.alive && min >= 0 && static_cast<std::int64_t>(f.keys.size()) < min)
+                kill(a, "minProperties", "should have at least " + std::to_string(min) + " properties");
+        }
+    }
+    SLIPSTREAM_RETURN_IF_ERROR(survive(f.alts));
+    current_ = std::move(f.alts);
+    frames_.pop_back();
+    SLIPSTREAM_RETURN_IF_ERROR(builder_.end_object());
+    return end_value();
+}
+
+base::Status SchemaChecker::end_array() {
+    Frame& f = frames_.back();
+    for (Alt& a : f.alts) {
+        for (const json::Value* node : a.nodes) {
+            const std::int64_t min = a.alive && node->is_object() ? count_keyword(*node, "minItems") : -1;
+            if (min >= 0 && static_cast<std::int64_t>(f.count) < min)
+                kill(a, "minItems", "should have at least " + std::to_string(min) + " items");
+        }
+    }
+    SLIPSTREAM_RETURN_IF_ERROR(survive(f.alts));
+    current_ = std::move(f.alts);
+    frames_.pop_back();
+    SLIPSTREAM_RETURN_IF_ERROR(builder_.end_array());
+    return end_value();
+}
+
+base::Status SchemaChecker::key(std::string_view piece, bool last) {
+    Frame& f = frames_.back();
+    f.key.append(piece);
+    SLIPSTREAM_RETURN_IF_ERROR(builder_.key(piece, last));
+    if (!last) return base::Status::ok();
+    path_.push_back(f.key);
+    f.keys.insert(f.key);
+    for (Alt& a : f.alts) {
+        for (const json::Value* node : a.nodes) {
+            if (!a.alive || !node->is_object()) continue;
+            const std::int64_t max = count_keyword(*node, "maxProperties");
+            bool refused = false;
+            child_node(*node, true, 0, f.key, refused);
+            if (max >= 0 && static_cast<std::int64_t>(f.keys.size()) > max) {
+                kill(a, "maxProperties", "should have at most " + std::to_string(max) + " properties");
+            } else if (refused) {
+                kill(a, "additionalProperties", "'" + f.key + "' is not allowed here");
+            }
+        }
+    }
+    SLIPSTREAM_RETURN_IF_ERROR(survive(f.alts));
+    next_ = children(f.alts, true, 0, f.key);
+    f.key.clear();
+    return base::Status::ok();
+}
+
+base::Status SchemaChecker::string(std::string_view piece, bool last) {
+    if (!in_string_) {
+        SLIPSTREAM_RETURN_IF_ERROR(begin_value(Kind::kString));
+        in_string_ = true;
+        text_.clear();
+    }
+    text_.append(piece);
+    SLIPSTREAM_RETURN_IF_ERROR(check_string(last));
+    SLIPSTREAM_RETURN_IF_ERROR(builder_.string(piece, last));
+    if (!last) return base::Status::ok();
+    in_string_ = false;
+    return end_value();
+}
+
+// maxLength as code points arrive; enum/const as prefixes; minLength and exact members once the string ends.
+base::Status SchemaChecker::check_string(bool last) {
+    const std::size_t length = code_points(text_);
+    for (Alt& a : current_) {
+        for (const json::Value* node : a.nodes) {
+            if (!a.alive || !node->is_object()) continue;
+            const std::int64_t max = count_keyword(*node, "maxLength");
+            if (max >= 0 && static_cast<std::int64_t>(length) > max) {
+                kill(a, "maxLength", "should have at most " + std::to_string(max) + " characters");
+                continue;
+            }
+            const auto fits = [&](const json::Value& m) {
+                return m.is_string() && (last ? m.as_string() == text_ : m.as_string().starts_with(text_));
+            };
+            if (const json::Value* c = node->find("const"); c != nullptr && !fits(*c)) {
+                kill(a, "const", "'" + text_ + "' cannot become the allowed value");
+                continue;
+            }
+            const json::Value* e = node->find("enum");
+            if (e != nullptr && e->is_array() && std::none_of(e->items().begin(), e->items().end(), fits)) {
+                kill(a, "enum", "'" + text_ + "' cannot become an allowed value");
+                continue;
+            }
+            const std::int64_t min = last ? count_keyword(*node, "minLength") : -1;
+            if (min >= 0 && static_cast<std::int64_t>(length) < min)
+                kill(a, "minLength", "should have at least " + std::to_string(min) + " characters");
+        }
+    }
+    return survive(current_);
+}
+
+base::Status SchemaChecker::begin_number() {
+    return begin_value(Kind::kNumber);
+}
+
+base::Status SchemaChecker::number(std::string_view text) {
+    if (number_kind(text) == Kind::kFraction) {  // an "integer"-only type refuses it now
+        for (Alt& a : current_) {
+            for (const json::Value* node : a.nodes) {
+                if (a.alive && node->is_object() && !type_allows(*node, Kind::kFraction))
+                    kill(a, "type", "a number with a fraction is not allowed here");
+            }
+        }
+        SLIPSTREAM_RETURN_IF_ERROR(survive(current_));
+    }
+    SLIPSTREAM_RETURN_IF_ERROR(builder_.number(text));
+    return end_value();
+}
+
+base::Status SchemaChecker::boolean(bool value) {
+    SLIPSTREAM_RETURN_IF_ERROR(begin_value(Kind::kBoolean));
+    SLIPSTREAM_RETURN_IF_ERROR(builder_.boolean(value));
+    return end_value();
+}
+
+base::Status SchemaChecker::null() {
+    SLIPSTREAM_RETURN_IF_ERROR(begin_value(Kind::kNull));
+    SLIPSTREAM_RETURN_IF_ERROR(builder_.null());
+    return end_value();
+}
+
+}  // namespace slipstream::agent::structured

@@ -1,0 +1,98 @@
+// SchemaChecker: the JSON Schema keywords a streamed prefix can prove unsatisfiable, checked event by event.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "agent/structured/json_stream.h"
+#include "agent/structured/value_builder.h"
+#include "json/value.h"
+
+namespace slipstream::agent::structured {
+
+/// What made a prefix invalid: the keyword that can no longer be satisfied, the instance location (a JSON
+/// pointer) and a message.
+struct CheckFailure {
+    std::string keyword;
+    std::string pointer;
+    std::string message;
+};
+
+/// Sits between a JsonStream and a ValueBuilder (every event goes on to the builder) and refuses an event once no
+/// way of reading the schema can accept the document any more. At each value it keeps the alternatives the schema
+/// allows there: each a conjunction of schema nodes (a node, its local `$ref` target and `allOf` members), several
+/// for `anyOf`/`oneOf` (their branches); an alternative that a checked keyword refuses drops out, and a container
+/// whose every alternative for a child has dropped out drops that alternative too. The checked keywords are those
+/// a prefix can break (`false`, `type`, `enum`/`const`, `maxLength`, `additionalProperties: false`,
+/// `maxProperties`, `maxItems`, `prefixItems`/`items: false`) and those settled when a value closes (`required`,
+/// `minProperties`, `minItems`, `minLength`); every other keyword (`not`, conditionals, numeric bounds, patterns,
+/// ...) is left to the compiled schema at the end. Refusing only when no alternative is left never rejects a
+/// document the schema accepts. Past 16 alternatives at a value, or 8 nested expansions, that value is not checked.
+/// `schema` must outlive this; `siblings_of_ref`: false for draft 7 (its `$ref` ignores sibling keywords).
+class SchemaChecker final : public JsonEvents {
+  public:
+    SchemaChecker(const json::Value& schema, bool siblings_of_ref, ValueBuilder& builder);
+
+    const CheckFailure& failure() const { return failure_; }
+
+    base::Status begin_object() override;
+    base::Status end_object() override;
+    base::Status begin_array() override;
+    base::Status end_array() override;
+    base::Status key(std::string_view piece, bool last) override;
+    base::Status string(std::string_view piece, bool last) override;
+    base::Status begin_number() override;
+    base::Status number(std::string_view text) override;
+    base::Status boolean(bool value) override;
+    base::Status null() override;
+
+    /// A value's JSON Schema type as `type` sees it; numbers split by whether their value is integral.
+    enum class Kind : std::uint8_t { kObject, kArray, kString, kNumber, kIntegral, kFraction, kBoolean, kNull };
+
+  private:
+    using Conj = std::vector<const json::Value*>;
+    struct Alt {
+        std::size_t parent = 0;  // the enclosing container's alternative it came from
+        Conj nodes;              // all must hold (empty: anything)
+        bool alive = true;
+    };
+    struct Frame {
+        bool object = false;
+        std::vector<Alt> alts;                 // the container's alternatives
+        std::size_t count = 0;                 // elements so far (arrays)
+        std::string key;                       // the key being read (objects)
+        std::unordered_set<std::string> keys;  // distinct keys so far (objects)
+    };
+
+    bool expand(const json::Value* node, int depth, std::vector<Conj>& out) const;
+    bool product(std::vector<Conj>& into, const std::vector<Conj>& with) const;
+    std::vector<Alt> children(const std::vector<Alt>& parents, bool object, std::size_t index,
+                              std::string_view key) const;
+    const json::Value* child_node(const json::Value& node, bool object, std::size_t index, std::string_view key,
+                                  bool& refused) const;
+    const json::Value* local_target(std::string_view ref) const;
+
+    base::Status begin_value(Kind k);
+    base::Status end_value();
+    base::Status check_string(bool last);
+    base::Status survive(std::vector<Alt>& alts);
+    void kill(Alt& alt, const char* keyword, std::string message);
+
+    ValueBuilder& builder_;
+    const json::Value& root_;
+    bool siblings_of_ref_;
+    bool follow_refs_;
+    std::vector<Frame> frames_;
+    std::vector<std::string> path_;  // tokens of the value being read
+    std::vector<Alt> next_;          // the alternatives of the value about to start (after a key)
+    std::vector<Alt> current_;       // the alternatives of the scalar or string being read
+    bool in_string_ = false;
+    std::string text_;
+    CheckFailure failure_;
+    CheckFailure last_kill_;  // why the most recent alternative dropped out
+};
+
+}  // namespace slipstream::agent::structured
