@@ -228,6 +228,7 @@ void Server::control_loop(bool handle_signals) {
         sig_fd = ::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
     }
     // True for a stop request (stop() or SIGINT/SIGTERM); SIGHUP reloads the TLS files and is not one.
+    bool by_signal = false;
     auto wait_event = [&](int timeout_ms) -> bool {
         pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {sig_fd, POLLIN, 0}};
         int rc = ::poll(fds, sig_fd >= 0 ? 2 : 1, timeout_ms);
@@ -244,13 +245,16 @@ void Server::control_loop(bool handle_signals) {
                 if (tls_) reload_tls();
             } else {
                 stop = true;
+                by_signal = true;
             }
         }
         return stop;
     };
     while (!wait_event(-1)) {
     }
-    base::log_message(base::LogLevel::kInfo, "draining");
+    // A signal's drain is news for an operator; a stop() from the embedding program (a TestClient closing, an
+    // application's own shutdown) is not.
+    base::log_message(by_signal ? base::LogLevel::kInfo : base::LogLevel::kDebug, "draining");
     shared_.draining.store(true);
 
     // Drain: every worker stops accepting and finishes its connections; then the loops stop.
