@@ -7,8 +7,9 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from . import _endpoint, _lifespan
+from . import _endpoint, _lifespan, structured
 from ._responses_prep import Default, make_prepare, return_annotation  # noqa: F401 - re-exported
+from ._streaming_responses import EventSourceResponse
 from .dependencies.shape import RouteShape, analyze
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -82,7 +83,14 @@ class APIRouter:
                       **doc: Any) -> None:
         """Adds a route. `cache_ttl` (seconds, GET only): a 200 response is kept per request target (path and
         query) and answered by the I/O threads, without Python, until it expires; use it only for responses
-        that do not depend on headers or cookies."""
+        that do not depend on headers or cookies. `response_stream=Model` (a doc option): the handler yields the
+        pieces of one JSON document (an LLM's output) and the route streams them validated against the model as
+        Server-Sent Events (structured.ValidatedStreamResponse)."""
+        response_stream = doc.pop("response_stream", None)
+        if response_stream is not None:  # pieces of one JSON document validated as they stream (structured.py)
+            endpoint = structured.stream_endpoint(endpoint, response_stream)
+            response_model = None
+            response_class = response_class or EventSourceResponse  # documented as text/event-stream
         # Form()/File() parameters and `yield` handlers: see _endpoint.py (a no-op for other handlers).
         endpoint = _endpoint.wrap(endpoint, response_class=response_class, status_code=status_code,
                                   form_limits=doc.pop("form_limits", None))

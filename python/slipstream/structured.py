@@ -24,6 +24,7 @@ stream stops there, and with it the upstream request).
 from __future__ import annotations
 
 import enum
+import functools
 import inspect
 import json
 from collections.abc import AsyncIterator, Mapping
@@ -34,7 +35,8 @@ from . import _native
 from ._streaming_responses import StreamingResponse
 from .sse import format_sse_event
 
-__all__ = ["StreamFailure", "StreamState", "StreamValidator", "ValidatedStreamResponse", "validated_events"]
+__all__ = ["StreamFailure", "StreamState", "StreamValidator", "ValidatedStreamResponse", "stream_endpoint",
+           "validated_events"]
 
 
 class StreamState(enum.Enum):
@@ -171,3 +173,22 @@ async def _sse(events: AsyncIterator[tuple[str, Any]]) -> AsyncIterator[bytes]:
 async def _ndjson(events: AsyncIterator[tuple[str, Any]]) -> AsyncIterator[bytes]:
     async for kind, value in events:
         yield (_compact({"type": kind, "value": value}) + "\n").encode()
+
+
+def stream_endpoint(endpoint: Any, schema: Any, *, format: str = "sse", partial: bool = True) -> Any:
+    """`@app.post(..., response_stream=Model)`: the handler (an async or sync generator of str/bytes pieces, or a
+    function returning an iterable of them) answers a ValidatedStreamResponse of its pieces against `schema`. The
+    wrapper keeps the handler's parameters (dependencies, body, query) and is checked at the decorator."""
+    StreamValidator(schema)  # a schema that does not compile fails at the decorator
+
+    @functools.wraps(endpoint)
+    async def streamed(*args: Any, **kwargs: Any) -> ValidatedStreamResponse:
+        source = endpoint(*args, **kwargs)
+        if inspect.isawaitable(source):
+            source = await source
+        return ValidatedStreamResponse(source, schema, format=format, partial=partial)
+
+    streamed.__annotations__ = {**getattr(endpoint, "__annotations__", {}), "return": ValidatedStreamResponse}
+    signature = inspect.signature(endpoint)
+    streamed.__signature__ = signature.replace(return_annotation=ValidatedStreamResponse)  # type: ignore[attr-defined]
+    return streamed

@@ -150,3 +150,29 @@ def test_a_validated_stream_stops_the_source_at_the_first_invalid_piece() -> Non
     assert lines[1]["type"] == "error"
     assert (lines[1]["value"]["keyword"], lines[1]["value"]["pointer"]) == ("enum", "/kind")
     assert len(lines) == 2 and closed == [True]
+
+
+def test_response_stream_routes_validate_what_the_handler_yields() -> None:
+    from slipstream import App, TestClient
+
+    app = App()
+
+    @app.post("/answer", response_stream=Answer)
+    async def answer(title: str) -> Any:
+        for piece in ['{"title": "', title, '", "kind": "note", "items": []}']:
+            yield piece
+
+    @app.post("/bad", response_stream=Answer)
+    def bad() -> Any:
+        return iter(['{"title": 5}'])
+
+    with TestClient(app) as client:
+        events = _events(client.post("/answer", params={"title": "Hi"}).text)
+        assert events[-1] == ("complete", {"title": "Hi", "kind": "note", "items": []})
+        assert events[0] == ("partial", {"title": ""})
+        assert _events(client.post("/bad").text)[-1][0] == "error"
+        assert client.post("/answer").status_code == 422  # the handler's parameters are still validated
+        doc = client.get("/openapi.json").json()
+        operation = doc["paths"]["/answer"]["post"]
+        assert "title" in {p["name"] for p in operation["parameters"]}
+        assert list(operation["responses"]["200"]["content"]) == ["text/event-stream"]
