@@ -92,7 +92,8 @@ class StreamValidator:
     def partial(self) -> tuple[Any, list[str]]:
         """(the value so far, JSON pointers of its incomplete parts): open objects and arrays as far as they
         go, an open string as far as it has come, a member whose value has not started left out. (None, []) before
-        the first value."""
+        the first value. The value is one live object, updated in place as pieces arrive (a call costs about the
+        open string's length, not the document's): copy it to keep a version."""
         value, pointers = self._native.snapshot_value()
         return value, pointers
 

@@ -134,8 +134,8 @@ bool has_nested_id(const json::Value& v, bool root) {
 
 }  // namespace
 
-SchemaChecker::SchemaChecker(const json::Value& schema, bool siblings_of_ref, ValueBuilder& builder)
-    : builder_(builder), root_(schema), siblings_of_ref_(siblings_of_ref), follow_refs_(!has_nested_id(schema, true)) {
+SchemaChecker::SchemaChecker(const json::Value& schema, bool siblings_of_ref, JsonEvents& next)
+    : builder_(next), root_(schema), siblings_of_ref_(siblings_of_ref), follow_refs_(!has_nested_id(schema, true)) {
     std::vector<Conj> alts;
     if (!expand(&schema, 0, alts)) alts.assign(1, Conj{});
     for (Conj& c : alts)

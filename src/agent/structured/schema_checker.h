@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "agent/structured/json_stream.h"
-#include "agent/structured/value_builder.h"
 #include "json/value.h"
 
 namespace slipstream::agent::structured {
@@ -21,7 +20,7 @@ struct CheckFailure {
     std::string message;
 };
 
-/// Sits between a JsonStream and a ValueBuilder (every event goes on to the builder) and refuses an event once no
+/// Sits between a JsonStream and the next events (a ValueBuilder; every accepted event goes on) and refuses an event once no
 /// way of reading the schema can accept the document any more. At each value it keeps the alternatives the schema
 /// allows there: each a conjunction of schema nodes (a node, its local `$ref` target and `allOf` members), several
 /// for `anyOf`/`oneOf` (their branches); an alternative that a checked keyword refuses drops out, and a container
@@ -34,7 +33,7 @@ struct CheckFailure {
 /// `schema` must outlive this; `siblings_of_ref`: false for draft 7 (its `$ref` ignores sibling keywords).
 class SchemaChecker final : public JsonEvents {
   public:
-    SchemaChecker(const json::Value& schema, bool siblings_of_ref, ValueBuilder& builder);
+    SchemaChecker(const json::Value& schema, bool siblings_of_ref, JsonEvents& next);
 
     const CheckFailure& failure() const { return failure_; }
 
@@ -81,7 +80,7 @@ class SchemaChecker final : public JsonEvents {
     base::Status survive(std::vector<Alt>& alts);
     void kill(Alt& alt, const char* keyword, std::string message);
 
-    ValueBuilder& builder_;
+    JsonEvents& builder_;
     const json::Value& root_;
     bool siblings_of_ref_;
     bool follow_refs_;

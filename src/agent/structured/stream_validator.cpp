@@ -10,7 +10,7 @@ namespace slipstream::agent::structured {
 StreamValidator::StreamValidator(const json::Value& schema, json::schema::Schema compiled, json::ParseOptions options)
     : compiled_(std::move(compiled)),
       builder_(arena_, options.duplicate_keys),
-      checker_(std::make_unique<SchemaChecker>(schema, compiled_.draft() != json::schema::Draft::kDraft7, builder_)),
+      checker_(std::make_unique<SchemaChecker>(schema, compiled_.draft() != json::schema::Draft::kDraft7, tee_)),
       stream_(checker_.get(), options) {}
 
 StreamValidator::~StreamValidator() = default;

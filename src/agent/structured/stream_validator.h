@@ -56,10 +56,44 @@ class StreamValidator {
     const SchemaFailure& failure() const { return failure_; }
     /// The value so far (ValueBuilder::snapshot); the whole document once complete.
     const json::Value* snapshot(std::vector<std::string>* partial = nullptr) { return builder_.snapshot(partial); }
+    /// Also hands every accepted event to `observer` (after the validator's own builder), e.g. to keep a live copy
+    /// of the value in another form. Null: none. Must outlive the validator; set before the first feed().
+    void set_observer(JsonEvents* observer) { tee_.observer = observer; }
     /// The snapshot as compact JSON text appended to `out`; false (nothing appended) before the first value.
     bool snapshot_json(std::string& out, std::vector<std::string>* partial = nullptr);
 
   private:
+    // The builder, then the observer: the events the checker accepted.
+    struct Tee final : JsonEvents {
+        explicit Tee(ValueBuilder& b) : builder(b) {}
+        ValueBuilder& builder;
+        JsonEvents* observer = nullptr;
+        base::Status begin_object() override { return both(&JsonEvents::begin_object); }
+        base::Status end_object() override { return both(&JsonEvents::end_object); }
+        base::Status begin_array() override { return both(&JsonEvents::begin_array); }
+        base::Status end_array() override { return both(&JsonEvents::end_array); }
+        base::Status key(std::string_view piece, bool last) override {
+            SLIPSTREAM_RETURN_IF_ERROR(builder.key(piece, last));
+            return observer != nullptr ? observer->key(piece, last) : base::Status::ok();
+        }
+        base::Status string(std::string_view piece, bool last) override {
+            SLIPSTREAM_RETURN_IF_ERROR(builder.string(piece, last));
+            return observer != nullptr ? observer->string(piece, last) : base::Status::ok();
+        }
+        base::Status number(std::string_view text) override {
+            SLIPSTREAM_RETURN_IF_ERROR(builder.number(text));
+            return observer != nullptr ? observer->number(text) : base::Status::ok();
+        }
+        base::Status boolean(bool value) override {
+            SLIPSTREAM_RETURN_IF_ERROR(builder.boolean(value));
+            return observer != nullptr ? observer->boolean(value) : base::Status::ok();
+        }
+        base::Status null() override { return both(&JsonEvents::null); }
+        base::Status both(base::Status (JsonEvents::*event)()) {
+            SLIPSTREAM_RETURN_IF_ERROR((builder.*event)());
+            return observer != nullptr ? (observer->*event)() : base::Status::ok();
+        }
+    };
     struct OwnedSchema {
         base::Arena arena;
         const json::Value* doc = nullptr;
@@ -70,6 +104,7 @@ class StreamValidator {
     base::Arena arena_;
     json::schema::Schema compiled_;
     ValueBuilder builder_;
+    Tee tee_{builder_};
     std::unique_ptr<SchemaChecker> checker_;
     JsonStream stream_;
     SchemaFailure failure_;
