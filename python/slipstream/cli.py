@@ -15,6 +15,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from . import cli_inspect
 from .reload import FileWatcher
 from .supervisor import EXIT_STARTUP_FAILED, Supervisor
 
@@ -109,7 +110,7 @@ def _env_default(flag: Flag) -> Any:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="slipstream", description="Serve a Slipstream app.")
+    parser = argparse.ArgumentParser(prog="slipstream", description="Serve a Slipstream app, or look at one.")
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser(
         "run", help="serve module:app until SIGINT/SIGTERM",
@@ -132,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             run.add_argument("--" + flag.name, dest=flag.dest, type=flag.kind, default=default,
                              metavar=flag.dest.upper(), help=help_text)
+    cli_inspect.add_commands(commands)
     return parser
 
 
@@ -251,6 +253,8 @@ def _supervise(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command != "run":
+        return cli_inspect.run_command(args, load_app)
     args.reload_dirs = args.reload_dirs or args.reload_dirs_env
     if not args.app:
         raise SystemExit("error: the app (module:attribute) is required (or SLIPSTREAM_APP)")
