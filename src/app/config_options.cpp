@@ -289,6 +289,9 @@ Registry make_config_registry() {
 
         {"log-level", G::kLogging, "LEVEL", "least severe message logged",
          choice({"debug", "info", "warn", "error", "off"}), log_level()},
+        {"log-format", G::kLogging, "FORMAT",
+         "log lines: auto (coloured on a terminal, text otherwise), text, color, json (one object per line)",
+         choice({"auto", "text", "color", "json"}), text(run, &RunSettings::log_format)},
         {"access-log", G::kLogging, "", "write one line per request", boolean(), flag(srv, &S::access_log)},
         {"access-log-flush", G::kLogging, "DURATION", "write pending access-log lines at least this often",
          duration(1, kDay), number(srv, &S::access_log_flush_ms)},

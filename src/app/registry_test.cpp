@@ -50,6 +50,7 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"max-output-buffer", "1g", [](const Config& c) { return c.server.max_output_buffer == 1u << 30; }, "1g"},
         {"stream-high-water", "64k", [](const Config& c) { return c.server.stream_high_water_bytes == 65536; }, "64k"},
         {"log-level", "debug", [](const Config& c) { return c.run.log_level == base::LogLevel::kDebug; }, "debug"},
+        {"log-format", "json", [](const Config& c) { return c.run.log_format == "json"; }, "json"},
         {"access-log", "false", [](const Config& c) { return !c.server.access_log; }, "false"},
         {"request-metrics", "false", [](const Config& c) { return !c.server.request_metrics; }, "false"},
         {"access-log-flush", "250ms", [](const Config& c) { return c.server.access_log_flush_ms == 250; }, "250ms"},

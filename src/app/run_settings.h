@@ -16,6 +16,8 @@ struct RunSettings {
     std::string unix_path;
 
     base::LogLevel log_level = base::LogLevel::kInfo;
+    /// The log's line shape: "auto" (coloured on a terminal, plain text otherwise), "text", "color", "json".
+    std::string log_format = "auto";
     /// Where the access log goes ("-" is stdout); whether it is on, and the builtin route paths, are
     /// ServerOptions fields (the engine implements them).
     std::string access_log_path = "-";

@@ -12,6 +12,7 @@
 #include "app/load_config.h"
 #include "app/sessions.h"
 #include "base/log.h"
+#include "base/log_line.h"
 
 namespace slipstream::app {
 
@@ -54,6 +55,7 @@ int serve_main(int argc, char** argv, char** envp, const char* name, const Route
         return 0;
     }
     base::set_log_level(cfg.run.log_level);
+    if (base::LogFormat format; base::parse_log_format(cfg.run.log_format, &format)) base::set_log_format(format);
     if (cfg.server.access_log) {
         int fd = open_access_log(cfg.run.access_log_path);
         if (fd < 0) {

@@ -1,21 +1,22 @@
 // The process log sink and level filter.
 #include "base/log.h"
+#include "base/log_line.h"
 
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <string>
 
 namespace slipstream::base {
 namespace {
 
+std::atomic<LogFormat> g_format{LogFormat::kText};
+
 void stderr_sink(LogLevel level, std::string_view message) {
-    std::string line;
-    line.reserve(message.size() + 16);
-    line += log_level_name(level);
-    line += ": ";
-    line += message;
-    line += '\n';
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    const std::string line = format_log_line(g_format.load(std::memory_order_relaxed), level, message,
+                                             std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
     // One write() per line keeps lines whole across threads.
     ssize_t n = ::write(STDERR_FILENO, line.data(), line.size());
     (void)n;
@@ -65,6 +66,10 @@ std::string_view log_level_name(LogLevel level) {
 void set_log_sink(LogSink sink, LogLevel min_level) {
     sink_slot() = sink ? std::move(sink) : LogSink(stderr_sink);
     g_min_level.store(min_level, std::memory_order_relaxed);
+}
+
+void set_log_format(LogFormat format) {
+    g_format.store(format, std::memory_order_relaxed);
 }
 
 void set_log_level(LogLevel min_level) {

@@ -19,6 +19,9 @@ using LogSink = std::function<void(LogLevel, std::string_view)>;
 /// The default sink writes "level: message" lines to stderr at kInfo and above.
 void set_log_sink(LogSink sink, LogLevel min_level);
 void set_log_level(LogLevel min_level);
+/// The default sink's line shape (base/log_line.h's LogFormat: text, color, json); text unless set.
+enum class LogFormat : unsigned char;
+void set_log_format(LogFormat format);
 bool log_enabled(LogLevel level);
 
 /// Writes a message through the installed sink when its level is enabled. Thread-safe.
