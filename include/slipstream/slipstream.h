@@ -2,6 +2,7 @@
 #pragma once
 
 #include "slipstream/app.h"
+#include "slipstream/logging.h"
 #include "slipstream/request.h"
 #include "slipstream/responder.h"
 #include "slipstream/response.h"

@@ -4,6 +4,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <stdexcept>
+
 #include "disconnects.h"
 #include "native_app.h"
 #include "pending_reply.h"
@@ -18,6 +20,7 @@
 #include "py_structured.h"
 #include "py_websocket.h"
 #include "route_desc.h"
+#include "slipstream/logging.h"
 
 namespace nb = nanobind;
 using slipstream::python::NativeApp;
@@ -122,8 +125,15 @@ NB_MODULE(_native, m) {
     // StreamWriter and format_sse (py_stream.cpp), parse_form (py_form.cpp).
     slipstream::python::register_stream(m);
     slipstream::python::register_form(m);
-    slipstream::python::register_file(m);        // send_file (py_file.cpp)
-    slipstream::python::register_websocket(m);   // WebSocketHub, NativeWebSocket (py_websocket.cpp)
+    slipstream::python::register_file(m);       // send_file (py_file.cpp)
+    slipstream::python::register_websocket(m);  // WebSocketHub, NativeWebSocket (py_websocket.cpp)
+    m.def(
+        "set_log_options",
+        [](const std::string& level, const std::string& format) {
+            if (!slipstream::set_log_options(level, format))
+                throw std::invalid_argument("unknown log level or format: " + level + ", " + format);
+        },
+        nb::arg("level"), nb::arg("format"));
     slipstream::python::register_record(m);      // Record, make_records (py_record.cpp)
     slipstream::python::register_structured(m);  // NativeStreamValidator (py_structured.cpp)
 #ifdef SLIPSTREAM_PYTHON_DATABASE

@@ -34,7 +34,7 @@ async def handled_error_response(errors: Any, request: Request, exc: BaseExcepti
     if handler is not None:
         return await _call_async_handler(handler, request, exc)
     if isinstance(exc, (HTTP_EXCEPTION, RequestValidationError)) or _database_unavailable(exc):
-        return _default_response(exc)
+        return _default_response(exc, request)
     return None
 
 
@@ -44,7 +44,7 @@ def _database_unavailable(exc: BaseException) -> bool:
 
 async def server_error_response(errors: Any, request: Request, exc: BaseException) -> Response:
     """Starlette's ServerErrorMiddleware: the app's 500 (or Exception) handler, else a plain 500; logged."""
-    logger.error("Exception in ASGI application", exc_info=exc)
+    logger.error("Exception in ASGI application%s", _where(request), exc_info=exc)
     handler = None if errors is None else errors.by_status.get(500) or errors.by_class.get(Exception)
     if handler is not None:
         try:
@@ -54,7 +54,17 @@ async def server_error_response(errors: Any, request: Request, exc: BaseExceptio
     return PlainTextResponse("Internal Server Error", status_code=500)
 
 
-def _default_response(exc: BaseException) -> Response:
+def _where(request: Request | None) -> str:
+    """"GET /path" for a log line (the path only: the query may carry secrets)."""
+    if request is None:
+        return ""
+    try:
+        return f": {request.method} {request.url.path}"
+    except Exception:  # noqa: BLE001 - a log line must not fail
+        return ""
+
+
+def _default_response(exc: BaseException, request: Request | None = None) -> Response:
     if isinstance(exc, HTTP_EXCEPTION):
         if exc.status_code < 200 or exc.status_code in (204, 304):
             return Response(status_code=exc.status_code, headers=exc.headers)
@@ -64,7 +74,7 @@ def _default_response(exc: BaseException) -> Response:
     if _database_unavailable(exc):
         logger.warning("database unavailable: %s", exc)
         return JSONResponse({"detail": "database unavailable"}, status_code=503, headers={"Retry-After": "1"})
-    logger.error("Exception in handler", exc_info=exc)
+    logger.error("Exception in handler%s", _where(request), exc_info=exc)
     return PlainTextResponse("Internal Server Error", status_code=500)
 
 
@@ -97,7 +107,7 @@ def handle_error(route: Any, request: Request, exc: BaseException) -> Response:
     """The response for an exception raised by a handler: the app's exception handlers, else FastAPI's defaults."""
     handler = route.app_errors.lookup(exc) if route.app_errors is not None else None
     if handler is None:
-        return _default_response(exc)
+        return _default_response(exc, request)
     try:
         return _call_handler(handler, request, exc)
     except Exception as second:

@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from . import cli_inspect
+from . import cli_inspect, log_setup
 from .reload import FileWatcher
 from .supervisor import EXIT_STARTUP_FAILED, Supervisor
 
@@ -63,6 +63,18 @@ def _non_negative(text: str) -> int:
     return value
 
 
+def _log_level(text: str) -> str:
+    if text not in ("debug", "info", "warning", "warn", "error", "off"):
+        raise ValueError("must be debug, info, warning, error or off")
+    return text
+
+
+def _log_format(text: str) -> str:
+    if text not in ("auto", "text", "color", "json"):
+        raise ValueError("must be auto, text, color or json")
+    return text
+
+
 FLAGS = (
     Flag("app", str, None, "the application, as module:attribute"),
     Flag("host", str, "127.0.0.1", "address to bind"),
@@ -86,6 +98,9 @@ FLAGS = (
          "receive and send through it (Linux 5.19+; refused at start where the kernel does not allow it)"),
     Flag("tls-cert", str, None, "TLS certificate chain (PEM file); with --tls-key serves HTTPS"),
     Flag("tls-key", str, None, "TLS private key (PEM file)"),
+    Flag("log-level", _log_level, "info", "least severe message logged: debug, info, warning, error, off"),
+    Flag("log-format", _log_format, "auto", "log lines: auto (coloured on a terminal, text otherwise), text, "
+         "color, json (one object per line)"),
 )
 
 
@@ -258,8 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     args.reload_dirs = args.reload_dirs or args.reload_dirs_env
     if not args.app:
         raise SystemExit("error: the app (module:attribute) is required (or SLIPSTREAM_APP)")
-    if not logging.getLogger().handlers:
-        logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+    log_setup.configure(args.log_level, args.log_format)
     if args.workers == 1 and not args.reload:
         return _serve(args, args.port, args.threads)
     return _supervise(args)

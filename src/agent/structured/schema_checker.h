@@ -20,12 +20,12 @@ struct CheckFailure {
     std::string message;
 };
 
-/// Sits between a JsonStream and the next events (a ValueBuilder; every accepted event goes on) and refuses an event once no
-/// way of reading the schema can accept the document any more. At each value it keeps the alternatives the schema
-/// allows there: each a conjunction of schema nodes (a node, its local `$ref` target and `allOf` members), several
-/// for `anyOf`/`oneOf` (their branches); an alternative that a checked keyword refuses drops out, and a container
-/// whose every alternative for a child has dropped out drops that alternative too. The checked keywords are those
-/// a prefix can break (`false`, `type`, `enum`/`const`, `maxLength`, `additionalProperties: false`,
+/// Sits between a JsonStream and the next events (a ValueBuilder; every accepted event goes on) and refuses an event
+/// once no way of reading the schema can accept the document any more. At each value it keeps the alternatives the
+/// schema allows there: each a conjunction of schema nodes (a node, its local `$ref` target and `allOf` members),
+/// several for `anyOf`/`oneOf` (their branches); an alternative that a checked keyword refuses drops out, and a
+/// container whose every alternative for a child has dropped out drops that alternative too. The checked keywords are
+/// those a prefix can break (`false`, `type`, `enum`/`const`, `maxLength`, `additionalProperties: false`,
 /// `maxProperties`, `maxItems`, `prefixItems`/`items: false`) and those settled when a value closes (`required`,
 /// `minProperties`, `minItems`, `minLength`); every other keyword (`not`, conditionals, numeric bounds, patterns,
 /// ...) is left to the compiled schema at the end. Refusing only when no alternative is left never rejects a
