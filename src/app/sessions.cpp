@@ -23,6 +23,11 @@ base::Result<std::string> store_url(const SessionSettings& s) {
 
 }  // namespace
 
+Sessions::~Sessions() {
+    sweeper.reset();
+    if (store) store->close();  // buffered: what is queued is written before the database closes
+}
+
 base::Result<std::unique_ptr<Sessions>> open_sessions(const Config& config, App& app) {
     const SessionSettings& s = config.sessions;
     if (!s.enabled) return std::unique_ptr<Sessions>();
@@ -39,6 +44,9 @@ base::Result<std::unique_ptr<Sessions>> open_sessions(const Config& config, App&
     options.limits.max_sessions_per_principal = s.max_per_principal;
     options.limits.default_ttl_ms = s.ttl_ms;
     options.limits.max_ttl_ms = std::max(options.limits.max_ttl_ms, std::int64_t{s.ttl_ms});
+    if (s.durability == "buffered") options.durability = agent::sessions::Durability::kBuffered;
+    options.buffer.flush_ms = s.flush_ms;
+    options.buffer.max_queued_events = s.max_queued_events;
     auto sessions = std::make_unique<Sessions>();
     SLIPSTREAM_ASSIGN_OR_RETURN(sessions->store, agent::sessions::SessionStore::open(db, std::move(options)));
     agent::sessions::mount_session_routes(app, sessions->store);
