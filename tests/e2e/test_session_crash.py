@@ -303,6 +303,7 @@ def test_buffered_sigkill_loses_only_the_last_flush_interval_as_a_prefix(start_s
             # A prefix: seq n holds content n - 1, no hole, no duplicate.
             assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
             assert [e["content"] for e in events] == list(range(len(events)))
+            assert last_seq == len(events)
             lost = {i: t for i, (_, t) in acked[w].items() if i >= len(events)}
             assert all(t > killed_at - LOSS_WINDOW_S for t in lost.values()), (
                 f"lost appends acknowledged {killed_at - min(lost.values()):.3f} s before the kill")
