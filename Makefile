@@ -66,7 +66,9 @@ test-tsan: setup
 	@ninja -C build-tsan -j$(JOBS)
 	@cd build-tsan && ctest --output-on-failure -j$(JOBS)
 
+# Issue 20's crash test at full length: 1,000 SIGKILLs on SQLite, 100 with PostgreSQL killed too (make test: 50, 10).
 test-all: test test-asan
+	@SLIPSTREAM_CRASH_KILLS=1000 SLIPSTREAM_CRASH_KILLS_PG=100 $(PYTHON) -m pytest -q tests/e2e/test_session_crash.py -k sigkill_loop
 
 lint: setup
 	@$(PYTHON) scripts/check_layers.py

@@ -478,6 +478,15 @@ Registry make_config_registry() {
          duration(1, 30 * kDay), number(sessions, &SS::ttl_ms)},
         {"session-sweep-interval", G::kSessions, "DURATION", "how often expired sessions are deleted",
          duration(10, kDay), number(sessions, &SS::sweep_interval_ms)},
+        {"session-durability", G::kSessions, "MODE",
+         "durable: an append is answered after its commit; buffered: once queued in memory, written at least every "
+         "--session-flush (a crash loses up to that much)",
+         choice({"durable", "buffered"}), text(sessions, &SS::durability)},
+        {"session-flush", G::kSessions, "DURATION", "buffered: the longest time between two writes of the queue",
+         duration(1, 60'000), number(sessions, &SS::flush_ms)},
+        {"session-queue", G::kSessions, "N",
+         "buffered: events queued at most (acknowledged, not yet written); then 503", integer(1, 100'000'000),
+         number(sessions, &SS::max_queued_events)},
     };
 
     Registry r;

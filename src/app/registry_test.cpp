@@ -163,6 +163,10 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"session-max-per-principal", "7", [](const Config& c) { return c.sessions.max_per_principal == 7; }, "7"},
         {"session-ttl", "90s", [](const Config& c) { return c.sessions.ttl_ms == 90'000; }, "90s"},
         {"session-sweep-interval", "5s", [](const Config& c) { return c.sessions.sweep_interval_ms == 5000; }, "5s"},
+        {"session-durability", "buffered", [](const Config& c) { return c.sessions.durability == "buffered"; },
+         "buffered"},
+        {"session-flush", "20ms", [](const Config& c) { return c.sessions.flush_ms == 20; }, "20ms"},
+        {"session-queue", "500", [](const Config& c) { return c.sessions.max_queued_events == 500; }, "500"},
     };
     Registry registry = make_config_registry();
     ASSERT_EQ(std::size(cases), registry.options().size()) << "a registered option has no row here";

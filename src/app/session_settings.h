@@ -1,4 +1,4 @@
-// SessionSettings: the durable agent sessions (--sessions, --store, --data-dir and the limits), opened by
+// SessionSettings: the durable agent sessions (--sessions, --store, --data-dir, durability and the limits), opened by
 // open_sessions().
 #pragma once
 
@@ -19,6 +19,9 @@ struct SessionSettings {
     std::uint64_t max_per_principal = 1'000;     // live sessions of one principal
     std::uint32_t ttl_ms = 24 * 3'600'000;       // default lifetime after the last write
     std::uint32_t sweep_interval_ms = 60'000;    // how often expired sessions are deleted
+    std::string durability = "durable";          // or "buffered" (write-behind)
+    std::uint32_t flush_ms = 50;                 // buffered: the longest time between two writes of the queue
+    std::uint64_t max_queued_events = 10'000;    // buffered: then 503 with Retry-After
 };
 
 }  // namespace slipstream::app

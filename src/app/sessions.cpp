@@ -1,6 +1,9 @@
 // open_sessions(): SessionSettings to a SessionStore, its routes, its sweeper and a readiness check.
 #include "app/sessions.h"
 
+#include <pthread.h>
+
+#include <csignal>
 #include <filesystem>
 #include <system_error>
 
@@ -21,12 +24,30 @@ base::Result<std::string> store_url(const SessionSettings& s) {
     return "sqlite://" + file.string();
 }
 
+void block_stop_signals() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
 }  // namespace
+
+Sessions::~Sessions() {
+    sweeper.reset();
+    if (store) store->close();  // buffered: what is queued is written before the database closes
+}
 
 base::Result<std::unique_ptr<Sessions>> open_sessions(const Config& config, App& app) {
     const SessionSettings& s = config.sessions;
     if (!s.enabled) return std::unique_ptr<Sessions>();
     SLIPSTREAM_ASSIGN_OR_RETURN(std::string url, store_url(s));
+    // The database's threads, the sweeper and the flusher start here, before App::run() blocks the stop signals in
+    // this thread: they inherit the mask, so SIGTERM reaches the server's signalfd (a graceful stop that closes the
+    // store) instead of killing the process from one of them.
+    block_stop_signals();
     // The pool and timeouts follow --database-*; the URL is the sessions' own.
     store::DatabaseConfig c = database_config(config.database, std::move(url));
     SLIPSTREAM_ASSIGN_OR_RETURN(std::unique_ptr<store::Database> opened, store::Database::open(std::move(c)));
@@ -39,6 +60,9 @@ base::Result<std::unique_ptr<Sessions>> open_sessions(const Config& config, App&
     options.limits.max_sessions_per_principal = s.max_per_principal;
     options.limits.default_ttl_ms = s.ttl_ms;
     options.limits.max_ttl_ms = std::max(options.limits.max_ttl_ms, std::int64_t{s.ttl_ms});
+    if (s.durability == "buffered") options.durability = agent::sessions::Durability::kBuffered;
+    options.buffer.flush_ms = s.flush_ms;
+    options.buffer.max_queued_events = s.max_queued_events;
     auto sessions = std::make_unique<Sessions>();
     SLIPSTREAM_ASSIGN_OR_RETURN(sessions->store, agent::sessions::SessionStore::open(db, std::move(options)));
     agent::sessions::mount_session_routes(app, sessions->store);

@@ -14,6 +14,10 @@ namespace slipstream::app {
 /// What keeps the sessions running: the store and its sweeper. Keep it until the App stopped; destroying it
 /// stops the sweeper, then closes the store and its database.
 struct Sessions {
+    Sessions() = default;
+    ~Sessions();  // stops the sweeper, writes what a buffered store queued, then closes the store
+    Sessions(const Sessions&) = delete;
+    Sessions& operator=(const Sessions&) = delete;
     std::shared_ptr<agent::sessions::SessionStore> store;
     std::unique_ptr<agent::sessions::SessionSweeper> sweeper;
 };

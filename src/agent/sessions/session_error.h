@@ -18,6 +18,7 @@ enum class SessionErrorCode : std::uint8_t {
     kLimit,        // a SessionLimits bound; `limit` names it, `limit_value` is its value
     kInvalid,      // input the store refuses (not JSON, a patch that is not an object, a bad TTL)
     kUnavailable,  // the database is unreachable or busy: try again
+    kBusy,         // the buffered write queue is full: try again after `retry_after_s`
     kInternal,     // anything else; `detail` is for logs only
 };
 
@@ -27,6 +28,7 @@ struct SessionError {
     std::int64_t current_version = 0;  // kConflict
     std::string limit;                 // kLimit: "events_per_session", "event_bytes", "state_bytes", ...
     std::uint64_t limit_value = 0;     // kLimit
+    std::int64_t retry_after_s = 0;    // kBusy
 
     static SessionError make(SessionErrorCode code, std::string detail) {
         SessionError e;
@@ -52,6 +54,11 @@ struct SessionError {
     }
     static SessionError invalid(std::string what) { return make(SessionErrorCode::kInvalid, std::move(what)); }
     static SessionError unavailable(std::string why) { return make(SessionErrorCode::kUnavailable, std::move(why)); }
+    static SessionError busy(std::string what, std::int64_t retry_after_s) {
+        SessionError e = make(SessionErrorCode::kBusy, std::move(what));
+        e.retry_after_s = retry_after_s;
+        return e;
+    }
     static SessionError internal(std::string why) { return make(SessionErrorCode::kInternal, std::move(why)); }
 };
 

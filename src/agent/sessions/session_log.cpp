@@ -1,4 +1,6 @@
 // SessionStore's event log: append (one transaction, idempotent with a key) and events after a cursor.
+#include <algorithm>
+
 #include "agent/sessions/json_merge_patch.h"
 #include "agent/sessions/session_rows.h"
 #include "agent/sessions/session_store.h"
@@ -132,6 +134,9 @@ void SessionStore::append(std::string owner, std::string id, std::vector<NewEven
                           SessionCallback<AppendResult> done) {
     if (std::optional<SessionError> refused = prepare_events(events, idempotency_key, options_.limits))
         return done(std::move(*refused));
+    if (buffer_)
+        return buffer_->append(std::move(owner), std::move(id), std::move(events), std::move(idempotency_key), now_ms(),
+                               options_.limits.max_events_per_session, std::move(done));
     auto job = std::make_shared<AppendJob>(AppendJob{std::move(owner), std::move(id), std::move(events),
                                                      std::move(idempotency_key), now_ms(),
                                                      options_.limits.max_events_per_session, std::move(done)});
@@ -143,13 +148,15 @@ void SessionStore::append(std::string owner, std::string id, std::vector<NewEven
 
 void SessionStore::events(std::string owner, std::string id, std::int64_t after, std::size_t limit,
                           SessionCallback<EventPage> done) {
+    // Buffered: what is queued, taken before the read (a flush committing in between is then in one or the other).
+    WriteBehind::Pending queued = buffer_ ? buffer_->pending(id, after) : WriteBehind::Pending{};
     // One statement: the session row (owner, newest seq) joined with the page of events (none: one row of NULLs).
     query(
         "SELECT s.owner, s.last_seq, e.seq, e.role, e.content, e.created_at FROM agent_sessions s LEFT JOIN "
         "agent_session_events e ON e.session_id = s.id AND e.seq > $2 WHERE s.id = $1 AND s.expires_at > $3 "
         "ORDER BY e.seq LIMIT $4",
         {std::move(id), after, now_ms(), static_cast<std::int64_t>(std::max<std::size_t>(limit, 1))},
-        [owner = std::move(owner), limit, done](store::QueryResult r) {
+        [owner = std::move(owner), after, limit, queued = std::move(queued), done](store::QueryResult r) {
             if (!r.is_ok()) return done(error_from_status(r.status()));
             if (r->row_count() == 0) return done(SessionError::not_found());
             if (r->text(0, 0) != owner) return done(SessionError::forbidden());
@@ -160,6 +167,14 @@ void SessionStore::events(std::string owner, std::string id, std::int64_t after,
                 page.events.push_back(EventRecord{int_cell(r.value(), i, 2), text_cell(r.value(), i, 3),
                                                   text_cell(r.value(), i, 4), int_cell(r.value(), i, 5)});
             }
+            std::int64_t newest = page.events.empty() ? after : page.events.back().seq;
+            for (const EventRecord& e : queued.events) {
+                if (page.events.size() >= limit) break;
+                if (e.seq != newest + 1) continue;  // written meanwhile: in the page already
+                page.events.push_back(e);
+                newest = e.seq;
+            }
+            page.last_seq = std::max(page.last_seq, queued.last_seq);
             done(std::move(page));
         });
 }

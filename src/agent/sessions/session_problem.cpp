@@ -116,6 +116,8 @@ Response problem_for(const SessionError& error) {
         case SessionErrorCode::kUnavailable:
             base::log_message(base::LogLevel::kWarn, "session store unavailable: " + error.detail);
             return problem(503, "the session store is unavailable; try again").with_header("Retry-After", "1");
+        case SessionErrorCode::kBusy:
+            return problem(503, error.detail).with_header("Retry-After", std::to_string(error.retry_after_s));
         case SessionErrorCode::kInternal:
             break;
     }

@@ -1,7 +1,9 @@
 // SessionStore: opening (migrations), sessions themselves (create, get, list, remove, erase, sweep).
 #include "agent/sessions/session_store.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <thread>
 
 #include "agent/sessions/database_thread.h"
@@ -52,9 +54,20 @@ base::Result<std::shared_ptr<SessionStore>> SessionStore::open(std::shared_ptr<s
 
 SessionStore::SessionStore(std::shared_ptr<store::Database> db, std::shared_ptr<TransactionRunner> runner,
                            SessionStoreOptions options)
-    : db_(std::move(db)), runner_(std::move(runner)), options_(std::move(options)) {}
+    : db_(std::move(db)), runner_(std::move(runner)), options_(std::move(options)) {
+    if (options_.durability == Durability::kBuffered) {
+        buffer_ = std::make_shared<WriteBehind>(db_, runner_, options_.buffer);
+        buffer_->start();
+    }
+}
+
+void SessionStore::close() {
+    if (buffer_) buffer_->stop();
+}
 
 SessionStore::~SessionStore() {
+    // An owner that did not close() loses what is still queued; the flusher thread ends here.
+    buffer_.reset();
     // The last reference to the store can be a callback's, dropped on the database's own thread, where the
     // Database's destructor (it joins that thread) must not run.
     if (on_database_thread()) {
@@ -150,12 +163,15 @@ void SessionStore::create(std::string owner, NewSession session, SessionCallback
 }
 
 void SessionStore::get(std::string owner, std::string id, SessionCallback<SessionInfo> done) {
+    // Buffered: the newest seq queued, taken before the read, so a committed flush cannot fall between the two.
+    const std::int64_t queued_seq = buffer_ ? buffer_->pending(id, INT64_MAX).last_seq : 0;
     query(std::string("SELECT ") + kSessionColumns + " FROM agent_sessions WHERE id = $1 AND expires_at > $2",
-          {std::move(id), now_ms()}, [owner = std::move(owner), done](store::QueryResult r) {
+          {std::move(id), now_ms()}, [owner = std::move(owner), queued_seq, done](store::QueryResult r) {
               if (!r.is_ok()) return done(error_from_status(r.status()));
               if (r->row_count() == 0) return done(SessionError::not_found());
               SessionInfo info = session_from_row(r.value(), 0);
               if (info.owner != owner) return done(SessionError::forbidden());
+              info.last_seq = std::max(info.last_seq, queued_seq);
               done(std::move(info));
           });
 }
@@ -181,7 +197,10 @@ void SessionStore::remove(std::string owner, std::string id, SessionCallback<Don
     query("DELETE FROM agent_sessions WHERE id = $1 AND owner = $2 AND expires_at > $3", {id, owner, now_ms()},
           [self, owner, id, done](store::QueryResult r) {
               if (!r.is_ok()) return done(error_from_status(r.status()));
-              if (r->affected_rows() > 0) return done(Done{});
+              if (r->affected_rows() > 0) {
+                  if (self->buffer_) self->buffer_->forget(id);
+                  return done(Done{});
+              }
               // Nothing deleted: tell an unknown session from another principal's.
               self->check_owner(
                   owner, id, [done](SessionError e) { done(std::move(e)); },
@@ -190,21 +209,26 @@ void SessionStore::remove(std::string owner, std::string id, SessionCallback<Don
 }
 
 void SessionStore::erase_principal(std::string owner, SessionCallback<std::int64_t> done) {
-    runner_->run([owner = std::move(owner), done](base::Result<std::shared_ptr<Transaction>> begun) {
+    auto forget = [buffer = buffer_, owner] {
+        if (buffer) buffer->forget_owner(owner);
+    };
+    runner_->run([owner = std::move(owner), forget, done](base::Result<std::shared_ptr<Transaction>> begun) {
         if (!begun.is_ok()) return done(error_from_status(begun.status()));
         std::shared_ptr<Transaction> tx = std::move(begun).value();
-        tx->query("DELETE FROM agent_sessions WHERE owner = $1", {owner}, [tx, owner, done](store::QueryResult r) {
-            if (!r.is_ok()) return done(error_from_status(r.status()));
-            const std::int64_t erased = r->affected_rows();
-            tx->query("DELETE FROM agent_principals WHERE owner = $1", {owner},
-                      [tx, erased, done](store::QueryResult p) {
-                          if (!p.is_ok()) return done(error_from_status(p.status()));
-                          tx->commit([erased, done](base::Status s) {
-                              if (!s.is_ok()) return done(error_from_status(s));
-                              done(erased);
-                          });
-                      });
-        });
+        tx->query("DELETE FROM agent_sessions WHERE owner = $1", {owner},
+                  [tx, owner, forget, done](store::QueryResult r) {
+                      if (!r.is_ok()) return done(error_from_status(r.status()));
+                      const std::int64_t erased = r->affected_rows();
+                      tx->query("DELETE FROM agent_principals WHERE owner = $1", {owner},
+                                [tx, erased, forget, done](store::QueryResult p) {
+                                    if (!p.is_ok()) return done(error_from_status(p.status()));
+                                    tx->commit([erased, forget, done](base::Status s) {
+                                        if (!s.is_ok()) return done(error_from_status(s));
+                                        forget();
+                                        done(erased);
+                                    });
+                                });
+                  });
     });
 }
 

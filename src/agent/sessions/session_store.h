@@ -12,6 +12,7 @@
 #include "agent/sessions/session_error.h"
 #include "agent/sessions/session_types.h"
 #include "agent/sessions/transaction_runner.h"
+#include "agent/sessions/write_behind.h"
 #include "base/clock.h"
 #include "base/result.h"
 #include "store/database/database.h"
@@ -21,8 +22,14 @@ namespace slipstream::agent::sessions {
 template <typename T>
 using SessionCallback = std::function<void(SessionResult<T>)>;
 
+/// kDurable: an append or state write is answered after its COMMIT. kBuffered: appends are answered once queued in
+/// memory and written by WriteBehind (one transaction per flush); state writes and the rest stay durable.
+enum class Durability : std::uint8_t { kDurable, kBuffered };
+
 struct SessionStoreOptions {
     SessionLimits limits;
+    Durability durability = Durability::kDurable;
+    WriteBehindOptions buffer;  // kBuffered: flush interval and queue bound
     /// Wall time for created/updated/expires (epoch milliseconds); a ManualClock in tests.
     std::shared_ptr<const base::Clock> clock = std::make_shared<base::SystemClock>();
 };
@@ -80,7 +87,12 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     /// Deletes the sessions that expired (with their events), in batches of 500; answers how many.
     void sweep(SessionCallback<std::int64_t> done);
 
+    /// kBuffered: writes what is queued and stops the flusher (blocking; call once the routes stopped, never on
+    /// a database thread). Appends after it are refused. Nothing to do when durable.
+    void close();
+
     const SessionLimits& limits() const { return options_.limits; }
+    Durability durability() const { return options_.durability; }
     store::Backend backend() const { return db_->backend(); }
 
   private:
@@ -102,6 +114,7 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     std::shared_ptr<store::Database> db_;
     std::shared_ptr<TransactionRunner> runner_;
     SessionStoreOptions options_;
+    std::shared_ptr<WriteBehind> buffer_;  // kBuffered only
 };
 
 }  // namespace slipstream::agent::sessions

@@ -69,6 +69,7 @@ class SessionStoreTest : public ::testing::TestWithParam<Kind> {
     // Waits until no callback holds the store any more (answers come before their callbacks are destroyed), so
     // that the store and the Database close on this thread.
     void release_store() {
+        if (store_) store_->close();  // buffered: writes the queue
         for (int i = 0; i < 500 && store_ && store_.use_count() > 1; ++i)
             std::this_thread::sleep_for(10ms);
         store_.reset();
@@ -82,6 +83,8 @@ class SessionStoreTest : public ::testing::TestWithParam<Kind> {
         SessionStoreOptions options;
         options.limits = limits_;
         options.clock = clock_;
+        options.durability = durability_;
+        options.buffer = buffer_;
         auto s = SessionStore::open(db_, options);
         ASSERT_TRUE(s.is_ok()) << s.status().to_string();
         store_ = std::move(s).value();
@@ -109,6 +112,8 @@ class SessionStoreTest : public ::testing::TestWithParam<Kind> {
     std::filesystem::path path_;
     std::string url_;
     SessionLimits limits_;
+    Durability durability_ = Durability::kDurable;
+    WriteBehindOptions buffer_;
     std::shared_ptr<base::ManualClock> clock_ = std::make_shared<base::ManualClock>();
     std::shared_ptr<store::Database> db_;
     std::shared_ptr<SessionStore> store_;
@@ -225,6 +230,90 @@ TEST_P(SessionStoreTest, ConcurrentAppendsGetEverySeqOnceAndRetriesAreNotDoubled
     EXPECT_EQ(*seqs.begin(), 1);
     EXPECT_EQ(*seqs.rbegin(), kWriters);
     EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_events"), kWriters);
+}
+
+TEST_P(SessionStoreTest, BufferedAppendsAreReadBackAtOnceAndWrittenByClose) {
+    durability_ = Durability::kBuffered;
+    buffer_.flush_ms = 60'000;  // nothing is written before close()
+    open_store();
+    SessionInfo s = create("alice");
+    SessionResult<AppendResult> a = append("alice", s.id, {{"user", "1"}, {"assistant", "2"}}, "k1");
+    ASSERT_TRUE(a.is_ok()) << a.error().detail;
+    EXPECT_EQ((std::pair{a.value().first_seq, a.value().last_seq}), (std::pair<std::int64_t, std::int64_t>{1, 2}));
+    ASSERT_TRUE(append("alice", s.id, {{"user", "3"}}, "k2").is_ok());
+    SessionResult<AppendResult> again = append("alice", s.id, {{"user", "1"}}, "k1");
+    ASSERT_TRUE(again.is_ok());
+    EXPECT_TRUE(again.value().replayed);
+    EXPECT_EQ(again.value().first_seq, 1);
+    EXPECT_EQ(code_of(append("bob", s.id, {{"user", "1"}})), SessionErrorCode::kForbidden);
+    EXPECT_EQ(code_of(append("alice", "unknown-session-id-0000", {{"user", "1"}})), SessionErrorCode::kNotFound);
+
+    SessionResult<EventPage> page = events("alice", s.id, 1, 10);  // read back before any flush
+    ASSERT_TRUE(page.is_ok());
+    ASSERT_EQ(page.value().events.size(), 2u);
+    EXPECT_EQ(page.value().events[0].seq, 2);
+    EXPECT_EQ(page.value().events[1].content_json, "3");
+    EXPECT_EQ(page.value().last_seq, 3);
+    auto info = wait<SessionInfo>([&](auto done) { store_->get("alice", s.id, done); });
+    ASSERT_TRUE(info.is_ok());
+    EXPECT_EQ(info.value().last_seq, 3);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_events"), 0);
+
+    open_store();  // close() wrote the queue
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_events"), 3);
+    EXPECT_EQ(count("SELECT last_seq FROM agent_sessions"), 3);
+    SessionResult<AppendResult> replay = append("alice", s.id, {{"user", "3"}}, "k2");  // the key from the store
+    ASSERT_TRUE(replay.is_ok());
+    EXPECT_TRUE(replay.value().replayed);
+    EXPECT_EQ(replay.value().first_seq, 3);
+    ASSERT_TRUE(append("alice", s.id, {{"user", "4"}}).is_ok());
+    page = events("alice", s.id, 0, 10);
+    ASSERT_TRUE(page.is_ok());
+    ASSERT_EQ(page.value().events.size(), 4u);
+    EXPECT_EQ(page.value().events[3].seq, 4);
+}
+
+TEST_P(SessionStoreTest, BufferedFlushesWithinTheIntervalAndRefusesPastTheQueue) {
+    durability_ = Durability::kBuffered;
+    buffer_.flush_ms = 10;
+    buffer_.max_queued_events = 4;
+    limits_.max_events_per_session = 6;
+    open_store();
+    SessionInfo s = create("alice");
+    SessionResult<AppendResult> full = append("alice", s.id, std::vector<NewEvent>(5, NewEvent{"user", "0"}));
+    EXPECT_EQ(code_of(full), SessionErrorCode::kBusy);
+    EXPECT_GE(full.error().retry_after_s, 1);
+    ASSERT_TRUE(append("alice", s.id, std::vector<NewEvent>(4, NewEvent{"user", "0"})).is_ok());
+    for (int i = 0; i < 300 && count("SELECT COUNT(*) FROM agent_session_events") < 4; ++i)
+        std::this_thread::sleep_for(10ms);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_events"), 4);
+    EXPECT_EQ(code_of(append("alice", s.id, std::vector<NewEvent>(3, NewEvent{"user", "0"}))),
+              SessionErrorCode::kLimit);
+
+    // Many writers at once, every key twice: every seq once, nothing doubled, after the flushes.
+    SessionInfo t = create("alice");
+    std::vector<std::future<SessionResult<AppendResult>>> answers;
+    limits_.max_events_per_session = 1000;
+    buffer_.max_queued_events = 1000;
+    open_store();
+    for (int round = 0; round < 2; ++round)
+        for (int i = 0; i < 40; ++i) {
+            auto p = std::make_shared<std::promise<SessionResult<AppendResult>>>();
+            answers.push_back(p->get_future());
+            store_->append("alice", t.id, {{"user", std::to_string(i)}}, "k" + std::to_string(i),
+                           [p](SessionResult<AppendResult> r) { p->set_value(std::move(r)); });
+        }
+    std::set<std::int64_t> seqs;
+    for (auto& f : answers) {
+        ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
+        SessionResult<AppendResult> r = f.get();
+        ASSERT_TRUE(r.is_ok()) << r.error().detail;
+        seqs.insert(r.value().first_seq);
+    }
+    EXPECT_EQ(seqs.size(), 40u);
+    EXPECT_EQ(*seqs.rbegin(), 40);
+    open_store();
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_events WHERE session_id = '" + t.id + "'"), 40);
 }
 
 TEST_P(SessionStoreTest, StateWritesNeedTheCurrentVersion) {
