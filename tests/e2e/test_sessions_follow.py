@@ -212,3 +212,31 @@ def test_two_processes_on_one_postgresql_share_sessions_and_live_events(start_se
     g.wait_end()
     f.close()
     g.close()
+
+
+def test_the_stream_ends_when_the_session_expires(start_server, tmp_path):
+    server = sessions_server(start_server, tmp_path / "data", "--session-sweep-interval", "100ms")
+    sid = create(server, {"ttl_ms": 800})["id"]
+    append(server, sid, 1)
+    f = Follow(server, f"/sessions/{sid}/events?follow=1")
+    assert seqs_and_contents(f.next_events(1)) == [(1, 1, 1)]
+    f.wait_end(timeout=5)  # seen at the periodic re-check after the TTL
+    f.close()
+
+
+def test_a_follower_rereads_after_its_listener_reconnects(start_server, cluster):
+    a = start_server("--threads", "1", "--no-access-log", "--sessions", "--store", cluster.url)
+    b = start_server("--threads", "1", "--no-access-log", "--sessions", "--store", cluster.url)
+    sid = create(a)["id"]
+    f = Follow(b, f"/sessions/{sid}/events?follow=1")
+    # Every LISTEN connection is cut (both processes'); the appends' NOTIFYs may go while they are away.
+    cut = cluster.psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'")
+    assert int(cut) == 2
+    start = time.monotonic()
+    for n in range(1, 4):
+        append(a, sid, n)
+    assert seqs_and_contents(f.next_events(3)) == [(n, n, n) for n in range(1, 4)]
+    assert time.monotonic() - start < 4, "not woken by the reconnect"
+    append(a, sid, 4)  # and the listener works again
+    assert seqs_and_contents(f.next_events(1)) == [(4, 4, 4)]
+    f.close()

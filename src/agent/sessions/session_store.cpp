@@ -95,7 +95,8 @@ void SessionStore::announce(const std::string& id, std::int64_t last_seq) {
     (void)db_->query("SELECT pg_notify($1, $2)",
                      {options_.notify_channel, nonce_ + " " + (id.empty() ? "*" : id) + " " + std::to_string(last_seq)},
                      [](store::QueryResult r) {
-                         if (!r.is_ok())
+                         // kCancelled: the store closed first; its followers end anyway.
+                         if (!r.is_ok() && r.status().code() != base::StatusCode::kCancelled)
                              base::log_message(base::LogLevel::kWarn, "session NOTIFY failed: " + r.status().to_string());
                      });
 }
