@@ -33,6 +33,7 @@ class Follow:
         self.body = b""
         self.ended = False
         self.pending = []
+        self.comments = 0
 
     def _recv(self):
         data = self.sock.recv(65536)
@@ -63,9 +64,10 @@ class Follow:
             event = {}
             for line in block.decode().split("\n"):
                 if line.startswith(":"):
+                    self.comments += 1
                     continue
                 name, _, value = line.partition(":")
-                event[name] = value[1:] if value.startswith(" ") else value
+                event[name] = value.removeprefix(" ")
             if "data" in event:
                 self.pending.append((int(event["id"]), json.loads(event["data"])))
 
@@ -212,6 +214,22 @@ def test_two_processes_on_one_postgresql_share_sessions_and_live_events(start_se
     g.wait_end()
     f.close()
     g.close()
+
+
+def test_an_idle_stream_gets_keep_alive_comments(start_server, tmp_path):
+    server = sessions_server(start_server, tmp_path / "data", "--sse-heartbeat", "100ms")
+    sid = create(server)["id"]
+    f = Follow(server, f"/sessions/{sid}/events?follow=1")
+    deadline = time.monotonic() + 5
+    while f.comments < 2:
+        assert time.monotonic() < deadline, "no keep-alive comment"
+        f.sock.settimeout(1)
+        f.raw += f.sock.recv(65536)
+        f._dechunk()
+        f._parse()
+    append(server, sid, "after")
+    assert seqs_and_contents(f.next_events(1)) == [(1, 1, "after")]
+    f.close()
 
 
 def test_the_stream_ends_when_the_session_expires(start_server, tmp_path):

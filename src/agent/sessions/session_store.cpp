@@ -97,7 +97,8 @@ void SessionStore::announce(const std::string& id, std::int64_t last_seq) {
                      [](store::QueryResult r) {
                          // kCancelled: the store closed first; its followers end anyway.
                          if (!r.is_ok() && r.status().code() != base::StatusCode::kCancelled)
-                             base::log_message(base::LogLevel::kWarn, "session NOTIFY failed: " + r.status().to_string());
+                             base::log_message(base::LogLevel::kWarn,
+                                               "session NOTIFY failed: " + r.status().to_string());
                      });
 }
 
