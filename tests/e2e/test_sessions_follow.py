@@ -4,6 +4,7 @@ another principal, and two server processes on one throwaway PostgreSQL: an appe
 the other (LISTEN/NOTIFY)."""
 import json
 import socket
+import threading
 import time
 
 import pytest
@@ -142,6 +143,25 @@ def test_follow_sends_the_backlog_then_live_events_in_order(server):
     assert call(server, "DELETE", f"/sessions/{sid}").status == 204
     f.wait_end()
     f.close()
+
+
+def test_concurrent_appends_reach_every_follower_once_in_seq_order(server):
+    sid = create(server)["id"]
+    followers = [Follow(server, f"/sessions/{sid}/events?follow=1") for _ in range(3)]
+    writers = [threading.Thread(target=lambda w=w: [append(server, sid, [w, i]) for i in range(25)]) for w in range(4)]
+    for t in writers:
+        t.start()
+    late = None
+    for t in writers:
+        t.join()
+        late = late or Follow(server, f"/sessions/{sid}/events?follow=1&after=10")
+    contents = sorted(e["content"] for e in call(server, "GET", f"/sessions/{sid}/events?limit=1000").json["events"])
+    assert contents == sorted([w, i] for w in range(4) for i in range(25))
+    for f in followers:
+        assert [seq for seq, _ in f.next_events(100)] == list(range(1, 101))
+        f.close()
+    assert [seq for seq, _ in late.next_events(90)] == list(range(11, 101))
+    late.close()
 
 
 def test_last_event_id_resumes_with_exactly_the_missed_events(server):
