@@ -81,7 +81,10 @@ class Follow:
             if self.ended:
                 break
             self.sock.settimeout(max(0.05, deadline - time.monotonic()))
-            data = self.sock.recv(65536)
+            try:
+                data = self.sock.recv(65536)
+            except TimeoutError:
+                raise AssertionError(f"only {len(self.pending)} of {n} events came") from None
             if not data:
                 self.ended = True
                 break
@@ -162,6 +165,23 @@ def test_concurrent_appends_reach_every_follower_once_in_seq_order(server):
         f.close()
     assert [seq for seq, _ in late.next_events(90)] == list(range(11, 101))
     late.close()
+
+
+def test_a_slow_follower_gets_a_large_backlog_whole_and_in_order(start_server, tmp_path):
+    server = sessions_server(start_server, tmp_path / "data", "--stream-high-water", "64k")
+    sid = create(server)["id"]
+    text = "x" * 1000
+    for batch in range(3):  # about 3 MB: far past the stream's high-water mark
+        events = [{"role": "user", "content": [batch * 1000 + i, text]} for i in range(1000)]
+        assert call(server, "POST", f"/sessions/{sid}/events", {"events": events}).status == 201
+    f = Follow(server, f"/sessions/{sid}/events?follow=1")
+    time.sleep(0.5)  # not reading: the server waits for the queue to drain
+    append(server, sid, "live")
+    got = f.next_events(3001, timeout=20)
+    assert [seq for seq, _ in got] == list(range(1, 3002))
+    assert [e["content"][0] for _, e in got[:3000]] == list(range(3000))
+    assert got[-1][1]["content"] == "live"
+    f.close()
 
 
 def test_last_event_id_resumes_with_exactly_the_missed_events(server):

@@ -73,6 +73,7 @@ class Follower : public std::enable_shared_from_this<Follower> {
     void on_page(SessionResult<EventPage> page) {
         bool more = false;
         bool opened = false;
+        bool full = false;
         {
             std::lock_guard<std::mutex> lock(mutex_);
             if (ended_) return;
@@ -93,6 +94,8 @@ class Follower : public std::enable_shared_from_this<Follower> {
                 cursor_ = e.seq;
             }
             more = again_ || page.value().events.size() >= options_.page;
+            // A client slower than the log: the next read waits until its queue drained (flow control).
+            full = more && !stream_->writable();
             if (!more && !opened) reading_ = false;
         }
         if (opened) {
@@ -109,6 +112,13 @@ class Follower : public std::enable_shared_from_this<Follower> {
                 more = again_;
                 if (!more) reading_ = false;
             }
+        }
+        if (full) {
+            // Outside the lock (the callback runs at once when the queue drained already); `reading_` is still
+            // set, so no other thread uses the stream. It also runs when the client left: the read then ends it.
+            auto self = shared_from_this();
+            stream_->on_writable([self] { self->read(); });
+            return;
         }
         if (more) read();
     }
