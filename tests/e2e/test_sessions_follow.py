@@ -289,7 +289,7 @@ def test_a_follower_rereads_after_its_listener_reconnects(start_server, cluster)
     f = Follow(b, f"/sessions/{sid}/events?follow=1")
     # Every LISTEN connection is cut (both processes'); the appends' NOTIFYs may go while they are away.
     cut = cluster.psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'")
-    assert int(cut) == 2
+    assert int(cut) >= 2  # both processes' (a backend of an earlier test may still be exiting)
     start = time.monotonic()
     for n in range(1, 4):
         append(a, sid, n)
