@@ -72,24 +72,30 @@ std::string append_json(const AppendResult& range) {
     return out;
 }
 
+std::string event_json(const EventRecord& e) {
+    std::string out;
+    json::Writer w(out);
+    w.begin_object();
+    w.key("seq");
+    w.int64(e.seq);
+    w.key("role");
+    w.string(e.role);
+    w.key("content");
+    w.raw(e.content_json);
+    w.key("created_at");
+    w.int64(e.created_at_ms);
+    w.end_object();
+    return out;
+}
+
 std::string event_page_json(const EventPage& page, std::int64_t after) {
     std::string out;
     json::Writer w(out);
     w.begin_object();
     w.key("events");
     w.begin_array();
-    for (const EventRecord& e : page.events) {
-        w.begin_object();
-        w.key("seq");
-        w.int64(e.seq);
-        w.key("role");
-        w.string(e.role);
-        w.key("content");
-        w.raw(e.content_json);
-        w.key("created_at");
-        w.int64(e.created_at_ms);
-        w.end_object();
-    }
+    for (const EventRecord& e : page.events)
+        w.raw(event_json(e));
     w.end_array();
     w.key("last_seq");
     w.int64(page.last_seq);

@@ -131,9 +131,14 @@ void reserve_range(const std::shared_ptr<Transaction>& tx, const std::shared_ptr
 }  // namespace
 
 void SessionStore::append(std::string owner, std::string id, std::vector<NewEvent> events, std::string idempotency_key,
-                          SessionCallback<AppendResult> done) {
+                          SessionCallback<AppendResult> answer) {
     if (std::optional<SessionError> refused = prepare_events(events, idempotency_key, options_.limits))
-        return done(std::move(*refused));
+        return answer(std::move(*refused));
+    // Committed (or, buffered, queued): the followers hear of it before the writer's answer goes out.
+    SessionCallback<AppendResult> done = [self = shared_from_this(), id, answer](SessionResult<AppendResult> r) {
+        if (r.is_ok() && !r.value().replayed) self->announce(id, r.value().last_seq);
+        answer(std::move(r));
+    };
     if (buffer_)
         return buffer_->append(std::move(owner), std::move(id), std::move(events), std::move(idempotency_key), now_ms(),
                                options_.limits.max_events_per_session, std::move(done));

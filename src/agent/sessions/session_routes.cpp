@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "agent/sessions/session_follow.h"
 #include "agent/sessions/session_id.h"
 #include "agent/sessions/session_json.h"
 #include "agent/sessions/session_problem.h"
@@ -248,10 +249,28 @@ void Routes::mount_events() {
         });
     add("GET", "/{id}/events",
         spec({path_id(), query_param("after", R"({"type":"integer","minimum":0})", "0"),
-              query_param("limit", page, default_page)}),
+              query_param("limit", page, default_page), query_param("follow", R"({"type":"boolean"})", "false"),
+              header_param("last_event_id", "Last-Event-ID", R"({"type":"string","maxLength":32})")}),
         [](SessionStore& store, Request& req, Call call) {
             JsonView a = req.arguments();
-            const std::int64_t after = a.get("after").as_int();
+            std::int64_t after = a.get("after").as_int();
+            if (a.get("follow").as_bool()) {
+                // A reconnecting EventSource names the last seq it saw: that wins over ?after=.
+                JsonView last = a.get("last_event_id");
+                if (!last.is_null()) {
+                    std::string_view v = last.as_string();
+                    std::int64_t seq = 0;
+                    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), seq);
+                    if (v.empty() || ec != std::errc() || end != v.data() + v.size() || seq < 0) {
+                        call.responder->send(problem(400, "Last-Event-ID must be an event seq"));
+                        return;
+                    }
+                    after = seq;
+                }
+                follow_events(store.shared_from_this(), std::move(call.principal), std::move(call.id), after,
+                              std::move(call.responder));
+                return;
+            }
             store.events(call.principal, call.id, after, static_cast<std::size_t>(a.get("limit").as_int()),
                          answer<EventPage>(call.responder, [after](const EventPage& p) {
                              return Response::json(event_page_json(p, after));

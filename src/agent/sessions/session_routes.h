@@ -29,6 +29,7 @@ inline constexpr const char* kAnonymousPrincipal = "anonymous";
 ///   DELETE /sessions/{id}                                               204
 ///   POST   /sessions/{id}/events    {role, content} | {events:[...]}, Idempotency-Key header   201 (200 replayed)
 ///   GET    /sessions/{id}/events?after=<seq>&limit=                     200
+///   GET    /sessions/{id}/events?follow=1&after=<seq>, Last-Event-ID    200 text/event-stream (session_follow.h)
 ///   GET    /sessions/{id}/state     the document, ETag "<version>"      200
 ///   PUT    /sessions/{id}/state     the new document, If-Match          200 (409 stale)
 ///   PATCH  /sessions/{id}/state     a JSON merge patch, If-Match        200 (409 stale)

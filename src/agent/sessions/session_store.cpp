@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <future>
 #include <thread>
+
+#include "base/log.h"
 
 #include "agent/sessions/database_thread.h"
 #include "agent/sessions/json_merge_patch.h"
@@ -49,7 +52,9 @@ base::Result<std::shared_ptr<SessionStore>> SessionStore::open(std::shared_ptr<s
         wait_until_unused(runner);
         return migrated;
     }
-    return std::make_shared<SessionStore>(std::move(db), std::move(runner), std::move(options));
+    auto opened = std::make_shared<SessionStore>(std::move(db), std::move(runner), std::move(options));
+    SLIPSTREAM_RETURN_IF_ERROR(opened->listen_for_changes());
+    return opened;
 }
 
 SessionStore::SessionStore(std::shared_ptr<store::Database> db, std::shared_ptr<TransactionRunner> runner,
@@ -59,6 +64,8 @@ SessionStore::SessionStore(std::shared_ptr<store::Database> db, std::shared_ptr<
         buffer_ = std::make_shared<WriteBehind>(db_, runner_, options_.buffer);
         buffer_->start();
     }
+    base::Result<std::string> nonce = new_session_id();
+    nonce_ = nonce.is_ok() ? std::move(nonce).value() : std::to_string(reinterpret_cast<std::uintptr_t>(this));
 }
 
 void SessionStore::close() {
@@ -66,23 +73,85 @@ void SessionStore::close() {
 }
 
 SessionStore::~SessionStore() {
+    changes_->clear();  // followers end (their streams close)
     // An owner that did not close() loses what is still queued; the flusher thread ends here.
     buffer_.reset();
     // The last reference to the store can be a callback's, dropped on the database's own thread, where the
     // Database's destructor (it joins that thread) must not run.
     if (on_database_thread()) {
-        std::thread([db = std::move(db_), runner = std::move(runner_)]() mutable {
+        std::thread([db = std::move(db_), runner = std::move(runner_), listener = std::move(listener_)]() mutable {
             ClosingOnThisThread closing;
+            listener.reset();
             runner.reset();
             db.reset();
         }).detach();
         return;
     }
     // An owner closing: transactions still ending hold the runner for a moment; then it closes here.
+    listener_.reset();
     wait_until_unused(runner_);
     ClosingOnThisThread closing;
     runner_.reset();
     db_.reset();
+}
+
+void SessionStore::announce(const std::string& id, std::int64_t last_seq) {
+    if (id.empty()) {
+        changes_->publish_all();
+    } else {
+        changes_->publish(id);
+    }
+    if (db_->backend() != store::Backend::kPostgres) return;
+    // After the commit, outside its transaction: a NOTIFY lost with a crash here is found again by followers'
+    // periodic re-read (SessionSweeper wakes them all).
+    (void)db_->query("SELECT pg_notify($1, $2)",
+                     {options_.notify_channel, nonce_ + " " + (id.empty() ? "*" : id) + " " + std::to_string(last_seq)},
+                     [](store::QueryResult r) {
+                         // kCancelled: the store closed first; its followers end anyway.
+                         if (!r.is_ok() && r.status().code() != base::StatusCode::kCancelled)
+                             base::log_message(base::LogLevel::kWarn,
+                                               "session NOTIFY failed: " + r.status().to_string());
+                     });
+}
+
+base::Status SessionStore::listen_for_changes() {
+    if (db_->backend() != store::Backend::kPostgres) return base::Status::ok();
+    store::ListenerHandlers handlers;
+    std::weak_ptr<SessionChanges> weak = changes_;
+    handlers.on_notification = [weak, nonce = nonce_](const store::DbNotification& n) {
+        std::shared_ptr<SessionChanges> changes = weak.lock();
+        if (!changes) return;
+        // "<nonce> <id> <last_seq>": this store's own are already published.
+        const std::size_t space = n.payload.find(' ');
+        if (space == std::string::npos) return changes->publish_all();
+        if (std::string_view(n.payload).substr(0, space) == nonce) return;
+        const std::size_t end = n.payload.find(' ', space + 1);
+        std::string id = n.payload.substr(space + 1, end == std::string::npos ? std::string::npos : end - space - 1);
+        if (id == "*") return changes->publish_all();
+        changes->publish(id);
+    };
+    handlers.on_event = [weak](store::ListenerEvent event, const base::Status& why) {
+        std::shared_ptr<SessionChanges> changes = weak.lock();
+        if (event == store::ListenerEvent::kConnectionLost) {
+            base::log_message(base::LogLevel::kWarn, "session listener lost its connection: " + why.to_string());
+            return;
+        }
+        // NOTIFYs sent while it was away are lost: every follower re-reads from its cursor.
+        if (changes) changes->publish_all();
+    };
+    std::promise<base::Result<std::unique_ptr<store::DbListener>>> opened;
+    std::future<base::Result<std::unique_ptr<store::DbListener>>> ready = opened.get_future();
+    db_->open_listener(std::move(handlers), [&opened](base::Result<std::unique_ptr<store::DbListener>> listener) {
+        opened.set_value(std::move(listener));
+    });
+    base::Result<std::unique_ptr<store::DbListener>> listener = ready.get();
+    if (!listener.is_ok()) return listener.status();
+    std::promise<base::Status> listening;
+    std::future<base::Status> heard = listening.get_future();
+    listener.value()->listen(options_.notify_channel, [&listening](base::Status s) { listening.set_value(s); });
+    base::Status s = heard.get();
+    listener_ = std::move(listener).value();
+    return s;
 }
 
 std::int64_t SessionStore::now_ms() const {
@@ -199,6 +268,7 @@ void SessionStore::remove(std::string owner, std::string id, SessionCallback<Don
               if (!r.is_ok()) return done(error_from_status(r.status()));
               if (r->affected_rows() > 0) {
                   if (self->buffer_) self->buffer_->forget(id);
+                  self->announce(id, 0);
                   return done(Done{});
               }
               // Nothing deleted: tell an unknown session from another principal's.
@@ -208,7 +278,12 @@ void SessionStore::remove(std::string owner, std::string id, SessionCallback<Don
           });
 }
 
-void SessionStore::erase_principal(std::string owner, SessionCallback<std::int64_t> done) {
+void SessionStore::erase_principal(std::string owner, SessionCallback<std::int64_t> inner) {
+    auto self = shared_from_this();
+    SessionCallback<std::int64_t> done = [self, inner](SessionResult<std::int64_t> erased) {
+        if (erased.is_ok() && erased.value() > 0) self->announce("", 0);
+        inner(std::move(erased));
+    };
     auto forget = [buffer = buffer_, owner] {
         if (buffer) buffer->forget_owner(owner);
     };

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/sessions/session_changes.h"
 #include "agent/sessions/session_error.h"
 #include "agent/sessions/session_types.h"
 #include "agent/sessions/transaction_runner.h"
@@ -16,6 +17,7 @@
 #include "base/clock.h"
 #include "base/result.h"
 #include "store/database/database.h"
+#include "store/database/db_listener.h"
 
 namespace slipstream::agent::sessions {
 
@@ -32,6 +34,8 @@ struct SessionStoreOptions {
     WriteBehindOptions buffer;  // kBuffered: flush interval and queue bound
     /// Wall time for created/updated/expires (epoch milliseconds); a ManualClock in tests.
     std::shared_ptr<const base::Clock> clock = std::make_shared<base::SystemClock>();
+    /// PostgreSQL: the channel of this store's NOTIFYs (every replica on one database must use the same one).
+    std::string notify_channel = "slipstream_agent_sessions";
 };
 
 /// Thread-safe; every operation answers once through its callback, on the database's thread (or at once on the
@@ -90,6 +94,18 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     /// kBuffered: writes what is queued and stops the flusher (blocking; call once the routes stopped, never on
     /// a database thread). Appends after it are refused. Nothing to do when durable.
     void close();
+    /// Who follows which session in this process: appends, deletes and (PostgreSQL) other replicas' NOTIFYs wake
+    /// them. See announce().
+    SessionChanges& changes() { return *changes_; }
+    /// A session changed (`last_seq`: its newest seq, 0 for a delete; `id` empty: every session, an erase):
+    /// wakes its followers here and, on PostgreSQL, NOTIFYs the store's channel with "<nonce> <id> <last_seq>"
+    /// ("*" for every session) so the other processes wake theirs. Called after each committed append, delete
+    /// and erase.
+    void announce(const std::string& id, std::int64_t last_seq);
+    /// PostgreSQL: LISTENs on the store's channel (blocking: start-up; SessionStore::open calls it) and wakes the
+    /// followers of the sessions other processes announce; after the listener reconnects, every follower
+    /// re-reads from its cursor. SQLite: nothing (appends in this process wake followers directly).
+    base::Status listen_for_changes();
 
     const SessionLimits& limits() const { return options_.limits; }
     Durability durability() const { return options_.durability; }
@@ -115,6 +131,9 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     std::shared_ptr<TransactionRunner> runner_;
     SessionStoreOptions options_;
     std::shared_ptr<WriteBehind> buffer_;  // kBuffered only
+    std::shared_ptr<SessionChanges> changes_ = std::make_shared<SessionChanges>();
+    std::string nonce_;  // tells this store's own NOTIFYs from other processes'
+    std::unique_ptr<store::DbListener> listener_;
 };
 
 }  // namespace slipstream::agent::sessions

@@ -501,6 +501,70 @@ TEST_P(SessionStoreTest, DeleteAndErasePrincipal) {
     EXPECT_TRUE(wait<SessionInfo>([&](auto done) { store_->get("bob", b.id, done); }).is_ok());
 }
 
+TEST_P(SessionStoreTest, AppendsAndDeletesWakeFollowersHereAndOnOtherStores) {
+    SessionInfo a = create("alice");
+    std::atomic<int> woken{0};
+    const std::uint64_t token = store_->changes().subscribe(a.id, [&] { woken.fetch_add(1); });
+    ASSERT_TRUE(append("alice", a.id, {{"user", "1"}}, "k").is_ok());
+    EXPECT_EQ(woken.load(), 1);  // before the writer's answer
+    ASSERT_TRUE(append("alice", a.id, {{"user", "1"}}, "k").is_ok());
+    EXPECT_EQ(woken.load(), 1);  // a replayed append changed nothing
+    EXPECT_EQ(code_of(append("bob", a.id, {{"user", "2"}})), SessionErrorCode::kForbidden);
+    EXPECT_EQ(woken.load(), 1);
+    auto wait_for = [&](int n) {
+        for (int i = 0; i < 500 && woken.load() < n; ++i)
+            std::this_thread::sleep_for(10ms);
+        return woken.load();
+    };
+    if (GetParam() == Kind::kPostgres) {
+        // Another store on the same database (another replica): its append reaches this one by NOTIFY.
+        auto other_db = store::Database::open({.url = url_});
+        ASSERT_TRUE(other_db.is_ok());
+        std::shared_ptr<store::Database> db2(std::move(other_db).value());
+        auto opened = SessionStore::open(db2, {.limits = limits_, .clock = clock_});
+        ASSERT_TRUE(opened.is_ok()) << opened.status().to_string();
+        std::shared_ptr<SessionStore> other = std::move(opened).value();
+        ASSERT_TRUE(wait<AppendResult>([&](auto done) {
+                        other->append("alice", a.id, {{"user", "3"}}, "", done);
+                    }).is_ok());
+        EXPECT_EQ(wait_for(2), 2);
+        for (int i = 0; i < 500 && other.use_count() > 1; ++i)
+            std::this_thread::sleep_for(10ms);
+        other.reset();
+    } else {
+        woken.fetch_add(1);
+    }
+    ASSERT_TRUE(wait<Done>([&](auto done) { store_->remove("alice", a.id, done); }).is_ok());
+    EXPECT_EQ(woken.load(), 3);
+    create("alice");
+    ASSERT_TRUE(wait<std::int64_t>([&](auto done) { store_->erase_principal("alice", done); }).is_ok());
+    EXPECT_EQ(woken.load(), 4);  // an erase wakes every follower
+    store_->changes().unsubscribe(a.id, token);
+    EXPECT_EQ(store_->changes().followers(), 0U);
+}
+
+TEST(SessionChangesTest, AWakeMayUnsubscribeItselfAndPublishAllReachesEveryone) {
+    SessionChanges changes;
+    int x = 0;
+    int y = 0;
+    std::uint64_t tx = 0;
+    tx = changes.subscribe("x", [&] {
+        ++x;
+        changes.unsubscribe("x", tx);
+    });
+    changes.subscribe("y", [&] { ++y; });
+    changes.publish("x");
+    changes.publish("x");
+    changes.publish("z");
+    EXPECT_EQ(x, 1);
+    EXPECT_EQ(changes.followers(), 1U);
+    changes.publish_all();
+    EXPECT_EQ(y, 1);
+    changes.clear();
+    changes.publish_all();
+    EXPECT_EQ(y, 1);
+}
+
 TEST_P(SessionStoreTest, ReopenedStoreKeepsEverythingAndMigratesOnce) {
     SessionInfo s = create("alice", {.state_json = R"({"n":1})"});
     ASSERT_TRUE(append("alice", s.id, {{"user", "1"}, {"user", "2"}}, "k").is_ok());
