@@ -31,7 +31,7 @@ enum class Durability : std::uint8_t { kDurable, kBuffered };
 struct SessionStoreOptions {
     SessionLimits limits;
     Durability durability = Durability::kDurable;
-    WriteBehindOptions buffer;  // kBuffered: flush interval and queue bound
+    WriteBehindOptions buffer{};  // kBuffered: flush interval and queue bound
     /// Wall time for created/updated/expires (epoch milliseconds); a ManualClock in tests.
     std::shared_ptr<const base::Clock> clock = std::make_shared<base::SystemClock>();
     /// PostgreSQL: the channel of this store's NOTIFYs (every replica on one database must use the same one).
