@@ -6,7 +6,8 @@ synchronous=FULL, so an answered append is on disk like Slipstream's durable mod
 worker thread; wrk drives them with a Lua script that spreads the appends over many sessions. Prints a ledger
 section (Markdown); nothing is written to BENCHMARKS.md.
 
-    .venv/bin/python bench/session_appends.py [--duration 5] [--connections 32] [--sessions 64]
+    .venv/bin/python bench/session_appends.py [--duration 5] [--connections 32] [--sessions 64] [--rounds 3]
+        [--append-ledger]
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import os
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,6 +28,9 @@ BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(BENCH_DIR)
 BUILD = os.path.join(REPO_DIR, os.environ.get("SLIPSTREAM_BUILD_DIR", "build"))
 PYTHON = os.path.join(REPO_DIR, ".venv", "bin", "python")
+
+sys.path.insert(0, REPO_DIR)
+from bench.harness import ledger
 
 LUA = r"""
 local ids = {}
@@ -178,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--duration", type=int, default=5, help="seconds measured per contender (5)")
     p.add_argument("--connections", type=int, default=32, help="wrk connections (32)")
     p.add_argument("--sessions", type=int, default=64, help="sessions the appends are spread over (64)")
+    p.add_argument("--rounds", type=int, default=1, help="rounds, contenders in the same order each (1)")
+    p.add_argument("--append-ledger", action="store_true", help="append the section to BENCHMARKS.md")
     args = p.parse_args(argv)
     hello = os.path.join(BUILD, "examples", "hello")
     if not os.path.exists(hello):
@@ -186,36 +193,62 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("wrk") is None:
         print("wrk is not installed (bench/setup.sh installs it)", file=sys.stderr)
         return 1
-    work = tempfile.mkdtemp(prefix="ss-session-bench-")
-    rows = []
-    try:
-        for mode in ("durable", "buffered"):
+    names = ("Slipstream C++ `durable`", "Slipstream C++ `buffered`", "FastAPI + sqlite3 (uvicorn, 1 worker)")
+    modes = ("durable", "buffered", "durable")
+    results: dict[str, list[dict]] = {n: [] for n in names}
+    for _ in range(args.rounds):
+        work = tempfile.mkdtemp(prefix="ss-session-bench-")
+        try:
+            for name, mode in zip(names[:2], modes[:2]):
+                port = free_port()
+                argv_ = [hello, "--host", "127.0.0.1", "--port", str(port), "--threads", "1", "--no-access-log",
+                         "--sessions", "--data-dir", os.path.join(work, mode), "--session-durability", mode,
+                         "--session-queue", "100000"]
+                results[name].append(measure(mode, argv_, port, work, args))
             port = free_port()
-            argv = [hello, "--host", "127.0.0.1", "--port", str(port), "--threads", "1", "--no-access-log",
-                    "--sessions", "--data-dir", os.path.join(work, mode), "--session-durability", mode,
-                    "--session-queue", "100000"]
-            rows.append((f"Slipstream C++ `{mode}`", mode, measure(mode, argv, port, work, args)))
-        port = free_port()
-        peer_file = os.path.join(work, "peer_app.py")
-        with open(peer_file, "w") as f:
-            f.write(PEER)
-        env = dict(os.environ, PEER_DB=os.path.join(work, "peer.db"), PYTHONPATH=work)
-        argv = [PYTHON, "-m", "uvicorn", "peer_app:app", "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
-                "--log-level", "warning", "--no-access-log"]
-        rows.append(("FastAPI + sqlite3 (uvicorn, 1 worker)", "durable", measure("peer", argv, port, work, args, env)))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+            peer_file = os.path.join(work, "peer_app.py")
+            with open(peer_file, "w") as f:
+                f.write(PEER)
+            env = dict(os.environ, PEER_DB=os.path.join(work, "peer.db"), PYTHONPATH=work)
+            argv_ = [PYTHON, "-m", "uvicorn", "peer_app:app", "--host", "127.0.0.1", "--port", str(port),
+                     "--workers", "1", "--log-level", "warning", "--no-access-log"]
+            results[names[2]].append(measure("peer", argv_, port, work, args, env))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
 
-    peer = rows[-1][2]["rps"]
-    print(f"## Agent session appends, SQLite ({time.strftime('%Y-%m-%d')}, bench/session_appends.py)\n")
-    print(f"`POST /sessions/{{id}}/events` with an Idempotency-Key, {args.connections} connections (wrk, 1 thread) "
-          f"over {args.sessions} sessions, {args.duration} s each, one server process with one worker thread; "
-          f"{os.cpu_count()} CPUs shared by the server and wrk.\n")
-    print("| server | durability | appends/s | p99 ms | vs peer | non-2xx |")
-    print("|---|---|---:|---:|---:|---:|")
-    for name, mode, r in rows:
-        ratio = r["rps"] / peer if peer else float("nan")
-        print(f"| {name} | {mode} | {r['rps']:,.0f} | {r['p99_ms']:.2f} | {ratio:.2f}x | {r['errors']} |")
+    def median(name: str, key: str) -> float:
+        return statistics.median(r[key] for r in results[name])
+
+    peer = median(names[2], "rps")
+    commit = subprocess.run(["git", "-C", REPO_DIR, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            check=False).stdout.strip()
+    now = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    out = [f"## {now} — {commit} (agent session appends on SQLite: durable and buffered against FastAPI + sqlite3)",
+           "", f"- Machine: nproc {os.cpu_count()}, Linux {os.uname().release}",
+           f"- Command: `bench/session_appends.py {' '.join(argv if argv is not None else sys.argv[1:])}`",
+           (f"- Method: `POST /sessions/{{id}}/events` with an Idempotency-Key, {args.connections} connections "
+            f"(wrk, 1 thread) over {args.sessions} sessions, {args.duration} s per contender and round, "
+            f"{args.rounds} round(s), medians; one server process with one worker thread each; the server and wrk "
+            f"share the {os.cpu_count()} CPUs (not pinned); the peer commits each append with sqlite3 (WAL, "
+            "synchronous=FULL), as `durable` does"), "",
+           "| server | durability | appends/s (median) | min–max | p99 ms | vs peer | non-2xx |",
+           "|---|---|---:|---|---:|---:|---:|"]
+    for name, mode in zip(names, modes):
+        rates = [r["rps"] for r in results[name]]
+        rps = median(name, "rps")
+        out.append(f"| {name} | {mode} | {rps:,.0f} | {min(rates):,.0f}–{max(rates):,.0f} | "
+                   f"{median(name, 'p99_ms'):.2f} | {rps / peer if peer else float('nan'):.2f}x | "
+                   f"{sum(r['errors'] for r in results[name])} |")
+    out += ["", "Caveats:", "",
+            ("- `durable` answers after each append's own COMMIT (one fsync each, no group commit yet); `buffered` "
+             "answers once queued and commits every 50 ms: it can lose up to that interval on a crash, so it is "
+             "not compared with the peer at equal durability."),
+            "- Two cores shared by the server, wrk and SQLite's fsyncs: ratios only."]
+    section = "\n".join(out) + "\n"
+    print(section)
+    if args.append_ledger:
+        path = os.path.join(REPO_DIR, "BENCHMARKS.md")
+        ledger.append_section(path, section, ledger.committed_version(path))
     return 0
 
 
