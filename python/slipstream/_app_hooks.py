@@ -9,6 +9,16 @@ from typing import Any, TypeVar
 from . import _lifespan
 from .middleware import BaseHTTPMiddleware
 from .middleware.cors import CORSMiddleware, is_cors_middleware
+from .middleware.gzip import GZipMiddleware, is_gzip_middleware
+from .middleware.httpsredirect import HTTPSRedirectMiddleware
+from .middleware.trustedhost import TrustedHostMiddleware
+
+# Starlette's middleware classes (fastapi.middleware.* re-exports them) -> this package's, whose options are the
+# same: an app ported from FastAPI keeps its imports.
+_STARLETTE_EQUIVALENTS = {
+    ("starlette.middleware.trustedhost", "TrustedHostMiddleware"): TrustedHostMiddleware,
+    ("starlette.middleware.httpsredirect", "HTTPSRedirectMiddleware"): HTTPSRedirectMiddleware,
+}
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -28,6 +38,8 @@ class AppHooks:
         self.user_middleware: list[Any] = []
         # CORS runs in the engine, never in user_middleware (which would make every request enter Python).
         self.cors_middleware: CORSMiddleware | None = None
+        # GZipMiddleware: the engine's response compression, never in user_middleware either.
+        self.gzip_middleware: GZipMiddleware | None = None
         for item in reversed(list(middleware or [])):
             entry = _middleware_entry(item)
             if entry is None:
@@ -47,8 +59,17 @@ class AppHooks:
         return decorator
 
     def add_middleware(self, middleware_class: type, *args: Any, **options: Any) -> None:
-        """Adds a BaseHTTPMiddleware subclass (its `dispatch(request, call_next)`), outermost; or CORSMiddleware
-        (this package's or Starlette's), whose options become the engine's CORS settings (once per app)."""
+        """Adds a BaseHTTPMiddleware subclass (its `dispatch(request, call_next)`), outermost (TrustedHostMiddleware
+        and HTTPSRedirectMiddleware are such, this package's or Starlette's); or CORSMiddleware / GZipMiddleware
+        (this package's or Starlette's), whose options become the engine's CORS / compression settings (once per
+        app)."""
+        if is_gzip_middleware(middleware_class):
+            if self.gzip_middleware is not None:
+                raise ValueError("GZipMiddleware is already added to this app: an app has one compression policy")
+            self.gzip_middleware = GZipMiddleware(None, *args, **options)
+            return
+        middleware_class = _STARLETTE_EQUIVALENTS.get(
+            (getattr(middleware_class, "__module__", ""), getattr(middleware_class, "__name__", "")), middleware_class)
         if is_cors_middleware(middleware_class):
             if self.cors_middleware is not None:
                 raise ValueError("CORSMiddleware is already added to this app: an app has one CORS policy "
@@ -56,7 +77,8 @@ class AppHooks:
             self.cors_middleware = CORSMiddleware(None, *args, **options)
             return
         if not (isinstance(middleware_class, type) and issubclass(middleware_class, BaseHTTPMiddleware)):
-            raise TypeError("slipstream runs BaseHTTPMiddleware subclasses, CORSMiddleware and "
+            raise TypeError("slipstream runs BaseHTTPMiddleware subclasses, CORSMiddleware, GZipMiddleware, "
+                            "TrustedHostMiddleware, HTTPSRedirectMiddleware and "
                             f"@app.middleware('http') functions; {middleware_class!r} is not one (ASGI middleware "
                             "is not supported)")
         self.user_middleware.insert(0, middleware_class(None, *args, **options))
@@ -64,6 +86,10 @@ class AppHooks:
     def cors_server_options(self) -> dict[str, Any]:
         """The engine's cors_* options from the app's CORSMiddleware (empty without one)."""
         return self.cors_middleware.server_options() if self.cors_middleware is not None else {}
+
+    def compression_server_options(self) -> dict[str, Any]:
+        """The engine's compression options from the app's GZipMiddleware (empty without one)."""
+        return self.gzip_middleware.server_options() if self.gzip_middleware is not None else {}
 
     def add_event_handler(self, event_type: str, func: Callable[[], Any]) -> None:
         if event_type not in ("startup", "shutdown"):

@@ -7,7 +7,7 @@ import types
 from collections.abc import Sequence
 from typing import Any
 
-from .datastructures import URL
+from .datastructures import Address
 from .requests import Request
 
 _SCHEMES = {"http", "https", "ws", "wss"}
@@ -58,18 +58,14 @@ class ProxiedRequest(Request):
 
     __slots__ = ("_client", "root_path", "scheme")
 
-    def __init__(self, *args: Any, scheme: str, root_path: str, client: tuple[str, int] | None | bool) -> None:
+    def __init__(self, *args: Any, scheme: str, root_path: str, client: Address | None | bool) -> None:
         super().__init__(*args)
         self.scheme = scheme
         self.root_path = root_path
         self._client = client
 
     @property
-    def url(self) -> URL:
-        return URL(self.scheme, self.headers.get("host", ""), self.root_path + self.path, self.query_string)
-
-    @property
-    def client(self) -> tuple[str, int] | None:
+    def client(self) -> Address | None:
         if self._client is False:
             return Request.client.fget(self)  # type: ignore[attr-defined, no-any-return]
         return self._client  # type: ignore[return-value]
@@ -86,7 +82,7 @@ class RequestFactory:
     def __call__(self, method: str, path: str, query: str, headers: list[tuple[str, str]], body: bytes,
                  path_params: dict[str, str], client: str, route: str, principal: str | None = None) -> Request:
         scheme = self.scheme
-        forwarded_client: tuple[str, int] | None | bool = False
+        forwarded_client: Address | None | bool = False
         if self.trusted is not None:
             peer = client.rpartition(":")[0].strip("[]") if ":" in client else client
             if peer in self.trusted:
@@ -97,7 +93,7 @@ class RequestFactory:
                 if "x-forwarded-for" in last:
                     host = self.trusted.client_host(last["x-forwarded-for"])
                     if host:
-                        forwarded_client = (host, 0)
+                        forwarded_client = Address(host, 0)
         return ProxiedRequest(method, path, query, headers, body, path_params, client, route, principal, scheme=scheme,
                               root_path=self.root_path, client=forwarded_client)
 

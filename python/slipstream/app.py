@@ -154,6 +154,12 @@ class App(APIRouter, AppHooks):
             given = sorted(k for k in merged if k.startswith("cors_"))
             raise ValueError(f"CORS is configured twice: by CORSMiddleware and by the server options {given}")
         merged.update(cors)
+        # GZipMiddleware: the engine's compression options (gzip only, Starlette's minimum size and level).
+        gzip = self.compression_server_options()
+        clash = sorted(k for k in gzip if k in merged and k != "compression")
+        if clash:
+            raise ValueError(f"compression is configured twice: by GZipMiddleware and by the server options {clash}")
+        merged.update(gzip)
         root_path = merged.pop("root_path", None) or self.openapi_config.root_path
         requests = request_runtime(_runtime, root_path, merged)  # takes proxy_headers, forwarded_allow_ips
         runtime = _runtime.AppRuntime(self, requests.make_request)

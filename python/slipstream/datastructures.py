@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator, Mapping
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 from urllib.parse import parse_qsl
 
 from pydantic_core import core_schema
@@ -82,16 +82,57 @@ class QueryParams(Mapping[str, str]):
         return f"QueryParams({self._list!r})"
 
 
+class Address(NamedTuple):
+    """The client's (or server's) `(host, port)`, as Starlette's: `request.client.host`, `request.client.port`."""
+
+    host: str
+    port: int
+
+
 class URL:
-    """scheme://netloc/path?query of a request."""
+    """scheme://netloc/path?query of a request (Starlette's URL: `hostname`, `port`, `is_secure`, `replace()`)."""
 
     __slots__ = ("netloc", "path", "query", "scheme")
 
-    def __init__(self, scheme: str, netloc: str, path: str, query: str) -> None:
+    def __init__(self, scheme: str, netloc: str, path: str, query: str = "") -> None:
         self.scheme = scheme
         self.netloc = netloc
         self.path = path
         self.query = query
+
+    @property
+    def hostname(self) -> str | None:
+        """The host without port and brackets (None when the URL has no host)."""
+        host = self.netloc.rpartition("@")[2]
+        if host.startswith("["):
+            return host[1:host.find("]")] or None
+        return host.partition(":")[0] or None
+
+    @property
+    def port(self) -> int | None:
+        """The explicit port, None when the netloc has none."""
+        host = self.netloc.rpartition("@")[2]
+        tail = host[host.find("]") + 1:] if host.startswith("[") else host
+        _, sep, port = tail.partition(":")
+        return int(port) if sep and port.isdigit() else None
+
+    @property
+    def is_secure(self) -> bool:
+        return self.scheme in ("https", "wss")
+
+    def replace(self, **components: Any) -> URL:
+        """A copy with some of scheme, netloc, hostname, port, path and query replaced."""
+        if "hostname" in components or "port" in components:
+            hostname = components.pop("hostname", None) or self.hostname or ""
+            port = components.pop("port", self.port)
+            if ":" in hostname and not hostname.startswith("["):
+                hostname = f"[{hostname}]"
+            components["netloc"] = hostname if port is None else f"{hostname}:{port}"
+        unknown = set(components) - {"scheme", "netloc", "path", "query"}
+        if unknown:
+            raise TypeError(f"URL.replace: unknown component(s) {', '.join(sorted(unknown))}")
+        values = {"scheme": self.scheme, "netloc": self.netloc, "path": self.path, "query": self.query, **components}
+        return URL(values["scheme"], values["netloc"], values["path"], values["query"])
 
     def __str__(self) -> str:
         return f"{self.scheme}://{self.netloc}{self.path}" + (f"?{self.query}" if self.query else "")
@@ -104,6 +145,28 @@ class URL:
 
     def __hash__(self) -> int:
         return hash(str(self))
+
+
+class URLPath(str):
+    """A route's path from `url_path_for` (Starlette's URLPath): a str, and `make_absolute_url(base_url)`."""
+
+    def __new__(cls, path: str, protocol: str = "http", host: str = "") -> URLPath:
+        return str.__new__(cls, path)
+
+    def __init__(self, path: str, protocol: str = "http", host: str = "") -> None:
+        self.protocol = protocol
+        self.host = host
+
+    def make_absolute_url(self, base_url: str | URL) -> URL:
+        """This path under `base_url` (its root path kept), with ws/wss for WebSocket routes."""
+        if isinstance(base_url, str):
+            scheme, _, rest = base_url.partition("://")
+            netloc, slash, path = rest.partition("/")
+            base_url = URL(scheme, netloc, slash + path)
+        secure = base_url.is_secure
+        scheme = {"http": "https" if secure else "http", "websocket": "wss" if secure else "ws"}.get(
+            self.protocol, base_url.scheme)
+        return URL(scheme, self.host or base_url.netloc, base_url.path.rstrip("/") + str(self))
 
 
 class ImmutableMultiDict(Mapping[str, Any]):

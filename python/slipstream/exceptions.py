@@ -81,3 +81,12 @@ def _body_of(request: Any) -> Any:
         except ValueError:
             return raw.decode("utf-8", "replace")
     return raw
+
+
+class NoMatchFound(Exception):
+    """`url_path_for` / `request.url_for(name, **path_params)` found no route with that name and those path
+    parameters (Starlette's exception, with its message)."""
+
+    def __init__(self, name: str, path_params: dict[str, Any]) -> None:
+        params = ", ".join(path_params)
+        super().__init__(f'No route exists for name "{name}" and params "{params}".')

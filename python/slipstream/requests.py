@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import json as _json
-from collections.abc import Generator
+from collections.abc import AsyncIterator, Generator
 from typing import Any
 
 from ._core.connection import HTTPConnection, parse_cookies
 from ._core.form_body import parse_body
 from ._lifespan import State
-from .datastructures import URL, Headers, QueryParams
+from .datastructures import URL, Address, Headers, QueryParams
 
 
 class Request(HTTPConnection):
     """One HTTP request. Built only for handlers that ask for it (and for exception handlers).
 
     `await request.body()` / `await request.json()` as in Starlette; `body_bytes` and `json_sync()` for def handlers.
+    The engine reads the whole body before the handler runs: `stream()` and `receive()` give it in one chunk.
     """
 
     __slots__ = (
@@ -25,6 +26,8 @@ class Request(HTTPConnection):
         "_json",
         "_query",
         "_raw_headers",
+        "_received",
+        "_scope",
         "_state",
         "app",
         "body_bytes",
@@ -57,6 +60,8 @@ class Request(HTTPConnection):
         self._cookies: dict[str, str] | None = None
         self._form: Any = None
         self._state: Any = None
+        self._scope: dict[str, Any] | None = None
+        self._received = False
         self.app: Any = None  # the App serving it
         self.lifespan_state: dict[str, Any] | None = None  # what the lifespan yielded (copied into `state`)
 
@@ -79,9 +84,71 @@ class Request(HTTPConnection):
             self._query = QueryParams(self.query_string)
         return self._query
 
+    # The scheme and root path of the app's URLs: "http" and "" here; ProxiedRequest (_proxy.py) holds the
+    # scheme of TLS or X-Forwarded-Proto and the app's root_path.
+    @property
+    def scheme(self) -> str:
+        return "http"
+
+    @property
+    def root_path(self) -> str:
+        return ""
+
     @property
     def url(self) -> URL:
-        return URL("http", self.headers.get("host", ""), self.path, self.query_string)
+        return URL(self.scheme, self.headers.get("host", ""), self.root_path + self.path, self.query_string)
+
+    @property
+    def base_url(self) -> URL:
+        """The app's URL: scheme, host and root path, ending in "/" (Starlette's base_url)."""
+        return URL(self.scheme, self.headers.get("host", ""), self.root_path.rstrip("/") + "/", "")
+
+    def url_for(self, name: str, /, **path_params: Any) -> URL:
+        """The absolute URL of the route called `name` with `path_params` (Starlette's url_for: the app's
+        url_path_for under base_url); NoMatchFound when the app has no such route."""
+        if self.app is None:
+            raise RuntimeError("The `url_for` method can only be used inside a Starlette application or with a router.")
+        return self.app.url_path_for(name, **path_params).make_absolute_url(self.base_url)
+
+    @property
+    def scope(self) -> dict[str, Any]:
+        """An ASGI-like scope built from the request (the keys FastAPI code reads: type, http_version, method,
+        scheme, path, raw_path, root_path, query_string, headers, client, server, app, route, path_params,
+        state). Built on first use; changing it changes nothing else."""
+        if self._scope is None:
+            host = self.url.hostname or ""
+            port = self.url.port or (443 if self.scheme in ("https", "wss") else 80)
+            self._scope = {
+                "type": "http",
+                "asgi": {"version": "3.0", "spec_version": "2.3"},
+                "http_version": "1.1",
+                "method": self.method,
+                "scheme": self.scheme,
+                "path": self.path,
+                "raw_path": self.path.encode(),
+                "root_path": self.root_path,
+                "query_string": self.query_string.encode("latin-1", "replace"),
+                "headers": [(k.lower().encode("latin-1", "replace"), v.encode("latin-1", "replace"))
+                            for k, v in self._raw_headers],
+                "client": self.client,
+                "server": (host, port) if host else None,
+                "app": self.app,
+                "route": self._route(),
+                "path_params": self.path_params,
+                "state": self.lifespan_state if self.lifespan_state is not None else {},
+                "extensions": {},
+            }
+        return self._scope
+
+    def _route(self) -> Any:
+        """The app's route this request matched (a RouteDef: `.path`, `.name`, `.methods`, `.endpoint`)."""
+        for route in getattr(self.app, "routes", ()):
+            if route.path == self.route_path and self.method in route.methods:
+                return route
+        for route in getattr(self.app, "routes", ()):
+            if route.path == self.route_path:
+                return route
+        return None
 
     @property
     def cookies(self) -> dict[str, str]:
@@ -91,14 +158,34 @@ class Request(HTTPConnection):
         return self._cookies
 
     @property
-    def client(self) -> tuple[str, int] | None:
+    def client(self) -> Address | None:
+        """The peer's `Address(host, port)` (None when unknown), as Starlette's `request.client`."""
         host, sep, port = self.client_address.rpartition(":")
         if not sep or not port.isdigit():
             return None
-        return host.strip("[]"), int(port)
+        return Address(host.strip("[]"), int(port))
 
     async def body(self) -> bytes:
         return self.body_bytes
+
+    async def stream(self) -> AsyncIterator[bytes]:
+        """The body as Starlette streams it: its bytes (read whole by the engine already), then b"" to end."""
+        if self.body_bytes:
+            yield self.body_bytes
+        yield b""
+
+    async def receive(self) -> dict[str, Any]:
+        """ASGI's receive: one http.request message with the whole body, then http.disconnect."""
+        if self._received:
+            return {"type": "http.disconnect"}
+        self._received = True
+        return {"type": "http.request", "body": self.body_bytes, "more_body": False}
+
+    async def is_disconnected(self) -> bool:
+        """Whether the client has gone (Starlette's is_disconnected). The engine answers a request whose client
+        has gone by dropping the answer; this returns False (App(cancel_on_disconnect=True) cancels an async
+        handler whose client disconnects instead)."""
+        return False
 
     async def json(self) -> Any:
         return self.json_sync()

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from . import _endpoint, _lifespan, structured
 from ._responses_prep import Default, make_prepare, return_annotation  # noqa: F401 - re-exported
 from ._streaming_responses import EventSourceResponse
+from .datastructures import URLPath
 from .dependencies.shape import RouteShape, analyze
+from .exceptions import NoMatchFound
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -34,6 +37,11 @@ class RouteDef:
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
     cache_ttl: float = 0.0
     dependencies: list[Any] = dataclasses.field(default_factory=list)  # Depends() run before the handler
+
+    @property
+    def name(self) -> str:
+        """FastAPI's route name: the `name=` option, else the endpoint's function name (see url_path_for)."""
+        return route_name(self)
 
     @property
     def validation_fallback(self) -> tuple[tuple[str, str], ...]:
@@ -184,6 +192,73 @@ class APIRouter:
         self.on_startup.extend(router.on_startup)
         self.on_shutdown.extend(router.on_shutdown)
         self.lifespan_context = _lifespan.merge(self.lifespan_context, router.lifespan_context)
+
+    def url_path_for(self, name: str, /, **path_params: Any) -> URLPath:
+        """The path of the route called `name` (its `name=` option, else its endpoint's function name) with
+        `path_params` in place, as Starlette's: the first route of that name whose path parameters are exactly
+        those given; NoMatchFound when none is. A StaticFiles mount takes `path=` (the file's path in it)."""
+        for route in self.routes:
+            found = _route_path(route.path, route_name(route), route.endpoint, "http", name, path_params)
+            if found is not None:
+                return found
+        for ws_route in self.websocket_routes:
+            ws_name = ws_route.name or _endpoint_name(ws_route.endpoint)
+            found = _route_path(ws_route.path, ws_name, ws_route.endpoint, "websocket", name, path_params)
+            if found is not None:
+                return found
+        raise NoMatchFound(name, path_params)
+
+
+def route_name(route: RouteDef) -> str:
+    """A route's name as FastAPI gives it: `name=`, else its endpoint's function name."""
+    return route.options.get("name") or _endpoint_name(route.endpoint)
+
+
+def _endpoint_name(endpoint: Any) -> str:
+    func = inspect.unwrap(endpoint)
+    return getattr(func, "__name__", type(func).__name__)
+
+
+_PARAM = re.compile(r"\{([a-zA-Z_][a-zA-Z0-9_]*)(?::([a-zA-Z_][a-zA-Z0-9_]*))?\}")
+
+
+def _route_path(path: str, route_name: str, endpoint: Any, protocol: str, name: str,
+                path_params: dict[str, Any]) -> URLPath | None:
+    """`path` with `path_params` in place when the route is `name` and takes exactly those parameters."""
+    if route_name != name:
+        return None
+    mount = getattr(inspect.unwrap(endpoint), "__slipstream_mount__", None)
+    if mount == "redirect":  # the redirect of a mount's bare path: url_for(mount) needs path=, as Starlette's
+        return None
+    convertors = {m.group(1): m.group(2) or "str" for m in _PARAM.finditer(path)}
+    if set(path_params) != set(convertors):
+        return None
+    values = dict(path_params)
+    if mount and "path" in values:
+        values["path"] = str(values["path"]).lstrip("/")
+    try:
+        text = {key: _to_string(convertors[key], value) for key, value in values.items()}
+    except (ValueError, TypeError):
+        return None
+    return URLPath(_PARAM.sub(lambda m: text[m.group(1)], path), protocol=protocol)
+
+
+def _to_string(convertor: str, value: Any) -> str:
+    """A path parameter's value in a path, as Starlette's convertors write it."""
+    if convertor == "int":
+        number = int(value)
+        if number < 0:
+            raise ValueError("negative integers are not supported")
+        return str(number)
+    if convertor == "float":
+        number = float(value)
+        if number < 0 or number != number or number in (float("inf"), float("-inf")):
+            raise ValueError("negative, nan and infinite floats are not supported")
+        return ("%0.20f" % number).rstrip("0").rstrip(".")
+    text = str(value)
+    if convertor != "path" and ("/" in text or not text):
+        raise ValueError("a path parameter holds no '/' and is not empty")
+    return text
 
 
 def _merge_doc_options(doc: dict[str, Any], responses: dict[Any, Any], deprecated: bool | None,

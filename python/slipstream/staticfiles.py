@@ -119,6 +119,8 @@ def mount(router: Any, path: str, app: Any, name: str | None = None) -> None:
     def redirect_static(request: Request) -> Response:
         return RedirectResponse(url=str(request.url).replace(request.path, request.path + "/", 1))
 
+    serve_static.__slipstream_mount__ = "files"  # type: ignore[attr-defined] - url_path_for(name, path=...)
+    redirect_static.__slipstream_mount__ = "redirect"  # type: ignore[attr-defined]
     options = {"include_in_schema": False, "name": name}
     router.add_api_route(path + "/{path:path}", serve_static, methods=["GET", "HEAD"], **options)
     router.add_api_route(path, redirect_static, methods=["GET", "HEAD"], **options)
