@@ -150,7 +150,7 @@ class URL:
 class URLPath(str):
     """A route's path from `url_path_for` (Starlette's URLPath): a str, and `make_absolute_url(base_url)`."""
 
-    def __new__(cls, path: str, protocol: str = "http", host: str = "") -> URLPath:
+    def __new__(cls, path: str, protocol: str = "http", host: str = "") -> URLPath:  # noqa: PYI034 - a str subclass made by its own constructor only
         return str.__new__(cls, path)
 
     def __init__(self, path: str, protocol: str = "http", host: str = "") -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import math
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -252,9 +253,9 @@ def _to_string(convertor: str, value: Any) -> str:
         return str(number)
     if convertor == "float":
         number = float(value)
-        if number < 0 or number != number or number in (float("inf"), float("-inf")):
+        if number < 0 or not math.isfinite(number):
             raise ValueError("negative, nan and infinite floats are not supported")
-        return ("%0.20f" % number).rstrip("0").rstrip(".")
+        return f"{number:0.20f}".rstrip("0").rstrip(".")
     text = str(value)
     if convertor != "path" and ("/" in text or not text):
         raise ValueError("a path parameter holds no '/' and is not empty")
