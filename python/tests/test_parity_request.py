@@ -205,3 +205,22 @@ def test_gzip_threshold_on_the_wire() -> None:
             response.read()
             assert response.getheader("content-encoding") == coded
         conn.close()
+
+
+def test_middleware_entries_of_the_app() -> None:
+    from slipstream.middleware import Middleware
+
+    app = App(middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=["testserver"]),
+                          Middleware(GZipMiddleware, minimum_size=1, compresslevel=1),
+                          Middleware(HTTPSRedirectMiddleware)])
+    assert [type(m).__name__ for m in app.user_middleware] == ["TrustedHostMiddleware", "HTTPSRedirectMiddleware"]
+    assert app.compression_server_options()["gzip_level"] == 1
+
+    @app.get("/")
+    def root() -> str:
+        return "ok"
+
+    with TestClient(app) as client:
+        assert client.get("/", headers={"host": "elsewhere"}).status_code == 400  # the outer one answers first
+        redirect = client.get("/")
+        assert (redirect.status_code, redirect.headers["location"]) == (307, "https://testserver/")
