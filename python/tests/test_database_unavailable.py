@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from slipstream import App, Database, Depends, JSONResponse, Request, TestClient, get_database
-from slipstream.database import ConnectionFailureError
+from slipstream.database import DatabaseError
 
 DB = Annotated[Database, Depends(get_database)]
 NOWHERE = "postgresql:///nobody?host=/nonexistent-slipstream-socket-dir&connect_timeout=1"
@@ -37,8 +37,10 @@ def test_an_unreachable_database_is_503() -> None:
 def test_an_app_handler_for_the_error_wins() -> None:
     app = _app()
 
-    @app.exception_handler(ConnectionFailureError)
-    async def down(request: Request, exc: ConnectionFailureError) -> JSONResponse:
+    # DatabaseError: the failure is ConnectionFailureError, or PoolTimeoutError when a loaded machine makes the
+    # acquire deadline pass before the connection attempt fails.
+    @app.exception_handler(DatabaseError)
+    async def down(request: Request, exc: DatabaseError) -> JSONResponse:
         return JSONResponse({"down": True}, status_code=502)
 
     with TestClient(app, raise_server_exceptions=False) as client:
