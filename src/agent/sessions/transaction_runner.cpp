@@ -78,7 +78,54 @@ void TransactionRunner::begin(const std::shared_ptr<store::DbSession>& session, 
             self->release();
             return work(r.status());
         }
-        work(std::make_shared<Transaction>(self, session));
+        auto group = std::make_shared<TransactionGroup>();
+        group->session = session;
+        self->start_member(group, work);
+    });
+}
+
+void TransactionRunner::start_member(const std::shared_ptr<TransactionGroup>& group, TransactionWork work) {
+    std::string savepoint = "ss_member_" + std::to_string(++group->members);
+    group->session->query("SAVEPOINT " + savepoint, {},
+                          [self = shared_from_this(), group, savepoint, work](store::QueryResult r) {
+                              mark_database_thread();
+                              if (!r.is_ok()) {
+                                  work(r.status());
+                                  return self->member_ended(group);
+                              }
+                              work(std::make_shared<Transaction>(self, group, savepoint));
+                          });
+}
+
+void TransactionRunner::member_ended(const std::shared_ptr<TransactionGroup>& group) {
+    TransactionWork next;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        // SQLite only: its one writer makes the members' locks one transaction's; on PostgreSQL, members of
+        // concurrent groups taking each other's rows in different orders could deadlock.
+        if (sqlite() && !waiting_.empty() && group->members < kMaxGroup) {
+            next = std::move(waiting_.front());
+            waiting_.pop_front();
+        }
+    }
+    if (next) return start_member(group, std::move(next));
+    finish(group);
+}
+
+void TransactionRunner::finish(const std::shared_ptr<TransactionGroup>& group) {
+    group->session->query("COMMIT", {}, [self = shared_from_this(), group](store::QueryResult r) {
+        mark_database_thread();
+        auto answer = [self, group](base::Status status) {
+            if (!self->sqlite()) group->session->close();
+            std::vector<std::function<void(base::Status)>> committed = std::move(group->committed);
+            self->release();
+            for (auto& done : committed)
+                done(status);
+        };
+        if (r.is_ok() || !self->sqlite()) return answer(r.status());
+        // SQLite keeps the transaction open after a failed COMMIT: end it before the next one begins.
+        base::Status failed = r.status();
+        group->session->query("ROLLBACK", {}, [answer, failed](store::QueryResult) { answer(failed); });
     });
 }
 
@@ -96,21 +143,23 @@ void TransactionRunner::release() {
     start(std::move(next));
 }
 
-Transaction::Transaction(std::shared_ptr<TransactionRunner> runner, std::shared_ptr<store::DbSession> session)
-    : runner_(std::move(runner)), session_(std::move(session)) {}
+Transaction::Transaction(std::shared_ptr<TransactionRunner> runner, std::shared_ptr<TransactionGroup> group,
+                         std::string savepoint)
+    : runner_(std::move(runner)), group_(std::move(group)), savepoint_(std::move(savepoint)) {}
 
 Transaction::~Transaction() {
     if (ended_) return;
-    if (runner_->sqlite()) {
-        session_->query("ROLLBACK", {}, [runner = runner_](store::QueryResult) { runner->release(); });
-    } else {
-        session_->close();  // rolls back; later statements go to other connections
-        runner_->release();
-    }
+    // Undone alone: the group's other members stay.
+    group_->session->query("ROLLBACK TO SAVEPOINT " + savepoint_, {}, [](store::QueryResult) {});
+    group_->session->query("RELEASE SAVEPOINT " + savepoint_, {},
+                           [runner = runner_, group = group_](store::QueryResult) {
+                               mark_database_thread();
+                               runner->member_ended(group);
+                           });
 }
 
 void Transaction::query(std::string_view sql, store::Params params, store::DbSession::QueryCallback done) {
-    session_->query(sql_for(runner_->backend(), sql), std::move(params), [done](store::QueryResult r) {
+    group_->session->query(sql_for(runner_->backend(), sql), std::move(params), [done](store::QueryResult r) {
         mark_database_thread();
         done(std::move(r));
     });
@@ -118,20 +167,24 @@ void Transaction::query(std::string_view sql, store::Params params, store::DbSes
 
 void Transaction::commit(std::function<void(base::Status)> done) {
     ended_ = true;
-    session_->query("COMMIT", {}, [runner = runner_, session = session_, done](store::QueryResult r) {
-        mark_database_thread();
-        if (r.is_ok() || !runner->sqlite()) {
-            if (!runner->sqlite()) session->close();
-            runner->release();
-            return done(r.status());
-        }
-        // SQLite keeps the transaction open after a failed COMMIT: end it before the next one begins.
-        base::Status failed = r.status();
-        session->query("ROLLBACK", {}, [runner, done, failed](store::QueryResult) {
-            runner->release();
-            done(failed);
-        });
-    });
+    group_->session->query("RELEASE SAVEPOINT " + savepoint_, {},
+                           [runner = runner_, group = group_, savepoint = savepoint_, done](store::QueryResult r) {
+                               mark_database_thread();
+                               if (r.is_ok()) {
+                                   group->committed.push_back(done);  // answered after the group's COMMIT
+                                   return runner->member_ended(group);
+                               }
+                               // The member cannot be kept: undo it alone and say why now.
+                               base::Status failed = r.status();
+                               group->session->query("ROLLBACK TO SAVEPOINT " + savepoint, {},
+                                                     [](store::QueryResult) {});
+                               group->session->query("RELEASE SAVEPOINT " + savepoint, {},
+                                                     [runner, group, done, failed](store::QueryResult) {
+                                                         mark_database_thread();
+                                                         done(failed);
+                                                         runner->member_ended(group);
+                                                     });
+                           });
 }
 
 }  // namespace slipstream::agent::sessions

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "store/database/database.h"
@@ -15,11 +16,22 @@ namespace slipstream::agent::sessions {
 
 class TransactionRunner;
 
+/// The real transaction several Transactions share (group commit): one BEGIN, a SAVEPOINT per member, one COMMIT
+/// whose outcome every committed member hears.
+struct TransactionGroup {
+    std::shared_ptr<store::DbSession> session;
+    std::vector<std::function<void(base::Status)>> committed;  // members that committed, waiting for the COMMIT
+    std::size_t members = 0;
+};
+
 /// One open transaction. Statements run in the order they are called; callbacks run on the database's thread.
-/// commit() ends it; dropping the last reference without commit() rolls it back. Made by TransactionRunner::run.
+/// commit() ends it: its `done` hears the outcome of the COMMIT that makes it durable (see TransactionRunner on
+/// group commit); dropping the last reference without commit() rolls it back (to its savepoint: the others of
+/// its group are not affected). Made by TransactionRunner::run.
 class Transaction {
   public:
-    Transaction(std::shared_ptr<TransactionRunner> runner, std::shared_ptr<store::DbSession> session);
+    Transaction(std::shared_ptr<TransactionRunner> runner, std::shared_ptr<TransactionGroup> group,
+                std::string savepoint);
     ~Transaction();
     Transaction(const Transaction&) = delete;
     Transaction& operator=(const Transaction&) = delete;
@@ -31,13 +43,19 @@ class Transaction {
 
   private:
     std::shared_ptr<TransactionRunner> runner_;
-    std::shared_ptr<store::DbSession> session_;
+    std::shared_ptr<TransactionGroup> group_;
+    std::string savepoint_;
     bool ended_ = false;
 };
 
 using TransactionWork = std::function<void(base::Result<std::shared_ptr<Transaction>>)>;
 
 /// Runs at most `slots` transactions at once and queues the rest (FIFO, bounded: past it, kResourceExhausted).
+/// Group commit (SQLite): work that waits while a transaction runs joins it when its current member ends (up to
+/// kMaxGroup members, each inside a SAVEPOINT of its own, so one member's failure or rollback leaves the others), and
+/// one COMMIT makes them all durable: every member that committed is answered after that COMMIT, with its outcome.
+/// Under load many writes share one commit (one fsync) instead of paying one each. PostgreSQL runs one member per
+/// transaction (concurrent groups could deadlock on each other's rows); its commits overlap across connections.
 /// PostgreSQL: each transaction holds a pooled connection of its own (Database::open_session, asynchronous);
 /// slots = the smaller of the pool size and max_sessions. SQLite, which has one writer at a time anyway: one
 /// slot, on one connection opened at start, so no connection is opened on a request's path. Thread-safe. Holds
@@ -45,6 +63,7 @@ using TransactionWork = std::function<void(base::Result<std::shared_ptr<Transact
 class TransactionRunner : public std::enable_shared_from_this<TransactionRunner> {
   public:
     static constexpr std::size_t kMaxWaiting = 10'000;
+    static constexpr std::size_t kMaxGroup = 64;
 
     /// Opens SQLite's write connection (blocking: call at start-up). kInvalidArgument for an in-memory SQLite
     /// database (it has a single connection).
@@ -61,6 +80,9 @@ class TransactionRunner : public std::enable_shared_from_this<TransactionRunner>
     friend class Transaction;
     void start(TransactionWork work);
     void begin(const std::shared_ptr<store::DbSession>& session, TransactionWork work);
+    void start_member(const std::shared_ptr<TransactionGroup>& group, TransactionWork work);
+    void member_ended(const std::shared_ptr<TransactionGroup>& group);  // next waiting work joins, or COMMIT
+    void finish(const std::shared_ptr<TransactionGroup>& group);
     void release();  // a transaction ended: its slot goes to the next waiting one
     bool sqlite() const { return held_ != nullptr; }
 
