@@ -232,6 +232,36 @@ TEST_P(SessionStoreTest, ConcurrentAppendsGetEverySeqOnceAndRetriesAreNotDoubled
     EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_events"), kWriters);
 }
 
+TEST_P(SessionStoreTest, ConcurrentWritesThatFailLeaveTheOthersCommitted) {
+    // On SQLite these share transactions (group commit): a refused append is undone alone.
+    limits_.max_events_per_session = 5;
+    open_store();
+    SessionInfo s = create("alice");
+    std::vector<std::future<SessionResult<AppendResult>>> answers;
+    for (int i = 0; i < 12; ++i) {
+        auto p = std::make_shared<std::promise<SessionResult<AppendResult>>>();
+        answers.push_back(p->get_future());
+        store_->append("alice", s.id, {{"user", std::to_string(i)}}, "",
+                       [p](SessionResult<AppendResult> r) { p->set_value(std::move(r)); });
+    }
+    int ok = 0;
+    int refused = 0;
+    for (auto& f : answers) {
+        ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
+        SessionResult<AppendResult> r = f.get();
+        if (r.is_ok()) {
+            ++ok;
+        } else {
+            EXPECT_EQ(r.error().limit, "events_per_session");
+            ++refused;
+        }
+    }
+    EXPECT_EQ(ok, 5);
+    EXPECT_EQ(refused, 7);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_events"), 5);
+    EXPECT_EQ(count("SELECT MAX(seq) FROM agent_session_events"), 5);
+}
+
 TEST_P(SessionStoreTest, BufferedAppendsAreReadBackAtOnceAndWrittenByClose) {
     durability_ = Durability::kBuffered;
     buffer_.flush_ms = 60'000;  // nothing is written before close()
