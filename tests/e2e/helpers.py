@@ -2,6 +2,7 @@
 an HTTP/2 client, WebSocket frames, and one client that speaks each protocol the engine serves (h1, h1 over TLS,
 h2c, h2) so that a behaviour test runs over all of them (see the `serve` fixture in conftest.py)."""
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -18,6 +19,7 @@ import h2.config
 import h2.connection
 import h2.events
 import h2.settings
+import pytest
 
 from tests.e2e.certs import Pki
 from tests.e2e.http_client import RawConnection
@@ -607,3 +609,23 @@ class _H2Stream(BodyStream):
         self.c.pump(lambda: len(r["body"]) > self.seen or r["ended"] or r["reset"] is not None)
         piece, self.seen = r["body"][self.seen:], len(r["body"])
         return piece
+
+
+@contextlib.contextmanager
+def bookstore_cluster(*extra_sql):
+    """A throwaway PostgreSQL (tests/pg_cluster.py) with examples/bookstore/schema.sql loaded, then `extra_sql`;
+    the test is skipped, with the reason, where PostgreSQL's server is not installed."""
+    from tests.conftest import ROOT
+    from tests.pg_cluster import PgCluster, find_bindir
+
+    bindir = find_bindir()
+    if bindir is None:
+        pytest.skip("PostgreSQL's server is not installed (scripts/setup.sh installs it)")
+    cluster = PgCluster(bindir).start()
+    try:
+        cluster.psql(file=os.path.join(ROOT, "examples", "bookstore", "schema.sql"))
+        for sql in extra_sql:
+            cluster.psql(sql)
+        yield cluster
+    finally:
+        cluster.close()

@@ -12,20 +12,13 @@ import urllib.request
 import pytest
 
 from tests.conftest import ROOT, Server, example_binary
-from tests.pg_cluster import PgCluster, find_bindir
-
-SCHEMA = os.path.join(ROOT, "examples", "bookstore", "schema.sql")
+from tests.e2e.helpers import bookstore_cluster
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    bindir = find_bindir()
-    if bindir is None:
-        pytest.skip("PostgreSQL's server is not installed (scripts/setup.sh installs it)")
-    c = PgCluster(bindir).start()
-    c.psql(file=SCHEMA)
-    yield c
-    c.close()
+    with bookstore_cluster() as c:
+        yield c
 
 
 @pytest.fixture(scope="module")

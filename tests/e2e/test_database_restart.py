@@ -15,21 +15,15 @@ import urllib.request
 import pytest
 
 from tests.conftest import ROOT, example_binary
-from tests.pg_cluster import PgCluster, find_bindir
+from tests.e2e.helpers import bookstore_cluster
 
-SCHEMA = os.path.join(ROOT, "examples", "bookstore", "schema.sql")
 PATH = "/api/v1/books/17"
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    bindir = find_bindir()
-    if bindir is None:
-        pytest.skip("PostgreSQL's server is not installed (scripts/setup.sh installs it)")
-    c = PgCluster(bindir).start()
-    c.psql(file=SCHEMA)
-    yield c
-    c.close()
+    with bookstore_cluster() as c:
+        yield c
 
 
 def _get(url):
