@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "store/database/database.h"
 
@@ -81,6 +82,11 @@ class NativeDatabase {
     /// which aborts the COPY); `token` hears the row count. The Python thread only; the data goes out as it comes.
     void copy_in_stream(std::uint64_t token, std::string copy_sql, std::int64_t timeout_ns);
     void copy_stream_push(std::uint64_t token, std::string piece);
+    /// Encodes `records` in the binary COPY format (copy_records.h, with header/trailer/first_record) straight into
+    /// the stream: no bytes object in between. False (nothing pushed) when a value has no binary form here.
+    bool copy_stream_push_records(std::uint64_t token, PyObject* records, Py_ssize_t width, PyObject* columns,
+                                  PyObject* by_name_types, const std::vector<std::uint32_t>& oids, bool header,
+                                  bool trailer, std::size_t first_record);
     void copy_stream_end(std::uint64_t token, const std::string* error);
     /// PostgreSQL `COPY ... TO STDOUT` through the pool / on a session: the payload is (row count, data bytes),
     /// the data gathered on the database's thread. SQLite answers an "invalid_argument" error.

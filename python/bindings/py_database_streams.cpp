@@ -2,10 +2,12 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <optional>
 #include <utility>
 
+#include "copy_records.h"
 #include "db_core.h"
 #include "db_values.h"
 #include "py_database.h"
@@ -67,6 +69,19 @@ void NativeDatabase::copy_in_stream(std::uint64_t token, std::string copy_sql, s
 void NativeDatabase::copy_stream_push(std::uint64_t token, std::string piece) {
     auto it = copy_streams_.find(token);
     if (it != copy_streams_.end()) it->second->push(std::move(piece));
+}
+
+bool NativeDatabase::copy_stream_push_records(std::uint64_t token, PyObject* records, Py_ssize_t width,
+                                              PyObject* columns, PyObject* by_name_types,
+                                              const std::vector<std::uint32_t>& oids, bool header, bool trailer,
+                                              std::size_t first_record) {
+    std::string data;
+    const int done =
+        encode_copy_records_binary(records, width, columns, by_name_types, oids, header, trailer, first_record, data);
+    if (done < 0) throw nb::python_error();
+    if (done == 0) return false;
+    copy_stream_push(token, std::move(data));
+    return true;
 }
 
 void NativeDatabase::copy_stream_end(std::uint64_t token, const std::string* error) {
@@ -157,6 +172,16 @@ void register_database_streams(nb::class_<NativeDatabase>& cls) {
                 self.copy_stream_push(token, std::string(piece.c_str(), piece.size()));
             },
             nb::arg("token"), nb::arg("piece"))
+        .def(
+            "copy_stream_push_records",
+            [](NativeDatabase& self, std::uint64_t token, nb::handle records, Py_ssize_t width, nb::handle columns,
+               nb::handle by_name_types, const std::vector<std::uint32_t>& oids, bool header, bool trailer,
+               std::size_t first_record) {
+                return self.copy_stream_push_records(token, records.ptr(), width, columns.ptr(), by_name_types.ptr(),
+                                                     oids, header, trailer, first_record);
+            },
+            nb::arg("token"), nb::arg("records"), nb::arg("width"), nb::arg("columns").none(), nb::arg("by_name_types"),
+            nb::arg("oids"), nb::arg("header"), nb::arg("trailer"), nb::arg("first_record"))
         .def(
             "copy_stream_end",
             [](NativeDatabase& self, std::uint64_t token, std::optional<std::string> error) {

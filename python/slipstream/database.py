@@ -287,7 +287,7 @@ class Database(AsyncQueries):
         count = await self._completions.call(lambda t: self.native.copy_in(t, sql, data, ns), cancellable=True)
         return f"COPY {count}"
 
-    async def _copy_streamed(self, sql: str, pieces: Iterator[bytes | None], ns: int) -> int | None:
+    async def _copy_streamed(self, sql: str, pieces: Iterator[Callable[[Any, int], bool]], ns: int) -> int | None:
         """One COPY whose pieces go to the server while the next ones are encoded; None when a piece could not be
         encoded in the binary form (the COPY was aborted: nothing kept). An error while encoding aborts it too."""
         started: list[int] = []
@@ -299,13 +299,12 @@ class Database(AsyncQueries):
         done = self._completions.call(start, cancellable=True)
         token = started[0]
         try:
-            for piece in pieces:
-                if piece is None:
+            for push in pieces:
+                if not push(self.native, token):
                     self.native.copy_stream_end(token, "a value has no binary form: sent as COPY text instead")
                     with contextlib.suppress(DatabaseError):
                         await done
                     return None
-                self.native.copy_stream_push(token, piece)
         except BaseException as exc:
             self.native.copy_stream_end(token, f"encoding the records failed: {type(exc).__name__}")
             with contextlib.suppress(DatabaseError, asyncio.CancelledError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .. import _native
@@ -106,24 +106,26 @@ class CopyPlan:
                 return self.copy_sql + " WITH (FORMAT binary)", data
         return self.copy_sql, self.copy_data(records)
 
-    def binary_pieces(self, records: Sequence[Any], types: Sequence[Any]) -> Iterator[bytes | None] | None:
+    def binary_pieces(self, records: Sequence[Any], types: Sequence[Any]) -> Iterator[Callable[[Any, int], bool]] | None:
         """PostgreSQL's binary COPY data in pieces (the first small, so the server starts at once), or None when a
-        column type has no binary form in the engine. A piece is None when its records do not all fit the binary
-        form (a value not of its column's Python type): the caller then aborts and sends COPY text instead."""
+        column type has no binary form in the engine. Each piece is a call `push(native, token)` that encodes its
+        records straight into the COPY's stream: False (nothing pushed) when a value does not fit the binary form
+        (not of its column's Python type), and the caller then aborts and sends COPY text instead."""
         oids = [row[0] for row in types]
         columns = tuple(self.columns) if self.columns is not None else None
         kinds = (Mapping, _records.Record)
         if len(oids) != self.width or _native.encode_copy_records_binary((), self.width, columns, kinds, oids) is None:
             return None
+        width = self.width
 
-        def pieces() -> Iterator[bytes | None]:
+        def pieces() -> Iterator[Callable[[Any, int], bool]]:
             start, size = 0, _FIRST_PIECE_RECORDS
             while True:
                 end = min(start + size, len(records))
-                yield _native.encode_copy_records_binary(records[start:end], self.width, columns, kinds, oids,
-                                                         header=start == 0, trailer=end == len(records),
-                                                         first_record=start)
-                if end == len(records):
+                part, first, last = records[start:end], start, end == len(records)
+                yield lambda native, token, part=part, first=first, last=last: native.copy_stream_push_records(
+                    token, part, width, columns, kinds, oids, first == 0, last, first)
+                if last:
                     return
                 start, size = end, _PIECE_RECORDS
 
