@@ -67,7 +67,7 @@ class _Dispatcher:
         task = asyncio.get_running_loop().create_task(self.run(self.endpoints[native.route], ws))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
-        port = _port_of(ws.client) if self.tracking else None
+        port = _port_of(ws.client_address) if self.tracking else None
         if port is not None:
             self.by_port[port] = (ws, task)
         if self._opened is not None:

@@ -224,3 +224,22 @@ def test_middleware_entries_of_the_app() -> None:
         assert client.get("/", headers={"host": "elsewhere"}).status_code == 400  # the outer one answers first
         redirect = client.get("/")
         assert (redirect.status_code, redirect.headers["location"]) == (307, "https://testserver/")
+
+
+def test_websocket_client_is_an_address() -> None:
+    from slipstream import App, TestClient, WebSocket
+    from slipstream.datastructures import Address
+
+    app = App()
+
+    @app.websocket("/ws")
+    async def ws(websocket: WebSocket) -> None:
+        await websocket.accept()
+        client = websocket.client
+        assert isinstance(client, Address)
+        await websocket.send_json({"host": client.host, "port": client.port, "scope": list(websocket.scope["client"])})
+        await websocket.close()
+
+    with TestClient(app) as tc, tc.websocket_connect("/ws") as conn:
+        got = conn.receive_json()
+    assert got["host"] == "127.0.0.1" and got["port"] > 0 and got["scope"] == [got["host"], got["port"]]

@@ -9,7 +9,7 @@ import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from ..datastructures import URL, Headers, QueryParams
+from ..datastructures import URL, Address, Headers, QueryParams
 from .connection import HTTPConnection, parse_cookies
 
 # slipstream::SendStatus
@@ -54,7 +54,7 @@ class WebSocket(HTTPConnection):
         self.headers = Headers(list(native.headers))
         self.query_params = QueryParams(native.query)
         self.url_path: str = native.path
-        self.client: str = native.client
+        self.client_address: str = native.client  # "host:port" as the engine gives it
         self.subprotocol: str | None = native.subprotocol or None
         self.state: dict[str, Any] = {}
         self._offered: list[str] = list(native.offered)
@@ -63,6 +63,14 @@ class WebSocket(HTTPConnection):
         self._settled = asyncio.Event()
         self._accepted = False
         self._error: BaseException | None = None
+
+    @property
+    def client(self) -> Address | None:
+        """The peer's `Address(host, port)` (None when unknown), as Starlette's `websocket.client`."""
+        host, sep, port = self.client_address.rpartition(":")
+        if not sep or not port.isdigit():
+            return None
+        return Address(host.strip("[]"), int(port))
 
     @property
     def url(self) -> URL:
@@ -76,13 +84,13 @@ class WebSocket(HTTPConnection):
     @property
     def scope(self) -> dict[str, Any]:
         """The ASGI scope of the connection (built on each access)."""
-        host, _, port = self.client.rpartition(":")
+        client = self.client
         return {
             "type": "websocket", "asgi": {"version": "3.0"}, "http_version": "1.1", "scheme": "ws",
             "path": self.url_path, "raw_path": self.url_path.encode(), "root_path": "",
             "query_string": self._native.query.encode("latin-1"),
             "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in self._native.headers],
-            "client": (host, int(port)) if port.isdigit() else None, "subprotocols": list(self._offered),
+            "client": tuple(client) if client is not None else None, "subprotocols": list(self._offered),
             "path_params": dict(self.path_params), "state": self.state,
         }
 
