@@ -30,7 +30,7 @@ LAYERS: list[tuple[str, list[str]]] = [
                  "_forwarded", "_native_route", "dependencies.install", "dependencies.late_routes", "_ws_endpoint",
                  "websockets", "_proxy", "_runtime"]),
     ("app", ["app", "_app_hooks", "openapi", "openapi.*", "staticfiles"]),
-    ("extras", ["", "__main__", "testclient", "_ws_session", "cli", "cli_inspect", "log_setup", "reload",
+    ("extras", ["", "__main__", "testclient", "_ws_session", "cli", "cli_inspect", "cli_new", "log_setup", "reload",
                 "supervisor"]),
 ]
 EXTENSIONS = {"_native"}  # compiled modules (python/bindings), described by a .pyi stub

@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from . import cli_inspect, log_setup
+from . import cli_inspect, cli_new, log_setup
 from .reload import FileWatcher
 from .supervisor import EXIT_STARTUP_FAILED, Supervisor
 
@@ -149,6 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
             run.add_argument("--" + flag.name, dest=flag.dest, type=flag.kind, default=default,
                              metavar=flag.dest.upper(), help=help_text)
     cli_inspect.add_commands(commands)
+    cli_new.add_command(commands)
     return parser
 
 
@@ -268,6 +269,8 @@ def _supervise(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "new":
+        return cli_new.run(args)
     if args.command != "run":
         return cli_inspect.run_command(args, load_app)
     args.reload_dirs = args.reload_dirs or args.reload_dirs_env
