@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import atexit
+import base64
 import http.client
 import json as _json
+import mimetypes
+import secrets
 import weakref
 import zlib
 from collections.abc import Mapping
@@ -77,6 +80,7 @@ class TestClient:
     __test__ = False
 
     def __init__(self, app: Any, base_url: str = "http://testserver", *, raise_server_exceptions: bool = False,
+                 headers: Mapping[str, str] | None = None, cookies: Mapping[str, str] | None = None,
                  **server_options: Any) -> None:
         options = {"access_log": False, "threads": 1, **server_options}
         self.app = app
@@ -89,7 +93,8 @@ class TestClient:
         self._native.start()
         self.port = self._native.port
         self._conn: http.client.HTTPConnection | None = None
-        self.cookies: dict[str, str] = {}
+        self.cookies: dict[str, str] = dict(cookies or {})
+        self.headers: dict[str, str] = {k.lower(): v for k, v in (headers or {}).items()}  # sent with every request
         self._lifespan = False
         _open_clients.add(self)
 
@@ -131,8 +136,12 @@ class TestClient:
             pass
 
     def request(self, method: str, url: str, *, params: Mapping[str, Any] | list[tuple[str, Any]] | None = None,
-                json: Any = None, content: bytes | str | None = None, data: Any = None,
-                headers: Mapping[str, str] | None = None, cookies: Mapping[str, str] | None = None) -> TestResponse:
+                json: Any = None, content: bytes | str | None = None, data: Any = None, files: Any = None,
+                headers: Mapping[str, str] | None = None, cookies: Mapping[str, str] | None = None,
+                auth: tuple[str, str] | None = None) -> TestResponse:
+        """As httpx's Client.request: `files` (a mapping or list of name -> bytes, file object, or (filename,
+        content[, content_type[, headers]])) with `data` as the other fields makes a multipart/form-data body;
+        `auth` (user, password) sends HTTP Basic credentials."""
         if self._native is None:
             raise RuntimeError("the TestClient is closed")
         parts = urlsplit(url)
@@ -153,14 +162,19 @@ class TestClient:
             send_headers["content-type"] = "application/json"
         elif content is not None:
             body = content.encode() if isinstance(content, str) else content
+        elif files is not None:
+            body, send_headers["content-type"] = _multipart(data, files)
         elif data is not None:
             body = urlencode(data, doseq=True).encode() if isinstance(data, Mapping) else data
             send_headers["content-type"] = "application/x-www-form-urlencoded"
+        if auth is not None:
+            token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode("ascii")
+            send_headers["authorization"] = f"Basic {token}"
         all_cookies = {**self.cookies, **(cookies or {})}
         if all_cookies:
             send_headers["cookie"] = "; ".join(f"{k}={v}" for k, v in all_cookies.items())
-        for key, value in (headers or {}).items():
-            send_headers[key.lower()] = value
+        for key, value in {**self.headers, **{k.lower(): v for k, v in (headers or {}).items()}}.items():
+            send_headers[key] = value
         if body is not None or method.upper() in ("POST", "PUT", "PATCH"):
             send_headers["content-length"] = str(len(body or b""))
         return self._send(method.upper(), target, body, send_headers)
@@ -239,3 +253,30 @@ class TestClient:
 
     def options(self, url: str, **kwargs: Any) -> TestResponse:
         return self.request("OPTIONS", url, **kwargs)
+
+
+def _multipart(data: Any, files: Any) -> tuple[bytes, str]:
+    """A multipart/form-data body as httpx writes it: `data`'s fields, then the files; and its Content-Type."""
+    boundary = secrets.token_hex(16)
+    out = bytearray()
+    fields = list(data.items()) if isinstance(data, Mapping) else list(data or [])
+    for name, value in fields:
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            out += f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'.encode()
+            out += (item if isinstance(item, bytes) else str(item).encode()) + b"\r\n"
+    for name, spec in files.items() if isinstance(files, Mapping) else files:
+        filename, content, media, extra = name, spec, None, {}
+        if isinstance(spec, tuple):
+            filename, content = spec[0], spec[1]
+            media = spec[2] if len(spec) > 2 else None
+            extra = dict(spec[3]) if len(spec) > 3 else {}
+        if hasattr(content, "read"):
+            content = content.read()
+        if isinstance(content, str):
+            content = content.encode()
+        media = media or mimetypes.guess_type(filename or "")[0] or "application/octet-stream"
+        head = f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
+        head += "".join(f"{k}: {v}\r\n" for k, v in extra.items())
+        out += (head + f"Content-Type: {media}\r\n\r\n").encode() + content + b"\r\n"
+    out += f"--{boundary}--\r\n".encode()
+    return bytes(out), f"multipart/form-data; boundary={boundary}"
