@@ -78,7 +78,7 @@ class NativeDatabase {
     void session_copy_in(std::uint64_t sid, std::uint64_t token, std::string copy_sql, std::string data,
                          std::int64_t timeout_ns);
     /// PostgreSQL `COPY ... FROM STDIN` through the pool, its data pushed while it runs (store::CopyStream):
-    /// copy_stream_push(token, piece) as pieces are made, then copy_stream_end(token, None) (or an error text,
+    /// copy_stream_push_records(token, ...) as pieces are made, then copy_stream_end(token, None) (or an error text,
     /// which aborts the COPY); `token` hears the row count. The Python thread only; the data goes out as it comes.
     void copy_in_stream(std::uint64_t token, std::string copy_sql, std::int64_t timeout_ns);
     void copy_stream_push(std::uint64_t token, std::string piece);

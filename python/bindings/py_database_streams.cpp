@@ -167,12 +167,6 @@ void register_database_streams(nb::class_<NativeDatabase>& cls) {
            nb::arg("sid"), nb::arg("token"), nb::arg("sql"), nb::arg("data"), nb::arg("timeout"))
         .def("copy_in_stream", &NativeDatabase::copy_in_stream, nb::arg("token"), nb::arg("sql"), nb::arg("timeout"))
         .def(
-            "copy_stream_push",
-            [](NativeDatabase& self, std::uint64_t token, nb::bytes piece) {
-                self.copy_stream_push(token, std::string(piece.c_str(), piece.size()));
-            },
-            nb::arg("token"), nb::arg("piece"))
-        .def(
             "copy_stream_push_records",
             [](NativeDatabase& self, std::uint64_t token, nb::handle records, Py_ssize_t width, nb::handle columns,
                nb::handle by_name_types, const std::vector<std::uint32_t>& oids, bool header, bool trailer,

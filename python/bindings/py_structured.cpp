@@ -21,61 +21,6 @@ namespace {
 using agent::structured::StreamState;
 using agent::structured::StreamValidator;
 
-// A snapshot as Python objects (dict, list, str, int, float, bool, None); depth bounded by the parse limits.
-PyObject* to_python(const json::Value& v) {
-    switch (v.type()) {
-        case json::Type::kNull:
-            Py_RETURN_NONE;
-        case json::Type::kBool:
-            return PyBool_FromLong(v.as_bool() ? 1 : 0);
-        case json::Type::kInt:
-            return PyLong_FromLongLong(v.as_int());
-        case json::Type::kUint:
-            return PyLong_FromUnsignedLongLong(v.as_uint());
-        case json::Type::kBigInt: {
-            const std::string digits(v.as_decimal());
-            return PyLong_FromString(digits.c_str(), nullptr, 10);
-        }
-        case json::Type::kDouble:
-            return PyFloat_FromDouble(v.as_double());
-        case json::Type::kString: {
-            const std::string_view s = v.as_string();
-            return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "strict");
-        }
-        case json::Type::kArray: {
-            PyObject* list = PyList_New(static_cast<Py_ssize_t>(v.items().size()));
-            if (list == nullptr) return nullptr;
-            Py_ssize_t i = 0;
-            for (const json::Value& item : v.items()) {
-                PyObject* o = to_python(item);
-                if (o == nullptr) {
-                    Py_DECREF(list);
-                    return nullptr;
-                }
-                PyList_SET_ITEM(list, i++, o);
-            }
-            return list;
-        }
-        case json::Type::kObject: {
-            PyObject* dict = PyDict_New();
-            if (dict == nullptr) return nullptr;
-            for (const json::Member& m : v.members()) {
-                PyObject* key = PyUnicode_DecodeUTF8(m.key.data(), static_cast<Py_ssize_t>(m.key.size()), "strict");
-                PyObject* value = key == nullptr ? nullptr : to_python(m.value);
-                const int rc = value == nullptr ? -1 : PyDict_SetItem(dict, key, value);
-                Py_XDECREF(key);
-                Py_XDECREF(value);
-                if (rc != 0) {
-                    Py_DECREF(dict);
-                    return nullptr;
-                }
-            }
-            return dict;
-        }
-    }
-    Py_RETURN_NONE;
-}
-
 // The value so far as live Python objects, updated in place as events arrive (the GIL is held: feed() runs on the
 // Python thread). An open string is materialised into its slot when asked.
 class PartialValue final : public agent::structured::JsonEvents {
@@ -279,15 +224,8 @@ class NativeStreamValidator {
         return nb::make_tuple(f.offset, f.pointer, f.keyword, f.message);
     }
 
-    nb::tuple snapshot_value() {
-        if (validator_->state() == StreamState::kComplete) {  // the document as the validator built it
-            std::vector<std::string> partial;
-            PyObject* o = to_python(*validator_->snapshot(&partial));
-            if (o == nullptr) throw nb::python_error();
-            return nb::make_tuple(nb::steal(o), nb::cast(partial));
-        }
-        return partial_.snapshot();
-    }
+    // The live value: complete or not, the accepted events built it (the same value the validator checked).
+    nb::tuple snapshot_value() { return partial_.snapshot(); }
 
     nb::tuple snapshot() {
         std::string text;

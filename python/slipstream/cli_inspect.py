@@ -68,8 +68,6 @@ def run_command(args: argparse.Namespace, load_app: Any) -> int:
     """routes / openapi / check on the app `args.app` names."""
     try:
         app = load_app(args.app, args.app_dir)
-    except SystemExit:
-        raise
     except Exception:  # noqa: BLE001 - any import error is the answer here
         sys.stderr.write(f"error: importing {args.app} failed:\n{traceback.format_exc()}")
         return 1

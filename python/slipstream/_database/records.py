@@ -105,11 +105,12 @@ CONVERTERS: dict[str, Callable[[str], Any]] = {
 }
 
 
-def _converted(row: tuple[Any, ...], converters: list[tuple[int, Callable[[str], Any]]]) -> tuple[Any, ...]:
+def _converted(row: tuple[Any, ...], converters: list[tuple[int, Callable[[Any], Any]]]) -> tuple[Any, ...]:
+    """The row with the text cells (and arrays of text elements) of the converted columns converted."""
     values = list(row)
     for i, convert in converters:
         value = values[i]
-        if type(value) is str:
+        if type(value) is str or type(value) is list:
             values[i] = convert(value)
     return tuple(values)
 
@@ -128,29 +129,17 @@ def _converter(kind: str) -> Callable[[Any], Any] | None:
     return CONVERTERS.get(kind)
 
 
-def _converted_arrays(row: tuple[Any, ...], converters: list[tuple[int, Callable[[Any], Any]]]) -> tuple[Any, ...]:
-    values = list(row)
-    for i, convert in converters:
-        value = values[i]
-        if type(value) is str or type(value) is list:
-            values[i] = convert(value)
-    return tuple(values)
-
 
 def records(payload: tuple[Any, ...]) -> list[Record]:
     """The rows of a query payload (columns, rows, affected, command) as Records."""
     columns, rows = payload[0], payload[1]
     names = tuple(name for name, _kind in columns)
     converters = []
-    arrays = False
     for i, (_name, kind) in enumerate(columns):
         convert = _converter(kind)
         if convert is not None:
             converters.append((i, convert))
-            arrays = arrays or kind.endswith("[]")
-    if arrays:
-        rows = [_converted_arrays(row, converters) for row in rows]
-    elif converters:
+    if converters:
         rows = [_converted(row, converters) for row in rows]
     return _native.make_records(names, rows)
 
