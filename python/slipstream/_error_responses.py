@@ -9,6 +9,7 @@ import asyncio
 import logging
 from typing import Any
 
+from . import _server_errors
 from ._database.errors import DatabaseError
 from ._encoders import encode_fallback
 from .exceptions import HTTP_EXCEPTION, RequestValidationError, _body_of  # the body FastAPI hands a handler
@@ -45,6 +46,7 @@ def _database_unavailable(exc: BaseException) -> bool:
 async def server_error_response(errors: Any, request: Request, exc: BaseException) -> Response:
     """Starlette's ServerErrorMiddleware: the app's 500 (or Exception) handler, else a plain 500; logged."""
     logger.error("Exception in ASGI application%s", _where(request), exc_info=exc)
+    _server_errors.report(getattr(request, "app", None), exc)
     handler = None if errors is None else errors.by_status.get(500) or errors.by_class.get(Exception)
     if handler is not None:
         try:
@@ -103,9 +105,20 @@ def _call_handler(handler: Any, request: Request, exc: BaseException) -> Respons
     return result
 
 
+def _reaches_server_layer(errors: Any, handler: Any, exc: BaseException) -> bool:
+    """Whether Starlette's ServerErrorMiddleware sees `exc` (and re-raises it, after the app's 500/Exception
+    handler answered): no handler took it, and it is not one that FastAPI's defaults answer."""
+    if handler is not None and handler is not errors.by_status.get(500) and handler is not errors.by_class.get(Exception):
+        return False
+    return not (isinstance(exc, (HTTP_EXCEPTION, RequestValidationError)) or _database_unavailable(exc))
+
+
 def handle_error(route: Any, request: Request, exc: BaseException) -> Response:
     """The response for an exception raised by a handler: the app's exception handlers, else FastAPI's defaults."""
-    handler = route.app_errors.lookup(exc) if route.app_errors is not None else None
+    errors = route.app_errors
+    handler = errors.lookup(exc) if errors is not None else None
+    if _reaches_server_layer(errors, handler, exc):
+        _server_errors.report(getattr(request, "app", None), exc)
     if handler is None:
         return _default_response(exc, request)
     try:

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Generator
 from typing import Any
 
-from . import _native
+from . import _native, _server_errors
 from ._encoders import encode_fallback
 from ._error_responses import conversion_failed, handle_error
 from ._forwarded import answer_forwarded
@@ -215,14 +215,16 @@ class AppRuntime:
         except BaseException as exc:
             self.end()
             logger.error("Exception in background task", exc_info=exc)
+            _server_errors.report(self.app, exc)
             return
         task = asyncio.get_running_loop().create_task(_finish(coro, yielded))
         task.add_done_callback(self._background_done)
 
     def _background_done(self, task: asyncio.Task[Any]) -> None:
-        self.end()
         if not task.cancelled() and task.exception() is not None:
             logger.error("Exception in background task", exc_info=task.exception())
+            _server_errors.report(self.app, task.exception())
+        self.end()
 
     # --- Lifespan, on the executor's loop. ---
     def run_executor(self, event_fd: int, drain: Any) -> None:

@@ -99,7 +99,8 @@ def pair() -> Iterator[Callable[[str], tuple[Any, Any]]]:
     def get(name: str) -> tuple[Any, Any]:
         if name not in built:
             factory = _FACTORIES[name]
-            built[name] = (slipstream.TestClient(factory(slipstream)),
+            built[name] = (slipstream.TestClient(factory(slipstream), raise_server_exceptions=False,
+                                                 follow_redirects=False),
                            FastAPIClient(factory(fastapi), raise_server_exceptions=False, follow_redirects=False))
         return built[name]
 

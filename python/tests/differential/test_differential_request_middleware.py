@@ -178,7 +178,8 @@ def pair() -> Iterator[Callable[[str], tuple[Any, Any]]]:
 
     def get(name: str) -> tuple[Any, Any]:
         if name not in built:
-            built[name] = (slipstream.TestClient(APPS[name](slipstream)),
+            built[name] = (slipstream.TestClient(APPS[name](slipstream), raise_server_exceptions=False,
+                                                 follow_redirects=False),
                            FastAPIClient(APPS[name](fastapi), raise_server_exceptions=False, follow_redirects=False))
         return built[name]
 
