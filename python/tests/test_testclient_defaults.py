@@ -3,17 +3,17 @@ Set-Cookie fills, the handler's exception raised in the test (raise_server_excep
 path, params=, lifespan only as a context manager. Each scenario runs against both frameworks and must give the
 same observations, which are also checked against literal values."""
 
+import contextlib
 import http.cookiejar
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 import slipstream
 from slipstream.testclient import TooManyRedirects
 
 fastapi = pytest.importorskip("fastapi")
-from fastapi.testclient import TestClient as FastAPIClient  # noqa: E402
+from fastapi.testclient import TestClient as FastAPIClient
 
 
 class Boom(Exception):
@@ -135,20 +135,20 @@ def test_handled_exceptions_are_responses() -> None:
     assert mine == reference == [(418, {"handled": "by the app"}), (409, {"detail": "conflict"})]
 
 
-def test_the_apps_500_handler_answers_and_the_exception_is_still_raised() -> None:
-    for fw in (slipstream, fastapi):
-        app = _app(fw)
+@pytest.mark.parametrize("fw", [slipstream, fastapi], ids=["slipstream", "fastapi"])
+def test_the_apps_500_handler_answers_and_the_exception_is_still_raised(fw: Any) -> None:
+    app = _app(fw)
 
-        @app.exception_handler(500)
-        async def on_500(request: Any, exc: Exception) -> Any:
-            return fw.responses.JSONResponse({"error": str(exc)}, status_code=500)
+    @app.exception_handler(500)
+    async def on_500(request: Any, exc: Exception) -> Any:
+        return fw.responses.JSONResponse({"error": str(exc)}, status_code=500)
 
-        client_class = slipstream.TestClient if fw is slipstream else FastAPIClient
-        with client_class(app) as client, pytest.raises(Boom, match="in an async handler"):
-            client.get("/boom-async")
-        with client_class(app, raise_server_exceptions=False) as client:
-            r = client.get("/boom-async")
-            assert (r.status_code, r.json()) == (500, {"error": "in an async handler"}), fw.__name__
+    client_class = slipstream.TestClient if fw is slipstream else FastAPIClient
+    with client_class(app) as client, pytest.raises(Boom, match="in an async handler"):
+        client.get("/boom-async")
+    with client_class(app, raise_server_exceptions=False) as client:
+        r = client.get("/boom-async")
+        assert (r.status_code, r.json()) == (500, {"error": "in an async handler"})
 
 
 def test_an_exception_through_http_middleware_is_raised() -> None:
@@ -272,26 +272,26 @@ def test_params_replace_the_query_of_the_url() -> None:
     assert mine == reference == "b=2&b=3"  # httpx: params replace the URL's query
 
 
-def test_lifespan_runs_only_as_a_context_manager() -> None:
-    for fw, client_class in ((slipstream, slipstream.TestClient), (fastapi, FastAPIClient)):
-        events: list[str] = []
+@pytest.mark.parametrize("fw", [slipstream, fastapi], ids=["slipstream", "fastapi"])
+def test_lifespan_runs_only_as_a_context_manager(fw: Any) -> None:
+    events: list[str] = []
 
-        async def lifespan(app: Any) -> Any:
-            events.append("startup")
-            yield
-            events.append("shutdown")
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> Any:
+        events.append("startup")
+        yield
+        events.append("shutdown")
 
-        import contextlib
+    app = (fw.FastAPI if fw is fastapi else fw.App)(lifespan=lifespan)
 
-        app = (fw.FastAPI if fw is fastapi else fw.App)(lifespan=contextlib.asynccontextmanager(lifespan))
+    @app.get("/")
+    def root() -> Any:
+        return list(events)
 
-        @app.get("/")
-        def root() -> Any:
-            return list(events)
-
-        plain = client_class(app)
-        assert plain.get("/").json() == [], fw.__name__
-        plain.close()
-        with client_class(app) as client:
-            assert client.get("/").json() == ["startup"], fw.__name__
-        assert events == ["startup", "shutdown"], fw.__name__
+    client_class = slipstream.TestClient if fw is slipstream else FastAPIClient
+    plain = client_class(app)
+    assert plain.get("/").json() == []
+    plain.close()
+    with client_class(app) as client:
+        assert client.get("/").json() == ["startup"]
+    assert events == ["startup", "shutdown"]
