@@ -1,9 +1,8 @@
 """TestClient defaults as FastAPI's (Starlette's httpx-based client): redirects followed, a cookie jar that
 Set-Cookie fills, the handler's exception raised in the test (raise_server_exceptions=True), base_url with a
-path, params=, lifespan only as a context manager. Each scenario runs against both frameworks and must give the
+path, params= (the lifespan: test_lifespan.py). Each scenario runs against both frameworks and must give the
 same observations, which are also checked against literal values."""
 
-import contextlib
 import http.cookiejar
 from collections.abc import Callable
 from typing import Any
@@ -270,28 +269,3 @@ def test_params_replace_the_query_of_the_url() -> None:
 
     mine, reference = _both(scenario)
     assert mine == reference == "b=2&b=3"  # httpx: params replace the URL's query
-
-
-@pytest.mark.parametrize("fw", [slipstream, fastapi], ids=["slipstream", "fastapi"])
-def test_lifespan_runs_only_as_a_context_manager(fw: Any) -> None:
-    events: list[str] = []
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Any) -> Any:
-        events.append("startup")
-        yield
-        events.append("shutdown")
-
-    app = (fw.FastAPI if fw is fastapi else fw.App)(lifespan=lifespan)
-
-    @app.get("/")
-    def root() -> Any:
-        return list(events)
-
-    client_class = slipstream.TestClient if fw is slipstream else FastAPIClient
-    plain = client_class(app)
-    assert plain.get("/").json() == []
-    plain.close()
-    with client_class(app) as client:
-        assert client.get("/").json() == ["startup"]
-    assert events == ["startup", "shutdown"]
