@@ -29,7 +29,8 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("routing", ["routing", "_responses_prep", "_route_misses", "_error_responses", "middleware", "middleware.*",
                  "_forwarded", "_native_route", "dependencies.install", "dependencies.late_routes", "_ws_endpoint",
                  "websockets", "_proxy", "_runtime"]),
-    ("app", ["app", "_app_hooks", "openapi", "openapi.*", "staticfiles", "templating"]),
+    ("app", ["app", "_app_hooks", "openapi", "openapi.*", "staticfiles", "templating", "exception_handlers",
+             "param_functions", "concurrency"]),
     ("extras", ["", "__main__", "testclient", "_ws_session", "cli", "cli_inspect", "cli_new", "log_setup", "reload",
                 "supervisor"]),
 ]

@@ -66,13 +66,25 @@ def _where(request: Request | None) -> str:
         return ""
 
 
+def http_exception_response(exc: Any) -> Response:
+    """FastAPI's answer to an HTTPException: {"detail": ...} with its status and headers; no body for the
+    statuses that allow none (1xx, 204, 205, 304)."""
+    headers = getattr(exc, "headers", None)
+    if exc.status_code < 200 or exc.status_code in (204, 205, 304):
+        return Response(status_code=exc.status_code, headers=headers)
+    return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=headers)
+
+
+def validation_error_response(exc: Any) -> Response:
+    """FastAPI's answer to a RequestValidationError: 422 {"detail": [errors]}."""
+    return JSONResponse({"detail": _jsonable(exc.errors())}, status_code=422)
+
+
 def _default_response(exc: BaseException, request: Request | None = None) -> Response:
     if isinstance(exc, HTTP_EXCEPTION):
-        if exc.status_code < 200 or exc.status_code in (204, 304):
-            return Response(status_code=exc.status_code, headers=exc.headers)
-        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+        return http_exception_response(exc)
     if isinstance(exc, RequestValidationError):
-        return JSONResponse({"detail": _jsonable(exc.errors())}, status_code=422)
+        return validation_error_response(exc)
     if _database_unavailable(exc):
         logger.warning("database unavailable: %s", exc)
         return JSONResponse({"detail": "database unavailable"}, status_code=503, headers={"Retry-After": "1"})
