@@ -186,6 +186,12 @@ struct ServerConfig {
     std::size_t page_size = 100;                      // items per list page (nextCursor beyond)
     /// Events kept per session stream for Last-Event-ID resumption.
     std::size_t replay_events = 256;
+    /// JSON limits of one message: nesting depth and members of one object or array (a deeper or larger
+    /// message is an invalid request, -32600).
+    std::size_t max_json_depth = 64;
+    std::size_t max_json_members = 10000;
+    /// Requests of one session in flight at once; more are refused with -32000 "Server busy".
+    std::size_t max_calls_per_session = 256;
 };
 
 /// An MCP server: a registry of tools, resources, prompts and their handlers, serving JSON-RPC over Streamable
