@@ -46,7 +46,7 @@ const json::Value* object_param(const Message& message, std::string_view key) {
 
 }  // namespace
 
-std::shared_ptr<CallState> ServerCore::admit(const Request& req, std::string name, std::uint32_t timeout_ms,
+std::shared_ptr<CallState> ServerCore::admit(const Rpc& req, std::string name, std::uint32_t timeout_ms,
                                              std::optional<std::string> timeout_answer) {
     auto s = std::make_shared<CallState>();
     s->session = req.session;
@@ -83,7 +83,7 @@ std::shared_ptr<CallState> ServerCore::admit(const Request& req, std::string nam
     return s;
 }
 
-void ServerCore::call_tool(const Request& req) {
+void ServerCore::call_tool(const Rpc& req) {
     const json::Value* name = string_param(req.message, "name");
     if (name == nullptr) return answer_error(req, kInvalidParams, "Invalid params: \"name\" must be a string");
     auto entry = registry_.tool(name->as_string());
@@ -111,7 +111,7 @@ void ServerCore::call_tool(const Request& req) {
     entry->gate->enter([s] { s->start(s->tool->tool.handler, s); });
 }
 
-void ServerCore::read_resource(const Request& req) {
+void ServerCore::read_resource(const Rpc& req) {
     const json::Value* uri = string_param(req.message, "uri");
     if (uri == nullptr) return answer_error(req, kInvalidParams, "Invalid params: \"uri\" must be a string");
     const std::string_view u = uri->as_string();
@@ -145,7 +145,7 @@ void ServerCore::read_resource(const Request& req) {
     s->start(handler, s);
 }
 
-void ServerCore::get_prompt(const Request& req) {
+void ServerCore::get_prompt(const Rpc& req) {
     const json::Value* name = string_param(req.message, "name");
     if (name == nullptr) return answer_error(req, kInvalidParams, "Invalid params: \"name\" must be a string");
     auto entry = registry_.prompt(name->as_string());
@@ -170,7 +170,7 @@ void ServerCore::get_prompt(const Request& req) {
     s->start(entry->prompt.handler, s);
 }
 
-void ServerCore::complete(const Request& req) {
+void ServerCore::complete(const Rpc& req) {
     const json::Value* ref = object_param(req.message, "ref");
     const json::Value* argument = object_param(req.message, "argument");
     const json::Value* type = ref != nullptr ? ref->find("type") : nullptr;

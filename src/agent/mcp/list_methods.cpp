@@ -7,7 +7,7 @@ namespace slipstream::mcp::detail {
 namespace {
 
 // The page's offset from params.cursor (0 without one); nullopt after answering -32602 for a bad cursor.
-std::optional<std::size_t> page_start(const Request& req) {
+std::optional<std::size_t> page_start(const Rpc& req) {
     if (req.message.params == nullptr) return 0;
     const json::Value* cursor = req.message.params->find("cursor");
     if (cursor == nullptr || cursor->is_null()) return 0;
@@ -16,7 +16,7 @@ std::optional<std::size_t> page_start(const Request& req) {
     return offset;
 }
 
-void answer_page(const Request& req, std::string_view key, const std::string& items, std::size_t begin,
+void answer_page(const Rpc& req, std::string_view key, const std::string& items, std::size_t begin,
                  std::size_t count, std::size_t total) {
     std::string out;
     out.reserve(items.size() + 64);
@@ -28,7 +28,7 @@ void answer_page(const Request& req, std::string_view key, const std::string& it
 
 }  // namespace
 
-void ServerCore::list(const Request& req, ListKind kind) {
+void ServerCore::list(const Rpc& req, ListKind kind) {
     const std::optional<std::size_t> begin = page_start(req);
     if (!begin) return;
     const std::size_t count = config_.page_size ? config_.page_size : 1;
@@ -39,7 +39,7 @@ void ServerCore::list(const Request& req, ListKind kind) {
     answer_page(req, key, items, *begin, count, total);
 }
 
-void ServerCore::list_templates(const Request& req) {
+void ServerCore::list_templates(const Rpc& req) {
     const std::optional<std::size_t> begin = page_start(req);
     if (!begin) return;
     const std::size_t count = config_.page_size ? config_.page_size : 1;

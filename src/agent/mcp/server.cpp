@@ -1,4 +1,5 @@
 // Server: the public face of ServerCore (registration, handle_message, stop).
+#include "agent/mcp/http_transport.h"
 #include "agent/mcp/server_core.h"
 #include "slipstream/mcp.h"
 
@@ -46,6 +47,12 @@ bool Server::remove_prompt(std::string_view name) {
 
 void Server::resource_updated(std::string_view uri) {
     core_->resource_updated(uri);
+}
+
+void Server::mount(App& app, std::string_view path) {
+    auto transport = std::make_shared<detail::HttpTransport>(*core_);
+    transport->mount(app, path);
+    core_->keep(std::move(transport));
 }
 
 void Server::stop() {

@@ -11,11 +11,11 @@
 
 namespace slipstream::mcp::detail {
 
-void answer_result(const Request& req, std::string_view result_json) {
+void answer_result(const Rpc& req, std::string_view result_json) {
     req.channel->answer(result_message(req.message.id_json, result_json));
 }
 
-void answer_error(const Request& req, int code, std::string_view message, std::string_view data_json) {
+void answer_error(const Rpc& req, int code, std::string_view message, std::string_view data_json) {
     req.channel->answer(error_message(req.message.id_json, code, message, data_json));
 }
 
@@ -89,7 +89,7 @@ void ServerCore::handle(const std::shared_ptr<Session>& session, const Incoming&
     }
 }
 
-void ServerCore::dispatch(const Request& req) {
+void ServerCore::dispatch(const Rpc& req) {
     switch (req.message.kind) {
         case MessageKind::kInvalid:
             answer_error(req, kInvalidRequest, "Invalid Request: " + req.message.error);
@@ -105,7 +105,7 @@ void ServerCore::dispatch(const Request& req) {
     }
 }
 
-void ServerCore::request(const Request& req) {
+void ServerCore::request(const Rpc& req) {
     const std::string_view method = req.message.method;
     if (method == "ping") return answer_result(req, "{}");
     if (method == "initialize") return initialize(req);
@@ -133,7 +133,7 @@ void ServerCore::notification(const std::shared_ptr<Session>& session, const Mes
     if (auto call = session->find(to_json(*id))) call->cancel(std::nullopt);  // no answer to a cancelled request
 }
 
-void ServerCore::initialize(const Request& req) {
+void ServerCore::initialize(const Rpc& req) {
     const json::Value* requested = string_param(req.message, "protocolVersion");
     if (requested == nullptr)
         return answer_error(req, kInvalidParams, "Invalid params: \"protocolVersion\" must be a string");
@@ -172,7 +172,7 @@ void ServerCore::initialize(const Request& req) {
     answer_result(req, out);
 }
 
-void ServerCore::set_level(const Request& req) {
+void ServerCore::set_level(const Rpc& req) {
     const json::Value* level = string_param(req.message, "level");
     const auto parsed = level != nullptr ? parse_level(level->as_string()) : std::nullopt;
     if (!parsed)
@@ -183,7 +183,7 @@ void ServerCore::set_level(const Request& req) {
     answer_result(req, "{}");
 }
 
-void ServerCore::subscribe(const Request& req, bool on) {
+void ServerCore::subscribe(const Rpc& req, bool on) {
     const json::Value* uri = string_param(req.message, "uri");
     if (uri == nullptr) return answer_error(req, kInvalidParams, "Invalid params: \"uri\" must be a string");
     if (on)

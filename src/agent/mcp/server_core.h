@@ -19,7 +19,7 @@
 namespace slipstream::mcp::detail {
 
 /// One request being dispatched.
-struct Request {
+struct Rpc {
     const std::shared_ptr<Session>& session;
     const std::shared_ptr<Document>& document;
     const Message& message;
@@ -62,26 +62,26 @@ class ServerCore {
     std::shared_ptr<Session> embedded_session();
 
   private:
-    void dispatch(const Request& req);
-    void request(const Request& req);
+    void dispatch(const Rpc& req);
+    void request(const Rpc& req);
     void notification(const std::shared_ptr<Session>& session, const Message& message);
     void broadcast(ListKind kind);
     std::vector<std::shared_ptr<Session>> sessions();
 
     // Lifecycle and session state (server_core.cpp).
-    void initialize(const Request& req);
-    void set_level(const Request& req);
-    void subscribe(const Request& req, bool on);
+    void initialize(const Rpc& req);
+    void set_level(const Rpc& req);
+    void subscribe(const Rpc& req, bool on);
     // Lists (list_methods.cpp).
-    void list(const Request& req, ListKind kind);
-    void list_templates(const Request& req);
+    void list(const Rpc& req, ListKind kind);
+    void list_templates(const Rpc& req);
     // Calls of handlers (call_methods.cpp).
-    void call_tool(const Request& req);
-    void read_resource(const Request& req);
-    void get_prompt(const Request& req);
-    void complete(const Request& req);
+    void call_tool(const Rpc& req);
+    void read_resource(const Rpc& req);
+    void get_prompt(const Rpc& req);
+    void complete(const Rpc& req);
     /// A CallState for `req`, admitted into its session (nullptr after answering a duplicate id or a full session).
-    std::shared_ptr<CallState> admit(const Request& req, std::string name, std::uint32_t timeout_ms,
+    std::shared_ptr<CallState> admit(const Rpc& req, std::string name, std::uint32_t timeout_ms,
                                      std::optional<std::string> timeout_answer);
 
     ServerConfig config_;
@@ -94,9 +94,9 @@ class ServerCore {
 };
 
 /// `{"jsonrpc":"2.0","id":..,"result":..}` to the request's channel.
-void answer_result(const Request& req, std::string_view result_json);
+void answer_result(const Rpc& req, std::string_view result_json);
 /// A JSON-RPC error to the request's channel.
-void answer_error(const Request& req, int code, std::string_view message, std::string_view data_json = {});
+void answer_error(const Rpc& req, int code, std::string_view message, std::string_view data_json = {});
 /// A string member of params, or nullptr when absent or not a string.
 const json::Value* string_param(const Message& message, std::string_view key);
 
