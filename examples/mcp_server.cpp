@@ -9,8 +9,8 @@
 // step, honours cancellation), fail (an isError result), touch (notifications/resources/updated for
 // info://server), toggle (adds or removes the tool `extra`: tools/list_changed).
 // Resources: info://server; template greeting://{name}. Prompt: review (code, required). Completions for both.
-#include <chrono>
 #include <charconv>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -96,9 +96,8 @@ mcp::Tool slow_tool() {
     mcp::Tool t;
     t.name = "slow";
     t.description = "Sleeps `ms` in `steps` steps, reporting progress; stops when cancelled.";
-    t.input_schema_json =
-        R"({"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":600000},)"
-        R"("steps":{"type":"integer","minimum":1,"maximum":1000}},"required":["ms"]})";
+    t.input_schema_json = R"({"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":600000},)"
+                          R"("steps":{"type":"integer","minimum":1,"maximum":1000}},"required":["ms"]})";
     t.handler = [](mcp::Call call) {
         auto stop = std::make_shared<Stop>();
         call.on_cancel([stop] {
@@ -108,7 +107,8 @@ mcp::Tool slow_tool() {
         });
         std::thread([call = std::move(call), stop]() mutable {
             const long ms = static_cast<long>(call.arguments().get("ms").as_int());
-            const long steps = call.arguments().has("steps") ? static_cast<long>(call.arguments().get("steps").as_int()) : 5;
+            const long steps =
+                call.arguments().has("steps") ? static_cast<long>(call.arguments().get("steps").as_int()) : 5;
             call.log(mcp::LogLevel::kInfo, R"("slow started")", "slow");
             for (long i = 1; i <= steps; ++i) {
                 std::unique_lock lock(stop->m);
@@ -270,8 +270,7 @@ int main(int argc, char** argv, char** envp) {
     mcp::Server server(config);
     add_everything(server);
     if (stdio) return server.serve_stdio(0, 1);
-    return slipstream::app::serve_main(argc, argv, envp, "mcp_server",
-                                       [&server](slipstream::App& app, const slipstream::app::Config&) {
-                                           server.mount(app, "/mcp");
-                                       });
+    return slipstream::app::serve_main(
+        argc, argv, envp, "mcp_server",
+        [&server](slipstream::App& app, const slipstream::app::Config&) { server.mount(app, "/mcp"); });
 }

@@ -90,8 +90,7 @@ void ServerCore::call_tool(const Rpc& req) {
     if (entry == nullptr) return answer_error(req, kInvalidParams, "Unknown tool: " + std::string(name->as_string()));
     const json::Value* args = req.message.params->find("arguments");
     if (args == nullptr || args->is_null()) args = &kEmptyObject;
-    if (!args->is_object())
-        return answer_error(req, kInvalidParams, "Invalid params: \"arguments\" must be an object");
+    if (!args->is_object()) return answer_error(req, kInvalidParams, "Invalid params: \"arguments\" must be an object");
     if (!entry->input.validate(*args)) {
         json::schema::ErrorSink sink(kMaxReportedErrors);
         entry->input.validate(*args, &sink);
@@ -99,10 +98,10 @@ void ServerCore::call_tool(const Rpc& req) {
                                       quote(validation_text(entry->tool.name, sink)) + R"(}],"isError":true})");
     }
     const std::uint32_t timeout = entry->tool.timeout_ms ? entry->tool.timeout_ms : config_.tool_timeout_ms;
-    const std::string timed_out = R"({"content":[{"type":"text","text":)" +
-                                  quote("Tool '" + entry->tool.name + "' timed out after " + std::to_string(timeout) +
-                                        " ms") +
-                                  R"(}],"isError":true})";
+    const std::string timed_out =
+        R"({"content":[{"type":"text","text":)" +
+        quote("Tool '" + entry->tool.name + "' timed out after " + std::to_string(timeout) + " ms") +
+        R"(}],"isError":true})";
     auto s = admit(req, entry->tool.name, timeout, result_message(req.message.id_json, timed_out));
     if (s == nullptr) return;
     s->tool = entry;
@@ -122,7 +121,8 @@ void ServerCore::read_resource(const Rpc& req) {
     } else {
         std::vector<std::pair<std::string, std::string>> vars;
         auto t = registry_.match_template(u, vars);
-        if (t == nullptr) return answer_error(req, kResourceNotFound, "Resource not found", R"({"uri":)" + quote(u) + "}");
+        if (t == nullptr)
+            return answer_error(req, kResourceNotFound, "Resource not found", R"({"uri":)" + quote(u) + "}");
         handler = t->resource_template.handler;
         std::string text;
         json::Writer w(text);
@@ -149,12 +149,10 @@ void ServerCore::get_prompt(const Rpc& req) {
     const json::Value* name = string_param(req.message, "name");
     if (name == nullptr) return answer_error(req, kInvalidParams, "Invalid params: \"name\" must be a string");
     auto entry = registry_.prompt(name->as_string());
-    if (entry == nullptr)
-        return answer_error(req, kInvalidParams, "Unknown prompt: " + std::string(name->as_string()));
+    if (entry == nullptr) return answer_error(req, kInvalidParams, "Unknown prompt: " + std::string(name->as_string()));
     const json::Value* args = req.message.params->find("arguments");
     if (args == nullptr || args->is_null()) args = &kEmptyObject;
-    if (!args->is_object())
-        return answer_error(req, kInvalidParams, "Invalid params: \"arguments\" must be an object");
+    if (!args->is_object()) return answer_error(req, kInvalidParams, "Invalid params: \"arguments\" must be an object");
     for (const json::Member& m : args->members())
         if (!m.value.is_string())
             return answer_error(req, kInvalidParams,

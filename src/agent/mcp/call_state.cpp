@@ -72,7 +72,8 @@ std::string tool_result_message(const CallState& state, const ToolResult& result
         return error_message(state.id_json, kInternalError, "Internal error: invalid tool result");
     }
     std::string_view content = result.content_json;
-    while (!content.empty() && (content.front() == ' ' || content.front() == '\n')) content.remove_prefix(1);
+    while (!content.empty() && (content.front() == ' ' || content.front() == '\n'))
+        content.remove_prefix(1);
     if (content.empty() || content.front() != '[')
         return error_message(state.id_json, kInternalError, "Internal error: invalid tool result");
     std::string body = R"({"content":)";

@@ -104,8 +104,8 @@ void HttpTransport::post(Request& req, Responder responder) {
     if (!origin_ok(req, responder)) return;
     const auto accept = req.header("Accept");
     if (!accept || !accepts(*accept, "application/json") || !accepts(*accept, "text/event-stream"))
-        return (void)responder.send(
-            http_error(406, kInvalidRequest, "Not Acceptable: Accept must list application/json and text/event-stream"));
+        return (void)responder.send(http_error(
+            406, kInvalidRequest, "Not Acceptable: Accept must list application/json and text/event-stream"));
     const auto content_type = req.header("Content-Type");
     if (!content_type || !accepts(*content_type, "application/json") || content_type->find('*') != std::string::npos)
         return (void)responder.send(
@@ -115,8 +115,7 @@ void HttpTransport::post(Request& req, Responder responder) {
     if (!version_ok(req, responder)) return;
 
     const Incoming incoming = parse_messages(req.body(), core_.parse_limits());
-    if (incoming.error_code != 0)
-        return (void)responder.send(http_error(400, incoming.error_code, incoming.error));
+    if (incoming.error_code != 0) return (void)responder.send(http_error(400, incoming.error_code, incoming.error));
     const bool initialize = !incoming.batch && incoming.messages.front().kind == MessageKind::kRequest &&
                             incoming.messages.front().method == "initialize";
 
@@ -133,9 +132,9 @@ void HttpTransport::post(Request& req, Responder responder) {
         http_session = sessions_.create(std::string(req.principal()), outcome);
         if (http_session == nullptr) {
             const bool principal = outcome == SessionTable::Outcome::kPrincipalFull;
-            return (void)responder.send(http_error(principal ? 429 : 503, kServerBusy,
-                                                   principal ? "Too many sessions for this principal"
-                                                             : "Too many sessions"));
+            return (void)responder.send(
+                http_error(principal ? 429 : 503, kServerBusy,
+                           principal ? "Too many sessions for this principal" : "Too many sessions"));
         }
         session = http_session->session;
         headers.emplace_back(kSessionHeader, session->id());
@@ -192,7 +191,8 @@ void HttpTransport::get(Request& req, Responder responder) {
     }
     const auto accept = req.header("Accept");
     if (!accept || !accepts(*accept, "text/event-stream"))
-        return (void)responder.send(http_error(406, kInvalidRequest, "Not Acceptable: Accept must list text/event-stream"));
+        return (void)responder.send(
+            http_error(406, kInvalidRequest, "Not Acceptable: Accept must list text/event-stream"));
     if (!version_ok(req, responder)) return;
     auto s = session_of(req, responder);
     if (s == nullptr) return;

@@ -55,7 +55,8 @@ Message classify(const json::Value& value);
 /// `{"jsonrpc":"2.0","id":<id>,"result":<result>}`.
 std::string result_message(std::string_view id_json, std::string_view result_json);
 /// `{"jsonrpc":"2.0","id":<id>,"error":{"code":..,"message":..,"data"?:..}}`.
-std::string error_message(std::string_view id_json, int code, std::string_view message, std::string_view data_json = {});
+std::string error_message(std::string_view id_json, int code, std::string_view message,
+                          std::string_view data_json = {});
 /// `{"jsonrpc":"2.0","method":..,"params":..}` (params omitted when empty).
 std::string notification_message(std::string_view method, std::string_view params_json = {});
 

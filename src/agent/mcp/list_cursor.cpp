@@ -53,7 +53,7 @@ std::optional<std::size_t> decode_cursor(std::string_view cursor) {
             plain.push_back(static_cast<char>((bits >> count) & 0xff));
         }
     }
-    if (plain.size() < 2 || plain[0] != 'o' || encode_cursor(0).empty()) return std::nullopt;
+    if (plain.size() < 2 || plain[0] != 'o') return std::nullopt;
     std::size_t offset = 0;
     auto [end, ec] = std::from_chars(plain.data() + 1, plain.data() + plain.size(), offset);
     if (ec != std::errc() || end != plain.data() + plain.size()) return std::nullopt;

@@ -16,8 +16,8 @@ std::optional<std::size_t> page_start(const Rpc& req) {
     return offset;
 }
 
-void answer_page(const Rpc& req, std::string_view key, const std::string& items, std::size_t begin,
-                 std::size_t count, std::size_t total) {
+void answer_page(const Rpc& req, std::string_view key, const std::string& items, std::size_t begin, std::size_t count,
+                 std::size_t total) {
     std::string out;
     out.reserve(items.size() + 64);
     out.append("{\"").append(key).append("\":[").append(items).push_back(']');

@@ -43,8 +43,8 @@ Features features_of(std::string_view version) {
 }
 
 namespace {
-constexpr std::string_view kLevelNames[] = {"debug", "info", "notice", "warning",
-                                            "error", "critical", "alert", "emergency"};
+constexpr std::string_view kLevelNames[] = {"debug", "info",     "notice", "warning",
+                                            "error", "critical", "alert",  "emergency"};
 }  // namespace
 
 std::string_view level_name(LogLevel level) {

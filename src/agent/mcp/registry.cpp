@@ -21,8 +21,9 @@ void check_name(std::string_view what, std::string_view name) {
     for (char c : name) {
         const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
                         c == '-' || c == '.';
-        if (!ok) throw std::invalid_argument(std::string(what) + " name '" + std::string(name) +
-                                             "' may only hold letters, digits, '_', '-' and '.'");
+        if (!ok)
+            throw std::invalid_argument(std::string(what) + " name '" + std::string(name) +
+                                        "' may only hold letters, digits, '_', '-' and '.'");
     }
 }
 

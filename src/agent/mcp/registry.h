@@ -66,7 +66,7 @@ class Registry {
     std::shared_ptr<const ResourceEntry> resource(std::string_view uri) const;
     /// The first template matching `uri`, with its variables.
     std::shared_ptr<const TemplateEntry> match_template(std::string_view uri,
-                                                       std::vector<std::pair<std::string, std::string>>& vars) const;
+                                                        std::vector<std::pair<std::string, std::string>>& vars) const;
     std::shared_ptr<const PromptEntry> prompt(std::string_view name) const;
     std::shared_ptr<const CompletionHandler> completion() const;
 

@@ -81,8 +81,8 @@ void ServerCore::handle(const std::shared_ptr<Session>& session, const Incoming&
     std::shared_ptr<Channel> batch = std::make_shared<BatchChannel>(channel, answers);
     for (const Message& m : incoming.messages) {
         if (m.kind == MessageKind::kRequest && m.method == "initialize") {
-            batch->answer(error_message(m.id_json, kInvalidRequest,
-                                        "Invalid Request: initialize must not be part of a batch"));
+            batch->answer(
+                error_message(m.id_json, kInvalidRequest, "Invalid Request: initialize must not be part of a batch"));
             continue;
         }
         dispatch({session, incoming.document, m, batch});
@@ -232,7 +232,8 @@ void ServerCore::broadcast(ListKind kind) {
 
 void ServerCore::resource_updated(std::string_view uri) {
     const std::string key(uri);
-    const std::string message = notification_message("notifications/resources/updated", R"({"uri":)" + quote(uri) + "}");
+    const std::string message =
+        notification_message("notifications/resources/updated", R"({"uri":)" + quote(uri) + "}");
     for (const auto& s : sessions())
         if (s->subscribed(key)) s->push(message);
 }

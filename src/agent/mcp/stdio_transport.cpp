@@ -79,8 +79,8 @@ int Server::serve_stdio(int in_fd, int out_fd) {
             if (!skipping) pending.append(part);
             if (pending.size() > max_line) {
                 if (!skipping)
-                    channel->answer(detail::error_message("null", detail::kInvalidRequest,
-                                                          "Invalid Request: message too large"));
+                    channel->answer(
+                        detail::error_message("null", detail::kInvalidRequest, "Invalid Request: message too large"));
                 skipping = true;
                 pending.clear();
             }
