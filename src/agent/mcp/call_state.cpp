@@ -8,6 +8,27 @@ namespace slipstream::mcp::detail {
 bool CallState::finish(std::optional<std::string> message) {
     bool expected = false;
     if (!done.compare_exchange_strong(expected, true)) return false;
+    settle(std::move(message));
+    return true;
+}
+
+bool CallState::cancel(std::optional<std::string> message) {
+    // Claimed first, so a handler woken by on_cancel cannot answer in between (its answer is dropped).
+    bool expected = false;
+    if (!done.compare_exchange_strong(expected, true)) return false;
+    std::function<void()> fn;
+    {
+        std::lock_guard lock(mu);
+        cancelled.store(true);
+        fn = std::move(on_cancel);
+        on_cancel = nullptr;
+    }
+    if (fn) fn();
+    settle(std::move(message));
+    return true;
+}
+
+void CallState::settle(std::optional<std::string> message) {
     std::uint64_t timer = 0;
     bool held = false;
     {
@@ -24,20 +45,6 @@ bool CallState::finish(std::optional<std::string> message) {
     else
         channel->abandon();
     if (held && tool) tool->gate->leave();
-    return true;
-}
-
-bool CallState::cancel(std::optional<std::string> message) {
-    if (done.load()) return false;
-    cancelled.store(true);
-    std::function<void()> fn;
-    {
-        std::lock_guard lock(mu);
-        fn = std::move(on_cancel);
-        on_cancel = nullptr;
-    }
-    if (fn) fn();
-    return finish(std::move(message));
 }
 
 void CallState::start(const CallHandler& handler, std::shared_ptr<CallState> self) {

@@ -44,6 +44,8 @@ struct CallState {
     /// Marks the call cancelled and runs its on_cancel callback; then finishes it with `message` (nullopt: no
     /// answer). False when it was already done.
     bool cancel(std::optional<std::string> message);
+    /// What finish() and cancel() do once they claimed the call.
+    void settle(std::optional<std::string> message);
     /// Starts the tool handler once the gate gives a slot (or leaves the gate when the call already ended).
     void start(const CallHandler& handler, std::shared_ptr<CallState> self);
 };
