@@ -1,0 +1,24 @@
+// The header rules of Streamable HTTP: Accept media ranges, Origin checks, session ids.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace slipstream::mcp::detail {
+
+/// True when the Accept header value lists a media range matching `type` ("application/json"): exact,
+/// "application/*" or "*/*", with q > 0. An absent header accepts nothing here (the spec requires one).
+bool accepts(std::string_view accept, std::string_view type);
+
+/// True when `origin` may call: an absent Origin (not a browser), the request's own Host, or one of `allowed`
+/// ("http://localhost:*" matches any port of that scheme and host; "*" matches everything).
+bool origin_allowed(std::optional<std::string_view> origin, std::optional<std::string_view> host,
+                    const std::vector<std::string>& allowed);
+
+/// A new session id: 32 characters of [A-Za-z0-9_-] from 24 random bytes (OpenSSL's RAND_bytes); empty when the
+/// generator fails.
+std::string new_session_id();
+
+}  // namespace slipstream::mcp::detail

@@ -1,0 +1,42 @@
+// HttpTransport: Streamable HTTP (POST, GET, DELETE on one path) over ServerCore, stateful or stateless.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "agent/mcp/server_core.h"
+#include "agent/mcp/session_table.h"
+#include "slipstream/app.h"
+
+namespace slipstream::mcp::detail {
+
+/// Lives as long as the Server (ServerCore::keep); its routes capture a shared pointer to it.
+class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
+  public:
+    explicit HttpTransport(ServerCore& core);
+    ~HttpTransport();
+
+    void mount(App& app, std::string_view path);
+
+  private:
+    void post(Request& req, Responder responder);
+    void get(Request& req, Responder responder);
+    void del(Request& req, Responder responder);
+
+    /// The session the request names, or nullptr after answering 400 (no id) or 404 (unknown).
+    std::shared_ptr<HttpSession> session_of(Request& req, Responder& responder);
+    /// False after answering 400 for an MCP-Protocol-Version we do not speak.
+    bool version_ok(Request& req, Responder& responder);
+    /// False after answering 403 for a foreign Origin.
+    bool origin_ok(Request& req, Responder& responder);
+    void end(const std::shared_ptr<HttpSession>& s);
+    void sweep();
+
+    ServerCore& core_;
+    SessionTable sessions_;
+    std::atomic<std::int64_t> last_sweep_ms_{0};
+};
+
+}  // namespace slipstream::mcp::detail
