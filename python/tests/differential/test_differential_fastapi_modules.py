@@ -23,11 +23,9 @@ fastapi = pytest.importorskip("fastapi")
 pytest.importorskip("jinja2")
 itsdangerous = pytest.importorskip("itsdangerous")
 
-import slipstream
-from fastapi.testclient import TestClient as FastAPIClient
 from pydantic import BaseModel
 
-from .diff_support import Outcome, build_request, compare, record
+from .diff_support import Outcome, client_pairs, compare, exchange, record
 
 SECRET = "differential-secret"
 
@@ -186,19 +184,7 @@ def pair(template_dir: pathlib.Path) -> Iterator[Callable[[str], tuple[Any, Any]
         "handlers": handlers_app,
         "concurrency": concurrency_app,
     }
-    built: dict[str, tuple[Any, Any]] = {}
-
-    def get(name: str) -> tuple[Any, Any]:
-        if name not in built:
-            built[name] = (slipstream.TestClient(apps[name](slipstream), raise_server_exceptions=False,
-                                                 follow_redirects=False),
-                           FastAPIClient(apps[name](fastapi), raise_server_exceptions=False, follow_redirects=False))
-        return built[name]
-
-    yield get
-    for ours, theirs in built.values():
-        ours.close()
-        theirs.close()
+    yield from client_pairs(apps)
 
 
 def row(app: str, method: str, url: str, gap: str | None = None, **kwargs: Any) -> Any:
@@ -272,10 +258,7 @@ def _readable(cookie: str) -> str:
 @pytest.mark.parametrize(("app", "method", "url", "gap", "kwargs"), ROWS)
 def test_same_answer(pair: Any, request: pytest.FixtureRequest, app: str, method: str, url: str, gap: str | None,
                      kwargs: dict[str, Any]) -> None:
-    ours, theirs = pair(app)
-    body, headers = build_request(kwargs)
-    expected = theirs.request(method, url, content=body, headers=headers)
-    got = ours.request(method, url, content=body, headers=headers)
+    got, expected = exchange(pair, app, method, url, kwargs)
     diffs = compare(_Seen(got), _Seen(expected))
     if app.startswith("sessions") and got.headers.get("vary") != expected.headers.get("vary"):  # Vary: Cookie
         diffs.append(f"header vary: slipstream {got.headers.get('vary')!r}, fastapi {expected.headers.get('vary')!r}")
