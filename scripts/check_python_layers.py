@@ -32,8 +32,9 @@ LAYERS: list[tuple[str, list[str]]] = [
                  "websockets", "_proxy", "_runtime"]),
     ("app", ["app", "_app_hooks", "openapi", "openapi.*", "staticfiles", "templating", "exception_handlers",
              "param_functions", "concurrency"]),
-    ("extras", ["", "__main__", "testclient", "_ws_session", "cli", "cli_inspect", "cli_new", "log_setup", "reload",
-                "supervisor"]),
+    ("mcp", ["mcp", "mcp.*"]),
+    ("extras", ["", "__main__", "testclient", "_ws_session", "cli", "cli_inspect", "cli_mcp", "cli_new",
+                "log_setup", "reload", "supervisor"]),
 ]
 EXTENSIONS = {"_native"}  # compiled modules (python/bindings), described by a .pyi stub
 

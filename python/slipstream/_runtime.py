@@ -11,7 +11,7 @@ import asyncio
 import atexit
 import logging
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
 from . import _native, _server_errors
@@ -160,6 +160,10 @@ class AppRuntime:
         self.loop: asyncio.AbstractEventLoop | None = None
         self._loop_ready = threading.Event()
         self._lifespan: Any = None
+        # Things mounted on the app that serve from the executor's loop (an MCP server): attach(loop) when the
+        # loop starts, detach() when it stops; `keep` holds their native objects as long as the app's.
+        self._loop_hooks: list[tuple[Callable[[asyncio.AbstractEventLoop], None], Callable[[], None]]] = []
+        self._kept: list[Any] = []
         self._busy = 0
         self._idle = threading.Condition()
 
@@ -231,8 +235,18 @@ class AppRuntime:
         """The executor thread's body (see run_executor); runs the lifespan around serving when run_lifespan."""
         run_executor(event_fd, drain, self)
 
+    def add_loop_hook(self, attach: Callable[[asyncio.AbstractEventLoop], None], detach: Callable[[], None],
+                      keep: Any = None) -> None:
+        """attach(loop) runs on the executor's loop when it starts (before the lifespan), detach() when it stops
+        (after the lifespan); `keep` stays referenced as long as this runtime."""
+        self._loop_hooks.append((attach, detach))
+        if keep is not None:
+            self._kept.append(keep)
+
     def _loop_started(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
+        for attach, _detach in self._loop_hooks:
+            attach(loop)
         if self.run_lifespan:
             try:
                 loop.run_until_complete(self.startup())
@@ -249,6 +263,8 @@ class AppRuntime:
                 loop.run_until_complete(self.shutdown())
             except BaseException as exc:
                 logger.error("Application shutdown failed", exc_info=exc)
+        for _attach, detach in self._loop_hooks:
+            detach()
 
     async def startup(self) -> None:
         # The app's database (App(database=...)) opens before the lifespan, which may use it, and closes after.
