@@ -1,5 +1,7 @@
-"""Exceptions that reached the server-error layer (Starlette's ServerErrorMiddleware), kept for the TestClients
-that watch the app: with raise_server_exceptions=True a test sees the handler's exception itself, not a 500.
+"""What a TestClient learns from inside the app about its request: the exceptions that reached the server-error
+layer (Starlette's ServerErrorMiddleware), so that with raise_server_exceptions=True a test sees the handler's
+exception itself, not a 500; and the template a TemplateResponse rendered (Starlette's TestClient gives it as
+`response.template` and `response.context`).
 
 Nothing is kept for an app no TestClient watches (a served app pays one dict lookup per unhandled exception)."""
 
@@ -9,30 +11,51 @@ import threading
 from typing import Any
 
 _lock = threading.Lock()
-_sinks: dict[int, list[list[BaseException]]] = {}  # id(app) -> the lists of its watching clients
+_watches: dict[int, list[Watch]] = {}  # id(app) -> the watches of its clients
 
 
-def watch(app: Any) -> list[BaseException]:
-    """A list that receives every exception of `app` that reaches the server-error layer, until unwatch()."""
-    sink: list[BaseException] = []
+class Watch:
+    """One client's view of an app: `errors` (exceptions, in order) and `templates` ((template, context) pairs)."""
+
+    def __init__(self) -> None:
+        self.errors: list[BaseException] = []
+        self.templates: list[tuple[Any, dict[str, Any]]] = []
+
+    def clear(self) -> None:
+        self.errors.clear()
+        self.templates.clear()
+
+
+def watch(app: Any) -> Watch:
+    """A Watch that receives what `app` reports, until unwatch()."""
+    seen = Watch()
     with _lock:
-        _sinks.setdefault(id(app), []).append(sink)
-    return sink
+        _watches.setdefault(id(app), []).append(seen)
+    return seen
 
 
-def unwatch(app: Any, sink: list[BaseException]) -> None:
+def unwatch(app: Any, seen: Watch) -> None:
     with _lock:
-        sinks = [s for s in _sinks.get(id(app), []) if s is not sink]
-        if sinks:
-            _sinks[id(app)] = sinks
+        rest = [w for w in _watches.get(id(app), []) if w is not seen]
+        if rest:
+            _watches[id(app)] = rest
         else:
-            _sinks.pop(id(app), None)
+            _watches.pop(id(app), None)
 
 
 def report(app: Any, exc: BaseException) -> None:
     """`exc` escaped every exception handler of `app` but the 500/Exception one (which Starlette re-raises too)."""
-    if not _sinks or app is None:
+    if not _watches or app is None:
         return
     with _lock:
-        for sink in _sinks.get(id(app), ()):
-            sink.append(exc)
+        for seen in _watches.get(id(app), ()):
+            seen.errors.append(exc)
+
+
+def report_template(app: Any, template: Any, context: dict[str, Any]) -> None:
+    """A TemplateResponse of `app` rendered `template` with `context`."""
+    if not _watches or app is None:
+        return
+    with _lock:
+        for seen in _watches.get(id(app), ()):
+            seen.templates.append((template, context))

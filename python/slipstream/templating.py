@@ -12,6 +12,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from . import _server_errors
 from .requests import Request
 from .responses import HTMLResponse
 
@@ -30,6 +31,7 @@ class _TemplateResponse(HTMLResponse):
         self.template = template
         self.context = context
         super().__init__(template.render(context), status_code, headers, media_type, background)
+        _server_errors.report_template(getattr(context.get("request"), "app", None), template, context)
 
 
 @jinja2.pass_context

@@ -58,6 +58,9 @@ class TestResponse:
         self.url = url
         self.method = method
         self.history: list[TestResponse] = []
+        # What a TemplateResponse rendered for this request (jinja2's Template and the context), as Starlette's.
+        self.template: Any = None
+        self.context: dict[str, Any] | None = None
         self.cookies = Cookies()
         self.cookies.extract_cookies(url, headers)
 
@@ -144,7 +147,7 @@ class TestClient:
         self._conn: http.client.HTTPConnection | None = None
         self.cookies = Cookies(cookies)
         self.headers: dict[str, str] = {k.lower(): v for k, v in (headers or {}).items()}  # sent with every request
-        self._server_errors = _server_errors.watch(app)
+        self._watch = _server_errors.watch(app)
         self._lifespan = False
         _open_clients.add(self)
 
@@ -172,7 +175,7 @@ class TestClient:
         native, self._native = self._native, None
         if native is None:
             return
-        _server_errors.unwatch(self.app, self._server_errors)
+        _server_errors.unwatch(self.app, self._watch)
         native.stop()
         if not native.on_executor_thread:
             native.wait()
@@ -248,12 +251,14 @@ class TestClient:
             cookie = _cookie_header(self.cookies.header_for(full), cookies)
             if cookie:
                 headers["cookie"] = cookie
-        self._server_errors.clear()
+        self._watch.clear()
         response = self._send(method, target, body, headers, full)
         self.cookies.extract_cookies(full, response.raw_headers)
-        if self._server_errors and self.raise_server_exceptions:
-            exc = self._server_errors[0]
-            self._server_errors.clear()
+        if self._watch.templates:
+            response.template, response.context = self._watch.templates[-1]
+        if self._watch.errors and self.raise_server_exceptions:
+            exc = self._watch.errors[0]
+            self._watch.clear()
             raise exc
         return response
 

@@ -60,6 +60,36 @@ def test_template_response_renders_with_url_for_and_autoescape(templates_dir: pa
         assert (r.headers["content-type"], r.text) == ("text/plain; charset=utf-8", "hi")
 
 
+def test_the_client_response_names_the_template_and_its_context(templates_dir: pathlib.Path) -> None:
+    fastapi = pytest.importorskip("fastapi")
+    from fastapi.templating import Jinja2Templates as FastAPITemplates
+    from fastapi.testclient import TestClient as FastAPIClient
+
+    def build(fw: Any, templates_class: Any) -> Any:
+        app = fw.FastAPI() if fw is fastapi else fw.App()
+        templates = templates_class(directory=templates_dir)
+
+        @app.get("/page/{word}")
+        def page(request: fw.Request, word: str) -> Any:
+            return templates.TemplateResponse(request, "plain.txt", {"word": word})
+
+        @app.get("/json")
+        def json() -> Any:
+            return {"no": "template"}
+
+        return app
+
+    seen = []
+    for client in (slipstream.TestClient(build(slipstream, Jinja2Templates)),
+                   FastAPIClient(build(fastapi, FastAPITemplates))):
+        with client:
+            r = client.get("/page/tea")
+            plain = client.get("/json")
+            seen.append((r.template.name, r.context["word"], r.context["request"].url.path,
+                         getattr(plain, "template", None)))
+    assert seen[0] == seen[1] == ("plain.txt", "tea", "/page/tea", None)
+
+
 def test_the_old_call_form_warns_and_renders(templates_dir: pathlib.Path) -> None:
     with slipstream.TestClient(_app(Jinja2Templates(directory=str(templates_dir)))) as client:
         with pytest.warns(DeprecationWarning, match="first parameter should be the `Request`"):
