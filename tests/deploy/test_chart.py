@@ -118,3 +118,10 @@ def test_the_service_monitor_is_off_by_default_and_scrapes_metrics_when_on() -> 
     assert monitor["spec"]["endpoints"] == [{"port": "http", "path": "/metrics", "interval": "30s",
                                              "scrapeTimeout": "10s"}]
     assert monitor["spec"]["selector"]["matchLabels"] == m["Service"]["spec"]["selector"]
+
+
+def test_a_cpp_server_binary_replaces_the_entrypoint_and_takes_no_app_argument() -> None:
+    c = container(render("--set", "app=", "--set", "command[0]=/usr/local/bin/bookstore", "--set", "args[0]=--sessions"))
+    assert c["command"] == ["/usr/local/bin/bookstore"]
+    assert c["args"] == ["--sessions"]
+    assert "args" not in container(render("--set", "app="))
