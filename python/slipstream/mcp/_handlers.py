@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import to_json
 
 from ._convert import content_blocks, dump_model, prompt_messages, resource_contents
 from ._signature import FunctionShape, OutputShape, read_function, read_output
@@ -82,8 +83,7 @@ class ToolHandler(FunctionHandler):
             logger.exception("tool %s failed", self.name)
             call.reply(json.dumps([{"type": "text", "text": f"Error executing tool {self.name}"}]), "", True)
             return
-        call.reply(json.dumps(content, ensure_ascii=False),
-                   "" if structured is None else json.dumps(structured, ensure_ascii=False), is_error)
+        call.reply(to_json(content).decode(), "" if structured is None else to_json(structured).decode(), is_error)
 
     def convert(self, result: Any) -> tuple[list[dict[str, Any]], dict[str, Any] | None, bool]:
         if isinstance(result, BaseModel) and type(result).__name__ == "CallToolResult":

@@ -38,6 +38,11 @@ def _is_context(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, Context)
 
 
+# Parameters whose JSON value (already checked by the engine against the schema pydantic made) is the Python value
+# itself, up to int <-> float: no pydantic call is needed for them.
+_PLAIN: dict[Any, Callable[[Any], Any] | None] = {str: None, bool: None, int: int, float: float}
+
+
 @dataclasses.dataclass
 class FunctionShape:
     fn: Callable[..., Any]
@@ -45,13 +50,22 @@ class FunctionShape:
     arguments: type[_Arguments]
     context_param: str | None
     parameters: list[inspect.Parameter]
+    plain: dict[str, Callable[[Any], Any] | None] | None = None  # every parameter plain: name -> conversion
 
     def input_schema(self) -> dict[str, Any]:
         return self.arguments.model_json_schema(by_alias=True)
 
     def kwargs(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Validated JSON arguments -> keyword arguments (raises pydantic's ValidationError)."""
-        return self.arguments.model_validate(arguments).one_level()
+        plain = self.plain
+        if plain is None:
+            return self.arguments.model_validate(arguments).one_level()
+        out = {}
+        for name, value in arguments.items():
+            if name in plain:  # unknown members are ignored, as pydantic ignores them
+                convert = plain[name]
+                out[name] = value if convert is None else convert(value)
+        return out
 
 
 def read_function(fn: Callable[..., Any], model_name: str) -> FunctionShape:
@@ -83,7 +97,10 @@ def read_function(fn: Callable[..., Any], model_name: str) -> FunctionShape:
         fields[name] = (typed, param.default) if param.default is not inspect.Parameter.empty else typed
     arguments = create_model(model_name, __base__=_Arguments, **fields)
     is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)
-    return FunctionShape(fn, is_async, arguments, context_param, parameters)
+    plain = None
+    if all(p.annotation in _PLAIN and not hasattr(BaseModel, p.name) for p in parameters):
+        plain = {p.name: _PLAIN[p.annotation] for p in parameters}
+    return FunctionShape(fn, is_async, arguments, context_param, parameters, plain)
 
 
 @dataclasses.dataclass
@@ -94,8 +111,12 @@ class OutputShape:
     adapter: TypeAdapter[Any]
     schema: dict[str, Any]
     wrap: bool
+    model: Any  # the type validated against
 
     def structured(self, result: Any) -> dict[str, Any]:
+        if isinstance(result, BaseModel) and isinstance(self.model, type) and isinstance(result, self.model):
+            # An instance of the output model is valid by construction: dumped as the SDK dumps it.
+            return result.model_dump(mode="json", by_alias=True)
         if self.wrap:
             result = {"result": result}
         validated = self.adapter.validate_python(result, by_alias=True, by_name=True)
@@ -170,4 +191,4 @@ def read_output(fn: Callable[..., Any], structured_output: bool | None) -> Outpu
         if structured_output:
             raise InvalidSignature(f"{name}: return type {bare!r} cannot be structured output: {exc}") from exc
         return None
-    return OutputShape(adapter, schema, wrap)
+    return OutputShape(adapter, schema, wrap, model)
