@@ -21,7 +21,7 @@ from typing import Any
 from .. import _error_responses
 from .._route_misses import redirect_response, toggled
 from ..dependencies.runner import RouteInfo, answer_through_chain, endpoint_response
-from ..exceptions import HTTPException
+from ..exceptions import HTTP_EXCEPTION
 from ..responses import Response
 from .cors import CORSMiddleware
 
@@ -166,14 +166,16 @@ class NotFound:
         return []
 
     async def __call__(self, request: Any) -> Response:
+        # Raised as Starlette's router raises them (Starlette's HTTPException when installed): a handler for
+        # slipstream's (FastAPI's) subclass does not see them, one for Starlette's class does, as in FastAPI.
         allowed = self.methods_for(request.path)
         if allowed:
-            raise HTTPException(405, headers={"Allow": ", ".join(allowed)})
+            raise HTTP_EXCEPTION(405, headers={"Allow": ", ".join(allowed)})
         if self.redirect_slashes and request.path != "/":
             other = toggled(request.path)
             if any(regex.fullmatch(other) for regex, _ in self.routes):
                 return redirect_response(request)
-        raise HTTPException(404)
+        raise HTTP_EXCEPTION(404)
 
 
 _CONVERTOR = {"str": "[^/]+", "int": "[-+]?[0-9]+", "float": r"[-+]?[0-9]+(\.[0-9]+)?", "path": ".*",
