@@ -162,3 +162,40 @@ def test_the_same_answers_as_fastapi() -> None:
         mine, reference = scenario(ours), scenario(theirs)
     assert mine == reference
     assert mine[1] == ("/login/dee", 200, {"user": "dee", "visits": 0}, "Cookie", ["session"])
+
+
+@pytest.mark.parametrize("fw", [slipstream, fastapi], ids=["slipstream", "fastapi"])
+def test_a_websocket_reads_the_session_of_the_handshake(fw: Any) -> None:
+    app = _app(fw)
+
+    @app.websocket("/ws")
+    async def ws(websocket: fw.WebSocket) -> None:
+        await websocket.accept()
+        await websocket.send_json({"session": dict(websocket.session), "scoped": "session" in websocket.scope})
+        websocket.session["ignored"] = True  # a WebSocket cannot send the cookie
+        await websocket.close()
+
+    client_class = slipstream.TestClient if fw is slipstream else FastAPIClient
+    with client_class(app) as client:
+        with client.websocket_connect("/ws") as session:
+            assert session.receive_json() == {"session": {}, "scoped": True}
+        client.get("/login/wes")
+        with client.websocket_connect("/ws") as session:
+            assert session.receive_json() == {"session": {"user": "wes", "visits": 0}, "scoped": True}
+        assert client.get("/peek").json() == {"user": "wes", "visits": 0}
+
+
+def test_a_websocket_without_the_middleware_has_no_session() -> None:
+    app = slipstream.App()
+
+    @app.websocket("/ws")
+    async def ws(websocket: slipstream.WebSocket) -> None:
+        await websocket.accept()
+        try:
+            websocket.session  # noqa: B018 - the access is the check
+        except AssertionError as exc:
+            await websocket.send_text(str(exc))
+        await websocket.close()
+
+    with slipstream.TestClient(app) as client, client.websocket_connect("/ws") as session:
+        assert session.receive_text() == "SessionMiddleware must be installed to access request.session"

@@ -7,8 +7,9 @@ wrong or older than `max_age` seconds starts an empty session. The cookie is wri
 changed the session (and cleared, with an expired cookie, when it emptied a session that the request carried);
 a handler that read the session adds `Vary: Cookie`.
 
-Run in Python as an HTTP middleware (every request of the app then enters Python); HTTP requests only (a
-WebSocket route has no `session`). Requires itsdangerous (`pip install slipstream[web]`).
+Run in Python as an HTTP middleware (every request of the app then enters Python); a WebSocket route's
+`websocket.session` is read from the handshake's cookie (read-only, as with Starlette: no Set-Cookie goes out on a
+WebSocket). Requires itsdangerous (`pip install slipstream[web]`).
 """
 
 from __future__ import annotations
@@ -119,6 +120,16 @@ class SessionMiddleware(BaseHTTPMiddleware):
     def dump(self, session: dict[str, Any]) -> str:
         """The signed cookie value for `session`."""
         return self.signer.sign(base64.b64encode(json.dumps(session).encode("utf-8"))).decode("utf-8")
+
+    def prepare_websocket(self, websocket: Any) -> None:
+        """`websocket.session` from the handshake's cookie (Starlette's middleware reads it for WebSockets too; a
+        WebSocket cannot set the cookie, so changes are not kept). A signed payload that is not JSON gives an empty
+        session here (over HTTP it is a 500, as in Starlette)."""
+        try:
+            loaded = self.load(websocket.cookies.get(self.session_cookie))
+        except ValueError:
+            loaded = None
+        websocket._session = loaded if loaded is not None else Session()
 
     async def dispatch(self, request: Any, call_next: Callable[[Any], Awaitable[Response]]) -> Response:
         loaded = self.load(request.cookies.get(self.session_cookie))
