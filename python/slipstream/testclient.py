@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import atexit
 import base64
+import dataclasses
 import http.client
 import json as _json
 import mimetypes
 import secrets
 import weakref
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import quote, urlencode, urljoin, urlsplit, urlunsplit
 
@@ -42,9 +43,19 @@ def _decode_body(content: bytes, coding: str | None) -> bytes:
     return content
 
 
+@dataclasses.dataclass
+class SentRequest:
+    """What was sent for a response (httpx's `response.request`): method, absolute URL, headers, body."""
+
+    method: str
+    url: str
+    headers: Headers
+    content: bytes
+
+
 class TestResponse:
     """status_code, headers (case-insensitive), content, text, json(); `history` holds the redirect responses
-    that led to it, `cookies` what its Set-Cookie headers set (httpx's Response)."""
+    that led to it, `cookies` what its Set-Cookie headers set, `request` what was sent (httpx's Response)."""
 
     __test__ = False
 
@@ -63,6 +74,9 @@ class TestResponse:
         self.context: dict[str, Any] | None = None
         self.cookies = Cookies()
         self.cookies.extract_cookies(url, headers)
+        self.request = SentRequest(method, url, Headers([]), b"")
+        self.http_version = "HTTP/1.1"
+        self.encoding = "utf-8"
 
     @property
     def text(self) -> str:
@@ -82,6 +96,27 @@ class TestResponse:
     @property
     def is_error(self) -> bool:
         return self.status_code >= 400
+
+    @property
+    def is_informational(self) -> bool:
+        return 100 <= self.status_code < 200
+
+    @property
+    def is_client_error(self) -> bool:
+        return 400 <= self.status_code < 500
+
+    @property
+    def is_server_error(self) -> bool:
+        return 500 <= self.status_code < 600
+
+    def iter_bytes(self, chunk_size: int | None = None) -> Iterator[bytes]:
+        """The body in chunks of `chunk_size` bytes (the whole body at once without one); read already."""
+        size = chunk_size or len(self.content) or 1
+        for start in range(0, len(self.content), size):
+            yield self.content[start:start + size]
+
+    def iter_lines(self) -> Iterator[str]:
+        yield from self.text.splitlines()
 
     def raise_for_status(self) -> TestResponse:
         """Raises HTTPStatusError for a 4xx or 5xx response (httpx's message); returns the response otherwise."""
@@ -145,11 +180,20 @@ class TestClient:
         self._native.start()
         self.port = self._native.port
         self._conn: http.client.HTTPConnection | None = None
-        self.cookies = Cookies(cookies)
+        self._cookies = Cookies(cookies)
         self.headers: dict[str, str] = {k.lower(): v for k, v in (headers or {}).items()}  # sent with every request
         self._watch = _server_errors.watch(app)
         self._lifespan = False
         _open_clients.add(self)
+
+    @property
+    def cookies(self) -> Cookies:
+        """The cookie jar: Set-Cookie fills it, later requests send what matches their URL."""
+        return self._cookies
+
+    @cookies.setter
+    def cookies(self, cookies: Mapping[str, str] | list[tuple[str, str]] | Cookies | None) -> None:
+        self._cookies = Cookies(cookies)  # as httpx: assigning a mapping replaces the jar
 
     def __enter__(self) -> TestClient:  # noqa: PYI034
         try:
@@ -288,7 +332,9 @@ class TestClient:
                 self._conn = None
             self._runtime.wait_idle(30)
             content = _decode_body(content, raw.getheader("content-encoding"))
-            return TestResponse(raw.status, raw.reason, list(raw.getheaders()), content, full, method)
+            response = TestResponse(raw.status, raw.reason, list(raw.getheaders()), content, full, method)
+            response.request = SentRequest(method, full, Headers(list(headers.items())), body or b"")
+            return response
         raise AssertionError("unreachable")
 
     def _connection(self) -> http.client.HTTPConnection:

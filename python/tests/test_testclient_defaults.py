@@ -269,3 +269,19 @@ def test_params_replace_the_query_of_the_url() -> None:
 
     mine, reference = _both(scenario)
     assert mine == reference == "b=2&b=3"  # httpx: params replace the URL's query
+
+
+def test_response_request_status_groups_and_cookie_assignment() -> None:
+    def scenario(client: Any, fw: Any) -> Any:
+        client.cookies = {"assigned": "yes"}
+        r = client.post("/redirect/303", content=b"payload", headers={"x-trace": "t1"})
+        missing = client.get("/nothing")
+        return (r.request.method, str(r.request.url), r.request.headers["x-trace"], r.request.headers["host"],
+                r.json()["cookie"], r.history[0].request.method, r.history[0].request.content,
+                missing.is_client_error, missing.is_server_error, missing.is_informational,
+                list(missing.iter_bytes(5)), list(r.iter_lines()) == [r.text], r.http_version)
+
+    mine, reference = _both(scenario)
+    assert mine == reference == ("GET", "http://testserver/echo", "t1", "testserver", "assigned=yes", "POST",
+                                 b"payload", True, False, False, [b'{"det', b'ail":', b'"Not ', b'Found', b'"}'],
+                                 True, "HTTP/1.1")
