@@ -52,6 +52,17 @@ def report(app: Any, exc: BaseException) -> None:
             seen.errors.append(exc)
 
 
+def report_unowned(exc: BaseException) -> None:
+    """`exc` broke a streamed body, where the app is not known: every watching client gets it. A client looks only
+    at what arrives during its own request, and a test's requests run one at a time, so it reaches the right one."""
+    if not _watches:
+        return
+    with _lock:
+        for watches in _watches.values():
+            for seen in watches:
+                seen.errors.append(exc)
+
+
 def report_template(app: Any, template: Any, context: dict[str, Any]) -> None:
     """A TemplateResponse of `app` rendered `template` with `context`."""
     if not _watches or app is None:

@@ -56,6 +56,14 @@ def _app(fw: Any) -> Any:
         tasks.add_task(failing_task)
         return {"sent": True}
 
+    def broken_body() -> Any:
+        yield b"first part"
+        raise Boom("in a streamed body")
+
+    @app.get("/broken-stream")
+    def broken_stream() -> Any:
+        return fw.responses.StreamingResponse(broken_body(), media_type="text/plain")
+
     @app.api_route("/redirect/{code}", methods=["GET", "POST"])
     async def redirect(code: int, to: str = "/echo") -> Any:
         return fw.responses.RedirectResponse(to, status_code=code)
@@ -105,7 +113,7 @@ def _both(scenario: Callable[[Any, Any], Any], **options: Any) -> tuple[Any, Any
     return mine, reference
 
 
-@pytest.mark.parametrize("path", ["/boom-def", "/boom-async", "/background"])
+@pytest.mark.parametrize("path", ["/boom-def", "/boom-async", "/background", "/broken-stream"])
 def test_an_unhandled_exception_is_raised_in_the_test(path: str) -> None:
     def scenario(client: Any, fw: Any) -> Any:
         with pytest.raises(Boom) as info:
@@ -120,10 +128,11 @@ def test_an_unhandled_exception_is_raised_in_the_test(path: str) -> None:
 def test_raise_server_exceptions_false_gives_the_500() -> None:
     def scenario(client: Any, fw: Any) -> Any:
         r = client.get("/boom-async")
-        return r.status_code, r.text, client.get("/background").json()
+        cut = client.get("/broken-stream")
+        return r.status_code, r.text, client.get("/background").json(), cut.status_code, cut.content
 
     mine, reference = _both(scenario, raise_server_exceptions=False)
-    assert mine == reference == (500, "Internal Server Error", {"sent": True})
+    assert mine == reference == (500, "Internal Server Error", {"sent": True}, 200, b"first part")
 
 
 def test_handled_exceptions_are_responses() -> None:
