@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import base64
+import contextlib
 import dataclasses
 import http.client
 import json as _json
@@ -116,8 +117,21 @@ class TestResponse:
         for start in range(0, len(self.content), size):
             yield self.content[start:start + size]
 
+    def iter_raw(self, chunk_size: int | None = None) -> Iterator[bytes]:
+        return self.iter_bytes(chunk_size)
+
+    def iter_text(self, chunk_size: int | None = None) -> Iterator[str]:
+        for chunk in self.iter_bytes(chunk_size):
+            yield chunk.decode("utf-8", errors="replace")
+
     def iter_lines(self) -> Iterator[str]:
         yield from self.text.splitlines()
+
+    def read(self) -> bytes:
+        return self.content
+
+    def close(self) -> None:
+        """Nothing to release: the body was read whole."""
 
     def raise_for_status(self) -> TestResponse:
         """Raises HTTPStatusError for a 4xx or 5xx response (httpx's message); returns the response otherwise."""
@@ -366,6 +380,17 @@ class TestClient:
         if cookie and "cookie" not in send_headers:
             send_headers["cookie"] = cookie
         return WebSocketTestSession(self, quote(target, safe="/?&=%:@!$'()*+,;~[]#"), send_headers, subprotocols)
+
+    @contextlib.contextmanager
+    def stream(self, method: str, url: str, **kwargs: Any) -> Iterator[TestResponse]:
+        """`with client.stream("GET", url) as response:` then `response.iter_lines()` / `iter_bytes()`; request()'s
+        arguments. As Starlette's TestClient, the app's whole body is read before the block runs (an endless
+        stream never returns)."""
+        response = self.request(method, url, **kwargs)
+        try:
+            yield response
+        finally:
+            response.close()
 
     def get(self, url: str, **kwargs: Any) -> TestResponse:
         return self.request("GET", url, **kwargs)

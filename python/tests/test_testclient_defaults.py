@@ -294,3 +294,27 @@ def test_response_request_status_groups_and_cookie_assignment() -> None:
     assert mine == reference == ("GET", "http://testserver/echo", "t1", "testserver", "assigned=yes", "POST",
                                  b"payload", True, False, False, [b'{"det', b'ail":', b'"Not ', b'Found', b'"}'],
                                  True, "HTTP/1.1")
+
+
+def test_stream_reads_a_streamed_body() -> None:
+    def scenario(client: Any, fw: Any) -> Any:
+        with client.stream("GET", "/lines", params={"n": "3"}) as r:
+            lines = list(r.iter_lines())
+        with client.stream("GET", "/lines", params={"n": "2"}) as r:
+            text = "".join(r.iter_text())
+        with client.stream("GET", "/lines", params={"n": "1"}) as r:
+            body = r.read()
+        return r.status_code, lines, text, body
+
+    def add_lines(app: Any, fw: Any) -> None:
+        @app.get("/lines")
+        def lines(n: int) -> Any:
+            return fw.responses.StreamingResponse((f"line {i}\n" for i in range(n)), media_type="text/plain")
+
+    results = []
+    for fw, client_class in ((slipstream, slipstream.TestClient), (fastapi, FastAPIClient)):
+        app = _app(fw)
+        add_lines(app, fw)
+        with client_class(app) as client:
+            results.append(scenario(client, fw))
+    assert results[0] == results[1] == (200, ["line 0", "line 1", "line 2"], "line 0\nline 1\n", b"line 0\n")
