@@ -1,6 +1,7 @@
 """FastAPI vs Slipstream on the modules imported beside the top level: Jinja2Templates (`<fw>.templating`),
 SessionMiddleware (Starlette's class for FastAPI, `slipstream.middleware.sessions` for ours), the default exception
-handlers reused by an app's own (`<fw>.exception_handlers`) and the thread helpers (`<fw>.concurrency`).
+handlers reused by an app's own (`<fw>.exception_handlers`) and the thread helpers (`<fw>.concurrency`); and
+the TestClient's defaults (redirects followed, the cookie jar), each client as constructed by default.
 
 Rows join the session's match rate (diff_support.record) like test_differential.py's. Session cookies carry the
 second they were signed and a signature over it: the rows compare a cookie's JSON payload and its attributes,
@@ -23,6 +24,8 @@ fastapi = pytest.importorskip("fastapi")
 pytest.importorskip("jinja2")
 itsdangerous = pytest.importorskip("itsdangerous")
 
+import slipstream
+from fastapi.testclient import TestClient as FastAPIClient
 from pydantic import BaseModel
 
 from .diff_support import Outcome, client_pairs, compare, exchange, record
@@ -275,3 +278,54 @@ def test_a_session_cookie_crosses_frameworks(pair: Any, writer: str, reader: str
     assert cookie is not None
     answer = clients[reader].get("/peek", headers={"cookie": f"session={cookie}"})
     assert answer.json() == {"session": {"user": "cross", "roles": ["reader"]}}
+
+
+def flow_app(fw: Any) -> Any:
+    """Routes a default TestClient goes through several of: redirects and cookies."""
+    app = sessions_app(fw)
+
+    @app.api_route("/go/{code}", methods=["GET", "POST"])
+    def go(code: int, to: str = "/peek") -> Any:
+        return fw.responses.RedirectResponse(to, status_code=code)
+
+    @app.get("/set-cookie")
+    def set_cookie(response: fw.Response) -> Any:
+        response.set_cookie("theme", "dark", path="/")
+        return "set"
+
+    @app.get("/cookies")
+    def cookies(request: fw.Request) -> Any:
+        return dict(request.cookies)
+
+    return app
+
+
+FLOWS = {
+    "redirect 307 kept": [("GET", "/login/ann"), ("GET", "/go/307?to=/count")],
+    "redirect 303 to GET": [("POST", "/go/303")],
+    "redirect chain": [("GET", "/go/302?to=/go/301%3Fto%3D/peek")],
+    "redirect to login then session": [("GET", "/go/307?to=/login/bea"), ("GET", "/peek")],
+    "jar sends a cookie": [("GET", "/set-cookie"), ("GET", "/cookies")],
+    "jar keeps two cookies": [("GET", "/set-cookie"), ("GET", "/login/cy"), ("GET", "/peek")],
+    "logout clears the jar": [("GET", "/login/dan"), ("GET", "/logout"), ("GET", "/cookies")],
+}
+
+
+@pytest.mark.parametrize("flow", list(FLOWS))
+def test_default_clients_same_flow(request: pytest.FixtureRequest, flow: str) -> None:
+    """Fresh default clients (FastAPI's defaults on both sides) run the same requests; the last answers compared,
+    and how many redirects each followed."""
+    answers = []
+    for fw, client_class in ((slipstream, slipstream.TestClient), (fastapi, FastAPIClient)):
+        with client_class(flow_app(fw)) as client:
+            for method, url in FLOWS[flow]:
+                last = client.request(method, url)
+            answers.append((_Seen(last), len(last.history), dict(client.cookies)))
+    (got, hops, jar), (expected, their_hops, their_jar) = answers
+    diffs = compare(got, expected)
+    if hops != their_hops:
+        diffs.append(f"redirects followed: slipstream {hops}, fastapi {their_hops}")
+    if set(jar) != set(their_jar):
+        diffs.append(f"cookie jar: slipstream {sorted(jar)}, fastapi {sorted(their_jar)}")
+    record(Outcome(f"testclient {flow}", None, diffs))
+    assert not diffs, "\n".join(diffs)
