@@ -266,7 +266,9 @@ class TestClient:
         if auth is not None:
             token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode("ascii")
             send_headers["authorization"] = f"Basic {token}"
-        for key, value in {**self.headers, **{k.lower(): v for k, v in (headers or {}).items()}}.items():
+        # Names set on client.headers later may have any case: one header per name, the request's winning.
+        for key, value in {**{k.lower(): v for k, v in self.headers.items()},
+                           **{k.lower(): v for k, v in (headers or {}).items()}}.items():
             send_headers[key] = value
         if body is not None or method in ("POST", "PUT", "PATCH"):
             send_headers["content-length"] = str(len(body or b""))

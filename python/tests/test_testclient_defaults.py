@@ -318,3 +318,14 @@ def test_stream_reads_a_streamed_body() -> None:
         with client_class(app) as client:
             results.append(scenario(client, fw))
     assert results[0] == results[1] == (200, ["line 0", "line 1", "line 2"], "line 0\nline 1\n", b"line 0\n")
+
+
+def test_headers_set_on_the_client_later_replace_the_defaults() -> None:
+    def scenario(client: Any, fw: Any) -> Any:
+        client.headers["Host"] = "api.example"
+        client.headers["X-Team"] = "core"
+        first = client.get("/echo").json()["host"]
+        return first, client.get("/echo", headers={"host": "other.example"}).json()["host"]
+
+    mine, reference = _both(scenario)
+    assert mine == reference == ("api.example", "other.example")
