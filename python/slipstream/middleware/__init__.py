@@ -1,8 +1,8 @@
 """HTTP middleware: `@app.middleware("http")` functions and BaseHTTPMiddleware classes around every request;
 `Middleware(cls, **options)` for `App(middleware=[...])`; CORSMiddleware (slipstream.middleware.cors) and
 GZipMiddleware (slipstream.middleware.gzip), which the engine runs in C++ and which therefore never make a request
-enter Python; TrustedHostMiddleware and HTTPSRedirectMiddleware (slipstream.middleware.trustedhost,
-.httpsredirect), BaseHTTPMiddleware subclasses with Starlette's answers.
+enter Python; TrustedHostMiddleware, HTTPSRedirectMiddleware and SessionMiddleware (slipstream.middleware.trustedhost,
+.httpsredirect, .sessions), BaseHTTPMiddleware subclasses with Starlette's answers.
 
 Only an app that registers an HTTP middleware pays for it: its routes then run through `make_runner` below (the Request object
 is built for each request), and requests that match no route reach Python too (a catch-all route per method),
