@@ -1,4 +1,4 @@
-"""TestClient: a requests-like client that drives the real engine in-process (127.0.0.1, a free port)."""
+"""TestClient: FastAPI's test client (httpx's API, Starlette's defaults) over the real engine, in-process."""
 
 from __future__ import annotations
 
