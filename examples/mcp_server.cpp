@@ -1,7 +1,8 @@
 // An MCP server over Streamable HTTP (/mcp) or stdio, with the tools, resources and prompts the tests use.
 //
 //   mcp_server [engine flags: --host --port --auth --api-keys-file ...] [MCP flags] [--stdio]
-//   MCP flags: --stateless, --json-response, --allowed-origin ORIGIN (repeatable), --max-message-bytes N,
+//   MCP flags: --stateless, --json-response, --allowed-origin ORIGIN, --allowed-host HOST (repeatable),
+//   --max-message-bytes N,
 //              --session-idle-ms N, --sessions-per-principal N, --replay-events N, --page-size N,
 //              --tool-timeout-ms N
 //
@@ -228,6 +229,8 @@ bool take_flags(int& argc, char** argv, mcp::ServerConfig& config, bool& stdio) 
             config.json_response = true;
         } else if (a == "--allowed-origin" && i + 1 < argc) {
             config.allowed_origins.emplace_back(argv[++i]);
+        } else if (a == "--allowed-host" && i + 1 < argc) {
+            config.allowed_hosts.emplace_back(argv[++i]);
         } else if (a == "--max-message-bytes") {
             if (!value(n)) return false;
             config.max_message_bytes = n;

@@ -91,6 +91,16 @@ def test_foreign_origin_is_forbidden(mcp):
     assert c.post(body, {"Origin": f"http://127.0.0.1:{server.port}"}, session=False).status_code == 200
 
 
+def test_dns_rebinding_host_is_forbidden(mcp):
+    server, c = mcp("--allowed-host", "mcp.test")
+    body = request(0, "initialize", {"protocolVersion": "2025-11-25", **INIT_PARAMS})
+    evil = c.post(body, {"Host": "evil.example.com", "Origin": "http://evil.example.com"}, session=False)
+    assert evil.status_code == 403
+    assert evil.json()["error"]["message"] == "Forbidden: Host not allowed"
+    assert c.post(body, {"Host": f"localhost:{server.port}"}, session=False).status_code == 200
+    assert c.post(body, {"Host": "mcp.test"}, session=False).status_code == 200
+
+
 def test_message_size_limit_is_413(mcp):
     _, c = mcp("--max-message-bytes", "4096")
     c.initialize()

@@ -61,7 +61,12 @@ void HttpTransport::mount(App& app, std::string_view path) {
 }
 
 bool HttpTransport::origin_ok(Request& req, Responder& responder) {
-    if (origin_allowed(req.header("Origin"), req.header("Host"), core_.config().allowed_origins)) return true;
+    const ServerConfig& config = core_.config();
+    if (!host_allowed(req.header("Host"), req.peer(), config.allowed_hosts)) {
+        responder.send(http_error(403, kInvalidRequest, "Forbidden: Host not allowed"));
+        return false;
+    }
+    if (origin_allowed(req.header("Origin"), req.header("Host"), config.allowed_origins)) return true;
     responder.send(http_error(403, kInvalidRequest, "Forbidden: Origin not allowed"));
     return false;
 }

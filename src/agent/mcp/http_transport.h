@@ -29,7 +29,7 @@ class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
     std::shared_ptr<HttpSession> session_of(Request& req, Responder& responder);
     /// False after answering 400 for an MCP-Protocol-Version we do not speak.
     bool version_ok(Request& req, Responder& responder);
-    /// False after answering 403 for a foreign Origin.
+    /// False after answering 403 for a foreign Origin or Host (DNS rebinding).
     bool origin_ok(Request& req, Responder& responder);
     void end(const std::shared_ptr<HttpSession>& s);
     void sweep();
