@@ -87,6 +87,18 @@ class Call {
     /// logging/setLevel level (default: info); false when filtered out or the call is over.
     bool log(LogLevel level, std::string_view data_json, std::string_view logger = {});
 
+    /// Sends a request to the client (`sampling/createMessage`, `elicitation/create`, `roots/list`, ...) with
+    /// `params_json` (a JSON object) over this call's stream, and runs `on_answer` once, on an engine thread (quick,
+    /// non-blocking; it may answer this call): (true, the result object as JSON text) when the client answers, or
+    /// (false, an error object `{"code":..,"message":..}`) when it answers an error or not within `timeout_ms`
+    /// (0: the tool timeout of ServerConfig). Returns false, and never runs `on_answer`, when the call is over, the
+    /// params are not a JSON object, or the client did not declare the capability the method needs at initialize
+    /// (`sampling`, `elicitation`, `roots`).
+    bool request(std::string_view method, std::string_view params_json,
+                 std::function<void(bool ok, std::string json)> on_answer, std::uint32_t timeout_ms = 0);
+    /// The `capabilities` object the client sent at initialize, as JSON text ("{}" over stateless HTTP).
+    std::string client_capabilities_json() const;
+
     /// Answers a tools/call.
     bool reply(ToolResult result);
     /// Answers any request with its result object as JSON text (resources/read: `{"contents":[...]}`,

@@ -57,6 +57,8 @@ std::shared_ptr<CallState> ServerCore::admit(const Rpc& req, std::string name, s
     s->name = std::move(name);
     s->id_json = req.message.id_json;
     s->timers = timers_;
+    s->default_timeout_ms = config_.tool_timeout_ms;
+    s->max_pending = config_.max_calls_per_session;
     if (const json::Value* meta = object_param(req.message, "_meta")) {
         s->meta_json = to_json(*meta);
         const json::Value* token = meta->find("progressToken");

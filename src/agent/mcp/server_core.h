@@ -65,6 +65,8 @@ class ServerCore {
     void dispatch(const Rpc& req);
     void request(const Rpc& req);
     void notification(const std::shared_ptr<Session>& session, const Message& message);
+    /// A client's answer to a request this server sent (Call::request).
+    void response(const std::shared_ptr<Session>& session, const Message& message);
     void broadcast(ListKind kind);
     std::vector<std::shared_ptr<Session>> sessions();
 
