@@ -3,6 +3,7 @@
 
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -387,6 +388,63 @@ TEST(McpServer, ListChangedAndResourceUpdatedReachTheSession) {
               R"({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"info://x"}})");
     EXPECT_TRUE(h.server.remove_tool("late"));
     EXPECT_FALSE(h.server.remove_tool("late"));
+}
+
+TEST(McpServer, RequestsToTheClientNeedItsCapabilityAndGetItsAnswer) {
+    Harness h;
+    std::vector<Call> held;
+    h.server.tool(held_tool("ask", &held));
+    h.send(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+           R"("capabilities":{"elicitation":{}}}})");
+    h.send(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}})");
+    h.send(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask"}})");
+    ASSERT_EQ(held.size(), 2u);
+    EXPECT_EQ(held[0].client_capabilities_json(), R"({"elicitation":{}})");
+    std::vector<std::pair<bool, std::string>> answers;
+    auto record = [&answers](bool ok, std::string json) { answers.emplace_back(ok, std::move(json)); };
+    EXPECT_FALSE(held[0].request("sampling/createMessage", R"({"messages":[]})", record));  // not declared
+    EXPECT_FALSE(held[0].request("elicitation/create", "[1]", record));                     // params not an object
+    std::size_t before = h.count();
+    EXPECT_TRUE(held[0].request("elicitation/create", R"({"message":"name?"})", record));
+    EXPECT_EQ(h.since(before),
+              R"({"jsonrpc":"2.0","id":"s1","method":"elicitation/create","params":{"message":"name?"}})");
+    EXPECT_TRUE(held[1].request("elicitation/create", R"({"message":"again?"})", record));
+    EXPECT_EQ(h.send(R"({"jsonrpc":"2.0","id":"s2","error":{"code":-1,"message":"no"}})"), "");
+    EXPECT_EQ(h.send(R"({"jsonrpc":"2.0","id":"s1","result":{"action":"accept","content":{"n":"x"}}})"), "");
+    EXPECT_EQ(h.send(R"({"jsonrpc":"2.0","id":"s1","result":{}})"), "");  // answered already: ignored
+    ASSERT_EQ(answers.size(), 2u);
+    EXPECT_EQ(answers[0], (std::pair<bool, std::string>{false, R"({"code":-1,"message":"no"})"}));
+    EXPECT_EQ(answers[1], (std::pair<bool, std::string>{true, R"({"action":"accept","content":{"n":"x"}})"}));
+    held[0].reply(ToolResult::text("a"));
+    EXPECT_FALSE(held[0].request("elicitation/create", "{}", record));  // the call is over
+    held[1].reply(ToolResult::text("b"));
+}
+
+TEST(McpServer, UnansweredRequestsToTheClientTimeOut) {
+    Harness h;
+    std::vector<Call> held;
+    h.server.tool(held_tool("ask", &held));
+    h.send(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+           R"("capabilities":{"roots":{}}}})");
+    h.send(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}})");
+    ASSERT_EQ(held.size(), 1u);
+    std::mutex mu;
+    std::condition_variable cv;
+    std::optional<std::pair<bool, std::string>> answer;
+    ASSERT_TRUE(held[0].request(
+        "roots/list", "{}",
+        [&](bool ok, std::string json) {
+            std::lock_guard lock(mu);
+            answer.emplace(ok, std::move(json));
+            cv.notify_all();
+        },
+        1));
+    std::unique_lock lock(mu);
+    cv.wait_for(lock, std::chrono::seconds(10), [&] { return answer.has_value(); });
+    ASSERT_TRUE(answer.has_value());
+    EXPECT_EQ(*answer, (std::pair<bool, std::string>{false, R"({"code":-32001,"message":"Request timed out"})"}));
+    lock.unlock();
+    held[0].reply(ToolResult::text("done"));
 }
 
 TEST(McpServer, RegistrationChecks) {
