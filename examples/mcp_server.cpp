@@ -8,8 +8,10 @@
 //
 // Tools: add (a + b, structured), echo (text), big (a 10 KiB structured result), slow (ms, steps: progress each
 // step, honours cancellation), fail (an isError result), touch (notifications/resources/updated for
-// info://server), toggle (adds or removes the tool `extra`: tools/list_changed).
+// info://server), toggle (adds or removes the tool `extra`: tools/list_changed), stats ({"slow_cancelled": slow
+// calls that stopped because they were cancelled}), ask (elicitation/create to the client, answers its reply).
 // Resources: info://server; template greeting://{name}. Prompt: review (code, required). Completions for both.
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <condition_variable>
@@ -29,6 +31,8 @@
 namespace mcp = slipstream::mcp;
 
 namespace {
+
+std::atomic<int> slow_cancelled{0};
 
 std::string number(double d) {
     char buf[64];
@@ -115,6 +119,7 @@ mcp::Tool slow_tool() {
                 std::unique_lock lock(stop->m);
                 if (stop->cv.wait_for(lock, std::chrono::milliseconds(ms / steps), [&] { return stop->stop; })) {
                     std::fprintf(stderr, "slow: cancelled\n");
+                    slow_cancelled.fetch_add(1);
                     return;
                 }
                 lock.unlock();
@@ -157,6 +162,31 @@ void add_everything(mcp::Server& server) {
         call.reply(mcp::ToolResult::text("toggled"));
     };
     server.tool(std::move(toggle));
+
+    mcp::Tool stats;
+    stats.name = "stats";
+    stats.description = "Counts of the example's tools.";
+    stats.handler = [](mcp::Call call) {
+        mcp::ToolResult r;
+        r.structured_json = R"({"slow_cancelled":)" + std::to_string(slow_cancelled.load()) + "}";
+        call.reply(std::move(r));
+    };
+    server.tool(std::move(stats));
+    mcp::Tool ask;
+    ask.name = "ask";
+    ask.description = "Asks the user for a name (elicitation/create) and greets it.";
+    ask.handler = [](mcp::Call call) {
+        auto shared = std::make_shared<mcp::Call>(std::move(call));
+        const bool sent = shared->request("elicitation/create",
+                                          R"({"message":"What is your name?","requestedSchema":{"type":"object",)"
+                                          R"("properties":{"name":{"type":"string"}},"required":["name"]}})",
+                                          [shared](bool ok, std::string json) {
+                                              shared->reply(ok ? mcp::ToolResult::text("Elicited: " + json)
+                                                               : mcp::ToolResult::error("The client refused: " + json));
+                                          });
+        if (!sent) shared->reply(mcp::ToolResult::error("The client cannot answer elicitation requests"));
+    };
+    server.tool(std::move(ask));
 
     mcp::Resource info;
     info.uri = "info://server";

@@ -92,7 +92,8 @@ class Call {
     /// non-blocking; it may answer this call): (true, the result object as JSON text) when the client answers, or
     /// (false, an error object `{"code":..,"message":..}`) when it answers an error or not within `timeout_ms`
     /// (0: the tool timeout of ServerConfig). Returns false, and never runs `on_answer`, when the call is over, the
-    /// params are not a JSON object, or the client did not declare the capability the method needs at initialize
+    /// params are not a JSON object, the server is stateless (the answer could not find this call), or the client
+    /// did not declare the capability the method needs at initialize
     /// (`sampling`, `elicitation`, `roots`).
     bool request(std::string_view method, std::string_view params_json,
                  std::function<void(bool ok, std::string json)> on_answer, std::uint32_t timeout_ms = 0);

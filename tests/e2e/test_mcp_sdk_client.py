@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import example_binary
 
 mcp = pytest.importorskip("mcp", reason="the official MCP SDK (python/requirements-dev.txt) is not installed")
+import mcp_types
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import PromptReference, ResourceTemplateReference
@@ -40,7 +41,7 @@ def test_sdk_negotiates_and_lists_tools(target):
             assert client.session.initialize_result.protocol_version == "2025-11-25"
             assert client.session.initialize_result.server_info.name == "slipstream-mcp-example"
             tools = {t.name: t for t in (await client.list_tools()).tools}
-            assert sorted(tools) == ["add", "big", "echo", "fail", "slow", "toggle", "touch"]
+            assert sorted(tools) == ["add", "ask", "big", "echo", "fail", "slow", "stats", "toggle", "touch"]
             assert tools["add"].output_schema["required"] == ["result"]
             assert tools["add"].annotations.read_only_hint is True
     run(main())
@@ -105,6 +106,24 @@ def test_sdk_progress_callbacks_and_logging(target):
         assert progress == [(1.0, 3.0, "step 1"), (2.0, 3.0, "step 2"), (3.0, 3.0, "step 3")]
     run(main())
     assert logs == [("info", "slow", "slow started")]
+
+
+def test_sdk_answers_the_servers_elicitation_request(target):
+    asked = []
+
+    async def on_elicit(context, params):
+        asked.append(params.message)
+        return mcp_types.ElicitResult(action="accept", content={"name": "Ada"})
+
+    async def main():
+        async with Client(target, elicitation_callback=on_elicit) as client:
+            result = await client.call_tool("ask", {})
+            assert (result.is_error, result.content[0].text) == (False, 'Elicited: {"action":"accept","content":{"name":"Ada"}}')
+        async with Client(target) as client:  # no elicitation capability: the tool says so
+            refused = await client.call_tool("ask", {})
+            assert (refused.is_error, refused.content[0].text) == (True, "The client cannot answer elicitation requests")
+    run(main())
+    assert asked == ["What is your name?"]
 
 
 def test_sdk_ping_and_list_changed(target):

@@ -139,7 +139,7 @@ std::string Call::client_capabilities_json() const {
 bool Call::request(std::string_view method, std::string_view params_json,
                    std::function<void(bool ok, std::string json)> on_answer, std::uint32_t timeout_ms) {
     CallState& s = *state_;
-    if (s.done.load() || !on_answer) return false;
+    if (s.done.load() || !on_answer || !s.session->answerable()) return false;
     detail::Document doc;
     auto params = json::parse(params_json, doc.arena);
     if (!params.is_ok() || !params.value()->is_object()) return false;

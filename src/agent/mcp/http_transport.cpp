@@ -1,6 +1,7 @@
 // HttpTransport: the Streamable HTTP rules of the 2025-03-26, 2025-06-18 and 2025-11-25 specifications.
 #include "agent/mcp/http_transport.h"
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -55,6 +56,7 @@ void HttpTransport::mount(App& app, std::string_view path) {
                 responder.send(http_error(503, kInternalError, "MCP server stopped"));
         };
     };
+    schedule_sweep();
     app.route_async("POST", path, route(&HttpTransport::post));
     app.route_async("GET", path, route(&HttpTransport::get));
     app.route_async("DELETE", path, route(&HttpTransport::del));
@@ -103,6 +105,18 @@ void HttpTransport::sweep() {
         end(s);
 }
 
+void HttpTransport::schedule_sweep() {
+    if (core_.config().stateless) return;
+    const std::uint32_t period = std::clamp<std::uint32_t>(core_.config().session_idle_ms / 4, 1000, 60000);
+    std::weak_ptr<HttpTransport> weak = weak_from_this();
+    core_.timers()->schedule(period, [weak] {
+        if (auto self = weak.lock()) {
+            self->sweep();
+            self->schedule_sweep();
+        }
+    });
+}
+
 void HttpTransport::post(Request& req, Responder responder) {
     sweep();
     const ServerConfig& config = core_.config();
@@ -131,6 +145,7 @@ void HttpTransport::post(Request& req, Responder responder) {
     if (config.stateless) {
         session = std::make_shared<Session>("", std::string(req.principal()));
         session->set_version(req.header(kVersionHeader).value_or(kDefaultVersion));
+        session->set_answerable(false);
         if (!initialize) session->set_initialized();
     } else if (initialize) {
         SessionTable::Outcome outcome{};

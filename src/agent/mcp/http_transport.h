@@ -33,6 +33,8 @@ class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
     bool origin_ok(Request& req, Responder& responder);
     void end(const std::shared_ptr<HttpSession>& s);
     void sweep();
+    /// Sweeps idle sessions every quarter of the idle limit (1 s to 60 s), so they go without new requests too.
+    void schedule_sweep();
 
     ServerCore& core_;
     SessionTable sessions_;

@@ -31,6 +31,7 @@ ServerCore::ServerCore(ServerConfig config) : config_(std::move(config)), timers
 
 ServerCore::~ServerCore() {
     stop();
+    timers_->shutdown();  // no timer callback runs while the members below go
 }
 
 json::ParseOptions ServerCore::parse_limits() const {

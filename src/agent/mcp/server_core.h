@@ -34,6 +34,7 @@ class ServerCore {
 
     const ServerConfig& config() const { return config_; }
     Registry& registry() { return registry_; }
+    const std::shared_ptr<Timers>& timers() const { return timers_; }
     json::ParseOptions parse_limits() const;
 
     /// Parses `text` and handles it (handle()).

@@ -100,6 +100,16 @@ std::string Session::client_capabilities() const {
     return client_capabilities_;
 }
 
+void Session::set_answerable(bool on) {
+    std::lock_guard lock(mu_);
+    answerable_ = on;
+}
+
+bool Session::answerable() const {
+    std::lock_guard lock(mu_);
+    return answerable_;
+}
+
 std::optional<std::string> Session::add_pending(AnswerFn on_answer, std::size_t max) {
     std::lock_guard lock(mu_);
     if (pending_.size() >= max) return std::nullopt;

@@ -54,6 +54,11 @@ class Session {
     void set_client_capabilities(std::string json);
     std::string client_capabilities() const;
 
+    /// False for a stateless HTTP request's throwaway session: the client's answer to a request of ours could not
+    /// find it, so Call::request refuses.
+    void set_answerable(bool on);
+    bool answerable() const;
+
     /// Requests this server sent the client, awaiting its answer: `on_answer(ok, result or error JSON)`.
     using AnswerFn = std::function<void(bool, std::string)>;
     /// A new request id (JSON text) registered with `on_answer`; false when `max` are pending.
@@ -79,6 +84,7 @@ class Session {
     std::unordered_map<std::string, std::weak_ptr<CallState>> calls_;
     std::function<void(std::string)> sink_;
     std::string client_capabilities_ = "{}";
+    bool answerable_ = true;
     std::uint64_t next_request_ = 1;
     std::unordered_map<std::string, std::pair<AnswerFn, std::uint64_t>> pending_;
 };
