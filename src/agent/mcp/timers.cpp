@@ -62,8 +62,9 @@ void Timers::run(const std::shared_ptr<State>& state) {
             continue;
         }
         auto first = state->due.begin();
-        if (Clock::now() < first->first.first) {
-            state->cv.wait_until(lock, first->first.first);
+        const Clock::time_point when = first->first.first;  // a copy: cancel() may erase the node while we wait
+        if (Clock::now() < when) {
+            state->cv.wait_until(lock, when);
             continue;
         }
         std::function<void()> fn = std::move(first->second);
