@@ -329,3 +329,31 @@ def test_resources_prompts_completion_over_http(mcp):
     assert complete["result"]["completion"] == {"values": ["print('hello')"], "total": 1, "hasMore": False}
     failed, _ = c.call(5, "tools/call", {"name": "fail", "arguments": {}})
     assert failed["result"] == {"content": [{"type": "text", "text": "this tool always fails"}], "isError": True}
+
+
+def test_handshake_json_and_sse_answers_over_every_protocol(serve):
+    """h1, h1 over TLS, h2c and h2: the same session rules and answers (the SSE one with its progress events)."""
+    client = serve("--allowed-host", "t", binary="mcp_server")  # the test client's HTTP/1.1 Host is "t"
+    base = [("Accept", ACCEPT_BOTH), ("Content-Type", "application/json")]
+
+    def post(message, session=None):
+        headers = base + ([("Mcp-Session-Id", session), ("MCP-Protocol-Version", "2025-11-25")] if session else [])
+        return client.request("POST", "/mcp", headers, json.dumps(message).encode())
+
+    init = post(request(1, "initialize", {"protocolVersion": "2025-11-25", **INIT_PARAMS}))
+    assert init.status == 200
+    sid = init.header("mcp-session-id")
+    assert json.loads(init.body)["result"]["protocolVersion"] == "2025-11-25"
+    assert post(notification("notifications/initialized"), sid).status == 202
+    add = post(request(2, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}}), sid)
+    assert (add.header("content-type"), json.loads(add.body)["result"]["structuredContent"]) == (
+        "application/json", {"result": 2})
+    slow = post(request(3, "tools/call", {"name": "slow", "arguments": {"ms": 10, "steps": 2},
+                                          "_meta": {"progressToken": 3}}), sid)
+    assert slow.header("content-type").startswith("text/event-stream")
+    events = [e["data"] for e in sse_events(slow.body.decode())]
+    assert [e.get("method") for e in events] == ["notifications/message", "notifications/progress",
+                                                  "notifications/progress", None]
+    assert events[-1]["id"] == 3
+    assert post(request(4, "ping"), "unknown-session").status == 404
+    assert client.request("DELETE", "/mcp", [("Mcp-Session-Id", sid)]).status == 200

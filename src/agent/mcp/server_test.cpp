@@ -1,11 +1,13 @@
 // Tests of the Server through handle_message(): lifecycle, lists, tool calls, validation, Call lifetime.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "slipstream/mcp.h"
@@ -445,6 +447,43 @@ TEST(McpServer, UnansweredRequestsToTheClientTimeOut) {
     EXPECT_EQ(*answer, (std::pair<bool, std::string>{false, R"({"code":-32001,"message":"Request timed out"})"}));
     lock.unlock();
     held[0].reply(ToolResult::text("done"));
+}
+
+// Reads one line from `fd` (blocking).
+std::string read_line(int fd) {
+    std::string line;
+    char c = 0;
+    while (::read(fd, &c, 1) == 1 && c != '\n')
+        line.push_back(c);
+    return line;
+}
+
+TEST(McpStdio, AnswersLinesAndEndsOnStopOrEndOfInput) {
+    int in[2], out[2];
+    ASSERT_EQ(::pipe(in), 0);
+    ASSERT_EQ(::pipe(out), 0);
+    Server server;
+    int rc = -1;
+    std::thread loop([&] { rc = server.serve_stdio(in[0], out[1]); });
+    const std::string ping = R"({"jsonrpc":"2.0","id":1,"method":"ping"})"
+                             "\n";
+    ASSERT_EQ(::write(in[1], ping.data(), ping.size()), static_cast<ssize_t>(ping.size()));
+    EXPECT_EQ(read_line(out[0]), R"({"jsonrpc":"2.0","id":1,"result":{}})");
+    server.stop();
+    loop.join();
+    EXPECT_EQ(rc, 0);
+
+    Server second;  // end of input ends it too, answering a message split across writes first
+    std::thread loop2([&] { rc = second.serve_stdio(in[0], out[1]); });
+    ASSERT_EQ(::write(in[1], ping.data(), 10), 10);
+    ASSERT_EQ(::write(in[1], ping.data() + 10, ping.size() - 10), static_cast<ssize_t>(ping.size() - 10));
+    EXPECT_EQ(read_line(out[0]), R"({"jsonrpc":"2.0","id":1,"result":{}})");
+    ::close(in[1]);
+    loop2.join();
+    EXPECT_EQ(rc, 0);
+    ::close(in[0]);
+    ::close(out[0]);
+    ::close(out[1]);
 }
 
 TEST(McpServer, RegistrationChecks) {
