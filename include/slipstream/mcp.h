@@ -186,9 +186,9 @@ struct ServerConfig {
     /// a request with another Origin is refused 403 (DNS rebinding).
     std::vector<std::string> allowed_origins;
     /// Host header values accepted (with or without a port; "*": any) from a client on a loopback address besides
-    /// localhost, 127.0.0.1 and [::1]: a browser tricked by DNS rebinding reaches a local server with a foreign
-    /// Host, refused 403. Clients on other addresses are not checked (a proxy on the same machine serving other
-    /// names lists them here).
+    /// IP literals and single-label names (localhost): a browser tricked by DNS rebinding reaches a local server
+    /// with the attacker's domain as Host, refused 403. Clients on other addresses are not checked (a proxy on the
+    /// same machine serving public names lists them here).
     std::vector<std::string> allowed_hosts;
     /// Answer POSTs with application/json even when the client accepts text/event-stream (no notifications
     /// before the answer are then possible over the POST; they go to the GET stream).

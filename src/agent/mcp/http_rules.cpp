@@ -99,7 +99,10 @@ bool host_allowed(std::optional<std::string_view> host, std::string_view peer,
     if (const std::size_t colon = h.rfind(':');
         colon != std::string_view::npos && h.find(']', colon) == std::string_view::npos)
         name = h.substr(0, colon);
-    if (iequals(name, "localhost") || name == "127.0.0.1" || name == "[::1]") return true;
+    if (name.empty() || name.front() == '[') return !name.empty();  // an IPv6 literal
+    // An IPv4 literal (digits and dots only) or a single label cannot be a rebinding attacker's domain.
+    if (name.find('.') == std::string_view::npos || name.find_first_not_of("0123456789.") == std::string_view::npos)
+        return true;
     for (const std::string& a : allowed)
         if (a == "*" || iequals(a, h) || iequals(a, name)) return true;
     return false;
