@@ -67,6 +67,10 @@ def test_session_header_rules(mcp):
     assert unknown.status_code == 404
     bad_version = c.post(request(1, "ping"), {"MCP-Protocol-Version": "2020-01-01"})
     assert bad_version.status_code == 400
+    # initialize negotiates in its body; a header there is not checked.
+    init = c.post(request(2, "initialize", {"protocolVersion": "2025-06-18", **INIT_PARAMS}),
+                  {"MCP-Protocol-Version": "2026-07-28"}, session=False)
+    assert init.status_code == 200
     no_version = c.http.post(c.url, content=json.dumps(request(2, "ping")),
                              headers={"Accept": ACCEPT_BOTH, "Content-Type": "application/json",
                                       "Mcp-Session-Id": c.session})

@@ -131,12 +131,13 @@ void HttpTransport::post(Request& req, Responder responder) {
             http_error(415, kInvalidRequest, "Unsupported Media Type: Content-Type must be application/json"));
     if (req.body().size() > config.max_message_bytes)
         return (void)responder.send(http_error(413, kInvalidRequest, "Payload Too Large"));
-    if (!version_ok(req, responder)) return;
 
     const Incoming incoming = parse_messages(req.body(), core_.parse_limits());
     if (incoming.error_code != 0) return (void)responder.send(http_error(400, incoming.error_code, incoming.error));
     const bool initialize = !incoming.batch && incoming.messages.front().kind == MessageKind::kRequest &&
                             incoming.messages.front().method == "initialize";
+    // The header applies to the requests after initialize (the version is negotiated in its body).
+    if (!initialize && !version_ok(req, responder)) return;
 
     // The session: a new one for initialize, the named one otherwise; a throwaway one when stateless.
     std::shared_ptr<HttpSession> http_session;
