@@ -1,7 +1,8 @@
 // An MCP server over Streamable HTTP (/mcp) or stdio, with the tools, resources and prompts the tests use.
 //
 //   mcp_server [engine flags: --host --port --auth --api-keys-file ...] [MCP flags] [--stdio]
-//   MCP flags: --stateless, --json-response, --allowed-origin ORIGIN, --allowed-host HOST (repeatable),
+//   MCP flags: --stateless, --json-response, --resumable-streams, --allowed-origin ORIGIN, --allowed-host HOST
+//   (repeatable),
 //   --max-message-bytes N,
 //              --session-idle-ms N, --sessions-per-principal N, --replay-events N, --page-size N,
 //              --tool-timeout-ms N
@@ -255,6 +256,8 @@ bool take_flags(int& argc, char** argv, mcp::ServerConfig& config, bool& stdio) 
             stdio = true;
         } else if (a == "--stateless") {
             config.stateless = true;
+        } else if (a == "--resumable-streams") {
+            config.resumable_streams = true;
         } else if (a == "--json-response") {
             config.json_response = true;
         } else if (a == "--allowed-origin" && i + 1 < argc) {

@@ -73,8 +73,9 @@ class Call {
     /// The JSON-RPC request id as JSON text (`1`, `"abc"`).
     std::string_view request_id() const;
 
-    /// True once the client cancelled this request (notifications/cancelled), its HTTP request went away,
-    /// the tool's timeout fired, or the server is stopping. The answer is then dropped.
+    /// True once the client cancelled this request (notifications/cancelled), its HTTP request went away
+    /// (unless ServerConfig::resumable_streams), the tool's timeout fired, or the server is stopping. The answer is
+    /// then dropped.
     bool cancelled() const;
     /// Runs `fn` once when cancelled() turns true (at once when it already is), on an engine thread: it must be
     /// quick and must not block. Replaces an earlier callback.
@@ -195,6 +196,11 @@ struct ServerConfig {
     bool json_response = false;
     /// No Mcp-Session-Id: every request stands alone (any worker can serve it); no GET stream.
     bool stateless = false;
+    /// A POST's SSE stream survives its connection: its events carry ids ("<stream>-<n>", after a priming event of
+    /// empty data for 2025-11-25 clients) and are kept (replay_events of them), a client that lost the connection
+    /// reads the rest with GET and Last-Event-ID, and the request is not cancelled by the disconnect (the spec's
+    /// SHOULD). Off: a disconnect cancels the POST's requests. Stateful sessions only.
+    bool resumable_streams = false;
     std::uint32_t session_idle_ms = 30 * 60 * 1000;  // an idle session is forgotten after this
     std::uint32_t max_sessions = 10000;
     std::uint32_t max_sessions_per_principal = 100;

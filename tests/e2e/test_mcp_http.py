@@ -216,6 +216,31 @@ def test_get_stream_delivers_server_messages_and_resumes_from_last_event_id(mcp)
         ("2", "notifications/tools/list_changed"), ("3", "notifications/resources/updated")]
 
 
+def test_a_resumable_post_stream_survives_its_connection(mcp):
+    _, c = mcp("--resumable-streams")
+    c.initialize("2025-11-25")
+    body = json.dumps(request(5, "tools/call", {"name": "slow", "arguments": {"ms": 300, "steps": 3},
+                                                "_meta": {"progressToken": "r"}}))
+    with c.http.stream("POST", c.url, content=body, headers=c.headers()) as first:
+        seen = read_events(first, 2)
+    assert seen[0] == {"id": "1-0", "data": None}  # the priming event (2025-11-25)
+    assert (seen[1]["id"], seen[1]["data"]["method"]) == ("1-1", "notifications/message")
+    # The connection is gone, the call goes on; GET with the last id reads the rest of that stream.
+    headers = {"Accept": "text/event-stream", "Mcp-Session-Id": c.session, "MCP-Protocol-Version": c.version,
+               "Last-Event-ID": "1-1"}
+    with c.http.stream("GET", c.url, headers=headers) as resumed:
+        rest = read_events(resumed, 4)
+    assert [e["id"] for e in rest] == ["1-2", "1-3", "1-4", "1-5"]
+    assert [e["data"]["params"]["progress"] for e in rest[:3]] == [1, 2, 3]
+    assert rest[3]["data"] == {"jsonrpc": "2.0", "id": 5,
+                               "result": {"content": [{"type": "text", "text": "done"}], "isError": False}}
+    stats = c.call(6, "tools/call", {"name": "stats", "arguments": {}})[0]["result"]["structuredContent"]
+    assert stats["slow_cancelled"] == 0
+    # A finished stream replays what was kept, then ends.
+    with c.http.stream("GET", c.url, headers={**headers, "Last-Event-ID": "1-4"}) as again:
+        assert [e["id"] for e in sse_events(again.read().decode())] == ["1-5"]
+
+
 def test_delete_ends_the_session(mcp):
     _, c = mcp()
     c.initialize()

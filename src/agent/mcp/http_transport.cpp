@@ -2,6 +2,7 @@
 #include "agent/mcp/http_transport.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <utility>
 
@@ -39,7 +40,8 @@ std::int64_t now_ms() {
 HttpTransport::HttpTransport(ServerCore& core)
     : core_(core),
       sessions_({core.config().max_sessions, core.config().max_sessions_per_principal,
-                 std::chrono::milliseconds(core.config().session_idle_ms), core.config().replay_events}) {}
+                 std::chrono::milliseconds(core.config().session_idle_ms), core.config().replay_events,
+                 core.config().max_calls_per_session}) {}
 
 HttpTransport::~HttpTransport() {
     for (auto& s : sessions_.clear())
@@ -176,17 +178,27 @@ void HttpTransport::post(Request& req, Responder responder) {
         return (void)responder.send(Response(202));
     }
 
-    // A client that goes away cancels its requests in flight.
-    std::weak_ptr<Session> weak_session = session;
-    responder.on_cancel([weak_session, ids = std::move(request_ids)] {
-        if (auto s = weak_session.lock())
-            for (const std::string& id : ids)
-                if (auto call = s->find(id)) call->cancel(std::nullopt);
-    });
-    std::function<void(std::string)> fallback;
-    if (http_session) fallback = [stream = http_session->stream](std::string m) { stream->push(m); };
-    auto channel = std::make_shared<PostChannel>(std::move(responder), !config.json_response, std::move(headers),
-                                                 std::move(fallback));
+    PostChannelOptions options;
+    options.sse = !config.json_response;
+    options.headers = std::move(headers);
+    if (http_session) options.fallback = [stream = http_session->stream](std::string m) { stream->push(m); };
+    const bool resumable = config.resumable_streams && http_session && options.sse && !initialize;
+    if (resumable) {
+        options.stream_id = http_session->posts->next_id();
+        options.keep_events = config.replay_events;
+        options.priming_event = session->features().priming_event;
+    } else {
+        // A client that goes away cancels its requests in flight.
+        std::weak_ptr<Session> weak_session = session;
+        responder.on_cancel([weak_session, ids = std::move(request_ids)] {
+            if (auto s = weak_session.lock())
+                for (const std::string& id : ids)
+                    if (auto call = s->find(id)) call->cancel(std::nullopt);
+        });
+    }
+    const std::uint64_t stream_id = options.stream_id;
+    auto channel = std::make_shared<PostChannel>(std::move(responder), std::move(options));
+    if (resumable) http_session->posts->add(stream_id, channel);
     core_.handle(session, incoming, channel);
 
     if (initialize && http_session) {
@@ -218,6 +230,22 @@ void HttpTransport::get(Request& req, Responder responder) {
     auto s = session_of(req, responder);
     if (s == nullptr) return;
     std::optional<std::string_view> last = req.header("Last-Event-ID");
+    // "<stream>-<n>": the rest of a POST's resumable stream; else the session's own stream.
+    if (last && last->find('-') != std::string_view::npos) {
+        const std::string_view text = *last;
+        const std::size_t dash = text.find('-');
+        std::uint64_t stream_id = 0, after = 0;
+        const auto a = std::from_chars(text.data(), text.data() + dash, stream_id);
+        const auto b = std::from_chars(text.data() + dash + 1, text.data() + text.size(), after);
+        const bool parsed = a.ec == std::errc() && a.ptr == text.data() + dash && b.ec == std::errc() &&
+                            b.ptr == text.data() + text.size();
+        if (auto post = parsed ? s->posts->find(stream_id) : nullptr) {
+            EventStream stream(std::move(responder));
+            if (!post->resume(stream, after)) stream.close();
+            return;
+        }
+        last.reset();  // a stream we do not know (any more): nothing of another stream is replayed
+    }
     s->stream->attach(EventStream(std::move(responder)), last);
 }
 
