@@ -140,6 +140,17 @@ void add_tools(mcp::Server& s) {
     }));
     s.tool(paced_tool("test_tool_with_progress", "Reports progress 0, 50, 100 of 100",
                       [](mcp::Call& call, int i) { call.progress(i * 50.0, 100.0); }));
+    mcp::Tool reconnection;
+    reconnection.name = "test_reconnection";
+    reconnection.description = "Ends its stream's connection mid-call; the client resumes with GET (SEP-1699)";
+    reconnection.handler = [](mcp::Call call) {
+        call.release_stream();
+        std::thread([call = std::move(call)]() mutable {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            call.reply(mcp::ToolResult::text("Reconnection test completed successfully"));
+        }).detach();
+    };
+    s.tool(std::move(reconnection));
     mcp::Tool schema_tool;
     schema_tool.name = "json_schema_2020_12_tool";
     schema_tool.description = "Tool with JSON Schema 2020-12 features";
@@ -244,6 +255,8 @@ void add_prompts(mcp::Server& s) {
 int main(int argc, char** argv, char** envp) {
     mcp::ServerConfig config;
     config.name = "slipstream-conformance";
+    config.resumable_streams = true;  // server-sse-polling: test_reconnection ends its stream's connection
+    config.stream_retry_ms = 500;
     mcp::Server server(config);
     add_tools(server);
     add_resources(server);

@@ -101,6 +101,12 @@ class Call {
     /// The `capabilities` object the client sent at initialize, as JSON text ("{}" over stateless HTTP).
     std::string client_capabilities_json() const;
 
+    /// Ends the connection carrying this call's SSE stream without ending the call (SEP-1699 polling, so a long
+    /// call holds no connection): the client reconnects after the stream's retry delay with GET and Last-Event-ID
+    /// and reads the rest there. Opens the stream first when it is not open yet. Only for resumable streams
+    /// (ServerConfig::resumable_streams); false otherwise, or when the call is over.
+    bool release_stream();
+
     /// Answers a tools/call.
     bool reply(ToolResult result);
     /// Answers any request with its result object as JSON text (resources/read: `{"contents":[...]}`,
@@ -201,6 +207,8 @@ struct ServerConfig {
     /// reads the rest with GET and Last-Event-ID, and the request is not cancelled by the disconnect (the spec's
     /// SHOULD). Off: a disconnect cancels the POST's requests. Stateful sessions only.
     bool resumable_streams = false;
+    /// The `retry:` field (ms) opening a resumable stream: how long a client waits before reconnecting.
+    std::uint32_t stream_retry_ms = 1000;
     std::uint32_t session_idle_ms = 30 * 60 * 1000;  // an idle session is forgotten after this
     std::uint32_t max_sessions = 10000;
     std::uint32_t max_sessions_per_principal = 100;

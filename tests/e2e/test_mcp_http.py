@@ -241,6 +241,22 @@ def test_a_resumable_post_stream_survives_its_connection(mcp):
         assert [e["id"] for e in sse_events(again.read().decode())] == ["1-5"]
 
 
+def test_release_stream_ends_the_connection_and_get_reads_the_rest(mcp):
+    _, c = mcp("--resumable-streams", "--stream-retry-ms", "250")
+    c.initialize("2025-11-25")
+    r = c.post(request(8, "tools/call", {"name": "slow", "arguments": {"ms": 200, "steps": 2, "release": True}}))
+    body = r.text
+    assert body.startswith("retry: 250\n")
+    events = sse_events(body)
+    assert [e["id"] for e in events] == ["1-0", "1-1"]  # priming, the log; then the connection ended
+    assert events[1]["data"]["method"] == "notifications/message"
+    headers = {"Accept": "text/event-stream", "Mcp-Session-Id": c.session, "MCP-Protocol-Version": c.version,
+               "Last-Event-ID": "1-1"}
+    with c.http.stream("GET", c.url, headers=headers) as resumed:
+        rest = read_events(resumed, 1)
+    assert rest[0]["data"]["result"]["content"] == [{"type": "text", "text": "done"}]
+
+
 def test_delete_ends_the_session(mcp):
     _, c = mcp()
     c.initialize()

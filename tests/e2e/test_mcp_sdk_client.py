@@ -135,3 +135,22 @@ def test_sdk_ping_and_list_changed(target):
             assert "extra" in names
             assert (await client.call_tool("extra", {})).content[0].text == "extra"
     run(main())
+
+
+def test_sdk_resumes_a_released_stream_with_get(start_server):
+    """The server ends the POST's connection mid-call (Call::release_stream); the SDK client reconnects with GET and
+    Last-Event-ID after the retry delay and receives the progress and the result there."""
+    server = start_server("--threads", "1", "--resumable-streams", "--stream-retry-ms", "100", binary="mcp_server")
+
+    async def main():
+        progress = []
+
+        async def on_progress(value, total, message):
+            progress.append(value)
+
+        async with Client(server.url + "/mcp") as client:
+            result = await client.call_tool("slow", {"ms": 300, "steps": 3, "release": True},
+                                            progress_callback=on_progress)
+            assert result.content[0].text == "done"
+        assert progress == [1.0, 2.0, 3.0]
+    run(main())

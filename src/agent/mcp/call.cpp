@@ -168,6 +168,10 @@ bool Call::request(std::string_view method, std::string_view params_json,
     return true;
 }
 
+bool Call::release_stream() {
+    return !state_->done.load() && state_->channel->release();
+}
+
 bool Call::reply(ToolResult result) {
     if (state_->done.load() || state_->cancelled.load()) return false;
     return state_->finish(detail::tool_result_message(*state_, result));

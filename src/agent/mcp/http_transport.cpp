@@ -187,6 +187,7 @@ void HttpTransport::post(Request& req, Responder responder) {
         options.stream_id = http_session->posts->next_id();
         options.keep_events = config.replay_events;
         options.priming_event = session->features().priming_event;
+        options.retry_ms = config.stream_retry_ms;
     } else {
         // A client that goes away cancels its requests in flight.
         std::weak_ptr<Session> weak_session = session;

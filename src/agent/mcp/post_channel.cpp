@@ -14,6 +14,7 @@ std::string event_id(std::uint64_t stream, std::uint64_t n) {
 void PostChannel::open_stream() {
     EventStreamOptions options;
     options.headers = options_.headers;
+    if (resumable() && options_.retry_ms) options.retry_ms = options_.retry_ms;
     stream_.emplace(std::move(*responder_), std::move(options));
     responder_.reset();
     opened_ = true;
@@ -73,6 +74,15 @@ void PostChannel::abandon() {
     if (!opened_) open_stream();
     if (stream_) stream_->close();
     stream_.reset();
+}
+
+bool PostChannel::release() {
+    std::lock_guard lock(mu_);
+    if (!resumable() || done_) return false;
+    if (!opened_) open_stream();
+    if (stream_) stream_->close();
+    stream_.reset();
+    return true;
 }
 
 bool PostChannel::resume(EventStream& stream, std::uint64_t after) {

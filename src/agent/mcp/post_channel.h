@@ -26,6 +26,7 @@ struct PostChannelOptions {
     std::uint64_t stream_id = 0;
     std::size_t keep_events = 0;
     bool priming_event = false;  // opens the stream with an event of an id and empty data (2025-11-25)
+    std::uint32_t retry_ms = 0;  // a resumable stream's `retry:` field
 };
 
 /// Decides lazily: an answer before any notification is sent as application/json; the first notification opens
@@ -39,6 +40,7 @@ class PostChannel final : public Channel {
     void notify(std::string message) override;
     void answer(std::string message) override;
     void abandon() override;
+    bool release() override;
 
     /// Continues the stream on `stream` (a GET with Last-Event-ID "<stream_id>-<after>"): the kept events after
     /// `after`, then the live ones; the stream ends after the answer. False (stream untouched) when this stream
