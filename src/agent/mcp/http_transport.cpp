@@ -119,53 +119,95 @@ void HttpTransport::schedule_sweep() {
     });
 }
 
+bool HttpTransport::post_headers_ok(Request& req, Responder& responder) {
+    const auto accept = req.header("Accept");
+    if (!accept || !accepts(*accept, "application/json") || !accepts(*accept, "text/event-stream")) {
+        responder.send(http_error(406, kInvalidRequest,
+                                  "Not Acceptable: Accept must list application/json and text/event-stream"));
+        return false;
+    }
+    const auto content_type = req.header("Content-Type");
+    if (!content_type || !accepts(*content_type, "application/json") || content_type->find('*') != std::string::npos) {
+        responder.send(
+            http_error(415, kInvalidRequest, "Unsupported Media Type: Content-Type must be application/json"));
+        return false;
+    }
+    if (req.body().size() > core_.config().max_message_bytes) {
+        responder.send(http_error(413, kInvalidRequest, "Payload Too Large"));
+        return false;
+    }
+    return true;
+}
+
+std::optional<HttpTransport::PostTarget> HttpTransport::target_of(Request& req, Responder& responder, bool initialize) {
+    PostTarget t;
+    if (core_.config().stateless) {
+        t.session = std::make_shared<Session>("", std::string(req.principal()));
+        t.session->set_version(req.header(kVersionHeader).value_or(kDefaultVersion));
+        t.session->set_answerable(false);
+        if (!initialize) t.session->set_initialized();
+        return t;
+    }
+    if (!initialize) {
+        t.http = session_of(req, responder);
+        if (t.http == nullptr) return std::nullopt;
+        t.session = t.http->session;
+        return t;
+    }
+    SessionTable::Outcome outcome{};
+    t.http = sessions_.create(std::string(req.principal()), outcome);
+    if (t.http == nullptr) {
+        const bool principal = outcome == SessionTable::Outcome::kPrincipalFull;
+        responder.send(http_error(principal ? 429 : 503, kServerBusy,
+                                  principal ? "Too many sessions for this principal" : "Too many sessions"));
+        return std::nullopt;
+    }
+    t.session = t.http->session;
+    t.headers.emplace_back(kSessionHeader, t.session->id());
+    return t;
+}
+
+std::shared_ptr<PostChannel> HttpTransport::channel_for(Responder responder, PostTarget& target, bool initialize,
+                                                        std::vector<std::string> request_ids) {
+    const ServerConfig& config = core_.config();
+    PostChannelOptions options;
+    options.sse = !config.json_response;
+    options.headers = std::move(target.headers);
+    if (target.http) options.fallback = [stream = target.http->stream](std::string m) { stream->push(m); };
+    const bool resumable = config.resumable_streams && target.http && options.sse && !initialize;
+    if (resumable) {
+        options.stream_id = target.http->posts->next_id();
+        options.keep_events = config.replay_events;
+        options.priming_event = target.session->features().priming_event;
+        options.retry_ms = config.stream_retry_ms;
+    } else {
+        // A client that goes away cancels its requests in flight.
+        std::weak_ptr<Session> weak_session = target.session;
+        responder.on_cancel([weak_session, ids = std::move(request_ids)] {
+            if (auto s = weak_session.lock())
+                for (const std::string& id : ids)
+                    if (auto call = s->find(id)) call->cancel(std::nullopt);
+        });
+    }
+    const std::uint64_t stream_id = options.stream_id;
+    auto channel = std::make_shared<PostChannel>(std::move(responder), std::move(options));
+    if (resumable) target.http->posts->add(stream_id, channel);
+    return channel;
+}
+
 void HttpTransport::post(Request& req, Responder responder) {
     sweep();
-    const ServerConfig& config = core_.config();
-    if (!origin_ok(req, responder)) return;
-    const auto accept = req.header("Accept");
-    if (!accept || !accepts(*accept, "application/json") || !accepts(*accept, "text/event-stream"))
-        return (void)responder.send(http_error(
-            406, kInvalidRequest, "Not Acceptable: Accept must list application/json and text/event-stream"));
-    const auto content_type = req.header("Content-Type");
-    if (!content_type || !accepts(*content_type, "application/json") || content_type->find('*') != std::string::npos)
-        return (void)responder.send(
-            http_error(415, kInvalidRequest, "Unsupported Media Type: Content-Type must be application/json"));
-    if (req.body().size() > config.max_message_bytes)
-        return (void)responder.send(http_error(413, kInvalidRequest, "Payload Too Large"));
-
+    if (!origin_ok(req, responder) || !post_headers_ok(req, responder)) return;
     const Incoming incoming = parse_messages(req.body(), core_.parse_limits());
     if (incoming.error_code != 0) return (void)responder.send(http_error(400, incoming.error_code, incoming.error));
     const bool initialize = !incoming.batch && incoming.messages.front().kind == MessageKind::kRequest &&
                             incoming.messages.front().method == "initialize";
     // The header applies to the requests after initialize (the version is negotiated in its body).
     if (!initialize && !version_ok(req, responder)) return;
-
     // The session: a new one for initialize, the named one otherwise; a throwaway one when stateless.
-    std::shared_ptr<HttpSession> http_session;
-    std::shared_ptr<Session> session;
-    std::vector<std::pair<std::string, std::string>> headers;
-    if (config.stateless) {
-        session = std::make_shared<Session>("", std::string(req.principal()));
-        session->set_version(req.header(kVersionHeader).value_or(kDefaultVersion));
-        session->set_answerable(false);
-        if (!initialize) session->set_initialized();
-    } else if (initialize) {
-        SessionTable::Outcome outcome{};
-        http_session = sessions_.create(std::string(req.principal()), outcome);
-        if (http_session == nullptr) {
-            const bool principal = outcome == SessionTable::Outcome::kPrincipalFull;
-            return (void)responder.send(
-                http_error(principal ? 429 : 503, kServerBusy,
-                           principal ? "Too many sessions for this principal" : "Too many sessions"));
-        }
-        session = http_session->session;
-        headers.emplace_back(kSessionHeader, session->id());
-    } else {
-        http_session = session_of(req, responder);
-        if (http_session == nullptr) return;
-        session = http_session->session;
-    }
+    std::optional<PostTarget> target = target_of(req, responder, initialize);
+    if (!target) return;
+    const std::shared_ptr<Session> session = target->session;
 
     bool answers = false;
     std::vector<std::string> request_ids;
@@ -177,42 +219,17 @@ void HttpTransport::post(Request& req, Responder responder) {
         core_.handle(session, incoming, std::make_shared<NullChannel>());
         return (void)responder.send(Response(202));
     }
-
-    PostChannelOptions options;
-    options.sse = !config.json_response;
-    options.headers = std::move(headers);
-    if (http_session) options.fallback = [stream = http_session->stream](std::string m) { stream->push(m); };
-    const bool resumable = config.resumable_streams && http_session && options.sse && !initialize;
-    if (resumable) {
-        options.stream_id = http_session->posts->next_id();
-        options.keep_events = config.replay_events;
-        options.priming_event = session->features().priming_event;
-        options.retry_ms = config.stream_retry_ms;
-    } else {
-        // A client that goes away cancels its requests in flight.
-        std::weak_ptr<Session> weak_session = session;
-        responder.on_cancel([weak_session, ids = std::move(request_ids)] {
-            if (auto s = weak_session.lock())
-                for (const std::string& id : ids)
-                    if (auto call = s->find(id)) call->cancel(std::nullopt);
-        });
+    core_.handle(session, incoming, channel_for(std::move(responder), *target, initialize, std::move(request_ids)));
+    if (!initialize || target->http == nullptr) return;
+    if (!session->initialized()) {  // refused (no protocolVersion): no session was made
+        sessions_.remove(session->id(), session->principal());
+        return;
     }
-    const std::uint64_t stream_id = options.stream_id;
-    auto channel = std::make_shared<PostChannel>(std::move(responder), std::move(options));
-    if (resumable) http_session->posts->add(stream_id, channel);
-    core_.handle(session, incoming, channel);
-
-    if (initialize && http_session) {
-        if (!session->initialized()) {  // refused (no protocolVersion): no session was made
-            sessions_.remove(session->id(), session->principal());
-            return;
-        }
-        std::weak_ptr<ServerStream> stream = http_session->stream;
-        session->set_sink([stream](std::string m) {
-            if (auto s = stream.lock()) s->push(m);
-        });
-        core_.attach(session);
-    }
+    std::weak_ptr<ServerStream> stream = target->http->stream;
+    session->set_sink([stream](std::string m) {
+        if (auto s = stream.lock()) s->push(m);
+    });
+    core_.attach(session);
 }
 
 void HttpTransport::get(Request& req, Responder responder) {
