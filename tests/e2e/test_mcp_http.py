@@ -115,6 +115,20 @@ def test_message_size_limit_is_413(mcp):
     assert ok["result"]["content"][0]["text"] == "x" * 3000
 
 
+def test_session_limits_and_idle_expiry(mcp):
+    _, c = mcp("--sessions-per-principal", "2", "--session-idle-ms", "300")
+    body = request(0, "initialize", {"protocolVersion": "2025-06-18", **INIT_PARAMS})
+    first = c.post(body, session=False)
+    assert c.post(body, session=False).status_code == 200
+    full = c.post(body, session=False)
+    assert full.status_code == 429
+    assert full.json()["error"]["message"] == "Too many sessions for this principal"
+    # Idle sessions go, which frees their places (a refused initialize touches no session).
+    poll(lambda: c.post(body, session=False).status_code, lambda status: status == 200, "idle sessions to expire")
+    c.session, c.version = first.headers["mcp-session-id"], "2025-06-18"
+    assert c.post(request(1, "ping")).status_code == 404
+
+
 def test_malformed_json_rpc(mcp):
     _, c = mcp()
     c.initialize()
