@@ -222,8 +222,11 @@ struct ServerConfig {
     /// message is an invalid request, -32600).
     std::size_t max_json_depth = 64;
     std::size_t max_json_members = 10000;
-    /// Requests of one session in flight at once; more are refused with -32000 "Server busy".
+    /// Requests of one session in flight at once; more are refused with -32000 "Server busy". Also bounds the
+    /// requests to the client pending per session and the resumable POST streams kept per session.
     std::size_t max_calls_per_session = 256;
+    /// Failing JSON pointers named in an invalid-arguments tool error (the first ones found).
+    std::size_t max_reported_errors = 16;
 };
 
 /// An MCP server: a registry of tools, resources, prompts and their handlers, serving JSON-RPC over Streamable

@@ -9,7 +9,6 @@ namespace slipstream::mcp::detail {
 namespace {
 
 constexpr json::Value kEmptyObject = json::Value::object(nullptr, 0);
-constexpr std::size_t kMaxReportedErrors = 16;
 
 // "Invalid arguments for tool 'add':\n/a: Input should be a valid number" (one line per failing pointer).
 std::string validation_text(std::string_view tool, const json::schema::ErrorSink& sink) {
@@ -94,7 +93,7 @@ void ServerCore::call_tool(const Rpc& req) {
     if (args == nullptr || args->is_null()) args = &kEmptyObject;
     if (!args->is_object()) return answer_error(req, kInvalidParams, "Invalid params: \"arguments\" must be an object");
     if (!entry->input.validate(*args)) {
-        json::schema::ErrorSink sink(kMaxReportedErrors);
+        json::schema::ErrorSink sink(config_.max_reported_errors);
         entry->input.validate(*args, &sink);
         return answer_result(req, R"({"content":[{"type":"text","text":)" +
                                       quote(validation_text(entry->tool.name, sink)) + R"(}],"isError":true})");
