@@ -192,23 +192,11 @@ struct ServerConfig {
     /// Origin header values accepted besides same-host ones (`http://localhost:*` style patterns allowed);
     /// a request with another Origin is refused 403 (DNS rebinding).
     std::vector<std::string> allowed_origins;
-    /// Host header values accepted (with or without a port; "*": any) from a client on a loopback address besides
-    /// IP literals and single-label names (localhost): a browser tricked by DNS rebinding reaches a local server
-    /// with the attacker's domain as Host, refused 403. Clients on other addresses are not checked (a proxy on the
-    /// same machine serving public names lists them here).
-    std::vector<std::string> allowed_hosts;
     /// Answer POSTs with application/json even when the client accepts text/event-stream (no notifications
     /// before the answer are then possible over the POST; they go to the GET stream).
     bool json_response = false;
     /// No Mcp-Session-Id: every request stands alone (any worker can serve it); no GET stream.
     bool stateless = false;
-    /// A POST's SSE stream survives its connection: its events carry ids ("<stream>-<n>", after a priming event of
-    /// empty data for 2025-11-25 clients) and are kept (replay_events of them), a client that lost the connection
-    /// reads the rest with GET and Last-Event-ID, and the request is not cancelled by the disconnect (the spec's
-    /// SHOULD). Off: a disconnect cancels the POST's requests. Stateful sessions only.
-    bool resumable_streams = false;
-    /// The `retry:` field (ms) opening a resumable stream: how long a client waits before reconnecting.
-    std::uint32_t stream_retry_ms = 1000;
     std::uint32_t session_idle_ms = 30 * 60 * 1000;  // an idle session is forgotten after this
     std::uint32_t max_sessions = 10000;
     std::uint32_t max_sessions_per_principal = 100;
@@ -227,6 +215,20 @@ struct ServerConfig {
     std::size_t max_calls_per_session = 256;
     /// Failing JSON pointers named in an invalid-arguments tool error (the first ones found).
     std::size_t max_reported_errors = 16;
+
+    // Added after the first bindings (kept last so earlier members keep their order): Streamable HTTP.
+    /// Host header values accepted (with or without a port; "*": any) from a client on a loopback address besides
+    /// IP literals and single-label names (localhost): a browser tricked by DNS rebinding reaches a local server
+    /// with the attacker's domain as Host, refused 403. Clients on other addresses are not checked (a proxy on the
+    /// same machine serving public names lists them here).
+    std::vector<std::string> allowed_hosts;
+    /// A POST's SSE stream survives its connection: its events carry ids ("<stream>-<n>", after a priming event of
+    /// empty data for 2025-11-25 clients) and are kept (replay_events of them), a client that lost the connection
+    /// reads the rest with GET and Last-Event-ID, and the request is not cancelled by the disconnect (the spec's
+    /// SHOULD). Off: a disconnect cancels the POST's requests. Stateful sessions only.
+    bool resumable_streams = false;
+    /// The `retry:` field (ms) opening a resumable stream: how long a client waits before reconnecting.
+    std::uint32_t stream_retry_ms = 1000;
 };
 
 /// An MCP server: a registry of tools, resources, prompts and their handlers, serving JSON-RPC over Streamable
