@@ -142,6 +142,27 @@ TEST(McpServer, BatchesOnlyOn20250326) {
         R"({"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: batches are only allowed in protocol version 2025-03-26"}})");
 }
 
+TEST(McpServer, LimitsOfBatchesAndRequestsInFlight) {
+    ServerConfig config;
+    config.max_batch = 2;
+    config.max_calls_per_session = 1;
+    Harness h(config);
+    std::vector<Call> held;
+    h.server.tool(held_tool("hold", &held));
+    h.init("2025-03-26");
+    EXPECT_EQ(h.send(R"([{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"},)"
+                     R"({"jsonrpc":"2.0","id":3,"method":"ping"}])"),
+              R"({"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: batch too large"}})");
+    h.send(R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"hold"}})");
+    EXPECT_EQ(
+        h.send(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"hold"}})"),
+        R"({"jsonrpc":"2.0","id":5,"error":{"code":-32000,"message":"Server busy: too many requests in flight"}})");
+    held[0].reply(ToolResult::text("ok"));
+    h.send(R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"hold"}})");
+    EXPECT_EQ(held.size(), 2u);
+    held[1].reply(ToolResult::text("ok"));
+}
+
 TEST(McpServer, ToolsListPagesWithCursors) {
     ServerConfig config;
     config.page_size = 2;
