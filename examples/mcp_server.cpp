@@ -1,14 +1,18 @@
 // An MCP server over Streamable HTTP (/mcp) or stdio, with the tools, resources and prompts the tests use.
 //
 //   mcp_server [engine flags: --host --port --auth --api-keys-file ...] [MCP flags] [--stdio]
-//   MCP flags: --stateless, --json-response, --allowed-origin ORIGIN (repeatable), --max-message-bytes N,
+//   MCP flags: --stateless, --json-response, --resumable-streams, --stream-retry-ms N,
+//              --allowed-origin ORIGIN, --allowed-host HOST (both repeatable), --max-message-bytes N,
 //              --session-idle-ms N, --sessions-per-principal N, --replay-events N, --page-size N,
 //              --tool-timeout-ms N
 //
 // Tools: add (a + b, structured), echo (text), big (a 10 KiB structured result), slow (ms, steps: progress each
-// step, honours cancellation), fail (an isError result), touch (notifications/resources/updated for
-// info://server), toggle (adds or removes the tool `extra`: tools/list_changed).
-// Resources: info://server; template greeting://{name}. Prompt: review (code, required). Completions for both.
+// step, honours cancellation; release: ends the POST's connection, see Call::release_stream), fail (an isError
+// result), touch (notifications/resources/updated for info://server), toggle (adds or removes the tool `extra`:
+// tools/list_changed), stats ({"slow_cancelled": slow calls stopped by cancellation}), ask (elicitation/create to
+// the client, answers its reply). Resources: info://server; template greeting://{name}. Prompt: review (code,
+// required). Completions for both.
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <condition_variable>
@@ -28,6 +32,8 @@
 namespace mcp = slipstream::mcp;
 
 namespace {
+
+std::atomic<int> slow_cancelled{0};
 
 std::string number(double d) {
     char buf[64];
@@ -97,7 +103,8 @@ mcp::Tool slow_tool() {
     t.name = "slow";
     t.description = "Sleeps `ms` in `steps` steps, reporting progress; stops when cancelled.";
     t.input_schema_json = R"({"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":600000},)"
-                          R"("steps":{"type":"integer","minimum":1,"maximum":1000}},"required":["ms"]})";
+                          R"("steps":{"type":"integer","minimum":1,"maximum":1000},"release":{"type":"boolean"}},)"
+                          R"("required":["ms"]})";
     t.handler = [](mcp::Call call) {
         auto stop = std::make_shared<Stop>();
         call.on_cancel([stop] {
@@ -110,10 +117,13 @@ mcp::Tool slow_tool() {
             const long steps =
                 call.arguments().has("steps") ? static_cast<long>(call.arguments().get("steps").as_int()) : 5;
             call.log(mcp::LogLevel::kInfo, R"("slow started")", "slow");
+            // release: end the POST's connection now; the client reads the rest with GET (resumable streams).
+            if (call.arguments().get("release").as_bool()) call.release_stream();
             for (long i = 1; i <= steps; ++i) {
                 std::unique_lock lock(stop->m);
                 if (stop->cv.wait_for(lock, std::chrono::milliseconds(ms / steps), [&] { return stop->stop; })) {
                     std::fprintf(stderr, "slow: cancelled\n");
+                    slow_cancelled.fetch_add(1);
                     return;
                 }
                 lock.unlock();
@@ -156,6 +166,31 @@ void add_everything(mcp::Server& server) {
         call.reply(mcp::ToolResult::text("toggled"));
     };
     server.tool(std::move(toggle));
+
+    mcp::Tool stats;
+    stats.name = "stats";
+    stats.description = "Counts of the example's tools.";
+    stats.handler = [](mcp::Call call) {
+        mcp::ToolResult r;
+        r.structured_json = R"({"slow_cancelled":)" + std::to_string(slow_cancelled.load()) + "}";
+        call.reply(std::move(r));
+    };
+    server.tool(std::move(stats));
+    mcp::Tool ask;
+    ask.name = "ask";
+    ask.description = "Asks the user for a name (elicitation/create) and greets it.";
+    ask.handler = [](mcp::Call call) {
+        auto shared = std::make_shared<mcp::Call>(std::move(call));
+        const bool sent = shared->request("elicitation/create",
+                                          R"({"message":"What is your name?","requestedSchema":{"type":"object",)"
+                                          R"("properties":{"name":{"type":"string"}},"required":["name"]}})",
+                                          [shared](bool ok, std::string json) {
+                                              shared->reply(ok ? mcp::ToolResult::text("Elicited: " + json)
+                                                               : mcp::ToolResult::error("The client refused: " + json));
+                                          });
+        if (!sent) shared->reply(mcp::ToolResult::error("The client cannot answer elicitation requests"));
+    };
+    server.tool(std::move(ask));
 
     mcp::Resource info;
     info.uri = "info://server";
@@ -224,10 +259,17 @@ bool take_flags(int& argc, char** argv, mcp::ServerConfig& config, bool& stdio) 
             stdio = true;
         } else if (a == "--stateless") {
             config.stateless = true;
+        } else if (a == "--resumable-streams") {
+            config.resumable_streams = true;
+        } else if (a == "--stream-retry-ms") {
+            if (!value(n)) return false;
+            config.stream_retry_ms = static_cast<std::uint32_t>(n);
         } else if (a == "--json-response") {
             config.json_response = true;
         } else if (a == "--allowed-origin" && i + 1 < argc) {
             config.allowed_origins.emplace_back(argv[++i]);
+        } else if (a == "--allowed-host" && i + 1 < argc) {
+            config.allowed_hosts.emplace_back(argv[++i]);
         } else if (a == "--max-message-bytes") {
             if (!value(n)) return false;
             config.max_message_bytes = n;

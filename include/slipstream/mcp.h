@@ -73,8 +73,9 @@ class Call {
     /// The JSON-RPC request id as JSON text (`1`, `"abc"`).
     std::string_view request_id() const;
 
-    /// True once the client cancelled this request (notifications/cancelled), its HTTP request went away,
-    /// the tool's timeout fired, or the server is stopping. The answer is then dropped.
+    /// True once the client cancelled this request (notifications/cancelled), its HTTP request went away
+    /// (unless ServerConfig::resumable_streams), the tool's timeout fired, or the server is stopping. The answer is
+    /// then dropped.
     bool cancelled() const;
     /// Runs `fn` once when cancelled() turns true (at once when it already is), on an engine thread: it must be
     /// quick and must not block. Replaces an earlier callback.
@@ -86,6 +87,25 @@ class Call {
     /// notifications/message with `data_json` (any JSON value) when `level` is at or above the session's
     /// logging/setLevel level (default: info); false when filtered out or the call is over.
     bool log(LogLevel level, std::string_view data_json, std::string_view logger = {});
+
+    /// Sends a request to the client (`sampling/createMessage`, `elicitation/create`, `roots/list`, ...) with
+    /// `params_json` (a JSON object) over this call's stream, and runs `on_answer` once, on an engine thread (quick,
+    /// non-blocking; it may answer this call): (true, the result object as JSON text) when the client answers, or
+    /// (false, an error object `{"code":..,"message":..}`) when it answers an error or not within `timeout_ms`
+    /// (0: the tool timeout of ServerConfig). Returns false, and never runs `on_answer`, when the call is over, the
+    /// params are not a JSON object, the server is stateless (the answer could not find this call), or the client
+    /// did not declare the capability the method needs at initialize
+    /// (`sampling`, `elicitation`, `roots`).
+    bool request(std::string_view method, std::string_view params_json,
+                 std::function<void(bool ok, std::string json)> on_answer, std::uint32_t timeout_ms = 0);
+    /// The `capabilities` object the client sent at initialize, as JSON text ("{}" over stateless HTTP).
+    std::string client_capabilities_json() const;
+
+    /// Ends the connection carrying this call's SSE stream without ending the call (SEP-1699 polling, so a long
+    /// call holds no connection): the client reconnects after the stream's retry delay with GET and Last-Event-ID
+    /// and reads the rest there. Opens the stream first when it is not open yet. Only for resumable streams
+    /// (ServerConfig::resumable_streams); false otherwise, or when the call is over.
+    bool release_stream();
 
     /// Answers a tools/call.
     bool reply(ToolResult result);
@@ -190,8 +210,25 @@ struct ServerConfig {
     /// message is an invalid request, -32600).
     std::size_t max_json_depth = 64;
     std::size_t max_json_members = 10000;
-    /// Requests of one session in flight at once; more are refused with -32000 "Server busy".
+    /// Requests of one session in flight at once; more are refused with -32000 "Server busy". Also bounds the
+    /// requests to the client pending per session and the resumable POST streams kept per session.
     std::size_t max_calls_per_session = 256;
+    /// Failing JSON pointers named in an invalid-arguments tool error (the first ones found).
+    std::size_t max_reported_errors = 16;
+
+    // Added after the first bindings (kept last so earlier members keep their order): Streamable HTTP.
+    /// Host header values accepted (with or without a port; "*": any) from a client on a loopback address besides
+    /// IP literals and single-label names (localhost): a browser tricked by DNS rebinding reaches a local server
+    /// with the attacker's domain as Host, refused 403. Clients on other addresses are not checked (a proxy on the
+    /// same machine serving public names lists them here).
+    std::vector<std::string> allowed_hosts;
+    /// A POST's SSE stream survives its connection: its events carry ids ("<stream>-<n>", after a priming event of
+    /// empty data for 2025-11-25 clients) and are kept (replay_events of them), a client that lost the connection
+    /// reads the rest with GET and Last-Event-ID, and the request is not cancelled by the disconnect (the spec's
+    /// SHOULD). Off: a disconnect cancels the POST's requests. Stateful sessions only.
+    bool resumable_streams = false;
+    /// The `retry:` field (ms) opening a resumable stream: how long a client waits before reconnecting.
+    std::uint32_t stream_retry_ms = 1000;
 };
 
 /// An MCP server: a registry of tools, resources, prompts and their handlers, serving JSON-RPC over Streamable

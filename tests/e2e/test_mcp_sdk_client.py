@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import example_binary
 
 mcp = pytest.importorskip("mcp", reason="the official MCP SDK (python/requirements-dev.txt) is not installed")
+import mcp_types
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import PromptReference, ResourceTemplateReference
@@ -40,7 +41,7 @@ def test_sdk_negotiates_and_lists_tools(target):
             assert client.session.initialize_result.protocol_version == "2025-11-25"
             assert client.session.initialize_result.server_info.name == "slipstream-mcp-example"
             tools = {t.name: t for t in (await client.list_tools()).tools}
-            assert sorted(tools) == ["add", "big", "echo", "fail", "slow", "toggle", "touch"]
+            assert sorted(tools) == ["add", "ask", "big", "echo", "fail", "slow", "stats", "toggle", "touch"]
             assert tools["add"].output_schema["required"] == ["result"]
             assert tools["add"].annotations.read_only_hint is True
     run(main())
@@ -107,6 +108,24 @@ def test_sdk_progress_callbacks_and_logging(target):
     assert logs == [("info", "slow", "slow started")]
 
 
+def test_sdk_answers_the_servers_elicitation_request(target):
+    asked = []
+
+    async def on_elicit(context, params):
+        asked.append(params.message)
+        return mcp_types.ElicitResult(action="accept", content={"name": "Ada"})
+
+    async def main():
+        async with Client(target, elicitation_callback=on_elicit) as client:
+            result = await client.call_tool("ask", {})
+            assert (result.is_error, result.content[0].text) == (False, 'Elicited: {"action":"accept","content":{"name":"Ada"}}')
+        async with Client(target) as client:  # no elicitation capability: the tool says so
+            refused = await client.call_tool("ask", {})
+            assert (refused.is_error, refused.content[0].text) == (True, "The client cannot answer elicitation requests")
+    run(main())
+    assert asked == ["What is your name?"]
+
+
 def test_sdk_ping_and_list_changed(target):
     async def main():
         async with Client(target) as client:
@@ -115,4 +134,23 @@ def test_sdk_ping_and_list_changed(target):
             names = [t.name for t in (await client.list_tools(cache_mode="refresh")).tools]
             assert "extra" in names
             assert (await client.call_tool("extra", {})).content[0].text == "extra"
+    run(main())
+
+
+def test_sdk_resumes_a_released_stream_with_get(start_server):
+    """The server ends the POST's connection mid-call (Call::release_stream); the SDK client reconnects with GET and
+    Last-Event-ID after the retry delay and receives the progress and the result there."""
+    server = start_server("--threads", "1", "--resumable-streams", "--stream-retry-ms", "100", binary="mcp_server")
+
+    async def main():
+        progress = []
+
+        async def on_progress(value, total, message):
+            progress.append(value)
+
+        async with Client(server.url + "/mcp") as client:
+            result = await client.call_tool("slow", {"ms": 300, "steps": 3, "release": True},
+                                            progress_callback=on_progress)
+            assert result.content[0].text == "done"
+        assert progress == [1.0, 2.0, 3.0]
     run(main())

@@ -8,6 +8,7 @@ import threading
 import pytest
 
 from tests.conftest import example_binary
+from tests.e2e.helpers import poll
 
 
 class StdioServer:
@@ -116,6 +117,8 @@ def test_cancellation_and_nothing_but_messages_on_stdout(stdio):
     assert s.read()["method"] == "notifications/message"  # the call is running
     s.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}})
     assert s.request(8, "ping") == {"jsonrpc": "2.0", "id": 8, "result": {}}
+    poll(lambda: s.request(9, "tools/call", {"name": "stats"})["result"]["structuredContent"]["slow_cancelled"],
+         lambda n: n == 1, "the slow tool to stop")
     assert s.close() == 0
     assert s.lines.get(timeout=5) is None  # no answer to the cancelled request, nothing else on stdout
     assert "slow: cancelled" in s.proc.stderr.read()

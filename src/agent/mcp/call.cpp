@@ -132,6 +132,46 @@ bool Call::log(LogLevel level, std::string_view data_json, std::string_view logg
     return true;
 }
 
+std::string Call::client_capabilities_json() const {
+    return state_->session->client_capabilities();
+}
+
+bool Call::request(std::string_view method, std::string_view params_json,
+                   std::function<void(bool ok, std::string json)> on_answer, std::uint32_t timeout_ms) {
+    CallState& s = *state_;
+    if (s.done.load() || !on_answer || !s.session->answerable()) return false;
+    detail::Document doc;
+    auto params = json::parse(params_json, doc.arena);
+    if (!params.is_ok() || !params.value()->is_object()) return false;
+    // The capability a method needs: its first path segment ("sampling/createMessage" -> "sampling").
+    const std::string_view family = method.substr(0, method.find('/'));
+    if (family == "sampling" || family == "elicitation" || family == "roots") {
+        detail::Document caps_doc;
+        auto caps = json::parse(s.session->client_capabilities(), caps_doc.arena);
+        if (!caps.is_ok() || caps.value()->find(family) == nullptr) return false;
+    }
+    auto id = s.session->add_pending(std::move(on_answer), s.max_pending ? s.max_pending : 1);
+    if (!id) return false;
+    const std::uint32_t ms = timeout_ms ? timeout_ms : s.default_timeout_ms;
+    if (auto timers = s.timers.lock(); timers && ms) {
+        std::weak_ptr<detail::Session> session = s.session;
+        const std::uint64_t timer = timers->schedule(ms, [session, id = *id] {
+            auto held = session.lock();
+            if (held == nullptr) return;
+            if (auto fn = held->take_pending(id)) fn(false, R"({"code":-32001,"message":"Request timed out"})");
+        });
+        s.session->set_pending_timer(*id, timer);
+    }
+    std::string message = R"({"jsonrpc":"2.0","id":)" + *id + R"(,"method":)" + detail::quote(method) +
+                          R"(,"params":)" + detail::to_json(*params.value()) + "}";
+    s.channel->notify(std::move(message));
+    return true;
+}
+
+bool Call::release_stream() {
+    return !state_->done.load() && state_->channel->release();
+}
+
 bool Call::reply(ToolResult result) {
     if (state_->done.load() || state_->cancelled.load()) return false;
     return state_->finish(detail::tool_result_message(*state_, result));

@@ -9,7 +9,6 @@ namespace slipstream::mcp::detail {
 namespace {
 
 constexpr json::Value kEmptyObject = json::Value::object(nullptr, 0);
-constexpr std::size_t kMaxReportedErrors = 16;
 
 // "Invalid arguments for tool 'add':\n/a: Input should be a valid number" (one line per failing pointer).
 std::string validation_text(std::string_view tool, const json::schema::ErrorSink& sink) {
@@ -57,6 +56,8 @@ std::shared_ptr<CallState> ServerCore::admit(const Rpc& req, std::string name, s
     s->name = std::move(name);
     s->id_json = req.message.id_json;
     s->timers = timers_;
+    s->default_timeout_ms = config_.tool_timeout_ms;
+    s->max_pending = config_.max_calls_per_session;
     if (const json::Value* meta = object_param(req.message, "_meta")) {
         s->meta_json = to_json(*meta);
         const json::Value* token = meta->find("progressToken");
@@ -92,7 +93,7 @@ void ServerCore::call_tool(const Rpc& req) {
     if (args == nullptr || args->is_null()) args = &kEmptyObject;
     if (!args->is_object()) return answer_error(req, kInvalidParams, "Invalid params: \"arguments\" must be an object");
     if (!entry->input.validate(*args)) {
-        json::schema::ErrorSink sink(kMaxReportedErrors);
+        json::schema::ErrorSink sink(config_.max_reported_errors);
         entry->input.validate(*args, &sink);
         return answer_result(req, R"({"content":[{"type":"text","text":)" +
                                       quote(validation_text(entry->tool.name, sink)) + R"(}],"isError":true})");

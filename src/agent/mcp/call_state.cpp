@@ -74,7 +74,7 @@ std::string tool_result_message(const CallState& state, const ToolResult& result
         if (ok && !result.is_error && state.tool && state.tool->output.compiled())
             ok = state.tool->output.validate(*parsed.value());
         if (!ok) return error_message(state.id_json, kInternalError, "Internal error: invalid tool result");
-        structured_text = to_json(*parsed.value());
+        structured_text = result.structured_json;  // valid JSON (just parsed): sent as written
     } else if (!result.is_error && state.tool && state.tool->output.compiled()) {
         return error_message(state.id_json, kInternalError, "Internal error: invalid tool result");
     }

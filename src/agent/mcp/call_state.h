@@ -29,6 +29,8 @@ struct CallState {
     std::string progress_token_json;        // empty: the request asked for no progress
     std::shared_ptr<const ToolEntry> tool;  // tools/call only: output schema and concurrency gate
     std::weak_ptr<Timers> timers;
+    std::uint32_t default_timeout_ms = 0;  // of requests to the client (Call::request)
+    std::size_t max_pending = 0;           // requests to the client pending per session
 
     std::atomic<bool> done{false};
     std::atomic<bool> cancelled{false};

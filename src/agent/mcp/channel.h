@@ -19,6 +19,9 @@ class Channel {
     virtual void answer(std::string message) = 0;
     /// A request that ends without an answer (the client cancelled it).
     virtual void abandon() = 0;
+    /// Ends the connection of a resumable stream, the request going on (Call::release_stream); false when this
+    /// channel has none.
+    virtual bool release() { return false; }
 };
 
 /// Every message to one function (stdio, Server::handle_message); abandon() sends nothing.
@@ -42,6 +45,7 @@ class BatchChannel final : public Channel {
     void notify(std::string message) override { parent_->notify(std::move(message)); }
     void answer(std::string message) override { done(&message); }
     void abandon() override { done(nullptr); }
+    bool release() override { return parent_->release(); }
 
   private:
     void done(std::string* message) {

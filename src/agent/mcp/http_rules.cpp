@@ -87,6 +87,27 @@ bool origin_allowed(std::optional<std::string_view> origin, std::optional<std::s
     return false;
 }
 
+bool host_allowed(std::optional<std::string_view> host, std::string_view peer,
+                  const std::vector<std::string>& allowed) {
+    const bool loopback_peer =
+        peer.starts_with("127.") || peer.starts_with("[::1]") || peer.starts_with("[::ffff:127.");
+    if (!loopback_peer) return true;
+    if (!host) return false;
+    const std::string_view h = trim(*host);
+    // The name without the port ("[::1]:8000" -> "[::1]", "localhost:8000" -> "localhost").
+    std::string_view name = h;
+    if (const std::size_t colon = h.rfind(':');
+        colon != std::string_view::npos && h.find(']', colon) == std::string_view::npos)
+        name = h.substr(0, colon);
+    if (name.empty() || name.front() == '[') return !name.empty();  // an IPv6 literal
+    // An IPv4 literal (digits and dots only) or a single label cannot be a rebinding attacker's domain.
+    if (name.find('.') == std::string_view::npos || name.find_first_not_of("0123456789.") == std::string_view::npos)
+        return true;
+    for (const std::string& a : allowed)
+        if (a == "*" || iequals(a, h) || iequals(a, name)) return true;
+    return false;
+}
+
 std::string new_session_id() {
     static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     std::array<unsigned char, 24> bytes{};

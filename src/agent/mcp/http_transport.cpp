@@ -1,6 +1,8 @@
 // HttpTransport: the Streamable HTTP rules of the 2025-03-26, 2025-06-18 and 2025-11-25 specifications.
 #include "agent/mcp/http_transport.h"
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <utility>
 
@@ -38,7 +40,8 @@ std::int64_t now_ms() {
 HttpTransport::HttpTransport(ServerCore& core)
     : core_(core),
       sessions_({core.config().max_sessions, core.config().max_sessions_per_principal,
-                 std::chrono::milliseconds(core.config().session_idle_ms), core.config().replay_events}) {}
+                 std::chrono::milliseconds(core.config().session_idle_ms), core.config().replay_events,
+                 core.config().max_calls_per_session}) {}
 
 HttpTransport::~HttpTransport() {
     for (auto& s : sessions_.clear())
@@ -55,13 +58,19 @@ void HttpTransport::mount(App& app, std::string_view path) {
                 responder.send(http_error(503, kInternalError, "MCP server stopped"));
         };
     };
+    schedule_sweep();
     app.route_async("POST", path, route(&HttpTransport::post));
     app.route_async("GET", path, route(&HttpTransport::get));
     app.route_async("DELETE", path, route(&HttpTransport::del));
 }
 
 bool HttpTransport::origin_ok(Request& req, Responder& responder) {
-    if (origin_allowed(req.header("Origin"), req.header("Host"), core_.config().allowed_origins)) return true;
+    const ServerConfig& config = core_.config();
+    if (!host_allowed(req.header("Host"), req.peer(), config.allowed_hosts)) {
+        responder.send(http_error(403, kInvalidRequest, "Forbidden: Host not allowed"));
+        return false;
+    }
+    if (origin_allowed(req.header("Origin"), req.header("Host"), config.allowed_origins)) return true;
     responder.send(http_error(403, kInvalidRequest, "Forbidden: Origin not allowed"));
     return false;
 }
@@ -98,51 +107,107 @@ void HttpTransport::sweep() {
         end(s);
 }
 
+void HttpTransport::schedule_sweep() {
+    if (core_.config().stateless) return;
+    const std::uint32_t period = std::clamp<std::uint32_t>(core_.config().session_idle_ms / 4, 1000, 60000);
+    std::weak_ptr<HttpTransport> weak = weak_from_this();
+    core_.timers()->schedule(period, [weak] {
+        if (auto self = weak.lock()) {
+            self->sweep();
+            self->schedule_sweep();
+        }
+    });
+}
+
+bool HttpTransport::post_headers_ok(Request& req, Responder& responder) {
+    const auto accept = req.header("Accept");
+    if (!accept || !accepts(*accept, "application/json") || !accepts(*accept, "text/event-stream")) {
+        responder.send(http_error(406, kInvalidRequest,
+                                  "Not Acceptable: Accept must list application/json and text/event-stream"));
+        return false;
+    }
+    const auto content_type = req.header("Content-Type");
+    if (!content_type || !accepts(*content_type, "application/json") || content_type->find('*') != std::string::npos) {
+        responder.send(
+            http_error(415, kInvalidRequest, "Unsupported Media Type: Content-Type must be application/json"));
+        return false;
+    }
+    if (req.body().size() > core_.config().max_message_bytes) {
+        responder.send(http_error(413, kInvalidRequest, "Payload Too Large"));
+        return false;
+    }
+    return true;
+}
+
+std::optional<HttpTransport::PostTarget> HttpTransport::target_of(Request& req, Responder& responder, bool initialize) {
+    PostTarget t;
+    if (core_.config().stateless) {
+        t.session = std::make_shared<Session>("", std::string(req.principal()));
+        t.session->set_version(req.header(kVersionHeader).value_or(kDefaultVersion));
+        t.session->set_answerable(false);
+        if (!initialize) t.session->set_initialized();
+        return t;
+    }
+    if (!initialize) {
+        t.http = session_of(req, responder);
+        if (t.http == nullptr) return std::nullopt;
+        t.session = t.http->session;
+        return t;
+    }
+    SessionTable::Outcome outcome{};
+    t.http = sessions_.create(std::string(req.principal()), outcome);
+    if (t.http == nullptr) {
+        const bool principal = outcome == SessionTable::Outcome::kPrincipalFull;
+        responder.send(http_error(principal ? 429 : 503, kServerBusy,
+                                  principal ? "Too many sessions for this principal" : "Too many sessions"));
+        return std::nullopt;
+    }
+    t.session = t.http->session;
+    t.headers.emplace_back(kSessionHeader, t.session->id());
+    return t;
+}
+
+std::shared_ptr<PostChannel> HttpTransport::channel_for(Responder responder, PostTarget& target, bool initialize,
+                                                        std::vector<std::string> request_ids) {
+    const ServerConfig& config = core_.config();
+    PostChannelOptions options;
+    options.sse = !config.json_response;
+    options.headers = std::move(target.headers);
+    if (target.http) options.fallback = [stream = target.http->stream](std::string m) { stream->push(m); };
+    const bool resumable = config.resumable_streams && target.http && options.sse && !initialize;
+    if (resumable) {
+        options.stream_id = target.http->posts->next_id();
+        options.keep_events = config.replay_events;
+        options.priming_event = target.session->features().priming_event;
+        options.retry_ms = config.stream_retry_ms;
+    } else {
+        // A client that goes away cancels its requests in flight.
+        std::weak_ptr<Session> weak_session = target.session;
+        responder.on_cancel([weak_session, ids = std::move(request_ids)] {
+            if (auto s = weak_session.lock())
+                for (const std::string& id : ids)
+                    if (auto call = s->find(id)) call->cancel(std::nullopt);
+        });
+    }
+    const std::uint64_t stream_id = options.stream_id;
+    auto channel = std::make_shared<PostChannel>(std::move(responder), std::move(options));
+    if (resumable) target.http->posts->add(stream_id, channel);
+    return channel;
+}
+
 void HttpTransport::post(Request& req, Responder responder) {
     sweep();
-    const ServerConfig& config = core_.config();
-    if (!origin_ok(req, responder)) return;
-    const auto accept = req.header("Accept");
-    if (!accept || !accepts(*accept, "application/json") || !accepts(*accept, "text/event-stream"))
-        return (void)responder.send(http_error(
-            406, kInvalidRequest, "Not Acceptable: Accept must list application/json and text/event-stream"));
-    const auto content_type = req.header("Content-Type");
-    if (!content_type || !accepts(*content_type, "application/json") || content_type->find('*') != std::string::npos)
-        return (void)responder.send(
-            http_error(415, kInvalidRequest, "Unsupported Media Type: Content-Type must be application/json"));
-    if (req.body().size() > config.max_message_bytes)
-        return (void)responder.send(http_error(413, kInvalidRequest, "Payload Too Large"));
-    if (!version_ok(req, responder)) return;
-
+    if (!origin_ok(req, responder) || !post_headers_ok(req, responder)) return;
     const Incoming incoming = parse_messages(req.body(), core_.parse_limits());
     if (incoming.error_code != 0) return (void)responder.send(http_error(400, incoming.error_code, incoming.error));
     const bool initialize = !incoming.batch && incoming.messages.front().kind == MessageKind::kRequest &&
                             incoming.messages.front().method == "initialize";
-
+    // The header applies to the requests after initialize (the version is negotiated in its body).
+    if (!initialize && !version_ok(req, responder)) return;
     // The session: a new one for initialize, the named one otherwise; a throwaway one when stateless.
-    std::shared_ptr<HttpSession> http_session;
-    std::shared_ptr<Session> session;
-    std::vector<std::pair<std::string, std::string>> headers;
-    if (config.stateless) {
-        session = std::make_shared<Session>("", std::string(req.principal()));
-        session->set_version(req.header(kVersionHeader).value_or(kDefaultVersion));
-        if (!initialize) session->set_initialized();
-    } else if (initialize) {
-        SessionTable::Outcome outcome{};
-        http_session = sessions_.create(std::string(req.principal()), outcome);
-        if (http_session == nullptr) {
-            const bool principal = outcome == SessionTable::Outcome::kPrincipalFull;
-            return (void)responder.send(
-                http_error(principal ? 429 : 503, kServerBusy,
-                           principal ? "Too many sessions for this principal" : "Too many sessions"));
-        }
-        session = http_session->session;
-        headers.emplace_back(kSessionHeader, session->id());
-    } else {
-        http_session = session_of(req, responder);
-        if (http_session == nullptr) return;
-        session = http_session->session;
-    }
+    std::optional<PostTarget> target = target_of(req, responder, initialize);
+    if (!target) return;
+    const std::shared_ptr<Session> session = target->session;
 
     bool answers = false;
     std::vector<std::string> request_ids;
@@ -154,31 +219,17 @@ void HttpTransport::post(Request& req, Responder responder) {
         core_.handle(session, incoming, std::make_shared<NullChannel>());
         return (void)responder.send(Response(202));
     }
-
-    // A client that goes away cancels its requests in flight.
-    std::weak_ptr<Session> weak_session = session;
-    responder.on_cancel([weak_session, ids = std::move(request_ids)] {
-        if (auto s = weak_session.lock())
-            for (const std::string& id : ids)
-                if (auto call = s->find(id)) call->cancel(std::nullopt);
-    });
-    std::function<void(std::string)> fallback;
-    if (http_session) fallback = [stream = http_session->stream](std::string m) { stream->push(m); };
-    auto channel = std::make_shared<PostChannel>(std::move(responder), !config.json_response, std::move(headers),
-                                                 std::move(fallback));
-    core_.handle(session, incoming, channel);
-
-    if (initialize && http_session) {
-        if (!session->initialized()) {  // refused (no protocolVersion): no session was made
-            sessions_.remove(session->id(), session->principal());
-            return;
-        }
-        std::weak_ptr<ServerStream> stream = http_session->stream;
-        session->set_sink([stream](std::string m) {
-            if (auto s = stream.lock()) s->push(m);
-        });
-        core_.attach(session);
+    core_.handle(session, incoming, channel_for(std::move(responder), *target, initialize, std::move(request_ids)));
+    if (!initialize || target->http == nullptr) return;
+    if (!session->initialized()) {  // refused (no protocolVersion): no session was made
+        sessions_.remove(session->id(), session->principal());
+        return;
     }
+    std::weak_ptr<ServerStream> stream = target->http->stream;
+    session->set_sink([stream](std::string m) {
+        if (auto s = stream.lock()) s->push(m);
+    });
+    core_.attach(session);
 }
 
 void HttpTransport::get(Request& req, Responder responder) {
@@ -197,6 +248,22 @@ void HttpTransport::get(Request& req, Responder responder) {
     auto s = session_of(req, responder);
     if (s == nullptr) return;
     std::optional<std::string_view> last = req.header("Last-Event-ID");
+    // "<stream>-<n>": the rest of a POST's resumable stream; else the session's own stream.
+    if (last && last->find('-') != std::string_view::npos) {
+        const std::string_view text = *last;
+        const std::size_t dash = text.find('-');
+        std::uint64_t stream_id = 0, after = 0;
+        const auto a = std::from_chars(text.data(), text.data() + dash, stream_id);
+        const auto b = std::from_chars(text.data() + dash + 1, text.data() + text.size(), after);
+        const bool parsed = a.ec == std::errc() && a.ptr == text.data() + dash && b.ec == std::errc() &&
+                            b.ptr == text.data() + text.size();
+        if (auto post = parsed ? s->posts->find(stream_id) : nullptr) {
+            EventStream stream(std::move(responder));
+            if (!post->resume(stream, after)) stream.close();
+            return;
+        }
+        last.reset();  // a stream we do not know (any more): nothing of another stream is replayed
+    }
     s->stream->attach(EventStream(std::move(responder)), last);
 }
 

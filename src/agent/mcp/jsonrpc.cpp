@@ -52,6 +52,8 @@ Message classify(const json::Value& value) {
             return m;
         }
         m.kind = MessageKind::kResponse;
+        m.result = value.find("result");
+        m.error_value = value.find("error");
         return m;
     }
     if (!method->is_string() || method->as_string().empty()) {

@@ -34,8 +34,10 @@ struct Message {
     MessageKind kind = MessageKind::kInvalid;
     std::string id_json = "null";  // the id as JSON text (echoed in the answer); "null" when absent or unusable
     std::string_view method;
-    const json::Value* params = nullptr;  // an object, or nullptr when absent
-    std::string error;                    // why kind is kInvalid
+    const json::Value* params = nullptr;       // an object, or nullptr when absent
+    const json::Value* result = nullptr;       // a response's result, or nullptr
+    const json::Value* error_value = nullptr;  // a response's error, or nullptr
+    std::string error;                         // why kind is kInvalid
 };
 
 /// What parse_messages() found: a single message, a batch, or a document-level error.

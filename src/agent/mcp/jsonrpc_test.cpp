@@ -136,6 +136,22 @@ TEST(HttpRules, Origin) {
     EXPECT_FALSE(origin_allowed("null", "127.0.0.1:8000", allowed));
 }
 
+TEST(HttpRules, HostAgainstDnsRebinding) {
+    const std::vector<std::string> allowed = {"mcp.example.com"};
+    EXPECT_TRUE(host_allowed("localhost:8000", "127.0.0.1:5000", allowed));
+    EXPECT_TRUE(host_allowed("127.0.0.1", "127.0.0.1:5000", allowed));
+    EXPECT_TRUE(host_allowed("[::1]:8000", "[::1]:5000", allowed));
+    EXPECT_TRUE(host_allowed("mcp.example.com:443", "127.0.0.1:5000", allowed));
+    EXPECT_FALSE(host_allowed("evil.example.com", "127.0.0.1:5000", allowed));
+    EXPECT_FALSE(host_allowed("localhost.evil.com:8000", "[::1]:5000", allowed));
+    EXPECT_FALSE(host_allowed(std::nullopt, "127.0.0.1:5000", allowed));
+    EXPECT_TRUE(host_allowed("evil.example.com", "10.0.0.7:5000", allowed));  // not a local client
+    EXPECT_TRUE(host_allowed("anything.example", "127.0.0.1:1", {"*"}));
+    EXPECT_TRUE(host_allowed("testserver", "127.0.0.1:5000", {}));  // a single label is nobody's public domain
+    EXPECT_TRUE(host_allowed("192.168.0.2:8080", "127.0.0.1:5000", {}));
+    EXPECT_FALSE(host_allowed("mymac.local", "127.0.0.1:5000", {}));
+}
+
 TEST(HttpRules, SessionIdsAreVisibleAsciiAndDistinct) {
     const std::string a = new_session_id(), b = new_session_id();
     EXPECT_EQ(a.size(), 32u);

@@ -31,6 +31,7 @@ ServerCore::ServerCore(ServerConfig config) : config_(std::move(config)), timers
 
 ServerCore::~ServerCore() {
     stop();
+    timers_->shutdown();  // no timer callback runs while the members below go
 }
 
 json::ParseOptions ServerCore::parse_limits() const {
@@ -95,7 +96,7 @@ void ServerCore::dispatch(const Rpc& req) {
             answer_error(req, kInvalidRequest, "Invalid Request: " + req.message.error);
             return;
         case MessageKind::kResponse:
-            return;  // this server sends no requests, so no response is awaited
+            return response(req.session, req.message);
         case MessageKind::kNotification:
             notification(req.session, req.message);
             return;
@@ -125,6 +126,18 @@ void ServerCore::request(const Rpc& req) {
     answer_error(req, kMethodNotFound, "Method not found: " + std::string(method));
 }
 
+void ServerCore::response(const std::shared_ptr<Session>& session, const Message& message) {
+    std::uint64_t timer = 0;
+    Session::AnswerFn fn = session->take_pending(message.id_json, &timer);
+    if (!fn) return;  // unknown, or timed out already
+    timers_->cancel(timer);
+    const bool ok = message.result != nullptr;
+    const json::Value* body = ok ? message.result : message.error_value;
+    std::string text = to_json(*body);
+    if (!ok && !body->is_object()) text = R"({"code":-32603,"message":"Internal error"})";
+    fn(ok, std::move(text));
+}
+
 void ServerCore::notification(const std::shared_ptr<Session>& session, const Message& message) {
     if (message.method == "notifications/initialized") return;
     if (message.method != "notifications/cancelled" || message.params == nullptr) return;
@@ -141,6 +154,10 @@ void ServerCore::initialize(const Rpc& req) {
         return answer_error(req, kInvalidRequest, "Invalid Request: the session is already initialized");
     const std::string_view version = negotiate_version(requested->as_string());
     req.session->set_version(version);
+    if (req.message.params != nullptr) {
+        const json::Value* caps = req.message.params->find("capabilities");
+        if (caps != nullptr && caps->is_object()) req.session->set_client_capabilities(to_json(*caps));
+    }
     const Features f = features_of(version);
     std::string out;
     json::Writer w(out);

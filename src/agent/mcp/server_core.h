@@ -34,6 +34,7 @@ class ServerCore {
 
     const ServerConfig& config() const { return config_; }
     Registry& registry() { return registry_; }
+    const std::shared_ptr<Timers>& timers() const { return timers_; }
     json::ParseOptions parse_limits() const;
 
     /// Parses `text` and handles it (handle()).
@@ -65,6 +66,8 @@ class ServerCore {
     void dispatch(const Rpc& req);
     void request(const Rpc& req);
     void notification(const std::shared_ptr<Session>& session, const Message& message);
+    /// A client's answer to a request this server sent (Call::request).
+    void response(const std::shared_ptr<Session>& session, const Message& message);
     void broadcast(ListKind kind);
     std::vector<std::shared_ptr<Session>> sessions();
 

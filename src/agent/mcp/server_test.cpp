@@ -1,10 +1,13 @@
 // Tests of the Server through handle_message(): lifecycle, lists, tool calls, validation, Call lifetime.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "slipstream/mcp.h"
@@ -137,6 +140,27 @@ TEST(McpServer, BatchesOnlyOn20250326) {
     EXPECT_EQ(
         h.send(R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])"),
         R"({"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: batches are only allowed in protocol version 2025-03-26"}})");
+}
+
+TEST(McpServer, LimitsOfBatchesAndRequestsInFlight) {
+    ServerConfig config;
+    config.max_batch = 2;
+    config.max_calls_per_session = 1;
+    Harness h(config);
+    std::vector<Call> held;
+    h.server.tool(held_tool("hold", &held));
+    h.init("2025-03-26");
+    EXPECT_EQ(h.send(R"([{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"},)"
+                     R"({"jsonrpc":"2.0","id":3,"method":"ping"}])"),
+              R"({"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: batch too large"}})");
+    h.send(R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"hold"}})");
+    EXPECT_EQ(
+        h.send(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"hold"}})"),
+        R"({"jsonrpc":"2.0","id":5,"error":{"code":-32000,"message":"Server busy: too many requests in flight"}})");
+    held[0].reply(ToolResult::text("ok"));
+    h.send(R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"hold"}})");
+    EXPECT_EQ(held.size(), 2u);
+    held[1].reply(ToolResult::text("ok"));
 }
 
 TEST(McpServer, ToolsListPagesWithCursors) {
@@ -387,6 +411,100 @@ TEST(McpServer, ListChangedAndResourceUpdatedReachTheSession) {
               R"({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"info://x"}})");
     EXPECT_TRUE(h.server.remove_tool("late"));
     EXPECT_FALSE(h.server.remove_tool("late"));
+}
+
+TEST(McpServer, RequestsToTheClientNeedItsCapabilityAndGetItsAnswer) {
+    Harness h;
+    std::vector<Call> held;
+    h.server.tool(held_tool("ask", &held));
+    h.send(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+           R"("capabilities":{"elicitation":{}}}})");
+    h.send(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}})");
+    h.send(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask"}})");
+    ASSERT_EQ(held.size(), 2u);
+    EXPECT_EQ(held[0].client_capabilities_json(), R"({"elicitation":{}})");
+    std::vector<std::pair<bool, std::string>> answers;
+    auto record = [&answers](bool ok, std::string json) { answers.emplace_back(ok, std::move(json)); };
+    EXPECT_FALSE(held[0].request("sampling/createMessage", R"({"messages":[]})", record));  // not declared
+    EXPECT_FALSE(held[0].request("elicitation/create", "[1]", record));                     // params not an object
+    std::size_t before = h.count();
+    EXPECT_TRUE(held[0].request("elicitation/create", R"({"message":"name?"})", record));
+    EXPECT_EQ(h.since(before),
+              R"({"jsonrpc":"2.0","id":"s1","method":"elicitation/create","params":{"message":"name?"}})");
+    EXPECT_TRUE(held[1].request("elicitation/create", R"({"message":"again?"})", record));
+    EXPECT_EQ(h.send(R"({"jsonrpc":"2.0","id":"s2","error":{"code":-1,"message":"no"}})"), "");
+    EXPECT_EQ(h.send(R"({"jsonrpc":"2.0","id":"s1","result":{"action":"accept","content":{"n":"x"}}})"), "");
+    EXPECT_EQ(h.send(R"({"jsonrpc":"2.0","id":"s1","result":{}})"), "");  // answered already: ignored
+    ASSERT_EQ(answers.size(), 2u);
+    EXPECT_EQ(answers[0], (std::pair<bool, std::string>{false, R"({"code":-1,"message":"no"})"}));
+    EXPECT_EQ(answers[1], (std::pair<bool, std::string>{true, R"({"action":"accept","content":{"n":"x"}})"}));
+    held[0].reply(ToolResult::text("a"));
+    EXPECT_FALSE(held[0].request("elicitation/create", "{}", record));  // the call is over
+    held[1].reply(ToolResult::text("b"));
+}
+
+TEST(McpServer, UnansweredRequestsToTheClientTimeOut) {
+    Harness h;
+    std::vector<Call> held;
+    h.server.tool(held_tool("ask", &held));
+    h.send(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+           R"("capabilities":{"roots":{}}}})");
+    h.send(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}})");
+    ASSERT_EQ(held.size(), 1u);
+    std::mutex mu;
+    std::condition_variable cv;
+    std::optional<std::pair<bool, std::string>> answer;
+    ASSERT_TRUE(held[0].request(
+        "roots/list", "{}",
+        [&](bool ok, std::string json) {
+            std::lock_guard lock(mu);
+            answer.emplace(ok, std::move(json));
+            cv.notify_all();
+        },
+        1));
+    std::unique_lock lock(mu);
+    cv.wait_for(lock, std::chrono::seconds(10), [&] { return answer.has_value(); });
+    ASSERT_TRUE(answer.has_value());
+    EXPECT_EQ(*answer, (std::pair<bool, std::string>{false, R"({"code":-32001,"message":"Request timed out"})"}));
+    lock.unlock();
+    held[0].reply(ToolResult::text("done"));
+}
+
+// Reads one line from `fd` (blocking).
+std::string read_line(int fd) {
+    std::string line;
+    char c = 0;
+    while (::read(fd, &c, 1) == 1 && c != '\n')
+        line.push_back(c);
+    return line;
+}
+
+TEST(McpStdio, AnswersLinesAndEndsOnStopOrEndOfInput) {
+    int in[2], out[2];
+    ASSERT_EQ(::pipe(in), 0);
+    ASSERT_EQ(::pipe(out), 0);
+    Server server;
+    int rc = -1;
+    std::thread loop([&] { rc = server.serve_stdio(in[0], out[1]); });
+    const std::string ping = R"({"jsonrpc":"2.0","id":1,"method":"ping"})"
+                             "\n";
+    ASSERT_EQ(::write(in[1], ping.data(), ping.size()), static_cast<ssize_t>(ping.size()));
+    EXPECT_EQ(read_line(out[0]), R"({"jsonrpc":"2.0","id":1,"result":{}})");
+    server.stop();
+    loop.join();
+    EXPECT_EQ(rc, 0);
+
+    Server second;  // end of input ends it too, answering a message split across writes first
+    std::thread loop2([&] { rc = second.serve_stdio(in[0], out[1]); });
+    ASSERT_EQ(::write(in[1], ping.data(), 10), 10);
+    ASSERT_EQ(::write(in[1], ping.data() + 10, ping.size() - 10), static_cast<ssize_t>(ping.size() - 10));
+    EXPECT_EQ(read_line(out[0]), R"({"jsonrpc":"2.0","id":1,"result":{}})");
+    ::close(in[1]);
+    loop2.join();
+    EXPECT_EQ(rc, 0);
+    ::close(in[0]);
+    ::close(out[0]);
+    ::close(out[1]);
 }
 
 TEST(McpServer, RegistrationChecks) {

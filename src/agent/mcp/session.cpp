@@ -90,6 +90,50 @@ std::vector<std::shared_ptr<CallState>> Session::calls() const {
     return out;
 }
 
+void Session::set_client_capabilities(std::string json) {
+    std::lock_guard lock(mu_);
+    client_capabilities_ = std::move(json);
+}
+
+std::string Session::client_capabilities() const {
+    std::lock_guard lock(mu_);
+    return client_capabilities_;
+}
+
+void Session::set_answerable(bool on) {
+    std::lock_guard lock(mu_);
+    answerable_ = on;
+}
+
+bool Session::answerable() const {
+    std::lock_guard lock(mu_);
+    return answerable_;
+}
+
+std::optional<std::string> Session::add_pending(AnswerFn on_answer, std::size_t max) {
+    std::lock_guard lock(mu_);
+    if (pending_.size() >= max) return std::nullopt;
+    std::string id = "\"s" + std::to_string(next_request_++) + "\"";
+    pending_.emplace(id, std::make_pair(std::move(on_answer), 0));
+    return id;
+}
+
+void Session::set_pending_timer(const std::string& id_json, std::uint64_t timer_id) {
+    std::lock_guard lock(mu_);
+    auto it = pending_.find(id_json);
+    if (it != pending_.end()) it->second.second = timer_id;
+}
+
+Session::AnswerFn Session::take_pending(const std::string& id_json, std::uint64_t* timer_id) {
+    std::lock_guard lock(mu_);
+    auto it = pending_.find(id_json);
+    if (it == pending_.end()) return {};
+    AnswerFn fn = std::move(it->second.first);
+    if (timer_id != nullptr) *timer_id = it->second.second;
+    pending_.erase(it);
+    return fn;
+}
+
 void Session::set_sink(std::function<void(std::string)> sink) {
     std::lock_guard lock(mu_);
     sink_ = std::move(sink);

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -48,6 +50,23 @@ class Session {
     /// Every call in flight (to cancel them when the session ends).
     std::vector<std::shared_ptr<CallState>> calls() const;
 
+    /// The client's `capabilities` object from initialize (compact JSON; "{}" before).
+    void set_client_capabilities(std::string json);
+    std::string client_capabilities() const;
+
+    /// False for a stateless HTTP request's throwaway session: the client's answer to a request of ours could not
+    /// find it, so Call::request refuses.
+    void set_answerable(bool on);
+    bool answerable() const;
+
+    /// Requests this server sent the client, awaiting its answer: `on_answer(ok, result or error JSON)`.
+    using AnswerFn = std::function<void(bool, std::string)>;
+    /// A new request id (JSON text) registered with `on_answer`; false when `max` are pending.
+    std::optional<std::string> add_pending(AnswerFn on_answer, std::size_t max);
+    void set_pending_timer(const std::string& id_json, std::uint64_t timer_id);
+    /// Removes and returns the pending request `id_json` (its timer id in `timer_id`), or an empty function.
+    AnswerFn take_pending(const std::string& id_json, std::uint64_t* timer_id = nullptr);
+
     /// Messages not tied to a request (list_changed, resources/updated) go to `sink` (the GET stream, stdout).
     void set_sink(std::function<void(std::string)> sink);
     /// Sends through the sink; dropped when there is none.
@@ -64,6 +83,10 @@ class Session {
     std::unordered_set<std::string> subscriptions_;
     std::unordered_map<std::string, std::weak_ptr<CallState>> calls_;
     std::function<void(std::string)> sink_;
+    std::string client_capabilities_ = "{}";
+    bool answerable_ = true;
+    std::uint64_t next_request_ = 1;
+    std::unordered_map<std::string, std::pair<AnswerFn, std::uint64_t>> pending_;
 };
 
 }  // namespace slipstream::mcp::detail

@@ -14,6 +14,7 @@ std::shared_ptr<HttpSession> SessionTable::create(const std::string& principal, 
     auto s = std::make_shared<HttpSession>();
     s->session = std::make_shared<Session>(id, principal);
     s->stream = std::make_shared<ServerStream>(limits_.replay_events);
+    s->posts = std::make_shared<PostStreams>(limits_.resumable_posts);
     s->last_used = std::chrono::steady_clock::now();
     std::lock_guard lock(mu_);
     if (by_id_.size() >= limits_.max_sessions) {

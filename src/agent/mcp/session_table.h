@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "agent/mcp/post_streams.h"
 #include "agent/mcp/server_stream.h"
 #include "agent/mcp/session.h"
 
@@ -17,6 +18,7 @@ namespace slipstream::mcp::detail {
 struct HttpSession {
     std::shared_ptr<Session> session;
     std::shared_ptr<ServerStream> stream;
+    std::shared_ptr<PostStreams> posts;  // resumable POST streams (ServerConfig::resumable_streams)
     std::chrono::steady_clock::time_point last_used;
 };
 
@@ -28,6 +30,7 @@ class SessionTable {
         std::size_t max_per_principal;
         std::chrono::milliseconds idle;
         std::size_t replay_events;
+        std::size_t resumable_posts;  // POST streams kept per session for resumption
     };
     explicit SessionTable(Limits limits) : limits_(limits) {}
 

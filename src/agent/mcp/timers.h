@@ -1,4 +1,4 @@
-// Timers: one thread running callbacks at deadlines (tool timeouts), cancellable by id.
+// Timers: one thread running callbacks at deadlines (tool timeouts, session sweeps), cancellable by id.
 #pragma once
 
 #include <chrono>
@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -13,10 +14,11 @@
 namespace slipstream::mcp::detail {
 
 /// Thread-safe. The thread starts with the first schedule(); callbacks run on it, one at a time, and must be
-/// quick. The destructor stops the thread and drops the callbacks not yet run.
+/// quick. The destructor stops the thread (joined, or left to end by itself when the destructor runs on it, from
+/// a callback that held the last reference) and drops the callbacks not yet run.
 class Timers {
   public:
-    Timers() = default;
+    Timers();
     ~Timers();
     Timers(const Timers&) = delete;
     Timers& operator=(const Timers&) = delete;
@@ -25,17 +27,24 @@ class Timers {
     std::uint64_t schedule(std::uint32_t ms, std::function<void()> fn);
     /// Drops a callback not yet run; no-op for an unknown id or 0.
     void cancel(std::uint64_t id);
+    /// Stops the thread (waiting for a running callback unless called from it) and drops every callback; later
+    /// schedule() calls return 0 and run nothing. Idempotent.
+    void shutdown();
 
   private:
-    void run();
-
     using Clock = std::chrono::steady_clock;
-    std::mutex mu_;
-    std::condition_variable cv_;
-    std::map<std::pair<Clock::time_point, std::uint64_t>, std::function<void()>> due_;
-    std::map<std::uint64_t, Clock::time_point> by_id_;
-    std::uint64_t next_id_ = 1;
-    bool stop_ = false;
+    // What the thread uses: shared with it, so it outlives a Timers destroyed on that thread.
+    struct State {
+        std::mutex mu;
+        std::condition_variable cv;
+        std::map<std::pair<Clock::time_point, std::uint64_t>, std::function<void()>> due;
+        std::map<std::uint64_t, Clock::time_point> by_id;
+        std::uint64_t next_id = 1;
+        bool stop = false;
+    };
+    static void run(const std::shared_ptr<State>& state);
+
+    std::shared_ptr<State> state_;
     std::thread thread_;
 };
 
