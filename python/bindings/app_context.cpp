@@ -40,6 +40,14 @@ AppContext::AppContext(PyObject* runtime)
       background_name(PyRef::steal(PyUnicode_InternFromString("background"))),
       encoder(required_attr(runtime, "encode_fallback").get(), required_attr(runtime, "model_plan").get()) {
     if (!begin) run_background = PyRef();
+    new_host = optional_attr(runtime, "new_host");
+    if (new_host) {
+        PyRef tasks = PyRef::steal(PyImport_ImportModule("asyncio.tasks"));
+        if (!tasks) throw nanobind::python_error();
+        enter_task = optional_attr(tasks.get(), "_enter_task");
+        leave_task = optional_attr(tasks.get(), "_leave_task");
+        if (!enter_task || !leave_task) new_host = PyRef();  // an asyncio without them: steps run outside tasks
+    }
     PyRef cancel = optional_attr(runtime, "cancel_on_disconnect");
     if (cancel && PyObject_IsTrue(cancel.get()) == 1) {
         disconnects = std::make_shared<Disconnects>();

@@ -16,7 +16,9 @@ struct AppContext {
     /// `runtime`: the app's AppRuntime (slipstream/_runtime.py). Throws std::runtime_error when a helper is missing.
     explicit AppContext(PyObject* runtime);
 
-    PyRef resume;             // resume(coro, yielded, reply): continue a suspended coroutine on the loop
+    // resume(coro, yielded, reply, context, host): continue a suspended coroutine in a task (`host`'s, when
+    // given), each step inside `context`
+    PyRef resume;
     PyRef handle_error;       // handle_error(route, request, exc) -> response object
     PyRef conversion_failed;  // conversion_failed(route, request, ((exc, loc), ...), None) -> response object
     PyRef make_request;       // make_request(method, path, query, headers, body, path_params, client, route)
@@ -34,6 +36,14 @@ struct AppContext {
     // The runtime's `cancel_on_disconnect` (App(cancel_on_disconnect=True)): a suspended handler's task is
     // cancelled when its client disconnects; the runtime watches it as `runtime.disconnects`. Else null.
     std::shared_ptr<Disconnects> disconnects;
+    // Optional (an AppRuntime has it): new_host() -> (loop, task, check, slot), a task for coroutines' first steps
+    // (py_route.cpp, first_step), with asyncio's _enter_task / _leave_task. Null: steps run outside any task.
+    PyRef new_host;
+    PyRef enter_task;
+    PyRef leave_task;
+    // The host in use: its task is current during first steps until a coroutine suspends in it (then it is
+    // that coroutine's task and a new host is made) or it was cancelled (`check()` is true). Null until needed.
+    PyRef host;
 };
 
 }  // namespace slipstream::python

@@ -31,6 +31,7 @@ __all__ = [
     "handle_error",
     "make_request",
     "model_plan",
+    "new_host",
     "resume",
     "run_executor",
 ]
@@ -76,34 +77,82 @@ def run_executor(event_fd: int, drain: Any, host: Any = None) -> None:
 
 
 class _Continue:
-    """Awaitable that continues a coroutine already stepped once (it yielded `first`) inside a real Task."""
+    """Awaitable that continues a coroutine already stepped once (it yielded `first`) inside a real Task, each step
+    inside `context` (the context its first step ran in); `cancelled`: its task was cancelled before it got it."""
 
-    __slots__ = ("coro", "first")
+    __slots__ = ("cancelled", "context", "coro", "first")
 
-    def __init__(self, coro: Any, first: Any) -> None:
+    def __init__(self, coro: Any, first: Any, context: Any = None, cancelled: bool = False) -> None:
         self.coro = coro
         self.first = first
+        self.context = context
+        self.cancelled = cancelled
 
     def __await__(self) -> Generator[Any, Any, Any]:
-        coro, yielded = self.coro, self.first
-        self.coro = self.first = None
+        coro, yielded, context = self.coro, self.first, self.context
+        self.coro = self.first = self.context = None
+        run = context.run if context is not None else _call
+        if self.cancelled:
+            try:
+                yielded = run(coro.throw, asyncio.CancelledError())
+            except StopIteration as stop:
+                return stop.value
         while True:
             try:
                 sent = yield yielded
             except BaseException as exc:  # noqa: BLE001 - forwarded into the coroutine (cancellation included)
                 try:
-                    yielded = coro.throw(exc)
+                    yielded = run(coro.throw, exc)
                 except StopIteration as stop:
                     return stop.value
             else:
                 try:
-                    yielded = coro.send(sent)
+                    yielded = run(coro.send, sent)
                 except StopIteration as stop:
                     return stop.value
 
 
-async def _finish(coro: Any, first: Any) -> Any:
-    return await _Continue(coro, first)
+def _call(fn: Any, arg: Any) -> Any:
+    return fn(arg)
+
+
+async def _finish(coro: Any, first: Any, context: Any = None) -> Any:
+    return await _Continue(coro, first, context)
+
+
+async def _hosted(slot: asyncio.Future[Any]) -> Any:
+    """A host task's coroutine (see new_host): idle until a coroutine whose first step ran in it suspends, then
+    that coroutine's task until it ends."""
+    try:
+        coro, first, context = await slot
+    except asyncio.CancelledError:
+        if not slot.done() or slot.cancelled():
+            raise  # cancelled while idle: the extension makes another host
+        coro, first, context = slot.result()  # cancelled between the hand-over and its first step here
+        return await _Continue(coro, first, context, cancelled=True)
+    return await _Continue(coro, first, context)
+
+
+def new_host() -> tuple[asyncio.AbstractEventLoop, asyncio.Task[Any], Callable[[], Any], asyncio.Future[Any]]:
+    """A host task for the first steps of handlers' coroutines (python/bindings/py_route.cpp, first_step): the
+    extension makes it asyncio's current task while it steps a coroutine once, so that code there runs inside a
+    real Task (anyio, asyncio.timeout, httpx need one) without a Task made per request. A coroutine that suspends
+    is handed to it (resume(): `slot` gets it) and the extension makes a new host. (loop, task, check, slot):
+    `check()` is true once the task was cancelled, so that it is not used again."""
+    loop = asyncio.get_running_loop()
+    slot = loop.create_future()
+    task = loop.create_task(_hosted(slot))
+    return loop, task, getattr(task, "cancelling", slot.done), slot
+
+
+def _task_for(coro: Any, first: Any, context: Any, host: Any) -> asyncio.Task[Any]:
+    """The task that goes on with a coroutine that suspended in its first step: its host's, when it ran in one."""
+    if host is not None:
+        _loop, task, _check, slot = host
+        if not slot.done():
+            slot.set_result((coro, first, context))
+            return task
+    return asyncio.get_running_loop().create_task(_finish(coro, first, context))
 
 
 def _settle(task: asyncio.Task[Any], reply: Any) -> None:
@@ -121,9 +170,10 @@ def _settle(task: asyncio.Task[Any], reply: Any) -> None:
         reply.fail(exc)
 
 
-def resume(coro: Any, first: Any, reply: Any) -> None:
-    """A handler's coroutine awaited a real future: finish it as a task, then answer through `reply`."""
-    task = asyncio.get_running_loop().create_task(_finish(coro, first))
+def resume(coro: Any, first: Any, reply: Any, context: Any = None, host: Any = None) -> None:
+    """A handler's coroutine awaited a real future in its first step (which ran in `context`, in `host`'s task):
+    finish it in that task, then answer through `reply`."""
+    task = _task_for(coro, first, context, host)
     task.add_done_callback(lambda t: _settle(t, reply))
 
 
@@ -139,6 +189,7 @@ class AppRuntime:
         self.app = app
         self._make_request = make_request if make_request is not None else Request
         self.resume = resume
+        self.new_host = new_host
         self.handle_error = handle_error
         self.conversion_failed = conversion_failed
         self.answer_forwarded = answer_forwarded
@@ -174,10 +225,10 @@ class AppRuntime:
         request.lifespan_state = self.lifespan_state
         return request
 
-    def _resume_cancellable(self, coro: Any, first: Any, reply: Any) -> None:
+    def _resume_cancellable(self, coro: Any, first: Any, reply: Any, context: Any = None, host: Any = None) -> None:
         """resume(), and the task is cancelled when the client disconnects (App(cancel_on_disconnect=True))."""
         loop = asyncio.get_running_loop()
-        task = loop.create_task(_finish(coro, first))
+        task = _task_for(coro, first, context, host)
         task.add_done_callback(lambda t: _settle(t, reply))
         cancel_id = reply.cancel_id
         if cancel_id and self.disconnects is not None:
@@ -209,19 +260,15 @@ class AppRuntime:
             return self._idle.wait_for(lambda: self._busy == 0, timeout)
 
     def run_background(self, background: Any) -> None:
-        """A Response's background tasks, after it was sent (the extension called begin() before sending)."""
-        coro = background()
+        """A Response's background tasks, after it was sent (the extension called begin() before sending), in a
+        task of their own (as FastAPI runs them in the request's task: anyio and asyncio.timeout work there)."""
         try:
-            yielded = coro.send(None)
-        except StopIteration:
-            self.end()
-            return
+            task = asyncio.get_running_loop().create_task(background())
         except BaseException as exc:
             self.end()
             logger.error("Exception in background task", exc_info=exc)
             _server_errors.report(self.app, exc)
             return
-        task = asyncio.get_running_loop().create_task(_finish(coro, yielded))
         task.add_done_callback(self._background_done)
 
     def _background_done(self, task: asyncio.Task[Any]) -> None:
