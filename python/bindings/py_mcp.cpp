@@ -27,12 +27,15 @@ namespace nb = nanobind;
 namespace slipstream::python {
 namespace {
 
-/// One queued item: a call of the handler `key`, or (call empty) the cancellation of call `call_id`.
+/// One queued item: a call of the handler `key`; the cancellation of call `call_id` (no call); or the client's
+/// answer to a request a call sent (`answer`: token in `call_id`, `ok`, the JSON in `text`).
 struct InboxItem {
     std::uint64_t key = 0;
     std::uint64_t call_id = 0;
     std::optional<mcp::Call> call;
-    std::string ref_json;
+    std::string text;  // a completion's ref, or an answer's JSON
+    bool answer = false;
+    bool ok = false;
 };
 
 /// Calls from the engine's threads to the Python loop: a mutex-guarded queue and an eventfd written once per batch.
@@ -88,8 +91,8 @@ class Inbox {
 /// The Python face of one mcp::Call.
 class NativeCall {
   public:
-    NativeCall(mcp::Call call, std::uint64_t id, std::string ref_json)
-        : call_(std::move(call)), id_(id), ref_json_(std::move(ref_json)) {}
+    NativeCall(mcp::Call call, std::uint64_t id, std::string ref_json, std::shared_ptr<Inbox> inbox)
+        : call_(std::move(call)), id_(id), ref_json_(std::move(ref_json)), inbox_(std::move(inbox)) {}
 
     std::uint64_t id() const { return id_; }
     std::string arguments_json() const { return std::string(call_.arguments_json()); }
@@ -109,6 +112,19 @@ class NativeCall {
             throw std::invalid_argument("log level out of range");
         return call_.log(static_cast<mcp::LogLevel>(level), data_json, logger);
     }
+    /// A request to the client; its answer is queued as an answer item under `token`.
+    bool request(const std::string& method, const std::string& params_json, std::uint64_t token,
+                 std::uint32_t timeout_ms) {
+        std::weak_ptr<Inbox> weak = inbox_;
+        return call_.request(
+            method, params_json,
+            [weak, token](bool ok, std::string json) {
+                if (auto in = weak.lock()) in->push(InboxItem{0, token, std::nullopt, std::move(json), true, ok});
+            },
+            timeout_ms);
+    }
+    std::string client_capabilities_json() const { return call_.client_capabilities_json(); }
+
     bool reply(std::string content_json, std::string structured_json, bool is_error) {
         mcp::ToolResult result;
         result.content_json = std::move(content_json);
@@ -125,6 +141,7 @@ class NativeCall {
     mcp::Call call_;
     std::uint64_t id_;
     std::string ref_json_;
+    std::shared_ptr<Inbox> inbox_;
 };
 
 /// A handler that queues its call under `key`; the call's cancellation is queued too.
@@ -133,9 +150,9 @@ mcp::CallHandler queue_calls(const std::shared_ptr<Inbox>& inbox, std::uint64_t 
         std::uint64_t id = inbox->next_call_id();
         std::weak_ptr<Inbox> weak = inbox;
         call.on_cancel([weak, id] {
-            if (auto in = weak.lock()) in->push(InboxItem{0, id, std::nullopt, {}});
+            if (auto in = weak.lock()) in->push(InboxItem{0, id, std::nullopt, {}, false, false});
         });
-        inbox->push(InboxItem{key, id, std::move(call), {}});
+        inbox->push(InboxItem{key, id, std::move(call), {}, false, false});
     };
 }
 
@@ -204,7 +221,7 @@ class NativeMcp {
         std::shared_ptr<Inbox> inbox = inbox_;
         server_->completion([inbox, key](std::string_view ref_json, mcp::Call call) {
             std::uint64_t id = inbox->next_call_id();
-            inbox->push(InboxItem{key, id, std::move(call), std::string(ref_json)});
+            inbox->push(InboxItem{key, id, std::move(call), std::string(ref_json), false, false});
         });
     }
 
@@ -215,16 +232,21 @@ class NativeMcp {
 
     int fd() const { return inbox_->fd(); }
 
+    /// What arrived since the last drain, each a tuple led by its kind: (0, key, call_id, NativeCall) a call,
+    /// (1, call_id) the cancellation of a call, (2, token, ok, json_text) the client's answer to a request.
     nb::list drain() {
         nb::list out;
         for (InboxItem& item : inbox_->take()) {
-            if (!item.call) {
-                out.append(nb::make_tuple(item.key, item.call_id, nb::none()));
-                continue;
+            if (item.answer) {
+                out.append(nb::make_tuple(2, item.call_id, item.ok, std::move(item.text)));
+            } else if (!item.call) {
+                out.append(nb::make_tuple(1, item.call_id));
+            } else {
+                nb::object call =
+                    nb::cast(new NativeCall(std::move(*item.call), item.call_id, std::move(item.text), inbox_),
+                             nb::rv_policy::take_ownership);
+                out.append(nb::make_tuple(0, item.key, item.call_id, call));
             }
-            nb::object call = nb::cast(new NativeCall(std::move(*item.call), item.call_id, std::move(item.ref_json)),
-                                       nb::rv_policy::take_ownership);
-            out.append(nb::make_tuple(item.key, item.call_id, call));
         }
         return out;
     }
@@ -251,7 +273,8 @@ mcp::ServerConfig make_config(std::string name, std::string version, std::string
                               std::uint32_t session_idle_ms, std::uint32_t max_sessions,
                               std::uint32_t max_sessions_per_principal, std::size_t max_message_bytes,
                               std::size_t max_batch, std::uint32_t tool_timeout_ms, std::size_t page_size,
-                              std::size_t replay_events) {
+                              std::size_t replay_events, std::vector<std::string> allowed_hosts, bool resumable_streams,
+                              std::uint32_t stream_retry_ms, std::size_t max_calls_per_session) {
     mcp::ServerConfig c;
     c.name = std::move(name);
     c.version = std::move(version);
@@ -268,6 +291,10 @@ mcp::ServerConfig make_config(std::string name, std::string version, std::string
     c.tool_timeout_ms = tool_timeout_ms;
     c.page_size = page_size;
     c.replay_events = replay_events;
+    c.allowed_hosts = std::move(allowed_hosts);
+    c.resumable_streams = resumable_streams;
+    c.stream_retry_ms = stream_retry_ms;
+    c.max_calls_per_session = max_calls_per_session;
     return c;
 }
 
@@ -288,6 +315,9 @@ void register_mcp(nb::module_& m) {
         .def("cancelled", &NativeCall::cancelled)
         .def("progress", &NativeCall::progress, nb::arg("progress"), nb::arg("total").none(), nb::arg("message"))
         .def("log", &NativeCall::log, nb::arg("level"), nb::arg("data_json"), nb::arg("logger"))
+        .def("request", &NativeCall::request, nb::arg("method"), nb::arg("params_json"), nb::arg("token"),
+             nb::arg("timeout_ms"))
+        .def("client_capabilities_json", &NativeCall::client_capabilities_json)
         .def("reply", &NativeCall::reply, nb::arg("content_json"), nb::arg("structured_json"), nb::arg("is_error"))
         .def("reply_json", &NativeCall::reply_json, nb::arg("result_json"))
         .def("fail", &NativeCall::fail, nb::arg("code"), nb::arg("message"), nb::arg("data_json"));
@@ -299,17 +329,19 @@ void register_mcp(nb::module_& m) {
                std::vector<std::string> allowed_origins, bool json_response, bool stateless,
                std::uint32_t session_idle_ms, std::uint32_t max_sessions, std::uint32_t max_sessions_per_principal,
                std::size_t max_message_bytes, std::size_t max_batch, std::uint32_t tool_timeout_ms,
-               std::size_t page_size, std::size_t replay_events) {
-                new (self)
-                    NativeMcp(make_config(std::move(name), std::move(version), std::move(title),
-                                          std::move(instructions), std::move(allowed_origins), json_response, stateless,
-                                          session_idle_ms, max_sessions, max_sessions_per_principal, max_message_bytes,
-                                          max_batch, tool_timeout_ms, page_size, replay_events));
+               std::size_t page_size, std::size_t replay_events, std::vector<std::string> allowed_hosts,
+               bool resumable_streams, std::uint32_t stream_retry_ms, std::size_t max_calls_per_session) {
+                new (self) NativeMcp(make_config(
+                    std::move(name), std::move(version), std::move(title), std::move(instructions),
+                    std::move(allowed_origins), json_response, stateless, session_idle_ms, max_sessions,
+                    max_sessions_per_principal, max_message_bytes, max_batch, tool_timeout_ms, page_size, replay_events,
+                    std::move(allowed_hosts), resumable_streams, stream_retry_ms, max_calls_per_session));
             },
             nb::arg("name"), nb::arg("version"), nb::arg("title"), nb::arg("instructions"), nb::arg("allowed_origins"),
             nb::arg("json_response"), nb::arg("stateless"), nb::arg("session_idle_ms"), nb::arg("max_sessions"),
             nb::arg("max_sessions_per_principal"), nb::arg("max_message_bytes"), nb::arg("max_batch"),
-            nb::arg("tool_timeout_ms"), nb::arg("page_size"), nb::arg("replay_events"))
+            nb::arg("tool_timeout_ms"), nb::arg("page_size"), nb::arg("replay_events"), nb::arg("allowed_hosts"),
+            nb::arg("resumable_streams"), nb::arg("stream_retry_ms"), nb::arg("max_calls_per_session"))
         .def("add_tool", &NativeMcp::add_tool, nb::arg("key"), nb::arg("name"), nb::arg("title"),
              nb::arg("description"), nb::arg("input_schema"), nb::arg("output_schema"), nb::arg("annotations"),
              nb::arg("meta"), nb::arg("timeout_ms"), nb::arg("max_concurrency"))

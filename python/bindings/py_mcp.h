@@ -10,11 +10,14 @@ namespace slipstream::python {
 ///   value raises ValueError). `add_tool`, `add_resource`, `add_template`, `add_prompt`, `set_completion` register
 ///   with a handler key chosen by the package; `remove_tool` / `remove_resource` / `remove_prompt`,
 ///   `resource_updated`. Every call of a handler is queued with its key and an eventfd (`fd`) is written once per
-///   batch, on the engine's thread, without the GIL; `drain()` returns `[(key, call_id, NativeCall | None)]`, None
-///   meaning "call `call_id` was cancelled". `mount(native_app, path)` serves Streamable HTTP on a NativeApp (before
-///   it starts); `serve_stdio(in_fd, out_fd)` serves stdio until end of input (the GIL released); `stop()`.
+///   batch, on the engine's thread, without the GIL; `drain()` returns tuples led by their kind: `(0, key, call_id,
+///   NativeCall)`, `(1, call_id)` (cancelled), `(2, token, ok, json)` (the client's answer to `NativeCall.request`).
+///   `mount(native_app, path)` serves Streamable HTTP on a NativeApp (before it starts); `serve_stdio(in_fd, out_fd)`
+///   serves stdio until end of input (the GIL released); `stop()`.
 /// - `NativeCall`: one call: `arguments_json`, `meta_json`, `name`, `session_id`, `principal`, `request_id`,
-///   `ref_json` (completions), `cancelled()`, `progress()`, `log()`, `reply()`, `reply_json()`, `fail()`.
+///   `ref_json` (completions), `cancelled()`, `progress()`, `log()`, `request()` (to the client: sampling,
+///   elicitation, roots; its answer comes through drain() under the token), `client_capabilities_json()`,
+///   `reply()`, `reply_json()`, `fail()`.
 void register_mcp(nanobind::module_& m);
 
 }  // namespace slipstream::python

@@ -2,7 +2,7 @@
 `@mcp.prompt()`, then `app.mount("/mcp", mcp)` or `mcp.run()`. The names of the official SDK's high-level server
 (`MCPServer`, `FastMCP`) are aliases, so a server moves by changing its import."""
 
-from .context import Context, ReadResourceContents
+from .context import ClientRequestError, Context, ReadResourceContents, ServerSession
 from .exceptions import MCPError, PromptError, ResourceError, ToolError
 from .server import MCP
 from .types import (
@@ -10,11 +10,16 @@ from .types import (
     Audio,
     CallToolResult,
     Completion,
+    CreateMessageResult,
+    ElicitationResult,
     EmbeddedResource,
     Image,
     ImageContent,
+    ListRootsResult,
     Message,
     ResourceLink,
+    Root,
+    SamplingMessage,
     TextContent,
     TextResourceContents,
     ToolAnnotations,
@@ -29,12 +34,16 @@ __all__ = [
     "AssistantMessage",
     "Audio",
     "CallToolResult",
+    "ClientRequestError",
     "Completion",
     "Context",
+    "CreateMessageResult",
+    "ElicitationResult",
     "EmbeddedResource",
     "FastMCP",
     "Image",
     "ImageContent",
+    "ListRootsResult",
     "MCPError",
     "MCPServer",
     "Message",
@@ -42,6 +51,9 @@ __all__ = [
     "ReadResourceContents",
     "ResourceError",
     "ResourceLink",
+    "Root",
+    "SamplingMessage",
+    "ServerSession",
     "TextContent",
     "TextResourceContents",
     "ToolAnnotations",

@@ -1,18 +1,23 @@
 """The asyncio side of a NativeMcp: the engine queues calls and writes an eventfd; the loop that watches it
-(the app's executor loop, or the stdio runner's) starts a task per call and cancels it when the engine says the
-call was cancelled (the client's notifications/cancelled, a timeout, a dropped connection)."""
+(the app's executor loop, or the stdio runner's) starts a task per call, cancels it when the engine says the
+call was cancelled (the client's notifications/cancelled, a timeout, a dropped connection), and settles the futures
+of requests sent to the client (sampling, elicitation, roots) with their answers."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
+import json
 import logging
 from typing import Any, Protocol
 
 logger = logging.getLogger("slipstream.mcp")
 
+CALL, CANCELLED, ANSWER = 0, 1, 2
+
 
 class Runs(Protocol):
-    async def run(self, call: Any) -> None: ...
+    async def run(self, call: Any, peer: Dispatcher) -> None: ...
 
 
 class Dispatcher:
@@ -21,6 +26,8 @@ class Dispatcher:
         self.handlers = handlers  # by key (the index given at registration)
         self.tasks: dict[int, asyncio.Task[None]] = {}
         self.cancelled_early: set[int] = set()
+        self.answers: dict[int, asyncio.Future[tuple[bool, str]]] = {}
+        self.tokens = itertools.count(1)
         self.loop: asyncio.AbstractEventLoop | None = None
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -33,28 +40,52 @@ class Dispatcher:
         self.loop.remove_reader(self.native.fd)
         for task in list(self.tasks.values()):
             task.cancel()
+        for future in self.answers.values():
+            future.cancel()
+        self.answers.clear()
         self.loop = None
+
+    async def request(self, call: Any, method: str, params_json: str, timeout_ms: int) -> tuple[bool, str]:
+        """Sends `method` to the client over `call`'s stream; (ok, result or error JSON) when it answers."""
+        assert self.loop is not None
+        token = next(self.tokens)
+        future = self.loop.create_future()
+        self.answers[token] = future
+        if not call.request(method, params_json, token, timeout_ms):
+            del self.answers[token]
+            return False, json.dumps({"code": -32603, "message": f"{method} cannot be sent: the client did not "
+                                      "declare the capability, the server is stateless, or the call is over"})
+        try:
+            return await future
+        finally:
+            self.answers.pop(token, None)
 
     def _drain(self) -> None:
         assert self.loop is not None
-        for key, call_id, call in self.native.drain():
-            if call is None:  # cancelled: before its call was taken, or while it runs
-                task = self.tasks.get(call_id)
+        for item in self.native.drain():
+            kind = item[0]
+            if kind == ANSWER:
+                future = self.answers.get(item[1])
+                if future is not None and not future.done():
+                    future.set_result((item[2], item[3]))
+            elif kind == CANCELLED:  # before its call was taken, or while it runs
+                task = self.tasks.get(item[1])
                 if task is not None:
                     task.cancel()
                 else:
-                    self.cancelled_early.add(call_id)
-                continue
-            if call_id in self.cancelled_early or call.cancelled():
-                self.cancelled_early.discard(call_id)
-                continue
-            task = self.loop.create_task(self._run(self.handlers[key], call))
-            self.tasks[call_id] = task
-            task.add_done_callback(lambda _t, i=call_id: self.tasks.pop(i, None))
+                    self.cancelled_early.add(item[1])
+            else:
+                _, key, call_id, call = item
+                if call_id in self.cancelled_early or call.cancelled():
+                    self.cancelled_early.discard(call_id)
+                    continue
+                task = self.loop.create_task(self._run(self.handlers[key], call))
+                self.tasks[call_id] = task
+                task.add_done_callback(lambda _t, i=call_id: self.tasks.pop(i, None))
 
     async def _run(self, handler: Runs, call: Any) -> None:
         try:
-            await handler.run(call)
+            await handler.run(call, self)
         except asyncio.CancelledError:
             pass  # the engine dropped the call; nothing is sent
         except Exception:

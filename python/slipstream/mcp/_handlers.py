@@ -21,6 +21,9 @@ from .exceptions import MCPError, PromptError, ResourceError, ToolError
 
 logger = logging.getLogger("slipstream.mcp")
 
+# (NativeCall, the Dispatcher that runs it) -> the Context handed to the function
+ContextFactory = Callable[[Any, Any], Context]
+
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
@@ -46,27 +49,27 @@ async def _invoke(shape: FunctionShape, kwargs: dict[str, Any]) -> Any:
 class FunctionHandler:
     """The shared part: the function's shape and a Context when it asks for one."""
 
-    def __init__(self, fn: Callable[..., Any], model_name: str, context_factory: Callable[[Any], Context]) -> None:
+    def __init__(self, fn: Callable[..., Any], model_name: str, context_factory: ContextFactory) -> None:
         self.shape = read_function(fn, model_name)
         self.context_factory = context_factory
 
-    def kwargs(self, call: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+    def kwargs(self, call: Any, arguments: dict[str, Any], peer: Any) -> dict[str, Any]:
         kwargs = self.shape.kwargs(arguments)
         if self.shape.context_param is not None:
-            kwargs[self.shape.context_param] = self.context_factory(call)
+            kwargs[self.shape.context_param] = self.context_factory(call, peer)
         return kwargs
 
 
 class ToolHandler(FunctionHandler):
     def __init__(self, fn: Callable[..., Any], name: str, structured_output: bool | None,
-                 context_factory: Callable[[Any], Context]) -> None:
+                 context_factory: ContextFactory) -> None:
         super().__init__(fn, f"{getattr(fn, '__name__', name)}Arguments", context_factory)
         self.name = name
         self.output: OutputShape | None = read_output(fn, structured_output)
 
-    async def run(self, call: Any) -> None:
+    async def run(self, call: Any, peer: Any) -> None:
         try:
-            kwargs = self.kwargs(call, json.loads(call.arguments_json))
+            kwargs = self.kwargs(call, json.loads(call.arguments_json), peer)
         except ValidationError as exc:
             call.reply(json.dumps([{"type": "text", "text": f"Invalid arguments for tool {self.name}: "
                                                             f"{_validation_text(exc)}"}]), "", True)
@@ -97,19 +100,19 @@ class ToolHandler(FunctionHandler):
 
 class ResourceHandler(FunctionHandler):
     def __init__(self, fn: Callable[..., Any], uri: str, mime_type: str | None,
-                 context_factory: Callable[[Any], Context]) -> None:
+                 context_factory: ContextFactory) -> None:
         super().__init__(fn, f"{getattr(fn, '__name__', 'resource')}Arguments", context_factory)
         self.uri = uri
         self.mime_type = mime_type
 
-    async def read(self, call: Any, uri: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
-        result = await _invoke(self.shape, self.kwargs(call, arguments))
+    async def read(self, call: Any, uri: str, arguments: dict[str, Any], peer: Any) -> list[dict[str, Any]]:
+        result = await _invoke(self.shape, self.kwargs(call, arguments, peer))
         return resource_contents(uri, self.mime_type, result)
 
-    async def run(self, call: Any) -> None:
+    async def run(self, call: Any, peer: Any) -> None:
         uri = call.name
         try:
-            contents = await self.read(call, uri, json.loads(call.arguments_json or "{}"))
+            contents = await self.read(call, uri, json.loads(call.arguments_json or "{}"), peer)
         except asyncio.CancelledError:
             raise
         except ValidationError as exc:
@@ -141,7 +144,7 @@ def template_variables(uri_template: str) -> list[str]:
 
 
 class PromptHandler(FunctionHandler):
-    def __init__(self, fn: Callable[..., Any], name: str, context_factory: Callable[[Any], Context]) -> None:
+    def __init__(self, fn: Callable[..., Any], name: str, context_factory: ContextFactory) -> None:
         super().__init__(fn, f"{getattr(fn, '__name__', name)}Arguments", context_factory)
         self.name = name
 
@@ -152,9 +155,9 @@ class PromptHandler(FunctionHandler):
         return [(p.name, str(props.get(p.name, {}).get("description", "")), p.name in required)
                 for p in self.shape.parameters]
 
-    async def run(self, call: Any) -> None:
+    async def run(self, call: Any, peer: Any) -> None:
         try:
-            kwargs = self.kwargs(call, json.loads(call.arguments_json or "{}"))
+            kwargs = self.kwargs(call, json.loads(call.arguments_json or "{}"), peer)
         except ValidationError as exc:
             call.fail(INVALID_PARAMS, f"Invalid arguments for prompt {self.name}: {_validation_text(exc)}", "")
             return
@@ -197,7 +200,7 @@ class CompletionHandler:
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
 
-    async def run(self, call: Any) -> None:
+    async def run(self, call: Any, peer: Any) -> None:
         try:
             ref = CompletionRef.model_validate_json(call.ref_json)
             args = json.loads(call.arguments_json or "{}")

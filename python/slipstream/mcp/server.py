@@ -5,6 +5,7 @@ formerly `FastMCP`), so a server moves by changing its import."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
 from collections.abc import Callable, Sequence
@@ -58,7 +59,9 @@ class MCP:
                  allowed_origins: Sequence[str] = (), tool_timeout: float = 60.0,
                  session_idle_timeout: float = 1800.0, max_sessions: int = 10000,
                  max_sessions_per_principal: int = 100, max_message_bytes: int = 4 * 1024 * 1024,
-                 max_batch: int = 100, page_size: int = 100, replay_events: int = 256) -> None:
+                 max_batch: int = 100, page_size: int = 100, replay_events: int = 256,
+                 allowed_hosts: Sequence[str] = (), resumable_streams: bool = False, stream_retry: float = 1.0,
+                 max_calls_per_session: int = 256) -> None:
         self.name = name
         self.instructions = instructions
         self._config = {
@@ -67,7 +70,9 @@ class MCP:
             "session_idle_ms": _ms(session_idle_timeout), "max_sessions": max_sessions,
             "max_sessions_per_principal": max_sessions_per_principal, "max_message_bytes": max_message_bytes,
             "max_batch": max_batch, "tool_timeout_ms": _ms(tool_timeout), "page_size": page_size,
-            "replay_events": replay_events}
+            "replay_events": replay_events, "allowed_hosts": list(allowed_hosts),
+            "resumable_streams": resumable_streams, "stream_retry_ms": _ms(stream_retry),
+            "max_calls_per_session": max_calls_per_session}
         self._handlers: list[Any] = []
         self._registrations: dict[tuple[str, str], _Registration] = {}
         self._resources: dict[str, ResourceHandler] = {}
@@ -76,8 +81,8 @@ class MCP:
         self._live: list[Any] = []  # NativeMcp instances serving now (a change reaches them at once)
 
     # --- registration ---
-    def _context(self, call: Any) -> Context:
-        return Context(call, self._read_resource_for(call), self)
+    def _context(self, call: Any, peer: Any) -> Context:
+        return Context(call, self._read_resource_for(call, peer), self, functools.partial(peer.request, call))
 
     def _add(self, kind: Literal["tool", "resource", "template", "prompt"], name: str, handler: Any,
              args: dict[str, Any]) -> None:
@@ -186,10 +191,10 @@ class MCP:
             native.resource_updated(uri)
 
     # --- in-process reads (Context.read_resource) ---
-    def _read_resource_for(self, call: Any) -> Callable[[str], Any]:
+    def _read_resource_for(self, call: Any, peer: Any) -> Callable[[str], Any]:
         async def read(uri: str) -> list[ReadResourceContents]:
             handler, arguments = self._resource_for(uri)
-            contents = await handler.read(call, uri, arguments)
+            contents = await handler.read(call, uri, arguments, peer)
             return [ReadResourceContents(c.get("text", c.get("blob", "")), c.get("mimeType")) for c in contents]
 
         return read

@@ -161,3 +161,33 @@ class Audio(_Media):
 
     def to_audio_content(self) -> AudioContent:
         return AudioContent(data=self._base64(), mimeType=self.mime_type)
+
+
+class SamplingMessage(_Wire):
+    role: Literal["user", "assistant"]
+    content: TextContent | ImageContent | AudioContent
+
+
+class CreateMessageResult(_Wire):
+    role: Literal["user", "assistant"]
+    content: TextContent | ImageContent | AudioContent
+    model: str
+    stop_reason: str | None = Field(default=None, alias="stopReason")
+
+
+class Root(_Wire):
+    uri: str
+    name: str | None = None
+
+
+class ListRootsResult(_Wire):
+    roots: list[Root]
+
+
+class ElicitationResult(_Wire):
+    """The client's answer to Context.elicit: `action` "accept" (with `data`: the schema's model), "decline" or
+    "cancel"."""
+
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+    data: Any = None

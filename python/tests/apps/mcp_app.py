@@ -8,7 +8,16 @@ import threading
 
 from pydantic import BaseModel
 from slipstream import App
-from slipstream.mcp import MCP, Completion, Context, ToolError, UserMessage
+from slipstream.mcp import (
+    MCP,
+    ClientRequestError,
+    Completion,
+    Context,
+    SamplingMessage,
+    TextContent,
+    ToolError,
+    UserMessage,
+)
 
 mcp = MCP("test-server", instructions="Tools for the tests.", version="1.2.3")
 events: dict[str, threading.Event] = {"slow_cancelled": threading.Event(), "release": threading.Event(),
@@ -77,6 +86,31 @@ def crash() -> str:
 async def read_info(ctx: Context) -> str:
     contents = await ctx.read_resource("info://server")
     return next(iter(contents)).content  # type: ignore[return-value]
+
+
+class Contact(BaseModel):
+    name: str
+    age: int
+
+
+@mcp.tool()
+async def ask_contact(ctx: Context) -> str:
+    """Elicits a contact from the user."""
+    try:
+        answer = await ctx.elicit("Who should we call?", Contact, timeout=10)
+    except ClientRequestError as exc:
+        return f"cannot ask: {exc}"
+    if answer.action != "accept":
+        return answer.action
+    return f"{answer.data.name} ({answer.data.age})"
+
+
+@mcp.tool()
+async def summarize(text: str, ctx: Context) -> str:
+    """Asks the client's model for a summary."""
+    result = await ctx.session.create_message(
+        [SamplingMessage(role="user", content=TextContent(text=f"Summarize: {text}"))], max_tokens=50, timeout=10)
+    return f"{result.model}: {result.content.text}"
 
 
 @mcp.resource("info://server", mime_type="application/json")

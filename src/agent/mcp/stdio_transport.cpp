@@ -92,6 +92,15 @@ int Server::serve_stdio(int in_fd, int out_fd) {
             skipping = false;
         }
     }
+    // End of input (a client that closed its side after its last request, `cmd < requests`): the calls in flight
+    // still answer, each bounded by its timeout; stop() ends the wait.
+    if (rc == 0 && !core.stopping.load()) {
+        const std::uint32_t cap_ms = core.config().tool_timeout_ms + 1000;
+        for (std::uint32_t waited = 0; waited < cap_ms && !session->calls().empty(); waited += 10) {
+            pollfd wake_fd{wake, POLLIN, 0};
+            if (::poll(&wake_fd, 1, 10) > 0) break;
+        }
+    }
     core.stdio_wake_fd.store(-1);
     core.end_session(session);
     session->set_sink(nullptr);
