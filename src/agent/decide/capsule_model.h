@@ -66,6 +66,9 @@ class CapsuleModel {
     /// another shape.
     base::Status restore(std::string_view snapshot);
 
+    /// Swaps in a new version of the spec with the same model_key (mode, exploration, reward changed).
+    void set_spec(std::shared_ptr<const CapsuleSpec> spec) { spec_ = std::move(spec); }
+
     const CapsuleSpec& spec() const { return *spec_; }
     std::shared_ptr<const CapsuleSpec> spec_ptr() const { return spec_; }
     std::int64_t generation() const { return generation_; }

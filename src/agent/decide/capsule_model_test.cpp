@@ -119,7 +119,7 @@ TEST(CapsuleModel, SnapshotRestoresTheSameScores) {
     auto b = std::get<DecisionOutcome>(back.decide(in));
     ASSERT_EQ(a.ranking.size(), b.ranking.size());
     for (std::size_t i = 0; i < a.ranking.size(); ++i)
-        EXPECT_NEAR(a.ranking[i].score, b.ranking[i].score, 1e-12);
+        EXPECT_EQ(a.ranking[i].score, b.ranking[i].score);
     CapsuleModel other_generation(spec, SpecLimits{}, 4);
     EXPECT_FALSE(other_generation.restore(model.snapshot()).is_ok());
     EXPECT_FALSE(back.restore("dm1zz").is_ok());

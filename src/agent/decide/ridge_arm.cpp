@@ -152,26 +152,29 @@ bool RidgeArm::refresh() {
 }
 
 void RidgeArm::save(std::string& out) const {
-    out.reserve(out.size() + (d_ * d_ + d_ + 1) * 16);
+    out.reserve(out.size() + (2 * d_ * d_ + d_ + 2) * 16);
     put_hex(out, updates_);
-    for (double v : b_)
-        put_hex(out, std::bit_cast<std::uint64_t>(v));
-    for (double v : data_)
-        put_hex(out, std::bit_cast<std::uint64_t>(v));
+    put_hex(out, since_refresh_);
+    for (const std::vector<double>* part : {&b_, &data_, &inv_})
+        for (double v : *part)
+            put_hex(out, std::bit_cast<std::uint64_t>(v));
 }
 
 base::Status RidgeArm::load(std::string_view& text) {
+    auto truncated = [] { return base::Status::invalid_argument("model snapshot: truncated"); };
     std::uint64_t bits = 0;
-    if (!get_hex(text, updates_)) return base::Status::invalid_argument("model snapshot: truncated");
-    for (double& v : b_) {
-        if (!get_hex(text, bits)) return base::Status::invalid_argument("model snapshot: truncated");
-        v = std::bit_cast<double>(bits);
+    if (!get_hex(text, updates_) || !get_hex(text, bits)) return truncated();
+    since_refresh_ = static_cast<std::uint32_t>(bits % kRefreshEvery);
+    for (std::vector<double>* part : {&b_, &data_, &inv_}) {
+        for (double& v : *part) {
+            if (!get_hex(text, bits)) return truncated();
+            v = std::bit_cast<double>(bits);
+            if (!std::isfinite(v)) return base::Status::invalid_argument("model snapshot: not finite");
+        }
     }
-    for (double& v : data_) {
-        if (!get_hex(text, bits)) return base::Status::invalid_argument("model snapshot: truncated");
-        v = std::bit_cast<double>(bits);
-    }
-    if (!refresh()) return base::Status::invalid_argument("model snapshot: not positive definite");
+    // The inverse is taken as saved (not refreshed), so that the restored arm is the saved one bit for bit and
+    // the updates replayed after it repeat the live ones exactly.
+    recompute_theta();
     return base::Status::ok();
 }
 

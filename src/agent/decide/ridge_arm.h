@@ -35,7 +35,8 @@ class RidgeArm {
     std::uint64_t updates() const { return updates_; }
     const std::vector<double>& theta() const { return theta_; }
 
-    /// D, b and the update count as text (hex of the IEEE-754 bits: exact, portable across backends).
+    /// The whole state (counts, b, D and A^-1) as text (hex of the IEEE-754 bits: exact, portable across
+    /// backends), so that a restored arm scores and updates bit for bit as the saved one.
     void save(std::string& out) const;
     /// The state save() wrote, starting at `text`; advances `text` past it. kInvalidArgument when malformed.
     base::Status load(std::string_view& text);

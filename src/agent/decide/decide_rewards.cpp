@@ -1,0 +1,262 @@
+// DecideStore::reward() and sweep(): rewards durable before they are acknowledged, decisions closed with their
+// aggregated reward, and the learning log written under the capsule's next sequence number.
+#include <mutex>
+
+#include "agent/decide/decide_json.h"
+#include "agent/decide/decide_store.h"
+#include "agent/sessions/database_thread.h"
+#include "agent/sessions/session_id.h"
+#include "agent/sessions/session_rows.h"
+#include "agent/sessions/sql_text.h"
+#include "base/log.h"
+
+namespace slipstream::agent::decide {
+
+using sessions::int_cell;
+
+namespace {
+
+constexpr std::int64_t kSweepBatch = 500;
+constexpr const char* kFirstKey = "first";  // with `first` aggregation a decision has one reward, under this key
+
+double double_cell(const store::ResultSet& rows, std::size_t row, std::size_t col) {
+    store::Value v = rows.value(row, col);
+    if (const auto* d = std::get_if<double>(&v)) return *d;
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
+    return std::strtod(std::string(rows.text(row, col)).c_str(), nullptr);
+}
+
+}  // namespace
+
+struct DecideStore::Closing {
+    std::shared_ptr<Capsule> capsule;
+    std::string decision_id;
+    std::int64_t generation = 0;
+    std::size_t action = 0;
+    std::string context;
+    double reward = 0.0;
+};
+
+void DecideStore::query(std::string_view sql, store::Params params, store::Database::QueryCallback done) {
+    (void)db_->query(sessions::sql_for(db_->backend(), sql), std::move(params),
+                     [done = std::move(done)](store::QueryResult r) {
+                         sessions::mark_database_thread();
+                         done(std::move(r));
+                     });
+}
+
+void DecideStore::reward(std::string principal, CapsuleRef ref, RewardRequest request,
+                         DecideCallback<JsonAnswer> done) {
+    std::shared_ptr<Capsule> capsule = find(ref);
+    if (!capsule) return done(DecideError::not_found("no such capsule"));
+    std::variant<double, RewardFailure> shaped = 0.0;
+    {
+        std::lock_guard<std::mutex> lock(capsule->mutex);
+        shaped = shape_reward(capsule->model->spec().reward, request.input);
+    }
+    if (auto* f = std::get_if<RewardFailure>(&shaped)) return done(DecideError::invalid(f->pointer, f->message));
+    reward_in(std::move(principal), std::move(capsule), std::make_shared<RewardRequest>(std::move(request)),
+              std::get<double>(shaped), false, std::move(done));
+}
+
+void DecideStore::reward_in(std::string principal, std::shared_ptr<Capsule> capsule,
+                            std::shared_ptr<RewardRequest> request, double value, bool waited,
+                            DecideCallback<JsonAnswer> done) {
+    auto self = shared_from_this();
+    Aggregation aggregation = Aggregation::kFirst;
+    {
+        std::lock_guard<std::mutex> lock(capsule->mutex);
+        aggregation = capsule->model->spec().reward.aggregation;
+    }
+    std::string key = kFirstKey;
+    if (aggregation == Aggregation::kSum) {
+        if (!request->key.empty()) {
+            key = request->key;
+        } else {
+            base::Result<std::string> fresh = sessions::new_session_id();
+            if (!fresh.is_ok()) return done(DecideError::internal(fresh.status().to_string()));
+            key = "auto:" + *fresh;
+        }
+    }
+    const std::int64_t now = now_ms();
+    const std::string& id = request->decision_id;
+    auto answer = [done, id](bool applied, double reward, bool closed, std::string_view reason) {
+        done(JsonAnswer{reward_json(id, applied, reward, closed, reason), ""});
+    };
+    transaction(
+        [=](std::shared_ptr<sessions::Transaction> tx) {
+            const CapsuleRef& ref = capsule->ref;
+            tx->query(
+                "SELECT generation, action_index, context, closed FROM decide_decisions WHERE id = $1 AND "
+                "tenant = $2 AND job = $3 AND name = $4",
+                {id, ref.tenant, ref.job, ref.name}, [=](store::QueryResult d) {
+                    if (!d.is_ok()) return done(error_from_status(d.status()));
+                    if (d->row_count() == 0) {
+                        // A shadow decision still in the write queue: ask again once it is written.
+                        if (!waited && self->writer_->pending(id))
+                            return self->writer_->after_flush(
+                                [=] { self->reward_in(principal, capsule, request, value, true, done); });
+                        return done(DecideError::not_found("no such decision"));
+                    }
+                    if (int_cell(d.value(), 0, 3) != 0)
+                        return answer(false, value, true,
+                                      aggregation == Aggregation::kFirst ? "duplicate: the decision has its reward"
+                                                                         : "the decision is closed");
+                    auto closing = std::make_shared<Closing>(Closing{
+                        capsule, id, int_cell(d.value(), 0, 0), static_cast<std::size_t>(int_cell(d.value(), 0, 1)),
+                        std::string(d->text(0, 2)), value});
+                    auto insert = [=] {
+                        tx->query(
+                            "INSERT INTO decide_rewards (decision_id, reward_key, value, body, principal, "
+                            "created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+                            {id, key, value, request->request_json, principal, now}, [=](store::QueryResult r) {
+                                if (!r.is_ok()) return done(error_from_status(r.status()));
+                                if (aggregation == Aggregation::kSum) {
+                                    tx->query(
+                                        "UPDATE decide_decisions SET reward_total = reward_total + $2, "
+                                        "reward_count = reward_count + 1 WHERE id = $1",
+                                        {id, value}, [=](store::QueryResult u) {
+                                            if (!u.is_ok()) return done(error_from_status(u.status()));
+                                            tx->commit([=](base::Status s) {
+                                                if (!s.is_ok()) return done(error_from_status(s));
+                                                self->learned(closing, std::nullopt);
+                                                answer(true, value, false, "");
+                                            });
+                                        });
+                                    return;
+                                }
+                                self->close_decision(tx, closing, [=](DecideResult<std::optional<std::int64_t>> seq) {
+                                    if (!seq.is_ok()) {
+                                        if (seq.error().code == DecideErrorCode::kConflict)
+                                            return answer(false, value, true, "duplicate: the decision has its reward");
+                                        return done(seq.error());
+                                    }
+                                    tx->commit([=](base::Status s) {
+                                        if (!s.is_ok()) return done(error_from_status(s));
+                                        self->learned(closing, seq.value());
+                                        answer(true, value, true, "");
+                                    });
+                                });
+                            });
+                    };
+                    if (aggregation == Aggregation::kFirst) return insert();
+                    tx->query("SELECT value FROM decide_rewards WHERE decision_id = $1 AND reward_key = $2", {id, key},
+                              [=](store::QueryResult k) {
+                                  if (!k.is_ok()) return done(error_from_status(k.status()));
+                                  if (k->row_count() > 0)
+                                      return answer(false, double_cell(k.value(), 0, 0), false,
+                                                    "duplicate: a reward with this idempotency key was applied");
+                                  insert();
+                              });
+                });
+        },
+        [done](DecideError e) { done(std::move(e)); });
+}
+
+void DecideStore::close_decision(const std::shared_ptr<sessions::Transaction>& tx, const std::shared_ptr<Closing>& c,
+                                 std::function<void(DecideResult<std::optional<std::int64_t>>)> then) {
+    tx->query(
+        "UPDATE decide_decisions SET closed = 1, reward = $2 WHERE id = $1 AND closed = 0", {c->decision_id, c->reward},
+        [tx, c, then](store::QueryResult r) {
+            if (!r.is_ok()) return then(error_from_status(r.status()));
+            if (r->affected_rows() == 0) return then(DecideError::conflict("the decision is closed"));
+            bool learn = false;
+            {
+                std::lock_guard<std::mutex> lock(c->capsule->mutex);
+                const CapsuleModel& m = *c->capsule->model;
+                learn = m.spec().mode != Mode::kFrozen && m.generation() == c->generation;
+            }
+            if (!learn) return then(std::optional<std::int64_t>());
+            const CapsuleRef& ref = c->capsule->ref;
+            tx->query(
+                "UPDATE decide_capsules SET updates = updates + 1 WHERE tenant = $1 AND job = $2 AND name = $3 "
+                "RETURNING updates",
+                {ref.tenant, ref.job, ref.name}, [tx, c, then](store::QueryResult u) {
+                    if (!u.is_ok()) return then(error_from_status(u.status()));
+                    if (u->row_count() == 0) return then(DecideError::not_found("no such capsule"));
+                    const std::int64_t seq = int_cell(u.value(), 0, 0);
+                    const CapsuleRef& ref = c->capsule->ref;
+                    tx->query(
+                        "INSERT INTO decide_updates (tenant, job, name, seq, generation, decision_id, reward) VALUES "
+                        "($1, $2, $3, $4, $5, $6, $7)",
+                        {ref.tenant, ref.job, ref.name, seq, c->generation, c->decision_id, c->reward},
+                        [then, seq](store::QueryResult i) {
+                            if (!i.is_ok()) return then(error_from_status(i.status()));
+                            then(std::optional<std::int64_t>(seq));
+                        });
+                });
+        });
+}
+
+void DecideStore::learned(const std::shared_ptr<Closing>& c, std::optional<std::int64_t> seq) {
+    {
+        std::lock_guard<std::mutex> lock(c->capsule->mutex);
+        ++c->capsule->rewards;
+        if (seq) c->capsule->committed(*seq, LearnUpdate{c->generation, c->context, c->action, c->reward});
+    }
+    if (seq) snapshot_if_due(c->capsule, false);
+}
+
+void DecideStore::sweep(DecideCallback<std::int64_t> done) {
+    auto self = shared_from_this();
+    query(
+        "SELECT id, tenant, job, name FROM decide_decisions WHERE closed = 0 AND deadline_at <= $1 ORDER BY "
+        "deadline_at LIMIT $2",
+        {now_ms(), kSweepBatch}, [self, done](store::QueryResult r) {
+            if (!r.is_ok()) return done(error_from_status(r.status()));
+            auto due = std::make_shared<std::vector<Overdue>>();
+            for (std::size_t i = 0; i < r->row_count(); ++i)
+                due->push_back(
+                    {std::string(r->text(i, 0)),
+                     CapsuleRef{std::string(r->text(i, 1)), std::string(r->text(i, 2)), std::string(r->text(i, 3))}});
+            self->sweep_one(due, 0, 0, done);
+        });
+}
+
+void DecideStore::sweep_one(std::shared_ptr<std::vector<Overdue>> due, std::size_t next, std::int64_t closed,
+                            DecideCallback<std::int64_t> done) {
+    if (next >= due->size()) return done(closed);
+    const Overdue& o = (*due)[next];
+    std::shared_ptr<Capsule> capsule = find(o.ref);
+    if (!capsule) return sweep_one(due, next + 1, closed, done);
+    auto self = shared_from_this();
+    auto skip = [self, due, next, closed, done](const DecideError& e) {
+        base::log_message(base::LogLevel::kWarn, "decide: closing an overdue decision failed: " + e.detail);
+        self->sweep_one(due, next + 1, closed, done);
+    };
+    transaction(
+        [self, capsule, due, next, closed, done, skip](std::shared_ptr<sessions::Transaction> tx) {
+            const std::string id = (*due)[next].id;
+            tx->query(
+                "SELECT generation, action_index, context, closed, reward_count, reward_total FROM decide_decisions "
+                "WHERE id = $1",
+                {id}, [self, capsule, due, next, closed, done, skip, tx, id](store::QueryResult d) {
+                    if (!d.is_ok()) return skip(error_from_status(d.status()));
+                    if (d->row_count() == 0 || int_cell(d.value(), 0, 3) != 0)
+                        return self->sweep_one(due, next + 1, closed, done);
+                    double value = 0.0;
+                    {
+                        std::lock_guard<std::mutex> lock(capsule->mutex);
+                        const RewardSpec& spec = capsule->model->spec().reward;
+                        value = int_cell(d.value(), 0, 4) > 0 ? clamp_reward(spec, double_cell(d.value(), 0, 5))
+                                                              : spec.default_reward;
+                    }
+                    auto c = std::make_shared<Closing>(Closing{capsule, id, int_cell(d.value(), 0, 0),
+                                                               static_cast<std::size_t>(int_cell(d.value(), 0, 1)),
+                                                               std::string(d->text(0, 2)), value});
+                    self->close_decision(
+                        tx, c,
+                        [self, c, due, next, closed, done, skip, tx](DecideResult<std::optional<std::int64_t>> seq) {
+                            if (!seq.is_ok()) return skip(seq.error());
+                            tx->commit([self, c, due, next, closed, done, skip, seq](base::Status s) {
+                                if (!s.is_ok()) return skip(error_from_status(s));
+                                self->learned(c, seq.value());
+                                self->sweep_one(due, next + 1, closed + 1, done);
+                            });
+                        });
+                });
+        },
+        skip);
+}
+
+}  // namespace slipstream::agent::decide

@@ -1,0 +1,118 @@
+// DecideStore: capsules (versioned specs and their models in memory), decisions, rewards and the learning log on
+// store::Database (SQLite or PostgreSQL).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+
+#include "agent/decide/capsule.h"
+#include "agent/decide/decide_error.h"
+#include "agent/decide/decide_types.h"
+#include "agent/decide/decision_writer.h"
+#include "agent/sessions/transaction_runner.h"
+#include "base/clock.h"
+#include "store/database/database.h"
+
+namespace slipstream::agent::decide {
+
+template <typename T>
+using DecideCallback = std::function<void(DecideResult<T>)>;
+
+struct DecideStoreOptions {
+    DecideLimits limits;
+    /// Wall time of decisions, rewards and deadlines (epoch milliseconds); a ManualClock in tests.
+    std::shared_ptr<const base::Clock> clock = std::make_shared<base::SystemClock>();
+};
+
+/// The INSERT of `rows` decisions (kDecisionColumnCount parameters each), written with $n placeholders.
+std::string insert_decisions_sql(std::size_t rows);
+inline constexpr std::size_t kDecisionColumnCount = 16;
+
+/// Thread-safe. Operations answer once through their callback, on the database's thread (or at once on the
+/// caller's for input refused before any statement, and for frozen-mode decisions, which are queued). A spec
+/// change, a decision in learner or baselineExplore mode, and a reward are answered after their COMMIT. The model
+/// of each capsule lives in memory: on open it is its newest snapshot plus the learning log after it.
+class DecideStore : public std::enable_shared_from_this<DecideStore> {
+  public:
+    /// Creates the tables, loads every capsule and rebuilds its model (blocking: call at start-up). The database
+    /// must be a file or a server.
+    static base::Result<std::shared_ptr<DecideStore>> open(std::shared_ptr<store::Database> db,
+                                                           DecideStoreOptions options = {});
+    DecideStore(std::shared_ptr<store::Database> db, std::shared_ptr<sessions::TransactionRunner> runner,
+                DecideStoreOptions options);
+    ~DecideStore();
+    DecideStore(const DecideStore&) = delete;
+    DecideStore& operator=(const DecideStore&) = delete;
+
+    /// Applies `patch_json` (RFC 7396) to the capsule's spec ({} for a new capsule) and stores the result as the
+    /// next version. kBadSpec naming the field; kConflict when `expected_version` is not the stored one;
+    /// kLimit "capsules". A change of actions, features or learner starts a new model generation.
+    void put_spec(std::string principal, CapsuleRef ref, std::string patch_json,
+                  std::optional<std::int64_t> expected_version, DecideCallback<SpecAnswer> done);
+    DecideResult<SpecAnswer> get_spec(const CapsuleRef& ref);
+
+    /// A decision: see decide_decisions.cpp. With an eventId, the stored decision of that id is answered again
+    /// (replayed), or kConflict when the body differs.
+    void decide(std::string principal, CapsuleRef ref, DecideRequest request, DecideCallback<DecideAnswer> done);
+    /// A reward for a decision: {"applied": false} for a duplicate or a closed decision.
+    void reward(std::string principal, CapsuleRef ref, RewardRequest request, DecideCallback<JsonAnswer> done);
+    /// Closes the decisions whose wait ran out (the default reward when none came; the sum with `sum`), at most
+    /// 500; answers how many.
+    void sweep(DecideCallback<std::int64_t> done);
+
+    void list_decisions(CapsuleRef ref, DecisionQuery query, DecideCallback<JsonAnswer> done);
+    void get_decision(CapsuleRef ref, std::string id, DecideCallback<JsonAnswer> done);
+    /// The model's state with an ETag that changes with every learned reward and spec change.
+    DecideResult<JsonAnswer> model(const CapsuleRef& ref);
+
+    /// Writes queued shadow decisions and a snapshot of every model that learned since its last one (blocking;
+    /// call once the routes stopped, never on a database thread).
+    void close();
+
+    const DecideLimits& limits() const { return options_.limits; }
+    std::int64_t now_ms() const;
+
+  private:
+    struct Closing;  // a decision being closed with its reward (decide_rewards.cpp)
+
+    std::shared_ptr<Capsule> find(const CapsuleRef& ref);
+    /// Begins a write transaction; a failure to begin goes to `fail` as kUnavailable.
+    void transaction(std::function<void(std::shared_ptr<sessions::Transaction>)> work,
+                     std::function<void(DecideError)> fail);
+    void decide_durable(std::string principal, std::shared_ptr<Capsule> capsule, std::shared_ptr<DecideRequest> request,
+                        bool retry, DecideCallback<DecideAnswer> done);
+    void reward_in(std::string principal, std::shared_ptr<Capsule> capsule, std::shared_ptr<RewardRequest> request,
+                   double value, bool waited, DecideCallback<JsonAnswer> done);
+    /// Marks the decision closed with `c`'s reward and, when the capsule learns, logs the update under the next
+    /// seq; `then` hears the seq (nullopt: nothing to learn) or the error. The caller commits.
+    void close_decision(const std::shared_ptr<sessions::Transaction>& tx, const std::shared_ptr<Closing>& c,
+                        std::function<void(DecideResult<std::optional<std::int64_t>>)> then);
+    /// After the COMMIT of a closing: applies the update in seq order, snapshots when due.
+    void learned(const std::shared_ptr<Closing>& c, std::optional<std::int64_t> seq);
+    struct Overdue {
+        std::string id;
+        CapsuleRef ref;
+    };
+    void sweep_one(std::shared_ptr<std::vector<Overdue>> due, std::size_t next, std::int64_t closed,
+                   DecideCallback<std::int64_t> done);
+    /// One statement outside a transaction, written with $n placeholders.
+    void query(std::string_view sql, store::Params params, store::Database::QueryCallback done);
+    base::Status load();
+    /// Writes the capsule's model as a snapshot (and drops older ones) when it learned snapshot_every updates.
+    /// `finished` (optional) runs once it is written, failed, or was not due.
+    void snapshot_if_due(const std::shared_ptr<Capsule>& capsule, bool force, std::function<void()> finished = {});
+
+    std::shared_ptr<store::Database> db_;
+    std::shared_ptr<sessions::TransactionRunner> runner_;
+    DecideStoreOptions options_;
+    std::unique_ptr<DecisionWriter> writer_;
+    std::shared_mutex capsules_mutex_;
+    std::unordered_map<std::string, std::shared_ptr<Capsule>> capsules_;
+};
+
+}  // namespace slipstream::agent::decide
