@@ -167,6 +167,19 @@ TEST(Registry, EveryOptionSetsItsField) {
          "buffered"},
         {"session-flush", "20ms", [](const Config& c) { return c.sessions.flush_ms == 20; }, "20ms"},
         {"session-queue", "500", [](const Config& c) { return c.sessions.max_queued_events == 500; }, "500"},
+        {"decide", "true", [](const Config& c) { return c.decide.enabled; }, "true"},
+        {"decide-max-capsules", "9", [](const Config& c) { return c.decide.max_capsules == 9; }, "9"},
+        {"decide-max-actions", "5", [](const Config& c) { return c.decide.max_actions == 5; }, "5"},
+        {"decide-max-dimension", "32", [](const Config& c) { return c.decide.max_dimension == 32; }, "32"},
+        {"decide-max-features", "4", [](const Config& c) { return c.decide.max_features == 4; }, "4"},
+        {"decide-max-spec-bytes", "2k", [](const Config& c) { return c.decide.max_spec_bytes == 2048; }, "2k"},
+        {"decide-max-context-bytes", "1k", [](const Config& c) { return c.decide.max_context_bytes == 1024; }, "1k"},
+        {"decide-max-batch", "3", [](const Config& c) { return c.decide.max_batch == 3; }, "3"},
+        {"decide-shadow-queue", "7", [](const Config& c) { return c.decide.shadow_queue == 7; }, "7"},
+        {"decide-shadow-flush", "20ms", [](const Config& c) { return c.decide.shadow_flush_ms == 20; }, "20ms"},
+        {"decide-snapshot-every", "11", [](const Config& c) { return c.decide.snapshot_every == 11; }, "11"},
+        {"decide-sweep-interval", "2s", [](const Config& c) { return c.decide.sweep_interval_ms == 2000; }, "2s"},
+        {"decide-max-page", "12", [](const Config& c) { return c.decide.max_page == 12; }, "12"},
     };
     Registry registry = make_config_registry();
     ASSERT_EQ(std::size(cases), registry.options().size()) << "a registered option has no row here";

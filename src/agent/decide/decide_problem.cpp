@@ -33,6 +33,11 @@ std::string member(std::string_view name, std::string_view text) {
     return out;
 }
 
+// "<pointer> <message>" (the message alone at the root): the detail reads alone.
+std::string located(const DecideError& e) {
+    return e.pointer.empty() ? e.detail : e.pointer + " " + e.detail;
+}
+
 }  // namespace
 
 Response decide_problem(const DecideError& e) {
@@ -40,9 +45,9 @@ Response decide_problem(const DecideError& e) {
         case DecideErrorCode::kNotFound:
             return sessions::problem(404, e.detail);
         case DecideErrorCode::kBadSpec:
-            return with_members(400, e.detail, member("pointer", e.pointer));
+            return with_members(400, located(e), member("pointer", e.pointer));
         case DecideErrorCode::kInvalid:
-            return with_members(422, e.detail, member("pointer", e.pointer));
+            return with_members(422, located(e), member("pointer", e.pointer));
         case DecideErrorCode::kConflict:
             if (e.current_version > 0)
                 return with_members(409, e.detail, ",\"currentVersion\":" + std::to_string(e.current_version));
