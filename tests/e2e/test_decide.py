@@ -4,11 +4,12 @@ batches, paging, the model's ETag, shadow mode, default rewards after waitSecond
 surviving a graceful stop and a SIGKILL on the same data dir."""
 
 import http.client
-import json
 import signal
 import time
 
 import pytest
+
+from tests.e2e.test_sessions import Answer, call
 
 PROBLEM = "application/problem+json"
 BASE = "/v1/tenants/acme/jobs/chat/capsules/router"
@@ -24,23 +25,9 @@ SPEC = {
 KEY = "decide-test-key-0123456789abcdef"
 
 
-class Answer:
-    def __init__(self, status, fields, body):
-        self.status = status
-        self.fields = fields
-        self.raw = body
-        self.json = json.loads(body) if body else None
-
-
-def call(server, method, path, body=None, headers=None, raw=None):
+def send_raw(server, method, path, data):
     conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
-    fields = dict(headers or {})
-    data = raw
-    if body is not None:
-        data = json.dumps(body).encode()
-    if data is not None:
-        fields.setdefault("Content-Type", "application/json")
-    conn.request(method, path, body=data, headers=fields)
+    conn.request(method, path, body=data, headers={"Content-Type": "application/json"})
     resp = conn.getresponse()
     answer = Answer(resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read())
     conn.close()
@@ -91,7 +78,7 @@ def test_spec_versions_merge_patches_and_errors(server):
     assert put_spec(server, {"actions": [{"id": "a"}, {"id": "a"}]}).json["pointer"] == "/actions/1/id"
     # A new capsule must be a whole spec.
     assert put_spec(server, {"mode": "frozen"}, path=BASE + "x").json["pointer"] == "/actions"
-    not_json = call(server, "PUT", BASE + "/spec", raw=b"{nope")
+    not_json = send_raw(server, "PUT", BASE + "/spec", b"{nope")
     assert (not_json.status, not_json.fields["content-type"]) in ((400, PROBLEM), (422, PROBLEM))
     assert call(server, "GET", "/v1/tenants/bad%20name/jobs/chat/capsules/router/spec").status == 422
     # Changing the actions starts a new model generation.
