@@ -106,22 +106,7 @@ void DecideStore::put_spec(std::string principal, CapsuleRef ref, std::string pa
                                 if (!history.is_ok()) return w->done(error_from_status(history.status()));
                                 tx->commit([self, w](base::Status s) {
                                     if (!s.is_ok()) return w->done(error_from_status(s));
-                                    std::shared_ptr<Capsule> c;
-                                    {
-                                        std::unique_lock<std::shared_mutex> lock(self->capsules_mutex_);
-                                        auto& slot = self->capsules_[w->ref.key()];
-                                        if (!slot) {
-                                            slot = std::make_shared<Capsule>(w->ref);
-                                            slot->applied_seq = w->updates;  // a capsule that did not load
-                                        }
-                                        c = slot;
-                                    }
-                                    {
-                                        std::lock_guard<std::mutex> lock(c->mutex);
-                                        if (w->answer.version > c->spec_version)
-                                            c->set_spec(w->spec, w->merged, w->answer.version, w->answer.generation,
-                                                        self->options_.limits.spec);
-                                    }
+                                    self->install_spec(w->ref, w->spec, w->merged, w->answer, w->updates);
                                     w->done(w->answer);
                                 });
                             });
@@ -129,6 +114,24 @@ void DecideStore::put_spec(std::string principal, CapsuleRef ref, std::string pa
                 });
         },
         [w](DecideError e) { w->done(std::move(e)); });
+}
+
+void DecideStore::install_spec(const CapsuleRef& ref, std::shared_ptr<const CapsuleSpec> spec, const std::string& json,
+                               const SpecAnswer& answer, std::int64_t updates) {
+    std::shared_ptr<Capsule> c = find(ref);
+    if (!c) {
+        // A capsule is published with its model: nothing ever sees one without.
+        auto made = std::make_shared<Capsule>(ref);
+        made->applied_seq = updates;  // the learning log of a capsule that did not load at start
+        made->set_spec(spec, json, answer.version, answer.generation, options_.limits.spec);
+        std::unique_lock<std::shared_mutex> lock(capsules_mutex_);
+        auto [at, inserted] = capsules_.emplace(ref.key(), made);
+        if (inserted) return;
+        c = at->second;
+    }
+    std::lock_guard<std::mutex> lock(c->mutex);
+    if (answer.version > c->spec_version)
+        c->set_spec(std::move(spec), json, answer.version, answer.generation, options_.limits.spec);
 }
 
 }  // namespace slipstream::agent::decide

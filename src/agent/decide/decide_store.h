@@ -81,6 +81,9 @@ class DecideStore : public std::enable_shared_from_this<DecideStore> {
     struct Closing;  // a decision being closed with its reward (decide_rewards.cpp)
 
     std::shared_ptr<Capsule> find(const CapsuleRef& ref);
+    /// After a spec's COMMIT: the capsule in memory takes it (created, with its model, when new).
+    void install_spec(const CapsuleRef& ref, std::shared_ptr<const CapsuleSpec> spec, const std::string& json,
+                      const SpecAnswer& answer, std::int64_t updates);
     /// Begins a write transaction; a failure to begin goes to `fail` as kUnavailable.
     void transaction(std::function<void(std::shared_ptr<sessions::Transaction>)> work,
                      std::function<void(DecideError)> fail);
