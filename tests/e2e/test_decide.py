@@ -5,6 +5,7 @@ surviving a graceful stop and a SIGKILL on the same data dir."""
 
 import http.client
 import signal
+import threading
 import time
 
 import pytest
@@ -326,3 +327,38 @@ def test_restart_keeps_the_learned_model(start_server, tmp_path, stop):
     assert call(again, "GET", BASE + "/spec").json["version"] == 1
     learn(again, 3)
     assert call(again, "GET", BASE + "/model").json["version"] == 33
+
+
+def reward_until_killed(server, acked, stop):
+    """Decides and rewards (reward 1 for "large", 0 otherwise) until the server dies; records acknowledged rewards."""
+    while not stop.is_set():
+        try:
+            d = call(server, "POST", BASE + "/decide", {"context": {"len": len(acked)}}).json
+            r = call(server, "POST", BASE + "/reward", {"decisionId": d["decisionId"], "reward": 0.5})
+        except (OSError, http.client.HTTPException, ValueError, TypeError):
+            return
+        if r.status == 200 and r.json["applied"]:
+            acked.append(d["decisionId"])
+
+
+def test_acknowledged_rewards_survive_sigkill(start_server, tmp_path):
+    data = tmp_path / "data"
+    server = decide_server(start_server, data, "--decide-snapshot-every", "10")
+    assert put_spec(server, SPEC).status == 201
+    acked, stop = [], threading.Event()
+    writer = threading.Thread(target=reward_until_killed, args=(server, acked, stop))
+    writer.start()
+    deadline = time.monotonic() + 30  # a bound against a hang: the kill comes once 40 rewards were acknowledged
+    while len(acked) < 40 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    server.stop(signal.SIGKILL)
+    stop.set()
+    writer.join()
+    assert len(acked) >= 40
+
+    again = decide_server(start_server, data)
+    for decision_id in acked:
+        got = call(again, "GET", f"{BASE}/decisions/{decision_id}").json
+        assert got["closed"] is True and got["reward"] == 0.5
+    # Every acknowledged reward was learned (one more may have committed before its answer was lost).
+    assert call(again, "GET", BASE + "/model").json["version"] in (len(acked), len(acked) + 1)
