@@ -362,3 +362,55 @@ def test_acknowledged_rewards_survive_sigkill(start_server, tmp_path):
         assert got["closed"] is True and got["reward"] == 0.5
     # Every acknowledged reward was learned (one more may have committed before its answer was lost).
     assert call(again, "GET", BASE + "/model").json["version"] in (len(acked), len(acked) + 1)
+
+
+def log_uniform_decisions(server, n):
+    """n decisions of a uniformly exploring policy, rewarded 1 when the action matches the context's side."""
+    sides = ["left" if i % 2 else "right" for i in range(n)]
+    for start in range(0, n, 100):
+        batch = [{"context": {"side": s}} for s in sides[start : start + 100]]
+        made = call(server, "POST", BASE + "/decide/batch", {"requests": batch}).json["results"]
+        rewards = [
+            {"decisionId": m["body"]["decisionId"], "reward": 1.0 if m["body"]["action"] == side else 0.0}
+            for m, side in zip(made, sides[start : start + 100], strict=True)
+        ]
+        out = call(server, "POST", BASE + "/reward/batch", {"rewards": rewards}).json["results"]
+        assert all(r["status"] == 200 and r["body"]["applied"] for r in out)
+
+
+def test_evaluate_and_promote(server):
+    spec = {
+        "actions": [{"id": "left"}, {"id": "right"}],
+        "features": {"context": [{"name": "side", "type": "categorical"}]},
+        "exploration": {"type": "epsilonGreedy", "epsilon": 1.0},
+    }
+    assert put_spec(server, spec).status == 201
+    log_uniform_decisions(server, 200)
+    greedy = {"exploration": {"type": "squarecb", "gamma": 200, "epsilon": None}}
+    e = call(server, "POST", BASE + "/evaluate", {"spec": greedy, "resamples": 300, "seed": 5})
+    assert e.status == 200, e.raw
+    ev = e.json
+    assert ev["logged"] == 200 and ev["candidate"]["samples"] == 200 and ev["specVersion"] == 1
+    # The logging policy (uniform over two actions) is worth about 0.5; the learning candidate far more.
+    assert 0.35 < ev["logging"]["estimate"] < 0.65
+    assert 0.35 < ev["current"]["dr"]["estimate"] < 0.65
+    for name in ("ips", "snips", "dm", "dr"):
+        c = ev["candidate"][name]
+        assert c["low"] <= c["estimate"] <= c["high"]
+    assert ev["candidate"]["dr"]["low"] > ev["current"]["dr"]["estimate"] + 0.1
+    assert 0 < ev["candidate"]["effectiveSamples"] <= 200
+    assert call(server, "POST", BASE + "/evaluate", {"spec": {"exploration": {"gamma": -1}}}).json["pointer"] == (
+        "/spec/exploration/gamma"
+    )
+
+    few = call(server, "POST", BASE + "/promote", {"spec": greedy, "minSamples": 1000})
+    assert (few.status, few.fields["content-type"]) == (409, PROBLEM)
+    assert few.json["reasons"] == ["only 200 logged decisions; the gate needs 1000"]
+    same = call(server, "POST", BASE + "/promote", {"spec": {}})
+    assert same.status == 409 and "DR lower bound" in same.json["reasons"][0]
+    assert call(server, "GET", BASE + "/spec").json["version"] == 1
+
+    promoted = call(server, "POST", BASE + "/promote", {"spec": greedy})
+    assert promoted.status == 200, promoted.raw
+    assert promoted.json["promoted"] is True and promoted.json["spec"]["version"] == 2
+    assert call(server, "GET", BASE + "/spec").json["spec"]["exploration"] == {"type": "squarecb", "gamma": 200}

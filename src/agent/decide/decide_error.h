@@ -30,6 +30,7 @@ struct DecideError {
     std::string limit;    // kLimit
     std::uint64_t limit_value = 0;
     std::int64_t current_version = 0;  // kConflict of a spec version
+    std::string members;               // kConflict: more JSON members for the problem body (",\"name\":value...")
 
     static DecideError make(DecideErrorCode code, std::string detail, std::string pointer = "") {
         DecideError e;

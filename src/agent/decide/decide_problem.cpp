@@ -49,6 +49,7 @@ Response decide_problem(const DecideError& e) {
         case DecideErrorCode::kInvalid:
             return with_members(422, located(e), member("pointer", e.pointer));
         case DecideErrorCode::kConflict:
+            if (!e.members.empty()) return with_members(409, e.detail, e.members);
             if (e.current_version > 0)
                 return with_members(409, e.detail, ",\"currentVersion\":" + std::to_string(e.current_version));
             return sessions::problem(409, e.detail);

@@ -167,6 +167,7 @@ class Routes {
         mount_decide();
         mount_reward();
         mount_reads();
+        mount_evaluation();
     }
 
   private:
@@ -174,6 +175,7 @@ class Routes {
     void mount_decide();
     void mount_reward();
     void mount_reads();
+    void mount_evaluation();  // POST .../evaluate and .../promote
 
     // Registers `method <capsule>/suffix`; the handler runs with a principal and the capsule's names.
     template <typename Handler>
@@ -335,6 +337,37 @@ void Routes::mount_reads() {
             }
             call.responder->send(Response::json(m.value().json).with_header("ETag", m.value().etag));
         });
+}
+
+std::string evaluate_schema(std::size_t max_resamples) {
+    return R"({"type":"object","properties":{"spec":{"type":"object"},"from":{"type":"integer","minimum":0},)"
+           R"("to":{"type":"integer","minimum":0},"resamples":{"type":"integer","minimum":0,"maximum":)" +
+           std::to_string(max_resamples) +
+           R"(},"seed":{"type":"integer","minimum":0},"minSamples":{"type":"integer","minimum":1}},)"
+           R"("additionalProperties":false})";
+}
+
+EvaluateRequest evaluate_request(JsonView b) {
+    EvaluateRequest r;
+    if (b.has("spec")) r.patch_json = json_write(b.get("spec"));
+    if (b.has("from")) r.from_ms = b.get("from").as_int();
+    if (b.has("to")) r.to_ms = b.get("to").as_int();
+    if (b.has("resamples")) r.resamples = static_cast<std::size_t>(b.get("resamples").as_int());
+    if (b.has("seed")) r.seed = static_cast<std::uint64_t>(b.get("seed").as_int());
+    if (b.has("minSamples")) r.min_samples = static_cast<std::size_t>(b.get("minSamples").as_int());
+    return r;
+}
+
+void Routes::mount_evaluation() {
+    const std::string schema = evaluate_schema(store_->limits().max_resamples);
+    add("POST", "/evaluate", spec({}, schema), [](DecideStore& store, Request& req, Call call) {
+        store.evaluate(call.ref, evaluate_request(req.arguments().get("body")),
+                       call.answer<JsonAnswer>([](const JsonAnswer& a) { return Response::json(a.json); }));
+    });
+    add("POST", "/promote", spec({}, schema), [](DecideStore& store, Request& req, Call call) {
+        store.promote(call.principal, call.ref, evaluate_request(req.arguments().get("body")),
+                      call.answer<JsonAnswer>([](const JsonAnswer& a) { return Response::json(a.json); }));
+    });
 }
 
 }  // namespace

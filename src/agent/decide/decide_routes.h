@@ -24,6 +24,10 @@ struct DecideRoutesOptions {
 ///   GET  /decisions?limit=&after=&from=&to=   a page, oldest first, with `next`           200
 ///   GET  /decisions/{id}         the decision, its context and rewards                       200
 ///   GET  /model                  the model's state, ETag; If-None-Match -> 304
+///   POST /evaluate               {spec? (a patch: the candidate), from?, to?, resamples?, seed?}: off-policy
+///                                estimates of the candidate and the current spec on the logged decisions   200
+///   POST /promote                the same, plus minSamples?: the candidate becomes the spec if the gate holds,
+///                                else 409 with "reasons" and "evaluation"
 /// The principal is the request's (auth on; 401 without credentials) or "anonymous" (auth off); it is recorded
 /// with each spec version, decision and reward. Throws std::invalid_argument on a route clash.
 void mount_decide_routes(App& app, std::shared_ptr<DecideStore> store, DecideRoutesOptions options = {});

@@ -65,6 +65,15 @@ class DecideStore : public std::enable_shared_from_this<DecideStore> {
     /// 500; answers how many.
     void sweep(DecideCallback<std::int64_t> done);
 
+    /// Off-policy evaluation of the candidate (the current spec with `request.patch_json` applied) and of the
+    /// current spec on the logged closed decisions (policy_evaluation.h): IPS, SNIPS, DM and DR with bootstrap
+    /// intervals, effective sample sizes and the logging policy's value. kBadSpec for a bad candidate.
+    void evaluate(CapsuleRef ref, EvaluateRequest request, DecideCallback<JsonAnswer> done);
+    /// evaluate(), then the candidate becomes the spec only when the gate holds: at least min_samples decisions,
+    /// and the candidate's DR lower bound above the current policy's DR estimate. Otherwise kConflict with the
+    /// reasons (JsonAnswer::json carries the evaluation and the reasons for the problem body).
+    void promote(std::string principal, CapsuleRef ref, EvaluateRequest request, DecideCallback<JsonAnswer> done);
+
     void list_decisions(CapsuleRef ref, DecisionQuery query, DecideCallback<JsonAnswer> done);
     void get_decision(CapsuleRef ref, std::string id, DecideCallback<JsonAnswer> done);
     /// The model's state with an ETag that changes with every learned reward and spec change.
@@ -101,6 +110,10 @@ class DecideStore : public std::enable_shared_from_this<DecideStore> {
         std::string id;
         CapsuleRef ref;
     };
+    /// The candidate's and the current spec's evaluations as JSON, with the figures promote() gates on.
+    struct Evaluated;
+    void run_evaluation(const CapsuleRef& ref, EvaluateRequest request,
+                        std::function<void(DecideResult<std::shared_ptr<Evaluated>>)> done);
     void sweep_one(std::shared_ptr<std::vector<Overdue>> due, std::size_t next, std::int64_t closed,
                    DecideCallback<std::int64_t> done);
     /// One statement outside a transaction, written with $n placeholders.

@@ -22,6 +22,9 @@ struct DecideLimits {
     std::int64_t shadow_flush_ms = 50;          // the longest a queued decision waits
     std::size_t snapshot_every = 100;           // learned rewards between two model snapshots
     std::size_t max_page = 1000;                // decisions in one page
+    std::size_t max_evaluate = 10'000;          // logged decisions one evaluation replays (newer ones are left out)
+    std::size_t max_resamples = 1000;           // bootstrap resamples of one evaluation
+    std::size_t min_promote_samples = 100;      // the smallest sample a promotion may rest on (requests may ask more)
 };
 
 /// A capsule's name: tenant, job and capsule (each 1-64 of [A-Za-z0-9._-], checked by the routes).
@@ -64,6 +67,17 @@ struct RewardRequest {
 struct JsonAnswer {
     std::string json;
     std::string etag;  // GET .../model only
+};
+
+/// POST .../evaluate and .../promote: a candidate (a merge patch onto the current spec) judged on the closed
+/// decisions logged in [from_ms, to_ms), oldest first, at most DecideLimits::max_evaluate.
+struct EvaluateRequest {
+    std::string patch_json = "{}";
+    std::int64_t from_ms = 0;
+    std::int64_t to_ms = INT64_MAX;
+    std::size_t resamples = 200;
+    std::uint64_t seed = 1;
+    std::size_t min_samples = 0;  // promote: 0 means DecideLimits::min_promote_samples
 };
 
 /// A page of decisions: after the cursor (created_at, id), within [from_ms, to_ms).
