@@ -521,6 +521,14 @@ Registry make_config_registry() {
          number(decide, &DS::sweep_interval_ms)},
         {"decide-max-page", G::kDecide, "N", "largest ?limit= of GET .../decisions", integer(1, 100'000),
          number(decide, &DS::max_page)},
+        {"decide-max-evaluate", G::kDecide, "N",
+         "logged decisions one POST .../evaluate or .../promote replays (the oldest in its time range)",
+         integer(1, 100'000'000), number(decide, &DS::max_evaluate)},
+        {"decide-max-resamples", G::kDecide, "N", "bootstrap resamples one evaluation may ask for", integer(0, 100'000),
+         number(decide, &DS::max_resamples)},
+        {"decide-promote-min-samples", G::kDecide, "N",
+         "logged decisions a promotion needs at least (a request may ask more)", integer(1, 100'000'000),
+         number(decide, &DS::promote_min_samples)},
     };
 
     Registry r;

@@ -21,6 +21,9 @@ agent::decide::DecideLimits limits_of(const DecideSettings& d) {
     l.shadow_flush_ms = d.shadow_flush_ms;
     l.snapshot_every = d.snapshot_every;
     l.max_page = d.max_page;
+    l.max_evaluate = d.max_evaluate;
+    l.max_resamples = d.max_resamples;
+    l.min_promote_samples = d.promote_min_samples;
     return l;
 }
 

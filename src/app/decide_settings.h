@@ -22,6 +22,9 @@ struct DecideSettings {
     std::uint64_t snapshot_every = 100;           // learned rewards between two model snapshots
     std::uint32_t sweep_interval_ms = 1'000;      // how often overdue decisions get their default reward
     std::uint64_t max_page = 1'000;               // decisions in one page
+    std::uint64_t max_evaluate = 10'000;          // logged decisions one evaluation (or promotion) replays
+    std::uint64_t max_resamples = 1'000;          // bootstrap resamples of one evaluation
+    std::uint64_t promote_min_samples = 100;      // the smallest sample a promotion may rest on
 };
 
 }  // namespace slipstream::app

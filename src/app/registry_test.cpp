@@ -180,6 +180,9 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"decide-snapshot-every", "11", [](const Config& c) { return c.decide.snapshot_every == 11; }, "11"},
         {"decide-sweep-interval", "2s", [](const Config& c) { return c.decide.sweep_interval_ms == 2000; }, "2s"},
         {"decide-max-page", "12", [](const Config& c) { return c.decide.max_page == 12; }, "12"},
+        {"decide-max-evaluate", "13", [](const Config& c) { return c.decide.max_evaluate == 13; }, "13"},
+        {"decide-max-resamples", "14", [](const Config& c) { return c.decide.max_resamples == 14; }, "14"},
+        {"decide-promote-min-samples", "15", [](const Config& c) { return c.decide.promote_min_samples == 15; }, "15"},
     };
     Registry registry = make_config_registry();
     ASSERT_EQ(std::size(cases), registry.options().size()) << "a registered option has no row here";

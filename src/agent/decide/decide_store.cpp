@@ -240,7 +240,6 @@ void DecideStore::close() {
             if (left->fetch_sub(1) == 1) all_done->set_value();
         });
     all_done->get_future().wait();
-    wait_until_unused(runner_);
 }
 
 DecideResult<SpecAnswer> DecideStore::get_spec(const CapsuleRef& ref) {
