@@ -218,8 +218,14 @@ void DecideStore::sweep_one(std::shared_ptr<std::vector<Overdue>> due, std::size
     if (next >= due->size()) return done(closed);
     const Overdue& o = (*due)[next];
     std::shared_ptr<Capsule> capsule = find(o.ref);
-    if (!capsule) return sweep_one(due, next + 1, closed, done);
     auto self = shared_from_this();
+    if (!capsule) {
+        // A capsule that did not load (its stored spec is refused): its decisions close without a reward, so that
+        // they never hold up the sweep of the others.
+        return query(
+            "UPDATE decide_decisions SET closed = 1 WHERE id = $1 AND closed = 0", {o.id},
+            [self, due, next, closed, done](store::QueryResult) { self->sweep_one(due, next + 1, closed, done); });
+    }
     auto skip = [self, due, next, closed, done](const DecideError& e) {
         base::log_message(base::LogLevel::kWarn, "decide: closing an overdue decision failed: " + e.detail);
         self->sweep_one(due, next + 1, closed, done);
