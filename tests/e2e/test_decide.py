@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.e2e.test_sessions import Answer, call
+from tests.e2e.test_sessions import Answer, call, cluster  # noqa: F401 (cluster: a fixture)
 
 PROBLEM = "application/problem+json"
 BASE = "/v1/tenants/acme/jobs/chat/capsules/router"
@@ -414,3 +414,16 @@ def test_evaluate_and_promote(server):
     assert promoted.status == 200, promoted.raw
     assert promoted.json["promoted"] is True and promoted.json["spec"]["version"] == 2
     assert call(server, "GET", BASE + "/spec").json["spec"]["exploration"] == {"type": "squarecb", "gamma": 200}
+
+
+def test_postgresql_store_keeps_the_model_after_sigkill(start_server, cluster):  # noqa: F811 (the fixture)
+    flags = ("--threads", "1", "--no-access-log", "--decide", "--store", cluster.url, "--decide-snapshot-every", "5")
+    server = start_server(*flags)
+    assert put_spec(server, SPEC).status == 201
+    learn(server, 12)
+    before, etag, scores = model_state(server)
+    server.stop(signal.SIGKILL)
+    again = start_server(*flags)
+    after, etag_after, scores_after = model_state(again)
+    assert (after, etag_after, scores_after) == (before, etag, scores)
+    assert after["version"] == 12
