@@ -494,6 +494,10 @@ Registry make_config_registry() {
          "mount the learning decision service (/v1/tenants/{t}/jobs/{j}/capsules/{c}/spec, decide, reward, ...); "
          "its store is --store, or decide.db under --data-dir",
          boolean(), flag(decide, &DS::enabled)},
+        {"decide-decisions", G::kDecide, "MODE",
+         "durable: a learner-mode decision is answered after its commit; buffered: written behind like frozen-mode "
+         "ones (a crash loses the queued ones; rewards stay durable)",
+         choice({"durable", "buffered"}), text(decide, &DS::decisions)},
         {"decide-max-capsules", G::kDecide, "N", "capsules one store holds (each model lives in memory); then 409",
          integer(1, 10'000'000), number(decide, &DS::max_capsules)},
         {"decide-max-actions", G::kDecide, "N", "actions of one capsule's spec; more is a 400", integer(1, 100'000),

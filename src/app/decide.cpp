@@ -44,6 +44,7 @@ base::Result<std::unique_ptr<Decide>> open_decide(const Config& config, App& app
     std::shared_ptr<store::Database> db(std::move(opened));
     agent::decide::DecideStoreOptions options;
     options.limits = limits_of(d);
+    options.buffered_decisions = d.decisions == "buffered";
     auto decide = std::make_unique<Decide>();
     SLIPSTREAM_ASSIGN_OR_RETURN(decide->store, agent::decide::DecideStore::open(db, std::move(options)));
     agent::decide::mount_decide_routes(app, decide->store);

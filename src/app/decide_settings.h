@@ -3,13 +3,16 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace slipstream::app {
 
 /// Read like every other option (flags > SLIPSTREAM_* > config file > defaults). The defaults are
 /// agent::decide::DecideLimits'.
 struct DecideSettings {
-    bool enabled = false;                         // --decide: mount /v1/tenants/{t}/jobs/{j}/capsules/{c}/...
+    bool enabled = false;
+    std::string decisions = "durable";  // or "buffered": learner-mode decisions written behind too // --decide: mount
+                                        // /v1/tenants/{t}/jobs/{j}/capsules/{c}/...
     std::uint64_t max_capsules = 10'000;          // capsules in one store (each model lives in memory)
     std::uint64_t max_actions = 64;               // actions of one capsule
     std::uint64_t max_dimension = 256;            // features.dimension (dimension^2 numbers per action)

@@ -168,6 +168,7 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"session-flush", "20ms", [](const Config& c) { return c.sessions.flush_ms == 20; }, "20ms"},
         {"session-queue", "500", [](const Config& c) { return c.sessions.max_queued_events == 500; }, "500"},
         {"decide", "true", [](const Config& c) { return c.decide.enabled; }, "true"},
+        {"decide-decisions", "buffered", [](const Config& c) { return c.decide.decisions == "buffered"; }, "buffered"},
         {"decide-max-capsules", "9", [](const Config& c) { return c.decide.max_capsules == 9; }, "9"},
         {"decide-max-actions", "5", [](const Config& c) { return c.decide.max_actions == 5; }, "5"},
         {"decide-max-dimension", "32", [](const Config& c) { return c.decide.max_dimension == 32; }, "32"},

@@ -427,3 +427,11 @@ def test_postgresql_store_keeps_the_model_after_sigkill(start_server, cluster): 
     after, etag_after, scores_after = model_state(again)
     assert (after, etag_after, scores_after) == (before, etag, scores)
     assert after["version"] == 12
+
+
+def test_buffered_decisions_are_rewarded_and_learned(start_server, tmp_path):
+    server = decide_server(start_server, tmp_path / "data", "--decide-decisions", "buffered")
+    assert put_spec(server, SPEC).status == 201
+    learn(server, 10)  # each reward right after its decision: it waits for the decision's write
+    assert call(server, "GET", BASE + "/model").json["version"] == 10
+    assert len(call(server, "GET", BASE + "/decisions?limit=100").json["decisions"]) == 10

@@ -96,10 +96,10 @@ void DecideStore::decide(std::string principal, CapsuleRef ref, DecideRequest re
         mode = capsule->model->spec().mode;
     }
     auto shared_request = std::make_shared<DecideRequest>(std::move(request));
-    if (!shared_request->event_id.empty() || mode != Mode::kFrozen)
+    if (!shared_request->event_id.empty() || (mode != Mode::kFrozen && !options_.buffered_decisions))
         return decide_durable(std::move(principal), std::move(capsule), std::move(shared_request), true,
                               std::move(done));
-    // Shadow: answered now; the row is queued (or, past the queue's bound, counted as lost).
+    // Shadow (or buffered): answered now; the row is queued (or, past the queue's bound, counted as lost).
     DecideResult<Prepared> p = prepare(principal, *capsule, *shared_request, now_ms());
     if (!p.is_ok()) return done(p.error());
     std::string answer = p.value().answer;

@@ -25,6 +25,10 @@ using DecideCallback = std::function<void(DecideResult<T>)>;
 
 struct DecideStoreOptions {
     DecideLimits limits;
+    /// false: decisions in learner and baselineExplore mode are answered after their COMMIT. true: every
+    /// decision without an eventId is written behind like a shadow one (a crash loses the queued ones; rewards
+    /// stay durable). Decisions with an eventId are always durable.
+    bool buffered_decisions = false;
     /// Wall time of decisions, rewards and deadlines (epoch milliseconds); a ManualClock in tests.
     std::shared_ptr<const base::Clock> clock = std::make_shared<base::SystemClock>();
 };

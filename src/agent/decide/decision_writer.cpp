@@ -11,7 +11,7 @@ namespace slipstream::agent::decide {
 
 namespace {
 
-constexpr std::size_t kRowsPerInsert = 64;
+constexpr std::size_t kRowsPerInsert = 256;
 
 // Runs the INSERTs of `rows` from `next` on in order inside `tx`, then commits.
 void insert_from(std::shared_ptr<sessions::Transaction> tx, std::shared_ptr<std::vector<DecisionRow>> rows,
