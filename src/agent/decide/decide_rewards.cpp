@@ -59,98 +59,130 @@ void DecideStore::reward(std::string principal, CapsuleRef ref, RewardRequest re
               std::get<double>(shaped), false, std::move(done));
 }
 
+// One reward on its way through its transaction; each step runs after the previous statement's answer.
+struct DecideStore::RewardJob {
+    std::shared_ptr<DecideStore> store;
+    std::string principal;
+    std::shared_ptr<Capsule> capsule;
+    std::shared_ptr<RewardRequest> request;
+    double value = 0.0;
+    bool waited = false;  // already waited once for the shadow writer's flush
+    Aggregation aggregation = Aggregation::kFirst;
+    std::string key;
+    std::int64_t now = 0;
+    DecideCallback<JsonAnswer> done;
+    std::shared_ptr<Closing> closing;
+
+    void answer(bool applied, double reward, bool closed, std::string_view reason) const {
+        done(JsonAnswer{reward_json(request->decision_id, applied, reward, closed, reason), ""});
+    }
+    void fail(const base::Status& s) const { done(error_from_status(s)); }
+};
+
 void DecideStore::reward_in(std::string principal, std::shared_ptr<Capsule> capsule,
                             std::shared_ptr<RewardRequest> request, double value, bool waited,
                             DecideCallback<JsonAnswer> done) {
-    auto self = shared_from_this();
-    Aggregation aggregation = Aggregation::kFirst;
+    auto job = std::make_shared<RewardJob>();
+    job->store = shared_from_this();
+    job->principal = std::move(principal);
+    job->capsule = std::move(capsule);
+    job->request = std::move(request);
+    job->value = value;
+    job->waited = waited;
+    job->now = now_ms();
+    job->done = std::move(done);
     {
-        std::lock_guard<std::mutex> lock(capsule->mutex);
-        aggregation = capsule->model->spec().reward.aggregation;
+        std::lock_guard<std::mutex> lock(job->capsule->mutex);
+        job->aggregation = job->capsule->model->spec().reward.aggregation;
     }
-    std::string key = kFirstKey;
-    if (aggregation == Aggregation::kSum) {
-        if (!request->key.empty()) {
-            key = request->key;
+    job->key = kFirstKey;
+    if (job->aggregation == Aggregation::kSum) {
+        if (!job->request->key.empty()) {
+            job->key = job->request->key;
         } else {
             base::Result<std::string> fresh = sessions::new_session_id();
-            if (!fresh.is_ok()) return done(DecideError::internal(fresh.status().to_string()));
-            key = "auto:" + *fresh;
+            if (!fresh.is_ok()) return job->done(DecideError::internal(fresh.status().to_string()));
+            job->key = "auto:" + *fresh;
         }
     }
-    const std::int64_t now = now_ms();
-    const std::string& id = request->decision_id;
-    auto answer = [done, id](bool applied, double reward, bool closed, std::string_view reason) {
-        done(JsonAnswer{reward_json(id, applied, reward, closed, reason), ""});
-    };
-    transaction(
-        [=](std::shared_ptr<sessions::Transaction> tx) {
-            const CapsuleRef& ref = capsule->ref;
-            tx->query(
-                "SELECT generation, action_index, context, closed FROM decide_decisions WHERE id = $1 AND "
-                "tenant = $2 AND job = $3 AND name = $4",
-                {id, ref.tenant, ref.job, ref.name}, [=](store::QueryResult d) {
-                    if (!d.is_ok()) return done(error_from_status(d.status()));
-                    if (d->row_count() == 0) {
-                        // A shadow decision still in the write queue: ask again once it is written.
-                        if (!waited && self->writer_->pending(id))
-                            return self->writer_->after_flush(
-                                [=] { self->reward_in(principal, capsule, request, value, true, done); });
-                        return done(DecideError::not_found("no such decision"));
-                    }
-                    if (int_cell(d.value(), 0, 3) != 0)
-                        return answer(false, value, true,
-                                      aggregation == Aggregation::kFirst ? "duplicate: the decision has its reward"
-                                                                         : "the decision is closed");
-                    auto closing = std::make_shared<Closing>(Closing{
-                        capsule, id, int_cell(d.value(), 0, 0), static_cast<std::size_t>(int_cell(d.value(), 0, 1)),
-                        std::string(d->text(0, 2)), value});
-                    auto insert = [=] {
-                        tx->query(
-                            "INSERT INTO decide_rewards (decision_id, reward_key, value, body, principal, "
-                            "created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-                            {id, key, value, request->request_json, principal, now}, [=](store::QueryResult r) {
-                                if (!r.is_ok()) return done(error_from_status(r.status()));
-                                if (aggregation == Aggregation::kSum) {
-                                    tx->query(
-                                        "UPDATE decide_decisions SET reward_total = reward_total + $2, "
-                                        "reward_count = reward_count + 1 WHERE id = $1",
-                                        {id, value}, [=](store::QueryResult u) {
-                                            if (!u.is_ok()) return done(error_from_status(u.status()));
-                                            tx->commit([=](base::Status s) {
-                                                if (!s.is_ok()) return done(error_from_status(s));
-                                                self->learned(closing, std::nullopt);
-                                                answer(true, value, false, "");
-                                            });
-                                        });
-                                    return;
-                                }
-                                self->close_decision(tx, closing, [=](DecideResult<std::optional<std::int64_t>> seq) {
-                                    if (!seq.is_ok()) {
-                                        if (seq.error().code == DecideErrorCode::kConflict)
-                                            return answer(false, value, true, "duplicate: the decision has its reward");
-                                        return done(seq.error());
-                                    }
-                                    tx->commit([=](base::Status s) {
-                                        if (!s.is_ok()) return done(error_from_status(s));
-                                        self->learned(closing, seq.value());
-                                        answer(true, value, true, "");
-                                    });
-                                });
-                            });
-                    };
-                    if (aggregation == Aggregation::kFirst) return insert();
-                    tx->query("SELECT value FROM decide_rewards WHERE decision_id = $1 AND reward_key = $2", {id, key},
-                              [=](store::QueryResult k) {
-                                  if (!k.is_ok()) return done(error_from_status(k.status()));
-                                  if (k->row_count() > 0)
-                                      return answer(false, double_cell(k.value(), 0, 0), false,
-                                                    "duplicate: a reward with this idempotency key was applied");
-                                  insert();
-                              });
+    transaction([job](std::shared_ptr<sessions::Transaction> tx) { reward_read_decision(tx, job); },
+                [job](DecideError e) { job->done(std::move(e)); });
+}
+
+// Step 1: the decision (a shadow one still queued: asked again once written); closed ones answer applied:false.
+void DecideStore::reward_read_decision(const std::shared_ptr<sessions::Transaction>& tx,
+                                       const std::shared_ptr<RewardJob>& job) {
+    const CapsuleRef& ref = job->capsule->ref;
+    const std::string& id = job->request->decision_id;
+    tx->query(
+        "SELECT generation, action_index, context, closed FROM decide_decisions WHERE id = $1 AND tenant = $2 AND "
+        "job = $3 AND name = $4",
+        {id, ref.tenant, ref.job, ref.name}, [tx, job](store::QueryResult d) {
+            if (!d.is_ok()) return job->fail(d.status());
+            DecideStore& self = *job->store;
+            if (d->row_count() == 0) {
+                if (!job->waited && self.writer_->pending(job->request->decision_id))
+                    return self.writer_->after_flush([job] {
+                        job->store->reward_in(job->principal, job->capsule, job->request, job->value, true, job->done);
+                    });
+                return job->done(DecideError::not_found("no such decision"));
+            }
+            if (int_cell(d.value(), 0, 3) != 0)
+                return job->answer(false, job->value, true,
+                                   job->aggregation == Aggregation::kFirst ? "duplicate: the decision has its reward"
+                                                                           : "the decision is closed");
+            job->closing = std::make_shared<Closing>(
+                Closing{job->capsule, job->request->decision_id, int_cell(d.value(), 0, 0),
+                        static_cast<std::size_t>(int_cell(d.value(), 0, 1)), std::string(d->text(0, 2)), job->value});
+            if (job->aggregation == Aggregation::kFirst) return reward_insert(tx, job);
+            // sum: one reward per idempotency key.
+            tx->query("SELECT value FROM decide_rewards WHERE decision_id = $1 AND reward_key = $2",
+                      {job->request->decision_id, job->key}, [tx, job](store::QueryResult k) {
+                          if (!k.is_ok()) return job->fail(k.status());
+                          if (k->row_count() > 0)
+                              return job->answer(false, double_cell(k.value(), 0, 0), false,
+                                                 "duplicate: a reward with this idempotency key was applied");
+                          reward_insert(tx, job);
+                      });
+        });
+}
+
+// Step 2: the reward row; then `first` closes the decision (and logs the update), `sum` adds to its total.
+void DecideStore::reward_insert(const std::shared_ptr<sessions::Transaction>& tx,
+                                const std::shared_ptr<RewardJob>& job) {
+    const std::string& id = job->request->decision_id;
+    tx->query(
+        "INSERT INTO decide_rewards (decision_id, reward_key, value, body, principal, created_at) VALUES ($1, $2, $3, "
+        "$4, $5, $6)",
+        {id, job->key, job->value, job->request->request_json, job->principal, job->now},
+        [tx, job](store::QueryResult r) {
+            if (!r.is_ok()) return job->fail(r.status());
+            if (job->aggregation == Aggregation::kSum) {
+                return tx->query(
+                    "UPDATE decide_decisions SET reward_total = reward_total + $2, reward_count = reward_count + 1 "
+                    "WHERE id = $1",
+                    {job->request->decision_id, job->value}, [tx, job](store::QueryResult u) {
+                        if (!u.is_ok()) return job->fail(u.status());
+                        tx->commit([job](base::Status s) {
+                            if (!s.is_ok()) return job->fail(s);
+                            job->store->learned(job->closing, std::nullopt);
+                            job->answer(true, job->value, false, "");
+                        });
+                    });
+            }
+            job->store->close_decision(tx, job->closing, [tx, job](DecideResult<std::optional<std::int64_t>> seq) {
+                if (!seq.is_ok()) {
+                    if (seq.error().code == DecideErrorCode::kConflict)
+                        return job->answer(false, job->value, true, "duplicate: the decision has its reward");
+                    return job->done(seq.error());
+                }
+                tx->commit([job, seq](base::Status s) {
+                    if (!s.is_ok()) return job->fail(s);
+                    job->store->learned(job->closing, seq.value());
+                    job->answer(true, job->value, true, "");
                 });
-        },
-        [done](DecideError e) { done(std::move(e)); });
+            });
+        });
 }
 
 void DecideStore::close_decision(const std::shared_ptr<sessions::Transaction>& tx, const std::shared_ptr<Closing>& c,

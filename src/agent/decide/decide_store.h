@@ -91,7 +91,9 @@ class DecideStore : public std::enable_shared_from_this<DecideStore> {
     std::int64_t now_ms() const;
 
   private:
-    struct Closing;  // a decision being closed with its reward (decide_rewards.cpp)
+    struct Closing;    // a decision being closed with its reward (decide_rewards.cpp)
+    struct RewardJob;  // a reward's transaction, step by step (decide_rewards.cpp)
+    struct SpecJob;    // a spec write's transaction, step by step (decide_specs.cpp)
 
     std::shared_ptr<Capsule> find(const CapsuleRef& ref);
     /// After a spec's COMMIT: the capsule in memory takes it (created, with its model, when new).
@@ -104,6 +106,11 @@ class DecideStore : public std::enable_shared_from_this<DecideStore> {
                         bool retry, DecideCallback<DecideAnswer> done);
     void reward_in(std::string principal, std::shared_ptr<Capsule> capsule, std::shared_ptr<RewardRequest> request,
                    double value, bool waited, DecideCallback<JsonAnswer> done);
+    std::optional<DecideError> spec_next(SpecJob& job, const store::ResultSet& row);
+    static void spec_write(const std::shared_ptr<sessions::Transaction>& tx, const std::shared_ptr<SpecJob>& job);
+    static void reward_read_decision(const std::shared_ptr<sessions::Transaction>& tx,
+                                     const std::shared_ptr<RewardJob>& job);
+    static void reward_insert(const std::shared_ptr<sessions::Transaction>& tx, const std::shared_ptr<RewardJob>& job);
     /// Marks the decision closed with `c`'s reward and, when the capsule learns, logs the update under the next
     /// seq; `then` hears the seq (nullopt: nothing to learn) or the error. The caller commits.
     void close_decision(const std::shared_ptr<sessions::Transaction>& tx, const std::shared_ptr<Closing>& c,
