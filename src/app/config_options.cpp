@@ -509,6 +509,10 @@ Registry make_config_registry() {
          number(decide, &DS::max_features)},
         {"decide-max-spec-bytes", G::kDecide, "SIZE", "a capsule's spec document; 413 past it", sized(64, 64 * kMiB),
          number(decide, &DS::max_spec_bytes)},
+        {"decide-max-model-bytes", G::kDecide, "SIZE",
+         "memory of one capsule's model (two dimension x dimension matrices of doubles per arm); a bigger spec is a "
+         "400",
+         sized(1024, 64 * kGiB), number(decide, &DS::max_model_bytes)},
         {"decide-max-context-bytes", G::kDecide, "SIZE", "a decision's context; 413 past it", sized(16, 64 * kMiB),
          number(decide, &DS::max_context_bytes)},
         {"decide-max-batch", G::kDecide, "N", "requests in one batch call (decide/batch, reward/batch)",

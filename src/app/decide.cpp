@@ -14,6 +14,7 @@ agent::decide::DecideLimits limits_of(const DecideSettings& d) {
     l.spec.max_feature_dim = d.max_dimension;
     l.spec.max_features = d.max_features;
     l.spec.max_spec_bytes = d.max_spec_bytes;
+    l.spec.max_model_bytes = d.max_model_bytes;
     l.max_capsules = d.max_capsules;
     l.max_context_bytes = d.max_context_bytes;
     l.max_batch = d.max_batch;

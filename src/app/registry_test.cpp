@@ -174,6 +174,8 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"decide-max-dimension", "32", [](const Config& c) { return c.decide.max_dimension == 32; }, "32"},
         {"decide-max-features", "4", [](const Config& c) { return c.decide.max_features == 4; }, "4"},
         {"decide-max-spec-bytes", "2k", [](const Config& c) { return c.decide.max_spec_bytes == 2048; }, "2k"},
+        {"decide-max-model-bytes", "2m", [](const Config& c) { return c.decide.max_model_bytes == 2 * 1024 * 1024; },
+         "2m"},
         {"decide-max-context-bytes", "1k", [](const Config& c) { return c.decide.max_context_bytes == 1024; }, "1k"},
         {"decide-max-batch", "3", [](const Config& c) { return c.decide.max_batch == 3; }, "3"},
         {"decide-shadow-queue", "7", [](const Config& c) { return c.decide.shadow_queue == 7; }, "7"},

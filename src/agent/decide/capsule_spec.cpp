@@ -349,6 +349,11 @@ int CapsuleSpec::action_index(std::string_view id) const {
     return -1;
 }
 
+std::size_t model_bytes(const CapsuleSpec& spec) {
+    const std::size_t arms = spec.learner.kind == LearnerKind::kShared ? 1 : spec.actions.size();
+    return arms * 2 * spec.dimension * spec.dimension * sizeof(double);
+}
+
 std::string_view mode_name(Mode mode) {
     switch (mode) {
         case Mode::kLearner:
@@ -375,6 +380,10 @@ SpecResult parse_capsule_spec(std::string_view text, const SpecLimits& limits) {
         const ExplorationSpec& e = spec.exploration;
         if (e.floor * static_cast<double>(spec.actions.size()) > 1.0)
             return SpecError{"/exploration/floor", "times the number of actions must be at most 1"};
+        if (model_bytes(spec) > limits.max_model_bytes)
+            return SpecError{"/features/dimension", "gives a model of " + std::to_string(model_bytes(spec)) +
+                                                        " bytes with these actions; the limit is " +
+                                                        std::to_string(limits.max_model_bytes)};
         return spec;
     } catch (const Stop& stop) {
         return stop.error;

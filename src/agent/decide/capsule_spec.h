@@ -21,6 +21,9 @@ struct SpecLimits {
     std::size_t max_components = 16;          // reward components
     std::size_t max_context_features = 4096;  // features one context yields (after flattening and hashing)
     std::size_t max_spec_bytes = 64 * 1024;
+    /// Memory of one capsule's model: two dimension x dimension matrices of doubles per arm (one arm per action,
+    /// or one shared).
+    std::size_t max_model_bytes = 32 * 1024 * 1024;
 };
 
 enum class Mode : std::uint8_t { kLearner, kBaselineExplore, kFrozen };
@@ -87,6 +90,9 @@ struct CapsuleSpec {
     /// The index of the action `id`, or -1.
     int action_index(std::string_view id) const;
 };
+
+/// The bytes of the matrices a model of `spec` holds.
+std::size_t model_bytes(const CapsuleSpec& spec);
 
 /// Where a spec is wrong: a JSON pointer into the spec ("/exploration/gamma") and why.
 struct SpecError {

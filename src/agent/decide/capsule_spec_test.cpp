@@ -119,6 +119,15 @@ TEST(CapsuleSpec, LimitsAreKnobs) {
     EXPECT_EQ(std::get<SpecError>(r).message, "has more than 2 actions (the limit)");
     r = parse_capsule_spec(std::string(201, ' '), limits);
     EXPECT_EQ(std::get<SpecError>(r).message, "the spec is larger than 200 bytes (the limit)");
+    // Two actions of dimension 64: 2 arms x 2 matrices x 64 x 64 doubles = 131072 bytes.
+    SpecLimits small_models;
+    small_models.max_model_bytes = 131072;
+    const char* two = R"({"actions":[{"id":"a"},{"id":"b"}]})";
+    ASSERT_TRUE(std::holds_alternative<CapsuleSpec>(parse_capsule_spec(two, small_models)));
+    small_models.max_model_bytes = 131071;
+    r = parse_capsule_spec(two, small_models);
+    EXPECT_EQ(std::get<SpecError>(r).pointer, "/features/dimension");
+    EXPECT_EQ(std::get<SpecError>(r).message, "gives a model of 131072 bytes with these actions; the limit is 131071");
 }
 
 }  // namespace

@@ -300,7 +300,7 @@ void Routes::mount_reward() {
 void Routes::mount_reads() {
     const std::string page =
         R"({"type":"integer","minimum":1,"maximum":)" + std::to_string(store_->limits().max_page) + "}";
-    const std::string time = R"({"type":"integer","minimum":0})";
+    const std::string time = R"({"type":"integer","minimum":0,"maximum":9223372036854775807})";
     add("GET", "/decisions",
         spec({optional(ParamSource::kQuery, "limit", "", page, std::to_string(options_.default_page)),
               optional(ParamSource::kQuery, "after", "", R"({"type":"string","maxLength":128})", R"("")"),
@@ -340,10 +340,11 @@ void Routes::mount_reads() {
 }
 
 std::string evaluate_schema(std::size_t max_resamples) {
-    return R"({"type":"object","properties":{"spec":{"type":"object"},"from":{"type":"integer","minimum":0},)"
-           R"("to":{"type":"integer","minimum":0},"resamples":{"type":"integer","minimum":0,"maximum":)" +
-           std::to_string(max_resamples) +
-           R"(},"seed":{"type":"integer","minimum":0},"minSamples":{"type":"integer","minimum":1}},)"
+    const std::string count = R"({"type":"integer","minimum":0,"maximum":9223372036854775807})";
+    return R"({"type":"object","properties":{"spec":{"type":"object"},"from":)" + count + R"(,"to":)" + count +
+           R"(,"resamples":{"type":"integer","minimum":0,"maximum":)" + std::to_string(max_resamples) + R"(},"seed":)" +
+           count +
+           R"(,"minSamples":{"type":"integer","minimum":1,"maximum":1000000000}},)"
            R"("additionalProperties":false})";
 }
 
