@@ -75,6 +75,7 @@ lint: setup
 	@$(PYTHON) scripts/check_python_layers.py
 	@bash scripts/check_format.sh
 	@$(PYTHON) -m ruff check --quiet . && echo "lint: ruff ok"
+	@bash scripts/lint_deploy.sh
 
 format:
 	@git ls-files '*.cpp' '*.h' | xargs clang-format -i

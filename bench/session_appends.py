@@ -30,7 +30,7 @@ BUILD = os.path.join(REPO_DIR, os.environ.get("SLIPSTREAM_BUILD_DIR", "build"))
 PYTHON = os.path.join(REPO_DIR, ".venv", "bin", "python")
 
 sys.path.insert(0, REPO_DIR)
-from bench.harness import ledger
+from bench.harness import ledger, procs
 
 LUA = r"""
 local ids = {}
@@ -171,11 +171,7 @@ def measure(name: str, argv: list[str], port: int, work: str, args: argparse.Nam
         run_wrk(port, ids_file, lua_file, 1, args.connections)  # warm-up
         return run_wrk(port, ids_file, lua_file, args.duration, args.connections)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        procs.stop(proc)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,7 +21,8 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("native", ["_native"]),
     ("core", ["_core", "_core.*", "status", "datastructures", "background", "exceptions", "_encoders", "_lifespan",
               "requests", "responses", "_streaming", "_streaming_responses", "_file_response", "sse", "_database",
-              "_database.*", "database", "structured"]),
+              "_database.*", "database", "structured", "_server_errors", "_cookie_jar",
+              "encoders"]),
     ("params", ["params", "dependencies", "dependencies.params", "_markers", "_schema", "_plans", "_fallback", "forms",
                 "_signature", "dependencies.param_models", "dependencies.form_fields", "_endpoint", "security", "security.*"]),
     ("dependencies", ["dependencies.tree", "dependencies.program", "dependencies.shape", "dependencies.early",
@@ -29,9 +30,11 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("routing", ["routing", "_responses_prep", "_route_misses", "_error_responses", "middleware", "middleware.*",
                  "_forwarded", "_native_route", "dependencies.install", "dependencies.late_routes", "_ws_endpoint",
                  "websockets", "_proxy", "_runtime"]),
-    ("app", ["app", "_app_hooks", "openapi", "openapi.*", "staticfiles"]),
-    ("extras", ["", "__main__", "testclient", "_ws_session", "cli", "cli_inspect", "cli_new", "log_setup", "reload",
-                "supervisor"]),
+    ("app", ["app", "_app_hooks", "openapi", "openapi.*", "staticfiles", "templating", "exception_handlers",
+             "param_functions", "concurrency"]),
+    ("mcp", ["mcp", "mcp.*"]),
+    ("extras", ["", "__main__", "testclient", "_ws_session", "cli", "cli_inspect", "cli_mcp", "cli_new",
+                "log_setup", "reload", "supervisor"]),
 ]
 EXTENSIONS = {"_native"}  # compiled modules (python/bindings), described by a .pyi stub
 

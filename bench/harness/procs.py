@@ -88,6 +88,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def stop(proc: subprocess.Popen, timeout: float = 15) -> None:
+    """SIGTERM, then SIGKILL when the process has not exited within `timeout` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def pin_self(cpu: int = CLIENT_CPU) -> None:
     """Keeps the harness itself off the server's CPU."""
     if hasattr(os, "sched_setaffinity") and cpu in os.sched_getaffinity(0):

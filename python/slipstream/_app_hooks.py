@@ -11,6 +11,7 @@ from .middleware import BaseHTTPMiddleware
 from .middleware.cors import CORSMiddleware, is_cors_middleware
 from .middleware.gzip import GZipMiddleware, is_gzip_middleware
 from .middleware.httpsredirect import HTTPSRedirectMiddleware
+from .middleware.sessions import SessionMiddleware
 from .middleware.trustedhost import TrustedHostMiddleware
 
 # Starlette's middleware classes (fastapi.middleware.* re-exports them) -> this package's, whose options are the
@@ -18,6 +19,7 @@ from .middleware.trustedhost import TrustedHostMiddleware
 _STARLETTE_EQUIVALENTS = {
     ("starlette.middleware.trustedhost", "TrustedHostMiddleware"): TrustedHostMiddleware,
     ("starlette.middleware.httpsredirect", "HTTPSRedirectMiddleware"): HTTPSRedirectMiddleware,
+    ("starlette.middleware.sessions", "SessionMiddleware"): SessionMiddleware,
 }
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -9,6 +9,7 @@ import asyncio
 import logging
 from typing import Any
 
+from . import _server_errors
 from ._database.errors import DatabaseError
 from ._encoders import encode_fallback
 from .exceptions import HTTP_EXCEPTION, RequestValidationError, _body_of  # the body FastAPI hands a handler
@@ -45,6 +46,7 @@ def _database_unavailable(exc: BaseException) -> bool:
 async def server_error_response(errors: Any, request: Request, exc: BaseException) -> Response:
     """Starlette's ServerErrorMiddleware: the app's 500 (or Exception) handler, else a plain 500; logged."""
     logger.error("Exception in ASGI application%s", _where(request), exc_info=exc)
+    _server_errors.report(getattr(request, "app", None), exc)
     handler = None if errors is None else errors.by_status.get(500) or errors.by_class.get(Exception)
     if handler is not None:
         try:
@@ -64,13 +66,25 @@ def _where(request: Request | None) -> str:
         return ""
 
 
+def http_exception_response(exc: Any) -> Response:
+    """FastAPI's answer to an HTTPException: {"detail": ...} with its status and headers; no body for the
+    statuses that allow none (1xx, 204, 205, 304)."""
+    headers = getattr(exc, "headers", None)
+    if exc.status_code < 200 or exc.status_code in (204, 205, 304):
+        return Response(status_code=exc.status_code, headers=headers)
+    return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=headers)
+
+
+def validation_error_response(exc: Any) -> Response:
+    """FastAPI's answer to a RequestValidationError: 422 {"detail": [errors]}."""
+    return JSONResponse({"detail": _jsonable(exc.errors())}, status_code=422)
+
+
 def _default_response(exc: BaseException, request: Request | None = None) -> Response:
     if isinstance(exc, HTTP_EXCEPTION):
-        if exc.status_code < 200 or exc.status_code in (204, 304):
-            return Response(status_code=exc.status_code, headers=exc.headers)
-        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+        return http_exception_response(exc)
     if isinstance(exc, RequestValidationError):
-        return JSONResponse({"detail": _jsonable(exc.errors())}, status_code=422)
+        return validation_error_response(exc)
     if _database_unavailable(exc):
         logger.warning("database unavailable: %s", exc)
         return JSONResponse({"detail": "database unavailable"}, status_code=503, headers={"Retry-After": "1"})
@@ -103,9 +117,20 @@ def _call_handler(handler: Any, request: Request, exc: BaseException) -> Respons
     return result
 
 
+def _reaches_server_layer(errors: Any, handler: Any, exc: BaseException) -> bool:
+    """Whether Starlette's ServerErrorMiddleware sees `exc` (and re-raises it, after the app's 500/Exception
+    handler answered): no handler took it, and it is not one that FastAPI's defaults answer."""
+    if handler is not None and handler is not errors.by_status.get(500) and handler is not errors.by_class.get(Exception):
+        return False
+    return not (isinstance(exc, (HTTP_EXCEPTION, RequestValidationError)) or _database_unavailable(exc))
+
+
 def handle_error(route: Any, request: Request, exc: BaseException) -> Response:
     """The response for an exception raised by a handler: the app's exception handlers, else FastAPI's defaults."""
-    handler = route.app_errors.lookup(exc) if route.app_errors is not None else None
+    errors = route.app_errors
+    handler = errors.lookup(exc) if errors is not None else None
+    if _reaches_server_layer(errors, handler, exc):
+        _server_errors.report(getattr(request, "app", None), exc)
     if handler is None:
         return _default_response(exc, request)
     try:

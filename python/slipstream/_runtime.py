@@ -11,10 +11,10 @@ import asyncio
 import atexit
 import logging
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
-from . import _native
+from . import _native, _server_errors
 from ._encoders import encode_fallback
 from ._error_responses import conversion_failed, handle_error
 from ._forwarded import answer_forwarded
@@ -160,6 +160,10 @@ class AppRuntime:
         self.loop: asyncio.AbstractEventLoop | None = None
         self._loop_ready = threading.Event()
         self._lifespan: Any = None
+        # Things mounted on the app that serve from the executor's loop (an MCP server): attach(loop) when the
+        # loop starts, detach() when it stops; `keep` holds their native objects as long as the app's.
+        self._loop_hooks: list[tuple[Callable[[asyncio.AbstractEventLoop], None], Callable[[], None]]] = []
+        self._kept: list[Any] = []
         self._busy = 0
         self._idle = threading.Condition()
 
@@ -215,22 +219,34 @@ class AppRuntime:
         except BaseException as exc:
             self.end()
             logger.error("Exception in background task", exc_info=exc)
+            _server_errors.report(self.app, exc)
             return
         task = asyncio.get_running_loop().create_task(_finish(coro, yielded))
         task.add_done_callback(self._background_done)
 
     def _background_done(self, task: asyncio.Task[Any]) -> None:
-        self.end()
         if not task.cancelled() and task.exception() is not None:
             logger.error("Exception in background task", exc_info=task.exception())
+            _server_errors.report(self.app, task.exception())
+        self.end()
 
     # --- Lifespan, on the executor's loop. ---
     def run_executor(self, event_fd: int, drain: Any) -> None:
         """The executor thread's body (see run_executor); runs the lifespan around serving when run_lifespan."""
         run_executor(event_fd, drain, self)
 
+    def add_loop_hook(self, attach: Callable[[asyncio.AbstractEventLoop], None], detach: Callable[[], None],
+                      keep: Any = None) -> None:
+        """attach(loop) runs on the executor's loop when it starts (before the lifespan), detach() when it stops
+        (after the lifespan); `keep` stays referenced as long as this runtime."""
+        self._loop_hooks.append((attach, detach))
+        if keep is not None:
+            self._kept.append(keep)
+
     def _loop_started(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
+        for attach, _detach in self._loop_hooks:
+            attach(loop)
         if self.run_lifespan:
             try:
                 loop.run_until_complete(self.startup())
@@ -247,6 +263,8 @@ class AppRuntime:
                 loop.run_until_complete(self.shutdown())
             except BaseException as exc:
                 logger.error("Application shutdown failed", exc_info=exc)
+        for _attach, detach in self._loop_hooks:
+            detach()
 
     async def startup(self) -> None:
         # The app's database (App(database=...)) opens before the lifespan, which may use it, and closes after.

@@ -12,6 +12,8 @@ import threading
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
+from . import _server_errors
+
 logger = logging.getLogger("slipstream.error")
 _DONE: Any = object()
 
@@ -82,6 +84,7 @@ async def _guard(writer: Any, produce: Callable[[Any], Awaitable[None]], close: 
         writer.abort()  # the client left (or the server stops): not an error of the task's awaiters
     except Exception as exc:
         logger.error("Exception in a streamed response", exc_info=exc)
+        _server_errors.report_unowned(exc)  # raised in the test by a TestClient (raise_server_exceptions)
         if writer.started:
             writer.abort()  # the connection is cut: a truncated body must not look complete
         else:

@@ -110,7 +110,13 @@ class App(APIRouter, AppHooks):
                                                   rows, body)))
 
     def mount(self, path: str, app: Any, name: str | None = None) -> None:
-        """Serves a StaticFiles directory under `path` (see staticfiles.py)."""
+        """Serves a StaticFiles directory, or an object that installs itself on the engine (an MCP server,
+        slipstream.mcp), under `path`."""
+        if hasattr(app, "install_native"):
+            if not path.startswith("/"):
+                raise ValueError(f"mount path {path!r} must start with '/'")
+            self.native_routes.append(("mount", (app, self.prefix + path.rstrip("/") if path != "/" else path)))
+            return
         mount_static(self, path, app, name)
 
     def echo_route(self, path: str, model: Any, *, status_code: int = 200,
@@ -171,6 +177,9 @@ class App(APIRouter, AppHooks):
                 native.add_static_route(*args)
             elif kind == "echo":
                 native.add_echo_route(*args)
+            elif kind == "mount":
+                mounted, path = args
+                mounted.install_native(native, runtime, path)
         install_websockets(native, runtime, [(r.path, r.endpoint, r.dependencies) for r in self.websocket_routes])
         install_docs(self, native, root_path, runtime)
         if self.database is not None:  # /readyz: 503 while the database is closed or unreachable (no Python)

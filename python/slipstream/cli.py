@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from . import cli_inspect, cli_new, log_setup
+from . import cli_inspect, cli_mcp, cli_new, log_setup
 from .reload import FileWatcher
 from .supervisor import EXIT_STARTUP_FAILED, Supervisor
 
@@ -150,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
                              metavar=flag.dest.upper(), help=help_text)
     cli_inspect.add_commands(commands)
     cli_new.add_command(commands)
+    cli_mcp.add_command(commands)
     return parser
 
 
@@ -271,6 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "new":
         return cli_new.run(args)
+    if args.command == "mcp":
+        return cli_mcp.run(args, load_app, log_setup.configure)
     if args.command != "run":
         return cli_inspect.run_command(args, load_app)
     args.reload_dirs = args.reload_dirs or args.reload_dirs_env

@@ -28,6 +28,7 @@ class Request(HTTPConnection):
         "_raw_headers",
         "_received",
         "_scope",
+        "_session",
         "_state",
         "app",
         "body_bytes",
@@ -61,6 +62,7 @@ class Request(HTTPConnection):
         self._form: Any = None
         self._state: Any = None
         self._scope: dict[str, Any] | None = None
+        self._session: Any = None  # set by SessionMiddleware (slipstream.middleware.sessions)
         self._received = False
         self.app: Any = None  # the App serving it
         self.lifespan_state: dict[str, Any] | None = None  # what the lifespan yielded (copied into `state`)
@@ -138,7 +140,20 @@ class Request(HTTPConnection):
                 "state": self.lifespan_state if self.lifespan_state is not None else {},
                 "extensions": {},
             }
+            if self._session is not None:
+                self._scope["session"] = self._session
         return self._scope
+
+    @property
+    def session(self) -> Any:
+        """The signed-cookie session (a dict) that SessionMiddleware loaded; an AssertionError without it, as in
+        Starlette."""
+        if self._session is None:
+            raise AssertionError("SessionMiddleware must be installed to access request.session")
+        mark = getattr(self._session, "mark_accessed", None)
+        if mark is not None:
+            mark()
+        return self._session
 
     def _route(self) -> Any:
         """The app's route this request matched (a RouteDef: `.path`, `.name`, `.methods`, `.endpoint`)."""

@@ -1,19 +1,23 @@
-"""TestClient: a requests-like client that drives the real engine in-process (127.0.0.1, a free port)."""
+"""TestClient: FastAPI's test client (httpx's API, Starlette's defaults) over the real engine, in-process."""
 
 from __future__ import annotations
 
 import atexit
 import base64
+import contextlib
+import dataclasses
 import http.client
 import json as _json
 import mimetypes
 import secrets
 import weakref
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, urlencode, urljoin, urlsplit, urlunsplit
 
+from . import _server_errors
+from ._cookie_jar import Cookies
 from ._ws_session import WebSocketTestSession
 from .datastructures import Headers
 
@@ -28,30 +32,53 @@ def _close_open_clients() -> None:
 
 
 def _decode_body(content: bytes, coding: str | None) -> bytes:
-    """Undoes the content codings the client advertises (gzip, deflate), as requests and httpx do."""
+    """Undoes the content codings the client advertises (gzip, deflate), as requests and httpx do. A body cut
+    short (an app that failed mid-stream) gives what its bytes decode to; HTTP framing reports the cut."""
     for name in reversed([c.strip().lower() for c in (coding or "").split(",") if c.strip()]):
         if name in ("gzip", "x-gzip"):
-            content = zlib.decompress(content, 16 + zlib.MAX_WBITS)
+            content = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(content)
         elif name == "deflate":
             try:
-                content = zlib.decompress(content)
+                content = zlib.decompressobj().decompress(content)
             except zlib.error:  # raw deflate without the zlib wrapper
-                content = zlib.decompress(content, -zlib.MAX_WBITS)
+                content = zlib.decompressobj(-zlib.MAX_WBITS).decompress(content)
     return content
 
 
+@dataclasses.dataclass
+class SentRequest:
+    """What was sent for a response (httpx's `response.request`): method, absolute URL, headers, body."""
+
+    method: str
+    url: str
+    headers: Headers
+    content: bytes
+
+
 class TestResponse:
-    """status_code, headers (case-insensitive), content, text, json()."""
+    """status_code, headers (case-insensitive), content, text, json(); `history` holds the redirect responses
+    that led to it, `cookies` what its Set-Cookie headers set, `request` what was sent (httpx's Response)."""
 
     __test__ = False
 
     def __init__(self, status_code: int, reason: str, headers: list[tuple[str, str]], content: bytes,
-                 url: str) -> None:
+                 url: str, method: str = "GET") -> None:
         self.status_code = status_code
         self.reason_phrase = reason
         self.headers = Headers(headers)
+        self.raw_headers = headers
         self.content = content
         self.url = url
+        self.method = method
+        self.history: list[TestResponse] = []
+        # What a TemplateResponse rendered for this request (jinja2's Template and the context), as Starlette's.
+        self.template: Any = None
+        self.context: dict[str, Any] | None = None
+        self.cookies = Cookies()
+        self.cookies.extract_cookies(url, headers)
+        self.request = SentRequest(method, url, Headers([]), b"")
+        self.http_version = "HTTP/1.1"
+        self.encoding = "utf-8"
 
     @property
     def text(self) -> str:
@@ -64,8 +91,72 @@ class TestResponse:
     def is_success(self) -> bool:
         return 200 <= self.status_code < 300
 
+    @property
+    def is_redirect(self) -> bool:
+        return self.status_code in _REDIRECT_CODES and "location" in self.headers
+
+    @property
+    def is_error(self) -> bool:
+        return self.status_code >= 400
+
+    @property
+    def is_informational(self) -> bool:
+        return 100 <= self.status_code < 200
+
+    @property
+    def is_client_error(self) -> bool:
+        return 400 <= self.status_code < 500
+
+    @property
+    def is_server_error(self) -> bool:
+        return 500 <= self.status_code < 600
+
+    def iter_bytes(self, chunk_size: int | None = None) -> Iterator[bytes]:
+        """The body in chunks of `chunk_size` bytes (the whole body at once without one); read already."""
+        size = chunk_size or len(self.content) or 1
+        for start in range(0, len(self.content), size):
+            yield self.content[start:start + size]
+
+    def iter_raw(self, chunk_size: int | None = None) -> Iterator[bytes]:
+        return self.iter_bytes(chunk_size)
+
+    def iter_text(self, chunk_size: int | None = None) -> Iterator[str]:
+        for chunk in self.iter_bytes(chunk_size):
+            yield chunk.decode("utf-8", errors="replace")
+
+    def iter_lines(self) -> Iterator[str]:
+        yield from self.text.splitlines()
+
+    def read(self) -> bytes:
+        return self.content
+
+    def close(self) -> None:
+        """Nothing to release: the body was read whole."""
+
+    def raise_for_status(self) -> TestResponse:
+        """Raises HTTPStatusError for a 4xx or 5xx response (httpx's message); returns the response otherwise."""
+        if self.is_error:
+            kind = "Client error" if self.status_code < 500 else "Server error"
+            raise HTTPStatusError(f"{kind} '{self.status_code} {self.reason_phrase}' for url '{self.url}'", self)
+        return self
+
     def __repr__(self) -> str:
         return f"<TestResponse [{self.status_code}]>"
+
+
+class HTTPStatusError(Exception):
+    """raise_for_status() on a 4xx or 5xx response; `.response` is that response."""
+
+    def __init__(self, message: str, response: TestResponse) -> None:
+        super().__init__(message)
+        self.response = response
+
+
+class TooManyRedirects(Exception):
+    """More than `max_redirects` redirects were followed for one request."""
+
+
+_REDIRECT_CODES = (301, 302, 303, 307, 308)
 
 
 class TestClient:
@@ -73,18 +164,29 @@ class TestClient:
 
     Use as a context manager, or call close(). Every request goes through sockets, parsing, routing, C++
     validation and the Python executor, exactly as in production. As Starlette's TestClient: the app's lifespan
-    (startup/shutdown) runs only when the client is used as a context manager, and a request returns once the
-    work after its response (background tasks, dependency exit code) is done.
+    (startup/shutdown) runs only when the client is used as a context manager; a request returns once the work
+    after its response (background tasks, dependency exit code) is done; redirects are followed
+    (`follow_redirects=False` to get them); `cookies` is a jar that Set-Cookie fills; and an exception no
+    exception handler takes (or one the app's 500/Exception handler answered) is raised in the test, unless
+    `raise_server_exceptions=False`, which gives the 500 response. The server speaks plain HTTP: a URL or a
+    redirect to https:// is refused (ValueError).
     """
 
     __test__ = False
 
-    def __init__(self, app: Any, base_url: str = "http://testserver", *, raise_server_exceptions: bool = False,
-                 headers: Mapping[str, str] | None = None, cookies: Mapping[str, str] | None = None,
-                 **server_options: Any) -> None:
-        options = {"access_log": False, "threads": 1, **server_options}
+    def __init__(self, app: Any, base_url: str = "http://testserver", raise_server_exceptions: bool = True,
+                 root_path: str = "", backend: str = "asyncio", backend_options: Mapping[str, Any] | None = None,
+                 cookies: Mapping[str, str] | None = None, headers: Mapping[str, str] | None = None,
+                 follow_redirects: bool = True, *, max_redirects: int = 20, **server_options: Any) -> None:
+        # root_path is the server's option (the app is served as if behind a proxy at that prefix), as Starlette's
+        # sets the scope's; backend and backend_options (anyio's) are accepted so that FastAPI tests construct the
+        # client unchanged: the engine runs its own asyncio loop.
+        options = {"access_log": False, "threads": 1, **({"root_path": root_path} if root_path else {}),
+                   **server_options}
         self.app = app
         self.raise_server_exceptions = raise_server_exceptions
+        self.follow_redirects = follow_redirects
+        self.max_redirects = max_redirects
         self.base_url = base_url.rstrip("/")
         self._host_header = urlsplit(base_url).netloc or "testserver"
         # As Starlette's client: routes added and dependency_overrides changed after it started are served.
@@ -93,10 +195,20 @@ class TestClient:
         self._native.start()
         self.port = self._native.port
         self._conn: http.client.HTTPConnection | None = None
-        self.cookies: dict[str, str] = dict(cookies or {})
+        self._cookies = Cookies(cookies)
         self.headers: dict[str, str] = {k.lower(): v for k, v in (headers or {}).items()}  # sent with every request
+        self._watch = _server_errors.watch(app)
         self._lifespan = False
         _open_clients.add(self)
+
+    @property
+    def cookies(self) -> Cookies:
+        """The cookie jar: Set-Cookie fills it, later requests send what matches their URL."""
+        return self._cookies
+
+    @cookies.setter
+    def cookies(self, cookies: Mapping[str, str] | list[tuple[str, str]] | Cookies | None) -> None:
+        self._cookies = Cookies(cookies)  # as httpx: assigning a mapping replaces the jar
 
     def __enter__(self) -> TestClient:  # noqa: PYI034
         try:
@@ -122,6 +234,7 @@ class TestClient:
         native, self._native = self._native, None
         if native is None:
             return
+        _server_errors.unwatch(self.app, self._watch)
         native.stop()
         if not native.on_executor_thread:
             native.wait()
@@ -138,48 +251,80 @@ class TestClient:
     def request(self, method: str, url: str, *, params: Mapping[str, Any] | list[tuple[str, Any]] | None = None,
                 json: Any = None, content: bytes | str | None = None, data: Any = None, files: Any = None,
                 headers: Mapping[str, str] | None = None, cookies: Mapping[str, str] | None = None,
-                auth: tuple[str, str] | None = None) -> TestResponse:
-        """As httpx's Client.request: `files` (a mapping or list of name -> bytes, file object, or (filename,
-        content[, content_type[, headers]])) with `data` as the other fields makes a multipart/form-data body;
-        `auth` (user, password) sends HTTP Basic credentials."""
+                auth: tuple[str, str] | None = None, follow_redirects: bool | None = None) -> TestResponse:
+        """As httpx's Client.request: `url` relative to base_url (or absolute); `files` (a mapping or list of
+        name -> bytes, file object, or (filename, content[, content_type[, headers]])) with `data` as the other
+        fields makes a multipart/form-data body; `auth` (user, password) sends HTTP Basic credentials;
+        `follow_redirects` overrides the client's choice for this request."""
         if self._native is None:
             raise RuntimeError("the TestClient is closed")
-        parts = urlsplit(url)
-        target = parts.path or "/"
-        query = parts.query
-        if params:
-            extra = urlencode(list(params.items()) if isinstance(params, Mapping) else params, doseq=True)
-            query = f"{query}&{extra}" if query else extra
-        if query:
-            target += "?" + query
-        # As httpx does: characters not allowed in a request target are percent-encoded.
-        target = quote(target, safe="/?&=%:@!$'()*+,;~[]#")
-        send_headers = {"host": self._host_header, "user-agent": "testclient", "accept": "*/*",
-                        "accept-encoding": "gzip, deflate", "connection": "keep-alive"}
-        body: bytes | None = None
-        if json is not None:
-            body = _json.dumps(json, separators=(",", ":"), ensure_ascii=False).encode()
-            send_headers["content-type"] = "application/json"
-        elif content is not None:
-            body = content.encode() if isinstance(content, str) else content
-        elif files is not None:
-            body, send_headers["content-type"] = _multipart(data, files)
-        elif data is not None:
-            body = urlencode(data, doseq=True).encode() if isinstance(data, Mapping) else data
-            send_headers["content-type"] = "application/x-www-form-urlencoded"
+        method = method.upper()
+        full = self._full_url(url, params)
+        body, send_headers = _encode_body(json, content, data, files)
+        send_headers = {"host": urlsplit(full).netloc, "user-agent": "testclient", "accept": "*/*",
+                        "accept-encoding": "gzip, deflate", "connection": "keep-alive", **send_headers}
         if auth is not None:
             token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode("ascii")
             send_headers["authorization"] = f"Basic {token}"
-        all_cookies = {**self.cookies, **(cookies or {})}
-        if all_cookies:
-            send_headers["cookie"] = "; ".join(f"{k}={v}" for k, v in all_cookies.items())
-        for key, value in {**self.headers, **{k.lower(): v for k, v in (headers or {}).items()}}.items():
+        # Names set on client.headers later may have any case: one header per name, the request's winning.
+        for key, value in {**{k.lower(): v for k, v in self.headers.items()},
+                           **{k.lower(): v for k, v in (headers or {}).items()}}.items():
             send_headers[key] = value
-        if body is not None or method.upper() in ("POST", "PUT", "PATCH"):
+        if body is not None or method in ("POST", "PUT", "PATCH"):
             send_headers["content-length"] = str(len(body or b""))
-        return self._send(method.upper(), target, body, send_headers)
+        follow = self.follow_redirects if follow_redirects is None else follow_redirects
+        history: list[TestResponse] = []
+        while True:
+            response = self._exchange(method, full, body, send_headers, cookies)
+            if not follow or not response.is_redirect:
+                response.history = history
+                return response
+            history.append(response)
+            if len(history) > self.max_redirects:
+                raise TooManyRedirects(f"Exceeded maximum allowed redirects ({self.max_redirects}).")
+            full, method, body = _redirected(response, full, method, body, send_headers)
 
-    def _send(self, method: str, target: str, body: bytes | None, headers: dict[str, str]) -> TestResponse:
+    def _full_url(self, url: str, params: Mapping[str, Any] | list[tuple[str, Any]] | None) -> str:
+        """httpx's URL merging: a relative `url` continues base_url's path; `params`, when given, replace the
+        URL's query (as httpx does)."""
+        parts = urlsplit(url)
+        if not parts.scheme:
+            base = urlsplit(self.base_url)
+            parts = parts._replace(scheme=base.scheme, netloc=base.netloc,
+                                   path=base.path.rstrip("/") + "/" + parts.path.lstrip("/"))
+        query = parts.query
+        if params:
+            query = urlencode(list(params.items()) if isinstance(params, Mapping) else params, doseq=True)
+        return urlunsplit(parts._replace(query=query, fragment=""))
+
+    def _exchange(self, method: str, full: str, body: bytes | None, headers: dict[str, str],
+                  cookies: Mapping[str, str] | None) -> TestResponse:
+        """One request and its response: the jar's cookies for `full` sent, its Set-Cookie stored; an exception
+        the app raised is raised here when raise_server_exceptions."""
+        parts = urlsplit(full)
+        if parts.scheme != "http":
+            raise ValueError(f"the TestClient serves plain HTTP: cannot request {full!r}")
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        # As httpx does: characters not allowed in a request target are percent-encoded.
+        target = quote(target, safe="/?&=%:@!$'()*+,;~[]#")
+        headers = dict(headers)
+        if "cookie" not in headers:
+            cookie = _cookie_header(self.cookies.header_for(full), cookies)
+            if cookie:
+                headers["cookie"] = cookie
+        self._watch.clear()
+        response = self._send(method, target, body, headers, full)
+        self.cookies.extract_cookies(full, response.raw_headers)
+        if self._watch.templates:
+            response.template, response.context = self._watch.templates[-1]
+        if self._watch.errors and self.raise_server_exceptions:
+            exc = self._watch.errors[0]
+            self._watch.clear()
+            raise exc
+        return response
+
+    def _send(self, method: str, target: str, body: bytes | None, headers: dict[str, str],
+              full: str) -> TestResponse:
         for attempt in (0, 1):
             conn = self._connection()
             try:
@@ -188,7 +333,11 @@ class TestClient:
                     conn.putheader(key, value)
                 conn.endheaders(body)
                 raw = conn.getresponse()
-                content = raw.read()
+                try:
+                    content = raw.read()
+                except http.client.IncompleteRead as cut:  # the app failed in the middle of a streamed body
+                    content = cut.partial
+                    raw.will_close = True
             except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
                 conn.close()
                 self._conn = None
@@ -204,7 +353,9 @@ class TestClient:
                 self._conn = None
             self._runtime.wait_idle(30)
             content = _decode_body(content, raw.getheader("content-encoding"))
-            return TestResponse(raw.status, raw.reason, list(raw.getheaders()), content, self.base_url + target)
+            response = TestResponse(raw.status, raw.reason, list(raw.getheaders()), content, full, method)
+            response.request = SentRequest(method, full, Headers(list(headers.items())), body or b"")
+            return response
         raise AssertionError("unreachable")
 
     def _connection(self) -> http.client.HTTPConnection:
@@ -223,15 +374,25 @@ class TestClient:
         parts = urlsplit(url)
         target, query = parts.path or "/", parts.query
         if params:
-            extra = urlencode(list(params.items()) if isinstance(params, Mapping) else params, doseq=True)
-            query = f"{query}&{extra}" if query else extra
+            query = urlencode(list(params.items()) if isinstance(params, Mapping) else params, doseq=True)
         if query:
             target += "?" + query
         send_headers = {k.lower(): v for k, v in (headers or {}).items()}
-        all_cookies = {**self.cookies, **(cookies or {})}
-        if all_cookies:
-            send_headers["cookie"] = "; ".join(f"{k}={v}" for k, v in all_cookies.items())
+        cookie = _cookie_header(self.cookies.header_for(f"{self.base_url}{parts.path or '/'}"), cookies)
+        if cookie and "cookie" not in send_headers:
+            send_headers["cookie"] = cookie
         return WebSocketTestSession(self, quote(target, safe="/?&=%:@!$'()*+,;~[]#"), send_headers, subprotocols)
+
+    @contextlib.contextmanager
+    def stream(self, method: str, url: str, **kwargs: Any) -> Iterator[TestResponse]:
+        """`with client.stream("GET", url) as response:` then `response.iter_lines()` / `iter_bytes()`; request()'s
+        arguments. As Starlette's TestClient, the app's whole body is read before the block runs (an endless
+        stream never returns)."""
+        response = self.request(method, url, **kwargs)
+        try:
+            yield response
+        finally:
+            response.close()
 
     def get(self, url: str, **kwargs: Any) -> TestResponse:
         return self.request("GET", url, **kwargs)
@@ -253,6 +414,51 @@ class TestClient:
 
     def options(self, url: str, **kwargs: Any) -> TestResponse:
         return self.request("OPTIONS", url, **kwargs)
+
+
+def _encode_body(json: Any, content: bytes | str | None, data: Any,
+                 files: Any) -> tuple[bytes | None, dict[str, str]]:
+    """The body of a request and its Content-Type header, as httpx encodes json=, content=, data= and files=."""
+    if json is not None:
+        body = _json.dumps(json, separators=(",", ":"), ensure_ascii=False).encode()
+        return body, {"content-type": "application/json"}
+    if content is not None:
+        return (content.encode() if isinstance(content, str) else content), {}
+    if files is not None:
+        body, content_type = _multipart(data, files)
+        return body, {"content-type": content_type}
+    if data is not None:
+        body = urlencode(data, doseq=True).encode() if isinstance(data, Mapping) else data
+        return body, {"content-type": "application/x-www-form-urlencoded"}
+    return None, {}
+
+
+def _cookie_header(from_jar: str | None, extra: Mapping[str, str] | None) -> str:
+    """The jar's Cookie header with the request's own `cookies=` added (a name in both: the request's value)."""
+    pairs = [p.partition("=") for p in from_jar.split("; ")] if from_jar else []
+    merged = {name: value for name, _, value in pairs}
+    merged.update(extra or {})
+    return "; ".join(f"{k}={v}" for k, v in merged.items())
+
+
+def _redirected(response: TestResponse, full: str, method: str, body: bytes | None,
+                headers: dict[str, str]) -> tuple[str, str, bytes | None]:
+    """The request that follows `response` (httpx's rules): its URL, method and body; `headers` updated."""
+    target = urljoin(full, response.headers["location"])
+    status = response.status_code
+    if (status in (302, 303) and method != "HEAD") or (status == 301 and method == "POST"):
+        new_method = "GET"
+    else:
+        new_method = method
+    if new_method != method:
+        body = None
+        headers.pop("content-length", None)
+        headers.pop("transfer-encoding", None)
+    old, new = urlsplit(full), urlsplit(target)
+    if (old.scheme, old.netloc) != (new.scheme, new.netloc):
+        headers.pop("authorization", None)
+        headers["host"] = new.netloc
+    return target, new_method, body
 
 
 def _multipart(data: Any, files: Any) -> tuple[bytes, str]:

@@ -36,9 +36,10 @@ logger = logging.getLogger("slipstream.error")
 class _Dispatcher:
     """Reads the hub on the executor's loop and routes events to each connection's WebSocket and task."""
 
-    def __init__(self, hub: Any, endpoints: list[WsEndpoint]) -> None:
+    def __init__(self, hub: Any, endpoints: list[WsEndpoint], prepare: list[Callable[[WebSocket], None]]) -> None:
         self.hub = hub
         self.endpoints = endpoints
+        self.prepare = prepare
         self.sockets: dict[int, WebSocket] = {}
         self.tasks: set[asyncio.Task[None]] = set()
         # Client port -> (socket, its task), kept only while a TestClient tracks connections (it takes its own).
@@ -63,6 +64,8 @@ class _Dispatcher:
 
     def _open(self, conn_id: int, native: Any) -> None:
         ws = WebSocket(native)
+        for prepare in self.prepare:
+            prepare(ws)
         self.sockets[conn_id] = ws
         task = asyncio.get_running_loop().create_task(self.run(self.endpoints[native.route], ws))
         self.tasks.add(task)
@@ -122,7 +125,9 @@ def install_websockets(native: Any, runtime: Any, routes: list[tuple[str, Callab
     for index, (path, func, dependencies) in enumerate(routes):
         endpoints.append(WsEndpoint(func, path, dependencies, overrides))
         _native.add_websocket_route(native, path, hub, index)
-    dispatcher = _Dispatcher(hub, endpoints)
+    # Middleware that prepares a connection (SessionMiddleware: websocket.session), outermost first.
+    prepare = [m.prepare_websocket for m in getattr(app, "user_middleware", ()) if hasattr(m, "prepare_websocket")]
+    dispatcher = _Dispatcher(hub, endpoints, prepare)
     started = runtime._loop_started
 
     def loop_started(loop: asyncio.AbstractEventLoop) -> None:

@@ -224,7 +224,7 @@ def test_errors(style: str) -> None:
     def nan():
         return {"x": float("nan")}
 
-    with TestClient(app) as client:
+    with TestClient(app, raise_server_exceptions=False) as client:
         r = client.get("/http")
         assert (r.status_code, r.json(), r.headers["x-why"]) == (404, {"detail": "gone"}, "test")
         r = client.get("/boom")
@@ -266,7 +266,7 @@ def test_response_classes(style: str) -> None:
     def none():
         return None
 
-    with TestClient(app) as client:
+    with TestClient(app, follow_redirects=False) as client:
         r = client.get("/text")
         assert (r.text, r.headers["content-type"]) == ("hi", "text/plain; charset=utf-8")
         r = client.get("/html")

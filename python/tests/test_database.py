@@ -311,7 +311,7 @@ def test_app_serves_database_rows(database_url: str) -> None:
     table = unique_name()
     app = make_app(database_url, table)
     assert isinstance(app.database, Database) and not app.database.native.is_open
-    with TestClient(app) as client:
+    with TestClient(app, raise_server_exceptions=False) as client:
         assert app.database.native.is_open and app.database.ready
         r = client.get("/items")
         assert (r.status_code, r.headers["content-type"], r.content) == (
@@ -350,7 +350,7 @@ def test_get_database_without_a_database_is_an_error() -> None:
     async def x(db: DB) -> Any:
         return 1
 
-    with TestClient(app) as client:
+    with TestClient(app, raise_server_exceptions=False) as client:
         assert client.get("/x").status_code == 500
 
 

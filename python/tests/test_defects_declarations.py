@@ -30,7 +30,7 @@ def pair() -> Iterator[Callable[[Factory], tuple[Any, Any]]]:
     opened: list[Any] = []
 
     def make(factory: Factory) -> tuple[Any, Any]:
-        ours = slipstream.TestClient(factory(slipstream))
+        ours = slipstream.TestClient(factory(slipstream), raise_server_exceptions=False)
         theirs = FastAPIClient(factory(fastapi), raise_server_exceptions=False)
         opened.extend((ours, theirs))
         return ours, theirs

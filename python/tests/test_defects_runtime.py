@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient as FastAPIClient
 
 def both(build: Any) -> tuple[Any, Any]:
     """`build(fw)` made once with FastAPI and once with Slipstream: (slipstream client, FastAPI client)."""
-    return slipstream.TestClient(build(slipstream)), FastAPIClient(build(fastapi), raise_server_exceptions=False)
+    return slipstream.TestClient(build(slipstream), raise_server_exceptions=False), FastAPIClient(build(fastapi), raise_server_exceptions=False)
 
 
 def answer(response: Any) -> tuple[int, bytes, str | None]:
@@ -368,7 +368,7 @@ def _stream_status_app(fw: Any, middleware: bool) -> Any:
     ("/raw", 202, b"raw"), ("/unset", 201, b"3\n"),
 ])
 def test_dependency_status_reaches_streamed_routes(middleware: bool, url: str, status: int, body: bytes) -> None:
-    ours = slipstream.TestClient(_stream_status_app(slipstream, middleware))
+    ours = slipstream.TestClient(_stream_status_app(slipstream, middleware), raise_server_exceptions=False)
     theirs = FastAPIClient(_stream_status_app(fastapi, middleware), raise_server_exceptions=False)
     with ours, theirs:
         expected = theirs.get(url)

@@ -87,7 +87,7 @@ def build(fw: Any, site: Path) -> Any:
 
 @pytest.fixture(scope="module")
 def client(site: Path) -> Any:
-    with TestClient(build(slipstream, site), compression=False) as c:
+    with TestClient(build(slipstream, site), compression=False, follow_redirects=False) as c:
         yield c
 
 

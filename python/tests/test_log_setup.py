@@ -33,7 +33,7 @@ def test_json_logs_from_the_engine_and_python_with_the_failing_request() -> None
         def boom() -> None:
             raise RuntimeError("kaboom")
 
-        with TestClient(app) as client:
+        with TestClient(app, raise_server_exceptions=False) as client:
             assert client.get("/boom?token=secret").status_code == 500
     """)
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=False)

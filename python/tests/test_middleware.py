@@ -114,7 +114,7 @@ CASES = [
 def pair() -> Any:
     ours_events: list[str] = []
     theirs_events: list[str] = []
-    ours = slipstream.TestClient(build(slipstream, ours_events))
+    ours = slipstream.TestClient(build(slipstream, ours_events), raise_server_exceptions=False)
     theirs = FastAPIClient(build(fastapi, theirs_events), raise_server_exceptions=False)
     yield ours, theirs, ours_events, theirs_events
     ours.close()

@@ -183,7 +183,7 @@ def test_https_redirect_not_for_https() -> None:
     def x() -> str:
         return "x"
 
-    with TestClient(app) as client:
+    with TestClient(app, follow_redirects=False) as client:
         plain = client.get("/x?a=1", headers={"host": "h.example:8080"})
         assert plain.status_code == 307 and plain.headers["location"] == "https://h.example:8080/x?a=1"
         assert client.get("/x", headers={"x-forwarded-proto": "https"}).json() == "x"
@@ -220,7 +220,7 @@ def test_middleware_entries_of_the_app() -> None:
     def root() -> str:
         return "ok"
 
-    with TestClient(app) as client:
+    with TestClient(app, follow_redirects=False) as client:
         assert client.get("/", headers={"host": "elsewhere"}).status_code == 400  # the outer one answers first
         redirect = client.get("/")
         assert (redirect.status_code, redirect.headers["location"]) == (307, "https://testserver/")

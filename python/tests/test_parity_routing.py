@@ -57,7 +57,7 @@ def with_middleware(app: App) -> App:
 @pytest.fixture(params=["plain", "middleware"])
 def client(request: pytest.FixtureRequest) -> Any:
     app = build() if request.param == "plain" else with_middleware(build())
-    with TestClient(app) as c:
+    with TestClient(app, follow_redirects=False) as c:
         yield c
 
 
@@ -119,6 +119,6 @@ def test_redirect_slashes_off() -> None:
 
 
 def test_redirect_uses_the_host_header() -> None:
-    with TestClient(build()) as client:
+    with TestClient(build(), follow_redirects=False) as client:
         r = client.get("/items/", headers={"host": "example.com:8080"})
         assert r.headers["location"] == "http://example.com:8080/items"

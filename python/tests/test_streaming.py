@@ -266,6 +266,8 @@ def test_error_before_the_stream_answers_500() -> None:
     def f() -> Any:
         return slipstream.FileResponse("/nonexistent/file.txt")
 
-    with TestClient(app, compression=False) as c:
+    with TestClient(app, compression=False, raise_server_exceptions=False) as c:
         r = c.get("/f")
         assert (r.status_code, r.text) == (500, "Internal Server Error")
+    with TestClient(app, compression=False) as c, pytest.raises(RuntimeError, match="does not exist"):
+        c.get("/f")  # as Starlette's TestClient raises it

@@ -119,7 +119,7 @@ def build(fw: Any) -> Any:
 
 @pytest.fixture(scope="module")
 def clients() -> Any:
-    ours = slipstream.TestClient(build(slipstream))
+    ours = slipstream.TestClient(build(slipstream), raise_server_exceptions=False)
     theirs = FastAPIClient(build(fastapi), raise_server_exceptions=False)
     yield ours, theirs
     ours.close()
@@ -300,7 +300,7 @@ HANDLED = [("/dep", {"d": "x"}), ("/dep?limit=z", {"d": "x"}), ("/dep?limit=z", 
 
 @pytest.mark.parametrize("setup", [{}, {"handler": True}, {"middleware": True}], ids=["plain", "handler", "middleware"])
 def test_pydantic_errors_take_fastapis_path(setup: dict[str, bool]) -> None:
-    ours = slipstream.TestClient(build_handled(slipstream, **setup))
+    ours = slipstream.TestClient(build_handled(slipstream, **setup), raise_server_exceptions=False)
     theirs = FastAPIClient(build_handled(fastapi, **setup), raise_server_exceptions=False)
     try:
         for url, body in HANDLED:

@@ -139,6 +139,13 @@ class _MutableHeaders:
     def append(self, key: str, value: str) -> None:
         self._raw.append((key, value))
 
+    def getlist(self, key: str) -> list[str]:
+        return [v for k, v in self._raw if k.lower() == key.lower()]
+
+    def add_vary_header(self, vary: str) -> None:
+        """Vary gains `vary` (Starlette's MutableHeaders.add_vary_header: the values joined in one header)."""
+        self["vary"] = ", ".join([*self.getlist("vary"), vary])
+
     def items(self) -> list[tuple[str, str]]:
         return list(self._raw)
 

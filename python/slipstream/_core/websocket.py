@@ -63,6 +63,7 @@ class WebSocket(HTTPConnection):
         self._settled = asyncio.Event()
         self._accepted = False
         self._error: BaseException | None = None
+        self._session: Any = None  # set by SessionMiddleware (slipstream.middleware.sessions) from the cookie
 
     @property
     def client(self) -> Address | None:
@@ -82,16 +83,25 @@ class WebSocket(HTTPConnection):
         return parse_cookies(self.headers.get("cookie", ""))
 
     @property
+    def session(self) -> Any:
+        """The session SessionMiddleware read from the handshake's cookie (read-only here: a WebSocket sends no
+        Set-Cookie, as with Starlette); an AssertionError without the middleware."""
+        if self._session is None:
+            raise AssertionError("SessionMiddleware must be installed to access request.session")  # Starlette's words
+        return self._session
+
+    @property
     def scope(self) -> dict[str, Any]:
         """The ASGI scope of the connection (built on each access)."""
         client = self.client
+        extra = {"session": self._session} if self._session is not None else {}
         return {
             "type": "websocket", "asgi": {"version": "3.0"}, "http_version": "1.1", "scheme": "ws",
             "path": self.url_path, "raw_path": self.url_path.encode(), "root_path": "",
             "query_string": self._native.query.encode("latin-1"),
             "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in self._native.headers],
             "client": tuple(client) if client is not None else None, "subprotocols": list(self._offered),
-            "path_params": dict(self.path_params), "state": self.state,
+            "path_params": dict(self.path_params), "state": self.state, **extra,
         }
 
     # --- handshake and close ---

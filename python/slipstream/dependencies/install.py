@@ -12,6 +12,7 @@ from .. import middleware as _middleware
 from .._core.route_desc import ArgDesc
 from .._native_route import native_route
 from .._responses_prep import make_prepare
+from ..exceptions import HTTP_EXCEPTION
 from ..routing import RouteDef
 from . import early as _early
 from . import late_routes as _late_routes
@@ -61,12 +62,27 @@ def install_routes(app: Any, native: Any, runtime: Any, *, late_changes: bool = 
                 desc.forward_errors = True
         for method in route.methods:
             native.add_route(method, route.path, desc)
+    if chain is None and _handles_route_misses(app.exception_handlers):
+        # FastAPI hands a 404/405 to such a handler: the misses go through Python here too (without middleware).
+        chain = _middleware.MiddlewareChain([], app.exception_handlers)
     if chain is not None:
         _install_catch_all(app, native, runtime, chain, late_changes)
     else:
         _install_misses(app, native, runtime)
         if late_changes:
             _add_catch_all(app, native, runtime, _middleware.MiddlewareChain([], app.exception_handlers), True)
+
+
+def _handles_route_misses(errors: Any) -> bool:
+    """Whether the app has a handler that Starlette would call for a path no route matches or a method no route
+    takes: one for the status 404 or 405, or for Starlette's HTTPException class (or a base of it other than
+    Exception, whose handler answers only the 500s). A handler for FastAPI's (slipstream's) subclass is not one."""
+    if errors is None:
+        return False
+    if 404 in errors.by_status or 405 in errors.by_status:
+        return True
+    return any(isinstance(cls, type) and issubclass(HTTP_EXCEPTION, cls) and cls not in (Exception, BaseException)
+               for cls in errors.by_class)
 
 
 def _internal_route(app: Any, pattern: str, runner: Any) -> Any:

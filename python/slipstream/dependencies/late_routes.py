@@ -15,7 +15,7 @@ from typing import Any
 from .. import _signature
 from .._forwarded import forwarded_exception
 from .._responses_prep import make_prepare
-from ..exceptions import HTTPException, RequestValidationError
+from ..exceptions import HTTP_EXCEPTION, RequestValidationError
 from ..responses import Response
 from . import tree as _tree
 from .runner import UNVALIDATED, RouteInfo, answer_through_chain, endpoint_response
@@ -102,7 +102,7 @@ class LateRoutes:
             if allowed is None:  # FastAPI's Allow: the first matching route's methods
                 allowed = list(route.methods)
         if allowed is not None:
-            raise HTTPException(405, headers={"Allow": ", ".join(allowed)})
+            raise HTTP_EXCEPTION(405, headers={"Allow": ", ".join(allowed)})  # Starlette's class, as its router
         return await self.fallback(request)
 
 

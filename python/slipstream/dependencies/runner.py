@@ -15,6 +15,7 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from typing import Any
 
+from .. import _server_errors
 from .._endpoint import FROM_GENERATOR
 from ..responses import Response
 from . import late
@@ -131,6 +132,7 @@ async def answer_through_chain(chain: Any, request: Any, reply: Any, hooks: Any,
     except Exception as exc:
         if reply.done:
             logger.error("Exception after the response was sent", exc_info=exc)
+            _server_errors.report(getattr(hooks, "app", None), exc)
         else:
             reply.fail(exc, request)
     finally:
@@ -169,6 +171,7 @@ def make_runner(info: RouteInfo) -> Callable[..., Any]:
         except BaseException as exc:
             if sent:
                 logger.error("Exception after the response was sent", exc_info=exc)
+                _server_errors.report(getattr(hooks, "app", None), exc)
             else:
                 reply.fail(exc, ex.request)
             if not isinstance(exc, Exception):

@@ -1,8 +1,8 @@
 """HTTP middleware: `@app.middleware("http")` functions and BaseHTTPMiddleware classes around every request;
 `Middleware(cls, **options)` for `App(middleware=[...])`; CORSMiddleware (slipstream.middleware.cors) and
 GZipMiddleware (slipstream.middleware.gzip), which the engine runs in C++ and which therefore never make a request
-enter Python; TrustedHostMiddleware and HTTPSRedirectMiddleware (slipstream.middleware.trustedhost,
-.httpsredirect), BaseHTTPMiddleware subclasses with Starlette's answers.
+enter Python; TrustedHostMiddleware, HTTPSRedirectMiddleware and SessionMiddleware (slipstream.middleware.trustedhost,
+.httpsredirect, .sessions), BaseHTTPMiddleware subclasses with Starlette's answers.
 
 Only an app that registers an HTTP middleware pays for it: its routes then run through `make_runner` below (the Request object
 is built for each request), and requests that match no route reach Python too (a catch-all route per method),
@@ -21,7 +21,7 @@ from typing import Any
 from .. import _error_responses
 from .._route_misses import redirect_response, toggled
 from ..dependencies.runner import RouteInfo, answer_through_chain, endpoint_response
-from ..exceptions import HTTPException
+from ..exceptions import HTTP_EXCEPTION
 from ..responses import Response
 from .cors import CORSMiddleware
 
@@ -166,14 +166,16 @@ class NotFound:
         return []
 
     async def __call__(self, request: Any) -> Response:
+        # Raised as Starlette's router raises them (Starlette's HTTPException when installed): a handler for
+        # slipstream's (FastAPI's) subclass does not see them, one for Starlette's class does, as in FastAPI.
         allowed = self.methods_for(request.path)
         if allowed:
-            raise HTTPException(405, headers={"Allow": ", ".join(allowed)})
+            raise HTTP_EXCEPTION(405, headers={"Allow": ", ".join(allowed)})
         if self.redirect_slashes and request.path != "/":
             other = toggled(request.path)
             if any(regex.fullmatch(other) for regex, _ in self.routes):
                 return redirect_response(request)
-        raise HTTPException(404)
+        raise HTTP_EXCEPTION(404)
 
 
 _CONVERTOR = {"str": "[^/]+", "int": "[-+]?[0-9]+", "float": r"[-+]?[0-9]+(\.[0-9]+)?", "path": ".*",

@@ -29,7 +29,7 @@ class Clients:
     def __call__(self, name: str) -> tuple[Any, Any]:
         if name not in self._built:
             factory = diff_apps.FACTORIES[name]
-            ours = slipstream.TestClient(factory(slipstream))
+            ours = slipstream.TestClient(factory(slipstream), raise_server_exceptions=False, follow_redirects=False)
             theirs = FastAPIClient(factory(fastapi), raise_server_exceptions=False, follow_redirects=False)
             self._built[name] = (ours, theirs)
         return self._built[name]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json as _json
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlencode
 
@@ -84,3 +85,34 @@ def compare(ours: Any, theirs: Any) -> list[str]:
     return diffs
 
 
+
+
+def client_pairs(apps: dict[str, Callable[[Any], Any]]) -> Iterator[Callable[[str], tuple[Any, Any]]]:
+    """Body of a module-scoped `pair` fixture: pair(name) builds apps[name] under each framework once and returns
+    (slipstream client, FastAPI client), both giving 500s and redirects as responses; all closed at the end."""
+    import fastapi
+    import slipstream
+    from fastapi.testclient import TestClient as FastAPIClient
+
+    built: dict[str, tuple[Any, Any]] = {}
+
+    def get(name: str) -> tuple[Any, Any]:
+        if name not in built:
+            built[name] = (slipstream.TestClient(apps[name](slipstream), raise_server_exceptions=False,
+                                                 follow_redirects=False),
+                           FastAPIClient(apps[name](fastapi), raise_server_exceptions=False, follow_redirects=False))
+        return built[name]
+
+    yield get
+    for ours, theirs in built.values():
+        ours.close()
+        theirs.close()
+
+
+def exchange(pair: Callable[[str], tuple[Any, Any]], app: str, method: str, url: str,
+             kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """The same request sent to both frameworks' app `app`: (slipstream's response, FastAPI's)."""
+    ours, theirs = pair(app)
+    body, headers = build_request(kwargs)
+    expected = theirs.request(method, url, content=body, headers=headers)
+    return ours.request(method, url, content=body, headers=headers), expected

@@ -15,11 +15,9 @@ import pytest
 
 fastapi = pytest.importorskip("fastapi")
 
-import slipstream
-from fastapi.testclient import TestClient as FastAPIClient
 from pydantic import BaseModel
 
-from .diff_support import Outcome, build_request, compare, record
+from .diff_support import Outcome, build_request, client_pairs, compare, record
 
 GAP_500 = ("deliberate, policy/cors: an unhandled exception's 500 carries the CORS fields (the engine adds them to "
            "every answer); Starlette's ServerErrorMiddleware sits outside CORSMiddleware and sends it without them, "
@@ -82,18 +80,7 @@ APPS: dict[str, Callable[[Any], Any]] = {
 
 @pytest.fixture(scope="module")
 def pair() -> Iterator[Callable[[str], tuple[Any, Any]]]:
-    built: dict[str, tuple[Any, Any]] = {}
-
-    def get(name: str) -> tuple[Any, Any]:
-        if name not in built:
-            built[name] = (slipstream.TestClient(APPS[name](slipstream)),
-                           FastAPIClient(APPS[name](fastapi), raise_server_exceptions=False, follow_redirects=False))
-        return built[name]
-
-    yield get
-    for ours, theirs in built.values():
-        ours.close()
-        theirs.close()
+    yield from client_pairs(APPS)
 
 
 def row(app: str, method: str, url: str, headers: dict[str, str], gap: str | None = None, **kwargs: Any) -> Any:

@@ -17,7 +17,7 @@ import slipstream
 from fastapi.testclient import TestClient as FastAPIClient
 from test_parity_routing import with_middleware
 
-from .diff_support import Outcome, build_request, compare, record
+from .diff_support import Outcome, build_request, client_pairs, compare, record
 
 
 def routing_app(fw: Any, *, redirect_slashes: bool = True, middleware: bool = False) -> Any:
@@ -94,19 +94,7 @@ _FACTORIES: dict[str, Callable[[Any], Any]] = {
 
 @pytest.fixture(scope="module")
 def pair() -> Iterator[Callable[[str], tuple[Any, Any]]]:
-    built: dict[str, tuple[Any, Any]] = {}
-
-    def get(name: str) -> tuple[Any, Any]:
-        if name not in built:
-            factory = _FACTORIES[name]
-            built[name] = (slipstream.TestClient(factory(slipstream)),
-                           FastAPIClient(factory(fastapi), raise_server_exceptions=False, follow_redirects=False))
-        return built[name]
-
-    yield get
-    for ours, theirs in built.values():
-        ours.close()
-        theirs.close()
+    yield from client_pairs(_FACTORIES)
 
 
 # A deliberate difference (docs/migrate-from-fastapi.md, "What differs, and why"): kept as a strict xfail.

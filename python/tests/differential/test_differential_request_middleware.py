@@ -18,9 +18,8 @@ import pytest
 fastapi = pytest.importorskip("fastapi")
 
 import slipstream
-from fastapi.testclient import TestClient as FastAPIClient
 
-from .diff_support import Outcome, build_request, compare, record
+from .diff_support import Outcome, build_request, client_pairs, compare, record
 
 
 def request_app(fw: Any) -> Any:
@@ -174,18 +173,7 @@ APPS: dict[str, Callable[[Any], Any]] = {
 
 @pytest.fixture(scope="module")
 def pair() -> Iterator[Callable[[str], tuple[Any, Any]]]:
-    built: dict[str, tuple[Any, Any]] = {}
-
-    def get(name: str) -> tuple[Any, Any]:
-        if name not in built:
-            built[name] = (slipstream.TestClient(APPS[name](slipstream)),
-                           FastAPIClient(APPS[name](fastapi), raise_server_exceptions=False, follow_redirects=False))
-        return built[name]
-
-    yield get
-    for ours, theirs in built.values():
-        ours.close()
-        theirs.close()
+    yield from client_pairs(APPS)
 
 
 def row(app: str, method: str, url: str, headers: dict[str, str] | None = None, gap: str | None = None,

@@ -1,0 +1,335 @@
+// NativeMcp: handlers queue calls (no GIL on the engine's threads); the package's asyncio loop drains them.
+#include "py_mcp.h"
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "native_app.h"
+#include "slipstream/mcp.h"
+
+namespace nb = nanobind;
+
+namespace slipstream::python {
+namespace {
+
+/// One queued item: a call of the handler `key`, or (call empty) the cancellation of call `call_id`.
+struct InboxItem {
+    std::uint64_t key = 0;
+    std::uint64_t call_id = 0;
+    std::optional<mcp::Call> call;
+    std::string ref_json;
+};
+
+/// Calls from the engine's threads to the Python loop: a mutex-guarded queue and an eventfd written once per batch.
+/// Shared by the server's handlers, which may outlive the NativeMcp.
+class Inbox {
+  public:
+    Inbox() : fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+        if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
+    }
+    ~Inbox() { ::close(fd_); }
+    Inbox(const Inbox&) = delete;
+    Inbox& operator=(const Inbox&) = delete;
+
+    int fd() const { return fd_; }
+
+    void push(InboxItem item) {
+        bool wake = false;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            queue_.push_back(std::move(item));
+            wake = !notified_;
+            notified_ = true;
+        }
+        if (wake) {
+            std::uint64_t one = 1;
+            (void)!::write(fd_, &one, sizeof one);
+        }
+    }
+
+    std::vector<InboxItem> take() {
+        std::uint64_t count = 0;
+        (void)!::read(fd_, &count, sizeof count);
+        std::vector<InboxItem> out;
+        std::lock_guard<std::mutex> lock(mutex_);
+        notified_ = false;
+        out.swap(queue_);
+        return out;
+    }
+
+    std::uint64_t next_call_id() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return ++last_call_id_;
+    }
+
+  private:
+    int fd_ = -1;
+    std::mutex mutex_;
+    std::vector<InboxItem> queue_;
+    bool notified_ = false;
+    std::uint64_t last_call_id_ = 0;
+};
+
+/// The Python face of one mcp::Call.
+class NativeCall {
+  public:
+    NativeCall(mcp::Call call, std::uint64_t id, std::string ref_json)
+        : call_(std::move(call)), id_(id), ref_json_(std::move(ref_json)) {}
+
+    std::uint64_t id() const { return id_; }
+    std::string arguments_json() const { return std::string(call_.arguments_json()); }
+    std::string meta_json() const { return std::string(call_.meta_json()); }
+    std::string name() const { return std::string(call_.name()); }
+    std::string session_id() const { return std::string(call_.session_id()); }
+    std::string principal() const { return std::string(call_.principal()); }
+    std::string request_id() const { return std::string(call_.request_id()); }
+    const std::string& ref_json() const { return ref_json_; }
+    bool cancelled() const { return call_.cancelled(); }
+
+    bool progress(double progress, std::optional<double> total, const std::string& message) {
+        return call_.progress(progress, total, message);
+    }
+    bool log(int level, const std::string& data_json, const std::string& logger) {
+        if (level < 0 || level > static_cast<int>(mcp::LogLevel::kEmergency))
+            throw std::invalid_argument("log level out of range");
+        return call_.log(static_cast<mcp::LogLevel>(level), data_json, logger);
+    }
+    bool reply(std::string content_json, std::string structured_json, bool is_error) {
+        mcp::ToolResult result;
+        result.content_json = std::move(content_json);
+        result.structured_json = std::move(structured_json);
+        result.is_error = is_error;
+        return call_.reply(std::move(result));
+    }
+    bool reply_json(const std::string& result_json) { return call_.reply_json(result_json); }
+    bool fail(int code, const std::string& message, const std::string& data_json) {
+        return call_.fail(code, message, data_json);
+    }
+
+  private:
+    mcp::Call call_;
+    std::uint64_t id_;
+    std::string ref_json_;
+};
+
+/// A handler that queues its call under `key`; the call's cancellation is queued too.
+mcp::CallHandler queue_calls(const std::shared_ptr<Inbox>& inbox, std::uint64_t key) {
+    return [inbox, key](mcp::Call call) {
+        std::uint64_t id = inbox->next_call_id();
+        std::weak_ptr<Inbox> weak = inbox;
+        call.on_cancel([weak, id] {
+            if (auto in = weak.lock()) in->push(InboxItem{0, id, std::nullopt, {}});
+        });
+        inbox->push(InboxItem{key, id, std::move(call), {}});
+    };
+}
+
+class NativeMcp {
+  public:
+    explicit NativeMcp(mcp::ServerConfig config)
+        : server_(std::make_unique<mcp::Server>(std::move(config))), inbox_(std::make_shared<Inbox>()) {}
+
+    void add_tool(std::uint64_t key, std::string name, std::string title, std::string description,
+                  std::string input_schema, std::string output_schema, std::string annotations, std::string meta,
+                  std::uint32_t timeout_ms, std::uint32_t max_concurrency) {
+        mcp::Tool t;
+        t.name = std::move(name);
+        t.title = std::move(title);
+        t.description = std::move(description);
+        t.input_schema_json = std::move(input_schema);
+        t.output_schema_json = std::move(output_schema);
+        t.annotations_json = std::move(annotations);
+        t.meta_json = std::move(meta);
+        t.timeout_ms = timeout_ms;
+        t.max_concurrency = max_concurrency;
+        t.handler = queue_calls(inbox_, key);
+        server_->tool(std::move(t));
+    }
+
+    void add_resource(std::uint64_t key, std::string uri, std::string name, std::string title, std::string description,
+                      std::string mime_type, std::optional<std::uint64_t> size, std::string annotations) {
+        mcp::Resource r;
+        r.uri = std::move(uri);
+        r.name = std::move(name);
+        r.title = std::move(title);
+        r.description = std::move(description);
+        r.mime_type = std::move(mime_type);
+        r.size = size;
+        r.annotations_json = std::move(annotations);
+        r.handler = queue_calls(inbox_, key);
+        server_->resource(std::move(r));
+    }
+
+    void add_template(std::uint64_t key, std::string uri_template, std::string name, std::string title,
+                      std::string description, std::string mime_type, std::string annotations) {
+        mcp::ResourceTemplate t;
+        t.uri_template = std::move(uri_template);
+        t.name = std::move(name);
+        t.title = std::move(title);
+        t.description = std::move(description);
+        t.mime_type = std::move(mime_type);
+        t.annotations_json = std::move(annotations);
+        t.handler = queue_calls(inbox_, key);
+        server_->resource_template(std::move(t));
+    }
+
+    void add_prompt(std::uint64_t key, std::string name, std::string title, std::string description,
+                    const std::vector<std::tuple<std::string, std::string, bool>>& arguments) {
+        mcp::Prompt p;
+        p.name = std::move(name);
+        p.title = std::move(title);
+        p.description = std::move(description);
+        for (const auto& [arg_name, arg_description, required] : arguments)
+            p.arguments.push_back(mcp::PromptArgument{arg_name, arg_description, required});
+        p.handler = queue_calls(inbox_, key);
+        server_->prompt(std::move(p));
+    }
+
+    void set_completion(std::uint64_t key) {
+        std::shared_ptr<Inbox> inbox = inbox_;
+        server_->completion([inbox, key](std::string_view ref_json, mcp::Call call) {
+            std::uint64_t id = inbox->next_call_id();
+            inbox->push(InboxItem{key, id, std::move(call), std::string(ref_json)});
+        });
+    }
+
+    bool remove_tool(const std::string& name) { return server_->remove_tool(name); }
+    bool remove_resource(const std::string& uri) { return server_->remove_resource(uri); }
+    bool remove_prompt(const std::string& name) { return server_->remove_prompt(name); }
+    void resource_updated(const std::string& uri) { server_->resource_updated(uri); }
+
+    int fd() const { return inbox_->fd(); }
+
+    nb::list drain() {
+        nb::list out;
+        for (InboxItem& item : inbox_->take()) {
+            if (!item.call) {
+                out.append(nb::make_tuple(item.key, item.call_id, nb::none()));
+                continue;
+            }
+            nb::object call = nb::cast(new NativeCall(std::move(*item.call), item.call_id, std::move(item.ref_json)),
+                                       nb::rv_policy::take_ownership);
+            out.append(nb::make_tuple(item.key, item.call_id, call));
+        }
+        return out;
+    }
+
+    void mount(NativeApp& app, const std::string& path) {
+        if (app.started()) throw std::invalid_argument("mount the MCP server before the app starts");
+        server_->mount(app.app(), path);
+    }
+
+    int serve_stdio(int in_fd, int out_fd) {
+        nb::gil_scoped_release release;
+        return server_->serve_stdio(in_fd, out_fd);
+    }
+
+    void stop() { server_->stop(); }
+
+  private:
+    std::unique_ptr<mcp::Server> server_;
+    std::shared_ptr<Inbox> inbox_;
+};
+
+mcp::ServerConfig make_config(std::string name, std::string version, std::string title, std::string instructions,
+                              std::vector<std::string> allowed_origins, bool json_response, bool stateless,
+                              std::uint32_t session_idle_ms, std::uint32_t max_sessions,
+                              std::uint32_t max_sessions_per_principal, std::size_t max_message_bytes,
+                              std::size_t max_batch, std::uint32_t tool_timeout_ms, std::size_t page_size,
+                              std::size_t replay_events) {
+    mcp::ServerConfig c;
+    c.name = std::move(name);
+    c.version = std::move(version);
+    c.title = std::move(title);
+    c.instructions = std::move(instructions);
+    c.allowed_origins = std::move(allowed_origins);
+    c.json_response = json_response;
+    c.stateless = stateless;
+    c.session_idle_ms = session_idle_ms;
+    c.max_sessions = max_sessions;
+    c.max_sessions_per_principal = max_sessions_per_principal;
+    c.max_message_bytes = max_message_bytes;
+    c.max_batch = max_batch;
+    c.tool_timeout_ms = tool_timeout_ms;
+    c.page_size = page_size;
+    c.replay_events = replay_events;
+    return c;
+}
+
+}  // namespace
+
+void register_mcp(nb::module_& m) {
+    m.def("mcp_protocol_versions", [] { return mcp::supported_protocol_versions(); });
+
+    nb::class_<NativeCall>(m, "NativeCall")
+        .def_prop_ro("id", &NativeCall::id)
+        .def_prop_ro("arguments_json", &NativeCall::arguments_json)
+        .def_prop_ro("meta_json", &NativeCall::meta_json)
+        .def_prop_ro("name", &NativeCall::name)
+        .def_prop_ro("session_id", &NativeCall::session_id)
+        .def_prop_ro("principal", &NativeCall::principal)
+        .def_prop_ro("request_id", &NativeCall::request_id)
+        .def_prop_ro("ref_json", &NativeCall::ref_json)
+        .def("cancelled", &NativeCall::cancelled)
+        .def("progress", &NativeCall::progress, nb::arg("progress"), nb::arg("total").none(), nb::arg("message"))
+        .def("log", &NativeCall::log, nb::arg("level"), nb::arg("data_json"), nb::arg("logger"))
+        .def("reply", &NativeCall::reply, nb::arg("content_json"), nb::arg("structured_json"), nb::arg("is_error"))
+        .def("reply_json", &NativeCall::reply_json, nb::arg("result_json"))
+        .def("fail", &NativeCall::fail, nb::arg("code"), nb::arg("message"), nb::arg("data_json"));
+
+    nb::class_<NativeMcp>(m, "NativeMcp")
+        .def(
+            "__init__",
+            [](NativeMcp* self, std::string name, std::string version, std::string title, std::string instructions,
+               std::vector<std::string> allowed_origins, bool json_response, bool stateless,
+               std::uint32_t session_idle_ms, std::uint32_t max_sessions, std::uint32_t max_sessions_per_principal,
+               std::size_t max_message_bytes, std::size_t max_batch, std::uint32_t tool_timeout_ms,
+               std::size_t page_size, std::size_t replay_events) {
+                new (self)
+                    NativeMcp(make_config(std::move(name), std::move(version), std::move(title),
+                                          std::move(instructions), std::move(allowed_origins), json_response, stateless,
+                                          session_idle_ms, max_sessions, max_sessions_per_principal, max_message_bytes,
+                                          max_batch, tool_timeout_ms, page_size, replay_events));
+            },
+            nb::arg("name"), nb::arg("version"), nb::arg("title"), nb::arg("instructions"), nb::arg("allowed_origins"),
+            nb::arg("json_response"), nb::arg("stateless"), nb::arg("session_idle_ms"), nb::arg("max_sessions"),
+            nb::arg("max_sessions_per_principal"), nb::arg("max_message_bytes"), nb::arg("max_batch"),
+            nb::arg("tool_timeout_ms"), nb::arg("page_size"), nb::arg("replay_events"))
+        .def("add_tool", &NativeMcp::add_tool, nb::arg("key"), nb::arg("name"), nb::arg("title"),
+             nb::arg("description"), nb::arg("input_schema"), nb::arg("output_schema"), nb::arg("annotations"),
+             nb::arg("meta"), nb::arg("timeout_ms"), nb::arg("max_concurrency"))
+        .def("add_resource", &NativeMcp::add_resource, nb::arg("key"), nb::arg("uri"), nb::arg("name"),
+             nb::arg("title"), nb::arg("description"), nb::arg("mime_type"), nb::arg("size").none(),
+             nb::arg("annotations"))
+        .def("add_template", &NativeMcp::add_template, nb::arg("key"), nb::arg("uri_template"), nb::arg("name"),
+             nb::arg("title"), nb::arg("description"), nb::arg("mime_type"), nb::arg("annotations"))
+        .def("add_prompt", &NativeMcp::add_prompt, nb::arg("key"), nb::arg("name"), nb::arg("title"),
+             nb::arg("description"), nb::arg("arguments"))
+        .def("set_completion", &NativeMcp::set_completion, nb::arg("key"))
+        .def("remove_tool", &NativeMcp::remove_tool, nb::arg("name"))
+        .def("remove_resource", &NativeMcp::remove_resource, nb::arg("uri"))
+        .def("remove_prompt", &NativeMcp::remove_prompt, nb::arg("name"))
+        .def("resource_updated", &NativeMcp::resource_updated, nb::arg("uri"))
+        .def_prop_ro("fd", &NativeMcp::fd)
+        .def("drain", &NativeMcp::drain)
+        .def("mount", &NativeMcp::mount, nb::arg("app"), nb::arg("path"))
+        .def("serve_stdio", &NativeMcp::serve_stdio, nb::arg("in_fd"), nb::arg("out_fd"))
+        .def("stop", &NativeMcp::stop);
+}
+
+}  // namespace slipstream::python

@@ -1,0 +1,251 @@
+"""slipstream.mcp over Streamable HTTP through the TestClient (real sockets, the engine's MCP server, Python
+tools): the handshake, tools with C++-validated arguments and structured output, errors, progress and logs as SSE,
+resources, templates, prompts, completions, cancellation, sync tools off the loop."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+from typing import Any
+
+import pytest
+from apps import mcp_app
+from slipstream import TestClient
+
+ACCEPT = {"Accept": "application/json, text/event-stream"}
+
+
+def messages(response: Any) -> list[dict[str, Any]]:
+    """The JSON-RPC messages of an answer: one JSON body, or the data of each SSE event."""
+    if response.headers.get("content-type", "").startswith("application/json"):
+        return [response.json()]
+    out = []
+    for block in response.text.split("\n\n"):
+        data = [line[5:].lstrip() for line in block.splitlines() if line.startswith("data:")]
+        if data:
+            out.append(json.loads("\n".join(data)))
+    return out
+
+
+class Session:
+    def __init__(self, client: TestClient, version: str = "2025-06-18") -> None:
+        self.client = client
+        self.version = version
+        self.next_id = 0
+        r = self.post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        assert r.status_code == 200, r.text
+        self.init = messages(r)[-1]
+        self.id = r.headers["mcp-session-id"]
+        r = self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert r.status_code == 202
+
+    def headers(self) -> dict[str, str]:
+        h = dict(ACCEPT)
+        if getattr(self, "id", None):
+            h["Mcp-Session-Id"] = self.id
+            h["MCP-Protocol-Version"] = self.version
+        return h
+
+    def post(self, body: Any) -> Any:
+        return self.client.post("/mcp", content=json.dumps(body), headers={**self.headers(),
+                                                                           "Content-Type": "application/json"})
+
+    def post_on_own_connection(self, body: Any) -> tuple[int, str]:
+        """For calls made from another thread: a connection of its own to the same server."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.client._native.port, timeout=30)
+        try:
+            conn.request("POST", "/mcp", body=json.dumps(body), headers={**self.headers(),
+                                                                        "Content-Type": "application/json"})
+            r = conn.getresponse()
+            return r.status, r.read().decode()
+        finally:
+            conn.close()
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        self.next_id += 1
+        body: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            body["params"] = params
+        r = self.post(body)
+        assert r.status_code == 200, r.text
+        return messages(r)
+
+    def result(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        answer = self.request(method, params)[-1]
+        assert "result" in answer, answer
+        return answer["result"]
+
+
+@pytest.fixture(scope="module")
+def client() -> Any:
+    with TestClient(mcp_app.app) as c:
+        yield c
+
+
+@pytest.fixture
+def session(client: TestClient) -> Session:
+    return Session(client)
+
+
+def test_initialize_names_the_server_and_its_capabilities(session: Session) -> None:
+    result = session.init["result"]
+    assert result["protocolVersion"] == "2025-06-18"
+    assert result["serverInfo"]["name"] == "test-server"
+    assert result["serverInfo"]["version"] == "1.2.3"
+    assert result["instructions"] == "Tools for the tests."
+    assert {"tools", "resources", "prompts", "logging", "completions"} <= set(result["capabilities"])
+
+
+def test_the_app_s_own_routes_still_answer(client: TestClient) -> None:
+    assert client.get("/hello").json() == {"hello": "world"}
+
+
+def test_tools_list_has_schemas_from_type_hints(session: Session) -> None:
+    tools = {t["name"]: t for t in session.result("tools/list")["tools"]}
+    add = tools["add"]
+    assert add["description"] == "Adds two numbers."
+    assert add["inputSchema"]["properties"]["a"]["type"] == "number"
+    assert add["inputSchema"]["required"] == ["a", "b"]
+    assert add["outputSchema"]["properties"]["total"]["type"] == "number"
+    assert tools["echo"]["title"] == "Echo"
+    assert "outputSchema" not in tools["refuse"] or tools["refuse"]["outputSchema"]["properties"]["result"]
+    assert "ctx" not in tools["steps"]["inputSchema"]["properties"]
+
+
+def test_call_answers_structured_content_and_text(session: Session) -> None:
+    result = session.result("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3.5}})
+    assert result["structuredContent"] == {"total": 5.5}
+    assert json.loads(result["content"][0]["text"]) == {"total": 5.5}
+    assert not result.get("isError", False)
+
+
+def test_primitive_results_are_wrapped_as_the_sdk_does(session: Session) -> None:
+    result = session.result("tools/call", {"name": "echo", "arguments": {"text": "héllo"}})
+    assert result["content"] == [{"type": "text", "text": "héllo"}]
+    assert result["structuredContent"] == {"result": "héllo"}
+
+
+def test_a_10_kib_structured_result(session: Session) -> None:
+    result = session.result("tools/call", {"name": "big", "arguments": {}})
+    assert len(result["structuredContent"]["items"]) == 100
+    assert len(json.dumps(result["structuredContent"])) > 10_000
+
+
+def test_invalid_arguments_are_a_tool_error_naming_the_pointer(session: Session) -> None:
+    result = session.result("tools/call", {"name": "add", "arguments": {"a": "two", "b": 1}})
+    assert result["isError"] is True
+    assert "/a" in result["content"][0]["text"]
+    result = session.result("tools/call", {"name": "add", "arguments": {"a": 1}})
+    assert result["isError"] is True
+    assert "b" in result["content"][0]["text"]
+
+
+def test_unknown_tool_is_invalid_params(session: Session) -> None:
+    answer = session.request("tools/call", {"name": "nope", "arguments": {}})[-1]
+    assert answer["error"]["code"] == -32602
+
+
+def test_tool_errors_reach_the_client_and_internals_do_not(session: Session) -> None:
+    result = session.result("tools/call", {"name": "refuse", "arguments": {"reason": "policy"}})
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == "refused: policy"
+    result = session.result("tools/call", {"name": "crash", "arguments": {}})
+    assert result["isError"] is True
+    assert "secret" not in json.dumps(result)
+    assert "crash" in result["content"][0]["text"]
+
+
+def test_progress_and_logs_stream_before_the_answer(session: Session) -> None:
+    session.result("logging/setLevel", {"level": "debug"})
+    out = session.request("tools/call", {"name": "steps", "arguments": {"n": 3}, "_meta": {"progressToken": "p1"}})
+    progress = [m["params"] for m in out if m.get("method") == "notifications/progress"]
+    assert [p["progress"] for p in progress] == [1, 2, 3]
+    assert all(p["progressToken"] == "p1" and p["total"] == 3 for p in progress)
+    logs = [m["params"] for m in out if m.get("method") == "notifications/message"]
+    assert [entry["data"] for entry in logs] == ["did step 1", "did step 2", "did step 3"]
+    assert out[-1]["result"]["content"][0]["text"] == "3 steps"
+
+
+def test_logs_below_the_level_are_not_sent(session: Session) -> None:
+    session.result("logging/setLevel", {"level": "error"})
+    out = session.request("tools/call", {"name": "steps", "arguments": {"n": 2}})
+    assert [m for m in out if m.get("method") == "notifications/message"] == []
+
+
+def test_resources_templates_and_reads(session: Session) -> None:
+    resources = session.result("resources/list")["resources"]
+    assert {"uri": "info://server", "name": "info", "mimeType": "application/json"}.items() <= resources[0].items()
+    templates = session.result("resources/templates/list")["resourceTemplates"]
+    assert templates[0]["uriTemplate"] == "greeting://{name}"
+    assert templates[0]["description"] == "A greeting for anyone."
+    read = session.result("resources/read", {"uri": "info://server"})["contents"][0]
+    assert json.loads(read["text"]) == {"name": "test-server"}
+    assert read["mimeType"] == "application/json"
+    read = session.result("resources/read", {"uri": "greeting://Ada"})["contents"][0]
+    assert read == {"uri": "greeting://Ada", "mimeType": "text/plain", "text": "Hello, Ada!"}
+
+
+def test_context_reads_a_resource_in_process(session: Session) -> None:
+    result = session.result("tools/call", {"name": "read_info", "arguments": {}})
+    assert json.loads(result["content"][0]["text"]) == {"name": "test-server"}
+
+
+def test_prompts_list_and_get(session: Session) -> None:
+    prompts = session.result("prompts/list")["prompts"]
+    review = next(p for p in prompts if p["name"] == "review")
+    assert review["title"] == "Code review"
+    assert {a["name"]: a.get("required", False) for a in review["arguments"]} == {"code": True, "language": False}
+    got = session.result("prompts/get", {"name": "review", "arguments": {"code": "x = 1"}})
+    assert got["messages"] == [{"role": "user", "content": {"type": "text",
+                                                            "text": "Review this python code:\nx = 1"}}]
+    answer = session.request("prompts/get", {"name": "review", "arguments": {}})[-1]
+    assert answer["error"]["code"] == -32602
+
+
+def test_completion(session: Session) -> None:
+    result = session.result("completion/complete", {
+        "ref": {"type": "ref/prompt", "name": "review"}, "argument": {"name": "language", "value": "p"}})
+    assert result["completion"]["values"] == ["python", "perl"]
+
+
+def test_cancellation_stops_the_running_tool(client: TestClient, session: Session) -> None:
+    mcp_app.events["slow_cancelled"].clear()
+    mcp_app.events["slow_started"].clear()
+    answers: list[Any] = []
+    worker = threading.Thread(target=lambda: answers.append(session.post_on_own_connection(
+        {"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": {"name": "slow", "arguments": {"seconds": 30}}})))
+    worker.start()
+    assert mcp_app.events["slow_started"].wait(10)
+    r = session.post({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}})
+    assert r.status_code == 202
+    assert mcp_app.events["slow_cancelled"].wait(10)
+    worker.join(10)
+
+
+def test_a_blocking_sync_tool_does_not_stall_async_ones(client: TestClient) -> None:
+    one, two = Session(client), Session(client)
+    mcp_app.events["release"].clear()
+    mcp_app.events["blocked"].clear()
+    answers: list[Any] = []
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "blocking"}}
+    worker = threading.Thread(target=lambda: answers.append(one.post_on_own_connection(call)))
+    worker.start()
+    assert mcp_app.events["blocked"].wait(10)
+    # The sync tool holds its worker thread until released: an async tool answers meanwhile.
+    assert two.result("tools/call", {"name": "echo", "arguments": {"text": "x"}})["content"][0]["text"] == "x"
+    released_before_echo = mcp_app.events["release"].is_set()
+    mcp_app.events["release"].set()
+    worker.join(10)
+    assert not released_before_echo
+    status, text = answers[0]
+    assert status == 200 and '"released"' in text
+
+
+def test_delete_ends_the_session(client: TestClient) -> None:
+    s = Session(client)
+    r = client.delete("/mcp", headers=s.headers())
+    assert r.status_code in (200, 204)
+    r = s.post({"jsonrpc": "2.0", "id": 5, "method": "ping"})
+    assert r.status_code == 404

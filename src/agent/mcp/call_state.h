@@ -1,0 +1,59 @@
+// CallState: what a Call shares with the server: the request, its channel, and whether it is answered or cancelled.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "agent/mcp/channel.h"
+#include "agent/mcp/jsonrpc.h"
+#include "agent/mcp/registry.h"
+#include "agent/mcp/session.h"
+#include "agent/mcp/timers.h"
+
+namespace slipstream::mcp::detail {
+
+struct CallState {
+    std::shared_ptr<Session> session;
+    std::shared_ptr<Channel> channel;
+    std::shared_ptr<Document> document;  // owns `arguments`
+    const json::Value* arguments = nullptr;
+    std::string arguments_json;
+    std::string meta_json = "{}";
+    std::string name;
+    std::string id_json;
+    std::string progress_token_json;        // empty: the request asked for no progress
+    std::shared_ptr<const ToolEntry> tool;  // tools/call only: output schema and concurrency gate
+    std::weak_ptr<Timers> timers;
+    std::uint32_t default_timeout_ms = 0;  // of requests to the client (Call::request)
+    std::size_t max_pending = 0;           // requests to the client pending per session
+
+    std::atomic<bool> done{false};
+    std::atomic<bool> cancelled{false};
+    std::mutex mu;  // guards the members below
+    std::function<void()> on_cancel;
+    std::optional<double> last_progress;
+    std::uint64_t timer_id = 0;
+    bool gate_held = false;
+
+    /// Answers once: `message` to the channel (nullopt: abandon, no answer), then releases the timer, the id and
+    /// the tool's slot. False when already done.
+    bool finish(std::optional<std::string> message);
+    /// Marks the call cancelled and runs its on_cancel callback; then finishes it with `message` (nullopt: no
+    /// answer). False when it was already done.
+    bool cancel(std::optional<std::string> message);
+    /// What finish() and cancel() do once they claimed the call.
+    void settle(std::optional<std::string> message);
+    /// Starts the tool handler once the gate gives a slot (or leaves the gate when the call already ended).
+    void start(const CallHandler& handler, std::shared_ptr<CallState> self);
+};
+
+/// The result object of a tools/call answer, or an error message (-32603) when the structured result does not
+/// match the output schema or is not a JSON object.
+std::string tool_result_message(const CallState& state, const ToolResult& result);
+
+}  // namespace slipstream::mcp::detail

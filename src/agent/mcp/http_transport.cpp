@@ -1,0 +1,287 @@
+// HttpTransport: the Streamable HTTP rules of the 2025-03-26, 2025-06-18 and 2025-11-25 specifications.
+#include "agent/mcp/http_transport.h"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <utility>
+
+#include "agent/mcp/http_rules.h"
+#include "agent/mcp/post_channel.h"
+
+namespace slipstream::mcp::detail {
+
+namespace {
+
+constexpr std::string_view kSessionHeader = "Mcp-Session-Id";
+constexpr std::string_view kVersionHeader = "MCP-Protocol-Version";
+// The version a request without MCP-Protocol-Version is taken to speak when nothing else tells (the spec's rule).
+constexpr std::string_view kDefaultVersion = "2025-03-26";
+
+Response http_error(int status, int code, std::string_view message) {
+    return Response::json(error_message("null", code, message), status);
+}
+
+// Drops what a notification-only POST produces (nothing, except a refused batch's error).
+class NullChannel final : public Channel {
+  public:
+    void notify(std::string) override {}
+    void answer(std::string) override {}
+    void abandon() override {}
+};
+
+std::int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+}  // namespace
+
+HttpTransport::HttpTransport(ServerCore& core)
+    : core_(core),
+      sessions_({core.config().max_sessions, core.config().max_sessions_per_principal,
+                 std::chrono::milliseconds(core.config().session_idle_ms), core.config().replay_events,
+                 core.config().max_calls_per_session}) {}
+
+HttpTransport::~HttpTransport() {
+    for (auto& s : sessions_.clear())
+        s->stream->close(true);
+}
+
+void HttpTransport::mount(App& app, std::string_view path) {
+    std::weak_ptr<HttpTransport> weak = weak_from_this();
+    auto route = [weak](void (HttpTransport::*fn)(Request&, Responder)) {
+        return [weak, fn](Request& req, Responder responder) {
+            if (auto self = weak.lock())
+                ((*self).*fn)(req, std::move(responder));
+            else
+                responder.send(http_error(503, kInternalError, "MCP server stopped"));
+        };
+    };
+    schedule_sweep();
+    app.route_async("POST", path, route(&HttpTransport::post));
+    app.route_async("GET", path, route(&HttpTransport::get));
+    app.route_async("DELETE", path, route(&HttpTransport::del));
+}
+
+bool HttpTransport::origin_ok(Request& req, Responder& responder) {
+    const ServerConfig& config = core_.config();
+    if (!host_allowed(req.header("Host"), req.peer(), config.allowed_hosts)) {
+        responder.send(http_error(403, kInvalidRequest, "Forbidden: Host not allowed"));
+        return false;
+    }
+    if (origin_allowed(req.header("Origin"), req.header("Host"), config.allowed_origins)) return true;
+    responder.send(http_error(403, kInvalidRequest, "Forbidden: Origin not allowed"));
+    return false;
+}
+
+bool HttpTransport::version_ok(Request& req, Responder& responder) {
+    const auto version = req.header(kVersionHeader);
+    if (!version || is_supported_version(*version)) return true;
+    responder.send(http_error(400, kInvalidRequest, "Bad Request: unsupported MCP-Protocol-Version"));
+    return false;
+}
+
+std::shared_ptr<HttpSession> HttpTransport::session_of(Request& req, Responder& responder) {
+    const auto id = req.header(kSessionHeader);
+    if (!id || id->empty()) {
+        responder.send(http_error(400, kInvalidRequest, "Bad Request: Mcp-Session-Id header is required"));
+        return nullptr;
+    }
+    auto s = sessions_.find(*id, req.principal());
+    if (s == nullptr) responder.send(http_error(404, kInvalidRequest, "Session not found"));
+    return s;
+}
+
+void HttpTransport::end(const std::shared_ptr<HttpSession>& s) {
+    s->stream->close(true);
+    s->session->set_sink(nullptr);
+    core_.end_session(s->session);
+}
+
+void HttpTransport::sweep() {
+    const std::int64_t now = now_ms();
+    std::int64_t last = last_sweep_ms_.load();
+    if (now - last < 1000 || !last_sweep_ms_.compare_exchange_strong(last, now)) return;
+    for (auto& s : sessions_.expire())
+        end(s);
+}
+
+void HttpTransport::schedule_sweep() {
+    if (core_.config().stateless) return;
+    const std::uint32_t period = std::clamp<std::uint32_t>(core_.config().session_idle_ms / 4, 1000, 60000);
+    std::weak_ptr<HttpTransport> weak = weak_from_this();
+    core_.timers()->schedule(period, [weak] {
+        if (auto self = weak.lock()) {
+            self->sweep();
+            self->schedule_sweep();
+        }
+    });
+}
+
+bool HttpTransport::post_headers_ok(Request& req, Responder& responder) {
+    const auto accept = req.header("Accept");
+    if (!accept || !accepts(*accept, "application/json") || !accepts(*accept, "text/event-stream")) {
+        responder.send(http_error(406, kInvalidRequest,
+                                  "Not Acceptable: Accept must list application/json and text/event-stream"));
+        return false;
+    }
+    const auto content_type = req.header("Content-Type");
+    if (!content_type || !accepts(*content_type, "application/json") || content_type->find('*') != std::string::npos) {
+        responder.send(
+            http_error(415, kInvalidRequest, "Unsupported Media Type: Content-Type must be application/json"));
+        return false;
+    }
+    if (req.body().size() > core_.config().max_message_bytes) {
+        responder.send(http_error(413, kInvalidRequest, "Payload Too Large"));
+        return false;
+    }
+    return true;
+}
+
+std::optional<HttpTransport::PostTarget> HttpTransport::target_of(Request& req, Responder& responder, bool initialize) {
+    PostTarget t;
+    if (core_.config().stateless) {
+        t.session = std::make_shared<Session>("", std::string(req.principal()));
+        t.session->set_version(req.header(kVersionHeader).value_or(kDefaultVersion));
+        t.session->set_answerable(false);
+        if (!initialize) t.session->set_initialized();
+        return t;
+    }
+    if (!initialize) {
+        t.http = session_of(req, responder);
+        if (t.http == nullptr) return std::nullopt;
+        t.session = t.http->session;
+        return t;
+    }
+    SessionTable::Outcome outcome{};
+    t.http = sessions_.create(std::string(req.principal()), outcome);
+    if (t.http == nullptr) {
+        const bool principal = outcome == SessionTable::Outcome::kPrincipalFull;
+        responder.send(http_error(principal ? 429 : 503, kServerBusy,
+                                  principal ? "Too many sessions for this principal" : "Too many sessions"));
+        return std::nullopt;
+    }
+    t.session = t.http->session;
+    t.headers.emplace_back(kSessionHeader, t.session->id());
+    return t;
+}
+
+std::shared_ptr<PostChannel> HttpTransport::channel_for(Responder responder, PostTarget& target, bool initialize,
+                                                        std::vector<std::string> request_ids) {
+    const ServerConfig& config = core_.config();
+    PostChannelOptions options;
+    options.sse = !config.json_response;
+    options.headers = std::move(target.headers);
+    if (target.http) options.fallback = [stream = target.http->stream](std::string m) { stream->push(m); };
+    const bool resumable = config.resumable_streams && target.http && options.sse && !initialize;
+    if (resumable) {
+        options.stream_id = target.http->posts->next_id();
+        options.keep_events = config.replay_events;
+        options.priming_event = target.session->features().priming_event;
+        options.retry_ms = config.stream_retry_ms;
+    } else {
+        // A client that goes away cancels its requests in flight.
+        std::weak_ptr<Session> weak_session = target.session;
+        responder.on_cancel([weak_session, ids = std::move(request_ids)] {
+            if (auto s = weak_session.lock())
+                for (const std::string& id : ids)
+                    if (auto call = s->find(id)) call->cancel(std::nullopt);
+        });
+    }
+    const std::uint64_t stream_id = options.stream_id;
+    auto channel = std::make_shared<PostChannel>(std::move(responder), std::move(options));
+    if (resumable) target.http->posts->add(stream_id, channel);
+    return channel;
+}
+
+void HttpTransport::post(Request& req, Responder responder) {
+    sweep();
+    if (!origin_ok(req, responder) || !post_headers_ok(req, responder)) return;
+    const Incoming incoming = parse_messages(req.body(), core_.parse_limits());
+    if (incoming.error_code != 0) return (void)responder.send(http_error(400, incoming.error_code, incoming.error));
+    const bool initialize = !incoming.batch && incoming.messages.front().kind == MessageKind::kRequest &&
+                            incoming.messages.front().method == "initialize";
+    // The header applies to the requests after initialize (the version is negotiated in its body).
+    if (!initialize && !version_ok(req, responder)) return;
+    // The session: a new one for initialize, the named one otherwise; a throwaway one when stateless.
+    std::optional<PostTarget> target = target_of(req, responder, initialize);
+    if (!target) return;
+    const std::shared_ptr<Session> session = target->session;
+
+    bool answers = false;
+    std::vector<std::string> request_ids;
+    for (const Message& m : incoming.messages) {
+        answers = answers || m.kind == MessageKind::kRequest || m.kind == MessageKind::kInvalid;
+        if (m.kind == MessageKind::kRequest) request_ids.push_back(m.id_json);
+    }
+    if (!answers && (!incoming.batch || session->features().batches)) {
+        core_.handle(session, incoming, std::make_shared<NullChannel>());
+        return (void)responder.send(Response(202));
+    }
+    core_.handle(session, incoming, channel_for(std::move(responder), *target, initialize, std::move(request_ids)));
+    if (!initialize || target->http == nullptr) return;
+    if (!session->initialized()) {  // refused (no protocolVersion): no session was made
+        sessions_.remove(session->id(), session->principal());
+        return;
+    }
+    std::weak_ptr<ServerStream> stream = target->http->stream;
+    session->set_sink([stream](std::string m) {
+        if (auto s = stream.lock()) s->push(m);
+    });
+    core_.attach(session);
+}
+
+void HttpTransport::get(Request& req, Responder responder) {
+    sweep();
+    if (!origin_ok(req, responder)) return;
+    if (core_.config().stateless) {
+        Response r = http_error(405, kInvalidRequest, "Method Not Allowed: this server is stateless");
+        r.headers.emplace_back("Allow", "POST");
+        return (void)responder.send(std::move(r));
+    }
+    const auto accept = req.header("Accept");
+    if (!accept || !accepts(*accept, "text/event-stream"))
+        return (void)responder.send(
+            http_error(406, kInvalidRequest, "Not Acceptable: Accept must list text/event-stream"));
+    if (!version_ok(req, responder)) return;
+    auto s = session_of(req, responder);
+    if (s == nullptr) return;
+    std::optional<std::string_view> last = req.header("Last-Event-ID");
+    // "<stream>-<n>": the rest of a POST's resumable stream; else the session's own stream.
+    if (last && last->find('-') != std::string_view::npos) {
+        const std::string_view text = *last;
+        const std::size_t dash = text.find('-');
+        std::uint64_t stream_id = 0, after = 0;
+        const auto a = std::from_chars(text.data(), text.data() + dash, stream_id);
+        const auto b = std::from_chars(text.data() + dash + 1, text.data() + text.size(), after);
+        const bool parsed = a.ec == std::errc() && a.ptr == text.data() + dash && b.ec == std::errc() &&
+                            b.ptr == text.data() + text.size();
+        if (auto post = parsed ? s->posts->find(stream_id) : nullptr) {
+            EventStream stream(std::move(responder));
+            if (!post->resume(stream, after)) stream.close();
+            return;
+        }
+        last.reset();  // a stream we do not know (any more): nothing of another stream is replayed
+    }
+    s->stream->attach(EventStream(std::move(responder)), last);
+}
+
+void HttpTransport::del(Request& req, Responder responder) {
+    if (!origin_ok(req, responder)) return;
+    if (core_.config().stateless) {
+        Response r = http_error(405, kInvalidRequest, "Method Not Allowed: this server is stateless");
+        r.headers.emplace_back("Allow", "POST");
+        return (void)responder.send(std::move(r));
+    }
+    if (!version_ok(req, responder)) return;
+    const auto id = req.header(kSessionHeader);
+    if (!id || id->empty())
+        return (void)responder.send(http_error(400, kInvalidRequest, "Bad Request: Mcp-Session-Id header is required"));
+    auto s = sessions_.remove(*id, req.principal());
+    if (s == nullptr) return (void)responder.send(http_error(404, kInvalidRequest, "Session not found"));
+    end(s);
+    responder.send(Response(200));
+}
+
+}  // namespace slipstream::mcp::detail

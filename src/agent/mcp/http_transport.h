@@ -1,0 +1,63 @@
+// HttpTransport: Streamable HTTP (POST, GET, DELETE on one path) over ServerCore, stateful or stateless.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "agent/mcp/post_channel.h"
+#include "agent/mcp/server_core.h"
+#include "agent/mcp/session_table.h"
+#include "slipstream/app.h"
+
+namespace slipstream::mcp::detail {
+
+/// Lives as long as the Server (ServerCore::keep); its routes capture a shared pointer to it.
+class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
+  public:
+    explicit HttpTransport(ServerCore& core);
+    ~HttpTransport();
+
+    void mount(App& app, std::string_view path);
+
+  private:
+    void post(Request& req, Responder responder);
+    void get(Request& req, Responder responder);
+    void del(Request& req, Responder responder);
+
+    /// Where a POST's messages go: its session (new at initialize, throwaway when stateless) and the headers of
+    /// its answer.
+    struct PostTarget {
+        std::shared_ptr<HttpSession> http;  // null when stateless
+        std::shared_ptr<Session> session;
+        std::vector<std::pair<std::string, std::string>> headers;
+    };
+    /// False after answering 406, 415 or 413.
+    bool post_headers_ok(Request& req, Responder& responder);
+    /// nullopt after answering 400/404 (no or an unknown session) or 429/503 (session limits).
+    std::optional<PostTarget> target_of(Request& req, Responder& responder, bool initialize);
+    /// The POST's channel: resumable, or cancelling `request_ids` when the client goes away.
+    std::shared_ptr<PostChannel> channel_for(Responder responder, PostTarget& target, bool initialize,
+                                             std::vector<std::string> request_ids);
+
+    /// The session the request names, or nullptr after answering 400 (no id) or 404 (unknown).
+    std::shared_ptr<HttpSession> session_of(Request& req, Responder& responder);
+    /// False after answering 400 for an MCP-Protocol-Version we do not speak.
+    bool version_ok(Request& req, Responder& responder);
+    /// False after answering 403 for a foreign Origin or Host (DNS rebinding).
+    bool origin_ok(Request& req, Responder& responder);
+    void end(const std::shared_ptr<HttpSession>& s);
+    void sweep();
+    /// Sweeps idle sessions every quarter of the idle limit (1 s to 60 s), so they go without new requests too.
+    void schedule_sweep();
+
+    ServerCore& core_;
+    SessionTable sessions_;
+    std::atomic<std::int64_t> last_sweep_ms_{0};
+};
+
+}  // namespace slipstream::mcp::detail
