@@ -109,14 +109,17 @@ void DecideStore::reward_in(std::string principal, std::shared_ptr<Capsule> caps
                 [job](DecideError e) { job->done(std::move(e)); });
 }
 
-// Step 1: the decision (a shadow one still queued: asked again once written); closed ones answer applied:false.
+// Step 1: the decision, locked (a shadow one still queued: asked again once written); closed ones answer
+// applied:false.
 void DecideStore::reward_read_decision(const std::shared_ptr<sessions::Transaction>& tx,
                                        const std::shared_ptr<RewardJob>& job) {
     const CapsuleRef& ref = job->capsule->ref;
     const std::string& id = job->request->decision_id;
+    // An UPDATE that changes nothing, for its row lock (PostgreSQL; SQLite has one writer): concurrent rewards of
+    // one decision run one after the other, so the later ones see it closed or their key taken.
     tx->query(
-        "SELECT generation, action_index, context, closed FROM decide_decisions WHERE id = $1 AND tenant = $2 AND "
-        "job = $3 AND name = $4",
+        "UPDATE decide_decisions SET closed = closed WHERE id = $1 AND tenant = $2 AND job = $3 AND name = $4 "
+        "RETURNING generation, action_index, context, closed",
         {id, ref.tenant, ref.job, ref.name}, [tx, job](store::QueryResult d) {
             if (!d.is_ok()) return job->fail(d.status());
             DecideStore& self = *job->store;
@@ -285,7 +288,12 @@ void DecideStore::sweep_one(std::shared_ptr<std::vector<Overdue>> due, std::size
                     self->close_decision(
                         tx, c,
                         [self, c, due, next, closed, done, skip, tx](DecideResult<std::optional<std::int64_t>> seq) {
-                            if (!seq.is_ok()) return skip(seq.error());
+                            if (!seq.is_ok()) {
+                                // Closed meanwhile by its reward: nothing to do.
+                                if (seq.error().code == DecideErrorCode::kConflict)
+                                    return self->sweep_one(due, next + 1, closed, done);
+                                return skip(seq.error());
+                            }
                             tx->commit([self, c, due, next, closed, done, skip, seq](base::Status s) {
                                 if (!s.is_ok()) return skip(error_from_status(s));
                                 self->learned(c, seq.value());

@@ -282,6 +282,44 @@ TEST_P(DecideStoreTest, PagesOfDecisions) {
     EXPECT_EQ(wait<JsonAnswer>([&](auto done) { store_->list_decisions(ref_, q, done); }).error().pointer, "/after");
 }
 
+TEST_P(DecideStoreTest, ConcurrentRewardsAreEachLearnedOnce) {
+    ASSERT_TRUE(put(kSpec).is_ok());
+    std::vector<std::string> ids;
+    for (int i = 0; i < 40; ++i)
+        ids.push_back(member(decide("{\"len\":" + std::to_string(i % 4) + "}").value().json, "decisionId"));
+    // 40 rewards at once, and each of the first 5 decisions rewarded 4 more times concurrently: exactly one wins.
+    std::vector<std::future<DecideResult<JsonAnswer>>> answers;
+    auto send = [&](const std::string& id, double value) {
+        auto p = std::make_shared<std::promise<DecideResult<JsonAnswer>>>();
+        answers.push_back(p->get_future());
+        RewardRequest r;
+        r.decision_id = id;
+        r.input.value = value;
+        r.request_json = "{}";
+        store_->reward("bob", ref_, r, [p](DecideResult<JsonAnswer> a) { p->set_value(std::move(a)); });
+    };
+    for (int i = 0; i < 40; ++i) {
+        send(ids[static_cast<std::size_t>(i)], (i % 4) / 4.0);
+        if (i < 5)
+            for (int k = 0; k < 4; ++k)
+                send(ids[static_cast<std::size_t>(i)], 1.0);
+    }
+    int applied = 0;
+    for (auto& f : answers) {
+        ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
+        DecideResult<JsonAnswer> a = f.get();
+        ASSERT_TRUE(a.is_ok()) << a.error().detail;
+        applied += member(a.value().json, "applied") == "true";
+    }
+    EXPECT_EQ(applied, 40);
+    const std::string live = model_json();
+    EXPECT_EQ(member(live, "version"), "40");
+    // The model in memory is the one the learning log rebuilds.
+    open_store();
+    const std::string rebuilt = model_json();
+    EXPECT_EQ(rebuilt.substr(0, rebuilt.find("\"decisions\"")), live.substr(0, live.find("\"decisions\"")));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, DecideStoreTest, ::testing::Values(Kind::kSqlite, Kind::kPostgres),
                          [](const auto& info) { return info.param == Kind::kSqlite ? "Sqlite" : "Postgres"; });
 
