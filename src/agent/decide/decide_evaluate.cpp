@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "agent/decide/decide_json.h"
+#include "agent/decide/decide_rows.h"
 #include "agent/decide/decide_store.h"
 #include "agent/decide/policy_evaluation.h"
 #include "agent/sessions/json_merge_patch.h"
@@ -82,10 +83,7 @@ void DecideStore::run_evaluation(const CapsuleRef& ref, EvaluateRequest request,
             std::vector<LoggedDecision> log;
             log.reserve(r->row_count());
             for (std::size_t i = 0; i < r->row_count(); ++i) {
-                store::Value v = r->value(i, 2);
-                const double* reward = std::get_if<double>(&v);
-                log.push_back({std::string(r->text(i, 0)), std::string(r->text(i, 1)),
-                               reward != nullptr ? *reward : std::strtod(std::string(r->text(i, 2)).c_str(), nullptr)});
+                log.push_back({std::string(r->text(i, 0)), std::string(r->text(i, 1)), double_cell(r.value(), i, 2)});
             }
             // CPU work on the database's thread, bounded by max_evaluate decisions.
             e->logged = log.size();

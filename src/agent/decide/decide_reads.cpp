@@ -2,6 +2,7 @@
 #include <charconv>
 
 #include "agent/decide/decide_json.h"
+#include "agent/decide/decide_rows.h"
 #include "agent/decide/decide_store.h"
 #include "agent/sessions/session_rows.h"
 #include "json/writer.h"
@@ -24,9 +25,7 @@ void append_decision(std::string& out, const store::ResultSet& rows, std::size_t
     if (rows.is_null(row, 3)) {
         out += "null";
     } else {
-        store::Value v = rows.value(row, 3);
-        const double* d = std::get_if<double>(&v);
-        append_number(out, d != nullptr ? *d : std::strtod(std::string(rows.text(row, 3)).c_str(), nullptr));
+        append_number(out, double_cell(rows, row, 3));
     }
     out += "}";
 }
@@ -104,9 +103,7 @@ void DecideStore::get_decision(CapsuleRef ref, std::string id, DecideCallback<Js
                         w.key("key");
                         w.string(r->text(i, 0));
                         w.key("value");
-                        store::Value v = r->value(i, 1);
-                        const double* x = std::get_if<double>(&v);
-                        if (!w.number(x != nullptr ? *x : 0.0).is_ok()) w.null();
+                        if (!w.number(double_cell(r.value(), i, 1)).is_ok()) w.null();
                         w.key("request");
                         if (r->text(i, 2).empty()) {
                             w.null();

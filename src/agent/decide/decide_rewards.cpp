@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "agent/decide/decide_json.h"
+#include "agent/decide/decide_rows.h"
 #include "agent/decide/decide_store.h"
 #include "agent/sessions/database_thread.h"
 #include "agent/sessions/session_id.h"
@@ -18,13 +19,6 @@ namespace {
 
 constexpr std::int64_t kSweepBatch = 500;
 constexpr const char* kFirstKey = "first";  // with `first` aggregation a decision has one reward, under this key
-
-double double_cell(const store::ResultSet& rows, std::size_t row, std::size_t col) {
-    store::Value v = rows.value(row, col);
-    if (const auto* d = std::get_if<double>(&v)) return *d;
-    if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
-    return std::strtod(std::string(rows.text(row, col)).c_str(), nullptr);
-}
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 // DecideStore: opening (tables, capsules, models rebuilt from snapshots and the learning log), specs and models.
 #include "agent/decide/decide_store.h"
+#include "agent/decide/decide_rows.h"
 
 #include <atomic>
 #include <chrono>
@@ -30,13 +31,6 @@ base::Result<store::ResultSet> run_blocking(store::Database& db, std::string_vie
     store::QueryResult r = done.get_future().get();
     if (!r.is_ok()) return r.status();
     return std::move(r).value();
-}
-
-double double_cell(const store::ResultSet& rows, std::size_t row, std::size_t col) {
-    store::Value v = rows.value(row, col);
-    if (const auto* d = std::get_if<double>(&v)) return *d;
-    if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
-    return std::strtod(std::string(rows.text(row, col)).c_str(), nullptr);
 }
 
 // Waits (up to 2 s) until only the caller holds the runner, so that its connection closes here.
