@@ -10,6 +10,14 @@ namespace slipstream::agent::decide {
 std::size_t Capsule::committed(std::int64_t seq, LearnUpdate update) {
     if (seq <= applied_seq) return 0;
     waiting.emplace(seq, std::move(update));
+    if (waiting.size() > kMaxWaiting) {
+        // The update before these never reported its COMMIT (a connection lost during it, committed or not):
+        // skip it here rather than stop learning; a restart replays it from the log if it was committed.
+        base::log_message(base::LogLevel::kWarn,
+                          "decide: " + ref.key() + " skips updates " + std::to_string(applied_seq + 1) + ".." +
+                              std::to_string(waiting.begin()->first - 1) + " that never reported their commit");
+        applied_seq = waiting.begin()->first - 1;
+    }
     std::size_t learned = 0;
     while (!waiting.empty() && waiting.begin()->first == applied_seq + 1) {
         LearnUpdate& u = waiting.begin()->second;

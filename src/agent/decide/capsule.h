@@ -25,6 +25,9 @@ struct LearnUpdate {
 /// (decide_capsules.updates) and applied here strictly in that order, so the model in memory is the one a replay
 /// of decide_updates rebuilds.
 struct Capsule {
+    /// Committed updates that may wait for an earlier one; past it the missing one is skipped (see committed()).
+    static constexpr std::size_t kMaxWaiting = 1024;
+
     explicit Capsule(CapsuleRef r) : ref(std::move(r)) {}
 
     const CapsuleRef ref;
@@ -40,7 +43,8 @@ struct Capsule {
     std::uint64_t shadow_lost = 0;  // frozen-mode decisions dropped because the write queue was full
 
     /// Adds the update committed as `seq` and applies every update that is now in order. Returns how many were
-    /// learned. Call with the mutex held.
+    /// learned. When more than kMaxWaiting wait, the missing seqs before them are skipped (an update whose
+    /// COMMIT outcome was lost with its connection), so a capsule never stops learning. Call with the mutex held.
     std::size_t committed(std::int64_t seq, LearnUpdate update);
     /// Replaces the model (a new generation) or only the spec (same model key). Call with the mutex held.
     void set_spec(std::shared_ptr<const CapsuleSpec> spec, std::string spec_json, std::int64_t version,
