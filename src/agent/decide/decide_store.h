@@ -38,8 +38,9 @@ std::string insert_decisions_sql(std::size_t rows);
 inline constexpr std::size_t kDecisionColumnCount = 16;
 
 /// Thread-safe. Operations answer once through their callback, on the database's thread (or at once on the
-/// caller's for input refused before any statement, and for frozen-mode decisions, which are queued). A spec
-/// change, a decision in learner or baselineExplore mode, and a reward are answered after their COMMIT. The model
+/// caller's for input refused before any statement, and for queued decisions; or on the writer's thread for a
+/// reward that waited for its decision's flush). A spec change, a durable decision and a reward are answered
+/// after their COMMIT. The model
 /// of each capsule lives in memory: on open it is its newest snapshot plus the learning log after it.
 class DecideStore : public std::enable_shared_from_this<DecideStore> {
   public:
@@ -60,8 +61,11 @@ class DecideStore : public std::enable_shared_from_this<DecideStore> {
                   std::optional<std::int64_t> expected_version, DecideCallback<SpecAnswer> done);
     DecideResult<SpecAnswer> get_spec(const CapsuleRef& ref);
 
-    /// A decision: see decide_decisions.cpp. With an eventId, the stored decision of that id is answered again
-    /// (replayed), or kConflict when the body differs.
+    /// The model's choice for the request's context with a fresh seed, logged with its propensity, seed and
+    /// ranking: answered after its COMMIT (learner and baselineExplore modes, any eventId) or queued for the
+    /// writer (frozen mode; every mode with buffered_decisions). With an eventId seen before, the stored decision
+    /// (replayed), or kConflict when the body differs. kInvalid naming the field (a context feature of the wrong
+    /// type, no eligible action, a missing baseline); kLimit "context_bytes".
     void decide(std::string principal, CapsuleRef ref, DecideRequest request, DecideCallback<DecideAnswer> done);
     /// A reward for a decision: {"applied": false} for a duplicate or a closed decision.
     void reward(std::string principal, CapsuleRef ref, RewardRequest request, DecideCallback<JsonAnswer> done);
@@ -74,8 +78,9 @@ class DecideStore : public std::enable_shared_from_this<DecideStore> {
     /// intervals, effective sample sizes and the logging policy's value. kBadSpec for a bad candidate.
     void evaluate(CapsuleRef ref, EvaluateRequest request, DecideCallback<JsonAnswer> done);
     /// evaluate(), then the candidate becomes the spec only when the gate holds: at least min_samples decisions,
-    /// and the candidate's DR lower bound above the current policy's DR estimate. Otherwise kConflict with the
-    /// reasons (JsonAnswer::json carries the evaluation and the reasons for the problem body).
+    /// and the candidate's DR lower bound above the current policy's DR estimate; then the patch is written as
+    /// the next spec version (expected: the version evaluated). Otherwise kConflict whose `members` carry the
+    /// reasons and the evaluation for the problem body.
     void promote(std::string principal, CapsuleRef ref, EvaluateRequest request, DecideCallback<JsonAnswer> done);
 
     void list_decisions(CapsuleRef ref, DecisionQuery query, DecideCallback<JsonAnswer> done);
