@@ -100,13 +100,15 @@ ALLOWED = {
     },
     "store": {"base", "net", "json"},
     "agent": {"base", "json", "store", "metrics", "slipstream"},
+    # the decision service reuses agent/sessions' transaction runner, SQL text and merge patch ("agent").
+    "agent/decide": {"base", "json", "store", "metrics", "slipstream", "agent"},
     "app": {"*"},
 }
 MODULES = sorted(ALLOWED, key=len, reverse=True)
 # Layers above the server that stand on the public C++ API (include/slipstream) may link the library that implements
 # it, ss_server, and nothing else of the server: its parts stay behind the public headers.
 PUBLIC_API_LIBRARY = "ss_server"
-LINKS_PUBLIC_API = {"agent"}
+LINKS_PUBLIC_API = {"agent", "agent/decide"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 # slipstream_module(name SOURCES ... DEPS ... PRIVATE_DEPS ...) in a CMakeLists.txt (cmake/SlipstreamModule.cmake).
 MODULE_CALL = re.compile(r"slipstream_module\(\s*(\w+)([^)]*)\)")

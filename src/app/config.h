@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/database_settings.h"
+#include "app/decide_settings.h"
 #include "app/run_settings.h"
 #include "app/session_settings.h"
 #include "slipstream/server_options.h"
@@ -20,6 +21,7 @@ struct Config {
     RunSettings run;
     DatabaseSettings database;
     SessionSettings sessions;
+    DecideSettings decide;
     /// The config file that was read (--config / SLIPSTREAM_CONFIG); empty when none.
     std::string config_path;
     ConfigAction action = ConfigAction::kRun;

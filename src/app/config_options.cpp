@@ -219,6 +219,8 @@ Registry make_config_registry() {
     using S = ServerOptions;
     using D = DatabaseSettings;
     using SS = SessionSettings;
+    const auto decide = &Config::decide;
+    using DS = DecideSettings;
     constexpr std::uint64_t kMaxWindow = (1u << 31) - 1;
 
     // In --help order within each group.
@@ -487,6 +489,54 @@ Registry make_config_registry() {
         {"session-queue", G::kSessions, "N",
          "buffered: events queued at most (acknowledged, not yet written); then 503", integer(1, 100'000'000),
          number(sessions, &SS::max_queued_events)},
+
+        {"decide", G::kDecide, "",
+         "mount the learning decision service (/v1/tenants/{t}/jobs/{j}/capsules/{c}/spec, decide, reward, ...); "
+         "its store is --store, or decide.db under --data-dir",
+         boolean(), flag(decide, &DS::enabled)},
+        {"decide-decisions", G::kDecide, "MODE",
+         "durable: a learner-mode decision is answered after its commit; buffered: written behind like frozen-mode "
+         "ones (a crash loses the queued ones; rewards stay durable)",
+         choice({"durable", "buffered"}), text(decide, &DS::decisions)},
+        {"decide-max-capsules", G::kDecide, "N", "capsules one store holds (each model lives in memory); then 409",
+         integer(1, 10'000'000), number(decide, &DS::max_capsules)},
+        {"decide-max-actions", G::kDecide, "N", "actions of one capsule's spec; more is a 400", integer(1, 100'000),
+         number(decide, &DS::max_actions)},
+        {"decide-max-dimension", G::kDecide, "N",
+         "largest features.dimension of a spec (a model holds dimension^2 numbers per action)", integer(2, 4096),
+         number(decide, &DS::max_dimension)},
+        {"decide-max-features", G::kDecide, "N", "declared context features of one spec", integer(1, 100'000),
+         number(decide, &DS::max_features)},
+        {"decide-max-spec-bytes", G::kDecide, "SIZE", "a capsule's spec document; 413 past it", sized(64, 64 * kMiB),
+         number(decide, &DS::max_spec_bytes)},
+        {"decide-max-model-bytes", G::kDecide, "SIZE",
+         "memory of one capsule's model (two dimension x dimension matrices of doubles per arm); a bigger spec is a "
+         "400",
+         sized(1024, 64 * kGiB), number(decide, &DS::max_model_bytes)},
+        {"decide-max-context-bytes", G::kDecide, "SIZE", "a decision's context; 413 past it", sized(16, 64 * kMiB),
+         number(decide, &DS::max_context_bytes)},
+        {"decide-max-batch", G::kDecide, "N", "requests in one batch call (decide/batch, reward/batch)",
+         integer(1, 100'000), number(decide, &DS::max_batch)},
+        {"decide-shadow-queue", G::kDecide, "N",
+         "frozen-mode decisions queued for writing at most; past it they are not logged (counted as shadowLost)",
+         integer(1, 100'000'000), number(decide, &DS::shadow_queue)},
+        {"decide-shadow-flush", G::kDecide, "DURATION", "the longest a queued frozen-mode decision waits to be written",
+         duration(1, 60'000), number(decide, &DS::shadow_flush_ms)},
+        {"decide-snapshot-every", G::kDecide, "N", "learned rewards between two snapshots of a model",
+         integer(1, 100'000'000), number(decide, &DS::snapshot_every)},
+        {"decide-sweep-interval", G::kDecide, "DURATION",
+         "how often decisions past their waitSeconds get their default (or summed) reward", duration(10, kDay),
+         number(decide, &DS::sweep_interval_ms)},
+        {"decide-max-page", G::kDecide, "N", "largest ?limit= of GET .../decisions", integer(1, 100'000),
+         number(decide, &DS::max_page)},
+        {"decide-max-evaluate", G::kDecide, "N",
+         "logged decisions one POST .../evaluate or .../promote replays (the oldest in its time range)",
+         integer(1, 100'000'000), number(decide, &DS::max_evaluate)},
+        {"decide-max-resamples", G::kDecide, "N", "bootstrap resamples one evaluation may ask for", integer(0, 100'000),
+         number(decide, &DS::max_resamples)},
+        {"decide-promote-min-samples", G::kDecide, "N",
+         "logged decisions a promotion needs at least (a request may ask more)", integer(1, 100'000'000),
+         number(decide, &DS::promote_min_samples)},
     };
 
     Registry r;

@@ -1,7 +1,32 @@
 // open_database(): DatabaseSettings to a store::Database and a readiness check.
 #include "app/database.h"
 
+#include <pthread.h>
+
+#include <csignal>
+#include <filesystem>
+#include <system_error>
+
 namespace slipstream::app {
+
+base::Result<std::string> agent_store_url(const SessionSettings& s, std::string_view file) {
+    if (!s.store_url.empty()) return s.store_url;
+    std::error_code ec;
+    std::filesystem::create_directories(s.data_dir, ec);
+    if (ec) return base::Status::io_error("--data-dir " + s.data_dir + ": " + ec.message());
+    std::filesystem::path path = std::filesystem::absolute(std::filesystem::path(s.data_dir) / file, ec);
+    if (ec) return base::Status::io_error("--data-dir " + s.data_dir + ": " + ec.message());
+    return "sqlite://" + path.string();
+}
+
+void block_stop_signals() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
 
 store::DatabaseConfig database_config(const DatabaseSettings& s, std::string url) {
     constexpr std::int64_t kNanosPerMs = 1'000'000;

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "app/config.h"
 #include "base/result.h"
@@ -12,6 +14,15 @@ namespace slipstream::app {
 
 /// The store's configuration for `url` with the pool and timeouts of `settings` (--database-*).
 store::DatabaseConfig database_config(const DatabaseSettings& settings, std::string url);
+
+/// `settings.store_url` when set, else sqlite://<absolute data_dir>/<file> with the folder created (kIoError when
+/// it cannot be). The agent services' store (sessions.db, decide.db).
+base::Result<std::string> agent_store_url(const SessionSettings& settings, std::string_view file);
+
+/// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread, so that threads started after it (databases, sweepers,
+/// flushers) inherit the mask and the stop signals reach the server's signalfd (a graceful stop) instead of one of
+/// them. Called before an agent service starts its threads.
+void block_stop_signals();
 
 /// Opens the database of `config.database` (null when no URL is set) and adds the readiness check "database"
 /// to `app`: /readyz answers 503 while it is unreachable. kInvalidArgument for a bad URL or limit; SQLite's error

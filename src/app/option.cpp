@@ -80,6 +80,8 @@ std::string_view option_group_title(OptionGroup group) {
             return "database";
         case OptionGroup::kSessions:
             return "agent sessions";
+        case OptionGroup::kDecide:
+            return "decision service";
     }
     return "general";
 }

@@ -40,6 +40,7 @@ enum class OptionGroup : unsigned char {
     kAccess,       // authentication (API keys, JWTs) and per-principal rate limits
     kDatabase,     // the application's database and its pool
     kSessions,     // durable agent sessions: their store, limits and lifetime
+    kDecide,       // the learning decision service: its limits (its store is the sessions')
 };
 
 std::string_view option_group_title(OptionGroup group);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <exception>
 
+#include "app/decide.h"
 #include "app/help.h"
 #include "app/load_config.h"
 #include "app/sessions.h"
@@ -73,8 +74,13 @@ int serve_main(int argc, char** argv, char** envp, const char* name, const Route
             std::fprintf(stderr, "%s: sessions: %s\n", name, sessions.status().message().c_str());
             return 1;
         }
+        base::Result<std::unique_ptr<Decide>> decide = open_decide(cfg, app);
+        if (!decide.is_ok()) {
+            std::fprintf(stderr, "%s: decide: %s\n", name, decide.status().message().c_str());
+            return 1;
+        }
         listen_and_announce(app, cfg.run);
-        return app.run();  // then the sessions close (their store after its sweeper), before the App
+        return app.run();  // then the decision service and the sessions close (stores after sweepers), before the App
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s: %s\n", name, e.what());
         return 1;

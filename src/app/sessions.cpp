@@ -1,39 +1,10 @@
 // open_sessions(): SessionSettings to a SessionStore, its routes, its sweeper and a readiness check.
 #include "app/sessions.h"
 
-#include <pthread.h>
-
-#include <csignal>
-#include <filesystem>
-#include <system_error>
-
 #include "agent/sessions/session_routes.h"
 #include "app/database.h"
 
 namespace slipstream::app {
-
-namespace {
-
-base::Result<std::string> store_url(const SessionSettings& s) {
-    if (!s.store_url.empty()) return s.store_url;
-    std::error_code ec;
-    std::filesystem::create_directories(s.data_dir, ec);
-    if (ec) return base::Status::io_error("--data-dir " + s.data_dir + ": " + ec.message());
-    std::filesystem::path file = std::filesystem::absolute(std::filesystem::path(s.data_dir) / "sessions.db", ec);
-    if (ec) return base::Status::io_error("--data-dir " + s.data_dir + ": " + ec.message());
-    return "sqlite://" + file.string();
-}
-
-void block_stop_signals() {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &set, nullptr);
-}
-
-}  // namespace
 
 Sessions::~Sessions() {
     sweeper.reset();
@@ -43,7 +14,7 @@ Sessions::~Sessions() {
 base::Result<std::unique_ptr<Sessions>> open_sessions(const Config& config, App& app) {
     const SessionSettings& s = config.sessions;
     if (!s.enabled) return std::unique_ptr<Sessions>();
-    SLIPSTREAM_ASSIGN_OR_RETURN(std::string url, store_url(s));
+    SLIPSTREAM_ASSIGN_OR_RETURN(std::string url, agent_store_url(s, "sessions.db"));
     // The database's threads, the sweeper and the flusher start here, before App::run() blocks the stop signals in
     // this thread: they inherit the mask, so SIGTERM reaches the server's signalfd (a graceful stop that closes the
     // store) instead of killing the process from one of them.

@@ -1,0 +1,380 @@
+// mount_decide_routes(): route specs (JSON Schema of bodies and parameters) and the handlers that call the store.
+#include "agent/decide/decide_routes.h"
+
+#include <charconv>
+#include <mutex>
+#include <optional>
+#include <utility>
+
+#include "agent/decide/decide_json.h"
+#include "agent/decide/decide_problem.h"
+#include "agent/sessions/session_problem.h"
+#include "slipstream/json.h"
+
+namespace slipstream::agent::decide {
+
+namespace {
+
+constexpr const char* kNameSchema = R"({"type":"string","pattern":"^[A-Za-z0-9._-]{1,64}$"})";
+constexpr const char* kAnonymous = "anonymous";
+
+std::string decide_schema(std::size_t max_actions) {
+    const std::string ids = R"({"type":"array","maxItems":)" + std::to_string(max_actions) +
+                            R"(,"items":{"type":"string","minLength":1,"maxLength":128}})";
+    return R"({"type":"object","properties":{"context":{"type":"object"},"actions":)" + ids + R"(,"excluded":)" + ids +
+           R"(,"baselineAction":{"type":"string","minLength":1,"maxLength":128},)"
+           R"("eventId":{"type":"string","minLength":1,"maxLength":255}},"additionalProperties":false})";
+}
+
+std::string reward_schema(std::size_t max_components) {
+    return R"({"type":"object","properties":{"decisionId":{"type":"string","minLength":1,"maxLength":64},)"
+           R"("reward":{"type":"number"},"components":{"type":"object","maxProperties":)" +
+           std::to_string(max_components) +
+           R"(,"additionalProperties":{"type":"number"}},)"
+           R"("idempotencyKey":{"type":"string","minLength":1,"maxLength":255}},"required":["decisionId"],)"
+           R"("additionalProperties":false})";
+}
+
+std::string batch_schema(const char* member, const std::string& item, std::size_t max) {
+    return std::string(R"({"type":"object","properties":{")") + member +
+           R"(":{"type":"array","minItems":1,"maxItems":)" + std::to_string(max) + R"(,"items":)" + item +
+           R"(}},"required":[")" + member + R"("],"additionalProperties":false})";
+}
+
+// A path parameter, or an optional query or header parameter with its default.
+ParamSpec path(std::string name, std::string schema) {
+    return ParamSpec{.name = std::move(name),
+                     .alias = "",
+                     .source = ParamSource::kPath,
+                     .schema_json = std::move(schema),
+                     .required = true,
+                     .default_json = ""};
+}
+ParamSpec optional(ParamSource source, std::string name, std::string alias, std::string schema,
+                   std::string default_json) {
+    return ParamSpec{.name = std::move(name),
+                     .alias = std::move(alias),
+                     .source = source,
+                     .schema_json = std::move(schema),
+                     .required = false,
+                     .default_json = std::move(default_json)};
+}
+
+std::vector<ParamSpec> capsule_params() {
+    return {path("tenant", kNameSchema), path("job", kNameSchema), path("capsule", kNameSchema)};
+}
+
+RouteSpec spec(std::vector<ParamSpec> extra, std::optional<std::string> body_schema = std::nullopt) {
+    RouteSpec r;
+    r.params = capsule_params();
+    for (ParamSpec& p : extra)
+        r.params.push_back(std::move(p));
+    if (body_schema) {
+        BodySpec b;
+        b.schema_json = std::move(*body_schema);
+        b.required = false;
+        b.default_json = "{}";
+        r.body.push_back(std::move(b));
+    }
+    r.forward_errors = true;  // answered as problem+json, like every other error of these routes
+    return r;
+}
+
+std::vector<std::string> strings(JsonView list) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < list.size(); ++i)
+        out.emplace_back(list.at(i).as_string());
+    return out;
+}
+
+DecideRequest decide_request(JsonView b) {
+    DecideRequest r;
+    if (b.has("context")) r.context_json = json_write(b.get("context"));
+    r.only = strings(b.get("actions"));
+    r.excluded = strings(b.get("excluded"));
+    if (b.has("baselineAction")) r.baseline = std::string(b.get("baselineAction").as_string());
+    if (b.has("eventId")) r.event_id = std::string(b.get("eventId").as_string());
+    r.request_json = json_write(b);
+    return r;
+}
+
+RewardRequest reward_request(JsonView b) {
+    RewardRequest r;
+    r.decision_id = std::string(b.get("decisionId").as_string());
+    if (b.has("reward")) r.input.value = b.get("reward").as_double();
+    JsonView c = b.get("components");
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        auto [name, value] = c.member(i);
+        r.input.components.emplace_back(std::string(name), value.as_double());
+    }
+    if (b.has("idempotencyKey")) r.key = std::string(b.get("idempotencyKey").as_string());
+    r.request_json = json_write(b);
+    return r;
+}
+
+// Collects the answers of a batch in request order and sends {"results":[{"status","body"}]} after the last.
+class Batch {
+  public:
+    Batch(std::size_t n, std::shared_ptr<Responder> responder)
+        : results_(n), left_(n), responder_(std::move(responder)) {}
+
+    void answer(std::size_t i, int status, std::string body) {
+        std::string item = "{\"status\":" + std::to_string(status) + ",\"body\":" + body + "}";
+        std::lock_guard<std::mutex> lock(mutex_);
+        results_[i] = std::move(item);
+        if (--left_ > 0) return;
+        std::string out = "{\"results\":[";
+        for (std::size_t k = 0; k < results_.size(); ++k) {
+            if (k > 0) out += ",";
+            out += results_[k];
+        }
+        out += "]}";
+        responder_->send(Response::json(std::move(out)));
+    }
+    void failed(std::size_t i, const DecideError& e) {
+        Response r = decide_problem(e);
+        answer(i, r.status, std::string(r.body_bytes()));
+    }
+
+  private:
+    std::mutex mutex_;
+    std::vector<std::string> results_;
+    std::size_t left_;
+    std::shared_ptr<Responder> responder_;
+};
+
+// Who asks, about which capsule, and where the answer goes.
+struct Call {
+    std::string principal;
+    CapsuleRef ref;
+    std::shared_ptr<Responder> responder;
+
+    template <typename T, typename Ok>
+    DecideCallback<T> answer(Ok ok) const {
+        return [responder = responder, ok](DecideResult<T> r) {
+            responder->send(r.is_ok() ? ok(r.value()) : decide_problem(r.error()));
+        };
+    }
+};
+
+class Routes {
+  public:
+    Routes(App& app, std::shared_ptr<DecideStore> store, DecideRoutesOptions options)
+        : app_(app), store_(std::move(store)), options_(options), auth_on_(app.options().auth != "off") {}
+
+    void mount() {
+        mount_spec();
+        mount_decide();
+        mount_reward();
+        mount_reads();
+        mount_evaluation();
+    }
+
+  private:
+    void mount_spec();
+    void mount_decide();
+    void mount_reward();
+    void mount_reads();
+    void mount_evaluation();  // POST .../evaluate and .../promote
+
+    // Registers `method <capsule>/suffix`; the handler runs with a principal and the capsule's names.
+    template <typename Handler>
+    void add(std::string_view method, std::string_view suffix, RouteSpec route, Handler handler) {
+        auto store = store_;
+        const bool auth_on = auth_on_;
+        app_.route_async(
+            method, "/v1/tenants/{tenant}/jobs/{job}/capsules/{capsule}" + std::string(suffix),
+            [store, auth_on, handler](Request& req, Responder responder) {
+                Call call{"", {}, std::make_shared<Responder>(std::move(responder))};
+                if (!req.principal().empty()) {
+                    call.principal = std::string(req.principal());
+                } else if (!auth_on) {
+                    call.principal = kAnonymous;
+                } else {
+                    call.responder->send(sessions::problem(401, "decisions need an authenticated principal")
+                                             .with_header("WWW-Authenticate", "Bearer"));
+                    return;
+                }
+                JsonView forwarded = req.arguments().get(kForwardedErrorsKey);
+                if (!forwarded.is_null()) {
+                    call.responder->send(sessions::validation_problem(forwarded.as_string()));
+                    return;
+                }
+                JsonView a = req.arguments();
+                call.ref = CapsuleRef{std::string(a.get("tenant").as_string()), std::string(a.get("job").as_string()),
+                                      std::string(a.get("capsule").as_string())};
+                handler(*store, req, std::move(call));
+            },
+            std::move(route));
+    }
+
+    App& app_;
+    std::shared_ptr<DecideStore> store_;
+    DecideRoutesOptions options_;
+    bool auth_on_;
+};
+
+// `"7"` or `7` -> 7; absent -> nullopt; anything else -> `valid` false.
+std::optional<std::int64_t> parse_version(JsonView header, bool& valid) {
+    valid = true;
+    if (header.is_null()) return std::nullopt;
+    std::string_view v = header.as_string();
+    if (v == "*") return std::nullopt;
+    if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+    std::int64_t version = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), version);
+    valid = !v.empty() && ec == std::errc() && end == v.data() + v.size() && version >= 0;
+    return version;
+}
+
+void Routes::mount_spec() {
+    add("GET", "/spec", spec({}), [](DecideStore& store, Request&, Call call) {
+        DecideResult<SpecAnswer> a = store.get_spec(call.ref);
+        call.responder->send(a.is_ok() ? Response::json(spec_answer_json(a.value()))
+                                             .with_header("ETag", "\"" + std::to_string(a.value().version) + "\"")
+                                       : decide_problem(a.error()));
+    });
+    add("PUT", "/spec",
+        spec({optional(ParamSource::kHeader, "if_match", "If-Match", R"({"type":"string","maxLength":32})", "null")},
+             std::string("{}")),
+        [](DecideStore& store, Request& req, Call call) {
+            JsonView a = req.arguments();
+            bool valid = true;
+            std::optional<std::int64_t> expected = parse_version(a.get("if_match"), valid);
+            if (!valid) {
+                call.responder->send(sessions::problem(400, "If-Match must be a spec version in quotes, e.g. \"3\""));
+                return;
+            }
+            store.put_spec(call.principal, call.ref, json_write(a.get("body")), expected,
+                           call.answer<SpecAnswer>([](const SpecAnswer& s) {
+                               return Response::json(spec_answer_json(s), s.created ? 201 : 200)
+                                   .with_header("ETag", "\"" + std::to_string(s.version) + "\"");
+                           }));
+        });
+}
+
+void Routes::mount_decide() {
+    const DecideLimits& limits = store_->limits();
+    const std::string one = decide_schema(limits.spec.max_actions);
+    add("POST", "/decide", spec({}, one), [](DecideStore& store, Request& req, Call call) {
+        store.decide(call.principal, call.ref, decide_request(req.arguments().get("body")),
+                     call.answer<DecideAnswer>([](const DecideAnswer& d) {
+                         Response r = Response::json(d.json);
+                         if (d.replayed) r.with_header("Idempotent-Replayed", "true");
+                         return r;
+                     }));
+    });
+    add("POST", "/decide/batch", spec({}, batch_schema("requests", one, limits.max_batch)),
+        [](DecideStore& store, Request& req, Call call) {
+            JsonView list = req.arguments().get("body").get("requests");
+            auto batch = std::make_shared<Batch>(list.size(), call.responder);
+            for (std::size_t i = 0; i < list.size(); ++i)
+                store.decide(call.principal, call.ref, decide_request(list.at(i)),
+                             [batch, i](DecideResult<DecideAnswer> r) {
+                                 if (r.is_ok()) return batch->answer(i, 200, r.value().json);
+                                 batch->failed(i, r.error());
+                             });
+        });
+}
+
+void Routes::mount_reward() {
+    const DecideLimits& limits = store_->limits();
+    const std::string one = reward_schema(limits.spec.max_components);
+    add("POST", "/reward", spec({}, one), [](DecideStore& store, Request& req, Call call) {
+        store.reward(call.principal, call.ref, reward_request(req.arguments().get("body")),
+                     call.answer<JsonAnswer>([](const JsonAnswer& a) { return Response::json(a.json); }));
+    });
+    add("POST", "/reward/batch", spec({}, batch_schema("rewards", one, limits.max_batch)),
+        [](DecideStore& store, Request& req, Call call) {
+            JsonView list = req.arguments().get("body").get("rewards");
+            auto batch = std::make_shared<Batch>(list.size(), call.responder);
+            for (std::size_t i = 0; i < list.size(); ++i)
+                store.reward(call.principal, call.ref, reward_request(list.at(i)),
+                             [batch, i](DecideResult<JsonAnswer> r) {
+                                 if (r.is_ok()) return batch->answer(i, 200, r.value().json);
+                                 batch->failed(i, r.error());
+                             });
+        });
+}
+
+void Routes::mount_reads() {
+    const std::string page =
+        R"({"type":"integer","minimum":1,"maximum":)" + std::to_string(store_->limits().max_page) + "}";
+    const std::string time = R"({"type":"integer","minimum":0,"maximum":9223372036854775807})";
+    add("GET", "/decisions",
+        spec({optional(ParamSource::kQuery, "limit", "", page, std::to_string(options_.default_page)),
+              optional(ParamSource::kQuery, "after", "", R"({"type":"string","maxLength":128})", R"("")"),
+              optional(ParamSource::kQuery, "from", "", time, "0"),
+              optional(ParamSource::kQuery, "to", "", time, "null")}),
+        [](DecideStore& store, Request& req, Call call) {
+            JsonView a = req.arguments();
+            DecisionQuery q;
+            q.limit = static_cast<std::size_t>(a.get("limit").as_int());
+            q.after = std::string(a.get("after").as_string());
+            q.from_ms = a.get("from").as_int();
+            if (!a.get("to").is_null()) q.to_ms = a.get("to").as_int();
+            store.list_decisions(call.ref, std::move(q),
+                                 call.answer<JsonAnswer>([](const JsonAnswer& p) { return Response::json(p.json); }));
+        });
+    add("GET", "/decisions/{id}", spec({path("id", R"({"type":"string","minLength":1,"maxLength":64})")}),
+        [](DecideStore& store, Request& req, Call call) {
+            store.get_decision(call.ref, std::string(req.arguments().get("id").as_string()),
+                               call.answer<JsonAnswer>([](const JsonAnswer& d) { return Response::json(d.json); }));
+        });
+    add("GET", "/model",
+        spec({optional(ParamSource::kHeader, "if_none_match", "If-None-Match", R"({"type":"string","maxLength":128})",
+                       "null")}),
+        [](DecideStore& store, Request& req, Call call) {
+            DecideResult<JsonAnswer> m = store.model(call.ref);
+            if (!m.is_ok()) {
+                call.responder->send(decide_problem(m.error()));
+                return;
+            }
+            JsonView inm = req.arguments().get("if_none_match");
+            if (!inm.is_null() && inm.as_string() == m.value().etag) {
+                call.responder->send(Response(304).with_header("ETag", m.value().etag));
+                return;
+            }
+            call.responder->send(Response::json(m.value().json).with_header("ETag", m.value().etag));
+        });
+}
+
+std::string evaluate_schema(std::size_t max_resamples) {
+    const std::string count = R"({"type":"integer","minimum":0,"maximum":9223372036854775807})";
+    return R"({"type":"object","properties":{"spec":{"type":"object"},"from":)" + count + R"(,"to":)" + count +
+           R"(,"resamples":{"type":"integer","minimum":0,"maximum":)" + std::to_string(max_resamples) + R"(},"seed":)" +
+           count +
+           R"(,"minSamples":{"type":"integer","minimum":1,"maximum":1000000000}},)"
+           R"("additionalProperties":false})";
+}
+
+EvaluateRequest evaluate_request(JsonView b) {
+    EvaluateRequest r;
+    if (b.has("spec")) r.patch_json = json_write(b.get("spec"));
+    if (b.has("from")) r.from_ms = b.get("from").as_int();
+    if (b.has("to")) r.to_ms = b.get("to").as_int();
+    if (b.has("resamples")) r.resamples = static_cast<std::size_t>(b.get("resamples").as_int());
+    if (b.has("seed")) r.seed = static_cast<std::uint64_t>(b.get("seed").as_int());
+    if (b.has("minSamples")) r.min_samples = static_cast<std::size_t>(b.get("minSamples").as_int());
+    return r;
+}
+
+void Routes::mount_evaluation() {
+    const std::string schema = evaluate_schema(store_->limits().max_resamples);
+    add("POST", "/evaluate", spec({}, schema), [](DecideStore& store, Request& req, Call call) {
+        store.evaluate(call.ref, evaluate_request(req.arguments().get("body")),
+                       call.answer<JsonAnswer>([](const JsonAnswer& a) { return Response::json(a.json); }));
+    });
+    add("POST", "/promote", spec({}, schema), [](DecideStore& store, Request& req, Call call) {
+        store.promote(call.principal, call.ref, evaluate_request(req.arguments().get("body")),
+                      call.answer<JsonAnswer>([](const JsonAnswer& a) { return Response::json(a.json); }));
+    });
+}
+
+}  // namespace
+
+void mount_decide_routes(App& app, std::shared_ptr<DecideStore> store, DecideRoutesOptions options) {
+    Routes(app, std::move(store), options).mount();
+}
+
+}  // namespace slipstream::agent::decide

@@ -1,0 +1,35 @@
+// mount_decide_routes(): the decision service's HTTP routes on any App.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "agent/decide/decide_store.h"
+#include "slipstream/app.h"
+
+namespace slipstream::agent::decide {
+
+struct DecideRoutesOptions {
+    std::size_t default_page = 50;  // decisions per page when ?limit= is absent
+};
+
+/// Registers, under /v1/tenants/{tenant}/jobs/{job}/capsules/{capsule} (each name 1-64 of [A-Za-z0-9._-]; bodies
+/// validated by JSON Schema; answered from the database's thread; errors as problem+json, decide_problem.h):
+///   GET  /spec                   the spec, its version and generation                     200 (404)
+///   PUT  /spec                   an RFC 7396 merge patch (the whole spec to create), If-Match  201 / 200
+///   POST /decide                 {context?, actions?, excluded?, baselineAction?, eventId?}    200
+///   POST /decide/batch           {requests: [...]} -> {results: [{status, body}]}           200
+///   POST /reward                 {decisionId, reward | components, idempotencyKey?}         200
+///   POST /reward/batch           {rewards: [...]} -> {results: [{status, body}]}            200
+///   GET  /decisions?limit=&after=&from=&to=   a page, oldest first, with `next`           200
+///   GET  /decisions/{id}         the decision, its context and rewards                       200
+///   GET  /model                  the model's state, ETag; If-None-Match -> 304
+///   POST /evaluate               {spec? (a patch: the candidate), from?, to?, resamples?, seed?}: off-policy
+///                                estimates of the candidate and the current spec on the logged decisions   200
+///   POST /promote                the same, plus minSamples?: the candidate becomes the spec if the gate holds,
+///                                else 409 with "reasons" and "evaluation"
+/// The principal is the request's (auth on; 401 without credentials) or "anonymous" (auth off); it is recorded
+/// with each spec version, decision and reward. Throws std::invalid_argument on a route clash.
+void mount_decide_routes(App& app, std::shared_ptr<DecideStore> store, DecideRoutesOptions options = {});
+
+}  // namespace slipstream::agent::decide

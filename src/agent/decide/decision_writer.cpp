@@ -1,0 +1,130 @@
+// DecisionWriter: the flusher loop and the batched INSERT.
+#include "agent/decide/decision_writer.h"
+
+#include <chrono>
+#include <future>
+
+#include "agent/decide/decide_store.h"
+#include "base/log.h"
+
+namespace slipstream::agent::decide {
+
+namespace {
+
+constexpr std::size_t kRowsPerInsert = 256;
+
+// Runs the INSERTs of `rows` from `next` on in order inside `tx`, then commits.
+void insert_from(std::shared_ptr<sessions::Transaction> tx, std::shared_ptr<std::vector<DecisionRow>> rows,
+                 std::size_t next, std::function<void(base::Status)> done) {
+    if (next >= rows->size()) return tx->commit(std::move(done));
+    const std::size_t n = std::min(kRowsPerInsert, rows->size() - next);
+    store::Params params;
+    for (std::size_t i = next; i < next + n; ++i)
+        for (store::Value& v : (*rows)[i].params)
+            params.push_back(std::move(v));
+    tx->query(insert_decisions_sql(n), std::move(params), [tx, rows, next, n, done](store::QueryResult r) {
+        if (!r.is_ok()) return done(r.status());
+        insert_from(tx, rows, next + n, done);
+    });
+}
+
+}  // namespace
+
+DecisionWriter::DecisionWriter(std::shared_ptr<sessions::TransactionRunner> runner, std::size_t capacity,
+                               std::int64_t flush_ms)
+    : runner_(std::move(runner)), capacity_(capacity), flush_ms_(flush_ms) {}
+
+DecisionWriter::~DecisionWriter() {
+    stop();
+}
+
+void DecisionWriter::start() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (started_) return;
+    started_ = true;
+    thread_ = std::thread([this] { loop(); });
+}
+
+bool DecisionWriter::push(DecisionRow row) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_ || queue_.size() >= capacity_) {
+        ++lost_;
+        return false;
+    }
+    ids_.insert(row.id);
+    queue_.push_back(std::move(row));
+    if (queue_.size() * 2 >= capacity_) wake_.notify_one();
+    return true;
+}
+
+bool DecisionWriter::pending(const std::string& id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return ids_.count(id) > 0;
+}
+
+void DecisionWriter::after_flush(std::function<void()> fn) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (ids_.empty()) {
+        lock.unlock();
+        return fn();
+    }
+    waiters_.push_back(std::move(fn));
+    wake_.notify_one();
+}
+
+std::uint64_t DecisionWriter::lost() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return lost_;
+}
+
+void DecisionWriter::stop() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (stopping_) return;
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+}
+
+void DecisionWriter::loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+        wake_.wait_for(lock, std::chrono::milliseconds(flush_ms_),
+                       [this] { return stopping_ || !waiters_.empty() || queue_.size() * 2 >= capacity_; });
+        flush(lock);
+        if (stopping_ && queue_.empty()) return;
+    }
+}
+
+void DecisionWriter::flush(std::unique_lock<std::mutex>& lock) {
+    auto rows = std::make_shared<std::vector<DecisionRow>>(std::make_move_iterator(queue_.begin()),
+                                                           std::make_move_iterator(queue_.end()));
+    queue_.clear();
+    std::vector<std::function<void()>> waiters = std::move(waiters_);
+    waiters_.clear();
+    lock.unlock();
+    base::Status written = base::Status::ok();
+    if (!rows->empty()) {
+        std::promise<base::Status> done;
+        runner_->run([rows, &done](base::Result<std::shared_ptr<sessions::Transaction>> begun) {
+            if (!begun.is_ok()) return done.set_value(begun.status());
+            insert_from(std::move(begun).value(), rows, 0, [&done](base::Status s) { done.set_value(std::move(s)); });
+        });
+        written = done.get_future().get();
+    }
+    lock.lock();
+    for (const DecisionRow& row : *rows)
+        ids_.erase(row.id);
+    if (!written.is_ok()) {
+        lost_ += rows->size();
+        base::log_message(base::LogLevel::kWarn, "decide: " + std::to_string(rows->size()) +
+                                                     " shadow decisions not written: " + written.to_string());
+    }
+    lock.unlock();
+    for (auto& fn : waiters)
+        fn();
+    lock.lock();
+}
+
+}  // namespace slipstream::agent::decide
