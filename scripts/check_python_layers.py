@@ -31,9 +31,9 @@ LAYERS: list[tuple[str, list[str]]] = [
                  "_forwarded", "_native_route", "dependencies.install", "dependencies.late_routes", "_ws_endpoint",
                  "websockets", "_proxy", "_runtime"]),
     ("app", ["app", "_app_hooks", "openapi", "openapi.*", "staticfiles", "templating", "exception_handlers",
-             "param_functions", "concurrency"]),
+             "param_functions", "concurrency", "asgi", "asgi.*"]),
     ("mcp", ["mcp", "mcp.*"]),
-    ("extras", ["", "__main__", "testclient", "_ws_session", "cli", "cli_inspect", "cli_mcp", "cli_new",
+    ("extras", ["", "__main__", "testclient", "_ws_session", "cli", "cli_inspect", "cli_mcp", "cli_new", "cli_asgi",
                 "log_setup", "reload", "supervisor"]),
 ]
 EXTENSIONS = {"_native"}  # compiled modules (python/bindings), described by a .pyi stub

@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from . import cli_inspect, cli_mcp, cli_new, log_setup
+from . import cli_asgi, cli_inspect, cli_mcp, cli_new, log_setup
 from .reload import FileWatcher
 from .supervisor import EXIT_STARTUP_FAILED, Supervisor
 
@@ -124,14 +124,7 @@ def _env_default(flag: Flag) -> Any:
         raise SystemExit(f"error: {name}={raw!r}: {exc}") from None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="slipstream", description="Serve a Slipstream app, or look at one.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser(
-        "run", help="serve module:app until SIGINT/SIGTERM",
-        description="Serve module:app until SIGINT/SIGTERM (graceful drain). Each option can also be given as "
-                    "the environment variable shown beside it; a flag on the command line wins.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+def _add_run_flags(run: argparse.ArgumentParser) -> None:
     for flag in FLAGS:
         default = _env_default(flag)
         help_text = f"{flag.help} [env {flag.env}" + (f", then {flag.fallback_env}]" if flag.fallback_env else "]")
@@ -148,6 +141,21 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             run.add_argument("--" + flag.name, dest=flag.dest, type=flag.kind, default=default,
                              metavar=flag.dest.upper(), help=help_text)
+    cli_asgi.add_asgi_flags(run)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="slipstream", description="Serve a Slipstream app, or look at one.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser(
+        "run", help="serve module:app until SIGINT/SIGTERM",
+        description="Serve module:app until SIGINT/SIGTERM (graceful drain). Each option can also be given as "
+                    "the environment variable shown beside it; a flag on the command line wins.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    _add_run_flags(run)
+    run.add_argument("--interface", choices=("slipstream", "asgi"), default="slipstream",
+                     help="asgi: module:app is any ASGI 3 application (as `slipstream asgi`)")
+    cli_asgi.add_command(commands, _add_run_flags)
     cli_inspect.add_commands(commands)
     cli_new.add_command(commands)
     cli_mcp.add_command(commands)
@@ -230,6 +238,8 @@ def _reserve_port(host: str, port: int, share: bool = False) -> socket.socket | 
 def _serve(args: argparse.Namespace, port: int, threads: int, *, worker: bool = False) -> int:
     app = load_app(args.app, args.app_dir)
     options = server_options(args)
+    if args.interface == "asgi":
+        app, options = cli_asgi.wrap(app, args), cli_asgi.run_options(options)
     if worker:
         options["reuse_port"] = True  # the workers share the supervisor's reservation (checked there)
     try:
@@ -274,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         return cli_new.run(args)
     if args.command == "mcp":
         return cli_mcp.run(args, load_app, log_setup.configure)
-    if args.command != "run":
+    if args.command not in ("run", "asgi"):
         return cli_inspect.run_command(args, load_app)
     args.reload_dirs = args.reload_dirs or args.reload_dirs_env
     if not args.app:

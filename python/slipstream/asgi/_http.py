@@ -1,0 +1,258 @@
+"""One ASGI `http` cycle over a self-replying engine route: the scope from the Request, receive and send.
+
+The app runs in the handler's own task (its first step inline, python/bindings/README.md), so an app that never
+really awaits costs no Task. The response goes to the engine as soon as it is known: a body sent whole (one
+`http.response.body` without more_body) is one complete response; a body with more_body opens a StreamWriter
+(chunked) whose queue pauses `send` above its high-water mark. The app then goes on in the same task (Starlette
+runs background tasks after its last send), so anyio cancel scopes never change task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import Any
+from urllib.parse import quote
+
+from .._streaming import wait_writable
+
+logger = logging.getLogger("slipstream.error")
+
+ASGI_VERSION = {"version": "3.0", "spec_version": "2.3"}
+# Headers the engine writes itself: the framing of the body (Content-Length or chunked) and the connection.
+_FRAMING = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive"})
+# A decoded path with only these characters is its own raw path.
+_UNRESERVED_PATH = re.compile(r"[A-Za-z0-9/\-._~!$&'()*+,;=:@]*")
+_START, _BODY, _DONE = 0, 1, 2
+_ERROR_BODY = b"Internal Server Error"
+
+
+class WholeResponse:
+    """A response whose body the app sent in one message: rendered for the engine as bytes."""
+
+    __slots__ = ("body", "content_type", "headers", "status")
+
+    def __init__(self, status: int, content_type: str | None, headers: tuple[tuple[str, str], ...],
+                 body: bytes) -> None:
+        self.status = status
+        self.content_type = content_type
+        self.headers = headers
+        self.body = body
+
+    def _slipstream_render(self) -> tuple[int, str | None, tuple[tuple[str, str], ...], bytes]:
+        return self.status, self.content_type, self.headers, self.body
+
+
+class _StreamedResponse:
+    """A response whose body comes in several messages: the engine hands it a StreamWriter at once."""
+
+    __slots__ = ("content_type", "cycle", "headers", "status")
+
+    def __init__(self, cycle: HttpCycle, status: int, content_type: str | None,
+                 headers: tuple[tuple[str, str], ...]) -> None:
+        self.cycle = cycle
+        self.status = status
+        self.content_type = content_type
+        self.headers = headers
+
+    def _slipstream_render(self) -> tuple[int, str | None, tuple[tuple[str, str], ...], Any]:
+        return self.status, self.content_type, self.headers, self
+
+    def _slipstream_start(self, writer: Any) -> None:
+        self.cycle.attach_writer(writer)
+
+
+def split_headers(raw: Any) -> tuple[str | None, tuple[tuple[str, str], ...]]:
+    """ASGI response headers (byte pairs) as the engine takes them: the content type apart, framing dropped."""
+    content_type = None
+    out = []
+    for name, value in raw:
+        key = name.decode("latin-1").lower() if isinstance(name, bytes) else str(name).lower()
+        text = value.decode("latin-1") if isinstance(value, bytes) else str(value)
+        if key == "content-type":
+            if content_type is None:
+                content_type = text
+            continue
+        if key in _FRAMING:
+            continue
+        out.append((key, text))
+    return content_type, tuple(out)
+
+
+def raw_path_of(path: str) -> bytes:
+    """The path as sent, rebuilt from the engine's percent-decoded one (exact unless it held escaped reserved
+    characters such as %2F: the engine does not pass the raw target to Python yet)."""
+    if path.isascii() and _UNRESERVED_PATH.fullmatch(path):
+        return path.encode("ascii")
+    return quote(path, safe="/-._~!$&'()*+,;=:@").encode("ascii")
+
+
+def connection_scope(kind: str, scheme: str, client: Any, path: str, query: str, headers: Any, root_path: str,
+                     server: tuple[str, int] | None, state: dict[str, Any] | None) -> dict[str, Any]:
+    """The keys an `http` and a `websocket` scope share (uvicorn's conventions: `path` and `raw_path` include
+    root_path; header names lowercased, in the order received; `state` a copy of the lifespan's)."""
+    raw = raw_path_of(path)
+    return {
+        "type": kind,
+        "asgi": ASGI_VERSION,
+        "http_version": "1.1",
+        "server": server,
+        "client": (client.host, client.port) if client is not None else None,
+        "scheme": scheme,
+        "root_path": root_path,
+        "path": root_path + path if root_path else path,
+        "raw_path": root_path.encode("latin-1") + raw if root_path else raw,
+        "query_string": query.encode("latin-1"),
+        "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers],
+        "state": dict(state) if state else {},
+    }
+
+
+def http_scope(request: Any, root_path: str, server: tuple[str, int] | None) -> dict[str, Any]:
+    """The ASGI `http` scope of an engine Request (its header names arrive lowercased)."""
+    scope = connection_scope("http", request.scheme, request.client, request.path, request.query_string,
+                             request._raw_headers, root_path, server, request.lifespan_state)
+    scope["method"] = request.method
+    return scope
+
+
+class HttpCycle:
+    """receive/send of one request; answers through the engine's PendingReply (`reply`)."""
+
+    __slots__ = ("_body", "_content_type", "_ended", "_headers", "_state", "_status", "disconnected", "reply",
+                 "writer")
+
+    def __init__(self, reply: Any, body: bytes) -> None:
+        self.reply = reply
+        self._body: bytes | None = body
+        self._state = _START
+        self._status = 200
+        self._content_type: str | None = None
+        self._headers: tuple[tuple[str, str], ...] = ()
+        self.writer: Any = None
+        self.disconnected = False
+        self._ended: asyncio.Future[None] | None = None  # what a receive() after the body waits on
+
+    @property
+    def started(self) -> bool:
+        return self._state != _START
+
+    @property
+    def complete(self) -> bool:
+        return self._state == _DONE
+
+    async def receive(self) -> dict[str, Any]:
+        body = self._body
+        if body is not None:
+            self._body = None
+            return {"type": "http.request", "body": body, "more_body": False}
+        # As uvicorn: after the body, http.disconnect once the response is complete or the client left.
+        if self._state != _DONE and not self.disconnected:
+            if self._ended is None:
+                self._ended = asyncio.get_running_loop().create_future()
+            await asyncio.shield(self._ended)
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if self._state == _START:
+            if kind != "http.response.start":
+                raise RuntimeError(f"Expected ASGI message 'http.response.start', but got '{kind}'.")
+            self._status = int(message["status"])
+            self._content_type, self._headers = split_headers(message.get("headers") or ())
+            self._state = _BODY
+            return
+        if self._state == _DONE:
+            if self.disconnected:
+                return
+            raise RuntimeError(f"Unexpected ASGI message '{kind}' sent, after response already completed.")
+        if kind != "http.response.body":
+            if kind == "http.response.trailers":  # no trailers on the wire yet: dropped
+                return
+            raise RuntimeError(f"Expected ASGI message 'http.response.body', but got '{kind}'.")
+        body = message.get("body", b"")
+        more = message.get("more_body", False)
+        writer = self.writer
+        if writer is None:
+            if not more:
+                self._state = _DONE
+                self.reply.send(WholeResponse(self._status, self._content_type, self._headers, bytes(body)))
+                self._wake()
+                return
+            self.reply.send(_StreamedResponse(self, self._status, self._content_type, self._headers))
+            writer = self.writer
+            if writer is None:  # the engine answered already (the client left)
+                self._gone()
+                return
+            if not writer.start():
+                self._gone()
+                return
+        if self.disconnected:
+            return  # as uvicorn: sends after the client left are dropped
+        if body and not writer.head_only and not writer.write(bytes(body)):
+            self._gone()
+            return
+        if not more:
+            self._state = _DONE
+            writer.end()
+            self._release()
+            self._wake()
+        elif not writer.writable:
+            await wait_writable(writer)  # back-pressure: the app pauses until the client read the queue down
+            if writer.cancelled:
+                self._gone()
+
+    def attach_writer(self, writer: Any) -> None:
+        """The engine's StreamWriter for a streamed body; the client leaving wakes a pending receive()."""
+        self.writer = writer
+        loop = asyncio.get_running_loop()
+        loop.add_reader(writer.cancel_fd(), self._gone)
+
+    def _gone(self) -> None:
+        """The client left during a streamed body."""
+        if not self.disconnected:
+            self.disconnected = True
+            self._release()
+            self._wake()
+
+    def _release(self) -> None:
+        if self.writer is not None:
+            try:
+                asyncio.get_running_loop().remove_reader(self.writer.cancel_fd())
+            except (RuntimeError, ValueError, OSError):
+                pass
+
+    def _wake(self) -> None:
+        if self._ended is not None and not self._ended.done():
+            self._ended.set_result(None)
+
+    def finish(self, error: BaseException | None, path: str, method: str) -> None:
+        """After the app returned (or raised): a 500 when nothing was sent, a cut connection when a body was
+        left unfinished (a truncated body never looks complete)."""
+        if error is not None:
+            logger.error("Exception in ASGI application (%s %s)", method, path, exc_info=error)
+        elif self._state == _START:
+            logger.error("ASGI callable returned without starting response (%s %s).", method, path)
+        elif self._state == _BODY and not self.disconnected:
+            logger.error("ASGI callable returned without completing response (%s %s).", method, path)
+        if self._state == _DONE:
+            return
+        if self.writer is not None:
+            self._release()
+            if not self.disconnected:
+                self.writer.abort()
+            self._state = _DONE
+            self._wake()
+            return
+        if not self.reply.done:
+            if self._state == _START:
+                self.reply.send(WholeResponse(500, "text/plain; charset=utf-8", (), _ERROR_BODY))
+            else:  # the head was given but no body: as uvicorn, the client gets no complete response
+                self.reply.send(_StreamedResponse(self, self._status, self._content_type, self._headers))
+                if self.writer is not None:
+                    self._release()
+                    self.writer.start()
+                    self.writer.abort()
+            self._state = _DONE
+        self._wake()
