@@ -32,8 +32,8 @@ async def app(scope, receive, send):
         return await lifespan(receive, send, scope)
     if scope["type"] == "websocket":
         return await websocket(scope, receive, send)
-    path = scope["path"]
-    if path == "/scope":
+    path = scope["path"][len(scope["root_path"]):]  # the route path, as Starlette reads it
+    if path.startswith("/scope"):
         keep = {k: scope[k] for k in ("type", "http_version", "method", "scheme", "path", "root_path")}
         keep["raw_path"] = scope["raw_path"].decode("latin-1")
         keep["query_string"] = scope["query_string"].decode("latin-1")

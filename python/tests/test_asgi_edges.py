@@ -1,0 +1,86 @@
+"""`slipstream asgi` on a real socket (subprocesses): the ASGI cases a differential run cannot show (a client that
+leaves mid-stream, the lifespan failing, root_path, the engine's own probes beside the app, the command line)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/asgi_apps")
+from harness import APPS, Server, free_port
+
+pytest.importorskip("fastapi")
+
+
+@pytest.fixture(scope="module")
+def raw() -> Iterator[Server]:
+    server = Server("slipstream", "raw_app:app", ["--root-path", "/api"]).start()
+    yield server
+    server.close()
+
+
+def test_a_client_leaving_mid_stream_is_an_http_disconnect(raw: Server) -> None:
+    with socket.create_connection(("127.0.0.1", raw.port)) as sock:
+        sock.sendall(b"GET /forever?k1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+    # The app streams until receive() gives http.disconnect; then it records what it saw.
+    got = httpx.get(f"{raw.base}/forever-result?k1", timeout=15)
+    assert got.json() == ["disconnected"]
+
+
+def test_root_path_prefixes_path_and_raw_path(raw: Server) -> None:
+    scope = httpx.get(f"{raw.base}/scope/a%20b?x=1", headers={"host": "h"}).json()
+    assert (scope["root_path"], scope["path"], scope["raw_path"], scope["query_string"]) == \
+        ("/api", "/api/scope/a b", "/api/scope/a%20b", "x=1")
+    assert scope["state"] == {"boot": "ok"}  # what the lifespan put in its state
+
+
+def test_the_engine_answers_its_probes_and_metrics(raw: Server) -> None:
+    assert httpx.get(f"{raw.base}/livez").json() == {"status": "ok"}
+    assert httpx.get(f"{raw.base}/readyz").status_code == 200
+    metrics = httpx.get(f"{raw.base}/metrics").text
+    assert 'slipstream_http_requests_total{route="/livez",method="GET",status="200"}' in metrics
+
+
+def test_the_request_body_limit_is_the_engines(tmp_path: object) -> None:
+    server = Server("slipstream", "raw_app:app").start()
+    try:
+        # Over the engine's default limit: refused before the app runs.
+        too_big = httpx.post(f"{server.base}/echo", content=b"a" * (64 * 1024 * 1024 + 1), timeout=30)
+        assert too_big.status_code == 413
+        assert httpx.post(f"{server.base}/echo", content=b"abc").content == b"abc"
+    finally:
+        server.close()
+
+
+def test_lifespan_startup_failed_stops_the_server_with_its_message() -> None:
+    port = free_port()
+    done = subprocess.run([sys.executable, "-m", "slipstream", "asgi", "failing_lifespan:app", "--port", str(port),
+                           "--app-dir", str(APPS)], check=False, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3
+    assert "the database is unreachable" in done.stderr
+
+
+def test_run_with_interface_asgi_and_two_workers() -> None:
+    server = Server("slipstream", "fastapi_app:app", ["--workers", "2"])
+    server.command = lambda: [sys.executable, "-m", "slipstream", "run", "--interface", "asgi", "fastapi_app:app",
+                              "--port", str(server.port), "--app-dir", str(APPS), "--workers", "2",
+                              "--log-level", "warning"]  # type: ignore[method-assign]
+    server.start()
+    try:
+        assert httpx.get(f"{server.base}/hello").json() == {"message": "hello"}
+    finally:
+        assert server.stop() == 0
+        server.close()
+
+
+def test_a_module_attribute_that_is_not_asgi_is_refused() -> None:
+    done = subprocess.run([sys.executable, "-m", "slipstream", "asgi", "harness:HOST", "--app-dir", str(APPS)],
+                          check=False, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "is not an ASGI 3 application" in done.stderr
