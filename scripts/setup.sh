@@ -53,3 +53,5 @@ fi
 
 # h2spec for the HTTP/2 conformance tests (built once into build/tools).
 bash scripts/setup_h2spec.sh >/dev/null
+# The MCP conformance suite and the Node it needs (npm, once into build/tools); its test says so when it is missing.
+bash scripts/setup_mcp_conformance.sh >/dev/null || echo "setup: the MCP conformance suite could not be installed"
