@@ -33,6 +33,12 @@ def test_a_client_leaving_mid_stream_is_an_http_disconnect(raw: Server) -> None:
     assert got.json() == ["disconnected"]
 
 
+def test_pathsend_answers_with_the_file(raw: Server) -> None:
+    got = httpx.get(f"{raw.base}/pathsend")
+    assert (got.status_code, got.headers["content-type"], got.headers["content-length"], got.content) == \
+        (200, "text/plain", "18", b"hello from a file\n")
+
+
 def test_root_path_prefixes_path_and_raw_path(raw: Server) -> None:
     scope = httpx.get(f"{raw.base}/scope/a%20b?x=1", headers={"host": "h"}).json()
     assert (scope["root_path"], scope["path"], scope["raw_path"], scope["query_string"]) == \

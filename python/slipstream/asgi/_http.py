@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 from typing import Any
 from urllib.parse import quote
 
+from .. import _native
 from .._streaming import wait_writable
 
 logger = logging.getLogger("slipstream.error")
@@ -25,6 +27,8 @@ _FRAMING = frozenset({"content-length", "transfer-encoding", "connection", "keep
 # A decoded path with only these characters is its own raw path.
 _UNRESERVED_PATH = re.compile(r"[A-Za-z0-9/\-._~!$&'()*+,;=:@]*")
 _START, _BODY, _DONE = 0, 1, 2
+# http.response.pathsend: a file body the engine sends itself (sendfile(2) on the I/O thread).
+_EXTENSIONS: dict[str, Any] = {"http.response.pathsend": {}}
 _ERROR_BODY = b"Internal Server Error"
 
 
@@ -114,6 +118,7 @@ def http_scope(request: Any, root_path: str, server: tuple[str, int] | None) -> 
     scope = connection_scope("http", request.scheme, request.client, request.path, request.query_string,
                              request._raw_headers, root_path, server, request.lifespan_state)
     scope["method"] = request.method
+    scope["extensions"] = _EXTENSIONS
     return scope
 
 
@@ -170,6 +175,9 @@ class HttpCycle:
         if kind != "http.response.body":
             if kind == "http.response.trailers":  # no trailers on the wire yet: dropped
                 return
+            if kind == "http.response.pathsend" and self.writer is None:
+                self._send_path(message["path"])
+                return
             raise RuntimeError(f"Expected ASGI message 'http.response.body', but got '{kind}'.")
         body = message.get("body", b"")
         more = message.get("more_body", False)
@@ -202,6 +210,19 @@ class HttpCycle:
             await wait_writable(writer)  # back-pressure: the app pauses until the client read the queue down
             if writer.cancelled:
                 self._gone()
+
+    def _send_path(self, path: str) -> None:
+        """The whole body is the file at `path` (the pathsend extension): the engine opens and sends it."""
+        size = os.stat(path).st_size  # an error here is the app's, before anything was sent
+        self.reply.send(_StreamedResponse(self, self._status, self._content_type, self._headers))
+        self._state = _DONE
+        writer = self.writer
+        if writer is not None:
+            self._release()
+            if not _native.send_file(writer, self._status, self._content_type, list(self._headers),
+                                     os.fsencode(path), 0, size):
+                self.disconnected = True
+        self._wake()
 
     def attach_writer(self, writer: Any) -> None:
         """The engine's StreamWriter for a streamed body; the client leaving wakes a pending receive()."""

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pathlib
 
+STATIC = pathlib.Path(__file__).parent / "static"
 EVENTS: dict[str, list[str]] = {}
 SEEN: dict[str, asyncio.Event] = {}
 
@@ -53,6 +55,12 @@ async def app(scope, receive, send):
         body = b"".join(chunks)
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
         await send({"type": "http.response.body", "body": body})
+        return
+    if path == "/pathsend":
+        if "http.response.pathsend" not in scope.get("extensions", {}):
+            return await _json(send, 501, "no pathsend")
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.pathsend", "path": str(STATIC / "hello.txt")})
         return
     if path == "/raise-before":
         raise RuntimeError("before the response started")
