@@ -229,6 +229,26 @@ struct ServerConfig {
     bool resumable_streams = false;
     /// The `retry:` field (ms) opening a resumable stream: how long a client waits before reconnecting.
     std::uint32_t stream_retry_ms = 1000;
+
+    // Added with sessions in a database (kept after the members above).
+    /// Resources one session may subscribe to; one more is refused with -32000.
+    std::size_t max_subscriptions = 1000;
+    /// Where Streamable HTTP sessions are kept beyond this process: "sqlite:///path/mcp.db" or "postgresql://...".
+    /// Empty (the default): in memory only. With a store, a session's negotiated state (principal, version, client
+    /// capabilities, log level, subscriptions, last use) is written at initialize and on each change before the
+    /// answer, and read by any process on the same database: the session survives a restart, and processes or
+    /// replicas share it. Calls in flight, requests to the client and the streams' replay buffers stay in the
+    /// process that holds them (see the MCP README). Opened, with its migrations, by mount(), which throws
+    /// std::runtime_error when it cannot be. Ignored when stateless.
+    std::string store_url;
+    /// A session held in this process is read again from the store when last read longer ago than this (0: at
+    /// every request, so a DELETE or a change made through another process applies at once; more: fewer reads,
+    /// and another process's change is seen up to this late).
+    std::uint32_t store_check_ms = 0;
+    /// PostgreSQL connections (SQLite: worker threads, at most 8) of the store.
+    std::uint32_t store_connections = 4;
+    /// Connecting, waiting for a connection, and each statement of the store; past it the request gets 503.
+    std::uint32_t store_timeout_ms = 5000;
 };
 
 /// An MCP server: a registry of tools, resources, prompts and their handlers, serving JSON-RPC over Streamable

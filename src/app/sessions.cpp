@@ -16,12 +16,7 @@ namespace {
 
 base::Result<std::string> store_url(const SessionSettings& s) {
     if (!s.store_url.empty()) return s.store_url;
-    std::error_code ec;
-    std::filesystem::create_directories(s.data_dir, ec);
-    if (ec) return base::Status::io_error("--data-dir " + s.data_dir + ": " + ec.message());
-    std::filesystem::path file = std::filesystem::absolute(std::filesystem::path(s.data_dir) / "sessions.db", ec);
-    if (ec) return base::Status::io_error("--data-dir " + s.data_dir + ": " + ec.message());
-    return "sqlite://" + file.string();
+    return data_dir_store_url(s.data_dir, "sessions.db");
 }
 
 void block_stop_signals() {
@@ -34,6 +29,15 @@ void block_stop_signals() {
 }
 
 }  // namespace
+
+base::Result<std::string> data_dir_store_url(const std::string& data_dir, std::string_view file) {
+    std::error_code ec;
+    std::filesystem::create_directories(data_dir, ec);
+    if (ec) return base::Status::io_error("--data-dir " + data_dir + ": " + ec.message());
+    std::filesystem::path path = std::filesystem::absolute(std::filesystem::path(data_dir) / file, ec);
+    if (ec) return base::Status::io_error("--data-dir " + data_dir + ": " + ec.message());
+    return "sqlite://" + path.string();
+}
 
 Sessions::~Sessions() {
     sweeper.reset();
