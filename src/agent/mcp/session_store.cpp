@@ -2,14 +2,12 @@
 #include "agent/mcp/session_store.h"
 
 #include <chrono>
-#include <csignal>
 #include <thread>
 #include <utility>
 
-#include <pthread.h>
-
 #include "agent/mcp/jsonrpc.h"
 #include "agent/mcp/protocol.h"
+#include "agent/mcp/stop_signals.h"
 #include "agent/sessions/database_thread.h"
 #include "agent/sessions/session_schema.h"
 #include "agent/sessions/sql_text.h"
@@ -46,26 +44,6 @@ std::int64_t int_cell(const store::ResultSet& rows, std::size_t row, std::size_t
     const std::string text(rows.text(row, col));
     return text.empty() ? 0 : std::stoll(text);
 }
-
-// Starts the database's threads with the stop signals blocked, so they reach the server's signalfd (a graceful
-// stop) and never end the process from one of these threads.
-class BlockStopSignals {
-  public:
-    BlockStopSignals() {
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, SIGINT);
-        sigaddset(&set, SIGTERM);
-        sigaddset(&set, SIGHUP);
-        pthread_sigmask(SIG_BLOCK, &set, &saved_);
-    }
-    ~BlockStopSignals() { pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
-    BlockStopSignals(const BlockStopSignals&) = delete;
-    BlockStopSignals& operator=(const BlockStopSignals&) = delete;
-
-  private:
-    sigset_t saved_;
-};
 
 }  // namespace
 
