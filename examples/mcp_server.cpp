@@ -6,6 +6,8 @@
 //              --session-idle-ms N, --sessions-per-principal N, --replay-events N, --page-size N,
 //              --tool-timeout-ms N, --mcp-store URL|sqlite (sessions in a database: postgresql://..., sqlite:///path,
 //              or the word sqlite for <--data-dir>/mcp.db), --mcp-store-check-ms N
+//              OAuth protected resource metadata (RFC 9728): --resource URL, --authorization-server URL and
+//              --scope SCOPE (both repeatable), --resource-metadata-url URL
 //
 // Tools: add (a + b, structured), echo (text), big (a 10 KiB structured result), slow (ms, steps: progress each
 // step, honours cancellation; release: ends the POST's connection, see Call::release_stream), fail (an isError
@@ -288,6 +290,14 @@ bool take_flags(int& argc, char** argv, mcp::ServerConfig& config, bool& stdio) 
         } else if (a == "--page-size") {
             if (!value(n)) return false;
             config.page_size = n;
+        } else if (a == "--resource" && i + 1 < argc) {
+            config.resource = argv[++i];
+        } else if (a == "--authorization-server" && i + 1 < argc) {
+            config.authorization_servers.emplace_back(argv[++i]);
+        } else if (a == "--scope" && i + 1 < argc) {
+            config.scopes_supported.emplace_back(argv[++i]);
+        } else if (a == "--resource-metadata-url" && i + 1 < argc) {
+            config.resource_metadata_url = argv[++i];
         } else if (a == "--mcp-store" && i + 1 < argc) {
             config.store_url = argv[++i];
         } else if (a == "--mcp-store-check-ms") {

@@ -249,6 +249,27 @@ struct ServerConfig {
     std::uint32_t store_connections = 4;
     /// Connecting, waiting for a connection, and each statement of the store; past it the request gets 503.
     std::uint32_t store_timeout_ms = 5000;
+
+    // Added with the authorization metadata (kept after the members above).
+    /// OAuth 2.0 Protected Resource Metadata (RFC 9728), which the spec's Authorization section asks of a server
+    /// behind OAuth: when `resource` is set, mount() serves the document (application/json, no credentials needed)
+    /// at /.well-known/oauth-protected-resource and at /.well-known/oauth-protected-resource<mount path>, and each
+    /// 401 of the engine's authentication (ServerOptions::auth) names it: `WWW-Authenticate: Bearer
+    /// resource_metadata="<url>"`. Checking the tokens stays the engine's (say ServerOptions::jwt_audience set to
+    /// `resource`). mount() throws std::invalid_argument naming the member for an invalid setting.
+    /// The server's canonical URI (RFC 8707 §2), e.g. "https://mcp.example.com/mcp": absolute http(s), no fragment.
+    std::string resource;
+    /// Issuer URLs of the authorization servers the client may use (at least one when `resource` is set).
+    std::vector<std::string> authorization_servers;
+    /// Scopes (RFC 6749 scope tokens) the client may request; empty: left out.
+    std::vector<std::string> scopes_supported;
+    /// How a bearer token may be sent: "header", "body", "query" (RFC 6750); empty: left out.
+    std::vector<std::string> bearer_methods_supported = {"header"};
+    /// A human-readable name of the resource; empty: left out.
+    std::string resource_name;
+    /// The document's URL named in WWW-Authenticate; empty: derived from `resource` (RFC 9728 §3.1: the well-known
+    /// path inserted between its host and its path), which is right when `resource`'s path is the mount path.
+    std::string resource_metadata_url;
 };
 
 /// An MCP server: a registry of tools, resources, prompts and their handlers, serving JSON-RPC over Streamable

@@ -10,6 +10,7 @@
 
 #include "agent/mcp/http_rules.h"
 #include "agent/mcp/post_channel.h"
+#include "agent/mcp/resource_metadata.h"
 
 namespace slipstream::mcp::detail {
 
@@ -88,6 +89,7 @@ HttpTransport::~HttpTransport() {
 
 void HttpTransport::mount(App& app, std::string_view path) {
     const ServerConfig& config = core_.config();
+    const std::optional<ResourceMetadata> metadata = resource_metadata(config, path);  // throws for bad settings
     if (!config.store_url.empty() && !config.stateless && store_ == nullptr) {
         SessionStore::Options o;
         o.url = config.store_url;
@@ -108,6 +110,15 @@ void HttpTransport::mount(App& app, std::string_view path) {
                 responder.send(http_error(503, kInternalError, "MCP server stopped"));
         };
     };
+    if (metadata) {
+        // Public: a client reads it before it has a token (RFC 9728 §3, the MCP authorization spec).
+        auto document = std::make_shared<const std::string>(metadata->document);
+        for (const std::string& p : metadata->paths) {
+            app.get(p, [document](Request&) { return Response::json(*document); });
+            app.auth_public_route(p);
+        }
+        app.auth_resource_metadata(metadata->url);
+    }
     schedule_sweep();
     app.route_async("POST", path, route(&HttpTransport::post));
     app.route_async("GET", path, route(&HttpTransport::get));
