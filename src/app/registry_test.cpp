@@ -138,9 +138,8 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"auth-public-paths", "/docs,/openapi.json",
          [](const Config& c) { return c.server.auth_public_paths == "/docs,/openapi.json"; }, "/docs,/openapi.json"},
         {"auth-resource-metadata", "https://a/.well-known/oauth-protected-resource",
-         [](const Config& c) {
-             return c.server.auth_resource_metadata == "https://a/.well-known/oauth-protected-resource";
-         },
+         [](const Config&
+                c) { return c.server.auth_resource_metadata == "https://a/.well-known/oauth-protected-resource"; },
          "https://a/.well-known/oauth-protected-resource"},
         {"rate-limit", "100/s", [](const Config& c) { return c.server.rate_limit == "100/s"; }, "100/s"},
         {"rate-limit-burst", "250", [](const Config& c) { return c.server.rate_limit_burst == 250; }, "250"},

@@ -187,12 +187,11 @@ void HttpTransport::loaded(Request& req, Responder responder, const std::string&
     auto http = sessions_.adopt(id, principal, made, fresh);
     if (http == nullptr) {
         const bool per_principal = made == SessionTable::Outcome::kPrincipalFull;
-        return (void)responder.send(http_error(per_principal ? 429 : 503, kServerBusy,
-                                               per_principal ? "Too many sessions for this principal"
-                                                             : "Too many sessions"));
+        return (void)responder.send(
+            http_error(per_principal ? 429 : 503, kServerBusy,
+                       per_principal ? "Too many sessions for this principal" : "Too many sessions"));
     }
-    http->session->restore(record->version, std::move(record->capabilities), record->log_level,
-                           record->subscriptions);
+    http->session->restore(record->version, std::move(record->capabilities), record->log_level, record->subscriptions);
     if (fresh) wire(http);
     http->checked_ms.store(now_ms());
     http->used_ms.store(wall_ms());
@@ -210,9 +209,8 @@ void HttpTransport::wire(const std::shared_ptr<HttpSession>& s) {
         s->session->set_saver([weak_store](const Session& session, std::function<void(bool)> done) {
             auto held = weak_store.lock();
             if (held == nullptr) return done(false);
-            held->update(record_of(session), [done = std::move(done)](SessionStore::Outcome o) {
-                done(o == SessionStore::Outcome::kOk);
-            });
+            held->update(record_of(session),
+                         [done = std::move(done)](SessionStore::Outcome o) { done(o == SessionStore::Outcome::kOk); });
         });
     }
     core_.attach(s->session);
@@ -337,8 +335,7 @@ void HttpTransport::post(Request& req, Responder responder) {
     sweep();
     if (!origin_ok(req, responder) || !post_headers_ok(req, responder)) return;
     auto incoming = std::make_shared<Incoming>(parse_messages(req.body(), core_.parse_limits()));
-    if (incoming->error_code != 0)
-        return (void)responder.send(http_error(400, incoming->error_code, incoming->error));
+    if (incoming->error_code != 0) return (void)responder.send(http_error(400, incoming->error_code, incoming->error));
     const bool initialize = !incoming->batch && incoming->messages.front().kind == MessageKind::kRequest &&
                             incoming->messages.front().method == "initialize";
     // The header applies to the requests after initialize (the version is negotiated in its body).

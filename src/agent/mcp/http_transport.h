@@ -57,8 +57,7 @@ class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
     void loaded(Request& req, Responder responder, const std::string& id, const std::string& principal,
                 SessionStore::Outcome outcome, std::optional<SessionRecord> record, const SessionNext& next);
     /// Handles a POST's parsed messages in its session.
-    void deliver(Responder responder, const std::shared_ptr<Incoming>& incoming, PostTarget& target,
-                 bool initialize);
+    void deliver(Responder responder, const std::shared_ptr<Incoming>& incoming, PostTarget& target, bool initialize);
     /// initialize with a session store: answered once the session's row is written.
     void deliver_initialize(Responder responder, const std::shared_ptr<Incoming>& incoming, PostTarget target);
     /// A live session's routing: its GET stream as the sink, its saver, attached to the core.

@@ -91,8 +91,8 @@ std::optional<ResourceMetadata> resource_metadata(const ServerConfig& config, st
     meta.document += '}';
     meta.paths.emplace_back(kWellKnownResource);
     if (!mount_path.empty() && mount_path != "/")
-        meta.paths.push_back(std::string(kWellKnownResource) +
-                             (mount_path.front() == '/' ? "" : "/") + std::string(mount_path));
+        meta.paths.push_back(std::string(kWellKnownResource) + (mount_path.front() == '/' ? "" : "/") +
+                             std::string(mount_path));
     return meta;
 }
 

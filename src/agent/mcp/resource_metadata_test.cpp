@@ -27,7 +27,8 @@ ServerConfig configured() {
 TEST(ResourceMetadata, WellKnownUrlInsertsThePath) {
     EXPECT_EQ(well_known_url("https://mcp.example.com/mcp"),
               "https://mcp.example.com/.well-known/oauth-protected-resource/mcp");
-    EXPECT_EQ(well_known_url("https://mcp.example.com"), "https://mcp.example.com/.well-known/oauth-protected-resource");
+    EXPECT_EQ(well_known_url("https://mcp.example.com"),
+              "https://mcp.example.com/.well-known/oauth-protected-resource");
     EXPECT_EQ(well_known_url("https://mcp.example.com/"),
               "https://mcp.example.com/.well-known/oauth-protected-resource");
     EXPECT_EQ(well_known_url("http://127.0.0.1:8080/public/mcp"),
@@ -77,7 +78,8 @@ TEST(ResourceMetadata, InvalidSettingsAreNamed) {
     EXPECT_EQ(error_of(c), "resource: must not hold spaces, quotes, backslashes or control characters");
     c = configured();
     c.authorization_servers.clear();
-    EXPECT_EQ(error_of(c), "authorization_servers: at least one is required with resource (the MCP authorization spec)");
+    EXPECT_EQ(error_of(c),
+              "authorization_servers: at least one is required with resource (the MCP authorization spec)");
     c.authorization_servers = {"https://auth.example.com?x=1"};
     EXPECT_EQ(error_of(c), "authorization_servers: must not have a query");
     c = configured();

@@ -152,9 +152,10 @@ void SessionStore::update(const SessionRecord& record, std::function<void(Outcom
 }
 
 void SessionStore::load(const std::string& id, std::function<void(Outcome, std::optional<SessionRecord>)> done) {
-    const std::string sql = sessions::sql_for(db_->backend(),
-                                              "SELECT principal, version, capabilities, log_level, subscriptions, "
-                                              "created_at, last_seen FROM mcp_sessions WHERE id = $1 AND last_seen > $2");
+    const std::string sql =
+        sessions::sql_for(db_->backend(),
+                          "SELECT principal, version, capabilities, log_level, subscriptions, "
+                          "created_at, last_seen FROM mcp_sessions WHERE id = $1 AND last_seen > $2");
     db_->query(
         sql, {id, wall_ms() - std::int64_t{options_.idle_ms}},
         [id, done = std::move(done)](store::QueryResult r) {

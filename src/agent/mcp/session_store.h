@@ -40,9 +40,9 @@ std::int64_t wall_ms();
 class SessionStore {
   public:
     struct Options {
-        std::string url;                    // sqlite:///path or postgresql://...
-        std::uint32_t connections = 4;      // PostgreSQL connections; SQLite worker threads
-        std::uint32_t timeout_ms = 5000;    // connect, acquire and each statement
+        std::string url;                  // sqlite:///path or postgresql://...
+        std::uint32_t connections = 4;    // PostgreSQL connections; SQLite worker threads
+        std::uint32_t timeout_ms = 5000;  // connect, acquire and each statement
         std::uint32_t idle_ms = 30 * 60 * 1000;
         std::uint32_t max_per_principal = 100;
     };

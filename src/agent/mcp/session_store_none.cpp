@@ -15,8 +15,12 @@ base::Result<std::shared_ptr<SessionStore>> SessionStore::open(Options) {
 }
 
 SessionStore::~SessionStore() = default;
-void SessionStore::insert(const SessionRecord&, std::function<void(Outcome)> done) { done(Outcome::kUnavailable); }
-void SessionStore::update(const SessionRecord&, std::function<void(Outcome)> done) { done(Outcome::kUnavailable); }
+void SessionStore::insert(const SessionRecord&, std::function<void(Outcome)> done) {
+    done(Outcome::kUnavailable);
+}
+void SessionStore::update(const SessionRecord&, std::function<void(Outcome)> done) {
+    done(Outcome::kUnavailable);
+}
 void SessionStore::load(const std::string&, std::function<void(Outcome, std::optional<SessionRecord>)> done) {
     done(Outcome::kUnavailable, std::nullopt);
 }

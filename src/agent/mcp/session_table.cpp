@@ -43,8 +43,8 @@ std::shared_ptr<HttpSession> SessionTable::create(const std::string& principal, 
     return insert_locked(s, outcome) ? s : nullptr;
 }
 
-std::shared_ptr<HttpSession> SessionTable::adopt(const std::string& id, const std::string& principal,
-                                                 Outcome& outcome, bool& fresh) {
+std::shared_ptr<HttpSession> SessionTable::adopt(const std::string& id, const std::string& principal, Outcome& outcome,
+                                                 bool& fresh) {
     auto s = make(id, principal);
     std::lock_guard lock(mu_);
     fresh = false;

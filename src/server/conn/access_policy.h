@@ -74,7 +74,7 @@ class AccessPolicy {
 
     Mode mode_ = Mode::kOff;
     bool fastapi_style_ = false;
-    std::string challenge_ = "Bearer";                               // WWW-Authenticate without credentials
+    std::string challenge_ = "Bearer";                                   // WWW-Authenticate without credentials
     std::string invalid_challenge_ = R"(Bearer error="invalid_token")";  // ... with invalid ones
     bool limit_everyone_ = false;  // rate_limit set; else only keys with a rate of their own are limited
     std::unique_ptr<const policy::auth::Authenticator> authenticator_;
