@@ -152,3 +152,19 @@ def cluster():
 def test_two_processes_share_sessions_on_postgresql(mcp, cluster):
     shared_session_across_processes(mcp, ["--mcp-store", cluster.url])
     assert cluster.psql("SELECT COUNT(*) FROM mcp_sessions").strip() == "0"
+
+
+def test_a_get_stream_ends_when_another_process_deletes_its_session(mcp, tmp_path):
+    start, client = mcp
+    # A short idle limit makes the sweep (which re-reads sessions with open streams) run every second.
+    flags = ["--mcp-store", f"sqlite://{tmp_path / 'mcp.db'}", "--session-idle-ms", "4000"]
+    a, b = start(flags), start(flags)
+    on_a = client(a)
+    on_a.initialize()
+    on_b = client(b, session=on_a.session)
+    with on_a.http.stream("GET", on_a.url, headers={**on_a.headers(), "Accept": "text/event-stream"}) as stream:
+        assert stream.status_code == 200
+        assert on_b.http.delete(on_b.url, headers=on_b.headers()).status_code == 200
+        for _ in stream.iter_raw():  # keep-alive comments at most, until A ends the stream
+            pass
+    assert on_a.post(request(9, "ping")).status_code == 404

@@ -220,9 +220,20 @@ void HttpTransport::refresh_store() {
     if (store_ == nullptr) return;
     const std::int64_t now = wall_ms();
     const std::int64_t period = std::max<std::int64_t>(store_->idle_ms() / 4, 1);
+    std::weak_ptr<HttpTransport> weak = weak_from_this();
     for (const auto& s : sessions_.snapshot()) {
+        const bool streaming = s->stream->live();
+        if (streaming) {
+            // An open GET stream of a session another process deleted ends here too, without waiting for a request.
+            store_->load(s->session->id(), [weak, id = s->session->id(), principal = s->session->principal()](
+                                               SessionStore::Outcome outcome, std::optional<SessionRecord> record) {
+                if (outcome != SessionStore::Outcome::kNotFound && (!record || record->principal == principal)) return;
+                if (auto self = weak.lock())
+                    if (auto gone = self->sessions_.remove(id, principal)) self->end(gone);
+            });
+        }
         // A session in use here (a request, or its open GET stream) keeps its row alive for other processes.
-        const std::int64_t used = s->stream->live() ? now : s->used_ms.load();
+        const std::int64_t used = streaming ? now : s->used_ms.load();
         if (used - s->stored_seen_ms.load() < period) continue;
         s->stored_seen_ms.store(now);
         store_->touch(s->session->id());
