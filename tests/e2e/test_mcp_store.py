@@ -168,3 +168,25 @@ def test_a_get_stream_ends_when_another_process_deletes_its_session(mcp, tmp_pat
         for _ in stream.iter_raw():  # keep-alive comments at most, until A ends the stream
             pass
     assert on_a.post(request(9, "ping")).status_code == 404
+
+
+def test_an_unreachable_store_is_a_503_then_the_session_goes_on(mcp, cluster):
+    start, client = mcp
+    server = start(["--mcp-store", cluster.url])
+    c = client(server)
+    c.initialize()
+    cluster.stop()
+    try:
+        r = c.post(request(1, "ping"))
+        assert r.status_code == 503
+        assert r.headers["retry-after"] == "1"
+        assert r.json()["error"]["message"] == "Service Unavailable: the session store cannot be reached"
+    finally:
+        cluster.start()
+    answer = None
+    for attempt in range(50):  # the pool reconnects on its own; each try is bounded by the store's timeout
+        r = c.post(request(2 + attempt, "ping"))
+        if r.status_code == 200:
+            answer = r.json()
+            break
+    assert answer is not None and answer["result"] == {}
