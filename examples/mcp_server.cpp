@@ -4,7 +4,10 @@
 //   MCP flags: --stateless, --json-response, --resumable-streams, --stream-retry-ms N,
 //              --allowed-origin ORIGIN, --allowed-host HOST (both repeatable), --max-message-bytes N,
 //              --session-idle-ms N, --sessions-per-principal N, --replay-events N, --page-size N,
-//              --tool-timeout-ms N
+//              --tool-timeout-ms N, --mcp-store URL|sqlite (sessions in a database: postgresql://..., sqlite:///path,
+//              or the word sqlite for <--data-dir>/mcp.db), --mcp-store-check-ms N
+//              OAuth protected resource metadata (RFC 9728): --resource URL, --authorization-server URL and
+//              --scope SCOPE (both repeatable), --resource-metadata-url URL
 //
 // Tools: add (a + b, structured), echo (text), big (a 10 KiB structured result), slow (ms, steps: progress each
 // step, honours cancellation; release: ends the POST's connection, see Call::release_stream), fail (an isError
@@ -20,11 +23,14 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "app/serve_main.h"
+#include "app/database.h"
+#include "app/sessions.h"
 #include "slipstream/json.h"
 #include "slipstream/mcp.h"
 #include "slipstream/slipstream.h"
@@ -285,6 +291,19 @@ bool take_flags(int& argc, char** argv, mcp::ServerConfig& config, bool& stdio) 
         } else if (a == "--page-size") {
             if (!value(n)) return false;
             config.page_size = n;
+        } else if (a == "--resource" && i + 1 < argc) {
+            config.resource = argv[++i];
+        } else if (a == "--authorization-server" && i + 1 < argc) {
+            config.authorization_servers.emplace_back(argv[++i]);
+        } else if (a == "--scope" && i + 1 < argc) {
+            config.scopes_supported.emplace_back(argv[++i]);
+        } else if (a == "--resource-metadata-url" && i + 1 < argc) {
+            config.resource_metadata_url = argv[++i];
+        } else if (a == "--mcp-store" && i + 1 < argc) {
+            config.store_url = argv[++i];
+        } else if (a == "--mcp-store-check-ms") {
+            if (!value(n)) return false;
+            config.store_check_ms = static_cast<std::uint32_t>(n);
         } else if (a == "--tool-timeout-ms") {
             if (!value(n)) return false;
             config.tool_timeout_ms = static_cast<std::uint32_t>(n);
@@ -309,10 +328,22 @@ int main(int argc, char** argv, char** envp) {
         std::fprintf(stderr, "mcp_server: bad value for an MCP flag\n");
         return 2;
     }
-    mcp::Server server(config);
-    add_everything(server);
-    if (stdio) return server.serve_stdio(0, 1);
+    if (stdio) {
+        mcp::Server server(config);
+        add_everything(server);
+        return server.serve_stdio(0, 1);
+    }
+    std::unique_ptr<mcp::Server> server;
     return slipstream::app::serve_main(
-        argc, argv, envp, "mcp_server",
-        [&server](slipstream::App& app, const slipstream::app::Config&) { server.mount(app, "/mcp"); });
+        argc, argv, envp, "mcp_server", [&server, &config](slipstream::App& app, const slipstream::app::Config& c) {
+            // "sqlite": a file in --data-dir (the engine's flag, shared with --sessions).
+            if (config.store_url == "sqlite") {
+                auto url = slipstream::app::data_dir_store_url(c.sessions.data_dir, "mcp.db");
+                if (!url.is_ok()) throw std::runtime_error(url.status().message());
+                config.store_url = std::move(url).value();
+            }
+            server = std::make_unique<mcp::Server>(config);
+            add_everything(*server);
+            server->mount(app, "/mcp");  // opens the store (throws when it cannot)
+        });
 }

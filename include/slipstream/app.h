@@ -66,6 +66,14 @@ class App {
     /// block). /readyz answers 503 naming the failing checks, and 503 while the server drains.
     App& readiness_check(std::string name, std::function<bool()> check);
 
+    /// Serves the route template `pattern` without credentials or rate limits, like ServerOptions::auth_public_paths
+    /// (a no-op while authentication and rate limits are off). Call before start().
+    App& auth_public_route(std::string_view pattern);
+    /// Sets ServerOptions::auth_resource_metadata: each 401 of the engine's authentication then carries
+    /// `resource_metadata="<url>"` in WWW-Authenticate. Call before start(); throws std::invalid_argument for a URL
+    /// that is not absolute http(s) or holds '"', '\' or control characters.
+    App& auth_resource_metadata(std::string_view url);
+
     /// Adds a TCP listener ("0.0.0.0", "::", "127.0.0.1", "::1", "localhost"). Port 0 picks a free port.
     /// A port another process listens on throws std::system_error (EADDRINUSE, "... address already in use
     /// ...") unless ServerOptions::reuse_port asks to share it.

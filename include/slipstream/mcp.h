@@ -229,6 +229,47 @@ struct ServerConfig {
     bool resumable_streams = false;
     /// The `retry:` field (ms) opening a resumable stream: how long a client waits before reconnecting.
     std::uint32_t stream_retry_ms = 1000;
+
+    // Added with sessions in a database (kept after the members above).
+    /// Resources one session may subscribe to; one more is refused with -32000.
+    std::size_t max_subscriptions = 1000;
+    /// Where Streamable HTTP sessions are kept beyond this process: "sqlite:///path/mcp.db" or "postgresql://...".
+    /// Empty (the default): in memory only. With a store, a session's negotiated state (principal, version, client
+    /// capabilities, log level, subscriptions, last use) is written at initialize and on each change before the
+    /// answer, and read by any process on the same database: the session survives a restart, and processes or
+    /// replicas share it. Calls in flight, requests to the client and the streams' replay buffers stay in the
+    /// process that holds them (see the MCP README). Opened, with its migrations, by mount(), which throws
+    /// std::runtime_error when it cannot be. Ignored when stateless.
+    std::string store_url;
+    /// A session held in this process is read again from the store when last read longer ago than this (0: at
+    /// every request, so a DELETE or a change made through another process applies at once; more: fewer reads,
+    /// and another process's change is seen up to this late).
+    std::uint32_t store_check_ms = 0;
+    /// PostgreSQL connections (SQLite: worker threads, at most 8) of the store.
+    std::uint32_t store_connections = 4;
+    /// Connecting, waiting for a connection, and each statement of the store; past it the request gets 503.
+    std::uint32_t store_timeout_ms = 5000;
+
+    // Added with the authorization metadata (kept after the members above).
+    /// OAuth 2.0 Protected Resource Metadata (RFC 9728), which the spec's Authorization section asks of a server
+    /// behind OAuth: when `resource` is set, mount() serves the document (application/json, no credentials needed)
+    /// at /.well-known/oauth-protected-resource and at /.well-known/oauth-protected-resource<mount path>, and each
+    /// 401 of the engine's authentication (ServerOptions::auth) names it: `WWW-Authenticate: Bearer
+    /// resource_metadata="<url>"`. Checking the tokens stays the engine's (say ServerOptions::jwt_audience set to
+    /// `resource`). mount() throws std::invalid_argument naming the member for an invalid setting.
+    /// The server's canonical URI (RFC 8707 §2), e.g. "https://mcp.example.com/mcp": absolute http(s), no fragment.
+    std::string resource;
+    /// Issuer URLs of the authorization servers the client may use (at least one when `resource` is set).
+    std::vector<std::string> authorization_servers;
+    /// Scopes (RFC 6749 scope tokens) the client may request; empty: left out.
+    std::vector<std::string> scopes_supported;
+    /// How a bearer token may be sent: "header", "body", "query" (RFC 6750); empty: left out.
+    std::vector<std::string> bearer_methods_supported = {"header"};
+    /// A human-readable name of the resource; empty: left out.
+    std::string resource_name;
+    /// The document's URL named in WWW-Authenticate; empty: derived from `resource` (RFC 9728 §3.1: the well-known
+    /// path inserted between its host and its path), which is right when `resource`'s path is the mount path.
+    std::string resource_metadata_url;
 };
 
 /// An MCP server: a registry of tools, resources, prompts and their handlers, serving JSON-RPC over Streamable

@@ -179,6 +179,11 @@ struct ServerOptions {
     std::uint32_t jwt_leeway_ms = 60'000;  // clock skew allowed on exp, nbf and iat (whole seconds count)
     /// Route templates served without credentials or limits, comma-separated ("/docs,/openapi.json").
     std::string auth_public_paths;
+    /// OAuth 2.0 Protected Resource Metadata (RFC 9728 §5.1): when set, the URL of this server's metadata document,
+    /// named in each 401's `WWW-Authenticate: Bearer resource_metadata="<url>"` so an OAuth client finds its
+    /// authorization server (the MCP authorization spec). An absolute http(s) URL without '"', '\' or controls.
+    /// App::auth_resource_metadata sets it after construction (mcp::Server::mount does).
+    std::string auth_resource_metadata;
     /// Requests per period for each principal (anonymous requests: each client address, an IPv6 client by its
     /// /64): "100/s", "6000/m", "10/5s", "100000/d"; empty: no limit. Past it: 429 with Retry-After and
     /// RateLimit-Limit/-Remaining/-Reset. Counted per process (each of `--workers N` counts on its own). A key

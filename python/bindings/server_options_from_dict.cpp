@@ -136,6 +136,8 @@ ServerOptions server_options_from_dict(PyObject* options) {
         {"jwt_audience", [&](PyObject* v, const std::string& k) { set_string(v, o.jwt_audience, k); }},
         {"jwt_leeway_ms", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.jwt_leeway_ms, k); }},
         {"auth_public_paths", [&](PyObject* v, const std::string& k) { set_string(v, o.auth_public_paths, k); }},
+        {"auth_resource_metadata",
+         [&](PyObject* v, const std::string& k) { set_string(v, o.auth_resource_metadata, k); }},
         {"rate_limit", [&](PyObject* v, const std::string& k) { set_string(v, o.rate_limit, k); }},
         {"rate_limit_burst", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.rate_limit_burst, k); }},
         {"rate_limit_max_keys", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.rate_limit_max_keys, k); }},

@@ -421,6 +421,9 @@ Registry make_config_registry() {
         {"auth-public-paths", G::kAccess, "LIST",
          "route templates served without credentials or rate limits (the probes always are)", textual(),
          text(srv, &S::auth_public_paths)},
+        {"auth-resource-metadata", G::kAccess, "URL",
+         "OAuth protected resource metadata URL named in each 401's WWW-Authenticate (RFC 9728)", textual(),
+         text(srv, &S::auth_resource_metadata)},
         {"rate-limit", G::kAccess, "RATE",
          "requests per principal (or client address) and period: 100/s, 6000/m, 10/5s; "
          "429 past it",

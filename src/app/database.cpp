@@ -9,14 +9,18 @@
 
 namespace slipstream::app {
 
+base::Result<std::string> data_dir_store_url(const std::string& data_dir, std::string_view file) {
+    std::error_code ec;
+    std::filesystem::create_directories(data_dir, ec);
+    if (ec) return base::Status::io_error("--data-dir " + data_dir + ": " + ec.message());
+    std::filesystem::path path = std::filesystem::absolute(std::filesystem::path(data_dir) / file, ec);
+    if (ec) return base::Status::io_error("--data-dir " + data_dir + ": " + ec.message());
+    return "sqlite://" + path.string();
+}
+
 base::Result<std::string> agent_store_url(const SessionSettings& s, std::string_view file) {
     if (!s.store_url.empty()) return s.store_url;
-    std::error_code ec;
-    std::filesystem::create_directories(s.data_dir, ec);
-    if (ec) return base::Status::io_error("--data-dir " + s.data_dir + ": " + ec.message());
-    std::filesystem::path path = std::filesystem::absolute(std::filesystem::path(s.data_dir) / file, ec);
-    if (ec) return base::Status::io_error("--data-dir " + s.data_dir + ": " + ec.message());
-    return "sqlite://" + path.string();
+    return data_dir_store_url(s.data_dir, file);
 }
 
 void block_stop_signals() {

@@ -15,6 +15,10 @@ namespace slipstream::app {
 /// The store's configuration for `url` with the pool and timeouts of `settings` (--database-*).
 store::DatabaseConfig database_config(const DatabaseSettings& settings, std::string url);
 
+/// The URL of the SQLite file `file` in `data_dir` (--data-dir): "sqlite://" + its absolute path, the folder
+/// created when missing; kIoError naming --data-dir when it cannot be.
+base::Result<std::string> data_dir_store_url(const std::string& data_dir, std::string_view file);
+
 /// `settings.store_url` when set, else sqlite://<absolute data_dir>/<file> with the folder created (kIoError when
 /// it cannot be). The agent services' store (sessions.db, decide.db).
 base::Result<std::string> agent_store_url(const SessionSettings& settings, std::string_view file);

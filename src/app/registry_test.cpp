@@ -137,6 +137,10 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"jwt-leeway", "5s", [](const Config& c) { return c.server.jwt_leeway_ms == 5000; }, "5s"},
         {"auth-public-paths", "/docs,/openapi.json",
          [](const Config& c) { return c.server.auth_public_paths == "/docs,/openapi.json"; }, "/docs,/openapi.json"},
+        {"auth-resource-metadata", "https://a/.well-known/oauth-protected-resource",
+         [](const Config&
+                c) { return c.server.auth_resource_metadata == "https://a/.well-known/oauth-protected-resource"; },
+         "https://a/.well-known/oauth-protected-resource"},
         {"rate-limit", "100/s", [](const Config& c) { return c.server.rate_limit == "100/s"; }, "100/s"},
         {"rate-limit-burst", "250", [](const Config& c) { return c.server.rate_limit_burst == 250; }, "250"},
         {"rate-limit-max-keys", "5000", [](const Config& c) { return c.server.rate_limit_max_keys == 5000; }, "5000"},

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "agent/sessions/session_store.h"
 #include "agent/sessions/session_sweeper.h"
@@ -21,6 +23,7 @@ struct Sessions {
     std::shared_ptr<agent::sessions::SessionStore> store;
     std::unique_ptr<agent::sessions::SessionSweeper> sweeper;
 };
+
 
 /// Null when --sessions is off. Otherwise opens the store (`--store`, or sqlite://<data-dir>/sessions.db with
 /// the folder created), applies its migrations, mounts the routes, starts the sweeper and adds the readiness

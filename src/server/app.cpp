@@ -54,6 +54,16 @@ App& App::websocket(std::string_view pattern, WebSocketHandler handler) {
     return *this;
 }
 
+App& App::auth_public_route(std::string_view pattern) {
+    impl_->server.add_public_route(pattern);
+    return *this;
+}
+
+App& App::auth_resource_metadata(std::string_view url) {
+    impl_->server.set_resource_metadata(url);
+    return *this;
+}
+
 App& App::readiness_check(std::string name, std::function<bool()> check) {
     impl_->server.add_readiness_check(std::move(name), std::move(check));
     return *this;

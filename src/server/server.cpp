@@ -165,6 +165,18 @@ void Server::listen_unix(std::string_view path) {
     listeners_[0].push_back(std::move(l).value());
 }
 
+void Server::add_public_route(std::string_view pattern) {
+    if (started_) throw std::logic_error("public routes are added before start");
+    if (access_ != nullptr) access_->add_public_route(pattern);
+}
+
+void Server::set_resource_metadata(std::string_view url) {
+    if (started_) throw std::logic_error("the resource metadata URL is set before start");
+    AccessPolicy::check_resource_metadata(url);
+    shared_.options.auth_resource_metadata = url;
+    if (access_ != nullptr) access_->set_resource_metadata(url);
+}
+
 void Server::add_readiness_check(std::string name, std::function<bool()> check) {
     if (started_) throw std::logic_error("readiness checks are added before start");
     builtins_.checks.push_back({std::move(name), std::move(check)});

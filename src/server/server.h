@@ -35,6 +35,10 @@ class Server {
     RouteTable& routes() { return routes_; }
     metrics::Registry& registry() { return registry_; }
     void add_readiness_check(std::string name, std::function<bool()> check);
+    /// Before start(): a route template served without credentials or limits; the resource metadata URL of the
+    /// 401s' WWW-Authenticate (std::invalid_argument for a bad one). No-ops while the access policy is off.
+    void add_public_route(std::string_view pattern);
+    void set_resource_metadata(std::string_view url);
     const ServerOptions& options() const { return shared_.options; }
     unsigned threads() const { return threads_; }
 

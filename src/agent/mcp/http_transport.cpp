@@ -4,10 +4,13 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <mutex>
+#include <stdexcept>
 #include <utility>
 
 #include "agent/mcp/http_rules.h"
 #include "agent/mcp/post_channel.h"
+#include "agent/mcp/resource_metadata.h"
 
 namespace slipstream::mcp::detail {
 
@@ -30,6 +33,42 @@ class NullChannel final : public Channel {
     void abandon() override {}
 };
 
+// Keeps the answer of a message handled before its session is durable (initialize with a session store).
+class CaptureChannel final : public Channel {
+  public:
+    void notify(std::string) override {}
+    void answer(std::string message) override {
+        std::lock_guard lock(mu_);
+        answer_ = std::move(message);
+    }
+    void abandon() override {}
+    std::string take() {
+        std::lock_guard lock(mu_);
+        return std::move(answer_);
+    }
+
+  private:
+    std::mutex mu_;
+    std::string answer_;
+};
+
+SessionRecord record_of(const Session& s) {
+    SessionRecord r;
+    r.id = s.id();
+    r.principal = s.principal();
+    r.version = s.version();
+    r.capabilities = s.client_capabilities();
+    r.log_level = s.log_level();
+    r.subscriptions = s.subscriptions();
+    return r;
+}
+
+Response store_unavailable() {
+    Response r = http_error(503, kInternalError, "Service Unavailable: the session store cannot be reached");
+    r.headers.emplace_back("Retry-After", "1");
+    return r;
+}
+
 std::int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
@@ -49,6 +88,19 @@ HttpTransport::~HttpTransport() {
 }
 
 void HttpTransport::mount(App& app, std::string_view path) {
+    const ServerConfig& config = core_.config();
+    const std::optional<ResourceMetadata> metadata = resource_metadata(config, path);  // throws for bad settings
+    if (!config.store_url.empty() && !config.stateless && store_ == nullptr) {
+        SessionStore::Options o;
+        o.url = config.store_url;
+        o.connections = config.store_connections;
+        o.timeout_ms = config.store_timeout_ms;
+        o.idle_ms = config.session_idle_ms;
+        o.max_per_principal = config.max_sessions_per_principal;
+        auto opened = SessionStore::open(std::move(o));
+        if (!opened.is_ok()) throw std::runtime_error("MCP session store: " + opened.status().message());
+        store_ = std::move(opened).value();
+    }
     std::weak_ptr<HttpTransport> weak = weak_from_this();
     auto route = [weak](void (HttpTransport::*fn)(Request&, Responder)) {
         return [weak, fn](Request& req, Responder responder) {
@@ -58,6 +110,15 @@ void HttpTransport::mount(App& app, std::string_view path) {
                 responder.send(http_error(503, kInternalError, "MCP server stopped"));
         };
     };
+    if (metadata) {
+        // Public: a client reads it before it has a token (RFC 9728 §3, the MCP authorization spec).
+        auto document = std::make_shared<const std::string>(metadata->document);
+        for (const std::string& p : metadata->paths) {
+            app.get(p, [document](Request&) { return Response::json(*document); });
+            app.auth_public_route(p);
+        }
+        app.auth_resource_metadata(metadata->url);
+    }
     schedule_sweep();
     app.route_async("POST", path, route(&HttpTransport::post));
     app.route_async("GET", path, route(&HttpTransport::get));
@@ -82,15 +143,102 @@ bool HttpTransport::version_ok(Request& req, Responder& responder) {
     return false;
 }
 
-std::shared_ptr<HttpSession> HttpTransport::session_of(Request& req, Responder& responder) {
+void HttpTransport::with_session(Request& req, Responder responder, SessionNext next) {
     const auto id = req.header(kSessionHeader);
     if (!id || id->empty()) {
         responder.send(http_error(400, kInvalidRequest, "Bad Request: Mcp-Session-Id header is required"));
-        return nullptr;
+        return;
     }
-    auto s = sessions_.find(*id, req.principal());
-    if (s == nullptr) responder.send(http_error(404, kInvalidRequest, "Session not found"));
-    return s;
+    auto cached = sessions_.find(*id, req.principal());
+    if (store_ == nullptr) {
+        if (cached == nullptr) return (void)responder.send(http_error(404, kInvalidRequest, "Session not found"));
+        return next(req, std::move(responder), std::move(cached));
+    }
+    const std::uint32_t check = core_.config().store_check_ms;
+    if (cached != nullptr && check > 0 && now_ms() - cached->checked_ms.load() < check) {
+        cached->used_ms.store(wall_ms());
+        return next(req, std::move(responder), std::move(cached));
+    }
+    // Read the row: the session may be new to this process, or deleted or changed by another one.
+    std::weak_ptr<HttpTransport> weak = weak_from_this();
+    auto held = std::make_shared<Responder>(std::move(responder));
+    std::string key(*id);
+    store_->load(key, [weak, req, held, key, principal = std::string(req.principal()), next = std::move(next)](
+                          SessionStore::Outcome outcome, std::optional<SessionRecord> record) mutable {
+        auto self = weak.lock();
+        if (self == nullptr)
+            return (void)held->send(http_error(503, kInternalError, "Service Unavailable: MCP server stopped"));
+        self->loaded(req, std::move(*held), key, principal, outcome, std::move(record), next);
+    });
+}
+
+void HttpTransport::loaded(Request& req, Responder responder, const std::string& id, const std::string& principal,
+                           SessionStore::Outcome outcome, std::optional<SessionRecord> record,
+                           const SessionNext& next) {
+    if (outcome == SessionStore::Outcome::kUnavailable) return (void)responder.send(store_unavailable());
+    if (!record || record->principal != principal) {
+        // Gone from the store (DELETE or expiry through any process), or another principal's: what this process
+        // holds of it ends too.
+        if (auto stale = sessions_.remove(id, principal)) end(stale);
+        return (void)responder.send(http_error(404, kInvalidRequest, "Session not found"));
+    }
+    SessionTable::Outcome made{};
+    bool fresh = false;
+    auto http = sessions_.adopt(id, principal, made, fresh);
+    if (http == nullptr) {
+        const bool per_principal = made == SessionTable::Outcome::kPrincipalFull;
+        return (void)responder.send(
+            http_error(per_principal ? 429 : 503, kServerBusy,
+                       per_principal ? "Too many sessions for this principal" : "Too many sessions"));
+    }
+    http->session->restore(record->version, std::move(record->capabilities), record->log_level, record->subscriptions);
+    if (fresh) wire(http);
+    http->checked_ms.store(now_ms());
+    http->used_ms.store(wall_ms());
+    if (record->last_seen_ms > http->stored_seen_ms.load()) http->stored_seen_ms.store(record->last_seen_ms);
+    next(req, std::move(responder), std::move(http));
+}
+
+void HttpTransport::wire(const std::shared_ptr<HttpSession>& s) {
+    std::weak_ptr<ServerStream> stream = s->stream;
+    s->session->set_sink([stream](std::string m) {
+        if (auto held = stream.lock()) held->push(m);
+    });
+    if (store_ != nullptr) {
+        std::weak_ptr<SessionStore> weak_store = store_;
+        s->session->set_saver([weak_store](const Session& session, std::function<void(bool)> done) {
+            auto held = weak_store.lock();
+            if (held == nullptr) return done(false);
+            held->update(record_of(session),
+                         [done = std::move(done)](SessionStore::Outcome o) { done(o == SessionStore::Outcome::kOk); });
+        });
+    }
+    core_.attach(s->session);
+}
+
+void HttpTransport::refresh_store() {
+    if (store_ == nullptr) return;
+    const std::int64_t now = wall_ms();
+    const std::int64_t period = std::max<std::int64_t>(store_->idle_ms() / 4, 1);
+    std::weak_ptr<HttpTransport> weak = weak_from_this();
+    for (const auto& s : sessions_.snapshot()) {
+        const bool streaming = s->stream->live();
+        if (streaming) {
+            // An open GET stream of a session another process deleted ends here too, without waiting for a request.
+            store_->load(s->session->id(), [weak, id = s->session->id(), principal = s->session->principal()](
+                                               SessionStore::Outcome outcome, std::optional<SessionRecord> record) {
+                if (outcome != SessionStore::Outcome::kNotFound && (!record || record->principal == principal)) return;
+                if (auto self = weak.lock())
+                    if (auto gone = self->sessions_.remove(id, principal)) self->end(gone);
+            });
+        }
+        // A session in use here (a request, or its open GET stream) keeps its row alive for other processes.
+        const std::int64_t used = streaming ? now : s->used_ms.load();
+        if (used - s->stored_seen_ms.load() < period) continue;
+        s->stored_seen_ms.store(now);
+        store_->touch(s->session->id());
+    }
+    store_->sweep(500);
 }
 
 void HttpTransport::end(const std::shared_ptr<HttpSession>& s) {
@@ -103,8 +251,11 @@ void HttpTransport::sweep() {
     const std::int64_t now = now_ms();
     std::int64_t last = last_sweep_ms_.load();
     if (now - last < 1000 || !last_sweep_ms_.compare_exchange_strong(last, now)) return;
-    for (auto& s : sessions_.expire())
+    for (auto& s : sessions_.expire()) {
         end(s);
+        // Gone from the store too unless another process used it meanwhile.
+        if (store_ != nullptr) store_->remove_if_idle(s->session->id());
+    }
 }
 
 void HttpTransport::schedule_sweep() {
@@ -114,6 +265,7 @@ void HttpTransport::schedule_sweep() {
     core_.timers()->schedule(period, [weak] {
         if (auto self = weak.lock()) {
             self->sweep();
+            self->refresh_store();
             self->schedule_sweep();
         }
     });
@@ -148,12 +300,6 @@ std::optional<HttpTransport::PostTarget> HttpTransport::target_of(Request& req, 
         if (!initialize) t.session->set_initialized();
         return t;
     }
-    if (!initialize) {
-        t.http = session_of(req, responder);
-        if (t.http == nullptr) return std::nullopt;
-        t.session = t.http->session;
-        return t;
-    }
     SessionTable::Outcome outcome{};
     t.http = sessions_.create(std::string(req.principal()), outcome);
     if (t.http == nullptr) {
@@ -163,6 +309,7 @@ std::optional<HttpTransport::PostTarget> HttpTransport::target_of(Request& req, 
         return std::nullopt;
     }
     t.session = t.http->session;
+    t.http->used_ms.store(wall_ms());
     t.headers.emplace_back(kSessionHeader, t.session->id());
     return t;
 }
@@ -198,38 +345,82 @@ std::shared_ptr<PostChannel> HttpTransport::channel_for(Responder responder, Pos
 void HttpTransport::post(Request& req, Responder responder) {
     sweep();
     if (!origin_ok(req, responder) || !post_headers_ok(req, responder)) return;
-    const Incoming incoming = parse_messages(req.body(), core_.parse_limits());
-    if (incoming.error_code != 0) return (void)responder.send(http_error(400, incoming.error_code, incoming.error));
-    const bool initialize = !incoming.batch && incoming.messages.front().kind == MessageKind::kRequest &&
-                            incoming.messages.front().method == "initialize";
+    auto incoming = std::make_shared<Incoming>(parse_messages(req.body(), core_.parse_limits()));
+    if (incoming->error_code != 0) return (void)responder.send(http_error(400, incoming->error_code, incoming->error));
+    const bool initialize = !incoming->batch && incoming->messages.front().kind == MessageKind::kRequest &&
+                            incoming->messages.front().method == "initialize";
     // The header applies to the requests after initialize (the version is negotiated in its body).
     if (!initialize && !version_ok(req, responder)) return;
-    // The session: a new one for initialize, the named one otherwise; a throwaway one when stateless.
+    if (!initialize && !core_.config().stateless) {
+        std::weak_ptr<HttpTransport> weak = weak_from_this();
+        return with_session(req, std::move(responder),
+                            [weak, incoming](Request&, Responder r, std::shared_ptr<HttpSession> http) {
+                                auto self = weak.lock();
+                                if (self == nullptr) return;  // r answers 500 as it goes
+                                PostTarget target{http, http->session, {}};
+                                self->deliver(std::move(r), incoming, target, false);
+                            });
+    }
+    // A new session for initialize; a throwaway one when stateless.
     std::optional<PostTarget> target = target_of(req, responder, initialize);
     if (!target) return;
-    const std::shared_ptr<Session> session = target->session;
+    if (initialize && store_ != nullptr && target->http != nullptr)
+        return deliver_initialize(std::move(responder), incoming, std::move(*target));
+    deliver(std::move(responder), incoming, *target, initialize);
+}
 
+void HttpTransport::deliver(Responder responder, const std::shared_ptr<Incoming>& incoming, PostTarget& target,
+                            bool initialize) {
+    const std::shared_ptr<Session> session = target.session;
     bool answers = false;
     std::vector<std::string> request_ids;
-    for (const Message& m : incoming.messages) {
+    for (const Message& m : incoming->messages) {
         answers = answers || m.kind == MessageKind::kRequest || m.kind == MessageKind::kInvalid;
         if (m.kind == MessageKind::kRequest) request_ids.push_back(m.id_json);
     }
-    if (!answers && (!incoming.batch || session->features().batches)) {
-        core_.handle(session, incoming, std::make_shared<NullChannel>());
+    if (!answers && (!incoming->batch || session->features().batches)) {
+        core_.handle(session, *incoming, std::make_shared<NullChannel>());
         return (void)responder.send(Response(202));
     }
-    core_.handle(session, incoming, channel_for(std::move(responder), *target, initialize, std::move(request_ids)));
-    if (!initialize || target->http == nullptr) return;
+    core_.handle(session, *incoming, channel_for(std::move(responder), target, initialize, std::move(request_ids)));
+    if (!initialize || target.http == nullptr) return;
     if (!session->initialized()) {  // refused (no protocolVersion): no session was made
         sessions_.remove(session->id(), session->principal());
         return;
     }
-    std::weak_ptr<ServerStream> stream = target->http->stream;
-    session->set_sink([stream](std::string m) {
-        if (auto s = stream.lock()) s->push(m);
+    wire(target.http);
+}
+
+void HttpTransport::deliver_initialize(Responder responder, const std::shared_ptr<Incoming>& incoming,
+                                       PostTarget target) {
+    const std::shared_ptr<Session> session = target.session;
+    auto capture = std::make_shared<CaptureChannel>();
+    core_.handle(session, *incoming, capture);
+    if (!session->initialized()) {  // refused (no protocolVersion): no session was made
+        sessions_.remove(session->id(), session->principal());
+        target.headers.clear();
+        channel_for(std::move(responder), target, true, {})->answer(capture->take());
+        return;
+    }
+    // The session id goes out once the row is written, so that any process can serve the next request.
+    std::weak_ptr<HttpTransport> weak = weak_from_this();
+    auto held = std::make_shared<Responder>(std::move(responder));
+    auto shared_target = std::make_shared<PostTarget>(std::move(target));
+    store_->insert(record_of(*session), [weak, held, shared_target, capture](SessionStore::Outcome outcome) {
+        auto self = weak.lock();
+        if (self == nullptr)
+            return (void)held->send(http_error(503, kInternalError, "Service Unavailable: MCP server stopped"));
+        const std::shared_ptr<Session>& s = shared_target->session;
+        if (outcome != SessionStore::Outcome::kOk) {
+            self->sessions_.remove(s->id(), s->principal());
+            if (outcome == SessionStore::Outcome::kPrincipalFull)
+                return (void)held->send(http_error(429, kServerBusy, "Too many sessions for this principal"));
+            return (void)held->send(store_unavailable());
+        }
+        shared_target->http->stored_seen_ms.store(wall_ms());
+        self->wire(shared_target->http);
+        self->channel_for(std::move(*held), *shared_target, true, {})->answer(capture->take());
     });
-    core_.attach(session);
 }
 
 void HttpTransport::get(Request& req, Responder responder) {
@@ -245,8 +436,12 @@ void HttpTransport::get(Request& req, Responder responder) {
         return (void)responder.send(
             http_error(406, kInvalidRequest, "Not Acceptable: Accept must list text/event-stream"));
     if (!version_ok(req, responder)) return;
-    auto s = session_of(req, responder);
-    if (s == nullptr) return;
+    with_session(req, std::move(responder), [](Request& r, Responder resp, std::shared_ptr<HttpSession> s) {
+        attach_stream(r, std::move(resp), s);
+    });
+}
+
+void HttpTransport::attach_stream(Request& req, Responder responder, const std::shared_ptr<HttpSession>& s) {
     std::optional<std::string_view> last = req.header("Last-Event-ID");
     // "<stream>-<n>": the rest of a POST's resumable stream; else the session's own stream.
     if (last && last->find('-') != std::string_view::npos) {
@@ -279,9 +474,19 @@ void HttpTransport::del(Request& req, Responder responder) {
     if (!id || id->empty())
         return (void)responder.send(http_error(400, kInvalidRequest, "Bad Request: Mcp-Session-Id header is required"));
     auto s = sessions_.remove(*id, req.principal());
-    if (s == nullptr) return (void)responder.send(http_error(404, kInvalidRequest, "Session not found"));
-    end(s);
-    responder.send(Response(200));
+    if (s != nullptr) end(s);
+    if (store_ == nullptr) {
+        if (s == nullptr) return (void)responder.send(http_error(404, kInvalidRequest, "Session not found"));
+        return (void)responder.send(Response(200));
+    }
+    // The row decides: a session this process held but another one deleted (or that expired) is unknown.
+    auto held = std::make_shared<Responder>(std::move(responder));
+    store_->remove(std::string(*id), std::string(req.principal()), [held](SessionStore::Outcome outcome) {
+        if (outcome == SessionStore::Outcome::kUnavailable) return (void)held->send(store_unavailable());
+        if (outcome == SessionStore::Outcome::kNotFound)
+            return (void)held->send(http_error(404, kInvalidRequest, "Session not found"));
+        held->send(Response(200));
+    });
 }
 
 }  // namespace slipstream::mcp::detail

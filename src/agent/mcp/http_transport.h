@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "agent/mcp/post_channel.h"
 #include "agent/mcp/server_core.h"
+#include "agent/mcp/session_store.h"
 #include "agent/mcp/session_table.h"
 #include "slipstream/app.h"
 
@@ -28,6 +30,8 @@ class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
     void post(Request& req, Responder responder);
     void get(Request& req, Responder responder);
     void del(Request& req, Responder responder);
+    /// A GET's stream: the rest of a resumable POST stream (Last-Event-ID "<stream>-<n>") or the session's own.
+    static void attach_stream(Request& req, Responder responder, const std::shared_ptr<HttpSession>& s);
 
     /// Where a POST's messages go: its session (new at initialize, throwaway when stateless) and the headers of
     /// its answer.
@@ -44,8 +48,23 @@ class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
     std::shared_ptr<PostChannel> channel_for(Responder responder, PostTarget& target, bool initialize,
                                              std::vector<std::string> request_ids);
 
-    /// The session the request names, or nullptr after answering 400 (no id) or 404 (unknown).
-    std::shared_ptr<HttpSession> session_of(Request& req, Responder& responder);
+    /// Runs `next` with the session the request names (read from the session store when there is one: on the
+    /// database's thread then), or answers 400 (no id), 404 (unknown, ended, expired, another principal's) or 503
+    /// (the store unreachable, too many sessions held here).
+    using SessionNext = std::function<void(Request&, Responder, std::shared_ptr<HttpSession>)>;
+    void with_session(Request& req, Responder responder, SessionNext next);
+    /// with_session's continuation after the store answered.
+    void loaded(Request& req, Responder responder, const std::string& id, const std::string& principal,
+                SessionStore::Outcome outcome, std::optional<SessionRecord> record, const SessionNext& next);
+    /// Handles a POST's parsed messages in its session.
+    void deliver(Responder responder, const std::shared_ptr<Incoming>& incoming, PostTarget& target, bool initialize);
+    /// initialize with a session store: answered once the session's row is written.
+    void deliver_initialize(Responder responder, const std::shared_ptr<Incoming>& incoming, PostTarget target);
+    /// A live session's routing: its GET stream as the sink, its saver, attached to the core.
+    void wire(const std::shared_ptr<HttpSession>& s);
+    /// With a store: the rows of sessions used here since their last_seen was written are touched, expired rows
+    /// deleted.
+    void refresh_store();
     /// False after answering 400 for an MCP-Protocol-Version we do not speak.
     bool version_ok(Request& req, Responder& responder);
     /// False after answering 403 for a foreign Origin or Host (DNS rebinding).
@@ -57,6 +76,7 @@ class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
 
     ServerCore& core_;
     SessionTable sessions_;
+    std::shared_ptr<SessionStore> store_;  // null: sessions in memory only
     std::atomic<std::int64_t> last_sweep_ms_{0};
 };
 

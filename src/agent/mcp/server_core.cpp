@@ -197,17 +197,26 @@ void ServerCore::set_level(const Rpc& req) {
                             "Invalid params: \"level\" must be one of debug, info, notice, warning, error, critical, "
                             "alert, emergency");
     req.session->set_log_level(*parsed);
-    answer_result(req, "{}");
+    answer_saved(req);
 }
 
 void ServerCore::subscribe(const Rpc& req, bool on) {
     const json::Value* uri = string_param(req.message, "uri");
     if (uri == nullptr) return answer_error(req, kInvalidParams, "Invalid params: \"uri\" must be a string");
-    if (on)
-        req.session->subscribe(std::string(uri->as_string()));
-    else
+    if (!on) {
         req.session->unsubscribe(std::string(uri->as_string()));
-    answer_result(req, "{}");
+    } else if (!req.session->subscribe(std::string(uri->as_string()), config_.max_subscriptions)) {
+        return answer_error(req, kServerBusy, "Too many subscriptions for this session");
+    }
+    answer_saved(req);
+}
+
+void ServerCore::answer_saved(const Rpc& req) {
+    // Answered once the change is where other processes read the session (at once for a session in memory).
+    req.session->save([channel = req.channel, id = req.message.id_json](bool saved) {
+        channel->answer(saved ? result_message(id, "{}")
+                              : error_message(id, kInternalError, "Internal error: the session could not be saved"));
+    });
 }
 
 void ServerCore::attach(const std::shared_ptr<Session>& session) {

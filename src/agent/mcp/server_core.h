@@ -75,6 +75,8 @@ class ServerCore {
     void initialize(const Rpc& req);
     void set_level(const Rpc& req);
     void subscribe(const Rpc& req, bool on);
+    /// Saves the session (Session::save), then answers `{}` (or -32603 when the save failed).
+    void answer_saved(const Rpc& req);
     // Lists (list_methods.cpp).
     void list(const Rpc& req, ListKind kind);
     void list_templates(const Rpc& req);

@@ -413,6 +413,31 @@ TEST(McpServer, ListChangedAndResourceUpdatedReachTheSession) {
     EXPECT_FALSE(h.server.remove_tool("late"));
 }
 
+TEST(McpServer, SubscriptionsPerSessionAreLimited) {
+    ServerConfig config;
+    config.max_subscriptions = 2;
+    Harness h(config);
+    h.init();
+    auto subscribe = [&](int id, const char* uri) {
+        return h.send(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+                      R"(,"method":"resources/subscribe","params":{"uri":")" + uri + R"("}})");
+    };
+    EXPECT_EQ(subscribe(1, "a://1"), R"({"jsonrpc":"2.0","id":1,"result":{}})");
+    EXPECT_EQ(subscribe(2, "a://2"), R"({"jsonrpc":"2.0","id":2,"result":{}})");
+    EXPECT_EQ(subscribe(3, "a://2"), R"({"jsonrpc":"2.0","id":3,"result":{}})");  // again: no new one
+    EXPECT_EQ(
+        subscribe(4, "a://3"),
+        R"({"jsonrpc":"2.0","id":4,"error":{"code":-32000,"message":"Too many subscriptions for this session"}})");
+    EXPECT_EQ(h.send(R"({"jsonrpc":"2.0","id":5,"method":"resources/unsubscribe","params":{"uri":"a://1"}})"),
+              R"({"jsonrpc":"2.0","id":5,"result":{}})");
+    EXPECT_EQ(subscribe(6, "a://3"), R"({"jsonrpc":"2.0","id":6,"result":{}})");
+    const std::size_t before = h.count();
+    h.server.resource_updated("a://1");
+    h.server.resource_updated("a://3");
+    EXPECT_EQ(h.since(before),
+              R"({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"a://3"}})");
+}
+
 TEST(McpServer, RequestsToTheClientNeedItsCapabilityAndGetItsAnswer) {
     Harness h;
     std::vector<Call> held;

@@ -1,6 +1,7 @@
 // Session: negotiated state and the table of requests in flight.
 #include "agent/mcp/session.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace slipstream::mcp::detail {
@@ -41,9 +42,45 @@ void Session::set_log_level(LogLevel level) {
     log_level_ = level;
 }
 
-void Session::subscribe(const std::string& uri) {
+bool Session::subscribe(const std::string& uri, std::size_t max) {
     std::lock_guard lock(mu_);
+    if (subscriptions_.count(uri) != 0) return true;
+    if (subscriptions_.size() >= max) return false;
     subscriptions_.insert(uri);
+    return true;
+}
+
+std::vector<std::string> Session::subscriptions() const {
+    std::lock_guard lock(mu_);
+    std::vector<std::string> out(subscriptions_.begin(), subscriptions_.end());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+void Session::restore(std::string_view version, std::string capabilities, LogLevel level,
+                      const std::vector<std::string>& subscriptions) {
+    std::lock_guard lock(mu_);
+    version_ = version;
+    features_ = features_of(version);
+    client_capabilities_ = std::move(capabilities);
+    log_level_ = level;
+    subscriptions_ = std::unordered_set<std::string>(subscriptions.begin(), subscriptions.end());
+    initialized_ = true;
+}
+
+void Session::set_saver(SaveFn saver) {
+    std::lock_guard lock(mu_);
+    saver_ = std::move(saver);
+}
+
+void Session::save(std::function<void(bool)> done) const {
+    SaveFn saver;
+    {
+        std::lock_guard lock(mu_);
+        saver = saver_;
+    }
+    if (!saver) return done(true);
+    saver(*this, std::move(done));
 }
 
 void Session::unsubscribe(const std::string& uri) {

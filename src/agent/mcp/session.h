@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "agent/mcp/protocol.h"
 #include "slipstream/mcp.h"
@@ -37,9 +38,20 @@ class Session {
     LogLevel log_level() const;
     void set_log_level(LogLevel level);
 
-    void subscribe(const std::string& uri);
+    /// False (nothing changed) when `max` URIs are subscribed already.
+    bool subscribe(const std::string& uri, std::size_t max);
     void unsubscribe(const std::string& uri);
     bool subscribed(const std::string& uri) const;
+    std::vector<std::string> subscriptions() const;
+    /// A session read back from the session store: initialized, with what it negotiated elsewhere.
+    void restore(std::string_view version, std::string capabilities, LogLevel level,
+                 const std::vector<std::string>& subscriptions);
+
+    /// Writes the session's state where it outlives this process (the session store); `done(saved)` runs once,
+    /// on any thread. Without a saver (memory only) `done(true)` runs at once.
+    using SaveFn = std::function<void(const Session&, std::function<void(bool)>)>;
+    void set_saver(SaveFn saver);
+    void save(std::function<void(bool)> done) const;
 
     /// Registers a request in flight under its id; false when the id is in use or `max` are in flight.
     enum class Admit : unsigned char { kOk, kDuplicateId, kFull };
@@ -83,6 +95,7 @@ class Session {
     std::unordered_set<std::string> subscriptions_;
     std::unordered_map<std::string, std::weak_ptr<CallState>> calls_;
     std::function<void(std::string)> sink_;
+    SaveFn saver_;
     std::string client_capabilities_ = "{}";
     bool answerable_ = true;
     std::uint64_t next_request_ = 1;

@@ -3,6 +3,8 @@
 
 #include <vector>
 
+#include "agent/mcp/stop_signals.h"
+
 namespace slipstream::mcp::detail {
 
 Timers::Timers() : state_(std::make_shared<State>()) {}
@@ -36,7 +38,10 @@ std::uint64_t Timers::schedule(std::uint32_t ms, std::function<void()> fn) {
     const bool first = state_->due.empty() || at < state_->due.begin()->first.first;
     state_->due.emplace(std::make_pair(at, id), std::move(fn));
     state_->by_id.emplace(id, at);
-    if (!thread_.joinable()) thread_ = std::thread([state = state_] { run(state); });
+    if (!thread_.joinable()) {
+        BlockStopSignals blocked;
+        thread_ = std::thread([state = state_] { run(state); });
+    }
     if (first) state_->cv.notify_all();
     return id;
 }

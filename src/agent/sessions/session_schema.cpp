@@ -55,35 +55,36 @@ void run_in_order(std::shared_ptr<Transaction> tx, std::shared_ptr<std::vector<s
     });
 }
 
-base::Status migrate_once(store::Database& db, TransactionRunner& runner) {
+base::Status migrate_once(store::Database& db, TransactionRunner& runner, const Migrations& m) {
+    const std::string table(m.version_table);
+    const std::int64_t latest = static_cast<std::int64_t>(m.steps.size());
     SLIPSTREAM_RETURN_IF_ERROR(run_blocking(
-        db,
-        "CREATE TABLE IF NOT EXISTS agent_schema_version (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)"));
+        db, "CREATE TABLE IF NOT EXISTS " + table + " (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)"));
     const bool postgres = db.backend() == store::Backend::kPostgres;
     std::promise<base::Status> finished;
     auto done = [&finished](base::Status s) { finished.set_value(std::move(s)); };
-    runner.run([postgres, done](base::Result<std::shared_ptr<Transaction>> begun) {
+    runner.run([postgres, done, table, latest, &m](base::Result<std::shared_ptr<Transaction>> begun) {
         if (!begun.is_ok()) return done(begun.status());
         std::shared_ptr<Transaction> tx = std::move(begun).value();
-        auto read_version = [tx, done](store::QueryResult r) {
+        auto read_version = [tx, done, table, latest, &m](store::QueryResult r) {
             if (!r.is_ok()) return done(r.status());
             const std::int64_t current = std::stoll(std::string(r->text(0, 0)));
-            if (current > kSessionSchemaVersion)
-                return done(base::Status::invalid_argument("the database's session schema is version " +
-                                                           std::to_string(current) + ", newer than this server's " +
-                                                           std::to_string(kSessionSchemaVersion)));
+            if (current > latest)
+                return done(base::Status::invalid_argument("the database's " + std::string(m.what) +
+                                                           " schema is version " + std::to_string(current) +
+                                                           ", newer than this server's " + std::to_string(latest)));
             auto statements = std::make_shared<std::vector<std::string>>();
-            for (std::int64_t v = current; v < kSessionSchemaVersion; ++v) {
-                for (const char* sql : migrations()[static_cast<std::size_t>(v)])
+            for (std::int64_t v = current; v < latest; ++v) {
+                for (const char* sql : m.steps[static_cast<std::size_t>(v)])
                     statements->emplace_back(sql);
-                statements->push_back("INSERT INTO agent_schema_version (version, applied_at) VALUES (" +
+                statements->push_back("INSERT INTO " + table + " (version, applied_at) VALUES (" +
                                       std::to_string(v + 1) + ", 0)");
             }
             run_in_order(tx, statements, 0, done);
         };
-        const char* select = "SELECT COALESCE(MAX(version), 0) FROM agent_schema_version";
+        const std::string select = "SELECT COALESCE(MAX(version), 0) FROM " + table;
         if (!postgres) return tx->query(select, {}, read_version);
-        tx->query("LOCK TABLE agent_schema_version IN EXCLUSIVE MODE", {},
+        tx->query("LOCK TABLE " + table + " IN EXCLUSIVE MODE", {},
                   [tx, done, select, read_version](store::QueryResult r) {
                       if (!r.is_ok()) return done(r.status());
                       tx->query(select, {}, read_version);
@@ -94,14 +95,19 @@ base::Status migrate_once(store::Database& db, TransactionRunner& runner) {
 
 }  // namespace
 
-base::Status migrate_session_schema(store::Database& db, TransactionRunner& runner) {
+base::Status apply_migrations(store::Database& db, TransactionRunner& runner, const Migrations& migrations) {
     // Two replicas creating the version table at the same moment can collide on PostgreSQL's catalog: retry.
     base::Status s;
     for (int attempt = 0; attempt < 3; ++attempt) {
-        s = migrate_once(db, runner);
+        s = migrate_once(db, runner, migrations);
         if (s.is_ok() || s.is_invalid_argument()) return s;
     }
     return s;
+}
+
+base::Status migrate_session_schema(store::Database& db, TransactionRunner& runner) {
+    static_assert(kSessionSchemaVersion == 2);
+    return apply_migrations(db, runner, {"agent_schema_version", "session", migrations()});
 }
 
 }  // namespace slipstream::agent::sessions

@@ -64,8 +64,28 @@ std::unique_ptr<const policy::auth::Authenticator> make_authenticator(const Serv
 
 }  // namespace
 
+void AccessPolicy::check_resource_metadata(std::string_view url) {
+    if (!url.starts_with("https://") && !url.starts_with("http://"))
+        throw option_error("auth-resource-metadata", "must be an absolute http(s) URL");
+    for (const char c : url)
+        if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x21 || c == 0x7F)
+            throw option_error("auth-resource-metadata", "must not hold quotes, backslashes, spaces or controls");
+}
+
+void AccessPolicy::set_resource_metadata(std::string_view url) {
+    if (url.empty()) {
+        challenge_ = "Bearer";
+        invalid_challenge_ = R"(Bearer error="invalid_token")";
+        return;
+    }
+    check_resource_metadata(url);
+    challenge_ = "Bearer resource_metadata=\"" + std::string(url) + "\"";
+    invalid_challenge_ = challenge_ + R"(, error="invalid_token")";
+}
+
 AccessPolicy::AccessPolicy(const ServerOptions& o, metrics::Registry& registry)
     : fastapi_style_(o.fastapi_route_errors) {
+    set_resource_metadata(o.auth_resource_metadata);
     if (o.auth == "off")
         mode_ = Mode::kOff;
     else if (o.auth == "optional")
@@ -198,7 +218,7 @@ Response AccessPolicy::unauthorized(std::string_view detail, bool invalid_token)
         r.body = problem_body({401, detail});
         r.content_type = ContentType::constant(kProblemContentType);
     }
-    r.headers.emplace_back("WWW-Authenticate", invalid_token ? R"(Bearer error="invalid_token")" : "Bearer");
+    r.headers.emplace_back("WWW-Authenticate", invalid_token ? invalid_challenge_ : challenge_);
     return r;
 }
 

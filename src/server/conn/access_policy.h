@@ -52,6 +52,11 @@ class AccessPolicy {
     /// True when admit() may put JWT claims into its arena (a JWT key is configured).
     bool needs_arena() const { return authenticator_ != nullptr && authenticator_->jwt() != nullptr; }
     bool is_public(std::string_view pattern) const { return public_routes_.find(pattern) != public_routes_.end(); }
+    /// The URL 401s name as `resource_metadata` (RFC 9728 §5.1); empty: none. Set before serving.
+    void set_resource_metadata(std::string_view url);
+    /// Throws std::invalid_argument "auth-resource-metadata: ..." for a URL that is not absolute http(s) or could
+    /// not stand in a quoted-string.
+    static void check_resource_metadata(std::string_view url);
 
     /// Authenticates the request (its fields), then counts it against its principal's rate (or its client
     /// address's, when anonymous). JWT claims go into `arena`. `now` is the loop's monotonic time.
@@ -69,6 +74,8 @@ class AccessPolicy {
 
     Mode mode_ = Mode::kOff;
     bool fastapi_style_ = false;
+    std::string challenge_ = "Bearer";                                   // WWW-Authenticate without credentials
+    std::string invalid_challenge_ = R"(Bearer error="invalid_token")";  // ... with invalid ones
     bool limit_everyone_ = false;  // rate_limit set; else only keys with a rate of their own are limited
     std::unique_ptr<const policy::auth::Authenticator> authenticator_;
     std::unique_ptr<policy::ratelimit::RateLimiter> limiter_;

@@ -167,3 +167,44 @@ TEST(AccessPolicy, WithoutARateOnlyKeysWithTheirOwnRateAreLimited) {
 
 }  // namespace
 }  // namespace slipstream::server
+
+namespace slipstream::server {
+namespace {
+
+std::string challenge_of(AccessPolicy& policy, std::vector<http::h1::Header> headers = {}) {
+    base::Arena arena;
+    net::SocketAddress peer = address("192.0.2.10");
+    Admission a = policy.admit(headers, &peer, kNow, arena);
+    if (!a.refusal) return "(admitted)";
+    for (const auto& [name, value] : a.refusal->headers)
+        if (name == "WWW-Authenticate") return value;
+    return "(none)";
+}
+
+TEST(AccessPolicy, UnauthorizedNamesTheResourceMetadata) {
+    ServerOptions o;
+    o.auth = "required";
+    o.api_keys_file = key_file("access_policy_metadata_key.txt", "alice alice-key-0123456789abcdef\n");
+    metrics::Registry registry;
+    AccessPolicy plain(o, registry);
+    EXPECT_EQ(challenge_of(plain), "Bearer");
+    o.auth_resource_metadata = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
+    metrics::Registry registry2;
+    AccessPolicy policy(o, registry2);
+    EXPECT_EQ(challenge_of(policy),
+              R"(Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp")");
+    EXPECT_EQ(challenge_of(policy, {{"Authorization", "Bearer wrong-key-0123456789abcdef"}}),
+              R"(Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", )"
+              R"(error="invalid_token")");
+    policy.set_resource_metadata("");
+    EXPECT_EQ(challenge_of(policy), "Bearer");
+
+    o.auth_resource_metadata = "/relative";
+    EXPECT_EQ(error_of(o), "auth-resource-metadata: must be an absolute http(s) URL");
+    o.auth_resource_metadata = "https://a/\"x";
+    EXPECT_EQ(error_of(o), "auth-resource-metadata: must not hold quotes, backslashes, spaces or controls");
+    EXPECT_THROW(AccessPolicy::check_resource_metadata("https://a/ b"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace slipstream::server

@@ -1,0 +1,225 @@
+// SessionStore: portable SQL ($n placeholders adapted per backend) over store::Database.
+#include "agent/mcp/session_store.h"
+
+#include <chrono>
+#include <thread>
+#include <utility>
+
+#include "agent/mcp/jsonrpc.h"
+#include "agent/mcp/protocol.h"
+#include "agent/mcp/stop_signals.h"
+#include "agent/sessions/database_thread.h"
+#include "agent/sessions/session_schema.h"
+#include "agent/sessions/sql_text.h"
+#include "agent/sessions/transaction_runner.h"
+#include "base/arena.h"
+#include "json/parse.h"
+#include "store/database/database.h"
+
+namespace slipstream::mcp::detail {
+
+namespace sessions = agent::sessions;
+
+namespace {
+
+// Index i brings version i to i + 1. Times are epoch milliseconds; JSON is compact text.
+const std::vector<std::vector<const char*>>& migrations() {
+    static const std::vector<std::vector<const char*>> kMigrations = {
+        {
+            "CREATE TABLE mcp_sessions (id TEXT PRIMARY KEY, principal TEXT NOT NULL, version TEXT NOT NULL, "
+            "capabilities TEXT NOT NULL, log_level TEXT NOT NULL, subscriptions TEXT NOT NULL, "
+            "created_at BIGINT NOT NULL, last_seen BIGINT NOT NULL)",
+            "CREATE INDEX mcp_sessions_by_principal ON mcp_sessions (principal, last_seen)",
+            "CREATE INDEX mcp_sessions_by_last_seen ON mcp_sessions (last_seen)",
+        },
+    };
+    return kMigrations;
+}
+
+SessionStore::Outcome failed(const store::QueryResult& r) {
+    return r.is_ok() ? SessionStore::Outcome::kOk : SessionStore::Outcome::kUnavailable;
+}
+
+std::int64_t int_cell(const store::ResultSet& rows, std::size_t row, std::size_t col) {
+    const std::string text(rows.text(row, col));
+    return text.empty() ? 0 : std::stoll(text);
+}
+
+}  // namespace
+
+std::int64_t wall_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+std::string subscriptions_json(const std::vector<std::string>& uris) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < uris.size(); ++i) {
+        if (i) out += ',';
+        out += quote(uris[i]);
+    }
+    return out + "]";
+}
+
+std::optional<std::vector<std::string>> parse_subscriptions(std::string_view text) {
+    base::Arena arena;
+    auto parsed = json::parse(text, arena);
+    if (!parsed.is_ok() || !(*parsed)->is_array()) return std::nullopt;
+    std::vector<std::string> out;
+    for (const json::Value& v : (*parsed)->items()) {
+        if (!v.is_string()) return std::nullopt;
+        out.emplace_back(v.as_string());
+    }
+    return out;
+}
+
+base::Result<std::shared_ptr<SessionStore>> SessionStore::open(Options options) {
+    store::DatabaseConfig c;
+    c.url = options.url;
+    const std::int64_t timeout_ns = std::int64_t{options.timeout_ms} * 1'000'000;
+    c.min_size = 1;
+    c.max_size = std::max<std::uint32_t>(options.connections, 1);
+    c.acquire_timeout_ns = timeout_ns;
+    c.connect_timeout_ns = timeout_ns;
+    c.statement_timeout_ns = timeout_ns;
+    std::shared_ptr<store::Database> db;
+    {
+        BlockStopSignals blocked;
+        SLIPSTREAM_ASSIGN_OR_RETURN(std::unique_ptr<store::Database> opened, store::Database::open(std::move(c)));
+        db = std::move(opened);
+        SLIPSTREAM_ASSIGN_OR_RETURN(std::shared_ptr<sessions::TransactionRunner> runner,
+                                    sessions::TransactionRunner::open(db));
+        SLIPSTREAM_RETURN_IF_ERROR(
+            sessions::apply_migrations(*db, *runner, {"mcp_schema_version", "MCP session", migrations()}));
+    }
+    return std::shared_ptr<SessionStore>(new SessionStore(std::move(db), std::move(options)));
+}
+
+SessionStore::SessionStore(std::shared_ptr<store::Database> db, Options options)
+    : db_(std::move(db)), options_(std::move(options)) {}
+
+SessionStore::~SessionStore() {
+    // The last reference can be a callback's, on the database's own thread, where the Database's destructor (it
+    // joins that thread) must not run.
+    if (sessions::on_database_thread()) {
+        std::thread([db = std::move(db_)]() mutable {
+            sessions::ClosingOnThisThread closing;
+            db.reset();
+        }).detach();
+        return;
+    }
+    sessions::ClosingOnThisThread closing;
+    db_.reset();
+}
+
+void SessionStore::insert(const SessionRecord& record, std::function<void(Outcome)> done) {
+    const std::int64_t now = wall_ms();
+    // The count of the principal's live sessions is read in the INSERT itself (exact on SQLite, whose writes are
+    // serialised; on PostgreSQL two creates racing may both pass).
+    const std::string sql = sessions::sql_for(
+        db_->backend(),
+        "INSERT INTO mcp_sessions (id, principal, version, capabilities, log_level, subscriptions, created_at, "
+        "last_seen) SELECT $1, $2, $3, $4, $5, $6, $7, $7 WHERE (SELECT COUNT(*) FROM mcp_sessions WHERE "
+        "principal = $2 AND last_seen > $8) < $9");
+    store::Params params{record.id,
+                         record.principal,
+                         record.version,
+                         record.capabilities,
+                         std::string(level_name(record.log_level)),
+                         subscriptions_json(record.subscriptions),
+                         now,
+                         now - std::int64_t{options_.idle_ms},
+                         std::int64_t{options_.max_per_principal}};
+    db_->query(sql, std::move(params), [done = std::move(done)](store::QueryResult r) {
+        sessions::mark_database_thread();
+        if (!r.is_ok()) return done(Outcome::kUnavailable);
+        done(r->affected_rows() == 1 ? Outcome::kOk : Outcome::kPrincipalFull);
+    });
+}
+
+void SessionStore::update(const SessionRecord& record, std::function<void(Outcome)> done) {
+    const std::int64_t now = wall_ms();
+    const std::string sql = sessions::sql_for(db_->backend(),
+                                              "UPDATE mcp_sessions SET log_level = $2, subscriptions = $3, "
+                                              "last_seen = $4 WHERE id = $1 AND last_seen > $5");
+    store::Params params{record.id, std::string(level_name(record.log_level)), subscriptions_json(record.subscriptions),
+                         now, now - std::int64_t{options_.idle_ms}};
+    db_->query(sql, std::move(params), [done = std::move(done)](store::QueryResult r) {
+        sessions::mark_database_thread();
+        if (!r.is_ok()) return done(failed(r));
+        done(r->affected_rows() == 1 ? Outcome::kOk : Outcome::kNotFound);
+    });
+}
+
+void SessionStore::load(const std::string& id, std::function<void(Outcome, std::optional<SessionRecord>)> done) {
+    const std::string sql =
+        sessions::sql_for(db_->backend(),
+                          "SELECT principal, version, capabilities, log_level, subscriptions, "
+                          "created_at, last_seen FROM mcp_sessions WHERE id = $1 AND last_seen > $2");
+    db_->query(
+        sql, {id, wall_ms() - std::int64_t{options_.idle_ms}},
+        [id, done = std::move(done)](store::QueryResult r) {
+            sessions::mark_database_thread();
+            if (!r.is_ok()) return done(Outcome::kUnavailable, std::nullopt);
+            if (r->row_count() == 0) return done(Outcome::kNotFound, std::nullopt);
+            SessionRecord rec;
+            rec.id = id;
+            rec.principal = std::string(r->text(0, 0));
+            rec.version = std::string(r->text(0, 1));
+            rec.capabilities = std::string(r->text(0, 2));
+            const auto level = parse_level(r->text(0, 3));
+            auto subscriptions = parse_subscriptions(r->text(0, 4));
+            // A row this build cannot read is no session it can serve.
+            if (!level || !subscriptions || !is_supported_version(rec.version))
+                return done(Outcome::kNotFound, std::nullopt);
+            rec.log_level = *level;
+            rec.subscriptions = std::move(*subscriptions);
+            rec.created_ms = int_cell(r.value(), 0, 5);
+            rec.last_seen_ms = int_cell(r.value(), 0, 6);
+            done(Outcome::kOk, std::move(rec));
+        },
+        -1, true);
+}
+
+void SessionStore::touch(const std::string& id, std::function<void()> done) {
+    const std::string sql =
+        sessions::sql_for(db_->backend(), "UPDATE mcp_sessions SET last_seen = $2 WHERE id = $1 AND last_seen < $2");
+    db_->query(sql, {id, wall_ms()}, [done = std::move(done)](store::QueryResult) {
+        sessions::mark_database_thread();
+        if (done) done();
+    });
+}
+
+void SessionStore::remove(const std::string& id, const std::string& principal, std::function<void(Outcome)> done) {
+    const std::string sql = sessions::sql_for(
+        db_->backend(), "DELETE FROM mcp_sessions WHERE id = $1 AND principal = $2 AND last_seen > $3");
+    db_->query(sql, {id, principal, wall_ms() - std::int64_t{options_.idle_ms}},
+               [done = std::move(done)](store::QueryResult r) {
+                   sessions::mark_database_thread();
+                   if (!r.is_ok()) return done(failed(r));
+                   done(r->affected_rows() > 0 ? Outcome::kOk : Outcome::kNotFound);
+               });
+}
+
+void SessionStore::remove_if_idle(const std::string& id, std::function<void()> done) {
+    const std::string sql =
+        sessions::sql_for(db_->backend(), "DELETE FROM mcp_sessions WHERE id = $1 AND last_seen <= $2");
+    db_->query(sql, {id, wall_ms() - std::int64_t{options_.idle_ms}}, [done = std::move(done)](store::QueryResult) {
+        sessions::mark_database_thread();
+        if (done) done();
+    });
+}
+
+void SessionStore::sweep(std::size_t batch, std::function<void(std::int64_t)> done) {
+    const std::string sql =
+        sessions::sql_for(db_->backend(),
+                          "DELETE FROM mcp_sessions WHERE id IN (SELECT id FROM mcp_sessions WHERE last_seen <= $1 "
+                          "LIMIT $2)");
+    db_->query(sql, {wall_ms() - std::int64_t{options_.idle_ms}, static_cast<std::int64_t>(batch)},
+               [done = std::move(done)](store::QueryResult r) {
+                   sessions::mark_database_thread();
+                   if (done) done(r.is_ok() ? r->affected_rows() : -1);
+               });
+}
+
+}  // namespace slipstream::mcp::detail

@@ -1,0 +1,87 @@
+// SessionStore: the durable part of Streamable HTTP sessions in a store::Database (SQLite or PostgreSQL), so a
+// session outlives its process and any process on the same database serves it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "slipstream/mcp.h"
+
+namespace slipstream::store {
+class Database;
+}
+
+namespace slipstream::mcp::detail {
+
+/// What crosses processes: everything a session negotiated. Calls in flight, requests to the client and the
+/// streams' replay buffers stay in the process that holds them.
+struct SessionRecord {
+    std::string id;
+    std::string principal;
+    std::string version;
+    std::string capabilities = "{}";  // the client's, compact JSON
+    LogLevel log_level = LogLevel::kInfo;
+    std::vector<std::string> subscriptions;
+    std::int64_t created_ms = 0;    // epoch milliseconds
+    std::int64_t last_seen_ms = 0;  // epoch milliseconds; idle expiry counts from here
+};
+
+/// Epoch milliseconds (the store's clock: shared by every process on the database).
+std::int64_t wall_ms();
+
+/// Thread-safe. Callbacks run on the database's thread: quick, non-blocking. Holds the Database; dropping the
+/// last reference on the database's own thread hands the closing to another thread.
+class SessionStore {
+  public:
+    struct Options {
+        std::string url;                  // sqlite:///path or postgresql://...
+        std::uint32_t connections = 4;    // PostgreSQL connections; SQLite worker threads
+        std::uint32_t timeout_ms = 5000;  // connect, acquire and each statement
+        std::uint32_t idle_ms = 30 * 60 * 1000;
+        std::uint32_t max_per_principal = 100;
+    };
+    /// Opens the database and applies the migrations (table mcp_sessions, versions in mcp_schema_version).
+    /// Blocking: call at start-up. The database's error (unreachable, unopenable file, a newer schema) otherwise.
+    static base::Result<std::shared_ptr<SessionStore>> open(Options options);
+    ~SessionStore();
+    SessionStore(const SessionStore&) = delete;
+    SessionStore& operator=(const SessionStore&) = delete;
+
+    enum class Outcome : unsigned char { kOk, kNotFound, kPrincipalFull, kUnavailable };
+    /// Inserts a new session, refused (kPrincipalFull) when its principal has max_per_principal live sessions
+    /// in the store already.
+    void insert(const SessionRecord& record, std::function<void(Outcome)> done);
+    /// Writes the log level and subscriptions of a live session (kNotFound: deleted or expired).
+    void update(const SessionRecord& record, std::function<void(Outcome)> done);
+    /// The live (not expired) session `id`, whoever owns it (the caller compares principals); nullopt when none.
+    void load(const std::string& id, std::function<void(Outcome, std::optional<SessionRecord>)> done);
+    /// Sets last_seen to now (a lost touch only shortens the session's life by the touch period); `done` (may be
+    /// empty) runs after it.
+    void touch(const std::string& id, std::function<void()> done = {});
+    /// Deletes the session of `principal` (kNotFound: none, expired, or another principal's).
+    void remove(const std::string& id, const std::string& principal, std::function<void(Outcome)> done);
+    /// Deletes `id` when it has been idle past the limit in the store too (no other process used it); `done` (may
+    /// be empty) runs after it.
+    void remove_if_idle(const std::string& id, std::function<void()> done = {});
+    /// Deletes up to `batch` expired sessions; `done` (may be empty) hears how many.
+    void sweep(std::size_t batch, std::function<void(std::int64_t)> done = {});
+
+    std::uint32_t idle_ms() const { return options_.idle_ms; }
+
+  private:
+    SessionStore(std::shared_ptr<store::Database> db, Options options);
+    std::shared_ptr<store::Database> db_;
+    const Options options_;
+};
+
+/// The subscriptions as a JSON array text, and back (nullopt for text that is not an array of strings).
+std::string subscriptions_json(const std::vector<std::string>& uris);
+std::optional<std::vector<std::string>> parse_subscriptions(std::string_view json);
+
+}  // namespace slipstream::mcp::detail
