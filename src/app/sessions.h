@@ -24,7 +24,6 @@ struct Sessions {
     std::unique_ptr<agent::sessions::SessionSweeper> sweeper;
 };
 
-
 /// Null when --sessions is off. Otherwise opens the store (`--store`, or sqlite://<data-dir>/sessions.db with
 /// the folder created), applies its migrations, mounts the routes, starts the sweeper and adds the readiness
 /// check "sessions" (/readyz answers 503 while the store is unreachable). Blocking: call from the route set-up,
