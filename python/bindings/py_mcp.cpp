@@ -10,9 +10,12 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <tuple>
@@ -268,33 +271,85 @@ class NativeMcp {
     std::shared_ptr<Inbox> inbox_;
 };
 
-mcp::ServerConfig make_config(std::string name, std::string version, std::string title, std::string instructions,
-                              std::vector<std::string> allowed_origins, bool json_response, bool stateless,
-                              std::uint32_t session_idle_ms, std::uint32_t max_sessions,
-                              std::uint32_t max_sessions_per_principal, std::size_t max_message_bytes,
-                              std::size_t max_batch, std::uint32_t tool_timeout_ms, std::size_t page_size,
-                              std::size_t replay_events, std::vector<std::string> allowed_hosts, bool resumable_streams,
-                              std::uint32_t stream_retry_ms, std::size_t max_calls_per_session) {
+template <typename T>
+void set_number(nb::handle v, T& field, const std::string& key) {
+    if (!nb::isinstance<nb::int_>(v) || nb::isinstance<nb::bool_>(v))
+        throw std::invalid_argument("MCP option '" + key + "' must be an int");
+    const long long x = nb::cast<long long>(v);
+    if (x < 0 || static_cast<unsigned long long>(x) > static_cast<unsigned long long>(T(-1)))
+        throw std::invalid_argument("MCP option '" + key + "' is out of range");
+    field = static_cast<T>(x);
+}
+
+/// ServerConfig from the package's dict (slipstream/mcp/server.py): one row per field name.
+mcp::ServerConfig config_from_dict(const nb::dict& options) {
     mcp::ServerConfig c;
-    c.name = std::move(name);
-    c.version = std::move(version);
-    c.title = std::move(title);
-    c.instructions = std::move(instructions);
-    c.allowed_origins = std::move(allowed_origins);
-    c.json_response = json_response;
-    c.stateless = stateless;
-    c.session_idle_ms = session_idle_ms;
-    c.max_sessions = max_sessions;
-    c.max_sessions_per_principal = max_sessions_per_principal;
-    c.max_message_bytes = max_message_bytes;
-    c.max_batch = max_batch;
-    c.tool_timeout_ms = tool_timeout_ms;
-    c.page_size = page_size;
-    c.replay_events = replay_events;
-    c.allowed_hosts = std::move(allowed_hosts);
-    c.resumable_streams = resumable_streams;
-    c.stream_retry_ms = stream_retry_ms;
-    c.max_calls_per_session = max_calls_per_session;
+    using Setter = std::function<void(nb::handle, const std::string&)>;
+    auto text = [](std::string& f) -> Setter {
+        return [&f](nb::handle v, const std::string& key) {
+            if (!nb::isinstance<nb::str>(v)) throw std::invalid_argument("MCP option '" + key + "' must be a str");
+            f = nb::cast<std::string>(v);
+        };
+    };
+    auto texts = [](std::vector<std::string>& f) -> Setter {
+        return [&f](nb::handle v, const std::string& key) {
+            if (!nb::isinstance<nb::list>(v)) throw std::invalid_argument("MCP option '" + key + "' must be a list");
+            f = nb::cast<std::vector<std::string>>(v);
+        };
+    };
+    auto flag = [](bool& f) -> Setter {
+        return [&f](nb::handle v, const std::string& key) {
+            if (!nb::isinstance<nb::bool_>(v)) throw std::invalid_argument("MCP option '" + key + "' must be a bool");
+            f = nb::cast<bool>(v);
+        };
+    };
+    auto u32 = [](std::uint32_t& f) -> Setter {
+        return [&f](nb::handle v, const std::string& k) { set_number(v, f, k); };
+    };
+    auto size = [](std::size_t& f) -> Setter {
+        return [&f](nb::handle v, const std::string& k) { set_number(v, f, k); };
+    };
+    const std::map<std::string, Setter, std::less<>> table = {
+        {"name", text(c.name)},
+        {"version", text(c.version)},
+        {"title", text(c.title)},
+        {"instructions", text(c.instructions)},
+        {"allowed_origins", texts(c.allowed_origins)},
+        {"json_response", flag(c.json_response)},
+        {"stateless", flag(c.stateless)},
+        {"session_idle_ms", u32(c.session_idle_ms)},
+        {"max_sessions", u32(c.max_sessions)},
+        {"max_sessions_per_principal", u32(c.max_sessions_per_principal)},
+        {"max_message_bytes", size(c.max_message_bytes)},
+        {"max_batch", size(c.max_batch)},
+        {"tool_timeout_ms", u32(c.tool_timeout_ms)},
+        {"page_size", size(c.page_size)},
+        {"replay_events", size(c.replay_events)},
+        {"max_json_depth", size(c.max_json_depth)},
+        {"max_json_members", size(c.max_json_members)},
+        {"max_calls_per_session", size(c.max_calls_per_session)},
+        {"max_reported_errors", size(c.max_reported_errors)},
+        {"allowed_hosts", texts(c.allowed_hosts)},
+        {"resumable_streams", flag(c.resumable_streams)},
+        {"stream_retry_ms", u32(c.stream_retry_ms)},
+        {"max_subscriptions", size(c.max_subscriptions)},
+        {"store_url", text(c.store_url)},
+        {"store_check_ms", u32(c.store_check_ms)},
+        {"store_connections", u32(c.store_connections)},
+        {"store_timeout_ms", u32(c.store_timeout_ms)},
+        {"resource", text(c.resource)},
+        {"authorization_servers", texts(c.authorization_servers)},
+        {"scopes_supported", texts(c.scopes_supported)},
+        {"bearer_methods_supported", texts(c.bearer_methods_supported)},
+        {"resource_name", text(c.resource_name)},
+        {"resource_metadata_url", text(c.resource_metadata_url)},
+    };
+    for (auto [key, value] : options) {
+        const std::string name = nb::cast<std::string>(key);
+        auto it = table.find(name);
+        if (it == table.end()) throw std::invalid_argument("unknown MCP option '" + name + "'");
+        it->second(value, name);
+    }
     return c;
 }
 
@@ -324,24 +379,8 @@ void register_mcp(nb::module_& m) {
 
     nb::class_<NativeMcp>(m, "NativeMcp")
         .def(
-            "__init__",
-            [](NativeMcp* self, std::string name, std::string version, std::string title, std::string instructions,
-               std::vector<std::string> allowed_origins, bool json_response, bool stateless,
-               std::uint32_t session_idle_ms, std::uint32_t max_sessions, std::uint32_t max_sessions_per_principal,
-               std::size_t max_message_bytes, std::size_t max_batch, std::uint32_t tool_timeout_ms,
-               std::size_t page_size, std::size_t replay_events, std::vector<std::string> allowed_hosts,
-               bool resumable_streams, std::uint32_t stream_retry_ms, std::size_t max_calls_per_session) {
-                new (self) NativeMcp(make_config(
-                    std::move(name), std::move(version), std::move(title), std::move(instructions),
-                    std::move(allowed_origins), json_response, stateless, session_idle_ms, max_sessions,
-                    max_sessions_per_principal, max_message_bytes, max_batch, tool_timeout_ms, page_size, replay_events,
-                    std::move(allowed_hosts), resumable_streams, stream_retry_ms, max_calls_per_session));
-            },
-            nb::arg("name"), nb::arg("version"), nb::arg("title"), nb::arg("instructions"), nb::arg("allowed_origins"),
-            nb::arg("json_response"), nb::arg("stateless"), nb::arg("session_idle_ms"), nb::arg("max_sessions"),
-            nb::arg("max_sessions_per_principal"), nb::arg("max_message_bytes"), nb::arg("max_batch"),
-            nb::arg("tool_timeout_ms"), nb::arg("page_size"), nb::arg("replay_events"), nb::arg("allowed_hosts"),
-            nb::arg("resumable_streams"), nb::arg("stream_retry_ms"), nb::arg("max_calls_per_session"))
+            "__init__", [](NativeMcp* self, const nb::dict& config) { new (self) NativeMcp(config_from_dict(config)); },
+            nb::arg("config"))
         .def("add_tool", &NativeMcp::add_tool, nb::arg("key"), nb::arg("name"), nb::arg("title"),
              nb::arg("description"), nb::arg("input_schema"), nb::arg("output_schema"), nb::arg("annotations"),
              nb::arg("meta"), nb::arg("timeout_ms"), nb::arg("max_concurrency"))

@@ -258,11 +258,7 @@ class NativeCall:
 
 class NativeMcp:
     """The engine's MCP server (python/bindings/py_mcp.h); calls are queued for the loop watching `fd`."""
-    def __init__(self, name: str, version: str, title: str, instructions: str, allowed_origins: list[str],
-                 json_response: bool, stateless: bool, session_idle_ms: int, max_sessions: int,
-                 max_sessions_per_principal: int, max_message_bytes: int, max_batch: int, tool_timeout_ms: int,
-                 page_size: int, replay_events: int, allowed_hosts: list[str], resumable_streams: bool,
-                 stream_retry_ms: int, max_calls_per_session: int) -> None: ...
+    def __init__(self, config: dict[str, Any]) -> None: ...
     def add_tool(self, key: int, name: str, title: str, description: str, input_schema: str, output_schema: str,
                  annotations: str, meta: str, timeout_ms: int, max_concurrency: int) -> None: ...
     def add_resource(self, key: int, uri: str, name: str, title: str, description: str, mime_type: str,

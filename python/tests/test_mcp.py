@@ -249,3 +249,51 @@ def test_delete_ends_the_session(client: TestClient) -> None:
     assert r.status_code in (200, 204)
     r = s.post({"jsonrpc": "2.0", "id": 5, "method": "ping"})
     assert r.status_code == 404
+
+
+def _tool_app(**options: Any) -> Any:
+    from slipstream import App
+    from slipstream.mcp import MCP
+
+    server = MCP("stored", **options)
+
+    @server.tool()
+    def twice(x: int) -> int:
+        return 2 * x
+
+    app = App()
+    app.mount("/mcp", server)
+    return app
+
+
+def test_sessions_in_a_store_outlive_the_server(tmp_path: Any) -> None:
+    url = f"sqlite://{tmp_path / 'mcp.db'}"
+    with TestClient(_tool_app(store=url)) as first:
+        session = Session(first)
+        assert session.result("tools/call", {"name": "twice", "arguments": {"x": 4}})["structuredContent"] == {
+            "result": 8}
+    with TestClient(_tool_app(store=url)) as second:  # a new server on the same store knows the session
+        session.client = second
+        assert session.result("tools/call", {"name": "twice", "arguments": {"x": 5}})["structuredContent"] == {
+            "result": 10}
+        assert second.delete("/mcp", headers=session.headers()).status_code in (200, 204)
+        assert session.post({"jsonrpc": "2.0", "id": 9, "method": "ping"}).status_code == 404
+    with TestClient(_tool_app()) as memory_only:  # without a store the id means nothing
+        session.client = memory_only
+        assert session.post({"jsonrpc": "2.0", "id": 9, "method": "ping"}).status_code == 404
+
+
+def test_protected_resource_metadata(tmp_path: Any) -> None:
+    class AuthSettings:  # the official SDK's AuthSettings names
+        issuer_url = "https://auth.example.com"
+        resource_server_url = "https://api.example.com/mcp"
+        required_scopes = ["tools:read"]
+
+    with TestClient(_tool_app(auth=AuthSettings())) as client:
+        for path in ("/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"):
+            body = client.get(path).json()
+            assert body["resource"] == "https://api.example.com/mcp"
+            assert body["authorization_servers"] == ["https://auth.example.com"]
+            assert body["scopes_supported"] == ["tools:read"]
+    with pytest.raises(ValueError, match="resource="):
+        _tool_app(authorization_servers=["https://auth.example.com"])

@@ -43,6 +43,26 @@ def _ms(seconds: float | None) -> int:
     return 0 if seconds is None else max(1, round(seconds * 1000))
 
 
+def _resource_metadata(auth: Any, resource: str | None, authorization_servers: Sequence[str],
+                       scopes_supported: Sequence[str], resource_name: str | None) -> dict[str, Any]:
+    """The OAuth protected resource metadata options, from explicit values or from the official SDK's
+    AuthSettings (`issuer_url`, `resource_server_url`, `required_scopes`). Tokens are checked by the engine's
+    authentication (App(auth=..., jwt_*...)), never by a Python verifier."""
+    if auth is not None:
+        if getattr(auth, "token_verifier", None) is not None:
+            raise ValueError("tokens are checked by the engine's authentication (App(auth=...)), not a token_verifier")
+        resource = resource or (str(auth.resource_server_url) if getattr(auth, "resource_server_url", None) else None)
+        if not authorization_servers and getattr(auth, "issuer_url", None):
+            authorization_servers = [str(auth.issuer_url)]
+        scopes_supported = scopes_supported or list(getattr(auth, "required_scopes", None) or [])
+    if resource is None:
+        if authorization_servers or scopes_supported:
+            raise ValueError("authorization_servers and scopes_supported need resource= (the MCP server's URL)")
+        return {}
+    return {"resource": resource, "authorization_servers": list(authorization_servers),
+            "scopes_supported": list(scopes_supported), "resource_name": resource_name or ""}
+
+
 @dataclass
 class _Registration:
     kind: Literal["tool", "resource", "template", "prompt"]
@@ -61,7 +81,10 @@ class MCP:
                  max_sessions_per_principal: int = 100, max_message_bytes: int = 4 * 1024 * 1024,
                  max_batch: int = 100, page_size: int = 100, replay_events: int = 256,
                  allowed_hosts: Sequence[str] = (), resumable_streams: bool = False, stream_retry: float = 1.0,
-                 max_calls_per_session: int = 256) -> None:
+                 max_calls_per_session: int = 256, max_subscriptions: int = 1000, store: str | None = None,
+                 store_check: float = 0.0, store_connections: int = 4, store_timeout: float = 5.0,
+                 auth: Any = None, resource: str | None = None, authorization_servers: Sequence[str] = (),
+                 scopes_supported: Sequence[str] = (), resource_name: str | None = None) -> None:
         self.name = name
         self.instructions = instructions
         self._config = {
@@ -72,7 +95,11 @@ class MCP:
             "max_batch": max_batch, "tool_timeout_ms": _ms(tool_timeout), "page_size": page_size,
             "replay_events": replay_events, "allowed_hosts": list(allowed_hosts),
             "resumable_streams": resumable_streams, "stream_retry_ms": _ms(stream_retry),
-            "max_calls_per_session": max_calls_per_session}
+            "max_calls_per_session": max_calls_per_session, "max_subscriptions": max_subscriptions,
+            "store_url": store or "", "store_check_ms": round(store_check * 1000),
+            "store_connections": store_connections, "store_timeout_ms": _ms(store_timeout)}
+        self._config.update(_resource_metadata(auth, resource, authorization_servers, scopes_supported,
+                                               resource_name))
         self._handlers: list[Any] = []
         self._registrations: dict[tuple[str, str], _Registration] = {}
         self._resources: dict[str, ResourceHandler] = {}
@@ -213,7 +240,7 @@ class MCP:
         getattr(native, f"add_{reg.kind}")(reg.key, **reg.args)
 
     def _make_native(self) -> tuple[Any, Dispatcher]:
-        native = _native.NativeMcp(**self._config)
+        native = _native.NativeMcp(self._config)
         for reg in self._registrations.values():
             self._register(native, reg)
         if self._completion is not None:
