@@ -287,7 +287,7 @@ def test_protected_resource_metadata(tmp_path: Any) -> None:
     class AuthSettings:  # the official SDK's AuthSettings names
         issuer_url = "https://auth.example.com"
         resource_server_url = "https://api.example.com/mcp"
-        required_scopes = ["tools:read"]
+        required_scopes = ("tools:read",)
 
     with TestClient(_tool_app(auth=AuthSettings())) as client:
         for path in ("/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"):
