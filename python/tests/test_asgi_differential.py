@@ -97,9 +97,10 @@ RAW_CASES = [
        ws_transcript(["hi", "close"], headers=["x-accepted"])),
     Ws("websocket denial response", "/ws/deny", ws_transcript([])),
     Ws("websocket app raising before accept", "/ws/raise", ws_transcript([])),
+    Ws("websocket scope", "/ws/scope?room=1", ws_transcript([], subprotocols=["a", "b"])),
 ]
 
-RAW_WS = ["--ws-path", "/ws/echo", "--ws-path", "/ws/deny", "--ws-path", "/ws/raise"]
+RAW_WS = ["--ws-path", "/ws/echo", "--ws-path", "/ws/deny", "--ws-path", "/ws/raise", "--ws-path", "/ws/scope"]
 
 
 @pytest.fixture(scope="module")

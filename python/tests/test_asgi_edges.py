@@ -72,6 +72,19 @@ def test_lifespan_startup_failed_stops_the_server_with_its_message() -> None:
     assert "the database is unreachable" in done.stderr
 
 
+def test_an_app_without_lifespan_is_served_unless_lifespan_is_on() -> None:
+    server = Server("slipstream", "no_lifespan:app").start()
+    try:
+        assert httpx.get(f"{server.base}/x").text == "no lifespan here"
+    finally:
+        server.close()
+    done = subprocess.run([sys.executable, "-m", "slipstream", "asgi", "no_lifespan:app", "--lifespan", "on",
+                           "--port", str(free_port()), "--app-dir", str(APPS)],
+                          check=False, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3
+    assert "does not support the ASGI lifespan protocol" in done.stderr
+
+
 def test_run_with_interface_asgi_and_two_workers() -> None:
     server = Server("slipstream", "fastapi_app:app", ["--workers", "2"])
     server.command = lambda: [sys.executable, "-m", "slipstream", "run", "--interface", "asgi", "fastapi_app:app",

@@ -251,7 +251,7 @@ class HttpCycle:
     def finish(self, error: BaseException | None, path: str, method: str) -> None:
         """After the app returned (or raised): a 500 when nothing was sent, a cut connection when a body was
         left unfinished (a truncated body never looks complete)."""
-        if error is not None:
+        if error is not None and not isinstance(error, asyncio.CancelledError):  # cancelled: the server stops
             logger.error("Exception in ASGI application (%s %s)", method, path, exc_info=error)
         elif self._state == _START:
             logger.error("ASGI callable returned without starting response (%s %s).", method, path)

@@ -127,6 +127,14 @@ async def websocket(scope, receive, send):
         return
     if path == "/ws/raise":
         raise RuntimeError("websocket app failed")
+    if path == "/ws/scope":
+        await send({"type": "websocket.accept", "subprotocol": scope["subprotocols"][-1]})
+        keep = {k: scope[k] for k in ("type", "scheme", "path", "root_path", "subprotocols", "state")}
+        keep["query_string"] = scope["query_string"].decode()
+        keep["raw_path"] = scope["raw_path"].decode()
+        await send({"type": "websocket.send", "text": json.dumps(keep)})
+        await send({"type": "websocket.close", "code": 1000})
+        return
     await send({"type": "websocket.accept", "subprotocol": None, "headers": [(b"x-accepted", b"1")]})
     while True:
         message = await receive()
