@@ -24,11 +24,12 @@ def add_command(commands: Any, add_run_flags: Callable[[argparse.ArgumentParser]
 def add_asgi_flags(parser: argparse.ArgumentParser) -> None:
     """Flags for the ASGI interface (on `run` and `asgi`)."""
     parser.add_argument("--lifespan", choices=("auto", "on", "off"), default="auto",
-                        help="run the app's lifespan scope (auto: unless the app raises on it)")
-    parser.add_argument("--access-log", action=argparse.BooleanOptionalAction, default=None,
-                        help="the engine's access log line per request (default: on)")
+                        help="ASGI apps: run the app's lifespan scope (auto: unless the app raises on it)")
+    parser.add_argument("--access-log", action=argparse.BooleanOptionalAction, default=True,
+                        help="ASGI apps: the engine's access log line per request (a Slipstream app sets "
+                             "App(access_log=...))")
     parser.add_argument("--ws-path", dest="ws_paths", action="append", metavar="PATH",
-                        help="a WebSocket path of the app (default: the WebSocket routes found in a Starlette or "
+                        help="ASGI apps: a WebSocket path of the app (none given: the WebSocket routes found in a Starlette or "
                              "FastAPI app); repeat for more")
 
 
@@ -37,7 +38,7 @@ def wrap(app: Any, args: argparse.Namespace) -> AsgiServer:
     the scope's here (run()'s root_path option is for Slipstream apps)."""
     if not is_asgi3(app):
         raise SystemExit(f"error: {args.app} is not an ASGI 3 application (app(scope, receive, send))")
-    options = {} if getattr(args, "access_log", None) is None else {"access_log": args.access_log}
+    options = {"access_log": bool(getattr(args, "access_log", True))}
     return AsgiServer(app, root_path=getattr(args, "root_path", "") or "",
                       lifespan=getattr(args, "lifespan", "auto") or "auto",
                       websocket_paths=getattr(args, "ws_paths", None), **options)
