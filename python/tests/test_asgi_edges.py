@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -31,6 +32,23 @@ def test_a_client_leaving_mid_stream_is_an_http_disconnect(raw: Server) -> None:
     # The app streams until receive() gives http.disconnect; then it records what it saw.
     got = httpx.get(f"{raw.base}/forever-result?k1", timeout=15)
     assert got.json() == ["disconnected"]
+
+
+def test_a_client_that_does_not_read_pauses_send(raw: Server) -> None:
+    with socket.create_connection(("127.0.0.1", raw.port)) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+        sock.sendall(b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert sock.recv(12) == b"HTTP/1.1 200"
+        time.sleep(1)  # not a synchronization: without back-pressure the app would be done long before
+        paused_at = httpx.get(f"{raw.base}/big-count").json()
+        assert paused_at < 4096
+        received, chunk = 0, b""
+        while not chunk.endswith(b"0\r\n\r\n"):
+            chunk = sock.recv(1 << 20)
+            assert chunk, "the connection closed before the end of the body"
+            received += len(chunk)
+    assert received > 4096 * 65536  # the body, with its chunk framing
+    assert httpx.get(f"{raw.base}/big-count").json() == 4096
 
 
 def test_pathsend_answers_with_the_file(raw: Server) -> None:

@@ -89,6 +89,16 @@ async def app(scope, receive, send):
             await send({"type": "http.response.body", "body": b"part%d;" % i, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})
         return
+    if path == "/big":  # 256 MiB in 64 KiB chunks; /big-count: how many chunks send() took so far
+        EVENTS["big"] = [0]
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+        for _ in range(4096):
+            await send({"type": "http.response.body", "body": b"x" * 65536, "more_body": True})
+            EVENTS["big"][0] += 1
+        await send({"type": "http.response.body", "body": b""})
+        return
+    if path == "/big-count":
+        return await _json(send, 200, EVENTS.get("big", [0])[0])
     if path == "/forever":
         key = scope["query_string"].decode()
         SEEN[key] = asyncio.Event()
