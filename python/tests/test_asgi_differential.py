@@ -56,6 +56,8 @@ FASTAPI_CASES = [
     Ws("websocket path, query, subprotocol", "/ws/json/lobby?token=xyz",
        ws_transcript([json.dumps({"a": 1})], subprotocols=["chat"], read=0)),
     Ws("websocket closed before accept", "/ws/refuse", ws_transcript([])),
+    Http("route of an included router", "GET", "/v2/rooms/blue"),
+    Ws("websocket of an included router", "/v2/rooms/blue/ws", ws_transcript([], read=0)),
 ]
 
 STARLETTE_CASES = [

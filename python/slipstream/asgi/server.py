@@ -50,16 +50,27 @@ _PARAM = re.compile(r"\{([a-zA-Z_][a-zA-Z0-9_]*)(?::([a-zA-Z_][a-zA-Z0-9_]*))?\}
 
 
 def websocket_paths(app: Any, prefix: str = "", depth: int = 0) -> list[str]:
-    """The WebSocket paths an app declares (Starlette's and FastAPI's WebSocket routes, under their Mounts), in
-    the engine's pattern syntax. The engine routes a WebSocket handshake only on a path registered for it."""
+    """The WebSocket paths an app declares (Starlette's and FastAPI's WebSocket routes, under their Mounts and
+    included routers), in the engine's pattern syntax. The engine routes a WebSocket handshake only on a path
+    registered for it."""
     if depth > 16:
         return []
     routes = getattr(app, "routes", None)
     if routes is None:
         inner = getattr(app, "app", None)  # an ASGI middleware around the app
         return websocket_paths(inner, prefix, depth + 1) if inner is not None and inner is not app else []
+    return list(dict.fromkeys(_walk(routes, prefix, depth)))
+
+
+def _walk(routes: Any, prefix: str, depth: int) -> list[str]:
     found: list[str] = []
     for route in routes:
+        candidates = getattr(route, "effective_candidates", None)
+        if callable(candidates):  # FastAPI's included router (its routes, with the include's prefix applied)
+            low = getattr(route, "effective_low_priority_routes", None)
+            inner = [*candidates(), *(low() if callable(low) else ())]
+            found.extend(_walk([getattr(c, "starlette_route", c) for c in inner], prefix, depth + 1))
+            continue
         path = getattr(route, "path", None)
         if not isinstance(path, str):
             continue
@@ -67,7 +78,7 @@ def websocket_paths(app: Any, prefix: str = "", depth: int = 0) -> list[str]:
             found.append(_engine_pattern(prefix + path))
         elif getattr(route, "routes", None) is not None or getattr(route, "app", None) is not None:
             found.extend(websocket_paths(getattr(route, "app", None) or route, prefix + path.rstrip("/"), depth + 1))
-    return list(dict.fromkeys(found))
+    return found
 
 
 def _engine_pattern(path: str) -> str:

@@ -8,7 +8,17 @@ import pathlib
 from contextlib import asynccontextmanager
 from typing import Annotated
 
-from fastapi import BackgroundTasks, FastAPI, Header, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import (
+    APIRouter,
+    BackgroundTasks,
+    FastAPI,
+    Header,
+    HTTPException,
+    Query,
+    Request,
+    WebSocket,
+    WebSocketDisconnect,
+)
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, RedirectResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
@@ -204,3 +214,21 @@ async def ws_json(websocket: WebSocket, room: str, token: str | None = None):
 @app.websocket("/ws/refuse")
 async def ws_refuse(websocket: WebSocket):
     await websocket.close(code=1008)
+
+
+rooms = APIRouter()
+
+
+@rooms.get("/{room}")
+async def room_info(room: str):
+    return {"room": room}
+
+
+@rooms.websocket("/{room}/ws")
+async def room_ws(websocket: WebSocket, room: str):
+    await websocket.accept()
+    await websocket.send_text(f"welcome to {room}")
+    await websocket.close(code=4100, reason="router socket")
+
+
+app.include_router(rooms, prefix="/v2/rooms")
