@@ -28,8 +28,8 @@
 #include <thread>
 #include <vector>
 
-#include "app/serve_main.h"
 #include "app/database.h"
+#include "app/serve_main.h"
 #include "app/sessions.h"
 #include "slipstream/json.h"
 #include "slipstream/mcp.h"
