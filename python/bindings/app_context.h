@@ -11,6 +11,8 @@
 
 namespace slipstream::python {
 
+class Executor;
+
 /// Owned by NativeApp; used on the executor thread with the GIL held.
 struct AppContext {
     /// `runtime`: the app's AppRuntime (slipstream/_runtime.py). Throws std::runtime_error when a helper is missing.
@@ -44,6 +46,8 @@ struct AppContext {
     // The host in use: its task is current during first steps until a coroutine suspends in it (then it is
     // that coroutine's task and a new host is made) or it was cancelled (`check()` is true). Null until needed.
     PyRef host;
+    // The app's executor (set by NativeApp): a `def` handler's call is watched, and handed off when it blocks.
+    Executor* executor = nullptr;
 };
 
 }  // namespace slipstream::python

@@ -2,6 +2,11 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -17,6 +22,14 @@ class PyRoute;
 /// I/O threads submit() requests without touching the GIL; the executor thread runs an asyncio loop
 /// (slipstream/_runtime.py) that watches an eventfd and calls drain(), which takes every queued request and
 /// runs the handlers with the GIL held for the whole batch. At most one eventfd write per batch.
+///
+/// A `def` handler that blocks (sleeps, waits on I/O or a lock, or computes) does not stall the others: the loop
+/// is a baton that one thread holds at a time. drain() runs between two turns of the loop (from the loop's
+/// selector, slipstream/_runtime.py), so when a watchdog sees one sync call still running after kBlockedAfter,
+/// another thread (a parked one, or a new helper, at most kMaxHelpers) takes the baton and drives the loop and
+/// the queue meanwhile; the blocked thread takes it back, at the next turn, once its handler returned, and only
+/// then goes on (response, rest of its batch). Handlers that do not block keep the single-thread batch: the
+/// watch costs two atomic operations per def call and no thread exists until one blocks.
 class Executor {
   public:
     Executor();
@@ -27,8 +40,8 @@ class Executor {
     /// Any thread, no GIL needed. The route must outlive the executor.
     void submit(const Request& request, Responder responder, const PyRoute* route);
 
-    /// Starts the executor thread: it takes the GIL and calls `runner(eventfd, drain)`, which runs until
-    /// drain() reports a stop. Call with the GIL held.
+    /// Starts the executor thread: it takes the GIL and calls `runner(eventfd, drain, turn, set_helper)`, which
+    /// runs until drain() reports a stop. Call with the GIL held.
     void start(PyObject* runner);
     /// Asks the executor to stop after the queued requests. Any thread.
     void request_stop();
@@ -36,11 +49,26 @@ class Executor {
     /// executor thread itself (a thread cannot join itself); never throws.
     bool join() noexcept;
     bool running() const { return thread_.joinable(); }
-    /// Whether the caller is the executor thread (e.g. a handler, or the garbage collector run by one).
-    bool on_own_thread() const noexcept { return thread_.joinable() && thread_.get_id() == std::this_thread::get_id(); }
+    /// Whether the caller is one of this executor's threads (e.g. a handler, or the garbage collector run by one).
+    bool on_own_thread() const noexcept;
 
-    /// Executor thread, GIL held: runs every queued request. Returns true when the loop should stop.
-    bool drain() noexcept;
+    /// drain()'s answer, bits: kStop (the loop should stop), kHandedOff (another thread drove the loop while this
+    /// one was blocked in a handler: the selector's events it read before are stale).
+    static constexpr int kStop = 1;
+    static constexpr int kHandedOff = 2;
+    /// The baton's owner, GIL held: runs every queued request (and the rest of a batch a blocked thread left).
+    int drain() noexcept;
+    /// The baton's owner at each turn of the loop, GIL held: passes the baton to a thread whose blocked handler
+    /// returned and parks until it is needed again. 1: go on; 2: go on, after parking; 0: a helper retires.
+    int turn() noexcept;
+    /// Around a `def` handler's call on the baton's owner, GIL held. end_sync_call() returns once the caller
+    /// holds the baton again (it may wait, GIL released, when the handler blocked and another thread took over).
+    void begin_sync_call() noexcept;
+    void end_sync_call() noexcept;
+
+    /// A blocked sync call is handed off once it ran this long (checked by a watchdog thread; 2x worst case).
+    static constexpr auto kBlockedAfter = std::chrono::milliseconds(5);
+    static constexpr int kMaxHelpers = 64;
 
   private:
     struct Job {
@@ -49,13 +77,41 @@ class Executor {
         const PyRoute* route;
     };
 
+    void set_helper(PyObject* body);
+    void watch() noexcept;
+    void hand_off_locked() noexcept;  // the owner is blocked: a parked thread or a new helper takes the baton
+    void run_helper(int token) noexcept;
+    void retire_helpers() noexcept;  // the executor thread, at its end, GIL released
+    void wake_loop() noexcept;
+
     std::mutex mutex_;
     std::vector<Job> queue_;
     std::vector<Job> batch_;
+    std::size_t next_job_ = 0;  // batch_[next_job_...] not run yet (the baton's owner's)
     bool notified_ = false;
     std::atomic<bool> stop_{false};
     int event_fd_ = -1;
     std::thread thread_;
+
+    // The baton (see the class comment). Lock order: the GIL may be held when taking baton_mutex_, never taken
+    // while holding it.
+    std::mutex baton_mutex_;
+    std::condition_variable baton_cv_;
+    int owner_ = 0;  // token of the thread that may drive the loop (0: the executor thread; -1: none)
+    int next_token_ = 1;
+    std::deque<int> returned_;  // threads whose blocked call returned, waiting for the baton, first come first
+    std::vector<int> parked_;   // threads parked at a turn
+    std::atomic<int> returned_count_{0};
+    std::atomic<bool> stopping_baton_{false};  // stop_ seen while a helper held the baton: give it to token 0
+    bool retiring_ = false;
+    PyObject* helper_body_ = nullptr;  // Python: drives the loop on a helper thread (owned)
+    std::vector<std::thread> helpers_;
+    // Each thread's sync-call state (a thread_local in executor.cpp), by token: the watchdog reads the owner's.
+    std::vector<std::atomic<std::uint64_t>*> slots_;
+    std::thread watchdog_;
+    std::condition_variable watchdog_cv_;
+    bool watchdog_stop_ = false;
+    std::atomic<bool> watchdog_idle_{false};
 };
 
 /// Threads of ours that run Python (executor threads, the helpers that free an app orphaned on its executor

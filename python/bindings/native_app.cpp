@@ -57,6 +57,7 @@ NativeApp::NativeApp(PyObject* options, PyObject* runtime)
       runner_(PyRef::steal(PyObject_GetAttrString(runtime, "run_executor"))),
       executor_(std::make_unique<Executor>()),
       app_(std::make_unique<App>(server_options_from_dict(options))) {
+    context_->executor = executor_.get();
     if (!runner_) {
         PyErr_Clear();
         throw std::invalid_argument("slipstream._runtime lacks run_executor");

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <utility>
 
+#include "executor.h"
 #include "pending_reply.h"
 #include "py_stream.h"
 
@@ -307,8 +308,13 @@ PyObject* PyRoute::call(const Request& request, Responder& responder, PyRef* rep
         if (value == nullptr) break;
         argv[built + 1] = value;
     }
-    if (built == n && !failures)
+    if (built == n && !failures) {
+        // A `def` handler may block: the executor hands the loop to another thread meanwhile (executor.h).
+        const bool watched = !is_coroutine_ && !self_replying_ && ctx_.executor != nullptr;
+        if (watched) ctx_.executor->begin_sync_call();
         result = PyObject_Vectorcall(handler_.get(), argv + 1, PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames_.get());
+        if (watched) ctx_.executor->end_sync_call();
+    }
     for (std::size_t i = 0; i < built; ++i)
         Py_DECREF(argv[i + 1]);
     if (failures && !PyErr_Occurred()) *failures_out = PyRef::steal(PyList_AsTuple(failures.get()));

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import functools
 import logging
+import selectors
+import sys
 import threading
 from collections.abc import Callable, Generator
 from typing import Any
@@ -48,22 +51,120 @@ def _stop_python_threads() -> None:
         logger.warning("the engine's Python threads did not stop within 10 s of exit")
 
 
-def run_executor(event_fd: int, drain: Any, host: Any = None) -> None:
-    """Body of the executor thread: an asyncio loop that runs `drain` (a batch of requests) when the fd is ready."""
+_STOP = 1        # drain()'s answer bits (python/bindings/executor.h)
+_HANDED_OFF = 2
+
+
+class _Retire(Exception):
+    """A helper thread's selector turn was refused: the executor stopped."""
+
+
+class _ExecutorSelector(selectors.BaseSelector):
+    """The loop's selector with the executor's eventfd in it: drain() runs the engine's requests between two turns
+    of the loop (not in a loop callback), so that while a `def` handler blocks, another thread can drive the loop
+    (python/bindings/executor.h: the baton). `turn()` parks a thread that gave the baton away."""
+
+    def __init__(self, inner: selectors.BaseSelector, event_fd: int, drain: Any, turn: Any) -> None:
+        self._inner = inner
+        self._fd = event_fd
+        self._drain = drain
+        self._turn = turn
+        self.loop: Any = None
+        inner.register(event_fd, selectors.EVENT_READ)
+
+    def register(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
+        return self._inner.register(fileobj, events, data)
+
+    def unregister(self, fileobj: Any) -> selectors.SelectorKey:
+        return self._inner.unregister(fileobj)
+
+    def modify(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
+        return self._inner.modify(fileobj, events, data)
+
+    def get_key(self, fileobj: Any) -> selectors.SelectorKey:
+        return self._inner.get_key(fileobj)
+
+    def get_map(self) -> Any:
+        return self._inner.get_map()
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def stop_draining(self) -> None:
+        """After the loop stopped: requests are no longer run (the loop still runs, to end its tasks)."""
+        self._inner.unregister(self._fd)
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        turn = self._turn()
+        if turn == 0:
+            raise _Retire
+        if turn == 2:  # this thread parked while another drove the loop: the timeout it was given is stale
+            self.loop._thread_id = threading.get_ident()
+            timeout = 0
+        ready = self._inner.select(timeout)
+        for i, (key, _) in enumerate(ready):
+            if key.fd == self._fd:
+                del ready[i]
+                state = self._drain()
+                if state & _STOP:
+                    self.loop.stop()
+                if state & _HANDED_OFF:  # another thread drove the loop meanwhile: what was read is stale
+                    self.loop._thread_id = threading.get_ident()
+                    return []
+                break
+        return ready
+
+
+def _drive(loop: asyncio.AbstractEventLoop) -> None:
+    """A helper thread's body (python/bindings/executor.h): drives the loop while the thread that drove it is
+    blocked in a `def` handler; its selector parks it between turns, and retires it when the executor stops."""
+    asyncio.events._set_running_loop(loop)
+    sys.set_asyncgen_hooks(firstiter=loop._asyncgen_firstiter_hook,  # type: ignore[attr-defined]
+                           finalizer=loop._asyncgen_finalizer_hook)  # type: ignore[attr-defined]
+    loop._thread_id = threading.get_ident()  # type: ignore[attr-defined]
+    try:
+        while True:
+            loop._run_once()  # type: ignore[attr-defined]
+    except _Retire:
+        pass
+    finally:
+        asyncio.events._set_running_loop(None)
+
+
+def _new_loop(event_fd: int, drain: Any, turn: Any, set_helper: Any) -> tuple[asyncio.AbstractEventLoop, bool]:
+    """The executor's loop; True when the eventfd is in its selector (the default loop), False when the policy
+    makes another kind of loop (drained from a reader callback then, and a blocked handler blocks it)."""
     loop = asyncio.new_event_loop()
+    if turn is None or type(loop) is not asyncio.SelectorEventLoop:
+        return loop, False
+    loop.close()
+    selector = _ExecutorSelector(selectors.DefaultSelector(), event_fd, drain, turn)
+    loop = asyncio.SelectorEventLoop(selector)
+    selector.loop = loop
+    set_helper(functools.partial(_drive, loop))
+    return loop, True
+
+
+def run_executor(event_fd: int, drain: Any, host: Any = None, turn: Any = None, set_helper: Any = None) -> None:
+    """Body of the executor thread: an asyncio loop that runs `drain` (a batch of requests) when the fd is ready."""
+    loop, in_selector = _new_loop(event_fd, drain, turn, set_helper)
     asyncio.set_event_loop(loop)
     if host is not None:
         host._loop_started(loop)
 
     def on_ready() -> None:
-        if drain():
+        if drain() & _STOP:
             loop.stop()
 
-    loop.add_reader(event_fd, on_ready)
+    if not in_selector:
+        loop.add_reader(event_fd, on_ready)
     try:
         loop.run_forever()
     finally:
-        loop.remove_reader(event_fd)
+        if in_selector:
+            loop._selector.stop_draining()  # type: ignore[attr-defined]
+        else:
+            loop.remove_reader(event_fd)
         pending = asyncio.all_tasks(loop)
         for task in pending:
             task.cancel()
@@ -278,9 +379,9 @@ class AppRuntime:
         self.end()
 
     # --- Lifespan, on the executor's loop. ---
-    def run_executor(self, event_fd: int, drain: Any) -> None:
+    def run_executor(self, event_fd: int, drain: Any, turn: Any = None, set_helper: Any = None) -> None:
         """The executor thread's body (see run_executor); runs the lifespan around serving when run_lifespan."""
-        run_executor(event_fd, drain, self)
+        run_executor(event_fd, drain, self, turn, set_helper)
 
     def add_loop_hook(self, attach: Callable[[asyncio.AbstractEventLoop], None], detach: Callable[[], None],
                       keep: Any = None) -> None:
