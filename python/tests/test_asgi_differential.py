@@ -78,6 +78,10 @@ STARLETTE_CASES = [
     Http("method not allowed", "DELETE", "/"),
     Http("204", "GET", "/empty"),
     Http("mount", "GET", "/sub/hello"),
+    Http("HEAD of a whole body", "HEAD", "/"),
+    Http("HEAD of a streamed body", "HEAD", "/stream"),
+    Http("HEAD of a file", "HEAD", "/file"),
+    Http("range of a file", "GET", "/file", {"headers": {"range": "bytes=6-9"}}),
     Ws("websocket echo, client closes", "/ws", ws_transcript(["a", "bc"], client_closes=True)),
     Ws("websocket bytes and close code", "/ws/bytes", ws_transcript([b"\x01\x02\x03"], read=0)),
 ]

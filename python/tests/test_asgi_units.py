@@ -78,3 +78,11 @@ def test_split_headers_takes_the_content_type_apart_and_drops_the_framing() -> N
     ])
     assert content_type == "text/plain"
     assert headers == (("x-a", "1"), ("x-a", "2"), ("set-cookie", "k=\u00e9"))
+
+
+def test_declared_length_reads_the_content_length_header() -> None:
+    from slipstream.asgi._http import declared_length
+
+    assert declared_length([(b"content-type", b"text/plain"), (b"Content-Length", b"18")]) == 18
+    assert declared_length([(b"content-length", b"x")]) == 0
+    assert declared_length([]) == 0

@@ -30,6 +30,9 @@ _START, _BODY, _DONE = 0, 1, 2
 # http.response.pathsend: a file body the engine sends itself (sendfile(2) on the I/O thread).
 _EXTENSIONS: dict[str, Any] = {"http.response.pathsend": {}}
 _ERROR_BODY = b"Internal Server Error"
+# A HEAD answer's Content-Length comes from the body the engine is given (it sends none of it): an app that
+# declares the length and sends no body gets a stand-in body of that length, up to this size.
+_HEAD_STAND_IN_MAX = 8 << 20
 
 
 class WholeResponse:
@@ -84,6 +87,17 @@ def split_headers(raw: Any) -> tuple[str | None, tuple[tuple[str, str], ...]]:
     return content_type, tuple(out)
 
 
+def declared_length(raw: Any) -> int:
+    """The Content-Length among ASGI response headers (0 when absent or malformed)."""
+    for name, value in raw:
+        if bytes(name).lower() == b"content-length":
+            try:
+                return int(bytes(value))
+            except ValueError:
+                return 0
+    return 0
+
+
 def raw_path_of(path: str) -> bytes:
     """The path as sent, rebuilt from the engine's percent-decoded one (exact unless it held escaped reserved
     characters such as %2F: the engine does not pass the raw target to Python yet)."""
@@ -125,11 +139,13 @@ def http_scope(request: Any, root_path: str, server: tuple[str, int] | None) -> 
 class HttpCycle:
     """receive/send of one request; answers through the engine's PendingReply (`reply`)."""
 
-    __slots__ = ("_body", "_content_type", "_ended", "_headers", "_state", "_status", "disconnected", "reply",
-                 "writer")
+    __slots__ = ("_body", "_content_type", "_ended", "_head_length", "_headers", "_state", "_status", "disconnected",
+                 "head", "reply", "writer")
 
-    def __init__(self, reply: Any, body: bytes) -> None:
+    def __init__(self, reply: Any, body: bytes, head: bool = False) -> None:
         self.reply = reply
+        self.head = head  # a HEAD request
+        self._head_length = 0  # the Content-Length the app declared on a HEAD answer
         self._body: bytes | None = body
         self._state = _START
         self._status = 200
@@ -166,6 +182,8 @@ class HttpCycle:
                 raise RuntimeError(f"Expected ASGI message 'http.response.start', but got '{kind}'.")
             self._status = int(message["status"])
             self._content_type, self._headers = split_headers(message.get("headers") or ())
+            if self.head:
+                self._head_length = declared_length(message.get("headers") or ())
             self._state = _BODY
             return
         if self._state == _DONE:
@@ -185,6 +203,8 @@ class HttpCycle:
         if writer is None:
             if not more:
                 self._state = _DONE
+                if not body and 0 < self._head_length <= _HEAD_STAND_IN_MAX:
+                    body = bytes(self._head_length)
                 self.reply.send(WholeResponse(self._status, self._content_type, self._headers, bytes(body)))
                 self._wake()
                 return

@@ -150,7 +150,7 @@ class AsgiServer(App):
         return super().run(host=host, port=port, threads=threads, **options)
 
     async def _http(self, request: Any, __reply__: Any) -> None:
-        cycle = HttpCycle(__reply__, request.body_bytes)
+        cycle = HttpCycle(__reply__, request.body_bytes, request.method == "HEAD")
         scope = http_scope(request, self.asgi_root_path, self.server_address)
         error: BaseException | None = None
         try:

@@ -95,6 +95,21 @@ class Server:
 
 
 @dataclasses.dataclass(frozen=True)
+class Framed:
+    """A Content-Length that counts only when both sides have one (chunked on one side is not a difference)."""
+
+    length: str | None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Framed):
+            return NotImplemented
+        return self.length is None or other.length is None or self.length == other.length
+
+    def __hash__(self) -> int:
+        return 0
+
+
+@dataclasses.dataclass(frozen=True)
 class Http:
     """One HTTP request of a differential case."""
 
@@ -112,7 +127,8 @@ class Http:
         except httpx.HTTPError as exc:
             return ("transport error", type(exc).__name__)
         kept = sorted((k.lower(), v) for k, v in response.headers.multi_items() if k.lower() not in IGNORED)
-        return (response.status_code, kept, response.content)
+        # Content-Length where it was sent (always on HEAD and whole bodies): compared when both servers send it.
+        return (response.status_code, kept, response.content, Framed(response.headers.get("content-length")))
 
 
 @dataclasses.dataclass(frozen=True)
