@@ -70,7 +70,6 @@ class _ExecutorSelector(selectors.BaseSelector):
         self._drain = drain
         self._turn = turn
         self.loop: Any = None
-        inner.register(event_fd, selectors.EVENT_READ)
 
     def register(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
         return self._inner.register(fileobj, events, data)
@@ -89,6 +88,10 @@ class _ExecutorSelector(selectors.BaseSelector):
 
     def close(self) -> None:
         self._inner.close()
+
+    def start_draining(self) -> None:
+        """Once the loop started (after the lifespan's startup): requests are run from now on."""
+        self._inner.register(self._fd, selectors.EVENT_READ)
 
     def stop_draining(self) -> None:
         """After the loop stopped: requests are no longer run (the loop still runs, to end its tasks)."""
@@ -156,7 +159,9 @@ def run_executor(event_fd: int, drain: Any, host: Any = None, turn: Any = None, 
         if drain() & _STOP:
             loop.stop()
 
-    if not in_selector:
+    if in_selector:
+        loop._selector.start_draining()  # type: ignore[attr-defined]
+    else:
         loop.add_reader(event_fd, on_ready)
     try:
         loop.run_forever()
