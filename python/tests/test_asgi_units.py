@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from slipstream.asgi import is_asgi3
 from slipstream.asgi._http import raw_path_of, split_headers
-from slipstream.asgi.server import _engine_pattern, websocket_paths
+from slipstream.asgi.server import _engine_pattern, find_websocket_paths
 
 fastapi = pytest.importorskip("fastapi")
 starlette_routing = pytest.importorskip("starlette.routing")
@@ -43,7 +43,7 @@ def test_websocket_paths_of_fastapi_routers_mounts_and_middleware() -> None:
                             starlette_routing.WebSocketRoute("/by/{key:uuid}/{rest:path}", ws)])
     app.mount("/sub", sub)
     wrapped = CORSMiddleware(app, allow_origins=["*"])
-    assert websocket_paths(wrapped) == ["/items/{item_id:int}/feed", "/v1/chat/{room}", "/v1/nested/deep",
+    assert find_websocket_paths(wrapped) == ["/items/{item_id:int}/feed", "/v1/chat/{room}", "/v1/nested/deep",
                                         "/sub/live",
                                         "/sub/by/{key:uuid}/{rest:path}"]
 
@@ -55,7 +55,7 @@ def test_a_convertor_the_engine_does_not_know_becomes_a_plain_parameter() -> Non
 def test_an_app_without_routes_has_no_websocket_paths() -> None:
     async def app(scope: object, receive: object, send: object) -> None: ...
 
-    assert websocket_paths(app) == []
+    assert find_websocket_paths(app) == []
     assert is_asgi3(app)
     assert not is_asgi3("module:app")
 

@@ -49,7 +49,7 @@ _CONVERTORS = {"str", "int", "float", "uuid", "path"}
 _PARAM = re.compile(r"\{([a-zA-Z_][a-zA-Z0-9_]*)(?::([a-zA-Z_][a-zA-Z0-9_]*))?\}")
 
 
-def websocket_paths(app: Any, prefix: str = "", depth: int = 0) -> list[str]:
+def find_websocket_paths(app: Any, prefix: str = "", depth: int = 0) -> list[str]:
     """The WebSocket paths an app declares (Starlette's and FastAPI's WebSocket routes, under their Mounts and
     included routers), in the engine's pattern syntax. The engine routes a WebSocket handshake only on a path
     registered for it."""
@@ -58,7 +58,7 @@ def websocket_paths(app: Any, prefix: str = "", depth: int = 0) -> list[str]:
     routes = getattr(app, "routes", None)
     if routes is None:
         inner = getattr(app, "app", None)  # an ASGI middleware around the app
-        return websocket_paths(inner, prefix, depth + 1) if inner is not None and inner is not app else []
+        return find_websocket_paths(inner, prefix, depth + 1) if inner is not None and inner is not app else []
     return list(dict.fromkeys(_walk(routes, prefix, depth)))
 
 
@@ -77,7 +77,7 @@ def _walk(routes: Any, prefix: str, depth: int) -> list[str]:
         if "WebSocket" in type(route).__name__:
             found.append(_engine_pattern(prefix + path))
         elif getattr(route, "routes", None) is not None or getattr(route, "app", None) is not None:
-            found.extend(websocket_paths(getattr(route, "app", None) or route, prefix + path.rstrip("/"), depth + 1))
+            found.extend(find_websocket_paths(getattr(route, "app", None) or route, prefix + path.rstrip("/"), depth + 1))
     return found
 
 
@@ -107,10 +107,11 @@ class AsgiServer(App):
         self.asgi_app = asgi_app
         self.asgi_root_path = root_path.rstrip("/")
         self.asgi_lifespan = lifespan
+        self.runtime: Any = None  # the AppRuntime, once built
         # Paths whose GET with an Upgrade is a WebSocket (the engine routes one kind of GET per pattern): given,
         # or found in the app's routes.
         self.websocket_paths = [_engine_pattern(p) for p in websocket_paths] if websocket_paths is not None \
-            else globals()["websocket_paths"](asgi_app)
+            else find_websocket_paths(asgi_app)
         self._host = "127.0.0.1"
         self._native: Any = None
         self._server: tuple[str, int] | None = None
@@ -176,5 +177,3 @@ class AsgiServer(App):
             error = exc
         finally:
             cycle.finish(error)
-
-    runtime: Any = None
