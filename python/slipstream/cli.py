@@ -63,6 +63,20 @@ def _non_negative(text: str) -> int:
     return value
 
 
+def _duration_ms(text: str) -> int:
+    """A duration as the C++ servers write it (500ms, 30s, 2m, 1h) or seconds alone (30, 0.5), in milliseconds."""
+    units = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000}
+    number, unit = text.strip(), "s"
+    for suffix in ("ms", "s", "m", "h"):
+        if number.endswith(suffix):
+            number, unit = number[: -len(suffix)], suffix
+            break
+    value = float(number) * units[unit]
+    if not 0 <= value <= 24 * 3_600_000:
+        raise ValueError("must be between 0 and 24h")
+    return round(value)
+
+
 def _log_level(text: str) -> str:
     if text not in ("debug", "info", "warning", "warn", "error", "off"):
         raise ValueError("must be debug, info, warning, error or off")
@@ -96,6 +110,8 @@ FLAGS = (
          "'*'", fallback_env="FORWARDED_ALLOW_IPS"),
     Flag("io-uring", "bool", False, "I/O threads wait in io_uring instead of epoll, and plain connections "
          "receive and send through it (Linux 5.19+; refused at start where the kernel does not allow it)"),
+    Flag("drain-timeout", _duration_ms, None, "deadline for in-flight work after SIGTERM (500ms, 30s, 2m); "
+         "default: the app's own (App(drain_timeout_ms=...), 30s)"),
     Flag("tls-cert", str, None, "TLS certificate chain (PEM file); with --tls-key serves HTTPS"),
     Flag("tls-key", str, None, "TLS private key (PEM file)"),
     Flag("log-level", _log_level, "info", "least severe message logged: debug, info, warning, error, off"),
@@ -192,6 +208,8 @@ def server_options(args: argparse.Namespace) -> dict[str, Any]:
         options["io_uring"] = True
     if args.reuse_port:
         options["reuse_port"] = True
+    if args.drain_timeout is not None:
+        options["drain_timeout_ms"] = args.drain_timeout
     if args.tls_cert or args.tls_key:
         if not (args.tls_cert and args.tls_key):
             raise SystemExit("error: --tls-cert and --tls-key go together")

@@ -149,6 +149,11 @@ def test_help_lists_every_variable() -> None:
      {"app": "pkg:app", "tls_cert": "c.pem", "tls_key": "k.pem"}),
     ({"SLIPSTREAM_IO_URING": "true"}, [], {"io_uring": True}),
     ({"SLIPSTREAM_IO_URING": "true"}, ["--no-io-uring"], {"io_uring": False}),
+    ({}, [], {"drain_timeout": None}),
+    ({"SLIPSTREAM_DRAIN_TIMEOUT": "45s"}, [], {"drain_timeout": 45_000}),
+    ({"SLIPSTREAM_DRAIN_TIMEOUT": "45s"}, ["--drain-timeout", "500ms"], {"drain_timeout": 500}),
+    ({}, ["--drain-timeout", "2m"], {"drain_timeout": 120_000}),
+    ({}, ["--drain-timeout", "1.5"], {"drain_timeout": 1_500}),
 ])
 def test_flags_and_variables(monkeypatch: pytest.MonkeyPatch, env: dict[str, str], argv: list[str],
                              expected: dict[str, Any]) -> None:
@@ -167,6 +172,8 @@ def test_flags_and_variables(monkeypatch: pytest.MonkeyPatch, env: dict[str, str
     ({"SLIPSTREAM_PORT": "x"}, "SLIPSTREAM_PORT='x'"),
     ({"WEB_CONCURRENCY": "0"}, "WEB_CONCURRENCY='0': must be at least 1"),
     ({"SLIPSTREAM_RELOAD": "maybe"}, "SLIPSTREAM_RELOAD='maybe': expected one of"),
+    ({"SLIPSTREAM_DRAIN_TIMEOUT": "forever"}, "SLIPSTREAM_DRAIN_TIMEOUT='forever'"),
+    ({"SLIPSTREAM_DRAIN_TIMEOUT": "25h"}, "must be between 0 and 24h"),
 ])
 def test_bad_variables_are_refused(monkeypatch: pytest.MonkeyPatch, env: dict[str, str], message: str) -> None:
     for key, value in env.items():
@@ -318,3 +325,23 @@ def test_request_url_and_client(options: dict[str, Any], headers: dict[str, str]
         body = client.get("/where", headers=headers).json()
     assert (body["url"], body["client"][0]) == expected
     assert body["client"][1] == 0 if expected[1] != "127.0.0.1" else body["client"][1] > 0
+
+
+def test_drain_timeout_cuts_a_request_that_never_ends() -> None:
+    """With --drain-timeout 300ms a SIGTERM'd server gives up on a hanging request and exits (the default, 30 s,
+    would outlast the wait below)."""
+    from test_server import TESTS, listening_port
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.Popen([sys.executable, "-m", "slipstream", "run", "apps.slow_app:app", "--port", "0",
+                             "--drain-timeout", "300ms"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        port = listening_port(proc)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        conn.request("GET", "/hang")
+        threading.Thread(target=lambda: proc.stderr.read(), daemon=True).start()  # keep the pipe drained
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 1  # exits; 1: the deadline cut a request (a clean drain is 0)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
