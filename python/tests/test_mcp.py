@@ -142,6 +142,11 @@ def test_invalid_arguments_are_a_tool_error_naming_the_pointer(session: Session)
     assert "b" in result["content"][0]["text"]
 
 
+def test_async_tools_run_in_one_task(session: Session) -> None:
+    result = session.result("tools/call", {"name": "in_one_task", "arguments": {}})
+    assert result["structuredContent"] == {"result": True}
+
+
 def test_unknown_tool_is_invalid_params(session: Session) -> None:
     answer = session.request("tools/call", {"name": "nope", "arguments": {}})[-1]
     assert answer["error"]["code"] == -32602

@@ -6,10 +6,14 @@ of requests sent to the client (sampling, elicitation, roots) with their answers
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import itertools
 import json
 import logging
+from asyncio.tasks import _enter_task, _leave_task
 from typing import Any, Protocol
+
+from .._runtime import new_host
 
 logger = logging.getLogger("slipstream.mcp")
 
@@ -29,6 +33,7 @@ class Dispatcher:
         self.answers: dict[int, asyncio.Future[tuple[bool, str]]] = {}
         self.tokens = itertools.count(1)
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.host: Any = None  # (loop, task, check, slot): the Task current while a call's first step runs
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
@@ -40,6 +45,9 @@ class Dispatcher:
         self.loop.remove_reader(self.native.fd)
         for task in list(self.tasks.values()):
             task.cancel()
+        if self.host is not None:
+            self.host[1].cancel()
+            self.host = None
         for future in self.answers.values():
             future.cancel()
         self.answers.clear()
@@ -79,9 +87,29 @@ class Dispatcher:
                 if call_id in self.cancelled_early or call.cancelled():
                     self.cancelled_early.discard(call_id)
                     continue
-                task = self.loop.create_task(self._run(self.handlers[key], call))
-                self.tasks[call_id] = task
-                task.add_done_callback(lambda _t, i=call_id: self.tasks.pop(i, None))
+                task = self._start(self._run(self.handlers[key], call))
+                if task is not None:
+                    self.tasks[call_id] = task
+                    task.add_done_callback(lambda _t, i=call_id: self.tasks.pop(i, None))
+
+    def _start(self, coro: Any) -> asyncio.Task[None] | None:
+        """Runs the call's first step at once inside a reusable host Task (asyncio's current task then, so anyio and
+        asyncio.timeout work), as the engine runs handlers; a call that suspends goes on in that Task, returned, and
+        the next call gets a new host. None when the call finished in its first step (most calls)."""
+        if self.host is None or self.host[2]():
+            self.host = new_host()
+        loop, task, _check, slot = self.host
+        context = contextvars.copy_context()
+        _enter_task(loop, task)
+        try:
+            first = context.run(coro.send, None)
+        except StopIteration:
+            return None
+        finally:
+            _leave_task(loop, task)
+        slot.set_result((coro, first, context))
+        self.host = None
+        return task
 
     async def _run(self, handler: Runs, call: Any) -> None:
         try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
+import anyio
 from pydantic import BaseModel
 from slipstream import App
 from slipstream.mcp import (
@@ -70,6 +71,19 @@ def blocking() -> str:
     """Blocks its thread until the test releases it."""
     events["blocked"].set()
     return "released" if events["release"].wait(30) else "timed out"
+
+
+@mcp.tool()
+async def in_one_task() -> bool:
+    """anyio and asyncio.timeout need a current Task: the same one before and after a suspension."""
+    before = asyncio.current_task()
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as group:
+            group.start_soon(anyio.sleep, 0)
+        await asyncio.sleep(0.01)
+    async with asyncio.timeout(5):
+        await asyncio.sleep(0)
+    return before is not None and asyncio.current_task() is before
 
 
 @mcp.tool()
