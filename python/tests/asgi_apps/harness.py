@@ -46,7 +46,9 @@ class Server:
         if self.kind == "slipstream":
             return [sys.executable, "-m", "slipstream", "asgi", self.target, *common, "--threads", "1",
                     "--log-level", "warning", *self.extra]
-        return [sys.executable, "-m", "uvicorn", self.target, *common, "--log-level", "warning", *self.extra]
+        # uvicorn as deployed: httptools (h11 answers some malformed or streamed requests differently), uvloop.
+        return [sys.executable, "-m", "uvicorn", self.target, *common, "--http", "httptools", "--loop", "uvloop",
+                "--log-level", "warning", *self.extra]
 
     def start(self, timeout: float = 30.0) -> Server:
         self.port = free_port()
