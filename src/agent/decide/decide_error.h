@@ -5,9 +5,8 @@
 #include <cstdint>
 #include <string>
 #include <utility>
-#include <variant>
 
-#include "base/assert.h"
+#include "agent/sessions/session_error.h"
 #include "base/status.h"
 
 namespace slipstream::agent::decide {
@@ -68,26 +67,6 @@ inline DecideError error_from_status(const base::Status& status) {
 
 /// A value or a DecideError; the error cannot be ignored silently.
 template <typename T>
-class [[nodiscard]] DecideResult {
-  public:
-    DecideResult(T value) : data_(std::in_place_index<0>, std::move(value)) {}            // NOLINT: implicit
-    DecideResult(DecideError error) : data_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
-    bool is_ok() const { return data_.index() == 0; }
-    T& value() & {
-        SLIPSTREAM_ASSERT(is_ok());
-        return std::get<0>(data_);
-    }
-    const T& value() const& {
-        SLIPSTREAM_ASSERT(is_ok());
-        return std::get<0>(data_);
-    }
-    const DecideError& error() const {
-        SLIPSTREAM_ASSERT(!is_ok());
-        return std::get<1>(data_);
-    }
-
-  private:
-    std::variant<T, DecideError> data_;
-};
+using DecideResult = sessions::ValueOr<T, DecideError>;
 
 }  // namespace slipstream::agent::decide

@@ -62,12 +62,13 @@ struct SessionError {
     static SessionError internal(std::string why) { return make(SessionErrorCode::kInternal, std::move(why)); }
 };
 
-/// A value or a SessionError; the error cannot be ignored silently.
-template <typename T>
-class [[nodiscard]] SessionResult {
+/// A value or an error of the agent services (SessionError, decide's DecideError); the error cannot be ignored
+/// silently.
+template <typename T, typename E>
+class [[nodiscard]] ValueOr {
   public:
-    SessionResult(T value) : data_(std::in_place_index<0>, std::move(value)) {}             // NOLINT: implicit
-    SessionResult(SessionError error) : data_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
+    ValueOr(T value) : data_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit
+    ValueOr(E error) : data_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
     bool is_ok() const { return data_.index() == 0; }
     T& value() & {
         SLIPSTREAM_ASSERT(is_ok());
@@ -81,14 +82,18 @@ class [[nodiscard]] SessionResult {
         SLIPSTREAM_ASSERT(is_ok());
         return std::get<0>(std::move(data_));
     }
-    const SessionError& error() const {
+    const E& error() const {
         SLIPSTREAM_ASSERT(!is_ok());
         return std::get<1>(data_);
     }
 
   private:
-    std::variant<T, SessionError> data_;
+    std::variant<T, E> data_;
 };
+
+/// A value or a SessionError.
+template <typename T>
+using SessionResult = ValueOr<T, SessionError>;
 
 /// An operation that answers nothing but success.
 struct Done {};
