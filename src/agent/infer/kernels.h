@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "agent/infer/ggml_type.h"
 #include "agent/infer/thread_pool.h"
@@ -12,9 +13,18 @@ namespace slipstream::agent::infer::kernels {
 /// SLIPSTREAM_INFER_SIMD=portable|avx2 forces a narrower one, for tests and comparisons).
 const char* simd_path();
 
+/// True when `name` ("portable", "avx2", "avx512") was built and this CPU has its instructions.
+bool simd_path_available(std::string_view name);
+/// Switches every later kernel call to `name`; false (and no change) when it is not available. For tests and
+/// benchmarks: not to be called while another thread runs kernels.
+bool use_simd_path(std::string_view name);
+
 float fp16_to_fp32(uint16_t h);
+/// Round to nearest even; overflow gives infinity, NaN stays NaN, tiny values become subnormals or zero.
 uint16_t fp32_to_fp16(float f);
 float bf16_to_fp32(uint16_t h);
+/// Round to nearest even; NaN stays NaN.
+uint16_t fp32_to_bf16(float f);
 
 /// Row r of w as floats (cols of them).
 void dequantize_row(const WeightMatrix& w, int64_t r, float* out);

@@ -1,10 +1,12 @@
 // ThreadPool: a fixed set of threads that run one parallel_for at a time for the model's kernels.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace slipstream::agent::infer {
@@ -24,24 +26,34 @@ class ThreadPool {
 
     template <typename Fn>
     void parallel_for(int64_t n, Fn&& fn) {
-        run(n, [](void* ctx, int64_t b, int64_t e) { (*static_cast<Fn*>(ctx))(b, e); }, &fn);
+        using F = std::remove_reference_t<Fn>;
+        run(
+            n, [](void* ctx, int64_t b, int64_t e) { (*static_cast<F*>(ctx))(b, e); },
+            const_cast<void*>(static_cast<const void*>(&fn)));
     }
 
   private:
     using Trampoline = void (*)(void*, int64_t, int64_t);
     void run(int64_t n, Trampoline fn, void* ctx);
     void worker_main(int index);
+    void work();
 
     std::vector<std::thread> workers_;
     std::mutex mu_;
     std::condition_variable start_cv_;
     std::condition_variable done_cv_;
-    uint64_t generation_ = 0;
-    int pending_ = 0;
-    bool stopping_ = false;
+    // Workers spin on generation_ for a short while before sleeping on start_cv_; sleepers_ tells run() whether
+    // it must take mu_ to wake anyone, and caller_sleeping_ tells the last worker whether to signal done_cv_.
+    alignas(64) std::atomic<uint64_t> generation_{0};
+    std::atomic<int> sleepers_{0};
+    std::atomic<bool> stopping_{false};
+    std::atomic<bool> caller_sleeping_{false};
     Trampoline fn_ = nullptr;
     void* ctx_ = nullptr;
     int64_t n_ = 0;
+    int64_t grain_ = 1;
+    alignas(64) std::atomic<int64_t> next_{0};
+    alignas(64) std::atomic<int> pending_{0};
 };
 
 }  // namespace slipstream::agent::infer
