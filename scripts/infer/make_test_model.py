@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import collections
 import dataclasses
+import itertools
 import sys
 
 import numpy as np
@@ -96,14 +97,14 @@ def _learn_merges(words: collections.Counter, n_merges: int) -> list:
         pairs = collections.Counter()
         for w, count in words.items():
             s = seqs[w]
-            for a, b in zip(s, s[1:]):
+            for a, b in itertools.pairwise(s):
                 pairs[(a, b)] += count
         if not pairs:
             break
         best = max(pairs.items(), key=lambda kv: kv[1])[0]
         merges.append(best)
-        for w in seqs:
-            s, out, i = seqs[w], [], 0
+        for w, s in seqs.items():
+            out, i = [], 0
             while i < len(s):
                 if i + 1 < len(s) and (s[i], s[i + 1]) == best:
                     out.append(s[i] + s[i + 1])
