@@ -53,6 +53,8 @@ class GgufFile {
     GgufFile& operator=(const GgufFile&) = delete;
 
     uint32_t version() const { return version_; }
+    /// The path open() was given.
+    const std::string& path() const { return path_; }
     const GgufValue* find(std::string_view key) const;
     std::optional<int64_t> get_int(std::string_view key) const;
     std::optional<double> get_float(std::string_view key) const;  // also reads integers
@@ -70,6 +72,7 @@ class GgufFile {
   private:
     GgufFile() = default;
     uint32_t version_ = 0;
+    std::string path_;
     void* map_ = nullptr;
     std::size_t map_bytes_ = 0;
     std::vector<std::pair<std::string, GgufValue>> metadata_;

@@ -31,6 +31,10 @@ struct ModelConfig {
     float rope_low_freq_factor = 1.0f;
     float rope_high_freq_factor = 4.0f;
     int64_t rope_original_context = 8192;
+    // Per-pair frequency divisors from GGUF's rope_freqs.weight (llama3 models store their scaling this way):
+    // pair i turns at rope_theta^(-2i/head_dim) / rope_freq_factors[i], in addition to rope_scaling, as llama.cpp
+    // applies them. Empty when the file has none; head_dim / 2 entries otherwise.
+    std::vector<float> rope_freq_factors;
 };
 
 struct LayerWeights {

@@ -1,0 +1,1 @@
+"""Tests of the inference module's model files against independent readers (gguf, tokenizers, sentencepiece)."""
