@@ -2,6 +2,7 @@
 #include "agent/infer/sampler.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -169,7 +170,7 @@ void Sampler::truncate() {
     }
 
     // Gather: the min-p set M, or its prefix {w >= kPrefilter} when that provably contains the answer: for top-k
-    // when it has >= k tokens; for top-p alone when it holds >= top_p of M's mass.
+    // when it has >= k tokens; for top-p alone when it holds >= top_p of M's mass. Otherwise see the histogram below.
     sparse_ = true;
     const float gather_floor = std::max(min_p, kPrefilter);
     candidates_.clear();
@@ -185,10 +186,39 @@ void Sampler::truncate() {
     const bool complete = gather_floor <= min_p;
     const bool enough =
         complete || (top_k_on ? candidates_.size() >= k : gathered >= static_cast<double>(params_.top_p) * min_p_mass);
+    size_t fixed = 0;  // candidates_[0, fixed) are in the nucleus for certain: top-p orders only the rest
+    double fixed_mass = 0.0;
     if (!enough) {
+        // Histogram of the min-p set by float exponent (bucket b holds weights in [2^(b-127), 2^(b-126))). The
+        // bucket where the top-k count or the top-p mass is reached, walking down, bounds the answer from below;
+        // for top-p every token in a higher bucket is kept, so only the boundary bucket needs ordering.
+        std::array<double, 256> mass{};
+        std::array<uint32_t, 256> count{};
+        for (size_t i = 0; i < vocab; ++i) {
+            if (p[i] < min_p) continue;
+            const uint32_t b = std::bit_cast<uint32_t>(p[i]) >> 23;
+            mass[b] += p[i];
+            ++count[b];
+        }
+        const double target = top_k_on ? static_cast<double>(k) : static_cast<double>(params_.top_p) * min_p_mass;
+        uint32_t bucket = 255;
+        double above = 0.0;  // count or mass of the buckets above `bucket`
+        for (; bucket > 0; --bucket) {
+            const double here = top_k_on ? count[bucket] : mass[bucket];
+            if (above + here >= target) break;
+            above += here;
+        }
+        const float floor = std::max(min_p, std::bit_cast<float>(bucket << 23));
+        const float higher = std::bit_cast<float>((bucket + 1) << 23);
         candidates_.clear();
         for (size_t i = 0; i < vocab; ++i) {
-            if (p[i] >= min_p) candidates_.push_back(static_cast<int32_t>(i));
+            if (p[i] >= floor) candidates_.push_back(static_cast<int32_t>(i));
+        }
+        if (!top_k_on) {
+            const auto mid = std::partition(candidates_.begin(), candidates_.end(),
+                                            [p, higher](int32_t t) { return p[t] >= higher; });
+            fixed = static_cast<size_t>(mid - candidates_.begin());
+            fixed_mass = above;
         }
     }
     auto better = [p](int32_t a, int32_t b) { return p[a] > p[b] || (p[a] == p[b] && a < b); };
@@ -209,12 +239,13 @@ void Sampler::truncate() {
     // Top-p: the shortest prefix (most likely first) whose mass reaches top_p of the set; at least one token.
     if (top_p_on) {
         const double target = static_cast<double>(params_.top_p) * set_mass;
-        double cum = 0.0;
-        size_t sorted = 0;
+        double cum = fixed_mass;
+        size_t sorted = fixed;
         size_t keep = candidates_.size();
-        for (size_t i = 0; i < candidates_.size(); ++i) {
+        for (size_t i = fixed; i < candidates_.size(); ++i) {
             if (i == sorted) {
-                const size_t next = std::min(candidates_.size(), std::max(kFirstSortedPrefix, sorted * 4));
+                const size_t next =
+                    std::min(candidates_.size(), sorted + std::max(kFirstSortedPrefix, (sorted - fixed) * 4));
                 auto first = candidates_.begin() + static_cast<ptrdiff_t>(sorted);
                 auto last = candidates_.begin() + static_cast<ptrdiff_t>(next);
                 std::nth_element(first, last - 1, candidates_.end(), better);

@@ -421,7 +421,7 @@ TEST(SamplerTest, LargeVocabularyTopPWithAFlatTailUsesTheWholeRow) {
     ASSERT_LT(need - std::floor(need), 0.9);
     const auto boundary = static_cast<int32_t>(std::ceil(need));  // last kept id
     Sampler s(p, {}, 0);
-    constexpr int kDraws = 3000;
+    constexpr int kDraws = 1000;
     int32_t max_id = 0;
     int64_t zeros = 0;
     for (int i = 0; i < kDraws; ++i) {
@@ -432,7 +432,7 @@ TEST(SamplerTest, LargeVocabularyTopPWithAFlatTailUsesTheWholeRow) {
     EXPECT_LE(max_id, boundary);
     EXPECT_GE(max_id, boundary - 1000);
     // Token 0 carries 1 / (0.5 * total) of the nucleus.
-    EXPECT_NEAR(static_cast<double>(zeros) / kDraws, 1.0 / (1.0 + boundary * tail), 0.03);
+    EXPECT_NEAR(static_cast<double>(zeros) / kDraws, 1.0 / (1.0 + boundary * tail), 0.05);
 }
 
 TEST(SamplerTest, LargeVocabularyTopKAndTopPPickTheSameTokensAsASort) {
