@@ -6,6 +6,8 @@
 
 namespace slipstream::agent::infer {
 
+// ~290 ns per decoded token at 1 to 256 running sequences with a model that costs nothing (scheduler_bench),
+// of which about 70% is sampling (a log-softmax per row); the scheduler's own bookkeeping is ~75 ns per token.
 bool Scheduler::step() {
     const TimePoint start = now();
     preempted_this_step_ = false;
