@@ -1,0 +1,48 @@
+// GenerationRequest and GenerationEvent: what a caller gives the scheduler and what it hears back.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "agent/infer/sampler.h"
+
+namespace slipstream::agent::infer {
+
+enum class FinishReason : uint8_t {
+    kNone,       // still running
+    kStop,       // emitted one of the stop tokens
+    kLength,     // max_tokens, or the model's context (or the KV cache) is full
+    kCancelled,  // cancel() or the scheduler stopped
+    kDeadline,   // the request's deadline passed
+    kError,
+};
+
+std::string_view finish_reason_name(FinishReason reason);
+
+/// One stream of events per request, delivered on the scheduler's step thread, in order; the last one has
+/// finished = true. The callback must not block; it may call submit() and cancel().
+struct GenerationEvent {
+    uint64_t id = 0;
+    std::vector<SampledToken> tokens;  // accepted this step (more than one with speculative decoding)
+    bool finished = false;
+    FinishReason reason = FinishReason::kNone;
+    int64_t prompt_tokens = 0;
+    int64_t cached_prompt_tokens = 0;  // prompt tokens whose K/V came from the prefix cache on first admission
+    int64_t completion_tokens = 0;     // emitted so far, these included
+    double queue_seconds = 0.0;        // submit to first scheduled
+    double ttft_seconds = 0.0;         // submit to first token (0 until then)
+};
+
+struct GenerationRequest {
+    std::vector<int32_t> prompt;
+    SamplingParams sampling;
+    int priority = 0;  // higher runs first and is preempted last
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+    std::function<void(const GenerationEvent&)> on_event;
+};
+
+}  // namespace slipstream::agent::infer
