@@ -33,7 +33,9 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("app", ["app", "_app_hooks", "openapi", "openapi.*", "staticfiles", "templating", "exception_handlers",
              "param_functions", "concurrency", "asgi", "asgi.*"]),
     ("mcp", ["mcp", "mcp.*"]),
+    ("infer", ["infer"]),
     ("extras", ["", "__main__", "testclient", "_ws_session", "cli", "cli_inspect", "cli_mcp", "cli_new", "cli_asgi",
+                "cli_serve_model",
                 "log_setup", "reload", "supervisor"]),
 ]
 EXTENSIONS = {"_native"}  # compiled modules (python/bindings), described by a .pyi stub

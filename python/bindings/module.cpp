@@ -15,6 +15,7 @@
 #endif
 #include "py_file.h"
 #include "py_form.h"
+#include "py_infer.h"
 #include "py_mcp.h"
 #include "py_record.h"
 #include "py_stream.h"
@@ -137,6 +138,7 @@ NB_MODULE(_native, m) {
         nb::arg("level"), nb::arg("format"));
     slipstream::python::register_record(m);      // Record, make_records (py_record.cpp)
     slipstream::python::register_structured(m);  // NativeStreamValidator (py_structured.cpp)
+    slipstream::python::register_infer(m);       // NativeModel (py_infer.cpp)
     slipstream::python::register_mcp(m);         // NativeMcp, NativeCall (py_mcp.cpp)
 #ifdef SLIPSTREAM_PYTHON_DATABASE
     slipstream::python::register_database(m);  // NativeDatabase, add_database_readiness_check (py_database.cpp)

@@ -6,6 +6,7 @@
 
 #include "app/database_settings.h"
 #include "app/decide_settings.h"
+#include "app/model_settings.h"
 #include "app/run_settings.h"
 #include "app/session_settings.h"
 #include "slipstream/server_options.h"
@@ -22,6 +23,7 @@ struct Config {
     DatabaseSettings database;
     SessionSettings sessions;
     DecideSettings decide;
+    ModelSettings model;
     /// The config file that was read (--config / SLIPSTREAM_CONFIG); empty when none.
     std::string config_path;
     ConfigAction action = ConfigAction::kRun;

@@ -221,6 +221,8 @@ Registry make_config_registry() {
     using SS = SessionSettings;
     const auto decide = &Config::decide;
     using DS = DecideSettings;
+    const auto model = &Config::model;
+    using MS = ModelSettings;
     constexpr std::uint64_t kMaxWindow = (1u << 31) - 1;
 
     // In --help order within each group.
@@ -540,6 +542,41 @@ Registry make_config_registry() {
         {"decide-promote-min-samples", G::kDecide, "N",
          "logged decisions a promotion needs at least (a request may ask more)", integer(1, 100'000'000),
          number(decide, &DS::promote_min_samples)},
+        {"model", G::kModel, "FILE",
+         "serve this model (.gguf: llama or qwen2, f32/f16/bf16/q8_0/q4_0; or a llama2.c .bin) with the OpenAI API: "
+         "/v1/chat/completions, /v1/completions, /v1/models",
+         textual(), text(model, &MS::path)},
+        {"model-id", G::kModel, "NAME", "the model's name in the API; empty: the file's name without extension",
+         textual(), text(model, &MS::id)},
+        {"model-threads", G::kModel, "N", "threads of the model's kernels; 0 means one per core", integer(0, 1024),
+         number(model, &MS::threads)},
+        {"model-kv-cache", G::kModel, "SIZE", "memory of the paged KV cache (keys and values of every sequence)",
+         sized(64 * 1024, 1024 * kGiB), number(model, &MS::kv_cache_bytes)},
+        {"model-block-size", G::kModel, "N", "positions per KV-cache block (the prefix cache shares whole blocks)",
+         integer(1, 1024), number(model, &MS::block_size)},
+        {"model-max-context", G::kModel, "N", "longest sequence (prompt + output); 0: the model's context length",
+         integer(0, 10'000'000), number(model, &MS::max_context)},
+        {"model-max-batch-tokens", G::kModel, "N", "tokens one scheduler step computes (decodes and prefill chunks)",
+         integer(1, 1'000'000), number(model, &MS::max_batch_tokens)},
+        {"model-max-running", G::kModel, "N", "sequences in the running batch", integer(1, 100'000),
+         number(model, &MS::max_running)},
+        {"model-prefill-chunk", G::kModel, "N", "prompt tokens of one sequence in one step (chunked prefill)",
+         integer(1, 1'000'000), number(model, &MS::prefill_chunk)},
+        {"model-max-waiting", G::kModel, "N", "sequences queued for the running batch; then 503",
+         integer(1, 10'000'000), number(model, &MS::max_waiting)},
+        {"model-preemption", G::kModel, "MODE",
+         "when KV blocks run out: recompute (free the blocks, prefill again later) or swap (to host memory)",
+         choice({"recompute", "swap"}), text(model, &MS::preemption)},
+        {"model-prefix-cache", G::kModel, "", "reuse the KV blocks of earlier prompts' common prefixes", boolean(),
+         flag(model, &MS::prefix_cache)},
+        {"model-speculative-ngram", G::kModel, "N",
+         "draft tokens per step by prompt lookup (lossless speculative decoding); 0: off", integer(0, 16),
+         number(model, &MS::speculative_ngram)},
+        {"model-max-choices", G::kModel, "N", "choices of one request (n times the prompts)", integer(1, 1024),
+         number(model, &MS::max_choices)},
+        {"model-default-max-tokens", G::kModel, "N",
+         "tokens generated when a request names no max_tokens; 0: what is left of the context", integer(0, 10'000'000),
+         number(model, &MS::default_max_tokens)},
     };
 
     Registry r;

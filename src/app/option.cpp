@@ -82,6 +82,8 @@ std::string_view option_group_title(OptionGroup group) {
             return "agent sessions";
         case OptionGroup::kDecide:
             return "decision service";
+        case OptionGroup::kModel:
+            return "model server";
     }
     return "general";
 }

@@ -41,6 +41,7 @@ enum class OptionGroup : unsigned char {
     kDatabase,     // the application's database and its pool
     kSessions,     // durable agent sessions: their store, limits and lifetime
     kDecide,       // the learning decision service: its limits (its store is the sessions')
+    kModel,        // the OpenAI-compatible model server: the model file, KV cache, scheduler
 };
 
 std::string_view option_group_title(OptionGroup group);

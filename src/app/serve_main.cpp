@@ -11,6 +11,7 @@
 #include "app/decide.h"
 #include "app/help.h"
 #include "app/load_config.h"
+#include "app/model.h"
 #include "app/sessions.h"
 #include "base/log.h"
 #include "base/log_line.h"
@@ -77,6 +78,11 @@ int serve_main(int argc, char** argv, char** envp, const char* name, const Route
         base::Result<std::unique_ptr<Decide>> decide = open_decide(cfg, app);
         if (!decide.is_ok()) {
             std::fprintf(stderr, "%s: decide: %s\n", name, decide.status().message().c_str());
+            return 1;
+        }
+        auto model = open_model(cfg, app);
+        if (!model.is_ok()) {
+            std::fprintf(stderr, "%s: model: %s\n", name, model.status().message().c_str());
             return 1;
         }
         listen_and_announce(app, cfg.run);

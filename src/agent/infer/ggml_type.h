@@ -24,11 +24,16 @@ constexpr int64_t ggml_block_elements(GgmlType t) {
 /// Bytes per block: F32 4, F16/BF16 2, Q4_0 18 (f16 scale + 16 nibble bytes), Q8_0 34 (f16 scale + 32 int8).
 constexpr std::size_t ggml_block_bytes(GgmlType t) {
     switch (t) {
-        case GgmlType::kF32: return 4;
-        case GgmlType::kF16: return 2;
-        case GgmlType::kBF16: return 2;
-        case GgmlType::kQ4_0: return 18;
-        case GgmlType::kQ8_0: return 34;
+        case GgmlType::kF32:
+            return 4;
+        case GgmlType::kF16:
+            return 2;
+        case GgmlType::kBF16:
+            return 2;
+        case GgmlType::kQ4_0:
+            return 18;
+        case GgmlType::kQ8_0:
+            return 34;
     }
     return 0;
 }

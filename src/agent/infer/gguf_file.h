@@ -24,19 +24,20 @@ struct GgufValue {
 struct GgufTensor {
     std::string name;
     GgmlType type = GgmlType::kF32;
-    std::vector<int64_t> dims;  // ne0 first: a [rows x cols] matrix has dims {cols, rows}
+    std::vector<int64_t> dims;   // ne0 first: a [rows x cols] matrix has dims {cols, rows}
     const void* data = nullptr;  // into the mapping, aligned as the file says (general.alignment, default 32)
     std::size_t bytes = 0;
 
     int64_t elements() const;
     /// The tensor as a matrix: rows = product of dims[1..], cols = dims[0].
-    WeightMatrix matrix() const { return WeightMatrix{type, data, elements() / (dims.empty() ? 1 : dims[0]),
-                                                      dims.empty() ? 0 : dims[0]}; }
+    WeightMatrix matrix() const {
+        return WeightMatrix{type, data, elements() / (dims.empty() ? 1 : dims[0]), dims.empty() ? 0 : dims[0]};
+    }
 };
 
 /// Limits on what open() accepts; a file past one is rejected with the limit's name, never read past its end.
 struct GgufLimits {
-    std::size_t max_string_bytes = 1 << 24;   // one metadata string
+    std::size_t max_string_bytes = 1 << 24;    // one metadata string
     std::size_t max_array_elements = 1 << 24;  // one metadata array (vocabularies are ~150k)
     std::size_t max_metadata_entries = 1 << 16;
     std::size_t max_tensors = 1 << 16;

@@ -1,0 +1,75 @@
+// CompletionJob: one OpenAI completion request in flight: its choices in the scheduler, text, stops, the answer.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "agent/infer/inference_engine.h"
+#include "agent/infer/openai_request.h"
+#include "agent/infer/stop_matcher.h"
+#include "json/writer.h"
+#include "slipstream/responder.h"
+
+namespace slipstream::agent::infer {
+
+/// Renders the prompt(s), submits one scheduler request per choice, and answers: one JSON body when every choice
+/// finished, or SSE chunks as tokens arrive ("data: {...}\n\n", then "data: [DONE]\n\n"), in OpenAI's shapes
+/// (chat.completion / chat.completion.chunk / text_completion). Scheduler events arrive on its step thread; a
+/// client that leaves cancels every choice. Held by shared_ptr from the event callbacks.
+class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
+  public:
+    static void start(InferenceEngine& engine, CompletionRequest request, Responder responder);
+
+  private:
+    struct LogprobEntry {
+        std::string token;  // the token's bytes (not necessarily whole UTF-8 characters)
+        float logprob = 0;
+        std::vector<std::pair<std::string, float>> top;
+    };
+    struct Choice {
+        int index = 0;
+        std::vector<int32_t> prompt;
+        std::string prompt_text;  // echo
+        std::atomic<uint64_t> id{0};
+        std::atomic<bool> stop_requested{false};
+        std::unique_ptr<StopMatcher> matcher;
+        std::string text;
+        std::vector<LogprobEntry> logprobs;
+        int64_t completion_tokens = 0;
+        int64_t cached_tokens = 0;
+        bool finished = false;
+        bool started = false;  // the stream sent this choice's first chunk
+        std::string finish_reason;
+    };
+
+    CompletionJob(InferenceEngine& engine, CompletionRequest request, Responder responder);
+    void submit_all();
+    void on_event(Choice& c, const GenerationEvent& event);
+    void emit(Choice& c, std::string_view text, std::vector<LogprobEntry> logprobs);
+    void finish(Choice& c, std::string reason);
+    void send_complete();
+    void write_chunk(const Choice& c, std::string_view text, const std::vector<LogprobEntry>& logprobs,
+                     const std::string* finish_reason);
+    void write_usage_chunk();
+    void write_head(json::Writer& w, std::string_view object) const;  // opens the object: id, object, created...
+    void write_usage(json::Writer& w) const;
+    void write_logprobs(std::string& out, const std::vector<LogprobEntry>& entries, int64_t text_offset) const;
+    void fail(const OpenAIError& error);
+
+    InferenceEngine& engine_;
+    CompletionRequest request_;
+    Responder responder_;
+    std::mutex mu_;
+    std::vector<std::unique_ptr<Choice>> choices_;
+    std::string id_;
+    int64_t created_ = 0;
+    int64_t prompt_tokens_ = 0;
+    int unfinished_ = 0;
+    bool answered_ = false;
+};
+
+}  // namespace slipstream::agent::infer

@@ -1,0 +1,58 @@
+// Loading a model file into a serving engine: weights, tokenizer, chat template, KV cache, scheduler.
+#include "agent/infer/inference_engine.h"
+
+#include <chrono>
+#include <filesystem>
+#include <stdexcept>
+
+#include "agent/infer/gguf_file.h"
+#include "agent/infer/model_loader.h"
+
+namespace slipstream::agent::infer {
+
+namespace {
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+base::Result<std::unique_ptr<InferenceEngine>> InferenceEngine::open(const std::string& path, EngineOptions options) {
+    std::unique_ptr<InferenceEngine> engine(new InferenceEngine());
+    ModelWeights weights;
+    if (ends_with(path, ".bin")) {
+        SLIPSTREAM_ASSIGN_OR_RETURN(weights, load_llama2c_model(path));
+        std::string tok = options.tokenizer_path;
+        if (tok.empty()) tok = (std::filesystem::path(path).parent_path() / "tokenizer.bin").string();
+        SLIPSTREAM_ASSIGN_OR_RETURN(engine->tokenizer_, Tokenizer::from_llama2c(tok, weights.config.vocab_size));
+        engine->chat_template_ = ChatTemplate::from_name("llama2");
+    } else {
+        SLIPSTREAM_ASSIGN_OR_RETURN(std::unique_ptr<GgufFile> file, GgufFile::open(path));
+        std::shared_ptr<const GgufFile> shared(std::move(file));
+        SLIPSTREAM_ASSIGN_OR_RETURN(engine->tokenizer_, Tokenizer::from_gguf(*shared));
+        engine->chat_template_ = ChatTemplate::from_gguf(*shared);
+        SLIPSTREAM_ASSIGN_OR_RETURN(weights, load_gguf_model(shared));
+    }
+    if (engine->tokenizer_->vocab_size() > weights.config.vocab_size)
+        return base::Status::invalid_argument("the tokenizer has " + std::to_string(engine->tokenizer_->vocab_size()) +
+                                              " tokens, the model's embeddings only " +
+                                              std::to_string(weights.config.vocab_size));
+    engine->model_id_ = options.model_id.empty() ? std::filesystem::path(path).stem().string() : options.model_id;
+    try {
+        engine->model_ = std::make_unique<LlamaModel>(std::move(weights), options.model);
+    } catch (const std::invalid_argument& e) {
+        return base::Status::invalid_argument(e.what());
+    }
+    engine->created_ =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    engine->scheduler_ = std::make_unique<Scheduler>(*engine->model_, options.scheduler);
+    engine->scheduler_->start();
+    return engine;
+}
+
+InferenceEngine::~InferenceEngine() {
+    if (scheduler_) scheduler_->stop();
+}
+
+}  // namespace slipstream::agent::infer

@@ -1,0 +1,52 @@
+// InferenceEngine: one loaded model with its tokenizer, chat template and scheduler, ready to serve requests.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "agent/infer/chat_template.h"
+#include "agent/infer/llama_model.h"
+#include "agent/infer/scheduler.h"
+#include "agent/infer/tokenizer.h"
+#include "base/result.h"
+
+namespace slipstream::agent::infer {
+
+struct EngineOptions {
+    LlamaModelOptions model;
+    SchedulerOptions scheduler;
+    std::string model_id;        // the name clients send as "model"; empty: the file's name without extension
+    std::string tokenizer_path;  // llama2.c checkpoints only: tokenizer.bin (default: beside the model)
+};
+
+/// Owns the model, its tokenizer and chat template, and a running scheduler (its step thread starts in open()
+/// and stops in the destructor, finishing every request as cancelled). Thread-safe: submit and cancel through
+/// scheduler() from any thread.
+class InferenceEngine {
+  public:
+    /// Loads a .gguf file (or a llama2.c .bin with its tokenizer.bin). Errors: the file's (unreadable, not a
+    /// model, unsupported architecture or tensor type), or invalid_argument for options the model cannot use.
+    static base::Result<std::unique_ptr<InferenceEngine>> open(const std::string& path, EngineOptions options);
+    ~InferenceEngine();
+
+    const std::string& model_id() const { return model_id_; }
+    int64_t created() const { return created_; }  // unix seconds when loaded ("created" of /v1/models)
+    const ModelConfig& config() const { return model_->config(); }
+    int64_t max_context() const { return model_->max_context(); }
+    const Tokenizer& tokenizer() const { return *tokenizer_; }
+    const ChatTemplate& chat_template() const { return chat_template_; }
+    Scheduler& scheduler() { return *scheduler_; }
+    LlamaModel& model() { return *model_; }
+
+  private:
+    InferenceEngine() = default;
+    std::string model_id_;
+    int64_t created_ = 0;
+    std::unique_ptr<Tokenizer> tokenizer_;
+    ChatTemplate chat_template_ = ChatTemplate::from_name("chatml");
+    std::unique_ptr<LlamaModel> model_;
+    std::unique_ptr<Scheduler> scheduler_;
+};
+
+}  // namespace slipstream::agent::infer

@@ -1,0 +1,182 @@
+// Reading OpenAI completion bodies: schema for the shape, code for the rest.
+#include "agent/infer/openai_request.h"
+
+namespace slipstream::agent::infer {
+
+namespace {
+
+// Fields both endpoints share (OpenAI's ranges; top_k, min_p, repetition_penalty, ignore_eos, priority as vLLM).
+#define SLIPSTREAM_COMMON_FIELDS                                                                        \
+    R"("model":{"type":"string","maxLength":256},)"                                                     \
+    R"("max_tokens":{"type":["integer","null"],"minimum":1},)"                                          \
+    R"("temperature":{"type":["number","null"],"minimum":0,"maximum":2},)"                              \
+    R"("top_p":{"type":["number","null"],"minimum":0,"maximum":1},)"                                    \
+    R"("top_k":{"type":["integer","null"],"minimum":-1},)"                                              \
+    R"("min_p":{"type":["number","null"],"minimum":0,"maximum":1},)"                                    \
+    R"("repetition_penalty":{"type":["number","null"],"exclusiveMinimum":0,"maximum":10},)"             \
+    R"("presence_penalty":{"type":["number","null"],"minimum":-2,"maximum":2},)"                        \
+    R"("frequency_penalty":{"type":["number","null"],"minimum":-2,"maximum":2},)"                       \
+    R"("n":{"type":["integer","null"],"minimum":1,"maximum":128},)"                                     \
+    R"("seed":{"type":["integer","null"]},)"                                                            \
+    R"("stream":{"type":["boolean","null"]},)"                                                          \
+    R"("stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}}},)" \
+    R"("stop":{"anyOf":[{"type":"null"},{"type":"string","maxLength":256},)"                            \
+    R"({"type":"array","maxItems":4,"items":{"type":"string","minLength":1,"maxLength":256}}]},)"       \
+    R"("ignore_eos":{"type":["boolean","null"]},)"                                                      \
+    R"("priority":{"type":["integer","null"],"minimum":-1000,"maximum":1000},)"                         \
+    R"("user":{"type":["string","null"]},)"                                                             \
+    R"("response_format":{"type":["object","null"],"required":["type"],)"                               \
+    R"("properties":{"type":{"enum":["text","json_object","json_schema"]}}})"
+
+}  // namespace
+
+const char* chat_request_schema() {
+    return R"({"type":"object","required":["messages"],"properties":{)" SLIPSTREAM_COMMON_FIELDS
+           R"(,"messages":{"type":"array","minItems":1,"maxItems":4096,"items":{"type":"object","required":["role"],)"
+           R"("properties":{"role":{"enum":["system","developer","user","assistant","tool"]},)"
+           R"("content":{"anyOf":[{"type":"null"},{"type":"string"},{"type":"array","maxItems":1024,"items":)"
+           R"({"type":"object","required":["type"],"properties":{"type":{"type":"string"},"text":{"type":"string"}}}}]},)"
+           R"("name":{"type":"string"}}}},)"
+           R"("max_completion_tokens":{"type":["integer","null"],"minimum":1},)"
+           R"("logprobs":{"type":["boolean","null"]},)"
+           R"("top_logprobs":{"type":["integer","null"],"minimum":0,"maximum":20}}})";
+}
+
+const char* completion_request_schema() {
+    return R"({"type":"object","required":["prompt"],"properties":{)" SLIPSTREAM_COMMON_FIELDS
+           R"(,"prompt":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"items":{"type":"string"}},)"
+           R"({"type":"array","minItems":1,"items":{"type":"integer","minimum":0}},)"
+           R"({"type":"array","minItems":1,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":0}}}]},)"
+           R"("logprobs":{"type":["integer","null"],"minimum":0,"maximum":5},)"
+           R"("echo":{"type":["boolean","null"]},)"
+           R"("suffix":{"type":["string","null"]},)"
+           R"("best_of":{"type":["integer","null"],"minimum":1,"maximum":1}}})";
+}
+
+#undef SLIPSTREAM_COMMON_FIELDS
+
+namespace {
+
+OpenAIError unsupported(std::string message, std::string param) {
+    OpenAIError e;
+    e.message = std::move(message);
+    e.param = std::move(param);
+    return e;
+}
+
+bool present(JsonView body, std::string_view key) {
+    return body.has(key) && !body.get(key).is_null();
+}
+
+std::string message_content(JsonView content) {
+    if (content.kind() == JsonView::Kind::kString) return std::string(content.as_string());
+    std::string out;  // an array of parts: the text parts joined
+    for (std::size_t i = 0; i < content.size(); ++i) {
+        JsonView part = content.at(i);
+        if (part.get("type").as_string() == "text") out += part.get("text").as_string();
+    }
+    return out;
+}
+
+}  // namespace
+
+std::variant<CompletionRequest, OpenAIError> parse_completion_request(JsonView body, bool chat,
+                                                                      const CompletionLimits& limits,
+                                                                      int64_t vocab_size) {
+    CompletionRequest r;
+    r.chat = chat;
+    r.model = std::string(body.get("model").as_string());
+    SamplingParams& s = r.sampling;
+    if (present(body, "temperature")) s.temperature = static_cast<float>(body.get("temperature").as_double());
+    if (present(body, "top_p")) s.top_p = static_cast<float>(body.get("top_p").as_double());
+    if (present(body, "top_k")) s.top_k = static_cast<int32_t>(std::max<int64_t>(0, body.get("top_k").as_int()));
+    if (present(body, "min_p")) s.min_p = static_cast<float>(body.get("min_p").as_double());
+    if (present(body, "repetition_penalty"))
+        s.repetition_penalty = static_cast<float>(body.get("repetition_penalty").as_double());
+    if (present(body, "presence_penalty"))
+        s.presence_penalty = static_cast<float>(body.get("presence_penalty").as_double());
+    if (present(body, "frequency_penalty"))
+        s.frequency_penalty = static_cast<float>(body.get("frequency_penalty").as_double());
+    if (present(body, "seed")) {
+        s.seed = static_cast<uint64_t>(body.get("seed").as_int());
+        s.has_seed = true;
+    }
+    s.ignore_eos = body.get("ignore_eos").as_bool();
+    s.max_tokens = 0;
+    for (const char* key : {"max_tokens", "max_completion_tokens"})
+        if (present(body, key)) s.max_tokens = body.get(key).as_int();
+    if (s.max_tokens == 0) s.max_tokens = limits.default_max_tokens;
+    if (present(body, "n")) r.n = static_cast<int>(body.get("n").as_int());
+    r.stream = body.get("stream").as_bool();
+    r.include_usage = body.get("stream_options").get("include_usage").as_bool();
+    r.priority = static_cast<int>(body.get("priority").as_int());
+    JsonView stop = body.get("stop");
+    if (stop.kind() == JsonView::Kind::kString) {
+        if (!stop.as_string().empty()) r.stop.emplace_back(stop.as_string());
+    } else {
+        for (std::size_t i = 0; i < stop.size(); ++i)
+            r.stop.emplace_back(stop.at(i).as_string());
+    }
+    if (present(body, "response_format") && body.get("response_format").get("type").as_string() != "text")
+        return unsupported("response_format '" + std::string(body.get("response_format").get("type").as_string()) +
+                               "' is not supported by this server yet (only 'text')",
+                           "response_format");
+    if (present(body, "tools") && body.get("tools").size() > 0)
+        return unsupported("tools are not supported by this server yet", "tools");
+
+    if (chat) {
+        if (body.get("logprobs").as_bool())
+            s.top_logprobs =
+                present(body, "top_logprobs") ? static_cast<int32_t>(body.get("top_logprobs").as_int()) : 0;
+        else if (present(body, "top_logprobs"))
+            return unsupported("top_logprobs needs logprobs to be true", "top_logprobs");
+        JsonView messages = body.get("messages");
+        for (std::size_t i = 0; i < messages.size(); ++i) {
+            JsonView m = messages.at(i);
+            r.messages.push_back(
+                ChatMessage{std::string(m.get("role").as_string()), message_content(m.get("content"))});
+        }
+    } else {
+        if (present(body, "logprobs")) s.top_logprobs = static_cast<int32_t>(body.get("logprobs").as_int());
+        r.echo = body.get("echo").as_bool();
+        if (present(body, "suffix")) return unsupported("suffix is not supported by this model", "suffix");
+        JsonView prompt = body.get("prompt");
+        if (prompt.kind() == JsonView::Kind::kString) {
+            r.prompts.emplace_back(prompt.as_string());
+        } else if (prompt.at(0).kind() == JsonView::Kind::kString) {
+            for (std::size_t i = 0; i < prompt.size(); ++i)
+                r.prompts.emplace_back(prompt.at(i).as_string());
+        } else {
+            auto add_tokens = [&](JsonView list) -> bool {
+                std::vector<int32_t> ids;
+                for (std::size_t i = 0; i < list.size(); ++i) {
+                    const int64_t id = list.at(i).as_int();
+                    if (id < 0 || id >= vocab_size) return false;
+                    ids.push_back(static_cast<int32_t>(id));
+                }
+                r.token_prompts.push_back(std::move(ids));
+                return true;
+            };
+            bool ok = true;
+            if (prompt.at(0).kind() == JsonView::Kind::kArray) {
+                for (std::size_t i = 0; i < prompt.size() && ok; ++i)
+                    ok = add_tokens(prompt.at(i));
+            } else {
+                ok = add_tokens(prompt);
+            }
+            if (!ok)
+                return unsupported("prompt token ids must be below the vocabulary size " + std::to_string(vocab_size),
+                                   "prompt");
+        }
+        const std::size_t prompts = r.prompts.size() + r.token_prompts.size();
+        if (prompts > static_cast<std::size_t>(limits.max_prompts))
+            return unsupported("at most " + std::to_string(limits.max_prompts) + " prompts per request", "prompt");
+    }
+    const std::size_t prompts = chat ? 1 : r.prompts.size() + r.token_prompts.size();
+    if (static_cast<int64_t>(r.n) * static_cast<int64_t>(prompts) > limits.max_n)
+        return unsupported("at most " + std::to_string(limits.max_n) + " choices per request (n times the prompts)",
+                           "n");
+    return r;
+}
+
+}  // namespace slipstream::agent::infer

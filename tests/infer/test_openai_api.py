@@ -1,0 +1,158 @@
+"""The OpenAI-compatible routes of `slipstream-serve --model`, driven by the official `openai` client: model list,
+chat and text completions (greedy checked against the NumPy reference), streaming chunks and usage, n, seeds,
+stop sequences, logprobs, the prefix cache, concurrent requests, and errors in OpenAI's shape."""
+import concurrent.futures
+
+import pytest
+
+from tests.conftest import BUILD, Server
+
+np = pytest.importorskip("numpy", reason="numpy is not installed")
+pytest.importorskip("gguf", reason="the gguf package is not installed (pip install gguf numpy)")
+openai = pytest.importorskip("openai", reason="the openai client is not installed (pip install openai)")
+
+from tests.infer.models import mtm, ref
+
+SERVE = BUILD / "src/app/slipstream-serve"
+
+
+@pytest.fixture(scope="module")
+def model_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "tiny.gguf"
+    mtm.write_model(str(path), mtm.Config(arch="llama", type="f32", dim=64, layers=2, heads=4, kv_heads=2, ffn=128,
+                                          vocab=300, context=256, seed=11, tokenizer="spm", chat_template="chatml"))
+    return path
+
+
+@pytest.fixture(scope="module")
+def server(model_path):
+    if not SERVE.exists():
+        pytest.skip(f"{SERVE} is not built (ninja -C build slipstream-serve)")
+    s = Server([str(SERVE), "--port", "0", "--threads", "1", "--model", str(model_path), "--model-id", "tiny",
+                "--model-threads", "2", "--model-kv-cache", "16m", "--model-block-size", "8"])
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    return openai.OpenAI(base_url=server.url + "/v1", api_key="unused", max_retries=0, timeout=60)
+
+
+def test_models_lists_the_served_model(client):
+    models = client.models.list().data
+    assert [m.id for m in models] == ["tiny"]
+    assert models[0].owned_by == "slipstream"
+    assert client.models.retrieve("tiny").id == "tiny"
+    with pytest.raises(openai.NotFoundError) as e:
+        client.models.retrieve("gpt-9")
+    assert e.value.code == "model_not_found"
+
+
+def test_greedy_completion_follows_the_reference_model(client, model_path):
+    prompt = [1, 17, 42, 99, 5, 250, 3, 77]
+    r = client.completions.create(model="tiny", prompt=prompt, max_tokens=6, temperature=0, logprobs=1,
+                                  extra_body={"ignore_eos": True})
+    choice = r.choices[0]
+    assert choice.finish_reason == "length"
+    assert r.usage.prompt_tokens == len(prompt) and r.usage.completion_tokens == 6
+    # Each chosen token is the reference's argmax, so its logprob is the reference's largest log-softmax value.
+    config, tensors = ref.load(str(model_path))
+    tokens = list(prompt)
+    for step in range(6):
+        logits = ref.forward(config, tensors, tokens)[-1]
+        logprobs = logits - logits.max() - np.log(np.exp(logits - logits.max()).sum())
+        best = int(logits.argmax())
+        assert abs(choice.logprobs.token_logprobs[step] - logprobs[best]) < 1e-3
+        tokens.append(best)
+    assert len(choice.logprobs.tokens) == 6
+
+
+def test_chat_completion_is_deterministic_when_greedy(client):
+    messages = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hello world"}]
+    a = client.chat.completions.create(model="tiny", messages=messages, max_tokens=10, temperature=0)
+    b = client.chat.completions.create(model="tiny", messages=messages, max_tokens=10, temperature=0)
+    assert a.object == "chat.completion" and a.id.startswith("chatcmpl-") and a.id != b.id
+    assert a.choices[0].message.role == "assistant"
+    assert a.choices[0].message.content == b.choices[0].message.content
+    assert a.usage.prompt_tokens > 5
+    assert a.usage.total_tokens == a.usage.prompt_tokens + a.usage.completion_tokens
+
+
+def test_stream_sends_role_then_content_then_usage(client):
+    messages = [{"role": "user", "content": "the quick brown fox"}]
+    whole = client.chat.completions.create(model="tiny", messages=messages, max_tokens=12, temperature=0)
+    chunks = list(client.chat.completions.create(model="tiny", messages=messages, max_tokens=12, temperature=0,
+                                                 stream=True, stream_options={"include_usage": True}))
+    assert chunks[0].choices[0].delta.role == "assistant"
+    assert all(c.object == "chat.completion.chunk" and c.id == chunks[0].id for c in chunks)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == whole.choices[0].message.content
+    finishes = [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason]
+    assert finishes == [whole.choices[0].finish_reason]
+    assert chunks[-1].choices == [] and chunks[-1].usage.completion_tokens == whole.usage.completion_tokens
+    assert all(c.usage is None for c in chunks[:-1])
+
+
+def test_n_choices_with_a_seed_are_reproducible(client):
+    kwargs = {"model": "tiny", "prompt": "hello", "max_tokens": 8, "temperature": 1.0, "n": 3, "seed": 5}
+    a = client.completions.create(**kwargs)
+    b = client.completions.create(**kwargs)
+    assert [c.index for c in a.choices] == [0, 1, 2]
+    assert [c.text for c in a.choices] == [c.text for c in b.choices]
+    assert len({c.text for c in a.choices}) > 1  # each choice draws its own tokens
+
+
+def test_stop_sequence_cuts_the_text_before_it(client):
+    full = client.completions.create(model="tiny", prompt="the model", max_tokens=24, temperature=0).choices[0].text
+    assert len(full) > 6
+    stop = full[3:6]
+    cut = client.completions.create(model="tiny", prompt="the model", max_tokens=24, temperature=0, stop=[stop])
+    assert cut.choices[0].text == full[: full.index(stop)]
+    assert cut.choices[0].finish_reason == "stop"
+    streamed = client.completions.create(model="tiny", prompt="the model", max_tokens=24, temperature=0,
+                                         stop=[stop], stream=True)
+    assert "".join(c.choices[0].text for c in streamed) == full[: full.index(stop)]
+
+
+def test_repeated_prompt_hits_the_prefix_cache(client):
+    prompt = "where there is a will there is a way. " * 6
+    first = client.completions.create(model="tiny", prompt=prompt, max_tokens=2, temperature=0)
+    second = client.completions.create(model="tiny", prompt=prompt, max_tokens=2, temperature=0)
+    assert second.usage.prompt_tokens_details.cached_tokens >= 8
+    assert first.choices[0].text == second.choices[0].text
+
+
+def test_concurrent_requests_equal_sequential_ones(client):
+    prompts = [f"tokens {i} and words" for i in range(8)]
+    alone = [client.completions.create(model="tiny", prompt=p, max_tokens=10, temperature=0).choices[0].text
+             for p in prompts]
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        together = list(pool.map(
+            lambda p: client.completions.create(model="tiny", prompt=p, max_tokens=10, temperature=0).choices[0].text,
+            prompts))
+    assert together == alone
+
+
+@pytest.mark.parametrize("kwargs,param", [
+    ({"temperature": 3}, "temperature"),
+    ({"top_p": 1.5}, "top_p"),
+    ({"n": 0}, "n"),
+    ({"stop": ["a", "b", "c", "d", "e"]}, "stop"),
+    ({"response_format": {"type": "json_object"}}, "response_format"),
+])
+def test_bad_requests_get_openai_errors(client, kwargs, param):
+    with pytest.raises(openai.BadRequestError) as e:
+        client.chat.completions.create(model="tiny", messages=[{"role": "user", "content": "hi"}], **kwargs)
+    assert e.value.status_code == 400
+    assert e.value.body["type"] == "invalid_request_error"
+    assert e.value.body["param"] == param
+
+
+def test_context_overflow_and_unknown_model(client):
+    with pytest.raises(openai.BadRequestError) as e:
+        client.completions.create(model="tiny", prompt="word " * 400, max_tokens=4)
+    assert e.value.code == "context_length_exceeded"
+    with pytest.raises(openai.NotFoundError) as e:
+        client.chat.completions.create(model="other", messages=[{"role": "user", "content": "hi"}])
+    assert e.value.code == "model_not_found"
