@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "slipstream/request.h"
 #include "slipstream/responder.h"
@@ -24,6 +25,23 @@ using AsyncHandler = std::function<void(Request&, Responder)>;
 namespace detail {
 class AppImpl;
 }
+namespace metrics {
+class Histogram;
+}
+
+/// A histogram of durations on the /metrics page, shown in seconds. observe() is lock-free and may run on any
+/// thread; valid while its App lives. A default-constructed one ignores observations.
+class DurationHistogram {
+  public:
+    DurationHistogram() = default;
+    /// Negative durations count as 0.
+    void observe(double seconds) const;
+
+  private:
+    friend class App;
+    explicit DurationHistogram(metrics::Histogram* histogram) : histogram_(histogram) {}
+    metrics::Histogram* histogram_ = nullptr;
+};
 
 /// Route registration and the server's lifetime. Register routes, then listen(), then run()
 /// (or start() + stop() for tests). Registration methods throw std::invalid_argument on a bad
@@ -65,6 +83,14 @@ class App {
     /// Adds a readiness check run by the /readyz route (on an I/O thread: it must be quick and must not
     /// block). /readyz answers 503 naming the failing checks, and 503 while the server drains.
     App& readiness_check(std::string name, std::function<bool()> check);
+
+    /// Application metrics on the /metrics page, next to the engine's. Names match [a-zA-Z_:][a-zA-Z0-9_:]*; a bad
+    /// or already taken name throws std::invalid_argument. Call before start(). `value` runs on the scraping
+    /// thread whenever /metrics is read: it must be thread-safe and quick. A counter's value must not decrease.
+    App& gauge_metric(std::string name, std::string help, std::function<double()> value);
+    App& counter_metric(std::string name, std::string help, std::function<double()> value);
+    /// `upper_bounds` in seconds, strictly increasing (at most 256); throws std::invalid_argument otherwise.
+    DurationHistogram duration_histogram(std::string name, std::string help, std::vector<double> upper_bounds);
 
     /// Serves the route template `pattern` without credentials or rate limits, like ServerOptions::auth_public_paths
     /// (a no-op while authentication and rate limits are off). Call before start().

@@ -1,6 +1,10 @@
 // The public App: route registration and lifecycle over Server.
 #include "slipstream/app.h"
 
+#include <cmath>
+#include <stdexcept>
+
+#include "metrics/histogram.h"
 #include "server/server.h"
 
 namespace slipstream {
@@ -52,6 +56,32 @@ App& App::del(std::string_view pattern, Handler handler) {
 App& App::websocket(std::string_view pattern, WebSocketHandler handler) {
     impl_->server.routes().add_websocket(pattern, std::move(handler));
     return *this;
+}
+
+App& App::gauge_metric(std::string name, std::string help, std::function<double()> value) {
+    impl_->server.registry().callback_gauge(std::move(name), std::move(help),
+                                            [value = std::move(value)] { return std::optional<double>(value()); });
+    return *this;
+}
+
+App& App::counter_metric(std::string name, std::string help, std::function<double()> value) {
+    impl_->server.registry().callback_counter(std::move(name), std::move(help),
+                                              [value = std::move(value)] { return std::optional<double>(value()); });
+    return *this;
+}
+
+DurationHistogram App::duration_histogram(std::string name, std::string help, std::vector<double> upper_bounds) {
+    std::vector<std::uint64_t> ns;
+    for (double b : upper_bounds) {
+        if (!(b > 0) || b > 1e9) throw std::invalid_argument("duration_histogram bounds must be in (0, 1e9] seconds");
+        ns.push_back(static_cast<std::uint64_t>(std::llround(b * 1e9)));
+    }
+    metrics::Buckets buckets(std::move(ns), metrics::Buckets::kNanosToSeconds);
+    return DurationHistogram(&impl_->server.registry().histogram(std::move(name), std::move(help), buckets));
+}
+
+void DurationHistogram::observe(double seconds) const {
+    if (histogram_ != nullptr) histogram_->observe(seconds > 0 ? static_cast<std::uint64_t>(seconds * 1e9) : 0);
 }
 
 App& App::auth_public_route(std::string_view pattern) {

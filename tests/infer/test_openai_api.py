@@ -156,3 +156,56 @@ def test_context_overflow_and_unknown_model(client):
     with pytest.raises(openai.NotFoundError) as e:
         client.chat.completions.create(model="other", messages=[{"role": "user", "content": "hi"}])
     assert e.value.code == "model_not_found"
+
+
+def _metric(server, name):
+    import urllib.request
+
+    text = urllib.request.urlopen(server.url + "/metrics", timeout=10).read().decode()
+    for line in text.splitlines():
+        if line.startswith(name + " ") or line.startswith(name + "{"):
+            return float(line.rsplit(" ", 1)[1])
+    raise AssertionError(f"{name} not on /metrics")
+
+
+def test_metrics_count_requests_tokens_and_latencies(client, server):
+    before = _metric(server, "slipstream_model_generated_tokens_total")
+    ttft_before = _metric(server, "slipstream_model_time_to_first_token_seconds_count")
+    client.completions.create(model="tiny", prompt="hello", max_tokens=5, temperature=0,
+                              extra_body={"ignore_eos": True})
+    assert _metric(server, "slipstream_model_generated_tokens_total") == before + 5
+    assert _metric(server, "slipstream_model_time_to_first_token_seconds_count") == ttft_before + 1
+    assert _metric(server, "slipstream_model_kv_blocks_total") == 16 * 1024 * 1024 // (2 * 2 * 8 * 32 * 4)
+    assert _metric(server, "slipstream_model_requests_running") == 0
+
+
+# Servers that compute the same outputs another way: speculation by prompt lookup; a KV cache so small that
+# sequences are preempted (swapped or recomputed) and prefills are chunked; no prefix cache.
+VARIANTS = {
+    "speculative": ["--model-speculative-ngram", "3"],
+    "swap": ["--model-preemption", "swap", "--model-kv-cache", "64k", "--model-max-batch-tokens", "24"],
+    "recompute": ["--model-kv-cache", "64k", "--no-model-prefix-cache", "--model-prefill-chunk", "5"],
+}
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_variants_generate_what_the_plain_server_generates(client, model_path, variant):
+    prompts = [f"the client reads {i} tokens one by one; the server streams them" for i in range(6)]
+
+    def complete(c, p):
+        return c.completions.create(model="tiny", prompt=p, max_tokens=16, temperature=0,
+                                    extra_body={"ignore_eos": True}).choices[0].text
+
+    plain = [complete(client, p) for p in prompts]
+    other = Server([str(SERVE), "--port", "0", "--threads", "1", "--model", str(model_path), "--model-id", "tiny",
+                    "--model-threads", "2", "--model-block-size", "8", *VARIANTS[variant]])
+    try:
+        c = openai.OpenAI(base_url=other.url + "/v1", api_key="unused", max_retries=0, timeout=60)
+        with concurrent.futures.ThreadPoolExecutor(6) as pool:
+            assert list(pool.map(lambda p: complete(c, p), prompts)) == plain
+        if variant == "speculative":
+            assert _metric(other, "slipstream_model_spec_accepted_tokens_total") > 0
+        elif variant in ("swap", "recompute"):
+            assert _metric(other, "slipstream_model_preemptions_total") > 0
+    finally:
+        other.stop()

@@ -57,15 +57,18 @@ const char* reason_text(FinishReason r) {
 
 }  // namespace
 
-CompletionJob::CompletionJob(InferenceEngine& engine, CompletionRequest request, Responder responder)
-    : engine_(engine), request_(std::move(request)), responder_(std::move(responder)) {
+CompletionJob::CompletionJob(InferenceEngine& engine, CompletionRequest request, Responder responder,
+                             std::shared_ptr<const InferMetrics> metrics)
+    : engine_(engine), metrics_(std::move(metrics)), request_(std::move(request)), responder_(std::move(responder)) {
     id_ = random_id(request_.chat ? "chatcmpl-" : "cmpl-");
     created_ =
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-void CompletionJob::start(InferenceEngine& engine, CompletionRequest request, Responder responder) {
-    std::shared_ptr<CompletionJob> job(new CompletionJob(engine, std::move(request), std::move(responder)));
+void CompletionJob::start(InferenceEngine& engine, CompletionRequest request, Responder responder,
+                          std::shared_ptr<const InferMetrics> metrics) {
+    std::shared_ptr<CompletionJob> job(
+        new CompletionJob(engine, std::move(request), std::move(responder), std::move(metrics)));
     job->submit_all();
 }
 
@@ -185,6 +188,7 @@ void CompletionJob::submit_all() {
 void CompletionJob::on_event(Choice& c, const GenerationEvent& ev) {
     std::lock_guard lock(mu_);
     if (c.finished || answered_) return;
+    observe(c, ev);
     c.completion_tokens = ev.completion_tokens;
     c.cached_tokens = ev.cached_prompt_tokens;
     const auto& stops = request_.sampling.stop_tokens;
@@ -224,6 +228,21 @@ void CompletionJob::on_event(Choice& c, const GenerationEvent& ev) {
         return;
     }
     finish(c, reason_text(ev.reason));
+}
+
+// Latencies from the scheduler's own clock: queue and first token once, the rest when the request ends.
+void CompletionJob::observe(Choice& choice, const GenerationEvent& ev) {
+    if (!metrics_) return;
+    if (choice.ttft < 0 && !ev.tokens.empty()) {
+        choice.ttft = ev.ttft_seconds;
+        metrics_->time_to_first_token.observe(ev.ttft_seconds);
+        metrics_->queue_time.observe(ev.queue_seconds);
+    }
+    if (!ev.finished) return;
+    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    metrics_->request_latency.observe(total);
+    if (ev.completion_tokens > 1 && choice.ttft >= 0)
+        metrics_->time_per_output_token.observe((total - choice.ttft) / static_cast<double>(ev.completion_tokens - 1));
 }
 
 void CompletionJob::emit(Choice& c, std::string_view text, std::vector<LogprobEntry> logprobs) {

@@ -2,12 +2,14 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "agent/infer/infer_metrics.h"
 #include "agent/infer/inference_engine.h"
 #include "agent/infer/openai_request.h"
 #include "agent/infer/stop_matcher.h"
@@ -22,7 +24,9 @@ namespace slipstream::agent::infer {
 /// client that leaves cancels every choice. Held by shared_ptr from the event callbacks.
 class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
   public:
-    static void start(InferenceEngine& engine, CompletionRequest request, Responder responder);
+    /// metrics: null when the App registered none for this model.
+    static void start(InferenceEngine& engine, CompletionRequest request, Responder responder,
+                      std::shared_ptr<const InferMetrics> metrics);
 
   private:
     struct LogprobEntry {
@@ -43,10 +47,13 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
         int64_t cached_tokens = 0;
         bool finished = false;
         bool started = false;  // the stream sent this choice's first chunk
+        double ttft = -1;      // seconds to the first token, once it came
         std::string finish_reason;
     };
 
-    CompletionJob(InferenceEngine& engine, CompletionRequest request, Responder responder);
+    CompletionJob(InferenceEngine& engine, CompletionRequest request, Responder responder,
+                  std::shared_ptr<const InferMetrics> metrics);
+    void observe(Choice& c, const GenerationEvent& ev);
     void submit_all();
     void on_event(Choice& c, const GenerationEvent& event);
     void emit(Choice& c, std::string_view text, std::vector<LogprobEntry> logprobs);
@@ -61,12 +68,14 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
     void fail(const OpenAIError& error);
 
     InferenceEngine& engine_;
+    std::shared_ptr<const InferMetrics> metrics_;
     CompletionRequest request_;
     Responder responder_;
     std::mutex mu_;
     std::vector<std::unique_ptr<Choice>> choices_;
     std::string id_;
     int64_t created_ = 0;
+    std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
     int64_t prompt_tokens_ = 0;
     int unfinished_ = 0;
     bool answered_ = false;

@@ -2,6 +2,7 @@
 #include "agent/infer/openai_routes.h"
 
 #include "agent/infer/completion_job.h"
+#include "agent/infer/infer_metrics.h"
 #include "json/writer.h"
 
 namespace slipstream::agent::infer {
@@ -36,10 +37,11 @@ OpenAIError model_not_found(std::string_view model) {
 
 void mount_openai_routes(App& app, std::shared_ptr<InferenceEngine> engine, OpenAIRoutesOptions options) {
     const std::string& p = options.prefix;
+    std::shared_ptr<const InferMetrics> metrics = register_infer_metrics(app, engine);
     for (bool chat : {true, false}) {
         app.route_async(
             "POST", p + (chat ? "/chat/completions" : "/completions"),
-            [engine, chat, limits = options.limits](Request& req, Responder responder) {
+            [engine, chat, metrics, limits = options.limits](Request& req, Responder responder) {
                 JsonView forwarded = req.arguments().get(kForwardedErrorsKey);
                 if (!forwarded.is_null()) {
                     responder.send(validation_error(forwarded.as_string()).response());
@@ -56,7 +58,7 @@ void mount_openai_routes(App& app, std::shared_ptr<InferenceEngine> engine, Open
                     responder.send(model_not_found(r.model).response());
                     return;
                 }
-                CompletionJob::start(*engine, std::move(r), std::move(responder));
+                CompletionJob::start(*engine, std::move(r), std::move(responder), metrics);
             },
             body_spec(chat ? chat_request_schema() : completion_request_schema()));
     }
