@@ -163,7 +163,7 @@ def _metric(server, name):
 
     text = urllib.request.urlopen(server.url + "/metrics", timeout=10).read().decode()
     for line in text.splitlines():
-        if line.startswith(name + " ") or line.startswith(name + "{"):
+        if line.startswith((name + " ", name + "{")):
             return float(line.rsplit(" ", 1)[1])
     raise AssertionError(f"{name} not on /metrics")
 
