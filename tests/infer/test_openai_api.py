@@ -209,3 +209,32 @@ def test_variants_generate_what_the_plain_server_generates(client, model_path, v
             assert _metric(other, "slipstream_model_preemptions_total") > 0
     finally:
         other.stop()
+
+
+def test_a_client_that_leaves_cancels_its_sequence(tmp_path):
+    import http.client
+    import json
+    import time
+
+    # A long context, so the stream would run for seconds if nothing cancelled it.
+    path = tmp_path / "long.gguf"
+    mtm.write_model(str(path), mtm.Config(arch="llama", type="f32", dim=64, layers=2, heads=4, kv_heads=2, ffn=128,
+                                          vocab=300, context=8192, seed=5))
+    server = Server([str(SERVE), "--port", "0", "--threads", "1", "--model", str(path), "--model-id", "tiny",
+                     "--model-threads", "1", "--model-kv-cache", "16m"])
+    try:
+        conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
+        body = {"model": "tiny", "prompt": "hello", "max_tokens": 8000, "stream": True, "ignore_eos": True}
+        conn.request("POST", "/v1/completions", body=json.dumps(body), headers={"Content-Type": "application/json"})
+        response = conn.getresponse()
+        assert response.status == 200
+        assert response.readline().startswith(b"data: ")  # the stream is running
+        conn.sock.close()
+        conn.close()
+        deadline = time.monotonic() + 10
+        while _metric(server, "slipstream_model_requests_running") != 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _metric(server, "slipstream_model_requests_running") == 0
+        assert _metric(server, "slipstream_model_generated_tokens_total") < 8000
+    finally:
+        server.stop()
