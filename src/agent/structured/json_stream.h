@@ -51,11 +51,14 @@ struct StreamError {
 /// integers of any length up to max_integer_digits; no NaN, no lone surrogates, no float that overflows), and
 /// rejects at the first byte that proves a document invalid. Each chunk costs time proportional to its length:
 /// consumed bytes are never read again; memory holds the container stack and the current number only (strings
-/// go to `events` piece by piece). Duplicate keys are the events' concern. Not thread-safe.
+/// go to `events` piece by piece). Duplicate keys are the events' concern. Not thread-safe. Copyable: a copy goes on
+/// from the same byte and reports to the same events until set_events() (forks that try a continuation).
 class JsonStream {
   public:
     /// `events` may be null (syntax only); it must outlive the stream.
     explicit JsonStream(JsonEvents* events = nullptr, json::ParseOptions options = {});
+    /// Where events go from now on (null: nowhere); it must outlive the stream.
+    void set_events(JsonEvents* events) { events_ = events; }
 
     /// Consumes `chunk`; once kInvalid, later calls change nothing.
     StreamState feed(std::string_view chunk);
@@ -68,6 +71,8 @@ class JsonStream {
     const StreamError& error() const { return error_; }
     /// Bytes consumed so far.
     std::size_t offset() const { return offset_; }
+    /// Inside a string or a key (whitespace there is text, not layout).
+    bool in_string() const { return mode_ == Mode::kString; }
     /// Open containers ('{' or '['), outermost first.
     const std::vector<char>& open_containers() const { return stack_; }
 

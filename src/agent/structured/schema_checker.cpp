@@ -135,7 +135,7 @@ bool has_nested_id(const json::Value& v, bool root) {
 }  // namespace
 
 SchemaChecker::SchemaChecker(const json::Value& schema, bool siblings_of_ref, JsonEvents& next)
-    : builder_(next), root_(schema), siblings_of_ref_(siblings_of_ref), follow_refs_(!has_nested_id(schema, true)) {
+    : builder_(&next), root_(&schema), siblings_of_ref_(siblings_of_ref), follow_refs_(!has_nested_id(schema, true)) {
     std::vector<Conj> alts;
     if (!expand(&schema, 0, alts)) alts.assign(1, Conj{});
     for (Conj& c : alts)
@@ -143,9 +143,9 @@ SchemaChecker::SchemaChecker(const json::Value& schema, bool siblings_of_ref, Js
 }
 
 const json::Value* SchemaChecker::local_target(std::string_view ref) const {
-    if (ref == "#") return &root_;
+    if (ref == "#") return root_;
     if (!ref.starts_with("#/") || ref.find('%') != std::string_view::npos) return nullptr;  // not decoded here
-    return json::resolve_pointer(root_, ref.substr(1));
+    return json::resolve_pointer(*root_, ref.substr(1));
 }
 
 // `into` := every union of one of `into` and one of `with`. False past kMaxAlternatives.
@@ -342,12 +342,12 @@ base::Status SchemaChecker::end_value() {
 
 base::Status SchemaChecker::begin_object() {
     SLIPSTREAM_RETURN_IF_ERROR(begin_value(Kind::kObject));
-    return builder_.begin_object();
+    return builder_->begin_object();
 }
 
 base::Status SchemaChecker::begin_array() {
     SLIPSTREAM_RETURN_IF_ERROR(begin_value(Kind::kArray));
-    return builder_.begin_array();
+    return builder_->begin_array();
 }
 
 base::Status SchemaChecker::end_object() {
@@ -369,7 +369,7 @@ base::Status SchemaChecker::end_object() {
     SLIPSTREAM_RETURN_IF_ERROR(survive(f.alts));
     current_ = std::move(f.alts);
     frames_.pop_back();
-    SLIPSTREAM_RETURN_IF_ERROR(builder_.end_object());
+    SLIPSTREAM_RETURN_IF_ERROR(builder_->end_object());
     return end_value();
 }
 
@@ -385,15 +385,18 @@ base::Status SchemaChecker::end_array() {
     SLIPSTREAM_RETURN_IF_ERROR(survive(f.alts));
     current_ = std::move(f.alts);
     frames_.pop_back();
-    SLIPSTREAM_RETURN_IF_ERROR(builder_.end_array());
+    SLIPSTREAM_RETURN_IF_ERROR(builder_->end_array());
     return end_value();
 }
 
 base::Status SchemaChecker::key(std::string_view piece, bool last) {
     Frame& f = frames_.back();
     f.key.append(piece);
-    SLIPSTREAM_RETURN_IF_ERROR(builder_.key(piece, last));
-    if (!last) return base::Status::ok();
+    if (!last) {
+        SLIPSTREAM_RETURN_IF_ERROR(check_key_prefix(f));
+        return builder_->key(piece, last);
+    }
+    SLIPSTREAM_RETURN_IF_ERROR(builder_->key(piece, last));
     path_.push_back(f.key);
     f.keys.insert(f.key);
     for (Alt& a : f.alts) {
@@ -415,6 +418,27 @@ base::Status SchemaChecker::key(std::string_view piece, bool last) {
     return base::Status::ok();
 }
 
+// `additionalProperties: false` (without `patternProperties`) refuses a key that no declared property starts with,
+// at the byte that proves it, so a key cannot run on where no closing quote could be accepted.
+base::Status SchemaChecker::check_key_prefix(Frame& f) {
+    for (Alt& a : f.alts) {
+        for (const json::Value* node : a.nodes) {
+            if (!a.alive || !node->is_object() || node->find("patternProperties") != nullptr) continue;
+            const json::Value* additional = node->find("additionalProperties");
+            if (additional == nullptr || !additional->is_bool() || additional->as_bool()) continue;
+            const json::Value* properties = node->find("properties");
+            const bool declared = properties != nullptr && properties->is_object() &&
+                                  std::any_of(properties->members().begin(), properties->members().end(),
+                                              [&f](const json::Member& m) { return m.key.starts_with(f.key); });
+            if (!declared) kill(a, "additionalProperties", "no allowed property name starts with '" + f.key + "'");
+        }
+    }
+    path_.push_back(f.key);
+    base::Status s = survive(f.alts);
+    path_.pop_back();
+    return s;
+}
+
 base::Status SchemaChecker::string(std::string_view piece, bool last) {
     if (!in_string_) {
         SLIPSTREAM_RETURN_IF_ERROR(begin_value(Kind::kString));
@@ -423,7 +447,7 @@ base::Status SchemaChecker::string(std::string_view piece, bool last) {
     }
     text_.append(piece);
     SLIPSTREAM_RETURN_IF_ERROR(check_string(last));
-    SLIPSTREAM_RETURN_IF_ERROR(builder_.string(piece, last));
+    SLIPSTREAM_RETURN_IF_ERROR(builder_->string(piece, last));
     if (!last) return base::Status::ok();
     in_string_ = false;
     return end_value();
@@ -474,19 +498,19 @@ base::Status SchemaChecker::number(std::string_view text) {
         }
         SLIPSTREAM_RETURN_IF_ERROR(survive(current_));
     }
-    SLIPSTREAM_RETURN_IF_ERROR(builder_.number(text));
+    SLIPSTREAM_RETURN_IF_ERROR(builder_->number(text));
     return end_value();
 }
 
 base::Status SchemaChecker::boolean(bool value) {
     SLIPSTREAM_RETURN_IF_ERROR(begin_value(Kind::kBoolean));
-    SLIPSTREAM_RETURN_IF_ERROR(builder_.boolean(value));
+    SLIPSTREAM_RETURN_IF_ERROR(builder_->boolean(value));
     return end_value();
 }
 
 base::Status SchemaChecker::null() {
     SLIPSTREAM_RETURN_IF_ERROR(begin_value(Kind::kNull));
-    SLIPSTREAM_RETURN_IF_ERROR(builder_.null());
+    SLIPSTREAM_RETURN_IF_ERROR(builder_->null());
     return end_value();
 }
 

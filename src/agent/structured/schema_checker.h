@@ -25,15 +25,21 @@ struct CheckFailure {
 /// schema allows there: each a conjunction of schema nodes (a node, its local `$ref` target and `allOf` members),
 /// several for `anyOf`/`oneOf` (their branches); an alternative that a checked keyword refuses drops out, and a
 /// container whose every alternative for a child has dropped out drops that alternative too. The checked keywords are
-/// those a prefix can break (`false`, `type`, `enum`/`const`, `maxLength`, `additionalProperties: false`,
-/// `maxProperties`, `maxItems`, `prefixItems`/`items: false`) and those settled when a value closes (`required`,
-/// `minProperties`, `minItems`, `minLength`); every other keyword (`not`, conditionals, numeric bounds, patterns,
+/// those a prefix can break (`false`, `type`, `enum`/`const`, `maxLength`, `additionalProperties: false` (from the
+/// first byte of a key no declared property starts with), `maxProperties`, `maxItems`, `prefixItems`/`items: false`)
+/// and those settled when a value closes (`required`, `minProperties`, `minItems`, `minLength`); every other keyword
+/// (`not`, conditionals, numeric bounds, patterns,
 /// ...) is left to the compiled schema at the end. Refusing only when no alternative is left never rejects a
 /// document the schema accepts. Past 16 alternatives at a value, or 8 nested expansions, that value is not checked.
 /// `schema` must outlive this; `siblings_of_ref`: false for draft 7 (its `$ref` ignores sibling keywords).
+/// Copyable: a copy has the same state and still hands its events to the same `next` until set_next() (forks that
+/// try a continuation, PrefixChecker).
 class SchemaChecker final : public JsonEvents {
   public:
     SchemaChecker(const json::Value& schema, bool siblings_of_ref, JsonEvents& next);
+
+    /// Where accepted events go from now on; `next` must outlive this.
+    void set_next(JsonEvents& next) { builder_ = &next; }
 
     const CheckFailure& failure() const { return failure_; }
 
@@ -77,11 +83,12 @@ class SchemaChecker final : public JsonEvents {
     base::Status begin_value(Kind k);
     base::Status end_value();
     base::Status check_string(bool last);
+    base::Status check_key_prefix(Frame& f);
     base::Status survive(std::vector<Alt>& alts);
     void kill(Alt& alt, const char* keyword, std::string message);
 
-    JsonEvents& builder_;
-    const json::Value& root_;
+    JsonEvents* builder_;      // never null
+    const json::Value* root_;  // never null
     bool siblings_of_ref_;
     bool follow_refs_;
     std::vector<Frame> frames_;

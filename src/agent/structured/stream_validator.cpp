@@ -17,19 +17,10 @@ StreamValidator::~StreamValidator() = default;
 
 base::Result<std::unique_ptr<StreamValidator>> StreamValidator::create(std::string_view schema_json,
                                                                        json::ParseOptions options) {
-    auto owned = std::make_unique<OwnedSchema>();
-    json::ParseError pe;
-    base::Result<const json::Value*> doc = json::parse(schema_json, owned->arena, {}, &pe);
-    if (!doc.is_ok()) return base::Status::invalid_argument("the schema is not JSON: " + pe.message);
-    owned->doc = doc.value();
-    json::schema::Schema compiled;
-    try {
-        compiled = json::schema::compile(*owned->doc);
-    } catch (const json::schema::SchemaError& e) {
-        return base::Status::invalid_argument(std::string("the schema does not compile: ") + e.what());
-    }
-    auto v = std::make_unique<StreamValidator>(*owned->doc, std::move(compiled), options);
-    v->owned_ = std::move(owned);
+    base::Result<std::shared_ptr<const CompiledSchema>> compiled = CompiledSchema::create(schema_json);
+    if (!compiled.is_ok()) return compiled.status();
+    auto v = std::make_unique<StreamValidator>((*compiled)->document(), (*compiled)->schema(), options);
+    v->owned_ = std::move(compiled).value();
     return v;
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/structured/compiled_schema.h"
 #include "agent/structured/json_stream.h"
 #include "agent/structured/schema_checker.h"
 #include "agent/structured/value_builder.h"
@@ -94,13 +95,9 @@ class StreamValidator {
             return observer != nullptr ? (observer->*event)() : base::Status::ok();
         }
     };
-    struct OwnedSchema {
-        base::Arena arena;
-        const json::Value* doc = nullptr;
-    };
     StreamState settle(StreamState s);
 
-    std::unique_ptr<OwnedSchema> owned_;  // create(): the schema document (destroyed last)
+    std::shared_ptr<const CompiledSchema> owned_;  // create(): the schema document (destroyed last)
     base::Arena arena_;
     json::schema::Schema compiled_;
     ValueBuilder builder_;

@@ -1,0 +1,50 @@
+// PrefixChecker: the syntax and early schema checks of a streamed JSON document, copyable to try a continuation.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string_view>
+
+#include "agent/structured/compiled_schema.h"
+#include "agent/structured/json_stream.h"
+#include "agent/structured/schema_checker.h"
+#include "json/parse.h"
+
+namespace slipstream::agent::structured {
+
+/// A JsonStream and a SchemaChecker without a value: `feed` says kInvalid exactly where a StreamValidator fed the
+/// same bytes would (the checks a prefix can prove), kPartial otherwise, kComplete once the document ended. It
+/// keeps no value, so a complete document's final verdict (the keywords only the whole value can settle: numeric
+/// bounds, patterns, `not`, ...) is the caller's: CompiledSchema::accepts over the text. Copying is the point:
+/// a copy (or an assignment, which reuses this one's buffers) goes on from the same byte independently, so a
+/// caller tries a candidate continuation on a copy and keeps the original. ~0.3 us to copy and feed a short token
+/// into a two-level object (prefix_checker_bench). Not thread-safe; copies may live on different threads.
+class PrefixChecker {
+  public:
+    explicit PrefixChecker(std::shared_ptr<const CompiledSchema> schema, json::ParseOptions options = {});
+    PrefixChecker(const PrefixChecker& other);
+    PrefixChecker& operator=(const PrefixChecker& other);
+
+    /// Consumes `chunk`; once kInvalid, later calls change nothing.
+    StreamState feed(std::string_view chunk) { return stream_.feed(chunk); }
+    /// The input ended (a top-level number ends only here): kComplete or kInvalid.
+    StreamState finish() { return stream_.finish(); }
+    StreamState state() const { return stream_.state(); }
+    /// Bytes consumed so far.
+    std::size_t offset() const { return stream_.offset(); }
+    /// Inside a string or a key.
+    bool in_string() const { return stream_.in_string(); }
+    /// Set once state() is kInvalid: the syntax error (a schema refusal is kSyntax with the checker's message).
+    const StreamError& error() const { return stream_.error(); }
+    /// The schema keyword that refused the prefix; empty keyword for a syntax error.
+    const CheckFailure& failure() const { return checker_.failure(); }
+    const CompiledSchema& schema() const { return *schema_; }
+
+  private:
+    std::shared_ptr<const CompiledSchema> schema_;
+    JsonEvents sink_;  // after the checker: nothing
+    SchemaChecker checker_;
+    JsonStream stream_;
+};
+
+}  // namespace slipstream::agent::structured
