@@ -196,6 +196,7 @@ bool JsonStream::value_start(char c) {
             mode_ = Mode::kNumber;
             return true;
     }
+    if (events_ != nullptr && !emit(events_->begin_literal(c == 'n'))) return false;
     literal_at_ = 1;
     mode_ = Mode::kLiteral;
     return true;
@@ -219,6 +220,7 @@ bool JsonStream::string_bytes(const char*& p, const char* end) {
             }
             return after_value();
         } else if (c == '\\') {
+            if (!begin_char()) return false;
             escape_ = 1;
         } else if (c < 0x20) {
             return fail(ParseErrorKind::kSyntax, "Invalid control character at");
@@ -236,6 +238,7 @@ bool JsonStream::string_bytes(const char*& p, const char* end) {
             continue;
         } else {
             // A lead byte (Unicode's well-formed sequences: no overlongs, no surrogates, nothing past U+10FFFF).
+            if (c >= 0xc2 && c <= 0xf4 && !begin_char()) return false;
             if (c >= 0xc2 && c <= 0xdf) {
                 utf8_left_ = 1;
             } else if (c >= 0xe0 && c <= 0xef) {
@@ -359,6 +362,10 @@ bool JsonStream::append_code_point(std::uint32_t cp) {
     if ((string_bytes_ += n) > options_.max_string_bytes) return fail(ParseErrorKind::kLimit, "String too long");
     piece_.append(buf, n);
     return true;
+}
+
+bool JsonStream::begin_char() {
+    return events_ == nullptr || emit(events_->begin_char(in_key_, piece_));
 }
 
 bool JsonStream::flush_string(bool last) {

@@ -29,6 +29,11 @@ class JsonEvents {
     /// A number's first byte ('-' or a digit); number() follows once it ended.
     virtual base::Status begin_number() { return base::Status::ok(); }
     virtual base::Status number(std::string_view text) { return base::Status::ok(); }
+    /// Inside a string or key, a character begins with an escape or a UTF-8 lead byte (so one more character
+    /// will come, whatever it is); `pending`: the decoded text before it not yet handed over in a piece.
+    virtual base::Status begin_char(bool key, std::string_view pending) { return base::Status::ok(); }
+    /// A literal's first byte ('n': null, 't' or 'f': a boolean); null() or boolean() follows once it is whole.
+    virtual base::Status begin_literal(bool null) { return base::Status::ok(); }
     virtual base::Status boolean(bool value) { return base::Status::ok(); }
     virtual base::Status null() { return base::Status::ok(); }
 };
@@ -73,6 +78,10 @@ class JsonStream {
     std::size_t offset() const { return offset_; }
     /// Inside a string or a key (whitespace there is text, not layout).
     bool in_string() const { return mode_ == Mode::kString; }
+    /// Inside a key.
+    bool in_key() const { return mode_ == Mode::kString && in_key_; }
+    /// The number being read (empty when not inside one).
+    std::string_view number_text() const { return mode_ == Mode::kNumber ? std::string_view(number_) : ""; }
     /// Open containers ('{' or '['), outermost first.
     const std::vector<char>& open_containers() const { return stack_; }
 
@@ -104,6 +113,7 @@ class JsonStream {
     bool close(char kind);
     bool after_value();
     bool flush_string(bool last);
+    bool begin_char();
     bool emit(const base::Status& s);
     bool fail(json::ParseErrorKind kind, std::string message);
     bool fail_at(std::size_t offset, json::ParseErrorKind kind, std::string message);

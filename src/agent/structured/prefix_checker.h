@@ -34,6 +34,13 @@ class PrefixChecker {
     std::size_t offset() const { return stream_.offset(); }
     /// Inside a string or a key.
     bool in_string() const { return stream_.in_string(); }
+    /// The number being read (empty when not inside one): a number ends only at the byte after it.
+    std::string_view number_text() const { return stream_.number_text(); }
+    /// Inside a number that only an integer may be (SchemaChecker::integer_only).
+    bool in_integer() const { return !stream_.number_text().empty() && checker_.integer_only(); }
+    /// Inside a key or a string whose allowed texts the schema lists (SchemaChecker::text_listed): an escape
+    /// begun here is checked only once its character is whole, so a generator may refuse to begin one.
+    bool in_listed_text() const { return stream_.in_string() && checker_.text_listed(stream_.in_key()); }
     /// Set once state() is kInvalid: the syntax error (a schema refusal is kSyntax with the checker's message).
     const StreamError& error() const { return stream_.error(); }
     /// The schema keyword that refused the prefix; empty keyword for a syntax error.

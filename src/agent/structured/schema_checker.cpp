@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iterator>
+#include <utility>
 
 #include "json/pointer.h"
 
@@ -444,8 +445,10 @@ base::Status SchemaChecker::string(std::string_view piece, bool last) {
         SLIPSTREAM_RETURN_IF_ERROR(begin_value(Kind::kString));
         in_string_ = true;
         text_.clear();
+        text_points_ = 0;
     }
     text_.append(piece);
+    text_points_ += code_points(piece);
     SLIPSTREAM_RETURN_IF_ERROR(check_string(last));
     SLIPSTREAM_RETURN_IF_ERROR(builder_->string(piece, last));
     if (!last) return base::Status::ok();
@@ -455,7 +458,7 @@ base::Status SchemaChecker::string(std::string_view piece, bool last) {
 
 // maxLength as code points arrive; enum/const as prefixes; minLength and exact members once the string ends.
 base::Status SchemaChecker::check_string(bool last) {
-    const std::size_t length = code_points(text_);
+    const std::size_t length = text_points_;
     for (Alt& a : current_) {
         for (const json::Value* node : a.nodes) {
             if (!a.alive || !node->is_object()) continue;
@@ -502,16 +505,70 @@ base::Status SchemaChecker::number(std::string_view text) {
     return end_value();
 }
 
+// One more character is coming: maxLength can refuse it before it is whole.
+base::Status SchemaChecker::begin_char(bool key, std::string_view pending) {
+    if (key || !in_string_) return base::Status::ok();
+    const std::size_t length = text_points_ + code_points(pending) + 1;
+    for (Alt& a : current_) {
+        for (const json::Value* node : a.nodes) {
+            if (!a.alive || !node->is_object()) continue;
+            const std::int64_t max = count_keyword(*node, "maxLength");
+            if (max >= 0 && static_cast<std::int64_t>(length) > max)
+                kill(a, "maxLength", "should have at most " + std::to_string(max) + " characters");
+        }
+    }
+    return survive(current_);
+}
+
+// `type` and the kinds of `enum`/`const` at the literal's first byte; the value itself once whole.
+base::Status SchemaChecker::begin_literal(bool null) {
+    in_literal_ = true;
+    return begin_value(null ? Kind::kNull : Kind::kBoolean);
+}
+
 base::Status SchemaChecker::boolean(bool value) {
-    SLIPSTREAM_RETURN_IF_ERROR(begin_value(Kind::kBoolean));
+    if (!std::exchange(in_literal_, false)) SLIPSTREAM_RETURN_IF_ERROR(begin_value(Kind::kBoolean));
     SLIPSTREAM_RETURN_IF_ERROR(builder_->boolean(value));
     return end_value();
 }
 
 base::Status SchemaChecker::null() {
-    SLIPSTREAM_RETURN_IF_ERROR(begin_value(Kind::kNull));
+    if (!std::exchange(in_literal_, false)) SLIPSTREAM_RETURN_IF_ERROR(begin_value(Kind::kNull));
     SLIPSTREAM_RETURN_IF_ERROR(builder_->null());
     return end_value();
+}
+
+bool SchemaChecker::integer_only() const {
+    bool any = false;
+    for (const Alt& a : current_) {
+        if (!a.alive) continue;
+        any = true;
+        if (std::all_of(a.nodes.begin(), a.nodes.end(),
+                        [](const json::Value* n) { return !n->is_object() || type_allows(*n, Kind::kFraction); }))
+            return false;
+    }
+    return any;
+}
+
+bool SchemaChecker::text_listed(bool key) const {
+    auto listed = [key](const json::Value* node) {
+        if (!node->is_object()) return node->is_bool() && !node->as_bool();
+        if (!key) return node->find("enum") != nullptr || node->find("const") != nullptr;
+        const json::Value* additional = node->find("additionalProperties");
+        return node->find("patternProperties") == nullptr && additional != nullptr && additional->is_bool() &&
+               !additional->as_bool();
+    };
+    auto all_listed = [&](const std::vector<Alt>& alts) {
+        bool any = false;
+        for (const Alt& a : alts) {
+            if (!a.alive) continue;
+            any = true;
+            if (std::none_of(a.nodes.begin(), a.nodes.end(), listed)) return false;
+        }
+        return any;
+    };
+    if (key) return !frames_.empty() && frames_.back().object && all_listed(frames_.back().alts);
+    return in_string_ && all_listed(current_);
 }
 
 }  // namespace slipstream::agent::structured

@@ -26,7 +26,8 @@ struct CheckFailure {
 /// several for `anyOf`/`oneOf` (their branches); an alternative that a checked keyword refuses drops out, and a
 /// container whose every alternative for a child has dropped out drops that alternative too. The checked keywords are
 /// those a prefix can break (`false`, `type`, `enum`/`const`, `maxLength`, `additionalProperties: false` (from the
-/// first byte of a key no declared property starts with), `maxProperties`, `maxItems`, `prefixItems`/`items: false`)
+/// first byte of a key no declared property starts with), `maxLength` (also at the first byte of an escape or a
+/// multi-byte character one too many), `maxProperties`, `maxItems`, `prefixItems`/`items: false`)
 /// and those settled when a value closes (`required`, `minProperties`, `minItems`, `minLength`); every other keyword
 /// (`not`, conditionals, numeric bounds, patterns,
 /// ...) is left to the compiled schema at the end. Refusing only when no alternative is left never rejects a
@@ -40,6 +41,12 @@ class SchemaChecker final : public JsonEvents {
 
     /// Where accepted events go from now on; `next` must outlive this.
     void set_next(JsonEvents& next) { builder_ = &next; }
+    /// Whether every living alternative lists the texts allowed for the key (`key`: `properties` under
+    /// `additionalProperties: false`) or the string value being read (`enum`/`const`): a caller generating text
+    /// can avoid escapes there, whose characters are checked only once whole.
+    bool text_listed(bool key) const;
+    /// Whether every living alternative of the number being read refuses a fraction (`type` "integer").
+    bool integer_only() const;
 
     const CheckFailure& failure() const { return failure_; }
 
@@ -50,6 +57,8 @@ class SchemaChecker final : public JsonEvents {
     base::Status key(std::string_view piece, bool last) override;
     base::Status string(std::string_view piece, bool last) override;
     base::Status begin_number() override;
+    base::Status begin_literal(bool null) override;
+    base::Status begin_char(bool key, std::string_view pending) override;
     base::Status number(std::string_view text) override;
     base::Status boolean(bool value) override;
     base::Status null() override;
@@ -96,7 +105,9 @@ class SchemaChecker final : public JsonEvents {
     std::vector<Alt> next_;          // the alternatives of the value about to start (after a key)
     std::vector<Alt> current_;       // the alternatives of the scalar or string being read
     bool in_string_ = false;
+    bool in_literal_ = false;  // begin_literal() came: the literal's value has begun
     std::string text_;
+    std::size_t text_points_ = 0;  // code points in text_
     CheckFailure failure_;
     CheckFailure last_kill_;  // why the most recent alternative dropped out
 };
