@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "agent/infer/sampler.h"
 
 namespace slipstream::agent::infer {
+
+class TokenConstraint;
 
 enum class FinishReason : uint8_t {
     kNone,       // still running
@@ -43,6 +46,10 @@ struct GenerationRequest {
     int priority = 0;  // higher runs first and is preempted last
     std::optional<std::chrono::steady_clock::time_point> deadline;
     std::function<void(const GenerationEvent&)> on_event;
+    /// Grammar-constrained decoding: only tokens it allows are sampled, a stop token only once it is complete; no
+    /// speculative drafts. When it allows nothing the request finishes (kStop when complete, else kError). Null:
+    /// unconstrained. Used by the step thread only; one per request.
+    std::shared_ptr<TokenConstraint> constraint;
 };
 
 }  // namespace slipstream::agent::infer

@@ -62,6 +62,8 @@ struct SchedulerStats {
     int64_t swap_bytes = 0;  // host memory held by swapped sequences
     uint64_t spec_proposed = 0;
     uint64_t spec_accepted = 0;
+    uint64_t constrained_refused = 0;  // samples a TokenConstraint refused (each redrawn)
+    uint64_t constrained_masks = 0;    // rows that needed the full mask of allowed tokens
 };
 
 /// Each step: finish cancelled and expired sequences; plan a batch under the token budget (running sequences in
@@ -121,6 +123,7 @@ class Scheduler {
     void forward();
     void process_outputs(TimePoint now);
     void emit(Sequence& seq, std::span<const SampledToken> tokens, TimePoint now);
+    bool sample_constrained_row(Sequence& seq, std::span<const float> row, TimePoint now);
 
     // Blocks and queues (scheduler.cpp).
     bool grow_blocks(Sequence& seq, int64_t positions);
@@ -169,7 +172,9 @@ class Scheduler {
     std::vector<float> logits_;
     std::vector<SampledToken> emitted_;
     std::vector<int32_t> drafts_;
-    SchedulerStats counters_;  // the cumulative counters; queue sizes are filled in by publish_stats()
+    std::vector<float> masked_;     // a constrained row's logits with refused tokens at -inf
+    std::vector<uint8_t> allowed_;  // a constrained row's full mask
+    SchedulerStats counters_;       // the cumulative counters; queue sizes are filled in by publish_stats()
 };
 
 }  // namespace slipstream::agent::infer

@@ -3,8 +3,15 @@
 
 #include "agent/infer/ngram_proposer.h"
 #include "agent/infer/scheduler.h"
+#include "agent/infer/token_constraint.h"
 
 namespace slipstream::agent::infer {
+namespace {
+
+// Plain draws of a constrained sequence (each refused token struck out) before the full mask is computed.
+constexpr int kConstrainedTries = 3;
+
+}  // namespace
 
 // ~290 ns per decoded token at 1 to 256 running sequences with a model that costs nothing (scheduler_bench),
 // of which about 70% is sampling (a log-softmax per row); the scheduler's own bookkeeping is ~75 ns per token.
@@ -107,7 +114,7 @@ void Scheduler::schedule_running(int64_t& budget) {
 }
 
 int32_t Scheduler::add_drafts(Sequence& seq, int64_t room) {
-    if (options_.speculative_ngram == 0) return 0;
+    if (options_.speculative_ngram == 0 || seq.constraint) return 0;  // a constraint checks tokens one at a time
     // This step emits drafts + 1 tokens at most; none may pass max_tokens or the context.
     const int64_t out_left = seq.sampler.params().max_tokens - seq.num_output_tokens();
     const int64_t context_left = max_context_ - seq.num_tokens();
@@ -227,7 +234,13 @@ void Scheduler::process_outputs(TimePoint now) {
         }
         auto logits_row = [&](size_t r) { return std::span<const float>(logits_.data() + r * vocab, vocab); };
         emitted_.clear();
-        if (p.num_draft == 0) {
+        if (seq.constraint) {
+            if (!sample_constrained_row(seq, logits_row(row), now)) {
+                row += 1;
+                continue;
+            }
+            row += 1;
+        } else if (p.num_draft == 0) {
             emitted_.push_back(seq.sampler.sample(logits_row(row)));
             seq.sampler.accept(emitted_.back().token);
             row += 1;
@@ -253,6 +266,25 @@ void Scheduler::process_outputs(TimePoint now) {
         }
         emit(seq, emitted_, now);
     }
+}
+
+// Into emitted_; false when nothing is allowed: the sequence finished (kStop when its output is complete).
+bool Scheduler::sample_constrained_row(Sequence& seq, std::span<const float> row, TimePoint now) {
+    ConstrainedDraw draw = sample_constrained(seq.sampler, *seq.constraint, row, kConstrainedTries, masked_, allowed_);
+    counters_.constrained_refused += static_cast<uint64_t>(draw.refused);
+    counters_.constrained_masks += draw.masked ? 1 : 0;
+    if (!draw.token) {
+        finish(seq, seq.constraint->complete() ? FinishReason::kStop : FinishReason::kError, {}, now);
+        return false;
+    }
+    const SamplingParams& params = seq.sampler.params();
+    const int32_t token = draw.token->token;
+    const bool stop = !params.ignore_eos && std::find(params.stop_tokens.begin(), params.stop_tokens.end(), token) !=
+                                                params.stop_tokens.end();
+    if (!stop) seq.constraint->accept(token);
+    seq.sampler.accept(token);
+    emitted_.push_back(std::move(*draw.token));
+    return true;
 }
 
 void Scheduler::emit(Sequence& seq, std::span<const SampledToken> tokens, TimePoint now) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -32,7 +33,8 @@ struct Sequence {
           deadline(request.deadline),
           arrival(now),
           arrival_order(arrival_order_),
-          on_event(std::move(request.on_event)) {}
+          on_event(std::move(request.on_event)),
+          constraint(std::move(request.constraint)) {}
 
     int64_t num_tokens() const { return static_cast<int64_t>(tokens.size()); }
     int64_t num_output_tokens() const { return num_tokens() - num_prompt_tokens; }
@@ -60,6 +62,7 @@ struct Sequence {
     std::optional<Clock::time_point> first_token;
     std::optional<Clock::time_point> last_token;
     std::function<void(const GenerationEvent&)> on_event;
+    std::shared_ptr<TokenConstraint> constraint;  // null: unconstrained
 };
 
 /// Scheduling order: higher priority first, then earlier arrival.

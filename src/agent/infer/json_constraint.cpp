@@ -1,0 +1,164 @@
+// JsonConstraint: candidate tokens tried on copies of a PrefixChecker; the full mask by shared prefixes.
+#include "agent/infer/json_constraint.h"
+
+#include <algorithm>
+
+namespace slipstream::agent::infer {
+
+using structured::PrefixChecker;
+using structured::StreamState;
+
+namespace {
+
+bool layout_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+size_t leading_space(std::string_view b) {
+    size_t n = 0;
+    while (n < b.size() && layout_space(b[n]))
+        ++n;
+    return n;
+}
+
+// Escapes and non-ASCII bytes: checked byte by byte, where listed text refuses them.
+bool needs_bytewise(std::string_view b) {
+    return std::any_of(b.begin(), b.end(), [](char c) { return c == '\\' || static_cast<unsigned char>(c) >= 0x80; });
+}
+
+bool number_fits(std::string_view number, bool integer) {
+    if (number.size() > JsonConstraint::kMaxNumberBytes) return false;
+    if (integer) return number.find_first_of(".eE") == std::string_view::npos;
+    const size_t e = number.find_first_of("eE");
+    if (e == std::string_view::npos) return true;
+    const std::string_view exponent = number.substr(e + 1);
+    return exponent.size() - std::min<size_t>(exponent.find_first_not_of("+-"), exponent.size()) <= 2;
+}
+
+}  // namespace
+
+JsonConstraint::JsonConstraint(std::shared_ptr<const TokenBytes> tokens,
+                               std::shared_ptr<const structured::CompiledSchema> schema)
+    : tokens_(std::move(tokens)), committed_(std::move(schema)) {
+    levels_.reserve(64);
+    levels_.assign(2, committed_);  // the scratch and the first-byte level
+}
+
+bool JsonConstraint::plausible(std::string_view bytes) const {
+    if (bytes.empty() || committed_.state() != StreamState::kPartial) return false;
+    if (committed_.offset() == 0 && static_cast<unsigned char>(bytes[0]) == 0xEF) return false;  // a BOM
+    return committed_.in_string() || layout_run_ + leading_space(bytes) <= kMaxLayoutWhitespace;
+}
+
+bool JsonConstraint::verdict(const PrefixChecker& after, StreamState s, std::string_view bytes) {
+    if (s == StreamState::kPartial) return number_fits(after.number_text(), after.in_integer());
+    if (s == StreamState::kInvalid) return false;
+    auto [it, fresh] = finals_.try_emplace(std::string(bytes), false);
+    if (fresh) it->second = committed_.schema().accepts(text_ + std::string(bytes));
+    return it->second;
+}
+
+bool JsonConstraint::allows_escape(std::string_view bytes) {
+    PrefixChecker& scratch = level(0, committed_);
+    StreamState s = StreamState::kPartial;
+    for (size_t i = 0; i < bytes.size() && s != StreamState::kInvalid; ++i) {
+        const bool starts_char = bytes[i] == '\\' || static_cast<unsigned char>(bytes[i]) >= 0x80;
+        if (starts_char && scratch.in_listed_text()) return false;
+        s = scratch.feed(bytes.substr(i, 1));
+    }
+    return verdict(scratch, s, bytes);
+}
+
+bool JsonConstraint::allows(int32_t token) {
+    const std::string_view bytes = tokens_->bytes(token);
+    if (!plausible(bytes)) return false;
+    if (needs_bytewise(bytes)) return allows_escape(bytes);
+    PrefixChecker& scratch = level(0, committed_);
+    const StreamState s = scratch.feed(bytes);
+    return verdict(scratch, s, bytes);
+}
+
+PrefixChecker& JsonConstraint::level(size_t k, const PrefixChecker& from) {
+    if (k < levels_.size()) {
+        levels_[k] = from;
+    } else {
+        levels_.push_back(from);  // k == size (levels grow one at a time); push_back copes with `from` inside
+    }
+    return levels_[k];
+}
+
+// Tokens in byte order, grouped by first byte; a stack of checkers, one per prefix shared with the next token,
+// so each shared prefix is fed once and a refused one skips every token under it. levels_[0] is the scratch.
+void JsonConstraint::fill_allowed(std::span<uint8_t> allowed) {
+    std::fill(allowed.begin(), allowed.end(), 0);
+    if (committed_.state() != StreamState::kPartial) return;
+    const std::vector<int32_t>& order = tokens_->order();
+    const std::vector<uint32_t>& shared = tokens_->shared_prefix();
+    char first_byte[1];
+    for (unsigned b = 0; b < 256; ++b) {
+        const auto [lo, hi] = tokens_->first_byte_range(static_cast<unsigned char>(b));
+        first_byte[0] = static_cast<char>(b);
+        if (lo == hi || !plausible(std::string_view(first_byte, 1))) continue;
+        PrefixChecker& head = level(1, committed_);
+        if (head.feed(std::string_view(first_byte, 1)) == StreamState::kInvalid) continue;
+        stack_.assign(1, {1, false});
+        for (uint32_t i = lo; i < hi; ++i) {
+            const int32_t token = order[i];
+            const std::string_view bytes = tokens_->bytes(token);
+            const size_t with_previous = i > lo ? shared[i - 1] : 1;
+            while (stack_.back().first > with_previous)
+                stack_.pop_back();
+            const size_t with_next = i + 1 < hi ? shared[i] : 0;
+            if (!stack_.back().second && with_next > stack_.back().first) {
+                const size_t from = stack_.back().first;
+                PrefixChecker& next = level(stack_.size() + 1, levels_[stack_.size()]);
+                const bool refused = next.feed(bytes.substr(from, with_next - from)) == StreamState::kInvalid;
+                stack_.emplace_back(with_next, refused);
+            }
+            if (stack_.back().second || static_cast<size_t>(token) >= allowed.size() || !plausible(bytes)) continue;
+            if (needs_bytewise(bytes)) {
+                allowed[static_cast<size_t>(token)] = allows_escape(bytes) ? 1 : 0;  // rare: not worth the levels
+                continue;
+            }
+            const size_t depth = stack_.back().first;
+            const PrefixChecker* at = &levels_[stack_.size()];
+            StreamState s = at->state();
+            if (bytes.size() > depth) {
+                PrefixChecker& scratch = level(0, *at);
+                s = scratch.feed(bytes.substr(depth));
+                at = &scratch;
+            }
+            allowed[static_cast<size_t>(token)] = verdict(*at, s, bytes) ? 1 : 0;
+        }
+    }
+}
+
+void JsonConstraint::accept(int32_t token) {
+    const std::string_view bytes = tokens_->bytes(token);
+    committed_.feed(bytes);
+    text_.append(bytes);
+    finals_.clear();
+    complete_ = -1;
+    if (committed_.in_string()) {
+        layout_run_ = 0;
+        return;
+    }
+    size_t trailing = 0;
+    while (trailing < bytes.size() && layout_space(bytes[bytes.size() - 1 - trailing]))
+        ++trailing;
+    layout_run_ = trailing == bytes.size() ? layout_run_ + trailing : trailing;
+}
+
+bool JsonConstraint::complete() {
+    if (complete_ < 0) {
+        StreamState s = committed_.state();
+        if (s == StreamState::kPartial) {  // a top-level number ends only at the end of input
+            PrefixChecker& scratch = level(0, committed_);
+            s = scratch.finish();
+        }
+        complete_ = s == StreamState::kComplete && committed_.schema().accepts(text_) ? 1 : 0;
+    }
+    return complete_ == 1;
+}
+
+}  // namespace slipstream::agent::infer

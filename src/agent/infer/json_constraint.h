@@ -1,0 +1,68 @@
+// JsonConstraint: a TokenConstraint that keeps a sequence's output a prefix of a JSON document valid under a schema.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "agent/infer/token_bytes.h"
+#include "agent/infer/token_constraint.h"
+#include "agent/structured/compiled_schema.h"
+#include "agent/structured/prefix_checker.h"
+
+namespace slipstream::agent::infer {
+
+/// Allows a token when the output with its bytes is still a prefix of a document the schema may accept (the
+/// early checks of agent/structured's PrefixChecker, tried on a copy) and, when those bytes complete the
+/// document, the whole document is valid (CompiledSchema::accepts). Beyond JSON it refuses: anything after the
+/// document (not even whitespace), numbers past kMaxNumberBytes or with a longer exponent (a number that
+/// overflows is refused only once it ends), a fraction or an exponent where only an integer may come (1.5e1 is
+/// one, but 1.5e-9 could not end), more than kMaxLayoutWhitespace whitespace bytes in a row between tokens of
+/// the document (a model cannot pad forever), a byte-order mark, tokens without bytes, and escapes and non-ASCII
+/// bytes in keys and strings whose texts the schema lists (a character is checked only once whole: `\u12` could
+/// leave no way on; so listed texts with non-ASCII characters cannot be written). The schema's
+/// keywords that only a whole value settles (numeric bounds, patterns, `not`, ...) can leave no way to finish:
+/// then nothing is allowed and the scheduler ends the request. fill_allowed() walks the tokens in byte order and
+/// checks each shared prefix once: a refused prefix refuses every token that starts with it.
+class JsonConstraint final : public TokenConstraint {
+  public:
+    static constexpr size_t kMaxLayoutWhitespace = 16;
+    /// Numbers are written in at most this many bytes, with at most two exponent digits (so none overflows).
+    static constexpr size_t kMaxNumberBytes = 32;
+
+    JsonConstraint(std::shared_ptr<const TokenBytes> tokens, std::shared_ptr<const structured::CompiledSchema> schema);
+
+    bool allows(int32_t token) override;
+    void fill_allowed(std::span<uint8_t> allowed) override;
+    void accept(int32_t token) override;
+    bool complete() override;
+
+    /// The accepted output so far.
+    const std::string& text() const { return text_; }
+
+  private:
+    // Cheap refusals before any checker is copied.
+    bool plausible(std::string_view bytes) const;
+    // Whether a checker that just consumed `bytes` (after text_) and is in state `s` leaves an acceptable output.
+    bool verdict(const structured::PrefixChecker& after, structured::StreamState s, std::string_view bytes);
+    // A token with a backslash or a non-ASCII byte: byte by byte, refusing a character begun so in listed text.
+    bool allows_escape(std::string_view bytes);
+    structured::PrefixChecker& level(size_t k, const structured::PrefixChecker& from);
+
+    std::shared_ptr<const TokenBytes> tokens_;
+    structured::PrefixChecker committed_;  // after text_
+    std::string text_;
+    size_t layout_run_ = 0;                          // whitespace bytes ending text_, outside strings
+    std::unordered_map<std::string, bool> finals_;   // completing token bytes -> the whole document's verdict
+    int complete_ = -1;                              // complete() since the last accept (-1: not asked)
+    std::vector<structured::PrefixChecker> levels_;  // fill_allowed's checkers, one per shared prefix; reused
+    std::vector<std::pair<size_t, bool>> stack_;     // fill_allowed: (prefix length, refused) per level in use
+};
+
+}  // namespace slipstream::agent::infer

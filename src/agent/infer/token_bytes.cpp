@@ -1,0 +1,31 @@
+// TokenBytes: the sort, the shared prefixes and the first-byte ranges.
+#include "agent/infer/token_bytes.h"
+
+#include <algorithm>
+
+namespace slipstream::agent::infer {
+
+TokenBytes::TokenBytes(std::vector<std::string> bytes) : bytes_(std::move(bytes)) {
+    for (size_t t = 0; t < bytes_.size(); ++t) {
+        if (!bytes_[t].empty()) order_.push_back(static_cast<int32_t>(t));
+    }
+    std::sort(order_.begin(), order_.end(),
+              [this](int32_t a, int32_t b) { return bytes_[a] < bytes_[b] || (bytes_[a] == bytes_[b] && a < b); });
+    shared_.assign(order_.size(), 0);
+    for (size_t i = 0; i + 1 < order_.size(); ++i) {
+        const std::string& a = bytes_[order_[i]];
+        const std::string& b = bytes_[order_[i + 1]];
+        const auto diff = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
+        shared_[i] = static_cast<uint32_t>(diff.first - a.begin());
+    }
+    // first_[b]: the first position whose first byte is >= b.
+    size_t i = 0;
+    for (unsigned b = 0; b < 256; ++b) {
+        while (i < order_.size() && static_cast<unsigned char>(bytes_[order_[i]][0]) < b)
+            ++i;
+        first_[b] = static_cast<uint32_t>(i);
+    }
+    first_[256] = static_cast<uint32_t>(order_.size());
+}
+
+}  // namespace slipstream::agent::infer

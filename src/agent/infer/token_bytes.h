@@ -1,0 +1,38 @@
+// TokenBytes: every token's bytes, in byte order with shared-prefix lengths, so constraints prune by prefix.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace slipstream::agent::infer {
+
+/// Built once per model (from Tokenizer::decode of each id) and shared, immutable, by every constrained sequence.
+/// Special tokens that render as nothing have empty bytes.
+class TokenBytes {
+  public:
+    /// bytes[t]: token t's bytes; the logits' width is bytes.size() (ids past the tokenizer's: empty).
+    explicit TokenBytes(std::vector<std::string> bytes);
+
+    int64_t size() const { return static_cast<int64_t>(bytes_.size()); }
+    std::string_view bytes(int32_t token) const {
+        return token >= 0 && static_cast<size_t>(token) < bytes_.size() ? std::string_view(bytes_[token]) : "";
+    }
+    /// The non-empty tokens sorted by their bytes.
+    const std::vector<int32_t>& order() const { return order_; }
+    /// shared_prefix()[i]: bytes order()[i] shares with order()[i + 1] (0 for the last).
+    const std::vector<uint32_t>& shared_prefix() const { return shared_; }
+    /// [begin, end) of order() whose tokens start with byte b.
+    std::pair<uint32_t, uint32_t> first_byte_range(unsigned char b) const { return {first_[b], first_[b + 1]}; }
+
+  private:
+    std::vector<std::string> bytes_;
+    std::vector<int32_t> order_;
+    std::vector<uint32_t> shared_;
+    std::array<uint32_t, 257> first_{};
+};
+
+}  // namespace slipstream::agent::infer

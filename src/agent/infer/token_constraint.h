@@ -1,0 +1,45 @@
+// TokenConstraint: what a sequence may emit next (grammar-constrained decoding), and sampling under it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "agent/infer/sampler.h"
+
+namespace slipstream::agent::infer {
+
+/// Which tokens keep a sequence's output a prefix of an acceptable one (e.g. a JSON document valid under a
+/// schema). The scheduler asks it before emitting a token of its sequence and tells it each emitted token; stop
+/// tokens are the scheduler's own (emitted only once complete()). One per sequence, used by the scheduler's step
+/// thread only; what it shares with others (token tables, compiled schemas) must be immutable.
+class TokenConstraint {
+  public:
+    virtual ~TokenConstraint() = default;
+    /// Whether emitting `token` (not a stop token) keeps the output acceptable. Ids outside the vocabulary: false.
+    virtual bool allows(int32_t token) = 0;
+    /// allowed[t] = allows(t) for every t < allowed.size() (the logits' width); the default asks allows() per
+    /// token. Implementations prune (a refused prefix refuses every token that starts with it).
+    virtual void fill_allowed(std::span<uint8_t> allowed);
+    /// Records an emitted token (one allows() said yes to).
+    virtual void accept(int32_t token) = 0;
+    /// Whether the output so far is a whole acceptable one (then a stop token may end it).
+    virtual bool complete() = 0;
+};
+
+/// What sample_constrained() did, for counters.
+struct ConstrainedDraw {
+    std::optional<SampledToken> token;  // empty: nothing is allowed (the output is complete or at a dead end)
+    int32_t refused = 0;                // samples refused before the one kept
+    bool masked = false;                // the full mask was computed
+};
+
+/// Samples as `sampler` would, but only a token `constraint` allows, or a stop token once it is complete (and
+/// `params.ignore_eos` is off): first plain draws, each refused token's logit set to -inf before the next
+/// (`tries` of them), then one draw from the logits with every refused token masked. `scratch` and `allowed` are
+/// reused buffers. Does not call accept() on either.
+ConstrainedDraw sample_constrained(Sampler& sampler, TokenConstraint& constraint, std::span<const float> logits,
+                                   int tries, std::vector<float>& scratch, std::vector<uint8_t>& allowed);
+
+}  // namespace slipstream::agent::infer
