@@ -139,7 +139,8 @@ def test_concurrent_requests_equal_sequential_ones(client):
     ({"top_p": 1.5}, "top_p"),
     ({"n": 0}, "n"),
     ({"stop": ["a", "b", "c", "d", "e"]}, "stop"),
-    ({"response_format": {"type": "json_object"}}, "response_format"),
+    ({"response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "nothing"}}}},
+     "response_format"),
 ])
 def test_bad_requests_get_openai_errors(client, kwargs, param):
     with pytest.raises(openai.BadRequestError) as e:

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <random>
 
+#include "agent/infer/json_constraint.h"
 #include "json/utf8.h"
 #include "json/writer.h"
 
@@ -158,6 +159,8 @@ void CompletionJob::submit_all() {
         if (s.has_seed) g.sampling.seed = s.seed + static_cast<uint64_t>(c->index);
         if (g.sampling.max_tokens <= 0) g.sampling.max_tokens = context - static_cast<int64_t>(c->prompt.size());
         g.priority = request_.priority;
+        if (request_.response_schema)
+            g.constraint = std::make_shared<JsonConstraint>(engine_.token_bytes(), request_.response_schema);
         Choice* choice = c.get();
         auto self = shared_from_this();
         g.on_event = [self, choice](const GenerationEvent& ev) { self->on_event(*choice, ev); };

@@ -1,6 +1,7 @@
 // Loading a model file into a serving engine: weights, tokenizer, chat template, KV cache, scheduler.
 #include "agent/infer/inference_engine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <stdexcept>
@@ -49,6 +50,17 @@ base::Result<std::unique_ptr<InferenceEngine>> InferenceEngine::open(const std::
     engine->scheduler_ = std::make_unique<Scheduler>(*engine->model_, options.scheduler);
     engine->scheduler_->start();
     return engine;
+}
+
+std::shared_ptr<const TokenBytes> InferenceEngine::token_bytes() {
+    std::call_once(token_bytes_once_, [this] {
+        std::vector<std::string> bytes(static_cast<size_t>(model_->vocab_size()));
+        const int64_t n = std::min(tokenizer_->vocab_size(), model_->vocab_size());
+        for (int64_t t = 0; t < n; ++t)
+            bytes[static_cast<size_t>(t)] = tokenizer_->decode(static_cast<int32_t>(t));
+        token_bytes_ = std::make_shared<const TokenBytes>(std::move(bytes));
+    });
+    return token_bytes_;
 }
 
 InferenceEngine::~InferenceEngine() {

@@ -3,11 +3,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "agent/infer/chat_template.h"
 #include "agent/infer/llama_model.h"
 #include "agent/infer/scheduler.h"
+#include "agent/infer/token_bytes.h"
 #include "agent/infer/tokenizer.h"
 #include "base/result.h"
 
@@ -38,6 +40,9 @@ class InferenceEngine {
     const ChatTemplate& chat_template() const { return chat_template_; }
     Scheduler& scheduler() { return *scheduler_; }
     LlamaModel& model() { return *model_; }
+    /// Every token's bytes (the model's vocabulary wide), made on first use and shared by constrained requests.
+    /// Any thread.
+    std::shared_ptr<const TokenBytes> token_bytes();
 
   private:
     InferenceEngine() = default;
@@ -47,6 +52,8 @@ class InferenceEngine {
     ChatTemplate chat_template_ = ChatTemplate::from_name("chatml");
     std::unique_ptr<LlamaModel> model_;
     std::unique_ptr<Scheduler> scheduler_;
+    std::once_flag token_bytes_once_;
+    std::shared_ptr<const TokenBytes> token_bytes_;
 };
 
 }  // namespace slipstream::agent::infer

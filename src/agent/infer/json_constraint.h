@@ -32,7 +32,7 @@ namespace slipstream::agent::infer {
 /// checks each shared prefix once: a refused prefix refuses every token that starts with it.
 class JsonConstraint final : public TokenConstraint {
   public:
-    static constexpr size_t kMaxLayoutWhitespace = 16;
+    static constexpr size_t kMaxLayoutWhitespace = 20;
     /// Numbers are written in at most this many bytes, with at most two exponent digits (so none overflows).
     static constexpr size_t kMaxNumberBytes = 32;
 

@@ -1,6 +1,9 @@
 // Reading OpenAI completion bodies: schema for the shape, code for the rest.
 #include "agent/infer/openai_request.h"
 
+#include "json/value.h"
+#include "json/writer.h"
+
 namespace slipstream::agent::infer {
 
 namespace {
@@ -26,7 +29,10 @@ namespace {
     R"("priority":{"type":["integer","null"],"minimum":-1000,"maximum":1000},)"                         \
     R"("user":{"type":["string","null"]},)"                                                             \
     R"("response_format":{"type":["object","null"],"required":["type"],)"                               \
-    R"("properties":{"type":{"enum":["text","json_object","json_schema"]}}})"
+    R"("properties":{"type":{"enum":["text","json_object","json_schema"]},)"                            \
+    R"("json_schema":{"type":"object","required":["name"],"properties":{)"                              \
+    R"("name":{"type":"string","maxLength":64},"description":{"type":"string"},)"                       \
+    R"("schema":{"type":["object","boolean"]},"strict":{"type":["boolean","null"]}}}}})"
 
 }  // namespace
 
@@ -78,6 +84,35 @@ std::string message_content(JsonView content) {
     return out;
 }
 
+// The schema a response_format asks for: null for "text"; {"type":"object"} for json_object; json_schema's
+// schema (absent: any JSON document) compiled once for every choice.
+std::variant<std::shared_ptr<const structured::CompiledSchema>, OpenAIError> response_schema(JsonView format) {
+    const std::string_view type = format.get("type").as_string();
+    if (type == "text") return std::shared_ptr<const structured::CompiledSchema>();
+    std::string text = R"({"type":"object"})";
+    if (type == "json_schema") {
+        JsonView schema = format.get("json_schema").get("schema");
+        text = "true";
+        if (schema.node() != nullptr && !schema.is_null()) {
+            // A JsonView is a json::Value seen through the public API (pointer-interconvertible, as the server's
+            // validation layer hands them out).
+            text.clear();
+            json::Writer w(text);
+            if (!w.write_value(*reinterpret_cast<const json::Value*>(schema.node())).is_ok())
+                return unsupported("response_format.json_schema.schema cannot be written as JSON", "response_format");
+        }
+        if (text.size() > kMaxResponseSchemaBytes)
+            return unsupported("response_format.json_schema.schema is larger than " +
+                                   std::to_string(kMaxResponseSchemaBytes) + " bytes",
+                               "response_format");
+    }
+    base::Result<std::shared_ptr<const structured::CompiledSchema>> compiled = structured::CompiledSchema::create(text);
+    if (!compiled.is_ok())
+        return unsupported("Invalid schema for response_format: " + std::string(compiled.status().message()),
+                           "response_format");
+    return std::move(compiled).value();
+}
+
 }  // namespace
 
 std::variant<CompletionRequest, OpenAIError> parse_completion_request(JsonView body, bool chat,
@@ -117,10 +152,12 @@ std::variant<CompletionRequest, OpenAIError> parse_completion_request(JsonView b
         for (std::size_t i = 0; i < stop.size(); ++i)
             r.stop.emplace_back(stop.at(i).as_string());
     }
-    if (present(body, "response_format") && body.get("response_format").get("type").as_string() != "text")
-        return unsupported("response_format '" + std::string(body.get("response_format").get("type").as_string()) +
-                               "' is not supported by this server yet (only 'text')",
-                           "response_format");
+    if (present(body, "response_format")) {
+        std::variant<std::shared_ptr<const structured::CompiledSchema>, OpenAIError> format =
+            response_schema(body.get("response_format"));
+        if (auto* e = std::get_if<OpenAIError>(&format)) return std::move(*e);
+        r.response_schema = std::get<0>(std::move(format));
+    }
     if (present(body, "tools") && body.get("tools").size() > 0)
         return unsupported("tools are not supported by this server yet", "tools");
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "agent/infer/chat_template.h"
 #include "agent/infer/openai_error.h"
 #include "agent/infer/sampler.h"
+#include "agent/structured/compiled_schema.h"
 #include "slipstream/json_view.h"
 
 namespace slipstream::agent::infer {
@@ -32,7 +34,13 @@ struct CompletionRequest {
     bool echo = false;  // completions: the prompt precedes the text
     std::vector<std::string> stop;
     int priority = 0;
+    /// response_format json_object / json_schema: every choice is constrained to a document valid under it
+    /// (json_object: {"type":"object"}); null for "text".
+    std::shared_ptr<const structured::CompiledSchema> response_schema;
 };
+
+/// Largest response_format json_schema.schema, in bytes of compact JSON.
+inline constexpr std::size_t kMaxResponseSchemaBytes = 64 * 1024;
 
 /// The JSON Schemas the routes compile (the shape: types, ranges, required fields).
 const char* chat_request_schema();
