@@ -169,15 +169,26 @@ def _metric(server, name):
     raise AssertionError(f"{name} not on /metrics")
 
 
+def _settled(server, name, want):
+    """The metric once it reads `want` (the scheduler publishes its counters at the end of each step, just after
+    the answer went out), or its last value after 5 s."""
+    import time
+
+    deadline = time.monotonic() + 5
+    while (value := _metric(server, name)) != want and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return value
+
+
 def test_metrics_count_requests_tokens_and_latencies(client, server):
     before = _metric(server, "slipstream_model_generated_tokens_total")
     ttft_before = _metric(server, "slipstream_model_time_to_first_token_seconds_count")
     client.completions.create(model="tiny", prompt="hello", max_tokens=5, temperature=0,
                               extra_body={"ignore_eos": True})
-    assert _metric(server, "slipstream_model_generated_tokens_total") == before + 5
+    assert _settled(server, "slipstream_model_generated_tokens_total", before + 5) == before + 5
     assert _metric(server, "slipstream_model_time_to_first_token_seconds_count") == ttft_before + 1
     assert _metric(server, "slipstream_model_kv_blocks_total") == 16 * 1024 * 1024 // (2 * 2 * 8 * 32 * 4)
-    assert _metric(server, "slipstream_model_requests_running") == 0
+    assert _settled(server, "slipstream_model_requests_running", 0) == 0
 
 
 # Servers that compute the same outputs another way: speculation by prompt lookup; a KV cache so small that

@@ -129,6 +129,8 @@ void CompletionJob::submit_all() {
                 return;
             }
             c->matcher = std::make_unique<StopMatcher>(std::move(matcher).value());
+            if (request_.tool_choice == "auto")
+                c->tool_gate = std::make_unique<StopMatcher>(StopMatcher::create({std::string(kToolCallOpen)}).value());
             choices_.push_back(std::move(c));
         }
     }
@@ -251,6 +253,15 @@ void CompletionJob::observe(Choice& choice, const GenerationEvent& ev) {
 void CompletionJob::emit(Choice& c, std::string_view text, std::vector<LogprobEntry> logprobs) {
     if (text.empty() && logprobs.empty()) return;
     if (request_.stream) {
+        // Tool calls: the text is kept whole for the parser; a forced call streams nothing until it is parsed,
+        // an optional one streams the content before its first <tool_call>.
+        if (request_.tool_choice != "none") c.raw += text;
+        if (forced_call()) return;
+        if (c.tool_gate) {
+            const std::string gated = c.tool_gate->feed(text).emit;
+            if (!gated.empty() || !logprobs.empty()) write_chunk(c, gated, logprobs, nullptr);
+            return;
+        }
         write_chunk(c, text, logprobs, nullptr);
     } else {
         c.text += text;
@@ -263,6 +274,7 @@ void CompletionJob::finish(Choice& c, std::string reason) {
     c.finished = true;
     c.finish_reason = std::move(reason);
     --unfinished_;
+    if (request_.tool_choice != "none") take_tool_calls(c);
     if (request_.stream) write_chunk(c, "", {}, &c.finish_reason);
     if (unfinished_ > 0) return;
     answered_ = true;
@@ -273,6 +285,75 @@ void CompletionJob::finish(Choice& c, std::string reason) {
     if (request_.include_usage) write_usage_chunk();
     responder_.write("data: [DONE]\n\n");
     responder_.end();
+}
+
+// The finished text's calls: OpenAI's tool_calls, finish_reason "tool_calls" ("stop" for a named function), the
+// content what is left. A stream sends the calls (or the held text, when it held a call that did not parse).
+void CompletionJob::take_tool_calls(Choice& c) {
+    ParsedOutput parsed = parse_tool_calls(request_.stream ? c.raw : c.text, forced_call());
+    if (!parsed.calls.empty()) {
+        c.calls = std::move(parsed.calls);
+        if (c.finish_reason == "stop") c.finish_reason = request_.tool_choice == "function" ? "stop" : "tool_calls";
+        if (!request_.stream) c.text = std::move(parsed.content);
+    }
+    if (!request_.stream) return;
+    if (c.calls.empty()) {
+        // Nothing parsed: what was held back is plain text after all.
+        std::string held;
+        if (forced_call()) {
+            held = c.raw;
+        } else if (c.tool_gate) {
+            held = c.tool_gate->stopped() ? c.raw.substr(c.raw.find(kToolCallOpen)) : c.tool_gate->finish();
+        }
+        if (!held.empty()) write_chunk(c, held, {}, nullptr);
+        return;
+    }
+    if (c.tool_gate && !c.tool_gate->stopped()) {
+        const std::string rest = c.tool_gate->finish();
+        if (!rest.empty()) write_chunk(c, rest, {}, nullptr);
+    }
+    write_tool_calls_chunk(c);
+}
+
+void CompletionJob::write_tool_calls(json::Writer& w, const Choice& c, bool delta) const {
+    w.key("tool_calls");
+    w.begin_array();
+    for (std::size_t i = 0; i < c.calls.size(); ++i) {
+        const ToolCall& call = c.calls[i];
+        w.begin_object();
+        if (delta) w.key("index"), w.int64(static_cast<int64_t>(i));
+        w.key("id"), w.string(call.id);
+        w.key("type"), w.string("function");
+        w.key("function");
+        w.begin_object();
+        w.key("name"), w.string(call.name);
+        w.key("arguments"), w.string(valid_utf8(call.arguments_json));
+        w.end_object();
+        w.end_object();
+    }
+    w.end_array();
+}
+
+void CompletionJob::write_tool_calls_chunk(const Choice& c) {
+    std::string out = "data: ";
+    json::Writer w(out);
+    write_head(w, "chat.completion.chunk");
+    w.key("choices");
+    w.begin_array();
+    w.begin_object();
+    w.key("index"), w.int64(c.index);
+    w.key("delta");
+    w.begin_object();
+    write_tool_calls(w, c, true);
+    w.end_object();
+    w.key("logprobs"), w.null();
+    w.key("finish_reason"), w.null();
+    w.end_object();
+    w.end_array();
+    if (request_.include_usage) w.key("usage"), w.null();
+    w.end_object();
+    out += "\n\n";
+    responder_.write(out);
 }
 
 void CompletionJob::write_logprobs(std::string& out, const std::vector<LogprobEntry>& entries,
@@ -429,8 +510,10 @@ void CompletionJob::send_complete() {
             w.key("message");
             w.begin_object();
             w.key("role"), w.string("assistant");
-            w.key("content"), w.string(text);
+            w.key("content");
+            c->calls.empty() || !text.empty() ? w.string(text) : w.null();
             w.key("refusal"), w.null();
+            if (!c->calls.empty()) write_tool_calls(w, *c, false);
             w.end_object();
         } else {
             w.key("text"), w.string(text);

@@ -49,6 +49,9 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
         bool started = false;  // the stream sent this choice's first chunk
         double ttft = -1;      // seconds to the first token, once it came
         std::string finish_reason;
+        std::unique_ptr<StopMatcher> tool_gate;  // tool_choice auto, streaming: holds text from "<tool_call>" on
+        std::string raw;                         // streaming with tools: everything generated, for the parser
+        std::vector<ToolCall> calls;
     };
 
     CompletionJob(InferenceEngine& engine, CompletionRequest request, Responder responder,
@@ -66,6 +69,10 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
     void write_usage(json::Writer& w) const;
     void write_logprobs(std::string& out, const std::vector<LogprobEntry>& entries, int64_t text_offset) const;
     void fail(const OpenAIError& error);
+    bool forced_call() const { return request_.tool_choice == "required" || request_.tool_choice == "function"; }
+    void take_tool_calls(Choice& c);
+    void write_tool_calls(json::Writer& w, const Choice& c, bool delta) const;
+    void write_tool_calls_chunk(const Choice& c);
 
     InferenceEngine& engine_;
     std::shared_ptr<const InferMetrics> metrics_;

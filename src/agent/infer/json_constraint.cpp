@@ -35,11 +35,18 @@ bool number_fits(std::string_view number, bool integer) {
     return exponent.size() - std::min<size_t>(exponent.find_first_not_of("+-"), exponent.size()) <= 2;
 }
 
+// A generator writes each key once (a parser would keep the last, and a model could repeat one forever).
+json::ParseOptions generation_options() {
+    json::ParseOptions o;
+    o.duplicate_keys = json::DuplicateKeys::kReject;
+    return o;
+}
+
 }  // namespace
 
 JsonConstraint::JsonConstraint(std::shared_ptr<const TokenBytes> tokens,
                                std::shared_ptr<const structured::CompiledSchema> schema)
-    : tokens_(std::move(tokens)), committed_(std::move(schema)) {
+    : tokens_(std::move(tokens)), committed_(std::move(schema), generation_options()) {
     levels_.reserve(64);
     levels_.assign(2, committed_);  // the scratch and the first-byte level
 }

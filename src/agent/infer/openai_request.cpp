@@ -1,8 +1,7 @@
 // Reading OpenAI completion bodies: schema for the shape, code for the rest.
 #include "agent/infer/openai_request.h"
 
-#include "json/value.h"
-#include "json/writer.h"
+#include "slipstream/json.h"
 
 namespace slipstream::agent::infer {
 
@@ -42,7 +41,18 @@ const char* chat_request_schema() {
            R"("properties":{"role":{"enum":["system","developer","user","assistant","tool"]},)"
            R"("content":{"anyOf":[{"type":"null"},{"type":"string"},{"type":"array","maxItems":1024,"items":)"
            R"({"type":"object","required":["type"],"properties":{"type":{"type":"string"},"text":{"type":"string"}}}}]},)"
-           R"("name":{"type":"string"}}}},)"
+           R"("name":{"type":"string"},"tool_call_id":{"type":"string"},)"
+           R"("tool_calls":{"type":["array","null"],"maxItems":128,"items":{"type":"object","required":["function"],)"
+           R"("properties":{"id":{"type":"string"},"type":{"const":"function"},"function":{"type":"object",)"
+           R"("required":["name","arguments"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}}}}}},)"
+           R"("tools":{"type":["array","null"],"maxItems":128,"items":{"type":"object","required":["type","function"],)"
+           R"("properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{)"
+           R"("name":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,64}$"},"description":{"type":"string"},)"
+           R"("parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}},)"
+           R"("tool_choice":{"anyOf":[{"type":"null"},{"enum":["none","auto","required"]},{"type":"object",)"
+           R"("required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object",)"
+           R"("required":["name"],"properties":{"name":{"type":"string"}}}}}]},)"
+           R"("parallel_tool_calls":{"type":["boolean","null"]},)"
            R"("max_completion_tokens":{"type":["integer","null"],"minimum":1},)"
            R"("logprobs":{"type":["boolean","null"]},)"
            R"("top_logprobs":{"type":["integer","null"],"minimum":0,"maximum":20}}})";
@@ -93,14 +103,7 @@ std::variant<std::shared_ptr<const structured::CompiledSchema>, OpenAIError> res
     if (type == "json_schema") {
         JsonView schema = format.get("json_schema").get("schema");
         text = "true";
-        if (schema.node() != nullptr && !schema.is_null()) {
-            // A JsonView is a json::Value seen through the public API (pointer-interconvertible, as the server's
-            // validation layer hands them out).
-            text.clear();
-            json::Writer w(text);
-            if (!w.write_value(*reinterpret_cast<const json::Value*>(schema.node())).is_ok())
-                return unsupported("response_format.json_schema.schema cannot be written as JSON", "response_format");
-        }
+        if (schema.node() != nullptr && !schema.is_null()) text = json_write(schema);
         if (text.size() > kMaxResponseSchemaBytes)
             return unsupported("response_format.json_schema.schema is larger than " +
                                    std::to_string(kMaxResponseSchemaBytes) + " bytes",
@@ -111,6 +114,82 @@ std::variant<std::shared_ptr<const structured::CompiledSchema>, OpenAIError> res
         return unsupported("Invalid schema for response_format: " + std::string(compiled.status().message()),
                            "response_format");
     return std::move(compiled).value();
+}
+
+// tools and tool_choice: the functions offered, and whether the model may, must, or must call one named.
+std::optional<OpenAIError> read_tools(JsonView body, CompletionRequest& r) {
+    JsonView tools = body.get("tools");
+    for (std::size_t i = 0; i < tools.size(); ++i) {
+        JsonView f = tools.at(i).get("function");
+        ToolSpec t{std::string(f.get("name").as_string()), std::string(f.get("description").as_string()),
+                   R"({"type":"object","properties":{}})"};
+        if (f.has("parameters")) t.parameters_json = json_write(f.get("parameters"));
+        if (t.parameters_json.size() > kMaxResponseSchemaBytes)
+            return unsupported("the parameters of tool '" + t.name + "' are larger than " +
+                                   std::to_string(kMaxResponseSchemaBytes) + " bytes",
+                               "tools");
+        for (const ToolSpec& other : r.tools)
+            if (other.name == t.name) return unsupported("two tools are named '" + t.name + "'", "tools");
+        r.tools.push_back(std::move(t));
+    }
+    JsonView choice = body.get("tool_choice");
+    r.tool_choice = r.tools.empty() ? "none" : "auto";
+    if (choice.kind() == JsonView::Kind::kString) {
+        r.tool_choice = std::string(choice.as_string());
+    } else if (choice.kind() == JsonView::Kind::kObject) {
+        r.tool_choice = "function";
+        r.tool_choice_name = std::string(choice.get("function").get("name").as_string());
+    }
+    if (r.tool_choice != "none" && r.tools.empty()) return unsupported("tool_choice needs tools", "tool_choice");
+    if (r.tool_choice == "function") {
+        bool known = false;
+        for (const ToolSpec& t : r.tools)
+            known = known || t.name == r.tool_choice_name;
+        if (!known) return unsupported("tool_choice names no tool: '" + r.tool_choice_name + "'", "tool_choice");
+    }
+    if (r.tool_choice == "required" || r.tool_choice == "function") {
+        if (r.response_schema)
+            return unsupported("response_format cannot be combined with a required tool call", "response_format");
+        auto compiled = structured::CompiledSchema::create(
+            tool_call_schema(r.tools, r.tool_choice == "function" ? &r.tool_choice_name : nullptr));
+        if (!compiled.is_ok())
+            return unsupported("Invalid tool parameters: " + std::string(compiled.status().message()), "tools");
+        r.response_schema = std::move(compiled).value();
+    }
+    return std::nullopt;
+}
+
+// Messages into template turns: tool results as user turns, an assistant's calls written as the model writes
+// them, and the offered tools appended to the system message (one is added when there is none).
+void read_messages(JsonView messages, CompletionRequest& r) {
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+        JsonView m = messages.at(i);
+        std::string role(m.get("role").as_string());
+        std::string content = message_content(m.get("content"));
+        if (role == "tool") {
+            r.messages.push_back(ChatMessage{"user", render_tool_response(content)});
+            continue;
+        }
+        JsonView calls = m.get("tool_calls");
+        if (role == "assistant" && calls.size() > 0) {
+            std::vector<ToolCall> written;
+            for (std::size_t j = 0; j < calls.size(); ++j) {
+                JsonView f = calls.at(j).get("function");
+                written.push_back(ToolCall{std::string(calls.at(j).get("id").as_string()),
+                                           std::string(f.get("name").as_string()),
+                                           std::string(f.get("arguments").as_string())});
+            }
+            content += (content.empty() ? "" : "\n") + render_tool_calls(written);
+        }
+        r.messages.push_back(ChatMessage{std::move(role), std::move(content)});
+    }
+    if (r.tool_choice == "none") return;
+    const std::string offer = tools_system_prompt(r.tools);
+    if (!r.messages.empty() && (r.messages[0].role == "system" || r.messages[0].role == "developer")) {
+        r.messages[0].content += offer;
+    } else {
+        r.messages.insert(r.messages.begin(), ChatMessage{"system", offer.substr(2)});
+    }
 }
 
 }  // namespace
@@ -158,8 +237,7 @@ std::variant<CompletionRequest, OpenAIError> parse_completion_request(JsonView b
         if (auto* e = std::get_if<OpenAIError>(&format)) return std::move(*e);
         r.response_schema = std::get<0>(std::move(format));
     }
-    if (present(body, "tools") && body.get("tools").size() > 0)
-        return unsupported("tools are not supported by this server yet", "tools");
+    if (!chat && present(body, "tools")) return unsupported("tools need /v1/chat/completions", "tools");
 
     if (chat) {
         if (body.get("logprobs").as_bool())
@@ -167,12 +245,8 @@ std::variant<CompletionRequest, OpenAIError> parse_completion_request(JsonView b
                 present(body, "top_logprobs") ? static_cast<int32_t>(body.get("top_logprobs").as_int()) : 0;
         else if (present(body, "top_logprobs"))
             return unsupported("top_logprobs needs logprobs to be true", "top_logprobs");
-        JsonView messages = body.get("messages");
-        for (std::size_t i = 0; i < messages.size(); ++i) {
-            JsonView m = messages.at(i);
-            r.messages.push_back(
-                ChatMessage{std::string(m.get("role").as_string()), message_content(m.get("content"))});
-        }
+        if (std::optional<OpenAIError> e = read_tools(body, r)) return std::move(*e);
+        read_messages(body.get("messages"), r);
     } else {
         if (present(body, "logprobs")) s.top_logprobs = static_cast<int32_t>(body.get("logprobs").as_int());
         r.echo = body.get("echo").as_bool();

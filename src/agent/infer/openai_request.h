@@ -10,6 +10,7 @@
 #include "agent/infer/chat_template.h"
 #include "agent/infer/openai_error.h"
 #include "agent/infer/sampler.h"
+#include "agent/infer/tool_calls.h"
 #include "agent/structured/compiled_schema.h"
 #include "slipstream/json_view.h"
 
@@ -37,6 +38,11 @@ struct CompletionRequest {
     /// response_format json_object / json_schema: every choice is constrained to a document valid under it
     /// (json_object: {"type":"object"}); null for "text".
     std::shared_ptr<const structured::CompiledSchema> response_schema;
+    /// chat: the functions offered; tool_choice "none", "auto", "required" or "function" (tool_choice_name).
+    /// "required" and "function" also set response_schema: the output is one call object.
+    std::vector<ToolSpec> tools;
+    std::string tool_choice = "none";
+    std::string tool_choice_name;
 };
 
 /// Largest response_format json_schema.schema, in bytes of compact JSON.

@@ -137,6 +137,7 @@ bool JsonStream::step(const char*& p, const char* end) {
             if (is_space(c)) break;
             if (c == ',') {
                 mode_ = stack_.back() == '{' ? Mode::kObjectKey : Mode::kValue;
+                if (stack_.back() == '{' && events_ != nullptr && !emit(events_->next_member())) return false;
                 break;
             }
             if ((c == '}' && stack_.back() == '{') || (c == ']' && stack_.back() == '[')) {

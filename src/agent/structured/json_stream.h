@@ -24,6 +24,8 @@ class JsonEvents {
     virtual base::Status end_object() { return base::Status::ok(); }
     virtual base::Status begin_array() { return base::Status::ok(); }
     virtual base::Status end_array() { return base::Status::ok(); }
+    /// A ',' inside an object: another member must follow.
+    virtual base::Status next_member() { return base::Status::ok(); }
     virtual base::Status key(std::string_view piece, bool last) { return base::Status::ok(); }
     virtual base::Status string(std::string_view piece, bool last) { return base::Status::ok(); }
     /// A number's first byte ('-' or a digit); number() follows once it ended.

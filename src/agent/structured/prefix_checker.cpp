@@ -6,7 +6,9 @@ namespace slipstream::agent::structured {
 PrefixChecker::PrefixChecker(std::shared_ptr<const CompiledSchema> schema, json::ParseOptions options)
     : schema_(std::move(schema)),
       checker_(schema_->document(), schema_->siblings_of_ref(), sink_),
-      stream_(&checker_, options) {}
+      stream_(&checker_, options) {
+    checker_.set_reject_repeated_keys(options.duplicate_keys == json::DuplicateKeys::kReject);
+}
 
 PrefixChecker::PrefixChecker(const PrefixChecker& other)
     : schema_(other.schema_), checker_(other.checker_), stream_(other.stream_) {

@@ -21,6 +21,7 @@ namespace slipstream::agent::structured {
 /// into a two-level object (prefix_checker_bench). Not thread-safe; copies may live on different threads.
 class PrefixChecker {
   public:
+    /// options.duplicate_keys kReject refuses a repeated key at its closing quote.
     explicit PrefixChecker(std::shared_ptr<const CompiledSchema> schema, json::ParseOptions options = {});
     PrefixChecker(const PrefixChecker& other);
     PrefixChecker& operator=(const PrefixChecker& other);

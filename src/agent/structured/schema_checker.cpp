@@ -390,12 +390,38 @@ base::Status SchemaChecker::end_array() {
     return end_value();
 }
 
+// With repeated keys refused, a ',' in an object whose `additionalProperties: false` leaves no unused declared
+// property can only lead to a refusal: refuse the ',' itself (the JSON Schema meaning is unchanged).
+base::Status SchemaChecker::next_member() {
+    if (!reject_repeated_keys_) return builder_->next_member();
+    Frame& f = frames_.back();
+    for (Alt& a : f.alts) {
+        for (const json::Value* node : a.nodes) {
+            if (!a.alive || !node->is_object() || node->find("patternProperties") != nullptr) continue;
+            const json::Value* additional = node->find("additionalProperties");
+            if (additional == nullptr || !additional->is_bool() || additional->as_bool()) continue;
+            const json::Value* properties = node->find("properties");
+            const bool left =
+                properties != nullptr && properties->is_object() &&
+                std::any_of(properties->members().begin(), properties->members().end(),
+                            [&f](const json::Member& m) { return f.keys.count(std::string(m.key)) == 0; });
+            if (!left) kill(a, "additionalProperties", "every allowed property is already present");
+        }
+    }
+    SLIPSTREAM_RETURN_IF_ERROR(survive(f.alts));
+    return builder_->next_member();
+}
+
 base::Status SchemaChecker::key(std::string_view piece, bool last) {
     Frame& f = frames_.back();
     f.key.append(piece);
     if (!last) {
         SLIPSTREAM_RETURN_IF_ERROR(check_key_prefix(f));
         return builder_->key(piece, last);
+    }
+    if (reject_repeated_keys_ && f.keys.count(f.key) != 0) {
+        failure_ = CheckFailure{"", "", "'" + f.key + "' is repeated"};
+        return base::Status::invalid_argument(failure_.message);
     }
     SLIPSTREAM_RETURN_IF_ERROR(builder_->key(piece, last));
     path_.push_back(f.key);
@@ -428,9 +454,11 @@ base::Status SchemaChecker::check_key_prefix(Frame& f) {
             const json::Value* additional = node->find("additionalProperties");
             if (additional == nullptr || !additional->is_bool() || additional->as_bool()) continue;
             const json::Value* properties = node->find("properties");
-            const bool declared = properties != nullptr && properties->is_object() &&
-                                  std::any_of(properties->members().begin(), properties->members().end(),
-                                              [&f](const json::Member& m) { return m.key.starts_with(f.key); });
+            const bool declared =
+                properties != nullptr && properties->is_object() &&
+                std::any_of(properties->members().begin(), properties->members().end(), [&](const json::Member& m) {
+                    return m.key.starts_with(f.key) && !(reject_repeated_keys_ && f.keys.count(std::string(m.key)));
+                });
             if (!declared) kill(a, "additionalProperties", "no allowed property name starts with '" + f.key + "'");
         }
     }

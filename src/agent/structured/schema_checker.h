@@ -49,11 +49,15 @@ class SchemaChecker final : public JsonEvents {
     bool integer_only() const;
 
     const CheckFailure& failure() const { return failure_; }
+    /// Refuse a key an object already has (generation: json::parse keeps the last one, a generator should not
+    /// write two). Off by default.
+    void set_reject_repeated_keys(bool on) { reject_repeated_keys_ = on; }
 
     base::Status begin_object() override;
     base::Status end_object() override;
     base::Status begin_array() override;
     base::Status end_array() override;
+    base::Status next_member() override;
     base::Status key(std::string_view piece, bool last) override;
     base::Status string(std::string_view piece, bool last) override;
     base::Status begin_number() override;
@@ -109,6 +113,7 @@ class SchemaChecker final : public JsonEvents {
     std::string text_;
     std::size_t text_points_ = 0;  // code points in text_
     CheckFailure failure_;
+    bool reject_repeated_keys_ = false;
     CheckFailure last_kill_;  // why the most recent alternative dropped out
 };
 
