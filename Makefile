@@ -27,7 +27,7 @@ build: setup
 	@ninja -C $(BUILD) -j$(JOBS)
 
 run: build
-	./$(BUILD)/examples/hello --host 127.0.0.1 --port $(PORT)
+	./$(BUILD)/examples/hello --host 127.0.0.1 --port $(PORT) --model models/tiny-kjv.gguf
 
 test: build lint
 	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
