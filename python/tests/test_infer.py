@@ -4,6 +4,7 @@ import importlib.util
 import json
 import pathlib
 import sys
+import time
 
 import pytest
 from slipstream import App, TestClient
@@ -79,6 +80,10 @@ def test_errors_are_openai_shaped(client):
 def test_stats_count_generated_tokens(client):
     before = client.model.stats()["tokens_generated"]
     client.post("/v1/completions", json={"prompt": "hello", "max_tokens": 2, "temperature": 0, "ignore_eos": True})
+    # The scheduler publishes its counters at the end of the step whose tokens were just answered.
+    deadline = time.monotonic() + 5
+    while client.model.stats()["tokens_generated"] != before + 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert client.model.stats()["tokens_generated"] == before + 2
 
 
