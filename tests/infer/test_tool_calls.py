@@ -40,8 +40,18 @@ def client(tmp_path_factory):
                                           vocab=400, context=2048, seed=9, tokenizer="bpe", chat_template="chatml"))
     s = Server([str(SERVE), "--port", "0", "--threads", "1", "--model", str(path), "--model-id", "tiny",
                 "--model-threads", "2", "--model-kv-cache", "16m"])
-    yield openai.OpenAI(base_url=s.url + "/v1", api_key="unused", max_retries=0, timeout=120)
+    c = openai.OpenAI(base_url=s.url + "/v1", api_key="unused", max_retries=0, timeout=120)
+    c.metrics_url = s.url + "/metrics"
+    yield c
     s.stop()
+
+
+def constrained_refused(client):
+    import urllib.request
+
+    text = urllib.request.urlopen(client.metrics_url, timeout=10).read().decode()
+    (line,) = [x for x in text.splitlines() if x.startswith("slipstream_model_constrained_refused_total ")]
+    return float(line.split()[1])
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -57,11 +67,13 @@ def test_a_named_function_is_called_with_valid_arguments(client, seed):
 
 
 def test_required_calls_one_of_the_tools(client):
+    before = constrained_refused(client)
     r = client.chat.completions.create(model="tiny", messages=MESSAGES, tools=TOOLS, tool_choice="required",
                                        max_tokens=300, seed=4)
     assert r.choices[0].finish_reason == "tool_calls"
     (call,) = r.choices[0].message.tool_calls
     jsonschema.validate(json.loads(call.function.arguments), WEATHER if call.function.name == "weather" else TIME)
+    assert constrained_refused(client) > before  # a random model's draws are mostly refused, then redrawn
 
 
 def test_a_streamed_call_arrives_as_a_tool_calls_delta(client):

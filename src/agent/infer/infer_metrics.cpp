@@ -59,6 +59,12 @@ std::shared_ptr<const InferMetrics> register_infer_metrics(App& app, std::shared
              [](const SchedulerStats& s) { return double(s.spec_proposed); }},
             {"slipstream_model_spec_accepted_tokens_total", "Speculative draft tokens accepted", true,
              [](const SchedulerStats& s) { return double(s.spec_accepted); }},
+            {"slipstream_model_constrained_refused_total",
+             "Tokens drawn for a constrained output (response_format, a required tool call) that it refused", true,
+             [](const SchedulerStats& s) { return double(s.constrained_refused); }},
+            {"slipstream_model_constrained_masks_total",
+             "Constrained draws that needed the full mask of allowed tokens", true,
+             [](const SchedulerStats& s) { return double(s.constrained_masks); }},
         };
         for (const Metric& metric : metrics) {
             auto read = [engine, field = metric.field] { return field(engine->scheduler().stats()); };
