@@ -53,8 +53,8 @@ OpenAIError validation_error(std::string_view forwarded_body) {
     }
     const json::Value* msg = first.find("msg");
     const std::string text(msg != nullptr && msg->is_string() ? msg->as_string() : "invalid value");
-    e.message = where.empty() ? "The body must be a JSON object sent as application/json: " + text
-                              : "'" + where + "': " + text;
+    e.message =
+        where.empty() ? "The body must be a JSON object sent as application/json: " + text : "'" + where + "': " + text;
     e.param = where;
     return e;
 }
