@@ -42,6 +42,7 @@ class JsonConstraint final : public TokenConstraint {
     void fill_allowed(std::span<uint8_t> allowed) override;
     void accept(int32_t token) override;
     bool complete() override;
+    std::unique_ptr<TokenConstraint> clone() const override { return std::make_unique<JsonConstraint>(*this); }
 
     /// The accepted output so far.
     const std::string& text() const { return text_; }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "agent/infer/token_constraint.h"
 #include "base/assert.h"
 
 namespace slipstream::agent::infer {
@@ -64,21 +65,42 @@ base::Result<uint64_t> Scheduler::submit(GenerationRequest request) {
         return base::Status::invalid_argument("max_tokens is " + std::to_string(request.sampling.max_tokens) +
                                               "; it must be at least 1");
     }
+    const int32_t n = request.n;
+    if (n < 1 || n > kMaxForks) {
+        return base::Status::invalid_argument("n is " + std::to_string(n) + "; it must be in 1.." +
+                                              std::to_string(kMaxForks));
+    }
+    std::vector<std::shared_ptr<TokenConstraint>> constraints(static_cast<size_t>(n));
+    constraints[0] = std::move(request.constraint);
+    for (size_t i = 1; constraints[0] && i < constraints.size(); ++i) {
+        constraints[i] = constraints[0]->clone();
+        if (!constraints[i]) return base::Status::invalid_argument("n > 1 needs a constraint that can be cloned");
+    }
     const TimePoint arrival = now();
     std::lock_guard lock(mu_);
     if (stopped_ || stop_requested_) return base::Status::unavailable("the scheduler has stopped");
-    if (published_.waiting + static_cast<int64_t>(inbox_.size()) >= options_.max_waiting) {
+    if (published_.waiting + static_cast<int64_t>(inbox_.size()) + n > options_.max_waiting) {
         return base::Status::resource_exhausted(std::to_string(options_.max_waiting) + " requests are already waiting");
     }
     const uint64_t id = next_id_++;
-    inbox_.push_back(std::make_unique<Sequence>(id, std::move(request), seed_rng_(), arrival, next_arrival_++));
+    const uint64_t seed = request.sampling.seed;
+    for (int32_t fork = 0; fork < n; ++fork) {
+        request.sampling.seed = seed + static_cast<uint64_t>(fork);
+        inbox_.push_back(std::make_unique<Sequence>(id, fork, request,
+                                                    std::move(constraints[static_cast<size_t>(fork)]), seed_rng_(),
+                                                    arrival, next_arrival_++));
+    }
     wake_.notify_one();
     return id;
 }
 
 void Scheduler::cancel(uint64_t id) {
+    cancel(id, kAllForks);
+}
+
+void Scheduler::cancel(uint64_t id, int32_t fork) {
     std::lock_guard lock(mu_);
-    cancels_.push_back(id);
+    cancels_.push_back({id, fork});
     wake_.notify_one();
 }
 
@@ -122,10 +144,9 @@ void Scheduler::stop() {
         stopped_ = true;
         cancels_.clear();
     }
-    std::vector<Sequence*> all;
-    for (auto& [id, seq] : sequences_)
+    std::vector<Sequence*> all;  // in (id, fork) order
+    for (auto& [key, seq] : sequences_)
         all.push_back(seq.get());
-    std::sort(all.begin(), all.end(), [](const Sequence* a, const Sequence* b) { return a->id < b->id; });
     for (Sequence* seq : all)
         finish(*seq, FinishReason::kCancelled, {}, t);
     remove_finished();
@@ -138,6 +159,23 @@ bool Scheduler::grow_blocks(Sequence& seq, int64_t positions) {
         auto block = pool_.allocate();
         if (!block.is_ok()) return false;
         seq.block_table.push_back(*block);
+    }
+    return true;
+}
+
+// Copy-on-write: each block that positions [from, to) write into and that another sequence shares (a fork's
+// partial prompt block) is replaced by a copy of its own. False when no block is left for a copy.
+bool Scheduler::make_writable(Sequence& seq, int64_t from, int64_t to) {
+    const size_t end = static_cast<size_t>(blocks_for(to));
+    for (size_t i = static_cast<size_t>(from / block_size_); i < end; ++i) {
+        int32_t& block = seq.block_table[i];
+        if (pool_.ref_count(block) <= 1) continue;
+        auto copy = pool_.allocate();
+        if (!copy.is_ok()) return false;
+        model_.copy_block(block, *copy);
+        pool_.release(block);
+        block = *copy;
+        ++counters_.blocks_copied;
     }
     return true;
 }
@@ -164,6 +202,21 @@ void Scheduler::index_blocks(Sequence& seq) {
     if (full <= seq.num_indexed_blocks) return;
     (void)cache_->insert(std::span<const int32_t>(seq.tokens).first(static_cast<size_t>(valid)), seq.block_table);
     seq.num_indexed_blocks = full;
+}
+
+// A sequence that ends before its prompt gave logits passes its pending forks to the first of them, which
+// prefills the prompt in its place (mostly from the prefix cache).
+void Scheduler::hand_over_forks(Sequence& seq) {
+    if (seq.forks.empty()) return;
+    Sequence* heir = seq.forks.front();
+    heir->forks.assign(seq.forks.begin() + 1, seq.forks.end());
+    for (Sequence* fork : heir->forks)
+        fork->prefiller = heir;
+    seq.forks.clear();
+    heir->prefiller = nullptr;
+    heir->status = SequenceStatus::kWaiting;
+    --num_pending_forks_;
+    insert_in_order(waiting_, heir);
 }
 
 void Scheduler::preempt(Sequence& seq) {
@@ -200,6 +253,12 @@ bool Scheduler::swap_out(Sequence& seq) {
 
 void Scheduler::finish(Sequence& seq, FinishReason reason, std::span<const SampledToken> tokens, TimePoint now) {
     if (seq.status == SequenceStatus::kFinished) return;
+    if (seq.status == SequenceStatus::kForkPending) {
+        std::erase(seq.prefiller->forks, &seq);
+        seq.prefiller = nullptr;
+        --num_pending_forks_;
+    }
+    hand_over_forks(seq);
     seq.status = SequenceStatus::kFinished;
     has_finished_ = true;
     GenerationEvent event = make_event(seq, tokens, now);
@@ -216,6 +275,7 @@ void Scheduler::finish(Sequence& seq, FinishReason reason, std::span<const Sampl
 GenerationEvent Scheduler::make_event(const Sequence& seq, std::span<const SampledToken> tokens, TimePoint now) const {
     GenerationEvent event;
     event.id = seq.id;
+    event.fork = seq.fork;
     event.tokens.assign(tokens.begin(), tokens.end());
     event.prompt_tokens = seq.num_prompt_tokens;
     event.cached_prompt_tokens = std::max<int64_t>(seq.cached_prompt_tokens, 0);
@@ -237,7 +297,7 @@ void Scheduler::remove_finished() {
 
 void Scheduler::publish_stats() {
     SchedulerStats s = counters_;
-    s.waiting = static_cast<int64_t>(waiting_.size());
+    s.waiting = static_cast<int64_t>(waiting_.size()) + num_pending_forks_;
     s.running = static_cast<int64_t>(running_.size());
     s.swapped = static_cast<int64_t>(swapped_.size());
     s.blocks_total = pool_.num_blocks();

@@ -6,13 +6,13 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <random>
 #include <span>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 #include "agent/infer/batch_model.h"
@@ -64,13 +64,16 @@ struct SchedulerStats {
     uint64_t spec_accepted = 0;
     uint64_t constrained_refused = 0;  // samples a TokenConstraint refused (each redrawn)
     uint64_t constrained_masks = 0;    // rows that needed the full mask of allowed tokens
+    uint64_t blocks_copied = 0;        // copy-on-write: a fork about to write into a block it shares
 };
 
 /// Each step: finish cancelled and expired sequences; plan a batch under the token budget (running sequences in
 /// priority order, decodes before prefill chunks, preempting the lowest-priority, latest-arrived running sequence
 /// when blocks run out; then swapped and waiting sequences, highest priority first, while budget, blocks and
 /// max_running allow); one model.forward(); sample, verify drafts, emit events, index full blocks in the prefix
-/// cache. The model is driven from one thread at a time: step() callers, or the thread start() makes.
+/// cache. A request of n forks is prefilled once by fork 0; the others join with its blocks (shared, copied before a
+/// fork writes into one it shares) when its prompt's last chunk samples. The model is driven from one thread at a
+/// time: step() callers, or the thread start() makes.
 class Scheduler {
   public:
     Scheduler(BatchModel& model, SchedulerOptions options = {});
@@ -78,13 +81,18 @@ class Scheduler {
     Scheduler(const Scheduler&) = delete;
     Scheduler& operator=(const Scheduler&) = delete;
 
-    /// Queues a request; any thread. Returns its id, or invalid_argument (empty prompt, a token outside the
-    /// vocabulary, a prompt that leaves no room in the context or needs more KV blocks than the cache has,
-    /// max_tokens < 1), resource_exhausted (max_waiting requests queued), unavailable (after stop()).
+    /// Queues a request of request.n forks (one id for all); any thread. Returns its id, or invalid_argument
+    /// (empty prompt, a token outside the vocabulary, a prompt that leaves no room in the context or needs more KV
+    /// blocks than the cache has, max_tokens < 1, n outside 1..kMaxForks, n > 1 with a constraint that cannot be
+    /// cloned), resource_exhausted (max_waiting sequences queued, counting each fork), unavailable (after stop()).
     base::Result<uint64_t> submit(GenerationRequest request);
-    /// Any thread: the request finishes with kCancelled at the next step and its blocks are released. Unknown or
-    /// finished ids are ignored.
+    /// Any thread: every fork of the request finishes with kCancelled at the next step and its blocks are released.
+    /// Unknown or finished ids are ignored.
     void cancel(uint64_t id);
+    /// Any thread: as cancel(id), for one fork only; the others go on (a pending prompt passes to the next fork).
+    void cancel(uint64_t id, int32_t fork);
+
+    static constexpr int32_t kMaxForks = 256;
 
     /// One step on the calling thread (not while start()ed). Returns false when there was nothing to do.
     bool step();
@@ -106,6 +114,8 @@ class Scheduler {
         int32_t num_draft;
         bool samples;  // reaches the end of the sequence's tokens (a decode or a prompt's last chunk)
     };
+    using Key = std::pair<uint64_t, int32_t>;  // (id, fork)
+    static constexpr int32_t kAllForks = -1;
 
     using TimePoint = std::chrono::steady_clock::time_point;
     int64_t blocks_for(int64_t positions) const { return (positions + block_size_ - 1) / block_size_; }
@@ -122,14 +132,18 @@ class Scheduler {
     int32_t add_drafts(Sequence& seq, int64_t budget);
     void forward();
     void process_outputs(TimePoint now);
+    void sample_row(Sequence& seq, std::span<const float> row, TimePoint now);
+    void start_forks(Sequence& seq, std::span<const float> row, TimePoint now);
     void emit(Sequence& seq, std::span<const SampledToken> tokens, TimePoint now);
     bool sample_constrained_row(Sequence& seq, std::span<const float> row, TimePoint now);
 
     // Blocks and queues (scheduler.cpp).
     bool grow_blocks(Sequence& seq, int64_t positions);
+    bool make_writable(Sequence& seq, int64_t from, int64_t to);
     void shrink_blocks(Sequence& seq, int64_t positions);
     void release_blocks(Sequence& seq);
     void index_blocks(Sequence& seq);
+    void hand_over_forks(Sequence& seq);
     void preempt(Sequence& seq);
     bool swap_out(Sequence& seq);
     void finish(Sequence& seq, FinishReason reason, std::span<const SampledToken> tokens, TimePoint now);
@@ -149,7 +163,7 @@ class Scheduler {
     mutable std::mutex mu_;
     std::condition_variable wake_;
     std::vector<std::unique_ptr<Sequence>> inbox_;
-    std::vector<uint64_t> cancels_;
+    std::vector<Key> cancels_;  // fork kAllForks: every fork
     uint64_t next_id_ = 1;
     uint64_t next_arrival_ = 0;
     std::mt19937_64 seed_rng_;
@@ -159,11 +173,12 @@ class Scheduler {
     std::thread thread_;
 
     // The step thread's own.
-    std::unordered_map<uint64_t, std::unique_ptr<Sequence>> sequences_;
-    std::vector<Sequence*> waiting_;  // each queue sorted by runs_before
+    std::map<Key, std::unique_ptr<Sequence>> sequences_;
+    std::vector<Sequence*> waiting_;  // each queue sorted by runs_before; pending forks are in none
     std::vector<Sequence*> running_;
     std::vector<Sequence*> swapped_;
     int64_t num_with_deadline_ = 0;
+    int64_t num_pending_forks_ = 0;
     int64_t swap_bytes_ = 0;
     bool preempted_this_step_ = false;
     bool has_finished_ = false;  // finished sequences still sit in the queues

@@ -40,22 +40,37 @@ bool Scheduler::step() {
 
 bool Scheduler::take_inbox(TimePoint now) {
     std::vector<std::unique_ptr<Sequence>> fresh;
-    std::vector<uint64_t> cancels;
+    std::vector<Key> cancels;
     {
         std::lock_guard lock(mu_);
         if (inbox_.empty() && cancels_.empty()) return false;
         fresh.swap(inbox_);
         cancels.swap(cancels_);
     }
+    // A request's forks follow its fork 0, which prefills the prompt for them.
+    Sequence* prefiller = nullptr;
     for (auto& seq : fresh) {
         if (seq->deadline) ++num_with_deadline_;
-        insert_in_order(waiting_, seq.get());
-        const uint64_t id = seq->id;
-        sequences_.emplace(id, std::move(seq));
+        if (seq->fork == 0) {
+            prefiller = seq.get();
+            insert_in_order(waiting_, prefiller);
+        } else {
+            seq->status = SequenceStatus::kForkPending;
+            seq->prefiller = prefiller;
+            prefiller->forks.push_back(seq.get());
+            ++num_pending_forks_;
+        }
+        const Key key{seq->id, seq->fork};
+        sequences_.emplace(key, std::move(seq));
     }
-    for (uint64_t id : cancels) {
-        auto it = sequences_.find(id);
-        if (it != sequences_.end()) finish(*it->second, FinishReason::kCancelled, {}, now);
+    for (const auto& [id, fork] : cancels) {
+        if (fork != kAllForks) {
+            auto it = sequences_.find(Key{id, fork});
+            if (it != sequences_.end()) finish(*it->second, FinishReason::kCancelled, {}, now);
+            continue;
+        }
+        for (auto it = sequences_.lower_bound(Key{id, 0}); it != sequences_.end() && it->first.first == id; ++it)
+            finish(*it->second, FinishReason::kCancelled, {}, now);
     }
     return true;
 }
@@ -63,12 +78,11 @@ bool Scheduler::take_inbox(TimePoint now) {
 bool Scheduler::expire_deadlines(TimePoint now) {
     if (num_with_deadline_ == 0) return false;
     std::vector<Sequence*> expired;
-    for (auto& [id, seq] : sequences_) {
+    for (auto& [key, seq] : sequences_) {  // in (id, fork) order
         if (seq->status != SequenceStatus::kFinished && seq->deadline && *seq->deadline <= now) {
             expired.push_back(seq.get());
         }
     }
-    std::sort(expired.begin(), expired.end(), [](const Sequence* a, const Sequence* b) { return a->id < b->id; });
     for (Sequence* seq : expired)
         finish(*seq, FinishReason::kDeadline, {}, now);
     return !expired.empty();
@@ -88,8 +102,9 @@ void Scheduler::schedule_running(int64_t& budget) {
         if (room <= 0) continue;
         const int64_t n = decode ? 1 : std::min({todo, options_.prefill_chunk, room});
         // Out of blocks: preempt from the back (lowest priority, latest arrival), which is not planned yet.
+        // A fork's first write into the prompt's partial block copies it first.
         bool planned = true;
-        while (!grow_blocks(seq, seq.num_computed + n)) {
+        while (!grow_blocks(seq, seq.num_computed + n) || !make_writable(seq, seq.num_computed, seq.num_computed + n)) {
             Sequence* victim = running_.back();
             if (victim != &seq) {
                 if (victim->num_tokens() - victim->num_computed == 1) --decodes_left;
@@ -123,7 +138,7 @@ int32_t Scheduler::add_drafts(Sequence& seq, int64_t room) {
     std::vector<int32_t> drafts = propose_ngram(seq.tokens, static_cast<int32_t>(limit));
     if (drafts.empty()) return 0;
     const int64_t positions = seq.num_tokens() + static_cast<int64_t>(drafts.size());
-    if (!grow_blocks(seq, positions)) {
+    if (!grow_blocks(seq, positions) || !make_writable(seq, seq.num_computed, positions)) {
         shrink_blocks(seq, seq.num_tokens());  // drafts never preempt anyone
         return 0;
     }
@@ -135,15 +150,22 @@ int32_t Scheduler::add_drafts(Sequence& seq, int64_t room) {
 void Scheduler::admit(int64_t& budget, TimePoint now) {
     // After a preemption the blocks are short: admitting more would only preempt again.
     if (preempted_this_step_) return;
-    while (budget > 0 && static_cast<int64_t>(running_.size()) < options_.max_running) {
+    // A sequence's pending forks count as running: they join it when its prompt is done.
+    int64_t held = 0;
+    for (const Sequence* seq : running_)
+        held += 1 + static_cast<int64_t>(seq->forks.size());
+    while (budget > 0 && held < options_.max_running) {
         Sequence* waiting = waiting_.empty() ? nullptr : waiting_.front();
         Sequence* swapped = swapped_.empty() ? nullptr : swapped_.front();
         if (waiting == nullptr && swapped == nullptr) break;
         // Strict order: the best candidate goes first or nobody does.
-        const bool ok = swapped != nullptr && (waiting == nullptr || runs_before(*swapped, *waiting))
-                            ? admit_swapped(*swapped, budget)
-                            : admit_waiting(*waiting, budget, now);
+        const bool take_swapped = swapped != nullptr && (waiting == nullptr || runs_before(*swapped, *waiting));
+        Sequence& next = take_swapped ? *swapped : *waiting;
+        const int64_t weight = 1 + static_cast<int64_t>(next.forks.size());
+        if (held > 0 && held + weight > options_.max_running) break;
+        const bool ok = take_swapped ? admit_swapped(next, budget) : admit_waiting(next, budget, now);
         if (!ok) break;
+        held += weight;
     }
 }
 
@@ -233,38 +255,66 @@ void Scheduler::process_outputs(TimePoint now) {
             continue;
         }
         auto logits_row = [&](size_t r) { return std::span<const float>(logits_.data() + r * vocab, vocab); };
-        emitted_.clear();
-        if (seq.constraint) {
-            if (!sample_constrained_row(seq, logits_row(row), now)) {
-                row += 1;
-                continue;
-            }
+        if (p.num_draft == 0) {
+            if (!seq.forks.empty()) start_forks(seq, logits_row(row), now);
+            sample_row(seq, logits_row(row), now);
             row += 1;
-        } else if (p.num_draft == 0) {
-            emitted_.push_back(seq.sampler.sample(logits_row(row)));
-            seq.sampler.accept(emitted_.back().token);
-            row += 1;
-        } else {
-            // Row j verifies draft j; a rejected draft's K/V (and everything after it) is dropped.
-            drafts_.assign(seq.tokens.begin() + end, seq.tokens.end());
-            seq.tokens.resize(static_cast<size_t>(end));
-            int64_t accepted = 0;
-            for (int32_t draft : drafts_) {
-                auto [token, ok] = seq.sampler.verify(logits_row(row + static_cast<size_t>(accepted)), draft);
-                seq.sampler.accept(token.token);
-                emitted_.push_back(std::move(token));
-                if (!ok) break;
-                ++accepted;
-            }
-            if (accepted == p.num_draft) {
-                emitted_.push_back(seq.sampler.sample(logits_row(row + static_cast<size_t>(accepted))));
-                seq.sampler.accept(emitted_.back().token);
-            }
-            seq.num_computed = end + accepted;
-            counters_.spec_accepted += static_cast<uint64_t>(accepted);
-            row += static_cast<size_t>(p.num_draft) + 1;
+            continue;
         }
+        // Row j verifies draft j; a rejected draft's K/V (and everything after it) is dropped.
+        emitted_.clear();
+        drafts_.assign(seq.tokens.begin() + end, seq.tokens.end());
+        seq.tokens.resize(static_cast<size_t>(end));
+        int64_t accepted = 0;
+        for (int32_t draft : drafts_) {
+            auto [token, ok] = seq.sampler.verify(logits_row(row + static_cast<size_t>(accepted)), draft);
+            seq.sampler.accept(token.token);
+            emitted_.push_back(std::move(token));
+            if (!ok) break;
+            ++accepted;
+        }
+        if (accepted == p.num_draft) {
+            emitted_.push_back(seq.sampler.sample(logits_row(row + static_cast<size_t>(accepted))));
+            seq.sampler.accept(emitted_.back().token);
+        }
+        seq.num_computed = end + accepted;
+        counters_.spec_accepted += static_cast<uint64_t>(accepted);
+        row += static_cast<size_t>(p.num_draft) + 1;
         emit(seq, emitted_, now);
+    }
+}
+
+// One token from one row (constrained or not), emitted.
+void Scheduler::sample_row(Sequence& seq, std::span<const float> row, TimePoint now) {
+    emitted_.clear();
+    if (seq.constraint) {
+        if (!sample_constrained_row(seq, row, now)) return;
+    } else {
+        emitted_.push_back(seq.sampler.sample(row));
+        seq.sampler.accept(emitted_.back().token);
+    }
+    emit(seq, emitted_, now);
+}
+
+// The prompt's last chunk gave `row`: each pending fork takes the prompt's blocks (one more reference each; the
+// partial last block is copied by whoever writes it first while it is shared) and samples its first token.
+void Scheduler::start_forks(Sequence& seq, std::span<const float> row, TimePoint now) {
+    const size_t blocks = static_cast<size_t>(blocks_for(seq.num_computed));
+    std::vector<Sequence*> forks = std::move(seq.forks);
+    seq.forks.clear();
+    for (Sequence* fork : forks) {
+        fork->block_table.assign(seq.block_table.begin(), seq.block_table.begin() + static_cast<ptrdiff_t>(blocks));
+        for (int32_t block : fork->block_table)
+            pool_.retain(block);
+        fork->num_computed = seq.num_computed;
+        fork->num_indexed_blocks = seq.num_indexed_blocks;
+        fork->cached_prompt_tokens = seq.cached_prompt_tokens;
+        fork->first_scheduled = seq.first_scheduled;
+        fork->prefiller = nullptr;
+        fork->status = SequenceStatus::kRunning;
+        --num_pending_forks_;
+        insert_in_order(running_, fork);
+        sample_row(*fork, row, now);
     }
 }
 

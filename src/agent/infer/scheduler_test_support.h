@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "agent/infer/scheduler.h"
@@ -22,14 +23,14 @@ struct Outcome {
     GenerationEvent last;
 };
 
-/// Collects events by request id; thread-safe (the threaded test reads it while the step thread writes).
+/// Collects events by request id and fork; thread-safe (the threaded test reads it while the step thread writes).
 class Recorder {
   public:
     std::function<void(const GenerationEvent&)> callback() {
         return [this](const GenerationEvent& e) {
             std::lock_guard lock(mu_);
-            Outcome& o = outcomes_[e.id];
-            EXPECT_FALSE(o.finished) << "event after the last one for " << e.id;
+            Outcome& o = outcomes_[{e.id, e.fork}];
+            EXPECT_FALSE(o.finished) << "event after the last one for " << e.id << " fork " << e.fork;
             for (const SampledToken& t : e.tokens)
                 o.tokens.push_back(t.token);
             o.tokens_per_event.push_back(e.tokens.size());
@@ -42,9 +43,9 @@ class Recorder {
             }
         };
     }
-    Outcome get(uint64_t id) const {
+    Outcome get(uint64_t id, int32_t fork = 0) const {
         std::lock_guard lock(mu_);
-        auto it = outcomes_.find(id);
+        auto it = outcomes_.find({id, fork});
         return it == outcomes_.end() ? Outcome{} : it->second;
     }
     std::vector<uint64_t> finish_order() const {
@@ -59,7 +60,7 @@ class Recorder {
   private:
     mutable std::mutex mu_;
     std::condition_variable done_;
-    std::map<uint64_t, Outcome> outcomes_;
+    std::map<std::pair<uint64_t, int32_t>, Outcome> outcomes_;
     std::vector<uint64_t> finish_order_;
 };
 

@@ -15,26 +15,32 @@
 
 namespace slipstream::agent::infer {
 
-enum class SequenceStatus : uint8_t { kWaiting, kRunning, kSwapped, kFinished };
+/// kForkPending: a fork waiting in no queue for the sequence that prefills its prompt (its prefiller).
+enum class SequenceStatus : uint8_t { kWaiting, kRunning, kSwapped, kFinished, kForkPending };
 
 /// Positions [0, num_computed) have K/V in the blocks of block_table; tokens[num_computed, size) are still to be
 /// computed (after a decode step, just the sampled token; after admission, the uncached rest of the prompt).
+/// The forks of one request share its id; fork 0 prefills the prompt, the others wait in its `forks` until the
+/// prompt's last chunk gives logits, then take its blocks (shared, copy-on-write) and sample from the same row.
 /// Owned by the scheduler and touched only by its step thread.
 struct Sequence {
     using Clock = std::chrono::steady_clock;
 
-    Sequence(uint64_t id_, GenerationRequest&& request, uint64_t fallback_seed, Clock::time_point now,
+    /// Copies the prompt, sampling parameters and callback from `request`, which all forks of a request share.
+    Sequence(uint64_t id_, int32_t fork_, const GenerationRequest& request,
+             std::shared_ptr<TokenConstraint> constraint_, uint64_t fallback_seed, Clock::time_point now,
              uint64_t arrival_order_)
         : id(id_),
-          tokens(std::move(request.prompt)),
+          fork(fork_),
+          tokens(request.prompt),
           num_prompt_tokens(static_cast<int64_t>(tokens.size())),
           sampler(request.sampling, tokens, fallback_seed),
           priority(request.priority),
           deadline(request.deadline),
           arrival(now),
           arrival_order(arrival_order_),
-          on_event(std::move(request.on_event)),
-          constraint(std::move(request.constraint)) {}
+          on_event(request.on_event),
+          constraint(std::move(constraint_)) {}
 
     int64_t num_tokens() const { return static_cast<int64_t>(tokens.size()); }
     int64_t num_output_tokens() const { return num_tokens() - num_prompt_tokens; }
@@ -44,6 +50,7 @@ struct Sequence {
     }
 
     uint64_t id;
+    int32_t fork;
     std::vector<int32_t> tokens;  // the prompt, then the output
     int64_t num_prompt_tokens;
     std::vector<int32_t> block_table;
@@ -63,6 +70,8 @@ struct Sequence {
     std::optional<Clock::time_point> last_token;
     std::function<void(const GenerationEvent&)> on_event;
     std::shared_ptr<TokenConstraint> constraint;  // null: unconstrained
+    std::vector<Sequence*> forks;                 // pending forks waiting for this sequence's prompt (in fork order)
+    Sequence* prefiller = nullptr;                // while kForkPending: the sequence whose forks list holds this one
 };
 
 /// Scheduling order: higher priority first, then earlier arrival.

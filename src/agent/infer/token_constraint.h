@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -26,6 +27,8 @@ class TokenConstraint {
     virtual void accept(int32_t token) = 0;
     /// Whether the output so far is a whole acceptable one (then a stop token may end it).
     virtual bool complete() = 0;
+    /// An independent constraint in the same state (for the forks of a request); null when it cannot be copied.
+    virtual std::unique_ptr<TokenConstraint> clone() const { return nullptr; }
 };
 
 /// What sample_constrained() did, for counters.
