@@ -180,6 +180,20 @@ def _settled(server, name, want):
     return value
 
 
+def test_n_choices_prefill_the_prompt_once_and_equal_separate_requests(client, server):
+    prompt = [(13 * i + 5) % 290 + 3 for i in range(21)]  # seen by no other test: no prefix-cache hits
+    kwargs = {"model": "tiny", "max_tokens": 6, "temperature": 1.0, "extra_body": {"ignore_eos": True}}
+    _settled(server, "slipstream_model_requests_running", 0)
+    before = _metric(server, "slipstream_model_forwarded_tokens_total")
+    forked = client.completions.create(prompt=prompt, n=3, seed=9, **kwargs)
+    assert forked.usage.prompt_tokens == 21 and forked.usage.completion_tokens == 18
+    # The prompt once, then 5 decodes per choice (the 6th token is never forwarded): not 3 * (21 + 5).
+    want = before + 21 + 3 * 5
+    assert _settled(server, "slipstream_model_forwarded_tokens_total", want) == want
+    alone = [client.completions.create(prompt=prompt, seed=9 + i, **kwargs).choices[0].text for i in range(3)]
+    assert [c.text for c in forked.choices] == alone
+
+
 def test_metrics_count_requests_tokens_and_latencies(client, server):
     before = _metric(server, "slipstream_model_generated_tokens_total")
     ttft_before = _metric(server, "slipstream_model_time_to_first_token_seconds_count")
@@ -208,13 +222,25 @@ def test_variants_generate_what_the_plain_server_generates(client, model_path, v
         return c.completions.create(model="tiny", prompt=p, max_tokens=16, temperature=0,
                                     extra_body={"ignore_eos": True}).choices[0].text
 
+    # Four sequences sharing the prompt's KV blocks, preempted with the rest. Sampled, except with speculation
+    # (drafts are verified losslessly, but not with the random draws of plain sampling).
+    temperature = 0 if variant == "speculative" else 0.8
+
+    def forked(c):
+        r = c.completions.create(model="tiny", prompt=prompts[0], max_tokens=16, temperature=temperature, n=4,
+                                 seed=3, extra_body={"ignore_eos": True})
+        return [choice.text for choice in r.choices]
+
     plain = [complete(client, p) for p in prompts]
+    plain_forks = forked(client)
     other = Server([str(SERVE), "--port", "0", "--threads", "1", "--model", str(model_path), "--model-id", "tiny",
                     "--model-threads", "2", "--model-block-size", "8", *VARIANTS[variant]])
     try:
         c = openai.OpenAI(base_url=other.url + "/v1", api_key="unused", max_retries=0, timeout=60)
-        with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        with concurrent.futures.ThreadPoolExecutor(7) as pool:
+            forks = pool.submit(forked, c)
             assert list(pool.map(lambda p: complete(c, p), prompts)) == plain
+            assert forks.result() == plain_forks
         if variant == "speculative":
             assert _metric(other, "slipstream_model_spec_accepted_tokens_total") > 0
         elif variant in ("swap", "recompute"):

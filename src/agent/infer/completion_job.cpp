@@ -76,7 +76,7 @@ void CompletionJob::start(InferenceEngine& engine, CompletionRequest request, Re
 void CompletionJob::fail(const OpenAIError& error) {
     answered_ = true;
     for (auto& c : choices_)
-        if (uint64_t id = c->id.load(); id != 0) engine_.scheduler().cancel(id);
+        if (uint64_t id = c->id.load(); id != 0) engine_.scheduler().cancel(id, c->fork);
     responder_.send(error.response());
 }
 
@@ -121,6 +121,7 @@ void CompletionJob::submit_all() {
         for (int i = 0; i < request_.n; ++i) {
             auto c = std::make_unique<Choice>();
             c->index = static_cast<int>(choices_.size());
+            c->fork = i;
             c->prompt = ids;
             c->prompt_text = text;
             auto matcher = StopMatcher::create(request_.stop);
@@ -152,20 +153,26 @@ void CompletionJob::submit_all() {
     responder_.on_cancel([weak] {
         if (auto job = weak.lock())
             for (auto& c : job->choices_)
-                if (uint64_t id = c->id.load(); id != 0) job->engine_.scheduler().cancel(id);
+                if (uint64_t id = c->id.load(); id != 0) job->engine_.scheduler().cancel(id, c->fork);
     });
-    for (auto& c : choices_) {
+    // One scheduler request per prompt, its n choices as forks (the prompt is prefilled once): fork i is choice
+    // first + i and samples with seed + first + i.
+    const int n = request_.n;
+    for (size_t first = 0; first < choices_.size(); first += static_cast<size_t>(n)) {
+        const Choice& lead = *choices_[first];
         GenerationRequest g;
-        g.prompt = c->prompt;
+        g.prompt = lead.prompt;
         g.sampling = s;
-        if (s.has_seed) g.sampling.seed = s.seed + static_cast<uint64_t>(c->index);
-        if (g.sampling.max_tokens <= 0) g.sampling.max_tokens = context - static_cast<int64_t>(c->prompt.size());
+        g.n = n;
+        if (s.has_seed) g.sampling.seed = s.seed + static_cast<uint64_t>(lead.index);
+        if (g.sampling.max_tokens <= 0) g.sampling.max_tokens = context - static_cast<int64_t>(lead.prompt.size());
         g.priority = request_.priority;
         if (request_.response_schema)
             g.constraint = std::make_shared<JsonConstraint>(engine_.token_bytes(), request_.response_schema);
-        Choice* choice = c.get();
         auto self = shared_from_this();
-        g.on_event = [self, choice](const GenerationEvent& ev) { self->on_event(*choice, ev); };
+        g.on_event = [self, first](const GenerationEvent& ev) {
+            self->on_event(*self->choices_[first + static_cast<size_t>(ev.fork)], ev);
+        };
         // Not under mu_: the step thread may be inside on_event (holding mu_) while submit takes its lock.
         auto id = engine_.scheduler().submit(std::move(g));
         if (!id.is_ok()) {
@@ -179,14 +186,17 @@ void CompletionJob::submit_all() {
                 responder_.end();
                 answered_ = true;
                 for (auto& other : choices_)
-                    if (uint64_t oid = other->id.load(); oid != 0) engine_.scheduler().cancel(oid);
+                    if (uint64_t oid = other->id.load(); oid != 0) engine_.scheduler().cancel(oid, other->fork);
             } else {
                 fail(e);
             }
             return;
         }
-        c->id.store(*id);
-        if (c->stop_requested.load()) engine_.scheduler().cancel(*id);
+        for (size_t i = first; i < first + static_cast<size_t>(n); ++i) {
+            Choice& c = *choices_[i];
+            c.id.store(*id);
+            if (c.stop_requested.load()) engine_.scheduler().cancel(*id, c.fork);
+        }
     }
 }
 
@@ -214,7 +224,7 @@ void CompletionJob::on_event(Choice& c, const GenerationEvent& ev) {
         emit(c, fed.emit, std::move(lp));
         if (fed.stopped) {
             c.stop_requested.store(true);
-            if (uint64_t id = c.id.load(); id != 0) engine_.scheduler().cancel(id);
+            if (uint64_t id = c.id.load(); id != 0) engine_.scheduler().cancel(id, c.fork);
             finish(c, "stop");
             return;
         }

@@ -18,10 +18,10 @@
 
 namespace slipstream::agent::infer {
 
-/// Renders the prompt(s), submits one scheduler request per choice, and answers: one JSON body when every choice
-/// finished, or SSE chunks as tokens arrive ("data: {...}\n\n", then "data: [DONE]\n\n"), in OpenAI's shapes
-/// (chat.completion / chat.completion.chunk / text_completion). Scheduler events arrive on its step thread; a
-/// client that leaves cancels every choice. Held by shared_ptr from the event callbacks.
+/// Renders the prompt(s), submits one scheduler request per prompt with its n choices as forks, and answers: one JSON
+/// body when every choice finished, or SSE chunks as tokens arrive ("data: {...}\n\n", then "data: [DONE]\n\n"), in
+/// OpenAI's shapes (chat.completion / chat.completion.chunk / text_completion). Scheduler events arrive on its step
+/// thread; a client that leaves cancels every choice. Held by shared_ptr from the event callbacks.
 class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
   public:
     /// metrics: null when the App registered none for this model.
@@ -36,9 +36,10 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
     };
     struct Choice {
         int index = 0;
+        int32_t fork = 0;  // of the prompt's scheduler request (the choice's place among the prompt's n)
         std::vector<int32_t> prompt;
-        std::string prompt_text;  // echo
-        std::atomic<uint64_t> id{0};
+        std::string prompt_text;      // echo
+        std::atomic<uint64_t> id{0};  // the prompt's scheduler request, once submitted
         std::atomic<bool> stop_requested{false};
         std::unique_ptr<StopMatcher> matcher;
         std::string text;
