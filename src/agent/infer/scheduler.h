@@ -32,9 +32,10 @@ enum class PreemptionMode : uint8_t {
 
 struct SchedulerOptions {
     int64_t max_batch_tokens = 512;  // tokens forwarded per step, decodes and prefill chunks together
-    int64_t max_running = 64;        // sequences holding KV blocks at once
+    int64_t max_running = 64;        // sequences holding KV blocks at once (a request's n forks count from its
+                                     // admission; one with n above this waits for an empty batch)
     int64_t prefill_chunk = 256;     // most prompt tokens of one sequence per step
-    int64_t max_waiting = 1024;      // queued requests beyond this make submit() fail with resource_exhausted
+    int64_t max_waiting = 1024;      // queued sequences (forks count) beyond this make submit() fail
     PreemptionMode preemption = PreemptionMode::kRecompute;
     int64_t max_swap_bytes = int64_t{1} << 30;
     bool enable_prefix_cache = true;
