@@ -1,4 +1,4 @@
-// ChatTemplate: family detection by marker strings and the per-family prompt layouts.
+// ChatTemplate: the interpreted Jinja template, family detection by marker strings and the per-family layouts.
 #include "agent/infer/chat_template.h"
 
 namespace slipstream::agent::infer {
@@ -21,10 +21,32 @@ std::string trim(std::string_view s) {
 ChatTemplate ChatTemplate::from_gguf(const GgufFile& file) {
     const std::optional<std::string_view> src = file.get_string("tokenizer.chat_template");
     if (!src) return ChatTemplate(Family::kChatml, "chatml", true);
-    return from_source(*src);
+    // The special tokens' text, with the tokenizers' defaults (SentencePiece: BOS 1, EOS 2, BOS added).
+    const bool spm = file.get_string("tokenizer.ggml.model").value_or("") == "llama";
+    const auto* tokens = file.get_string_array("tokenizer.ggml.tokens");
+    auto token = [&](std::string_view key, int64_t fallback) {
+        const int64_t id = file.get_int(key).value_or(fallback);
+        return tokens != nullptr && id >= 0 && static_cast<std::size_t>(id) < tokens->size() ? (*tokens)[id]
+                                                                                             : std::string();
+    };
+    std::string bos = token("tokenizer.ggml.bos_token_id", spm ? 1 : -1);
+    std::string eos = token("tokenizer.ggml.eos_token_id", spm ? 2 : -1);
+    const bool adds_bos = file.get_bool("tokenizer.ggml.add_bos_token").value_or(spm) && !bos.empty();
+    return from_source(*src, std::move(bos), std::move(eos), adds_bos);
 }
 
-ChatTemplate ChatTemplate::from_source(std::string_view s) {
+ChatTemplate ChatTemplate::from_source(std::string_view s, std::string bos_token, std::string eos_token,
+                                       bool tokenizer_adds_bos) {
+    ChatTemplate t = from_markers(s);
+    auto parsed = jinja::Template::parse(s);
+    if (parsed.is_ok() && parsed->uses("messages")) t.jinja_ = std::move(parsed).value();
+    t.bos_token_ = std::move(bos_token);
+    t.eos_token_ = std::move(eos_token);
+    t.strip_bos_ = tokenizer_adds_bos;
+    return t;
+}
+
+ChatTemplate ChatTemplate::from_markers(std::string_view s) {
     if (has(s, "<|im_start|>")) return ChatTemplate(Family::kChatml, "chatml", true);
     if (has(s, "<|start_header_id|>")) return ChatTemplate(Family::kLlama3, "llama3", true);
     if (has(s, "<start_of_turn>")) return ChatTemplate(Family::kGemma, "gemma", true);
@@ -57,6 +79,35 @@ ChatTemplate ChatTemplate::from_name(std::string_view name) {
 }
 
 std::string ChatTemplate::apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const {
+    if (jinja_) {
+        std::optional<std::string> out = apply_jinja(messages, add_generation_prompt);
+        if (out) return std::move(*out);
+    }
+    return apply_family(messages, add_generation_prompt);
+}
+
+std::optional<std::string> ChatTemplate::apply_jinja(const std::vector<ChatMessage>& messages,
+                                                     bool add_generation_prompt) const {
+    jinja::Array list;
+    for (const auto& m : messages) {
+        jinja::Object o;
+        o.set("role", jinja::Value::string(m.role));
+        o.set("content", jinja::Value::string(m.content));
+        list.push_back(jinja::Value::object(std::move(o)));
+    }
+    jinja::Object vars;
+    vars.set("messages", jinja::Value::array(std::move(list)));
+    vars.set("add_generation_prompt", jinja::Value::boolean(add_generation_prompt));
+    vars.set("bos_token", jinja::Value::string(bos_token_));
+    vars.set("eos_token", jinja::Value::string(eos_token_));
+    base::Result<std::string> out = jinja_->render(vars);
+    if (!out.is_ok()) return std::nullopt;
+    std::string text = std::move(out).value();
+    if (strip_bos_ && !bos_token_.empty() && text.starts_with(bos_token_)) text.erase(0, bos_token_.size());
+    return text;
+}
+
+std::string ChatTemplate::apply_family(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const {
     std::string out;
     switch (kind_) {
         case Family::kChatml:
