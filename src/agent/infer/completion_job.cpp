@@ -70,7 +70,10 @@ void CompletionJob::start(InferenceEngine& engine, CompletionRequest request, Re
                           std::shared_ptr<const InferMetrics> metrics) {
     std::shared_ptr<CompletionJob> job(
         new CompletionJob(engine, std::move(request), std::move(responder), std::move(metrics)));
-    job->submit_all();
+    // Rendering and tokenizing a long prompt takes milliseconds: not on the I/O thread.
+    if (!engine.prepare([job] { job->submit_all(); }).is_ok())
+        job->fail(OpenAIError{503, "The server is overloaded: too many requests are waiting to be prepared.",
+                              "server_error", "", ""});
 }
 
 void CompletionJob::fail(const OpenAIError& error) {
@@ -137,6 +140,16 @@ void CompletionJob::submit_all() {
     }
     unfinished_ = static_cast<int>(choices_.size());
 
+    // A client that leaves cancels what was submitted; what is submitted after it left is cancelled at once
+    // (client_left_ is set first, ids are stored before the flag is read again).
+    std::weak_ptr<CompletionJob> weak = weak_from_this();
+    responder_.on_cancel([weak] {
+        if (auto job = weak.lock()) {
+            job->client_left_.store(true);
+            for (auto& c : job->choices_)
+                if (uint64_t id = c->id.load(); id != 0) job->engine_.scheduler().cancel(id, c->fork);
+        }
+    });
     if (request_.stream) {
         Response head;
         head.status = 200;
@@ -149,12 +162,6 @@ void CompletionJob::submit_all() {
             c->started = true;
         }
     }
-    std::weak_ptr<CompletionJob> weak = weak_from_this();
-    responder_.on_cancel([weak] {
-        if (auto job = weak.lock())
-            for (auto& c : job->choices_)
-                if (uint64_t id = c->id.load(); id != 0) job->engine_.scheduler().cancel(id, c->fork);
-    });
     // One scheduler request per prompt, its n choices as forks (the prompt is prefilled once): fork i is choice
     // first + i and samples with seed + first + i.
     const int n = request_.n;
@@ -195,7 +202,7 @@ void CompletionJob::submit_all() {
         for (size_t i = first; i < first + static_cast<size_t>(n); ++i) {
             Choice& c = *choices_[i];
             c.id.store(*id);
-            if (c.stop_requested.load()) engine_.scheduler().cancel(*id, c.fork);
+            if (c.stop_requested.load() || client_left_.load()) engine_.scheduler().cancel(*id, c.fork);
         }
     }
 }

@@ -87,6 +87,7 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
     int64_t prompt_tokens_ = 0;
     int unfinished_ = 0;
     bool answered_ = false;
+    std::atomic<bool> client_left_{false};
 };
 
 }  // namespace slipstream::agent::infer

@@ -49,6 +49,11 @@ base::Result<std::unique_ptr<InferenceEngine>> InferenceEngine::open(const std::
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     engine->scheduler_ = std::make_unique<Scheduler>(*engine->model_, options.scheduler);
     engine->scheduler_->start();
+    store::WorkerPoolOptions prep;
+    prep.threads = std::max<std::size_t>(1, options.prep_threads);
+    prep.max_queue = std::max<std::size_t>(1, options.max_pending_prep);
+    prep.name = "ss-infer-prep";
+    engine->prep_ = std::make_unique<store::WorkerPool>(prep);
     return engine;
 }
 
@@ -64,7 +69,12 @@ std::shared_ptr<const TokenBytes> InferenceEngine::token_bytes() {
 }
 
 InferenceEngine::~InferenceEngine() {
+    prep_.reset();
     if (scheduler_) scheduler_->stop();
+}
+
+base::Status InferenceEngine::prepare(std::function<void()> job) {
+    return prep_->submit([job = std::move(job)](std::size_t) { job(); });
 }
 
 }  // namespace slipstream::agent::infer

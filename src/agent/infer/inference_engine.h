@@ -1,7 +1,9 @@
 // InferenceEngine: one loaded model with its tokenizer, chat template and scheduler, ready to serve requests.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -12,14 +14,17 @@
 #include "agent/infer/token_bytes.h"
 #include "agent/infer/tokenizer.h"
 #include "base/result.h"
+#include "store/worker_pool.h"
 
 namespace slipstream::agent::infer {
 
 struct EngineOptions {
     LlamaModelOptions model;
     SchedulerOptions scheduler;
-    std::string model_id;        // the name clients send as "model"; empty: the file's name without extension
-    std::string tokenizer_path;  // llama2.c checkpoints only: tokenizer.bin (default: beside the model)
+    std::string model_id;                 // the name clients send as "model"; empty: the file's name without extension
+    std::string tokenizer_path;           // llama2.c checkpoints only: tokenizer.bin (default: beside the model)
+    std::size_t prep_threads = 1;         // threads that render chat templates and tokenize prompts
+    std::size_t max_pending_prep = 1024;  // requests waiting for them; prepare() refuses beyond it
 };
 
 /// Owns the model, its tokenizer and chat template, and a running scheduler (its step thread starts in open()
@@ -39,6 +44,9 @@ class InferenceEngine {
     const Tokenizer& tokenizer() const { return *tokenizer_; }
     const ChatTemplate& chat_template() const { return chat_template_; }
     Scheduler& scheduler() { return *scheduler_; }
+    /// Runs `job` on the engine's preparation threads (template rendering and tokenization stay off the I/O
+    /// threads). Any thread. Errors: resource_exhausted when max_pending_prep jobs wait already.
+    [[nodiscard]] base::Status prepare(std::function<void()> job);
     LlamaModel& model() { return *model_; }
     /// Every token's bytes (the model's vocabulary wide), made on first use and shared by constrained requests.
     /// Any thread.
@@ -54,6 +62,7 @@ class InferenceEngine {
     std::unique_ptr<Scheduler> scheduler_;
     std::once_flag token_bytes_once_;
     std::shared_ptr<const TokenBytes> token_bytes_;
+    std::unique_ptr<store::WorkerPool> prep_;  // reset first in the destructor: its queued jobs still submit
 };
 
 }  // namespace slipstream::agent::infer
