@@ -195,6 +195,7 @@ def test_chat_template_matches_jinja(tmp_path, family):
     args = [a for m in messages for a in ("--chat", f"{m['role']}={m['content']}")]
     got, rc = dump(path, *args)
     assert rc == 0
-    assert got["chat_family"] == family
+    assert got["chat_family"] == "jinja"
+    assert got["chat_fallback_family"] == family
     expected = jinja2.Template(mtm.CHAT_TEMPLATES[family]).render(messages=messages, add_generation_prompt=True)
     assert got["chat"] == expected

@@ -80,14 +80,15 @@ ChatTemplate ChatTemplate::from_name(std::string_view name) {
 
 std::string ChatTemplate::apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const {
     if (jinja_) {
-        std::optional<std::string> out = apply_jinja(messages, add_generation_prompt);
-        if (out) return std::move(*out);
+        base::Result<std::string> out = apply_jinja(messages, add_generation_prompt);
+        if (out.is_ok()) return std::move(out).value();
     }
     return apply_family(messages, add_generation_prompt);
 }
 
-std::optional<std::string> ChatTemplate::apply_jinja(const std::vector<ChatMessage>& messages,
-                                                     bool add_generation_prompt) const {
+base::Result<std::string> ChatTemplate::apply_jinja(const std::vector<ChatMessage>& messages,
+                                                    bool add_generation_prompt) const {
+    if (!jinja_) return base::Status::invalid_argument("the chat template is not interpreted");
     jinja::Array list;
     for (const auto& m : messages) {
         jinja::Object o;
@@ -100,9 +101,7 @@ std::optional<std::string> ChatTemplate::apply_jinja(const std::vector<ChatMessa
     vars.set("add_generation_prompt", jinja::Value::boolean(add_generation_prompt));
     vars.set("bos_token", jinja::Value::string(bos_token_));
     vars.set("eos_token", jinja::Value::string(eos_token_));
-    base::Result<std::string> out = jinja_->render(vars);
-    if (!out.is_ok()) return std::nullopt;
-    std::string text = std::move(out).value();
+    SLIPSTREAM_ASSIGN_OR_RETURN(std::string text, jinja_->render(vars));
     if (strip_bos_ && !bos_token_.empty() && text.starts_with(bos_token_)) text.erase(0, bos_token_.size());
     return text;
 }

@@ -39,6 +39,9 @@ class ChatTemplate {
     /// The prompt for messages; with add_generation_prompt, ends with the opening of an assistant turn (llama2 has
     /// none: its prompt ends with " [/INST]" after a user message).
     std::string apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const;
+    /// What apply() renders by interpreting the template, or why it cannot (not interpreted; the template's error),
+    /// without the fallback.
+    base::Result<std::string> apply_jinja(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const;
     /// "jinja" when the source is interpreted, else the family's name.
     std::string_view family() const { return jinja_ ? std::string_view("jinja") : family_; }
     /// The family used when interpreting fails (or the only one, for a template that is not interpreted).
@@ -54,7 +57,6 @@ class ChatTemplate {
     std::string apply_llama2(const std::vector<ChatMessage>& messages) const;
     std::string apply_gemma(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const;
     std::string apply_family(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const;
-    std::optional<std::string> apply_jinja(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const;
 
     Family kind_;
     std::string_view family_;

@@ -1,4 +1,5 @@
-// slipstream-gguf-dump: prints a GGUF file's metadata, tensors, model config and (optionally) token ids as JSON.
+// slipstream-gguf-dump: prints a GGUF file's metadata, tensors, model config and (optionally) token ids and a
+// rendered chat prompt as JSON.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +12,8 @@
 #include "agent/infer/gguf_file.h"
 #include "agent/infer/model_loader.h"
 #include "agent/infer/tokenizer.h"
+#include "base/arena.h"
+#include "json/parse.h"
 
 namespace {
 
@@ -110,10 +113,26 @@ std::string model_json(const ModelConfig& c) {
            ",\"rope_freq_factors\":" + f + "]}";
 }
 
+// [{"role": ..., "content": ...}, ...] -> messages; false when the text is not that shape.
+bool parse_messages(std::string_view text, std::vector<ChatMessage>& out) {
+    slipstream::base::Arena arena;
+    auto doc = slipstream::json::parse(text, arena);
+    if (!doc.is_ok() || !(*doc)->is_array()) return false;
+    for (const auto& m : (*doc)->items()) {
+        const auto* role = m.is_object() ? m.find("role") : nullptr;
+        const auto* content = m.is_object() ? m.find("content") : nullptr;
+        if (role == nullptr || content == nullptr || !role->is_string() || !content->is_string()) return false;
+        out.push_back({std::string(role->as_string()), std::string(content->as_string())});
+    }
+    return true;
+}
+
 int usage() {
     std::fprintf(stderr,
                  "usage: slipstream-gguf-dump FILE.gguf [--tokenize TEXT] [--parse-special] [--no-bos]\n"
-                 "       [--chat ROLE=CONTENT ...]\n");
+                 "       [--chat ROLE=CONTENT ...] [--chat-json MESSAGES_JSON] [--no-generation-prompt]\n"
+                 "--chat-json takes a JSON array of {\"role\", \"content\"} objects; \"chat\" is the prompt\n"
+                 "ChatTemplate::apply renders, \"chat_jinja_error\" says why the interpreter did not render it.\n");
     return 2;
 }
 
@@ -126,6 +145,7 @@ int main(int argc, char** argv) {
     bool parse_special = false;
     bool bos = true;
     std::vector<ChatMessage> chat;
+    bool generation_prompt = true;
     for (int i = 2; i < argc; ++i) {
         if (std::strcmp(argv[i], "--tokenize") == 0 && i + 1 < argc) {
             text = argv[++i];
@@ -138,6 +158,10 @@ int main(int argc, char** argv) {
             const std::size_t eq = m.find('=');
             if (eq == std::string::npos) return usage();
             chat.push_back({m.substr(0, eq), m.substr(eq + 1)});
+        } else if (std::strcmp(argv[i], "--chat-json") == 0 && i + 1 < argc) {
+            if (!parse_messages(argv[++i], chat)) return usage();
+        } else if (std::strcmp(argv[i], "--no-generation-prompt") == 0) {
+            generation_prompt = false;
         } else {
             return usage();
         }
@@ -171,8 +195,13 @@ int main(int argc, char** argv) {
     out += model.is_ok() ? ",\"model\":" + model_json(model->config)
                          : ",\"model_error\":" + json_string(model.status().message());
     const ChatTemplate tmpl = ChatTemplate::from_gguf(*file);
-    out += ",\"chat_family\":" + json_string(tmpl.family());
-    if (!chat.empty()) out += ",\"chat\":" + json_string(tmpl.apply(chat, true));
+    out += ",\"chat_family\":" + json_string(tmpl.family()) +
+           ",\"chat_fallback_family\":" + json_string(tmpl.fallback_family());
+    if (!chat.empty()) {
+        out += ",\"chat\":" + json_string(tmpl.apply(chat, generation_prompt));
+        auto interpreted = tmpl.apply_jinja(chat, generation_prompt);
+        if (!interpreted.is_ok()) out += ",\"chat_jinja_error\":" + json_string(interpreted.status().message());
+    }
     if (text != nullptr) {
         auto tok = Tokenizer::from_gguf(*file);
         if (!tok.is_ok()) {
