@@ -190,6 +190,21 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"decide-max-evaluate", "13", [](const Config& c) { return c.decide.max_evaluate == 13; }, "13"},
         {"decide-max-resamples", "14", [](const Config& c) { return c.decide.max_resamples == 14; }, "14"},
         {"decide-promote-min-samples", "15", [](const Config& c) { return c.decide.promote_min_samples == 15; }, "15"},
+        {"model", "m.gguf", [](const Config& c) { return c.model.path == "m.gguf"; }, "m.gguf"},
+        {"model-id", "tiny", [](const Config& c) { return c.model.id == "tiny"; }, "tiny"},
+        {"model-threads", "3", [](const Config& c) { return c.model.threads == 3; }, "3"},
+        {"model-kv-cache", "16m", [](const Config& c) { return c.model.kv_cache_bytes == 16 * 1024 * 1024; }, "16m"},
+        {"model-block-size", "32", [](const Config& c) { return c.model.block_size == 32; }, "32"},
+        {"model-max-context", "4096", [](const Config& c) { return c.model.max_context == 4096; }, "4096"},
+        {"model-max-batch-tokens", "128", [](const Config& c) { return c.model.max_batch_tokens == 128; }, "128"},
+        {"model-max-running", "8", [](const Config& c) { return c.model.max_running == 8; }, "8"},
+        {"model-prefill-chunk", "64", [](const Config& c) { return c.model.prefill_chunk == 64; }, "64"},
+        {"model-max-waiting", "10", [](const Config& c) { return c.model.max_waiting == 10; }, "10"},
+        {"model-preemption", "swap", [](const Config& c) { return c.model.preemption == "swap"; }, "swap"},
+        {"model-prefix-cache", "false", [](const Config& c) { return !c.model.prefix_cache; }, "false"},
+        {"model-speculative-ngram", "3", [](const Config& c) { return c.model.speculative_ngram == 3; }, "3"},
+        {"model-max-choices", "4", [](const Config& c) { return c.model.max_choices == 4; }, "4"},
+        {"model-default-max-tokens", "100", [](const Config& c) { return c.model.default_max_tokens == 100; }, "100"},
     };
     Registry registry = make_config_registry();
     ASSERT_EQ(std::size(cases), registry.options().size()) << "a registered option has no row here";
