@@ -21,4 +21,9 @@ std::vector<int32_t> propose_ngram(std::span<const int32_t> tokens, int32_t k, i
     return {};
 }
 
+void NgramProposer::propose(std::span<DraftRequest> requests) {
+    for (DraftRequest& r : requests)
+        r.drafts = propose_ngram(r.tokens, r.limit, max_n_);
+}
+
 }  // namespace slipstream::agent::infer

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "agent/infer/ngram_proposer.h"
 #include "agent/infer/token_constraint.h"
 #include "base/assert.h"
 
@@ -18,7 +19,7 @@ void remove_from(std::vector<Sequence*>& queue, Sequence* seq) {
 
 }  // namespace
 
-Scheduler::Scheduler(BatchModel& model, SchedulerOptions options)
+Scheduler::Scheduler(BatchModel& model, SchedulerOptions options, std::unique_ptr<DraftProposer> drafter)
     : model_(model),
       options_(std::move(options)),
       block_size_(model.block_size()),
@@ -30,6 +31,14 @@ Scheduler::Scheduler(BatchModel& model, SchedulerOptions options)
     options_.max_running = std::max<int64_t>(options_.max_running, 1);
     options_.prefill_chunk = std::max<int64_t>(options_.prefill_chunk, 1);
     options_.speculative_ngram = std::max<int32_t>(options_.speculative_ngram, 0);
+    options_.speculative_draft = std::max<int32_t>(options_.speculative_draft, 0);
+    if (drafter) {
+        drafter_ = std::move(drafter);
+        spec_tokens_ = options_.speculative_draft;
+    } else if (options_.speculative_ngram > 0) {
+        drafter_ = std::make_unique<NgramProposer>();
+        spec_tokens_ = options_.speculative_ngram;
+    }
     if (options_.enable_prefix_cache) {
         cache_ = std::make_unique<PrefixCache>(pool_, static_cast<int32_t>(block_size_));
     }
@@ -223,6 +232,7 @@ void Scheduler::preempt(Sequence& seq) {
     remove_from(running_, &seq);
     ++counters_.preemptions;
     preempted_this_step_ = true;
+    if (drafter_) drafter_->forget(seq.id, seq.fork);  // its draft K/V is rebuilt if it runs again
     if (options_.preemption == PreemptionMode::kSwap && swap_out(seq)) {
         seq.status = SequenceStatus::kSwapped;
         insert_in_order(swapped_, &seq);
@@ -265,6 +275,7 @@ void Scheduler::finish(Sequence& seq, FinishReason reason, std::span<const Sampl
     event.finished = true;
     event.reason = reason;
     release_blocks(seq);
+    if (drafter_) drafter_->forget(seq.id, seq.fork);
     swap_bytes_ -= seq.swapped_bytes;
     seq.swapped_bytes = 0;
     seq.swapped_blocks.clear();

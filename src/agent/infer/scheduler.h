@@ -1,5 +1,5 @@
 // Scheduler: continuous batching over a BatchModel, with paged KV blocks, a prefix cache, preemption and
-// prompt-lookup speculative decoding.
+// speculative decoding (prompt lookup or a draft model).
 #pragma once
 
 #include <chrono>
@@ -17,6 +17,7 @@
 
 #include "agent/infer/batch_model.h"
 #include "agent/infer/block_pool.h"
+#include "agent/infer/draft_proposer.h"
 #include "agent/infer/generation_request.h"
 #include "agent/infer/prefix_cache.h"
 #include "agent/infer/sequence.h"
@@ -40,6 +41,7 @@ struct SchedulerOptions {
     int64_t max_swap_bytes = int64_t{1} << 30;
     bool enable_prefix_cache = true;
     int32_t speculative_ngram = 0;  // 0: off; k: up to k prompt-lookup draft tokens per decode step
+    int32_t speculative_draft = 0;  // with a DraftProposer given: up to k of its draft tokens per step (0: off)
     uint64_t seed = 0;              // draws the seeds of requests that bring none
     /// The time for queueing, latency and deadlines; empty: std::chrono::steady_clock::now.
     std::function<std::chrono::steady_clock::time_point()> clock = {};
@@ -74,10 +76,11 @@ struct SchedulerStats {
 /// max_running allow); one model.forward(); sample, verify drafts, emit events, index full blocks in the prefix
 /// cache. A request of n forks is prefilled once by fork 0; the others join with its blocks (shared, copied before a
 /// fork writes into one it shares) when its prompt's last chunk samples. The model is driven from one thread at a
-/// time: step() callers, or the thread start() makes.
+/// time: step() callers, or the thread start() makes. Drafts come from `drafter` when one is given (up to
+/// speculative_draft per step), else from prompt lookup (speculative_ngram); the drafter runs on the step thread.
 class Scheduler {
   public:
-    Scheduler(BatchModel& model, SchedulerOptions options = {});
+    Scheduler(BatchModel& model, SchedulerOptions options = {}, std::unique_ptr<DraftProposer> drafter = nullptr);
     ~Scheduler();
     Scheduler(const Scheduler&) = delete;
     Scheduler& operator=(const Scheduler&) = delete;
@@ -113,7 +116,8 @@ class Scheduler {
         Sequence* seq;
         int64_t num_tokens;  // from num_computed, drafts not counted
         int32_t num_draft;
-        bool samples;  // reaches the end of the sequence's tokens (a decode or a prompt's last chunk)
+        int32_t draft_limit;  // budget reserved for drafts until they are proposed
+        bool samples;         // reaches the end of the sequence's tokens (a decode or a prompt's last chunk)
     };
     using Key = std::pair<uint64_t, int32_t>;  // (id, fork)
     static constexpr int32_t kAllForks = -1;
@@ -130,7 +134,8 @@ class Scheduler {
     void admit(int64_t& budget, TimePoint now);
     bool admit_waiting(Sequence& seq, int64_t& budget, TimePoint now);
     bool admit_swapped(Sequence& seq, int64_t& budget);
-    int32_t add_drafts(Sequence& seq, int64_t budget);
+    int32_t draft_limit(const Sequence& seq, int64_t room) const;
+    void add_drafts(int64_t& budget);
     void forward();
     void process_outputs(TimePoint now);
     void sample_row(Sequence& seq, std::span<const float> row, TimePoint now);
@@ -158,7 +163,9 @@ class Scheduler {
     const int64_t vocab_size_;
     const int64_t max_context_;
     BlockPool pool_;
-    std::unique_ptr<PrefixCache> cache_;  // null when the prefix cache is off
+    std::unique_ptr<PrefixCache> cache_;      // null when the prefix cache is off
+    std::unique_ptr<DraftProposer> drafter_;  // null when speculation is off
+    int32_t spec_tokens_ = 0;                 // most drafts per sequence and step
 
     // Shared with submit(), cancel(), stats() and the thread.
     mutable std::mutex mu_;
@@ -188,9 +195,11 @@ class Scheduler {
     std::vector<float> logits_;
     std::vector<SampledToken> emitted_;
     std::vector<int32_t> drafts_;
-    std::vector<float> masked_;     // a constrained row's logits with refused tokens at -inf
-    std::vector<uint8_t> allowed_;  // a constrained row's full mask
-    SchedulerStats counters_;       // the cumulative counters; queue sizes are filled in by publish_stats()
+    std::vector<DraftRequest> draft_requests_;
+    std::vector<size_t> draft_plans_;  // the plan_ index of each draft request
+    std::vector<float> masked_;        // a constrained row's logits with refused tokens at -inf
+    std::vector<uint8_t> allowed_;     // a constrained row's full mask
+    SchedulerStats counters_;          // the cumulative counters; queue sizes are filled in by publish_stats()
 };
 
 }  // namespace slipstream::agent::infer

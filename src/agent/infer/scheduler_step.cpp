@@ -1,7 +1,6 @@
 // Scheduler::step(): take new work, plan a batch under the token and block budgets, forward, sample, emit.
 #include <algorithm>
 
-#include "agent/infer/ngram_proposer.h"
 #include "agent/infer/scheduler.h"
 #include "agent/infer/token_constraint.h"
 
@@ -25,6 +24,7 @@ bool Scheduler::step() {
     plan_.clear();
     int64_t budget = options_.max_batch_tokens;
     schedule_running(budget);
+    add_drafts(budget);
     admit(budget, start);
     remove_finished();  // a sequence alone that outgrew the cache finished while planning
     if (plan_.empty()) {
@@ -122,29 +122,60 @@ void Scheduler::schedule_running(int64_t& budget) {
         }
         if (!planned) break;
         const bool samples = seq.num_computed + n == seq.num_tokens();
-        const int32_t drafts = decode ? add_drafts(seq, room - 1) : 0;
-        plan_.push_back({&seq, n, drafts, samples});
-        budget -= n + drafts;
+        const int32_t limit = decode ? draft_limit(seq, room - 1) : 0;
+        plan_.push_back({&seq, n, 0, limit, samples});
+        budget -= n + limit;  // until add_drafts gives back what the drafter did not propose
     }
 }
 
-int32_t Scheduler::add_drafts(Sequence& seq, int64_t room) {
-    if (options_.speculative_ngram == 0 || seq.constraint) return 0;  // a constraint checks tokens one at a time
+int32_t Scheduler::draft_limit(const Sequence& seq, int64_t room) const {
+    if (spec_tokens_ == 0 || seq.constraint) return 0;  // a constraint checks tokens one at a time
     // This step emits drafts + 1 tokens at most; none may pass max_tokens or the context.
     const int64_t out_left = seq.sampler.params().max_tokens - seq.num_output_tokens();
     const int64_t context_left = max_context_ - seq.num_tokens();
-    const int64_t limit = std::min({int64_t{options_.speculative_ngram}, room, out_left - 1, context_left - 1});
-    if (limit <= 0) return 0;
-    std::vector<int32_t> drafts = propose_ngram(seq.tokens, static_cast<int32_t>(limit));
-    if (drafts.empty()) return 0;
-    const int64_t positions = seq.num_tokens() + static_cast<int64_t>(drafts.size());
-    if (!grow_blocks(seq, positions) || !make_writable(seq, seq.num_computed, positions)) {
-        shrink_blocks(seq, seq.num_tokens());  // drafts never preempt anyone
-        return 0;
+    const int64_t limit = std::min({int64_t{spec_tokens_}, room, out_left - 1, context_left - 1});
+    return static_cast<int32_t>(std::max<int64_t>(limit, 0));
+}
+
+// Every planned decode with a draft limit asks the drafter at once (a draft model batches them); each gets blocks
+// for what was proposed, and the budget it reserved beyond that goes back for admissions.
+void Scheduler::add_drafts(int64_t& budget) {
+    size_t count = 0;
+    draft_plans_.clear();
+    for (size_t i = 0; i < plan_.size(); ++i) {
+        const Planned& p = plan_[i];
+        if (p.draft_limit == 0) continue;
+        if (draft_requests_.size() <= count) draft_requests_.emplace_back();
+        DraftRequest& r = draft_requests_[count++];
+        r.id = p.seq->id;
+        r.fork = p.seq->fork;
+        r.tokens = p.seq->tokens;
+        r.limit = p.draft_limit;
+        r.drafts.clear();
+        draft_plans_.push_back(i);
     }
-    seq.tokens.insert(seq.tokens.end(), drafts.begin(), drafts.end());
-    counters_.spec_proposed += drafts.size();
-    return static_cast<int32_t>(drafts.size());
+    if (count == 0) return;
+    drafter_->propose(std::span<DraftRequest>(draft_requests_).first(count));
+    for (size_t k = 0; k < count; ++k) {
+        Planned& p = plan_[draft_plans_[k]];
+        Sequence& seq = *p.seq;
+        std::vector<int32_t>& drafts = draft_requests_[k].drafts;
+        budget += p.draft_limit;
+        if (drafts.size() > static_cast<size_t>(p.draft_limit)) drafts.resize(static_cast<size_t>(p.draft_limit));
+        p.draft_limit = 0;
+        auto bad = std::find_if(drafts.begin(), drafts.end(), [&](int32_t t) { return t < 0 || t >= vocab_size_; });
+        drafts.erase(bad, drafts.end());
+        if (drafts.empty()) continue;
+        const int64_t positions = seq.num_tokens() + static_cast<int64_t>(drafts.size());
+        if (!grow_blocks(seq, positions) || !make_writable(seq, seq.num_computed, positions)) {
+            shrink_blocks(seq, seq.num_tokens());  // drafts never preempt anyone
+            continue;
+        }
+        seq.tokens.insert(seq.tokens.end(), drafts.begin(), drafts.end());
+        counters_.spec_proposed += drafts.size();
+        p.num_draft = static_cast<int32_t>(drafts.size());
+        budget -= p.num_draft;
+    }
 }
 
 void Scheduler::admit(int64_t& budget, TimePoint now) {
@@ -190,7 +221,7 @@ bool Scheduler::admit_waiting(Sequence& seq, int64_t& budget, TimePoint now) {
     waiting_.erase(waiting_.begin());
     seq.status = SequenceStatus::kRunning;
     insert_in_order(running_, &seq);
-    plan_.push_back({&seq, n, 0, seq.num_computed + n == seq.num_tokens()});
+    plan_.push_back({&seq, n, 0, 0, seq.num_computed + n == seq.num_tokens()});
     budget -= n;
     return true;
 }
@@ -211,7 +242,7 @@ bool Scheduler::admit_swapped(Sequence& seq, int64_t& budget) {
     swapped_.erase(swapped_.begin());
     seq.status = SequenceStatus::kRunning;
     insert_in_order(running_, &seq);
-    plan_.push_back({&seq, n, 0, seq.num_computed + n == seq.num_tokens()});
+    plan_.push_back({&seq, n, 0, 0, seq.num_computed + n == seq.num_tokens()});
     budget -= n;
     return true;
 }
