@@ -24,7 +24,10 @@ struct ModelServerOptions {
     bool swap_preemption = false;         // out of KV blocks: swap to host memory (else recompute)
     bool prefix_cache = true;             // reuse the KV blocks of earlier prompts' common prefixes
     int speculative_ngram = 0;            // prompt-lookup draft tokens per step (lossless); 0: off
-    int max_choices = 16;                 // n times the prompts of one request
+    std::string draft_model;              // a smaller .gguf with the same vocabulary and tokenizer; empty: none
+    int speculative_draft = 4;            // the draft model's tokens per step (lossless); 0: off
+    std::int64_t draft_kv_cache_bytes = std::int64_t{64} << 20;  // the draft model's own KV cache
+    int max_choices = 16;                                        // n times the prompts of one request
     std::int64_t default_max_tokens = 0;  // when a request names none; 0: what is left of the context
 };
 
@@ -51,7 +54,8 @@ class ModelServer {
   public:
     /// Loads the model (blocking; seconds for a large file) and starts the scheduler's thread. Throws
     /// std::invalid_argument with the loader's message (unreadable file, unsupported architecture or tensor
-    /// type, bad shape) or for options the model cannot use.
+    /// type, bad shape), for options the model cannot use, or for a draft model whose vocabulary or tokenizer
+    /// differs from the model's.
     explicit ModelServer(const std::string& path, ModelServerOptions options = {});
     ~ModelServer();  // stops the scheduler (requests in flight end as cancelled) once the routes let go
     ModelServer(const ModelServer&) = delete;

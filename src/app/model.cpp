@@ -21,6 +21,9 @@ base::Result<std::unique_ptr<ModelServer>> open_model(const Config& config, App&
     o.swap_preemption = m.preemption == "swap";
     o.prefix_cache = m.prefix_cache;
     o.speculative_ngram = static_cast<int>(m.speculative_ngram);
+    o.draft_model = m.draft;
+    o.speculative_draft = static_cast<int>(m.speculative_draft);
+    o.draft_kv_cache_bytes = static_cast<int64_t>(m.draft_kv_cache_bytes);
     o.max_choices = static_cast<int>(m.max_choices);
     o.default_max_tokens = static_cast<int64_t>(m.default_max_tokens);
     try {

@@ -20,9 +20,12 @@ struct ModelSettings {
     std::uint64_t max_waiting = 1024;           // queued sequences; then 503
     std::string preemption = "recompute";       // or "swap"
     bool prefix_cache = true;
-    std::uint32_t speculative_ngram = 0;   // prompt-lookup draft tokens per step; 0: off
-    std::uint32_t max_choices = 16;        // n (times prompts) of one request
-    std::uint64_t default_max_tokens = 0;  // when a request names none; 0: what is left of the context
+    std::uint32_t speculative_ngram = 0;  // prompt-lookup draft tokens per step; 0: off
+    std::string draft;                    // --model-draft: a smaller model with the same vocabulary; empty: none
+    std::uint32_t speculative_draft = 4;  // the draft model's tokens per step; 0: off
+    std::uint64_t draft_kv_cache_bytes = 64u << 20;  // the draft model's KV cache
+    std::uint32_t max_choices = 16;                  // n (times prompts) of one request
+    std::uint64_t default_max_tokens = 0;            // when a request names none; 0: what is left of the context
 };
 
 }  // namespace slipstream::app

@@ -203,6 +203,10 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"model-preemption", "swap", [](const Config& c) { return c.model.preemption == "swap"; }, "swap"},
         {"model-prefix-cache", "false", [](const Config& c) { return !c.model.prefix_cache; }, "false"},
         {"model-speculative-ngram", "3", [](const Config& c) { return c.model.speculative_ngram == 3; }, "3"},
+        {"model-draft", "d.gguf", [](const Config& c) { return c.model.draft == "d.gguf"; }, "d.gguf"},
+        {"model-speculative-draft", "6", [](const Config& c) { return c.model.speculative_draft == 6; }, "6"},
+        {"model-draft-kv-cache", "8m", [](const Config& c) { return c.model.draft_kv_cache_bytes == 8 * 1024 * 1024; },
+         "8m"},
         {"model-max-choices", "4", [](const Config& c) { return c.model.max_choices == 4; }, "4"},
         {"model-default-max-tokens", "100", [](const Config& c) { return c.model.default_max_tokens == 100; }, "100"},
     };

@@ -20,7 +20,9 @@ namespace slipstream::agent::infer {
 
 struct EngineOptions {
     LlamaModelOptions model;
-    SchedulerOptions scheduler;
+    SchedulerOptions scheduler;  // speculative_draft: draft tokens per step when draft_path is set (0: not loaded)
+    std::string draft_path;      // a smaller model with the same vocabulary and tokenizer; empty: none
+    int64_t draft_kv_cache_bytes = int64_t{64} << 20;  // the draft model's own KV cache (same block size)
     std::string model_id;                 // the name clients send as "model"; empty: the file's name without extension
     std::string tokenizer_path;           // llama2.c checkpoints only: tokenizer.bin (default: beside the model)
     std::size_t prep_threads = 1;         // threads that render chat templates and tokenize prompts
@@ -33,7 +35,9 @@ struct EngineOptions {
 class InferenceEngine {
   public:
     /// Loads a .gguf file (or a llama2.c .bin with its tokenizer.bin). Errors: the file's (unreadable, not a
-    /// model, unsupported architecture or tensor type), or invalid_argument for options the model cannot use.
+    /// model, unsupported architecture or tensor type), or invalid_argument for options the model cannot use, for a
+    /// draft model whose vocabulary size or tokenizer differs from the model's, or for a draft with prompt-lookup
+    /// speculation too.
     static base::Result<std::unique_ptr<InferenceEngine>> open(const std::string& path, EngineOptions options);
     ~InferenceEngine();
 
@@ -48,6 +52,8 @@ class InferenceEngine {
     /// threads). Any thread. Errors: resource_exhausted when max_pending_prep jobs wait already.
     [[nodiscard]] base::Status prepare(std::function<void()> job);
     LlamaModel& model() { return *model_; }
+    /// Null without a draft model.
+    const LlamaModel* draft_model() const { return draft_model_.get(); }
     /// Every token's bytes (the model's vocabulary wide), made on first use and shared by constrained requests.
     /// Any thread.
     std::shared_ptr<const TokenBytes> token_bytes();
@@ -59,6 +65,7 @@ class InferenceEngine {
     std::unique_ptr<Tokenizer> tokenizer_;
     ChatTemplate chat_template_ = ChatTemplate::from_name("chatml");
     std::unique_ptr<LlamaModel> model_;
+    std::unique_ptr<LlamaModel> draft_model_;  // driven by the scheduler's DraftModelProposer; outlives it
     std::unique_ptr<Scheduler> scheduler_;
     std::once_flag token_bytes_once_;
     std::shared_ptr<const TokenBytes> token_bytes_;

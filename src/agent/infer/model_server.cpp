@@ -29,9 +29,14 @@ ModelServer::ModelServer(const std::string& path, ModelServerOptions o) : impl_(
     e.scheduler.preemption = o.swap_preemption ? infer::PreemptionMode::kSwap : infer::PreemptionMode::kRecompute;
     e.scheduler.enable_prefix_cache = o.prefix_cache;
     e.scheduler.speculative_ngram = o.speculative_ngram;
+    e.scheduler.speculative_draft = o.speculative_draft;
+    e.draft_path = o.draft_model;
+    e.draft_kv_cache_bytes = o.draft_kv_cache_bytes;
     if (o.block_size < 1 || o.max_batch_tokens < 1 || o.max_running < 1 || o.prefill_chunk < 1 || o.max_waiting < 1 ||
-        o.max_choices < 1 || o.speculative_ngram < 0 || o.threads < 0)
-        throw std::invalid_argument("model server options must be positive (threads and speculative_ngram >= 0)");
+        o.max_choices < 1 || o.speculative_ngram < 0 || o.speculative_draft < 0 || o.threads < 0 ||
+        o.draft_kv_cache_bytes < 1)
+        throw std::invalid_argument(
+            "model server options must be positive (threads, speculative_ngram and speculative_draft >= 0)");
     auto engine = infer::InferenceEngine::open(path, std::move(e));
     if (!engine.is_ok()) throw std::invalid_argument(path + ": " + engine.status().message());
     impl_->engine = std::move(engine).value();
