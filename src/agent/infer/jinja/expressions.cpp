@@ -66,6 +66,12 @@ Result<Value> Renderer::eval(const Expr& e) {
     SLIPSTREAM_RETURN_IF_ERROR(check_depth(e.line));
     Result<Value> r = eval_inner(e);
     if (!r.is_ok()) return at_line(e.line, r.status());
+    // Every value an expression makes passes here: none nests deep enough to recurse far when freed or printed.
+    if (r->depth() > static_cast<uint32_t>(kMaxDepth)) {
+        return Status::out_of_range("template line " + std::to_string(e.line) +
+                                    ": a list or dict nested deeper than kMaxDepth (" + std::to_string(kMaxDepth) +
+                                    ")");
+    }
     return r;
 }
 
@@ -308,7 +314,9 @@ Result<Value> Renderer::arithmetic(const std::string& op, const Value& a, const 
         const Value& seq = a.is_string() || a.is_array() ? a : b;
         const Value& count = &seq == &a ? b : a;
         if (!count.is_int() && !count.is_bool()) return operand_error(op, a, b);
-        const int64_t n = std::max<int64_t>(0, count.as_int());
+        // An empty sequence repeats to nothing, however many times (and without looping that many times).
+        const bool empty = seq.is_string() ? seq.as_string().empty() : seq.as_array().empty();
+        const int64_t n = empty ? 0 : std::max<int64_t>(0, count.as_int());
         if (seq.is_string()) {
             const auto bytes = static_cast<double>(seq.as_string().size()) * static_cast<double>(n);
             SLIPSTREAM_RETURN_IF_ERROR(budget_.spend_bytes(bytes > kMaxBuiltBytes ? kMaxBuiltBytes + 1 : bytes));

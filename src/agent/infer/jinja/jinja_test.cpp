@@ -290,19 +290,28 @@ TEST(Jinja, LimitsAgainstHostileTemplates) {
         "{% endfor %}{% endfor %}",
         "kMaxLoopIterations");
     expect_limit("{{ [1] * 100000000000 }}", "kMaxLoopIterations");
+    expect_limit("{% for i in range(400000) %}" + repeat("{% if i %}{% endif %}", 30) + "{% endfor %}", "kMaxRenderSteps");
     expect_limit("{% set ns = namespace(l=[]) %}{% for i in range(100000) %}{% set ns.l = ns.l + [i] %}{% endfor %}",
                  "kMaxLoopIterations");
     expect_limit("{{ 'x' * 100000000000 }}", "kMaxOutputBytes");
+    auto empty = render("{{ ('' * 4000000000000000000) ~ ([] * 4000000000000000000) }}");
+    ASSERT_TRUE(empty.is_ok()) << empty.status().message();
+    EXPECT_EQ(*empty, "[]");
     expect_limit("{% set ns = namespace(s='x') %}{% for i in range(40) %}{% set ns.s = ns.s + ns.s %}{% endfor %}",
                  "kMaxOutputBytes");
     expect_limit("{% set s = 'x' * 1000000 %}{% for i in range(100) %}{{ s }}{% endfor %}", "kMaxOutputBytes");
     expect_limit("{% set s = 'x' * 1000000 %}{% for i in range(300) %}{% set t = s ~ i %}{% endfor %}",
                  "kMaxBuiltBytes");
-    // A namespace that holds itself prints and serializes without recursing forever.
-    auto r = render("{% set ns = namespace() %}{% set ns.self = ns %}{{ ns | string | length > 0 }}");
-    ASSERT_TRUE(r.is_ok()) << r.status().message();
-    EXPECT_EQ(*r, "True");
-    expect_limit("{% set ns = namespace() %}{% set ns.self = ns %}{{ ns | tojson }}", "deeper than");
+    // Values nested without end (freeing them would recurse as deep), and namespaces holding themselves.
+    expect_limit("{% set ns = namespace(x=1) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}{% endfor %}",
+                 "a list or dict nested deeper than kMaxDepth");
+    expect_limit(
+        "{% set ns = namespace(x=1) %}{% for i in range(100000) %}{% set ns.x = {'a': ns.x} | items %}"
+        "{% endfor %}",
+        "a list or dict nested deeper than kMaxDepth");
+    auto r = render("{% set ns = namespace() %}{% set ns.self = [ns] %}");
+    ASSERT_FALSE(r.is_ok());
+    EXPECT_NE(r.status().message().find("a namespace cannot be stored in a namespace"), std::string::npos);
 }
 
 TEST(Jinja, TemplateKnowsTheNamesItReads) {

@@ -19,5 +19,8 @@ inline constexpr std::size_t kMaxBuiltBytes = 256 * 1024 * 1024;
 /// Loop iterations in one render, all loops together and the list elements built by
 /// operators and filters.
 inline constexpr int64_t kMaxLoopIterations = 1'000'000;
+/// Statements executed and expressions evaluated in one render: bounds the time of a large loop body run many
+/// times (a real chat template takes some thousands per message).
+inline constexpr int64_t kMaxRenderSteps = 20'000'000;
 
 }  // namespace slipstream::agent::infer::jinja

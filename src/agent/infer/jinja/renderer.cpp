@@ -45,7 +45,11 @@ Result<std::string> Renderer::render(const NodeList& nodes) {
     return out;
 }
 
-Status Renderer::check_depth(int line) const {
+Status Renderer::check_depth(int line) {
+    if (++steps_ > kMaxRenderSteps) {
+        return Status::out_of_range("template line " + std::to_string(line) + ": rendering took more than " +
+                                    "kMaxRenderSteps (" + std::to_string(kMaxRenderSteps) + " evaluations)");
+    }
     if (depth_ <= kMaxDepth) return Status::ok();
     return Status::out_of_range("template line " + std::to_string(line) + ": rendering nested deeper than kMaxDepth (" +
                                 std::to_string(kMaxDepth) + ")");
@@ -134,7 +138,6 @@ Status Renderer::exec_for(const Node& n, std::string& out) {
         items = std::move(kept);
     }
     for (std::size_t i = 0; i < items.size(); ++i) {
-        SLIPSTREAM_RETURN_IF_ERROR(at_line(n.line, budget_.spend_items(1)));
         scopes_.emplace_back();
         Status s = bind(scopes_.back(), items[i]);
         if (s.is_ok()) {
@@ -170,6 +173,9 @@ Status Renderer::exec_set(const Node& n) {
         const Value ns = lookup(n.targets[0]);
         if (!ns.is_object() || !ns.as_object().is_namespace) {
             return at_line(n.line, Status::invalid_argument("cannot assign attribute on non-namespace object"));
+        }
+        if (v.has_namespace()) {
+            return at_line(n.line, Status::invalid_argument("a namespace cannot be stored in a namespace"));
         }
         ns.mutable_object().set(n.text, std::move(v));
         return Status::ok();

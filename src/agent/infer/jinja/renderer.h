@@ -29,7 +29,8 @@ class Renderer {
         ~DepthGuard() { --d_; }
         int& d_;
     };
-    base::Status check_depth(int line) const;
+    // Depth (kMaxDepth) and steps (kMaxRenderSteps) at each statement and expression.
+    base::Status check_depth(int line);
 
     // Statements.
     base::Status exec(const NodeList& nodes, std::string& out, Flow& flow);
@@ -62,6 +63,7 @@ class Renderer {
     std::vector<std::size_t> frames_;  // first scope of each macro call in progress
     Budget budget_;
     int depth_ = 0;
+    int64_t steps_ = 0;
 };
 
 }  // namespace slipstream::agent::infer::jinja

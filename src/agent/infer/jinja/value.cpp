@@ -15,8 +15,8 @@ using base::Status;
 
 namespace {
 
-// Printing stops descending here: a namespace can hold itself.
-constexpr int kMaxPrintDepth = 32;
+// Printing, comparing and serializing stop descending here.
+constexpr int kMaxPrintDepth = kMaxDepth;
 
 std::string float_text(double d) {
     if (std::isnan(d)) return "nan";
@@ -194,7 +194,7 @@ class JsonWriter {
     JsonWriter(const JsonOptions& o, std::size_t max_bytes) : o_(o), max_(max_bytes) {}
 
     Status write(const Value& v, int depth) {
-        if (depth > kMaxPrintDepth) return Status::out_of_range("tojson: value nested deeper than 32");
+        if (depth > kMaxPrintDepth) return Status::out_of_range("tojson: value nested deeper than kMaxDepth");
         if (out_.size() > max_) return Status::out_of_range("tojson: JSON text over kMaxOutputBytes");
         switch (v.kind()) {
             case Value::Kind::kNone:
@@ -279,6 +279,32 @@ class JsonWriter {
 };
 
 }  // namespace
+
+Value Value::array(Array a) {
+    uint32_t depth = 0;
+    bool ns = false;
+    for (const Value& v : a) {
+        depth = std::max(depth, v.depth_);
+        ns = ns || v.has_namespace_;
+    }
+    Value out(std::make_shared<Array>(std::move(a)));
+    out.depth_ = depth + 1;
+    out.has_namespace_ = ns;
+    return out;
+}
+
+Value Value::object(Object o) {
+    uint32_t depth = 0;
+    bool ns = o.is_namespace;
+    for (const auto& item : o.items) {
+        depth = std::max(depth, item.second.depth_);
+        ns = ns || item.second.has_namespace_;
+    }
+    Value out(std::make_shared<Object>(std::move(o)));
+    out.depth_ = depth + 1;
+    out.has_namespace_ = ns;
+    return out;
+}
 
 const Value* Object::find(std::string_view key) const {
     for (const auto& [k, v] : items)

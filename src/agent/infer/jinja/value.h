@@ -47,8 +47,8 @@ class Value {
     static Value integer(int64_t i) { return Value(i); }
     static Value number(double d) { return Value(d); }
     static Value string(std::string s) { return Value(std::make_shared<const std::string>(std::move(s))); }
-    static Value array(Array a) { return Value(std::make_shared<Array>(std::move(a))); }
-    static Value object(Object o) { return Value(std::make_shared<Object>(std::move(o))); }
+    static Value array(Array a);
+    static Value object(Object o);
     static Value callable(Callable c) { return Value(std::make_shared<const Callable>(std::move(c))); }
 
     Kind kind() const { return static_cast<Kind>(v_.index()); }
@@ -76,6 +76,10 @@ class Value {
     Object& mutable_object() const { return *std::get<std::shared_ptr<Object>>(v_); }
     const Callable& as_callable() const { return *std::get<std::shared_ptr<const Callable>>(v_); }
     const std::string& undefined_name() const { return std::get<Undefined>(v_).name; }
+    /// Nesting of lists and dicts (0 for a scalar), as of when the value was made (a namespace can change later).
+    uint32_t depth() const { return depth_; }
+    /// Whether a namespace is in it (or it is one): such values are not stored into a namespace, so no cycle forms.
+    bool has_namespace() const { return has_namespace_; }
 
     /// Python's bool(x); undefined is false.
     bool truthy() const;
@@ -99,6 +103,8 @@ class Value {
     std::variant<Undefined, None, bool, int64_t, double, std::shared_ptr<const std::string>, std::shared_ptr<Array>,
                  std::shared_ptr<Object>, std::shared_ptr<const Callable>>
         v_;
+    uint32_t depth_ = 0;
+    bool has_namespace_ = false;
 };
 
 /// json.dumps(value, ensure_ascii, indent, separators, sort_keys) as Python writes it; indent < 0 is None.
