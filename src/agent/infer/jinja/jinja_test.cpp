@@ -290,7 +290,8 @@ TEST(Jinja, LimitsAgainstHostileTemplates) {
         "{% endfor %}{% endfor %}",
         "kMaxLoopIterations");
     expect_limit("{{ [1] * 100000000000 }}", "kMaxLoopIterations");
-    expect_limit("{% for i in range(400000) %}" + repeat("{% if i %}{% endif %}", 30) + "{% endfor %}", "kMaxRenderSteps");
+    expect_limit("{% for i in range(400000) %}" + repeat("{% if i %}{% endif %}", 30) + "{% endfor %}",
+                 "kMaxRenderSteps");
     expect_limit("{% set ns = namespace(l=[]) %}{% for i in range(100000) %}{% set ns.l = ns.l + [i] %}{% endfor %}",
                  "kMaxLoopIterations");
     expect_limit("{{ 'x' * 100000000000 }}", "kMaxOutputBytes");
