@@ -56,6 +56,12 @@ ModelServerOptions options_from_dict(const nb::dict& options) {
             e.prefix_cache = nb::cast<bool>(v);
         } else if (key == "speculative_ngram") {
             e.speculative_ngram = static_cast<int>(integer(v, key, 0, 16));
+        } else if (key == "draft_model") {
+            e.draft_model = nb::cast<std::string>(v);
+        } else if (key == "speculative_draft") {
+            e.speculative_draft = static_cast<int>(integer(v, key, 0, 16));
+        } else if (key == "draft_kv_cache_bytes") {
+            e.draft_kv_cache_bytes = integer(v, key, 64 * 1024, int64_t{1} << 40);
         } else if (key == "max_choices") {
             e.max_choices = static_cast<int>(integer(v, key, 1, 1024));
         } else if (key == "default_max_tokens") {

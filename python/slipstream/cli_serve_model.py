@@ -28,6 +28,10 @@ def add_command(commands: Any) -> None:
     cmd.add_argument("--preemption", choices=("recompute", "swap"), default="recompute")
     cmd.add_argument("--no-prefix-cache", action="store_true", help="do not share KV blocks of common prefixes")
     cmd.add_argument("--speculative-ngram", type=int, default=0, help="prompt-lookup draft tokens per step")
+    cmd.add_argument("--draft-model", default=None,
+                     help="a smaller .gguf with the same vocabulary and tokenizer for speculative decoding")
+    cmd.add_argument("--speculative-draft", type=int, default=4, help="draft-model tokens per step (0: off)")
+    cmd.add_argument("--draft-kv-cache-mib", type=int, default=64, help="memory of the draft model's KV cache")
     cmd.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error", "critical"))
 
 
@@ -42,7 +46,9 @@ def run(args: argparse.Namespace, configure_logs: Callable[..., None]) -> int:
                       max_context=args.max_context, max_batch_tokens=args.max_batch_tokens,
                       max_running=args.max_running, prefill_chunk=args.prefill_chunk,
                       max_waiting=args.max_waiting, preemption=args.preemption,
-                      prefix_cache=not args.no_prefix_cache, speculative_ngram=args.speculative_ngram)
+                      prefix_cache=not args.no_prefix_cache, speculative_ngram=args.speculative_ngram,
+                      draft_model=args.draft_model, speculative_draft=args.speculative_draft,
+                      draft_kv_cache_bytes=args.draft_kv_cache_mib << 20)
     except ValueError as exc:
         raise SystemExit(f"error: {exc}") from None
     app = App(openapi_url=None)

@@ -26,17 +26,22 @@ class Model:
                  kv_cache_bytes: int = 256 << 20, block_size: int = 16, max_context: int = 0,
                  max_batch_tokens: int = 512, max_running: int = 64, prefill_chunk: int = 256,
                  max_waiting: int = 1024, preemption: Literal["recompute", "swap"] = "recompute",
-                 prefix_cache: bool = True, speculative_ngram: int = 0, max_choices: int = 16,
+                 prefix_cache: bool = True, speculative_ngram: int = 0, draft_model: str | None = None,
+                 speculative_draft: int = 4, draft_kv_cache_bytes: int = 64 << 20, max_choices: int = 16,
                  default_max_tokens: int = 0) -> None:
         options: dict[str, Any] = {
             "threads": threads, "kv_cache_bytes": kv_cache_bytes, "block_size": block_size,
             "max_context": max_context, "max_batch_tokens": max_batch_tokens, "max_running": max_running,
             "prefill_chunk": prefill_chunk, "max_waiting": max_waiting, "preemption": preemption,
             "prefix_cache": prefix_cache, "speculative_ngram": speculative_ngram, "max_choices": max_choices,
-            "default_max_tokens": default_max_tokens,
+            "default_max_tokens": default_max_tokens, "speculative_draft": speculative_draft,
+            "draft_kv_cache_bytes": draft_kv_cache_bytes,
         }
         if model_id:
             options["model_id"] = model_id
+        if draft_model:
+            # A smaller model with the same vocabulary and tokenizer proposes speculative_draft tokens per step.
+            options["draft_model"] = draft_model
         self.path = path
         self.native = _native.NativeModel(path, options)
 

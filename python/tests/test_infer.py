@@ -96,3 +96,40 @@ def test_bad_files_and_options_raise_value_error(tmp_path, model_file):
         Model(str(model_file), block_size=0)
     with pytest.raises(ValueError, match="preemption"):
         Model(str(model_file), preemption="drop")
+
+
+def test_a_draft_model_serves_the_same_greedy_text(tmp_path, model_file):
+    draft = tmp_path / "draft.gguf"  # the same vocabulary and tokenizer, another shape and seed
+    mtm.write_model(str(draft), mtm.Config(arch="llama", type="f32", dim=32, layers=1, heads=2, kv_heads=1, ffn=48,
+                                           vocab=300, context=128, seed=9, tokenizer="bpe", chat_template="chatml"))
+    body = {"prompt": "the draft proposes, the model decides", "max_tokens": 12, "temperature": 0,
+            "ignore_eos": True}
+    texts = []
+    for kwargs in ({}, {"draft_model": str(model_file), "speculative_draft": 3}, {"draft_model": str(draft)}):
+        model = Model(str(model_file), model_id="tiny", threads=1, kv_cache_bytes=8 << 20, block_size=8, **kwargs)
+        app = App()
+        app.mount("/v1", model)
+        with TestClient(app) as c:
+            texts.append(c.post("/v1/completions", json=body).json()["choices"][0]["text"])
+        stats = model.stats()
+        model.close()
+        if kwargs.get("draft_model") == str(model_file):
+            assert stats["spec_proposed"] > 0 and stats["spec_accepted"] == stats["spec_proposed"]
+        elif kwargs:
+            assert stats["spec_proposed"] > 0
+    assert texts[1] == texts[0] and texts[2] == texts[0]
+
+
+def test_a_draft_with_another_vocabulary_is_refused(tmp_path, model_file):
+    other = tmp_path / "other.gguf"
+    mtm.write_model(str(other), mtm.Config(arch="llama", type="f32", dim=32, layers=1, heads=2, kv_heads=1, ffn=48,
+                                           vocab=280, context=128, seed=9, tokenizer="bpe"))
+    with pytest.raises(ValueError, match="draft model does not fit the model: its vocabulary has 280 tokens"):
+        Model(str(model_file), draft_model=str(other))
+    spm = tmp_path / "spm.gguf"
+    mtm.write_model(str(spm), mtm.Config(arch="llama", type="f32", dim=32, layers=1, heads=2, kv_heads=1, ffn=48,
+                                         vocab=300, context=128, seed=9, tokenizer="spm"))
+    with pytest.raises(ValueError, match="draft model does not fit the model: its tokenizer"):
+        Model(str(model_file), draft_model=str(spm))
+    with pytest.raises(ValueError, match="exclude each other"):
+        Model(str(model_file), draft_model=str(model_file), speculative_ngram=2)
