@@ -226,7 +226,28 @@ void ErrorBody::write_input(const ValidationError& e, std::span<const std::strin
     if (rewrite != nullptr && rewrite->original != nullptr)  // pydantic reports what was sent, not the conversion
         if (const json::Value* sent = at_loc(*rewrite->original, e.loc, e.type == "missing")) input = sent;
     // Inputs from JSON are finite; a coerced "inf" is only reached above, so a failure here leaves null.
-    if (!writer_.write_value(*input).is_ok()) writer_.null();
+    if (!write_encoded(*input).is_ok()) writer_.null();
+}
+
+// As FastAPI's jsonable_encoder writes an error's input (sqlalchemy_safe): object keys starting with "_sa" are
+// left out at every depth. Recursion is bounded by the parser's depth limit.
+base::Status ErrorBody::write_encoded(const json::Value& v) {
+    if (v.is_array()) {
+        writer_.begin_array();
+        for (const json::Value& item : v.items())
+            SLIPSTREAM_RETURN_IF_ERROR(write_encoded(item));
+        writer_.end_array();
+        return base::Status::ok();
+    }
+    if (!v.is_object()) return writer_.write_value(v);
+    writer_.begin_object();
+    for (const json::Member& m : v.members()) {
+        if (m.key.starts_with("_sa")) continue;
+        writer_.key(m.key);
+        SLIPSTREAM_RETURN_IF_ERROR(write_encoded(m.value));
+    }
+    writer_.end_object();
+    return base::Status::ok();
 }
 
 void ErrorBody::add_missing(std::initializer_list<LocPart> prefix) {

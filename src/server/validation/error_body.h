@@ -61,6 +61,7 @@ class ErrorBody {
     static Named name_like_pydantic(const json::schema::ValidationError& e, const ErrorRewrite* rewrite);
     void write_ctx(const json::schema::ValidationError& e, const Named& named);
     void begin_error(std::string_view type, std::initializer_list<LocPart> prefix);
+    [[nodiscard]] base::Status write_encoded(const json::Value& v);
     void write_input(const json::schema::ValidationError& e, std::span<const std::string_view> raw, bool raw_is_list,
                      const ErrorRewrite* rewrite);
 

@@ -173,6 +173,11 @@ TEST(RouteValidator, SingleBody) {
              {"", {{"content-type", kJson}}, R"({"name":"a","price":[1]})"},
              false,
              R"({"detail":[{"type":"float_type","loc":["body","price"],"msg":"Input should be a valid number","input":[1]}]})"},
+            // FastAPI writes an error's input with jsonable_encoder(sqlalchemy_safe=True): "_sa*" keys left out.
+            {"sa_keys",
+             {"", {{"content-type", kJson}}, R"({"name":"a","price":{"_sa":null,"k":[{"_sa_x":1,"v":2}]}})"},
+             false,
+             R"({"detail":[{"type":"float_type","loc":["body","price"],"msg":"Input should be a valid number","input":{"k":[{"v":2}]}}]})"},
             {"text_body",
              {"", {{"content-type", "text/plain"}}, R"({"name":"a","price":1})"},
              false,
