@@ -338,3 +338,22 @@ def test_a_client_that_leaves_cancels_its_sequence(tmp_path):
         assert _metric(server, "slipstream_model_generated_tokens_total") < 8000
     finally:
         server.stop()
+
+
+def test_a_deadline_ends_a_long_request(tmp_path):
+    path = tmp_path / "long.gguf"
+    mtm.write_model(str(path), mtm.Config(arch="llama", type="f32", dim=64, layers=2, heads=4, kv_heads=2, ffn=128,
+                                          vocab=300, context=8192, seed=5))
+    server = Server([str(SERVE), "--port", "0", "--threads", "1", "--model", str(path), "--model-id", "tiny",
+                     "--model-threads", "1", "--model-kv-cache", "16m"])
+    try:
+        c = openai.OpenAI(base_url=server.url + "/v1", api_key="unused", max_retries=0, timeout=60)
+        r = c.completions.create(model="tiny", prompt="hello", max_tokens=8000,
+                                 extra_body={"ignore_eos": True, "deadline_ms": 100})
+        assert r.choices[0].finish_reason == "length"
+        assert 0 < r.usage.completion_tokens < 8000
+        with pytest.raises(openai.BadRequestError) as e:
+            c.completions.create(model="tiny", prompt="hello", max_tokens=2, extra_body={"deadline_ms": 0})
+        assert e.value.body["param"] == "deadline_ms"
+    finally:
+        server.stop()

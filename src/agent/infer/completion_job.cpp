@@ -174,6 +174,7 @@ void CompletionJob::submit_all() {
         if (s.has_seed) g.sampling.seed = s.seed + static_cast<uint64_t>(lead.index);
         if (g.sampling.max_tokens <= 0) g.sampling.max_tokens = context - static_cast<int64_t>(lead.prompt.size());
         g.priority = request_.priority;
+        if (request_.deadline_ms > 0) g.deadline = started_ + std::chrono::milliseconds(request_.deadline_ms);
         if (request_.response_schema)
             g.constraint = std::make_shared<JsonConstraint>(engine_.token_bytes(), request_.response_schema);
         auto self = shared_from_this();

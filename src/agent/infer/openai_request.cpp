@@ -26,6 +26,7 @@ namespace {
     R"({"type":"array","maxItems":4,"items":{"type":"string","minLength":1,"maxLength":256}}]},)"       \
     R"("ignore_eos":{"type":["boolean","null"]},)"                                                      \
     R"("priority":{"type":["integer","null"],"minimum":-1000,"maximum":1000},)"                         \
+    R"("deadline_ms":{"type":["integer","null"],"minimum":1,"maximum":86400000},)"                      \
     R"("user":{"type":["string","null"]},)"                                                             \
     R"("response_format":{"type":["object","null"],"required":["type"],)"                               \
     R"("properties":{"type":{"enum":["text","json_object","json_schema"]},)"                            \
@@ -224,6 +225,7 @@ std::variant<CompletionRequest, OpenAIError> parse_completion_request(JsonView b
     r.stream = body.get("stream").as_bool();
     r.include_usage = body.get("stream_options").get("include_usage").as_bool();
     r.priority = static_cast<int>(body.get("priority").as_int());
+    r.deadline_ms = body.get("deadline_ms").as_int();
     JsonView stop = body.get("stop");
     if (stop.kind() == JsonView::Kind::kString) {
         if (!stop.as_string().empty()) r.stop.emplace_back(stop.as_string());

@@ -35,6 +35,7 @@ struct CompletionRequest {
     bool echo = false;  // completions: the prompt precedes the text
     std::vector<std::string> stop;
     int priority = 0;
+    int64_t deadline_ms = 0;  // the request ends (finish_reason "length") this long after it arrived; 0: none
     /// response_format json_object / json_schema: every choice is constrained to a document valid under it
     /// (json_object: {"type":"object"}); null for "text".
     std::shared_ptr<const structured::CompiledSchema> response_schema;
