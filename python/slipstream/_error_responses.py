@@ -93,8 +93,8 @@ def _default_response(exc: BaseException, request: Request | None = None) -> Res
 
 
 def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, dict):  # as FastAPI's jsonable_encoder(sqlalchemy_safe=True): "_sa*" keys left out
+        return {str(k): _jsonable(v) for k, v in value.items() if not (isinstance(k, str) and k.startswith("_sa"))}
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     if isinstance(value, BaseException):
