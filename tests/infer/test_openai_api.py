@@ -185,11 +185,14 @@ def test_n_choices_prefill_the_prompt_once_and_equal_separate_requests(client, s
     kwargs = {"model": "tiny", "max_tokens": 6, "temperature": 1.0, "extra_body": {"ignore_eos": True}}
     _settled(server, "slipstream_model_requests_running", 0)
     before = _metric(server, "slipstream_model_forwarded_tokens_total")
+    copied = _metric(server, "slipstream_model_kv_blocks_copied_total")
     forked = client.completions.create(prompt=prompt, n=3, seed=9, **kwargs)
     assert forked.usage.prompt_tokens == 21 and forked.usage.completion_tokens == 18
     # The prompt once, then 5 decodes per choice (the 6th token is never forwarded): not 3 * (21 + 5).
     want = before + 21 + 3 * 5
     assert _settled(server, "slipstream_model_forwarded_tokens_total", want) == want
+    # 21 positions in blocks of 8: the third block is shared half full, and two of the forks copy it to write.
+    assert _metric(server, "slipstream_model_kv_blocks_copied_total") == copied + 2
     alone = [client.completions.create(prompt=prompt, seed=9 + i, **kwargs).choices[0].text for i in range(3)]
     assert [c.text for c in forked.choices] == alone
 
