@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <random>
 
 #include "agent/infer/json_constraint.h"
+#include "agent/infer/random_id.h"
 #include "json/utf8.h"
 #include "json/writer.h"
 
@@ -28,15 +28,6 @@ std::string valid_utf8(std::string_view s) {
         }
     }
     return out;
-}
-
-std::string random_id(std::string_view prefix) {
-    thread_local std::mt19937_64 rng{std::random_device{}()};
-    static constexpr char kDigits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-    std::string id(prefix);
-    for (int i = 0; i < 24; ++i)
-        id.push_back(kDigits[rng() % 62]);
-    return id;
 }
 
 const char* reason_text(FinishReason r) {

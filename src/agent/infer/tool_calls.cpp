@@ -1,8 +1,7 @@
 // Tool calling in the Hermes convention: the system prompt that offers tools, and the parser of <tool_call> blocks.
 #include "agent/infer/tool_calls.h"
 
-#include <random>
-
+#include "agent/infer/random_id.h"
 #include "base/arena.h"
 #include "json/parse.h"
 #include "json/writer.h"
@@ -10,15 +9,6 @@
 namespace slipstream::agent::infer {
 
 namespace {
-
-std::string call_id() {
-    thread_local std::mt19937_64 rng{std::random_device{}()};
-    static constexpr char kDigits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-    std::string id = "call_";
-    for (int i = 0; i < 24; ++i)
-        id.push_back(kDigits[rng() % 62]);
-    return id;
-}
 
 std::string_view trim(std::string_view s) {
     const auto space = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
@@ -38,7 +28,7 @@ std::optional<ToolCall> call_of(std::string_view json_text) {
     const json::Value* args = (*parsed)->find("arguments");
     if (args == nullptr) args = (*parsed)->find("parameters");
     if (name == nullptr || !name->is_string() || name->as_string().empty()) return std::nullopt;
-    ToolCall call{call_id(), std::string(name->as_string()), "{}"};
+    ToolCall call{random_id("call_"), std::string(name->as_string()), "{}"};
     if (args != nullptr) {
         if (args->is_string()) {  // some models write the arguments as a JSON string
             base::Arena inner;

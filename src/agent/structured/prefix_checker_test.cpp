@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/structured/schema_suite_test_support.h"
 #include "agent/structured/stream_validator.h"
 #include "json/writer.h"
 
@@ -22,23 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using json::schema::Draft;
-
-fs::path test_data_dir() {
-    if (const char* d = std::getenv("SLIPSTREAM_TEST_DATA"); d != nullptr && *d != '\0') return d;
-    return fs::path(SLIPSTREAM_SOURCE_ROOT) / ".." / "shared" / "data";
-}
-
-std::optional<std::string> read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) return std::nullopt;
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-json::ParseOptions deep() {
-    json::ParseOptions o;
-    o.max_depth = 256;
-    return o;
-}
+using testing::deep;
+using testing::read_file;
+using testing::test_data_dir;
 
 std::string to_json(const json::Value& v) {
     std::string out;

@@ -14,41 +14,16 @@
 #include "agent/infer/tokenizer.h"
 #include "base/arena.h"
 #include "json/parse.h"
+#include "json/writer.h"
 
 namespace {
 
 using namespace slipstream::agent::infer;
 
 std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            default:
-                if (c < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-                    out += buf;
-                } else {
-                    out += static_cast<char>(c);  // UTF-8 passes through; invalid bytes are the reader's problem
-                }
-        }
-    }
-    return out + "\"";
+    std::string out;
+    slipstream::json::Writer(out).string(s);  // as json.dumps escapes; UTF-8 passes through
+    return out;
 }
 
 std::string json_number(double d) {
