@@ -95,12 +95,12 @@ void Scheduler::schedule_running(int64_t& budget) {
         decodes_left += seq->num_tokens() - seq->num_computed == 1 ? 1 : 0;
     for (size_t i = 0; i < running_.size(); ++i) {
         Sequence& seq = *running_[i];
-        const int64_t todo = seq.num_tokens() - seq.num_computed;
-        const bool decode = todo == 1;
+        const int64_t remaining = seq.num_tokens() - seq.num_computed;
+        const bool decode = remaining == 1;
         if (decode) --decodes_left;
         const int64_t room = budget - decodes_left;
         if (room <= 0) continue;
-        const int64_t n = decode ? 1 : std::min({todo, options_.prefill_chunk, room});
+        const int64_t n = decode ? 1 : std::min({remaining, options_.prefill_chunk, room});
         // Out of blocks: preempt from the back (lowest priority, latest arrival), which is not planned yet.
         // A fork's first write into the prompt's partial block copies it first.
         bool planned = true;
@@ -227,8 +227,8 @@ bool Scheduler::admit_waiting(Sequence& seq, int64_t& budget, TimePoint now) {
 }
 
 bool Scheduler::admit_swapped(Sequence& seq, int64_t& budget) {
-    const int64_t todo = seq.num_tokens() - seq.num_computed;
-    const int64_t n = std::min({todo, options_.prefill_chunk, budget});
+    const int64_t remaining = seq.num_tokens() - seq.num_computed;
+    const int64_t n = std::min({remaining, options_.prefill_chunk, budget});
     if (!grow_blocks(seq, seq.num_computed + n)) {
         shrink_blocks(seq, 0);
         return false;
