@@ -542,6 +542,9 @@ Registry make_config_registry() {
         {"decide-promote-min-samples", G::kDecide, "N",
          "logged decisions a promotion needs at least (a request may ask more)", integer(1, 100'000'000),
          number(decide, &DS::promote_min_samples)},
+        {"decide-metrics-capsules", G::kDecide, "N",
+         "capsules with their own series on /metrics (the first by tenant/job/name); 0: only the totals",
+         integer(0, 1'000'000), number(decide, &DS::metrics_capsules)},
         {"model", G::kModel, "FILE",
          "serve this model (.gguf: llama or qwen2, f32/f16/bf16/q8_0/q4_0; or a llama2.c .bin) with the OpenAI API: "
          "/v1/chat/completions, /v1/completions, /v1/models",

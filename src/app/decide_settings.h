@@ -29,6 +29,7 @@ struct DecideSettings {
     std::uint64_t max_evaluate = 10'000;      // logged decisions one evaluation (or promotion) replays
     std::uint64_t max_resamples = 1'000;      // bootstrap resamples of one evaluation
     std::uint64_t promote_min_samples = 100;  // the smallest sample a promotion may rest on
+    std::uint64_t metrics_capsules = 1'000;   // capsules with their own /metrics series
 };
 
 }  // namespace slipstream::app

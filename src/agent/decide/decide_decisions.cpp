@@ -49,7 +49,10 @@ DecideResult<Prepared> prepare(const std::string& principal, Capsule& capsule, c
         outcome = capsule.model->decide(in);
         spec_version = capsule.spec_version;
         wait_seconds = capsule.model->spec().reward.wait_seconds;
-        if (std::holds_alternative<DecisionOutcome>(outcome)) ++capsule.decisions;
+        if (const auto* d = std::get_if<DecisionOutcome>(&outcome)) {
+            ++capsule.decisions;
+            if (!d->ranking.empty() && d->ranking.front().index != d->action_index) ++capsule.explored;
+        }
     }
     if (auto* f = std::get_if<DecideFailure>(&outcome)) return DecideError::invalid(f->pointer, f->message);
     const DecisionOutcome& d = std::get<DecisionOutcome>(outcome);

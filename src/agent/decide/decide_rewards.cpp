@@ -221,6 +221,7 @@ void DecideStore::learned(const std::shared_ptr<Closing>& c, std::optional<std::
     {
         std::lock_guard<std::mutex> lock(c->capsule->mutex);
         ++c->capsule->rewards;
+        c->capsule->reward_sum += c->reward;
         if (seq) c->capsule->committed(*seq, LearnUpdate{c->generation, c->context, c->action, c->reward});
     }
     if (seq) snapshot_if_due(c->capsule, false);

@@ -2,11 +2,13 @@
 #include "agent/decide/decide_routes.h"
 
 #include <charconv>
+#include <chrono>
 #include <mutex>
 #include <optional>
 #include <utility>
 
 #include "agent/decide/decide_json.h"
+#include "agent/decide/decide_metrics.h"
 #include "agent/decide/decide_problem.h"
 #include "agent/sessions/session_problem.h"
 #include "slipstream/json.h"
@@ -143,6 +145,19 @@ class Batch {
     std::shared_ptr<Responder> responder_;
 };
 
+// Observes the time from `start` to now in `h`.
+class Timer {
+  public:
+    explicit Timer(DurationHistogram h) : h_(h), start_(std::chrono::steady_clock::now()) {}
+    void observe() const {
+        h_.observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+    }
+
+  private:
+    DurationHistogram h_;
+    std::chrono::steady_clock::time_point start_;
+};
+
 // Who asks, about which capsule, and where the answer goes.
 struct Call {
     std::string principal;
@@ -163,6 +178,7 @@ class Routes {
         : app_(app), store_(std::move(store)), options_(options), auth_on_(app.options().auth != "off") {}
 
     void mount() {
+        if (options_.metrics) latency_ = register_decide_metrics(app_, store_, options_.metrics_capsules);
         mount_spec();
         mount_decide();
         mount_reward();
@@ -212,6 +228,7 @@ class Routes {
     std::shared_ptr<DecideStore> store_;
     DecideRoutesOptions options_;
     bool auth_on_;
+    DecideLatency latency_;
 };
 
 // `"7"` or `7` -> 7; absent -> nullopt; anything else -> `valid` false.
@@ -256,21 +273,26 @@ void Routes::mount_spec() {
 void Routes::mount_decide() {
     const DecideLimits& limits = store_->limits();
     const std::string one = decide_schema(limits.spec.max_actions);
-    add("POST", "/decide", spec({}, one), [](DecideStore& store, Request& req, Call call) {
+    const DurationHistogram latency = latency_.decide;
+    add("POST", "/decide", spec({}, one), [latency](DecideStore& store, Request& req, Call call) {
+        Timer timer(latency);
         store.decide(call.principal, call.ref, decide_request(req.arguments().get("body")),
-                     call.answer<DecideAnswer>([](const DecideAnswer& d) {
+                     call.answer<DecideAnswer>([timer](const DecideAnswer& d) {
+                         timer.observe();
                          Response r = Response::json(d.json);
                          if (d.replayed) r.with_header("Idempotent-Replayed", "true");
                          return r;
                      }));
     });
     add("POST", "/decide/batch", spec({}, batch_schema("requests", one, limits.max_batch)),
-        [](DecideStore& store, Request& req, Call call) {
+        [latency](DecideStore& store, Request& req, Call call) {
+            Timer timer(latency);
             JsonView list = req.arguments().get("body").get("requests");
             auto batch = std::make_shared<Batch>(list.size(), call.responder);
             for (std::size_t i = 0; i < list.size(); ++i)
                 store.decide(call.principal, call.ref, decide_request(list.at(i)),
-                             [batch, i](DecideResult<DecideAnswer> r) {
+                             [batch, i, timer](DecideResult<DecideAnswer> r) {
+                                 timer.observe();
                                  if (r.is_ok()) return batch->answer(i, 200, r.value().json);
                                  batch->failed(i, r.error());
                              });
@@ -280,17 +302,24 @@ void Routes::mount_decide() {
 void Routes::mount_reward() {
     const DecideLimits& limits = store_->limits();
     const std::string one = reward_schema(limits.spec.max_components);
-    add("POST", "/reward", spec({}, one), [](DecideStore& store, Request& req, Call call) {
+    const DurationHistogram latency = latency_.reward;
+    add("POST", "/reward", spec({}, one), [latency](DecideStore& store, Request& req, Call call) {
+        Timer timer(latency);
         store.reward(call.principal, call.ref, reward_request(req.arguments().get("body")),
-                     call.answer<JsonAnswer>([](const JsonAnswer& a) { return Response::json(a.json); }));
+                     call.answer<JsonAnswer>([timer](const JsonAnswer& a) {
+                         timer.observe();
+                         return Response::json(a.json);
+                     }));
     });
     add("POST", "/reward/batch", spec({}, batch_schema("rewards", one, limits.max_batch)),
-        [](DecideStore& store, Request& req, Call call) {
+        [latency](DecideStore& store, Request& req, Call call) {
+            Timer timer(latency);
             JsonView list = req.arguments().get("body").get("rewards");
             auto batch = std::make_shared<Batch>(list.size(), call.responder);
             for (std::size_t i = 0; i < list.size(); ++i)
                 store.reward(call.principal, call.ref, reward_request(list.at(i)),
-                             [batch, i](DecideResult<JsonAnswer> r) {
+                             [batch, i, timer](DecideResult<JsonAnswer> r) {
+                                 timer.observe();
                                  if (r.is_ok()) return batch->answer(i, 200, r.value().json);
                                  batch->failed(i, r.error());
                              });

@@ -11,6 +11,10 @@ namespace slipstream::agent::decide {
 
 struct DecideRoutesOptions {
     std::size_t default_page = 50;  // decisions per page when ?limit= is absent
+    /// Series on /metrics (decide_metrics.h): per-capsule ones for at most this many capsules (0: only the
+    /// totals and the latency histograms). Metrics are off when `metrics` is false.
+    bool metrics = true;
+    std::size_t metrics_capsules = 1000;
 };
 
 /// Registers, under /v1/tenants/{tenant}/jobs/{job}/capsules/{capsule} (each name 1-64 of [A-Za-z0-9._-]; bodies

@@ -2,11 +2,13 @@
 #include "agent/decide/decide_store.h"
 #include "agent/decide/decide_rows.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "agent/decide/decide_json.h"
 #include "agent/decide/decide_schema.h"
@@ -253,6 +255,54 @@ DecideResult<JsonAnswer> DecideStore::model(const CapsuleRef& ref) {
     a.etag = "\"" + std::to_string(capsule->model->generation()) + "." + std::to_string(capsule->model->version()) +
              "." + std::to_string(capsule->spec_version) + "\"";
     return a;
+}
+
+std::vector<CapsuleStats> DecideStore::stats(std::size_t max) {
+    std::vector<std::shared_ptr<Capsule>> all;
+    {
+        std::shared_lock<std::shared_mutex> lock(capsules_mutex_);
+        all.reserve(capsules_.size());
+        for (const auto& [key, capsule] : capsules_)
+            all.push_back(capsule);
+    }
+    auto by_name = [](const std::shared_ptr<Capsule>& a, const std::shared_ptr<Capsule>& b) {
+        return std::tie(a->ref.tenant, a->ref.job, a->ref.name) < std::tie(b->ref.tenant, b->ref.job, b->ref.name);
+    };
+    if (all.size() > max) {
+        std::nth_element(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(max), all.end(), by_name);
+        all.resize(max);
+    }
+    std::vector<CapsuleStats> out;
+    out.reserve(all.size());
+    for (const auto& capsule : all) {
+        std::lock_guard<std::mutex> lock(capsule->mutex);
+        CapsuleStats s;
+        s.ref = capsule->ref;
+        s.mode = capsule->model->spec().mode;
+        s.decisions = capsule->decisions;
+        s.explored = capsule->explored;
+        s.rewards = capsule->rewards;
+        s.reward_sum = capsule->reward_sum;
+        s.shadow_lost = capsule->shadow_lost;
+        s.spec_version = capsule->spec_version;
+        s.generation = capsule->model->generation();
+        s.model_version = capsule->model->version();
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::uint64_t DecideStore::write_lost() const {
+    return writer_->lost();
+}
+
+std::size_t DecideStore::write_queued() const {
+    return writer_->queued();
+}
+
+std::size_t DecideStore::capsule_count() {
+    std::shared_lock<std::shared_mutex> lock(capsules_mutex_);
+    return capsules_.size();
 }
 
 }  // namespace slipstream::agent::decide

@@ -92,6 +92,14 @@ class DecideStore : public std::enable_shared_from_this<DecideStore> {
     /// call once the routes stopped, never on a database thread).
     void close();
 
+    /// The counters of at most `max` capsules (the first by tenant/job/name), for /metrics.
+    std::vector<CapsuleStats> stats(std::size_t max);
+    /// Shadow (and buffered) decisions dropped since start: a full queue or a failed flush.
+    std::uint64_t write_lost() const;
+    /// Decisions queued for the writer now.
+    std::size_t write_queued() const;
+    std::size_t capsule_count();
+
     const DecideLimits& limits() const { return options_.limits; }
     std::int64_t now_ms() const;
 

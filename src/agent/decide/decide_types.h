@@ -80,6 +80,20 @@ struct EvaluateRequest {
     std::size_t min_samples = 0;  // promote: 0 means DecideLimits::min_promote_samples
 };
 
+/// A capsule's counters for /metrics (DecideStore::stats()): since the process started, except the versions.
+struct CapsuleStats {
+    CapsuleRef ref;
+    Mode mode = Mode::kLearner;
+    std::uint64_t decisions = 0;
+    std::uint64_t explored = 0;  // decisions that took another action than the most probable one
+    std::uint64_t rewards = 0;   // rewards that closed a decision (duplicates are not counted)
+    double reward_sum = 0.0;
+    std::uint64_t shadow_lost = 0;
+    std::int64_t spec_version = 0;
+    std::int64_t generation = 0;
+    std::int64_t model_version = 0;  // learned updates of the generation
+};
+
 /// A page of decisions: after the cursor (created_at, id), within [from_ms, to_ms).
 struct DecisionQuery {
     std::int64_t from_ms = 0;

@@ -77,6 +77,11 @@ std::uint64_t DecisionWriter::lost() const {
     return lost_;
 }
 
+std::size_t DecisionWriter::queued() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return queue_.size();
+}
+
 void DecisionWriter::stop() {
     {
         std::lock_guard<std::mutex> lock(mutex_);

@@ -46,6 +46,8 @@ class DecisionWriter {
     /// Writes what is queued and stops the thread (blocking; never on a database thread).
     void stop();
     std::uint64_t lost() const;
+    /// Rows queued now (not yet handed to a flush).
+    std::size_t queued() const;
 
   private:
     void loop();
