@@ -545,6 +545,9 @@ Registry make_config_registry() {
         {"decide-metrics-capsules", G::kDecide, "N",
          "capsules with their own series on /metrics (the first by tenant/job/name); 0: only the totals",
          integer(0, 1'000'000), number(decide, &DS::metrics_capsules)},
+        {"decide-openapi", G::kDecide, "PATH",
+         "where GET serves the OpenAPI 3.1 document of the decision routes; 'off': not served", textual(route_path),
+         text(decide, &DS::openapi_path)},
         {"model", G::kModel, "FILE",
          "serve this model (.gguf: llama or qwen2, f32/f16/bf16/q8_0/q4_0; or a llama2.c .bin) with the OpenAI API: "
          "/v1/chat/completions, /v1/completions, /v1/models",

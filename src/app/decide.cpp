@@ -50,6 +50,7 @@ base::Result<std::unique_ptr<Decide>> open_decide(const Config& config, App& app
     SLIPSTREAM_ASSIGN_OR_RETURN(decide->store, agent::decide::DecideStore::open(db, std::move(options)));
     agent::decide::DecideRoutesOptions routes;
     routes.metrics_capsules = d.metrics_capsules;
+    routes.openapi_path = d.openapi_path == "off" ? "" : d.openapi_path;
     agent::decide::mount_decide_routes(app, decide->store, routes);
     decide->sweeper = std::make_unique<agent::decide::DecideSweeper>(decide->store, d.sweep_interval_ms);
     app.readiness_check("decide", [db] { return db->ready(); });

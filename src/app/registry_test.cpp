@@ -191,6 +191,8 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"decide-max-resamples", "14", [](const Config& c) { return c.decide.max_resamples == 14; }, "14"},
         {"decide-promote-min-samples", "15", [](const Config& c) { return c.decide.promote_min_samples == 15; }, "15"},
         {"decide-metrics-capsules", "0", [](const Config& c) { return c.decide.metrics_capsules == 0; }, "0"},
+        {"decide-openapi", "/v1/openapi.json",
+         [](const Config& c) { return c.decide.openapi_path == "/v1/openapi.json"; }, "/v1/openapi.json"},
         {"model", "m.gguf", [](const Config& c) { return c.model.path == "m.gguf"; }, "m.gguf"},
         {"model-id", "tiny", [](const Config& c) { return c.model.id == "tiny"; }, "tiny"},
         {"model-threads", "3", [](const Config& c) { return c.model.threads == 3; }, "3"},

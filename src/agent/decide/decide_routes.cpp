@@ -9,6 +9,7 @@
 
 #include "agent/decide/decide_json.h"
 #include "agent/decide/decide_metrics.h"
+#include "agent/decide/decide_openapi.h"
 #include "agent/decide/decide_problem.h"
 #include "agent/sessions/session_problem.h"
 #include "slipstream/json.h"
@@ -19,6 +20,7 @@ namespace {
 
 constexpr const char* kNameSchema = R"({"type":"string","pattern":"^[A-Za-z0-9._-]{1,64}$"})";
 constexpr const char* kAnonymous = "anonymous";
+constexpr const char* kCapsulePath = "/v1/tenants/{tenant}/jobs/{job}/capsules/{capsule}";
 
 std::string decide_schema(std::size_t max_actions) {
     const std::string ids = R"({"type":"array","maxItems":)" + std::to_string(max_actions) +
@@ -172,18 +174,87 @@ struct Call {
     }
 };
 
+// Answer schemas for the OpenAPI document (what the handlers write: decide_json.cpp, decide_reads.cpp).
+constexpr const char* kSpecAnswer =
+    R"({"type":"object","properties":{"spec":{"type":"object"},"version":{"type":"integer"},)"
+    R"("generation":{"type":"integer"}},"required":["spec","version","generation"]})";
+constexpr const char* kDecision =
+    R"({"type":"object","properties":{"decisionId":{"type":"string"},"action":{"type":"string"},)"
+    R"("actionIndex":{"type":"integer"},"probability":{"type":"number"},"ranking":{"type":"array","items":)"
+    R"({"type":"object","properties":{"action":{"type":"string"},"actionIndex":{"type":"integer"},)"
+    R"("score":{"type":"number"},"probability":{"type":"number"}}}},"mode":{"type":"string"},)"
+    R"("modelVersion":{"type":"integer"},"generation":{"type":"integer"},"specVersion":{"type":"integer"},)"
+    R"("seed":{"type":"string"},"eventId":{"type":"string"},"createdAt":{"type":"integer"}},)"
+    R"("required":["decisionId","action","actionIndex","probability","ranking","mode","modelVersion"]})";
+constexpr const char* kRewardAnswer =
+    R"({"type":"object","properties":{"decisionId":{"type":"string"},"applied":{"type":"boolean"},)"
+    R"("reward":{"type":"number"},"closed":{"type":"boolean"},"reason":{"type":"string"}},)"
+    R"("required":["decisionId","applied","closed"]})";
+constexpr const char* kBatchAnswer =
+    R"({"type":"object","properties":{"results":{"type":"array","items":{"type":"object","properties":)"
+    R"({"status":{"type":"integer"},"body":{"type":"object"}},"required":["status","body"]}}},)"
+    R"("required":["results"]})";
+constexpr const char* kLoggedDecision =
+    R"({"type":"object","properties":{"decisionId":{"type":"string"},"closed":{"type":"boolean"},)"
+    R"("reward":{"type":["number","null"]},"context":{"type":"object"},"principal":{"type":"string"},)"
+    R"("rewards":{"type":"array","items":{"type":"object"}}}})";
+constexpr const char* kDecisionPage =
+    R"({"type":"object","properties":{"decisions":{"type":"array","items":{"type":"object"}},)"
+    R"("next":{"type":["string","null"]}},"required":["decisions"]})";
+constexpr const char* kModelAnswer =
+    R"({"type":"object","properties":{"specVersion":{"type":"integer"},"generation":{"type":"integer"},)"
+    R"("version":{"type":"integer"},"mode":{"type":"string"},"actions":{"type":"array"},)"
+    R"("decisions":{"type":"integer"},"rewards":{"type":"integer"},"shadowLost":{"type":"integer"}}})";
+constexpr const char* kEvaluation = R"({"type":"object"})";
+// A spec patch as PUT .../spec takes it (RFC 7396: null removes a member); the handler checks every member.
+constexpr const char* kSpecPatch =
+    R"({"type":"object","description":"A capsule spec, or an RFC 7396 merge patch onto the stored one",)"
+    R"("properties":{"actions":{"type":["array","null"],"items":{"type":"object","properties":{"id":{"type":)"
+    R"("string"},"features":{"type":"object"},"eligible":{"type":"object"}},"required":["id"]}},)"
+    R"("features":{"type":["object","null"]},"reward":{"type":["object","null"]},)"
+    R"("exploration":{"type":["object","null"]},"learner":{"type":["object","null"]},)"
+    R"("mode":{"enum":["learner","baselineExplore","frozen","shadow",null]}},"additionalProperties":false})";
+
+OperationDoc doc(std::string summary, const char* response, std::vector<int> problems) {
+    OperationDoc d;
+    d.summary = std::move(summary);
+    d.response_schema = response;
+    d.problems = std::move(problems);
+    return d;
+}
+
+OperationDoc put_spec_doc() {
+    OperationDoc d =
+        doc("Creates the capsule (the whole spec) or applies a merge patch; If-Match: the version expected",
+            kSpecAnswer, {400, 409, 413});
+    d.body_doc_schema = kSpecPatch;
+    d.created = true;
+    return d;
+}
+
+OperationDoc model_doc() {
+    OperationDoc d =
+        doc("The model's state; ETag changes with every learned reward and spec change", kModelAnswer, {404});
+    d.not_modified = true;
+    return d;
+}
+
 class Routes {
   public:
     Routes(App& app, std::shared_ptr<DecideStore> store, DecideRoutesOptions options)
-        : app_(app), store_(std::move(store)), options_(options), auth_on_(app.options().auth != "off") {}
+        : app_(app), store_(std::move(store)), options_(std::move(options)), auth_on_(app.options().auth != "off") {}
 
-    void mount() {
+    std::string mount() {
         if (options_.metrics) latency_ = register_decide_metrics(app_, store_, options_.metrics_capsules);
         mount_spec();
         mount_decide();
         mount_reward();
         mount_reads();
         mount_evaluation();
+        std::string doc = openapi_document(ops_, options_.openapi_title, options_.openapi_version);
+        if (!options_.openapi_path.empty())
+            app_.get(options_.openapi_path, [doc](Request&) { return Response::json(doc); });
+        return doc;
     }
 
   private:
@@ -193,13 +264,19 @@ class Routes {
     void mount_reads();
     void mount_evaluation();  // POST .../evaluate and .../promote
 
-    // Registers `method <capsule>/suffix`; the handler runs with a principal and the capsule's names.
+    // Registers `method <capsule>/suffix` and records it for the OpenAPI document; the handler runs with a
+    // principal and the capsule's names.
     template <typename Handler>
-    void add(std::string_view method, std::string_view suffix, RouteSpec route, Handler handler) {
+    void add(std::string_view method, std::string_view suffix, RouteSpec route, OperationDoc doc, Handler handler) {
         auto store = store_;
         const bool auth_on = auth_on_;
+        doc.method = std::string(method);
+        doc.path = std::string(kCapsulePath) + std::string(suffix);
+        doc.route = route;
+        if (auth_on) doc.problems.push_back(401);
+        ops_.push_back(std::move(doc));
         app_.route_async(
-            method, "/v1/tenants/{tenant}/jobs/{job}/capsules/{capsule}" + std::string(suffix),
+            method, std::string(kCapsulePath) + std::string(suffix),
             [store, auth_on, handler](Request& req, Responder responder) {
                 Call call{"", {}, std::make_shared<Responder>(std::move(responder))};
                 if (!req.principal().empty()) {
@@ -229,6 +306,7 @@ class Routes {
     DecideRoutesOptions options_;
     bool auth_on_;
     DecideLatency latency_;
+    std::vector<OperationDoc> ops_;
 };
 
 // `"7"` or `7` -> 7; absent -> nullopt; anything else -> `valid` false.
@@ -245,16 +323,18 @@ std::optional<std::int64_t> parse_version(JsonView header, bool& valid) {
 }
 
 void Routes::mount_spec() {
-    add("GET", "/spec", spec({}), [](DecideStore& store, Request&, Call call) {
-        DecideResult<SpecAnswer> a = store.get_spec(call.ref);
-        call.responder->send(a.is_ok() ? Response::json(spec_answer_json(a.value()))
-                                             .with_header("ETag", "\"" + std::to_string(a.value().version) + "\"")
-                                       : decide_problem(a.error()));
-    });
+    add("GET", "/spec", spec({}),
+        doc("The capsule's spec, its version and generation (ETag: the version)", kSpecAnswer, {404}),
+        [](DecideStore& store, Request&, Call call) {
+            DecideResult<SpecAnswer> a = store.get_spec(call.ref);
+            call.responder->send(a.is_ok() ? Response::json(spec_answer_json(a.value()))
+                                                 .with_header("ETag", "\"" + std::to_string(a.value().version) + "\"")
+                                           : decide_problem(a.error()));
+        });
     add("PUT", "/spec",
         spec({optional(ParamSource::kHeader, "if_match", "If-Match", R"({"type":"string","maxLength":32})", "null")},
              std::string("{}")),
-        [](DecideStore& store, Request& req, Call call) {
+        put_spec_doc(), [](DecideStore& store, Request& req, Call call) {
             JsonView a = req.arguments();
             bool valid = true;
             std::optional<std::int64_t> expected = parse_version(a.get("if_match"), valid);
@@ -274,17 +354,20 @@ void Routes::mount_decide() {
     const DecideLimits& limits = store_->limits();
     const std::string one = decide_schema(limits.spec.max_actions);
     const DurationHistogram latency = latency_.decide;
-    add("POST", "/decide", spec({}, one), [latency](DecideStore& store, Request& req, Call call) {
-        Timer timer(latency);
-        store.decide(call.principal, call.ref, decide_request(req.arguments().get("body")),
-                     call.answer<DecideAnswer>([timer](const DecideAnswer& d) {
-                         timer.observe();
-                         Response r = Response::json(d.json);
-                         if (d.replayed) r.with_header("Idempotent-Replayed", "true");
-                         return r;
-                     }));
-    });
+    add("POST", "/decide", spec({}, one),
+        doc("A decision for a context (eventId: idempotent)", kDecision, {404, 409, 413}),
+        [latency](DecideStore& store, Request& req, Call call) {
+            Timer timer(latency);
+            store.decide(call.principal, call.ref, decide_request(req.arguments().get("body")),
+                         call.answer<DecideAnswer>([timer](const DecideAnswer& d) {
+                             timer.observe();
+                             Response r = Response::json(d.json);
+                             if (d.replayed) r.with_header("Idempotent-Replayed", "true");
+                             return r;
+                         }));
+        });
     add("POST", "/decide/batch", spec({}, batch_schema("requests", one, limits.max_batch)),
+        doc("Several decisions: results[i] = {status, body} of requests[i]", kBatchAnswer, {404}),
         [latency](DecideStore& store, Request& req, Call call) {
             Timer timer(latency);
             JsonView list = req.arguments().get("body").get("requests");
@@ -303,15 +386,18 @@ void Routes::mount_reward() {
     const DecideLimits& limits = store_->limits();
     const std::string one = reward_schema(limits.spec.max_components);
     const DurationHistogram latency = latency_.reward;
-    add("POST", "/reward", spec({}, one), [latency](DecideStore& store, Request& req, Call call) {
-        Timer timer(latency);
-        store.reward(call.principal, call.ref, reward_request(req.arguments().get("body")),
-                     call.answer<JsonAnswer>([timer](const JsonAnswer& a) {
-                         timer.observe();
-                         return Response::json(a.json);
-                     }));
-    });
+    add("POST", "/reward", spec({}, one),
+        doc("A reward for a decision (a duplicate answers applied: false)", kRewardAnswer, {404}),
+        [latency](DecideStore& store, Request& req, Call call) {
+            Timer timer(latency);
+            store.reward(call.principal, call.ref, reward_request(req.arguments().get("body")),
+                         call.answer<JsonAnswer>([timer](const JsonAnswer& a) {
+                             timer.observe();
+                             return Response::json(a.json);
+                         }));
+        });
     add("POST", "/reward/batch", spec({}, batch_schema("rewards", one, limits.max_batch)),
+        doc("Several rewards: results[i] = {status, body} of rewards[i]", kBatchAnswer, {404}),
         [latency](DecideStore& store, Request& req, Call call) {
             Timer timer(latency);
             JsonView list = req.arguments().get("body").get("rewards");
@@ -335,6 +421,8 @@ void Routes::mount_reads() {
               optional(ParamSource::kQuery, "after", "", R"({"type":"string","maxLength":128})", R"("")"),
               optional(ParamSource::kQuery, "from", "", time, "0"),
               optional(ParamSource::kQuery, "to", "", time, "null")}),
+        doc("A page of logged decisions, oldest first; `next` is the cursor of the following page", kDecisionPage,
+            {404}),
         [](DecideStore& store, Request& req, Call call) {
             JsonView a = req.arguments();
             DecisionQuery q;
@@ -346,6 +434,7 @@ void Routes::mount_reads() {
                                  call.answer<JsonAnswer>([](const JsonAnswer& p) { return Response::json(p.json); }));
         });
     add("GET", "/decisions/{id}", spec({path("id", R"({"type":"string","minLength":1,"maxLength":64})")}),
+        doc("A logged decision with its context and rewards", kLoggedDecision, {404}),
         [](DecideStore& store, Request& req, Call call) {
             store.get_decision(call.ref, std::string(req.arguments().get("id").as_string()),
                                call.answer<JsonAnswer>([](const JsonAnswer& d) { return Response::json(d.json); }));
@@ -353,7 +442,7 @@ void Routes::mount_reads() {
     add("GET", "/model",
         spec({optional(ParamSource::kHeader, "if_none_match", "If-None-Match", R"({"type":"string","maxLength":128})",
                        "null")}),
-        [](DecideStore& store, Request& req, Call call) {
+        model_doc(), [](DecideStore& store, Request& req, Call call) {
             DecideResult<JsonAnswer> m = store.model(call.ref);
             if (!m.is_ok()) {
                 call.responder->send(decide_problem(m.error()));
@@ -390,20 +479,24 @@ EvaluateRequest evaluate_request(JsonView b) {
 
 void Routes::mount_evaluation() {
     const std::string schema = evaluate_schema(store_->limits().max_resamples);
-    add("POST", "/evaluate", spec({}, schema), [](DecideStore& store, Request& req, Call call) {
-        store.evaluate(call.ref, evaluate_request(req.arguments().get("body")),
-                       call.answer<JsonAnswer>([](const JsonAnswer& a) { return Response::json(a.json); }));
-    });
-    add("POST", "/promote", spec({}, schema), [](DecideStore& store, Request& req, Call call) {
-        store.promote(call.principal, call.ref, evaluate_request(req.arguments().get("body")),
-                      call.answer<JsonAnswer>([](const JsonAnswer& a) { return Response::json(a.json); }));
-    });
+    add("POST", "/evaluate", spec({}, schema),
+        doc("Off-policy estimates (IPS, SNIPS, DM, DR) of a candidate and the current spec", kEvaluation, {400, 404}),
+        [](DecideStore& store, Request& req, Call call) {
+            store.evaluate(call.ref, evaluate_request(req.arguments().get("body")),
+                           call.answer<JsonAnswer>([](const JsonAnswer& a) { return Response::json(a.json); }));
+        });
+    add("POST", "/promote", spec({}, schema),
+        doc("The candidate becomes the spec when the gate holds; else 409 with reasons", kSpecAnswer, {400, 404, 409}),
+        [](DecideStore& store, Request& req, Call call) {
+            store.promote(call.principal, call.ref, evaluate_request(req.arguments().get("body")),
+                          call.answer<JsonAnswer>([](const JsonAnswer& a) { return Response::json(a.json); }));
+        });
 }
 
 }  // namespace
 
-void mount_decide_routes(App& app, std::shared_ptr<DecideStore> store, DecideRoutesOptions options) {
-    Routes(app, std::move(store), options).mount();
+std::string mount_decide_routes(App& app, std::shared_ptr<DecideStore> store, DecideRoutesOptions options) {
+    return Routes(app, std::move(store), std::move(options)).mount();
 }
 
 }  // namespace slipstream::agent::decide

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "agent/decide/decide_store.h"
 #include "slipstream/app.h"
@@ -15,6 +16,11 @@ struct DecideRoutesOptions {
     /// totals and the latency histograms). Metrics are off when `metrics` is false.
     bool metrics = true;
     std::size_t metrics_capsules = 1000;
+    /// Where GET serves the OpenAPI 3.1 document of these routes (e.g. "/openapi.json"); empty: not served (the
+    /// document is still returned by mount_decide_routes).
+    std::string openapi_path;
+    std::string openapi_title = "Slipstream decisions";
+    std::string openapi_version = "1";
 };
 
 /// Registers, under /v1/tenants/{tenant}/jobs/{job}/capsules/{capsule} (each name 1-64 of [A-Za-z0-9._-]; bodies
@@ -34,6 +40,8 @@ struct DecideRoutesOptions {
 ///                                else 409 with "reasons" and "evaluation"
 /// The principal is the request's (auth on; 401 without credentials) or "anonymous" (auth off); it is recorded
 /// with each spec version, decision and reward. Throws std::invalid_argument on a route clash.
-void mount_decide_routes(App& app, std::shared_ptr<DecideStore> store, DecideRoutesOptions options = {});
+/// Returns the OpenAPI 3.1 document of the routes (decide_openapi.h): parameters and bodies are the JSON Schemas
+/// requests are validated with.
+std::string mount_decide_routes(App& app, std::shared_ptr<DecideStore> store, DecideRoutesOptions options = {});
 
 }  // namespace slipstream::agent::decide
