@@ -100,8 +100,9 @@ ALLOWED = {
     },
     "store": {"base", "net", "json"},
     "agent": {"base", "json", "store", "metrics", "slipstream"},
-    # the decision service reuses agent/sessions' transaction runner, SQL text and merge patch ("agent").
-    "agent/decide": {"base", "json", "store", "metrics", "slipstream", "agent"},
+    # the decision service reuses agent/sessions' transaction runner, SQL text and merge patch ("agent"), and the
+    # engine's GCRA limiter for its per-principal decision and reward limits ("policy/ratelimit").
+    "agent/decide": {"base", "json", "store", "metrics", "slipstream", "agent", "policy/ratelimit"},
     "app": {"*"},
 }
 MODULES = sorted(ALLOWED, key=len, reverse=True)

@@ -28,6 +28,30 @@ agent::decide::DecideLimits limits_of(const DecideSettings& d) {
     return l;
 }
 
+// The routes' options: metrics, the OpenAPI path, access (--decide-access) and rate limits. A bad access file or
+// rate is the error.
+base::Result<agent::decide::DecideRoutesOptions> routes_of(const Config& config) {
+    const DecideSettings& d = config.decide;
+    agent::decide::DecideRoutesOptions routes;
+    routes.metrics_capsules = d.metrics_capsules;
+    routes.openapi_path = d.openapi_path == "off" ? "" : d.openapi_path;
+    agent::decide::AccessLevel fallback = agent::decide::AccessLevel::kWrite;
+    agent::decide::parse_access_level(d.default_access, fallback);
+    if (!d.access_file.empty()) {
+        SLIPSTREAM_ASSIGN_OR_RETURN(agent::decide::DecideAccess access,
+                                    agent::decide::DecideAccess::load(d.access_file, fallback));
+        routes.access = std::make_shared<const agent::decide::DecideAccess>(std::move(access));
+    } else if (fallback != agent::decide::AccessLevel::kWrite) {
+        routes.access = std::make_shared<const agent::decide::DecideAccess>(fallback);
+    }
+    SLIPSTREAM_ASSIGN_OR_RETURN(routes.rate_limits,
+                                agent::decide::DecideRateLimits::make({.decide = d.decide_rate_limit,
+                                                                       .reward = d.reward_rate_limit,
+                                                                       .burst = d.rate_limit_burst,
+                                                                       .max_keys = config.server.rate_limit_max_keys}));
+    return routes;
+}
+
 }  // namespace
 
 Decide::~Decide() {
@@ -38,6 +62,7 @@ Decide::~Decide() {
 base::Result<std::unique_ptr<Decide>> open_decide(const Config& config, App& app) {
     const DecideSettings& d = config.decide;
     if (!d.enabled) return std::unique_ptr<Decide>();
+    SLIPSTREAM_ASSIGN_OR_RETURN(agent::decide::DecideRoutesOptions routes, routes_of(config));
     SLIPSTREAM_ASSIGN_OR_RETURN(std::string url, agent_store_url(config.sessions, "decide.db"));
     block_stop_signals();  // before the database's, the flusher's and the sweeper's threads start
     store::DatabaseConfig c = database_config(config.database, std::move(url));
@@ -48,9 +73,6 @@ base::Result<std::unique_ptr<Decide>> open_decide(const Config& config, App& app
     options.buffered_decisions = d.decisions == "buffered";
     auto decide = std::make_unique<Decide>();
     SLIPSTREAM_ASSIGN_OR_RETURN(decide->store, agent::decide::DecideStore::open(db, std::move(options)));
-    agent::decide::DecideRoutesOptions routes;
-    routes.metrics_capsules = d.metrics_capsules;
-    routes.openapi_path = d.openapi_path == "off" ? "" : d.openapi_path;
     agent::decide::mount_decide_routes(app, decide->store, routes);
     decide->sweeper = std::make_unique<agent::decide::DecideSweeper>(decide->store, d.sweep_interval_ms);
     app.readiness_check("decide", [db] { return db->ready(); });

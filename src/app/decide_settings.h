@@ -30,6 +30,11 @@ struct DecideSettings {
     std::uint64_t max_resamples = 1'000;         // bootstrap resamples of one evaluation
     std::uint64_t promote_min_samples = 100;     // the smallest sample a promotion may rest on
     std::uint64_t metrics_capsules = 1'000;      // capsules with their own /metrics series
+    std::string access_file;                     // --decide-access: read/write/none per principal and tenant
+    std::string default_access = "write";        // principals the file does not list
+    std::string decide_rate_limit;               // decisions per principal and period; empty: none
+    std::string reward_rate_limit;               // rewards per principal and period; empty: none
+    std::uint64_t rate_limit_burst = 0;          // 0: the rate's count
     std::string openapi_path = "/openapi.json";  // the routes' OpenAPI document; "off": not served
 };
 

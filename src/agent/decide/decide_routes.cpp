@@ -116,6 +116,23 @@ RewardRequest reward_request(JsonView b) {
     return r;
 }
 
+// "203.0.113.5:4711" -> "203.0.113.5", "[2001:db8::1]:80" -> "[2001:db8::1]"; anything else as it is.
+std::string client_host(const std::string& peer) {
+    const std::size_t colon = peer.rfind(':');
+    if (colon == std::string::npos || peer.find(']', colon) != std::string::npos) return peer;
+    return peer.substr(0, colon);
+}
+
+// The 429 of a refused decision or reward, with the rate-limit fields the engine's own limit sends.
+Response too_many(const policy::ratelimit::Decision& d, const char* what) {
+    const policy::ratelimit::HeaderValues v = policy::ratelimit::header_values(d);
+    return sessions::problem(429, std::string("too many ") + what + " for this principal; retry later")
+        .with_header("Retry-After", std::to_string(v.retry_after_s))
+        .with_header("RateLimit-Limit", std::to_string(v.limit))
+        .with_header("RateLimit-Remaining", std::to_string(v.remaining))
+        .with_header("RateLimit-Reset", std::to_string(v.reset_s));
+}
+
 // Collects the answers of a batch in request order and sends {"results":[{"status","body"}]} after the last.
 class Batch {
   public:
@@ -134,6 +151,17 @@ class Batch {
         }
         out += "]}";
         responder_->send(Response::json(std::move(out)));
+    }
+    // Answers item `i` 429 when `rates` refuses one more for `key`.
+    bool refused(std::size_t i, DecideRateLimits* rates,
+                 policy::ratelimit::Decision (DecideRateLimits::*check)(std::string_view), const std::string& key,
+                 const char* what) {
+        if (rates == nullptr) return false;
+        const policy::ratelimit::Decision d = (rates->*check)(key);
+        if (d.allowed) return false;
+        Response r = too_many(d, what);
+        answer(i, r.status, std::string(r.body_bytes()));
+        return true;
     }
     void failed(std::size_t i, const DecideError& e) {
         Response r = decide_problem(e);
@@ -165,6 +193,7 @@ struct Call {
     std::string principal;
     CapsuleRef ref;
     std::shared_ptr<Responder> responder;
+    std::string rate_key;  // the principal, or the client's address when anonymous
 
     template <typename T, typename Ok>
     DecideCallback<T> answer(Ok ok) const {
@@ -266,19 +295,26 @@ class Routes {
 
     // Registers `method <capsule>/suffix` and records it for the OpenAPI document; the handler runs with a
     // principal and the capsule's names.
+    // Routes that change what is learned (reward, spec, promote) need write access; the others read access.
     template <typename Handler>
     void add(std::string_view method, std::string_view suffix, RouteSpec route, OperationDoc doc, Handler handler) {
         auto store = store_;
         const bool auth_on = auth_on_;
+        const bool learns = method == "PUT" || suffix.starts_with("/reward") || suffix == "/promote";
+        const AccessLevel need = learns ? AccessLevel::kWrite : AccessLevel::kRead;
+        std::shared_ptr<const DecideAccess> access = options_.access;
         doc.method = std::string(method);
         doc.path = std::string(kCapsulePath) + std::string(suffix);
         doc.route = route;
         if (auth_on) doc.problems.push_back(401);
+        doc.problems.push_back(403);
+        if (options_.rate_limits && (suffix.starts_with("/decide") || suffix.starts_with("/reward")))
+            doc.problems.push_back(429);
         ops_.push_back(std::move(doc));
         app_.route_async(
             method, std::string(kCapsulePath) + std::string(suffix),
-            [store, auth_on, handler](Request& req, Responder responder) {
-                Call call{"", {}, std::make_shared<Responder>(std::move(responder))};
+            [store, auth_on, handler, access, need](Request& req, Responder responder) {
+                Call call{"", {}, std::make_shared<Responder>(std::move(responder)), ""};
                 if (!req.principal().empty()) {
                     call.principal = std::string(req.principal());
                 } else if (!auth_on) {
@@ -296,6 +332,16 @@ class Routes {
                 JsonView a = req.arguments();
                 call.ref = CapsuleRef{std::string(a.get("tenant").as_string()), std::string(a.get("job").as_string()),
                                       std::string(a.get("capsule").as_string())};
+                const AccessLevel has = access ? access->level(call.principal, call.ref.tenant) : AccessLevel::kWrite;
+                if (has < need) {
+                    call.responder->send(sessions::problem(
+                        403, has == AccessLevel::kRead
+                                 ? "\"" + call.principal + "\" may decide and read on tenant \"" + call.ref.tenant +
+                                       "\" but not learn (reward, spec changes, promotion)"
+                                 : "\"" + call.principal + "\" has no access to tenant \"" + call.ref.tenant + "\""));
+                    return;
+                }
+                call.rate_key = call.principal == kAnonymous ? client_host(req.peer()) : call.principal;
                 handler(*store, req, std::move(call));
             },
             std::move(route));
@@ -354,10 +400,18 @@ void Routes::mount_decide() {
     const DecideLimits& limits = store_->limits();
     const std::string one = decide_schema(limits.spec.max_actions);
     const DurationHistogram latency = latency_.decide;
+    const std::shared_ptr<DecideRateLimits> rates = options_.rate_limits;
     add("POST", "/decide", spec({}, one),
         doc("A decision for a context (eventId: idempotent)", kDecision, {404, 409, 413}),
-        [latency](DecideStore& store, Request& req, Call call) {
+        [latency, rates](DecideStore& store, Request& req, Call call) {
             Timer timer(latency);
+            if (rates) {
+                policy::ratelimit::Decision d = rates->decide(call.rate_key);
+                if (!d.allowed) {
+                    call.responder->send(too_many(d, "decisions"));
+                    return;
+                }
+            }
             store.decide(call.principal, call.ref, decide_request(req.arguments().get("body")),
                          call.answer<DecideAnswer>([timer](const DecideAnswer& d) {
                              timer.observe();
@@ -368,17 +422,19 @@ void Routes::mount_decide() {
         });
     add("POST", "/decide/batch", spec({}, batch_schema("requests", one, limits.max_batch)),
         doc("Several decisions: results[i] = {status, body} of requests[i]", kBatchAnswer, {404}),
-        [latency](DecideStore& store, Request& req, Call call) {
+        [latency, rates](DecideStore& store, Request& req, Call call) {
             Timer timer(latency);
             JsonView list = req.arguments().get("body").get("requests");
             auto batch = std::make_shared<Batch>(list.size(), call.responder);
-            for (std::size_t i = 0; i < list.size(); ++i)
+            for (std::size_t i = 0; i < list.size(); ++i) {
+                if (batch->refused(i, rates.get(), &DecideRateLimits::decide, call.rate_key, "decisions")) continue;
                 store.decide(call.principal, call.ref, decide_request(list.at(i)),
                              [batch, i, timer](DecideResult<DecideAnswer> r) {
                                  timer.observe();
                                  if (r.is_ok()) return batch->answer(i, 200, r.value().json);
                                  batch->failed(i, r.error());
                              });
+            }
         });
 }
 
@@ -386,10 +442,18 @@ void Routes::mount_reward() {
     const DecideLimits& limits = store_->limits();
     const std::string one = reward_schema(limits.spec.max_components);
     const DurationHistogram latency = latency_.reward;
+    const std::shared_ptr<DecideRateLimits> rates = options_.rate_limits;
     add("POST", "/reward", spec({}, one),
         doc("A reward for a decision (a duplicate answers applied: false)", kRewardAnswer, {404}),
-        [latency](DecideStore& store, Request& req, Call call) {
+        [latency, rates](DecideStore& store, Request& req, Call call) {
             Timer timer(latency);
+            if (rates) {
+                policy::ratelimit::Decision d = rates->reward(call.rate_key);
+                if (!d.allowed) {
+                    call.responder->send(too_many(d, "rewards"));
+                    return;
+                }
+            }
             store.reward(call.principal, call.ref, reward_request(req.arguments().get("body")),
                          call.answer<JsonAnswer>([timer](const JsonAnswer& a) {
                              timer.observe();
@@ -398,17 +462,19 @@ void Routes::mount_reward() {
         });
     add("POST", "/reward/batch", spec({}, batch_schema("rewards", one, limits.max_batch)),
         doc("Several rewards: results[i] = {status, body} of rewards[i]", kBatchAnswer, {404}),
-        [latency](DecideStore& store, Request& req, Call call) {
+        [latency, rates](DecideStore& store, Request& req, Call call) {
             Timer timer(latency);
             JsonView list = req.arguments().get("body").get("rewards");
             auto batch = std::make_shared<Batch>(list.size(), call.responder);
-            for (std::size_t i = 0; i < list.size(); ++i)
+            for (std::size_t i = 0; i < list.size(); ++i) {
+                if (batch->refused(i, rates.get(), &DecideRateLimits::reward, call.rate_key, "rewards")) continue;
                 store.reward(call.principal, call.ref, reward_request(list.at(i)),
                              [batch, i, timer](DecideResult<JsonAnswer> r) {
                                  timer.observe();
                                  if (r.is_ok()) return batch->answer(i, 200, r.value().json);
                                  batch->failed(i, r.error());
                              });
+            }
         });
 }
 

@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 
+#include "agent/decide/decide_access.h"
+#include "agent/decide/decide_rate_limits.h"
 #include "agent/decide/decide_store.h"
 #include "slipstream/app.h"
 
@@ -21,6 +23,12 @@ struct DecideRoutesOptions {
     std::string openapi_path;
     std::string openapi_title = "Slipstream decisions";
     std::string openapi_version = "1";
+    /// Who may read and who may learn, per tenant (null: every principal may do everything): a principal with
+    /// `read` access is answered 403 on PUT spec, reward (batch) and promote.
+    std::shared_ptr<const DecideAccess> access;
+    /// Per-principal limits on decisions and rewards (null: none beyond the engine's): 429 with Retry-After and
+    /// RateLimit-* fields; in a batch, the items past the limit are answered 429 in their result.
+    std::shared_ptr<DecideRateLimits> rate_limits;
 };
 
 /// Registers, under /v1/tenants/{tenant}/jobs/{job}/capsules/{capsule} (each name 1-64 of [A-Za-z0-9._-]; bodies
