@@ -19,6 +19,7 @@ struct LearnUpdate {
     std::string context_json;
     std::size_t action = 0;
     double reward = 0.0;
+    std::string features_json = {};  // the request's action features (empty: the spec's)
 };
 
 /// Guarded by `mutex` (every member below it). Updates are committed with a per-capsule sequence number

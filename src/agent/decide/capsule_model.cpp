@@ -48,6 +48,8 @@ std::variant<DecisionOutcome, DecideFailure> CapsuleModel::decide(const DecideIn
     for (std::size_t i = 0; i < in.only.size(); ++i)
         if (spec.action_index(in.only[i]) < 0)
             return DecideFailure{"/actions/" + std::to_string(i), "names no action of the capsule"};
+    if (in.features != nullptr && !in.features->empty() && spec.learner.kind != LearnerKind::kShared)
+        return DecideFailure{"/actions", "action features need the shared learner (learner.type \"shared\")"};
     // Eligible actions, in spec order.
     std::vector<std::size_t> eligible;
     for (std::size_t i = 0; i < spec.actions.size(); ++i) {
@@ -63,7 +65,7 @@ std::variant<DecisionOutcome, DecideFailure> CapsuleModel::decide(const DecideIn
 
     std::vector<double> scores(eligible.size());
     for (std::size_t k = 0; k < eligible.size(); ++k)
-        scores[k] = arm_for(eligible[k]).score(action_vector(spec, features, eligible[k]));
+        scores[k] = arm_for(eligible[k]).score(action_vector(spec, features, eligible[k], in.features));
 
     std::vector<double> p;
     if (spec.mode == Mode::kBaselineExplore) {
@@ -98,13 +100,14 @@ std::variant<DecisionOutcome, DecideFailure> CapsuleModel::decide(const DecideIn
     return out;
 }
 
-base::Status CapsuleModel::learn(const json::Value& context, std::size_t action, double reward, std::int64_t version) {
+base::Status CapsuleModel::learn(const json::Value& context, std::size_t action, double reward, std::int64_t version,
+                                 const ActionFeatures* given) {
     if (action >= spec_->actions.size()) return base::Status::invalid_argument("no such action");
     std::string error;
     std::vector<HashedFeature> features =
         encode_context(*spec_, context.is_object() ? context : empty_object(), limits_, &error);
     if (!error.empty()) return base::Status::invalid_argument(error);
-    arm_for(action).update(action_vector(*spec_, features, action), reward, spec_->learner.learning_rate,
+    arm_for(action).update(action_vector(*spec_, features, action, given), reward, spec_->learner.learning_rate,
                            spec_->learner.forgetting);
     version_ = version;
     return base::Status::ok();

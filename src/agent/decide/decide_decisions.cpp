@@ -41,6 +41,13 @@ DecideResult<Prepared> prepare(const std::string& principal, Capsule& capsule, c
     in.excluded = req.excluded;
     in.baseline = req.baseline;
     in.seed = fresh_seed();
+    ActionFeatures given;
+    if (!req.features_json.empty()) {
+        std::string error;
+        if (!parse_action_features(req.features_json, capsule.model->limits(), given, &error))
+            return DecideError::invalid("/actions", error);
+        in.features = &given;
+    }
     std::variant<DecisionOutcome, DecideFailure> outcome;
     std::int64_t spec_version = 0;
     double wait_seconds = 0;
@@ -78,7 +85,8 @@ DecideResult<Prepared> prepare(const std::string& principal, Capsule& capsule, c
                     now + static_cast<std::int64_t>(wait_seconds * 1000.0),
                     std::int64_t{0},
                     0.0,
-                    std::int64_t{0}};
+                    std::int64_t{0},
+                    req.features_json.empty() ? store::Value() : store::Value(req.features_json)};
     return p;
 }
 
@@ -88,6 +96,8 @@ void DecideStore::decide(std::string principal, CapsuleRef ref, DecideRequest re
                          DecideCallback<DecideAnswer> done) {
     std::shared_ptr<Capsule> capsule = find(ref);
     if (!capsule) return done(DecideError::not_found("no such capsule"));
+    if (!request.invalid_pointer.empty())
+        return done(DecideError::invalid(request.invalid_pointer, "names an action given twice"));
     const DecideLimits& limits = options_.limits;
     if (request.context_json.size() > limits.max_context_bytes)
         return done(DecideError::over_limit(

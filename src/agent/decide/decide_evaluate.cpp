@@ -75,7 +75,8 @@ void DecideStore::run_evaluation(const CapsuleRef& ref, EvaluateRequest request,
     e->patch = request.patch_json;
     const SpecLimits spec_limits = limits.spec;
     query(
-        "SELECT context, answer, reward FROM decide_decisions WHERE tenant = $1 AND job = $2 AND name = $3 AND "
+        "SELECT context, answer, reward, actions FROM decide_decisions WHERE tenant = $1 AND job = $2 AND name = $3 "
+        "AND "
         "closed = 1 AND created_at >= $4 AND created_at < $5 ORDER BY created_at, id LIMIT $6",
         {ref.tenant, ref.job, ref.name, request.from_ms, request.to_ms, static_cast<std::int64_t>(limits.max_evaluate)},
         [e, candidate, current, spec_limits, request, done](store::QueryResult r) {
@@ -83,7 +84,8 @@ void DecideStore::run_evaluation(const CapsuleRef& ref, EvaluateRequest request,
             std::vector<LoggedDecision> log;
             log.reserve(r->row_count());
             for (std::size_t i = 0; i < r->row_count(); ++i) {
-                log.push_back({std::string(r->text(i, 0)), std::string(r->text(i, 1)), double_cell(r.value(), i, 2)});
+                log.push_back({std::string(r->text(i, 0)), std::string(r->text(i, 1)), double_cell(r.value(), i, 2),
+                               std::string(r->text(i, 3))});
             }
             // CPU work on the database's thread, bounded by max_evaluate decisions.
             e->logged = log.size();

@@ -1,6 +1,7 @@
 // mount_decide_routes(): route specs (JSON Schema of bodies and parameters) and the handlers that call the store.
 #include "agent/decide/decide_routes.h"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <mutex>
@@ -23,9 +24,14 @@ constexpr const char* kAnonymous = "anonymous";
 constexpr const char* kCapsulePath = "/v1/tenants/{tenant}/jobs/{job}/capsules/{capsule}";
 
 std::string decide_schema(std::size_t max_actions) {
-    const std::string ids = R"({"type":"array","maxItems":)" + std::to_string(max_actions) +
-                            R"(,"items":{"type":"string","minLength":1,"maxLength":128}})";
-    return R"({"type":"object","properties":{"context":{"type":"object"},"actions":)" + ids + R"(,"excluded":)" + ids +
+    const std::string id = R"({"type":"string","minLength":1,"maxLength":128})";
+    const std::string ids = R"({"type":"array","maxItems":)" + std::to_string(max_actions) + R"(,"items":)" + id + "}";
+    // An action: its id, or {id, features} with the features this request gives it (the shared learner's).
+    const std::string actions = R"({"type":"array","maxItems":)" + std::to_string(max_actions) +
+                                R"(,"items":{"anyOf":[)" + id + R"(,{"type":"object","properties":{"id":)" + id +
+                                R"(,"features":{"type":"object"}},"required":["id"],"additionalProperties":false}]}})";
+    return R"({"type":"object","properties":{"context":{"type":"object"},"actions":)" + actions + R"(,"excluded":)" +
+           ids +
            R"(,"baselineAction":{"type":"string","minLength":1,"maxLength":128},)"
            R"("eventId":{"type":"string","minLength":1,"maxLength":255}},"additionalProperties":false})";
 }
@@ -94,7 +100,22 @@ std::vector<std::string> strings(JsonView list) {
 DecideRequest decide_request(JsonView b) {
     DecideRequest r;
     if (b.has("context")) r.context_json = json_write(b.get("context"));
-    r.only = strings(b.get("actions"));
+    JsonView actions = b.get("actions");
+    std::string features;
+    for (std::size_t i = 0; i < actions.size(); ++i) {
+        JsonView a = actions.at(i);
+        if (a.kind() == JsonView::Kind::kString) {
+            r.only.emplace_back(a.as_string());
+            continue;
+        }
+        r.only.emplace_back(a.get("id").as_string());
+        if (!a.has("features")) continue;
+        if (std::count(r.only.begin(), r.only.end(), r.only.back()) > 1)
+            r.invalid_pointer = "/actions/" + std::to_string(i);
+        features += features.empty() ? "{" : ",";
+        features += json_write(a.get("id")) + ":" + json_write(a.get("features"));
+    }
+    if (!features.empty()) r.features_json = features + "}";
     r.excluded = strings(b.get("excluded"));
     if (b.has("baselineAction")) r.baseline = std::string(b.get("baselineAction").as_string());
     if (b.has("eventId")) r.event_id = std::string(b.get("eventId").as_string());

@@ -46,7 +46,7 @@ void wait_until_unused(const std::shared_ptr<sessions::TransactionRunner>& runne
 std::string insert_decisions_sql(std::size_t rows) {
     std::string sql =
         "INSERT INTO decide_decisions (id, tenant, job, name, event_id, request_hash, principal, generation, "
-        "action_index, context, answer, created_at, deadline_at, closed, reward_total, reward_count) VALUES ";
+        "action_index, context, answer, created_at, deadline_at, closed, reward_total, reward_count, actions) VALUES ";
     for (std::size_t r = 0; r < rows; ++r) {
         sql += r == 0 ? "(" : ", (";
         for (std::size_t c = 0; c < kDecisionColumnCount; ++c) {
@@ -156,7 +156,7 @@ base::Status DecideStore::load() {
         SLIPSTREAM_ASSIGN_OR_RETURN(
             store::ResultSet updates,
             run_blocking(*db_,
-                         "SELECT u.seq, u.reward, d.context, d.action_index FROM decide_updates u JOIN "
+                         "SELECT u.seq, u.reward, d.context, d.action_index, d.actions FROM decide_updates u JOIN "
                          "decide_decisions d ON d.id = u.decision_id WHERE u.tenant = $1 AND u.job = $2 AND "
                          "u.name = $3 AND u.generation = $4 AND u.seq > $5 ORDER BY u.seq",
                          std::move(replay)));
@@ -164,8 +164,11 @@ base::Status DecideStore::load() {
             base::Arena arena;
             base::Result<const json::Value*> context = json::parse(updates.text(u, 2), arena);
             if (!context.is_ok()) continue;
+            ActionFeatures given;
+            std::string error;
+            if (!parse_action_features(updates.text(u, 4), options_.limits.spec, given, &error)) continue;
             base::Status s = capsule->model->learn(*context.value(), static_cast<std::size_t>(int_cell(updates, u, 3)),
-                                                   double_cell(updates, u, 1), int_cell(updates, u, 0));
+                                                   double_cell(updates, u, 1), int_cell(updates, u, 0), &given);
             if (!s.is_ok())
                 base::log_message(base::LogLevel::kWarn, "decide: replay of " + ref.key() + ": " + s.to_string());
         }

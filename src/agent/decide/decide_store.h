@@ -35,7 +35,7 @@ struct DecideStoreOptions {
 
 /// The INSERT of `rows` decisions (kDecisionColumnCount parameters each), written with $n placeholders.
 std::string insert_decisions_sql(std::size_t rows);
-inline constexpr std::size_t kDecisionColumnCount = 16;
+inline constexpr std::size_t kDecisionColumnCount = 17;
 
 /// Thread-safe. Operations answer once through their callback, on the database's thread (or at once on the
 /// caller's for input refused before any statement, and for queued decisions; or on the writer's thread for a

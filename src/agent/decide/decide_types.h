@@ -47,8 +47,10 @@ struct DecideRequest {
     std::vector<std::string> only;
     std::vector<std::string> excluded;
     std::optional<std::string> baseline;
-    std::string event_id;      // empty: none
-    std::string request_json;  // the whole body, compact: an eventId reused with another body is a conflict
+    std::string event_id;         // empty: none
+    std::string features_json;    // {"<action id>": {features}} the request gave its actions; empty: none
+    std::string invalid_pointer;  // set when the body is invalid beyond its schema (an action given twice)
+    std::string request_json;     // the whole body, compact: an eventId reused with another body is a conflict
 };
 
 /// The decision as JSON (decide_json.h), and whether it is a stored one answered again for its eventId.

@@ -30,9 +30,24 @@ const json::Value* resolve_path(const json::Value& root, std::string_view dotted
 std::vector<HashedFeature> encode_context(const CapsuleSpec& spec, const json::Value& context, const SpecLimits& limits,
                                           std::string* error);
 
+/// Features a request gives its actions, by action id, instead of the spec's (flattened with dotted names).
+using ActionFeatures = std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>>;
+
 /// The vector the learner sees for `action`: the bias (index 0) and the context features; for a shared learner
-/// also the action's indicator, its features and their crosses with the context.
-SparseVector action_vector(const CapsuleSpec& spec, const std::vector<HashedFeature>& context, std::size_t action);
+/// also the action's indicator, its features (the request's for that action when `given` lists it, else the
+/// spec's) and their crosses with the context.
+SparseVector action_vector(const CapsuleSpec& spec, const std::vector<HashedFeature>& context, std::size_t action,
+                           const ActionFeatures* given = nullptr);
+
+/// A request's `{"<id>": {features}, ...}` as logged (compact JSON; empty text: none), read back: numbers only,
+/// nested objects flattened with dots, at most limits.max_action_features per action. False with `error` set on
+/// anything else.
+bool parse_action_features(std::string_view json_text, const SpecLimits& limits, ActionFeatures& out,
+                           std::string* error);
+/// One action's features object (`{"cost": 2, "latency": {"p50": 1}}`) flattened; false with `error` naming the
+/// member (a JSON pointer below the object) on a non-number, a depth past 8 or too many features.
+bool flatten_action_features(const json::Value& object, const SpecLimits& limits,
+                             std::vector<std::pair<std::string, double>>& out, std::string* error);
 
 /// Whether every eligibility condition of the action holds for the context.
 bool is_eligible(const ActionSpec& action, const json::Value& context);
