@@ -63,14 +63,16 @@ const char* reason(int status) {
     return "Error";
 }
 
-void content(json::Writer& w, const std::string& media, const std::string& schema) {
+void content(json::Writer& w, const std::vector<std::string>& media, const std::string& schema) {
     w.key("content");
     w.begin_object();
-    w.key(media);
-    w.begin_object();
-    w.key("schema");
-    w.raw(schema.empty() ? std::string(R"({"type":"object"})") : schema);
-    w.end_object();
+    for (const std::string& m : media) {
+        w.key(m);
+        w.begin_object();
+        w.key("schema");
+        w.raw(schema.empty() ? std::string(R"({"type":"object"})") : schema);
+        w.end_object();
+    }
     w.end_object();
 }
 
@@ -128,14 +130,14 @@ void operation(json::Writer& w, const OperationDoc& op) {
     w.begin_object();
     w.key("description");
     w.string(reason(op.created ? 201 : 200));
-    content(w, "application/json", op.response_schema);
+    content(w, {"application/json"}, op.response_schema);
     w.end_object();
     if (op.created) {
         w.key("200");
         w.begin_object();
         w.key("description");
         w.string(reason(200));
-        content(w, "application/json", op.response_schema);
+        content(w, {"application/json"}, op.response_schema);
         w.end_object();
     }
     if (op.not_modified) {
@@ -156,7 +158,7 @@ void operation(json::Writer& w, const OperationDoc& op) {
         w.begin_object();
         w.key("description");
         w.string(reason(status));
-        content(w, "application/problem+json", R"({"$ref":"#/components/schemas/Problem"})");
+        content(w, {"application/problem+json"}, R"({"$ref":"#/components/schemas/Problem"})");
         w.end_object();
     }
     w.end_object();

@@ -12,6 +12,7 @@
 #include "agent/decide/decide_metrics.h"
 #include "agent/decide/decide_openapi.h"
 #include "agent/decide/decide_problem.h"
+#include "agent/decide/yaml_json.h"
 #include "agent/sessions/session_problem.h"
 #include "slipstream/json.h"
 
@@ -135,6 +136,18 @@ RewardRequest reward_request(JsonView b) {
     if (b.has("idempotencyKey")) r.key = std::string(b.get("idempotencyKey").as_string());
     r.request_json = json_write(b);
     return r;
+}
+
+// application/yaml, application/x-yaml, text/yaml, text/x-yaml, application/<...>+yaml (parameters ignored).
+bool is_yaml(std::optional<std::string_view> content_type) {
+    if (!content_type) return false;
+    std::string t(content_type->substr(0, content_type->find(';')));
+    while (!t.empty() && t.back() == ' ')
+        t.pop_back();
+    for (char& c : t)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return t == "application/yaml" || t == "application/x-yaml" || t == "text/yaml" || t == "text/x-yaml" ||
+           (t.starts_with("application/") && t.ends_with("+yaml"));
 }
 
 // "203.0.113.5:4711" -> "203.0.113.5", "[2001:db8::1]:80" -> "[2001:db8::1]"; anything else as it is.
@@ -276,9 +289,10 @@ OperationDoc doc(std::string summary, const char* response, std::vector<int> pro
 OperationDoc put_spec_doc() {
     OperationDoc d =
         doc("Creates the capsule (the whole spec) or applies a merge patch; If-Match: the version expected",
-            kSpecAnswer, {400, 409, 413});
+            kSpecAnswer, {400, 409, 413, 415});
     d.body_doc_schema = kSpecPatch;
     d.created = true;
+    d.request_media = {"application/json", "application/yaml"};
     return d;
 }
 
@@ -409,7 +423,25 @@ void Routes::mount_spec() {
                 call.responder->send(sessions::problem(400, "If-Match must be a spec version in quotes, e.g. \"3\""));
                 return;
             }
-            store.put_spec(call.principal, call.ref, json_write(a.get("body")), expected,
+            std::string patch;
+            if (is_yaml(req.header("content-type"))) {
+                if (!yaml_supported()) {
+                    call.responder->send(sessions::problem(415, "this server reads specs as JSON only"));
+                    return;
+                }
+                YamlMark mark;
+                base::Result<std::string> converted = yaml_to_json(req.body(), 64, &mark);
+                if (!converted.is_ok()) {
+                    call.responder->send(with_members(
+                        400, "the YAML spec: " + converted.status().message(),
+                        ",\"line\":" + std::to_string(mark.line) + ",\"column\":" + std::to_string(mark.column)));
+                    return;
+                }
+                patch = std::move(converted).value();
+            } else {
+                patch = json_write(a.get("body"));
+            }
+            store.put_spec(call.principal, call.ref, std::move(patch), expected,
                            call.answer<SpecAnswer>([](const SpecAnswer& s) {
                                return Response::json(spec_answer_json(s), s.created ? 201 : 200)
                                    .with_header("ETag", "\"" + std::to_string(s.version) + "\"");
