@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Generator
 from typing import Any
 
-from . import _native, _server_errors
+from . import _native, _server_errors, _threads
 from ._encoders import encode_fallback
 from ._error_responses import conversion_failed, handle_error
 from ._forwarded import answer_forwarded
@@ -152,6 +152,8 @@ def run_executor(event_fd: int, drain: Any, host: Any = None, turn: Any = None, 
     """Body of the executor thread: an asyncio loop that runs `drain` (a batch of requests) when the fd is ready."""
     loop, in_selector = _new_loop(event_fd, drain, turn, set_helper)
     asyncio.set_event_loop(loop)
+    if host is not None:  # `def` dependencies, run_in_threadpool, asyncio.to_thread: the app's thread pool
+        loop.set_default_executor(_threads.new_pool(host.thread_pool_size))
     if host is not None:
         host._loop_started(loop)
 
@@ -303,6 +305,7 @@ class AppRuntime:
         self.model_plan = model_plan
         self.Response = Response
         self.lifespan_state: dict[str, Any] = {}
+        self.thread_pool_size = getattr(app, "thread_pool_size", _threads.DEFAULT_THREAD_POOL_SIZE)
         # App(cancel_on_disconnect=True): the extension then sets `disconnects` (python/bindings/disconnects.h)
         # and gives each suspended handler's reply a cancel_id; resume() keeps its task to cancel.
         self.cancel_on_disconnect = bool(getattr(app, "cancel_on_disconnect", False))

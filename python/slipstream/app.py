@@ -12,6 +12,7 @@ from ._app_hooks import AppHooks
 from ._native_route import native_route as NativeRoute  # noqa: F401 - its old name here, still imported
 from ._proxy import request_runtime
 from ._schema import schema_text
+from ._threads import DEFAULT_THREAD_POOL_SIZE, check_pool_size
 from .database import Database
 from .dependencies.install import install_routes
 from .exceptions import HTTP_EXCEPTION, RequestValidationError
@@ -85,6 +86,10 @@ class App(APIRouter, AppHooks):
         # A client that disconnects cancels its async handler's task (and so the database statement it awaits);
         # off by default, as in FastAPI/Starlette, where the handler runs to its end.
         self.cancel_on_disconnect = bool(server_options.pop("cancel_on_disconnect", False))
+        # Threads for `def` dependencies (and `def` handlers behind them or HTTP middleware), run_in_threadpool and
+        # asyncio.to_thread: anyio's default of 40, as under FastAPI (SLIPSTREAM_THREAD_POOL_SIZE).
+        self.thread_pool_size = check_pool_size(env_or(server_options.pop("thread_pool_size", None),
+                                                       "thread_pool_size", DEFAULT_THREAD_POOL_SIZE, int))
         self.server_options = server_options
         self.exception_handlers = ExceptionHandlers()
         self.native_routes: list[tuple[str, tuple[Any, ...]]] = []

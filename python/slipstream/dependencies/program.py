@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 from contextlib import AsyncExitStack
 from typing import Any
 
-from .. import _signature
+from .. import _signature, _threads
 from ..background import BackgroundTasks
 from ..exceptions import RequestValidationError
 from ..responses import Response
@@ -21,12 +22,16 @@ FLAT, STEP, REQUEST, RESPONSE, BACKGROUND, SCOPES, FORM, MODEL = range(8)
 
 class Step:
     """One call: `call(**kwargs)` (awaited, or entered as a context manager for a `yield` dependency), or, for a
-    dependency already solved in this request with the same cache key, that value (`alias`)."""
+    dependency already solved in this request with the same cache key, that value (`alias`). A plain `def` call
+    and a `yield` dependency's entry and exit run in the thread pool (`threaded`), as FastAPI runs them."""
 
-    __slots__ = ("alias", "args", "call", "function_scope", "kind")
+    __slots__ = ("alias", "args", "call", "function_scope", "kind", "limit", "threaded")
 
-    def __init__(self, dep: _tree.Dependant, args: list[tuple[str, int, Any]], alias: int | None) -> None:
+    def __init__(self, dep: _tree.Dependant, args: list[tuple[str, int, Any]], alias: int | None,
+                 threaded: bool = True) -> None:
         self.kind = dep.kind
+        self.threaded = threaded and dep.kind in (_tree.CALL, _tree.GEN)
+        self.limit = dep.limit
         self.alias = alias
         self.args = tuple(args)
         self.function_scope = dep.scope == "function"
@@ -47,6 +52,7 @@ class Program:
         self.steps = steps
         self.needs_request = needs_request
         self.flat = flat  # (id(dependant), parameter name) -> keyword
+        self.exits = any(step.kind in (_tree.GEN, _tree.AGEN) for step in steps)  # `yield` dependencies
         # Parameter models, ((step index, parameter name), reader): in step order and, within a step, query,
         # header, cookie (the order of FastAPI's errors).
         self.models = [((i, name), ref) for i, step in enumerate(steps) if step.alias is None
@@ -97,12 +103,18 @@ def compile_tree(root: _tree.Dependant, flat: dict[tuple[int, str], str]) -> Pro
         alias = None
         if dep is not root and dep.use_cache and key in keys:
             alias = keys.index(key)
-        steps.append(Step(dep, args, alias))
+        steps.append(Step(dep, args, alias, threaded=dep is not root or not _streams(dep.call)))
         keys.append(key)
         return len(steps) - 1
 
     visit(root)
     return Program(root, steps, needs_request, flat)
+
+
+def _streams(call: Any) -> bool:
+    """A generator handler (a streamed response): calling it runs none of its code, so it stays on the loop."""
+    endpoint = getattr(call, "__slipstream_endpoint__", call)
+    return inspect.isgeneratorfunction(endpoint) or inspect.isasyncgenfunction(endpoint)
 
 
 class Exchange:
@@ -129,6 +141,45 @@ class Exchange:
         if self.background is None:
             self.background = BackgroundTasks()
         return self.background
+
+
+async def call_step(step: Step, kwargs: dict[str, Any], ex: Exchange) -> Any:
+    """One step's value: its call's result, or what its `yield` gave (its exit then waits on ex's stacks)."""
+    if step.limit is not None:
+        return await _limited(step, kwargs, ex)
+    return await _call(step, kwargs, ex)
+
+
+async def _call(step: Step, kwargs: dict[str, Any], ex: Exchange) -> Any:
+    kind = step.kind
+    if kind == _tree.CALL:
+        return await _threads.run_sync(step.call, **kwargs) if step.threaded else step.call(**kwargs)
+    if kind == _tree.ACALL:
+        return await step.call(**kwargs)
+    stack = ex.fstack if step.function_scope else ex.rstack
+    assert stack is not None
+    if kind == _tree.GEN:
+        manager = step.call(**kwargs)
+        return await stack.enter_async_context(_threads.sync_context(manager)) if step.threaded \
+            else stack.enter_context(manager)
+    return await stack.enter_async_context(step.call(**kwargs))
+
+
+async def _limited(step: Step, kwargs: dict[str, Any], ex: Exchange) -> Any:
+    """call_step under Depends(max_concurrency=...): a `yield` dependency holds its turn until its exit ran."""
+    semaphore = step.limit.semaphore()
+    if step.kind in (_tree.CALL, _tree.ACALL):
+        async with semaphore:
+            return await _call(step, kwargs, ex)
+    stack = ex.fstack if step.function_scope else ex.rstack
+    assert stack is not None
+    await semaphore.acquire()
+    stack.push_async_callback(_release, semaphore)
+    return await _call(step, kwargs, ex)
+
+
+async def _release(semaphore: Any) -> None:
+    semaphore.release()
 
 
 async def solve(program: Program, flat: dict[str, Any], ex: Exchange) -> Any:
@@ -176,18 +227,7 @@ async def solve(program: Program, flat: dict[str, Any], ex: Exchange) -> Any:
                 kwargs[name] = form_values[ref.name]
             else:
                 kwargs[name] = SecurityScopes(scopes=list(ref))
-        kind = step.kind
-        if kind == _tree.CALL:
-            values[i] = step.call(**kwargs)
-        elif kind == _tree.ACALL:
-            values[i] = await step.call(**kwargs)
-        else:
-            stack = ex.fstack if step.function_scope else ex.rstack
-            assert stack is not None
-            if kind == _tree.GEN:
-                values[i] = stack.enter_context(step.call(**kwargs))
-            else:
-                values[i] = await stack.enter_async_context(step.call(**kwargs))
+        values[i] = await call_step(step, kwargs, ex)
     if errors:
         raise RequestValidationError(errors)
     return values[-1]

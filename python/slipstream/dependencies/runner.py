@@ -10,6 +10,7 @@ after the response is sent, as FastAPI does (FastAPI 0.165: "function"-scoped ex
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -127,7 +128,7 @@ async def answer_through_chain(chain: Any, request: Any, reply: Any, hooks: Any,
         outer = getattr(response, "background", None)
         for step in after:
             await step()
-        if outer is not None and outer not in after:
+        if outer is not None and all(getattr(step, "wrapped", step) is not outer for step in after):
             await outer()
     except Exception as exc:
         if reply.done:
@@ -225,6 +226,18 @@ async def endpoint_response(info: RouteInfo, flat: dict[str, Any], request: Any,
         raise FastAPIError(_NOT_AWAITED) from exc
     background = getattr(response, "background", None)
     if background is not None:
-        after.append(background)
-    after.append(rstack.aclose)
+        after.append(_in_context(background))
+    after.append(_in_context(rstack.aclose) if program.exits else rstack.aclose)
     return response
+
+
+def _in_context(step: Callable[[], Any]) -> Callable[[], Any]:
+    """`step` run later in the contextvars of now: FastAPI runs the background tasks and the exit code of `yield`
+    dependencies in the task that called the endpoint, inside the HTTP middleware (whose contextvars they see)."""
+    context = contextvars.copy_context()
+
+    async def run() -> None:
+        await asyncio.get_running_loop().create_task(step(), context=context)
+
+    run.wrapped = step  # type: ignore[attr-defined]
+    return run
