@@ -130,7 +130,7 @@ void operation(json::Writer& w, const OperationDoc& op) {
     w.begin_object();
     w.key("description");
     w.string(reason(op.created ? 201 : 200));
-    content(w, {"application/json"}, op.response_schema);
+    content(w, op.response_media, op.response_schema);
     w.end_object();
     if (op.created) {
         w.key("200");

@@ -22,7 +22,8 @@ struct OperationDoc {
     std::vector<int> problems;    // statuses answered as problem+json besides 422
     bool created = false;         // PUT answering 201 for a new resource
     bool not_modified = false;    // If-None-Match -> 304
-    std::vector<std::string> request_media = {"application/json"};  // the body's media types, one schema
+    std::vector<std::string> request_media = {"application/json"};   // the body's media types, one schema
+    std::vector<std::string> response_media = {"application/json"};  // the 200's media types
 };
 
 /// The "paths" object of OpenAPI 3.1 for `ops` (JSON). Problem answers refer to #/components/schemas/Problem.

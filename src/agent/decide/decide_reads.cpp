@@ -43,7 +43,37 @@ std::int64_t int_param(const DecisionRow& row, std::size_t i) {
     const auto* v = std::get_if<std::int64_t>(&row.params[i]);
     return v != nullptr ? *v : 0;
 }
-constexpr std::size_t kTenant = 1, kJob = 2, kName = 3, kPrincipal = 6, kContext = 9, kAnswer = 10, kCreated = 11;
+constexpr std::size_t kTenant = 1, kJob = 2, kName = 3, kPrincipal = 6, kContext = 9, kAnswer = 10, kCreated = 11,
+                      kActions = 16;
+
+// One line of the export (GET .../decisions?format=jsonl): what an off-policy replay needs of a decision.
+void exported_line(std::string& out, std::string_view id, std::int64_t created_at, bool closed,
+                   std::optional<double> reward, std::string_view context, std::string_view answer,
+                   std::string_view features, bool queued) {
+    json::Writer w(out);
+    w.begin_object();
+    w.key("decisionId");
+    w.string(id);
+    w.key("createdAt");
+    w.int64(created_at);
+    w.key("closed");
+    w.boolean(closed);
+    w.key("reward");
+    if (!reward || !w.number(*reward).is_ok()) w.null();
+    w.key("context");
+    w.raw(context.empty() ? std::string_view("{}") : context);
+    w.key("answer");
+    w.raw(answer.empty() ? std::string_view("null") : answer);
+    if (!features.empty()) {
+        w.key("actionFeatures");
+        w.raw(features);
+    }
+    if (queued) {
+        w.key("queued");
+        w.boolean(true);
+    }
+    w.end_object();
+}
 
 bool of_capsule(const DecisionRow& row, const CapsuleRef& ref) {
     return row.params.size() == kDecisionColumnCount && text_param(row, kTenant) == ref.tenant &&
@@ -93,30 +123,50 @@ void DecideStore::list_decisions(CapsuleRef ref, DecisionQuery q, DecideCallback
         return at >= q.from_ms && at < q.to_ms && (at > after_at || (at == after_at && row.id > after_id));
     }));
     query(
-        "SELECT id, answer, closed, reward, created_at FROM decide_decisions WHERE tenant = $1 AND job = $2 AND "
+        "SELECT id, answer, closed, reward, created_at, context, actions FROM decide_decisions WHERE tenant = $1 AND "
+        "job = $2 AND "
         "name = $3 AND created_at >= $4 AND created_at < $5 AND (created_at > $6 OR (created_at = $6 AND id > $7)) "
         "ORDER BY created_at, id LIMIT $8",
         {ref.tenant, ref.job, ref.name, q.from_ms, q.to_ms, after_at, after_id, static_cast<std::int64_t>(limit)},
-        [done, limit, pending](store::QueryResult r) {
+        [done, limit, pending, lines = q.lines](store::QueryResult r) {
             if (!r.is_ok()) return done(error_from_status(r.status()));
             std::vector<Listed> items;
             std::unordered_set<std::string> written;
             for (std::size_t i = 0; i < r->row_count(); ++i) {
                 Listed item{sessions::int_cell(r.value(), i, 4), std::string(r->text(i, 0)), ""};
-                append_decision(item.json, r.value(), i);
+                if (lines) {
+                    exported_line(item.json, item.id, item.at, sessions::int_cell(r.value(), i, 2) != 0,
+                                  r->is_null(i, 3) ? std::nullopt : std::optional(double_cell(r.value(), i, 3)),
+                                  r->text(i, 5), r->text(i, 1), r->text(i, 6), false);
+                } else {
+                    append_decision(item.json, r.value(), i);
+                }
                 written.insert(item.id);
                 items.push_back(std::move(item));
             }
             for (const DecisionRow& row : *pending) {
                 if (written.count(row.id) != 0) continue;  // committed meanwhile: listed as written
                 Listed item{int_param(row, kCreated), row.id, ""};
-                append_pending(item.json, row);
+                if (lines) {
+                    exported_line(item.json, row.id, item.at, false, std::nullopt, text_param(row, kContext),
+                                  text_param(row, kAnswer), text_param(row, kActions), true);
+                } else {
+                    append_pending(item.json, row);
+                }
                 items.push_back(std::move(item));
             }
             if (!pending->empty()) {
                 std::sort(items.begin(), items.end(),
                           [](const Listed& a, const Listed& b) { return a.at != b.at ? a.at < b.at : a.id < b.id; });
                 if (items.size() > limit) items.resize(limit);
+            }
+            if (lines) {
+                JsonAnswer page;
+                for (const Listed& item : items)
+                    page.json += item.json + "\n";
+                if (items.size() == limit && limit > 0)
+                    page.next = std::to_string(items.back().at) + "." + items.back().id;
+                return done(std::move(page));
             }
             std::string out = "{\"decisions\":[";
             for (std::size_t i = 0; i < items.size(); ++i) {

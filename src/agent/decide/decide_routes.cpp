@@ -296,6 +296,16 @@ OperationDoc put_spec_doc() {
     return d;
 }
 
+OperationDoc decisions_doc() {
+    OperationDoc d =
+        doc("A page of logged decisions, oldest first; `next` is the cursor of the following page. "
+            "format=jsonl: the export, one decision a line (decisionId, createdAt, closed, reward, "
+            "context, answer, actionFeatures?, queued?), the next cursor in the Decide-Next field",
+            kDecisionPage, {404});
+    d.response_media = {"application/json", "application/jsonl"};
+    return d;
+}
+
 OperationDoc model_doc() {
     OperationDoc d =
         doc("The model's state; ETag changes with every learned reward and spec change", kModelAnswer, {404});
@@ -539,18 +549,26 @@ void Routes::mount_reads() {
         spec({optional(ParamSource::kQuery, "limit", "", page, std::to_string(options_.default_page)),
               optional(ParamSource::kQuery, "after", "", R"({"type":"string","maxLength":128})", R"("")"),
               optional(ParamSource::kQuery, "from", "", time, "0"),
-              optional(ParamSource::kQuery, "to", "", time, "null")}),
-        doc("A page of logged decisions, oldest first; `next` is the cursor of the following page", kDecisionPage,
-            {404}),
-        [](DecideStore& store, Request& req, Call call) {
+              optional(ParamSource::kQuery, "to", "", time, "null"),
+              optional(ParamSource::kQuery, "format", "", R"({"enum":["json","jsonl"]})", R"("json")")}),
+        decisions_doc(), [](DecideStore& store, Request& req, Call call) {
             JsonView a = req.arguments();
             DecisionQuery q;
             q.limit = static_cast<std::size_t>(a.get("limit").as_int());
             q.after = std::string(a.get("after").as_string());
             q.from_ms = a.get("from").as_int();
             if (!a.get("to").is_null()) q.to_ms = a.get("to").as_int();
-            store.list_decisions(call.ref, std::move(q),
-                                 call.answer<JsonAnswer>([](const JsonAnswer& p) { return Response::json(p.json); }));
+            q.lines = a.get("format").as_string() == "jsonl";
+            const bool lines = q.lines;
+            store.list_decisions(call.ref, std::move(q), call.answer<JsonAnswer>([lines](const JsonAnswer& p) {
+                if (!lines) return Response::json(p.json);
+                // The export: one decision per line; the next page's cursor in a field.
+                Response r(200);
+                r.body = p.json;
+                r.content_type = "application/jsonl";
+                if (!p.next.empty()) r.with_header("Decide-Next", p.next);
+                return r;
+            }));
         });
     add("GET", "/decisions/{id}", spec({path("id", R"({"type":"string","minLength":1,"maxLength":64})")}),
         doc("A logged decision with its context and rewards", kLoggedDecision, {404}),

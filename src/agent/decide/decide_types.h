@@ -68,7 +68,8 @@ struct RewardRequest {
 
 struct JsonAnswer {
     std::string json;
-    std::string etag;  // GET .../model only
+    std::string etag;       // GET .../model only
+    std::string next = {};  // GET .../decisions as lines: the next cursor; empty: the last page
 };
 
 /// POST .../evaluate and .../promote: a candidate (a merge patch onto the current spec) judged on the closed
@@ -102,6 +103,8 @@ struct DecisionQuery {
     std::int64_t to_ms = INT64_MAX;
     std::string after;  // "<created_at>.<id>" from the previous page's `next`; empty: the first page
     std::size_t limit = 50;
+    /// The export form: one JSON object per line (exported_line()), the cursor in JsonAnswer::next.
+    bool lines = false;
 };
 
 }  // namespace slipstream::agent::decide
