@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, list[str]]] = [
                       "dependencies.late", "dependencies.runner"]),
     ("routing", ["routing", "_responses_prep", "_route_misses", "_error_responses", "middleware", "middleware.*",
                  "_forwarded", "_native_route", "dependencies.install", "dependencies.late_routes", "_ws_endpoint",
-                 "websockets", "_proxy", "_runtime"]),
+                 "websockets", "_proxy", "_runtime", "_asgi", "_asgi.*"]),
     ("app", ["app", "_app_hooks", "openapi", "openapi.*", "staticfiles", "templating", "exception_handlers",
              "param_functions", "concurrency", "asgi", "asgi.*"]),
     ("mcp", ["mcp", "mcp.*"]),

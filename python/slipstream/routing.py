@@ -207,6 +207,13 @@ class APIRouter:
             found = _route_path(ws_route.path, ws_name, ws_route.endpoint, "websocket", name, path_params)
             if found is not None:
                 return found
+        for kind, args in getattr(self, "native_routes", ()):  # an App's mounted ASGI apps (_asgi/mount.py)
+            finder = getattr(args[0], "url_path_for", None) if kind == "mount" else None
+            if finder is not None:
+                try:
+                    return finder(name, **path_params)
+                except NoMatchFound:
+                    pass
         raise NoMatchFound(name, path_params)
 
 
