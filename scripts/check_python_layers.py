@@ -31,11 +31,11 @@ LAYERS: list[tuple[str, list[str]]] = [
                  "_forwarded", "_native_route", "dependencies.install", "dependencies.late_routes", "_ws_endpoint",
                  "websockets", "_proxy", "_runtime", "_asgi", "_asgi.*"]),
     ("app", ["app", "_app_hooks", "openapi", "openapi.*", "staticfiles", "templating", "exception_handlers",
-             "param_functions", "concurrency", "asgi", "asgi.*"]),
+             "param_functions", "concurrency", "asgi", "asgi.*", "decide"]),
     ("mcp", ["mcp", "mcp.*"]),
     ("infer", ["infer"]),
     ("extras", ["", "__main__", "testclient", "_ws_session", "cli", "cli_inspect", "cli_mcp", "cli_new", "cli_asgi",
-                "cli_serve_model",
+                "cli_serve_model", "cli_decide",
                 "log_setup", "reload", "supervisor"]),
 ]
 EXTENSIONS = {"_native"}  # compiled modules (python/bindings), described by a .pyi stub

@@ -349,7 +349,7 @@ class Routes {
         const AccessLevel need = learns ? AccessLevel::kWrite : AccessLevel::kRead;
         std::shared_ptr<const DecideAccess> access = options_.access;
         doc.method = std::string(method);
-        doc.path = std::string(kCapsulePath) + std::string(suffix);
+        doc.path = options_.prefix + kCapsulePath + std::string(suffix);
         doc.route = route;
         if (auth_on) doc.problems.push_back(401);
         doc.problems.push_back(403);
@@ -357,7 +357,7 @@ class Routes {
             doc.problems.push_back(429);
         ops_.push_back(std::move(doc));
         app_.route_async(
-            method, std::string(kCapsulePath) + std::string(suffix),
+            method, options_.prefix + kCapsulePath + std::string(suffix),
             [store, auth_on, handler, access, need](Request& req, Responder responder) {
                 Call call{"", {}, std::make_shared<Responder>(std::move(responder)), ""};
                 if (!req.principal().empty()) {

@@ -14,6 +14,7 @@ namespace slipstream::agent::decide {
 
 struct DecideRoutesOptions {
     std::size_t default_page = 50;  // decisions per page when ?limit= is absent
+    std::string prefix;             // before /v1/tenants/...: "" or a path starting with '/' without a final '/'
     /// Series on /metrics (decide_metrics.h): per-capsule ones for at most this many capsules (0: only the
     /// totals and the latency histograms). Metrics are off when `metrics` is false.
     bool metrics = true;
