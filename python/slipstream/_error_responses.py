@@ -6,6 +6,8 @@ statement's deadline) -> 503 {"detail": "database unavailable"} with Retry-After
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import inspect
 import logging
 from typing import Any
 
@@ -107,14 +109,38 @@ def _jsonable(value: Any) -> Any:
 def _call_handler(handler: Any, request: Request, exc: BaseException) -> Response:
     result = handler(request, exc)
     if asyncio.iscoroutine(result):
-        try:
-            result.send(None)
-        except StopIteration as stop:
-            result = stop.value
-        else:
-            result.close()
-            raise RuntimeError("an async exception handler must not suspend (await real I/O) in slipstream")
+        return _step_in_task(result)
     return result
+
+
+async def _unused() -> None:
+    """The body of a task made only to be asyncio's current task while an exception handler steps."""
+
+
+def _step_in_task(coro: Any) -> Any:
+    """An async exception handler's coroutine, stepped once inside a Task, as FastAPI runs it in the request's task
+    (asyncio.current_task(), anyio cancel scopes and asyncio.timeout work there), in a copy of the contextvars."""
+    loop: asyncio.AbstractEventLoop | None
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = None
+    task = None
+    if loop is not None and asyncio.current_task(loop) is None:
+        task = loop.create_task(_unused())
+        asyncio.tasks._enter_task(loop, task)  # type: ignore[attr-defined]
+    try:
+        contextvars.copy_context().run(coro.send, None)
+    except StopIteration as stop:
+        return stop.value
+    else:
+        coro.close()
+        raise RuntimeError("an async exception handler must not suspend (await real I/O) for a route without "
+                           "dependencies in an app without HTTP middleware (routes with either await it)")
+    finally:
+        if task is not None:
+            asyncio.tasks._leave_task(loop, task)  # type: ignore[attr-defined]
+            task.cancel()
 
 
 def _reaches_server_layer(errors: Any, handler: Any, exc: BaseException) -> bool:
@@ -135,6 +161,26 @@ def handle_error(route: Any, request: Request, exc: BaseException) -> Response:
         return _default_response(exc, request)
     try:
         return _call_handler(handler, request, exc)
+    except Exception as second:
+        logger.error("Exception in exception handler", exc_info=second)
+        return PlainTextResponse("Internal Server Error", status_code=500)
+
+
+def async_handler_for(errors: Any, exc: BaseException) -> Any:
+    """The app's `async def` exception handler for `exc`, or None (then handle_error answers, synchronously)."""
+    handler = errors.lookup(exc) if errors is not None else None
+    if handler is None:
+        return None
+    call = getattr(handler, "__call__", None)  # noqa: B004 - callable objects with async __call__
+    return handler if inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(call) else None
+
+
+async def await_handler(errors: Any, handler: Any, request: Request, exc: BaseException) -> Response:
+    """handle_error() for an `async def` handler, awaited in the caller's task (a runner's: it may suspend)."""
+    if _reaches_server_layer(errors, handler, exc):
+        _server_errors.report(getattr(request, "app", None), exc)
+    try:
+        return await handler(request, exc)  # type: ignore[no-any-return]
     except Exception as second:
         logger.error("Exception in exception handler", exc_info=second)
         return PlainTextResponse("Internal Server Error", status_code=500)

@@ -19,7 +19,7 @@ from typing import Any
 
 from . import _native, _server_errors, _threads
 from ._encoders import encode_fallback
-from ._error_responses import conversion_failed, handle_error
+from ._error_responses import async_handler_for, await_handler, conversion_failed, handle_error
 from ._forwarded import answer_forwarded
 from ._plans import model_plan
 from .requests import Request
@@ -326,6 +326,18 @@ class AppRuntime:
         self._kept: list[Any] = []
         self._busy = 0
         self._idle = threading.Condition()
+
+    async def answer_async_error(self, reply: Any, exc: BaseException, request: Any) -> bool:
+        """A runner's failure answered by the app's `async def` exception handler, awaited in the runner's task
+        (so it may suspend, as under FastAPI); False when no such handler takes `exc` (reply.fail answers then)."""
+        errors = getattr(self.app, "exception_handlers", None)
+        handler = async_handler_for(errors, exc)
+        if handler is None:
+            return False
+        if request is None:
+            request = reply.make_request()
+        reply.send(await await_handler(errors, handler, request, exc))
+        return True
 
     def make_request(self, method: str, path: str, query: str, headers: list[tuple[str, str]], body: bytes,
                      path_params: dict[str, str], client: str, route: str, principal: str | None = None) -> Request:

@@ -140,6 +140,13 @@ async def answer_through_chain(chain: Any, request: Any, reply: Any, hooks: Any,
         hooks.end()
 
 
+async def _async_answer(hooks: Any, reply: Any, exc: BaseException, request: Any) -> bool:
+    """The app's `async def` exception handler awaited here, in the request's task (AppRuntime.answer_async_error);
+    False when there is none for `exc`."""
+    answer = getattr(hooks, "answer_async_error", None)
+    return bool(answer is not None and await answer(reply, exc, request))
+
+
 def _request_of(ex: Exchange, reply: Any) -> Any:
     if ex.request is None:
         ex.request = reply.make_request()
@@ -173,7 +180,7 @@ def make_runner(info: RouteInfo) -> Callable[..., Any]:
             if sent:
                 logger.error("Exception after the response was sent", exc_info=exc)
                 _server_errors.report(getattr(hooks, "app", None), exc)
-            else:
+            elif not isinstance(exc, Exception) or not await _async_answer(hooks, reply, exc, ex.request):
                 reply.fail(exc, ex.request)
             if not isinstance(exc, Exception):
                 raise
