@@ -74,7 +74,8 @@ class App(APIRouter, AppHooks):
                  on_startup: Sequence[Callable[[], Any]] | None = None,
                  on_shutdown: Sequence[Callable[[], Any]] | None = None, middleware: Sequence[Any] | None = None,
                  database: str | Database | None = None, **server_options: Any) -> None:
-        super().__init__(dependencies=dependencies)
+        super().__init__(dependencies=dependencies,
+                         default_response_class=server_options.pop("default_response_class", None))
         self.init_hooks(lifespan=lifespan, on_startup=on_startup, on_shutdown=on_shutdown, middleware=middleware)
         self.title = title
         self.version = version
