@@ -140,3 +140,16 @@ def check_row(pair: Callable[[str], tuple[Any, Any]], case_id: str, app: str, me
     diffs = compare(got, expected)
     record(Outcome(case_id, gap, diffs))
     assert not diffs, "\n".join(diffs)
+
+
+def same_answer_test(rows: list[Any]) -> Callable[..., None]:
+    """A page module's test: `test_same_answer = same_answer_test(ROWS)` runs check_row for each page_row, with the
+    module's `pair` fixture."""
+    import pytest
+
+    @pytest.mark.parametrize(("app", "method", "url", "gap", "kwargs"), rows)
+    def test_same_answer(pair: Any, request: Any, app: str, method: str, url: str, gap: str | None,
+                         kwargs: dict[str, Any]) -> None:
+        check_row(pair, request.node.callspec.id, app, method, url, gap, kwargs)
+
+    return test_same_answer

@@ -16,7 +16,7 @@ fastapi = pytest.importorskip("fastapi")
 
 from pydantic import BaseModel
 
-from .diff_support import check_row, client_pairs, new_app, page_row
+from .diff_support import client_pairs, new_app, page_row, same_answer_test
 
 
 class Item(BaseModel):
@@ -83,8 +83,4 @@ ROWS = [
 ]
 
 
-@pytest.mark.parametrize(("app", "method", "url", "gap", "kwargs"), ROWS)
-def test_same_answer(
-    pair: Any, request: pytest.FixtureRequest, app: str, method: str, url: str, gap: str | None, kwargs: dict[str, Any]
-) -> None:
-    check_row(pair, request.node.callspec.id, app, method, url, gap, kwargs)
+test_same_answer = same_answer_test(ROWS)

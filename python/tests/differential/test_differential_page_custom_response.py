@@ -22,7 +22,7 @@ pytest.importorskip("orjson")
 
 from pydantic import BaseModel
 
-from .diff_support import check_row, client_pairs, new_app, page_row
+from .diff_support import client_pairs, new_app, page_row, same_answer_test
 
 HTML = """<html><head><title>Some HTML in here</title></head><body><h1>Look ma! HTML!</h1></body></html>"""
 
@@ -160,8 +160,4 @@ ROWS = [
 ]
 
 
-@pytest.mark.parametrize(("app", "method", "url", "gap", "kwargs"), ROWS)
-def test_same_answer(
-    pair: Any, request: pytest.FixtureRequest, app: str, method: str, url: str, gap: str | None, kwargs: dict[str, Any]
-) -> None:
-    check_row(pair, request.node.callspec.id, app, method, url, gap, kwargs)
+test_same_answer = same_answer_test(ROWS)
