@@ -28,6 +28,18 @@ std::string request_hash(const std::string& body) {
     return out + ":" + std::to_string(body.size());
 }
 
+// The creation time (12 hex digits of epoch ms) and a random session id: ids of one period sort together, so the
+// primary key's index takes each flush's rows on a few pages instead of one random page per row.
+base::Result<std::string> decision_id(std::int64_t now_ms) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    SLIPSTREAM_ASSIGN_OR_RETURN(std::string random, sessions::new_session_id());
+    std::string out(12, '0');
+    auto t = static_cast<std::uint64_t>(now_ms);
+    for (int i = 11; i >= 0; --i, t >>= 4)
+        out[static_cast<std::size_t>(i)] = kDigits[t & 0xf];
+    return out + random;
+}
+
 // Decides under the capsule's lock and builds the row to log and the answer.
 DecideResult<Prepared> prepare(const std::string& principal, Capsule& capsule, const DecideRequest& req,
                                std::int64_t now) {
@@ -63,7 +75,7 @@ DecideResult<Prepared> prepare(const std::string& principal, Capsule& capsule, c
     }
     if (auto* f = std::get_if<DecideFailure>(&outcome)) return DecideError::invalid(f->pointer, f->message);
     const DecisionOutcome& d = std::get<DecisionOutcome>(outcome);
-    base::Result<std::string> id = sessions::new_session_id();
+    base::Result<std::string> id = decision_id(now);
     if (!id.is_ok()) return DecideError::internal(id.status().to_string());
     Prepared p;
     p.answer = decision_json(*id, d, spec_version, req.event_id, now);
