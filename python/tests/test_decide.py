@@ -48,6 +48,9 @@ def test_app_decisions_serves_the_routes_next_to_python_routes(tmp_path):
         assert too_many.status_code == 400 and too_many.json()["pointer"] == "/actions"
         metrics = c.get("/metrics").text
         assert 'slipstream_decide_decisions_total{tenant="acme",job="chat",capsule="router"} 1' in metrics
+        app_doc = c.get("/openapi.json").json()  # the app's own document lists them too
+        assert "/hello" in app_doc["paths"] and set(decisions.openapi["paths"]) <= set(app_doc["paths"])
+        assert "Problem" in app_doc["components"]["schemas"]
         served = c.get("/decide/openapi.json").json()
         assert (
             served == decisions.openapi
