@@ -68,8 +68,9 @@ def test_bad_features_and_the_per_action_learner(start_server, tmp_path):
         server, "POST", BASE + "/decide", {"actions": [{"id": "a", "features": {}}, {"id": "a", "features": {}}]}
     )
     assert (twice.status, twice.json["pointer"]) == (422, "/actions/1") and "twice" in twice.json["detail"]
-    unknown = call(server, "POST", BASE + "/decide", {"actions": [{"id": "zz", "features": {"x": 1}}]})
-    assert (unknown.status, unknown.json["pointer"]) == (422, "/actions/0")
+    unknown = call(server, "POST", BASE + "/decide", {"actions": ["a", {"id": "zz"}]})
+    assert (unknown.status, unknown.json["pointer"]) == (422, "/actions/1")
+    assert "needs its features" in unknown.json["detail"]
     extra = call(server, "POST", BASE + "/decide", {"actions": [{"id": "a", "cost": 1}]})
     assert extra.status == 422
     # Plain ids and objects mix; without features an object is just the id.
@@ -80,6 +81,33 @@ def test_bad_features_and_the_per_action_learner(start_server, tmp_path):
     refused = call(server, "POST", per_action + "/decide", {"actions": [{"id": "a", "features": {"x": 1}}]})
     assert (refused.status, refused.json["pointer"]) == (422, "/actions")
     assert "shared learner" in refused.json["detail"]
+
+
+def test_a_request_may_bring_its_own_actions(start_server, tmp_path):
+    """Candidates only the request knows (documents to rank, say): ids the spec lacks, with their features; the
+    shared learner scores them by their features, learns from their rewards and replays them after a restart."""
+    data = tmp_path / "data"
+    server = decide_server(start_server, data)
+    assert put_spec(server, SHARED, BASE).status == 201
+    rng = random.Random(3)
+    for r in range(60):
+        docs = {f"doc-{r}-{k}": rng.choice([0, 1]) for k in range(3)}
+        d = decide(server, {"actions": offered(docs)}, BASE)
+        assert d["action"] in docs and d["actionIndex"] >= 3  # after the spec's a, b, c
+        assert {x["action"] for x in d["ranking"]} == set(docs)
+        reward = call(server, "POST", BASE + "/reward", {"decisionId": d["decisionId"], "reward": docs[d["action"]]})
+        assert reward.json["applied"] is True
+    fresh = {"new-1": 0, "new-2": 1, "new-3": 0}
+    d = decide(server, {"actions": [*offered(fresh), "a"]}, BASE)
+    scores = {x["action"]: x["score"] for x in d["ranking"]}
+    assert max(fresh, key=scores.get) == "new-2" and set(scores) == {*fresh, "a"}
+    assert call(server, "GET", BASE + "/model").json["version"] == 60
+    server.stop(signal.SIGKILL)
+    again = decide_server(start_server, data)
+    d2 = decide(again, {"actions": [*offered(fresh), "a"]}, BASE)
+    assert {x["action"]: x["score"] for x in d2["ranking"]} == scores
+    e = call(again, "POST", BASE + "/evaluate", {"resamples": 20})
+    assert e.status == 200 and e.json["current"]["skipped"] == 0
 
 
 def test_a_version_one_database_gains_the_column(start_server, tmp_path):

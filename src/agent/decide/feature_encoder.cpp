@@ -144,13 +144,22 @@ SparseVector action_vector(const CapsuleSpec& spec, const std::vector<HashedFeat
         x.emplace_back(feature_index(f.hash, dim), f.value);
     if (spec.learner.kind != LearnerKind::kShared) return x;
     // Shared: the action's indicator and features, alone and crossed with each context feature.
-    const ActionSpec& a = spec.actions[action];
+    static const std::vector<std::pair<std::string, double>> kNone;
+    std::string id;
+    const std::vector<std::pair<std::string, double>>* features = &kNone;
+    if (action < spec.actions.size()) {
+        id = spec.actions[action].id;
+        features = &spec.actions[action].features;
+    } else {
+        const auto own_actions = request_actions(spec, given);
+        if (action - spec.actions.size() >= own_actions.size()) return x;
+        id = own_actions[action - spec.actions.size()]->first;
+    }
     std::vector<HashedFeature> own;
-    own.push_back({feature_hash("action", '=', a.id), 1.0});
-    const std::vector<std::pair<std::string, double>>* features = &a.features;
+    own.push_back({feature_hash("action", '=', id), 1.0});
     if (given != nullptr)
-        for (const auto& [id, f] : *given)
-            if (id == a.id) features = &f;
+        for (const auto& [name, f] : *given)
+            if (name == id) features = &f;
     for (const auto& [name, value] : *features)
         own.push_back({feature_hash("action", '.', name), value});
     for (const HashedFeature& af : own) {
@@ -159,6 +168,30 @@ SparseVector action_vector(const CapsuleSpec& spec, const std::vector<HashedFeat
             x.emplace_back(feature_index(cross_hash(cf.hash, af.hash), dim), cf.value * af.value);
     }
     return x;
+}
+
+std::vector<const std::pair<std::string, std::vector<std::pair<std::string, double>>>*> request_actions(
+    const CapsuleSpec& spec, const ActionFeatures* given) {
+    std::vector<const std::pair<std::string, std::vector<std::pair<std::string, double>>>*> out;
+    if (given == nullptr) return out;
+    for (const auto& entry : *given)
+        if (spec.action_index(entry.first) < 0) out.push_back(&entry);
+    return out;
+}
+
+std::string action_id(const CapsuleSpec& spec, const ActionFeatures* given, std::size_t index) {
+    if (index < spec.actions.size()) return spec.actions[index].id;
+    const auto own = request_actions(spec, given);
+    return index - spec.actions.size() < own.size() ? own[index - spec.actions.size()]->first : std::string();
+}
+
+int action_index(const CapsuleSpec& spec, const ActionFeatures* given, std::string_view id) {
+    const int index = spec.action_index(id);
+    if (index >= 0) return index;
+    const auto own = request_actions(spec, given);
+    for (std::size_t k = 0; k < own.size(); ++k)
+        if (own[k]->first == id) return static_cast<int>(spec.actions.size() + k);
+    return -1;
 }
 
 namespace {

@@ -33,9 +33,19 @@ std::vector<HashedFeature> encode_context(const CapsuleSpec& spec, const json::V
 /// Features a request gives its actions, by action id, instead of the spec's (flattened with dotted names).
 using ActionFeatures = std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>>;
 
+/// The request's own actions: the entries of `given` whose id the spec lacks, in their order. Decisions number
+/// them after the spec's actions: index spec.actions.size() + k is the k-th (shared learner only).
+std::vector<const std::pair<std::string, std::vector<std::pair<std::string, double>>>*> request_actions(
+    const CapsuleSpec& spec, const ActionFeatures* given);
+/// The id of action `index` (the spec's, or a request's own as above); empty when there is none.
+std::string action_id(const CapsuleSpec& spec, const ActionFeatures* given, std::size_t index);
+/// The index of action `id` (the spec's, or a request's own); -1 when there is none.
+int action_index(const CapsuleSpec& spec, const ActionFeatures* given, std::string_view id);
+
 /// The vector the learner sees for `action`: the bias (index 0) and the context features; for a shared learner
 /// also the action's indicator, its features (the request's for that action when `given` lists it, else the
-/// spec's) and their crosses with the context.
+/// spec's) and their crosses with the context. `action` may be a request's own (see request_actions()); one that
+/// names nothing gives the bias and context alone.
 SparseVector action_vector(const CapsuleSpec& spec, const std::vector<HashedFeature>& context, std::size_t action,
                            const ActionFeatures* given = nullptr);
 
