@@ -14,6 +14,7 @@ evaluate, promote); their OpenAPI document is `Decisions.openapi` once mounted.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import urllib.error
@@ -222,18 +223,7 @@ class ModelRouter:
     ) -> Routed:
         """Routes one call; `context` describes the request (the capsule's features), `models` restricts the
         choice to some of the capsule's actions."""
-        body: dict[str, Any] = {}
-        if models:
-            body["actions"] = list(models)
-        try:
-            decision = self.client.decide(context, **body)
-        except DecideError as exc:
-            # The fallback covers an unreachable service; an answer with an error status is the caller's to see.
-            if self.fallback is None or exc.status != 0:
-                raise
-            decision = None
-        model = decision["action"] if decision else self.fallback
-        assert model is not None
+        decision, model = self._decide(context, models)
         start = time.perf_counter()
         try:
             result = self.complete_fn(model, *args, **kwargs)
@@ -241,7 +231,39 @@ class ModelRouter:
             if decision:
                 self._report(decision["decisionId"], {"quality": 0.0, "latency": time.perf_counter() - start})
             raise
-        latency = time.perf_counter() - start
+        return self._finish(decision, model, result, time.perf_counter() - start)
+
+    __call__ = complete
+
+    async def acomplete(
+        self, *args: Any, context: Mapping[str, Any] | None = None, models: list[str] | None = None, **kwargs: Any
+    ) -> Routed:
+        """complete() for an `async def` completion function: the decision service is called on a worker thread,
+        `complete(model, ...)` is awaited."""
+        decision, model = await asyncio.to_thread(self._decide, context, models)
+        start = time.perf_counter()
+        try:
+            result = await self.complete_fn(model, *args, **kwargs)
+        except BaseException:
+            if decision:
+                await asyncio.to_thread(
+                    self._report, decision["decisionId"], {"quality": 0.0, "latency": time.perf_counter() - start}
+                )
+            raise
+        return await asyncio.to_thread(self._finish, decision, model, result, time.perf_counter() - start)
+
+    def _decide(self, context: Mapping[str, Any] | None, models: list[str] | None) -> tuple[dict | None, str]:
+        """The decision and the model it names; (None, fallback) when the service cannot be reached."""
+        try:
+            decision = self.client.decide(context, **({"actions": list(models)} if models else {}))
+        except DecideError as exc:
+            # The fallback covers an unreachable service; an answer with an error status is the caller's to see.
+            if self.fallback is None or exc.status != 0:
+                raise
+            return None, self.fallback
+        return decision, decision["action"]
+
+    def _finish(self, decision: dict[str, Any] | None, model: str, result: Any, latency: float) -> Routed:
         components = {
             "latency": latency,
             "quality": float(self.quality(result)) if self.quality else 1.0,
@@ -257,8 +279,6 @@ class ModelRouter:
             latency,
             components,
         )
-
-    __call__ = complete
 
     def _report(self, decision_id: str, components: dict[str, float]) -> None:
         try:

@@ -3,6 +3,7 @@ decision routes next to Python routes (with a prefix, metrics, the OpenAPI docum
 ValueError / RuntimeError; replay() and `slipstream decide export|replay` give POST evaluate's numbers and the gate;
 ModelRouter picks models and reports rewards (fallback, failures); the agent-governor example learns."""
 
+import asyncio
 import importlib.util
 import json
 import pathlib
@@ -220,6 +221,22 @@ def test_model_router_picks_models_and_reports_rewards(tmp_path):
         assert page[40]["reward"] <= 0.0  # the failed call: quality 0
         only_fast = router.complete("x", context={"kind": "chat"}, models=["fast"])
         assert only_fast.model == "fast" and only_fast.probability == 1.0
+
+        async def acomplete(model: str, prompt: str) -> str:
+            await asyncio.sleep(0)
+            return f"{model}:{prompt}"
+
+        async_router = ModelRouter(
+            f"http://127.0.0.1:{c.port}",
+            acomplete,
+            tenant="acme",
+            job="chat",
+            capsule="router",
+            quality=lambda text: 1.0,
+        )
+        routed = asyncio.run(async_router.acomplete("async", context={"kind": "chat"}))
+        assert routed.result == f"{routed.model}:async"
+        assert c.get(f"{BASE}/decisions/{routed.decision_id}").json()["closed"] is True
     decisions.close()
 
     down = f"http://127.0.0.1:{free_port()}"
