@@ -1,7 +1,7 @@
 """MkDocs hooks of the documentation site (mkdocs.yml): the pages made from other files of the repository.
 
 - benchmarks.md: the benchmark ledger, BENCHMARKS.md, with the charts and raw results it links (bench/results/).
-- sessions.md, decide.md: the README's sections on agent sessions and on /decide.
+- sessions.md, decide.md: the README's sections on agent sessions and on /decide, while docs/ has no such page.
 - reference/cli.md: `slipstream --help` and each command's --help, run with SLIPSTREAM_DOCS_PYTHON (default: the
   repository's .venv, which has the package installed).
 
@@ -121,6 +121,8 @@ def on_config(config: Any) -> Any:
 def on_files(files: Files, config: Any) -> Files:
     _ledger(files, config)
     for page, (source, heading, title) in SECTIONS.items():
+        if (DOCS / page).exists():
+            continue  # a page written for the site wins over the README's section
         body = _section((ROOT / source).read_text(encoding="utf-8"), heading)
         _page(files, config, page, title + "\n\n" + _outside_links(body, ROOT, DOCS))
     _page(files, config, "reference/cli.md", _cli_reference())
