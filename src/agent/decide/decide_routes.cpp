@@ -12,6 +12,7 @@
 #include "agent/decide/decide_metrics.h"
 #include "agent/decide/decide_openapi.h"
 #include "agent/decide/decide_problem.h"
+#include "agent/decide/decide_route_docs.h"
 #include "agent/decide/yaml_json.h"
 #include "agent/sessions/session_problem.h"
 #include "slipstream/json.h"
@@ -237,82 +238,6 @@ struct Call {
     }
 };
 
-// Answer schemas for the OpenAPI document (what the handlers write: decide_json.cpp, decide_reads.cpp).
-constexpr const char* kSpecAnswer =
-    R"({"type":"object","properties":{"spec":{"type":"object"},"version":{"type":"integer"},)"
-    R"("generation":{"type":"integer"}},"required":["spec","version","generation"]})";
-constexpr const char* kDecision =
-    R"({"type":"object","properties":{"decisionId":{"type":"string"},"action":{"type":"string"},)"
-    R"("actionIndex":{"type":"integer"},"probability":{"type":"number"},"ranking":{"type":"array","items":)"
-    R"({"type":"object","properties":{"action":{"type":"string"},"actionIndex":{"type":"integer"},)"
-    R"("score":{"type":"number"},"probability":{"type":"number"}}}},"mode":{"type":"string"},)"
-    R"("modelVersion":{"type":"integer"},"generation":{"type":"integer"},"specVersion":{"type":"integer"},)"
-    R"("seed":{"type":"string"},"eventId":{"type":"string"},"createdAt":{"type":"integer"}},)"
-    R"("required":["decisionId","action","actionIndex","probability","ranking","mode","modelVersion"]})";
-constexpr const char* kRewardAnswer =
-    R"({"type":"object","properties":{"decisionId":{"type":"string"},"applied":{"type":"boolean"},)"
-    R"("reward":{"type":"number"},"closed":{"type":"boolean"},"reason":{"type":"string"}},)"
-    R"("required":["decisionId","applied","closed"]})";
-constexpr const char* kBatchAnswer =
-    R"({"type":"object","properties":{"results":{"type":"array","items":{"type":"object","properties":)"
-    R"({"status":{"type":"integer"},"body":{"type":"object"}},"required":["status","body"]}}},)"
-    R"("required":["results"]})";
-constexpr const char* kLoggedDecision =
-    R"({"type":"object","properties":{"decisionId":{"type":"string"},"closed":{"type":"boolean"},)"
-    R"("reward":{"type":["number","null"]},"context":{"type":"object"},"principal":{"type":"string"},)"
-    R"("rewards":{"type":"array","items":{"type":"object"}}}})";
-constexpr const char* kDecisionPage =
-    R"({"type":"object","properties":{"decisions":{"type":"array","items":{"type":"object"}},)"
-    R"("next":{"type":["string","null"]}},"required":["decisions"]})";
-constexpr const char* kModelAnswer =
-    R"({"type":"object","properties":{"specVersion":{"type":"integer"},"generation":{"type":"integer"},)"
-    R"("version":{"type":"integer"},"mode":{"type":"string"},"actions":{"type":"array"},)"
-    R"("decisions":{"type":"integer"},"rewards":{"type":"integer"},"shadowLost":{"type":"integer"}}})";
-constexpr const char* kEvaluation = R"({"type":"object"})";
-// A spec patch as PUT .../spec takes it (RFC 7396: null removes a member); the handler checks every member.
-constexpr const char* kSpecPatch =
-    R"({"type":"object","description":"A capsule spec, or an RFC 7396 merge patch onto the stored one",)"
-    R"("properties":{"actions":{"type":["array","null"],"items":{"type":"object","properties":{"id":{"type":)"
-    R"("string"},"features":{"type":"object"},"eligible":{"type":"object"}},"required":["id"]}},)"
-    R"("features":{"type":["object","null"]},"reward":{"type":["object","null"]},)"
-    R"("exploration":{"type":["object","null"]},"learner":{"type":["object","null"]},)"
-    R"("mode":{"enum":["learner","baselineExplore","frozen","shadow",null]}},"additionalProperties":false})";
-
-OperationDoc doc(std::string summary, const char* response, std::vector<int> problems) {
-    OperationDoc d;
-    d.summary = std::move(summary);
-    d.response_schema = response;
-    d.problems = std::move(problems);
-    return d;
-}
-
-OperationDoc put_spec_doc() {
-    OperationDoc d =
-        doc("Creates the capsule (the whole spec) or applies a merge patch; If-Match: the version expected",
-            kSpecAnswer, {400, 409, 413, 415});
-    d.body_doc_schema = kSpecPatch;
-    d.created = true;
-    d.request_media = {"application/json", "application/yaml"};
-    return d;
-}
-
-OperationDoc decisions_doc() {
-    OperationDoc d =
-        doc("A page of logged decisions, oldest first; `next` is the cursor of the following page. "
-            "format=jsonl: the export, one decision a line (decisionId, createdAt, closed, reward, "
-            "context, answer, actionFeatures?, queued?), the next cursor in the Decide-Next field",
-            kDecisionPage, {404});
-    d.response_media = {"application/json", "application/jsonl"};
-    return d;
-}
-
-OperationDoc model_doc() {
-    OperationDoc d =
-        doc("The model's state; ETag changes with every learned reward and spec change", kModelAnswer, {404});
-    d.not_modified = true;
-    return d;
-}
-
 class Routes {
   public:
     Routes(App& app, std::shared_ptr<DecideStore> store, DecideRoutesOptions options)
@@ -414,18 +339,16 @@ std::optional<std::int64_t> parse_version(JsonView header, bool& valid) {
 }
 
 void Routes::mount_spec() {
-    add("GET", "/spec", spec({}),
-        doc("The capsule's spec, its version and generation (ETag: the version)", kSpecAnswer, {404}),
-        [](DecideStore& store, Request&, Call call) {
-            DecideResult<SpecAnswer> a = store.get_spec(call.ref);
-            call.responder->send(a.is_ok() ? Response::json(spec_answer_json(a.value()))
-                                                 .with_header("ETag", "\"" + std::to_string(a.value().version) + "\"")
-                                           : decide_problem(a.error()));
-        });
+    add("GET", "/spec", spec({}), route_docs::get_spec(), [](DecideStore& store, Request&, Call call) {
+        DecideResult<SpecAnswer> a = store.get_spec(call.ref);
+        call.responder->send(a.is_ok() ? Response::json(spec_answer_json(a.value()))
+                                             .with_header("ETag", "\"" + std::to_string(a.value().version) + "\"")
+                                       : decide_problem(a.error()));
+    });
     add("PUT", "/spec",
         spec({optional(ParamSource::kHeader, "if_match", "If-Match", R"({"type":"string","maxLength":32})", "null")},
              std::string("{}")),
-        put_spec_doc(), [](DecideStore& store, Request& req, Call call) {
+        route_docs::put_spec(), [](DecideStore& store, Request& req, Call call) {
             JsonView a = req.arguments();
             bool valid = true;
             std::optional<std::int64_t> expected = parse_version(a.get("if_match"), valid);
@@ -464,8 +387,7 @@ void Routes::mount_decide() {
     const std::string one = decide_schema(limits.spec.max_actions);
     const DurationHistogram latency = latency_.decide;
     const std::shared_ptr<DecideRateLimits> rates = options_.rate_limits;
-    add("POST", "/decide", spec({}, one),
-        doc("A decision for a context (eventId: idempotent)", kDecision, {404, 409, 413}),
+    add("POST", "/decide", spec({}, one), route_docs::decide(),
         [latency, rates](DecideStore& store, Request& req, Call call) {
             Timer timer(latency);
             if (rates) {
@@ -483,8 +405,7 @@ void Routes::mount_decide() {
                              return r;
                          }));
         });
-    add("POST", "/decide/batch", spec({}, batch_schema("requests", one, limits.max_batch)),
-        doc("Several decisions: results[i] = {status, body} of requests[i]", kBatchAnswer, {404}),
+    add("POST", "/decide/batch", spec({}, batch_schema("requests", one, limits.max_batch)), route_docs::decide_batch(),
         [latency, rates](DecideStore& store, Request& req, Call call) {
             Timer timer(latency);
             JsonView list = req.arguments().get("body").get("requests");
@@ -506,8 +427,7 @@ void Routes::mount_reward() {
     const std::string one = reward_schema(limits.spec.max_components);
     const DurationHistogram latency = latency_.reward;
     const std::shared_ptr<DecideRateLimits> rates = options_.rate_limits;
-    add("POST", "/reward", spec({}, one),
-        doc("A reward for a decision (a duplicate answers applied: false)", kRewardAnswer, {404}),
+    add("POST", "/reward", spec({}, one), route_docs::reward(),
         [latency, rates](DecideStore& store, Request& req, Call call) {
             Timer timer(latency);
             if (rates) {
@@ -523,8 +443,7 @@ void Routes::mount_reward() {
                              return Response::json(a.json);
                          }));
         });
-    add("POST", "/reward/batch", spec({}, batch_schema("rewards", one, limits.max_batch)),
-        doc("Several rewards: results[i] = {status, body} of rewards[i]", kBatchAnswer, {404}),
+    add("POST", "/reward/batch", spec({}, batch_schema("rewards", one, limits.max_batch)), route_docs::reward_batch(),
         [latency, rates](DecideStore& store, Request& req, Call call) {
             Timer timer(latency);
             JsonView list = req.arguments().get("body").get("rewards");
@@ -551,7 +470,7 @@ void Routes::mount_reads() {
               optional(ParamSource::kQuery, "from", "", time, "0"),
               optional(ParamSource::kQuery, "to", "", time, "null"),
               optional(ParamSource::kQuery, "format", "", R"({"enum":["json","jsonl"]})", R"("json")")}),
-        decisions_doc(), [](DecideStore& store, Request& req, Call call) {
+        route_docs::decisions(), [](DecideStore& store, Request& req, Call call) {
             JsonView a = req.arguments();
             DecisionQuery q;
             q.limit = static_cast<std::size_t>(a.get("limit").as_int());
@@ -571,15 +490,14 @@ void Routes::mount_reads() {
             }));
         });
     add("GET", "/decisions/{id}", spec({path("id", R"({"type":"string","minLength":1,"maxLength":64})")}),
-        doc("A logged decision with its context and rewards", kLoggedDecision, {404}),
-        [](DecideStore& store, Request& req, Call call) {
+        route_docs::decision(), [](DecideStore& store, Request& req, Call call) {
             store.get_decision(call.ref, std::string(req.arguments().get("id").as_string()),
                                call.answer<JsonAnswer>([](const JsonAnswer& d) { return Response::json(d.json); }));
         });
     add("GET", "/model",
         spec({optional(ParamSource::kHeader, "if_none_match", "If-None-Match", R"({"type":"string","maxLength":128})",
                        "null")}),
-        model_doc(), [](DecideStore& store, Request& req, Call call) {
+        route_docs::model(), [](DecideStore& store, Request& req, Call call) {
             DecideResult<JsonAnswer> m = store.model(call.ref);
             if (!m.is_ok()) {
                 call.responder->send(decide_problem(m.error()));
@@ -616,18 +534,14 @@ EvaluateRequest evaluate_request(JsonView b) {
 
 void Routes::mount_evaluation() {
     const std::string schema = evaluate_schema(store_->limits().max_resamples);
-    add("POST", "/evaluate", spec({}, schema),
-        doc("Off-policy estimates (IPS, SNIPS, DM, DR) of a candidate and the current spec", kEvaluation, {400, 404}),
-        [](DecideStore& store, Request& req, Call call) {
-            store.evaluate(call.ref, evaluate_request(req.arguments().get("body")),
-                           call.answer<JsonAnswer>([](const JsonAnswer& a) { return Response::json(a.json); }));
-        });
-    add("POST", "/promote", spec({}, schema),
-        doc("The candidate becomes the spec when the gate holds; else 409 with reasons", kSpecAnswer, {400, 404, 409}),
-        [](DecideStore& store, Request& req, Call call) {
-            store.promote(call.principal, call.ref, evaluate_request(req.arguments().get("body")),
-                          call.answer<JsonAnswer>([](const JsonAnswer& a) { return Response::json(a.json); }));
-        });
+    add("POST", "/evaluate", spec({}, schema), route_docs::evaluate(), [](DecideStore& store, Request& req, Call call) {
+        store.evaluate(call.ref, evaluate_request(req.arguments().get("body")),
+                       call.answer<JsonAnswer>([](const JsonAnswer& a) { return Response::json(a.json); }));
+    });
+    add("POST", "/promote", spec({}, schema), route_docs::promote(), [](DecideStore& store, Request& req, Call call) {
+        store.promote(call.principal, call.ref, evaluate_request(req.arguments().get("body")),
+                      call.answer<JsonAnswer>([](const JsonAnswer& a) { return Response::json(a.json); }));
+    });
 }
 
 }  // namespace
