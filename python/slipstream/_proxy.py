@@ -104,6 +104,9 @@ class RequestFactory:
                     host = self.trusted.client_host(last["x-forwarded-for"])
                     if host:
                         forwarded_client = Address(host, 0)
+        if scheme == "http" and not self.root_path and forwarded_client is False:
+            # Nothing to carry (a TestClient's plain http:// request): the Request an app without options gets.
+            return Request(method, path, query, headers, body, path_params, client, route, principal)
         return ProxiedRequest(method, path, query, headers, body, path_params, client, route, principal, scheme=scheme,
                               root_path=self.root_path, client=forwarded_client)
 
