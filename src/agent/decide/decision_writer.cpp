@@ -11,13 +11,16 @@ namespace slipstream::agent::decide {
 
 namespace {
 
-constexpr std::size_t kRowsPerInsert = 256;
+// Two statement shapes only (32 rows, and 1 row for the rest), so both stay prepared in the connection's cache:
+// a statement of a new row count is prepared again, and SQLite's prepare is quadratic in the number of ?NNN
+// parameters (17 per row).
+constexpr std::size_t kRowsPerInsert = 32;
 
 // Runs the INSERTs of `rows` from `next` on in order inside `tx`, then commits.
 void insert_from(std::shared_ptr<sessions::Transaction> tx, std::shared_ptr<const std::vector<DecisionRow>> rows,
                  std::size_t next, std::function<void(base::Status)> done) {
     if (next >= rows->size()) return tx->commit(std::move(done));
-    const std::size_t n = std::min(kRowsPerInsert, rows->size() - next);
+    const std::size_t n = rows->size() - next >= kRowsPerInsert ? kRowsPerInsert : 1;
     store::Params params;
     for (std::size_t i = next; i < next + n; ++i)
         for (const store::Value& v : (*rows)[i].params)
