@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import inspect
 from contextlib import AsyncExitStack
 from typing import Any
@@ -61,6 +62,17 @@ class Program:
         self.step_models: dict[int, list[tuple[str, Any]]] = {}
         for (i, name), reader in self.models:
             self.step_models.setdefault(i, []).append((name, reader))
+        # runs[i]: the end of the run of plain threaded `def` calls from step i, solved in one
+        # thread hand-off (i + 1: step i alone). Not batched with parameter models, whose order needs each step apart.
+        self.runs = [i + 1 for i in range(len(steps))]
+        if not self.models:
+            for i in range(len(steps) - 2, -1, -1):
+                if _batchable(steps[i]) and _batchable(steps[i + 1]):
+                    self.runs[i] = self.runs[i + 1]
+
+
+def _batchable(step: Step) -> bool:
+    return step.alias is None and step.kind == _tree.CALL and step.threaded and step.limit is None
 
 
 def compile_tree(root: _tree.Dependant, flat: dict[tuple[int, str], str]) -> Program:
@@ -182,6 +194,43 @@ async def _release(semaphore: Any) -> None:
     semaphore.release()
 
 
+def _arguments(step: Step, flat: dict[str, Any], values: list[Any], ex: Exchange,
+               models: dict[str, Any]) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    form_values: dict[str, Any] | None = None
+    for name, source, ref in step.args:
+        if source == FLAT:
+            kwargs[name] = flat[ref]
+        elif source == MODEL:
+            kwargs[name] = models[name]
+        elif source == STEP:
+            kwargs[name] = values[ref]
+        elif source == REQUEST:
+            kwargs[name] = ex.request
+        elif source == RESPONSE:
+            kwargs[name] = ex.sub_response()
+        elif source == BACKGROUND:
+            kwargs[name] = ex.background_tasks()
+        elif source == FORM:
+            if form_values is None:  # all of the step's fields at once: a 422 lists each invalid one
+                form_values = _form_fields.values([r for _n, s, r in step.args if s == FORM], ex.request)
+            kwargs[name] = form_values[ref.name]
+        else:
+            kwargs[name] = SecurityScopes(scopes=list(ref))
+    return kwargs
+
+
+def _run_in_one_thread(program: Program, start: int, end: int, flat: dict[str, Any], values: list[Any],
+                       ex: Exchange, context: contextvars.Context) -> None:
+    """Steps start..end-1, all plain `def` calls, one after the other in one worker thread: one
+    hand-off instead of one per call. Each call runs in its own copy of the request's contextvars, as
+    FastAPI's run_in_threadpool per call gives it."""
+    for i in range(start, end):
+        step = program.steps[i]
+        kwargs = _arguments(step, flat, values, ex, {})
+        values[i] = context.copy().run(step.call, **kwargs)
+
+
 async def solve(program: Program, flat: dict[str, Any], ex: Exchange) -> Any:
     """Runs every step in order and returns the handler's result. `yield` dependencies enter ex.rstack (or
     ex.fstack for scope="function"), so their exit code runs when the caller closes those stacks."""
@@ -191,43 +240,31 @@ async def solve(program: Program, flat: dict[str, Any], ex: Exchange) -> Any:
     skipped = [False] * len(program.steps) if program.models else None
     errors: list[Any] = []
     models: dict[str, Any] = {}
-    for i, step in enumerate(program.steps):
+    i = 0
+    while i < len(program.steps):
+        step = program.steps[i]
+        end = program.runs[i]
+        if end > i + 1:  # consecutive `def` calls: one thread hand-off for all of them
+            await _threads.run_sync(_run_in_one_thread, program, i, end, flat, values, ex,
+                                    contextvars.copy_context())
+            i = end
+            continue
+        i += 1
         if step.alias is not None:
-            values[i] = values[step.alias]
+            values[i - 1] = values[step.alias]
             if skipped is not None:
-                skipped[i] = skipped[step.alias]
+                skipped[i - 1] = skipped[step.alias]
             continue
         if skipped is not None:
             found: list[Any] = []
-            models = {name: reader.read(ex.request, found) for name, reader in program.step_models.get(i, ())}
+            models = {name: reader.read(ex.request, found) for name, reader in program.step_models.get(i - 1, ())}
             errors += found
             if found or any(source == STEP and skipped[ref] for _name, source, ref in step.args):
-                skipped[i] = True
+                skipped[i - 1] = True
                 continue
-            if errors and i == len(program.steps) - 1:
+            if errors and i == len(program.steps):
                 break
-        kwargs: dict[str, Any] = {}
-        form_values: dict[str, Any] | None = None
-        for name, source, ref in step.args:
-            if source == FLAT:
-                kwargs[name] = flat[ref]
-            elif source == MODEL:
-                kwargs[name] = models[name]
-            elif source == STEP:
-                kwargs[name] = values[ref]
-            elif source == REQUEST:
-                kwargs[name] = ex.request
-            elif source == RESPONSE:
-                kwargs[name] = ex.sub_response()
-            elif source == BACKGROUND:
-                kwargs[name] = ex.background_tasks()
-            elif source == FORM:
-                if form_values is None:  # all of the step's fields at once: a 422 lists each invalid one
-                    form_values = _form_fields.values([r for _n, s, r in step.args if s == FORM], ex.request)
-                kwargs[name] = form_values[ref.name]
-            else:
-                kwargs[name] = SecurityScopes(scopes=list(ref))
-        values[i] = await call_step(step, kwargs, ex)
+        values[i - 1] = await call_step(step, _arguments(step, flat, values, ex, models), ex)
     if errors:
         raise RequestValidationError(errors)
     return values[-1]

@@ -92,6 +92,12 @@ def sync_app(fw: Any) -> Any:
     async def read_var(value: Annotated[str, fw.Depends(sets_var)]) -> Any:
         return {"dependency saw": value, "handler sees": SET_BY_DEP.get()}
 
+    @app.get("/var-def")
+    def read_var_def(
+        value: Annotated[str, fw.Depends(sets_var)], where: Annotated[dict[str, Any], fw.Depends(plain)]
+    ) -> Any:
+        return {"dependency saw": value, "handler sees": SET_BY_DEP.get(), "where": where}
+
     @app.get("/def-handler")
     def def_handler(dep: Annotated[dict[str, Any], fw.Depends(plain)]) -> Any:
         return {"dep": dep, "handler": _where(state["loop_thread"])}
@@ -164,6 +170,7 @@ ROWS = [
     row("sync", "GET", "/plain?q=x"),
     row("sync", "GET", "/class?limit=4", headers={"x-id": "r2"}),
     row("sync", "GET", "/var"),
+    row("sync", "GET", "/var-def", headers={"x-id": "r8"}),
     row("sync", "GET", "/def-handler", headers={"x-id": "r3"}),
     row("sync", "GET", "/def-handler-only", headers={"x-id": "r4"}),
     row("sync", "GET", "/session", headers={"x-id": "r5"}),
