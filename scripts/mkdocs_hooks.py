@@ -28,7 +28,6 @@ GENERATED: set[str] = set()  # the pages made here (their links are rewritten wh
 
 # Markdown links and images: [text](target) / ![alt](target), target without spaces; an optional #anchor.
 LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)\)")
-CLI_COMMANDS = ("run", "new", "routes", "openapi", "check", "asgi", "mcp", "serve-model")
 # Generated page -> (file in the repository, first heading of the section to take; None for the whole file).
 SECTIONS = {
     "sessions.md": ("README.md", "## Durable agent sessions", "# Agent sessions"),
@@ -102,11 +101,17 @@ def _cli_reference() -> str:
         "`SLIPSTREAM_*` environment variable; a flag on the command line wins.\n"
     )
     parts = ["# Command line\n", intro]
-    for command in ("", *CLI_COMMANDS):
+    commands = [""]  # slipstream --help first: its usage line lists the commands, each asked in turn
+    for command in commands:
         argv = [python, "-m", "slipstream", *([command] if command else []), "--help"]
         result = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=120, check=False)
         if result.returncode != 0:
             raise RuntimeError(f"{' '.join(argv[1:])} failed: {result.stderr[-2000:]}")
+        if not command:
+            listed = re.search(r"\{([a-z,-]+)\}", result.stdout)
+            if listed is None:
+                raise RuntimeError(f"no commands in slipstream --help: {result.stdout[:500]}")
+            commands.extend(listed.group(1).split(","))
         parts.append(f"## slipstream {command}\n" if command else "## slipstream\n")
         parts.append("```text\n" + result.stdout.rstrip() + "\n```\n")
     return "\n".join(parts)
