@@ -6,7 +6,6 @@ statement's deadline) -> 503 {"detail": "database unavailable"} with Retry-After
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import inspect
 import logging
 from typing import Any
@@ -106,41 +105,21 @@ def _jsonable(value: Any) -> Any:
     return _jsonable(encode_fallback(value))
 
 
-def _call_handler(handler: Any, request: Request, exc: BaseException) -> Response:
+def _call_handler(handler: Any, request: Request, exc: BaseException) -> Any:
+    """The handler's Response; for an `async def` handler, a coroutine that gives it (never raising), which the
+    engine steps as a handler's coroutine: in the request's task, going on there when it suspends."""
     result = handler(request, exc)
     if asyncio.iscoroutine(result):
-        return _step_in_task(result)
+        return _guarded(result)
     return result
 
 
-async def _unused() -> None:
-    """The body of a task made only to be asyncio's current task while an exception handler steps."""
-
-
-def _step_in_task(coro: Any) -> Any:
-    """An async exception handler's coroutine, stepped once inside a Task, as FastAPI runs it in the request's task
-    (asyncio.current_task(), anyio cancel scopes and asyncio.timeout work there), in a copy of the contextvars."""
-    loop: asyncio.AbstractEventLoop | None
+async def _guarded(coro: Any) -> Response:
     try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        loop = None
-    task = None
-    if loop is not None and asyncio.current_task(loop) is None:
-        task = loop.create_task(_unused())
-        asyncio.tasks._enter_task(loop, task)  # type: ignore[attr-defined]
-    try:
-        contextvars.copy_context().run(coro.send, None)
-    except StopIteration as stop:
-        return stop.value
-    else:
-        coro.close()
-        raise RuntimeError("an async exception handler must not suspend (await real I/O) for a route without "
-                           "dependencies in an app without HTTP middleware (routes with either await it)")
-    finally:
-        if task is not None:
-            asyncio.tasks._leave_task(loop, task)  # type: ignore[attr-defined]
-            task.cancel()
+        return await coro  # type: ignore[no-any-return]
+    except Exception as second:
+        logger.error("Exception in exception handler", exc_info=second)
+        return PlainTextResponse("Internal Server Error", status_code=500)
 
 
 def _reaches_server_layer(errors: Any, handler: Any, exc: BaseException) -> bool:
