@@ -63,18 +63,24 @@ def test_app_decisions_serves_the_routes_next_to_python_routes(tmp_path):
 
 def test_a_prefix_and_the_store_surviving_the_app(tmp_path):
     app = App()
-    decisions = Decisions(store(tmp_path))
+    decisions = Decisions(store(tmp_path), shadow_flush_ms=60_000)
     app.mount("/decide", decisions)
+    shadow = "/decide" + BASE.replace("router", "shadow")
     with TestClient(app) as c:
         assert c.put("/decide" + BASE + "/spec", json=SPEC).status_code == 201
         assert c.get(BASE + "/spec").status_code == 404
         d = c.post("/decide" + BASE + "/decide", json={"context": {"side": "right"}}).json()
-    decisions.close()
+        assert c.put(shadow + "/spec", json={**SPEC, "mode": "frozen"}).status_code == 201
+        queued = c.post(shadow + "/decide", json={"context": {"side": "left"}}).json()
+        assert c.get(f"{shadow}/decisions/{queued['decisionId']}").json()["queued"] is True
+    decisions.close()  # writes the queued shadow decision
     again = App()
     again.decisions(store(tmp_path), prefix="/decide")
     with TestClient(again) as c:
         got = c.get(f"/decide{BASE}/decisions/{d['decisionId']}").json()
         assert got["context"] == {"side": "right"}
+        written = c.get(f"{shadow}/decisions/{queued['decisionId']}").json()
+        assert written["context"] == {"side": "left"} and "queued" not in written
 
 
 def test_bad_options_and_stores(tmp_path):
