@@ -110,3 +110,24 @@ def test_mount_paths_are_checked(path: str) -> None:
 def test_wsgi_max_body_is_checked() -> None:
     with pytest.raises(ValueError, match="max_body must be a non-negative integer"):
         WSGIMiddleware(echo_length, max_body=-1)
+
+
+def test_a_streamed_body_through_the_apps_http_middleware() -> None:
+    """With HTTP middleware the mounted app's response reaches it as a StreamingResponse (as Starlette's
+    BaseHTTPMiddleware sees it): headers it adds arrive, the 4 MiB body streams whole."""
+    app = App(compression=False)
+
+    @app.middleware("http")
+    async def stamp(request: Any, call_next: Any) -> Any:
+        response = await call_next(request)
+        response.headers["x-stamped"] = type(response).__name__
+        return response
+
+    app.mount("/files", WSGIMiddleware(big_stream))
+    app.mount("/len", WSGIMiddleware(echo_length))
+    with TestClient(app) as client, httpx.Client(base_url=f"http://127.0.0.1:{client.port}", timeout=60) as http:
+        streamed = http.get("/files/x")
+        assert (streamed.status_code, streamed.headers["x-stamped"]) == (200, "StreamingResponse")
+        assert streamed.content == CHUNK * 64
+        whole = http.post("/len/", content=b"abc")
+        assert (whole.text, whole.headers["x-stamped"], whole.headers["content-length"]) == ("3", "Response", "1")

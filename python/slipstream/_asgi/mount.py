@@ -10,20 +10,27 @@ app's own lifespan is not run (as under Starlette's Mount).
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 from .. import _server_errors
 from .._core.route_desc import ArgDesc, RouteDesc
 from .._core.websocket import WebSocket
-from .._route_misses import make_redirect_runner
+from .._route_misses import redirect_response
 from ..datastructures import URLPath
+from ..dependencies.runner import answer_through_chain
 from ..exceptions import NoMatchFound
+from ..middleware import MiddlewareChain, dispatcher
+from ..responses import Response, StreamingResponse
 from ..websockets import install_websockets
 from .discover import METHODS, find_websocket_paths
-from .http import HttpCycle, http_scope, run_http
+from .http import HttpCycle, http_scope, run_http, split_headers
 from .websocket import WebSocketCycle, run_websocket, websocket_scope
 
 _REST = "{__slipstream_mount:path}"
+logger = logging.getLogger("slipstream.error")
 
 
 def _server_of(url: Any) -> tuple[str, int] | None:
@@ -44,6 +51,7 @@ class AsgiMount:
         self.path = "" if path == "/" else path.rstrip("/")
         self._owner: Any = None  # the App: its TestClient sees the mounted app's exceptions; scope["router"]
         self._state: Any = None
+        self._chain: MiddlewareChain | None = None  # the App's HTTP middleware, when it has some
 
     def install_native(self, native: Any, runtime: Any, path: str) -> None:
         """Adds every method of `path/...` (and `path` itself: 307 to `path/`, or 404 without the App's
@@ -51,6 +59,12 @@ class AsgiMount:
         self.path = "" if path == "/" else path.rstrip("/")
         self._owner = getattr(runtime, "app", None)
         self._state = runtime
+        user_middleware = getattr(self._owner, "user_middleware", None)
+        self._chain = (
+            MiddlewareChain([dispatcher(m) for m in user_middleware], self._owner.exception_handlers)
+            if user_middleware
+            else None
+        )
         desc = RouteDesc(
             handler=self._http,
             is_coroutine=True,
@@ -65,7 +79,7 @@ class AsgiMount:
             native.add_route(method, pattern, desc)
         if self.path and getattr(self._owner, "redirect_slashes", True):
             redirect = RouteDesc(
-                handler=make_redirect_runner(runtime),
+                handler=self._redirect,
                 is_coroutine=True,
                 status_code=307,
                 args=(ArgDesc.request("__request__"), ArgDesc.reply()),
@@ -100,10 +114,56 @@ class AsgiMount:
             _server_errors.report(self._owner, exc)
 
     async def _http(self, request: Any, __reply__: Any) -> None:
+        if self._chain is not None:  # the App's HTTP middleware around the mounted app, as in Starlette
+            await answer_through_chain(
+                self._chain, request, __reply__, self._state, lambda req, _after: self._captured(req)
+            )
+            return
         cycle = HttpCycle(__reply__, request.body_bytes, request.method == "HEAD")
         root = request.root_path
         scope = http_scope(request, root, _server_of(request.url))
         await run_http(self.app, self._child(scope, root), cycle, request, self._report)
+
+    async def _redirect(self, __request__: Any, __reply__: Any) -> None:
+        """`path` itself: 307 to `path/` (through the App's HTTP middleware, as Starlette's router answers it)."""
+        chain = self._chain or MiddlewareChain([], getattr(self._owner, "exception_handlers", None))
+        await answer_through_chain(chain, __request__, __reply__, self._state, lambda req, _after: _redirected(req))
+
+    async def _captured(self, request: Any) -> Response:
+        """The mounted app's answer as a Response for the middleware chain, as Starlette's BaseHTTPMiddleware gets
+        it: the app runs in a task of its own; a body sent in one message is a whole Response, a longer one a
+        StreamingResponse fed as the app sends. An exception before the head goes to the chain (exception
+        handlers, 500); one after it ends the body and reaches the TestClient."""
+        root = request.root_path
+        scope = self._child(http_scope(request, root, _server_of(request.url)), root)
+        bridge = _Bridge(request.body_bytes)
+        task = asyncio.get_running_loop().create_task(self._run_bridged(scope, bridge))
+        head = await bridge.first
+        if isinstance(head, BaseException):
+            await task
+            raise head
+        content_type, headers = split_headers(bridge.headers)
+        body, more = head
+        if not more:
+            response: Response = Response(body, status_code=bridge.status, media_type=content_type)
+        else:
+            response = StreamingResponse(bridge.rest(body), status_code=bridge.status, media_type=content_type)
+        response.raw_headers = list(headers)
+        return response
+
+    async def _run_bridged(self, scope: dict[str, Any], bridge: _Bridge) -> None:
+        try:
+            await self.app(scope, bridge.receive, bridge.send)
+        except Exception as exc:  # to the chain before the head, else reported and logged
+            if not bridge.first.done():
+                bridge.first.set_result(exc)
+                return
+            logger.error("Exception in ASGI application", exc_info=exc)
+            self._report(exc)
+        finally:
+            if not bridge.first.done():
+                bridge.first.set_result(RuntimeError("the mounted ASGI app returned without a response"))
+            bridge.close()
 
     async def _websocket(self, websocket: WebSocket) -> None:
         url = websocket.url
@@ -119,6 +179,61 @@ class AsgiMount:
         if self._owner is not None:  # request.url_for in the mounted app finds the App's routes and mounts
             scope["router"] = self._owner
         return scope
+
+
+async def _redirected(request: Any) -> Response:
+    return redirect_response(request)
+
+
+class _Bridge:
+    """receive/send of a mounted app run in its own task: `first` gets (first body chunk, more to come) once the
+    head and a body message arrived (or the exception raised before), `rest()` the chunks after it."""
+
+    def __init__(self, body: bytes) -> None:
+        loop = asyncio.get_running_loop()
+        self._body: bytes | None = body
+        self._ended = asyncio.Event()
+        self.first: asyncio.Future[Any] = loop.create_future()
+        self.status = 500
+        self.headers: Any = ()
+        self._chunks: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+    async def receive(self) -> dict[str, Any]:
+        body, self._body = self._body, None
+        if body is not None:
+            return {"type": "http.request", "body": body, "more_body": False}
+        await self._ended.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "http.response.start":
+            self.status = int(message["status"])
+            self.headers = message.get("headers") or ()
+            return
+        if kind == "http.response.pathsend":
+            with open(message["path"], "rb") as file:  # noqa: ASYNC230 - the middleware sees the file's bytes
+                message = {"type": "http.response.body", "body": file.read()}
+        if kind not in ("http.response.body", "http.response.pathsend"):
+            return
+        chunk, more = bytes(message.get("body", b"")), bool(message.get("more_body", False))
+        if not self.first.done():
+            self.first.set_result((chunk, more))
+        elif chunk:
+            await self._chunks.put(chunk)
+        if not more:
+            self.close()
+
+    def close(self) -> None:
+        if not self._ended.is_set():
+            self._ended.set()
+            self._chunks.put_nowait(None)
+
+    async def rest(self, first: bytes) -> AsyncIterator[bytes]:
+        if first:
+            yield first
+        while (chunk := await self._chunks.get()) is not None:
+            yield chunk
 
 
 __all__ = ["AsgiMount"]

@@ -166,14 +166,27 @@ def mount_app(fw: Any) -> Any:
     return app
 
 
+def middleware_app(fw: Any) -> Any:
+    """mount_app with an HTTP middleware: it sees the mounted apps' requests and responses too."""
+    app = mount_app(fw)
+
+    @app.middleware("http")
+    async def stamp(request: fw.Request, call_next: Any) -> Any:
+        response = await call_next(request)
+        response.headers["x-mw"] = request.url.path
+        return response
+
+    return app
+
+
 @pytest.fixture(scope="module")
 def pair() -> Iterator[Callable[[str], tuple[Any, Any]]]:
-    yield from client_pairs({"mount": mount_app})
+    yield from client_pairs({"mount": mount_app, "mount-mw": middleware_app})
 
 
-def row(method: str, url: str, gap: str | None = None, **kwargs: Any) -> Any:
+def row(method: str, url: str, gap: str | None = None, app: str = "mount", **kwargs: Any) -> Any:
     marks = [pytest.mark.xfail(strict=True, reason=gap)] if gap else []
-    return pytest.param(method, url, gap, kwargs, id=f"mount {method} {url}", marks=marks)
+    return pytest.param(app, method, url, gap, kwargs, id=f"{app} {method} {url}", marks=marks)
 
 
 ROWS = [
@@ -206,14 +219,29 @@ ROWS = [
     row("GET", "/legacy/boom"),
     row("GET", "/legacy"),
     row("GET", "/nothing"),
+    *(
+        row(method, url, app="mount-mw", **kwargs)
+        for method, url, kwargs in [
+            ("GET", "/main", {}),
+            ("GET", "/sub/items/5", {}),
+            ("GET", "/sub", {}),
+            ("GET", "/sub/items/five", {}),
+            ("GET", "/sub/fail", {}),
+            ("GET", "/sub/boom", {}),
+            ("GET", "/star/text", {}),
+            ("PUT", "/scope/x", {"content": b"payload", "headers": {"content-type": "text/plain"}}),
+            ("GET", "/legacy/stream", {}),
+            ("GET", "/legacy/boom", {}),
+        ]
+    ),
 ]
 
 
-@pytest.mark.parametrize(("method", "url", "gap", "kwargs"), ROWS)
+@pytest.mark.parametrize(("app", "method", "url", "gap", "kwargs"), ROWS)
 def test_same_answer(
-    pair: Any, request: pytest.FixtureRequest, method: str, url: str, gap: str | None, kwargs: dict[str, Any]
+    pair: Any, request: pytest.FixtureRequest, app: str, method: str, url: str, gap: str | None, kwargs: dict[str, Any]
 ) -> None:
-    got, expected = exchange(pair, "mount", method, url, kwargs)
+    got, expected = exchange(pair, app, method, url, kwargs)
     diffs = compare(got, expected)
     record(Outcome(request.node.callspec.id, gap, diffs))
     assert not diffs, "\n".join(diffs)
