@@ -14,6 +14,8 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 
 PY="${PYTHON:-$ROOT/.venv/bin/python}"
+# ccache hits across checkouts, as the Makefile sets them (paths hashed relative to the checkout).
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
 OUT="${WHEEL_DIR:-$ROOT/dist}"
 TOOLS="${SLIPSTREAM_TOOLS_DIR:-$ROOT/build/tools}"
 VENV="$TOOLS/wheel-venv"
@@ -31,13 +33,18 @@ if [[ ! -f "$VENV/.versions" || "$(cat "$VENV/.versions")" != "$want" ]]; then
   echo "$want" > "$VENV/.versions"
 fi
 
-# build-pip/ is shared with scripts/setup.sh's editable install and other wheel builds: one at a time, under the
-# lock the developers take around setup.sh (so do not run this script under `flock /tmp/ss-pip.lock` yourself).
-mkdir -p "$OUT" build-pip/raw-wheels
+# build-pip/<tag> of the .venv's Python is shared with scripts/setup.sh's editable install: one build at a time,
+# under the lock the developers take around setup.sh (so do not run this script under that flock yourself).
+# Another interpreter builds in a folder of its own, under a lock of its own.
+tag="$("$PY" -c 'import sys; print(sys.implementation.cache_tag)')"
+venv_tag="$("$ROOT/.venv/bin/python" -c 'import sys; print(sys.implementation.cache_tag)' 2>/dev/null || true)"
 LOCK="${SLIPSTREAM_PIP_LOCK:-/tmp/ss-pip.lock}"
+[[ "$tag" == "$venv_tag" ]] || LOCK="/tmp/ss-pip-$tag.lock"
+RAW="build-pip/raw-wheels-$tag"
+mkdir -p "$OUT" "$RAW"
 exec 9>"$LOCK"
 flock -n 9 || { echo "build_wheel: waiting for $LOCK (another build in build-pip/)"; flock 9; }
-rm -f build-pip/raw-wheels/*.whl
+rm -f "$RAW"/*.whl
 
 # The build backend from the interpreter's own environment when it has one (the .venv does: offline, and the
 # same scikit-build-core and nanobind as the editable install), else pip's isolated build environment.
@@ -50,15 +57,15 @@ rm -f "$OUT"/slipstream-*.tar.gz
 "$VENV/bin/python" -c 'import sys; from scikit_build_core.build import build_sdist; print(sys.argv[1] + "/" + build_sdist(sys.argv[1]))' \
   "$OUT" | sed 's/^/build_wheel: /'
 
-echo "build_wheel: wheel for $("$PY" -c 'import sys; print(sys.implementation.cache_tag)') (build-pip/)"
-"$PY" -m pip wheel -q --disable-pip-version-check --no-deps "${isolation[@]}" -w build-pip/raw-wheels .
-raw=(build-pip/raw-wheels/slipstream-*.whl)
+echo "build_wheel: wheel for $tag (build-pip/)"
+"$PY" -m pip wheel -q --disable-pip-version-check --no-deps "${isolation[@]}" -w "$RAW" .
+raw=("$RAW"/slipstream-*.whl)
 
 # The lowest manylinux tag the extension's symbol versions allow (auditwheel picks it), with the libraries bundled.
-tag="$(basename "${raw[0]}" .whl | cut -d- -f3-4)"   # cp311-cp311
-rm -f "$OUT"/slipstream-*-"$tag"-*.whl
-PATH="$VENV/bin:$PATH" "$VENV/bin/auditwheel" repair --wheel-dir "$OUT" "${raw[0]}" >build-pip/auditwheel.log 2>&1 ||
-  { cat build-pip/auditwheel.log; exit 1; }
-for wheel in "$OUT"/slipstream-*-"$tag"-*manylinux*.whl; do
+python_tag="$(basename "${raw[0]}" .whl | cut -d- -f3-4)"   # cp311-cp311
+rm -f "$OUT"/slipstream-*-"$python_tag"-*.whl
+PATH="$VENV/bin:$PATH" "$VENV/bin/auditwheel" repair --wheel-dir "$OUT" "${raw[0]}" >"build-pip/auditwheel-$tag.log" 2>&1 ||
+  { cat "build-pip/auditwheel-$tag.log"; exit 1; }
+for wheel in "$OUT"/slipstream-*-"$python_tag"-*manylinux*.whl; do
   echo "build_wheel: $wheel"
 done

@@ -191,6 +191,7 @@ def test_a_fresh_venv_without_build_tools_runs_the_wheel(fresh_venv: pathlib.Pat
     server = subprocess.Popen(
         [str(fresh_venv / "bin" / "slipstream"), "run", "smoke:app", "--port", "0", "--threads", "1"],
         cwd=tmp_path,
+        stdout=subprocess.DEVNULL,  # the access log
         stderr=subprocess.PIPE,
         text=True,
         env=clean_env(),
