@@ -98,7 +98,8 @@ ALLOWED = {
         "server/h1",
         "slipstream",
     },
-    "store": {"base", "net", "json"},
+    # store/http, the outbound HTTP client, reads responses with http/h1's parsers and events with http/sse's.
+    "store": {"base", "net", "json", "http/h1", "http/sse"},
     "agent": {"base", "json", "store", "metrics", "slipstream"},
     # the decision service reuses agent/sessions' transaction runner, SQL text and merge patch ("agent").
     "agent/decide": {"base", "json", "store", "metrics", "slipstream", "agent"},
