@@ -4,6 +4,7 @@
 #include "slipstream/llm_proxy.h"
 
 #include <gtest/gtest.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -16,7 +17,6 @@
 #include <thread>
 
 #include "http/sse/event_parser.h"
-#include "net/socket.h"
 #include "store/http/shared_client.h"
 #include "store/http/test_server.h"
 
@@ -603,20 +603,24 @@ TEST(LlmProxyRoute, ClientDisconnectCancelsTheUpstream) {
     proxy.mount(app, "/extract", route());
     app.listen("127.0.0.1", 0);
     app.start();
-    auto fd = net::connect_tcp("127.0.0.1", app.port());
-    ASSERT_TRUE(fd.is_ok());
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(app.port());
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
     std::string body = kRequest;
     std::string req = "POST /extract HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
                       std::to_string(body.size()) + "\r\n\r\n" + body;
-    ASSERT_EQ(::send(fd->get(), req.data(), req.size(), MSG_NOSIGNAL), static_cast<ssize_t>(req.size()));
+    ASSERT_EQ(::send(fd, req.data(), req.size(), MSG_NOSIGNAL), static_cast<ssize_t>(req.size()));
     char buf[4096];
     std::string got;
     while (got.find("event: partial") == std::string::npos) {
-        ssize_t n = ::recv(fd->get(), buf, sizeof buf, 0);
+        ssize_t n = ::recv(fd, buf, sizeof buf, 0);
         ASSERT_GT(n, 0);
         got.append(buf, static_cast<std::size_t>(n));
     }
-    fd->reset();  // the client goes away
+    ::close(fd);  // the client goes away
     EXPECT_TRUE(eventually([&] { return up.client_closed.load(); }));
     EXPECT_LT(up.written.load(), 250);
     EXPECT_TRUE(eventually([&] { return proxy.stats().cancelled == 1 && proxy.stats().active == 0; }));
