@@ -140,13 +140,13 @@ struct LlmRouteOptions {
 
 /// Counters of a proxy's calls, from any thread.
 struct LlmProxyStats {
-    std::uint64_t started = 0;     // calls sent upstream
-    std::uint64_t refused = 0;     // ended before any event (bad request, upstream unreachable or non-2xx, timeout)
-    std::uint64_t completed = 0;   // ended with a valid document
-    std::uint64_t invalid = 0;     // ended because the output could not satisfy the schema
-    std::uint64_t failed = 0;      // the upstream failed mid-stream
-    std::uint64_t cancelled = 0;   // stopped by the caller (a client that went away)
-    std::uint64_t active = 0;      // in flight
+    std::uint64_t started = 0;    // calls sent upstream
+    std::uint64_t refused = 0;    // ended before any event (bad request, upstream unreachable or non-2xx, timeout)
+    std::uint64_t completed = 0;  // ended with a valid document
+    std::uint64_t invalid = 0;    // ended because the output could not satisfy the schema
+    std::uint64_t failed = 0;     // the upstream failed mid-stream
+    std::uint64_t cancelled = 0;  // stopped by the caller (a client that went away)
+    std::uint64_t active = 0;     // in flight
 };
 
 /// One upstream, its connection pool and the client thread the calls run on (its own event loop: the server's I/O

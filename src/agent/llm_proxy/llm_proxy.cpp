@@ -71,8 +71,8 @@ struct LlmProxy::Impl {
     // A call not sent yet: the caller may tie it to its own lifetime (a responder's on_cancel) before send().
     std::pair<std::shared_ptr<LlmCall>, std::shared_ptr<lp::ProxyCall>> make(
         const std::shared_ptr<const StructuredSchema>& schema, LlmCallOptions options, LlmCallHandlers handlers) {
-        auto call = std::make_shared<lp::ProxyCall>(schema->impl().compiled, std::move(options), std::move(handlers),
-                                                    counters);
+        auto call =
+            std::make_shared<lp::ProxyCall>(schema->impl().compiled, std::move(options), std::move(handlers), counters);
         auto state = std::make_shared<LlmCall::State>();
         state->call = call;
         return {std::make_shared<LlmCall>(std::move(state)), std::move(call)};
@@ -84,8 +84,7 @@ struct LlmProxy::Impl {
                                    .add_response_format = options.add_response_format,
                                    .strict = options.strict,
                                    .schema_name = options.schema_name};
-        base::Result<std::string> body =
-            lp::build_upstream_body(request_json, schema.impl().compiled->document(), bo);
+        base::Result<std::string> body = lp::build_upstream_body(request_json, schema.impl().compiled->document(), bo);
         if (!body.is_ok()) {
             call.refuse_now(400, lp::error_body(body.status().message(), "invalid_request_error", "invalid_request"));
             return;
@@ -114,7 +113,8 @@ LlmProxy::LlmProxy(LlmUpstreamOptions options) : impl_(std::make_shared<Impl>())
     i.headers.emplace_back("Content-Type", "application/json");
     i.headers.emplace_back("Accept", "text/event-stream");
     if (!i.options.api_key.empty()) i.headers.emplace_back("Authorization", "Bearer " + i.options.api_key);
-    for (const auto& h : i.options.headers) i.headers.push_back(h);
+    for (const auto& h : i.options.headers)
+        i.headers.push_back(h);
     store::http::SharedClientOptions co;
     co.thread_name = "ss-llm-proxy";
     co.client.max_connections_per_origin = std::max<std::size_t>(i.options.max_connections, 1);

@@ -3,8 +3,8 @@
 // App, read back over HTTP.
 #include "slipstream/llm_proxy.h"
 
-#include <gtest/gtest.h>
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -42,7 +42,8 @@ std::string json_quote(std::string_view s) {
 }
 
 std::string chunk_event(std::string_view content, std::string_view finish = "null") {
-    return "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":" +
+    return "data: "
+           "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":" +
            json_quote(content) + "},\"finish_reason\":" + std::string(finish) + "}]}\n\n";
 }
 
@@ -224,18 +225,19 @@ TEST(LlmProxy, InvalidOutputStopsTheUpstream) {
         std::size_t offset;
     };
     const std::vector<Case> cases = {
-        {{"{\"name\": \"x\", \"e", "mail\": 1", "}"}, "/e", "additionalProperties", 15},    // a key no property starts
-        {{"{\"name\": 12", "3}"}, "/name", "type", 9},                                     // a number for a string
-        {{"[1, 2]"}, "", "type", 0},                                                       // not an object at all
-        {{"{\"name\":\"a\",\"age\":-1}"}, "/age", "minimum", 21},                          // known only at the end
-        {{"{\"age\": 3}"}, "", "required", 9},                                             // closed without name
-        {{"Sure! Here is the JSON: {"}, "", "json", 0},                                    // chatter
+        {{"{\"name\": \"x\", \"e", "mail\": 1", "}"}, "/e", "additionalProperties", 15},  // a key no property starts
+        {{"{\"name\": 12", "3}"}, "/name", "type", 9},                                    // a number for a string
+        {{"[1, 2]"}, "", "type", 0},                                                      // not an object at all
+        {{"{\"name\":\"a\",\"age\":-1}"}, "/age", "minimum", 21},                         // known only at the end
+        {{"{\"age\": 3}"}, "", "required", 9},                                            // closed without name
+        {{"Sure! Here is the JSON: {"}, "", "json", 0},                                   // chatter
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(c.pieces.front());
         Upstream up;
         up.pieces = c.pieces;
-        for (int i = 0; i < 50; ++i) up.pieces.push_back(" ");  // more to come: it must not be read
+        for (int i = 0; i < 50; ++i)
+            up.pieces.push_back(" ");  // more to come: it must not be read
         up.gap_ms = 20;
         TestServer server(up.handler());
         LlmProxy proxy(upstream_for(server));
@@ -296,9 +298,10 @@ TEST(LlmProxy, TruncatedAndBrokenStreams) {
         EXPECT_EQ(h.last().first, "complete");
     }
     // The upstream's error object mid-stream; a refusal; an event that is not JSON.
-    for (const std::string& bad : {std::string("data: {\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}\n\n"),
-                                   std::string("data: {\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"I can't\"}}]}\n\n"),
-                                   std::string("data: not json\n\n")}) {
+    for (const std::string& bad :
+         {std::string("data: {\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}\n\n"),
+          std::string("data: {\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"I can't\"}}]}\n\n"),
+          std::string("data: not json\n\n")}) {
         TestServer server([&bad](ServerConn& c) {
             c.read_request();
             c.write(kStreamHead);
@@ -421,7 +424,8 @@ TEST(LlmProxy, UnreachableSlowAndStalledUpstreams) {
 TEST(LlmProxy, CancelClosesTheUpstreamAndSilencesTheHandlers) {
     Upstream up;
     up.pieces = {"{\"name\": \""};
-    for (int i = 0; i < 200; ++i) up.pieces.push_back("a");
+    for (int i = 0; i < 200; ++i)
+        up.pieces.push_back("a");
     up.gap_ms = 10;
     TestServer server(up.handler());
     LlmProxy proxy(upstream_for(server));
@@ -559,9 +563,10 @@ TEST(LlmProxyRoute, SseAndNdjson) {
     Answer n = post(app.port(), "/extract.ndjson", kRequest);
     EXPECT_EQ(n.status, 200);
     EXPECT_EQ(n.type, "application/x-ndjson");
-    EXPECT_EQ(n.body, "{\"type\":\"delta\",\"value\":\"{\\\"name\\\":\\\"Ada\\\",\"}\n"
-                      "{\"type\":\"delta\",\"value\":\"\\\"age\\\":36}\"}\n"
-                      "{\"type\":\"complete\",\"value\":{\"name\":\"Ada\",\"age\":36}}\n");
+    EXPECT_EQ(n.body,
+              "{\"type\":\"delta\",\"value\":\"{\\\"name\\\":\\\"Ada\\\",\"}\n"
+              "{\"type\":\"delta\",\"value\":\"\\\"age\\\":36}\"}\n"
+              "{\"type\":\"complete\",\"value\":{\"name\":\"Ada\",\"age\":36}}\n");
     Answer bad = post(app.port(), "/extract", "[]");
     EXPECT_EQ(bad.status, 400);
     EXPECT_NE(bad.body.find("invalid_request_error"), std::string::npos) << bad.body;
@@ -595,7 +600,8 @@ TEST(LlmProxyRoute, UpstreamErrorsBecomeStatuses) {
 TEST(LlmProxyRoute, ClientDisconnectCancelsTheUpstream) {
     Upstream up;
     up.pieces = {"{\"name\": \""};
-    for (int i = 0; i < 300; ++i) up.pieces.push_back("a");
+    for (int i = 0; i < 300; ++i)
+        up.pieces.push_back("a");
     up.gap_ms = 10;
     TestServer server(up.handler());
     LlmProxy proxy(upstream_for(server));

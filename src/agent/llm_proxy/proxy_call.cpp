@@ -189,7 +189,8 @@ void ProxyCall::on_head(const store::http::ResponseHead& head) {
     } else {
         std::string what = "the upstream answered " + std::to_string(head.status) + " with content type '" +
                            std::string(type) + "', not an event stream";
-        refuse(LlmRefusal{.status = 502, .body = error_body(what, "upstream_error", "upstream_bad_response"), .retry_after = {}});
+        refuse(LlmRefusal{
+            .status = 502, .body = error_body(what, "upstream_error", "upstream_bad_response"), .retry_after = {}});
         stop_upstream();
         return;
     }
@@ -203,7 +204,8 @@ void ProxyCall::on_data(std::string_view data) {
             base::Status s = parser_.feed(data, *this);
             if (!s.is_ok() && !done_.load()) {
                 // A line or event past the parser's limits.
-                end_with_error("upstream", "the upstream's event stream is malformed: " + s.message(), counters_->failed);
+                end_with_error("upstream", "the upstream's event stream is malformed: " + s.message(),
+                               counters_->failed);
                 stop_upstream();
             }
             return;
@@ -236,11 +238,14 @@ void ProxyCall::on_end(base::Status status) {
             const bool timeout = status.is_timeout();
             const bool busy = status.is_resource_exhausted();
             std::string what = "the upstream failed: " + status.message();
-            refuse(LlmRefusal{
-                .status = timeout ? 504 : busy ? 503 : 502,
-                .body = error_body(what, "upstream_error",
-                                   timeout ? "upstream_timeout" : busy ? "upstream_busy" : "upstream_unavailable"),
-                .retry_after = busy ? "1" : ""});
+            refuse(LlmRefusal{.status = timeout ? 504
+                                        : busy  ? 503
+                                                : 502,
+                              .body = error_body(what, "upstream_error",
+                                                 timeout ? "upstream_timeout"
+                                                 : busy  ? "upstream_busy"
+                                                         : "upstream_unavailable"),
+                              .retry_after = busy ? "1" : ""});
             return;
         }
         case Phase::kErrorBody: {
@@ -267,10 +272,10 @@ void ProxyCall::on_end(base::Status status) {
             std::string what = "the upstream answered " + std::to_string(upstream_status_) +
                                (message.empty() ? std::string() : ": " + message);
             int status_out = passed_through(upstream_status_) ? upstream_status_ : 502;
-            refuse(LlmRefusal{.status = status_out,
-                              .body = error_body(what, "upstream_error", "upstream_status", upstream_status_,
-                                                 upstream_error),
-                              .retry_after = retry_after_});
+            refuse(LlmRefusal{
+                .status = status_out,
+                .body = error_body(what, "upstream_error", "upstream_status", upstream_status_, upstream_error),
+                .retry_after = retry_after_});
             return;
         }
         case Phase::kJson:
@@ -290,7 +295,8 @@ void ProxyCall::on_end(base::Status status) {
             base::Status s = parser_.finish(*this, &dropped);
             if (done_.load()) return;
             if (!s.is_ok()) {
-                end_with_error("upstream", "the upstream's event stream is malformed: " + s.message(), counters_->failed);
+                end_with_error("upstream", "the upstream's event stream is malformed: " + s.message(),
+                               counters_->failed);
                 return;
             }
             // The stream ended cleanly without "[DONE]": the document decides (complete and valid, or not).
@@ -373,8 +379,7 @@ void ProxyCall::take_object(std::string_view json_text, bool whole) {
 void ProxyCall::feed(std::string_view piece) {
     if (piece.empty() || done_.load()) return;
     if (fed_ + piece.size() > options_.max_output_bytes) {
-        end_with_error("maxBytes",
-                       "the output is longer than " + std::to_string(options_.max_output_bytes) + " bytes",
+        end_with_error("maxBytes", "the output is longer than " + std::to_string(options_.max_output_bytes) + " bytes",
                        counters_->invalid);
         stop_upstream();
         return;

@@ -19,10 +19,9 @@ TEST(UpstreamBody, RewritesForOneValidatedStream) {
     auto body = build_upstream_body(R"({"messages":[{"role":"user","content":"hi"}],"stream":false,"temperature":0})",
                                     schema(arena), o);
     ASSERT_TRUE(body.is_ok()) << body.status().to_string();
-    EXPECT_EQ(*body,
-              R"({"messages":[{"role":"user","content":"hi"}],"temperature":0,"stream":true,"model":"m1",)"
-              R"("response_format":{"type":"json_schema","json_schema":{"name":"out","schema":{"type":"object",)"
-              R"("required":["a"]},"strict":true}}})");
+    EXPECT_EQ(*body, R"({"messages":[{"role":"user","content":"hi"}],"temperature":0,"stream":true,"model":"m1",)"
+                     R"("response_format":{"type":"json_schema","json_schema":{"name":"out","schema":{"type":"object",)"
+                     R"("required":["a"]},"strict":true}}})");
     // The request's own model and response_format stay; no default model: none added.
     body = build_upstream_body(R"({"model":"x","messages":[],"response_format":{"type":"json_object"},"n":1})",
                                schema(arena), UpstreamBodyOptions{});

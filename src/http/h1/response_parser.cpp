@@ -22,8 +22,10 @@ bool for_each_element(std::string_view value, Fn fn) {
         std::size_t comma = value.find(',');
         std::string_view item = value.substr(0, comma);
         value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
-        while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
-        while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+        while (!item.empty() && (item.front() == ' ' || item.front() == '\t'))
+            item.remove_prefix(1);
+        while (!item.empty() && (item.back() == ' ' || item.back() == '\t'))
+            item.remove_suffix(1);
         if (item.empty()) continue;
         if (!fn(item)) return false;
     }
@@ -146,12 +148,15 @@ ParseStatus parse_response(std::string_view bytes, const ResponseLimits& limits,
         for (std::size_t i = 0; i < name.size(); ++i) {
             if (has_class(name[i], kTchar)) continue;
             bool trailing_ws = true;
-            for (std::size_t j = i; j < name.size(); ++j) trailing_ws = trailing_ws && (name[j] == ' ' || name[j] == '\t');
+            for (std::size_t j = i; j < name.size(); ++j)
+                trailing_ws = trailing_ws && (name[j] == ' ' || name[j] == '\t');
             return ParseStatus::failure(trailing_ws ? E::kSpaceBeforeColon : E::kBadHeaderName);
         }
         std::string_view value = line.substr(colon + 1);
-        while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-        while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+        while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+            value.remove_prefix(1);
+        while (!value.empty() && (value.back() == ' ' || value.back() == '\t'))
+            value.remove_suffix(1);
         for (char c : value) {
             if (!has_class(c, kFieldChar)) return ParseStatus::failure(E::kBadHeaderValue);
         }

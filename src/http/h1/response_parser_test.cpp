@@ -126,7 +126,8 @@ TEST(ResponseParser, Fields) {
 
 TEST(ResponseParser, Limits) {
     std::string head = "HTTP/1.1 200 OK\r\n";
-    for (int i = 0; i < 5; ++i) head += "X-" + std::to_string(i) + ": v\r\n";
+    for (int i = 0; i < 5; ++i)
+        head += "X-" + std::to_string(i) + ": v\r\n";
     head += "\r\n";
     EXPECT_EQ(error_of(head, ResponseLimits{.max_head_bytes = 1024, .max_header_count = 4}), E::kTooManyHeaders);
     EXPECT_TRUE(parse(head, {}, ResponseLimits{.max_head_bytes = 1024, .max_header_count = 5}).status.is_complete());

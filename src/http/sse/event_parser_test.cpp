@@ -83,7 +83,8 @@ std::vector<Seen> reference(std::string_view s, bool* dropped) {
             if (value.find('\0') == std::string_view::npos) id = value;
         } else if (field == "retry") {
             bool digits = !value.empty();
-            for (char c : value) digits = digits && c >= '0' && c <= '9';
+            for (char c : value)
+                digits = digits && c >= '0' && c <= '9';
             if (digits) out.push_back({"retry", "", std::to_string(std::stoull(std::string(value))), ""});
         }
     }
@@ -94,7 +95,8 @@ std::vector<Seen> reference(std::string_view s, bool* dropped) {
 std::vector<Seen> run(const std::vector<std::string_view>& pieces, bool* dropped) {
     EventParser p;
     Collect c;
-    for (std::string_view piece : pieces) EXPECT_TRUE(p.feed(piece, c).is_ok());
+    for (std::string_view piece : pieces)
+        EXPECT_TRUE(p.feed(piece, c).is_ok());
     EXPECT_TRUE(p.finish(c, dropped).is_ok());
     return c.seen;
 }
@@ -113,10 +115,14 @@ const std::vector<std::string> kCases = {
     "event: only type\n\ndata: after\n\n",
     "retry: 3000\nretry: 3x\nretry:\nretry: 12\n\n",
     "foo: bar\ndata: keep\n\n",
-    "\xEF\xBB\xBF" "data: bom\n\n",
-    "\xEF\xBB\xBF\xEF\xBB\xBF" "data: two boms\n\n",
-    "\xEF\xBB" "data: half bom\n\n",
-    "\xEF" "\n\n",
+    "\xEF\xBB\xBF"
+    "data: bom\n\n",
+    "\xEF\xBB\xBF\xEF\xBB\xBF"
+    "data: two boms\n\n",
+    "\xEF\xBB"
+    "data: half bom\n\n",
+    "\xEF"
+    "\n\n",
     "data: unterminated",
     "data: pending\n",
     "data: {\"choices\":[{\"delta\":{\"content\":\"{\\\"a\\\":\"}}]}\n\ndata: [DONE]\n\n",
@@ -136,7 +142,8 @@ TEST(EventParser, WholeSplitAndByteByByteAgreeWithTheAlgorithm) {
         EXPECT_EQ(run({c}, &dropped), want);
         EXPECT_EQ(dropped, ref_dropped);
         std::vector<std::string_view> bytes;
-        for (std::size_t i = 0; i < c.size(); ++i) bytes.emplace_back(c.data() + i, 1);
+        for (std::size_t i = 0; i < c.size(); ++i)
+            bytes.emplace_back(c.data() + i, 1);
         EXPECT_EQ(run(bytes, &dropped), want);
         EXPECT_EQ(dropped, ref_dropped);
         std::string_view v(c);
@@ -186,7 +193,8 @@ TEST(EventParser, EventLimit) {
     EXPECT_TRUE(p.feed("data:\n", c).is_out_of_range());
     EventParser q(EventParserLimits{.max_line_bytes = 100, .max_event_bytes = 10});
     // Dispatching frees the budget: many small events pass.
-    for (int i = 0; i < 100; ++i) ASSERT_TRUE(q.feed("data: 12345678\n\n", c).is_ok());
+    for (int i = 0; i < 100; ++i)
+        ASSERT_TRUE(q.feed("data: 12345678\n\n", c).is_ok());
 }
 
 TEST(EventParser, SinkErrorStopsAtThatEvent) {

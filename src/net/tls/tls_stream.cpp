@@ -36,7 +36,7 @@ base::Result<std::unique_ptr<TlsStream>> TlsStream::accept(std::shared_ptr<const
 }
 
 base::Result<std::unique_ptr<TlsStream>> TlsStream::connect(std::shared_ptr<const TlsContext> context, int fd,
-                                                             std::string_view host) {
+                                                            std::string_view host) {
     if (!context->is_client()) return base::Status::invalid_argument("tls: connect needs a client context");
     if (host.empty()) return base::Status::invalid_argument("tls: connect needs the server's host name");
     ERR_clear_error();

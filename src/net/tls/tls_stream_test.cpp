@@ -343,13 +343,17 @@ ClientPairResult client_handshake(const TlsClientConfig& cc, std::string_view ho
     for (int i = 0; i < 100 && !(c_done && s_done) && out.client.is_ok() && out.server.is_ok(); ++i) {
         if (!c_done) {
             auto r = (*client)->handshake();
-            if (!r.is_ok()) out.client = r.status();
-            else c_done = *r == TlsStream::Progress::kDone;
+            if (!r.is_ok())
+                out.client = r.status();
+            else
+                c_done = *r == TlsStream::Progress::kDone;
         }
         if (!s_done) {
             auto r = (*server)->handshake();
-            if (!r.is_ok()) out.server = r.status();
-            else s_done = *r == TlsStream::Progress::kDone;
+            if (!r.is_ok())
+                out.server = r.status();
+            else
+                s_done = *r == TlsStream::Progress::kDone;
         }
     }
     if (c_done && s_done) {

@@ -122,13 +122,15 @@ Client::~Client() {
     for (auto& [key, origin] : origins_) {
         auto waiting = std::move(origin->waiting);
         origin->waiting.clear();
-        for (auto& call : waiting) call->finish(base::Status::cancelled("client closed"));
+        for (auto& call : waiting)
+            call->finish(base::Status::cancelled("client closed"));
         for (auto& conn : origin->conns) {
             if (std::shared_ptr<Call> call = conn->abort_call()) call->finish(base::Status::cancelled("client closed"));
         }
     }
     for (auto& [key, origin] : origins_) {
-        for (auto& conn : origin->conns) conn->close();
+        for (auto& conn : origin->conns)
+            conn->close();
     }
     // Calls still held by their callers never touch the client again (finish() cleared client_).
 }
@@ -197,7 +199,8 @@ std::shared_ptr<Call> Client::start(Request request, ResponseCallbacks callbacks
     w.append(r.method).append(" ").append(call->url_.target).append(" HTTP/1.1\r\nHost: ");
     w.append(call->url_.authority()).append("\r\n");
     if (!has_agent && !options_.user_agent.empty()) w.append("User-Agent: ").append(options_.user_agent).append("\r\n");
-    for (const auto& [name, value] : r.headers) w.append(name).append(": ").append(value).append("\r\n");
+    for (const auto& [name, value] : r.headers)
+        w.append(name).append(": ").append(value).append("\r\n");
     if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH")
         w.append("Content-Length: ").append(std::to_string(r.body.size())).append("\r\n");
     w.append("\r\n");
@@ -301,8 +304,8 @@ void Client::open_connection(Origin& origin) {
     origin.conns.push_back(std::make_unique<Connection>(*this, origin));
     Connection* conn = origin.conns.back().get();
     ++origin.connecting;
-    bool fresh = !origin.addresses.empty() &&
-                 (origin.numeric || loop_.now() - origin.resolved_at < options_.dns_ttl_ns);
+    bool fresh =
+        !origin.addresses.empty() && (origin.numeric || loop_.now() - origin.resolved_at < options_.dns_ttl_ns);
     if (fresh) {
         conn->addresses_ready(base::Status::ok());
     } else {
@@ -318,8 +321,8 @@ void Client::resolve(Origin& origin) {
         origin.resolving = true;
         loop_.defer([this, key, gen, weak = std::weak_ptr<bool>(alive_)] {
             if (weak.expired()) return;
-            on_resolved(key, base::Status::invalid_argument("http: cannot resolve a host name without resolver workers"),
-                        gen);
+            on_resolved(
+                key, base::Status::invalid_argument("http: cannot resolve a host name without resolver workers"), gen);
         });
         return;
     }
@@ -384,7 +387,8 @@ void Client::on_resolved(const std::string& key, base::Result<std::vector<net::S
     for (auto& conn : origin.conns) {
         if (conn->state() == Connection::State::kResolving) pending.push_back(conn.get());
     }
-    for (Connection* conn : pending) conn->addresses_ready(status);
+    for (Connection* conn : pending)
+        conn->addresses_ready(status);
 }
 
 void Client::connect_failed(Origin& origin, base::Status status) {

@@ -25,8 +25,8 @@ const net::tls::TestPki& pki() {
 }
 
 std::string ok_response(std::string_view body, std::string_view extra = {}) {
-    return "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" + std::string(extra) +
-           "\r\n" + std::string(body);
+    return "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" + std::string(extra) + "\r\n" +
+           std::string(body);
 }
 
 // Answers every request on the connection with `body`.
@@ -90,7 +90,8 @@ class ClientTest : public ::testing::Test {
     }
     void run_for(std::chrono::milliseconds d) {
         auto until = std::chrono::steady_clock::now() + d;
-        while (std::chrono::steady_clock::now() < until) loop_.run_once(5);
+        while (std::chrono::steady_clock::now() < until)
+            loop_.run_once(5);
     }
     Outcome fetch(Client& c, Request r) {
         Outcome out;
@@ -202,14 +203,16 @@ TEST_F(ClientTest, ConnectionLimitQueuesCalls) {
     o.max_connections_per_origin = 2;
     auto client = make(o);
     std::vector<Outcome> outs(7);
-    for (auto& out : outs) start(*client, get(server.url()), out);
+    for (auto& out : outs)
+        start(*client, get(server.url()), out);
     EXPECT_EQ(client->stats().waiting, 7u);  // nothing happens inside start()
     ASSERT_TRUE(run_until([&] {
         for (auto& o : outs)
             if (!o.ended) return false;
         return true;
     }));
-    for (auto& out : outs) EXPECT_TRUE(out.status.is_ok()) << out.status.to_string();
+    for (auto& out : outs)
+        EXPECT_TRUE(out.status.is_ok()) << out.status.to_string();
     EXPECT_LE(server.max_concurrent(), 2);
     EXPECT_EQ(server.connections(), 2);
 }
@@ -397,7 +400,8 @@ TEST_F(ClientTest, Limits) {
             c.write("HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n");
         } else if (req.find("/chunks") != std::string::npos) {
             c.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
-            for (int i = 0; i < 20; ++i) c.write("100\r\n" + std::string(256, 'z') + "\r\n");
+            for (int i = 0; i < 20; ++i)
+                c.write("100\r\n" + std::string(256, 'z') + "\r\n");
         } else {
             c.write("HTTP/1.1 200 OK\r\n\r\n" + std::string(5000, 'u'));
         }
@@ -521,7 +525,8 @@ TEST_F(ClientTest, CancelClosesTheConnection) {
 
 TEST_F(ClientTest, PauseHoldsDataBackAndResumeDeliversAllOfIt) {
     std::string payload;
-    for (int i = 0; i < 200'000; ++i) payload += static_cast<char>('a' + i % 26);
+    for (int i = 0; i < 200'000; ++i)
+        payload += static_cast<char>('a' + i % 26);
     TestServer server([&payload](ServerConn& c) {
         c.read_request();
         c.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");

@@ -177,8 +177,8 @@ void Connection::fail_connect(base::Status status) {
     client_.drop(this, false);
     if (counted) --origin_.connecting;
     std::string what = "http: cannot connect to " + origin_.key + ": " + status.message();
-    base::Status s = status.is_timeout()             ? base::Status::timeout(std::move(what))
-                     : status.is_invalid_argument()  ? base::Status::invalid_argument(std::move(what))
+    base::Status s = status.is_timeout()              ? base::Status::timeout(std::move(what))
+                     : status.is_invalid_argument()   ? base::Status::invalid_argument(std::move(what))
                      : status.is_resource_exhausted() ? base::Status::resource_exhausted(std::move(what))
                      : status.is_not_found()          ? base::Status::not_found(std::move(what))
                                                       : base::Status::unavailable(std::move(what));
@@ -255,7 +255,8 @@ void Connection::on_io(std::uint32_t events) {
                 return;
             }
             const net::SocketAddress& addr = origin_.addresses[next_address_ - 1];
-            last_connect_error_ = base::Status::from_errno("connect to " + addr.to_string(), err != 0 ? err : ECONNRESET);
+            last_connect_error_ =
+                base::Status::from_errno("connect to " + addr.to_string(), err != 0 ? err : ECONNRESET);
             if (registered_) client_.loop_.remove(fd_).ignore_error();
             registered_ = false;
             ::close(fd_);
@@ -354,8 +355,7 @@ void Connection::pump() {
         return;
     }
     std::string got = std::to_string(body_bytes_) + " bytes";
-    if (body_kind_ == h1::ResponseBody::kContentLength)
-        got += " of " + std::to_string(body_bytes_ + remaining_);
+    if (body_kind_ == h1::ResponseBody::kContentLength) got += " of " + std::to_string(body_bytes_ + remaining_);
     fail(base::Status::unavailable("http: " + origin_.key + " closed the connection: response body truncated after " +
                                    got));
 }
@@ -365,7 +365,8 @@ void Connection::process() {
         std::string_view avail(in_.data() + in_pos_, in_.size() - in_pos_);
         if (phase_ == Phase::kHead) {
             if (avail.empty()) return;
-            if (fields_.empty()) fields_.resize(std::max<std::size_t>(client_.options_.head_limits.max_header_count, 1));
+            if (fields_.empty())
+                fields_.resize(std::max<std::size_t>(client_.options_.head_limits.max_header_count, 1));
             h1::ResponseHead head;
             h1::ResponseContext ctx{.head_request = call_->request_.method == "HEAD"};
             h1::ParseStatus st =
@@ -387,8 +388,7 @@ void Connection::process() {
             body_kind_ = head.body;
             remaining_ = head.content_length;
             keep_alive_ = head.keep_alive;
-            if (body_kind_ == h1::ResponseBody::kContentLength &&
-                remaining_ > client_.options_.max_body_bytes) {
+            if (body_kind_ == h1::ResponseBody::kContentLength && remaining_ > client_.options_.max_body_bytes) {
                 fail(base::Status::out_of_range("http: response body of " + std::to_string(remaining_) +
                                                 " bytes from " + origin_.key + " is over the limit of " +
                                                 std::to_string(client_.options_.max_body_bytes)));
@@ -404,7 +404,8 @@ void Connection::process() {
             owned.reason = std::string(head.reason);
             owned.version_minor = head.version_minor;
             owned.headers.reserve(head.headers.size());
-            for (const auto& h : head.headers) owned.headers.emplace_back(std::string(h.name), std::string(h.value));
+            for (const auto& h : head.headers)
+                owned.headers.emplace_back(std::string(h.name), std::string(h.value));
             std::shared_ptr<Call> call = call_;
             if (call->callbacks_.on_head) call->callbacks_.on_head(owned);
             if (call_ != call || state_ != State::kActive) return;

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <string>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "base/status.h"
@@ -30,10 +30,10 @@ struct Origin {
     std::vector<net::SocketAddress> addresses;
     base::MonoNanos resolved_at = 0;
     bool resolving = false;
-    std::uint64_t generation = 0;                     // of the resolution in flight
-    std::vector<std::unique_ptr<Connection>> conns;   // every open connection, in any state
-    std::vector<Connection*> idle;                    // kept alive, unused; the most recent last
-    std::size_t connecting = 0;                       // attempts not yet ready
+    std::uint64_t generation = 0;                    // of the resolution in flight
+    std::vector<std::unique_ptr<Connection>> conns;  // every open connection, in any state
+    std::vector<Connection*> idle;                   // kept alive, unused; the most recent last
+    std::size_t connecting = 0;                      // attempts not yet ready
     std::deque<std::shared_ptr<Call>> waiting;
 };
 

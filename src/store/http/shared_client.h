@@ -45,8 +45,8 @@ class SharedCall : public std::enable_shared_from_this<SharedCall> {
     void run(Fn fn);
 
     std::weak_ptr<SharedClientImpl> impl_;
-    std::shared_ptr<Call> call_;             // client thread
-    bool start_paused_ = false;              // client thread: pause() ran before the call started
+    std::shared_ptr<Call> call_;  // client thread
+    bool start_paused_ = false;   // client thread: pause() ran before the call started
     std::atomic<bool> cancel_requested_{false};
     std::atomic<bool> done_{false};
 };

@@ -6,8 +6,8 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <future>
+#include <mutex>
 #include <thread>
 
 #include "store/http/test_server.h"
@@ -66,17 +66,20 @@ Request get(std::string url) {
 
 TEST(SharedClient, CallsFromAnyThread) {
     TestServer server([](ServerConn& c) {
-        while (!c.read_request().empty()) c.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        while (!c.read_request().empty())
+            c.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
     });
     auto client = SharedClient::create();
     ASSERT_TRUE(client.is_ok()) << client.status().to_string();
     std::vector<std::unique_ptr<Heard>> heard;
     std::vector<std::thread> threads;
-    for (int i = 0; i < 8; ++i) heard.push_back(std::make_unique<Heard>());
+    for (int i = 0; i < 8; ++i)
+        heard.push_back(std::make_unique<Heard>());
     for (int i = 0; i < 8; ++i) {
         threads.emplace_back([&, i] { (*client)->start(get(server.url()), heard[i]->callbacks(**client)); });
     }
-    for (auto& t : threads) t.join();
+    for (auto& t : threads)
+        t.join();
     for (auto& h : heard) {
         ASSERT_TRUE(h->wait([](Heard& x) { return x.ends == 1; }));
         EXPECT_TRUE(h->end.is_ok()) << h->end.to_string();

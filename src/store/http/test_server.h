@@ -81,7 +81,8 @@ class ServerConn {
 
   private:
     static std::string lower(std::string s) {
-        for (char& c : s) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        for (char& c : s)
+            c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
         return s;
     }
     bool fill(int wait_ms) {
@@ -141,9 +142,11 @@ class TestServer {
         ::close(fd_);
         {
             std::lock_guard<std::mutex> lock(mutex_);
-            for (int fd : open_fds_) ::shutdown(fd, SHUT_RDWR);
+            for (int fd : open_fds_)
+                ::shutdown(fd, SHUT_RDWR);
         }
-        for (auto& t : threads_) t.join();
+        for (auto& t : threads_)
+            t.join();
         if (ctx_ != nullptr) SSL_CTX_free(ctx_);
     }
     std::uint16_t port() const { return port_; }

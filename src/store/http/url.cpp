@@ -14,8 +14,26 @@ bool is_alnum(char c) {
 bool is_target_char(char c) {
     if (is_alnum(c)) return true;
     switch (c) {
-        case '-': case '.': case '_': case '~': case '!': case '$': case '&': case '\'': case '(': case ')':
-        case '*': case '+': case ',': case ';': case '=': case ':': case '@': case '/': case '?': case '%':
+        case '-':
+        case '.':
+        case '_':
+        case '~':
+        case '!':
+        case '$':
+        case '&':
+        case '\'':
+        case '(':
+        case ')':
+        case '*':
+        case '+':
+        case ',':
+        case ';':
+        case '=':
+        case ':':
+        case '@':
+        case '/':
+        case '?':
+        case '%':
             return true;
         default:
             return false;
@@ -92,7 +110,8 @@ base::Result<Url> parse_url(std::string_view text) {
     }
     if (host.empty()) return base::Status::invalid_argument("url: no host in '" + std::string(text) + "'");
     url.host.reserve(host.size());
-    for (char c : host) url.host.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
+    for (char c : host)
+        url.host.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
     url.port = url.tls ? 443 : 80;
     if (!port.empty()) {
         unsigned v = 0;
@@ -101,7 +120,8 @@ base::Result<Url> parse_url(std::string_view text) {
             if (c < '0' || c > '9') return base::Status::invalid_argument("url: bad port '" + std::string(port) + "'");
             v = v * 10 + static_cast<unsigned>(c - '0');
         }
-        if (v == 0 || v > 65535) return base::Status::invalid_argument("url: port out of range '" + std::string(port) + "'");
+        if (v == 0 || v > 65535)
+            return base::Status::invalid_argument("url: port out of range '" + std::string(port) + "'");
         url.port = static_cast<std::uint16_t>(v);
     }
     for (std::size_t i = 0; i < target.size(); ++i) {
@@ -117,8 +137,10 @@ base::Result<Url> parse_url(std::string_view text) {
 
 std::string join_url(std::string_view base, std::string_view path) {
     std::string out(base);
-    while (!out.empty() && out.back() == '/') out.pop_back();
-    while (!path.empty() && path.front() == '/') path.remove_prefix(1);
+    while (!out.empty() && out.back() == '/')
+        out.pop_back();
+    while (!path.empty() && path.front() == '/')
+        path.remove_prefix(1);
     out += '/';
     out += path;
     return out;

@@ -13,10 +13,10 @@ namespace slipstream::store::http {
 /// (dropped, as clients do). Host: a DNS name (letters, digits, '-', '.', '_'), an IPv4 literal or a bracketed
 /// IPv6 literal; kept lower-cased.
 struct Url {
-    bool tls = false;     // https
-    std::string host;     // without brackets ("::1", "api.example.com")
+    bool tls = false;  // https
+    std::string host;  // without brackets ("::1", "api.example.com")
     std::uint16_t port = 0;
-    std::string target;   // origin-form: "/path?query", "/" when the URL has no path
+    std::string target;  // origin-form: "/path?query", "/" when the URL has no path
 
     /// "https://host:port": the pool key of the connection pool (one set of connections per origin).
     std::string origin() const;

@@ -31,10 +31,10 @@ TEST(Url, Parses) {
 }
 
 TEST(Url, Refuses) {
-    for (const char* bad : {"ftp://x/", "http://", "http:///x", "http://user:pw@host/", "http://h:0/", "http://h:65536/",
-                            "http://h:/", "http://h:80a/", "http://[::1/", "http://[zz]/", "http://h/a b",
-                            "http://h/\r\nX: y", "http://h/%zz", "http://h/%2", "http://h/a\"b", "http://ho st/",
-                            "http://h\xc3\xa9/", "http://h/{x}"}) {
+    for (const char* bad :
+         {"ftp://x/", "http://", "http:///x", "http://user:pw@host/", "http://h:0/", "http://h:65536/", "http://h:/",
+          "http://h:80a/", "http://[::1/", "http://[zz]/", "http://h/a b", "http://h/\r\nX: y", "http://h/%zz",
+          "http://h/%2", "http://h/a\"b", "http://ho st/", "http://h\xc3\xa9/", "http://h/{x}"}) {
         EXPECT_TRUE(parse_url(bad).status().is_invalid_argument()) << bad;
     }
 }
