@@ -125,7 +125,7 @@ void ProxyCall::send(store::http::SharedClient& client, store::http::Request req
     {
         std::lock_guard<std::mutex> lock(mutex_);
         upstream_ = call;
-        cancel = cancelled_.load();
+        cancel = cancelled_.load() || stop_pending_;
         pause = pause_pending_;
     }
     if (cancel) call->cancel();  // cancel() ran before the handle was stored
@@ -141,7 +141,7 @@ void ProxyCall::refuse_now(int status, std::string body) {
 
 void ProxyCall::cancel() {
     if (cancelled_.exchange(true)) return;
-    if (auto up = upstream()) up->cancel();
+    if (auto up = upstream()) up->cancel();  // else send() sees cancelled_ once it stored the handle
 }
 
 void ProxyCall::pause() {
@@ -168,7 +168,17 @@ void ProxyCall::resume() {
 }
 
 void ProxyCall::stop_upstream() {
-    if (auto up = upstream()) up->cancel();
+    std::shared_ptr<store::http::SharedCall> up;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!upstream_) {
+            // The answer came before send() stored the handle (the client's thread ran ahead): send() stops it.
+            stop_pending_ = true;
+            return;
+        }
+        up = upstream_;
+    }
+    up->cancel();
 }
 
 // ---- the upstream's answer ----

@@ -102,6 +102,7 @@ class ProxyCall : public std::enable_shared_from_this<ProxyCall>, private http::
     std::mutex mutex_;  // guards upstream_ (set on the sending thread, read on the client's)
     std::shared_ptr<store::http::SharedCall> upstream_;
     bool pause_pending_ = false;  // guarded by mutex_: pause() before the upstream call existed
+    bool stop_pending_ = false;   // guarded by mutex_: the call ended (a verdict) before the handle was stored
     std::atomic<bool> cancelled_{false};
     std::atomic<bool> done_{false};
     bool counted_active_ = false;

@@ -25,15 +25,22 @@ class SharedClientImpl {
                 .threads = options_.resolver_threads, .max_queue = 1024, .name = options_.thread_name + "-dns"});
         }
         client_ = std::make_unique<Client>(loop_, options_.client, resolver_.get());
+        // The loop thread owns the loop before start() returns: until then is_in_loop_thread() would say true on
+        // the constructing thread, and a call started there would run off the loop.
+        std::promise<void> attached;
+        std::future<void> ready = attached.get_future();
         try {
-            thread_ = std::thread([this] {
+            thread_ = std::thread([this, &attached] {
                 std::string name = options_.thread_name.substr(0, 15);
                 pthread_setname_np(pthread_self(), name.c_str());
+                loop_.attach_to_current_thread();
+                attached.set_value();
                 loop_.run();
             });
         } catch (const std::system_error& e) {
             return base::Status::internal(std::string("http client: cannot start its thread: ") + e.what());
         }
+        ready.wait();
         return base::Status::ok();
     }
 
