@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <mutex>
 #include <string>
 
 #include "base/clock.h"
@@ -124,9 +125,14 @@ TEST_F(ClientTest, ContentLengthBodyAndReuse) {
 }
 
 TEST_F(ClientTest, SendsTheRequestAsAsked) {
+    std::mutex mutex;
     std::string seen;
-    TestServer server([&seen](ServerConn& c) {
-        seen = c.read_request();
+    TestServer server([&](ServerConn& c) {
+        std::string req = c.read_request();
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            seen = std::move(req);
+        }
         c.write(ok_response(""));
     });
     auto client = make();
@@ -136,6 +142,7 @@ TEST_F(ClientTest, SendsTheRequestAsAsked) {
     r.body = "{\"a\":1}";
     Outcome out = fetch(*client, std::move(r));
     ASSERT_TRUE(out.status.is_ok()) << out.status.to_string();
+    std::lock_guard<std::mutex> lock(mutex);
     EXPECT_EQ(seen, "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(server.port()) +
                         "\r\nUser-Agent: slipstream\r\nAuthorization: Bearer k\r\nContent-Type: application/json\r\n"
                         "Content-Length: 7\r\n\r\n{\"a\":1}");
