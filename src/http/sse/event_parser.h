@@ -83,7 +83,6 @@ class EventParser {
     std::string data_;
     std::string type_;
     std::string last_id_;
-    bool has_data_ = false;
     bool has_fields_ = false;
     std::uint64_t bytes_ = 0;
     base::Status error_;
