@@ -6,6 +6,7 @@ as the upstream, with response_format json_schema so its output is valid."""
 import asyncio
 import json
 import socket
+import ssl
 import subprocess
 import threading
 import time
@@ -13,6 +14,7 @@ import time
 import pytest
 
 from tests.conftest import BUILD, ROOT, Server
+from tests.e2e.certs import make_pki
 from tests.e2e.streams import sse_events
 
 httpx = pytest.importorskip("httpx", reason="httpx is not installed")
@@ -41,7 +43,8 @@ SCRIPTS = {
 class FakeUpstream:
     """An OpenAI-compatible /v1/chat/completions on 127.0.0.1 (keep-alive, chunked SSE), run on its own thread."""
 
-    def __init__(self):
+    def __init__(self, ssl_context=None):
+        self.ssl_context = ssl_context
         self.requests = []  # (head text, parsed body)
         self.disconnects = 0  # streams whose client went away before the end
         self.pieces_sent = {}  # model -> pieces written before it ended
@@ -53,14 +56,15 @@ class FakeUpstream:
 
     def _run(self, ready):
         asyncio.set_event_loop(self.loop)
-        self.server = self.loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0))
+        self.server = self.loop.run_until_complete(
+            asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.ssl_context))
         self.port = self.server.sockets[0].getsockname()[1]
         ready.set()
         self.loop.run_forever()
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.ssl_context else 'http'}://127.0.0.1:{self.port}"
 
     def stop(self):
         async def shutdown():
@@ -322,6 +326,30 @@ def test_ndjson_deltas(upstream, tmp_path):
         assert lines[-1] == {"type": "complete", "value": {"name": "Ada Lovelace", "age": 36}}
     finally:
         s.stop()
+
+
+def test_tls_upstream_is_verified(tmp_path):
+    pki = make_pki(tmp_path / "pki")
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ctx.load_cert_chain(pki.server_cert, pki.server_key)
+    up = FakeUpstream(ctx)
+    try:
+        trusted = start_proxy(up.url, tmp_path, "--llm-upstream-ca-file", str(pki.ca_cert))
+        try:
+            for _ in range(2):  # the second call reuses the kept-alive TLS connection
+                events = events_of(post(trusted, request("valid")))
+                assert events[-1] == ("complete", {"name": "Ada Lovelace", "age": 36})
+        finally:
+            trusted.stop()
+        untrusted = start_proxy(up.url, tmp_path)  # the system store does not know the test CA
+        try:
+            r = post(untrusted, request("valid"))
+            assert r.status_code == 502
+            assert "certificate" in r.json()["error"]["message"]
+        finally:
+            untrusted.stop()
+    finally:
+        up.stop()
 
 
 def test_unreachable_upstream_is_502(tmp_path):
