@@ -170,7 +170,8 @@ class LlmProxy {
     /// Throws std::invalid_argument for a base_url that is not an absolute http(s) URL, bad header fields, or a
     /// CA file that cannot be loaded.
     explicit LlmProxy(LlmUpstreamOptions options);
-    /// Calls in flight end as cancelled once the routes let go of the proxy (they share it).
+    /// Calls in flight end (a refusal or an "upstream" error event) once the routes let go of the proxy too (they
+    /// share it); then its thread is joined, so the last owner must not let go from inside a handler.
     ~LlmProxy();
     LlmProxy(const LlmProxy&) = delete;
     LlmProxy& operator=(const LlmProxy&) = delete;
