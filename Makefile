@@ -11,7 +11,7 @@ export SLIPSTREAM_TEST_DATA ?= $(abspath ../shared/data)
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
-.PHONY: setup build run test test-unit test-e2e test-asan test-tsan test-all lint format fuzz \
+.PHONY: setup build run test test-unit test-e2e test-asan test-tsan test-all lint format fuzz wheel docs \
         bench bench-quick bench-compare bench-schema clean
 
 setup:
@@ -76,6 +76,16 @@ lint: setup
 	@bash scripts/check_format.sh
 	@$(PYTHON) -m ruff check --quiet . && echo "lint: ruff ok"
 	@bash scripts/lint_deploy.sh
+
+# The sdist and a manylinux wheel (native libraries bundled by auditwheel) in dist/: scripts/build_wheel.sh.
+# One wheel per CPython version: WHEEL_PYTHON=python3.12 make wheel builds another (its own build-pip/ folder).
+WHEEL_PYTHON ?= $(PYTHON)
+wheel: setup
+	@PYTHON="$(WHEEL_PYTHON)" bash scripts/build_wheel.sh
+
+# The documentation site (mkdocs.yml) in build/site, built with --strict: scripts/build_docs.sh.
+docs: setup
+	@bash scripts/build_docs.sh
 
 format:
 	@git ls-files '*.cpp' '*.h' | xargs clang-format -i

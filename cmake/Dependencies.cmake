@@ -1,4 +1,6 @@
 # Third-party libraries, all from Debian packages installed by scripts/setup.sh.
+# Every missing system library named at once, with its package (a build from the sdist needs them).
+include(${PROJECT_SOURCE_DIR}/cmake/SystemLibraries.cmake)
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 find_package(simdjson REQUIRED)

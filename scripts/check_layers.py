@@ -102,8 +102,9 @@ ALLOWED = {
     "store": {"base", "net", "json", "http/h1", "http/sse"},
     # http/sse: the LLM proxy (agent/llm_proxy) reads its upstream's event stream with the base-only parser there.
     "agent": {"base", "json", "store", "metrics", "slipstream", "http/sse"},
-    # the decision service reuses agent/sessions' transaction runner, SQL text and merge patch ("agent").
-    "agent/decide": {"base", "json", "store", "metrics", "slipstream", "agent"},
+    # the decision service reuses agent/sessions' transaction runner, SQL text and merge patch ("agent"), and the
+    # engine's GCRA limiter for its per-principal decision and reward limits ("policy/ratelimit").
+    "agent/decide": {"base", "json", "store", "metrics", "slipstream", "agent", "policy/ratelimit"},
     "app": {"*"},
 }
 MODULES = sorted(ALLOWED, key=len, reverse=True)

@@ -9,6 +9,7 @@ APT_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev libre2-dev libssl-dev libnghttp2-dev zlib1g-dev libbrotli-dev libzstd-dev
   libsqlite3-dev libpq-dev liburing-dev
+  libyaml-dev  # YAML capsule specs of the decision service (src/agent/decide)
   postgresql   # the throwaway clusters of the store tests (initdb, pg_ctl)
   libvalijson-dev rapidjson-dev nlohmann-json3-dev   # the schema comparison benchmark (bench/micro)
   curl python3 python3-venv python3-dev

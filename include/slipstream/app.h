@@ -43,6 +43,13 @@ class DurationHistogram {
     metrics::Histogram* histogram_ = nullptr;
 };
 
+/// One sample of a labelled application metric (App::gauge_metric / counter_metric with label names): one value
+/// per label name, in the same order.
+struct MetricSample {
+    std::vector<std::string> labels;
+    double value = 0.0;
+};
+
 /// Route registration and the server's lifetime. Register routes, then listen(), then run()
 /// (or start() + stop() for tests). Registration methods throw std::invalid_argument on a bad
 /// or duplicate pattern; listen() throws std::system_error when a socket cannot be bound.
@@ -89,6 +96,13 @@ class App {
     /// thread whenever /metrics is read: it must be thread-safe and quick. A counter's value must not decrease.
     App& gauge_metric(std::string name, std::string help, std::function<double()> value);
     App& counter_metric(std::string name, std::string help, std::function<double()> value);
+    /// Labelled ones: `samples` lists every series at scrape time (same rules as `value`); a sample with another
+    /// number of labels than `label_names` is left out, the rest are shown sorted by label values. Label names
+    /// match [a-zA-Z_][a-zA-Z0-9_]*, not starting with "__", each once; else std::invalid_argument.
+    App& gauge_metric(std::string name, std::string help, std::vector<std::string> label_names,
+                      std::function<std::vector<MetricSample>()> samples);
+    App& counter_metric(std::string name, std::string help, std::vector<std::string> label_names,
+                        std::function<std::vector<MetricSample>()> samples);
     /// `upper_bounds` in seconds, strictly increasing (at most 256); throws std::invalid_argument otherwise.
     DurationHistogram duration_histogram(std::string name, std::string help, std::vector<double> upper_bounds);
 

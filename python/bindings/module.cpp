@@ -12,6 +12,7 @@
 #include "plan_desc.h"
 #ifdef SLIPSTREAM_PYTHON_DATABASE
 #include "py_database.h"
+#include "py_decide.h"
 #endif
 #include "py_file.h"
 #include "py_form.h"
@@ -142,5 +143,8 @@ NB_MODULE(_native, m) {
     slipstream::python::register_mcp(m);         // NativeMcp, NativeCall (py_mcp.cpp)
 #ifdef SLIPSTREAM_PYTHON_DATABASE
     slipstream::python::register_database(m);  // NativeDatabase, add_database_readiness_check (py_database.cpp)
+#endif
+#ifdef SLIPSTREAM_PYTHON_DECIDE
+    slipstream::python::register_decide(m);  // NativeDecisions, decide_replay (py_decide.cpp)
 #endif
 }

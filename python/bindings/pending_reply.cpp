@@ -9,6 +9,7 @@ void PendingReply::finish(PyObject* result, int status, PyObject* headers) {
     if (!responder_) return;
     Responder responder = std::move(*responder_);
     responder_.reset();
+    if (error_answer_) return route_->send_object(request_, responder, result);
     route_->finish(request_, responder, result, status, headers);
 }
 

@@ -36,12 +36,15 @@ class PendingReply {
     /// Its id in AppContext::disconnects (0: its task is not cancelled when the client disconnects).
     std::uint64_t cancel_id() const { return cancel_id_; }
     void set_cancel_id(std::uint64_t id) { cancel_id_ = id; }
+    /// The reply of an exception handler's coroutine: finish() sends its Response as is (no response rules).
+    void set_error_answer() { error_answer_ = true; }
 
   private:
     const PyRoute* route_;
     Request request_;
     std::optional<Responder> responder_;
     std::uint64_t cancel_id_ = 0;
+    bool error_answer_ = false;
 };
 
 }  // namespace slipstream::python

@@ -484,6 +484,22 @@ void PyRoute::answer_error(const Request& request, Responder& responder, PyObjec
     PyObject* argv[] = {desc_.get(), req.get(), exc, loc};
     PyRef response = PyRef::steal(PyObject_Vectorcall(helper, argv, loc != nullptr ? 4 : 3, nullptr));
     if (!response) return answer_internal_error(responder);
+    if (PyCoro_CheckExact(response.get())) {
+        // An `async def` exception handler (its coroutine answers a Response, never raises): stepped as a
+        // handler's first step, in the host task (the failed handler's, when it failed in its own first step);
+        // one that suspends goes on in that task and answers through a reply.
+        FirstStep step = first_step(ctx_, response.get());
+        if (step.result == PYGEN_ERROR) return answer_internal_error(responder);
+        if (step.result == PYGEN_NEXT) {
+            PendingReply* reply = make_reply(request, responder);
+            reply->set_error_answer();
+            nb::object reply_obj = nb::cast(reply, nb::rv_policy::take_ownership);
+            // On failure the reply is dropped unanswered: its Responder answers 500.
+            if (!hand_over(ctx_, response.get(), step, reply_obj.ptr())) PyErr_WriteUnraisable(response.get());
+            return;
+        }
+        response = std::move(step.value);
+    }
     answer_object(request, responder, response.get(), false);
 }
 

@@ -6,6 +6,7 @@ statement's deadline) -> 503 {"detail": "database unavailable"} with Retry-After
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from typing import Any
 
@@ -104,17 +105,21 @@ def _jsonable(value: Any) -> Any:
     return _jsonable(encode_fallback(value))
 
 
-def _call_handler(handler: Any, request: Request, exc: BaseException) -> Response:
+def _call_handler(handler: Any, request: Request, exc: BaseException) -> Any:
+    """The handler's Response; for an `async def` handler, a coroutine that gives it (never raising), which the
+    engine steps as a handler's coroutine: in the request's task, going on there when it suspends."""
     result = handler(request, exc)
     if asyncio.iscoroutine(result):
-        try:
-            result.send(None)
-        except StopIteration as stop:
-            result = stop.value
-        else:
-            result.close()
-            raise RuntimeError("an async exception handler must not suspend (await real I/O) in slipstream")
+        return _guarded(result)
     return result
+
+
+async def _guarded(coro: Any) -> Response:
+    try:
+        return await coro  # type: ignore[no-any-return]
+    except Exception as second:
+        logger.error("Exception in exception handler", exc_info=second)
+        return PlainTextResponse("Internal Server Error", status_code=500)
 
 
 def _reaches_server_layer(errors: Any, handler: Any, exc: BaseException) -> bool:
@@ -135,6 +140,26 @@ def handle_error(route: Any, request: Request, exc: BaseException) -> Response:
         return _default_response(exc, request)
     try:
         return _call_handler(handler, request, exc)
+    except Exception as second:
+        logger.error("Exception in exception handler", exc_info=second)
+        return PlainTextResponse("Internal Server Error", status_code=500)
+
+
+def async_handler_for(errors: Any, exc: BaseException) -> Any:
+    """The app's `async def` exception handler for `exc`, or None (then handle_error answers, synchronously)."""
+    handler = errors.lookup(exc) if errors is not None else None
+    if handler is None:
+        return None
+    call = getattr(handler, "__call__", None)  # noqa: B004 - callable objects with async __call__
+    return handler if inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(call) else None
+
+
+async def await_handler(errors: Any, handler: Any, request: Request, exc: BaseException) -> Response:
+    """handle_error() for an `async def` handler, awaited in the caller's task (a runner's: it may suspend)."""
+    if _reaches_server_layer(errors, handler, exc):
+        _server_errors.report(getattr(request, "app", None), exc)
+    try:
+        return await handler(request, exc)  # type: ignore[no-any-return]
     except Exception as second:
         logger.error("Exception in exception handler", exc_info=second)
         return PlainTextResponse("Internal Server Error", status_code=500)

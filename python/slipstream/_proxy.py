@@ -71,18 +71,28 @@ class ProxiedRequest(Request):
         return self._client  # type: ignore[return-value]
 
 
+# The header by which a TestClient's request says it was sent to an https:// URL (its server speaks plain HTTP to
+# 127.0.0.1). Read, and removed, only by the server a TestClient builds (`testclient_scheme`), never by App.run's.
+TESTCLIENT_SCHEME_HEADER = "x-slipstream-testclient-scheme"
+
+
 class RequestFactory:
     """make_request for the extension: ProxiedRequests with the scheme, root_path and forwarded client."""
 
-    def __init__(self, root_path: str, scheme: str, trusted: TrustedHosts | None) -> None:
+    def __init__(self, root_path: str, scheme: str, trusted: TrustedHosts | None,
+                 testclient_scheme: bool = False) -> None:
         self.root_path = root_path
         self.scheme = scheme
         self.trusted = trusted
+        self.testclient_scheme = testclient_scheme
 
     def __call__(self, method: str, path: str, query: str, headers: list[tuple[str, str]], body: bytes,
                  path_params: dict[str, str], client: str, route: str, principal: str | None = None) -> Request:
         scheme = self.scheme
         forwarded_client: Address | None | bool = False
+        if self.testclient_scheme and any(k.lower() == TESTCLIENT_SCHEME_HEADER for k, _ in headers):
+            scheme = next(v for k, v in headers if k.lower() == TESTCLIENT_SCHEME_HEADER)
+            headers = [(k, v) for k, v in headers if k.lower() != TESTCLIENT_SCHEME_HEADER]
         if self.trusted is not None:
             peer = client.rpartition(":")[0].strip("[]") if ":" in client else client
             if peer in self.trusted:
@@ -94,6 +104,9 @@ class RequestFactory:
                     host = self.trusted.client_host(last["x-forwarded-for"])
                     if host:
                         forwarded_client = Address(host, 0)
+        if scheme == "http" and not self.root_path and forwarded_client is False:
+            # Nothing to carry (a TestClient's plain http:// request): the Request an app without options gets.
+            return Request(method, path, query, headers, body, path_params, client, route, principal)
         return ProxiedRequest(method, path, query, headers, body, path_params, client, route, principal, scheme=scheme,
                               root_path=self.root_path, client=forwarded_client)
 
@@ -103,12 +116,14 @@ def request_runtime(runtime: Any, root_path: str, options: dict[str, Any]) -> An
     "proxy_headers" and "forwarded_allow_ips" out of `options` (they are not engine options)."""
     proxy_headers = bool(options.pop("proxy_headers", False))
     allowed = options.pop("forwarded_allow_ips", None)
+    testclient_scheme = bool(options.pop("testclient_scheme", False))  # the TestClient's https:// requests
     scheme = "https" if options.get("tls_cert_file") else "http"
-    if not (root_path or proxy_headers or scheme == "https"):
+    if not (root_path or proxy_headers or scheme == "https" or testclient_scheme):
         return runtime
     trusted = TrustedHosts(allowed if allowed is not None else "127.0.0.1") if proxy_headers else None
     # A copy of the runtime module (the extension takes a module and looks its helpers up once).
     copy = types.ModuleType(runtime.__name__, runtime.__doc__)
     copy.__dict__.update({k: v for k, v in vars(runtime).items() if not k.startswith("__")})
-    copy.make_request = RequestFactory(root_path.rstrip("/"), scheme, trusted)  # type: ignore[attr-defined]
+    copy.make_request = RequestFactory(root_path.rstrip("/"), scheme, trusted,  # type: ignore[attr-defined]
+                                       testclient_scheme)
     return copy

@@ -17,9 +17,9 @@ import threading
 from collections.abc import Callable, Generator
 from typing import Any
 
-from . import _native, _server_errors
+from . import _native, _server_errors, _threads
 from ._encoders import encode_fallback
-from ._error_responses import conversion_failed, handle_error
+from ._error_responses import async_handler_for, await_handler, conversion_failed, handle_error
 from ._forwarded import answer_forwarded
 from ._plans import model_plan
 from .requests import Request
@@ -152,6 +152,8 @@ def run_executor(event_fd: int, drain: Any, host: Any = None, turn: Any = None, 
     """Body of the executor thread: an asyncio loop that runs `drain` (a batch of requests) when the fd is ready."""
     loop, in_selector = _new_loop(event_fd, drain, turn, set_helper)
     asyncio.set_event_loop(loop)
+    if host is not None:  # `def` dependencies, run_in_threadpool, asyncio.to_thread: the app's thread pool
+        loop.set_default_executor(_threads.new_pool(host.thread_pool_size))
     if host is not None:
         host._loop_started(loop)
 
@@ -303,6 +305,7 @@ class AppRuntime:
         self.model_plan = model_plan
         self.Response = Response
         self.lifespan_state: dict[str, Any] = {}
+        self.thread_pool_size = getattr(app, "thread_pool_size", _threads.DEFAULT_THREAD_POOL_SIZE)
         # App(cancel_on_disconnect=True): the extension then sets `disconnects` (python/bindings/disconnects.h)
         # and gives each suspended handler's reply a cancel_id; resume() keeps its task to cancel.
         self.cancel_on_disconnect = bool(getattr(app, "cancel_on_disconnect", False))
@@ -323,6 +326,18 @@ class AppRuntime:
         self._kept: list[Any] = []
         self._busy = 0
         self._idle = threading.Condition()
+
+    async def answer_async_error(self, reply: Any, exc: BaseException, request: Any) -> bool:
+        """A runner's failure answered by the app's `async def` exception handler, awaited in the runner's task
+        (so it may suspend, as under FastAPI); False when no such handler takes `exc` (reply.fail answers then)."""
+        errors = getattr(self.app, "exception_handlers", None)
+        handler = async_handler_for(errors, exc)
+        if handler is None:
+            return False
+        if request is None:
+            request = reply.make_request()
+        reply.send(await await_handler(errors, handler, request, exc))
+        return True
 
     def make_request(self, method: str, path: str, query: str, headers: list[tuple[str, str]], body: bytes,
                      path_params: dict[str, str], client: str, route: str, principal: str | None = None) -> Request:

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from pydantic import Field as PydanticField
 from pydantic import TypeAdapter, ValidationError
 
-from . import _signature
+from . import _signature, _threads
 from ._core.connection import HTTPConnection
 from ._core.websocket import WebSocket
 from ._markers import split_markers
@@ -192,15 +192,16 @@ class WsEndpoint:
         if own:
             errors.extend(own)
             return None
+        # `def` dependencies (and a `yield` one's entry and exit) in the thread pool, as FastAPI runs them.
         if plan.kind == GEN:
-            value = stack.enter_context(contextlib.contextmanager(call)(**kwargs))
+            value = await stack.enter_async_context(_threads.sync_context(contextlib.contextmanager(call)(**kwargs)))
         elif plan.kind == AGEN:
             value = await stack.enter_async_context(contextlib.asynccontextmanager(call)(**kwargs))
         elif plan.kind == ACALL:
             value = await call(**kwargs)
         else:
             assert plan.kind == CALL
-            value = call(**kwargs)
+            value = await _threads.run_sync(call, **kwargs)
         if depends.use_cache:
             cache[original] = value
         return value

@@ -9,9 +9,12 @@ from typing import Any
 
 from . import _native, _runtime
 from ._app_hooks import AppHooks
+from ._asgi.discover import is_asgi3
+from ._asgi.mount import AsgiMount
 from ._native_route import native_route as NativeRoute  # noqa: F401 - its old name here, still imported
 from ._proxy import request_runtime
 from ._schema import schema_text
+from ._threads import DEFAULT_THREAD_POOL_SIZE, check_pool_size
 from .database import Database
 from .dependencies.install import install_routes
 from .exceptions import HTTP_EXCEPTION, RequestValidationError
@@ -20,6 +23,7 @@ from .openapi.config import OpenAPIConfig
 from .openapi.serve import install_docs
 from .responses import JSONResponse
 from .routing import APIRouter, F
+from .staticfiles import StaticFiles
 from .staticfiles import mount as mount_static
 from .websockets import install_websockets
 
@@ -70,7 +74,8 @@ class App(APIRouter, AppHooks):
                  on_startup: Sequence[Callable[[], Any]] | None = None,
                  on_shutdown: Sequence[Callable[[], Any]] | None = None, middleware: Sequence[Any] | None = None,
                  database: str | Database | None = None, **server_options: Any) -> None:
-        super().__init__(dependencies=dependencies)
+        super().__init__(dependencies=dependencies,
+                         default_response_class=server_options.pop("default_response_class", None))
         self.init_hooks(lifespan=lifespan, on_startup=on_startup, on_shutdown=on_shutdown, middleware=middleware)
         self.title = title
         self.version = version
@@ -85,6 +90,10 @@ class App(APIRouter, AppHooks):
         # A client that disconnects cancels its async handler's task (and so the database statement it awaits);
         # off by default, as in FastAPI/Starlette, where the handler runs to its end.
         self.cancel_on_disconnect = bool(server_options.pop("cancel_on_disconnect", False))
+        # Threads for `def` dependencies (and `def` handlers behind them or HTTP middleware), run_in_threadpool and
+        # asyncio.to_thread: anyio's default of 40, as under FastAPI (SLIPSTREAM_THREAD_POOL_SIZE).
+        self.thread_pool_size = check_pool_size(env_or(server_options.pop("thread_pool_size", None),
+                                                       "thread_pool_size", DEFAULT_THREAD_POOL_SIZE, int))
         self.server_options = server_options
         self.exception_handlers = ExceptionHandlers()
         self.native_routes: list[tuple[str, tuple[Any, ...]]] = []
@@ -110,14 +119,30 @@ class App(APIRouter, AppHooks):
                                                   rows, body)))
 
     def mount(self, path: str, app: Any, name: str | None = None) -> None:
-        """Serves a StaticFiles directory, or an object that installs itself on the engine (an MCP server,
-        slipstream.mcp), under `path`."""
-        if hasattr(app, "install_native"):
-            if not path.startswith("/"):
-                raise ValueError(f"mount path {path!r} must start with '/'")
-            self.native_routes.append(("mount", (app, self.prefix + path.rstrip("/") if path != "/" else path)))
+        """Serves under `path` a StaticFiles directory, an object that installs itself on the engine (an MCP
+        server, slipstream.mcp), or any ASGI app (FastAPI, Starlette, a WSGI app in
+        slipstream.middleware.wsgi.WSGIMiddleware) with the scope Starlette's Mount gives it (_asgi/mount.py)."""
+        if isinstance(app, StaticFiles):
+            mount_static(self, path, app, name)
             return
-        mount_static(self, path, app, name)
+        if not hasattr(app, "install_native"):
+            if not is_asgi3(app):
+                raise TypeError(f"cannot mount {app!r}: not StaticFiles, an ASGI app or an engine mountable")
+            if path != "/" and (not path.startswith("/") or path.endswith("/")):
+                raise ValueError(f"a mount path must start with '/' and must not end with '/': {path!r}")
+            app = AsgiMount(app, name, self.prefix + path)
+        if not path.startswith("/"):
+            raise ValueError(f"mount path {path!r} must start with '/'")
+        self.native_routes.append(("mount", (app, self.prefix + path.rstrip("/") if path != "/" else path)))
+
+    def decisions(self, store: str, *, prefix: str = "/", **options: Any) -> Any:
+        """Mounts the learning decision service (slipstream.decide.Decisions: a SQLite or PostgreSQL store URL and
+        its options) under `prefix`; returns it."""
+        from .decide import Decisions
+
+        decisions = Decisions(store, **options)
+        self.mount(prefix, decisions)
+        return decisions
 
     def echo_route(self, path: str, model: Any, *, status_code: int = 200,
                    methods: Sequence[str] = ("POST",)) -> None:

@@ -1,10 +1,13 @@
-"""BackgroundTasks: functions run after the response is sent, on the executor thread (Starlette's API)."""
+"""BackgroundTasks: functions run after the response is sent (Starlette's API): `async def` ones on the executor's
+loop, plain `def` ones in the app's thread pool (as Starlette runs them: a blocking task does not stall the loop)."""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from . import _threads
 
 
 def _is_async_callable(func: Any) -> bool:
@@ -14,7 +17,7 @@ def _is_async_callable(func: Any) -> bool:
 
 
 class BackgroundTask:
-    """One call: `func(*args, **kwargs)`; awaited when `func` is async, else called on the executor thread."""
+    """One call: `func(*args, **kwargs)`; awaited when `func` is async, else called in the thread pool."""
 
     def __init__(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
         self.func = func
@@ -26,7 +29,7 @@ class BackgroundTask:
         if self.is_async:
             await self.func(*self.args, **self.kwargs)
         else:
-            self.func(*self.args, **self.kwargs)
+            await _threads.run_sync(self.func, *self.args, **self.kwargs)
 
 
 class BackgroundTasks(BackgroundTask):

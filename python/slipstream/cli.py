@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from . import cli_asgi, cli_inspect, cli_mcp, cli_new, cli_serve_model, log_setup
+from . import cli_asgi, cli_bench, cli_decide, cli_inspect, cli_mcp, cli_new, cli_serve_model, log_setup
 from .reload import FileWatcher
 from .supervisor import EXIT_STARTUP_FAILED, Supervisor
 
@@ -176,6 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
     cli_new.add_command(commands)
     cli_mcp.add_command(commands)
     cli_serve_model.add_command(commands)
+    cli_decide.add_command(commands)
+    cli_bench.add_command(commands)
     return parser
 
 
@@ -305,6 +307,10 @@ def main(argv: list[str] | None = None) -> int:
         return cli_mcp.run(args, load_app, log_setup.configure)
     if args.command == "serve-model":
         return cli_serve_model.run(args, log_setup.configure)
+    if args.command == "decide":
+        return cli_decide.run(args)
+    if args.command == "bench":
+        return cli_bench.run(args)
     if args.command not in ("run", "asgi"):
         return cli_inspect.run_command(args, load_app)
     args.reload_dirs = args.reload_dirs or args.reload_dirs_env

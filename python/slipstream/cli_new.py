@@ -1,4 +1,5 @@
-"""`slipstream new NAME`: a new project folder with an app, its tests and a README, ready for `slipstream run`."""
+"""`slipstream new NAME`: a new project folder with an app, its tests, a README, a Dockerfile and Helm values, ready
+for `slipstream run`, `docker build` and the repository's chart (deploy/helm/slipstream)."""
 
 from __future__ import annotations
 
@@ -8,63 +9,38 @@ import os
 import re
 import sys
 
-_APP = '''"""{name}: a Slipstream app (run: slipstream run {module}.app:app --reload)."""
+from slipstream import __version__
 
-from pydantic import BaseModel
-
-from slipstream import App, HTTPException
-
-app = App(title="{name}")
-
-
-class Item(BaseModel):
-    name: str
-    price: float
-
-
-ITEMS: dict[int, Item] = {{}}
-
-
-@app.get("/items/{{item_id}}")
-def read_item(item_id: int) -> Item:
-    if item_id not in ITEMS:
-        raise HTTPException(404, "Item not found")
-    return ITEMS[item_id]
+# The project's files: template (in _new_templates/) -> path in the project. __MODULE__ is the app's package.
+_FILES = {
+    "app.py.tmpl": "__MODULE__/app.py",
+    "test_app.py.tmpl": "tests/test_app.py",
+    "README.md.tmpl": "README.md",
+    "requirements.txt.tmpl": "requirements.txt",
+    "Dockerfile.tmpl": "Dockerfile",
+    "dockerignore.tmpl": ".dockerignore",
+    "wheels-README.md.tmpl": "wheels/README.md",
+    "helm-values.yaml.tmpl": "deploy/values.yaml",
+}
+_EMPTY = ("__MODULE__/__init__.py", "tests/__init__.py")
+_TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_new_templates")
 
 
-@app.put("/items/{{item_id}}")
-def put_item(item_id: int, item: Item) -> Item:
-    ITEMS[item_id] = item
-    return item
-'''
-
-_TEST = '''from slipstream import TestClient
-
-from {module}.app import app
-
-
-def test_an_item_round_trips() -> None:
-    with TestClient(app) as client:
-        assert client.get("/items/1").status_code == 404
-        assert client.put("/items/1", json={{"name": "tea", "price": 2.5}}).json() == {{"name": "tea", "price": 2.5}}
-        assert client.get("/items/1").json() == {{"name": "tea", "price": 2.5}}
-        assert client.put("/items/1", json={{"name": "tea"}}).status_code == 422
-'''
-
-_README = '''# {name}
-
-A [Slipstream](https://pypi.org/project/slipstream/) app.
-
-    slipstream run {module}.app:app --reload     # serve on http://127.0.0.1:8000 (docs at /docs)
-    python -m pytest                            # the tests
-    slipstream routes {module}.app:app          # what it serves
-    slipstream check {module}.app:app           # import and compile every route without serving
-'''
+def _fill(text: str, values: dict[str, str]) -> str:
+    """Replaces each __KEY__ of `values` in `text` (plain markers: the Dockerfile's ${...} and Python's {...} stay)."""
+    for key, value in values.items():
+        text = text.replace(f"__{key}__", value)
+    return text
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    sub = commands.add_parser("new", help="create a project folder: an app, its tests, a README",
-                              description="Create NAME/ with NAME_app/app.py (a small API), tests/ and README.md.")
+    sub = commands.add_parser(
+        "new",
+        help="create a project folder: an app, its tests, a README, a Dockerfile",
+        description="Create NAME/ with NAME_app/app.py (a small API), tests/, README.md, "
+        "requirements.txt, a Dockerfile (multi-stage, non-root, health check on "
+        "/livez) and deploy/values.yaml for Slipstream's Helm chart.",
+    )
     sub.add_argument("name", help="the project's name: letters, digits, '-' and '_', starting with a letter")
     sub.add_argument("--dir", default=".", help="the folder NAME/ is created in (default: .)")
 
@@ -81,15 +57,20 @@ def run(args: argparse.Namespace) -> int:
     if os.path.exists(root):
         sys.stderr.write(f"error: {root} exists already\n")
         return 1
-    files = {
-        os.path.join(module, "__init__.py"): "",
-        os.path.join(module, "app.py"): _APP.format(name=name, module=module),
-        os.path.join("tests", "__init__.py"): "",
-        os.path.join("tests", "test_app.py"): _TEST.format(module=module),
-        "README.md": _README.format(name=name, module=module),
+    # Image, chart release and Kubernetes names are lower-case DNS labels.
+    values = {
+        "NAME": name,
+        "MODULE": module,
+        "IMAGE": name.lower().replace("_", "-"),
+        "VERSION": __version__,
+        "PYTHON": f"{sys.version_info.major}.{sys.version_info.minor}",
     }
+    files = {_fill(path, values): "" for path in _EMPTY}
+    for template, path in _FILES.items():
+        with open(os.path.join(_TEMPLATES, template), encoding="utf-8") as f:
+            files[_fill(path, values)] = _fill(f.read(), values)
     for relative, text in files.items():
-        path = os.path.join(root, relative)
+        path = os.path.join(root, *relative.split("/"))
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)

@@ -1,15 +1,14 @@
 """Starlette's thread helpers as FastAPI exports them: run blocking code from async handlers without stalling
-the executor's event loop. The threads are asyncio's default executor (contextvars are copied into them)."""
+the executor's event loop. The threads are the App's pool (`thread_pool_size`; contextvars are copied into them)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
-import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
+from . import _threads
 from ._streaming import SyncSource
 
 T = TypeVar("T")
@@ -17,9 +16,7 @@ T = TypeVar("T")
 
 async def run_in_threadpool(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """`func(*args, **kwargs)` in a worker thread; its result (or its exception) once done."""
-    context = contextvars.copy_context()
-    call = functools.partial(context.run, func, *args, **kwargs)
-    return await asyncio.get_running_loop().run_in_executor(None, call)
+    return await _threads.run_sync(func, *args, **kwargs)
 
 
 async def iterate_in_threadpool(iterator: Iterable[T]) -> AsyncIterator[T]:
@@ -44,14 +41,8 @@ async def run_until_first_complete(*args: tuple[Callable[..., Awaitable[Any]], d
 @contextlib.asynccontextmanager
 async def contextmanager_in_threadpool(cm: contextlib.AbstractContextManager[T]) -> AsyncIterator[T]:
     """A blocking context manager used from async code: its __enter__ and __exit__ run in worker threads."""
-    value = await run_in_threadpool(cm.__enter__)
-    try:
+    async with _threads.sync_context(cm) as value:
         yield value
-    except BaseException as exc:
-        if not await run_in_threadpool(cm.__exit__, type(exc), exc, exc.__traceback__):
-            raise
-    else:
-        await run_in_threadpool(cm.__exit__, None, None, None)
 
 
 __all__ = ["contextmanager_in_threadpool", "iterate_in_threadpool", "run_in_threadpool", "run_until_first_complete"]

@@ -4,7 +4,8 @@ streamed bodies: StreamingResponse and EventSourceResponse (_streaming_responses
 
 from ._core.response import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from ._file_response import FileResponse
+from ._json_responses import ORJSONResponse, UJSONResponse
 from ._streaming_responses import EventSourceResponse, StreamingResponse
 
-__all__ = ["EventSourceResponse", "FileResponse", "HTMLResponse", "JSONResponse", "PlainTextResponse",
-           "RedirectResponse", "Response", "StreamingResponse"]
+__all__ = ["EventSourceResponse", "FileResponse", "HTMLResponse", "JSONResponse", "ORJSONResponse", "PlainTextResponse",
+           "RedirectResponse", "Response", "StreamingResponse", "UJSONResponse"]

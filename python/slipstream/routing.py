@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from . import _endpoint, _lifespan, structured
-from ._responses_prep import Default, make_prepare, return_annotation  # noqa: F401 - re-exported
+from ._responses_prep import RESPONSE_MODEL_OPTIONS, Default, make_prepare, return_annotation  # noqa: F401 - re-exported
 from ._streaming_responses import EventSourceResponse
 from .datastructures import URLPath
 from .dependencies.shape import RouteShape, analyze
@@ -20,7 +20,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 _DOC_ONLY = {"summary", "description", "response_description", "responses", "deprecated", "operation_id",
-             "include_in_schema", "openapi_extra", "name", "callbacks", "generate_unique_id_function"}
+             "include_in_schema", "openapi_extra", "name", "callbacks", "generate_unique_id_function",
+             *RESPONSE_MODEL_OPTIONS}  # the response_model_* ones shape the output (_responses_prep.make_prepare)
 
 
 @dataclasses.dataclass
@@ -70,9 +71,12 @@ class APIRouter:
                  responses: dict[int | str, dict[str, Any]] | None = None, deprecated: bool | None = None,
                  include_in_schema: bool = True, dependencies: Sequence[Any] | None = None,
                  on_startup: Sequence[Callable[[], Any]] | None = None,
-                 on_shutdown: Sequence[Callable[[], Any]] | None = None, lifespan: Any = None) -> None:
+                 on_shutdown: Sequence[Callable[[], Any]] | None = None, lifespan: Any = None,
+                 default_response_class: Any = None) -> None:
         _check_prefix(prefix)
         self.prefix = prefix
+        # The response_class of routes added here without one (FastAPI's default_response_class).
+        self.default_response_class = default_response_class
         self.tags = list(tags or [])
         self.routes: list[RouteDef] = []
         self.websocket_routes: list[WebSocketRouteDef] = []
@@ -95,6 +99,8 @@ class APIRouter:
         that do not depend on headers or cookies. `response_stream=Model` (a doc option): the handler yields the
         pieces of one JSON document (an LLM's output) and the route streams them validated against the model as
         Server-Sent Events (structured.ValidatedStreamResponse)."""
+        if response_class is None:
+            response_class = self.default_response_class
         response_stream = doc.pop("response_stream", None)
         if response_stream is not None:  # pieces of one JSON document validated as they stream (structured.py)
             endpoint = structured.stream_endpoint(endpoint, response_stream)
@@ -172,16 +178,18 @@ class APIRouter:
 
     def include_router(self, router: APIRouter, *, prefix: str = "", tags: Sequence[str] | None = None,
                        responses: dict[int | str, dict[str, Any]] | None = None, deprecated: bool | None = None,
-                       include_in_schema: bool = True, dependencies: Sequence[Any] | None = None) -> None:
+                       include_in_schema: bool = True, dependencies: Sequence[Any] | None = None,
+                       default_response_class: Any = None) -> None:
         """Adds every route of `router` under `prefix` (and this router's prefix), with `tags` first; this
-        router's `dependencies`, then `dependencies`, then the route's own run first."""
+        router's `dependencies`, then `dependencies`, then the route's own run first. A route without a
+        response_class gets `default_response_class`, else this router's."""
         _check_prefix(prefix)
         for route in router.routes:
             options = dict(route.options)
             _merge_doc_options(options, responses or {}, deprecated, include_in_schema)
             self.add_api_route(prefix + route.path, route.endpoint, methods=route.methods,
                                status_code=route.status_code, response_model=route.response_model,
-                               response_class=route.response_class, tags=[*(tags or []), *route.tags],
+                               response_class=route.response_class or default_response_class, tags=[*(tags or []), *route.tags],
                                cache_ttl=route.cache_ttl or None,
                                dependencies=[*(dependencies or []), *route.dependencies], **options)
         for ws_route in router.websocket_routes:
@@ -207,6 +215,13 @@ class APIRouter:
             found = _route_path(ws_route.path, ws_name, ws_route.endpoint, "websocket", name, path_params)
             if found is not None:
                 return found
+        for kind, args in getattr(self, "native_routes", ()):  # an App's mounted ASGI apps (_asgi/mount.py)
+            finder = getattr(args[0], "url_path_for", None) if kind == "mount" else None
+            if finder is not None:
+                try:
+                    return finder(name, **path_params)
+                except NoMatchFound:
+                    pass
         raise NoMatchFound(name, path_params)
 
 

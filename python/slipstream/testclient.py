@@ -18,6 +18,7 @@ from urllib.parse import quote, urlencode, urljoin, urlsplit, urlunsplit
 
 from . import _server_errors
 from ._cookie_jar import Cookies
+from ._proxy import TESTCLIENT_SCHEME_HEADER
 from ._ws_session import WebSocketTestSession
 from .datastructures import Headers
 
@@ -168,8 +169,9 @@ class TestClient:
     after its response (background tasks, dependency exit code) is done; redirects are followed
     (`follow_redirects=False` to get them); `cookies` is a jar that Set-Cookie fills; and an exception no
     exception handler takes (or one the app's 500/Exception handler answered) is raised in the test, unless
-    `raise_server_exceptions=False`, which gives the 500 response. The server speaks plain HTTP: a URL or a
-    redirect to https:// is refused (ValueError).
+    `raise_server_exceptions=False`, which gives the 500 response. A request to an https:// URL (base_url
+    "https://testserver", or a redirect there) reaches the app as https (request.url, url_for, HTTPSRedirectMiddleware,
+    secure cookies), over the same plain connection.
     """
 
     __test__ = False
@@ -182,7 +184,7 @@ class TestClient:
         # sets the scope's; backend and backend_options (anyio's) are accepted so that FastAPI tests construct the
         # client unchanged: the engine runs its own asyncio loop.
         options = {"access_log": False, "threads": 1, **({"root_path": root_path} if root_path else {}),
-                   **server_options}
+                   "testclient_scheme": True, **server_options}
         self.app = app
         self.raise_server_exceptions = raise_server_exceptions
         self.follow_redirects = follow_redirects
@@ -302,12 +304,14 @@ class TestClient:
         """One request and its response: the jar's cookies for `full` sent, its Set-Cookie stored; an exception
         the app raised is raised here when raise_server_exceptions."""
         parts = urlsplit(full)
-        if parts.scheme != "http":
-            raise ValueError(f"the TestClient serves plain HTTP: cannot request {full!r}")
+        if parts.scheme not in ("http", "https"):
+            raise ValueError(f"the TestClient sends http:// and https:// requests: cannot request {full!r}")
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         # As httpx does: characters not allowed in a request target are percent-encoded.
         target = quote(target, safe="/?&=%:@!$'()*+,;~[]#")
         headers = dict(headers)
+        if parts.scheme == "https":  # the app sees an https request (Starlette's client gives it an https scope)
+            headers[TESTCLIENT_SCHEME_HEADER] = "https"
         if "cookie" not in headers:
             cookie = _cookie_header(self.cookies.header_for(full), cookies)
             if cookie:
@@ -354,7 +358,8 @@ class TestClient:
             self._runtime.wait_idle(30)
             content = _decode_body(content, raw.getheader("content-encoding"))
             response = TestResponse(raw.status, raw.reason, list(raw.getheaders()), content, full, method)
-            response.request = SentRequest(method, full, Headers(list(headers.items())), body or b"")
+            sent = [(k, v) for k, v in headers.items() if k != TESTCLIENT_SCHEME_HEADER]
+            response.request = SentRequest(method, full, Headers(sent), body or b"")
             return response
         raise AssertionError("unreachable")
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from slipstream._asgi.discover import engine_pattern, find_websocket_paths
+from slipstream._asgi.http import raw_path_of, split_headers
 from slipstream.asgi import is_asgi3
-from slipstream.asgi._http import raw_path_of, split_headers
-from slipstream.asgi.server import _engine_pattern, find_websocket_paths
 
 fastapi = pytest.importorskip("fastapi")
 starlette_routing = pytest.importorskip("starlette.routing")
@@ -49,7 +49,7 @@ def test_websocket_paths_of_fastapi_routers_mounts_and_middleware() -> None:
 
 
 def test_a_convertor_the_engine_does_not_know_becomes_a_plain_parameter() -> None:
-    assert _engine_pattern("/t/{slug:slugish}/{n:int}") == "/t/{slug}/{n:int}"
+    assert engine_pattern("/t/{slug:slugish}/{n:int}") == "/t/{slug}/{n:int}"
 
 
 def test_an_app_without_routes_has_no_websocket_paths() -> None:
@@ -81,7 +81,7 @@ def test_split_headers_takes_the_content_type_apart_and_drops_the_framing() -> N
 
 
 def test_declared_length_reads_the_content_length_header() -> None:
-    from slipstream.asgi._http import declared_length
+    from slipstream._asgi.http import declared_length
 
     assert declared_length([(b"content-type", b"text/plain"), (b"Content-Length", b"18")]) == 18
     assert declared_length([(b"content-length", b"x")]) == 0

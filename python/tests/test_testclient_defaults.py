@@ -220,10 +220,19 @@ def test_a_redirect_loop_stops() -> None:
         client.get("/loop")
 
 
-def test_a_redirect_to_https_is_refused_precisely() -> None:
+def test_a_redirect_to_https_is_followed() -> None:
+    def scenario(client: Any, fw: Any) -> Any:
+        response = client.get("/redirect/307", params={"to": "https://testserver/echo"})
+        return response.status_code, str(response.url), [r.status_code for r in response.history]
+
+    mine, reference = _both(scenario)
+    assert mine == reference == (200, "https://testserver/echo", [307])
+
+
+def test_other_schemes_are_refused_precisely() -> None:
     with slipstream.TestClient(_app(slipstream)) as client, \
-            pytest.raises(ValueError, match="plain HTTP: cannot request 'https://testserver/echo'"):
-        client.get("/redirect/307", params={"to": "https://testserver/echo"})
+            pytest.raises(ValueError, match="cannot request 'ftp://testserver/echo'"):
+        client.get("ftp://testserver/echo")
 
 
 def test_set_cookie_fills_the_jar_and_later_requests_send_it() -> None:

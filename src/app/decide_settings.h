@@ -21,14 +21,21 @@ struct DecideSettings {
     std::uint64_t max_model_bytes = 32 * 1024 * 1024;  // one capsule's model (two d x d matrices per arm)
     std::uint64_t max_context_bytes = 64 * 1024;       // a decision's context
     std::uint64_t max_batch = 100;                     // requests in one batch call
-    std::uint64_t shadow_queue = 10'000;      // frozen-mode decisions waiting to be written; past it, counted lost
-    std::uint32_t shadow_flush_ms = 50;       // the longest a queued shadow decision waits
-    std::uint64_t snapshot_every = 100;       // learned rewards between two model snapshots
-    std::uint32_t sweep_interval_ms = 1'000;  // how often overdue decisions get their default reward
-    std::uint64_t max_page = 1'000;           // decisions in one page
-    std::uint64_t max_evaluate = 10'000;      // logged decisions one evaluation (or promotion) replays
-    std::uint64_t max_resamples = 1'000;      // bootstrap resamples of one evaluation
-    std::uint64_t promote_min_samples = 100;  // the smallest sample a promotion may rest on
+    std::uint64_t shadow_queue = 10'000;         // frozen-mode decisions waiting to be written; past it, counted lost
+    std::uint32_t shadow_flush_ms = 50;          // the longest a queued shadow decision waits
+    std::uint64_t snapshot_every = 100;          // learned rewards between two model snapshots
+    std::uint32_t sweep_interval_ms = 1'000;     // how often overdue decisions get their default reward
+    std::uint64_t max_page = 1'000;              // decisions in one page
+    std::uint64_t max_evaluate = 10'000;         // logged decisions one evaluation (or promotion) replays
+    std::uint64_t max_resamples = 1'000;         // bootstrap resamples of one evaluation
+    std::uint64_t promote_min_samples = 100;     // the smallest sample a promotion may rest on
+    std::uint64_t metrics_capsules = 1'000;      // capsules with their own /metrics series
+    std::string access_file;                     // --decide-access: read/write/none per principal and tenant
+    std::string default_access = "write";        // principals the file does not list
+    std::string decide_rate_limit;               // decisions per principal and period; empty: none
+    std::string reward_rate_limit;               // rewards per principal and period; empty: none
+    std::uint64_t rate_limit_burst = 0;          // 0: the rate's count
+    std::string openapi_path = "/openapi.json";  // the routes' OpenAPI document; "off": not served
 };
 
 }  // namespace slipstream::app

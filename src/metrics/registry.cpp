@@ -105,6 +105,24 @@ void Registry::callback_counter(std::string name, std::string help, ValueCallbac
     install(std::make_unique<detail::CallbackFamily>(std::move(name), std::move(help), "counter", std::move(callback)));
 }
 
+void Registry::callback_gauge_family(std::string name, std::string help, std::vector<std::string> label_names,
+                                     SamplesCallback callback) {
+    callback_family(std::move(name), std::move(help), "gauge", std::move(label_names), std::move(callback));
+}
+
+void Registry::callback_counter_family(std::string name, std::string help, std::vector<std::string> label_names,
+                                       SamplesCallback callback) {
+    callback_family(std::move(name), std::move(help), "counter", std::move(label_names), std::move(callback));
+}
+
+void Registry::callback_family(std::string name, std::string help, std::string_view type,
+                               std::vector<std::string> label_names, SamplesCallback callback) {
+    validate_metric_name(name);
+    validate_label_names(name, label_names, false);
+    install(std::make_unique<detail::LabeledCallbackFamily>(std::move(name), std::move(help), type,
+                                                            std::move(label_names), std::move(callback)));
+}
+
 void Registry::render(std::string& out) const {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& family : families_)

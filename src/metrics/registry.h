@@ -57,6 +57,11 @@ class Registry {
     /// For a callback counter the function must return a non-decreasing value.
     void callback_gauge(std::string name, std::string help, ValueCallback callback);
     void callback_counter(std::string name, std::string help, ValueCallback callback);
+    /// Labelled ones: `callback` lists the samples at every render (see SamplesCallback).
+    void callback_gauge_family(std::string name, std::string help, std::vector<std::string> label_names,
+                               SamplesCallback callback);
+    void callback_counter_family(std::string name, std::string help, std::vector<std::string> label_names,
+                                 SamplesCallback callback);
 
     /// Appends the text exposition format 0.0.4 (Content-Type `text/plain; version=0.0.4`): families in
     /// registration order, each with `# HELP` (unless help is empty) and `# TYPE`, children sorted by
@@ -69,6 +74,8 @@ class Registry {
     template <typename M>
     Family<M>& make_family(std::string name, std::string help, std::vector<std::string> label_names,
                            typename M::Options options);
+    void callback_family(std::string name, std::string help, std::string_view type,
+                         std::vector<std::string> label_names, SamplesCallback callback);
     /// Takes the family's sample names (throws when one is taken) and appends it to the render order.
     void install(std::unique_ptr<detail::FamilyBase> family);
 

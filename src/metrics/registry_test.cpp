@@ -154,6 +154,27 @@ TEST(RegistryTest, CallbacksRunAtRender) {
               "# TYPE slipstream_widgets_total counter\n");
 }
 
+std::string error_of(const std::function<void()>& f);
+
+TEST(RegistryTest, LabeledCallbacksListTheirSamplesAtRender) {
+    Registry registry(RegistryOptions{.shards = 1});
+    std::vector<LabeledValue> samples = {{{"b", "x\"y"}, 2}, {{"a", "z"}, 1.5}, {{"too few"}, 9}};
+    registry.callback_counter_family("decisions_total", "Decisions.", {"capsule", "mode"}, [&] { return samples; });
+    registry.callback_gauge_family("rate", "", {"capsule"}, [] { return std::vector<LabeledValue>{}; });
+    EXPECT_EQ(render(registry),
+              "# HELP decisions_total Decisions.\n"
+              "# TYPE decisions_total counter\n"
+              "decisions_total{capsule=\"a\",mode=\"z\"} 1.5\n"
+              "decisions_total{capsule=\"b\",mode=\"x\\\"y\"} 2\n"
+              "# TYPE rate gauge\n");
+    EXPECT_EQ(error_of([&] { registry.callback_gauge_family("rate", "", {"c"}, {}); }),
+              "metrics: cannot register gauge \"rate\": sample name \"rate\" is already taken");
+    EXPECT_EQ(error_of([&] {
+                  registry.callback_gauge_family("r2", "", {"c", "c"}, {});
+              }),
+              "metrics: metric \"r2\": label name \"c\" appears twice");
+}
+
 TEST(RegistryTest, RenderAppends) {
     Registry registry(RegistryOptions{.shards = 1});
     registry.gauge("g", "");

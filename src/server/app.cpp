@@ -70,6 +70,33 @@ App& App::counter_metric(std::string name, std::string help, std::function<doubl
     return *this;
 }
 
+namespace {
+metrics::SamplesCallback labeled(std::function<std::vector<MetricSample>()> samples) {
+    return [samples = std::move(samples)] {
+        std::vector<MetricSample> in = samples();
+        std::vector<metrics::LabeledValue> out;
+        out.reserve(in.size());
+        for (MetricSample& s : in)
+            out.push_back(metrics::LabeledValue{std::move(s.labels), s.value});
+        return out;
+    };
+}
+}  // namespace
+
+App& App::gauge_metric(std::string name, std::string help, std::vector<std::string> label_names,
+                       std::function<std::vector<MetricSample>()> samples) {
+    impl_->server.registry().callback_gauge_family(std::move(name), std::move(help), std::move(label_names),
+                                                   labeled(std::move(samples)));
+    return *this;
+}
+
+App& App::counter_metric(std::string name, std::string help, std::vector<std::string> label_names,
+                         std::function<std::vector<MetricSample>()> samples) {
+    impl_->server.registry().callback_counter_family(std::move(name), std::move(help), std::move(label_names),
+                                                     labeled(std::move(samples)));
+    return *this;
+}
+
 DurationHistogram App::duration_histogram(std::string name, std::string help, std::vector<double> upper_bounds) {
     std::vector<std::uint64_t> ns;
     for (double b : upper_bounds) {

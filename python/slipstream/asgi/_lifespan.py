@@ -7,7 +7,7 @@ import asyncio
 import logging
 from typing import Any
 
-from ._http import ASGI_VERSION
+from .._asgi.http import ASGI_VERSION
 
 logger = logging.getLogger("slipstream")
 

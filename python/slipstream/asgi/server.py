@@ -8,85 +8,20 @@ App's lifespan (startup before serving, shutdown after the drain).
 
 from __future__ import annotations
 
-import asyncio
-import inspect
-import re
 from typing import Any
 
+from .._asgi.discover import METHODS, engine_pattern, find_websocket_paths, is_asgi3
+from .._asgi.http import HttpCycle, http_scope, run_http
+from .._asgi.websocket import WebSocketCycle, run_websocket, websocket_scope
 from .._core.route_desc import ArgDesc, RouteDesc
 from .._core.websocket import WebSocket
 from ..app import App
 from ..websockets import install_websockets
-from ._http import HttpCycle, http_scope
 from ._lifespan import AsgiLifespan
-from ._websocket import WebSocketCycle, websocket_scope
 
-# Every method the router can route (an unknown method token is answered by the engine: 405).
-METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE")
+__all__ = ["METHODS", "PATTERNS", "AsgiServer", "is_asgi3"]
 # Every path: "/" and anything below it.
 PATTERNS = ("/", "/{path:path}")
-
-
-def is_asgi3(app: Any) -> bool:
-    """Whether `app` is an ASGI 3 callable: app(scope, receive, send) returning an awaitable."""
-    call = app if inspect.isfunction(app) or inspect.ismethod(app) else getattr(app, "__call__", None)  # noqa: B004
-    if call is None:
-        return False
-    if inspect.iscoroutinefunction(call):
-        return _positional_count(call) == 3
-    return callable(app)
-
-
-def _positional_count(func: Any) -> int:
-    try:
-        params = inspect.signature(func).parameters.values()
-    except (TypeError, ValueError):
-        return 3
-    return sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
-
-
-_CONVERTORS = {"str", "int", "float", "uuid", "path"}
-_PARAM = re.compile(r"\{([a-zA-Z_][a-zA-Z0-9_]*)(?::([a-zA-Z_][a-zA-Z0-9_]*))?\}")
-
-
-def find_websocket_paths(app: Any, prefix: str = "", depth: int = 0) -> list[str]:
-    """The WebSocket paths an app declares (Starlette's and FastAPI's WebSocket routes, under their Mounts and
-    included routers), in the engine's pattern syntax. The engine routes a WebSocket handshake only on a path
-    registered for it."""
-    if depth > 16:
-        return []
-    routes = getattr(app, "routes", None)
-    if routes is None:
-        inner = getattr(app, "app", None)  # an ASGI middleware around the app
-        return find_websocket_paths(inner, prefix, depth + 1) if inner is not None and inner is not app else []
-    return list(dict.fromkeys(_walk(routes, prefix, depth)))
-
-
-def _walk(routes: Any, prefix: str, depth: int) -> list[str]:
-    found: list[str] = []
-    for route in routes:
-        candidates = getattr(route, "effective_candidates", None)
-        if callable(candidates):  # FastAPI's included router (its routes, with the include's prefix applied)
-            low = getattr(route, "effective_low_priority_routes", None)
-            inner = [*candidates(), *(low() if callable(low) else ())]
-            found.extend(_walk([getattr(c, "starlette_route", c) for c in inner], prefix, depth + 1))
-            continue
-        path = getattr(route, "path", None)
-        if not isinstance(path, str):
-            continue
-        if "WebSocket" in type(route).__name__:
-            found.append(_engine_pattern(prefix + path))
-        elif getattr(route, "routes", None) is not None or getattr(route, "app", None) is not None:
-            found.extend(find_websocket_paths(getattr(route, "app", None) or route, prefix + path.rstrip("/"), depth + 1))
-    return found
-
-
-def _engine_pattern(path: str) -> str:
-    def convert(match: re.Match[str]) -> str:
-        name, convertor = match.group(1), match.group(2)
-        return "{" + name + (":" + convertor if convertor in _CONVERTORS else "") + "}"
-
-    return _PARAM.sub(convert, path or "/")
 
 
 class AsgiServer(App):
@@ -110,7 +45,7 @@ class AsgiServer(App):
         self.runtime: Any = None  # the AppRuntime, once built
         # Paths whose GET with an Upgrade is a WebSocket (the engine routes one kind of GET per pattern): given,
         # or found in the app's routes.
-        self.websocket_paths = [_engine_pattern(p) for p in websocket_paths] if websocket_paths is not None \
+        self.websocket_paths = [engine_pattern(p) for p in websocket_paths] if websocket_paths is not None \
             else find_websocket_paths(asgi_app)
         self._host = "127.0.0.1"
         self._native: Any = None
@@ -152,28 +87,10 @@ class AsgiServer(App):
 
     async def _http(self, request: Any, __reply__: Any) -> None:
         cycle = HttpCycle(__reply__, request.body_bytes, request.method == "HEAD")
-        scope = http_scope(request, self.asgi_root_path, self.server_address)
-        error: BaseException | None = None
-        try:
-            await self.asgi_app(scope, cycle.receive, cycle.send)
-        except asyncio.CancelledError as exc:
-            error = exc
-            raise
-        except Exception as exc:  # noqa: BLE001 - the app's error: a 500 or a cut connection, logged
-            error = exc
-        finally:
-            if error is not None or not cycle.complete:
-                cycle.finish(error, request.path, request.method)
+        await run_http(self.asgi_app, http_scope(request, self.asgi_root_path, self.server_address), cycle, request)
 
     async def _websocket(self, websocket: WebSocket) -> None:
-        cycle = WebSocketCycle(websocket)
         scheme = "wss" if self._scheme == "https" else "ws"
         state = self.runtime.lifespan_state if self.runtime is not None else None
         scope = websocket_scope(websocket, self.asgi_root_path, self.server_address, state, scheme)
-        error: BaseException | None = None
-        try:
-            await self.asgi_app(scope, cycle.receive, cycle.send)
-        except Exception as exc:  # noqa: BLE001 - the app's error: a 500 before accept, 1011 after
-            error = exc
-        finally:
-            cycle.finish(error)
+        await run_websocket(self.asgi_app, scope, WebSocketCycle(websocket))

@@ -49,7 +49,7 @@ class EarlyRun:
             kwargs = self._arguments(step, bad, values, ran, ex)
             if kwargs is None:
                 continue
-            values[i] = await step.call(**kwargs) if step.kind == _tree.ACALL else step.call(**kwargs)
+            values[i] = await _program.call_step(step, kwargs, ex)
             ran[i] = True
 
     def _arguments(self, step: _program.Step, bad: set[tuple[Any, ...]], values: list[Any], ran: list[bool],

@@ -10,6 +10,7 @@ after the response is sent, as FastAPI does (FastAPI 0.165: "function"-scoped ex
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -127,7 +128,7 @@ async def answer_through_chain(chain: Any, request: Any, reply: Any, hooks: Any,
         outer = getattr(response, "background", None)
         for step in after:
             await step()
-        if outer is not None and outer not in after:
+        if outer is not None and all(getattr(step, "wrapped", step) is not outer for step in after):
             await outer()
     except Exception as exc:
         if reply.done:
@@ -137,6 +138,13 @@ async def answer_through_chain(chain: Any, request: Any, reply: Any, hooks: Any,
             reply.fail(exc, request)
     finally:
         hooks.end()
+
+
+async def _async_answer(hooks: Any, reply: Any, exc: BaseException, request: Any) -> bool:
+    """The app's `async def` exception handler awaited here, in the request's task (AppRuntime.answer_async_error);
+    False when there is none for `exc`."""
+    answer = getattr(hooks, "answer_async_error", None)
+    return bool(answer is not None and await answer(reply, exc, request))
 
 
 def _request_of(ex: Exchange, reply: Any) -> Any:
@@ -172,7 +180,7 @@ def make_runner(info: RouteInfo) -> Callable[..., Any]:
             if sent:
                 logger.error("Exception after the response was sent", exc_info=exc)
                 _server_errors.report(getattr(hooks, "app", None), exc)
-            else:
+            elif not isinstance(exc, Exception) or not await _async_answer(hooks, reply, exc, ex.request):
                 reply.fail(exc, ex.request)
             if not isinstance(exc, Exception):
                 raise
@@ -225,6 +233,18 @@ async def endpoint_response(info: RouteInfo, flat: dict[str, Any], request: Any,
         raise FastAPIError(_NOT_AWAITED) from exc
     background = getattr(response, "background", None)
     if background is not None:
-        after.append(background)
-    after.append(rstack.aclose)
+        after.append(_in_context(background))
+    after.append(_in_context(rstack.aclose) if program.exits else rstack.aclose)
     return response
+
+
+def _in_context(step: Callable[[], Any]) -> Callable[[], Any]:
+    """`step` run later in the contextvars of now: FastAPI runs the background tasks and the exit code of `yield`
+    dependencies in the task that called the endpoint, inside the HTTP middleware (whose contextvars they see)."""
+    context = contextvars.copy_context()
+
+    async def run() -> None:
+        await asyncio.get_running_loop().create_task(step(), context=context)
+
+    run.wrapped = step  # type: ignore[attr-defined]
+    return run

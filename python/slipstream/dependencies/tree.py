@@ -37,6 +37,7 @@ class Dependant:
     overridden: bool = False         # this dependant or one above it came from dependency_overrides
     kind: int = CALL
     form_fields: dict[str, Any] = dataclasses.field(default_factory=dict)  # FORM reads' fields by name
+    limit: Any = None                # Depends(max_concurrency=...): its ConcurrencyLimit
 
     @property
     def scopes(self) -> list[str]:
@@ -138,7 +139,7 @@ def _dependant(call: Callable[..., Any], in_path: Sequence[str], *, name: str | 
     dep = Dependant(call=call, name=name, use_cache=depends.use_cache, scope=depends.scope,
                     own_scopes=list(own_scopes or []), parent_scopes=list(parent_scopes),
                     reads=_signature.read_parameters(call, in_path), key_call=call, overridden=overridden,
-                    kind=kind_of(call))
+                    kind=kind_of(call), limit=depends.limit)
     dep.form_fields = form_reads(call, dep.reads)
     for read in dep.reads:
         if read.kind != _signature.DEPENDS:

@@ -44,11 +44,20 @@ class OpenAPIConfig:
         return config
 
     def document(self, app: Any) -> dict[str, Any]:
-        """The OpenAPI document of `app` (its title, version, description and routes)."""
-        return get_openapi(title=app.title, version=app.version, openapi_version=self.openapi_version,
-                           summary=self.summary, description=app.description,
-                           terms_of_service=self.terms_of_service, contact=self.contact,
-                           license_info=self.license_info, routes=app.routes, webhooks=self.webhooks,
-                           tags=self.openapi_tags, servers=self.servers,
-                           separate_input_output_schemas=self.separate_input_output_schemas,
-                           external_docs=self.openapi_external_docs)
+        """The OpenAPI document of `app` (its title, version, description and routes), with the paths that mounted
+        native services describe themselves (an `openapi` dict, e.g. slipstream.decide.Decisions once mounted)."""
+        document = get_openapi(title=app.title, version=app.version, openapi_version=self.openapi_version,
+                             summary=self.summary, description=app.description,
+                             terms_of_service=self.terms_of_service, contact=self.contact,
+                             license_info=self.license_info, routes=app.routes, webhooks=self.webhooks,
+                             tags=self.openapi_tags, servers=self.servers,
+                             separate_input_output_schemas=self.separate_input_output_schemas,
+                             external_docs=self.openapi_external_docs)
+        for kind, args in getattr(app, "native_routes", []):
+            described = getattr(args[0], "openapi", None) if kind == "mount" else None
+            if isinstance(described, dict):
+                document.setdefault("paths", {}).update(described.get("paths", {}))
+                schemas = described.get("components", {}).get("schemas", {})
+                for name, schema in schemas.items():
+                    document.setdefault("components", {}).setdefault("schemas", {}).setdefault(name, schema)
+        return document

@@ -116,3 +116,40 @@ def exchange(pair: Callable[[str], tuple[Any, Any]], app: str, method: str, url:
     body, headers = build_request(kwargs)
     expected = theirs.request(method, url, content=body, headers=headers)
     return ours.request(method, url, content=body, headers=headers), expected
+
+
+def new_app(fw: Any, **options: Any) -> Any:
+    """An app of framework module `fw` (fastapi or slipstream) with the same title, so OpenAPI documents compare."""
+    options.setdefault("title", "Differential")
+    return fw.FastAPI(**options) if fw.__name__ == "fastapi" else fw.App(**options)
+
+
+def page_row(app: str, method: str, url: str, gap: str | None = None, **kwargs: Any) -> Any:
+    """A pytest param (app, method, url, gap, kwargs) for check_row; `gap` makes it a strict xfail naming why."""
+    import pytest
+
+    marks = [pytest.mark.xfail(strict=True, reason=gap)] if gap else []
+    detail = " ".join(f"{k}={v}" for k, v in kwargs.items() if k in ("json", "headers", "form"))
+    return pytest.param(app, method, url, gap, kwargs, id=f"{app} {method} {url} {detail}".strip(), marks=marks)
+
+
+def check_row(pair: Callable[[str], tuple[Any, Any]], case_id: str, app: str, method: str, url: str,
+              gap: str | None, kwargs: dict[str, Any]) -> None:
+    """Sends a page_row's request to both frameworks, records the outcome and fails on any difference."""
+    got, expected = exchange(pair, app, method, url, kwargs)
+    diffs = compare(got, expected)
+    record(Outcome(case_id, gap, diffs))
+    assert not diffs, "\n".join(diffs)
+
+
+def same_answer_test(rows: list[Any]) -> Callable[..., None]:
+    """A page module's test: `test_same_answer = same_answer_test(ROWS)` runs check_row for each page_row, with the
+    module's `pair` fixture."""
+    import pytest
+
+    @pytest.mark.parametrize(("app", "method", "url", "gap", "kwargs"), rows)
+    def test_same_answer(pair: Any, request: Any, app: str, method: str, url: str, gap: str | None,
+                         kwargs: dict[str, Any]) -> None:
+        check_row(pair, request.node.callspec.id, app, method, url, gap, kwargs)
+
+    return test_same_answer

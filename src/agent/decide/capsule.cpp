@@ -24,8 +24,12 @@ std::size_t Capsule::committed(std::int64_t seq, LearnUpdate update) {
         if (model && u.generation == model->generation()) {
             base::Arena arena;
             base::Result<const json::Value*> context = json::parse(u.context_json, arena);
-            base::Status s = context.is_ok() ? model->learn(*context.value(), u.action, u.reward, applied_seq + 1)
-                                             : context.status();
+            ActionFeatures given;
+            std::string error;
+            base::Status s = !context.is_ok() ? context.status()
+                             : !parse_action_features(u.features_json, model->limits(), given, &error)
+                                 ? base::Status::invalid_argument(error)
+                                 : model->learn(*context.value(), u.action, u.reward, applied_seq + 1, &given);
             if (s.is_ok()) {
                 ++learned;
             } else {

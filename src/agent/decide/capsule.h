@@ -19,6 +19,7 @@ struct LearnUpdate {
     std::string context_json;
     std::size_t action = 0;
     double reward = 0.0;
+    std::string features_json = {};  // the request's action features (empty: the spec's)
 };
 
 /// Guarded by `mutex` (every member below it). Updates are committed with a per-capsule sequence number
@@ -39,7 +40,9 @@ struct Capsule {
     std::map<std::int64_t, LearnUpdate> waiting;  // committed, after a seq not applied yet
     std::uint64_t since_snapshot = 0;
     std::uint64_t decisions = 0;    // since start
+    std::uint64_t explored = 0;     // decisions since start that took another action than the most probable one
     std::uint64_t rewards = 0;      // since start
+    double reward_sum = 0.0;        // of those rewards
     std::uint64_t shadow_lost = 0;  // frozen-mode decisions dropped because the write queue was full
 
     /// Adds the update committed as `seq` and applies every update that is now in order. Returns how many were

@@ -45,10 +45,13 @@ const RidgeArm& CapsuleModel::arm_for(std::size_t action) const {
 std::variant<DecisionOutcome, DecideFailure> CapsuleModel::decide(const DecideInput& in) const {
     const CapsuleSpec& spec = *spec_;
     const json::Value& context = in.context != nullptr && in.context->is_object() ? *in.context : empty_object();
+    if (in.features != nullptr && !in.features->empty() && spec.learner.kind != LearnerKind::kShared)
+        return DecideFailure{"/actions", "action features need the shared learner (learner.type \"shared\")"};
     for (std::size_t i = 0; i < in.only.size(); ++i)
-        if (spec.action_index(in.only[i]) < 0)
-            return DecideFailure{"/actions/" + std::to_string(i), "names no action of the capsule"};
-    // Eligible actions, in spec order.
+        if (action_index(spec, in.features, in.only[i]) < 0)
+            return DecideFailure{"/actions/" + std::to_string(i),
+                                 "names no action of the capsule (a request's own action needs its features)"};
+    // Eligible actions: the spec's in its order, then the request's own (indexes after the spec's).
     std::vector<std::size_t> eligible;
     for (std::size_t i = 0; i < spec.actions.size(); ++i) {
         const ActionSpec& a = spec.actions[i];
@@ -56,6 +59,10 @@ std::variant<DecisionOutcome, DecideFailure> CapsuleModel::decide(const DecideIn
         if (listed(in.excluded, a.id) || !is_eligible(a, context)) continue;
         eligible.push_back(i);
     }
+    const auto own = request_actions(spec, in.features);
+    for (std::size_t k = 0; k < own.size(); ++k)
+        if (listed(in.only, own[k]->first) && !listed(in.excluded, own[k]->first))
+            eligible.push_back(spec.actions.size() + k);
     if (eligible.empty()) return DecideFailure{"/context", "leaves no eligible action"};
     std::string error;
     std::vector<HashedFeature> features = encode_context(spec, context, limits_, &error);
@@ -63,12 +70,12 @@ std::variant<DecisionOutcome, DecideFailure> CapsuleModel::decide(const DecideIn
 
     std::vector<double> scores(eligible.size());
     for (std::size_t k = 0; k < eligible.size(); ++k)
-        scores[k] = arm_for(eligible[k]).score(action_vector(spec, features, eligible[k]));
+        scores[k] = arm_for(eligible[k]).score(action_vector(spec, features, eligible[k], in.features));
 
     std::vector<double> p;
     if (spec.mode == Mode::kBaselineExplore) {
         if (!in.baseline) return DecideFailure{"/baselineAction", "is required in baselineExplore mode"};
-        const int b = spec.action_index(*in.baseline);
+        const int b = action_index(spec, in.features, *in.baseline);
         auto at = std::find(eligible.begin(), eligible.end(), static_cast<std::size_t>(b < 0 ? 0 : b));
         if (b < 0 || at == eligible.end())
             return DecideFailure{"/baselineAction", "names no eligible action of the capsule"};
@@ -83,7 +90,7 @@ std::variant<DecisionOutcome, DecideFailure> CapsuleModel::decide(const DecideIn
 
     DecisionOutcome out;
     out.action_index = eligible[drawn];
-    out.action = spec.actions[out.action_index].id;
+    out.action = action_id(spec, in.features, out.action_index);
     out.probability = p[drawn];
     out.mode = spec.mode;
     out.seed = in.seed;
@@ -91,20 +98,23 @@ std::variant<DecisionOutcome, DecideFailure> CapsuleModel::decide(const DecideIn
     out.generation = generation_;
     out.ranking.reserve(eligible.size());
     for (std::size_t k = 0; k < eligible.size(); ++k)
-        out.ranking.push_back({eligible[k], spec.actions[eligible[k]].id, scores[k], p[k]});
+        out.ranking.push_back({eligible[k], action_id(spec, in.features, eligible[k]), scores[k], p[k]});
     std::stable_sort(out.ranking.begin(), out.ranking.end(), [](const RankedAction& a, const RankedAction& b) {
         return a.probability != b.probability ? a.probability > b.probability : a.score > b.score;
     });
     return out;
 }
 
-base::Status CapsuleModel::learn(const json::Value& context, std::size_t action, double reward, std::int64_t version) {
-    if (action >= spec_->actions.size()) return base::Status::invalid_argument("no such action");
+base::Status CapsuleModel::learn(const json::Value& context, std::size_t action, double reward, std::int64_t version,
+                                 const ActionFeatures* given) {
+    if (action_id(*spec_, given, action).empty() ||
+        (action >= spec_->actions.size() && spec_->learner.kind != LearnerKind::kShared))
+        return base::Status::invalid_argument("no such action");
     std::string error;
     std::vector<HashedFeature> features =
         encode_context(*spec_, context.is_object() ? context : empty_object(), limits_, &error);
     if (!error.empty()) return base::Status::invalid_argument(error);
-    arm_for(action).update(action_vector(*spec_, features, action), reward, spec_->learner.learning_rate,
+    arm_for(action).update(action_vector(*spec_, features, action, given), reward, spec_->learner.learning_rate,
                            spec_->learner.forgetting);
     version_ = version;
     return base::Status::ok();

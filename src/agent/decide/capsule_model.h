@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agent/decide/capsule_spec.h"
+#include "agent/decide/feature_encoder.h"
 #include "agent/decide/ridge_arm.h"
 #include "base/result.h"
 #include "json/value.h"
@@ -18,11 +19,12 @@
 namespace slipstream::agent::decide {
 
 struct DecideInput {
-    const json::Value* context = nullptr;  // an object (null: an empty context)
-    std::vector<std::string> only;         // restrict to these action ids (empty: every action)
-    std::vector<std::string> excluded;     // never these
-    std::optional<std::string> baseline;   // the caller's own choice (baselineExplore needs it)
-    std::uint64_t seed = 0;                // drives the draw: the same seed and model give the same decision
+    const json::Value* context = nullptr;      // an object (null: an empty context)
+    std::vector<std::string> only;             // restrict to these action ids (empty: every action)
+    std::vector<std::string> excluded;         // never these
+    std::optional<std::string> baseline;       // the caller's own choice (baselineExplore needs it)
+    std::uint64_t seed = 0;                    // drives the draw: the same seed and model give the same decision
+    const ActionFeatures* features = nullptr;  // the request's own action features (shared learner only)
 };
 
 struct RankedAction {
@@ -58,7 +60,9 @@ class CapsuleModel {
     std::variant<DecisionOutcome, DecideFailure> decide(const DecideInput& input) const;
     /// One reward for `action` taken in `context`; `version` is the update's sequence number (the model's
     /// version afterwards). kInvalidArgument for a context that no longer encodes (the spec changed).
-    base::Status learn(const json::Value& context, std::size_t action, double reward, std::int64_t version);
+    /// `features`: the action features the decision's request gave (null: the spec's).
+    base::Status learn(const json::Value& context, std::size_t action, double reward, std::int64_t version,
+                       const ActionFeatures* features = nullptr);
 
     /// The arms as text (see RidgeArm::save), with the generation and version.
     std::string snapshot() const;

@@ -11,18 +11,6 @@ namespace slipstream::agent::decide {
 
 namespace {
 
-// sessions::problem()'s body with `members` (already JSON: ,"name":value...) added before its closing brace.
-Response with_members(int status, const std::string& detail, const std::string& members) {
-    Response r = sessions::problem(status, detail);
-    r.own_body();
-    if (!members.empty() && !r.body.empty() && r.body.back() == '}') {
-        r.body.pop_back();
-        r.body += members;
-        r.body += "}";
-    }
-    return r;
-}
-
 std::string member(std::string_view name, std::string_view text) {
     std::string out = ",";
     json::Writer w(out);
@@ -39,6 +27,18 @@ std::string located(const DecideError& e) {
 }
 
 }  // namespace
+
+// sessions::problem()'s body with `members` (already JSON: ,"name":value...) added before its closing brace.
+Response with_members(int status, const std::string& detail, const std::string& members) {
+    Response r = sessions::problem(status, detail);
+    r.own_body();
+    if (!members.empty() && !r.body.empty() && r.body.back() == '}') {
+        r.body.pop_back();
+        r.body += members;
+        r.body += "}";
+    }
+    return r;
+}
 
 Response decide_problem(const DecideError& e) {
     switch (e.code) {

@@ -11,5 +11,7 @@ namespace slipstream::agent::decide {
 /// "limit" and "max"; kUnavailable 503 with Retry-After: 1; kInternal 500. The detail of the last two is generic
 /// (the cause is logged).
 Response decide_problem(const DecideError& error);
+/// sessions::problem(status, detail) with `members` (already JSON: ,"name":value...) added to its body.
+Response with_members(int status, const std::string& detail, const std::string& members);
 
 }  // namespace slipstream::agent::decide

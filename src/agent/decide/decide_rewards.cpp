@@ -29,6 +29,7 @@ struct DecideStore::Closing {
     std::size_t action = 0;
     std::string context;
     double reward = 0.0;
+    std::string features;  // the request's action features (empty: the spec's)
 };
 
 void DecideStore::query(std::string_view sql, store::Params params, store::Database::QueryCallback done) {
@@ -113,7 +114,7 @@ void DecideStore::reward_read_decision(const std::shared_ptr<sessions::Transacti
     // one decision run one after the other, so the later ones see it closed or their key taken.
     tx->query(
         "UPDATE decide_decisions SET closed = closed WHERE id = $1 AND tenant = $2 AND job = $3 AND name = $4 "
-        "RETURNING generation, action_index, context, closed",
+        "RETURNING generation, action_index, context, closed, actions",
         {id, ref.tenant, ref.job, ref.name}, [tx, job](store::QueryResult d) {
             if (!d.is_ok()) return job->fail(d.status());
             DecideStore& self = *job->store;
@@ -128,9 +129,10 @@ void DecideStore::reward_read_decision(const std::shared_ptr<sessions::Transacti
                 return job->answer(false, job->value, true,
                                    job->aggregation == Aggregation::kFirst ? "duplicate: the decision has its reward"
                                                                            : "the decision is closed");
-            job->closing = std::make_shared<Closing>(
-                Closing{job->capsule, job->request->decision_id, int_cell(d.value(), 0, 0),
-                        static_cast<std::size_t>(int_cell(d.value(), 0, 1)), std::string(d->text(0, 2)), job->value});
+            job->closing =
+                std::make_shared<Closing>(Closing{job->capsule, job->request->decision_id, int_cell(d.value(), 0, 0),
+                                                  static_cast<std::size_t>(int_cell(d.value(), 0, 1)),
+                                                  std::string(d->text(0, 2)), job->value, std::string(d->text(0, 4))});
             if (job->aggregation == Aggregation::kFirst) return reward_insert(tx, job);
             // sum: one reward per idempotency key.
             tx->query("SELECT value FROM decide_rewards WHERE decision_id = $1 AND reward_key = $2",
@@ -221,7 +223,8 @@ void DecideStore::learned(const std::shared_ptr<Closing>& c, std::optional<std::
     {
         std::lock_guard<std::mutex> lock(c->capsule->mutex);
         ++c->capsule->rewards;
-        if (seq) c->capsule->committed(*seq, LearnUpdate{c->generation, c->context, c->action, c->reward});
+        c->capsule->reward_sum += c->reward;
+        if (seq) c->capsule->committed(*seq, LearnUpdate{c->generation, c->context, c->action, c->reward, c->features});
     }
     if (seq) snapshot_if_due(c->capsule, false);
 }
@@ -263,7 +266,8 @@ void DecideStore::sweep_one(std::shared_ptr<std::vector<Overdue>> due, std::size
         [self, capsule, due, next, closed, done, skip](std::shared_ptr<sessions::Transaction> tx) {
             const std::string id = (*due)[next].id;
             tx->query(
-                "SELECT generation, action_index, context, closed, reward_count, reward_total FROM decide_decisions "
+                "SELECT generation, action_index, context, closed, reward_count, reward_total, actions FROM "
+                "decide_decisions "
                 "WHERE id = $1",
                 {id}, [self, capsule, due, next, closed, done, skip, tx, id](store::QueryResult d) {
                     if (!d.is_ok()) return skip(error_from_status(d.status()));
@@ -276,9 +280,9 @@ void DecideStore::sweep_one(std::shared_ptr<std::vector<Overdue>> due, std::size
                         value = int_cell(d.value(), 0, 4) > 0 ? clamp_reward(spec, double_cell(d.value(), 0, 5))
                                                               : spec.default_reward;
                     }
-                    auto c = std::make_shared<Closing>(Closing{capsule, id, int_cell(d.value(), 0, 0),
-                                                               static_cast<std::size_t>(int_cell(d.value(), 0, 1)),
-                                                               std::string(d->text(0, 2)), value});
+                    auto c = std::make_shared<Closing>(Closing{
+                        capsule, id, int_cell(d.value(), 0, 0), static_cast<std::size_t>(int_cell(d.value(), 0, 1)),
+                        std::string(d->text(0, 2)), value, std::string(d->text(0, 6))});
                     self->close_decision(
                         tx, c,
                         [self, c, due, next, closed, done, skip, tx](DecideResult<std::optional<std::int64_t>> seq) {

@@ -1,13 +1,19 @@
 // mount_decide_routes(): route specs (JSON Schema of bodies and parameters) and the handlers that call the store.
 #include "agent/decide/decide_routes.h"
 
+#include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <mutex>
 #include <optional>
 #include <utility>
 
 #include "agent/decide/decide_json.h"
+#include "agent/decide/decide_metrics.h"
+#include "agent/decide/decide_openapi.h"
 #include "agent/decide/decide_problem.h"
+#include "agent/decide/decide_route_docs.h"
+#include "agent/decide/yaml_json.h"
 #include "agent/sessions/session_problem.h"
 #include "slipstream/json.h"
 
@@ -17,11 +23,17 @@ namespace {
 
 constexpr const char* kNameSchema = R"({"type":"string","pattern":"^[A-Za-z0-9._-]{1,64}$"})";
 constexpr const char* kAnonymous = "anonymous";
+constexpr const char* kCapsulePath = "/v1/tenants/{tenant}/jobs/{job}/capsules/{capsule}";
 
 std::string decide_schema(std::size_t max_actions) {
-    const std::string ids = R"({"type":"array","maxItems":)" + std::to_string(max_actions) +
-                            R"(,"items":{"type":"string","minLength":1,"maxLength":128}})";
-    return R"({"type":"object","properties":{"context":{"type":"object"},"actions":)" + ids + R"(,"excluded":)" + ids +
+    const std::string id = R"({"type":"string","minLength":1,"maxLength":128})";
+    const std::string ids = R"({"type":"array","maxItems":)" + std::to_string(max_actions) + R"(,"items":)" + id + "}";
+    // An action: its id, or {id, features} with the features this request gives it (the shared learner's).
+    const std::string actions = R"({"type":"array","maxItems":)" + std::to_string(max_actions) +
+                                R"(,"items":{"anyOf":[)" + id + R"(,{"type":"object","properties":{"id":)" + id +
+                                R"(,"features":{"type":"object"}},"required":["id"],"additionalProperties":false}]}})";
+    return R"({"type":"object","properties":{"context":{"type":"object"},"actions":)" + actions + R"(,"excluded":)" +
+           ids +
            R"(,"baselineAction":{"type":"string","minLength":1,"maxLength":128},)"
            R"("eventId":{"type":"string","minLength":1,"maxLength":255}},"additionalProperties":false})";
 }
@@ -90,7 +102,22 @@ std::vector<std::string> strings(JsonView list) {
 DecideRequest decide_request(JsonView b) {
     DecideRequest r;
     if (b.has("context")) r.context_json = json_write(b.get("context"));
-    r.only = strings(b.get("actions"));
+    JsonView actions = b.get("actions");
+    std::string features;
+    for (std::size_t i = 0; i < actions.size(); ++i) {
+        JsonView a = actions.at(i);
+        if (a.kind() == JsonView::Kind::kString) {
+            r.only.emplace_back(a.as_string());
+            continue;
+        }
+        r.only.emplace_back(a.get("id").as_string());
+        if (!a.has("features")) continue;
+        if (std::count(r.only.begin(), r.only.end(), r.only.back()) > 1)
+            r.invalid_pointer = "/actions/" + std::to_string(i);
+        features += features.empty() ? "{" : ",";
+        features += json_write(a.get("id")) + ":" + json_write(a.get("features"));
+    }
+    if (!features.empty()) r.features_json = features + "}";
     r.excluded = strings(b.get("excluded"));
     if (b.has("baselineAction")) r.baseline = std::string(b.get("baselineAction").as_string());
     if (b.has("eventId")) r.event_id = std::string(b.get("eventId").as_string());
@@ -112,6 +139,35 @@ RewardRequest reward_request(JsonView b) {
     return r;
 }
 
+// application/yaml, application/x-yaml, text/yaml, text/x-yaml, application/<...>+yaml (parameters ignored).
+bool is_yaml(std::optional<std::string_view> content_type) {
+    if (!content_type) return false;
+    std::string t(content_type->substr(0, content_type->find(';')));
+    while (!t.empty() && t.back() == ' ')
+        t.pop_back();
+    for (char& c : t)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return t == "application/yaml" || t == "application/x-yaml" || t == "text/yaml" || t == "text/x-yaml" ||
+           (t.starts_with("application/") && t.ends_with("+yaml"));
+}
+
+// "203.0.113.5:4711" -> "203.0.113.5", "[2001:db8::1]:80" -> "[2001:db8::1]"; anything else as it is.
+std::string client_host(const std::string& peer) {
+    const std::size_t colon = peer.rfind(':');
+    if (colon == std::string::npos || peer.find(']', colon) != std::string::npos) return peer;
+    return peer.substr(0, colon);
+}
+
+// The 429 of a refused decision or reward, with the rate-limit fields the engine's own limit sends.
+Response too_many(const policy::ratelimit::Decision& d, const char* what) {
+    const policy::ratelimit::HeaderValues v = policy::ratelimit::header_values(d);
+    return sessions::problem(429, std::string("too many ") + what + " for this principal; retry later")
+        .with_header("Retry-After", std::to_string(v.retry_after_s))
+        .with_header("RateLimit-Limit", std::to_string(v.limit))
+        .with_header("RateLimit-Remaining", std::to_string(v.remaining))
+        .with_header("RateLimit-Reset", std::to_string(v.reset_s));
+}
+
 // Collects the answers of a batch in request order and sends {"results":[{"status","body"}]} after the last.
 class Batch {
   public:
@@ -131,6 +187,17 @@ class Batch {
         out += "]}";
         responder_->send(Response::json(std::move(out)));
     }
+    // Answers item `i` 429 when `rates` refuses one more for `key`.
+    bool refused(std::size_t i, DecideRateLimits* rates,
+                 policy::ratelimit::Decision (DecideRateLimits::*check)(std::string_view), const std::string& key,
+                 const char* what) {
+        if (rates == nullptr) return false;
+        const policy::ratelimit::Decision d = (rates->*check)(key);
+        if (d.allowed) return false;
+        Response r = too_many(d, what);
+        answer(i, r.status, std::string(r.body_bytes()));
+        return true;
+    }
     void failed(std::size_t i, const DecideError& e) {
         Response r = decide_problem(e);
         answer(i, r.status, std::string(r.body_bytes()));
@@ -143,11 +210,25 @@ class Batch {
     std::shared_ptr<Responder> responder_;
 };
 
+// Observes the time from `start` to now in `h`.
+class Timer {
+  public:
+    explicit Timer(DurationHistogram h) : h_(h), start_(std::chrono::steady_clock::now()) {}
+    void observe() const {
+        h_.observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+    }
+
+  private:
+    DurationHistogram h_;
+    std::chrono::steady_clock::time_point start_;
+};
+
 // Who asks, about which capsule, and where the answer goes.
 struct Call {
     std::string principal;
     CapsuleRef ref;
     std::shared_ptr<Responder> responder;
+    std::string rate_key;  // the principal, or the client's address when anonymous
 
     template <typename T, typename Ok>
     DecideCallback<T> answer(Ok ok) const {
@@ -160,14 +241,19 @@ struct Call {
 class Routes {
   public:
     Routes(App& app, std::shared_ptr<DecideStore> store, DecideRoutesOptions options)
-        : app_(app), store_(std::move(store)), options_(options), auth_on_(app.options().auth != "off") {}
+        : app_(app), store_(std::move(store)), options_(std::move(options)), auth_on_(app.options().auth != "off") {}
 
-    void mount() {
+    std::string mount() {
+        if (options_.metrics) latency_ = register_decide_metrics(app_, store_, options_.metrics_capsules);
         mount_spec();
         mount_decide();
         mount_reward();
         mount_reads();
         mount_evaluation();
+        std::string doc = openapi_document(ops_, options_.openapi_title, options_.openapi_version);
+        if (!options_.openapi_path.empty())
+            app_.get(options_.openapi_path, [doc](Request&) { return Response::json(doc); });
+        return doc;
     }
 
   private:
@@ -177,15 +263,28 @@ class Routes {
     void mount_reads();
     void mount_evaluation();  // POST .../evaluate and .../promote
 
-    // Registers `method <capsule>/suffix`; the handler runs with a principal and the capsule's names.
+    // Registers `method <capsule>/suffix` and records it for the OpenAPI document; the handler runs with a
+    // principal and the capsule's names.
+    // Routes that change what is learned (reward, spec, promote) need write access; the others read access.
     template <typename Handler>
-    void add(std::string_view method, std::string_view suffix, RouteSpec route, Handler handler) {
+    void add(std::string_view method, std::string_view suffix, RouteSpec route, OperationDoc doc, Handler handler) {
         auto store = store_;
         const bool auth_on = auth_on_;
+        const bool learns = method == "PUT" || suffix.starts_with("/reward") || suffix == "/promote";
+        const AccessLevel need = learns ? AccessLevel::kWrite : AccessLevel::kRead;
+        std::shared_ptr<const DecideAccess> access = options_.access;
+        doc.method = std::string(method);
+        doc.path = options_.prefix + kCapsulePath + std::string(suffix);
+        doc.route = route;
+        if (auth_on) doc.problems.push_back(401);
+        doc.problems.push_back(403);
+        if (options_.rate_limits && (suffix.starts_with("/decide") || suffix.starts_with("/reward")))
+            doc.problems.push_back(429);
+        ops_.push_back(std::move(doc));
         app_.route_async(
-            method, "/v1/tenants/{tenant}/jobs/{job}/capsules/{capsule}" + std::string(suffix),
-            [store, auth_on, handler](Request& req, Responder responder) {
-                Call call{"", {}, std::make_shared<Responder>(std::move(responder))};
+            method, options_.prefix + kCapsulePath + std::string(suffix),
+            [store, auth_on, handler, access, need](Request& req, Responder responder) {
+                Call call{"", {}, std::make_shared<Responder>(std::move(responder)), ""};
                 if (!req.principal().empty()) {
                     call.principal = std::string(req.principal());
                 } else if (!auth_on) {
@@ -203,6 +302,16 @@ class Routes {
                 JsonView a = req.arguments();
                 call.ref = CapsuleRef{std::string(a.get("tenant").as_string()), std::string(a.get("job").as_string()),
                                       std::string(a.get("capsule").as_string())};
+                const AccessLevel has = access ? access->level(call.principal, call.ref.tenant) : AccessLevel::kWrite;
+                if (has < need) {
+                    call.responder->send(sessions::problem(
+                        403, has == AccessLevel::kRead
+                                 ? "\"" + call.principal + "\" may decide and read on tenant \"" + call.ref.tenant +
+                                       "\" but not learn (reward, spec changes, promotion)"
+                                 : "\"" + call.principal + "\" has no access to tenant \"" + call.ref.tenant + "\""));
+                    return;
+                }
+                call.rate_key = call.principal == kAnonymous ? client_host(req.peer()) : call.principal;
                 handler(*store, req, std::move(call));
             },
             std::move(route));
@@ -212,6 +321,8 @@ class Routes {
     std::shared_ptr<DecideStore> store_;
     DecideRoutesOptions options_;
     bool auth_on_;
+    DecideLatency latency_;
+    std::vector<OperationDoc> ops_;
 };
 
 // `"7"` or `7` -> 7; absent -> nullopt; anything else -> `valid` false.
@@ -228,7 +339,7 @@ std::optional<std::int64_t> parse_version(JsonView header, bool& valid) {
 }
 
 void Routes::mount_spec() {
-    add("GET", "/spec", spec({}), [](DecideStore& store, Request&, Call call) {
+    add("GET", "/spec", spec({}), route_docs::get_spec(), [](DecideStore& store, Request&, Call call) {
         DecideResult<SpecAnswer> a = store.get_spec(call.ref);
         call.responder->send(a.is_ok() ? Response::json(spec_answer_json(a.value()))
                                              .with_header("ETag", "\"" + std::to_string(a.value().version) + "\"")
@@ -237,7 +348,7 @@ void Routes::mount_spec() {
     add("PUT", "/spec",
         spec({optional(ParamSource::kHeader, "if_match", "If-Match", R"({"type":"string","maxLength":32})", "null")},
              std::string("{}")),
-        [](DecideStore& store, Request& req, Call call) {
+        route_docs::put_spec(), [](DecideStore& store, Request& req, Call call) {
             JsonView a = req.arguments();
             bool valid = true;
             std::optional<std::int64_t> expected = parse_version(a.get("if_match"), valid);
@@ -245,7 +356,25 @@ void Routes::mount_spec() {
                 call.responder->send(sessions::problem(400, "If-Match must be a spec version in quotes, e.g. \"3\""));
                 return;
             }
-            store.put_spec(call.principal, call.ref, json_write(a.get("body")), expected,
+            std::string patch;
+            if (is_yaml(req.header("content-type"))) {
+                if (!yaml_supported()) {
+                    call.responder->send(sessions::problem(415, "this server reads specs as JSON only"));
+                    return;
+                }
+                YamlMark mark;
+                base::Result<std::string> converted = yaml_to_json(req.body(), 64, &mark);
+                if (!converted.is_ok()) {
+                    call.responder->send(with_members(
+                        400, "the YAML spec: " + converted.status().message(),
+                        ",\"line\":" + std::to_string(mark.line) + ",\"column\":" + std::to_string(mark.column)));
+                    return;
+                }
+                patch = std::move(converted).value();
+            } else {
+                patch = json_write(a.get("body"));
+            }
+            store.put_spec(call.principal, call.ref, std::move(patch), expected,
                            call.answer<SpecAnswer>([](const SpecAnswer& s) {
                                return Response::json(spec_answer_json(s), s.created ? 201 : 200)
                                    .with_header("ETag", "\"" + std::to_string(s.version) + "\"");
@@ -256,44 +385,78 @@ void Routes::mount_spec() {
 void Routes::mount_decide() {
     const DecideLimits& limits = store_->limits();
     const std::string one = decide_schema(limits.spec.max_actions);
-    add("POST", "/decide", spec({}, one), [](DecideStore& store, Request& req, Call call) {
-        store.decide(call.principal, call.ref, decide_request(req.arguments().get("body")),
-                     call.answer<DecideAnswer>([](const DecideAnswer& d) {
-                         Response r = Response::json(d.json);
-                         if (d.replayed) r.with_header("Idempotent-Replayed", "true");
-                         return r;
-                     }));
-    });
-    add("POST", "/decide/batch", spec({}, batch_schema("requests", one, limits.max_batch)),
-        [](DecideStore& store, Request& req, Call call) {
+    const DurationHistogram latency = latency_.decide;
+    const std::shared_ptr<DecideRateLimits> rates = options_.rate_limits;
+    add("POST", "/decide", spec({}, one), route_docs::decide(),
+        [latency, rates](DecideStore& store, Request& req, Call call) {
+            Timer timer(latency);
+            if (rates) {
+                policy::ratelimit::Decision d = rates->decide(call.rate_key);
+                if (!d.allowed) {
+                    call.responder->send(too_many(d, "decisions"));
+                    return;
+                }
+            }
+            store.decide(call.principal, call.ref, decide_request(req.arguments().get("body")),
+                         call.answer<DecideAnswer>([timer](const DecideAnswer& d) {
+                             timer.observe();
+                             Response r = Response::json(d.json);
+                             if (d.replayed) r.with_header("Idempotent-Replayed", "true");
+                             return r;
+                         }));
+        });
+    add("POST", "/decide/batch", spec({}, batch_schema("requests", one, limits.max_batch)), route_docs::decide_batch(),
+        [latency, rates](DecideStore& store, Request& req, Call call) {
+            Timer timer(latency);
             JsonView list = req.arguments().get("body").get("requests");
             auto batch = std::make_shared<Batch>(list.size(), call.responder);
-            for (std::size_t i = 0; i < list.size(); ++i)
+            for (std::size_t i = 0; i < list.size(); ++i) {
+                if (batch->refused(i, rates.get(), &DecideRateLimits::decide, call.rate_key, "decisions")) continue;
                 store.decide(call.principal, call.ref, decide_request(list.at(i)),
-                             [batch, i](DecideResult<DecideAnswer> r) {
+                             [batch, i, timer](DecideResult<DecideAnswer> r) {
+                                 timer.observe();
                                  if (r.is_ok()) return batch->answer(i, 200, r.value().json);
                                  batch->failed(i, r.error());
                              });
+            }
         });
 }
 
 void Routes::mount_reward() {
     const DecideLimits& limits = store_->limits();
     const std::string one = reward_schema(limits.spec.max_components);
-    add("POST", "/reward", spec({}, one), [](DecideStore& store, Request& req, Call call) {
-        store.reward(call.principal, call.ref, reward_request(req.arguments().get("body")),
-                     call.answer<JsonAnswer>([](const JsonAnswer& a) { return Response::json(a.json); }));
-    });
-    add("POST", "/reward/batch", spec({}, batch_schema("rewards", one, limits.max_batch)),
-        [](DecideStore& store, Request& req, Call call) {
+    const DurationHistogram latency = latency_.reward;
+    const std::shared_ptr<DecideRateLimits> rates = options_.rate_limits;
+    add("POST", "/reward", spec({}, one), route_docs::reward(),
+        [latency, rates](DecideStore& store, Request& req, Call call) {
+            Timer timer(latency);
+            if (rates) {
+                policy::ratelimit::Decision d = rates->reward(call.rate_key);
+                if (!d.allowed) {
+                    call.responder->send(too_many(d, "rewards"));
+                    return;
+                }
+            }
+            store.reward(call.principal, call.ref, reward_request(req.arguments().get("body")),
+                         call.answer<JsonAnswer>([timer](const JsonAnswer& a) {
+                             timer.observe();
+                             return Response::json(a.json);
+                         }));
+        });
+    add("POST", "/reward/batch", spec({}, batch_schema("rewards", one, limits.max_batch)), route_docs::reward_batch(),
+        [latency, rates](DecideStore& store, Request& req, Call call) {
+            Timer timer(latency);
             JsonView list = req.arguments().get("body").get("rewards");
             auto batch = std::make_shared<Batch>(list.size(), call.responder);
-            for (std::size_t i = 0; i < list.size(); ++i)
+            for (std::size_t i = 0; i < list.size(); ++i) {
+                if (batch->refused(i, rates.get(), &DecideRateLimits::reward, call.rate_key, "rewards")) continue;
                 store.reward(call.principal, call.ref, reward_request(list.at(i)),
-                             [batch, i](DecideResult<JsonAnswer> r) {
+                             [batch, i, timer](DecideResult<JsonAnswer> r) {
+                                 timer.observe();
                                  if (r.is_ok()) return batch->answer(i, 200, r.value().json);
                                  batch->failed(i, r.error());
                              });
+            }
         });
 }
 
@@ -305,26 +468,36 @@ void Routes::mount_reads() {
         spec({optional(ParamSource::kQuery, "limit", "", page, std::to_string(options_.default_page)),
               optional(ParamSource::kQuery, "after", "", R"({"type":"string","maxLength":128})", R"("")"),
               optional(ParamSource::kQuery, "from", "", time, "0"),
-              optional(ParamSource::kQuery, "to", "", time, "null")}),
-        [](DecideStore& store, Request& req, Call call) {
+              optional(ParamSource::kQuery, "to", "", time, "null"),
+              optional(ParamSource::kQuery, "format", "", R"({"enum":["json","jsonl"]})", R"("json")")}),
+        route_docs::decisions(), [](DecideStore& store, Request& req, Call call) {
             JsonView a = req.arguments();
             DecisionQuery q;
             q.limit = static_cast<std::size_t>(a.get("limit").as_int());
             q.after = std::string(a.get("after").as_string());
             q.from_ms = a.get("from").as_int();
             if (!a.get("to").is_null()) q.to_ms = a.get("to").as_int();
-            store.list_decisions(call.ref, std::move(q),
-                                 call.answer<JsonAnswer>([](const JsonAnswer& p) { return Response::json(p.json); }));
+            q.lines = a.get("format").as_string() == "jsonl";
+            const bool lines = q.lines;
+            store.list_decisions(call.ref, std::move(q), call.answer<JsonAnswer>([lines](const JsonAnswer& p) {
+                if (!lines) return Response::json(p.json);
+                // The export: one decision per line; the next page's cursor in a field.
+                Response r(200);
+                r.body = p.json;
+                r.content_type = "application/jsonl";
+                if (!p.next.empty()) r.with_header("Decide-Next", p.next);
+                return r;
+            }));
         });
     add("GET", "/decisions/{id}", spec({path("id", R"({"type":"string","minLength":1,"maxLength":64})")}),
-        [](DecideStore& store, Request& req, Call call) {
+        route_docs::decision(), [](DecideStore& store, Request& req, Call call) {
             store.get_decision(call.ref, std::string(req.arguments().get("id").as_string()),
                                call.answer<JsonAnswer>([](const JsonAnswer& d) { return Response::json(d.json); }));
         });
     add("GET", "/model",
         spec({optional(ParamSource::kHeader, "if_none_match", "If-None-Match", R"({"type":"string","maxLength":128})",
                        "null")}),
-        [](DecideStore& store, Request& req, Call call) {
+        route_docs::model(), [](DecideStore& store, Request& req, Call call) {
             DecideResult<JsonAnswer> m = store.model(call.ref);
             if (!m.is_ok()) {
                 call.responder->send(decide_problem(m.error()));
@@ -361,11 +534,11 @@ EvaluateRequest evaluate_request(JsonView b) {
 
 void Routes::mount_evaluation() {
     const std::string schema = evaluate_schema(store_->limits().max_resamples);
-    add("POST", "/evaluate", spec({}, schema), [](DecideStore& store, Request& req, Call call) {
+    add("POST", "/evaluate", spec({}, schema), route_docs::evaluate(), [](DecideStore& store, Request& req, Call call) {
         store.evaluate(call.ref, evaluate_request(req.arguments().get("body")),
                        call.answer<JsonAnswer>([](const JsonAnswer& a) { return Response::json(a.json); }));
     });
-    add("POST", "/promote", spec({}, schema), [](DecideStore& store, Request& req, Call call) {
+    add("POST", "/promote", spec({}, schema), route_docs::promote(), [](DecideStore& store, Request& req, Call call) {
         store.promote(call.principal, call.ref, evaluate_request(req.arguments().get("body")),
                       call.answer<JsonAnswer>([](const JsonAnswer& a) { return Response::json(a.json); }));
     });
@@ -373,8 +546,8 @@ void Routes::mount_evaluation() {
 
 }  // namespace
 
-void mount_decide_routes(App& app, std::shared_ptr<DecideStore> store, DecideRoutesOptions options) {
-    Routes(app, std::move(store), options).mount();
+std::string mount_decide_routes(App& app, std::shared_ptr<DecideStore> store, DecideRoutesOptions options) {
+    return Routes(app, std::move(store), std::move(options)).mount();
 }
 
 }  // namespace slipstream::agent::decide

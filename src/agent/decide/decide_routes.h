@@ -3,7 +3,10 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
+#include "agent/decide/decide_access.h"
+#include "agent/decide/decide_rate_limits.h"
 #include "agent/decide/decide_store.h"
 #include "slipstream/app.h"
 
@@ -11,6 +14,22 @@ namespace slipstream::agent::decide {
 
 struct DecideRoutesOptions {
     std::size_t default_page = 50;  // decisions per page when ?limit= is absent
+    std::string prefix;             // before /v1/tenants/...: "" or a path starting with '/' without a final '/'
+    /// Series on /metrics (decide_metrics.h): per-capsule ones for at most this many capsules (0: only the
+    /// totals and the latency histograms). Metrics are off when `metrics` is false.
+    bool metrics = true;
+    std::size_t metrics_capsules = 1000;
+    /// Where GET serves the OpenAPI 3.1 document of these routes (e.g. "/openapi.json"); empty: not served (the
+    /// document is still returned by mount_decide_routes).
+    std::string openapi_path;
+    std::string openapi_title = "Slipstream decisions";
+    std::string openapi_version = "1";
+    /// Who may read and who may learn, per tenant (null: every principal may do everything): a principal with
+    /// `read` access is answered 403 on PUT spec, reward (batch) and promote.
+    std::shared_ptr<const DecideAccess> access;
+    /// Per-principal limits on decisions and rewards (null: none beyond the engine's): 429 with Retry-After and
+    /// RateLimit-* fields; in a batch, the items past the limit are answered 429 in their result.
+    std::shared_ptr<DecideRateLimits> rate_limits;
 };
 
 /// Registers, under /v1/tenants/{tenant}/jobs/{job}/capsules/{capsule} (each name 1-64 of [A-Za-z0-9._-]; bodies
@@ -30,6 +49,8 @@ struct DecideRoutesOptions {
 ///                                else 409 with "reasons" and "evaluation"
 /// The principal is the request's (auth on; 401 without credentials) or "anonymous" (auth off); it is recorded
 /// with each spec version, decision and reward. Throws std::invalid_argument on a route clash.
-void mount_decide_routes(App& app, std::shared_ptr<DecideStore> store, DecideRoutesOptions options = {});
+/// Returns the OpenAPI 3.1 document of the routes (decide_openapi.h): parameters and bodies are the JSON Schemas
+/// requests are validated with.
+std::string mount_decide_routes(App& app, std::shared_ptr<DecideStore> store, DecideRoutesOptions options = {});
 
 }  // namespace slipstream::agent::decide

@@ -23,7 +23,7 @@ constexpr const char* kStatements[] = {
     "name TEXT NOT NULL, event_id TEXT, request_hash TEXT NOT NULL, principal TEXT NOT NULL, "
     "generation BIGINT NOT NULL, action_index BIGINT NOT NULL, context TEXT NOT NULL, answer TEXT NOT NULL, "
     "created_at BIGINT NOT NULL, deadline_at BIGINT NOT NULL, closed BIGINT NOT NULL, reward_total DOUBLE "
-    "PRECISION NOT NULL, reward_count BIGINT NOT NULL, reward DOUBLE PRECISION)",
+    "PRECISION NOT NULL, reward_count BIGINT NOT NULL, reward DOUBLE PRECISION, actions TEXT)",
     // Partial indexes: most decisions have no eventId, and only open ones wait for the sweeper; rows outside them
     // cost nothing there (the shadow writer inserts tens of thousands a second).
     "CREATE UNIQUE INDEX IF NOT EXISTS decide_decisions_by_event ON decide_decisions (tenant, job, name, event_id) "
@@ -63,6 +63,11 @@ base::Status migrate_once(store::Database& db) {
         return base::Status::invalid_argument("the database's decision schema is version " + std::to_string(version) +
                                               ", newer than this server's " + std::to_string(kDecideSchemaVersion));
     if (version == kDecideSchemaVersion) return base::Status::ok();
+    if (version == 1) {
+        // Version 2: the action features a request gave (NULL: the spec's).
+        base::Result<store::ResultSet> added = run_blocking(db, "ALTER TABLE decide_decisions ADD COLUMN actions TEXT");
+        if (!added.is_ok()) return added.status();
+    }
     base::Result<store::ResultSet> recorded = run_blocking(
         db, "INSERT INTO decide_schema_version (version) VALUES (" + std::to_string(kDecideSchemaVersion) + ")");
     return recorded.status();

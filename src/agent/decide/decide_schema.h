@@ -8,7 +8,7 @@
 namespace slipstream::agent::decide {
 
 /// The schema version this build writes and reads.
-inline constexpr std::int64_t kDecideSchemaVersion = 1;
+inline constexpr std::int64_t kDecideSchemaVersion = 2;
 
 /// Creates the tables and indexes the database lacks and records the version in decide_schema_version (blocking:
 /// call at start-up). kInvalidArgument when the database holds a newer version than this build knows.

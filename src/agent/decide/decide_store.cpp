@@ -2,11 +2,13 @@
 #include "agent/decide/decide_store.h"
 #include "agent/decide/decide_rows.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "agent/decide/decide_json.h"
 #include "agent/decide/decide_schema.h"
@@ -44,7 +46,7 @@ void wait_until_unused(const std::shared_ptr<sessions::TransactionRunner>& runne
 std::string insert_decisions_sql(std::size_t rows) {
     std::string sql =
         "INSERT INTO decide_decisions (id, tenant, job, name, event_id, request_hash, principal, generation, "
-        "action_index, context, answer, created_at, deadline_at, closed, reward_total, reward_count) VALUES ";
+        "action_index, context, answer, created_at, deadline_at, closed, reward_total, reward_count, actions) VALUES ";
     for (std::size_t r = 0; r < rows; ++r) {
         sql += r == 0 ? "(" : ", (";
         for (std::size_t c = 0; c < kDecisionColumnCount; ++c) {
@@ -154,7 +156,7 @@ base::Status DecideStore::load() {
         SLIPSTREAM_ASSIGN_OR_RETURN(
             store::ResultSet updates,
             run_blocking(*db_,
-                         "SELECT u.seq, u.reward, d.context, d.action_index FROM decide_updates u JOIN "
+                         "SELECT u.seq, u.reward, d.context, d.action_index, d.actions FROM decide_updates u JOIN "
                          "decide_decisions d ON d.id = u.decision_id WHERE u.tenant = $1 AND u.job = $2 AND "
                          "u.name = $3 AND u.generation = $4 AND u.seq > $5 ORDER BY u.seq",
                          std::move(replay)));
@@ -162,8 +164,11 @@ base::Status DecideStore::load() {
             base::Arena arena;
             base::Result<const json::Value*> context = json::parse(updates.text(u, 2), arena);
             if (!context.is_ok()) continue;
+            ActionFeatures given;
+            std::string error;
+            if (!parse_action_features(updates.text(u, 4), options_.limits.spec, given, &error)) continue;
             base::Status s = capsule->model->learn(*context.value(), static_cast<std::size_t>(int_cell(updates, u, 3)),
-                                                   double_cell(updates, u, 1), int_cell(updates, u, 0));
+                                                   double_cell(updates, u, 1), int_cell(updates, u, 0), &given);
             if (!s.is_ok())
                 base::log_message(base::LogLevel::kWarn, "decide: replay of " + ref.key() + ": " + s.to_string());
         }
@@ -253,6 +258,54 @@ DecideResult<JsonAnswer> DecideStore::model(const CapsuleRef& ref) {
     a.etag = "\"" + std::to_string(capsule->model->generation()) + "." + std::to_string(capsule->model->version()) +
              "." + std::to_string(capsule->spec_version) + "\"";
     return a;
+}
+
+std::vector<CapsuleStats> DecideStore::stats(std::size_t max) {
+    std::vector<std::shared_ptr<Capsule>> all;
+    {
+        std::shared_lock<std::shared_mutex> lock(capsules_mutex_);
+        all.reserve(capsules_.size());
+        for (const auto& [key, capsule] : capsules_)
+            all.push_back(capsule);
+    }
+    auto by_name = [](const std::shared_ptr<Capsule>& a, const std::shared_ptr<Capsule>& b) {
+        return std::tie(a->ref.tenant, a->ref.job, a->ref.name) < std::tie(b->ref.tenant, b->ref.job, b->ref.name);
+    };
+    if (all.size() > max) {
+        std::nth_element(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(max), all.end(), by_name);
+        all.resize(max);
+    }
+    std::vector<CapsuleStats> out;
+    out.reserve(all.size());
+    for (const auto& capsule : all) {
+        std::lock_guard<std::mutex> lock(capsule->mutex);
+        CapsuleStats s;
+        s.ref = capsule->ref;
+        s.mode = capsule->model->spec().mode;
+        s.decisions = capsule->decisions;
+        s.explored = capsule->explored;
+        s.rewards = capsule->rewards;
+        s.reward_sum = capsule->reward_sum;
+        s.shadow_lost = capsule->shadow_lost;
+        s.spec_version = capsule->spec_version;
+        s.generation = capsule->model->generation();
+        s.model_version = capsule->model->version();
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::uint64_t DecideStore::write_lost() const {
+    return writer_->lost();
+}
+
+std::size_t DecideStore::write_queued() const {
+    return writer_->queued();
+}
+
+std::size_t DecideStore::capsule_count() {
+    std::shared_lock<std::shared_mutex> lock(capsules_mutex_);
+    return capsules_.size();
 }
 
 }  // namespace slipstream::agent::decide

@@ -35,7 +35,7 @@ struct DecideStoreOptions {
 
 /// The INSERT of `rows` decisions (kDecisionColumnCount parameters each), written with $n placeholders.
 std::string insert_decisions_sql(std::size_t rows);
-inline constexpr std::size_t kDecisionColumnCount = 16;
+inline constexpr std::size_t kDecisionColumnCount = 17;
 
 /// Thread-safe. Operations answer once through their callback, on the database's thread (or at once on the
 /// caller's for input refused before any statement, and for queued decisions; or on the writer's thread for a
@@ -91,6 +91,14 @@ class DecideStore : public std::enable_shared_from_this<DecideStore> {
     /// Writes queued shadow decisions and a snapshot of every model that learned since its last one (blocking;
     /// call once the routes stopped, never on a database thread).
     void close();
+
+    /// The counters of at most `max` capsules (the first by tenant/job/name), for /metrics.
+    std::vector<CapsuleStats> stats(std::size_t max);
+    /// Shadow (and buffered) decisions dropped since start: a full queue or a failed flush.
+    std::uint64_t write_lost() const;
+    /// Decisions queued for the writer now.
+    std::size_t write_queued() const;
+    std::size_t capsule_count();
 
     const DecideLimits& limits() const { return options_.limits; }
     std::int64_t now_ms() const;

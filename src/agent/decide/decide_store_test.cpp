@@ -182,7 +182,7 @@ TEST_P(DecideStoreTest, RewardsAreIdempotentAndLearned) {
     auto d = decide(R"({"len":2})");
     ASSERT_TRUE(d.is_ok());
     const std::string id = member(d.value().json, "decisionId");
-    EXPECT_EQ(id.size(), 22u);
+    EXPECT_EQ(id.size(), 34u);  // 12 hex digits of the creation time, then 22 random characters
     auto r = reward(id, 0.75);
     ASSERT_TRUE(r.is_ok()) << r.error().detail;
     EXPECT_EQ(member(r.value().json, "applied"), "true");

@@ -47,8 +47,10 @@ struct DecideRequest {
     std::vector<std::string> only;
     std::vector<std::string> excluded;
     std::optional<std::string> baseline;
-    std::string event_id;      // empty: none
-    std::string request_json;  // the whole body, compact: an eventId reused with another body is a conflict
+    std::string event_id;         // empty: none
+    std::string features_json;    // {"<action id>": {features}} the request gave its actions; empty: none
+    std::string invalid_pointer;  // set when the body is invalid beyond its schema (an action given twice)
+    std::string request_json;     // the whole body, compact: an eventId reused with another body is a conflict
 };
 
 /// The decision as JSON (decide_json.h), and whether it is a stored one answered again for its eventId.
@@ -66,7 +68,8 @@ struct RewardRequest {
 
 struct JsonAnswer {
     std::string json;
-    std::string etag;  // GET .../model only
+    std::string etag;       // GET .../model only
+    std::string next = {};  // GET .../decisions as lines: the next cursor; empty: the last page
 };
 
 /// POST .../evaluate and .../promote: a candidate (a merge patch onto the current spec) judged on the closed
@@ -80,12 +83,28 @@ struct EvaluateRequest {
     std::size_t min_samples = 0;  // promote: 0 means DecideLimits::min_promote_samples
 };
 
+/// A capsule's counters for /metrics (DecideStore::stats()): since the process started, except the versions.
+struct CapsuleStats {
+    CapsuleRef ref;
+    Mode mode = Mode::kLearner;
+    std::uint64_t decisions = 0;
+    std::uint64_t explored = 0;  // decisions that took another action than the most probable one
+    std::uint64_t rewards = 0;   // rewards that closed a decision (duplicates are not counted)
+    double reward_sum = 0.0;
+    std::uint64_t shadow_lost = 0;
+    std::int64_t spec_version = 0;
+    std::int64_t generation = 0;
+    std::int64_t model_version = 0;  // learned updates of the generation
+};
+
 /// A page of decisions: after the cursor (created_at, id), within [from_ms, to_ms).
 struct DecisionQuery {
     std::int64_t from_ms = 0;
     std::int64_t to_ms = INT64_MAX;
     std::string after;  // "<created_at>.<id>" from the previous page's `next`; empty: the first page
     std::size_t limit = 50;
+    /// The export form: one JSON object per line (exported_line()), the cursor in JsonAnswer::next.
+    bool lines = false;
 };
 
 }  // namespace slipstream::agent::decide

@@ -11,17 +11,20 @@ namespace slipstream::agent::decide {
 
 namespace {
 
-constexpr std::size_t kRowsPerInsert = 256;
+// Two statement shapes only (32 rows, and 1 row for the rest), so both stay prepared in the connection's cache:
+// a statement of a new row count is prepared again, and SQLite's prepare is quadratic in the number of ?NNN
+// parameters (17 per row).
+constexpr std::size_t kRowsPerInsert = 32;
 
 // Runs the INSERTs of `rows` from `next` on in order inside `tx`, then commits.
-void insert_from(std::shared_ptr<sessions::Transaction> tx, std::shared_ptr<std::vector<DecisionRow>> rows,
+void insert_from(std::shared_ptr<sessions::Transaction> tx, std::shared_ptr<const std::vector<DecisionRow>> rows,
                  std::size_t next, std::function<void(base::Status)> done) {
     if (next >= rows->size()) return tx->commit(std::move(done));
-    const std::size_t n = std::min(kRowsPerInsert, rows->size() - next);
+    const std::size_t n = rows->size() - next >= kRowsPerInsert ? kRowsPerInsert : 1;
     store::Params params;
     for (std::size_t i = next; i < next + n; ++i)
-        for (store::Value& v : (*rows)[i].params)
-            params.push_back(std::move(v));
+        for (const store::Value& v : (*rows)[i].params)
+            params.push_back(v);  // copied: pending() may read the rows until they are committed
     tx->query(insert_decisions_sql(n), std::move(params), [tx, rows, next, n, done](store::QueryResult r) {
         if (!r.is_ok()) return done(r.status());
         insert_from(tx, rows, next + n, done);
@@ -77,6 +80,22 @@ std::uint64_t DecisionWriter::lost() const {
     return lost_;
 }
 
+std::size_t DecisionWriter::queued() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return queue_.size();
+}
+
+std::vector<DecisionRow> DecisionWriter::pending(const std::function<bool(const DecisionRow&)>& keep) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<DecisionRow> out;
+    for (const DecisionRow& row : queue_)
+        if (keep(row)) out.push_back(row);
+    if (inflight_)
+        for (const DecisionRow& row : *inflight_)
+            if (keep(row)) out.push_back(row);
+    return out;
+}
+
 void DecisionWriter::stop() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -101,6 +120,7 @@ void DecisionWriter::flush(std::unique_lock<std::mutex>& lock) {
     auto rows = std::make_shared<std::vector<DecisionRow>>(std::make_move_iterator(queue_.begin()),
                                                            std::make_move_iterator(queue_.end()));
     queue_.clear();
+    inflight_ = rows;
     std::vector<std::function<void()>> waiters = std::move(waiters_);
     waiters_.clear();
     lock.unlock();
@@ -114,6 +134,7 @@ void DecisionWriter::flush(std::unique_lock<std::mutex>& lock) {
         written = done.get_future().get();
     }
     lock.lock();
+    inflight_.reset();
     for (const DecisionRow& row : *rows)
         ids_.erase(row.id);
     if (!written.is_ok()) {

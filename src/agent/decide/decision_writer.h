@@ -46,6 +46,11 @@ class DecisionWriter {
     /// Writes what is queued and stops the thread (blocking; never on a database thread).
     void stop();
     std::uint64_t lost() const;
+    /// Rows queued now (not yet handed to a flush).
+    std::size_t queued() const;
+    /// Copies of the rows queued or being written (not yet committed) that `keep` accepts: with the rows in the
+    /// database read after this call, every decision answered before it is seen at least once.
+    std::vector<DecisionRow> pending(const std::function<bool(const DecisionRow&)>& keep) const;
 
   private:
     void loop();
@@ -57,7 +62,8 @@ class DecisionWriter {
     mutable std::mutex mutex_;
     std::condition_variable wake_;
     std::deque<DecisionRow> queue_;
-    std::unordered_set<std::string> ids_;  // queued or in flight
+    std::shared_ptr<const std::vector<DecisionRow>> inflight_;  // the rows of the flush under way
+    std::unordered_set<std::string> ids_;                       // queued or in flight
     std::vector<std::function<void()>> waiters_;
     std::uint64_t lost_ = 0;
     bool stopping_ = false;

@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "agent/decide/feature_hash.h"
+#include "base/arena.h"
+#include "json/parse.h"
 #include "json/writer.h"
 
 namespace slipstream::agent::decide {
@@ -132,7 +134,8 @@ std::vector<HashedFeature> encode_context(const CapsuleSpec& spec, const json::V
     return encoder.take();
 }
 
-SparseVector action_vector(const CapsuleSpec& spec, const std::vector<HashedFeature>& context, std::size_t action) {
+SparseVector action_vector(const CapsuleSpec& spec, const std::vector<HashedFeature>& context, std::size_t action,
+                           const ActionFeatures* given) {
     const std::size_t dim = spec.dimension;
     SparseVector x;
     x.reserve(1 + context.size() * 2);
@@ -141,10 +144,23 @@ SparseVector action_vector(const CapsuleSpec& spec, const std::vector<HashedFeat
         x.emplace_back(feature_index(f.hash, dim), f.value);
     if (spec.learner.kind != LearnerKind::kShared) return x;
     // Shared: the action's indicator and features, alone and crossed with each context feature.
-    const ActionSpec& a = spec.actions[action];
+    static const std::vector<std::pair<std::string, double>> kNone;
+    std::string id;
+    const std::vector<std::pair<std::string, double>>* features = &kNone;
+    if (action < spec.actions.size()) {
+        id = spec.actions[action].id;
+        features = &spec.actions[action].features;
+    } else {
+        const auto own_actions = request_actions(spec, given);
+        if (action - spec.actions.size() >= own_actions.size()) return x;
+        id = own_actions[action - spec.actions.size()]->first;
+    }
     std::vector<HashedFeature> own;
-    own.push_back({feature_hash("action", '=', a.id), 1.0});
-    for (const auto& [name, value] : a.features)
+    own.push_back({feature_hash("action", '=', id), 1.0});
+    if (given != nullptr)
+        for (const auto& [name, f] : *given)
+            if (name == id) features = &f;
+    for (const auto& [name, value] : *features)
         own.push_back({feature_hash("action", '.', name), value});
     for (const HashedFeature& af : own) {
         x.emplace_back(feature_index(af.hash, dim), af.value);
@@ -152,6 +168,93 @@ SparseVector action_vector(const CapsuleSpec& spec, const std::vector<HashedFeat
             x.emplace_back(feature_index(cross_hash(cf.hash, af.hash), dim), cf.value * af.value);
     }
     return x;
+}
+
+std::vector<const std::pair<std::string, std::vector<std::pair<std::string, double>>>*> request_actions(
+    const CapsuleSpec& spec, const ActionFeatures* given) {
+    std::vector<const std::pair<std::string, std::vector<std::pair<std::string, double>>>*> out;
+    if (given == nullptr) return out;
+    for (const auto& entry : *given)
+        if (spec.action_index(entry.first) < 0) out.push_back(&entry);
+    return out;
+}
+
+std::string action_id(const CapsuleSpec& spec, const ActionFeatures* given, std::size_t index) {
+    if (index < spec.actions.size()) return spec.actions[index].id;
+    const auto own = request_actions(spec, given);
+    return index - spec.actions.size() < own.size() ? own[index - spec.actions.size()]->first : std::string();
+}
+
+int action_index(const CapsuleSpec& spec, const ActionFeatures* given, std::string_view id) {
+    const int index = spec.action_index(id);
+    if (index >= 0) return index;
+    const auto own = request_actions(spec, given);
+    for (std::size_t k = 0; k < own.size(); ++k)
+        if (own[k]->first == id) return static_cast<int>(spec.actions.size() + k);
+    return -1;
+}
+
+namespace {
+
+bool flatten(const json::Value& v, const std::string& prefix, std::size_t depth, const SpecLimits& limits,
+             std::vector<std::pair<std::string, double>>& out, std::string* error) {
+    if (depth > kMaxFlattenDepth) {
+        *error = "/" + prefix + " nests deeper than " + std::to_string(kMaxFlattenDepth);
+        return false;
+    }
+    for (const json::Member& m : v.members()) {
+        std::string name = prefix.empty() ? std::string(m.key) : prefix + "." + std::string(m.key);
+        if (m.value.is_object()) {
+            if (!flatten(m.value, name, depth + 1, limits, out, error)) return false;
+        } else if (m.value.is_number() && std::isfinite(m.value.as_double())) {
+            if (out.size() == limits.max_action_features) {
+                *error = "has more than " + std::to_string(limits.max_action_features) + " features (the limit)";
+                return false;
+            }
+            out.emplace_back(std::move(name), m.value.as_double());
+        } else {
+            *error = "/" + name + " must be a number or an object of numbers";
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+bool flatten_action_features(const json::Value& object, const SpecLimits& limits,
+                             std::vector<std::pair<std::string, double>>& out, std::string* error) {
+    if (!object.is_object()) {
+        *error = "must be an object of numbers";
+        return false;
+    }
+    return flatten(object, "", 0, limits, out, error);
+}
+
+bool parse_action_features(std::string_view json_text, const SpecLimits& limits, ActionFeatures& out,
+                           std::string* error) {
+    out.clear();
+    if (json_text.empty()) return true;
+    base::Arena arena;
+    base::Result<const json::Value*> root = json::parse(json_text, arena);
+    if (!root.is_ok() || !root.value()->is_object()) {
+        *error = "the logged action features are not a JSON object";
+        return false;
+    }
+    for (const json::Member& m : root.value()->members()) {
+        for (const auto& [id, seen] : out)
+            if (id == m.key) {
+                *error = "gives features to action \"" + id + "\" twice";
+                return false;
+            }
+        std::vector<std::pair<std::string, double>> f;
+        if (!flatten_action_features(m.value, limits, f, error)) {
+            *error = "/" + std::string(m.key) + "/features" + (error->starts_with("/") ? "" : " ") + *error;
+            return false;
+        }
+        out.emplace_back(std::string(m.key), std::move(f));
+    }
+    return true;
 }
 
 bool is_eligible(const ActionSpec& action, const json::Value& context) {

@@ -30,9 +30,34 @@ const json::Value* resolve_path(const json::Value& root, std::string_view dotted
 std::vector<HashedFeature> encode_context(const CapsuleSpec& spec, const json::Value& context, const SpecLimits& limits,
                                           std::string* error);
 
+/// Features a request gives its actions, by action id, instead of the spec's (flattened with dotted names).
+using ActionFeatures = std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>>;
+
+/// The request's own actions: the entries of `given` whose id the spec lacks, in their order. Decisions number
+/// them after the spec's actions: index spec.actions.size() + k is the k-th (shared learner only).
+std::vector<const std::pair<std::string, std::vector<std::pair<std::string, double>>>*> request_actions(
+    const CapsuleSpec& spec, const ActionFeatures* given);
+/// The id of action `index` (the spec's, or a request's own as above); empty when there is none.
+std::string action_id(const CapsuleSpec& spec, const ActionFeatures* given, std::size_t index);
+/// The index of action `id` (the spec's, or a request's own); -1 when there is none.
+int action_index(const CapsuleSpec& spec, const ActionFeatures* given, std::string_view id);
+
 /// The vector the learner sees for `action`: the bias (index 0) and the context features; for a shared learner
-/// also the action's indicator, its features and their crosses with the context.
-SparseVector action_vector(const CapsuleSpec& spec, const std::vector<HashedFeature>& context, std::size_t action);
+/// also the action's indicator, its features (the request's for that action when `given` lists it, else the
+/// spec's) and their crosses with the context. `action` may be a request's own (see request_actions()); one that
+/// names nothing gives the bias and context alone.
+SparseVector action_vector(const CapsuleSpec& spec, const std::vector<HashedFeature>& context, std::size_t action,
+                           const ActionFeatures* given = nullptr);
+
+/// A request's `{"<id>": {features}, ...}` as logged (compact JSON; empty text: none), read back: numbers only,
+/// nested objects flattened with dots, at most limits.max_action_features per action. False with `error` set on
+/// anything else.
+bool parse_action_features(std::string_view json_text, const SpecLimits& limits, ActionFeatures& out,
+                           std::string* error);
+/// One action's features object (`{"cost": 2, "latency": {"p50": 1}}`) flattened; false with `error` naming the
+/// member (a JSON pointer below the object) on a non-number, a depth past 8 or too many features.
+bool flatten_action_features(const json::Value& object, const SpecLimits& limits,
+                             std::vector<std::pair<std::string, double>>& out, std::string* error);
 
 /// Whether every eligibility condition of the action holds for the context.
 bool is_eligible(const ActionSpec& action, const json::Value& context);

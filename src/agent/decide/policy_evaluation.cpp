@@ -58,11 +58,20 @@ PolicyEvaluation evaluate_policy(std::shared_ptr<const CapsuleSpec> spec, const 
             ++out.skipped;
             continue;
         }
+        ActionFeatures given;
+        std::string error;
+        if (!parse_action_features(row.features_json, limits, given, &error)) {
+            ++out.skipped;
+            continue;
+        }
         DecideInput in;
         in.context = context.value();
+        in.features = given.empty() || learning->learner.kind != LearnerKind::kShared ? nullptr : &given;
         for (const std::string& id : logged.eligible) {
-            const int index = learning->action_index(id);
-            if (index >= 0 && is_eligible(learning->actions[static_cast<std::size_t>(index)], *context.value()))
+            const int index = action_index(*learning, in.features, id);
+            if (index < 0) continue;
+            const auto i = static_cast<std::size_t>(index);
+            if (i >= learning->actions.size() || is_eligible(learning->actions[i], *context.value()))
                 in.only.push_back(id);
         }
         if (in.only.empty()) {
@@ -91,8 +100,9 @@ PolicyEvaluation evaluate_policy(std::shared_ptr<const CapsuleSpec> spec, const 
         s.propensity = logged.propensity;
         s.reward = row.reward;
         samples.push_back(std::move(s));
-        const int taken = learning->action_index(logged.action);
-        if (taken >= 0) (void)model.learn(*context.value(), static_cast<std::size_t>(taken), row.reward, ++version);
+        const int taken = action_index(*learning, in.features, logged.action);
+        if (taken >= 0)
+            (void)model.learn(*context.value(), static_cast<std::size_t>(taken), row.reward, ++version, in.features);
     }
     out.estimates = estimate_off_policy(samples, resamples, seed);
     return out;

@@ -18,6 +18,7 @@ struct LoggedDecision {
     std::string context_json;
     std::string answer_json;
     double reward = 0.0;
+    std::string features_json;  // the action features its request gave (empty: the spec's)
 };
 
 struct PolicyEvaluation {

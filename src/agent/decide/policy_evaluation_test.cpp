@@ -27,7 +27,7 @@ std::vector<LoggedDecision> uniform_log(std::size_t n) {
         log.push_back(
             {R"({"side":")" + side + R"("})",
              R"({"action":")" + action + R"(","probability":0.5,"ranking":[{"action":"left"},{"action":"right"}]})",
-             action == side ? 1.0 : 0.0});
+             action == side ? 1.0 : 0.0, ""});
     }
     return log;
 }
@@ -52,9 +52,9 @@ TEST(PolicyEvaluation, ALearningCandidateBeatsTheUniformLogger) {
 
 TEST(PolicyEvaluation, RowsItCannotUseAreSkipped) {
     std::vector<LoggedDecision> log = uniform_log(4);
-    log.push_back({R"({"side":"left"})", R"({"action":"up","probability":0.5,"ranking":[{"action":"up"}]})", 1.0});
-    log.push_back({R"({"side":"left"})", R"({"action":"left"})", 1.0});
-    log.push_back({"not json", log[0].answer_json, 1.0});
+    log.push_back({R"({"side":"left"})", R"({"action":"up","probability":0.5,"ranking":[{"action":"up"}]})", 1.0, ""});
+    log.push_back({R"({"side":"left"})", R"({"action":"left"})", 1.0, ""});
+    log.push_back({"not json", log[0].answer_json, 1.0, ""});
     PolicyEvaluation e = evaluate_policy(spec_with(R"({"type":"squarecb"})"), SpecLimits{}, log, 0, 1);
     EXPECT_EQ(e.estimates.samples, 4u);
     EXPECT_EQ(e.skipped, 3u);

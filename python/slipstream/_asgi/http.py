@@ -297,3 +297,23 @@ class HttpCycle:
                     self.writer.abort()
             self._state = _DONE
         self._wake()
+
+
+async def run_http(app: Any, scope: dict[str, Any], cycle: HttpCycle, request: Any,
+                   on_error: Any = None) -> None:
+    """Runs `app` on one `http` cycle: its exception (passed to `on_error`, then logged) or a response it left
+    unfinished ends the cycle as uvicorn ends it (cycle.finish)."""
+    error: BaseException | None = None
+    try:
+        await app(scope, cycle.receive, cycle.send)
+    except asyncio.CancelledError as exc:
+        error = exc
+        raise
+    except Exception as exc:  # noqa: BLE001 - the app's error: a 500 or a cut connection, logged
+        error = exc
+        if on_error is not None:
+            on_error(exc)
+    finally:
+        if error is not None or not cycle.complete:
+            cycle.finish(error, request.path, request.method)
+

@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 from .._core.websocket import WebSocket, WebSocketDisconnect, WebSocketState
-from ._http import connection_scope
+from .http import connection_scope
 
 logger = logging.getLogger("slipstream.error")
 
@@ -126,3 +126,15 @@ class WebSocketCycle:
             return
         ws.application_state = WebSocketState.DISCONNECTED
         ws._native.close(1011 if error is not None else 1000, "")
+
+
+async def run_websocket(app: Any, scope: dict[str, Any], cycle: WebSocketCycle) -> None:
+    """Runs `app` on one `websocket` connection; its exception is a 500 before accept, a 1011 close after."""
+    error: BaseException | None = None
+    try:
+        await app(scope, cycle.receive, cycle.send)
+    except Exception as exc:  # noqa: BLE001 - the app's error: a 500 before accept, 1011 after
+        error = exc
+    finally:
+        cycle.finish(error)
+
