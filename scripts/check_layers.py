@@ -98,8 +98,10 @@ ALLOWED = {
         "server/h1",
         "slipstream",
     },
-    "store": {"base", "net", "json"},
-    "agent": {"base", "json", "store", "metrics", "slipstream"},
+    # store/http, the outbound HTTP client, reads responses with http/h1's parsers and events with http/sse's.
+    "store": {"base", "net", "json", "http/h1", "http/sse"},
+    # http/sse: the LLM proxy (agent/llm_proxy) reads its upstream's event stream with the base-only parser there.
+    "agent": {"base", "json", "store", "metrics", "slipstream", "http/sse"},
     # the decision service reuses agent/sessions' transaction runner, SQL text and merge patch ("agent"), and the
     # engine's GCRA limiter for its per-principal decision and reward limits ("policy/ratelimit").
     "agent/decide": {"base", "json", "store", "metrics", "slipstream", "agent", "policy/ratelimit"},

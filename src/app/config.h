@@ -6,6 +6,7 @@
 
 #include "app/database_settings.h"
 #include "app/decide_settings.h"
+#include "app/llm_proxy_settings.h"
 #include "app/model_settings.h"
 #include "app/run_settings.h"
 #include "app/session_settings.h"
@@ -24,6 +25,7 @@ struct Config {
     SessionSettings sessions;
     DecideSettings decide;
     ModelSettings model;
+    LlmProxySettings llm_proxy;
     /// The config file that was read (--config / SLIPSTREAM_CONFIG); empty when none.
     std::string config_path;
     ConfigAction action = ConfigAction::kRun;

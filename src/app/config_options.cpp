@@ -223,6 +223,8 @@ Registry make_config_registry() {
     using DS = DecideSettings;
     const auto model = &Config::model;
     using MS = ModelSettings;
+    const auto llm = &Config::llm_proxy;
+    using LP = LlmProxySettings;
     constexpr std::uint64_t kMaxWindow = (1u << 31) - 1;
 
     // In --help order within each group.
@@ -605,6 +607,49 @@ Registry make_config_registry() {
         {"model-default-max-tokens", G::kModel, "N",
          "tokens generated when a request names no max_tokens; 0: what is left of the context", integer(0, 10'000'000),
          number(model, &MS::default_max_tokens)},
+        {"llm-upstream", G::kLlmProxy, "URL",
+         "an OpenAI-compatible API (https://api.openai.com, http://127.0.0.1:8000): serve POST --llm-proxy-route, "
+         "whose output is validated against --llm-proxy-schema as it streams; empty: off",
+         textual(), text(llm, &LP::upstream)},
+        {"llm-upstream-api-key", G::kLlmProxy, "KEY",
+         "sent upstream as a Bearer token (prefer the environment variable or the key file to a flag)", textual(),
+         text(llm, &LP::api_key)},
+        {"llm-upstream-api-key-file", G::kLlmProxy, "FILE", "read the upstream's API key from FILE's first line",
+         textual(), text(llm, &LP::api_key_file)},
+        {"llm-upstream-ca-file", G::kLlmProxy, "FILE",
+         "CA certificates (PEM) for the upstream's TLS; empty: the system store", textual(), text(llm, &LP::ca_file)},
+        {"llm-upstream-verify-tls", G::kLlmProxy, "",
+         "check the upstream's certificate chain and name (off only for tests)", boolean(), flag(llm, &LP::verify_tls)},
+        {"llm-upstream-connect-timeout", G::kLlmProxy, "DURATION", "resolving, TCP and TLS of one upstream connection",
+         duration(1, kDay), number(llm, &LP::connect_timeout_ms)},
+        {"llm-upstream-first-byte-timeout", G::kLlmProxy, "DURATION", "until the upstream's response head; then 504",
+         duration(1, kDay), number(llm, &LP::first_byte_timeout_ms)},
+        {"llm-upstream-idle-timeout", G::kLlmProxy, "DURATION",
+         "between two pieces of the upstream's stream; then an error event", duration(1, kDay),
+         number(llm, &LP::idle_timeout_ms)},
+        {"llm-upstream-total-timeout", G::kLlmProxy, "DURATION", "one whole upstream call; 0: none", duration(0, kDay),
+         number(llm, &LP::total_timeout_ms)},
+        {"llm-upstream-max-connections", G::kLlmProxy, "N", "connections to the upstream at once; more calls wait",
+         integer(1, 100'000), number(llm, &LP::max_connections)},
+        {"llm-proxy-route", G::kLlmProxy, "PATH", "the POST route taking OpenAI chat completion requests",
+         textual(not_empty), text(llm, &LP::route)},
+        {"llm-proxy-schema", G::kLlmProxy, "FILE", "the JSON Schema (a file) the streamed output must satisfy",
+         textual(), text(llm, &LP::schema_file)},
+        {"llm-proxy-format", G::kLlmProxy, "FORMAT",
+         "sse: text/event-stream events; ndjson: one {\"type\", \"value\"} object per line", choice({"sse", "ndjson"}),
+         text(llm, &LP::format)},
+        {"llm-proxy-events", G::kLlmProxy, "KIND",
+         "partial: the value so far after each piece; delta: each piece of text", choice({"partial", "delta"}),
+         text(llm, &LP::events)},
+        {"llm-proxy-model", G::kLlmProxy, "NAME", "the model named upstream when a request names none", textual(),
+         text(llm, &LP::model)},
+        {"llm-proxy-response-format", G::kLlmProxy, "",
+         "requests without response_format get one with the schema (json_schema, strict)", boolean(),
+         flag(llm, &LP::response_format)},
+        {"llm-proxy-max-output", G::kLlmProxy, "SIZE", "the streamed document's bytes; then an error event",
+         sized(1, 1 * kGiB), number(llm, &LP::max_output_bytes)},
+        {"llm-proxy-max-request", G::kLlmProxy, "SIZE", "a request body's bytes; then 413", sized(1, 1 * kGiB),
+         number(llm, &LP::max_request_bytes)},
     };
 
     Registry r;

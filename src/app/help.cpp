@@ -12,12 +12,12 @@ namespace {
 
 constexpr std::size_t kHelpColumn = 38;
 
-constexpr std::array<OptionGroup, 17> kGroups{
+constexpr std::array<OptionGroup, 18> kGroups{
     OptionGroup::kGeneral,     OptionGroup::kListen,   OptionGroup::kLimits,        OptionGroup::kTimeouts,
     OptionGroup::kConnections, OptionGroup::kLogging,  OptionGroup::kBuiltinRoutes, OptionGroup::kCompression,
     OptionGroup::kTls,         OptionGroup::kHttp2,    OptionGroup::kWebSocket,     OptionGroup::kCors,
     OptionGroup::kAccess,      OptionGroup::kDatabase, OptionGroup::kSessions,      OptionGroup::kDecide,
-    OptionGroup::kModel};
+    OptionGroup::kModel,       OptionGroup::kLlmProxy};
 
 std::string_view base_name(std::string_view program) {
     std::size_t slash = program.rfind('/');

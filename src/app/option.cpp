@@ -84,6 +84,8 @@ std::string_view option_group_title(OptionGroup group) {
             return "decision service";
         case OptionGroup::kModel:
             return "model server";
+        case OptionGroup::kLlmProxy:
+            return "llm proxy";
     }
     return "general";
 }

@@ -42,6 +42,7 @@ enum class OptionGroup : unsigned char {
     kSessions,     // durable agent sessions: their store, limits and lifetime
     kDecide,       // the learning decision service: its limits (its store is the sessions')
     kModel,        // the OpenAI-compatible model server: the model file, KV cache, scheduler
+    kLlmProxy,     // the validated LLM proxy route: its upstream, schema and stream format
 };
 
 std::string_view option_group_title(OptionGroup group);

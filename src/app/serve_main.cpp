@@ -10,6 +10,7 @@
 
 #include "app/decide.h"
 #include "app/help.h"
+#include "app/llm_proxy.h"
 #include "app/load_config.h"
 #include "app/model.h"
 #include "app/sessions.h"
@@ -83,6 +84,11 @@ int serve_main(int argc, char** argv, char** envp, const char* name, const Route
         auto model = open_model(cfg, app);
         if (!model.is_ok()) {
             std::fprintf(stderr, "%s: model: %s\n", name, model.status().message().c_str());
+            return 1;
+        }
+        auto llm_proxy = open_llm_proxy(cfg, app);
+        if (!llm_proxy.is_ok()) {
+            std::fprintf(stderr, "%s: llm proxy: %s\n", name, llm_proxy.status().message().c_str());
             return 1;
         }
         listen_and_announce(app, cfg.run);

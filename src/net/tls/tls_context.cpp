@@ -92,6 +92,57 @@ base::Result<std::shared_ptr<const TlsContext>> TlsContext::create(const TlsConf
     return std::shared_ptr<const TlsContext>(std::move(t));
 }
 
+base::Result<std::shared_ptr<const TlsContext>> TlsContext::create_client(const TlsClientConfig& config) {
+    ERR_clear_error();
+    std::shared_ptr<TlsContext> t(new TlsContext());
+    t->client_ = true;
+    t->client_config_ = config;
+    t->ctx_ = SSL_CTX_new(TLS_client_method());
+    if (t->ctx_ == nullptr) return fail("tls: SSL_CTX_new");
+    SSL_CTX* ctx = t->ctx_;
+    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);
+    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_read_ahead(ctx, 1);
+    if (SSL_CTX_set_cipher_list(ctx, kCiphers12) != 1) return fail("tls: cipher list");
+    if (SSL_CTX_set_ciphersuites(ctx, kCiphers13) != 1) return fail("tls: TLS 1.3 cipher suites");
+    if (SSL_CTX_set1_groups_list(ctx, kGroups) != 1) return fail("tls: groups");
+    if (config.verify) {
+        if (!config.ca_file.empty()) {
+            if (SSL_CTX_load_verify_locations(ctx, config.ca_file.c_str(), nullptr) != 1)
+                return fail("tls: cannot load CA file " + config.ca_file);
+        } else if (SSL_CTX_set_default_verify_paths(ctx) != 1) {
+            return fail("tls: cannot load the system CA store");
+        }
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+        SSL_CTX_set_verify_depth(ctx, 10);
+    } else {
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
+    }
+    if (config.cert_file.empty() != config.key_file.empty())
+        return base::Status::invalid_argument("tls: a client certificate needs both a certificate and a key file");
+    if (!config.cert_file.empty()) {
+        if (SSL_CTX_use_certificate_chain_file(ctx, config.cert_file.c_str()) != 1)
+            return fail("tls: cannot load certificate file " + config.cert_file);
+        if (SSL_CTX_use_PrivateKey_file(ctx, config.key_file.c_str(), SSL_FILETYPE_PEM) != 1)
+            return fail("tls: cannot load key file " + config.key_file);
+        if (SSL_CTX_check_private_key(ctx) != 1)
+            return fail("tls: key file " + config.key_file + " does not match certificate " + config.cert_file);
+    }
+    for (const std::string& p : config.alpn) {
+        if (p.empty() || p.size() > 255) return base::Status::invalid_argument("tls: bad ALPN protocol name");
+        t->alpn_wire_.push_back(static_cast<char>(p.size()));
+        t->alpn_wire_.append(p);
+    }
+    // Note: SSL_CTX_set_alpn_protos returns 0 on success.
+    if (!t->alpn_wire_.empty() &&
+        SSL_CTX_set_alpn_protos(ctx, reinterpret_cast<const unsigned char*>(t->alpn_wire_.data()),
+                                static_cast<unsigned>(t->alpn_wire_.size())) != 0)
+        return fail("tls: ALPN list");
+    ERR_clear_error();
+    return std::shared_ptr<const TlsContext>(std::move(t));
+}
+
 TlsContext::~TlsContext() {
     if (ctx_ != nullptr) SSL_CTX_free(ctx_);
 }

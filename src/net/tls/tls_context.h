@@ -24,12 +24,20 @@ class TlsContext {
     /// Any thread (it is control-plane work: file I/O).
     static base::Result<std::shared_ptr<const TlsContext>> create(const TlsConfig& config,
                                                                   const TlsContext* previous = nullptr);
+    /// A client context: TLS 1.2 and 1.3, the same suites and groups as the server side, peer verification on
+    /// unless config.verify is false (the system CA store, or config.ca_file), ALPN offered in config.alpn's order,
+    /// no renegotiation or compression, read ahead. Errors: kInvalidArgument naming the file and OpenSSL's reason
+    /// (unreadable CA file, key not matching the certificate, ...). Any thread.
+    static base::Result<std::shared_ptr<const TlsContext>> create_client(const TlsClientConfig& config);
     ~TlsContext();
     TlsContext(const TlsContext&) = delete;
     TlsContext& operator=(const TlsContext&) = delete;
 
     SSL_CTX* native() const { return ctx_; }
     const TlsConfig& config() const { return config_; }
+    /// A client context (create_client) and its configuration.
+    bool is_client() const { return client_; }
+    const TlsClientConfig& client_config() const { return client_config_; }
     bool verifies_clients() const { return !config_.client_ca_file.empty(); }
 
   private:
@@ -39,6 +47,8 @@ class TlsContext {
 
     SSL_CTX* ctx_ = nullptr;
     TlsConfig config_;
+    bool client_ = false;
+    TlsClientConfig client_config_;
     std::string alpn_wire_;  // length-prefixed protocol names
 };
 

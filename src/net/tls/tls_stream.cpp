@@ -1,8 +1,10 @@
 // TlsStream: SSL_accept / SSL_read_ex / SSL_write_ex over a non-blocking socket with OpenSSL's socket BIO.
 #include "net/tls/tls_stream.h"
 
+#include <arpa/inet.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 
 #include <cerrno>
 #include <cstring>
@@ -31,6 +33,34 @@ base::Result<std::unique_ptr<TlsStream>> TlsStream::accept(std::shared_ptr<const
     }
     SSL_set_accept_state(ssl);
     return std::unique_ptr<TlsStream>(new TlsStream(std::move(context), ssl));
+}
+
+base::Result<std::unique_ptr<TlsStream>> TlsStream::connect(std::shared_ptr<const TlsContext> context, int fd,
+                                                            std::string_view host) {
+    if (!context->is_client()) return base::Status::invalid_argument("tls: connect needs a client context");
+    if (host.empty()) return base::Status::invalid_argument("tls: connect needs the server's host name");
+    ERR_clear_error();
+    SSL* ssl = SSL_new(context->native());
+    if (ssl == nullptr) return base::Status::internal(take_openssl_errors("tls: SSL_new"));
+    std::unique_ptr<TlsStream> stream(new TlsStream(std::move(context), ssl));
+    if (SSL_set_fd(ssl, fd) != 1) return base::Status::internal(take_openssl_errors("tls: SSL_set_fd"));
+    std::string name(host);
+    if (name.size() > 2 && name.front() == '[' && name.back() == ']') name = name.substr(1, name.size() - 2);
+    unsigned char addr[16];
+    const bool ip = inet_pton(AF_INET, name.c_str(), addr) == 1 || inet_pton(AF_INET6, name.c_str(), addr) == 1;
+    // SNI carries names only (RFC 6066 §3: literal addresses are not permitted).
+    if (!ip && SSL_set_tlsext_host_name(ssl, name.c_str()) != 1)
+        return base::Status::invalid_argument(take_openssl_errors("tls: server name " + name));
+    if (stream->context_->client_config().verify) {
+        X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
+        X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+        int ok = ip ? X509_VERIFY_PARAM_set1_ip_asc(param, name.c_str())
+                    : X509_VERIFY_PARAM_set1_host(param, name.c_str(), name.size());
+        if (ok != 1) return base::Status::invalid_argument(take_openssl_errors("tls: server name " + name));
+    }
+    SSL_set_connect_state(ssl);
+    stream->client_ = true;
+    return stream;
 }
 
 TlsStream::~TlsStream() {
@@ -64,8 +94,17 @@ base::Result<TlsStream::Progress> TlsStream::handshake() {
         case SSL_ERROR_WANT_WRITE:
             return Progress::kWantWrite;
         default:
-            return error_status(r, "tls handshake");
+            break;
     }
+    if (client_) {
+        long verify = SSL_get_verify_result(ssl_);
+        if (verify != X509_V_OK) {
+            ERR_clear_error();
+            return base::Status::invalid_argument(std::string("tls handshake: server certificate not accepted: ") +
+                                                  X509_verify_cert_error_string(verify));
+        }
+    }
+    return error_status(r, "tls handshake");
 }
 
 base::Result<std::size_t> TlsStream::read(std::span<char> buffer) {

@@ -23,6 +23,13 @@ class TlsStream {
     /// A stream in the server role on `fd`, using `context` (kept alive by the stream). Error: kInternal
     /// when OpenSSL cannot allocate.
     static base::Result<std::unique_ptr<TlsStream>> accept(std::shared_ptr<const TlsContext> context, int fd);
+    /// A stream in the client role on `fd` (connected), using a client `context` (TlsContext::create_client).
+    /// `host` is the name (or IP literal) the caller connected to: sent as SNI when it is a name, and, when the
+    /// context verifies, checked against the certificate (X509_VERIFY_PARAM_set1_host / set1_ip_asc; no partial
+    /// wildcards). Errors: kInvalidArgument for a server context or an empty host; kInternal when OpenSSL cannot
+    /// allocate. The handshake (handshake()) fails with kInvalidArgument naming the verification error.
+    static base::Result<std::unique_ptr<TlsStream>> connect(std::shared_ptr<const TlsContext> context, int fd,
+                                                            std::string_view host);
     ~TlsStream();
     TlsStream(const TlsStream&) = delete;
     TlsStream& operator=(const TlsStream&) = delete;
@@ -56,7 +63,8 @@ class TlsStream {
     /// "TLSv1.3", "TLSv1.2".
     std::string_view version() const;
     bool session_reused() const;
-    /// True when the client presented a certificate that verified (mTLS).
+    /// True when the peer presented a certificate that verified (the client's under mTLS; the server's on a
+    /// verifying client stream).
     bool peer_verified() const;
 
   private:
@@ -68,6 +76,7 @@ class TlsStream {
     bool done_ = false;
     bool read_wants_write_ = false;
     bool shut_ = false;
+    bool client_ = false;
 };
 
 }  // namespace slipstream::net::tls

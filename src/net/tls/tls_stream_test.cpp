@@ -314,5 +314,113 @@ TEST(TlsStream, SessionResumptionSurvivesReload) {
     }
 }
 
+// Client streams (TlsStream::connect) against a server TlsStream on a socketpair, both stepped in this thread.
+struct ClientPairResult {
+    base::Status client;
+    base::Status server;
+    std::string alpn;
+};
+
+ClientPairResult client_handshake(const TlsClientConfig& cc, std::string_view host,
+                                  std::vector<std::string> server_alpn = {"h2", "http/1.1"},
+                                  const TestPki* server_pki = nullptr) {
+    const TestPki& sp = server_pki != nullptr ? *server_pki : pki();
+    TlsConfig sc;
+    sc.cert_file = sp.server_cert;
+    sc.key_file = sp.server_key;
+    sc.alpn = std::move(server_alpn);
+    auto sctx = TlsContext::create(sc);
+    auto cctx = TlsContext::create_client(cc);
+    EXPECT_TRUE(sctx.is_ok() && cctx.is_ok());
+    int fds[2];
+    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fds), 0);
+    auto server = TlsStream::accept(*sctx, fds[0]);
+    auto client = TlsStream::connect(*cctx, fds[1], host);
+    EXPECT_TRUE(server.is_ok() && client.is_ok());
+    ClientPairResult out;
+    bool c_done = false;
+    bool s_done = false;
+    for (int i = 0; i < 100 && !(c_done && s_done) && out.client.is_ok() && out.server.is_ok(); ++i) {
+        if (!c_done) {
+            auto r = (*client)->handshake();
+            if (!r.is_ok())
+                out.client = r.status();
+            else
+                c_done = *r == TlsStream::Progress::kDone;
+        }
+        if (!s_done) {
+            auto r = (*server)->handshake();
+            if (!r.is_ok())
+                out.server = r.status();
+            else
+                s_done = *r == TlsStream::Progress::kDone;
+        }
+    }
+    if (c_done && s_done) {
+        out.alpn = std::string((*client)->alpn());
+        EXPECT_TRUE((*client)->peer_verified() || !cc.verify);
+        // Data both ways.
+        EXPECT_TRUE((*client)->write("ping").is_ok());
+        char buf[16];
+        auto n = (*server)->read(buf);
+        EXPECT_TRUE(n.is_ok() && *n == 4);
+        EXPECT_TRUE((*server)->write("pong").is_ok());
+        n = (*client)->read(buf);
+        EXPECT_TRUE(n.is_ok() && *n == 4 && std::string_view(buf, 4) == "pong");
+    }
+    client->reset();
+    server->reset();
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return out;
+}
+
+TEST(TlsClient, VerifiesChainAndName) {
+    TlsClientConfig cc;
+    cc.ca_file = pki().ca_cert;
+    cc.alpn = {"h2", "http/1.1"};
+    ClientPairResult ok = client_handshake(cc, "localhost");
+    EXPECT_TRUE(ok.client.is_ok()) << ok.client.to_string();
+    EXPECT_EQ(ok.alpn, "h2");
+    ClientPairResult ip = client_handshake(cc, "127.0.0.1");  // the certificate's IP address entry
+    EXPECT_TRUE(ip.client.is_ok()) << ip.client.to_string();
+    ClientPairResult name = client_handshake(cc, "example.com");
+    EXPECT_TRUE(name.client.is_invalid_argument());
+    EXPECT_NE(name.client.message().find("hostname mismatch"), std::string::npos) << name.client.message();
+    ClientPairResult addr = client_handshake(cc, "127.0.0.2");
+    EXPECT_NE(addr.client.message().find("IP address mismatch"), std::string::npos) << addr.client.message();
+    TlsClientConfig other = cc;
+    other.ca_file = pki().other_ca_cert;
+    ClientPairResult unknown = client_handshake(other, "localhost");
+    EXPECT_TRUE(unknown.client.is_invalid_argument());
+    EXPECT_NE(unknown.client.message().find("certificate"), std::string::npos) << unknown.client.message();
+    // The system store does not know the test CA.
+    TlsClientConfig system;
+    ClientPairResult sys = client_handshake(system, "localhost");
+    EXPECT_FALSE(sys.client.is_ok());
+    // Without verification anything goes.
+    TlsClientConfig off;
+    off.verify = false;
+    EXPECT_TRUE(client_handshake(off, "example.com").client.is_ok());
+}
+
+TEST(TlsClient, AlpnOfferAndRefusals) {
+    TlsClientConfig cc;
+    cc.ca_file = pki().ca_cert;
+    cc.alpn = {"http/1.1"};
+    EXPECT_EQ(client_handshake(cc, "localhost").alpn, "http/1.1");
+    cc.alpn = {};
+    EXPECT_EQ(client_handshake(cc, "localhost").alpn, "");
+    TlsClientConfig bad;
+    bad.ca_file = "/nonexistent/ca.pem";
+    EXPECT_TRUE(TlsContext::create_client(bad).status().is_invalid_argument());
+    TlsClientConfig half;
+    half.cert_file = pki().client_cert;
+    EXPECT_TRUE(TlsContext::create_client(half).status().is_invalid_argument());
+    auto server_ctx = TlsContext::create(server_config());
+    ASSERT_TRUE(server_ctx.is_ok());
+    EXPECT_TRUE(TlsStream::connect(*server_ctx, 0, "localhost").status().is_invalid_argument());
+}
+
 }  // namespace
 }  // namespace slipstream::net::tls
