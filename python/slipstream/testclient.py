@@ -263,15 +263,19 @@ class TestClient:
         method = method.upper()
         full = self._full_url(url, params)
         body, send_headers = _encode_body(json, content, data, files)
-        send_headers = {"host": urlsplit(full).netloc, "user-agent": "testclient", "accept": "*/*",
-                        "accept-encoding": "gzip, deflate", "connection": "keep-alive", **send_headers}
+        # httpx's order, which the app sees in request.headers (and a header model's errors follow): the
+        # defaults, then the body's headers, then the client's and the request's headers, each one given again
+        # moved to the end.
+        send_headers = {"host": urlsplit(full).netloc, "accept": "*/*", "accept-encoding": "gzip, deflate",
+                        "connection": "keep-alive", "user-agent": "testclient", **send_headers}
         if auth is not None:
             token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode("ascii")
             send_headers["authorization"] = f"Basic {token}"
         # Names set on client.headers later may have any case: one header per name, the request's winning.
-        for key, value in {**{k.lower(): v for k, v in self.headers.items()},
-                           **{k.lower(): v for k, v in (headers or {}).items()}}.items():
-            send_headers[key] = value
+        for given in (self.headers, headers or {}):
+            for key, value in given.items():
+                send_headers.pop(key.lower(), None)
+                send_headers[key.lower()] = value
         if body is not None or method in ("POST", "PUT", "PATCH"):
             send_headers["content-length"] = str(len(body or b""))
         follow = self.follow_redirects if follow_redirects is None else follow_redirects
