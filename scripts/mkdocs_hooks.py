@@ -117,9 +117,28 @@ def _cli_reference() -> str:
     return "\n".join(parts)
 
 
+def _nav_pages(nav: Any) -> set[str]:
+    """Every page file named in a nav (nested lists and {title: page} mappings)."""
+    if isinstance(nav, str):
+        return {nav}
+    if isinstance(nav, dict):
+        return set().union(*(_nav_pages(v) for v in nav.values()))
+    if isinstance(nav, list):
+        return set().union(*(_nav_pages(v) for v in nav)) if nav else set()
+    return set()
+
+
 def on_config(config: Any) -> Any:
+    """Sets the docs folder, and lists a guide added to docs/ but not yet to mkdocs.yml's nav under How-to (titled
+    by its first heading), so that a new page is on the site without an edit here."""
     global DOCS
     DOCS = pathlib.Path(config.docs_dir).resolve()
+    listed = _nav_pages(config.nav)
+    howto = next((item["How-to"] for item in config.nav or [] if isinstance(item, dict) and "How-to" in item), None)
+    if howto is not None:
+        for page in sorted(DOCS.glob("*.md")):
+            if page.name not in listed:
+                howto.append(page.name)
     return config
 
 
