@@ -203,7 +203,9 @@ def run(policy, problem: Problem, rounds: int, seed: int) -> tuple[list[float], 
 
 def contenders(problem: Problem, seed: int, work: str):
     yield Uniform(problem, seed)
-    yield Slipstream(problem, seed, {"type": "squarecb", "gamma": 100, "floor": 0.0}, "Slipstream SquareCB", work)
+    # SquareCB with VW's default schedule (gamma 10 x t^0.5), so the two SquareCB rows differ only in the learner.
+    squarecb = {"type": "squarecb", "gamma": 10, "gammaExponent": 0.5, "floor": 0.0}
+    yield Slipstream(problem, seed, squarecb, "Slipstream SquareCB", work)
     yield Slipstream(problem, seed, {"type": "epsilonGreedy", "epsilon": 0.1}, "Slipstream epsilon-greedy 0.1", work)
     try:
         yield Vowpal(problem, seed, "--squarecb --gamma_scale 10", "VW --cb_explore_adf --squarecb")
@@ -293,7 +295,8 @@ def render(table, args, argv, out_dir: str, vw_missing: bool) -> str:
             f"context: {NUMERIC} numbers in [-1, 1] and a categorical segment of {SEGMENTS}; expected rewards in "
             "[0.25, 0.75] (0.5 + 0.25 tanh of a linear, or of a non-linear, function per action), Gaussian noise "
             "0.1; regret counts expected rewards, so noise does not add to it. Slipstream: a capsule on hello "
-            "--decide (ridge per action, 64 hashed features, regularization 1), decide and reward over HTTP; VW "
+            "--decide (ridge per action, 64 hashed features, regularization 1; SquareCB gamma 10 x updates^0.5, "
+            "VW's default schedule), decide and reward over HTTP; VW "
             "9.11.9 `--cb_explore_adf -q sa` (shared context x action interactions), cost = -reward. Best-action "
             "share: the last 500 rounds."
         ),

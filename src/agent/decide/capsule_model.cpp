@@ -2,6 +2,7 @@
 #include "agent/decide/capsule_model.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "agent/decide/feature_encoder.h"
 #include "agent/decide/policy.h"
@@ -82,7 +83,13 @@ std::variant<DecisionOutcome, DecideFailure> CapsuleModel::decide(const DecideIn
         p = baseline_probabilities(eligible.size(), static_cast<std::size_t>(at - eligible.begin()),
                                    spec.exploration.epsilon);
     } else if (spec.exploration.kind == ExplorationKind::kSquareCb) {
-        p = squarecb_probabilities(scores, spec.exploration.gamma, spec.exploration.floor);
+        // A schedule as Vowpal Wabbit's: exploit more as the model learns (gammaExponent 0: a constant gamma).
+        const double gamma =
+            spec.exploration.gamma_exponent > 0
+                ? spec.exploration.gamma *
+                      std::pow(std::max<double>(1.0, static_cast<double>(version_)), spec.exploration.gamma_exponent)
+                : spec.exploration.gamma;
+        p = squarecb_probabilities(scores, gamma, spec.exploration.floor);
     } else {
         p = epsilon_greedy_probabilities(scores, spec.exploration.epsilon, spec.exploration.floor);
     }

@@ -29,6 +29,28 @@ const json::Value& parse(base::Arena& arena, std::string_view text) {
 const char* kThree = R"({"actions":[{"id":"a"},{"id":"b"},{"id":"c","eligible":{"tier":"pro"}}],
   "features":{"context":[{"name":"x"}]},"exploration":{"gamma":20,"floor":0.01}})";
 
+TEST(CapsuleModel, SquareCbGammaGrowsWithLearnedUpdates) {
+    auto spec = spec_of(R"({"actions":[{"id":"a"},{"id":"b"},{"id":"c"}],"features":{"context":[{"name":"x"}]},
+      "exploration":{"type":"squarecb","gamma":10,"gammaExponent":0.5}})");
+    CapsuleModel model(spec, SpecLimits{}, 1);
+    base::Arena arena;
+    DecideInput in;
+    in.context = &parse(arena, R"({"x":1})");
+    for (std::int64_t v = 1; v <= 400; ++v)
+        ASSERT_TRUE(model.learn(*in.context, static_cast<std::size_t>(v % 3), v % 3 == 1 ? 1.0 : 0.0, v).is_ok());
+    auto d = std::get<DecisionOutcome>(model.decide(in));
+    std::vector<double> scores(3), expected_p;
+    for (const RankedAction& r : d.ranking)
+        scores[r.index] = r.score;
+    expected_p = squarecb_probabilities(scores, 10.0 * std::sqrt(400.0), 0.0);  // gamma 10 * 400^0.5
+    for (const RankedAction& r : d.ranking)
+        EXPECT_DOUBLE_EQ(r.probability, expected_p[r.index]) << r.id;
+    EXPECT_EQ(d.ranking.front().id, "b");
+    auto bad = parse_capsule_spec(R"({"actions":[{"id":"a"}],"exploration":{"gammaExponent":1.5}})", SpecLimits{});
+    ASSERT_TRUE(std::holds_alternative<SpecError>(bad));
+    EXPECT_EQ(std::get<SpecError>(bad).pointer, "/exploration/gammaExponent");
+}
+
 TEST(CapsuleModel, DecisionsReplayFromTheirSeed) {
     CapsuleModel model(spec_of(kThree), SpecLimits{}, 1);
     base::Arena arena;

@@ -297,12 +297,13 @@ class Checker {
     }
 
     ExplorationSpec parse_exploration(const json::Value& v) {
-        expect_object(v, {"type", "gamma", "floor", "epsilon"});
+        expect_object(v, {"type", "gamma", "gammaExponent", "floor", "epsilon"});
         ExplorationSpec e;
         e.kind = choice(v, "type", ExplorationKind::kSquareCb,
                         {{"squarecb", ExplorationKind::kSquareCb}, {"epsilonGreedy", ExplorationKind::kEpsilonGreedy}},
                         "must be squarecb or epsilonGreedy");
         e.gamma = number(v, "gamma", e.gamma, 0.0, 1e9, true);
+        e.gamma_exponent = number(v, "gammaExponent", e.gamma_exponent, 0.0, 1.0);
         e.floor = number(v, "floor", e.floor, 0.0, 1.0);
         e.epsilon = number(v, "epsilon", e.epsilon, 0.0, 1.0);
         return e;

@@ -63,9 +63,10 @@ struct RewardSpec {
 
 struct ExplorationSpec {
     ExplorationKind kind = ExplorationKind::kSquareCb;
-    double gamma = 100.0;   // SquareCB: larger exploits more
-    double floor = 0.0;     // every eligible action gets at least this probability
-    double epsilon = 0.05;  // epsilon-greedy, and the exploration of baselineExplore
+    double gamma = 100.0;         // SquareCB: larger exploits more
+    double gamma_exponent = 0.0;  // SquareCB's gamma grows as gamma * max(1, learned updates)^gammaExponent
+    double floor = 0.0;           // every eligible action gets at least this probability
+    double epsilon = 0.05;        // epsilon-greedy, and the exploration of baselineExplore
 };
 
 struct LearnerSpec {
