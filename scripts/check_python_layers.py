@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, list[str]]] = [
                  "_forwarded", "_native_route", "dependencies.install", "dependencies.late_routes", "_ws_endpoint",
                  "websockets", "_proxy", "_runtime", "_asgi", "_asgi.*"]),
     ("app", ["app", "_app_hooks", "openapi", "openapi.*", "staticfiles", "templating", "exception_handlers",
-             "param_functions", "concurrency", "asgi", "asgi.*", "decide"]),
+             "param_functions", "concurrency", "asgi", "asgi.*", "decide", "llm_upstream"]),
     ("mcp", ["mcp", "mcp.*"]),
     ("infer", ["infer"]),
     ("extras", ["", "__main__", "testclient", "_ws_session", "cli", "cli_inspect", "cli_mcp", "cli_new", "cli_asgi",

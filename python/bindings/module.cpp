@@ -17,6 +17,7 @@
 #include "py_file.h"
 #include "py_form.h"
 #include "py_infer.h"
+#include "py_llm_proxy.h"
 #include "py_mcp.h"
 #include "py_record.h"
 #include "py_stream.h"
@@ -140,6 +141,7 @@ NB_MODULE(_native, m) {
     slipstream::python::register_record(m);      // Record, make_records (py_record.cpp)
     slipstream::python::register_structured(m);  // NativeStreamValidator (py_structured.cpp)
     slipstream::python::register_infer(m);       // NativeModel (py_infer.cpp)
+    slipstream::python::register_llm_proxy(m);   // NativeLlmProxy (py_llm_proxy.cpp)
     slipstream::python::register_mcp(m);         // NativeMcp, NativeCall (py_mcp.cpp)
 #ifdef SLIPSTREAM_PYTHON_DATABASE
     slipstream::python::register_database(m);  // NativeDatabase, add_database_readiness_check (py_database.cpp)

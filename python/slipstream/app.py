@@ -144,6 +144,18 @@ class App(APIRouter, AppHooks):
         self.mount(prefix, decisions)
         return decisions
 
+    def llm_proxy(self, path: str, schema: Any, *, upstream: Any, **options: Any) -> Any:
+        """POST `path` calls `upstream` (slipstream.llm_upstream.Upstream: an OpenAI-compatible server) with the
+        client's chat completion request and streams its output validated against `schema` (a pydantic model, any
+        type, or a JSON Schema dict), all in C++; options as llm_upstream.LlmRoute's (format="sse" | "ndjson",
+        partial=True, model, ...). Returns the LlmRoute."""
+        from .llm_upstream import LlmRoute
+
+        route = LlmRoute(schema, upstream, **options)
+        self.mount(path, route)
+        route.path = self.prefix + path
+        return route
+
     def echo_route(self, path: str, model: Any, *, status_code: int = 200,
                    methods: Sequence[str] = ("POST",)) -> None:
         """A route whose JSON body is validated in C++ against `model` (a pydantic model or any type) and

@@ -1,0 +1,164 @@
+// NativeLlmProxy: slipstream::LlmProxy for Python apps; its routes never take the GIL.
+#include "py_llm_proxy.h"
+
+#include <nanobind/stl/string.h>
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "native_app.h"
+#include "slipstream/llm_proxy.h"
+
+namespace nb = nanobind;
+
+namespace slipstream::python {
+
+namespace {
+
+std::uint64_t count(const nb::handle& value, const std::string& key, std::uint64_t min, std::uint64_t max) {
+    if (!nb::isinstance<nb::int_>(value) || nb::isinstance<nb::bool_>(value))
+        throw std::invalid_argument(key + " must be an integer");
+    const std::int64_t v = nb::cast<std::int64_t>(value);
+    if (v < 0 || static_cast<std::uint64_t>(v) < min || static_cast<std::uint64_t>(v) > max)
+        throw std::invalid_argument(key + " must be between " + std::to_string(min) + " and " + std::to_string(max));
+    return static_cast<std::uint64_t>(v);
+}
+
+std::string text(const nb::handle& value, const std::string& key) {
+    if (!nb::isinstance<nb::str>(value)) throw std::invalid_argument(key + " must be a string");
+    return nb::cast<std::string>(value);
+}
+
+bool flag(const nb::handle& value, const std::string& key) {
+    if (!nb::isinstance<nb::bool_>(value)) throw std::invalid_argument(key + " must be True or False");
+    return nb::cast<bool>(value);
+}
+
+constexpr std::uint64_t kDay = 86'400'000;  // the longest timeout, in milliseconds
+
+LlmUpstreamOptions upstream_from_dict(const nb::dict& options) {
+    LlmUpstreamOptions o;
+    for (auto [k, v] : options) {
+        const std::string key = nb::cast<std::string>(k);
+        if (key == "base_url") {
+            o.base_url = text(v, key);
+        } else if (key == "chat_path") {
+            o.chat_path = text(v, key);
+        } else if (key == "api_key") {
+            o.api_key = text(v, key);
+        } else if (key == "headers") {
+            for (nb::handle pair : v) {
+                if (!nb::isinstance<nb::tuple>(pair) || nb::len(pair) != 2)
+                    throw std::invalid_argument("headers must be (name, value) pairs");
+                o.headers.emplace_back(text(pair[0], "a header name"), text(pair[1], "a header value"));
+            }
+        } else if (key == "verify_tls") {
+            o.verify_tls = flag(v, key);
+        } else if (key == "ca_file") {
+            o.ca_file = text(v, key);
+        } else if (key == "connect_timeout_ms") {
+            o.connect_timeout_ms = static_cast<std::uint32_t>(count(v, key, 1, kDay));
+        } else if (key == "first_byte_timeout_ms") {
+            o.first_byte_timeout_ms = static_cast<std::uint32_t>(count(v, key, 1, kDay));
+        } else if (key == "idle_timeout_ms") {
+            o.idle_timeout_ms = static_cast<std::uint32_t>(count(v, key, 1, kDay));
+        } else if (key == "total_timeout_ms") {
+            o.total_timeout_ms = static_cast<std::uint32_t>(count(v, key, 0, kDay));
+        } else if (key == "max_connections") {
+            o.max_connections = count(v, key, 1, 100'000);
+        } else if (key == "max_waiting") {
+            o.max_waiting = count(v, key, 0, 10'000'000);
+        } else {
+            throw std::invalid_argument("unknown upstream option: " + key);
+        }
+    }
+    if (o.base_url.empty()) throw std::invalid_argument("base_url is required");
+    return o;
+}
+
+LlmRouteOptions route_from_dict(const nb::dict& options) {
+    LlmRouteOptions r;
+    for (auto [k, v] : options) {
+        const std::string key = nb::cast<std::string>(k);
+        if (key == "schema") {
+            r.schema = text(v, key);
+        } else if (key == "format") {
+            const std::string f = text(v, key);
+            if (f != "sse" && f != "ndjson") throw std::invalid_argument("format must be 'sse' or 'ndjson'");
+            r.format = f == "sse" ? StructuredFormat::kSse : StructuredFormat::kNdjson;
+        } else if (key == "events") {
+            const std::string e = text(v, key);
+            if (e != "partial" && e != "delta") throw std::invalid_argument("events must be 'partial' or 'delta'");
+            r.call.events = e == "partial" ? StructuredEvents::kPartial : StructuredEvents::kDelta;
+        } else if (key == "default_model") {
+            r.call.default_model = text(v, key);
+        } else if (key == "add_response_format") {
+            r.call.add_response_format = flag(v, key);
+        } else if (key == "strict") {
+            r.call.strict = flag(v, key);
+        } else if (key == "schema_name") {
+            r.call.schema_name = text(v, key);
+        } else if (key == "max_output_bytes") {
+            r.call.max_output_bytes = count(v, key, 1, std::uint64_t{1} << 34);
+        } else if (key == "max_request_bytes") {
+            r.max_request_bytes = count(v, key, 1, std::uint64_t{1} << 34);
+        } else {
+            throw std::invalid_argument("unknown route option: " + key);
+        }
+    }
+    if (r.schema.empty()) throw std::invalid_argument("schema is required");
+    return r;
+}
+
+class NativeLlmProxy {
+  public:
+    explicit NativeLlmProxy(const nb::dict& options) {
+        LlmUpstreamOptions o = upstream_from_dict(options);
+        nb::gil_scoped_release release;  // loading a CA file
+        proxy_ = std::make_unique<LlmProxy>(std::move(o));
+    }
+
+    ~NativeLlmProxy() {
+        // Joins the proxy's thread when no route holds it any more; its handlers never take the GIL.
+        nb::gil_scoped_release release;
+        proxy_.reset();
+    }
+
+    NativeLlmProxy(const NativeLlmProxy&) = delete;
+    NativeLlmProxy& operator=(const NativeLlmProxy&) = delete;
+
+    void mount(NativeApp& app, const std::string& path, const nb::dict& route) {
+        if (app.started()) throw std::invalid_argument("add the upstream route before the app starts");
+        proxy_->mount(app.app(), path, route_from_dict(route));
+    }
+
+    nb::dict stats() const {
+        const LlmProxyStats s = proxy_->stats();
+        nb::dict d;
+        d["started"] = s.started;
+        d["refused"] = s.refused;
+        d["completed"] = s.completed;
+        d["invalid"] = s.invalid;
+        d["failed"] = s.failed;
+        d["cancelled"] = s.cancelled;
+        d["active"] = s.active;
+        return d;
+    }
+
+  private:
+    std::unique_ptr<LlmProxy> proxy_;
+};
+
+}  // namespace
+
+void register_llm_proxy(nb::module_& m) {
+    nb::class_<NativeLlmProxy>(m, "NativeLlmProxy")
+        .def(nb::init<const nb::dict&>(), nb::arg("options"))
+        .def("mount", &NativeLlmProxy::mount, nb::arg("app"), nb::arg("path"), nb::arg("route"))
+        .def("stats", &NativeLlmProxy::stats);
+}
+
+}  // namespace slipstream::python

@@ -1,0 +1,196 @@
+"""App.llm_proxy / slipstream.llm_upstream: a route served by the engine that calls an OpenAI-compatible upstream
+(the fake of tests/e2e/test_llm_proxy.py, asyncio on a real socket) and streams its output validated against a
+pydantic model: valid streams (SSE partials, NDJSON deltas), output invalid mid-stream, a stream cut short, upstream
+error statuses, the client's disconnect, the OpenAPI document and bad options."""
+import json
+import socket
+import time
+
+import pytest
+from pydantic import BaseModel, Field
+from slipstream import App, TestClient
+from slipstream.llm_upstream import LlmRoute, Upstream
+
+from tests.e2e.test_llm_proxy import FakeUpstream
+
+
+class Person(BaseModel, extra="forbid"):
+    name: str
+    age: int = Field(ge=0)
+
+
+@pytest.fixture(scope="module")
+def fake():
+    u = FakeUpstream()
+    yield u
+    u.stop()
+
+
+@pytest.fixture(scope="module")
+def client(fake):
+    app = App()
+
+    @app.get("/hello")
+    def hello() -> dict:
+        return {"hello": "world"}
+
+    upstream = Upstream(fake.url, api_key="sk-upstream", headers={"OpenAI-Organization": "org-1"},
+                        first_byte_timeout=2, idle_timeout=2)
+    app.llm_proxy("/v1/person", Person, upstream=upstream)
+    app.llm_proxy("/v1/person.ndjson", Person, upstream=upstream, format="ndjson", partial=False)
+    app.llm_proxy("/v1/default", Person, upstream=Upstream(fake.url, model="valid"))
+    with TestClient(app) as c:
+        c.upstream = upstream
+        yield c
+
+
+def ask(model=None, **extra):
+    body = {"messages": [{"role": "user", "content": "Who wrote the first program?"}], **extra}
+    if model is not None:
+        body["model"] = model
+    return body
+
+
+def sse(response):
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("text/event-stream")
+    events = []
+    for block in response.text.split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.split("\n") if ": " in line and not line.startswith(":"))
+        if "event" in fields:
+            events.append((fields["event"], json.loads(fields["data"])))
+    return events
+
+
+def test_valid_stream_is_partials_then_the_document(client, fake):
+    assert client.get("/hello").json() == {"hello": "world"}
+    r = client.post("/v1/person", json=ask("valid"), headers={"Authorization": "Bearer client-token"})
+    events = sse(r)
+    kinds = [k for k, _ in events]
+    assert kinds[-1] == "complete" and set(kinds[:-1]) == {"partial"} and len(kinds) > 2
+    assert events[-1][1] == {"name": "Ada Lovelace", "age": 36}
+    assert Person.model_validate(events[-1][1]).name == "Ada Lovelace"
+    head, body = fake.requests[-1]
+    assert "authorization: bearer sk-upstream" in head.lower() and "client-token" not in head
+    assert "openai-organization: org-1" in head.lower()
+    assert body["stream"] is True
+    assert body["response_format"]["type"] == "json_schema"
+    assert body["response_format"]["json_schema"]["name"] == "Person"
+    assert body["response_format"]["json_schema"]["schema"]["required"] == ["name", "age"]
+
+
+def test_ndjson_deltas_join_into_the_document(client):
+    r = client.post("/v1/person.ndjson", json=ask("valid"))
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-ndjson")
+    lines = [json.loads(line) for line in r.text.splitlines() if line]
+    assert {line["type"] for line in lines[:-1]} == {"delta"}
+    assert lines[-1] == {"type": "complete", "value": {"name": "Ada Lovelace", "age": 36}}
+    assert json.loads("".join(line["value"] for line in lines[:-1])) == lines[-1]["value"]
+
+
+def test_the_upstreams_default_model(client, fake):
+    events = sse(client.post("/v1/default", json=ask()))
+    assert events[-1] == ("complete", {"name": "Ada Lovelace", "age": 36})
+    assert fake.requests[-1][1]["model"] == "valid"
+
+
+@pytest.mark.parametrize("model,pointer,keyword", [
+    ("invalid-key", "/e", "additionalProperties"),
+    ("invalid-type", "/name", "type"),
+    ("invalid-end", "/age", "minimum"),
+    ("truncated", "", "upstream"),
+])
+def test_invalid_output_ends_with_an_error_event(client, model, pointer, keyword):
+    events = sse(client.post("/v1/person", json=ask(model)))
+    kind, error = events[-1]
+    assert kind == "error" and [k for k, _ in events[:-1]] == ["partial"] * (len(events) - 1)
+    assert error["pointer"] == pointer and error["keyword"] == keyword, error
+    assert isinstance(error["offset"], int) and error["message"]
+
+
+def test_upstream_failures_before_streaming_are_statuses(client):
+    r = client.post("/v1/person", json=ask("500"))
+    assert r.status_code == 502 and r.json()["error"]["message"]
+    r = client.post("/v1/person", json=ask("429"))
+    assert r.status_code == 429 and r.headers["retry-after"] == "2"
+    r = client.post("/v1/person", json=ask("valid", n=2))
+    assert r.status_code == 400 and r.json()["error"]["type"] == "invalid_request_error"
+    r = client.post("/v1/person", content=b"[1, 2", headers={"content-type": "application/json"})
+    assert r.status_code == 400
+
+
+def test_client_disconnect_cancels_the_upstream_call(client, fake):
+    before = client.upstream.stats()
+    body = json.dumps(ask("endless")).encode()
+    s = socket.create_connection(("127.0.0.1", client.port), timeout=10)
+    s.sendall(b"POST /v1/person HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+              b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    got = b""
+    while got.count(b"event: partial") < 3:
+        data = s.recv(65536)
+        assert data
+        got += data
+    assert got.startswith(b"HTTP/1.1 200")
+    s.close()
+    deadline = time.monotonic() + 10
+    while client.upstream.stats()["cancelled"] == before["cancelled"] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    after = client.upstream.stats()
+    assert after["cancelled"] == before["cancelled"] + 1
+    while fake.pieces_sent.get("endless") is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert fake.pieces_sent["endless"] < 300  # cut long before the 402 pieces were written
+
+
+def test_stats_count_outcomes(client):
+    stats = client.upstream.stats()
+    assert stats["completed"] >= 2 and stats["invalid"] >= 3 and stats["refused"] >= 2
+    assert set(stats) == {"started", "refused", "completed", "invalid", "failed", "cancelled", "active"}
+
+
+def test_openapi_documents_the_route(client):
+    doc = client.get("/openapi.json").json()
+    op = doc["paths"]["/v1/person"]["post"]
+    assert op["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/ChatCompletionRequest"}
+    assert "text/event-stream" in op["responses"]["200"]["content"]
+    assert "application/x-ndjson" in doc["paths"]["/v1/person.ndjson"]["post"]["responses"]["200"]["content"]
+    assert set(op["responses"]) >= {"200", "400", "502", "504"}
+    schemas = doc["components"]["schemas"]
+    assert schemas["Person"]["required"] == ["name", "age"]
+    assert schemas["ChatCompletionRequest"]["required"] == ["messages"]
+    assert "/hello" in doc["paths"]
+
+
+def test_unreachable_upstream_is_502():
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    app = App()
+    app.llm_proxy("/v1/person", Person, upstream=Upstream(f"http://127.0.0.1:{port}", connect_timeout=2))
+    with TestClient(app) as c:
+        r = c.post("/v1/person", json=ask("valid"))
+    assert r.status_code == 502 and r.json()["error"]["message"]
+
+
+def test_bad_options_raise(fake):
+    with pytest.raises(ValueError):
+        Upstream("ftp://example.com")
+    with pytest.raises(ValueError):
+        Upstream(fake.url, idle_timeout=0)
+    with pytest.raises(ValueError):
+        Upstream(fake.url, max_connections=0)
+    with pytest.raises(ValueError):
+        Upstream(fake.url, ca_file="/nonexistent/ca.pem")
+    upstream = Upstream(fake.url)
+    with pytest.raises(ValueError):
+        LlmRoute(Person, upstream, format="xml")
+    with pytest.raises(ValueError):
+        LlmRoute({"type": 5}, upstream)
+    with pytest.raises(TypeError):
+        LlmRoute(Person, fake.url)
+    app = App()
+    app.llm_proxy("/a", {"type": "object"}, upstream=upstream)
+    app.llm_proxy("/a", {"type": "object"}, upstream=upstream)
+    with pytest.raises(ValueError):
+        app.build()  # the same route twice
