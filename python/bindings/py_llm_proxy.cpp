@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "native_app.h"
@@ -113,6 +114,63 @@ LlmRouteOptions route_from_dict(const nb::dict& options) {
     return r;
 }
 
+/// A Python callable called from the proxy's thread: each call takes the GIL; the reference is dropped with the GIL
+/// held, or leaked once the interpreter is finalizing (no thread may take the GIL then).
+class PySink {
+  public:
+    explicit PySink(nb::object fn) : fn_(fn.release().ptr()) {}
+    ~PySink() {
+        if (_Py_IsFinalizing()) return;
+        PyGILState_STATE gil = PyGILState_Ensure();
+        Py_DECREF(fn_);
+        PyGILState_Release(gil);
+    }
+    PySink(const PySink&) = delete;
+    PySink& operator=(const PySink&) = delete;
+
+    /// sink(kind, payload, status, retry_after); an exception it raises is reported as unraisable.
+    void operator()(std::string_view kind, std::string_view payload, int status, std::string_view retry_after) const {
+        if (_Py_IsFinalizing()) return;
+        PyGILState_STATE gil = PyGILState_Ensure();
+        PyObject* args[4] = {text(kind), text(payload), PyLong_FromLong(status), text(retry_after)};
+        PyObject* got = nullptr;
+        if (args[0] && args[1] && args[2] && args[3]) got = PyObject_Vectorcall(fn_, args, 4, nullptr);
+        for (PyObject* a : args)
+            Py_XDECREF(a);
+        if (got == nullptr) PyErr_WriteUnraisable(fn_);
+        Py_XDECREF(got);
+        PyGILState_Release(gil);
+    }
+
+  private:
+    static PyObject* text(std::string_view s) {
+        return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
+    }
+
+    PyObject* fn_;
+};
+
+/// A compiled schema, shared by the calls validated against it.
+struct NativeLlmSchema {
+    std::shared_ptr<const StructuredSchema> schema;
+};
+
+/// One call in flight (LlmCall); every method from any thread, without the GIL.
+struct NativeLlmCall {
+    std::shared_ptr<LlmCall> call;
+};
+
+LlmCallOptions call_from_dict(const nb::dict& options) {
+    nb::dict route;
+    for (auto [k, v] : options)
+        route[k] = v;
+    route["schema"] = "{}";
+    LlmRouteOptions r = route_from_dict(route);
+    if (r.format != StructuredFormat::kSse || r.max_request_bytes != LlmRouteOptions{}.max_request_bytes)
+        throw std::invalid_argument("format and max_request_bytes are route options");
+    return r.call;
+}
+
 class NativeLlmProxy {
   public:
     explicit NativeLlmProxy(const nb::dict& options) {
@@ -135,6 +193,19 @@ class NativeLlmProxy {
         proxy_->mount(app.app(), path, route_from_dict(route));
     }
 
+    /// One call: the sink hears ("refused", body, status, retry_after) once, or ("start", ...) then each event
+    /// (kind, its JSON) up to "complete" or "error"; from the proxy's thread (a refusal of a bad request at once).
+    NativeLlmCall start(std::string body, const NativeLlmSchema& schema, const nb::dict& options, nb::object sink) {
+        LlmCallOptions o = call_from_dict(options);
+        auto to = std::make_shared<PySink>(std::move(sink));
+        LlmCallHandlers handlers;
+        handlers.on_refused = [to](const LlmRefusal& r) { (*to)("refused", r.body, r.status, r.retry_after); };
+        handlers.on_start = [to] { (*to)("start", "", 200, ""); };
+        handlers.on_event = [to](const LlmStreamEvent& e) { (*to)(e.kind, e.json, 200, ""); };
+        nb::gil_scoped_release release;  // the handlers take the GIL themselves
+        return NativeLlmCall{proxy_->start(std::move(body), schema.schema, std::move(o), std::move(handlers))};
+    }
+
     nb::dict stats() const {
         const LlmProxyStats s = proxy_->stats();
         nb::dict d;
@@ -155,9 +226,27 @@ class NativeLlmProxy {
 }  // namespace
 
 void register_llm_proxy(nb::module_& m) {
+    nb::class_<NativeLlmSchema>(m, "NativeLlmSchema")
+        .def(
+            "__init__",
+            [](NativeLlmSchema* self, const std::string& json) {
+                new (self) NativeLlmSchema{StructuredSchema::compile(json)};
+            },
+            nb::arg("schema_json"));
+    using Release = nb::call_guard<nb::gil_scoped_release>;
+    nb::class_<NativeLlmCall>(m, "NativeLlmCall")
+        .def(
+            "cancel", [](NativeLlmCall& c) { c.call->cancel(); }, Release())
+        .def(
+            "pause", [](NativeLlmCall& c) { c.call->pause(); }, Release())
+        .def(
+            "resume", [](NativeLlmCall& c) { c.call->resume(); }, Release())
+        .def(
+            "done", [](const NativeLlmCall& c) { return c.call->done(); }, Release());
     nb::class_<NativeLlmProxy>(m, "NativeLlmProxy")
         .def(nb::init<const nb::dict&>(), nb::arg("options"))
         .def("mount", &NativeLlmProxy::mount, nb::arg("app"), nb::arg("path"), nb::arg("route"))
+        .def("start", &NativeLlmProxy::start, nb::arg("body"), nb::arg("schema"), nb::arg("options"), nb::arg("sink"))
         .def("stats", &NativeLlmProxy::stats);
 }
 

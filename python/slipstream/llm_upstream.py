@@ -19,16 +19,22 @@ value so far after each piece, then the complete document, or an error event wit
 schema keyword as soon as the output can no longer be valid; the upstream call is cut then, and when the client goes
 away. Failures before streaming are statuses with an OpenAI-style body (400, 413, the upstream's 4xx, 502, 503, 504).
 docs/llm-proxy.md describes the events and statuses.
+
+A handler that builds the upstream request itself returns `await upstream.stream(Person, body)`: the same call and
+validation in C++, the events handed to the response through the loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Literal
 
 from . import _native
+from ._core.response import Response
+from ._streaming_responses import EventSourceResponse, StreamingResponse
 
 __all__ = ["LlmRoute", "Upstream"]
 
@@ -75,6 +81,57 @@ class Upstream:
         self.model = model
         self.native = _native.NativeLlmProxy(options)
 
+    async def stream(self, schema: Any, body: Any, *, format: Literal["sse", "ndjson"] = "sse",
+                     partial: bool = True, model: str | None = None, response_format: bool = True,
+                     strict: bool = True, schema_name: str | None = None, max_output_bytes: int = 1 << 20,
+                     max_buffered: int = 64, headers: Mapping[str, str] | None = None) -> Response:
+        """From a handler: `return await upstream.stream(Person, body)`. Calls the upstream with `body` (an OpenAI
+        chat completion request as a dict, or its JSON text; built in Python) and returns, once the upstream
+        answered, a streamed Response of the output validated against `schema` (SSE or NDJSON, the events of an
+        App.llm_proxy route), or the refusal as an OpenAI-style JSON error with its status (400, the upstream's
+        4xx, 502, 503, 504). The call and its validation run in C++; its events reach the response through the
+        loop. More than `max_buffered` events not yet sent pause reading the upstream until half are sent; a client
+        that goes away (or a handler cancelled while waiting) cancels the call."""
+        if format not in ("sse", "ndjson"):
+            raise ValueError("format must be 'sse' or 'ndjson'")
+        if isinstance(max_buffered, bool) or not isinstance(max_buffered, int) or max_buffered < 2:
+            raise ValueError("max_buffered must be an integer of at least 2")
+        plain, name, _ = _schemas(schema)
+        text = json.dumps(plain)
+        compiled = _compiled(text)
+        options: dict[str, Any] = {
+            "events": "partial" if partial else "delta", "add_response_format": response_format, "strict": strict,
+            "schema_name": schema_name or name, "max_output_bytes": max_output_bytes,
+        }
+        if model or self.model:
+            options["default_model"] = model or self.model
+        request = body if isinstance(body, (str, bytes)) else json.dumps(body)
+        request = request.decode() if isinstance(request, bytes) else request
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[tuple[str, str, int, str]] = asyncio.Queue()
+
+        def sink(kind: str, payload: str, status: int, retry_after: str) -> None:  # the proxy's thread
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, (kind, payload, status, retry_after))
+            except RuntimeError:  # the loop is closed: nobody is listening any more
+                pass
+
+        call = self.native.start(request, compiled, options, sink)
+        try:
+            kind, payload, status, retry_after = await queue.get()
+        except BaseException:
+            call.cancel()
+            raise
+        if kind == "refused":
+            extra = {"retry-after": retry_after} if retry_after else {}
+            return Response(payload.encode(), status_code=status, media_type="application/json",
+                            headers={**extra, **(headers or {})})
+        events = _events(call, queue, format, max_buffered)
+        if format == "sse":
+            return EventSourceResponse(events, headers=headers)
+        fields = {"cache-control": "no-cache", "x-accel-buffering": "no", **(headers or {})}
+        return StreamingResponse(events, headers=fields, media_type="application/x-ndjson")
+
     def stats(self) -> dict[str, int]:
         """Counters of the calls made through this upstream: started, refused (ended before streaming), completed,
         invalid (output that could not satisfy the schema), failed (the upstream failed mid-stream), cancelled (the
@@ -83,6 +140,43 @@ class Upstream:
 
     def __repr__(self) -> str:
         return f"Upstream({self.base_url!r})"
+
+
+_SCHEMA_CACHE: dict[str, Any] = {}
+_SCHEMA_CACHE_SIZE = 64
+
+
+def _compiled(text: str) -> Any:
+    """The schema compiled once (the last _SCHEMA_CACHE_SIZE kept)."""
+    found = _SCHEMA_CACHE.pop(text, None) or _native.NativeLlmSchema(text)
+    _SCHEMA_CACHE[text] = found  # most recent last
+    while len(_SCHEMA_CACHE) > _SCHEMA_CACHE_SIZE:
+        del _SCHEMA_CACHE[next(iter(_SCHEMA_CACHE))]
+    return found
+
+
+async def _events(call: Any, queue: asyncio.Queue[tuple[str, str, int, str]], format: str,
+                  max_buffered: int) -> AsyncIterator[bytes]:
+    """The call's events as SSE or NDJSON bytes; reading the upstream pauses while max_buffered wait here."""
+    paused = False
+    try:
+        while True:
+            if paused and queue.qsize() <= max_buffered // 2:
+                call.resume()
+                paused = False
+            kind, payload, _, _ = await queue.get()
+            if not paused and queue.qsize() >= max_buffered:
+                call.pause()
+                paused = True
+            if format == "sse":
+                yield b"event: %s\ndata: %s\n\n" % (kind.encode(), payload.encode())
+            else:
+                yield b'{"type":"%s","value":%s}\n' % (kind.encode(), payload.encode())
+            if kind in ("complete", "error"):
+                return
+    finally:
+        if not call.done():
+            call.cancel()
 
 
 def _schemas(schema: Any) -> tuple[dict[str, Any], str, dict[str, Any]]:

@@ -39,6 +39,11 @@ def client(fake):
     app.llm_proxy("/v1/person", Person, upstream=upstream)
     app.llm_proxy("/v1/person.ndjson", Person, upstream=upstream, format="ndjson", partial=False)
     app.llm_proxy("/v1/default", Person, upstream=Upstream(fake.url, model="valid"))
+
+    @app.post("/py/{format}/{model}")
+    async def from_python(format: str, model: str, n: int = 1):
+        body = {"model": model, "messages": [{"role": "user", "content": "Who?"}], "n": n}
+        return await upstream.stream(Person, body, format=format, partial=format == "sse", max_buffered=4)
     with TestClient(app) as c:
         c.upstream = upstream
         yield c
@@ -194,3 +199,44 @@ def test_bad_options_raise(fake):
     app.llm_proxy("/a", {"type": "object"}, upstream=upstream)
     with pytest.raises(ValueError):
         app.build()  # the same route twice
+
+
+def test_a_handler_streams_the_upstream_call(client, fake):
+    events = sse(client.post("/py/sse/valid"))
+    assert [k for k, _ in events[:-1]] == ["partial"] * (len(events) - 1) and len(events) > 2
+    assert events[-1] == ("complete", {"name": "Ada Lovelace", "age": 36})
+    assert fake.requests[-1][1]["response_format"]["json_schema"]["name"] == "Person"
+    r = client.post("/py/ndjson/valid")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-ndjson")
+    lines = [json.loads(line) for line in r.text.splitlines() if line]
+    assert json.loads("".join(line["value"] for line in lines[:-1])) == lines[-1]["value"]
+    assert lines[-1] == {"type": "complete", "value": {"name": "Ada Lovelace", "age": 36}}
+
+
+def test_a_handler_stream_invalid_and_refused(client):
+    kind, error = sse(client.post("/py/sse/invalid-key"))[-1]
+    assert kind == "error" and error["pointer"] == "/e" and error["keyword"] == "additionalProperties"
+    kind, error = sse(client.post("/py/sse/truncated"))[-1]
+    assert kind == "error" and error["keyword"] == "upstream"
+    r = client.post("/py/sse/500")
+    assert r.status_code == 502 and r.json()["error"]["message"]
+    r = client.post("/py/sse/429")
+    assert r.status_code == 429 and r.headers["retry-after"] == "2"
+    r = client.post("/py/sse/valid?n=2")  # refused before the upstream is called
+    assert r.status_code == 400 and r.json()["error"]["type"] == "invalid_request_error"
+
+
+def test_a_handler_stream_is_cancelled_when_the_client_goes_away(client, fake):
+    before = client.upstream.stats()["cancelled"]
+    s = socket.create_connection(("127.0.0.1", client.port), timeout=10)
+    s.sendall(b"POST /py/sse/endless HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n")
+    got = b""
+    while got.count(b"event: partial") < 3:
+        data = s.recv(65536)
+        assert data
+        got += data
+    s.close()
+    deadline = time.monotonic() + 10
+    while client.upstream.stats()["cancelled"] == before and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert client.upstream.stats()["cancelled"] == before + 1
