@@ -124,24 +124,35 @@ def test_upstream_failures_before_streaming_are_statuses(client):
     assert r.status_code == 400
 
 
-def test_client_disconnect_cancels_the_upstream_call(client, fake):
-    before = client.upstream.stats()
-    body = json.dumps(ask("endless")).encode()
-    s = socket.create_connection(("127.0.0.1", client.port), timeout=10)
-    s.sendall(b"POST /v1/person HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-              b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-    got = b""
-    while got.count(b"event: partial") < 3:
-        data = s.recv(65536)
-        assert data
-        got += data
-    assert got.startswith(b"HTTP/1.1 200")
-    s.close()
+def hang_up_after_partials(port, request, partials=3):
+    """Sends `request` on a new connection, reads until `partials` partial events came, then closes it."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(request)
+        reader = s.makefile("rb")
+        assert reader.readline().startswith(b"HTTP/1.1 200")
+        seen = 0
+        while seen < partials:
+            line = reader.readline()
+            assert line, "the stream ended early"
+            seen += line.startswith(b"event: partial")
+        reader.close()
+
+
+def wait_for_cancelled(upstream, before):
+    """The upstream's cancelled counter once it moved past `before` (or as it is after 10 s)."""
     deadline = time.monotonic() + 10
-    while client.upstream.stats()["cancelled"] == before["cancelled"] and time.monotonic() < deadline:
+    while upstream.stats()["cancelled"] == before and time.monotonic() < deadline:
         time.sleep(0.02)
-    after = client.upstream.stats()
-    assert after["cancelled"] == before["cancelled"] + 1
+    return upstream.stats()["cancelled"]
+
+
+def test_client_disconnect_cancels_the_upstream_call(client, fake):
+    before = client.upstream.stats()["cancelled"]
+    body = json.dumps(ask("endless")).encode()
+    hang_up_after_partials(client.port, b"POST /v1/person HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                                        b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    assert wait_for_cancelled(client.upstream, before) == before + 1
+    deadline = time.monotonic() + 10
     while fake.pieces_sent.get("endless") is None and time.monotonic() < deadline:
         time.sleep(0.02)
     assert fake.pieces_sent["endless"] < 300  # cut long before the 402 pieces were written
@@ -226,17 +237,7 @@ def test_a_handler_stream_invalid_and_refused(client):
     assert r.status_code == 400 and r.json()["error"]["type"] == "invalid_request_error"
 
 
-def test_a_handler_stream_is_cancelled_when_the_client_goes_away(client, fake):
+def test_a_handler_stream_is_cancelled_when_the_client_goes_away(client):
     before = client.upstream.stats()["cancelled"]
-    s = socket.create_connection(("127.0.0.1", client.port), timeout=10)
-    s.sendall(b"POST /py/sse/endless HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n")
-    got = b""
-    while got.count(b"event: partial") < 3:
-        data = s.recv(65536)
-        assert data
-        got += data
-    s.close()
-    deadline = time.monotonic() + 10
-    while client.upstream.stats()["cancelled"] == before and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert client.upstream.stats()["cancelled"] == before + 1
+    hang_up_after_partials(client.port, b"POST /py/sse/endless HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n")
+    assert wait_for_cancelled(client.upstream, before) == before + 1
