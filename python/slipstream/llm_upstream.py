@@ -21,12 +21,15 @@ away. Failures before streaming are statuses with an OpenAI-style body (400, 413
 docs/llm-proxy.md describes the events and statuses.
 
 A handler that builds the upstream request itself returns `await upstream.stream(Person, body)`: the same call and
-validation in C++, the events handed to the response through the loop.
+validation in C++, the events handed to the response through the loop; or, the same, it returns the request and is
+declared with `@app.post(path, response_stream=Person, upstream=openai)`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import json
 import re
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -36,7 +39,7 @@ from . import _native
 from ._core.response import Response
 from ._streaming_responses import EventSourceResponse, StreamingResponse
 
-__all__ = ["LlmRoute", "Upstream"]
+__all__ = ["LlmRoute", "Upstream", "upstream_endpoint"]
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -299,3 +302,25 @@ class LlmRoute:
 
 
 _REQUEST_REF = "#/components/schemas/ChatCompletionRequest"
+
+
+def upstream_endpoint(endpoint: Any, schema: Any, upstream: Upstream) -> Any:
+    """`@app.post(..., response_stream=Model, upstream=Upstream(...))`: the handler returns the upstream request (a
+    chat completion request as a dict, or its JSON text) and the route answers `await upstream.stream(Model,
+    request)`. The wrapper keeps the handler's parameters (dependencies, body, query); a schema that does not compile
+    or an upstream that is not an Upstream fails at the decorator."""
+    if not isinstance(upstream, Upstream):
+        raise TypeError(f"upstream must be a slipstream.llm_upstream.Upstream, not {type(upstream).__name__}")
+    _compiled(json.dumps(_schemas(schema)[0]))
+
+    @functools.wraps(endpoint)
+    async def proxied(*args: Any, **kwargs: Any) -> Response:
+        request = endpoint(*args, **kwargs)
+        if inspect.isawaitable(request):
+            request = await request
+        return await upstream.stream(schema, request)
+
+    proxied.__annotations__ = {**getattr(endpoint, "__annotations__", {}), "return": Response}
+    signature = inspect.signature(endpoint)
+    proxied.__signature__ = signature.replace(return_annotation=Response)  # type: ignore[attr-defined]
+    return proxied

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from . import _endpoint, _lifespan, structured
+from . import _endpoint, _lifespan, llm_upstream, structured
 from ._responses_prep import RESPONSE_MODEL_OPTIONS, Default, make_prepare, return_annotation  # noqa: F401 - re-exported
 from ._streaming_responses import EventSourceResponse
 from .datastructures import URLPath
@@ -72,7 +72,8 @@ class APIRouter:
                  include_in_schema: bool = True, dependencies: Sequence[Any] | None = None,
                  on_startup: Sequence[Callable[[], Any]] | None = None,
                  on_shutdown: Sequence[Callable[[], Any]] | None = None, lifespan: Any = None,
-                 default_response_class: Any = None) -> None:
+                 default_response_class: Any = None,
+                 generate_unique_id_function: Callable[[Any], str] | None = None) -> None:
         _check_prefix(prefix)
         self.prefix = prefix
         # The response_class of routes added here without one (FastAPI's default_response_class).
@@ -89,6 +90,10 @@ class APIRouter:
         self.responses = dict(responses or {})
         self.deprecated = deprecated
         self.include_in_schema = include_in_schema
+        # The OpenAPI operation ids of routes added here that name no function of their own (as FastAPI's).
+        self.generate_unique_id_function = generate_unique_id_function
+        # An App's `webhooks` router: its routes are documented (their names as paths), never served.
+        self.documented_only = False
 
     def add_api_route(self, path: str, endpoint: Callable[..., Any], *, methods: Sequence[str] | None = None,
                       status_code: int | None = None, response_model: Any = Default, response_class: Any = None,
@@ -98,12 +103,20 @@ class APIRouter:
         query) and answered by the I/O threads, without Python, until it expires; use it only for responses
         that do not depend on headers or cookies. `response_stream=Model` (a doc option): the handler yields the
         pieces of one JSON document (an LLM's output) and the route streams them validated against the model as
-        Server-Sent Events (structured.ValidatedStreamResponse)."""
+        Server-Sent Events (structured.ValidatedStreamResponse); with `upstream=Upstream(...)`
+        (llm_upstream.py) it returns an OpenAI chat completion request instead, and the route streams the upstream's
+        output validated in C++ (Upstream.stream)."""
         if response_class is None:
             response_class = self.default_response_class
         response_stream = doc.pop("response_stream", None)
-        if response_stream is not None:  # pieces of one JSON document validated as they stream (structured.py)
+        upstream = doc.pop("upstream", None)
+        if upstream is not None and response_stream is None:
+            raise TypeError("upstream= needs response_stream= (the model the upstream's output must satisfy)")
+        if upstream is not None:  # the handler returns the upstream request; the call runs in C++ (llm_upstream.py)
+            endpoint = llm_upstream.upstream_endpoint(endpoint, response_stream, upstream)
+        elif response_stream is not None:  # pieces of one JSON document validated as they stream (structured.py)
             endpoint = structured.stream_endpoint(endpoint, response_stream)
+        if response_stream is not None:
             response_model = None
             response_class = response_class or EventSourceResponse  # documented as text/event-stream
         # Form()/File() parameters and `yield` handlers: see _endpoint.py (a no-op for other handlers).
@@ -118,7 +131,11 @@ class APIRouter:
             raise ValueError("cache_ttl needs a GET-only route and a non-negative number of seconds")
         full = self.prefix + path
         _merge_doc_options(doc, self.responses, self.deprecated, self.include_in_schema)
-        if not full.startswith("/"):
+        if self.generate_unique_id_function is not None:
+            doc.setdefault("generate_unique_id_function", self.generate_unique_id_function)
+        # A callback router's paths begin with an OpenAPI runtime expression ("{$callback_url}/..."): documented
+        # (callbacks=router.routes), not served.
+        if not full.startswith(("/", "{$")) and not self.documented_only:
             raise ValueError(f"route path must start with '/': {path!r}")
         route = RouteDef(path=full, endpoint=endpoint, methods=methods, status_code=status_code,
                          response_model=response_model, response_class=response_class,
@@ -161,7 +178,9 @@ class APIRouter:
                                 dependencies: Sequence[Any] | None = None) -> None:
         """A WebSocket route (FastAPI's): endpoint(websocket, path/query/header/cookie parameters, Depends())."""
         full = self.prefix + path
-        if not full.startswith("/"):
+        # A callback router's paths begin with an OpenAPI runtime expression ("{$callback_url}/..."): documented
+        # (callbacks=router.routes), not served.
+        if not full.startswith(("/", "{$")) and not self.documented_only:
             raise ValueError(f"route path must start with '/': {path!r}")
         self.websocket_routes.append(WebSocketRouteDef(full, endpoint, name,
                                                        [*self.dependencies, *(dependencies or [])]))
@@ -179,7 +198,8 @@ class APIRouter:
     def include_router(self, router: APIRouter, *, prefix: str = "", tags: Sequence[str] | None = None,
                        responses: dict[int | str, dict[str, Any]] | None = None, deprecated: bool | None = None,
                        include_in_schema: bool = True, dependencies: Sequence[Any] | None = None,
-                       default_response_class: Any = None) -> None:
+                       default_response_class: Any = None,
+                       generate_unique_id_function: Callable[[Any], str] | None = None) -> None:
         """Adds every route of `router` under `prefix` (and this router's prefix), with `tags` first; this
         router's `dependencies`, then `dependencies`, then the route's own run first. A route without a
         response_class gets `default_response_class`, else this router's."""
@@ -187,6 +207,8 @@ class APIRouter:
         for route in router.routes:
             options = dict(route.options)
             _merge_doc_options(options, responses or {}, deprecated, include_in_schema)
+            if generate_unique_id_function is not None:  # the route's own, else its router's, else this one
+                options.setdefault("generate_unique_id_function", generate_unique_id_function)
             self.add_api_route(prefix + route.path, route.endpoint, methods=route.methods,
                                status_code=route.status_code, response_model=route.response_model,
                                response_class=route.response_class or default_response_class, tags=[*(tags or []), *route.tags],

@@ -241,3 +241,30 @@ def test_a_handler_stream_is_cancelled_when_the_client_goes_away(client):
     before = client.upstream.stats()["cancelled"]
     hang_up_after_partials(client.port, b"POST /py/sse/endless HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n")
     assert wait_for_cancelled(client.upstream, before) == before + 1
+
+
+def test_a_route_that_returns_the_upstream_request(fake):
+    upstream = Upstream(fake.url)
+    app = App()
+
+    @app.post("/v1/ask", response_stream=Person, upstream=upstream)
+    async def ask_person(model: str, question: str = "Who?"):
+        return {"model": model, "messages": [{"role": "user", "content": question}]}
+
+    @app.post("/v1/ask-sync", response_stream=Person, upstream=upstream)
+    def ask_person_sync(model: str):
+        return json.dumps({"model": model, "messages": [{"role": "user", "content": "Who?"}]})
+
+    with TestClient(app) as c:
+        events = sse(c.post("/v1/ask?model=valid&question=Ada%3F"))
+        assert events[-1] == ("complete", {"name": "Ada Lovelace", "age": 36})
+        assert fake.requests[-1][1]["messages"][0]["content"] == "Ada?"
+        assert sse(c.post("/v1/ask-sync?model=invalid-type"))[-1][1]["pointer"] == "/name"
+        assert c.post("/v1/ask?model=500").status_code == 502
+        assert c.post("/v1/ask").status_code == 422  # the handler's own parameters are validated first
+        doc = c.get("/openapi.json").json()
+    assert "text/event-stream" in doc["paths"]["/v1/ask"]["post"]["responses"]["200"]["content"]
+    with pytest.raises(TypeError):
+        app.post("/x", upstream=upstream)(ask_person)
+    with pytest.raises(TypeError):
+        app.post("/x", response_stream=Person, upstream=fake.url)(ask_person)
