@@ -75,7 +75,9 @@ class App(APIRouter, AppHooks):
                  on_shutdown: Sequence[Callable[[], Any]] | None = None, middleware: Sequence[Any] | None = None,
                  database: str | Database | None = None, **server_options: Any) -> None:
         super().__init__(dependencies=dependencies,
-                         default_response_class=server_options.pop("default_response_class", None))
+                         default_response_class=server_options.pop("default_response_class", None),
+                         responses=server_options.pop("responses", None),
+                         generate_unique_id_function=server_options.pop("generate_unique_id_function", None))
         self.init_hooks(lifespan=lifespan, on_startup=on_startup, on_shutdown=on_shutdown, middleware=middleware)
         self.title = title
         self.version = version
@@ -83,6 +85,11 @@ class App(APIRouter, AppHooks):
         # OpenAPI and docs keyword arguments (FastAPI's: openapi_url, docs_url, openapi_tags, servers, ...).
         self.openapi_config = OpenAPIConfig.pop_from(server_options)
         self.openapi_schema: dict[str, Any] | None = None
+        # FastAPI's `app.webhooks`: `@app.webhooks.post("new-subscription")` documents a request this app sends.
+        given = self.openapi_config.webhooks
+        self.webhooks = given if isinstance(given, APIRouter) else APIRouter()
+        self.webhooks.documented_only = True
+        self.openapi_config.webhooks = None if isinstance(given, APIRouter) else given
         # FastAPI's form_limits (max_fields, max_files, max_part_size) and Slipstream's (see forms.DEFAULT_LIMITS).
         self.form_limits = check_form_limits(server_options.pop("form_limits", None))
         # FastAPI's redirect_slashes: 307 to the path with/without its trailing slash when only that one has a route.

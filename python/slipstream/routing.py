@@ -178,9 +178,7 @@ class APIRouter:
                                 dependencies: Sequence[Any] | None = None) -> None:
         """A WebSocket route (FastAPI's): endpoint(websocket, path/query/header/cookie parameters, Depends())."""
         full = self.prefix + path
-        # A callback router's paths begin with an OpenAPI runtime expression ("{$callback_url}/..."): documented
-        # (callbacks=router.routes), not served.
-        if not full.startswith(("/", "{$")) and not self.documented_only:
+        if not full.startswith("/"):
             raise ValueError(f"route path must start with '/': {path!r}")
         self.websocket_routes.append(WebSocketRouteDef(full, endpoint, name,
                                                        [*self.dependencies, *(dependencies or [])]))

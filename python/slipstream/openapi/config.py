@@ -49,7 +49,8 @@ class OpenAPIConfig:
         document = get_openapi(title=app.title, version=app.version, openapi_version=self.openapi_version,
                              summary=self.summary, description=app.description,
                              terms_of_service=self.terms_of_service, contact=self.contact,
-                             license_info=self.license_info, routes=app.routes, webhooks=self.webhooks,
+                             license_info=self.license_info, routes=app.routes,
+                             webhooks=[*(self.webhooks or []), *getattr(getattr(app, "webhooks", None), "routes", [])],
                              tags=self.openapi_tags, servers=self.servers,
                              separate_input_output_schemas=self.separate_input_output_schemas,
                              external_docs=self.openapi_external_docs)

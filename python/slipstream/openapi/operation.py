@@ -209,6 +209,8 @@ def path_item(route: RouteView, ctx: Context) -> tuple[dict[str, Any], dict[str,
             body = _request_body(route.body_field, ctx)
             if body:
                 operation["requestBody"] = body
+        if route.callbacks:  # each callback route's operations under its name and path (a runtime expression)
+            operation["callbacks"] = {cb.name: {cb.path: path_item(cb, ctx)[0]} for cb in route.callbacks}
         _main_response(route, operation, ctx)
         if route.responses:
             _extra_responses(route, operation, ctx)

@@ -77,6 +77,7 @@ class RouteView:
     body_field: ModelField | None = None
     response_field: ModelField | None = None
     response_fields: dict[Any, ModelField] = dataclasses.field(default_factory=dict)
+    callbacks: list[RouteView] = dataclasses.field(default_factory=list)  # `callbacks=`: the routes of a router
 
 
 def from_route(route: Any) -> RouteView:
@@ -96,6 +97,7 @@ def from_route(route: Any) -> RouteView:
                      openapi_extra=options.get("openapi_extra"))
     unique = options.get("generate_unique_id_function") or generate_unique_id
     view.unique_id = view.operation_id or unique(view)
+    view.callbacks = [from_route(callback) for callback in options.get("callbacks") or []]
     description = options.get("description") or inspect.cleandoc(getattr(endpoint, "__doc__", None) or "")
     view.description = description.split("\f")[0].strip()
     for code, extra in view.responses.items():

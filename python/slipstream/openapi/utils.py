@@ -18,7 +18,9 @@ def _views(routes: Sequence[Any]) -> list[RouteView]:
 
 
 def _fields(views: Sequence[RouteView]) -> list[ModelField]:
-    """Every field whose schema the document needs, in FastAPI's order: bodies, responses, parameters."""
+    """Every field whose schema the document needs, in FastAPI's order: the callbacks', bodies, responses,
+    parameters."""
+    callbacks: list[ModelField] = []
     bodies: list[ModelField] = []
     responses: list[ModelField] = []
     params: list[ModelField] = []
@@ -30,9 +32,10 @@ def _fields(views: Sequence[RouteView]) -> list[ModelField]:
         if view.response_field is not None:
             responses.append(view.response_field)
         responses.extend(view.response_fields.values())
+        callbacks.extend(_fields(view.callbacks))
         for fields in dep.flat_params(view.dependant).values():
             params.extend(fields)
-    return bodies + responses + params
+    return callbacks + bodies + responses + params
 
 
 def get_openapi(*, title: str, version: str, openapi_version: str = "3.1.0", summary: str | None = None,
