@@ -82,9 +82,9 @@ def pair() -> Iterator[Callable[[str], tuple[Any, Any]]]:
 
 
 OWN_ASSETS = (
-    "deliberate, python/openapi: the docs pages load Swagger UI and ReDoc from the package's own copies under "
-    "/_slipstream/docs/ (no CDN, they work offline), so their HTML differs; the title, document URL and Swagger UI "
-    "parameters are FastAPI's"
+    "deliberate, python/openapi: the docs pages are the package's own HTML (openapi/docs.py), loading Swagger UI "
+    "and ReDoc from /_slipstream/docs/ when the docs extra is installed (offline), so their bytes differ; the "
+    "title, document URL and Swagger UI parameters are FastAPI's"
 )
 ROWS = [
     page_row("metadata", "GET", "/openapi.json"),
