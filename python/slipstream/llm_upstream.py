@@ -32,6 +32,7 @@ import functools
 import inspect
 import json
 import re
+import weakref
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Literal
 
@@ -89,7 +90,7 @@ class Upstream:
                      strict: bool = True, schema_name: str | None = None, max_output_bytes: int = 1 << 20,
                      max_buffered: int = 64, headers: Mapping[str, str] | None = None) -> Response:
         """From a handler: `return await upstream.stream(Person, body)`. Calls the upstream with `body` (an OpenAI
-        chat completion request as a dict, or its JSON text; built in Python) and returns, once the upstream
+        chat completion request as a dict, a pydantic model or its JSON text; built in Python) and returns, once the upstream
         answered, a streamed Response of the output validated against `schema` (SSE or NDJSON, the events of an
         App.llm_proxy route), or the refusal as an OpenAI-style JSON error with its status (400, the upstream's
         4xx, 502, 503, 504). The call and its validation run in C++; its events reach the response through the
@@ -108,6 +109,8 @@ class Upstream:
         }
         if model or self.model:
             options["default_model"] = model or self.model
+        if hasattr(body, "model_dump"):  # a pydantic model of the request
+            body = body.model_dump(mode="json", exclude_none=True)
         request = body if isinstance(body, (str, bytes)) else json.dumps(body)
         request = request.decode() if isinstance(request, bytes) else request
         loop = asyncio.get_running_loop()
@@ -130,6 +133,7 @@ class Upstream:
             return Response(payload.encode(), status_code=status, media_type="application/json",
                             headers={**extra, **(headers or {})})
         events = _events(call, queue, format, max_buffered)
+        weakref.finalize(events, call.cancel)  # a response dropped before it was sent stops the call too
         if format == "sse":
             return EventSourceResponse(events, headers=headers)
         fields = {"cache-control": "no-cache", "x-accel-buffering": "no", **(headers or {})}

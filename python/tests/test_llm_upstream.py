@@ -162,6 +162,8 @@ def test_stats_count_outcomes(client):
     stats = client.upstream.stats()
     assert stats["completed"] >= 2 and stats["invalid"] >= 3 and stats["refused"] >= 2
     assert set(stats) == {"started", "refused", "completed", "invalid", "failed", "cancelled", "active"}
+    metrics = client.get("/metrics").text
+    assert f"slipstream_llm_proxy_completed_total {stats['completed']}" in metrics
 
 
 def test_openapi_documents_the_route(client):
@@ -268,3 +270,24 @@ def test_a_route_that_returns_the_upstream_request(fake):
         app.post("/x", upstream=upstream)(ask_person)
     with pytest.raises(TypeError):
         app.post("/x", response_stream=Person, upstream=fake.url)(ask_person)
+
+
+def test_a_stream_dropped_before_it_is_sent_is_cancelled(fake):
+    class Ask(BaseModel):
+        model: str
+        messages: list[dict]
+        temperature: float | None = None
+
+    upstream = Upstream(fake.url)
+    app = App()
+
+    @app.post("/dropped")
+    async def dropped():
+        response = await upstream.stream(Person, Ask(model="endless", messages=[{"role": "user", "content": "x"}]))
+        assert response.status_code == 200
+        return {"dropped": True}  # the streamed response is never sent
+
+    with TestClient(app) as c:
+        assert c.post("/dropped").json() == {"dropped": True}
+        assert wait_for_cancelled(upstream, 0) == 1
+    assert "temperature" not in fake.requests[-1][1]  # None fields of the model are left out
