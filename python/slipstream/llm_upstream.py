@@ -90,9 +90,9 @@ class Upstream:
                      strict: bool = True, schema_name: str | None = None, max_output_bytes: int = 1 << 20,
                      max_buffered: int = 64, headers: Mapping[str, str] | None = None) -> Response:
         """From a handler: `return await upstream.stream(Person, body)`. Calls the upstream with `body` (an OpenAI
-        chat completion request as a dict, a pydantic model or its JSON text; built in Python) and returns, once the upstream
-        answered, a streamed Response of the output validated against `schema` (SSE or NDJSON, the events of an
-        App.llm_proxy route), or the refusal as an OpenAI-style JSON error with its status (400, the upstream's
+        chat completion request as a dict, a pydantic model or its JSON text; built in Python) and returns, once the
+        upstream answered, a streamed Response of the output validated against `schema` (SSE or NDJSON, the events
+        of an App.llm_proxy route), or the refusal as an OpenAI-style JSON error with its status (400, the upstream's
         4xx, 502, 503, 504). The call and its validation run in C++; its events reach the response through the
         loop. More than `max_buffered` events not yet sent pause reading the upstream until half are sent; a client
         that goes away (or a handler cancelled while waiting) cancels the call."""
@@ -100,9 +100,7 @@ class Upstream:
             raise ValueError("format must be 'sse' or 'ndjson'")
         if isinstance(max_buffered, bool) or not isinstance(max_buffered, int) or max_buffered < 2:
             raise ValueError("max_buffered must be an integer of at least 2")
-        plain, name, _ = _schemas(schema)
-        text = json.dumps(plain)
-        compiled = _compiled(text)
+        name, compiled = _prepared(schema)
         options: dict[str, Any] = {
             "events": "partial" if partial else "delta", "add_response_format": response_format, "strict": strict,
             "schema_name": schema_name or name, "max_output_bytes": max_output_bytes,
@@ -151,6 +149,23 @@ class Upstream:
 
 _SCHEMA_CACHE: dict[str, Any] = {}
 _SCHEMA_CACHE_SIZE = 64
+
+
+def _prepare(schema: Any) -> tuple[str, Any]:
+    """(the schema's name, the schema compiled)."""
+    plain, name, _ = _schemas(schema)
+    return name, _compiled(json.dumps(plain))
+
+
+_prepare_type = functools.lru_cache(maxsize=_SCHEMA_CACHE_SIZE)(_prepare)  # a type: its schema made once
+
+
+def _prepared(schema: Any) -> tuple[str, Any]:
+    try:
+        hash(schema)
+    except TypeError:  # a dict
+        return _prepare(schema)
+    return _prepare_type(schema)
 
 
 def _compiled(text: str) -> Any:
@@ -315,7 +330,7 @@ def upstream_endpoint(endpoint: Any, schema: Any, upstream: Upstream) -> Any:
     or an upstream that is not an Upstream fails at the decorator."""
     if not isinstance(upstream, Upstream):
         raise TypeError(f"upstream must be a slipstream.llm_upstream.Upstream, not {type(upstream).__name__}")
-    _compiled(json.dumps(_schemas(schema)[0]))
+    _prepared(schema)  # a schema that does not compile fails here
 
     @functools.wraps(endpoint)
     async def proxied(*args: Any, **kwargs: Any) -> Response:
