@@ -131,6 +131,14 @@ def _request_body(field: ModelField | None, ctx: Context) -> dict[str, Any] | No
     return body
 
 
+# One Server-Sent Event, as FastAPI documents the items of an EventSourceResponse stream.
+SSE_EVENT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"data": {"type": "string"}, "event": {"type": "string"}, "id": {"type": "string"},
+                   "retry": {"type": "integer", "minimum": 0}},
+}
+
+
 def _default_status(response_class: Any) -> str:
     parameter = inspect.signature(response_class.__init__).parameters.get("status_code")
     if parameter is not None and isinstance(parameter.default, int):
@@ -143,7 +151,19 @@ def _main_response(route: RouteView, operation: dict[str, Any], ctx: Context) ->
     responses = operation.setdefault("responses", {})
     responses.setdefault(status, {})["description"] = route.response_description
     media_type = getattr(route.response_class, "media_type", None)
-    if body_allowed(route.status_code) and media_type:
+    if not body_allowed(route.status_code):
+        return
+    item_schema = ctx.schema(route.stream_item_field) if route.stream_item_field is not None else None
+    if route.is_json_stream:  # FastAPI's JSON Lines: one item per line
+        responses[status].setdefault("content", {})["application/jsonl"] = {"itemSchema": item_schema or {}}
+    elif route.is_sse_stream:  # FastAPI's OpenAPI 3.2-style event schema, the item as the JSON in `data`
+        event = copy.deepcopy(SSE_EVENT_SCHEMA)
+        if item_schema is not None:
+            event["required"] = ["data"]
+            event["properties"]["data"] = {"type": "string", "contentMediaType": "application/json",
+                                           "contentSchema": item_schema}
+        responses[status].setdefault("content", {})["text/event-stream"] = {"itemSchema": event}
+    elif media_type:
         schema: dict[str, Any] = {"type": "string"}
         if isinstance(route.response_class, type) and issubclass(route.response_class, JSONResponse):
             schema = ctx.schema(route.response_field) if route.response_field is not None else {}

@@ -14,7 +14,10 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from .. import forms
+from ..sse import ServerSentEvent
+from .._endpoint import stream_item_type
 from .._responses_prep import Default
+from .._streaming_responses import EventSourceResponse
 from ..responses import JSONResponse, Response
 from . import dependant as dep
 from .fields import ModelField
@@ -40,6 +43,10 @@ def _return_annotation(endpoint: Callable[..., Any]) -> Any:
     except Exception:  # noqa: BLE001 - unresolvable: no response model
         return None
     return None if annotation is type(None) else annotation
+
+
+def _is_subclass(tp: Any, cls: type) -> bool:
+    return isinstance(tp, type) and issubclass(tp, cls)
 
 
 def _is_response_class(tp: Any) -> bool:
@@ -78,6 +85,11 @@ class RouteView:
     response_field: ModelField | None = None
     response_fields: dict[Any, ModelField] = dataclasses.field(default_factory=dict)
     callbacks: list[RouteView] = dataclasses.field(default_factory=list)  # `callbacks=`: the routes of a router
+    # A generator handler: streamed as Server-Sent Events (response_class=EventSourceResponse) or JSON Lines (no
+    # response_class); `stream_item_field` is the T of its AsyncIterable[T]/Iterator[T] return annotation.
+    is_sse_stream: bool = False
+    is_json_stream: bool = False
+    stream_item_field: ModelField | None = None
 
 
 def from_route(route: Any) -> RouteView:
@@ -107,10 +119,19 @@ def from_route(route: Any) -> RouteView:
     for depends in reversed(list(getattr(route, "dependencies", None) or options.get("dependencies") or [])):
         view.dependant.dependencies.insert(0, dep.sub_dependant(depends, None, view.path_format, []))
     view.body_field = _body_field(dep.flat_body(view.dependant), view.unique_id)
+    original = inspect.unwrap(endpoint)
+    is_generator = inspect.isasyncgenfunction(original) or inspect.isgeneratorfunction(original)
+    view.is_sse_stream = is_generator and _is_subclass(route.response_class, EventSourceResponse)
+    view.is_json_stream = is_generator and route.response_class is None
     model = route.response_model
     if model is Default:
-        model = _return_annotation(endpoint)
+        model = _return_annotation(original if is_generator else endpoint)  # the wrapper of a stream returns Response
+        item = stream_item_type(model)
         if _is_response_class(typing.get_origin(model) or model):
+            model = None
+        elif item is not None and is_generator:
+            if (view.is_sse_stream or view.is_json_stream) and not _is_subclass(item, ServerSentEvent):
+                view.stream_item_field = response_field("StreamItem_" + view.unique_id, item)
             model = None
     view.response_model = model
     if model:

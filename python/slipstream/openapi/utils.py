@@ -32,6 +32,8 @@ def _fields(views: Sequence[RouteView]) -> list[ModelField]:
         if view.response_field is not None:
             responses.append(view.response_field)
         responses.extend(view.response_fields.values())
+        if view.stream_item_field is not None:
+            responses.append(view.stream_item_field)
         callbacks.extend(_fields(view.callbacks))
         for fields in dep.flat_params(view.dependant).values():
             params.extend(fields)
