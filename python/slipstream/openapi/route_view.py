@@ -14,11 +14,11 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from .. import forms
-from ..sse import ServerSentEvent
 from .._endpoint import stream_item_type
 from .._responses_prep import Default
 from .._streaming_responses import EventSourceResponse
 from ..responses import JSONResponse, Response
+from ..sse import ServerSentEvent
 from . import dependant as dep
 from .fields import ModelField
 
