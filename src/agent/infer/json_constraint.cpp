@@ -21,20 +21,6 @@ size_t leading_space(std::string_view b) {
     return n;
 }
 
-// Escapes and non-ASCII bytes: checked byte by byte, where listed text refuses them.
-bool needs_bytewise(std::string_view b) {
-    return std::any_of(b.begin(), b.end(), [](char c) { return c == '\\' || static_cast<unsigned char>(c) >= 0x80; });
-}
-
-bool number_fits(std::string_view number, bool integer) {
-    if (number.size() > JsonConstraint::kMaxNumberBytes) return false;
-    if (integer) return number.find_first_of(".eE") == std::string_view::npos;
-    const size_t e = number.find_first_of("eE");
-    if (e == std::string_view::npos) return true;
-    const std::string_view exponent = number.substr(e + 1);
-    return exponent.size() - std::min<size_t>(exponent.find_first_not_of("+-"), exponent.size()) <= 2;
-}
-
 // A generator writes each key once (a parser would keep the last, and a model could repeat one forever).
 json::ParseOptions generation_options() {
     json::ParseOptions o;
@@ -94,52 +80,18 @@ PrefixChecker& JsonConstraint::level(size_t k, const PrefixChecker& from) {
     return levels_[k];
 }
 
-// Tokens in byte order, grouped by first byte; a stack of checkers, one per prefix shared with the next token,
-// so each shared prefix is fed once and a refused one skips every token under it. levels_[0] is the scratch.
-// json_constraint_bench (synthetic BPE-like vocabularies): 0.07 / 0.12 ms at a key, 0.2 / 1 ms at a value, 3 / 15 ms
-// inside a free string (nearly every token allowed, each tried) for 32k / 152k tokens; allows() is ~90 ns.
-void JsonConstraint::fill_allowed(std::span<uint8_t> allowed) {
-    std::fill(allowed.begin(), allowed.end(), 0);
-    if (committed_.state() != StreamState::kPartial) return;
-    const std::vector<int32_t>& order = tokens_->order();
-    const std::vector<uint32_t>& shared = tokens_->shared_prefix();
-    char first_byte[1];
-    for (unsigned b = 0; b < 256; ++b) {
-        const auto [lo, hi] = tokens_->first_byte_range(static_cast<unsigned char>(b));
-        first_byte[0] = static_cast<char>(b);
-        if (lo == hi || !plausible(std::string_view(first_byte, 1))) continue;
-        PrefixChecker& head = level(1, committed_);
-        if (head.feed(std::string_view(first_byte, 1)) == StreamState::kInvalid) continue;
-        stack_.assign(1, {1, false});
-        for (uint32_t i = lo; i < hi; ++i) {
-            const int32_t token = order[i];
-            const std::string_view bytes = tokens_->bytes(token);
-            const size_t with_previous = i > lo ? shared[i - 1] : 1;
-            while (stack_.back().first > with_previous)
-                stack_.pop_back();
-            const size_t with_next = i + 1 < hi ? shared[i] : 0;
-            if (!stack_.back().second && with_next > stack_.back().first) {
-                const size_t from = stack_.back().first;
-                PrefixChecker& next = level(stack_.size() + 1, levels_[stack_.size()]);
-                const bool refused = next.feed(bytes.substr(from, with_next - from)) == StreamState::kInvalid;
-                stack_.emplace_back(with_next, refused);
-            }
-            if (stack_.back().second || static_cast<size_t>(token) >= allowed.size() || !plausible(bytes)) continue;
-            if (needs_bytewise(bytes)) {
-                allowed[static_cast<size_t>(token)] = allows_escape(bytes) ? 1 : 0;  // rare: not worth the levels
-                continue;
-            }
-            const size_t depth = stack_.back().first;
-            const PrefixChecker* at = &levels_[stack_.size()];
-            StreamState s = at->state();
-            if (bytes.size() > depth) {
-                PrefixChecker& scratch = level(0, *at);
-                s = scratch.feed(bytes.substr(depth));
-                at = &scratch;
-            }
-            allowed[static_cast<size_t>(token)] = verdict(*at, s, bytes) ? 1 : 0;
-        }
-    }
+// Escapes and non-ASCII bytes: checked byte by byte, where listed text refuses them.
+bool JsonConstraint::needs_bytewise(std::string_view b) {
+    return std::any_of(b.begin(), b.end(), [](char c) { return c == '\\' || static_cast<unsigned char>(c) >= 0x80; });
+}
+
+bool JsonConstraint::number_fits(std::string_view number, bool integer) {
+    if (number.size() > JsonConstraint::kMaxNumberBytes) return false;
+    if (integer) return number.find_first_of(".eE") == std::string_view::npos;
+    const size_t e = number.find_first_of("eE");
+    if (e == std::string_view::npos) return true;
+    const std::string_view exponent = number.substr(e + 1);
+    return exponent.size() - std::min<size_t>(exponent.find_first_not_of("+-"), exponent.size()) <= 2;
 }
 
 void JsonConstraint::accept(int32_t token) {

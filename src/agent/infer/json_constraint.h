@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,8 +29,14 @@ namespace slipstream::agent::infer {
 /// bytes in keys and strings whose texts the schema lists (a character is checked only once whole: `\u12` could
 /// leave no way on; so listed texts with non-ASCII characters cannot be written). The schema's
 /// keywords that only a whole value settles (numeric bounds, patterns, `not`, ...) can leave no way to finish:
-/// then nothing is allowed and the scheduler ends the request. fill_allowed() walks the tokens in byte order and
-/// checks each shared prefix once: a refused prefix refuses every token that starts with it.
+/// then nothing is allowed and the scheduler ends the request.
+///
+/// fill_allowed() gives exactly what allows() gives for every token, faster (json_constraint_mask.cpp): inside a
+/// string whose schema counts only its length, the vocabulary's StringTokenClasses settle every token that stays
+/// in the string by its character count (one pass over the ids) and the tokens that close it by their suffix
+/// (one check per distinct suffix); elsewhere the tokens are walked in byte order with one checker per shared
+/// prefix, a byte the syntax refuses skips every token under it without a check, and a token whose rest stays
+/// inside a string such as above is judged by reading it (no checker copy).
 class JsonConstraint final : public TokenConstraint {
   public:
     static constexpr size_t kMaxLayoutWhitespace = 20;
@@ -48,6 +55,20 @@ class JsonConstraint final : public TokenConstraint {
     const std::string& text() const { return text_; }
 
   private:
+    struct Level {
+        size_t length = 0;  // of the shared prefix this level's checker consumed
+        bool refused = false;
+        std::optional<structured::PrefixChecker::StringRoom> room;  // the checker's free_string()
+    };
+
+    static bool needs_bytewise(std::string_view bytes);
+    static bool number_fits(std::string_view number, bool integer);
+    // fill_allowed() inside a string whose checks count only its length.
+    void fill_free_string(std::span<uint8_t> allowed, const structured::PrefixChecker::StringRoom& room);
+    // fill_allowed() elsewhere: the tokens in byte order.
+    void walk(std::span<uint8_t> allowed);
+    // walk(): the verdict on order()[i] from the deepest level.
+    bool judge(std::string_view bytes);
     // Cheap refusals before any checker is copied.
     bool plausible(std::string_view bytes) const;
     // Whether a checker that just consumed `bytes` (after text_) and is in state `s` leaves an acceptable output.
@@ -63,7 +84,7 @@ class JsonConstraint final : public TokenConstraint {
     std::unordered_map<std::string, bool> finals_;   // completing token bytes -> the whole document's verdict
     int complete_ = -1;                              // complete() since the last accept (-1: not asked)
     std::vector<structured::PrefixChecker> levels_;  // fill_allowed's checkers, one per shared prefix; reused
-    std::vector<std::pair<size_t, bool>> stack_;     // fill_allowed: (prefix length, refused) per level in use
+    std::vector<Level> stack_;                       // walk(): the levels in use
 };
 
 }  // namespace slipstream::agent::infer

@@ -5,9 +5,10 @@
 
 namespace slipstream::agent::infer {
 
-TokenBytes::TokenBytes(std::vector<std::string> bytes) : bytes_(std::move(bytes)) {
+TokenBytes::TokenBytes(std::vector<std::string> bytes) : bytes_(std::move(bytes)), classes_(bytes_) {
     for (size_t t = 0; t < bytes_.size(); ++t) {
         if (!bytes_[t].empty()) order_.push_back(static_cast<int32_t>(t));
+        max_bytes_ = std::max(max_bytes_, bytes_[t].size());
     }
     std::sort(order_.begin(), order_.end(),
               [this](int32_t a, int32_t b) { return bytes_[a] < bytes_[b] || (bytes_[a] == bytes_[b] && a < b); });
@@ -26,6 +27,12 @@ TokenBytes::TokenBytes(std::vector<std::string> bytes) : bytes_(std::move(bytes)
         first_[b] = static_cast<uint32_t>(i);
     }
     first_[256] = static_cast<uint32_t>(order_.size());
+}
+
+uint32_t TokenBytes::past_prefix(uint32_t from, uint32_t end, std::string_view prefix) const {
+    const auto it = std::partition_point(order_.begin() + from, order_.begin() + end,
+                                         [&](int32_t t) { return std::string_view(bytes_[t]).starts_with(prefix); });
+    return static_cast<uint32_t>(it - order_.begin());
 }
 
 }  // namespace slipstream::agent::infer

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/infer/string_token_classes.h"
+
 namespace slipstream::agent::infer {
 
 /// Built once per model (from Tokenizer::decode of each id) and shared, immutable, by every constrained sequence.
@@ -27,12 +29,20 @@ class TokenBytes {
     const std::vector<uint32_t>& shared_prefix() const { return shared_; }
     /// [begin, end) of order() whose tokens start with byte b.
     std::pair<uint32_t, uint32_t> first_byte_range(unsigned char b) const { return {first_[b], first_[b + 1]}; }
+    /// The position in order() past the tokens from `from` on (up to `end`) that start with `prefix`.
+    uint32_t past_prefix(uint32_t from, uint32_t end, std::string_view prefix) const;
+    /// The longest token's length in bytes.
+    size_t max_bytes() const { return max_bytes_; }
+    /// How each token reads inside a JSON string.
+    const StringTokenClasses& string_classes() const { return classes_; }
 
   private:
     std::vector<std::string> bytes_;
     std::vector<int32_t> order_;
     std::vector<uint32_t> shared_;
     std::array<uint32_t, 257> first_{};
+    size_t max_bytes_ = 0;
+    StringTokenClasses classes_;
 };
 
 }  // namespace slipstream::agent::infer

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "agent/structured/compiled_schema.h"
@@ -42,6 +43,24 @@ class PrefixChecker {
     /// Inside a key or a string whose allowed texts the schema lists (SchemaChecker::text_listed): an escape
     /// begun here is checked only once its character is whole, so a generator may refuse to begin one.
     bool in_listed_text() const { return stream_.in_string() && checker_.text_listed(stream_.in_key()); }
+    /// Whether byte `c` could come next as far as the syntax goes (JsonStream::may_follow): false only for a byte
+    /// feed() refuses, so a generator skips it without trying it on a copy.
+    bool may_follow(unsigned char c) const { return stream_.may_follow(c); }
+    /// Inside a string value at a character boundary whose schema checks here count only its length (no listed
+    /// texts): what it may still take, so a generator can judge a continuation that stays inside the string by
+    /// its characters alone. Empty elsewhere.
+    struct StringRoom {
+        std::size_t chars = 0;  // characters more that some alternative allows (SIZE_MAX: unbounded)
+        std::size_t bytes = 0;  // decoded bytes more (ParseOptions::max_string_bytes)
+        bool bounded = false;   // some alternative has minLength/maxLength: the closing quote depends on the length
+    };
+    std::optional<StringRoom> free_string() const {
+        if (stream_.state() != StreamState::kPartial || !stream_.at_char_boundary() || stream_.in_key())
+            return std::nullopt;
+        const auto room = checker_.free_string_room();
+        if (!room) return std::nullopt;
+        return StringRoom{room->chars, stream_.string_room(), room->bounded};
+    }
     /// Set once state() is kInvalid: the syntax error (a schema refusal is kSyntax with the checker's message).
     const StreamError& error() const { return stream_.error(); }
     /// The schema keyword that refused the prefix; empty keyword for a syntax error.

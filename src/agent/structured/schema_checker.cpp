@@ -412,6 +412,31 @@ base::Status SchemaChecker::next_member() {
     return builder_->next_member();
 }
 
+// A ',' in an array promises one more element: `maxItems` already reached, or no schema for the next index
+// (`items: false` after `prefixItems`), refuses it here.
+base::Status SchemaChecker::next_item() {
+    Frame& f = frames_.back();
+    path_.push_back(std::to_string(f.count));
+    for (Alt& a : f.alts) {
+        for (const json::Value* node : a.nodes) {
+            if (!a.alive || !node->is_object()) continue;
+            const std::int64_t max = count_keyword(*node, "maxItems");
+            if (max >= 0 && static_cast<std::int64_t>(f.count) >= max) {
+                kill(a, "maxItems", "should have at most " + std::to_string(max) + " items");
+                continue;
+            }
+            bool refused = false;
+            const json::Value* child = child_node(*node, false, f.count, {}, refused);
+            if (child != nullptr && child->is_bool() && !child->as_bool())
+                kill(a, "items", "no more items are allowed");
+        }
+    }
+    base::Status s = survive(f.alts);
+    path_.pop_back();
+    SLIPSTREAM_RETURN_IF_ERROR(s);
+    return builder_->next_item();
+}
+
 base::Status SchemaChecker::key(std::string_view piece, bool last) {
     Frame& f = frames_.back();
     f.key.append(piece);
@@ -576,6 +601,31 @@ bool SchemaChecker::integer_only() const {
             return false;
     }
     return any;
+}
+
+std::optional<SchemaChecker::StringRoom> SchemaChecker::free_string_room() const {
+    if (!in_string_) return std::nullopt;
+    StringRoom room;
+    bool any = false;
+    for (const Alt& a : current_) {
+        if (!a.alive) continue;
+        any = true;
+        std::size_t chars = SIZE_MAX;
+        for (const json::Value* node : a.nodes) {
+            if (!node->is_object()) continue;
+            if (node->find("enum") != nullptr || node->find("const") != nullptr) return std::nullopt;
+            const std::int64_t max = count_keyword(*node, "maxLength");
+            if (max >= 0) {
+                room.bounded = true;
+                const auto m = static_cast<std::size_t>(max);
+                chars = std::min(chars, m > text_points_ ? m - text_points_ : 0);
+            }
+            if (count_keyword(*node, "minLength") >= 0) room.bounded = true;
+        }
+        room.chars = std::max(room.chars, chars);
+    }
+    if (!any) return std::nullopt;
+    return room;
 }
 
 bool SchemaChecker::text_listed(bool key) const {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -47,6 +48,15 @@ class SchemaChecker final : public JsonEvents {
     bool text_listed(bool key) const;
     /// Whether every living alternative of the number being read refuses a fraction (`type` "integer").
     bool integer_only() const;
+    /// Inside a string value whose living alternatives list no texts (no `enum`/`const`), so that only its
+    /// length counts for the checks here: the most characters more that one of them allows (SIZE_MAX when one has
+    /// no `maxLength`) and whether any of them bounds the length (`minLength`/`maxLength`: then the closing quote's
+    /// verdict depends on the length). Empty elsewhere.
+    struct StringRoom {
+        std::size_t chars = 0;
+        bool bounded = false;
+    };
+    std::optional<StringRoom> free_string_room() const;
 
     const CheckFailure& failure() const { return failure_; }
     /// Refuse a key an object already has (generation: json::parse keeps the last one, a generator should not
@@ -58,6 +68,7 @@ class SchemaChecker final : public JsonEvents {
     base::Status begin_array() override;
     base::Status end_array() override;
     base::Status next_member() override;
+    base::Status next_item() override;
     base::Status key(std::string_view piece, bool last) override;
     base::Status string(std::string_view piece, bool last) override;
     base::Status begin_number() override;

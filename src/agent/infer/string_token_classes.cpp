@@ -1,0 +1,39 @@
+// StringTokenClasses: each token read once as string content; the closers sorted two ways.
+#include "agent/infer/string_token_classes.h"
+
+#include <algorithm>
+#include <string_view>
+#include <tuple>
+
+#include "agent/structured/string_run.h"
+
+namespace slipstream::agent::infer {
+
+using structured::StringRun;
+
+StringTokenClasses::StringTokenClasses(const std::vector<std::string>& bytes) : body_chars_(bytes.size(), kNotBody) {
+    for (size_t t = 0; t < bytes.size(); ++t) {
+        if (bytes[t].empty()) continue;
+        const StringRun run = structured::read_string_run(bytes[t]);
+        const auto token = static_cast<int32_t>(t);
+        if (run.kind == StringRun::Kind::kBody) {
+            if (run.chars < kNotBody) {
+                body_chars_[t] = static_cast<uint8_t>(run.chars);
+            } else {
+                long_bodies_.push_back(token);
+            }
+        } else if (run.kind == StringRun::Kind::kCloses) {
+            by_suffix_.push_back({token, run.chars, run.quote});
+        }
+    }
+    const auto suffix = [&bytes](const Closer& c) { return std::string_view(bytes[c.token]).substr(c.quote + 1); };
+    by_chars_ = by_suffix_;
+    std::sort(by_suffix_.begin(), by_suffix_.end(), [&](const Closer& a, const Closer& b) {
+        return std::make_tuple(suffix(a), a.chars, a.token) < std::make_tuple(suffix(b), b.chars, b.token);
+    });
+    std::sort(by_chars_.begin(), by_chars_.end(), [&](const Closer& a, const Closer& b) {
+        return std::make_tuple(a.chars, suffix(a), a.token) < std::make_tuple(b.chars, suffix(b), b.token);
+    });
+}
+
+}  // namespace slipstream::agent::infer
