@@ -74,9 +74,11 @@ bool JsonConstraint::allows(int32_t token) {
 PrefixChecker& JsonConstraint::level(size_t k, const PrefixChecker& from) {
     if (k < levels_.size()) {
         levels_[k] = from;
-    } else {
-        levels_.push_back(from);  // k == size (levels grow one at a time); push_back copes with `from` inside
+        return levels_[k];
     }
+    const PrefixChecker copy(from);  // `from` may live in levels_, which grows here
+    while (levels_.size() <= k)
+        levels_.push_back(copy);
     return levels_[k];
 }
 

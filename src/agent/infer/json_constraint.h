@@ -59,12 +59,15 @@ class JsonConstraint final : public TokenConstraint {
         size_t length = 0;  // of the shared prefix this level's checker consumed
         bool refused = false;
         std::optional<structured::PrefixChecker::StringRoom> room;  // the checker's free_string()
+        size_t checker = 0;  // its checker in levels_ (a parent's, when the prefix added only layout whitespace)
     };
 
     static bool needs_bytewise(std::string_view bytes);
     static bool number_fits(std::string_view number, bool integer);
     // fill_allowed() inside a string whose checks count only its length.
     void fill_free_string(std::span<uint8_t> allowed, const structured::PrefixChecker::StringRoom& room);
+    // fill_allowed() inside a key or string whose texts are listed: the tokens along the listed continuations.
+    void fill_listed(std::span<uint8_t> allowed, const std::vector<std::string_view>& continuations);
     // fill_allowed() elsewhere: the tokens in byte order.
     void walk(std::span<uint8_t> allowed);
     // walk(): the verdict on order()[i] from the deepest level.
@@ -85,6 +88,7 @@ class JsonConstraint final : public TokenConstraint {
     int complete_ = -1;                              // complete() since the last accept (-1: not asked)
     std::vector<structured::PrefixChecker> levels_;  // fill_allowed's checkers, one per shared prefix; reused
     std::vector<Level> stack_;                       // walk(): the levels in use
+    std::vector<std::string_view> listed_;           // fill_allowed(): listed continuations; reused
 };
 
 }  // namespace slipstream::agent::infer

@@ -7,6 +7,16 @@
 #include "agent/structured/string_run.h"
 
 namespace slipstream::agent::infer {
+namespace {
+
+size_t leading_layout(std::string_view b) {
+    size_t n = 0;
+    while (n < b.size() && (b[n] == ' ' || b[n] == '\t' || b[n] == '\n' || b[n] == '\r'))
+        ++n;
+    return n;
+}
+
+}  // namespace
 
 using structured::PrefixChecker;
 using structured::StreamState;
@@ -17,6 +27,11 @@ void JsonConstraint::fill_allowed(std::span<uint8_t> allowed) {
     if (committed_.state() != StreamState::kPartial) return;
     if (const auto room = committed_.free_string(); room && room->bytes >= tokens_->max_bytes()) {
         fill_free_string(allowed, *room);
+        return;
+    }
+    listed_.clear();
+    if (committed_.listed_continuations(listed_)) {
+        fill_listed(allowed, listed_);
         return;
     }
     walk(allowed);
@@ -52,6 +67,10 @@ void JsonConstraint::fill_free_string(std::span<uint8_t> allowed, const PrefixCh
         if (static_cast<size_t>(c.token) >= n || c.chars > room.chars) continue;
         const std::string_view bytes = tokens_->bytes(c.token);
         const std::string_view suffix = bytes.substr(c.quote + 1);
+        if (needs_bytewise(suffix)) {  // an escape or a non-ASCII byte after the quote: maybe in listed text
+            allowed[static_cast<size_t>(c.token)] = allows(c.token) ? 1 : 0;
+            continue;
+        }
         const size_t key = room.bounded ? c.chars : 0;
         if (key != group_chars || suffix != group_suffix) {
             if (key != base_chars) {
@@ -92,6 +111,41 @@ void JsonConstraint::fill_free_string(std::span<uint8_t> allowed, const PrefixCh
     }
 }
 
+// In listed text every allowed token lies along a listed continuation: a prefix of it and its closing quote, or
+// that whole and more. Those few tokens are found by binary search and each checked as allows() would.
+void JsonConstraint::fill_listed(std::span<uint8_t> allowed, const std::vector<std::string_view>& continuations) {
+    std::string path;
+    const auto check = [&](uint32_t i) {
+        const int32_t t = tokens_->order()[i];
+        if (static_cast<size_t>(t) < allowed.size() && allowed[static_cast<size_t>(t)] == 0)
+            allowed[static_cast<size_t>(t)] = allows(t) ? 1 : 0;
+    };
+    for (std::string_view rest : continuations) {
+        // Listed text is written without escapes or non-ASCII bytes (allows() refuses them), so only the part
+        // before the first such byte can be; with all of it, its closing quote.
+        size_t plain = 0;
+        while (plain < rest.size() && rest[plain] != '"' && rest[plain] != '\\' &&
+               static_cast<unsigned char>(rest[plain]) >= 0x20 && static_cast<unsigned char>(rest[plain]) < 0x80)
+            ++plain;
+        path.assign(rest.substr(0, plain));
+        if (plain == rest.size()) path.push_back('"');
+        for (size_t len = 1; len <= path.size(); ++len) {
+            const std::string_view prefix(path.data(), len);
+            const auto [lo, hi] = tokens_->prefix_range(prefix);
+            if (lo == hi) break;  // no token starts so: none is longer either
+            for (uint32_t i = lo; i < hi; ++i) {
+                if (len == path.size()) {
+                    check(i);  // the whole path and whatever follows it
+                } else if (tokens_->bytes(tokens_->order()[i]).size() == len) {
+                    check(i);
+                } else {
+                    break;  // longer tokens come after the equal ones
+                }
+            }
+        }
+    }
+}
+
 // Tokens in byte order, grouped by first byte; a stack of checkers, one per prefix shared with the next token,
 // so each shared prefix is fed once. A byte the syntax cannot take (PrefixChecker::may_follow) refuses without a
 // copy, and a refused prefix skips every token under it at once. levels_[0] is the scratch.
@@ -107,7 +161,7 @@ void JsonConstraint::walk(std::span<uint8_t> allowed) {
             continue;
         PrefixChecker& head = level(1, committed_);
         if (head.feed(std::string_view(first_byte, 1)) == StreamState::kInvalid) continue;
-        stack_.assign(1, Level{1, false, head.free_string()});
+        stack_.assign(1, Level{1, false, head.free_string(), 1});
         for (uint32_t i = lo; i < hi; ++i) {
             const int32_t token = order[i];
             const std::string_view bytes = tokens_->bytes(token);
@@ -117,11 +171,15 @@ void JsonConstraint::walk(std::span<uint8_t> allowed) {
             const size_t with_next = i + 1 < hi ? shared[i] : 0;
             if (!stack_.back().refused && with_next > stack_.back().length) {
                 const size_t from = stack_.back().length;
-                const PrefixChecker& parent = levels_[stack_.size()];
-                Level next{with_next, !parent.may_follow(static_cast<unsigned char>(bytes[from])), std::nullopt};
-                if (!next.refused) {
-                    PrefixChecker& checker = level(stack_.size() + 1, parent);
-                    next.refused = checker.feed(bytes.substr(from, with_next - from)) == StreamState::kInvalid;
+                const PrefixChecker& parent = levels_[stack_.back().checker];
+                const std::string_view piece = bytes.substr(from, with_next - from);
+                Level next{with_next, !parent.may_follow(static_cast<unsigned char>(piece[0])), std::nullopt,
+                           stack_.size() + 1};
+                if (!next.refused && parent.in_layout() && leading_layout(piece) == piece.size()) {
+                    next.checker = stack_.back().checker;  // whitespace between tokens: the same state
+                } else if (!next.refused) {
+                    PrefixChecker& checker = level(next.checker, parent);
+                    next.refused = checker.feed(piece) == StreamState::kInvalid;
                     if (!next.refused) next.room = checker.free_string();
                 }
                 stack_.push_back(next);
@@ -147,8 +205,10 @@ bool JsonConstraint::judge(std::string_view bytes) {
         if (run.kind == StringRun::Kind::kInvalid) return false;
     }
     if (needs_bytewise(bytes)) return allows_escape(bytes);  // rare: not worth the levels
-    const PrefixChecker* at = &levels_[stack_.size()];
+    const PrefixChecker* at = &levels_[at_level.checker];
     StreamState s = at->state();
+    if (bytes.size() > depth && at->in_layout() && leading_layout(bytes.substr(depth)) == bytes.size() - depth)
+        return true;  // only whitespace more between tokens (its run was bounded by plausible())
     if (bytes.size() > depth) {
         if (!at->may_follow(static_cast<unsigned char>(bytes[depth]))) return false;
         PrefixChecker& scratch = level(0, *at);

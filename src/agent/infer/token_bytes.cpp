@@ -29,6 +29,16 @@ TokenBytes::TokenBytes(std::vector<std::string> bytes) : bytes_(std::move(bytes)
     first_[256] = static_cast<uint32_t>(order_.size());
 }
 
+std::pair<uint32_t, uint32_t> TokenBytes::prefix_range(std::string_view prefix) const {
+    const auto lo = std::lower_bound(order_.begin(), order_.end(), prefix,
+                                     [this](int32_t t, std::string_view p) { return std::string_view(bytes_[t]) < p; });
+    const auto from = static_cast<uint32_t>(lo - order_.begin());
+    const uint32_t end = from < order_.size() && std::string_view(bytes_[*lo]).starts_with(prefix)
+                             ? past_prefix(from, static_cast<uint32_t>(order_.size()), prefix)
+                             : from;
+    return {from, end};
+}
+
 uint32_t TokenBytes::past_prefix(uint32_t from, uint32_t end, std::string_view prefix) const {
     const auto it = std::partition_point(order_.begin() + from, order_.begin() + end,
                                          [&](int32_t t) { return std::string_view(bytes_[t]).starts_with(prefix); });

@@ -31,6 +31,8 @@ class TokenBytes {
     std::pair<uint32_t, uint32_t> first_byte_range(unsigned char b) const { return {first_[b], first_[b + 1]}; }
     /// The position in order() past the tokens from `from` on (up to `end`) that start with `prefix`.
     uint32_t past_prefix(uint32_t from, uint32_t end, std::string_view prefix) const;
+    /// [begin, end) of order() whose tokens start with `prefix` (those equal to it first).
+    std::pair<uint32_t, uint32_t> prefix_range(std::string_view prefix) const;
     /// The longest token's length in bytes.
     size_t max_bytes() const { return max_bytes_; }
     /// How each token reads inside a JSON string.

@@ -90,6 +90,12 @@ class JsonStream {
     std::size_t string_room() const {
         return string_bytes_ < options_.max_string_bytes ? options_.max_string_bytes - string_bytes_ : 0;
     }
+    /// Between the tokens of a started document (where whitespace changes nothing but the offset): after a value's
+    /// start, a key, a colon, a comma or a container's end, before the document ends.
+    bool in_layout() const {
+        return state_ == StreamState::kPartial && mode_ != Mode::kStart && mode_ != Mode::kString &&
+               mode_ != Mode::kNumber && mode_ != Mode::kLiteral && mode_ != Mode::kDone;
+    }
     /// Whether byte `c` could come next as far as the syntax at this position goes: false only for a byte that
     /// feed() refuses (a constrained decoder skips such bytes without trying them); true inside strings.
     bool may_follow(unsigned char c) const;

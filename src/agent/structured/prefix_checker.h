@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "agent/structured/compiled_schema.h"
 #include "agent/structured/json_stream.h"
@@ -46,6 +47,15 @@ class PrefixChecker {
     /// Whether byte `c` could come next as far as the syntax goes (JsonStream::may_follow): false only for a byte
     /// feed() refuses, so a generator skips it without trying it on a copy.
     bool may_follow(unsigned char c) const { return stream_.may_follow(c); }
+    /// Between tokens of the document (JsonStream::in_layout): whitespace here leaves the state as it is.
+    bool in_layout() const { return stream_.in_layout(); }
+    /// Inside a key or a string value at a character boundary whose every living alternative lists its texts
+    /// (SchemaChecker::listed_texts): appends to `out` what each listed text that starts with the text so far
+    /// would add, and returns true; false (nothing appended) elsewhere.
+    bool listed_continuations(std::vector<std::string_view>& out) const {
+        return stream_.state() == StreamState::kPartial && stream_.at_char_boundary() &&
+               checker_.listed_texts(stream_.in_key(), out);
+    }
     /// Inside a string value at a character boundary whose schema checks here count only its length (no listed
     /// texts): what it may still take, so a generator can judge a continuation that stays inside the string by
     /// its characters alone. Empty elsewhere.

@@ -628,6 +628,44 @@ std::optional<SchemaChecker::StringRoom> SchemaChecker::free_string_room() const
     return room;
 }
 
+bool SchemaChecker::listed_texts(bool key, std::vector<std::string_view>& out) const {
+    if (!text_listed(key)) return false;
+    const std::string& so_far = key ? frames_.back().key : text_;
+    const auto add = [&](const json::Value& text) {
+        if (text.is_string() && text.as_string().starts_with(so_far))
+            out.push_back(text.as_string().substr(so_far.size()));
+    };
+    for (const Alt& a : key ? frames_.back().alts : current_) {
+        if (!a.alive) continue;
+        for (const json::Value* node : a.nodes) {
+            if (!node->is_object()) continue;  // `false`: nothing to add
+            if (key) {
+                const json::Value* properties = node->find("properties");
+                const json::Value* additional = node->find("additionalProperties");
+                if (node->find("patternProperties") != nullptr || additional == nullptr || !additional->is_bool() ||
+                    additional->as_bool())
+                    continue;
+                if (properties != nullptr && properties->is_object()) {
+                    for (const json::Member& m : properties->members()) {
+                        if (m.key.starts_with(so_far)) out.push_back(m.key.substr(so_far.size()));
+                    }
+                }
+                break;  // one listing node bounds this alternative
+            }
+            const json::Value* c = node->find("const");
+            const json::Value* e = node->find("enum");
+            if (c == nullptr && e == nullptr) continue;
+            if (c != nullptr) add(*c);
+            if (e != nullptr && e->is_array()) {
+                for (const json::Value& m : e->items())
+                    add(m);
+            }
+            break;
+        }
+    }
+    return true;
+}
+
 bool SchemaChecker::text_listed(bool key) const {
     auto listed = [key](const json::Value* node) {
         if (!node->is_object()) return node->is_bool() && !node->as_bool();

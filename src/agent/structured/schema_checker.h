@@ -46,6 +46,10 @@ class SchemaChecker final : public JsonEvents {
     /// `additionalProperties: false`) or the string value being read (`enum`/`const`): a caller generating text
     /// can avoid escapes there, whose characters are checked only once whole.
     bool text_listed(bool key) const;
+    /// When text_listed(key): appends, for each text a living alternative lists (declared property names, string
+    /// members of `enum`/`const`) that starts with the key or string read so far, the rest of it, and returns
+    /// true (a superset of what may still be written: keys already present are not left out). Else false.
+    bool listed_texts(bool key, std::vector<std::string_view>& out) const;
     /// Whether every living alternative of the number being read refuses a fraction (`type` "integer").
     bool integer_only() const;
     /// Inside a string value whose living alternatives list no texts (no `enum`/`const`), so that only its

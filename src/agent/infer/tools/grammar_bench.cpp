@@ -1,0 +1,279 @@
+// slipstream-grammar-bench: grammar-constrained decoding over a real vocabulary (a GGUF file's tokenizer), for
+// bench/grammar_mask.py. Two modes:
+//   VOCAB.gguf --tokens           the vocabulary as JSON (each token's bytes in hex, specials, eos), for the peers
+//   VOCAB.gguf CASES.json [--walks N] [--verify N] [--seed S]
+//                                 per case (a schema and documents): compile times, then each document tokenized
+//                                 (no BOS) and replayed token by token, timing the full mask (fill_allowed) before
+//                                 each token; then N random walks over allowed tokens (timed the same way), the
+//                                 first --verify of them checking the mask against allows() token by token.
+// Times are microseconds of one thread; every sample is printed (the script computes percentiles).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "agent/infer/gguf_file.h"
+#include "agent/infer/json_constraint.h"
+#include "agent/infer/tokenizer.h"
+#include "agent/structured/compiled_schema.h"
+#include "base/arena.h"
+#include "json/parse.h"
+#include "json/writer.h"
+
+namespace {
+
+using namespace slipstream;
+using namespace slipstream::agent::infer;
+using Clock = std::chrono::steady_clock;
+
+double micros(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::micro>(b - a).count();
+}
+
+std::string hex(std::string_view bytes) {
+    static const char* digits = "0123456789abcdef";
+    std::string out;
+    for (unsigned char c : bytes) {
+        out.push_back(digits[c >> 4]);
+        out.push_back(digits[c & 15]);
+    }
+    return out;
+}
+
+void samples(json::Writer& w, std::string_view name, const std::vector<double>& v) {
+    w.key(name);
+    w.begin_array();
+    for (double d : v)
+        (void)w.number(std::round(d * 1000) / 1000);
+    w.end_array();
+}
+
+int dump_tokens(const Tokenizer& tok) {
+    std::string out;
+    json::Writer w(out);
+    w.begin_object();
+    w.key("vocab_size");
+    w.int64(tok.vocab_size());
+    w.key("eos");
+    w.int64(tok.eos());
+    w.key("stop_tokens");
+    w.begin_array();
+    for (int32_t t : tok.stop_tokens())
+        w.int64(t);
+    w.end_array();
+    w.key("tokens");  // hex bytes; specials: their text, listed in "special"
+    w.begin_array();
+    std::vector<int32_t> special;
+    for (int64_t t = 0; t < tok.vocab_size(); ++t) {
+        std::string bytes = tok.decode(static_cast<int32_t>(t));
+        if (bytes.empty()) {
+            bytes = tok.decode(static_cast<int32_t>(t), true);
+            special.push_back(static_cast<int32_t>(t));
+        }
+        w.string(hex(bytes));
+    }
+    w.end_array();
+    w.key("special");
+    w.begin_array();
+    for (int32_t t : special)
+        w.int64(t);
+    w.end_array();
+    w.end_object();
+    out.push_back('\n');
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return 0;
+}
+
+struct Options {
+    int walks = 20;
+    int verify = 2;
+    uint64_t seed = 1;
+    int max_steps = 300;
+};
+
+// One random walk: allowed tokens drawn uniformly, after `patience` steps mostly ones that close a string, an
+// object or an array; ends once complete (half the time at each chance) or at max_steps.
+void walk(const std::shared_ptr<const TokenBytes>& tokens,
+          const std::shared_ptr<const agent::structured::CompiledSchema>& schema, std::mt19937_64& rng,
+          const Options& o, bool verify, std::vector<double>& times, int64_t& mismatches, int& finished,
+          int& dead_ends) {
+    JsonConstraint c(tokens, schema);
+    std::vector<uint8_t> mask(static_cast<size_t>(tokens->size()));
+    const int patience = 4 + static_cast<int>(rng() % 40);
+    for (int step = 0; step < o.max_steps; ++step) {
+        const auto t0 = Clock::now();
+        c.fill_allowed(mask);
+        times.push_back(micros(t0, Clock::now()));
+        if (const char* tr = std::getenv("GRAMMAR_BENCH_TRACE"); tr != nullptr && times.back() > std::atof(tr))
+            std::fprintf(stderr, "slow %.0f us after [%s]\n", times.back(), c.text().c_str());
+        std::vector<int32_t> ok, closing;
+        for (size_t t = 0; t < mask.size(); ++t) {
+            if (verify && (mask[t] == 1) != c.allows(static_cast<int32_t>(t))) {
+                ++mismatches;
+                if (std::getenv("GRAMMAR_BENCH_TRACE") != nullptr)
+                    std::fprintf(stderr, "mismatch token %zu [%s] mask %d after [%s]\n", t,
+                                 std::string(tokens->bytes(static_cast<int32_t>(t))).c_str(), mask[t],
+                                 c.text().c_str());
+            }
+            if (mask[t] == 0) continue;
+            ok.push_back(static_cast<int32_t>(t));
+            const std::string_view b = tokens->bytes(static_cast<int32_t>(t));
+            if (b.find_first_of("\"}]") != std::string_view::npos) closing.push_back(static_cast<int32_t>(t));
+        }
+        if (c.complete() && (ok.empty() || rng() % 2 == 0)) {
+            ++finished;
+            if (!schema->accepts(c.text())) ++mismatches;  // an invalid output counts as a wrong mask
+            return;
+        }
+        if (ok.empty()) {
+            ++dead_ends;
+            return;
+        }
+        const bool wind_up = step > patience && !closing.empty() && rng() % 4 != 0;
+        const std::vector<int32_t>& from = wind_up ? closing : ok;
+        c.accept(from[rng() % from.size()]);
+    }
+}
+
+int run_cases(const Tokenizer& tok, const std::string& cases_path, const Options& o) {
+    std::ifstream in(cases_path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    base::Arena arena;
+    auto parsed = json::parse(text, arena);
+    if (!parsed.is_ok() || !(*parsed)->is_array()) {
+        std::fprintf(stderr, "grammar-bench: %s is not a JSON array of cases\n", cases_path.c_str());
+        return 2;
+    }
+    const auto t0 = Clock::now();
+    std::vector<std::string> bytes(static_cast<size_t>(tok.vocab_size()));
+    for (size_t t = 0; t < bytes.size(); ++t)
+        bytes[t] = tok.decode(static_cast<int32_t>(t));
+    auto tokens = std::make_shared<const TokenBytes>(std::move(bytes));
+    const double prep_us = micros(t0, Clock::now());
+
+    std::string out;
+    json::Writer w(out);
+    w.begin_object();
+    w.key("vocab_size");
+    w.int64(tokens->size());
+    w.key("vocab_prep_ms");
+    (void)w.number(prep_us / 1000);
+    w.key("cases");
+    w.begin_array();
+    std::mt19937_64 rng(o.seed);
+    for (const json::Value& c : (*parsed)->items()) {
+        const json::Value* name = c.find("name");
+        const json::Value* schema_text = c.find("schema");
+        const json::Value* docs = c.find("documents");
+        if (name == nullptr || schema_text == nullptr || docs == nullptr) continue;
+        w.begin_object();
+        w.key("name");
+        w.string(name->as_string());
+        // Compile: the schema's compilation and a constraint ready for its first mask (best of 5 and the first).
+        std::vector<double> compile;
+        std::shared_ptr<const agent::structured::CompiledSchema> schema;
+        for (int k = 0; k < 5; ++k) {
+            const auto a = Clock::now();
+            auto s = agent::structured::CompiledSchema::create(schema_text->as_string());
+            if (!s.is_ok()) break;
+            JsonConstraint ready(tokens, *s);
+            compile.push_back(micros(a, Clock::now()));
+            schema = *s;
+        }
+        if (schema == nullptr) {
+            w.key("error");
+            w.string("schema does not compile");
+            w.end_object();
+            continue;
+        }
+        samples(w, "compile_us", compile);
+        // Replay: each document's tokenization, the mask before each token.
+        std::vector<double> times;
+        int64_t refused = 0;
+        w.key("documents");
+        w.begin_array();
+        std::vector<uint8_t> mask(static_cast<size_t>(tokens->size()));
+        for (const json::Value& d : docs->items()) {
+            const std::vector<int32_t> ids = tok.encode(d.as_string(), false, false);
+            JsonConstraint k(tokens, schema);
+            w.begin_array();
+            for (int32_t id : ids) {
+                w.int64(id);
+                const auto a = Clock::now();
+                k.fill_allowed(mask);
+                times.push_back(micros(a, Clock::now()));
+                if (mask[static_cast<size_t>(id)] == 0) ++refused;
+                k.accept(id);
+            }
+            w.end_array();
+            if (!k.complete()) ++refused;
+        }
+        w.end_array();
+        samples(w, "replay_mask_us", times);
+        w.key("replay_refused");
+        w.int64(refused);
+        // Random walks.
+        std::vector<double> walk_times;
+        int64_t mismatches = 0;
+        int finished = 0, dead_ends = 0;
+        for (int i = 0; i < o.walks; ++i)
+            walk(tokens, schema, rng, o, i < o.verify, walk_times, mismatches, finished, dead_ends);
+        samples(w, "walk_mask_us", walk_times);
+        w.key("walks");
+        w.int64(o.walks);
+        w.key("walks_finished");
+        w.int64(finished);
+        w.key("walk_dead_ends");
+        w.int64(dead_ends);
+        w.key("verify_walks");
+        w.int64(std::min(o.walks, o.verify));
+        w.key("mask_mismatches");
+        w.int64(mismatches);
+        w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+    out.push_back('\n');
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 3) {
+        std::fprintf(stderr,
+                     "usage: slipstream-grammar-bench VOCAB.gguf --tokens\n"
+                     "       slipstream-grammar-bench VOCAB.gguf CASES.json [--walks N] [--verify N] [--seed S]\n");
+        return 2;
+    }
+    auto file = GgufFile::open(argv[1]);
+    if (!file.is_ok()) {
+        std::fprintf(stderr, "grammar-bench: %s\n", file.status().message().c_str());
+        return 1;
+    }
+    auto tok = Tokenizer::from_gguf(**file);
+    if (!tok.is_ok()) {
+        std::fprintf(stderr, "grammar-bench: %s\n", tok.status().message().c_str());
+        return 1;
+    }
+    if (std::strcmp(argv[2], "--tokens") == 0) return dump_tokens(**tok);
+    Options o;
+    for (int i = 3; i + 1 < argc; i += 2) {
+        if (std::strcmp(argv[i], "--walks") == 0) o.walks = std::atoi(argv[i + 1]);
+        if (std::strcmp(argv[i], "--verify") == 0) o.verify = std::atoi(argv[i + 1]);
+        if (std::strcmp(argv[i], "--seed") == 0) o.seed = std::strtoull(argv[i + 1], nullptr, 10);
+    }
+    return run_cases(**tok, argv[2], o);
+}
