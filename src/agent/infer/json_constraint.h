@@ -1,6 +1,7 @@
 // JsonConstraint: a TokenConstraint that keeps a sequence's output a prefix of a JSON document valid under a schema.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -60,16 +61,32 @@ class JsonConstraint final : public TokenConstraint {
         bool refused = false;
         std::optional<structured::PrefixChecker::StringRoom> room;  // the checker's free_string()
         size_t checker = 0;  // its checker in levels_ (a parent's, when the prefix added only layout whitespace)
+        size_t pending = 0;  // bytes at the prefix's end that checker has not consumed (whitespace between tokens,
+                             // or digits of the number it is reading: neither changes what it checks)
     };
 
     static bool needs_bytewise(std::string_view bytes);
     static bool number_fits(std::string_view number, bool integer);
+    // Whether `digits` may follow the number text `number` (no digit after a leading zero).
+    static bool digits_continue(std::string_view number, std::string_view digits);
+    // judge() for a token whose bytes from `fed` on are digits continuing the number `at` is reading.
+    bool judge_digits(const structured::PrefixChecker& at, std::string_view digits);
     // fill_allowed() inside a string whose checks count only its length.
     void fill_free_string(std::span<uint8_t> allowed, const structured::PrefixChecker::StringRoom& room);
+    // fill_free_string(): each distinct closer suffix's verdict (kSuffix*) after the quote in levels_[1].
+    static constexpr uint8_t kSuffixNo = 0, kSuffixYes = 1, kSuffixEach = 2;  // kSuffixEach: completes; per token
+    void judge_suffixes(std::vector<uint8_t>& out);
+    // walk() and judge_suffixes(): a level for bytes[0, length) on top of stack_.
+    void push_level(std::string_view bytes, size_t length);
     // fill_allowed() inside a key or string whose texts are listed: the tokens along the listed continuations.
     void fill_listed(std::span<uint8_t> allowed, const std::vector<std::string_view>& continuations);
     // fill_allowed() elsewhere: the tokens in byte order.
     void walk(std::span<uint8_t> allowed);
+    // walk() and fill_listed(): the tokens order()[lo, hi), all under stack_'s root level.
+    void walk_range(std::span<uint8_t> allowed, uint32_t lo, uint32_t hi);
+    // walk(): the tokens order()[lo, hi) after a first byte that leaves a free string at a character boundary.
+    void fill_tails(std::span<uint8_t> allowed, uint32_t lo, uint32_t hi,
+                    const structured::PrefixChecker::StringRoom& room);
     // walk(): the verdict on order()[i] from the deepest level.
     bool judge(std::string_view bytes);
     // Cheap refusals before any checker is copied.
@@ -89,6 +106,8 @@ class JsonConstraint final : public TokenConstraint {
     std::vector<structured::PrefixChecker> levels_;  // fill_allowed's checkers, one per shared prefix; reused
     std::vector<Level> stack_;                       // walk(): the levels in use
     std::vector<std::string_view> listed_;           // fill_allowed(): listed continuations; reused
+    std::vector<uint8_t> suffix_verdicts_;           // fill_free_string(): per distinct closer suffix
+    std::array<int8_t, 256> head_memo_{};            // levels_[1] fed one byte more: 1 accepted, -1 refused, 0 unknown
 };
 
 }  // namespace slipstream::agent::infer

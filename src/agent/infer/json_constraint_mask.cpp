@@ -9,6 +9,10 @@
 namespace slipstream::agent::infer {
 namespace {
 
+bool all_digits(std::string_view b) {
+    return !b.empty() && std::all_of(b.begin(), b.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 size_t leading_layout(std::string_view b) {
     size_t n = 0;
     while (n < b.size() && (b[n] == ' ' || b[n] == '\t' || b[n] == '\n' || b[n] == '\r'))
@@ -54,61 +58,105 @@ void JsonConstraint::fill_free_string(std::span<uint8_t> allowed, const PrefixCh
         if (static_cast<size_t>(t) < n) allowed[static_cast<size_t>(t)] = allows(t) ? 1 : 0;
     }
 
-    enum Group : uint8_t { kNo, kYes, kEach };
-    size_t base_chars = SIZE_MAX;
-    bool base_alive = false;
-    std::array<uint8_t, 256> refused_first{};  // after the base: a suffix's first byte already refused
-    size_t group_chars = SIZE_MAX;
-    std::string_view group_suffix;
-    Group group = kNo;
-    std::string synthetic;
     const auto& closers = room.bounded ? classes.closers_by_chars() : classes.closers_by_suffix();
+    size_t judged_for = SIZE_MAX;  // the characters before the quote that suffix_verdicts_ holds (0: unbounded)
+    std::string synthetic;
     for (const StringTokenClasses::Closer& c : closers) {
         if (static_cast<size_t>(c.token) >= n || c.chars > room.chars) continue;
         const std::string_view bytes = tokens_->bytes(c.token);
-        const std::string_view suffix = bytes.substr(c.quote + 1);
-        if (needs_bytewise(suffix)) {  // an escape or a non-ASCII byte after the quote: maybe in listed text
+        if (needs_bytewise(bytes.substr(c.quote + 1))) {  // an escape or non-ASCII after the quote: maybe listed text
             allowed[static_cast<size_t>(c.token)] = allows(c.token) ? 1 : 0;
             continue;
         }
         const size_t key = room.bounded ? c.chars : 0;
-        if (key != group_chars || suffix != group_suffix) {
-            if (key != base_chars) {
-                synthetic.assign(key, 'a');
-                synthetic.push_back('"');
-                base_alive = level(1, committed_).feed(synthetic) != StreamState::kInvalid;
-                base_chars = key;
-                refused_first.fill(0);
-            }
-            group_chars = key;
-            group_suffix = suffix;
-            const PrefixChecker& base = levels_[1];
-            if (!base_alive) {
-                group = kNo;
-            } else if (suffix.empty()) {
-                group = base.state() == StreamState::kComplete ? kEach : kYes;
-            } else if (refused_first[static_cast<unsigned char>(suffix[0])] != 0 ||
-                       !base.may_follow(static_cast<unsigned char>(suffix[0]))) {
-                group = kNo;
-            } else {
-                PrefixChecker& scratch = level(0, base);
-                const StreamState s = scratch.feed(suffix);
-                if (s == StreamState::kInvalid) {
-                    if (suffix.size() == 1) refused_first[static_cast<unsigned char>(suffix[0])] = 1;
-                    group = kNo;
-                } else if (s == StreamState::kComplete) {
-                    group = kEach;
-                } else {
-                    group = number_fits(scratch.number_text(), scratch.in_integer()) ? kYes : kNo;
-                }
-            }
+        if (key != judged_for) {
+            synthetic.assign(key, 'a');
+            synthetic.push_back('"');
+            suffix_verdicts_.assign(classes.suffixes().size(), kSuffixNo);
+            PrefixChecker& base = level(1, committed_);
+            head_memo_.fill(0);
+            if (base.feed(synthetic) != StreamState::kInvalid) judge_suffixes(suffix_verdicts_);
+            judged_for = key;
         }
-        if (group == kEach) {
-            allowed[static_cast<size_t>(c.token)] = verdict(levels_[0], StreamState::kComplete, bytes) ? 1 : 0;
-        } else {
-            allowed[static_cast<size_t>(c.token)] = group == kYes ? 1 : 0;
+        const uint8_t v = suffix_verdicts_[c.suffix];
+        allowed[static_cast<size_t>(c.token)] =
+            v == kSuffixEach ? (verdict(levels_[0], StreamState::kComplete, bytes) ? 1 : 0) : v;
+    }
+}
+
+// The closers' distinct suffixes in byte order from the checker in levels_[1] (just past the closing quote), with
+// a level per shared prefix as walk() keeps them (slots 2 and up).
+void JsonConstraint::judge_suffixes(std::vector<uint8_t>& out) {
+    const std::vector<std::string>& list = tokens_->string_classes().suffixes();
+    const std::vector<uint32_t>& shared = tokens_->string_classes().suffix_shared();
+    stack_.assign(1, Level{0, false, std::nullopt, 1});
+    for (size_t i = 0; i < list.size(); ++i) {
+        const std::string_view sfx = list[i];
+        const size_t with_previous = i > 0 ? shared[i - 1] : 0;
+        while (stack_.back().length > with_previous)
+            stack_.pop_back();
+        const size_t with_next = i + 1 < list.size() ? shared[i] : 0;
+        if (!stack_.back().refused && with_next > stack_.back().length) push_level(sfx, with_next);
+        if (stack_.back().refused) continue;  // out[i] stays kSuffixNo
+        const PrefixChecker* at = &levels_[stack_.back().checker];
+        const std::string_view rest = sfx.substr(stack_.back().length - stack_.back().pending);
+        StreamState s = at->state();
+        if (at->in_layout() && leading_layout(rest) == rest.size()) {
+            out[i] = kSuffixYes;
+            continue;
+        }
+        if (!at->number_text().empty() && all_digits(rest)) {
+            out[i] = judge_digits(*at, rest) ? kSuffixYes : kSuffixNo;
+            continue;
+        }
+        if (!rest.empty()) {
+            const auto next = static_cast<unsigned char>(sfx[std::min(stack_.back().length, sfx.size() - 1)]);
+            if (stack_.back().length < sfx.size() &&
+                (!at->may_follow(next) || (stack_.back().checker == 1 && head_memo_[next] < 0)))
+                continue;
+            PrefixChecker& scratch = level(0, *at);
+            s = scratch.feed(rest);
+            at = &scratch;
+        }
+        if (s == StreamState::kComplete) {
+            out[i] = kSuffixEach;
+        } else if (s == StreamState::kPartial && number_fits(at->number_text(), at->in_integer())) {
+            out[i] = kSuffixYes;
         }
     }
+}
+
+// A level for bytes[0, length) on top of stack_: refused without a copy where the syntax cannot take its next
+// byte; the parent's checker, with the bytes left pending, where they add only whitespace between tokens or digits
+// to a number; else a copy fed the new bytes.
+void JsonConstraint::push_level(std::string_view bytes, size_t length) {
+    const Level& top = stack_.back();
+    const size_t from = top.length;
+    const PrefixChecker& parent = levels_[top.checker];
+    const std::string_view piece = bytes.substr(from, length - from);
+    Level next{length, !parent.may_follow(static_cast<unsigned char>(piece[0])), std::nullopt, stack_.size() + 1, 0};
+    if (!next.refused && parent.in_layout() && leading_layout(piece) == piece.size()) {
+        next.checker = top.checker;
+        next.pending = top.pending + piece.size();
+    } else if (!next.refused && !parent.number_text().empty() && all_digits(piece)) {
+        next.checker = top.checker;
+        next.pending = top.pending + piece.size();
+        next.refused = !digits_continue(parent.number_text(), bytes.substr(from - top.pending, next.pending));
+    } else if (!next.refused && top.checker == 1 && head_memo_[static_cast<unsigned char>(piece[0])] < 0) {
+        next.refused = true;  // the byte after whitespace was refused before
+    } else if (!next.refused) {
+        PrefixChecker& checker = level(next.checker, parent);
+        std::string_view feed = bytes.substr(from - top.pending, length - from + top.pending);
+        if (top.checker == 1) {  // the byte after the head: remembered for the head's other whitespace runs
+            const bool ok = checker.feed(feed.substr(0, top.pending + 1)) != StreamState::kInvalid;
+            head_memo_[static_cast<unsigned char>(piece[0])] = ok ? 1 : -1;
+            feed = ok ? feed.substr(top.pending + 1) : std::string_view();
+            next.refused = !ok;
+        }
+        if (!next.refused && !feed.empty()) next.refused = checker.feed(feed) == StreamState::kInvalid;
+        if (!next.refused) next.room = checker.free_string();
+    }
+    stack_.push_back(next);
 }
 
 // In listed text every allowed token lies along a listed continuation: a prefix of it and its closing quote, or
@@ -132,7 +180,15 @@ void JsonConstraint::fill_listed(std::span<uint8_t> allowed, const std::vector<s
         for (size_t len = 1; len <= path.size(); ++len) {
             const std::string_view prefix(path.data(), len);
             const auto [lo, hi] = tokens_->prefix_range(prefix);
-            if (lo == hi) break;  // no token starts so: none is longer either
+            if (lo == hi) break;                             // no token starts so: none is longer either
+            if (len == path.size() && path.back() == '"') {  // the closing quote and whatever follows it
+                PrefixChecker& root = level(1, committed_);
+                head_memo_.fill(0);
+                if (root.feed(path) == StreamState::kInvalid) break;
+                stack_.assign(1, Level{len, false, root.free_string(), 1});
+                walk_range(allowed, lo, hi);
+                break;
+            }
             for (uint32_t i = lo; i < hi; ++i) {
                 if (len == path.size()) {
                     check(i);  // the whole path and whatever follows it
@@ -150,8 +206,6 @@ void JsonConstraint::fill_listed(std::span<uint8_t> allowed, const std::vector<s
 // so each shared prefix is fed once. A byte the syntax cannot take (PrefixChecker::may_follow) refuses without a
 // copy, and a refused prefix skips every token under it at once. levels_[0] is the scratch.
 void JsonConstraint::walk(std::span<uint8_t> allowed) {
-    const std::vector<int32_t>& order = tokens_->order();
-    const std::vector<uint32_t>& shared = tokens_->shared_prefix();
     char first_byte[1];
     for (unsigned b = 0; b < 256; ++b) {
         const auto [lo, hi] = tokens_->first_byte_range(static_cast<unsigned char>(b));
@@ -161,35 +215,54 @@ void JsonConstraint::walk(std::span<uint8_t> allowed) {
             continue;
         PrefixChecker& head = level(1, committed_);
         if (head.feed(std::string_view(first_byte, 1)) == StreamState::kInvalid) continue;
-        stack_.assign(1, Level{1, false, head.free_string(), 1});
-        for (uint32_t i = lo; i < hi; ++i) {
-            const int32_t token = order[i];
-            const std::string_view bytes = tokens_->bytes(token);
-            const size_t with_previous = i > lo ? shared[i - 1] : 1;
-            while (stack_.back().length > with_previous)
-                stack_.pop_back();
-            const size_t with_next = i + 1 < hi ? shared[i] : 0;
-            if (!stack_.back().refused && with_next > stack_.back().length) {
-                const size_t from = stack_.back().length;
-                const PrefixChecker& parent = levels_[stack_.back().checker];
-                const std::string_view piece = bytes.substr(from, with_next - from);
-                Level next{with_next, !parent.may_follow(static_cast<unsigned char>(piece[0])), std::nullopt,
-                           stack_.size() + 1};
-                if (!next.refused && parent.in_layout() && leading_layout(piece) == piece.size()) {
-                    next.checker = stack_.back().checker;  // whitespace between tokens: the same state
-                } else if (!next.refused) {
-                    PrefixChecker& checker = level(next.checker, parent);
-                    next.refused = checker.feed(piece) == StreamState::kInvalid;
-                    if (!next.refused) next.room = checker.free_string();
-                }
-                stack_.push_back(next);
-            }
-            if (stack_.back().refused) {  // every token that starts with this prefix
-                i = tokens_->past_prefix(i, hi, bytes.substr(0, stack_.back().length)) - 1;
-                continue;
-            }
-            if (static_cast<size_t>(token) >= allowed.size() || !plausible(bytes)) continue;
-            allowed[static_cast<size_t>(token)] = judge(bytes) ? 1 : 0;
+        head_memo_.fill(0);
+        const auto room = head.free_string();
+        // Inside a free string after the first byte (it completed an escape or a character, or opened the string,
+        // where no listed text could refuse it): the rest of each token by the vocabulary's tail classes.
+        if (room && room->bytes >= tokens_->max_bytes() &&
+            (!needs_bytewise(std::string_view(first_byte, 1)) ||
+             (committed_.in_string() && !committed_.in_listed_text()))) {
+            fill_tails(allowed, lo, hi, *room);
+            continue;
+        }
+        stack_.assign(1, Level{1, false, room, 1});
+        walk_range(allowed, lo, hi);
+    }
+}
+
+// order()[lo, hi): tokens that all start with the prefix of stack_'s root level (its checker in levels_[1]).
+void JsonConstraint::walk_range(std::span<uint8_t> allowed, uint32_t lo, uint32_t hi) {
+    const std::vector<int32_t>& order = tokens_->order();
+    const std::vector<uint32_t>& shared = tokens_->shared_prefix();
+    const size_t root = stack_.front().length;
+    for (uint32_t i = lo; i < hi; ++i) {
+        const int32_t token = order[i];
+        const std::string_view bytes = tokens_->bytes(token);
+        const size_t with_previous = i > lo ? shared[i - 1] : root;
+        while (stack_.back().length > with_previous)
+            stack_.pop_back();
+        const size_t with_next = i + 1 < hi ? shared[i] : 0;
+        if (!stack_.back().refused && with_next > stack_.back().length) push_level(bytes, with_next);
+        if (stack_.back().refused) {  // every token that starts with this prefix
+            i = tokens_->past_prefix(i, hi, bytes.substr(0, stack_.back().length)) - 1;
+            continue;
+        }
+        if (static_cast<size_t>(token) >= allowed.size() || !plausible(bytes)) continue;
+        allowed[static_cast<size_t>(token)] = judge(bytes) ? 1 : 0;
+    }
+}
+
+void JsonConstraint::fill_tails(std::span<uint8_t> allowed, uint32_t lo, uint32_t hi,
+                                const PrefixChecker::StringRoom& room) {
+    const std::vector<uint8_t>& tails = tokens_->string_classes().tail_chars();
+    for (uint32_t i = lo; i < hi; ++i) {
+        const int32_t t = tokens_->order()[i];
+        if (static_cast<size_t>(t) >= allowed.size()) continue;
+        const uint8_t c = tails[static_cast<size_t>(t)];
+        if (c < StringTokenClasses::kTailInvalid) {
+            allowed[static_cast<size_t>(t)] = c <= room.chars ? 1 : 0;
+        } else if (c == StringTokenClasses::kTailOther) {
+            allowed[static_cast<size_t>(t)] = allows(t) ? 1 : 0;
         }
     }
 }
@@ -206,16 +279,36 @@ bool JsonConstraint::judge(std::string_view bytes) {
     }
     if (needs_bytewise(bytes)) return allows_escape(bytes);  // rare: not worth the levels
     const PrefixChecker* at = &levels_[at_level.checker];
-    StreamState s = at->state();
-    if (bytes.size() > depth && at->in_layout() && leading_layout(bytes.substr(depth)) == bytes.size() - depth)
+    const size_t fed = depth - at_level.pending;  // bytes of the token `at` consumed
+    const std::string_view rest = bytes.substr(fed);
+    if (at->in_layout() && leading_layout(rest) == rest.size())
         return true;  // only whitespace more between tokens (its run was bounded by plausible())
-    if (bytes.size() > depth) {
-        if (!at->may_follow(static_cast<unsigned char>(bytes[depth]))) return false;
+    if (!at->number_text().empty() && all_digits(rest)) return judge_digits(*at, rest);
+    StreamState s = at->state();
+    if (!rest.empty()) {
+        const auto next = static_cast<unsigned char>(bytes[std::min(depth, bytes.size() - 1)]);
+        if (depth < bytes.size() && (!at->may_follow(next) || (at_level.checker == 1 && head_memo_[next] < 0)))
+            return false;
         PrefixChecker& scratch = level(0, *at);
-        s = scratch.feed(bytes.substr(depth));
+        s = scratch.feed(rest);
         at = &scratch;
     }
     return verdict(*at, s, bytes);
+}
+
+bool JsonConstraint::digits_continue(std::string_view number, std::string_view digits) {
+    if (digits.empty()) return true;
+    if (number == "0" || number == "-0") return false;
+    return number != "-" || digits[0] != '0' || digits.size() == 1;
+}
+
+// Digits keep a number open (no event until it ends): the syntax and then the verdict on the longer number.
+bool JsonConstraint::judge_digits(const PrefixChecker& at, std::string_view digits) {
+    if (!digits_continue(at.number_text(), digits)) return false;
+    if (at.number_text().size() + digits.size() > kMaxNumberBytes) return false;
+    std::string number(at.number_text());
+    number.append(digits);
+    return number_fits(number, at.in_integer());
 }
 
 }  // namespace slipstream::agent::infer

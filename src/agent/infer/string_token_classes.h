@@ -19,25 +19,37 @@ class StringTokenClasses {
 
     struct Closer {
         int32_t token = 0;
-        uint32_t chars = 0;  // characters before the quote
-        uint32_t quote = 0;  // the quote's offset: the suffix is what follows it
+        uint32_t chars = 0;   // characters before the quote
+        uint32_t quote = 0;   // the quote's offset: the suffix is what follows it
+        uint32_t suffix = 0;  // its index in suffixes()
     };
 
     explicit StringTokenClasses(const std::vector<std::string>& bytes);
 
     /// Per token id: characters a body token begins (< kNotBody), else kNotBody.
     const std::vector<uint8_t>& body_chars() const { return body_chars_; }
+    /// Per token id: how its bytes after the first read from a character boundary (after a byte that completes an
+    /// escape or a UTF-8 sequence, or opens a string): characters begun (< kTailInvalid) if they stay inside,
+    /// kTailInvalid if a byte is refused, kTailOther if they close the string (or begin too many characters).
+    static constexpr uint8_t kTailInvalid = 254, kTailOther = 255;
+    const std::vector<uint8_t>& tail_chars() const { return tail_chars_; }
     /// Body tokens of kNotBody or more characters (judged one by one).
     const std::vector<int32_t>& long_bodies() const { return long_bodies_; }
     /// The tokens that close the string, sorted by suffix (then characters) and by characters (then suffix).
     const std::vector<Closer>& closers_by_suffix() const { return by_suffix_; }
     const std::vector<Closer>& closers_by_chars() const { return by_chars_; }
+    /// The closers' distinct suffixes, sorted, and the bytes each shares with the next (0 for the last).
+    const std::vector<std::string>& suffixes() const { return suffixes_; }
+    const std::vector<uint32_t>& suffix_shared() const { return suffix_shared_; }
 
   private:
     std::vector<uint8_t> body_chars_;
+    std::vector<uint8_t> tail_chars_;
     std::vector<int32_t> long_bodies_;
     std::vector<Closer> by_suffix_;
     std::vector<Closer> by_chars_;
+    std::vector<std::string> suffixes_;
+    std::vector<uint32_t> suffix_shared_;
 };
 
 }  // namespace slipstream::agent::infer

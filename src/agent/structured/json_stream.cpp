@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #include "agent/structured/string_run.h"
 
@@ -121,7 +122,12 @@ bool JsonStream::may_follow(unsigned char c) const {
         case Mode::kDone:
             return space;
         case Mode::kString:
-            return true;
+            if (utf8_left_ > 0) return c >= utf8_lo_ && c <= utf8_hi_;
+            if (escape_ == 1) return std::strchr("\"\\/bfnrtu", ch) != nullptr && c != 0;
+            if (escape_ >= 2 && escape_ <= 5) return hex_value(c) >= 0;
+            if (escape_ == 6) return ch == '\\';
+            if (escape_ == 7) return ch == 'u';
+            return c >= 0x20;
     }
     return true;
 }

@@ -109,12 +109,24 @@ void walk(const std::shared_ptr<const TokenBytes>& tokens,
     JsonConstraint c(tokens, schema);
     std::vector<uint8_t> mask(static_cast<size_t>(tokens->size()));
     const int patience = 4 + static_cast<int>(rng() % 40);
+    std::vector<int32_t> taken;
     for (int step = 0; step < o.max_steps; ++step) {
         const auto t0 = Clock::now();
         c.fill_allowed(mask);
         times.push_back(micros(t0, Clock::now()));
-        if (const char* tr = std::getenv("GRAMMAR_BENCH_TRACE"); tr != nullptr && times.back() > std::atof(tr))
-            std::fprintf(stderr, "slow %.0f us after [%s]\n", times.back(), c.text().c_str());
+        if (const char* tr = std::getenv("GRAMMAR_BENCH_TRACE"); tr != nullptr && times.back() > std::atof(tr)) {
+            double best = times.back();
+            for (int r = 0; r < 5; ++r) {
+                const auto a = Clock::now();
+                c.fill_allowed(mask);
+                best = std::min(best, micros(a, Clock::now()));
+            }
+            std::string ids;
+            for (int32_t id : taken)
+                ids += std::to_string(id) + " ";
+            std::fprintf(stderr, "slow %.0f us (best of 5 more: %.0f) after [%s] ids %s\n", times.back(), best,
+                         c.text().c_str(), ids.c_str());
+        }
         std::vector<int32_t> ok, closing;
         for (size_t t = 0; t < mask.size(); ++t) {
             if (verify && (mask[t] == 1) != c.allows(static_cast<int32_t>(t))) {
@@ -140,7 +152,8 @@ void walk(const std::shared_ptr<const TokenBytes>& tokens,
         }
         const bool wind_up = step > patience && !closing.empty() && rng() % 4 != 0;
         const std::vector<int32_t>& from = wind_up ? closing : ok;
-        c.accept(from[rng() % from.size()]);
+        taken.push_back(from[rng() % from.size()]);
+        c.accept(taken.back());
     }
 }
 
@@ -198,6 +211,22 @@ int run_cases(const Tokenizer& tok, const std::string& cases_path, const Options
             continue;
         }
         samples(w, "compile_us", compile);
+        if (const char* state = std::getenv("GRAMMAR_BENCH_STATE"); state != nullptr) {  // profile one state
+            JsonConstraint k(tokens, schema);
+            if (const char* ids = std::getenv("GRAMMAR_BENCH_IDS"); ids != nullptr) {
+                std::istringstream in(ids);
+                for (int32_t id = 0; in >> id;)
+                    k.accept(id);
+            } else {
+                for (int32_t id : tok.encode(state, false, false))
+                    k.accept(id);
+            }
+            std::vector<uint8_t> m(static_cast<size_t>(tokens->size()));
+            const auto a = Clock::now();
+            for (int r = 0; r < 2000; ++r)
+                k.fill_allowed(m);
+            std::fprintf(stderr, "state [%s]: %.1f us per mask\n", k.text().c_str(), micros(a, Clock::now()) / 2000);
+        }
         // Replay: each document's tokenization, the mask before each token.
         std::vector<double> times;
         int64_t refused = 0;
