@@ -225,8 +225,16 @@ void JsonConstraint::walk(std::span<uint8_t> allowed) {
             fill_tails(allowed, lo, hi, *room);
             continue;
         }
+        // The tokens of one byte, then those under each second byte the head can take (the rest skipped at once).
         stack_.assign(1, Level{1, false, room, 1});
-        walk_range(allowed, lo, hi);
+        const uint32_t singles = tokens_->second_byte_range(static_cast<unsigned char>(b), 0).first;
+        if (lo < singles) walk_range(allowed, lo, singles);
+        for (unsigned c = 0; c < 256; ++c) {
+            const auto [from, to] =
+                tokens_->second_byte_range(static_cast<unsigned char>(b), static_cast<unsigned char>(c));
+            if (from == to || !head.may_follow(static_cast<unsigned char>(c))) continue;
+            walk_range(allowed, from, to);
+        }
     }
 }
 
@@ -302,13 +310,18 @@ bool JsonConstraint::digits_continue(std::string_view number, std::string_view d
     return number != "-" || digits[0] != '0' || digits.size() == 1;
 }
 
-// Digits keep a number open (no event until it ends): the syntax and then the verdict on the longer number.
+// Digits keep a number open (no event until it ends): the syntax and then number_fits() on the longer number
+// (its length, and at most two exponent digits; digits add no fraction).
 bool JsonConstraint::judge_digits(const PrefixChecker& at, std::string_view digits) {
-    if (!digits_continue(at.number_text(), digits)) return false;
-    if (at.number_text().size() + digits.size() > kMaxNumberBytes) return false;
-    std::string number(at.number_text());
-    number.append(digits);
-    return number_fits(number, at.in_integer());
+    const std::string_view number = at.number_text();
+    if (!digits_continue(number, digits) || number.size() + digits.size() > kMaxNumberBytes) return false;
+    if (at.in_integer() && number.find_first_of(".eE") != std::string_view::npos) return false;
+    const size_t e = number.find_first_of("eE");
+    if (e == std::string_view::npos) return true;
+    size_t exponent_digits = digits.size();
+    for (size_t i = e + 1; i < number.size(); ++i)
+        exponent_digits += number[i] >= '0' && number[i] <= '9' ? 1 : 0;
+    return exponent_digits <= 2;
 }
 
 }  // namespace slipstream::agent::infer

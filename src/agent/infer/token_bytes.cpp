@@ -27,6 +27,18 @@ TokenBytes::TokenBytes(std::vector<std::string> bytes) : bytes_(std::move(bytes)
         first_[b] = static_cast<uint32_t>(i);
     }
     first_[256] = static_cast<uint32_t>(order_.size());
+    second_.assign(256 * 257, 0);
+    for (unsigned b = 0; b < 256; ++b) {
+        uint32_t j = first_[b];
+        while (j < first_[b + 1] && bytes_[order_[j]].size() == 1)
+            ++j;
+        for (unsigned c = 0; c < 256; ++c) {
+            while (j < first_[b + 1] && static_cast<unsigned char>(bytes_[order_[j]][1]) < c)
+                ++j;
+            second_[b * 257 + c] = j;
+        }
+        second_[b * 257 + 256] = first_[b + 1];
+    }
 }
 
 std::pair<uint32_t, uint32_t> TokenBytes::prefix_range(std::string_view prefix) const {
@@ -40,7 +52,15 @@ std::pair<uint32_t, uint32_t> TokenBytes::prefix_range(std::string_view prefix) 
 }
 
 uint32_t TokenBytes::past_prefix(uint32_t from, uint32_t end, std::string_view prefix) const {
-    const auto it = std::partition_point(order_.begin() + from, order_.begin() + end,
+    const auto under = [&](uint32_t i) { return std::string_view(bytes_[order_[i]]).starts_with(prefix); };
+    // Galloping: most refused prefixes cover few tokens.
+    uint32_t lo = from, step = 1;
+    while (lo + step < end && under(lo + step)) {
+        lo += step;
+        step *= 2;
+    }
+    const uint32_t hi = std::min(end, lo + step);
+    const auto it = std::partition_point(order_.begin() + lo, order_.begin() + hi,
                                          [&](int32_t t) { return std::string_view(bytes_[t]).starts_with(prefix); });
     return static_cast<uint32_t>(it - order_.begin());
 }

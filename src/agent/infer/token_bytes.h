@@ -29,6 +29,11 @@ class TokenBytes {
     const std::vector<uint32_t>& shared_prefix() const { return shared_; }
     /// [begin, end) of order() whose tokens start with byte b.
     std::pair<uint32_t, uint32_t> first_byte_range(unsigned char b) const { return {first_[b], first_[b + 1]}; }
+    /// [begin, end) of order() whose tokens start with bytes b, c (those of the one byte b come before c = 0's).
+    std::pair<uint32_t, uint32_t> second_byte_range(unsigned char b, unsigned char c) const {
+        const size_t k = size_t{b} * 257 + c;
+        return {second_[k], second_[k + 1]};
+    }
     /// The position in order() past the tokens from `from` on (up to `end`) that start with `prefix`.
     uint32_t past_prefix(uint32_t from, uint32_t end, std::string_view prefix) const;
     /// [begin, end) of order() whose tokens start with `prefix` (those equal to it first).
@@ -43,6 +48,7 @@ class TokenBytes {
     std::vector<int32_t> order_;
     std::vector<uint32_t> shared_;
     std::array<uint32_t, 257> first_{};
+    std::vector<uint32_t> second_;  // 256 x 257: per first byte, where each second byte's tokens begin, and the end
     size_t max_bytes_ = 0;
     StringTokenClasses classes_;
 };
