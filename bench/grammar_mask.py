@@ -170,10 +170,36 @@ EVENT = {
     },
 }
 
-WORDS = (
-    "the quick brown fox jumps over a lazy dog while seven wizards quietly hex jolly kings; "
-    'naïve café résumé Zürich 東京 데이터 данные "quoted" back\\slash tab\tnewline\n 😀 ok'
-).split(" ")
+WORDS = [
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "a",
+    "lazy",
+    "dog",
+    "while",
+    "seven",
+    "wizards",
+    "quietly",
+    "hex",
+    "jolly",
+    "kings;",
+    "naïve",
+    "café",
+    "résumé",
+    "Zürich",
+    "東京",
+    "데이터",
+    "данные",
+    '"quoted"',
+    "back\\slash",
+    "tab\tnewline\n",
+    "😀",
+    "ok",
+]
 
 
 def words(rng: random.Random, lo: int, hi: int) -> str:
@@ -239,7 +265,7 @@ def make_cases(n_docs: int, seed: int) -> list[dict]:
 
 
 def llguidance_main(tokens_path: str, cases_path: str, ids_path: str) -> int:
-    import llguidance as llg  # noqa: PLC0415 (only in the peer's venv)
+    import llguidance as llg
 
     with open(tokens_path) as f:
         vocab = json.load(f)
@@ -321,6 +347,11 @@ def pct(values: list[float], q: float) -> float:
     return v[min(len(v) - 1, int(q * len(v)))] if v else float("nan")
 
 
+def loadavg() -> list[str]:
+    with open("/proc/loadavg") as f:
+        return f.read().split()[:3]
+
+
 def cpu_busy() -> tuple[float, float]:
     with open("/proc/stat") as f:
         parts = [float(x) for x in f.readline().split()[1:]]
@@ -360,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
         return setup()
 
     sys.path.insert(0, REPO)
-    from bench.harness import ledger, machine  # noqa: PLC0415
+    from bench.harness import ledger, machine
 
     tool = os.path.join(build_dir(), "src", "agent", "infer", "slipstream-grammar-bench")
     if not os.path.exists(tool):
@@ -373,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     directory = vocab_dir(args.vocab_dir)
     meta = machine.describe()
-    meta["loadavg_before"] = open("/proc/loadavg").read().split()[:3]
+    meta["loadavg_before"] = loadavg()
     busy0, total0 = cpu_busy()
     own_cpu = 0.0
     cases = make_cases(args.docs, args.seed)
@@ -426,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
     elapsed_cores = (total1 - total0) / os.sysconf("SC_CLK_TCK")
     foreign = ((busy1 - busy0) / os.sysconf("SC_CLK_TCK") - own_cpu) / max(elapsed_cores / (os.cpu_count() or 1), 1e-9)
     meta["foreign_cores"] = round(max(foreign, 0.0), 2)
-    meta["loadavg_after"] = open("/proc/loadavg").read().split()[:3]
+    meta["loadavg_after"] = loadavg()
     if not peer_ok:
         skipped.append("llguidance: not installed in bench/.venv-grammar (run bench/grammar_mask.py --setup)")
 
@@ -434,8 +465,7 @@ def main(argv: list[str] | None = None) -> int:
     os.makedirs(os.path.join(BENCH_DIR, "results"), exist_ok=True)
     raw = os.path.join(BENCH_DIR, "results", f"grammar_mask-{meta['run_id']}.jsonl")
     with open(raw, "w") as f:
-        for row in rows:
-            f.write(json.dumps({**row, "meta": meta}) + "\n")
+        f.writelines(json.dumps({**row, "meta": meta}) + "\n" for row in rows)
     section = render(meta, args, rows, skipped, raw)
     print(section)
     if args.append_ledger:
@@ -484,24 +514,34 @@ def summarize(results: list[dict]) -> list[dict]:
 
 def render(meta: dict, args: argparse.Namespace, rows: list[dict], skipped: list[str], raw: str) -> str:
     out = [
-        f"## {meta['date']} — grammar-constrained decoding: per-token mask and compile time vs llguidance "
-        "(bench/grammar_mask.py)",
+        (
+            f"## {meta['date']} — grammar-constrained decoding: per-token mask and compile time vs llguidance "
+            "(bench/grammar_mask.py)"
+        ),
         "",
-        f"Machine: {meta['cpu_model']}, {meta['nproc']} cores, {meta['os']}, kernel {meta['kernel']}; commit "
-        f"{meta['commit']}. Load: loadavg {' '.join(meta['loadavg_before'])} before, "
-        f"{' '.join(meta['loadavg_after'])} after; other processes used {meta['foreign_cores']} cores on "
-        "average during the run (2 cores shared with other work).",
+        (
+            f"Machine: {meta['cpu_model']}, {meta['nproc']} cores, {meta['os']}, kernel {meta['kernel']}; commit "
+            f"{meta['commit']}. Load: loadavg {' '.join(meta['loadavg_before'])} before, "
+            f"{' '.join(meta['loadavg_after'])} after; other processes used {meta['foreign_cores']} cores on "
+            "average during the run (2 cores shared with other work)."
+        ),
         "",
-        f"Command: `.venv/bin/python bench/grammar_mask.py --rounds {args.rounds} --docs {args.docs} --walks "
-        f"{args.walks} --verify {args.verify}` (after `bench/grammar_mask.py --setup`). Raw: "
-        f"`{os.path.relpath(raw, REPO)}`.",
+        (
+            f"Command: `.venv/bin/python bench/grammar_mask.py --rounds {args.rounds} --docs {args.docs} --walks "
+            f"{args.walks} --verify {args.verify}` (after `bench/grammar_mask.py --setup`). Raw: "
+            f"`{os.path.relpath(raw, REPO)}`."
+        ),
         "",
-        "Replay: both engines mask before every token of the same documents (slipstream's tokenization, "
-        f"{args.docs} compact documents per schema). Medians over {args.rounds} rounds of each round's p50 / p99 "
-        "/ max; CPU 0, one thread each.",
+        (
+            "Replay: both engines mask before every token of the same documents (slipstream's tokenization, "
+            f"{args.docs} compact documents per schema). Medians over {args.rounds} rounds of each round's p50 / p99 "
+            "/ max; CPU 0, one thread each."
+        ),
         "",
-        "| vocabulary | schema | contender | compile µs (first / best of 5) | mask p50 µs | mask p99 µs | "
-        "mask max µs | steps | refused | p99 vs llguidance |",
+        (
+            "| vocabulary | schema | contender | compile µs (first / best of 5) | mask p50 µs | mask p99 µs | "
+            "mask max µs | steps | refused | p99 vs llguidance |"
+        ),
         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     peer = {(r["vocab"], r["case"]): r for r in rows if r["contender"] == "llguidance" and "error" not in r}
@@ -521,11 +561,15 @@ def render(meta: dict, args: argparse.Namespace, rows: list[dict], skipped: list
         "",
         "p99 vs llguidance: llguidance's mask p99 ÷ slipstream's (above 1: slipstream is faster).",
         "",
-        "slipstream's random walks over its own allowed tokens (uniform draws, later mostly tokens that close "
-        "strings and containers; reaching whitespace runs, escapes and split UTF-8 the documents do not):",
+        (
+            "slipstream's random walks over its own allowed tokens (uniform draws, later mostly tokens that close "
+            "strings and containers; reaching whitespace runs, escapes and split UTF-8 the documents do not):"
+        ),
         "",
-        "| vocabulary | schema | walk mask p50 µs | walk mask p99 µs | steps | dead ends | "
-        "verified walks | mask ≠ reference |",
+        (
+            "| vocabulary | schema | walk mask p50 µs | walk mask p99 µs | steps | dead ends | "
+            "verified walks | mask ≠ reference |"
+        ),
         "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
@@ -547,10 +591,14 @@ def render(meta: dict, args: argparse.Namespace, rows: list[dict], skipped: list
         "",
         "Caveats:",
         "",
-        "- xgrammar is not measured: its wheel imports torch and requires transformers and triton (not installed "
-        "for this bench); no published numbers are restated.",
-        "- llguidance runs with its default JSON options (flexible whitespace) and default slices; its mask is a "
-        "bitmask returned to Python (the call's ~1 µs included), slipstream's a byte per token in C++.",
+        (
+            "- xgrammar is not measured: its wheel imports torch and requires transformers and triton (not installed "
+            "for this bench); no published numbers are restated."
+        ),
+        (
+            "- llguidance runs with its default JSON options (flexible whitespace) and default slices; its mask is a "
+            "bitmask returned to Python (the call's ~1 µs included), slipstream's a byte per token in C++."
+        ),
         "- The machine is shared: p99 and max include preemptions by other processes (see the load above).",
     ]
     out += [f"- Skipped: {s}" for s in skipped]
