@@ -2,6 +2,7 @@
 #include "agent/infer/json_constraint.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace slipstream::agent::infer {
 
@@ -44,7 +45,7 @@ bool JsonConstraint::plausible(std::string_view bytes) const {
 }
 
 bool JsonConstraint::verdict(const PrefixChecker& after, StreamState s, std::string_view bytes) {
-    if (s == StreamState::kPartial) return number_fits(after.number_text(), after.in_integer());
+    if (s == StreamState::kPartial) return partial_ok(after, after.number_text());
     if (s == StreamState::kInvalid) return false;
     auto [it, fresh] = finals_.try_emplace(std::string(bytes), false);
     if (fresh) it->second = committed_.schema().accepts(text_ + std::string(bytes));
@@ -85,6 +86,43 @@ PrefixChecker& JsonConstraint::level(size_t k, const PrefixChecker& from) {
 // Escapes and non-ASCII bytes: checked byte by byte, where listed text refuses them.
 bool JsonConstraint::needs_bytewise(std::string_view b) {
     return std::any_of(b.begin(), b.end(), [](char c) { return c == '\\' || static_cast<unsigned char>(c) >= 0x80; });
+}
+
+bool JsonConstraint::partial_ok(const PrefixChecker& after, std::string_view number) {
+    const bool integer = after.in_integer();
+    if (!number_fits(number, integer)) return false;
+    return !integer || number.empty() || integer_reachable(number, after.integer_bounds());
+}
+
+// The integers that start with `number` (-?digits, no leading zero) and have at most kMaxNumberBytes bytes: the
+// number itself, then for each further digit count k the interval [n * 10^k, (n + 1) * 10^k - 1] (mirrored for a
+// negative one); some must lie in one of the ranges.
+bool JsonConstraint::integer_reachable(std::string_view number, const std::vector<std::pair<double, double>>& ranges) {
+    if (ranges.empty()) return true;
+    const bool negative = number.starts_with('-');
+    const std::string_view digits = number.substr(negative ? 1 : 0);
+    for (const auto& [lo, hi] : ranges) {
+        if (lo > hi) continue;
+        if (digits.empty()) {  // "-": zero or any negative integer
+            if (lo <= std::min(0.0, hi)) return true;
+            continue;
+        }
+        if (digits == "0") {
+            if (lo <= 0 && 0 <= hi) return true;
+            continue;
+        }
+        long double n = 0;
+        for (char c : digits)
+            n = n * 10 + (c - '0');
+        long double scale = 1;
+        for (size_t k = 0; number.size() + k <= kMaxNumberBytes; ++k, scale *= 10) {
+            long double a = n * scale, b = (n + 1) * scale - 1;
+            if (negative) std::tie(a, b) = std::make_pair(-b, -a);
+            if (a <= hi && b >= lo) return true;
+            if (negative ? b < lo : a > hi) break;  // moving away from the range
+        }
+    }
+    return false;
 }
 
 bool JsonConstraint::number_fits(std::string_view number, bool integer) {

@@ -67,6 +67,10 @@ class JsonConstraint final : public TokenConstraint {
 
     static bool needs_bytewise(std::string_view bytes);
     static bool number_fits(std::string_view number, bool integer);
+    // A number's prefix inside a number `after` is reading: number_fits() and, for an integer with bounds, some
+    // integer in range (of at most kMaxNumberBytes) still starts with it.
+    static bool partial_ok(const structured::PrefixChecker& after, std::string_view number);
+    static bool integer_reachable(std::string_view number, const std::vector<std::pair<double, double>>& ranges);
     // Whether `digits` may follow the number text `number` (no digit after a leading zero).
     static bool digits_continue(std::string_view number, std::string_view digits);
     // judge() for a token whose bytes from `fed` on are digits continuing the number `at` is reading.

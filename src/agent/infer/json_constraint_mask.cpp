@@ -120,7 +120,7 @@ void JsonConstraint::judge_suffixes(std::vector<uint8_t>& out) {
         }
         if (s == StreamState::kComplete) {
             out[i] = kSuffixEach;
-        } else if (s == StreamState::kPartial && number_fits(at->number_text(), at->in_integer())) {
+        } else if (s == StreamState::kPartial && partial_ok(*at, at->number_text())) {
             out[i] = kSuffixYes;
         }
     }
@@ -315,7 +315,13 @@ bool JsonConstraint::digits_continue(std::string_view number, std::string_view d
 bool JsonConstraint::judge_digits(const PrefixChecker& at, std::string_view digits) {
     const std::string_view number = at.number_text();
     if (!digits_continue(number, digits) || number.size() + digits.size() > kMaxNumberBytes) return false;
-    if (at.in_integer() && number.find_first_of(".eE") != std::string_view::npos) return false;
+    if (at.in_integer()) {
+        if (number.find_first_of(".eE") != std::string_view::npos) return false;
+        char buf[kMaxNumberBytes];
+        std::copy(number.begin(), number.end(), buf);
+        std::copy(digits.begin(), digits.end(), buf + number.size());
+        return integer_reachable(std::string_view(buf, number.size() + digits.size()), at.integer_bounds());
+    }
     const size_t e = number.find_first_of("eE");
     if (e == std::string_view::npos) return true;
     size_t exponent_digits = digits.size();

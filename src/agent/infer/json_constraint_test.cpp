@@ -102,17 +102,22 @@ TEST(JsonConstraintTest, AllowsOnlyPrefixesOfAValidDocument) {
     EXPECT_EQ(std::count(mask.begin(), mask.end(), 1), 0);
 }
 
-TEST(JsonConstraintTest, TheWholeDocumentMustBeValidToFinish) {
+TEST(JsonConstraintTest, IntegerBoundsRefuseDigitsNoValueInRangeBeginsWith) {
     Fixture f(kPerson);
     JsonConstraint c = f.make();
     for (const char* t :
-         {"{\"", "na", "me", "\":", "\"", "\",", "\"color", "\":", "\"", "red", "\",", "\"age", "\":", "-", "1"}) {
+         {"{\"", "na", "me", "\":", "\"", "\",", "\"color", "\":", "\"", "red", "\",", "\"age", "\":", "-"}) {
         ASSERT_TRUE(c.allows(f.id(t))) << t << " after " << c.text();
         c.accept(f.id(t));
     }
-    EXPECT_FALSE(c.allows(f.id("}")));  // minimum: 0 is the whole value's to settle
-    EXPECT_TRUE(c.allows(f.id("2")));
+    EXPECT_FALSE(c.allows(f.id("1")));  // minimum 0: no integer in range starts with -1
+    ASSERT_TRUE(c.allows(f.id("0")));   // -0 is 0
+    c.accept(f.id("0"));
+    EXPECT_FALSE(c.allows(f.id("0")));  // nor with -00
     EXPECT_FALSE(c.complete());
+    ASSERT_TRUE(c.allows(f.id("}")));
+    c.accept(f.id("}"));
+    EXPECT_TRUE(c.complete());
 }
 
 TEST(JsonConstraintTest, LayoutWhitespaceIsBounded) {

@@ -206,7 +206,7 @@ struct Case {
 };
 
 // What OpenAI's strict structured outputs accept (required properties, additionalProperties false, arrays, enums,
-// const, anyOf, nullable types, $ref/$defs) and string lengths.
+// const, anyOf, nullable types, $ref/$defs), string lengths and integer bounds.
 std::vector<Case> cases() {
     return {
         {"object",
@@ -245,6 +245,13 @@ std::vector<Case> cases() {
                                       "properties":{"ok":{"type":"boolean"},"count":{"type":"integer"}}}})",
          {R"([{"ok":true},{"count":12,"ok":false}])", "[]"}},
         {"free_object", R"({"type":"object"})", {R"({"a":{"b":[1,"x",null]},"c":"\u00e9"})"}},
+        {"integer_bounds",
+         R"({"type":"object","required":["n","m","k"],"additionalProperties":false,
+             "properties":{"n":{"type":"integer","minimum":10,"maximum":20},
+                           "m":{"type":"integer","exclusiveMinimum":-5,"exclusiveMaximum":3},
+                           "k":{"type":"integer","minimum":100,"multipleOf":5}}})",
+         {R"({"n":15,"m":-4,"k":100})", R"({"k":123455,"n":20,"m":2})"}},
+        {"negative_integer", R"({"type":"integer","minimum":-30,"maximum":-7})", {"-7", "-30", "-12"}},
     };
 }
 

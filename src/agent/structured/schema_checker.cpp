@@ -120,6 +120,71 @@ Kind number_kind(std::string_view text) {
     return d == std::floor(d) ? Kind::kIntegral : Kind::kFraction;
 }
 
+// Whether the schema's `$schema` (if any) is a draft's own metaschema, whose vocabularies include validation (a custom
+// metaschema may leave numeric keywords without effect: then they are left to the compiled schema).
+bool standard_metaschema(const json::Value& schema) {
+    const json::Value* uri = schema.is_object() ? schema.find("$schema") : nullptr;
+    if (uri == nullptr) return true;
+    if (!uri->is_string()) return false;
+    const std::string_view u = uri->as_string();
+    for (std::string_view known :
+         {"https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2019-09/schema",
+          "http://json-schema.org/draft-07/schema", "http://json-schema.org/draft-06/schema"}) {
+        if (u == known || u == std::string(known) + "#") return true;
+    }
+    return false;
+}
+
+// A node's numeric bounds as a closed range over the integers (exclusive bounds moved one integer in), and its
+// integral multipleOf (0: none). A draft-4 style boolean exclusive bound leaves the range open (never checked).
+struct NumberBounds {
+    double lo = -HUGE_VAL, hi = HUGE_VAL;
+    std::int64_t multiple_of = 0;
+};
+NumberBounds number_bounds(const json::Value& node) {
+    NumberBounds b;
+    const auto num = [&node](std::string_view k) -> const json::Value* {
+        const json::Value* v = node.find(k);
+        return v != nullptr && v->is_number() && std::isfinite(v->as_double()) ? v : nullptr;
+    };
+    const json::Value* xmin = node.find("exclusiveMinimum");
+    const json::Value* xmax = node.find("exclusiveMaximum");
+    if ((xmin != nullptr && xmin->is_bool()) || (xmax != nullptr && xmax->is_bool())) return b;
+    if (const json::Value* v = num("minimum")) b.lo = std::ceil(v->as_double());
+    if (const json::Value* v = num("maximum")) b.hi = std::floor(v->as_double());
+    if (const json::Value* v = num("exclusiveMinimum")) b.lo = std::max(b.lo, std::floor(v->as_double()) + 1);
+    if (const json::Value* v = num("exclusiveMaximum")) b.hi = std::min(b.hi, std::ceil(v->as_double()) - 1);
+    if (const json::Value* v = num("multipleOf")) {
+        const double m = v->as_double();
+        if (m >= 1 && m == std::floor(m) && m < 1e15) b.multiple_of = static_cast<std::int64_t>(m);
+    }
+    return b;
+}
+
+// An integer's text against a range: -1 below it, 1 above it, 0 inside or not provable with doubles (integers of
+// more than 15 digits are compared only with bounds nearer to zero than 1e15).
+int outside(std::string_view text, const NumberBounds& b) {
+    const bool negative = text.starts_with('-');
+    const std::string_view digits = text.substr(negative ? 1 : 0);
+    if (digits.size() <= 15) {
+        double v = 0;
+        for (char c : digits)
+            v = v * 10 + (c - '0');
+        if (negative) v = -v;
+        return v < b.lo ? -1 : v > b.hi ? 1 : 0;
+    }
+    if (negative) return b.lo > -1e15 ? -1 : 0;
+    return b.hi < 1e15 ? 1 : 0;
+}
+
+// An integer's text modulo m (exact; m < 1e15).
+std::int64_t remainder(std::string_view text, std::int64_t m) {
+    std::int64_t r = 0;
+    for (char c : text.substr(text.starts_with('-') ? 1 : 0))
+        r = (r * 10 + (c - '0')) % m;
+    return r;
+}
+
 // Whether a `$id` below the root changes what "#/..." means somewhere (then no reference is followed).
 bool has_nested_id(const json::Value& v, bool root) {
     if (v.is_array()) {
@@ -136,7 +201,11 @@ bool has_nested_id(const json::Value& v, bool root) {
 }  // namespace
 
 SchemaChecker::SchemaChecker(const json::Value& schema, bool siblings_of_ref, JsonEvents& next)
-    : builder_(&next), root_(&schema), siblings_of_ref_(siblings_of_ref), follow_refs_(!has_nested_id(schema, true)) {
+    : builder_(&next),
+      root_(&schema),
+      siblings_of_ref_(siblings_of_ref),
+      follow_refs_(!has_nested_id(schema, true)),
+      numeric_checks_(standard_metaschema(schema)) {
     std::vector<Conj> alts;
     if (!expand(&schema, 0, alts)) alts.assign(1, Conj{});
     for (Conj& c : alts)
@@ -554,8 +623,40 @@ base::Status SchemaChecker::number(std::string_view text) {
         }
         SLIPSTREAM_RETURN_IF_ERROR(survive(current_));
     }
+    if (numeric_checks_ && text.find_first_of(".eE") == std::string_view::npos) {  // an integer: its bounds
+        for (Alt& a : current_) {
+            for (const json::Value* node : a.nodes) {
+                if (!a.alive || !node->is_object()) continue;
+                const NumberBounds b = number_bounds(*node);
+                const int side = outside(text, b);
+                if (side != 0) {
+                    kill(a, side < 0 ? "minimum" : "maximum", "the number is outside the allowed range");
+                } else if (b.multiple_of > 0 && remainder(text, b.multiple_of) != 0) {
+                    kill(a, "multipleOf", "should be a multiple of " + std::to_string(b.multiple_of));
+                }
+            }
+        }
+        SLIPSTREAM_RETURN_IF_ERROR(survive(current_));
+    }
     SLIPSTREAM_RETURN_IF_ERROR(builder_->number(text));
     return end_value();
+}
+
+std::vector<std::pair<double, double>> SchemaChecker::integer_bounds() const {
+    std::vector<std::pair<double, double>> out;
+    if (!numeric_checks_ || !integer_only()) return out;
+    for (const Alt& a : current_) {
+        if (!a.alive) continue;
+        double lo = -HUGE_VAL, hi = HUGE_VAL;
+        for (const json::Value* node : a.nodes) {
+            if (!node->is_object()) continue;
+            const NumberBounds b = number_bounds(*node);
+            lo = std::max(lo, std::ceil(b.lo));
+            hi = std::min(hi, std::floor(b.hi));
+        }
+        out.emplace_back(lo, hi);
+    }
+    return out;
 }
 
 // One more character is coming: maxLength can refuse it before it is whole.

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "agent/structured/json_stream.h"
@@ -52,6 +53,11 @@ class SchemaChecker final : public JsonEvents {
     bool listed_texts(bool key, std::vector<std::string_view>& out) const;
     /// Whether every living alternative of the number being read refuses a fraction (`type` "integer").
     bool integer_only() const;
+    /// When integer_only(): per living alternative, the closed range of integers its numeric bounds allow
+    /// (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`; infinite where absent), so a generator can
+    /// refuse digits no value in range can start with. Empty otherwise. (When an integer ends it is checked against
+    /// these bounds and an integral `multipleOf`.)
+    std::vector<std::pair<double, double>> integer_bounds() const;
     /// Inside a string value whose living alternatives list no texts (no `enum`/`const`), so that only its
     /// length counts for the checks here: the most characters more that one of them allows (SIZE_MAX when one has
     /// no `maxLength`) and whether any of them bounds the length (`minLength`/`maxLength`: then the closing quote's
@@ -119,6 +125,7 @@ class SchemaChecker final : public JsonEvents {
     const json::Value* root_;  // never null
     bool siblings_of_ref_;
     bool follow_refs_;
+    bool numeric_checks_;  // numeric bounds checked when a number ends (the schema uses a draft's metaschema)
     std::vector<Frame> frames_;
     std::vector<std::string> path_;  // tokens of the value being read
     std::vector<Alt> next_;          // the alternatives of the value about to start (after a key)
