@@ -73,6 +73,7 @@ bool JsonConstraint::allows(int32_t token) {
 }
 
 PrefixChecker& JsonConstraint::level(size_t k, const PrefixChecker& from) {
+    ++level_writes_;
     if (k < levels_.size()) {
         levels_[k] = from;
         return levels_[k];

@@ -111,7 +111,14 @@ class JsonConstraint final : public TokenConstraint {
     std::vector<Level> stack_;                       // walk(): the levels in use
     std::vector<std::string_view> listed_;           // fill_allowed(): listed continuations; reused
     std::vector<uint8_t> suffix_verdicts_;           // fill_free_string(): per distinct closer suffix
-    std::array<int8_t, 256> head_memo_{};            // levels_[1] fed one byte more: 1 accepted, -1 refused, 0 unknown
+    std::array<int8_t, 256> head_memo_{};
+    uint64_t level_writes_ = 0;  // level() calls: a checker at the same address may differ
+    // judge_digits(): the number context of the checker last asked (its address and level_writes_ then).
+    const structured::PrefixChecker* digits_at_ = nullptr;
+    uint64_t digits_writes_ = 0;
+    bool digits_integer_ = false;
+    std::vector<std::pair<double, double>>
+        digits_bounds_;  // levels_[1] fed one byte more: 1 accepted, -1 refused, 0 unknown
 };
 
 }  // namespace slipstream::agent::infer

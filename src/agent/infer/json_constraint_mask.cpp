@@ -315,12 +315,19 @@ bool JsonConstraint::digits_continue(std::string_view number, std::string_view d
 bool JsonConstraint::judge_digits(const PrefixChecker& at, std::string_view digits) {
     const std::string_view number = at.number_text();
     if (!digits_continue(number, digits) || number.size() + digits.size() > kMaxNumberBytes) return false;
-    if (at.in_integer()) {
+    if (&at != digits_at_ || level_writes_ != digits_writes_ || &at == &levels_[0]) {
+        digits_at_ = &at;
+        digits_writes_ = level_writes_;
+        digits_integer_ = at.in_integer();
+        digits_bounds_ = digits_integer_ ? at.integer_bounds() : std::vector<std::pair<double, double>>{};
+    }
+    if (digits_integer_) {
         if (number.find_first_of(".eE") != std::string_view::npos) return false;
+        if (digits_bounds_.empty()) return true;
         char buf[kMaxNumberBytes];
         std::copy(number.begin(), number.end(), buf);
         std::copy(digits.begin(), digits.end(), buf + number.size());
-        return integer_reachable(std::string_view(buf, number.size() + digits.size()), at.integer_bounds());
+        return integer_reachable(std::string_view(buf, number.size() + digits.size()), digits_bounds_);
     }
     const size_t e = number.find_first_of("eE");
     if (e == std::string_view::npos) return true;
