@@ -2,6 +2,7 @@
 #include "agent/infer/json_constraint.h"
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 namespace slipstream::agent::infer {
@@ -100,6 +101,9 @@ bool JsonConstraint::partial_ok(const PrefixChecker& after, std::string_view num
 // negative one); some must lie in one of the ranges.
 bool JsonConstraint::integer_reachable(std::string_view number, const std::vector<std::pair<double, double>>& ranges) {
     if (ranges.empty()) return true;
+    for (const auto& [lo, hi] : ranges) {
+        if (std::isinf(lo) && lo < 0 && std::isinf(hi) && hi > 0) return true;
+    }
     const bool negative = number.starts_with('-');
     const std::string_view digits = number.substr(negative ? 1 : 0);
     for (const auto& [lo, hi] : ranges) {

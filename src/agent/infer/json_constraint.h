@@ -111,6 +111,7 @@ class JsonConstraint final : public TokenConstraint {
     std::vector<Level> stack_;                       // walk(): the levels in use
     std::vector<std::string_view> listed_;           // fill_allowed(): listed continuations; reused
     std::vector<uint8_t> suffix_verdicts_;           // fill_free_string(): per distinct closer suffix
+    size_t suffixes_for_ = SIZE_MAX;  // the string (its quote's offset) whose unbounded close suffix_verdicts_ holds
     std::array<int8_t, 256> head_memo_{};
     uint64_t level_writes_ = 0;  // level() calls: a checker at the same address may differ
     // judge_digits(): the number context of the checker last asked (its address and level_writes_ then).

@@ -2,6 +2,7 @@
 // the tokens in byte order elsewhere; equal to allows() token by token (json_mask_test).
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "agent/infer/json_constraint.h"
 #include "agent/structured/string_run.h"
@@ -60,6 +61,12 @@ void JsonConstraint::fill_free_string(std::span<uint8_t> allowed, const PrefixCh
 
     const auto& closers = room.bounded ? classes.closers_by_chars() : classes.closers_by_suffix();
     size_t judged_for = SIZE_MAX;  // the characters before the quote that suffix_verdicts_ holds (0: unbounded)
+    // Unbounded, what follows the quote does not depend on the string's text: judged once per string.
+    if (!room.bounded && suffixes_for_ == committed_.string_start()) {
+        judged_for = 0;
+    } else {
+        suffixes_for_ = SIZE_MAX;
+    }
     std::string synthetic;
     for (const StringTokenClasses::Closer& c : closers) {
         if (static_cast<size_t>(c.token) >= n || c.chars > room.chars) continue;
@@ -77,6 +84,7 @@ void JsonConstraint::fill_free_string(std::span<uint8_t> allowed, const PrefixCh
             head_memo_.fill(0);
             if (base.feed(synthetic) != StreamState::kInvalid) judge_suffixes(suffix_verdicts_);
             judged_for = key;
+            if (!room.bounded) suffixes_for_ = committed_.string_start();
         }
         const uint8_t v = suffix_verdicts_[c.suffix];
         allowed[static_cast<size_t>(c.token)] =
@@ -320,6 +328,12 @@ bool JsonConstraint::judge_digits(const PrefixChecker& at, std::string_view digi
         digits_writes_ = level_writes_;
         digits_integer_ = at.in_integer();
         digits_bounds_ = digits_integer_ ? at.integer_bounds() : std::vector<std::pair<double, double>>{};
+        for (const auto& [lo, hi] : digits_bounds_) {
+            if (std::isinf(lo) && lo < 0 && std::isinf(hi) && hi > 0) {  // one alternative takes any integer
+                digits_bounds_.clear();
+                break;
+            }
+        }
     }
     if (digits_integer_) {
         if (number.find_first_of(".eE") != std::string_view::npos) return false;

@@ -86,6 +86,8 @@ class JsonStream {
     bool in_key() const { return mode_ == Mode::kString && in_key_; }
     /// Inside a string between two characters (no escape or UTF-8 sequence begun and unfinished).
     bool at_char_boundary() const { return mode_ == Mode::kString && escape_ == 0 && utf8_left_ == 0; }
+    /// The offset of the current (or last) string's opening quote.
+    std::size_t string_start() const { return string_start_; }
     /// Decoded bytes the current string may still take (ParseOptions::max_string_bytes).
     std::size_t string_room() const {
         return string_bytes_ < options_.max_string_bytes ? options_.max_string_bytes - string_bytes_ : 0;

@@ -68,6 +68,8 @@ class PrefixChecker {
         std::size_t bytes = 0;  // decoded bytes more (ParseOptions::max_string_bytes)
         bool bounded = false;   // some alternative has minLength/maxLength: the closing quote depends on the length
     };
+    /// The offset of the current (or last) string's opening quote.
+    std::size_t string_start() const { return stream_.string_start(); }
     std::optional<StringRoom> free_string() const {
         if (stream_.state() != StreamState::kPartial || !stream_.at_char_boundary() || stream_.in_key())
             return std::nullopt;
