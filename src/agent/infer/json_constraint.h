@@ -110,8 +110,15 @@ class JsonConstraint final : public TokenConstraint {
     std::vector<structured::PrefixChecker> levels_;  // fill_allowed's checkers, one per shared prefix; reused
     std::vector<Level> stack_;                       // walk(): the levels in use
     std::vector<std::string_view> listed_;           // fill_allowed(): listed continuations; reused
-    std::vector<uint8_t> suffix_verdicts_;           // fill_free_string(): per distinct closer suffix
-    size_t suffixes_for_ = SIZE_MAX;  // the string (its quote's offset) whose unbounded close suffix_verdicts_ holds
+    // fill_free_string(): per set of alternatives surviving a string's close, each distinct suffix's verdict; for
+    // the string whose quote is at suffix_cache_string_.
+    struct SuffixVerdicts {
+        uint64_t survivors = 0;
+        std::vector<uint8_t> verdicts;
+    };
+    static constexpr size_t kMaxSuffixSets = 8;
+    size_t suffix_cache_string_ = SIZE_MAX;
+    std::vector<SuffixVerdicts> suffix_cache_;
     std::array<int8_t, 256> head_memo_{};
     uint64_t level_writes_ = 0;  // level() calls: a checker at the same address may differ
     // judge_digits(): the number context of the checker last asked (its address and level_writes_ then).

@@ -59,34 +59,49 @@ void JsonConstraint::fill_free_string(std::span<uint8_t> allowed, const PrefixCh
         if (static_cast<size_t>(t) < n) allowed[static_cast<size_t>(t)] = allows(t) ? 1 : 0;
     }
 
-    const auto& closers = room.bounded ? classes.closers_by_chars() : classes.closers_by_suffix();
-    size_t judged_for = SIZE_MAX;  // the characters before the quote that suffix_verdicts_ holds (0: unbounded)
-    // Unbounded, what follows the quote does not depend on the string's text: judged once per string.
-    if (!room.bounded && suffixes_for_ == committed_.string_start()) {
-        judged_for = 0;
-    } else {
-        suffixes_for_ = SIZE_MAX;
+    // What follows the quote depends only on which alternatives survive the close (their length keywords), not on
+    // the text: the suffixes are judged once per survivor set, and kept while the string goes on.
+    if (suffix_cache_string_ != committed_.string_start()) {
+        suffix_cache_.clear();
+        suffix_cache_string_ = committed_.string_start();
     }
-    std::string synthetic;
-    for (const StringTokenClasses::Closer& c : closers) {
+    constexpr uint64_t kUnknown = ~uint64_t{0};
+    std::array<uint64_t, 256> survivors_by_chars;  // per characters before the quote (bounded strings)
+    survivors_by_chars.fill(kUnknown);
+    const uint64_t unbounded = room.bounded ? kUnknown : committed_.close_survivors(0).value_or(kUnknown - 1);
+    const SuffixVerdicts* judged = nullptr;
+    for (const StringTokenClasses::Closer& c : classes.closers_by_chars()) {
         if (static_cast<size_t>(c.token) >= n || c.chars > room.chars) continue;
         const std::string_view bytes = tokens_->bytes(c.token);
         if (needs_bytewise(bytes.substr(c.quote + 1))) {  // an escape or non-ASCII after the quote: maybe listed text
             allowed[static_cast<size_t>(c.token)] = allows(c.token) ? 1 : 0;
             continue;
         }
-        const size_t key = room.bounded ? c.chars : 0;
-        if (key != judged_for) {
-            synthetic.assign(key, 'a');
+        uint64_t key = unbounded;
+        if (room.bounded) {
+            uint64_t& known = survivors_by_chars[std::min<size_t>(c.chars, 255)];
+            if (known == kUnknown || c.chars >= 255)  // past 64 alternatives: one set per length
+                known = committed_.close_survivors(c.chars).value_or(uint64_t{1} << 63 | c.chars);
+            key = known;
+        }
+        if (key == 0) continue;  // no alternative takes a string this long or short
+        if (judged == nullptr || judged->survivors != key) {
+            judged = nullptr;
+            for (const SuffixVerdicts& v : suffix_cache_)
+                if (v.survivors == key) judged = &v;
+        }
+        if (judged == nullptr) {
+            if (suffix_cache_.size() >= kMaxSuffixSets) suffix_cache_.erase(suffix_cache_.begin());
+            std::string synthetic(c.chars, 'a');  // only the count matters: no alternative lists texts
             synthetic.push_back('"');
-            suffix_verdicts_.assign(classes.suffixes().size(), kSuffixNo);
+            SuffixVerdicts fresh{key, std::vector<uint8_t>(classes.suffixes().size(), kSuffixNo)};
             PrefixChecker& base = level(1, committed_);
             head_memo_.fill(0);
-            if (base.feed(synthetic) != StreamState::kInvalid) judge_suffixes(suffix_verdicts_);
-            judged_for = key;
-            if (!room.bounded) suffixes_for_ = committed_.string_start();
+            if (base.feed(synthetic) != StreamState::kInvalid) judge_suffixes(fresh.verdicts);
+            suffix_cache_.push_back(std::move(fresh));
+            judged = &suffix_cache_.back();
         }
-        const uint8_t v = suffix_verdicts_[c.suffix];
+        const uint8_t v = judged->verdicts[c.suffix];
         allowed[static_cast<size_t>(c.token)] =
             v == kSuffixEach ? (verdict(levels_[0], StreamState::kComplete, bytes) ? 1 : 0) : v;
     }

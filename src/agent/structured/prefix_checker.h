@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -70,6 +71,8 @@ class PrefixChecker {
     };
     /// The offset of the current (or last) string's opening quote.
     std::size_t string_start() const { return stream_.string_start(); }
+    /// Inside a free string: the alternatives a close after `more` characters more leaves (SchemaChecker).
+    std::optional<std::uint64_t> close_survivors(std::size_t more) const { return checker_.close_survivors(more); }
     std::optional<StringRoom> free_string() const {
         if (stream_.state() != StreamState::kPartial || !stream_.at_char_boundary() || stream_.in_key())
             return std::nullopt;

@@ -729,6 +729,24 @@ std::optional<SchemaChecker::StringRoom> SchemaChecker::free_string_room() const
     return room;
 }
 
+std::optional<std::uint64_t> SchemaChecker::close_survivors(std::size_t more) const {
+    if (!in_string_ || current_.size() > 64) return std::nullopt;
+    const auto length = static_cast<std::int64_t>(text_points_ + more);
+    std::uint64_t bits = 0;
+    for (std::size_t i = 0; i < current_.size(); ++i) {
+        const Alt& a = current_[i];
+        if (!a.alive) continue;
+        const bool fits = std::all_of(a.nodes.begin(), a.nodes.end(), [&](const json::Value* node) {
+            if (!node->is_object()) return true;
+            const std::int64_t max = count_keyword(*node, "maxLength");
+            const std::int64_t min = count_keyword(*node, "minLength");
+            return (max < 0 || length <= max) && (min < 0 || length >= min);
+        });
+        if (fits) bits |= std::uint64_t{1} << i;
+    }
+    return bits;
+}
+
 bool SchemaChecker::listed_texts(bool key, std::vector<std::string_view>& out) const {
     if (!text_listed(key)) return false;
     const std::string& so_far = key ? frames_.back().key : text_;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,6 +68,10 @@ class SchemaChecker final : public JsonEvents {
         bool bounded = false;
     };
     std::optional<StringRoom> free_string_room() const;
+    /// Inside such a string: which living alternatives (bit i: current alternative i) would still live if the
+    /// string closed after `more` characters more (its length keywords); empty past 64 alternatives. Two closes
+    /// with the same survivors leave the same state behind.
+    std::optional<std::uint64_t> close_survivors(std::size_t more) const;
 
     const CheckFailure& failure() const { return failure_; }
     /// Refuse a key an object already has (generation: json::parse keeps the last one, a generator should not

@@ -250,6 +250,9 @@ int run_cases(const Tokenizer& tok, const std::string& cases_path, const Options
                     k.accept(id);
             }
             std::vector<uint8_t> m(static_cast<size_t>(tokens->size()));
+            const auto first = Clock::now();
+            k.fill_allowed(m);
+            std::fprintf(stderr, "first mask: %.1f us\n", micros(first, Clock::now()));
             const auto a = Clock::now();
             for (int r = 0; r < 2000; ++r)
                 k.fill_allowed(m);
