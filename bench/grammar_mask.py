@@ -307,7 +307,9 @@ def llguidance_main(tokens_path: str, cases_path: str, ids_path: str) -> int:
         cases = json.load(f)
     with open(ids_path) as f:
         ids = json.load(f)
-    out = {"vocab_prep_ms": prep_ms, "version": getattr(llg, "__version__", "?"), "cases": []}
+    from importlib.metadata import version
+
+    out = {"vocab_prep_ms": prep_ms, "version": version("llguidance"), "cases": []}
     for case in cases:
         compile_us = []
         for _ in range(5):
@@ -452,6 +454,8 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 own_cpu += cpu
                 rounds[who].append(out)
+                if who == "llguidance":
+                    meta["llguidance"] = out.get("version", "?")
         results.append({"vocab": key, "label": label, "vocab_size": vocab["vocab_size"], "rounds": rounds})
     busy1, total1 = cpu_busy()
     elapsed_cores = (total1 - total0) / os.sysconf("SC_CLK_TCK")
@@ -528,8 +532,9 @@ def render(meta: dict, args: argparse.Namespace, rows: list[dict], skipped: list
         "",
         (
             f"Command: `.venv/bin/python bench/grammar_mask.py --rounds {args.rounds} --docs {args.docs} --walks "
-            f"{args.walks} --verify {args.verify}` (after `bench/grammar_mask.py --setup`). Raw: "
-            f"`{os.path.relpath(raw, REPO)}`."
+            f"{args.walks} --verify {args.verify}"
+            + (f" --vocab-dir {args.vocab_dir}" if args.vocab_dir else "")
+            + f"` (after `bench/grammar_mask.py --setup`). Raw: `{os.path.relpath(raw, REPO)}`."
         ),
         "",
         (
@@ -596,8 +601,14 @@ def render(meta: dict, args: argparse.Namespace, rows: list[dict], skipped: list
             "for this bench); no published numbers are restated."
         ),
         (
-            "- llguidance runs with its default JSON options (flexible whitespace) and default slices; its mask is a "
-            "bitmask returned to Python (the call's ~1 µs included), slipstream's a byte per token in C++."
+            f"- llguidance {meta.get('llguidance', '?')} (PyPI) runs with its default JSON options (flexible "
+            "whitespace) and default slices; its mask is a bitmask returned to Python (the call's ~1 µs included), "
+            "slipstream's a byte per token in C++."
+        ),
+        (
+            "- Documents are tokenized by slipstream's tokenizer; where that encoding does not decode to the document "
+            "(SentencePiece adds a leading space) the longest token at each position is taken instead. Both engines "
+            "must allow every token (`refused` counts the tokens either refused)."
         ),
         "- The machine is shared: p99 and max include preemptions by other processes (see the load above).",
     ]
