@@ -28,12 +28,12 @@ using structured::StreamState;
 using structured::StringRun;
 
 void JsonConstraint::fill_allowed(std::span<uint8_t> allowed) {
-    std::fill(allowed.begin(), allowed.end(), 0);
-    if (committed_.state() != StreamState::kPartial) return;
     if (const auto room = committed_.free_string(); room && room->bytes >= tokens_->max_bytes()) {
-        fill_free_string(allowed, *room);
+        fill_free_string(allowed, *room);  // writes every entry
         return;
     }
+    std::fill(allowed.begin(), allowed.end(), 0);
+    if (committed_.state() != StreamState::kPartial) return;
     listed_.clear();
     if (committed_.listed_continuations(listed_)) {
         fill_listed(allowed, listed_);
@@ -55,6 +55,7 @@ void JsonConstraint::fill_free_string(std::span<uint8_t> allowed, const PrefixCh
     uint8_t* out = allowed.data();
     for (size_t t = 0; t < n; ++t)
         out[t] = in[t] <= cap ? 1 : 0;
+    std::fill(allowed.begin() + static_cast<std::ptrdiff_t>(n), allowed.end(), 0);
     for (int32_t t : classes.long_bodies()) {
         if (static_cast<size_t>(t) < n) allowed[static_cast<size_t>(t)] = allows(t) ? 1 : 0;
     }
@@ -72,8 +73,7 @@ void JsonConstraint::fill_free_string(std::span<uint8_t> allowed, const PrefixCh
     const SuffixVerdicts* judged = nullptr;
     for (const StringTokenClasses::Closer& c : classes.closers_by_chars()) {
         if (static_cast<size_t>(c.token) >= n || c.chars > room.chars) continue;
-        const std::string_view bytes = tokens_->bytes(c.token);
-        if (needs_bytewise(bytes.substr(c.quote + 1))) {  // an escape or non-ASCII after the quote: maybe listed text
+        if (c.escapes) {  // an escape or non-ASCII after the quote: maybe in listed text
             allowed[static_cast<size_t>(c.token)] = allows(c.token) ? 1 : 0;
             continue;
         }
@@ -103,7 +103,7 @@ void JsonConstraint::fill_free_string(std::span<uint8_t> allowed, const PrefixCh
         }
         const uint8_t v = judged->verdicts[c.suffix];
         allowed[static_cast<size_t>(c.token)] =
-            v == kSuffixEach ? (verdict(levels_[0], StreamState::kComplete, bytes) ? 1 : 0) : v;
+            v == kSuffixEach ? (verdict(levels_[0], StreamState::kComplete, tokens_->bytes(c.token)) ? 1 : 0) : v;
     }
 }
 

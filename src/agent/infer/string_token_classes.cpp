@@ -30,7 +30,10 @@ StringTokenClasses::StringTokenClasses(const std::vector<std::string>& bytes)
                 long_bodies_.push_back(token);
             }
         } else if (run.kind == StringRun::Kind::kCloses) {
-            by_suffix_.push_back({token, run.chars, run.quote});
+            const std::string_view rest = std::string_view(bytes[t]).substr(run.quote + 1);
+            const bool escapes = std::any_of(rest.begin(), rest.end(),
+                                             [](char c) { return c == '\\' || static_cast<unsigned char>(c) >= 0x80; });
+            by_suffix_.push_back({token, run.chars, run.quote, 0, escapes});
         }
     }
     const auto suffix = [&bytes](const Closer& c) { return std::string_view(bytes[c.token]).substr(c.quote + 1); };

@@ -19,9 +19,10 @@ class StringTokenClasses {
 
     struct Closer {
         int32_t token = 0;
-        uint32_t chars = 0;   // characters before the quote
-        uint32_t quote = 0;   // the quote's offset: the suffix is what follows it
-        uint32_t suffix = 0;  // its index in suffixes()
+        uint32_t chars = 0;    // characters before the quote
+        uint32_t quote = 0;    // the quote's offset: the suffix is what follows it
+        uint32_t suffix = 0;   // its index in suffixes()
+        bool escapes = false;  // the suffix has a backslash or a non-ASCII byte (a listed text could refuse it)
     };
 
     explicit StringTokenClasses(const std::vector<std::string>& bytes);
