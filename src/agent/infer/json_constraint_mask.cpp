@@ -215,7 +215,7 @@ void JsonConstraint::fill_listed(std::span<uint8_t> allowed, const std::vector<s
             for (uint32_t i = lo; i < hi; ++i) {
                 if (len == path.size()) {
                     check(i);  // the whole path and whatever follows it
-                } else if (tokens_->bytes(tokens_->order()[i]).size() == len) {
+                } else if (tokens_->at(i).size() == len) {
                     check(i);
                 } else {
                     break;  // longer tokens come after the equal ones
@@ -268,7 +268,7 @@ void JsonConstraint::walk_range(std::span<uint8_t> allowed, uint32_t lo, uint32_
     const size_t root = stack_.front().length;
     for (uint32_t i = lo; i < hi; ++i) {
         const int32_t token = order[i];
-        const std::string_view bytes = tokens_->bytes(token);
+        const std::string_view bytes = tokens_->at(i);
         const size_t with_previous = i > lo ? shared[i - 1] : root;
         while (stack_.back().length > with_previous)
             stack_.pop_back();

@@ -27,6 +27,20 @@ TokenBytes::TokenBytes(std::vector<std::string> bytes) : bytes_(std::move(bytes)
         first_[b] = static_cast<uint32_t>(i);
     }
     first_[256] = static_cast<uint32_t>(order_.size());
+    size_t total = 0;
+    for (const std::string& b : bytes_)
+        total += b.size();
+    arena_.reserve(total);
+    for (int32_t t : order_)
+        arena_ += bytes_[static_cast<size_t>(t)];
+    by_id_.assign(bytes_.size(), std::string_view());
+    by_order_.reserve(order_.size());
+    for (size_t k = 0, at = 0; k < order_.size(); ++k) {
+        const size_t n = bytes_[static_cast<size_t>(order_[k])].size();
+        by_order_.emplace_back(arena_.data() + at, n);
+        by_id_[static_cast<size_t>(order_[k])] = by_order_.back();
+        at += n;
+    }
     second_.assign(256 * 257, 0);
     for (unsigned b = 0; b < 256; ++b) {
         uint32_t j = first_[b];
@@ -39,20 +53,21 @@ TokenBytes::TokenBytes(std::vector<std::string> bytes) : bytes_(std::move(bytes)
         }
         second_[b * 257 + 256] = first_[b + 1];
     }
+    bytes_.clear();
+    bytes_.shrink_to_fit();
 }
 
 std::pair<uint32_t, uint32_t> TokenBytes::prefix_range(std::string_view prefix) const {
-    const auto lo = std::lower_bound(order_.begin(), order_.end(), prefix,
-                                     [this](int32_t t, std::string_view p) { return std::string_view(bytes_[t]) < p; });
-    const auto from = static_cast<uint32_t>(lo - order_.begin());
-    const uint32_t end = from < order_.size() && std::string_view(bytes_[*lo]).starts_with(prefix)
+    const auto lo = std::lower_bound(by_order_.begin(), by_order_.end(), prefix);
+    const auto from = static_cast<uint32_t>(lo - by_order_.begin());
+    const uint32_t end = from < by_order_.size() && by_order_[from].starts_with(prefix)
                              ? past_prefix(from, static_cast<uint32_t>(order_.size()), prefix)
                              : from;
     return {from, end};
 }
 
 uint32_t TokenBytes::past_prefix(uint32_t from, uint32_t end, std::string_view prefix) const {
-    const auto under = [&](uint32_t i) { return std::string_view(bytes_[order_[i]]).starts_with(prefix); };
+    const auto under = [&](uint32_t i) { return by_order_[i].starts_with(prefix); };
     // Galloping: most refused prefixes cover few tokens.
     uint32_t lo = from, step = 1;
     while (lo + step < end && under(lo + step)) {
@@ -60,9 +75,9 @@ uint32_t TokenBytes::past_prefix(uint32_t from, uint32_t end, std::string_view p
         step *= 2;
     }
     const uint32_t hi = std::min(end, lo + step);
-    const auto it = std::partition_point(order_.begin() + lo, order_.begin() + hi,
-                                         [&](int32_t t) { return std::string_view(bytes_[t]).starts_with(prefix); });
-    return static_cast<uint32_t>(it - order_.begin());
+    const auto it = std::partition_point(by_order_.begin() + lo, by_order_.begin() + hi,
+                                         [&](std::string_view b) { return b.starts_with(prefix); });
+    return static_cast<uint32_t>(it - by_order_.begin());
 }
 
 }  // namespace slipstream::agent::infer

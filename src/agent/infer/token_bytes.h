@@ -18,13 +18,17 @@ class TokenBytes {
   public:
     /// bytes[t]: token t's bytes; the logits' width is bytes.size() (ids past the tokenizer's: empty).
     explicit TokenBytes(std::vector<std::string> bytes);
+    TokenBytes(const TokenBytes&) = delete;  // its views point into its own arena
+    TokenBytes& operator=(const TokenBytes&) = delete;
 
-    int64_t size() const { return static_cast<int64_t>(bytes_.size()); }
+    int64_t size() const { return static_cast<int64_t>(by_id_.size()); }
     std::string_view bytes(int32_t token) const {
-        return token >= 0 && static_cast<size_t>(token) < bytes_.size() ? std::string_view(bytes_[token]) : "";
+        return token >= 0 && static_cast<size_t>(token) < by_id_.size() ? by_id_[static_cast<size_t>(token)] : "";
     }
     /// The non-empty tokens sorted by their bytes.
     const std::vector<int32_t>& order() const { return order_; }
+    /// The bytes of order()[i]; in memory in that order too, so walking the order reads memory in sequence.
+    std::string_view at(uint32_t i) const { return by_order_[i]; }
     /// shared_prefix()[i]: bytes order()[i] shares with order()[i + 1] (0 for the last).
     const std::vector<uint32_t>& shared_prefix() const { return shared_; }
     /// [begin, end) of order() whose tokens start with byte b.
@@ -44,7 +48,9 @@ class TokenBytes {
     const StringTokenClasses& string_classes() const { return classes_; }
 
   private:
-    std::vector<std::string> bytes_;
+    std::vector<std::string> bytes_;  // emptied once the tables below are made
+    std::string arena_;               // every token's bytes, in order()
+    std::vector<std::string_view> by_id_, by_order_;
     std::vector<int32_t> order_;
     std::vector<uint32_t> shared_;
     std::array<uint32_t, 257> first_{};
