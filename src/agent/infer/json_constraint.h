@@ -120,6 +120,7 @@ class JsonConstraint final : public TokenConstraint {
     size_t suffix_cache_string_ = SIZE_MAX;
     std::vector<SuffixVerdicts> suffix_cache_;
     std::array<int8_t, 256> head_memo_{};
+    bool digits_done_ = false;   // walk(): the head is in a number and its tokens of digits only are judged already
     uint64_t level_writes_ = 0;  // level() calls: a checker at the same address may differ
     // judge_digits(): the number context of the checker last asked (its address and level_writes_ then).
     const structured::PrefixChecker* digits_at_ = nullptr;

@@ -209,6 +209,7 @@ void JsonConstraint::fill_listed(std::span<uint8_t> allowed, const std::vector<s
                 head_memo_.fill(0);
                 if (root.feed(path) == StreamState::kInvalid) break;
                 stack_.assign(1, Level{len, false, root.free_string(), 1});
+                digits_done_ = false;
                 walk_range(allowed, lo, hi);
                 break;
             }
@@ -248,6 +249,15 @@ void JsonConstraint::walk(std::span<uint8_t> allowed) {
             fill_tails(allowed, lo, hi, *room);
             continue;
         }
+        // Inside a number, tokens of digits only are judged by their digits alone (walk_range skips them).
+        digits_done_ = !head.number_text().empty();
+        if (digits_done_) {
+            for (uint32_t i = lo; i < hi; ++i) {
+                const auto t = static_cast<size_t>(tokens_->order()[i]);
+                if (tokens_->all_digits_at(i) && t < allowed.size())
+                    allowed[t] = judge_digits(head, tokens_->at(i).substr(1)) ? 1 : 0;
+            }
+        }
         // The tokens of one byte, then those under each second byte the head can take (the rest skipped at once).
         stack_.assign(1, Level{1, false, room, 1});
         const uint32_t singles = tokens_->second_byte_range(static_cast<unsigned char>(b), 0).first;
@@ -267,6 +277,7 @@ void JsonConstraint::walk_range(std::span<uint8_t> allowed, uint32_t lo, uint32_
     const std::vector<uint32_t>& shared = tokens_->shared_prefix();
     const size_t root = stack_.front().length;
     for (uint32_t i = lo; i < hi; ++i) {
+        if (digits_done_ && tokens_->all_digits_at(i)) continue;
         const int32_t token = order[i];
         const std::string_view bytes = tokens_->at(i);
         const size_t with_previous = i > lo ? shared[i - 1] : root;

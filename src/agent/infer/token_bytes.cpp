@@ -41,6 +41,9 @@ TokenBytes::TokenBytes(std::vector<std::string> bytes) : bytes_(std::move(bytes)
         by_id_[static_cast<size_t>(order_[k])] = by_order_.back();
         at += n;
     }
+    digits_.reserve(by_order_.size());
+    for (std::string_view b : by_order_)
+        digits_.push_back(std::all_of(b.begin(), b.end(), [](char c) { return c >= '0' && c <= '9'; }) ? 1 : 0);
     second_.assign(256 * 257, 0);
     for (unsigned b = 0; b < 256; ++b) {
         uint32_t j = first_[b];

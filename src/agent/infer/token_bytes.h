@@ -42,6 +42,8 @@ class TokenBytes {
     uint32_t past_prefix(uint32_t from, uint32_t end, std::string_view prefix) const;
     /// [begin, end) of order() whose tokens start with `prefix` (those equal to it first).
     std::pair<uint32_t, uint32_t> prefix_range(std::string_view prefix) const;
+    /// Whether order()[i] is made of ASCII digits only.
+    bool all_digits_at(uint32_t i) const { return digits_[i] != 0; }
     /// The longest token's length in bytes.
     size_t max_bytes() const { return max_bytes_; }
     /// How each token reads inside a JSON string.
@@ -51,6 +53,7 @@ class TokenBytes {
     std::vector<std::string> bytes_;  // emptied once the tables below are made
     std::string arena_;               // every token's bytes, in order()
     std::vector<std::string_view> by_id_, by_order_;
+    std::vector<uint8_t> digits_;  // per position in order(): 1 when all the token's bytes are digits
     std::vector<int32_t> order_;
     std::vector<uint32_t> shared_;
     std::array<uint32_t, 257> first_{};
