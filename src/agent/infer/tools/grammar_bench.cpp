@@ -40,6 +40,13 @@ double micros(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double, std::micro>(b - a).count();
 }
 
+// This thread's CPU time in microseconds (what a mask cost, whatever else ran on the core meanwhile).
+double thread_cpu_us() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
+}
+
 std::string hex(std::string_view bytes) {
     static const char* digits = "0123456789abcdef";
     std::string out;
@@ -263,7 +270,7 @@ int run_cases(const Tokenizer& tok, const std::string& cases_path, const Options
                          1e6 * static_cast<double>(std::clock() - cpu) / CLOCKS_PER_SEC / 2000);
         }
         // Replay: each document's tokenization, the mask before each token.
-        std::vector<double> times;
+        std::vector<double> times, cpu;
         int64_t refused = 0;
         w.key("documents");
         w.begin_array();
@@ -274,9 +281,11 @@ int run_cases(const Tokenizer& tok, const std::string& cases_path, const Options
             w.begin_array();
             for (int32_t id : ids) {
                 w.int64(id);
+                const double c0 = thread_cpu_us();
                 const auto a = Clock::now();
                 k.fill_allowed(mask);
                 times.push_back(micros(a, Clock::now()));
+                cpu.push_back(thread_cpu_us() - c0);
                 if (const char* tr = std::getenv("GRAMMAR_BENCH_TRACE"); tr != nullptr && times.back() > std::atof(tr))
                     std::fprintf(stderr, "replay slow %.0f us after [%s]\n", times.back(), k.text().c_str());
                 if (mask[static_cast<size_t>(id)] == 0) ++refused;
@@ -287,6 +296,7 @@ int run_cases(const Tokenizer& tok, const std::string& cases_path, const Options
         }
         w.end_array();
         samples(w, "replay_mask_us", times);
+        samples(w, "replay_cpu_us", cpu);
         w.key("replay_refused");
         w.int64(refused);
         // Random walks.
