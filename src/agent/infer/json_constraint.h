@@ -110,14 +110,14 @@ class JsonConstraint final : public TokenConstraint {
     std::vector<structured::PrefixChecker> levels_;  // fill_allowed's checkers, one per shared prefix; reused
     std::vector<Level> stack_;                       // walk(): the levels in use
     std::vector<std::string_view> listed_;           // fill_allowed(): listed continuations; reused
-    // fill_free_string(): per set of alternatives surviving a string's close, each distinct suffix's verdict; for
-    // the string whose quote is at suffix_cache_string_.
+    // fill_free_string(): per container state and set of alternatives surviving a string's close, each distinct
+    // suffix's verdict (the most recent kMaxSuffixSets).
     struct SuffixVerdicts {
         uint64_t survivors = 0;
+        std::string state;  // PrefixChecker::container_state()
         std::vector<uint8_t> verdicts;
     };
-    static constexpr size_t kMaxSuffixSets = 8;
-    size_t suffix_cache_string_ = SIZE_MAX;
+    static constexpr size_t kMaxSuffixSets = 16;
     std::vector<SuffixVerdicts> suffix_cache_;
     std::array<int8_t, 256> head_memo_{};
     bool digits_done_ = false;   // walk(): the head is in a number and its tokens of digits only are judged already

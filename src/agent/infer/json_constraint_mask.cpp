@@ -60,12 +60,10 @@ void JsonConstraint::fill_free_string(std::span<uint8_t> allowed, const PrefixCh
         if (static_cast<size_t>(t) < n) allowed[static_cast<size_t>(t)] = allows(t) ? 1 : 0;
     }
 
-    // What follows the quote depends only on which alternatives survive the close (their length keywords), not on
-    // the text: the suffixes are judged once per survivor set, and kept while the string goes on.
-    if (suffix_cache_string_ != committed_.string_start()) {
-        suffix_cache_.clear();
-        suffix_cache_string_ = committed_.string_start();
-    }
+    // What follows the quote depends only on the containers' state and on which alternatives survive the close
+    // (their length keywords), not on the text: the suffixes are judged once per such state and survivor set, and
+    // kept for the strings after (the next item of an array, the next value of the same kind of object).
+    const std::string state = committed_.container_state();
     constexpr uint64_t kUnknown = ~uint64_t{0};
     std::array<uint64_t, 256> survivors_by_chars;  // per characters before the quote (bounded strings)
     survivors_by_chars.fill(kUnknown);
@@ -88,13 +86,13 @@ void JsonConstraint::fill_free_string(std::span<uint8_t> allowed, const PrefixCh
         if (judged == nullptr || judged->survivors != key) {
             judged = nullptr;
             for (const SuffixVerdicts& v : suffix_cache_)
-                if (v.survivors == key) judged = &v;
+                if (v.survivors == key && v.state == state) judged = &v;
         }
         if (judged == nullptr) {
             if (suffix_cache_.size() >= kMaxSuffixSets) suffix_cache_.erase(suffix_cache_.begin());
             std::string synthetic(c.chars, 'a');  // only the count matters: no alternative lists texts
             synthetic.push_back('"');
-            SuffixVerdicts fresh{key, std::vector<uint8_t>(classes.suffixes().size(), kSuffixNo)};
+            SuffixVerdicts fresh{key, state, std::vector<uint8_t>(classes.suffixes().size(), kSuffixNo)};
             PrefixChecker& base = level(1, committed_);
             head_memo_.fill(0);
             if (base.feed(synthetic) != StreamState::kInvalid) judge_suffixes(fresh.verdicts);

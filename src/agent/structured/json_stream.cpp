@@ -92,6 +92,16 @@ StreamState JsonStream::finish() {
     return state_;
 }
 
+void JsonStream::container_state(std::string& out) const {
+    out.append(stack_.data(), stack_.size());
+    out.push_back('|');
+    for (std::size_t n : count_) {
+        const std::size_t near = n + 4096 >= options_.max_members ? n : 0;  // counts matter only near the limit
+        out.append(reinterpret_cast<const char*>(&near), sizeof near);
+    }
+    out.push_back(in_key_ ? 'k' : 'v');
+}
+
 bool JsonStream::may_follow(unsigned char c) const {
     if (state_ == StreamState::kInvalid) return false;
     const char ch = static_cast<char>(c);

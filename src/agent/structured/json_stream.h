@@ -98,6 +98,9 @@ class JsonStream {
         return state_ == StreamState::kPartial && mode_ != Mode::kStart && mode_ != Mode::kString &&
                mode_ != Mode::kNumber && mode_ != Mode::kLiteral && mode_ != Mode::kDone;
     }
+    /// Appends what, besides the current string's text, decides how the stream goes on after it closes: the open
+    /// containers and their counts (two streams with the same take the same bytes after the closing quote).
+    void container_state(std::string& out) const;
     /// Whether byte `c` could come next as far as the syntax at this position goes: false only for a byte that
     /// feed() refuses (a constrained decoder skips such bytes without trying them); true inside strings.
     bool may_follow(unsigned char c) const;

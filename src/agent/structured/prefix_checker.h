@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -71,6 +72,15 @@ class PrefixChecker {
     };
     /// The offset of the current (or last) string's opening quote.
     std::size_t string_start() const { return stream_.string_start(); }
+    /// What decides how the document goes on once the current string closes, besides its text (JsonStream's and
+    /// SchemaChecker's container_state): equal for two checkers that take the same bytes after their strings close
+    /// with the same close_survivors().
+    std::string container_state() const {
+        std::string out;
+        stream_.container_state(out);
+        checker_.container_state(out);
+        return out;
+    }
     /// Inside a free string: the alternatives a close after `more` characters more leaves (SchemaChecker).
     std::optional<std::uint64_t> close_survivors(std::size_t more) const { return checker_.close_survivors(more); }
     std::optional<StringRoom> free_string() const {

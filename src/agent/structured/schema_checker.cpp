@@ -747,6 +747,47 @@ std::optional<std::uint64_t> SchemaChecker::close_survivors(std::size_t more) co
     return bits;
 }
 
+void SchemaChecker::container_state(std::string& out) const {
+    const auto put = [&out](const auto& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    const auto alts = [&](const std::vector<Alt>& list) {
+        put(list.size());
+        for (const Alt& a : list) {
+            put(a.parent);
+            put(a.alive);
+            put(a.nodes.size());
+            for (const json::Value* n : a.nodes)
+                put(n);
+        }
+    };
+    // An array's count matters only to keywords that count or index its items.
+    const auto counted = [](const Frame& f) {
+        for (const Alt& a : f.alts) {
+            for (const json::Value* n : a.nodes) {
+                if (!n->is_object()) continue;
+                for (std::string_view k : {"maxItems", "minItems", "prefixItems", "contains", "uniqueItems"})
+                    if (n->find(k) != nullptr) return true;
+                if (const json::Value* items = n->find("items"); items != nullptr && items->is_array()) return true;
+            }
+        }
+        return false;
+    };
+    put(frames_.size());
+    for (const Frame& f : frames_) {
+        put(f.object);
+        put(f.object || counted(f) ? f.count : 0);
+        alts(f.alts);
+        std::vector<std::string_view> keys(f.keys.begin(), f.keys.end());
+        std::sort(keys.begin(), keys.end());
+        put(keys.size());
+        for (std::string_view k : keys) {
+            put(k.size());
+            out.append(k);
+        }
+    }
+    put(in_string_);
+    alts(current_);
+}
+
 bool SchemaChecker::listed_texts(bool key, std::vector<std::string_view>& out) const {
     if (!text_listed(key)) return false;
     const std::string& so_far = key ? frames_.back().key : text_;

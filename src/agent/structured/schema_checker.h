@@ -72,6 +72,10 @@ class SchemaChecker final : public JsonEvents {
     /// string closed after `more` characters more (its length keywords); empty past 64 alternatives. Two closes
     /// with the same survivors leave the same state behind.
     std::optional<std::uint64_t> close_survivors(std::size_t more) const;
+    /// Appends what, besides the current string's text, decides the checks after it closes: every open container's
+    /// alternatives (nodes, parents, which live), counts and keys, and the string's alternatives. Two checkers with
+    /// the same state, whose strings close with the same close_survivors(), check what follows alike.
+    void container_state(std::string& out) const;
 
     const CheckFailure& failure() const { return failure_; }
     /// Refuse a key an object already has (generation: json::parse keeps the last one, a generator should not
