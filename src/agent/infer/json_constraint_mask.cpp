@@ -42,10 +42,10 @@ void JsonConstraint::fill_allowed(std::span<uint8_t> allowed) {
     walk(allowed);
 }
 
-// Body tokens by their character count in one pass over the ids (vectorized); closers grouped by suffix, one
-// checker per distinct (characters when the length is bounded, suffix), which first feeds as many plain
-// characters and the quote (only the count matters here) and then the suffix. A closer that completes the document
-// is judged on its own bytes (the whole document's verdict depends on the string's text).
+// Body tokens by their character count in one pass over the ids (vectorized); closers by the verdict on their
+// suffix (judge_suffixes(), from a checker fed as many plain characters as come before the quote, and the quote),
+// or on their own bytes when the suffix completes the document (the whole document's verdict depends on the
+// string's text) or holds an escape or a non-ASCII byte (listed text after the string could refuse it).
 void JsonConstraint::fill_free_string(std::span<uint8_t> allowed, const PrefixChecker::StringRoom& room) {
     const StringTokenClasses& classes = tokens_->string_classes();
     const std::vector<uint8_t>& chars = classes.body_chars();
