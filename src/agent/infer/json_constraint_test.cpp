@@ -52,6 +52,17 @@ TEST(TokenBytesTest, SortsByBytesWithSharedPrefixesAndFirstByteRanges) {
     EXPECT_EQ(t.first_byte_range(0xC3), (std::pair<uint32_t, uint32_t>{4, 5}));
     EXPECT_EQ(t.first_byte_range('c'), (std::pair<uint32_t, uint32_t>{4, 4}));
     EXPECT_EQ(t.bytes(7), "");
+    EXPECT_EQ(t.second_byte_range('a', 'b'), (std::pair<uint32_t, uint32_t>{1, 3}));  // "ab" "abc"
+    EXPECT_EQ(t.second_byte_range('a', 0).first, 1u);                                 // after "a" itself
+    EXPECT_EQ(t.prefix_range("ab"), (std::pair<uint32_t, uint32_t>{1, 3}));
+    EXPECT_EQ(t.prefix_range("abd"), (std::pair<uint32_t, uint32_t>{3, 3}));
+    EXPECT_EQ(t.past_prefix(0, 5, "a"), 3u);
+    EXPECT_EQ(t.at(2), "abc");
+    EXPECT_EQ(t.max_bytes(), 3u);
+    TokenBytes d({"12", "1a", "7"});
+    EXPECT_TRUE(d.all_digits_at(0));   // "12"
+    EXPECT_FALSE(d.all_digits_at(1));  // "1a"
+    EXPECT_TRUE(d.all_digits_at(2));   // "7"
 }
 
 TEST(JsonConstraintTest, AllowsOnlyPrefixesOfAValidDocument) {
