@@ -79,7 +79,11 @@ class JsonConstraint final : public TokenConstraint {
     void fill_free_string(std::span<uint8_t> allowed, const structured::PrefixChecker::StringRoom& room);
     // fill_free_string(): each distinct closer suffix's verdict (kSuffix*) after the quote in levels_[1].
     static constexpr uint8_t kSuffixNo = 0, kSuffixYes = 1, kSuffixEach = 2;  // kSuffixEach: completes; per token
-    void judge_suffixes(std::vector<uint8_t>& out);
+    void judge_suffixes(std::vector<uint8_t>& out, size_t root);
+    // fill_free_string() and fill_tails(): closers' verdicts by their suffixes, from `from` inside a free string.
+    void fill_closers(std::span<uint8_t> allowed, const structured::PrefixChecker& from,
+                      const structured::PrefixChecker::StringRoom& room,
+                      const std::vector<StringTokenClasses::Closer>& closers, size_t base);
     // walk() and judge_suffixes(): a level for bytes[0, length) on top of stack_.
     void push_level(std::string_view bytes, size_t length);
     // fill_allowed() inside a key or string whose texts are listed: the tokens along the listed continuations.
@@ -89,7 +93,7 @@ class JsonConstraint final : public TokenConstraint {
     // walk() and fill_listed(): the tokens order()[lo, hi), all under stack_'s root level.
     void walk_range(std::span<uint8_t> allowed, uint32_t lo, uint32_t hi);
     // walk(): the tokens order()[lo, hi) after a first byte that leaves a free string at a character boundary.
-    void fill_tails(std::span<uint8_t> allowed, uint32_t lo, uint32_t hi,
+    void fill_tails(std::span<uint8_t> allowed, unsigned char first, uint32_t lo, uint32_t hi,
                     const structured::PrefixChecker::StringRoom& room);
     // walk(): the verdict on order()[i] from the deepest level.
     bool judge(std::string_view bytes);
@@ -120,7 +124,9 @@ class JsonConstraint final : public TokenConstraint {
     static constexpr size_t kMaxSuffixSets = 16;
     std::vector<SuffixVerdicts> suffix_cache_;
     std::array<int8_t, 256> head_memo_{};
-    bool digits_done_ = false;   // walk(): the head is in a number and its tokens of digits only are judged already
+    bool digits_done_ = false;
+    size_t slot_base_ = 1;       // push_level(): the slot of the stack's root level (levels_[slot_base_ + depth])   //
+                                 // walk(): the head is in a number and its tokens of digits only are judged already
     uint64_t level_writes_ = 0;  // level() calls: a checker at the same address may differ
     // judge_digits(): the number context of the checker last asked (its address and level_writes_ then).
     const structured::PrefixChecker* digits_at_ = nullptr;

@@ -60,17 +60,24 @@ void JsonConstraint::fill_free_string(std::span<uint8_t> allowed, const PrefixCh
         if (static_cast<size_t>(t) < n) allowed[static_cast<size_t>(t)] = allows(t) ? 1 : 0;
     }
 
-    // What follows the quote depends only on the containers' state and on which alternatives survive the close
-    // (their length keywords), not on the text: the suffixes are judged once per such state and survivor set, and
-    // kept for the strings after (the next item of an array, the next value of the same kind of object).
-    const std::string state = committed_.container_state();
+    fill_closers(allowed, committed_, room, classes.closers(), 1);
+}
+
+// What follows a closing quote depends only on the containers' state and on which alternatives survive the close
+// (their length keywords), not on the string's text: the suffixes are judged once per such state and survivor set
+// (from a checker in slot `base` fed as many plain characters as come before the quote, and the quote), and kept
+// for the strings after (the next item of an array, the next value of the same kind of object).
+void JsonConstraint::fill_closers(std::span<uint8_t> allowed, const PrefixChecker& from,
+                                  const PrefixChecker::StringRoom& room,
+                                  const std::vector<StringTokenClasses::Closer>& closers, size_t base) {
+    const std::string state = from.container_state();
     constexpr uint64_t kUnknown = ~uint64_t{0};
     std::array<uint64_t, 256> survivors_by_chars;  // per characters before the quote (bounded strings)
     survivors_by_chars.fill(kUnknown);
-    const uint64_t unbounded = room.bounded ? kUnknown : committed_.close_survivors(0).value_or(kUnknown - 1);
+    const uint64_t unbounded = room.bounded ? kUnknown : from.close_survivors(0).value_or(kUnknown - 1);
     const SuffixVerdicts* judged = nullptr;
-    for (const StringTokenClasses::Closer& c : classes.closers_by_chars()) {
-        if (static_cast<size_t>(c.token) >= n || c.chars > room.chars) continue;
+    for (const StringTokenClasses::Closer& c : closers) {
+        if (static_cast<size_t>(c.token) >= allowed.size() || c.chars > room.chars) continue;
         if (c.escapes) {  // an escape or non-ASCII after the quote: maybe in listed text
             allowed[static_cast<size_t>(c.token)] = allows(c.token) ? 1 : 0;
             continue;
@@ -79,7 +86,7 @@ void JsonConstraint::fill_free_string(std::span<uint8_t> allowed, const PrefixCh
         if (room.bounded) {
             uint64_t& known = survivors_by_chars[std::min<size_t>(c.chars, 255)];
             if (known == kUnknown || c.chars >= 255)  // past 64 alternatives: one set per length
-                known = committed_.close_survivors(c.chars).value_or(uint64_t{1} << 63 | c.chars);
+                known = from.close_survivors(c.chars).value_or(uint64_t{1} << 63 | c.chars);
             key = known;
         }
         if (key == 0) continue;  // no alternative takes a string this long or short
@@ -92,10 +99,11 @@ void JsonConstraint::fill_free_string(std::span<uint8_t> allowed, const PrefixCh
             if (suffix_cache_.size() >= kMaxSuffixSets) suffix_cache_.erase(suffix_cache_.begin());
             std::string synthetic(c.chars, 'a');  // only the count matters: no alternative lists texts
             synthetic.push_back('"');
-            SuffixVerdicts fresh{key, state, std::vector<uint8_t>(classes.suffixes().size(), kSuffixNo)};
-            PrefixChecker& base = level(1, committed_);
+            SuffixVerdicts fresh{key, state,
+                                 std::vector<uint8_t>(tokens_->string_classes().suffixes().size(), kSuffixNo)};
+            PrefixChecker& checker = level(base, from);
             head_memo_.fill(0);
-            if (base.feed(synthetic) != StreamState::kInvalid) judge_suffixes(fresh.verdicts);
+            if (checker.feed(synthetic) != StreamState::kInvalid) judge_suffixes(fresh.verdicts, base);
             suffix_cache_.push_back(std::move(fresh));
             judged = &suffix_cache_.back();
         }
@@ -105,12 +113,13 @@ void JsonConstraint::fill_free_string(std::span<uint8_t> allowed, const PrefixCh
     }
 }
 
-// The closers' distinct suffixes in byte order from the checker in levels_[1] (just past the closing quote), with
-// a level per shared prefix as walk() keeps them (slots 2 and up).
-void JsonConstraint::judge_suffixes(std::vector<uint8_t>& out) {
+// The closers' distinct suffixes in byte order from the checker in levels_[root] (just past the closing quote),
+// with a level per shared prefix as walk() keeps them (the slots after root).
+void JsonConstraint::judge_suffixes(std::vector<uint8_t>& out, size_t root) {
     const std::vector<std::string>& list = tokens_->string_classes().suffixes();
     const std::vector<uint32_t>& shared = tokens_->string_classes().suffix_shared();
-    stack_.assign(1, Level{0, false, std::nullopt, 1});
+    stack_.assign(1, Level{0, false, std::nullopt, root});
+    slot_base_ = root;
     for (size_t i = 0; i < list.size(); ++i) {
         const std::string_view sfx = list[i];
         const size_t with_previous = i > 0 ? shared[i - 1] : 0;
@@ -145,6 +154,7 @@ void JsonConstraint::judge_suffixes(std::vector<uint8_t>& out) {
             out[i] = kSuffixYes;
         }
     }
+    slot_base_ = 1;
 }
 
 // A level for bytes[0, length) on top of stack_: refused without a copy where the syntax cannot take its next
@@ -155,7 +165,8 @@ void JsonConstraint::push_level(std::string_view bytes, size_t length) {
     const size_t from = top.length;
     const PrefixChecker& parent = levels_[top.checker];
     const std::string_view piece = bytes.substr(from, length - from);
-    Level next{length, !parent.may_follow(static_cast<unsigned char>(piece[0])), std::nullopt, stack_.size() + 1, 0};
+    Level next{length, !parent.may_follow(static_cast<unsigned char>(piece[0])), std::nullopt,
+               stack_.size() + slot_base_, 0};
     if (!next.refused && parent.in_layout() && leading_layout(piece) == piece.size()) {
         next.checker = top.checker;
         next.pending = top.pending + piece.size();
@@ -244,7 +255,7 @@ void JsonConstraint::walk(std::span<uint8_t> allowed) {
         if (room && room->bytes >= tokens_->max_bytes() &&
             (!needs_bytewise(std::string_view(first_byte, 1)) ||
              (committed_.in_string() && !committed_.in_listed_text()))) {
-            fill_tails(allowed, lo, hi, *room);
+            fill_tails(allowed, static_cast<unsigned char>(b), lo, hi, *room);
             continue;
         }
         // Inside a number, tokens of digits only are judged by their digits alone (walk_range skips them).
@@ -292,19 +303,21 @@ void JsonConstraint::walk_range(std::span<uint8_t> allowed, uint32_t lo, uint32_
     }
 }
 
-void JsonConstraint::fill_tails(std::span<uint8_t> allowed, uint32_t lo, uint32_t hi,
+void JsonConstraint::fill_tails(std::span<uint8_t> allowed, unsigned char first, uint32_t lo, uint32_t hi,
                                 const PrefixChecker::StringRoom& room) {
     const std::vector<uint8_t>& tails = tokens_->string_classes().tail_chars();
     for (uint32_t i = lo; i < hi; ++i) {
         const int32_t t = tokens_->order()[i];
         if (static_cast<size_t>(t) >= allowed.size()) continue;
         const uint8_t c = tails[static_cast<size_t>(t)];
-        if (c < StringTokenClasses::kTailInvalid) {
+        if (c < StringTokenClasses::kTailCloses) {
             allowed[static_cast<size_t>(t)] = c <= room.chars ? 1 : 0;
         } else if (c == StringTokenClasses::kTailOther) {
             allowed[static_cast<size_t>(t)] = allows(t) ? 1 : 0;
         }
     }
+    // Those that close the string after the first byte: by their suffixes, from the head (slot 1; the base in 2).
+    fill_closers(allowed, levels_[1], room, tokens_->string_classes().tail_closers(first), 2);
 }
 
 bool JsonConstraint::judge(std::string_view bytes) {

@@ -11,18 +11,32 @@ namespace slipstream::agent::infer {
 
 using structured::StringRun;
 
+namespace {
+
+bool escapes(std::string_view b) {
+    return std::any_of(b.begin(), b.end(), [](char c) { return c == '\\' || static_cast<unsigned char>(c) >= 0x80; });
+}
+
+}  // namespace
+
 StringTokenClasses::StringTokenClasses(const std::vector<std::string>& bytes)
     : body_chars_(bytes.size(), kNotBody), tail_chars_(bytes.size(), kTailOther) {
     for (size_t t = 0; t < bytes.size(); ++t) {
         if (bytes[t].empty()) continue;
-        const StringRun tail = structured::read_string_run(std::string_view(bytes[t]).substr(1));
+        const std::string_view all(bytes[t]);
+        const auto token = static_cast<int32_t>(t);
+        const StringRun tail = structured::read_string_run(all.substr(1));
         if (tail.kind == StringRun::Kind::kInvalid) {
             tail_chars_[t] = kTailInvalid;
-        } else if (tail.kind == StringRun::Kind::kBody && tail.chars < kTailInvalid) {
+        } else if (tail.kind == StringRun::Kind::kBody && tail.chars < kTailCloses) {
             tail_chars_[t] = static_cast<uint8_t>(tail.chars);
+        } else if (tail.kind == StringRun::Kind::kCloses) {
+            const uint32_t quote = tail.quote + 1;
+            tail_chars_[t] = kTailCloses;
+            tail_closers_[static_cast<unsigned char>(all[0])].push_back(
+                {token, tail.chars, quote, 0, escapes(all.substr(quote + 1))});
         }
-        const StringRun run = structured::read_string_run(bytes[t]);
-        const auto token = static_cast<int32_t>(t);
+        const StringRun run = structured::read_string_run(all);
         if (run.kind == StringRun::Kind::kBody) {
             if (run.chars < kNotBody) {
                 body_chars_[t] = static_cast<uint8_t>(run.chars);
@@ -30,21 +44,20 @@ StringTokenClasses::StringTokenClasses(const std::vector<std::string>& bytes)
                 long_bodies_.push_back(token);
             }
         } else if (run.kind == StringRun::Kind::kCloses) {
-            const std::string_view rest = std::string_view(bytes[t]).substr(run.quote + 1);
-            const bool escapes = std::any_of(rest.begin(), rest.end(),
-                                             [](char c) { return c == '\\' || static_cast<unsigned char>(c) >= 0x80; });
-            by_suffix_.push_back({token, run.chars, run.quote, 0, escapes});
+            closers_.push_back({token, run.chars, run.quote, 0, escapes(all.substr(run.quote + 1))});
         }
     }
+    // One sorted list of the distinct suffixes of both kinds of closers.
     const auto suffix = [&bytes](const Closer& c) { return std::string_view(bytes[c.token]).substr(c.quote + 1); };
-
-    std::sort(by_suffix_.begin(), by_suffix_.end(), [&](const Closer& a, const Closer& b) {
-        return std::make_tuple(suffix(a), a.chars, a.token) < std::make_tuple(suffix(b), b.chars, b.token);
-    });
-    for (Closer& c : by_suffix_) {
-        if (suffixes_.empty() || suffixes_.back() != suffix(c)) suffixes_.emplace_back(suffix(c));
-        c.suffix = static_cast<uint32_t>(suffixes_.size() - 1);
-    }
+    std::vector<std::string_view> all;
+    for (const Closer& c : closers_)
+        all.push_back(suffix(c));
+    for (const auto& list : tail_closers_)
+        for (const Closer& c : list)
+            all.push_back(suffix(c));
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    suffixes_.assign(all.begin(), all.end());
     suffix_shared_.assign(suffixes_.size(), 0);
     for (size_t i = 0; i + 1 < suffixes_.size(); ++i) {
         const std::string& a = suffixes_[i];
@@ -52,10 +65,16 @@ StringTokenClasses::StringTokenClasses(const std::vector<std::string>& bytes)
         suffix_shared_[i] =
             static_cast<uint32_t>(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin());
     }
-    by_chars_ = by_suffix_;
-    std::sort(by_chars_.begin(), by_chars_.end(), [&](const Closer& a, const Closer& b) {
-        return std::make_tuple(a.chars, suffix(a), a.token) < std::make_tuple(b.chars, suffix(b), b.token);
-    });
+    const auto index_and_sort = [&](std::vector<Closer>& list) {
+        for (Closer& c : list)
+            c.suffix = static_cast<uint32_t>(std::lower_bound(all.begin(), all.end(), suffix(c)) - all.begin());
+        std::sort(list.begin(), list.end(), [](const Closer& a, const Closer& b) {
+            return std::make_tuple(a.chars, a.suffix, a.token) < std::make_tuple(b.chars, b.suffix, b.token);
+        });
+    };
+    index_and_sort(closers_);
+    for (auto& list : tail_closers_)
+        index_and_sort(list);
 }
 
 }  // namespace slipstream::agent::infer

@@ -1,6 +1,7 @@
 // StringTokenClasses: per vocabulary, how each token reads inside a JSON string, for the mask inside strings.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,16 +31,19 @@ class StringTokenClasses {
     /// Per token id: characters a body token begins (< kNotBody), else kNotBody.
     const std::vector<uint8_t>& body_chars() const { return body_chars_; }
     /// Per token id: how its bytes after the first read from a character boundary (after a byte that completes an
-    /// escape or a UTF-8 sequence, or opens a string): characters begun (< kTailInvalid) if they stay inside,
-    /// kTailInvalid if a byte is refused, kTailOther if they close the string (or begin too many characters).
-    static constexpr uint8_t kTailInvalid = 254, kTailOther = 255;
+    /// escape or a UTF-8 sequence, or opens a string): characters begun (< kTailCloses) if they stay inside,
+    /// kTailCloses if they close the string (tail_closers()), kTailInvalid if a byte is refused, kTailOther if they
+    /// begin too many characters.
+    static constexpr uint8_t kTailCloses = 253, kTailInvalid = 254, kTailOther = 255;
     const std::vector<uint8_t>& tail_chars() const { return tail_chars_; }
     /// Body tokens of kNotBody or more characters (judged one by one).
     const std::vector<int32_t>& long_bodies() const { return long_bodies_; }
-    /// The tokens that close the string, sorted by suffix (then characters) and by characters (then suffix).
-    const std::vector<Closer>& closers_by_suffix() const { return by_suffix_; }
-    const std::vector<Closer>& closers_by_chars() const { return by_chars_; }
-    /// The closers' distinct suffixes, sorted, and the bytes each shares with the next (0 for the last).
+    /// The tokens that close the string, by characters before the quote (then suffix).
+    const std::vector<Closer>& closers() const { return closers_; }
+    /// The tokens with first byte b whose bytes after it close the string (kTailCloses), as closers().
+    const std::vector<Closer>& tail_closers(unsigned char b) const { return tail_closers_[b]; }
+    /// The distinct suffixes of both kinds of closers, sorted, and the bytes each shares with the next (0 for the
+    /// last).
     const std::vector<std::string>& suffixes() const { return suffixes_; }
     const std::vector<uint32_t>& suffix_shared() const { return suffix_shared_; }
 
@@ -47,8 +51,8 @@ class StringTokenClasses {
     std::vector<uint8_t> body_chars_;
     std::vector<uint8_t> tail_chars_;
     std::vector<int32_t> long_bodies_;
-    std::vector<Closer> by_suffix_;
-    std::vector<Closer> by_chars_;
+    std::vector<Closer> closers_;
+    std::array<std::vector<Closer>, 256> tail_closers_;
     std::vector<std::string> suffixes_;
     std::vector<uint32_t> suffix_shared_;
 };

@@ -286,8 +286,9 @@ int run_cases(const Tokenizer& tok, const std::string& cases_path, const Options
                 k.fill_allowed(mask);
                 times.push_back(micros(a, Clock::now()));
                 cpu.push_back(thread_cpu_us() - c0);
-                if (const char* tr = std::getenv("GRAMMAR_BENCH_TRACE"); tr != nullptr && times.back() > std::atof(tr))
-                    std::fprintf(stderr, "replay slow %.0f us after [%s]\n", times.back(), k.text().c_str());
+                if (const char* tr = std::getenv("GRAMMAR_BENCH_TRACE"); tr != nullptr && cpu.back() > std::atof(tr))
+                    std::fprintf(stderr, "replay slow %.0f us (CPU %.0f) after [%s]\n", times.back(), cpu.back(),
+                                 k.text().c_str());
                 if (mask[static_cast<size_t>(id)] == 0) ++refused;
                 k.accept(id);
             }
