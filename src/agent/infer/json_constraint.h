@@ -32,12 +32,12 @@ namespace slipstream::agent::infer {
 /// keywords that only a whole value settles (numeric bounds, patterns, `not`, ...) can leave no way to finish:
 /// then nothing is allowed and the scheduler ends the request.
 ///
-/// fill_allowed() gives exactly what allows() gives for every token, faster (json_constraint_mask.cpp): inside a
-/// string whose schema counts only its length, the vocabulary's StringTokenClasses settle every token that stays
-/// in the string by its character count (one pass over the ids) and the tokens that close it by their suffix
-/// (one check per distinct suffix); elsewhere the tokens are walked in byte order with one checker per shared
-/// prefix, a byte the syntax refuses skips every token under it without a check, and a token whose rest stays
-/// inside a string such as above is judged by reading it (no checker copy).
+/// fill_allowed() gives exactly what allows() gives for every token, faster (json_constraint_mask.cpp; the design
+/// and its costs are in README.md): inside a string whose schema counts only its length, the vocabulary's
+/// StringTokenClasses settle every token that stays in the string by its character count and the tokens that close
+/// it by their suffix (judged once per container state); in a listed key or enum string only the tokens along the
+/// listed texts are checked; elsewhere the tokens are walked in byte order with one checker per shared prefix, a
+/// byte the syntax refuses skipping every token under it without a check.
 class JsonConstraint final : public TokenConstraint {
   public:
     static constexpr size_t kMaxLayoutWhitespace = 20;
