@@ -103,22 +103,34 @@ bool JsonConstraint::partial_ok(const PrefixChecker& after, std::string_view num
 
 // The integers that start with `number` (-?digits, no leading zero) and have at most kMaxNumberBytes bytes: the
 // number itself, then for each further digit count k the interval [n * 10^k, (n + 1) * 10^k - 1] (mirrored for a
-// negative one); some must lie in one of the ranges.
-bool JsonConstraint::integer_reachable(std::string_view number, const std::vector<std::pair<double, double>>& ranges) {
+// negative one); some must lie in one of the ranges (and be a multiple of its multipleOf, checked exactly below
+// 9e15 and assumed beyond).
+bool JsonConstraint::integer_reachable(std::string_view number,
+                                       const std::vector<structured::SchemaChecker::IntegerRange>& ranges) {
     if (ranges.empty()) return true;
-    for (const auto& [lo, hi] : ranges) {
-        if (std::isinf(lo) && lo < 0 && std::isinf(hi) && hi > 0) return true;
+    for (const auto& r : ranges) {
+        if (std::isinf(r.lo) && r.lo < 0 && std::isinf(r.hi) && r.hi > 0 && r.multiple_of == 0) return true;
     }
+    // Whether [a, b] (within the range) holds an integer the range takes.
+    const auto holds = [](long double a, long double b, const structured::SchemaChecker::IntegerRange& r) {
+        const long double x = std::max<long double>(a, r.lo), y = std::min<long double>(b, r.hi);
+        if (x > y) return false;
+        if (r.multiple_of == 0 || std::fabs(x) >= 9e15L || std::fabs(y) >= 9e15L) return true;
+        const auto lo = static_cast<int64_t>(std::ceil(x)), hi = static_cast<int64_t>(std::floor(y));
+        const int64_t m = r.multiple_of, rest = lo % m;
+        const int64_t first = rest == 0 ? lo : lo > 0 ? lo + (m - rest) : lo - rest;
+        return first <= hi;
+    };
     const bool negative = number.starts_with('-');
     const std::string_view digits = number.substr(negative ? 1 : 0);
-    for (const auto& [lo, hi] : ranges) {
-        if (lo > hi) continue;
+    for (const auto& r : ranges) {
+        if (r.lo > r.hi) continue;
         if (digits.empty()) {  // "-": zero or any negative integer
-            if (lo <= std::min(0.0, hi)) return true;
+            if (holds(-HUGE_VAL, 0, r)) return true;
             continue;
         }
         if (digits == "0") {
-            if (lo <= 0 && 0 <= hi) return true;
+            if (holds(0, 0, r)) return true;
             continue;
         }
         long double n = 0;
@@ -128,8 +140,8 @@ bool JsonConstraint::integer_reachable(std::string_view number, const std::vecto
         for (size_t k = 0; number.size() + k <= kMaxNumberBytes; ++k, scale *= 10) {
             long double a = n * scale, b = (n + 1) * scale - 1;
             if (negative) std::tie(a, b) = std::make_pair(-b, -a);
-            if (a <= hi && b >= lo) return true;
-            if (negative ? b < lo : a > hi) break;  // moving away from the range
+            if (holds(a, b, r)) return true;
+            if (negative ? b < r.lo : a > r.hi) break;  // moving away from the range
         }
     }
     return false;

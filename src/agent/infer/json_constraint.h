@@ -70,7 +70,8 @@ class JsonConstraint final : public TokenConstraint {
     // A number's prefix inside a number `after` is reading: number_fits() and, for an integer with bounds, some
     // integer in range (of at most kMaxNumberBytes) still starts with it.
     static bool partial_ok(const structured::PrefixChecker& after, std::string_view number);
-    static bool integer_reachable(std::string_view number, const std::vector<std::pair<double, double>>& ranges);
+    static bool integer_reachable(std::string_view number,
+                                  const std::vector<structured::SchemaChecker::IntegerRange>& ranges);
     // Whether `digits` may follow the number text `number` (no digit after a leading zero).
     static bool digits_continue(std::string_view number, std::string_view digits);
     // judge() for a token whose bytes from `fed` on are digits continuing the number `at` is reading.
@@ -132,7 +133,7 @@ class JsonConstraint final : public TokenConstraint {
     const structured::PrefixChecker* digits_at_ = nullptr;
     uint64_t digits_writes_ = 0;
     bool digits_integer_ = false;
-    std::vector<std::pair<double, double>>
+    std::vector<structured::SchemaChecker::IntegerRange>
         digits_bounds_;  // levels_[1] fed one byte more: 1 accepted, -1 refused, 0 unknown
 };
 

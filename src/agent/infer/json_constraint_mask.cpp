@@ -364,10 +364,10 @@ bool JsonConstraint::judge_digits(const PrefixChecker& at, std::string_view digi
         digits_at_ = &at;
         digits_writes_ = level_writes_;
         digits_integer_ = at.in_integer();
-        digits_bounds_ = digits_integer_ ? at.integer_bounds() : std::vector<std::pair<double, double>>{};
-        for (const auto& [lo, hi] : digits_bounds_) {
-            if (std::isinf(lo) && lo < 0 && std::isinf(hi) && hi > 0) {  // one alternative takes any integer
-                digits_bounds_.clear();
+        digits_bounds_ = digits_integer_ ? at.integer_bounds() : std::vector<structured::SchemaChecker::IntegerRange>{};
+        for (const auto& r : digits_bounds_) {
+            if (std::isinf(r.lo) && r.lo < 0 && std::isinf(r.hi) && r.hi > 0 && r.multiple_of == 0) {
+                digits_bounds_.clear();  // one alternative takes any integer
                 break;
             }
         }

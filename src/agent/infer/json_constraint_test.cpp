@@ -131,6 +131,25 @@ TEST(JsonConstraintTest, IntegerBoundsRefuseDigitsNoValueInRangeBeginsWith) {
     EXPECT_TRUE(c.complete());
 }
 
+TEST(JsonConstraintTest, IntegerMultiplesWithinBoundsStayReachable) {
+    Fixture f(R"({"type":"object","properties":{"w":{"type":"integer","minimum":1,"maximum":50,"multipleOf":7}}})");
+    JsonConstraint c = f.make();
+    for (const char* t : {"{\"", "w", "\":"})
+        c.accept(f.id(t));
+    EXPECT_FALSE(c.allows(f.id("5")));  // 5 and 50 are no multiples of 7
+    EXPECT_FALSE(c.allows(f.id("9")));  // 9, and 90 and up are past 50
+    EXPECT_TRUE(c.allows(f.id("1")));   // 14
+    ASSERT_TRUE(c.allows(f.id("2")));   // 21, 28
+    c.accept(f.id("2"));
+    EXPECT_FALSE(c.allows(f.id("}")));  // 2
+    EXPECT_FALSE(c.allows(f.id("2")));  // 22
+    ASSERT_TRUE(c.allows(f.id("1")));
+    c.accept(f.id("1"));
+    ASSERT_TRUE(c.allows(f.id("}")));
+    c.accept(f.id("}"));
+    EXPECT_TRUE(c.complete());
+}
+
 TEST(JsonConstraintTest, LayoutWhitespaceIsBounded) {
     Fixture f(R"({"type":"object"})");
     JsonConstraint c = f.make();

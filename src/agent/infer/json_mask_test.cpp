@@ -249,8 +249,9 @@ std::vector<Case> cases() {
          R"({"type":"object","required":["n","m","k"],"additionalProperties":false,
              "properties":{"n":{"type":"integer","minimum":10,"maximum":20},
                            "m":{"type":"integer","exclusiveMinimum":-5,"exclusiveMaximum":3},
-                           "k":{"type":"integer","minimum":100,"multipleOf":5}}})",
-         {R"({"n":15,"m":-4,"k":100})", R"({"k":123455,"n":20,"m":2})"}},
+                           "k":{"type":"integer","minimum":100,"multipleOf":5},
+                           "w":{"type":"integer","minimum":1,"maximum":50,"multipleOf":7}}})",
+         {R"({"n":15,"m":-4,"k":100})", R"({"k":123455,"n":20,"m":2,"w":49})"}},
         {"negative_integer", R"({"type":"integer","minimum":-30,"maximum":-7})", {"-7", "-30", "-12"}},
     };
 }

@@ -52,8 +52,8 @@ class PrefixChecker {
     /// Between tokens of the document (JsonStream::in_layout): whitespace here leaves the state as it is.
     bool in_layout() const { return stream_.in_layout(); }
     /// Inside an integer-only number: the integer ranges its alternatives allow (SchemaChecker::integer_bounds).
-    std::vector<std::pair<double, double>> integer_bounds() const {
-        return stream_.number_text().empty() ? std::vector<std::pair<double, double>>{} : checker_.integer_bounds();
+    std::vector<SchemaChecker::IntegerRange> integer_bounds() const {
+        return stream_.number_text().empty() ? std::vector<SchemaChecker::IntegerRange>{} : checker_.integer_bounds();
     }
     /// Inside a key or a string value at a character boundary whose every living alternative lists its texts
     /// (SchemaChecker::listed_texts): appends to `out` what each listed text that starts with the text so far

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iterator>
+#include <numeric>
 #include <utility>
 
 #include "json/pointer.h"
@@ -642,19 +643,24 @@ base::Status SchemaChecker::number(std::string_view text) {
     return end_value();
 }
 
-std::vector<std::pair<double, double>> SchemaChecker::integer_bounds() const {
-    std::vector<std::pair<double, double>> out;
+std::vector<SchemaChecker::IntegerRange> SchemaChecker::integer_bounds() const {
+    std::vector<IntegerRange> out;
     if (!numeric_checks_ || !integer_only()) return out;
     for (const Alt& a : current_) {
         if (!a.alive) continue;
-        double lo = -HUGE_VAL, hi = HUGE_VAL;
+        IntegerRange r{-HUGE_VAL, HUGE_VAL, 0};
         for (const json::Value* node : a.nodes) {
             if (!node->is_object()) continue;
             const NumberBounds b = number_bounds(*node);
-            lo = std::max(lo, std::ceil(b.lo));
-            hi = std::min(hi, std::floor(b.hi));
+            r.lo = std::max(r.lo, std::ceil(b.lo));
+            r.hi = std::min(r.hi, std::floor(b.hi));
+            if (b.multiple_of > 0) {  // the lcm, unless it grows past what is exact (then left out: never refuses)
+                const std::int64_t m = r.multiple_of == 0 ? b.multiple_of : std::lcm(r.multiple_of, b.multiple_of);
+                r.multiple_of = m > 0 && m < 1'000'000'000'000'000 ? m : -1;
+            }
         }
-        out.emplace_back(lo, hi);
+        if (r.multiple_of < 0) r.multiple_of = 0;
+        out.push_back(r);
     }
     return out;
 }

@@ -55,10 +55,14 @@ class SchemaChecker final : public JsonEvents {
     /// Whether every living alternative of the number being read refuses a fraction (`type` "integer").
     bool integer_only() const;
     /// When integer_only(): per living alternative, the closed range of integers its numeric bounds allow
-    /// (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`; infinite where absent), so a generator can
-    /// refuse digits no value in range can start with. Empty otherwise. (When an integer ends it is checked against
-    /// these bounds and an integral `multipleOf`.)
-    std::vector<std::pair<double, double>> integer_bounds() const;
+    /// (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`; infinite where absent) and its `multipleOf`, so a
+    /// generator can refuse digits no value in range can start with. Empty otherwise. (When an integer ends it is
+    /// checked against these bounds and an integral `multipleOf`.)
+    struct IntegerRange {
+        double lo = 0, hi = 0;         // closed; infinite where unbounded
+        std::int64_t multiple_of = 0;  // an integral multipleOf (of every node: their lcm), 0: none
+    };
+    std::vector<IntegerRange> integer_bounds() const;
     /// Inside a string value whose living alternatives list no texts (no `enum`/`const`), so that only its
     /// length counts for the checks here: the most characters more that one of them allows (SIZE_MAX when one has
     /// no `maxLength`) and whether any of them bounds the length (`minLength`/`maxLength`: then the closing quote's
