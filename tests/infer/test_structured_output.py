@@ -1,6 +1,7 @@
 """Grammar-constrained decoding through the OpenAI routes: a random-weight model asked for response_format
 json_schema writes documents that parse and validate (several seeds, streaming and not); json_object gives an
-object; max_tokens cuts with finish_reason "length"; a bad schema is a 400 naming response_format."""
+object; max_tokens cuts with finish_reason "length"; a bad schema is a 400 naming response_format; integer bounds
+hold; a schema no output can satisfy ends with a 400 naming response_format, not a server error."""
 import json
 
 import pytest
@@ -120,6 +121,41 @@ def test_bad_response_formats_are_400(client, response_format):
         client.chat.completions.create(model="tiny", messages=MESSAGES, response_format=response_format)
     assert e.value.status_code == 400
     assert e.value.body["param"].startswith("response_format")
+
+
+BOUNDED = {
+    "type": "object",
+    "properties": {"n": {"type": "integer", "minimum": 40, "maximum": 45}, "m": {"type": "integer", "maximum": -7}},
+    "required": ["n", "m"],
+    "additionalProperties": False,
+}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_integer_bounds_hold(client, seed):
+    r = client.chat.completions.create(model="tiny", messages=MESSAGES, seed=seed, max_tokens=800, response_format={
+        "type": "json_schema", "json_schema": {"name": "bounded", "schema": BOUNDED, "strict": True}})
+    assert r.choices[0].finish_reason == "stop", r.choices[0].message.content
+    doc = json.loads(r.choices[0].message.content)
+    jsonschema.validate(doc, BOUNDED)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_schema_no_output_can_satisfy_is_a_400(client, stream):
+    # The empty string is the only one maxLength allows, and `not` (settled by the whole value) refuses it.
+    fmt = {"type": "json_schema", "json_schema": {"name": "never", "schema": {
+        "type": "string", "maxLength": 0, "not": {"const": ""}}}}
+    if not stream:
+        with pytest.raises(openai.BadRequestError) as e:
+            client.chat.completions.create(model="tiny", messages=MESSAGES, response_format=fmt, max_tokens=50)
+        assert e.value.body["code"] == "response_schema_dead_end"
+        assert e.value.body["param"] == "response_format"
+        return
+    with pytest.raises(openai.APIError) as e:
+        for _ in client.chat.completions.create(model="tiny", messages=MESSAGES, response_format=fmt, max_tokens=50,
+                                                stream=True):
+            pass
+    assert "response_schema_dead_end" in str(e.value.body) or "no token can continue" in str(e.value)
 
 
 def test_text_format_is_unconstrained(client):

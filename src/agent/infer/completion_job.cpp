@@ -231,7 +231,19 @@ void CompletionJob::on_event(Choice& c, const GenerationEvent& ev) {
     if (!ev.finished) return;
     emit(c, c.matcher->finish(), {});
     if (ev.reason == FinishReason::kError) {
+        // The only error a sequence finishes with: its constraint allows no token and the output is not complete.
         OpenAIError e{500, "the model failed while generating", "server_error", "", ""};
+        if (request_.response_schema) {
+            e = OpenAIError{400,
+                            "no token can continue the output as a document valid under the requested schema: "
+                            "keywords that only a whole value settles (pattern, not, multipleOf, formats, ...) left no "
+                            "way to finish; relax the schema or retry",
+                            "invalid_request_error",
+                            request_.tool_choice == "required" || request_.tool_choice == "function"
+                                ? "tool_choice"
+                                : "response_format",
+                            "response_schema_dead_end"};
+        }
         if (request_.stream) {
             responder_.write("data: " + e.body() + "\n\n");
             responder_.end();

@@ -2,6 +2,8 @@
 #include "agent/infer/json_constraint.h"
 
 #include <algorithm>
+#include <cmath>
+#include <tuple>
 
 namespace slipstream::agent::infer {
 
@@ -19,20 +21,6 @@ size_t leading_space(std::string_view b) {
     while (n < b.size() && layout_space(b[n]))
         ++n;
     return n;
-}
-
-// Escapes and non-ASCII bytes: checked byte by byte, where listed text refuses them.
-bool needs_bytewise(std::string_view b) {
-    return std::any_of(b.begin(), b.end(), [](char c) { return c == '\\' || static_cast<unsigned char>(c) >= 0x80; });
-}
-
-bool number_fits(std::string_view number, bool integer) {
-    if (number.size() > JsonConstraint::kMaxNumberBytes) return false;
-    if (integer) return number.find_first_of(".eE") == std::string_view::npos;
-    const size_t e = number.find_first_of("eE");
-    if (e == std::string_view::npos) return true;
-    const std::string_view exponent = number.substr(e + 1);
-    return exponent.size() - std::min<size_t>(exponent.find_first_not_of("+-"), exponent.size()) <= 2;
 }
 
 // A generator writes each key once (a parser would keep the last, and a model could repeat one forever).
@@ -58,10 +46,15 @@ bool JsonConstraint::plausible(std::string_view bytes) const {
 }
 
 bool JsonConstraint::verdict(const PrefixChecker& after, StreamState s, std::string_view bytes) {
-    if (s == StreamState::kPartial) return number_fits(after.number_text(), after.in_integer());
+    if (s == StreamState::kPartial) return partial_ok(after, after.number_text());
     if (s == StreamState::kInvalid) return false;
-    auto [it, fresh] = finals_.try_emplace(std::string(bytes), false);
-    if (fresh) it->second = committed_.schema().accepts(text_ + std::string(bytes));
+    // Whitespace after the document changes nothing in its verdict: "}" and "}\n" share one.
+    size_t end = bytes.size();
+    while (end > 0 && layout_space(bytes[end - 1]))
+        --end;
+    const std::string_view body = bytes.substr(0, end);
+    auto [it, fresh] = finals_.try_emplace(std::string(body), false);
+    if (fresh) it->second = committed_.schema().accepts(text_ + std::string(body));
     return it->second;
 }
 
@@ -86,60 +79,81 @@ bool JsonConstraint::allows(int32_t token) {
 }
 
 PrefixChecker& JsonConstraint::level(size_t k, const PrefixChecker& from) {
+    ++level_writes_;
     if (k < levels_.size()) {
         levels_[k] = from;
-    } else {
-        levels_.push_back(from);  // k == size (levels grow one at a time); push_back copes with `from` inside
+        return levels_[k];
     }
+    const PrefixChecker copy(from);  // `from` may live in levels_, which grows here
+    while (levels_.size() <= k)
+        levels_.push_back(copy);
     return levels_[k];
 }
 
-// Tokens in byte order, grouped by first byte; a stack of checkers, one per prefix shared with the next token,
-// so each shared prefix is fed once and a refused one skips every token under it. levels_[0] is the scratch.
-// json_constraint_bench (synthetic BPE-like vocabularies): 0.07 / 0.12 ms at a key, 0.2 / 1 ms at a value, 3 / 15 ms
-// inside a free string (nearly every token allowed, each tried) for 32k / 152k tokens; allows() is ~90 ns.
-void JsonConstraint::fill_allowed(std::span<uint8_t> allowed) {
-    std::fill(allowed.begin(), allowed.end(), 0);
-    if (committed_.state() != StreamState::kPartial) return;
-    const std::vector<int32_t>& order = tokens_->order();
-    const std::vector<uint32_t>& shared = tokens_->shared_prefix();
-    char first_byte[1];
-    for (unsigned b = 0; b < 256; ++b) {
-        const auto [lo, hi] = tokens_->first_byte_range(static_cast<unsigned char>(b));
-        first_byte[0] = static_cast<char>(b);
-        if (lo == hi || !plausible(std::string_view(first_byte, 1))) continue;
-        PrefixChecker& head = level(1, committed_);
-        if (head.feed(std::string_view(first_byte, 1)) == StreamState::kInvalid) continue;
-        stack_.assign(1, {1, false});
-        for (uint32_t i = lo; i < hi; ++i) {
-            const int32_t token = order[i];
-            const std::string_view bytes = tokens_->bytes(token);
-            const size_t with_previous = i > lo ? shared[i - 1] : 1;
-            while (stack_.back().first > with_previous)
-                stack_.pop_back();
-            const size_t with_next = i + 1 < hi ? shared[i] : 0;
-            if (!stack_.back().second && with_next > stack_.back().first) {
-                const size_t from = stack_.back().first;
-                PrefixChecker& next = level(stack_.size() + 1, levels_[stack_.size()]);
-                const bool refused = next.feed(bytes.substr(from, with_next - from)) == StreamState::kInvalid;
-                stack_.emplace_back(with_next, refused);
-            }
-            if (stack_.back().second || static_cast<size_t>(token) >= allowed.size() || !plausible(bytes)) continue;
-            if (needs_bytewise(bytes)) {
-                allowed[static_cast<size_t>(token)] = allows_escape(bytes) ? 1 : 0;  // rare: not worth the levels
-                continue;
-            }
-            const size_t depth = stack_.back().first;
-            const PrefixChecker* at = &levels_[stack_.size()];
-            StreamState s = at->state();
-            if (bytes.size() > depth) {
-                PrefixChecker& scratch = level(0, *at);
-                s = scratch.feed(bytes.substr(depth));
-                at = &scratch;
-            }
-            allowed[static_cast<size_t>(token)] = verdict(*at, s, bytes) ? 1 : 0;
+// Escapes and non-ASCII bytes: checked byte by byte, where listed text refuses them.
+bool JsonConstraint::needs_bytewise(std::string_view b) {
+    return std::any_of(b.begin(), b.end(), [](char c) { return c == '\\' || static_cast<unsigned char>(c) >= 0x80; });
+}
+
+bool JsonConstraint::partial_ok(const PrefixChecker& after, std::string_view number) {
+    const bool integer = after.in_integer();
+    if (!number_fits(number, integer)) return false;
+    return !integer || number.empty() || integer_reachable(number, after.integer_bounds());
+}
+
+// The integers that start with `number` (-?digits, no leading zero) and have at most kMaxNumberBytes bytes: the
+// number itself, then for each further digit count k the interval [n * 10^k, (n + 1) * 10^k - 1] (mirrored for a
+// negative one); some must lie in one of the ranges (and be a multiple of its multipleOf, checked exactly below
+// 9e15 and assumed beyond).
+bool JsonConstraint::integer_reachable(std::string_view number,
+                                       const std::vector<structured::SchemaChecker::IntegerRange>& ranges) {
+    if (ranges.empty()) return true;
+    for (const auto& r : ranges) {
+        if (std::isinf(r.lo) && r.lo < 0 && std::isinf(r.hi) && r.hi > 0 && r.multiple_of == 0) return true;
+    }
+    // Whether [a, b] (within the range) holds an integer the range takes.
+    const auto holds = [](long double a, long double b, const structured::SchemaChecker::IntegerRange& r) {
+        const long double x = std::max<long double>(a, r.lo), y = std::min<long double>(b, r.hi);
+        if (x > y) return false;
+        if (r.multiple_of == 0 || std::fabs(x) >= 9e15L || std::fabs(y) >= 9e15L) return true;
+        const auto lo = static_cast<int64_t>(std::ceil(x)), hi = static_cast<int64_t>(std::floor(y));
+        const int64_t m = r.multiple_of, rest = lo % m;
+        const int64_t first = rest == 0 ? lo : lo > 0 ? lo + (m - rest) : lo - rest;
+        return first <= hi;
+    };
+    const bool negative = number.starts_with('-');
+    const std::string_view digits = number.substr(negative ? 1 : 0);
+    for (const auto& r : ranges) {
+        if (r.lo > r.hi) continue;
+        if (digits.empty()) {  // "-": zero or any negative integer
+            if (holds(-HUGE_VAL, 0, r)) return true;
+            continue;
+        }
+        if (digits == "0") {
+            if (holds(0, 0, r)) return true;
+            continue;
+        }
+        long double n = 0;
+        for (char c : digits)
+            n = n * 10 + (c - '0');
+        long double scale = 1;
+        for (size_t k = 0; number.size() + k <= kMaxNumberBytes; ++k, scale *= 10) {
+            long double a = n * scale, b = (n + 1) * scale - 1;
+            if (negative) std::tie(a, b) = std::make_pair(-b, -a);
+            if (holds(a, b, r)) return true;
+            if (negative ? b < r.lo : a > r.hi) break;  // moving away from the range
         }
     }
+    return false;
+}
+
+bool JsonConstraint::number_fits(std::string_view number, bool integer) {
+    if (number.size() > JsonConstraint::kMaxNumberBytes) return false;
+    if (integer) return number.find_first_of(".eE") == std::string_view::npos;
+    const size_t e = number.find_first_of("eE");
+    if (e == std::string_view::npos) return true;
+    const std::string_view exponent = number.substr(e + 1);
+    return exponent.size() - std::min<size_t>(exponent.find_first_not_of("+-"), exponent.size()) <= 2;
 }
 
 void JsonConstraint::accept(int32_t token) {

@@ -1,9 +1,11 @@
 // JsonConstraint: a TokenConstraint that keeps a sequence's output a prefix of a JSON document valid under a schema.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,8 +30,14 @@ namespace slipstream::agent::infer {
 /// bytes in keys and strings whose texts the schema lists (a character is checked only once whole: `\u12` could
 /// leave no way on; so listed texts with non-ASCII characters cannot be written). The schema's
 /// keywords that only a whole value settles (numeric bounds, patterns, `not`, ...) can leave no way to finish:
-/// then nothing is allowed and the scheduler ends the request. fill_allowed() walks the tokens in byte order and
-/// checks each shared prefix once: a refused prefix refuses every token that starts with it.
+/// then nothing is allowed and the scheduler ends the request.
+///
+/// fill_allowed() gives exactly what allows() gives for every token, faster (json_constraint_mask.cpp; the design
+/// and its costs are in README.md): inside a string whose schema counts only its length, the vocabulary's
+/// StringTokenClasses settle every token that stays in the string by its character count and the tokens that close
+/// it by their suffix (judged once per container state); in a listed key or enum string only the tokens along the
+/// listed texts are checked; elsewhere the tokens are walked in byte order with one checker per shared prefix, a
+/// byte the syntax refuses skipping every token under it without a check.
 class JsonConstraint final : public TokenConstraint {
   public:
     static constexpr size_t kMaxLayoutWhitespace = 20;
@@ -48,6 +56,48 @@ class JsonConstraint final : public TokenConstraint {
     const std::string& text() const { return text_; }
 
   private:
+    struct Level {
+        size_t length = 0;  // of the shared prefix this level's checker consumed
+        bool refused = false;
+        std::optional<structured::PrefixChecker::StringRoom> room;  // the checker's free_string()
+        size_t checker = 0;  // its checker in levels_ (a parent's, when the prefix added only layout whitespace)
+        size_t pending = 0;  // bytes at the prefix's end that checker has not consumed (whitespace between tokens,
+                             // or digits of the number it is reading: neither changes what it checks)
+    };
+
+    static bool needs_bytewise(std::string_view bytes);
+    static bool number_fits(std::string_view number, bool integer);
+    // A number's prefix inside a number `after` is reading: number_fits() and, for an integer with bounds, some
+    // integer in range (of at most kMaxNumberBytes) still starts with it.
+    static bool partial_ok(const structured::PrefixChecker& after, std::string_view number);
+    static bool integer_reachable(std::string_view number,
+                                  const std::vector<structured::SchemaChecker::IntegerRange>& ranges);
+    // Whether `digits` may follow the number text `number` (no digit after a leading zero).
+    static bool digits_continue(std::string_view number, std::string_view digits);
+    // judge() for a token whose bytes from `fed` on are digits continuing the number `at` is reading.
+    bool judge_digits(const structured::PrefixChecker& at, std::string_view digits);
+    // fill_allowed() inside a string whose checks count only its length.
+    void fill_free_string(std::span<uint8_t> allowed, const structured::PrefixChecker::StringRoom& room);
+    // fill_free_string(): each distinct closer suffix's verdict (kSuffix*) after the quote in levels_[1].
+    static constexpr uint8_t kSuffixNo = 0, kSuffixYes = 1, kSuffixEach = 2;  // kSuffixEach: completes; per token
+    void judge_suffixes(std::vector<uint8_t>& out, size_t root);
+    // fill_free_string() and fill_tails(): closers' verdicts by their suffixes, from `from` inside a free string.
+    void fill_closers(std::span<uint8_t> allowed, const structured::PrefixChecker& from,
+                      const structured::PrefixChecker::StringRoom& room,
+                      const std::vector<StringTokenClasses::Closer>& closers, size_t base);
+    // walk() and judge_suffixes(): a level for bytes[0, length) on top of stack_.
+    void push_level(std::string_view bytes, size_t length);
+    // fill_allowed() inside a key or string whose texts are listed: the tokens along the listed continuations.
+    void fill_listed(std::span<uint8_t> allowed, const std::vector<std::string_view>& continuations);
+    // fill_allowed() elsewhere: the tokens in byte order.
+    void walk(std::span<uint8_t> allowed);
+    // walk() and fill_listed(): the tokens order()[lo, hi), all under stack_'s root level.
+    void walk_range(std::span<uint8_t> allowed, uint32_t lo, uint32_t hi);
+    // walk(): the tokens order()[lo, hi) after a first byte that leaves a free string at a character boundary.
+    void fill_tails(std::span<uint8_t> allowed, unsigned char first, uint32_t lo, uint32_t hi,
+                    const structured::PrefixChecker::StringRoom& room);
+    // walk(): the verdict on order()[i] from the deepest level.
+    bool judge(std::string_view bytes);
     // Cheap refusals before any checker is copied.
     bool plausible(std::string_view bytes) const;
     // Whether a checker that just consumed `bytes` (after text_) and is in state `s` leaves an acceptable output.
@@ -63,7 +113,28 @@ class JsonConstraint final : public TokenConstraint {
     std::unordered_map<std::string, bool> finals_;   // completing token bytes -> the whole document's verdict
     int complete_ = -1;                              // complete() since the last accept (-1: not asked)
     std::vector<structured::PrefixChecker> levels_;  // fill_allowed's checkers, one per shared prefix; reused
-    std::vector<std::pair<size_t, bool>> stack_;     // fill_allowed: (prefix length, refused) per level in use
+    std::vector<Level> stack_;                       // walk(): the levels in use
+    std::vector<std::string_view> listed_;           // fill_allowed(): listed continuations; reused
+    // fill_free_string(): per container state and set of alternatives surviving a string's close, each distinct
+    // suffix's verdict (the most recent kMaxSuffixSets).
+    struct SuffixVerdicts {
+        uint64_t survivors = 0;
+        std::string state;  // PrefixChecker::container_state()
+        std::vector<uint8_t> verdicts;
+    };
+    static constexpr size_t kMaxSuffixSets = 16;
+    std::vector<SuffixVerdicts> suffix_cache_;
+    std::array<int8_t, 256> head_memo_{};
+    bool digits_done_ = false;
+    size_t slot_base_ = 1;       // push_level(): the slot of the stack's root level (levels_[slot_base_ + depth])   //
+                                 // walk(): the head is in a number and its tokens of digits only are judged already
+    uint64_t level_writes_ = 0;  // level() calls: a checker at the same address may differ
+    // judge_digits(): the number context of the checker last asked (its address and level_writes_ then).
+    const structured::PrefixChecker* digits_at_ = nullptr;
+    uint64_t digits_writes_ = 0;
+    bool digits_integer_ = false;
+    std::vector<structured::SchemaChecker::IntegerRange>
+        digits_bounds_;  // levels_[1] fed one byte more: 1 accepted, -1 refused, 0 unknown
 };
 
 }  // namespace slipstream::agent::infer

@@ -52,6 +52,17 @@ TEST(TokenBytesTest, SortsByBytesWithSharedPrefixesAndFirstByteRanges) {
     EXPECT_EQ(t.first_byte_range(0xC3), (std::pair<uint32_t, uint32_t>{4, 5}));
     EXPECT_EQ(t.first_byte_range('c'), (std::pair<uint32_t, uint32_t>{4, 4}));
     EXPECT_EQ(t.bytes(7), "");
+    EXPECT_EQ(t.second_byte_range('a', 'b'), (std::pair<uint32_t, uint32_t>{1, 3}));  // "ab" "abc"
+    EXPECT_EQ(t.second_byte_range('a', 0).first, 1u);                                 // after "a" itself
+    EXPECT_EQ(t.prefix_range("ab"), (std::pair<uint32_t, uint32_t>{1, 3}));
+    EXPECT_EQ(t.prefix_range("abd"), (std::pair<uint32_t, uint32_t>{3, 3}));
+    EXPECT_EQ(t.past_prefix(0, 5, "a"), 3u);
+    EXPECT_EQ(t.at(2), "abc");
+    EXPECT_EQ(t.max_bytes(), 3u);
+    TokenBytes d({"12", "1a", "7"});
+    EXPECT_TRUE(d.all_digits_at(0));   // "12"
+    EXPECT_FALSE(d.all_digits_at(1));  // "1a"
+    EXPECT_TRUE(d.all_digits_at(2));   // "7"
 }
 
 TEST(JsonConstraintTest, AllowsOnlyPrefixesOfAValidDocument) {
@@ -102,17 +113,41 @@ TEST(JsonConstraintTest, AllowsOnlyPrefixesOfAValidDocument) {
     EXPECT_EQ(std::count(mask.begin(), mask.end(), 1), 0);
 }
 
-TEST(JsonConstraintTest, TheWholeDocumentMustBeValidToFinish) {
+TEST(JsonConstraintTest, IntegerBoundsRefuseDigitsNoValueInRangeBeginsWith) {
     Fixture f(kPerson);
     JsonConstraint c = f.make();
     for (const char* t :
-         {"{\"", "na", "me", "\":", "\"", "\",", "\"color", "\":", "\"", "red", "\",", "\"age", "\":", "-", "1"}) {
+         {"{\"", "na", "me", "\":", "\"", "\",", "\"color", "\":", "\"", "red", "\",", "\"age", "\":", "-"}) {
         ASSERT_TRUE(c.allows(f.id(t))) << t << " after " << c.text();
         c.accept(f.id(t));
     }
-    EXPECT_FALSE(c.allows(f.id("}")));  // minimum: 0 is the whole value's to settle
-    EXPECT_TRUE(c.allows(f.id("2")));
+    EXPECT_FALSE(c.allows(f.id("1")));  // minimum 0: no integer in range starts with -1
+    ASSERT_TRUE(c.allows(f.id("0")));   // -0 is 0
+    c.accept(f.id("0"));
+    EXPECT_FALSE(c.allows(f.id("0")));  // nor with -00
     EXPECT_FALSE(c.complete());
+    ASSERT_TRUE(c.allows(f.id("}")));
+    c.accept(f.id("}"));
+    EXPECT_TRUE(c.complete());
+}
+
+TEST(JsonConstraintTest, IntegerMultiplesWithinBoundsStayReachable) {
+    Fixture f(R"({"type":"object","properties":{"w":{"type":"integer","minimum":1,"maximum":50,"multipleOf":7}}})");
+    JsonConstraint c = f.make();
+    for (const char* t : {"{\"", "w", "\":"})
+        c.accept(f.id(t));
+    EXPECT_FALSE(c.allows(f.id("5")));  // 5 and 50 are no multiples of 7
+    EXPECT_FALSE(c.allows(f.id("9")));  // 9, and 90 and up are past 50
+    EXPECT_TRUE(c.allows(f.id("1")));   // 14
+    ASSERT_TRUE(c.allows(f.id("2")));   // 21, 28
+    c.accept(f.id("2"));
+    EXPECT_FALSE(c.allows(f.id("}")));  // 2
+    EXPECT_FALSE(c.allows(f.id("2")));  // 22
+    ASSERT_TRUE(c.allows(f.id("1")));
+    c.accept(f.id("1"));
+    ASSERT_TRUE(c.allows(f.id("}")));
+    c.accept(f.id("}"));
+    EXPECT_TRUE(c.complete());
 }
 
 TEST(JsonConstraintTest, LayoutWhitespaceIsBounded) {

@@ -1,6 +1,7 @@
 // Reading OpenAI completion bodies: schema for the shape, code for the rest.
 #include "agent/infer/openai_request.h"
 
+#include "agent/structured/schema_cache.h"
 #include "slipstream/json.h"
 
 namespace slipstream::agent::infer {
@@ -95,6 +96,13 @@ std::string message_content(JsonView content) {
     return out;
 }
 
+// Compiled response schemas by their text, shared by every request of the process (a repeated schema, the usual
+// case for an application, compiles once).
+structured::CompiledSchemaCache& schema_cache() {
+    static structured::CompiledSchemaCache cache;
+    return cache;
+}
+
 // The schema a response_format asks for: null for "text"; {"type":"object"} for json_object; json_schema's
 // schema (absent: any JSON document) compiled once for every choice.
 std::variant<std::shared_ptr<const structured::CompiledSchema>, OpenAIError> response_schema(JsonView format) {
@@ -110,7 +118,7 @@ std::variant<std::shared_ptr<const structured::CompiledSchema>, OpenAIError> res
                                    std::to_string(kMaxResponseSchemaBytes) + " bytes",
                                "response_format");
     }
-    base::Result<std::shared_ptr<const structured::CompiledSchema>> compiled = structured::CompiledSchema::create(text);
+    base::Result<std::shared_ptr<const structured::CompiledSchema>> compiled = schema_cache().get(text);
     if (!compiled.is_ok())
         return unsupported("Invalid schema for response_format: " + std::string(compiled.status().message()),
                            "response_format");
@@ -151,8 +159,8 @@ std::optional<OpenAIError> read_tools(JsonView body, CompletionRequest& r) {
     if (r.tool_choice == "required" || r.tool_choice == "function") {
         if (r.response_schema)
             return unsupported("response_format cannot be combined with a required tool call", "response_format");
-        auto compiled = structured::CompiledSchema::create(
-            tool_call_schema(r.tools, r.tool_choice == "function" ? &r.tool_choice_name : nullptr));
+        auto compiled =
+            schema_cache().get(tool_call_schema(r.tools, r.tool_choice == "function" ? &r.tool_choice_name : nullptr));
         if (!compiled.is_ok())
             return unsupported("Invalid tool parameters: " + std::string(compiled.status().message()), "tools");
         r.response_schema = std::move(compiled).value();

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/infer/string_token_classes.h"
+
 namespace slipstream::agent::infer {
 
 /// Built once per model (from Tokenizer::decode of each id) and shared, immutable, by every constrained sequence.
@@ -16,23 +18,48 @@ class TokenBytes {
   public:
     /// bytes[t]: token t's bytes; the logits' width is bytes.size() (ids past the tokenizer's: empty).
     explicit TokenBytes(std::vector<std::string> bytes);
+    TokenBytes(const TokenBytes&) = delete;  // its views point into its own arena
+    TokenBytes& operator=(const TokenBytes&) = delete;
 
-    int64_t size() const { return static_cast<int64_t>(bytes_.size()); }
+    int64_t size() const { return static_cast<int64_t>(by_id_.size()); }
     std::string_view bytes(int32_t token) const {
-        return token >= 0 && static_cast<size_t>(token) < bytes_.size() ? std::string_view(bytes_[token]) : "";
+        return token >= 0 && static_cast<size_t>(token) < by_id_.size() ? by_id_[static_cast<size_t>(token)] : "";
     }
     /// The non-empty tokens sorted by their bytes.
     const std::vector<int32_t>& order() const { return order_; }
+    /// The bytes of order()[i]; in memory in that order too, so walking the order reads memory in sequence.
+    std::string_view at(uint32_t i) const { return by_order_[i]; }
     /// shared_prefix()[i]: bytes order()[i] shares with order()[i + 1] (0 for the last).
     const std::vector<uint32_t>& shared_prefix() const { return shared_; }
     /// [begin, end) of order() whose tokens start with byte b.
     std::pair<uint32_t, uint32_t> first_byte_range(unsigned char b) const { return {first_[b], first_[b + 1]}; }
+    /// [begin, end) of order() whose tokens start with bytes b, c (those of the one byte b come before c = 0's).
+    std::pair<uint32_t, uint32_t> second_byte_range(unsigned char b, unsigned char c) const {
+        const size_t k = size_t{b} * 257 + c;
+        return {second_[k], second_[k + 1]};
+    }
+    /// The position in order() past the tokens from `from` on (up to `end`) that start with `prefix`.
+    uint32_t past_prefix(uint32_t from, uint32_t end, std::string_view prefix) const;
+    /// [begin, end) of order() whose tokens start with `prefix` (those equal to it first).
+    std::pair<uint32_t, uint32_t> prefix_range(std::string_view prefix) const;
+    /// Whether order()[i] is made of ASCII digits only.
+    bool all_digits_at(uint32_t i) const { return digits_[i] != 0; }
+    /// The longest token's length in bytes.
+    size_t max_bytes() const { return max_bytes_; }
+    /// How each token reads inside a JSON string.
+    const StringTokenClasses& string_classes() const { return classes_; }
 
   private:
-    std::vector<std::string> bytes_;
+    std::vector<std::string> bytes_;  // emptied once the tables below are made
+    std::string arena_;               // every token's bytes, in order()
+    std::vector<std::string_view> by_id_, by_order_;
+    std::vector<uint8_t> digits_;  // per position in order(): 1 when all the token's bytes are digits
     std::vector<int32_t> order_;
     std::vector<uint32_t> shared_;
     std::array<uint32_t, 257> first_{};
+    std::vector<uint32_t> second_;  // 256 x 257: per first byte, where each second byte's tokens begin, and the end
+    size_t max_bytes_ = 0;
+    StringTokenClasses classes_;
 };
 
 }  // namespace slipstream::agent::infer

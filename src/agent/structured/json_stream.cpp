@@ -5,6 +5,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+
+#include "agent/structured/string_run.h"
 
 namespace slipstream::agent::structured {
 namespace {
@@ -89,6 +92,56 @@ StreamState JsonStream::finish() {
     return state_;
 }
 
+void JsonStream::container_state(std::string& out) const {
+    out.append(stack_.data(), stack_.size());
+    out.push_back('|');
+    for (std::size_t n : count_) {
+        const std::size_t near = n + 4096 >= options_.max_members ? n : 0;  // counts matter only near the limit
+        out.append(reinterpret_cast<const char*>(&near), sizeof near);
+    }
+    out.push_back(in_key_ ? 'k' : 'v');
+}
+
+bool JsonStream::may_follow(unsigned char c) const {
+    if (state_ == StreamState::kInvalid) return false;
+    const char ch = static_cast<char>(c);
+    const bool space = is_space(ch);
+    const auto value_start = [&] {
+        return ch == '{' || ch == '[' || ch == '"' || ch == '-' || is_digit(ch) || ch == 't' || ch == 'f' || ch == 'n';
+    };
+    switch (mode_) {
+        case Mode::kStart:
+            return bom_seen_ > 0 || c == 0xef || space || value_start();
+        case Mode::kValue:
+            return space || value_start();
+        case Mode::kArrayValueOrEnd:
+            return space || ch == ']' || value_start();
+        case Mode::kObjectKeyOrEnd:
+            return space || ch == '"' || ch == '}';
+        case Mode::kObjectKey:
+            return space || ch == '"';
+        case Mode::kColon:
+            return space || ch == ':';
+        case Mode::kAfterValue:
+            return space || ch == ',' || ch == '}' || ch == ']';
+        case Mode::kNumber:
+            return space || is_digit(ch) || ch == '.' || ch == 'e' || ch == 'E' || ch == '+' || ch == '-' ||
+                   ch == ',' || ch == '}' || ch == ']';
+        case Mode::kLiteral:
+            return literal_at_ < literal_.size() && ch == literal_[literal_at_];
+        case Mode::kDone:
+            return space;
+        case Mode::kString:
+            if (utf8_left_ > 0) return c >= utf8_lo_ && c <= utf8_hi_;
+            if (escape_ == 1) return std::strchr("\"\\/bfnrtu", ch) != nullptr && c != 0;
+            if (escape_ >= 2 && escape_ <= 5) return hex_value(c) >= 0;
+            if (escape_ == 6) return ch == '\\';
+            if (escape_ == 7) return ch == 'u';
+            return c >= 0x20;
+    }
+    return true;
+}
+
 // One byte (a run of plain bytes inside a string); advances `p` and offset_ past what it consumed.
 bool JsonStream::step(const char*& p, const char* end) {
     if (mode_ == Mode::kString) return string_bytes(p, end);
@@ -137,7 +190,8 @@ bool JsonStream::step(const char*& p, const char* end) {
             if (is_space(c)) break;
             if (c == ',') {
                 mode_ = stack_.back() == '{' ? Mode::kObjectKey : Mode::kValue;
-                if (stack_.back() == '{' && events_ != nullptr && !emit(events_->next_member())) return false;
+                if (events_ != nullptr && !emit(stack_.back() == '{' ? events_->next_member() : events_->next_item()))
+                    return false;
                 break;
             }
             if ((c == '}' && stack_.back() == '{') || (c == ']' && stack_.back() == '[')) {
@@ -240,19 +294,7 @@ bool JsonStream::string_bytes(const char*& p, const char* end) {
         } else {
             // A lead byte (Unicode's well-formed sequences: no overlongs, no surrogates, nothing past U+10FFFF).
             if (c >= 0xc2 && c <= 0xf4 && !begin_char()) return false;
-            if (c >= 0xc2 && c <= 0xdf) {
-                utf8_left_ = 1;
-            } else if (c >= 0xe0 && c <= 0xef) {
-                utf8_left_ = 2;
-                utf8_lo_ = c == 0xe0 ? 0xa0 : 0x80;
-                utf8_hi_ = c == 0xed ? 0x9f : 0xbf;
-            } else if (c >= 0xf0 && c <= 0xf4) {
-                utf8_left_ = 3;
-                utf8_lo_ = c == 0xf0 ? 0x90 : 0x80;
-                utf8_hi_ = c == 0xf4 ? 0x8f : 0xbf;
-            } else {
-                return fail(ParseErrorKind::kEncoding, "Invalid UTF-8");
-            }
+            if (!utf8_lead(c, utf8_left_, utf8_lo_, utf8_hi_)) return fail(ParseErrorKind::kEncoding, "Invalid UTF-8");
             utf8_have_ = 1;
             if (++string_bytes_ > options_.max_string_bytes) return fail(ParseErrorKind::kLimit, "String too long");
             piece_.push_back(static_cast<char>(c));
@@ -320,6 +362,11 @@ bool JsonStream::escape_byte(unsigned char c) {
     }
     const int v = hex_value(c);
     if (v < 0) return fail(ParseErrorKind::kSyntax, "Invalid \\uXXXX escape");
+    // A surrogate that cannot pair is refused at the digit that proves it: a low half must begin "dc".."df", and
+    // one of those without a high half before it is lone.
+    const bool low_due = high_surrogate_ != 0;
+    if (escape_ == 2 && low_due && v != 0xd) return fail(ParseErrorKind::kSyntax, kLone);
+    if (escape_ == 3 && hex_ == 0xd && (v >= 0xc) != low_due) return fail(ParseErrorKind::kSyntax, kLone);
     hex_ = hex_ * 16 + static_cast<std::uint32_t>(v);
     if (escape_ < 5) {
         ++escape_;

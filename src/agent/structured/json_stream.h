@@ -26,6 +26,8 @@ class JsonEvents {
     virtual base::Status end_array() { return base::Status::ok(); }
     /// A ',' inside an object: another member must follow.
     virtual base::Status next_member() { return base::Status::ok(); }
+    /// A ',' inside an array: another element must follow.
+    virtual base::Status next_item() { return base::Status::ok(); }
     virtual base::Status key(std::string_view piece, bool last) { return base::Status::ok(); }
     virtual base::Status string(std::string_view piece, bool last) { return base::Status::ok(); }
     /// A number's first byte ('-' or a digit); number() follows once it ended.
@@ -82,6 +84,26 @@ class JsonStream {
     bool in_string() const { return mode_ == Mode::kString; }
     /// Inside a key.
     bool in_key() const { return mode_ == Mode::kString && in_key_; }
+    /// Inside a string between two characters (no escape or UTF-8 sequence begun and unfinished).
+    bool at_char_boundary() const { return mode_ == Mode::kString && escape_ == 0 && utf8_left_ == 0; }
+    /// The offset of the current (or last) string's opening quote.
+    std::size_t string_start() const { return string_start_; }
+    /// Decoded bytes the current string may still take (ParseOptions::max_string_bytes).
+    std::size_t string_room() const {
+        return string_bytes_ < options_.max_string_bytes ? options_.max_string_bytes - string_bytes_ : 0;
+    }
+    /// Between the tokens of a started document (where whitespace changes nothing but the offset): after a value's
+    /// start, a key, a colon, a comma or a container's end, before the document ends.
+    bool in_layout() const {
+        return state_ == StreamState::kPartial && mode_ != Mode::kStart && mode_ != Mode::kString &&
+               mode_ != Mode::kNumber && mode_ != Mode::kLiteral && mode_ != Mode::kDone;
+    }
+    /// Appends what, besides the current string's text, decides how the stream goes on after it closes: the open
+    /// containers and their counts (two streams with the same take the same bytes after the closing quote).
+    void container_state(std::string& out) const;
+    /// Whether byte `c` could come next as far as the syntax at this position goes: false only for a byte that
+    /// feed() refuses (a constrained decoder skips such bytes without trying them); true inside strings.
+    bool may_follow(unsigned char c) const;
     /// The number being read (empty when not inside one).
     std::string_view number_text() const { return mode_ == Mode::kNumber ? std::string_view(number_) : ""; }
     /// Open containers ('{' or '['), outermost first.

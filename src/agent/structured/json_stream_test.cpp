@@ -148,7 +148,8 @@ TEST(JsonStreamTest, ErrorsAtTheFirstByteThatProvesThem) {
         {"[\"a\\x\"]", 4, "Invalid \\escape"},
         {"[\"\\u12G4\"]", 6, "Invalid \\uXXXX escape"},
         {"[\"\\ud800x\"]", 8, "Lone surrogate in \\uXXXX escape"},
-        {"[\"\\udc00\"]", 7, "Lone surrogate in \\uXXXX escape"},
+        {"[\"\\udc00\"]", 5, "Lone surrogate in \\uXXXX escape"},
+        {"[\"\\ud800\\u0041\"]", 10, "Lone surrogate in \\uXXXX escape"},  // no low half begins with 0
         {"[\"a\x01\"]", 3, "Invalid control character at"},
         {"[\"\xc0\xaf\"]", 2, "Invalid UTF-8"},
         {"[\"\xed\xa0\x80\"]", 3, "Invalid UTF-8"},  // an encoded surrogate

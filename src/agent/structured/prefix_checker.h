@@ -2,8 +2,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "agent/structured/compiled_schema.h"
 #include "agent/structured/json_stream.h"
@@ -42,6 +46,50 @@ class PrefixChecker {
     /// Inside a key or a string whose allowed texts the schema lists (SchemaChecker::text_listed): an escape
     /// begun here is checked only once its character is whole, so a generator may refuse to begin one.
     bool in_listed_text() const { return stream_.in_string() && checker_.text_listed(stream_.in_key()); }
+    /// Whether byte `c` could come next as far as the syntax goes (JsonStream::may_follow): false only for a byte
+    /// feed() refuses, so a generator skips it without trying it on a copy.
+    bool may_follow(unsigned char c) const { return stream_.may_follow(c); }
+    /// Between tokens of the document (JsonStream::in_layout): whitespace here leaves the state as it is.
+    bool in_layout() const { return stream_.in_layout(); }
+    /// Inside an integer-only number: the integer ranges its alternatives allow (SchemaChecker::integer_bounds).
+    std::vector<SchemaChecker::IntegerRange> integer_bounds() const {
+        return stream_.number_text().empty() ? std::vector<SchemaChecker::IntegerRange>{} : checker_.integer_bounds();
+    }
+    /// Inside a key or a string value at a character boundary whose every living alternative lists its texts
+    /// (SchemaChecker::listed_texts): appends to `out` what each listed text that starts with the text so far
+    /// would add, and returns true; false (nothing appended) elsewhere.
+    bool listed_continuations(std::vector<std::string_view>& out) const {
+        return stream_.state() == StreamState::kPartial && stream_.at_char_boundary() &&
+               checker_.listed_texts(stream_.in_key(), out);
+    }
+    /// Inside a string value at a character boundary whose schema checks here count only its length (no listed
+    /// texts): what it may still take, so a generator can judge a continuation that stays inside the string by
+    /// its characters alone. Empty elsewhere.
+    struct StringRoom {
+        std::size_t chars = 0;  // characters more that some alternative allows (SIZE_MAX: unbounded)
+        std::size_t bytes = 0;  // decoded bytes more (ParseOptions::max_string_bytes)
+        bool bounded = false;   // some alternative has minLength/maxLength: the closing quote depends on the length
+    };
+    /// The offset of the current (or last) string's opening quote.
+    std::size_t string_start() const { return stream_.string_start(); }
+    /// What decides how the document goes on once the current string closes, besides its text (JsonStream's and
+    /// SchemaChecker's container_state): equal for two checkers that take the same bytes after their strings close
+    /// with the same close_survivors().
+    std::string container_state() const {
+        std::string out;
+        stream_.container_state(out);
+        checker_.container_state(out);
+        return out;
+    }
+    /// Inside a free string: the alternatives a close after `more` characters more leaves (SchemaChecker).
+    std::optional<std::uint64_t> close_survivors(std::size_t more) const { return checker_.close_survivors(more); }
+    std::optional<StringRoom> free_string() const {
+        if (stream_.state() != StreamState::kPartial || !stream_.at_char_boundary() || stream_.in_key())
+            return std::nullopt;
+        const auto room = checker_.free_string_room();
+        if (!room) return std::nullopt;
+        return StringRoom{room->chars, stream_.string_room(), room->bounded};
+    }
     /// Set once state() is kInvalid: the syntax error (a schema refusal is kSyntax with the checker's message).
     const StreamError& error() const { return stream_.error(); }
     /// The schema keyword that refused the prefix; empty keyword for a syntax error.

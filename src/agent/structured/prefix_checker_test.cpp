@@ -198,10 +198,14 @@ TEST(PrefixCheckerTest, TheFinalVerdictIsTheCallers) {
     auto schema = CompiledSchema::create(kPerson);
     ASSERT_TRUE(schema.is_ok());
     PrefixChecker p(*schema);
-    const std::string text = R"({"name":"a","kind":"cat","age":-1})";
-    EXPECT_EQ(p.feed(text), StreamState::kComplete);  // minimum is settled by the whole value
-    EXPECT_FALSE(p.schema().accepts(text));
-    EXPECT_TRUE(p.schema().accepts(R"({"name":"a","kind":"cat","age":1})"));
+    EXPECT_EQ(p.feed(R"({"name":"a","kind":"cat","age":-1})"), StreamState::kInvalid);  // minimum, as -1 ends
+    auto patterned = CompiledSchema::create(R"({"properties":{"name":{"type":"string","pattern":"^A"}}})");
+    ASSERT_TRUE(patterned.is_ok());
+    PrefixChecker q(*patterned);
+    const std::string text = R"({"name":"a"})";
+    EXPECT_EQ(q.feed(text), StreamState::kComplete);  // a pattern is settled by the whole value
+    EXPECT_FALSE(q.schema().accepts(text));
+    EXPECT_TRUE(q.schema().accepts(R"({"name":"Ada"})"));
     EXPECT_FALSE(CompiledSchema::create(R"({"type":)").is_ok());
     EXPECT_FALSE(CompiledSchema::create(R"({"type":"nothing"})").is_ok());
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iterator>
+#include <numeric>
 #include <utility>
 
 #include "json/pointer.h"
@@ -120,6 +121,71 @@ Kind number_kind(std::string_view text) {
     return d == std::floor(d) ? Kind::kIntegral : Kind::kFraction;
 }
 
+// Whether the schema's `$schema` (if any) is a draft's own metaschema, whose vocabularies include validation (a custom
+// metaschema may leave numeric keywords without effect: then they are left to the compiled schema).
+bool standard_metaschema(const json::Value& schema) {
+    const json::Value* uri = schema.is_object() ? schema.find("$schema") : nullptr;
+    if (uri == nullptr) return true;
+    if (!uri->is_string()) return false;
+    const std::string_view u = uri->as_string();
+    for (std::string_view known :
+         {"https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2019-09/schema",
+          "http://json-schema.org/draft-07/schema", "http://json-schema.org/draft-06/schema"}) {
+        if (u == known || u == std::string(known) + "#") return true;
+    }
+    return false;
+}
+
+// A node's numeric bounds as a closed range over the integers (exclusive bounds moved one integer in), and its
+// integral multipleOf (0: none). A draft-4 style boolean exclusive bound leaves the range open (never checked).
+struct NumberBounds {
+    double lo = -HUGE_VAL, hi = HUGE_VAL;
+    std::int64_t multiple_of = 0;
+};
+NumberBounds number_bounds(const json::Value& node) {
+    NumberBounds b;
+    const auto num = [&node](std::string_view k) -> const json::Value* {
+        const json::Value* v = node.find(k);
+        return v != nullptr && v->is_number() && std::isfinite(v->as_double()) ? v : nullptr;
+    };
+    const json::Value* xmin = node.find("exclusiveMinimum");
+    const json::Value* xmax = node.find("exclusiveMaximum");
+    if ((xmin != nullptr && xmin->is_bool()) || (xmax != nullptr && xmax->is_bool())) return b;
+    if (const json::Value* v = num("minimum")) b.lo = std::ceil(v->as_double());
+    if (const json::Value* v = num("maximum")) b.hi = std::floor(v->as_double());
+    if (const json::Value* v = num("exclusiveMinimum")) b.lo = std::max(b.lo, std::floor(v->as_double()) + 1);
+    if (const json::Value* v = num("exclusiveMaximum")) b.hi = std::min(b.hi, std::ceil(v->as_double()) - 1);
+    if (const json::Value* v = num("multipleOf")) {
+        const double m = v->as_double();
+        if (m >= 1 && m == std::floor(m) && m < 1e15) b.multiple_of = static_cast<std::int64_t>(m);
+    }
+    return b;
+}
+
+// An integer's text against a range: -1 below it, 1 above it, 0 inside or not provable with doubles (integers of
+// more than 15 digits are compared only with bounds nearer to zero than 1e15).
+int outside(std::string_view text, const NumberBounds& b) {
+    const bool negative = text.starts_with('-');
+    const std::string_view digits = text.substr(negative ? 1 : 0);
+    if (digits.size() <= 15) {
+        double v = 0;
+        for (char c : digits)
+            v = v * 10 + (c - '0');
+        if (negative) v = -v;
+        return v < b.lo ? -1 : v > b.hi ? 1 : 0;
+    }
+    if (negative) return b.lo > -1e15 ? -1 : 0;
+    return b.hi < 1e15 ? 1 : 0;
+}
+
+// An integer's text modulo m (exact; m < 1e15).
+std::int64_t remainder(std::string_view text, std::int64_t m) {
+    std::int64_t r = 0;
+    for (char c : text.substr(text.starts_with('-') ? 1 : 0))
+        r = (r * 10 + (c - '0')) % m;
+    return r;
+}
+
 // Whether a `$id` below the root changes what "#/..." means somewhere (then no reference is followed).
 bool has_nested_id(const json::Value& v, bool root) {
     if (v.is_array()) {
@@ -136,7 +202,11 @@ bool has_nested_id(const json::Value& v, bool root) {
 }  // namespace
 
 SchemaChecker::SchemaChecker(const json::Value& schema, bool siblings_of_ref, JsonEvents& next)
-    : builder_(&next), root_(&schema), siblings_of_ref_(siblings_of_ref), follow_refs_(!has_nested_id(schema, true)) {
+    : builder_(&next),
+      root_(&schema),
+      siblings_of_ref_(siblings_of_ref),
+      follow_refs_(!has_nested_id(schema, true)),
+      numeric_checks_(standard_metaschema(schema)) {
     std::vector<Conj> alts;
     if (!expand(&schema, 0, alts)) alts.assign(1, Conj{});
     for (Conj& c : alts)
@@ -412,6 +482,31 @@ base::Status SchemaChecker::next_member() {
     return builder_->next_member();
 }
 
+// A ',' in an array promises one more element: `maxItems` already reached, or no schema for the next index
+// (`items: false` after `prefixItems`), refuses it here.
+base::Status SchemaChecker::next_item() {
+    Frame& f = frames_.back();
+    path_.push_back(std::to_string(f.count));
+    for (Alt& a : f.alts) {
+        for (const json::Value* node : a.nodes) {
+            if (!a.alive || !node->is_object()) continue;
+            const std::int64_t max = count_keyword(*node, "maxItems");
+            if (max >= 0 && static_cast<std::int64_t>(f.count) >= max) {
+                kill(a, "maxItems", "should have at most " + std::to_string(max) + " items");
+                continue;
+            }
+            bool refused = false;
+            const json::Value* child = child_node(*node, false, f.count, {}, refused);
+            if (child != nullptr && child->is_bool() && !child->as_bool())
+                kill(a, "items", "no more items are allowed");
+        }
+    }
+    base::Status s = survive(f.alts);
+    path_.pop_back();
+    SLIPSTREAM_RETURN_IF_ERROR(s);
+    return builder_->next_item();
+}
+
 base::Status SchemaChecker::key(std::string_view piece, bool last) {
     Frame& f = frames_.back();
     f.key.append(piece);
@@ -529,8 +624,45 @@ base::Status SchemaChecker::number(std::string_view text) {
         }
         SLIPSTREAM_RETURN_IF_ERROR(survive(current_));
     }
+    if (numeric_checks_ && text.find_first_of(".eE") == std::string_view::npos) {  // an integer: its bounds
+        for (Alt& a : current_) {
+            for (const json::Value* node : a.nodes) {
+                if (!a.alive || !node->is_object()) continue;
+                const NumberBounds b = number_bounds(*node);
+                const int side = outside(text, b);
+                if (side != 0) {
+                    kill(a, side < 0 ? "minimum" : "maximum", "the number is outside the allowed range");
+                } else if (b.multiple_of > 0 && remainder(text, b.multiple_of) != 0) {
+                    kill(a, "multipleOf", "should be a multiple of " + std::to_string(b.multiple_of));
+                }
+            }
+        }
+        SLIPSTREAM_RETURN_IF_ERROR(survive(current_));
+    }
     SLIPSTREAM_RETURN_IF_ERROR(builder_->number(text));
     return end_value();
+}
+
+std::vector<SchemaChecker::IntegerRange> SchemaChecker::integer_bounds() const {
+    std::vector<IntegerRange> out;
+    if (!numeric_checks_ || !integer_only()) return out;
+    for (const Alt& a : current_) {
+        if (!a.alive) continue;
+        IntegerRange r{-HUGE_VAL, HUGE_VAL, 0};
+        for (const json::Value* node : a.nodes) {
+            if (!node->is_object()) continue;
+            const NumberBounds b = number_bounds(*node);
+            r.lo = std::max(r.lo, std::ceil(b.lo));
+            r.hi = std::min(r.hi, std::floor(b.hi));
+            if (b.multiple_of > 0) {  // the lcm, unless it grows past what is exact (then left out: never refuses)
+                const std::int64_t m = r.multiple_of == 0 ? b.multiple_of : std::lcm(r.multiple_of, b.multiple_of);
+                r.multiple_of = m > 0 && m < 1'000'000'000'000'000 ? m : -1;
+            }
+        }
+        if (r.multiple_of < 0) r.multiple_of = 0;
+        out.push_back(r);
+    }
+    return out;
 }
 
 // One more character is coming: maxLength can refuse it before it is whole.
@@ -576,6 +708,128 @@ bool SchemaChecker::integer_only() const {
             return false;
     }
     return any;
+}
+
+std::optional<SchemaChecker::StringRoom> SchemaChecker::free_string_room() const {
+    if (!in_string_) return std::nullopt;
+    StringRoom room;
+    bool any = false;
+    for (const Alt& a : current_) {
+        if (!a.alive) continue;
+        any = true;
+        std::size_t chars = SIZE_MAX;
+        for (const json::Value* node : a.nodes) {
+            if (!node->is_object()) continue;
+            if (node->find("enum") != nullptr || node->find("const") != nullptr) return std::nullopt;
+            const std::int64_t max = count_keyword(*node, "maxLength");
+            if (max >= 0) {
+                room.bounded = true;
+                const auto m = static_cast<std::size_t>(max);
+                chars = std::min(chars, m > text_points_ ? m - text_points_ : 0);
+            }
+            if (count_keyword(*node, "minLength") >= 0) room.bounded = true;
+        }
+        room.chars = std::max(room.chars, chars);
+    }
+    if (!any) return std::nullopt;
+    return room;
+}
+
+std::optional<std::uint64_t> SchemaChecker::close_survivors(std::size_t more) const {
+    if (!in_string_ || current_.size() > 64) return std::nullopt;
+    const auto length = static_cast<std::int64_t>(text_points_ + more);
+    std::uint64_t bits = 0;
+    for (std::size_t i = 0; i < current_.size(); ++i) {
+        const Alt& a = current_[i];
+        if (!a.alive) continue;
+        const bool fits = std::all_of(a.nodes.begin(), a.nodes.end(), [&](const json::Value* node) {
+            if (!node->is_object()) return true;
+            const std::int64_t max = count_keyword(*node, "maxLength");
+            const std::int64_t min = count_keyword(*node, "minLength");
+            return (max < 0 || length <= max) && (min < 0 || length >= min);
+        });
+        if (fits) bits |= std::uint64_t{1} << i;
+    }
+    return bits;
+}
+
+void SchemaChecker::container_state(std::string& out) const {
+    const auto put = [&out](const auto& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    const auto alts = [&](const std::vector<Alt>& list) {
+        put(list.size());
+        for (const Alt& a : list) {
+            put(a.parent);
+            put(a.alive);
+            put(a.nodes.size());
+            for (const json::Value* n : a.nodes)
+                put(n);
+        }
+    };
+    // An array's count matters only to keywords that count or index its items.
+    const auto counted = [](const Frame& f) {
+        for (const Alt& a : f.alts) {
+            for (const json::Value* n : a.nodes) {
+                if (!n->is_object()) continue;
+                for (std::string_view k : {"maxItems", "minItems", "prefixItems", "contains", "uniqueItems"})
+                    if (n->find(k) != nullptr) return true;
+                if (const json::Value* items = n->find("items"); items != nullptr && items->is_array()) return true;
+            }
+        }
+        return false;
+    };
+    put(frames_.size());
+    for (const Frame& f : frames_) {
+        put(f.object);
+        put(f.object || counted(f) ? f.count : 0);
+        alts(f.alts);
+        std::vector<std::string_view> keys(f.keys.begin(), f.keys.end());
+        std::sort(keys.begin(), keys.end());
+        put(keys.size());
+        for (std::string_view k : keys) {
+            put(k.size());
+            out.append(k);
+        }
+    }
+    put(in_string_);
+    alts(current_);
+}
+
+bool SchemaChecker::listed_texts(bool key, std::vector<std::string_view>& out) const {
+    if (!text_listed(key)) return false;
+    const std::string& so_far = key ? frames_.back().key : text_;
+    const auto add = [&](const json::Value& text) {
+        if (text.is_string() && text.as_string().starts_with(so_far))
+            out.push_back(text.as_string().substr(so_far.size()));
+    };
+    for (const Alt& a : key ? frames_.back().alts : current_) {
+        if (!a.alive) continue;
+        for (const json::Value* node : a.nodes) {
+            if (!node->is_object()) continue;  // `false`: nothing to add
+            if (key) {
+                const json::Value* properties = node->find("properties");
+                const json::Value* additional = node->find("additionalProperties");
+                if (node->find("patternProperties") != nullptr || additional == nullptr || !additional->is_bool() ||
+                    additional->as_bool())
+                    continue;
+                if (properties != nullptr && properties->is_object()) {
+                    for (const json::Member& m : properties->members()) {
+                        if (m.key.starts_with(so_far)) out.push_back(m.key.substr(so_far.size()));
+                    }
+                }
+                break;  // one listing node bounds this alternative
+            }
+            const json::Value* c = node->find("const");
+            const json::Value* e = node->find("enum");
+            if (c == nullptr && e == nullptr) continue;
+            if (c != nullptr) add(*c);
+            if (e != nullptr && e->is_array()) {
+                for (const json::Value& m : e->items())
+                    add(m);
+            }
+            break;
+        }
+    }
+    return true;
 }
 
 bool SchemaChecker::text_listed(bool key) const {

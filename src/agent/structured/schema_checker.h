@@ -2,9 +2,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "agent/structured/json_stream.h"
@@ -45,8 +48,38 @@ class SchemaChecker final : public JsonEvents {
     /// `additionalProperties: false`) or the string value being read (`enum`/`const`): a caller generating text
     /// can avoid escapes there, whose characters are checked only once whole.
     bool text_listed(bool key) const;
+    /// When text_listed(key): appends, for each text a living alternative lists (declared property names, string
+    /// members of `enum`/`const`) that starts with the key or string read so far, the rest of it, and returns
+    /// true (a superset of what may still be written: keys already present are not left out). Else false.
+    bool listed_texts(bool key, std::vector<std::string_view>& out) const;
     /// Whether every living alternative of the number being read refuses a fraction (`type` "integer").
     bool integer_only() const;
+    /// When integer_only(): per living alternative, the closed range of integers its numeric bounds allow
+    /// (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`; infinite where absent) and its `multipleOf`, so a
+    /// generator can refuse digits no value in range can start with. Empty otherwise. (When an integer ends it is
+    /// checked against these bounds and an integral `multipleOf`.)
+    struct IntegerRange {
+        double lo = 0, hi = 0;         // closed; infinite where unbounded
+        std::int64_t multiple_of = 0;  // an integral multipleOf (of every node: their lcm), 0: none
+    };
+    std::vector<IntegerRange> integer_bounds() const;
+    /// Inside a string value whose living alternatives list no texts (no `enum`/`const`), so that only its
+    /// length counts for the checks here: the most characters more that one of them allows (SIZE_MAX when one has
+    /// no `maxLength`) and whether any of them bounds the length (`minLength`/`maxLength`: then the closing quote's
+    /// verdict depends on the length). Empty elsewhere.
+    struct StringRoom {
+        std::size_t chars = 0;
+        bool bounded = false;
+    };
+    std::optional<StringRoom> free_string_room() const;
+    /// Inside such a string: which living alternatives (bit i: current alternative i) would still live if the
+    /// string closed after `more` characters more (its length keywords); empty past 64 alternatives. Two closes
+    /// with the same survivors leave the same state behind.
+    std::optional<std::uint64_t> close_survivors(std::size_t more) const;
+    /// Appends what, besides the current string's text, decides the checks after it closes: every open container's
+    /// alternatives (nodes, parents, which live), counts and keys, and the string's alternatives. Two checkers with
+    /// the same state, whose strings close with the same close_survivors(), check what follows alike.
+    void container_state(std::string& out) const;
 
     const CheckFailure& failure() const { return failure_; }
     /// Refuse a key an object already has (generation: json::parse keeps the last one, a generator should not
@@ -58,6 +91,7 @@ class SchemaChecker final : public JsonEvents {
     base::Status begin_array() override;
     base::Status end_array() override;
     base::Status next_member() override;
+    base::Status next_item() override;
     base::Status key(std::string_view piece, bool last) override;
     base::Status string(std::string_view piece, bool last) override;
     base::Status begin_number() override;
@@ -104,6 +138,7 @@ class SchemaChecker final : public JsonEvents {
     const json::Value* root_;  // never null
     bool siblings_of_ref_;
     bool follow_refs_;
+    bool numeric_checks_;  // numeric bounds checked when a number ends (the schema uses a draft's metaschema)
     std::vector<Frame> frames_;
     std::vector<std::string> path_;  // tokens of the value being read
     std::vector<Alt> next_;          // the alternatives of the value about to start (after a key)

@@ -152,7 +152,7 @@ TEST(StreamValidatorTest, RejectsAtTheByteThatProvesIt) {
         {R"({"name":"a","kind":"ca"})", 22, "enum", "/kind"},
         {R"({"name":"a","kind":3})", 19, "enum", "/kind"},
         {R"({"name":"a","age":3})", 13, "additionalProperties", "/a"},
-        {R"({"name":"a","tags":[1,2,3]})", 24, "maxItems", "/tags/2"},
+        {R"({"name":"a","tags":[1,2,3]})", 23, "maxItems", "/tags/2"},
         {R"({"name":"a","tags":[1.5]})", 23, "type", "/tags/0"},
         {R"({"name":"a"})", 11, "required", ""},
     };
@@ -228,12 +228,27 @@ TEST(StreamValidatorTest, SnapshotsShowThePartialValue) {
 }
 
 TEST(StreamValidatorTest, TheCompiledSchemaGivesTheFinalVerdict) {
-    Compiled c(R"({"type":"object","properties":{"n":{"type":"integer","minimum":10}}})");
+    Compiled c(R"({"type":"object","properties":{"n":{"type":"string","pattern":"^a"}}})");
+    StreamValidator v(*c.doc, c.schema);
+    EXPECT_EQ(run(v, R"({"n":"b"})", {2}), StreamState::kInvalid);
+    EXPECT_EQ(v.failure().keyword, "pattern");
+    EXPECT_EQ(v.failure().pointer, "/n");
+    EXPECT_EQ(v.failure().offset, 9u);
+}
+
+TEST(StreamValidatorTest, IntegerBoundsAreCheckedWhenTheNumberEnds) {
+    Compiled c(R"({"type":"object","properties":{"n":{"type":"integer","minimum":10,"multipleOf":4}}})");
     StreamValidator v(*c.doc, c.schema);
     EXPECT_EQ(run(v, R"({"n":3})", {2}), StreamState::kInvalid);
     EXPECT_EQ(v.failure().keyword, "minimum");
     EXPECT_EQ(v.failure().pointer, "/n");
-    EXPECT_EQ(v.failure().offset, 7u);
+    EXPECT_EQ(v.failure().offset, 6u);  // the byte that ends the number
+    StreamValidator w(*c.doc, c.schema);
+    EXPECT_EQ(run(w, R"({"n":14,"m":1})", {3}), StreamState::kInvalid);
+    EXPECT_EQ(w.failure().keyword, "multipleOf");
+    EXPECT_EQ(w.failure().offset, 7u);
+    StreamValidator ok(*c.doc, c.schema);
+    EXPECT_EQ(run(ok, R"({"n":12})", {3}), StreamState::kComplete);
 }
 
 }  // namespace
