@@ -228,7 +228,7 @@ TEST(LlmProxy, InvalidOutputStopsTheUpstream) {
         {{"{\"name\": \"x\", \"e", "mail\": 1", "}"}, "/e", "additionalProperties", 15},  // a key no property starts
         {{"{\"name\": 12", "3}"}, "/name", "type", 9},                                    // a number for a string
         {{"[1, 2]"}, "", "type", 0},                                                      // not an object at all
-        {{"{\"name\":\"a\",\"age\":-1}"}, "/age", "minimum", 21},                         // known only at the end
+        {{"{\"name\":\"a\",\"age\":-1}"}, "/age", "minimum", 20},                         // when the number ends
         {{"{\"age\": 3}"}, "", "required", 9},                                            // closed without name
         {{"Sure! Here is the JSON: {"}, "", "json", 0},                                   // chatter
     };
