@@ -34,7 +34,9 @@ def _response_model(route: Any) -> Any:
     model = route.response_model
     if model is Default:
         model = return_annotation(route.endpoint)
-        if model is inspect.Signature.empty or model is None or model is typing.Any:
+        # `-> Any` is a response model, as in FastAPI: the value is serialized by pydantic (a timedelta as an ISO
+        # 8601 duration, a Decimal as a string), not by jsonable_encoder's rules.
+        if model is inspect.Signature.empty or model is None:
             return None
         origin = typing.get_origin(model) or model
         if isinstance(origin, type) and issubclass(origin, Response):
