@@ -46,6 +46,19 @@ class Trip(BaseModel):
     code: bytes = b""
 
 
+def _values() -> dict[str, Any]:
+    return {
+        "fare": Decimal("12.50"),
+        "whole": Decimal(3),
+        "at": dt.datetime(2026, 12, 7, 10, 0, tzinfo=dt.timezone.utc),
+        "naive": dt.datetime(2026, 12, 7, 10, 0, 0, 500),
+        "wait": dt.timedelta(days=-1, seconds=30),
+        "code": b"abc",
+        "ports": frozenset({"Oslo"}),
+        "ratio": 0.1,
+    }
+
+
 def examples_app(fw: Any) -> Any:
     app = new_app(fw)
     Body, Query = fw.Body, fw.Query
@@ -96,6 +109,14 @@ def examples_app(fw: Any) -> Any:
             "ports": sorted(trip.ports),
         }
 
+    @app.get("/values/any")
+    def read_values_any() -> Any:
+        return _values()
+
+    @app.get("/values/plain")
+    def read_values_plain():
+        return _values()
+
     @app.put("/trips/plain/{trip_id}")
     async def update_trip_plain(trip_id: UUID, trip: Trip):
         end = trip.end or trip.start
@@ -135,6 +156,8 @@ ROWS = [
     page_row("examples", "PUT", "/trips/not-a-uuid", json=TRIP),
     page_row("examples", "PUT", TRIP_URL, json={"start": "yesterday"}),
     page_row("examples", "PUT", TRIP_URL, json={**TRIP, "leave_at": "25:00"}),
+    page_row("examples", "GET", "/values/any"),
+    page_row("examples", "GET", "/values/plain"),
     page_row("examples", "GET", "/openapi.json"),
 ]
 
