@@ -77,7 +77,13 @@ class App(APIRouter, AppHooks):
         super().__init__(dependencies=dependencies,
                          default_response_class=server_options.pop("default_response_class", None),
                          responses=server_options.pop("responses", None),
+                         deprecated=server_options.pop("deprecated", None),
+                         include_in_schema=server_options.pop("include_in_schema", True),
                          generate_unique_id_function=server_options.pop("generate_unique_id_function", None))
+        # FastAPI's strict_content_type: only the default (a body without Content-Type is not JSON) is served.
+        if not server_options.pop("strict_content_type", True):
+            raise ValueError("strict_content_type=False is not supported: send a JSON body with Content-Type "
+                             "application/json (or application/*+json)")
         self.init_hooks(lifespan=lifespan, on_startup=on_startup, on_shutdown=on_shutdown, middleware=middleware)
         self.title = title
         self.version = version
@@ -103,6 +109,8 @@ class App(APIRouter, AppHooks):
                                                        "thread_pool_size", DEFAULT_THREAD_POOL_SIZE, int))
         self.server_options = server_options
         self.exception_handlers = ExceptionHandlers()
+        for exc_class_or_status, handler in (server_options.pop("exception_handlers", None) or {}).items():
+            self.add_exception_handler(exc_class_or_status, handler)  # FastAPI's exception_handlers={...}
         self.native_routes: list[tuple[str, tuple[Any, ...]]] = []
         # The app's database (a URL or a Database): connected by the lifespan, a /readyz check, get_database.
         self.database: Database | None = Database(database) if isinstance(database, str) else database

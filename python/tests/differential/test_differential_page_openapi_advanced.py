@@ -4,7 +4,8 @@ other media types and examples, merged with `response_model` and with the router
 combined with `**`; `callbacks=` from an APIRouter with a runtime-expression path; `@app.webhooks.post(...)`;
 `operation_id`, ids from the function names (`route.operation_id = route.name`), `generate_unique_id_function` on
 the app and on a router, `include_in_schema=False`, the docstring cut at `\\f`, `openapi_extra` (extensions and a
-request body the handler reads itself); the answers and the OpenAPI documents.
+request body the handler reads itself), the App's `deprecated=`, `include_in_schema=` and `exception_handlers=`;
+the answers and the OpenAPI documents.
 
 Rows join the session's match rate (diff_support.record) like test_differential.py's.
 """
@@ -195,9 +196,44 @@ def operations_app(fw: Any) -> Any:
     return app
 
 
+class Teapot(Exception):
+    pass
+
+
+def appwide_app(fw: Any) -> Any:
+    async def teapot_handler(request: Any, exc: Teapot) -> Any:
+        return fw.responses.JSONResponse({"detail": "short and stout"}, status_code=418)
+
+    app = new_app(fw, deprecated=True, exception_handlers={Teapot: teapot_handler, 404: teapot_handler})
+
+    @app.get("/old/")
+    async def read_old() -> Any:
+        raise Teapot()
+
+    return app
+
+
+def hidden_app(fw: Any) -> Any:
+    app = new_app(fw, include_in_schema=False)
+
+    @app.get("/secret/")
+    async def read_secret() -> Any:
+        return {"secret": True}
+
+    return app
+
+
 @pytest.fixture(scope="module")
 def pair() -> Iterator[Callable[[str], tuple[Any, Any]]]:
-    yield from client_pairs({"responses": responses_app, "callbacks": callbacks_app, "operations": operations_app})
+    yield from client_pairs(
+        {
+            "responses": responses_app,
+            "callbacks": callbacks_app,
+            "operations": operations_app,
+            "appwide": appwide_app,
+            "hidden": hidden_app,
+        }
+    )
 
 
 INVOICE = {"id": "inv1", "customer": "Ann", "total": 9.5}
@@ -221,6 +257,11 @@ ROWS = [
     page_row("operations", "POST", "/raw/", content=b"not json", headers={"content-type": "application/json"}),
     page_row("operations", "GET", "/users/"),
     page_row("operations", "GET", "/openapi.json"),
+    page_row("appwide", "GET", "/old/"),
+    page_row("appwide", "GET", "/nowhere"),
+    page_row("hidden", "GET", "/secret/"),
+    page_row("hidden", "GET", "/openapi.json"),
+    page_row("appwide", "GET", "/openapi.json"),
 ]
 
 

@@ -34,7 +34,7 @@ def _items(app: Any) -> Any:
 
 
 def strict_app(fw: Any) -> Any:
-    return _items(new_app(fw))
+    return _items(new_app(fw, strict_content_type=True))
 
 
 def lenient_app(fw: Any) -> Any:
@@ -48,8 +48,8 @@ def pair() -> Iterator[Callable[[str], tuple[Any, Any]]]:
 
 BODY = b'{"name": "Foo", "price": 2.5}'
 LENIENT = (
-    "not supported yet, python/app: App(strict_content_type=False) is refused (unknown server option); a body "
-    "without Content-Type is never read as JSON here, as under FastAPI's default"
+    "not supported yet, python/app: App(strict_content_type=False) raises ValueError; a body without "
+    "Content-Type is never read as JSON here, as under FastAPI's default (strict_content_type=True is accepted)"
 )
 ROWS = [
     page_row("strict", "POST", "/items/", content=BODY),
