@@ -79,6 +79,7 @@ class App(APIRouter, AppHooks):
                          responses=server_options.pop("responses", None),
                          deprecated=server_options.pop("deprecated", None),
                          include_in_schema=server_options.pop("include_in_schema", True),
+                         callbacks=server_options.pop("callbacks", None),
                          generate_unique_id_function=server_options.pop("generate_unique_id_function", None))
         # FastAPI's strict_content_type: only the default (a body without Content-Type is not JSON) is served.
         if not server_options.pop("strict_content_type", True):

@@ -73,7 +73,8 @@ class APIRouter:
                  on_startup: Sequence[Callable[[], Any]] | None = None,
                  on_shutdown: Sequence[Callable[[], Any]] | None = None, lifespan: Any = None,
                  default_response_class: Any = None,
-                 generate_unique_id_function: Callable[[Any], str] | None = None) -> None:
+                 generate_unique_id_function: Callable[[Any], str] | None = None,
+                 callbacks: Sequence[Any] | None = None) -> None:
         _check_prefix(prefix)
         self.prefix = prefix
         # The response_class of routes added here without one (FastAPI's default_response_class).
@@ -92,6 +93,8 @@ class APIRouter:
         self.include_in_schema = include_in_schema
         # The OpenAPI operation ids of routes added here that name no function of their own (as FastAPI's).
         self.generate_unique_id_function = generate_unique_id_function
+        # OpenAPI callbacks documented on every route added here, before the route's own (as FastAPI's).
+        self.callbacks = list(callbacks or [])
         # An App's `webhooks` router: its routes are documented (their names as paths), never served.
         self.documented_only = False
 
@@ -133,6 +136,8 @@ class APIRouter:
         _merge_doc_options(doc, self.responses, self.deprecated, self.include_in_schema)
         if self.generate_unique_id_function is not None:
             doc.setdefault("generate_unique_id_function", self.generate_unique_id_function)
+        if self.callbacks:
+            doc["callbacks"] = [*self.callbacks, *(doc.get("callbacks") or [])]
         # A callback router's paths begin with an OpenAPI runtime expression ("{$callback_url}/..."): documented
         # (callbacks=router.routes), not served.
         if not full.startswith(("/", "{$")) and not self.documented_only:
@@ -197,7 +202,8 @@ class APIRouter:
                        responses: dict[int | str, dict[str, Any]] | None = None, deprecated: bool | None = None,
                        include_in_schema: bool = True, dependencies: Sequence[Any] | None = None,
                        default_response_class: Any = None,
-                       generate_unique_id_function: Callable[[Any], str] | None = None) -> None:
+                       generate_unique_id_function: Callable[[Any], str] | None = None,
+                       callbacks: Sequence[Any] | None = None) -> None:
         """Adds every route of `router` under `prefix` (and this router's prefix), with `tags` first; this
         router's `dependencies`, then `dependencies`, then the route's own run first. A route without a
         response_class gets `default_response_class`, else this router's."""
@@ -207,6 +213,8 @@ class APIRouter:
             _merge_doc_options(options, responses or {}, deprecated, include_in_schema)
             if generate_unique_id_function is not None:  # the route's own, else its router's, else this one
                 options.setdefault("generate_unique_id_function", generate_unique_id_function)
+            if callbacks:
+                options["callbacks"] = [*callbacks, *(options.get("callbacks") or [])]
             self.add_api_route(prefix + route.path, route.endpoint, methods=route.methods,
                                status_code=route.status_code, response_model=route.response_model,
                                response_class=route.response_class or default_response_class, tags=[*(tags or []), *route.tags],

@@ -116,6 +116,26 @@ def callbacks_app(fw: Any) -> Any:
         """Create an invoice; the external API is called back when it is paid."""
         return {"msg": "Invoice received", "callback_url": str(callback_url) if callback_url else None}
 
+    receipts = fw.APIRouter()
+
+    @receipts.post("{$request.query.receipt_url}", response_model=InvoiceEventReceived)
+    def receipt_notification(body: Message) -> Any:
+        pass
+
+    audits = fw.APIRouter()
+
+    @audits.put("{$request.body.customer}/audit", status_code=204)
+    def audit_notification(body: InvoiceEvent) -> None:
+        pass
+
+    payments = fw.APIRouter(prefix="/payments", callbacks=receipts.routes)
+
+    @payments.post("/")
+    def create_payment(invoice: Invoice, receipt_url: str | None = None) -> Any:
+        return {"paid": invoice.id}
+
+    app.include_router(payments, callbacks=audits.routes)
+
     @app.webhooks.post("new-subscription")
     def new_subscription(body: Subscription) -> None:
         """When a new user subscribes, this request is sent to the URL the user registered."""
@@ -248,6 +268,7 @@ ROWS = [
     page_row("callbacks", "POST", "/invoices/?callback_url=https://example.com/cb", json=INVOICE),
     page_row("callbacks", "POST", "/invoices/?callback_url=nowhere", json=INVOICE),
     page_row("callbacks", "POST", "/invoices/", json={"id": "x"}),
+    page_row("callbacks", "POST", "/payments/", json=INVOICE),
     page_row("callbacks", "GET", "/openapi.json"),
     page_row("operations", "GET", "/items/"),
     page_row("operations", "GET", "/hidden/"),
