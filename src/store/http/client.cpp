@@ -233,7 +233,7 @@ std::shared_ptr<Call> Client::start(Request request, ResponseCallbacks callbacks
     return call;
 }
 
-std::shared_ptr<Call> Client::fetch(Request request, std::function<void(base::Result<Response>)> done) {
+ResponseCallbacks buffered_response(std::function<void(base::Result<Response>)> done) {
     auto response = std::make_shared<Response>();
     ResponseCallbacks cb;
     cb.on_head = [response](const ResponseHead& head) { response->head = head; };
@@ -245,7 +245,11 @@ std::shared_ptr<Call> Client::fetch(Request request, std::function<void(base::Re
             done(std::move(*response));
         }
     };
-    return start(std::move(request), std::move(cb));
+    return cb;
+}
+
+std::shared_ptr<Call> Client::fetch(Request request, std::function<void(base::Result<Response>)> done) {
+    return start(std::move(request), buffered_response(std::move(done)));
 }
 
 void Client::enqueue(const std::shared_ptr<Call>& call, bool front) {

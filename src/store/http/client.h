@@ -84,6 +84,9 @@ struct Response {
     std::string body;
 };
 
+/// Callbacks that gather a whole response and hand it to `done` once (fetch()).
+ResponseCallbacks buffered_response(std::function<void(base::Result<Response>)> done);
+
 struct ClientOptions {
     /// Connections open at once per origin (scheme, host, port), in use, idle or connecting; calls beyond wait.
     std::size_t max_connections_per_origin = 16;

@@ -269,9 +269,7 @@ void Connection::on_io(std::uint32_t events) {
             return;
         case State::kIdle:
             // The server closed a kept-alive connection (or sent what nobody asked for).
-            ++client_.counters_.expired;
-            close();
-            client_.drop(this);
+            expire_idle();
             return;
         case State::kActive:
             break;
@@ -506,6 +504,12 @@ void Connection::fail(base::Status status) {
     if (!client_.closing_) client_.dispatch(origin_);
 }
 
+void Connection::expire_idle() {
+    ++client_.counters_.expired;
+    close();
+    client_.drop(this);
+}
+
 void Connection::on_timer() {
     switch (state_) {
         case State::kResolving:
@@ -514,9 +518,7 @@ void Connection::on_timer() {
             fail_connect(base::Status::timeout("no connection within " + ms_text(timer_ns_) + " (connect timeout)"));
             return;
         case State::kIdle:
-            ++client_.counters_.expired;
-            close();
-            client_.drop(this);
+            expire_idle();
             return;
         case State::kActive:
             if (call_ && call_->paused_) return;  // the idle timeout does not run while the reader holds back

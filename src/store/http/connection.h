@@ -84,6 +84,8 @@ class Connection final : private net::IoHandler {
     // The connection failed while connecting (no call yet) or with its call.
     void fail_connect(base::Status status);
     void fail(base::Status status);
+    // An idle kept-alive connection ends (the server closed it, or it sat idle too long): counted and dropped.
+    void expire_idle();
     void on_timer();
     void set_events();
     void arm(std::int64_t delay_ns, const char* phase);

@@ -169,18 +169,7 @@ std::shared_ptr<SharedCall> SharedClient::start(Request request, ResponseCallbac
 }
 
 std::shared_ptr<SharedCall> SharedClient::fetch(Request request, std::function<void(base::Result<Response>)> done) {
-    auto response = std::make_shared<Response>();
-    ResponseCallbacks cb;
-    cb.on_head = [response](const ResponseHead& head) { response->head = head; };
-    cb.on_data = [response](std::string_view data) { response->body.append(data); };
-    cb.on_end = [response, done = std::move(done)](base::Status status) {
-        if (!status.is_ok()) {
-            done(std::move(status));
-        } else {
-            done(std::move(*response));
-        }
-    };
-    return start(std::move(request), std::move(cb));
+    return start(std::move(request), buffered_response(std::move(done)));
 }
 
 ClientStats SharedClient::stats() const {
