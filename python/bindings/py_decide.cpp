@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "native_app.h"
+#include "option_values.h"
 #include "slipstream/decisions.h"
 
 namespace nb = nanobind;
@@ -26,12 +27,7 @@ namespace slipstream::python {
 namespace {
 
 std::uint64_t count(const nb::handle& value, const std::string& key, std::uint64_t max) {
-    if (!nb::isinstance<nb::int_>(value) || nb::isinstance<nb::bool_>(value))
-        throw std::invalid_argument(key + " must be an integer");
-    const std::int64_t v = nb::cast<std::int64_t>(value);
-    if (v < 0 || static_cast<std::uint64_t>(v) > max)
-        throw std::invalid_argument(key + " must be between 0 and " + std::to_string(max));
-    return static_cast<std::uint64_t>(v);
+    return option_values::count(value, key, 0, max);
 }
 
 // Each option key and how it sets its field (bounds beyond these are DecisionService's).

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "native_app.h"
+#include "option_values.h"
 #include "slipstream/model_server.h"
 
 namespace nb = nanobind;
@@ -16,14 +17,7 @@ namespace slipstream::python {
 
 namespace {
 
-int64_t integer(const nb::handle& value, const std::string& key, int64_t min, int64_t max) {
-    if (!nb::isinstance<nb::int_>(value) || nb::isinstance<nb::bool_>(value))
-        throw std::invalid_argument(key + " must be an integer");
-    const int64_t v = nb::cast<int64_t>(value);
-    if (v < min || v > max)
-        throw std::invalid_argument(key + " must be between " + std::to_string(min) + " and " + std::to_string(max));
-    return v;
-}
+using option_values::integer;
 
 ModelServerOptions options_from_dict(const nb::dict& options) {
     ModelServerOptions e;

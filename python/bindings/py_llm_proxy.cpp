@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "native_app.h"
+#include "option_values.h"
 #include "slipstream/llm_proxy.h"
 
 namespace nb = nanobind;
@@ -19,24 +20,9 @@ namespace slipstream::python {
 
 namespace {
 
-std::uint64_t count(const nb::handle& value, const std::string& key, std::uint64_t min, std::uint64_t max) {
-    if (!nb::isinstance<nb::int_>(value) || nb::isinstance<nb::bool_>(value))
-        throw std::invalid_argument(key + " must be an integer");
-    const std::int64_t v = nb::cast<std::int64_t>(value);
-    if (v < 0 || static_cast<std::uint64_t>(v) < min || static_cast<std::uint64_t>(v) > max)
-        throw std::invalid_argument(key + " must be between " + std::to_string(min) + " and " + std::to_string(max));
-    return static_cast<std::uint64_t>(v);
-}
-
-std::string text(const nb::handle& value, const std::string& key) {
-    if (!nb::isinstance<nb::str>(value)) throw std::invalid_argument(key + " must be a string");
-    return nb::cast<std::string>(value);
-}
-
-bool flag(const nb::handle& value, const std::string& key) {
-    if (!nb::isinstance<nb::bool_>(value)) throw std::invalid_argument(key + " must be True or False");
-    return nb::cast<bool>(value);
-}
+using option_values::count;
+using option_values::flag;
+using option_values::text;
 
 constexpr std::uint64_t kDay = 86'400'000;  // the longest timeout, in milliseconds
 
