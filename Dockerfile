@@ -21,7 +21,7 @@ RUN apt-get update \
       build-essential cmake ninja-build pkg-config ca-certificates \
       python3 python3-venv python3-dev \
       libsimdjson-dev libre2-dev libssl-dev zlib1g-dev libbrotli-dev libzstd-dev \
-      libsqlite3-dev libpq-dev liburing-dev \
+      libsqlite3-dev libpq-dev liburing-dev libyaml-dev \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
@@ -54,12 +54,12 @@ FROM debian:${DEBIAN_RELEASE}-slim AS runtime
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 
 # Python and the libraries slipstream._native links (ldd of the extension; libpq5 brings its own):
-# OpenSSL, zlib, brotli, zstd, re2, simdjson, liburing, libpq, SQLite.
+# OpenSSL, zlib, brotli, zstd, re2, simdjson, liburing, libpq, SQLite, libyaml.
 # hadolint ignore=DL3008
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       python3 ca-certificates \
-      libssl3 zlib1g libbrotli1 libzstd1 libre2-9 libsimdjson14 liburing2 libpq5 libsqlite3-0 \
+      libssl3 zlib1g libbrotli1 libzstd1 libre2-9 libsimdjson14 liburing2 libpq5 libsqlite3-0 libyaml-0-2 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --home-dir /app --no-create-home --shell /usr/sbin/nologin slipstream \
  && mkdir -p /data \
