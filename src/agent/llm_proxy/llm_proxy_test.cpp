@@ -67,6 +67,14 @@ struct Upstream {
     std::atomic<bool> client_closed{false};
     std::atomic<int> written{0};
 
+    // A document whose "name" string goes on for `n` pieces, 10 ms apart: still streaming when the test acts.
+    void long_name(int n) {
+        pieces = {"{\"name\": \""};
+        for (int i = 0; i < n; ++i)
+            pieces.push_back("a");
+        gap_ms = 10;
+    }
+
     TestServer::Handler handler() {
         return [this](ServerConn& c) {
             while (serve(c)) {
@@ -423,10 +431,7 @@ TEST(LlmProxy, UnreachableSlowAndStalledUpstreams) {
 
 TEST(LlmProxy, CancelClosesTheUpstreamAndSilencesTheHandlers) {
     Upstream up;
-    up.pieces = {"{\"name\": \""};
-    for (int i = 0; i < 200; ++i)
-        up.pieces.push_back("a");
-    up.gap_ms = 10;
+    up.long_name(200);
     TestServer server(up.handler());
     LlmProxy proxy(upstream_for(server));
     Heard h;
@@ -599,10 +604,7 @@ TEST(LlmProxyRoute, UpstreamErrorsBecomeStatuses) {
 
 TEST(LlmProxyRoute, ClientDisconnectCancelsTheUpstream) {
     Upstream up;
-    up.pieces = {"{\"name\": \""};
-    for (int i = 0; i < 300; ++i)
-        up.pieces.push_back("a");
-    up.gap_ms = 10;
+    up.long_name(300);
     TestServer server(up.handler());
     LlmProxy proxy(upstream_for(server));
     App app;
