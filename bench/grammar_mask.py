@@ -277,6 +277,38 @@ def make_cases(n_docs: int, seed: int) -> list[dict]:
     return out
 
 
+# --- the peers' replay (run in a peer's Python) ------------------------------------------------------------------
+
+
+def replay(name, compile_us, docs, start, mask, allowed, consume, accepting) -> dict:
+    """Masks before every token of each document (start() makes a matcher for one), timing each mask(matcher) call
+    in wall and thread CPU time; a token the mask or the matcher refuses, or a document the matcher does not accept
+    at its end, counts as refused."""
+    times, cpu, refused = [], [], 0
+    for doc in docs:
+        m = start()
+        for t in doc:
+            c0 = time.thread_time_ns()
+            a = time.perf_counter()
+            bits = mask(m)
+            times.append((time.perf_counter() - a) * 1e6)
+            cpu.append((time.thread_time_ns() - c0) / 1e3)
+            if not allowed(bits, t):
+                refused += 1
+            if not consume(m, t):
+                refused += 1
+                break
+        if not accepting(m):
+            refused += 1
+    return {
+        "name": name,
+        "compile_us": compile_us,
+        "replay_mask_us": times,
+        "replay_cpu_us": cpu,
+        "replay_refused": refused,
+    }
+
+
 # --- the llguidance side (run in bench/.venv-grammar's Python) ---------------------------------------------------
 
 
@@ -336,30 +368,17 @@ def llguidance_main(tokens_path: str, cases_path: str, ids_path: str) -> int:
         if m.is_error():
             out["cases"].append({"name": case["name"], "error": m.get_error()})
             continue
-        times, cpu, refused = [], [], 0
-        for doc in ids[case["name"]]:
-            m = llg.LLMatcher(tok, grammar, log_level=0)
-            for t in doc:
-                c0 = time.thread_time_ns()
-                a = time.perf_counter()
-                mask = m.compute_bitmask()
-                times.append((time.perf_counter() - a) * 1e6)
-                cpu.append((time.thread_time_ns() - c0) / 1e3)
-                if not (mask[t >> 3] >> (t & 7)) & 1:
-                    refused += 1
-                if not m.consume_token(t):
-                    refused += 1
-                    break
-            if not m.is_accepting():
-                refused += 1
         out["cases"].append(
-            {
-                "name": case["name"],
-                "compile_us": compile_us,
-                "replay_mask_us": times,
-                "replay_cpu_us": cpu,
-                "replay_refused": refused,
-            }
+            replay(
+                case["name"],
+                compile_us,
+                ids[case["name"]],
+                lambda g=grammar: llg.LLMatcher(tok, g, log_level=0),
+                lambda m: m.compute_bitmask(),
+                lambda bits, t: (bits[t >> 3] >> (t & 7)) & 1,
+                lambda m, t: m.consume_token(t),
+                lambda m: m.is_accepting(),
+            )
         )
     json.dump(out, sys.stdout)
     return 0
@@ -389,6 +408,7 @@ def xgrammar_main(tokens_path: str, cases_path: str, ids_path: str) -> int:
 
     out = {"vocab_prep_ms": prep_ms, "version": version("xgrammar"), "cases": []}
     bitmask = np.zeros((1, (len(tokens) + 31) // 32), dtype=np.int32)
+    words = bitmask.view(np.uint32)[0]
     for case in cases:
         compile_us = []
         try:
@@ -400,31 +420,17 @@ def xgrammar_main(tokens_path: str, cases_path: str, ids_path: str) -> int:
         except (RuntimeError, ValueError) as e:  # a schema xgrammar cannot compile is reported, not fatal
             out["cases"].append({"name": case["name"], "error": f"{type(e).__name__}: {e}"})
             continue
-        times, cpu, refused = [], [], 0
-        words = bitmask.view(np.uint32)[0]
-        for doc in ids[case["name"]]:
-            m = xgr.GrammarMatcher(grammar)
-            for t in doc:
-                c0 = time.thread_time_ns()
-                a = time.perf_counter()
-                m.fill_next_token_bitmask(bitmask)
-                times.append((time.perf_counter() - a) * 1e6)
-                cpu.append((time.thread_time_ns() - c0) / 1e3)
-                if not (int(words[t >> 5]) >> (t & 31)) & 1:
-                    refused += 1
-                if not m.accept_token(t):
-                    refused += 1
-                    break
-            if not m.accept_token(vocab["eos"]):
-                refused += 1
         out["cases"].append(
-            {
-                "name": case["name"],
-                "compile_us": compile_us,
-                "replay_mask_us": times,
-                "replay_cpu_us": cpu,
-                "replay_refused": refused,
-            }
+            replay(
+                case["name"],
+                compile_us,
+                ids[case["name"]],
+                lambda g=grammar: xgr.GrammarMatcher(g),
+                lambda m: (m.fill_next_token_bitmask(bitmask), words)[1],
+                lambda bits, t: (int(bits[t >> 5]) >> (t & 31)) & 1,
+                lambda m, t: m.accept_token(t),
+                lambda m: m.accept_token(vocab["eos"]),
+            )
         )
     json.dump(out, sys.stdout)
     return 0
