@@ -4,27 +4,22 @@ client framing: masked frames, no extensions), blocking, for tests."""
 from __future__ import annotations
 
 import asyncio
-import base64
-import hashlib
 import json
-import os
 import socket
 import struct
 from typing import Any
 
+from ._asgi.ws_frames import BINARY as _BINARY
+from ._asgi.ws_frames import CLOSE as _CLOSE
+from ._asgi.ws_frames import CONT as _CONT
+from ._asgi.ws_frames import PING as _PING
+from ._asgi.ws_frames import PONG as _PONG
+from ._asgi.ws_frames import TEXT as _TEXT
+from ._asgi.ws_frames import accept_value, client_frame, new_key
+from ._asgi.ws_frames import mask as _mask
 from .websockets import WebSocketDisconnect
 
-_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-_CONT, _TEXT, _BINARY, _CLOSE, _PING, _PONG = 0x0, 0x1, 0x2, 0x8, 0x9, 0xA
 _WAIT_S = 30.0
-
-
-def _mask(data: bytes, key: bytes) -> bytes:
-    if not data:
-        return data
-    n = len(data)
-    repeated = (key * (n // 4 + 1))[:n]
-    return (int.from_bytes(data, "big") ^ int.from_bytes(repeated, "big")).to_bytes(n, "big")
 
 
 class WebSocketTestSession:
@@ -119,7 +114,7 @@ class WebSocketTestSession:
     # --- handshake ---
     def _handshake(self) -> int:
         """Sends the upgrade request and reads the answer's head; returns its status."""
-        key = base64.b64encode(os.urandom(16)).decode()
+        key = new_key()
         headers = {"host": self._client._host_header, "upgrade": "websocket", "connection": "Upgrade",
                    "sec-websocket-key": key, "sec-websocket-version": "13", "user-agent": "testclient"}
         if self._subprotocols:
@@ -138,7 +133,7 @@ class WebSocketTestSession:
         self.extra_headers = [(k.strip().lower().encode(), v.strip().encode()) for k, v in response_headers]
         if status != 101:
             return status
-        expected = base64.b64encode(hashlib.sha1((key + _GUID).encode()).digest()).decode()
+        expected = accept_value(key)
         found = {k.decode(): v.decode() for k, v in self.extra_headers}
         if found.get("sec-websocket-accept") != expected:
             self._fail_connect(1002, "bad Sec-WebSocket-Accept")
@@ -181,15 +176,7 @@ class WebSocketTestSession:
     def _send_frame(self, opcode: int, payload: bytes) -> None:
         if self._sock is None:
             raise RuntimeError("the WebSocket session is closed")
-        n = len(payload)
-        if n < 126:
-            head = struct.pack("!BB", 0x80 | opcode, 0x80 | n)
-        elif n < 1 << 16:
-            head = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, n)
-        else:
-            head = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, n)
-        key = os.urandom(4)
-        self._sock.sendall(head + key + _mask(payload, key))
+        self._sock.sendall(client_frame(opcode, payload))
 
     # --- receiving ---
     def receive(self) -> dict[str, Any]:

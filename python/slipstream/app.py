@@ -9,6 +9,7 @@ from typing import Any
 
 from . import _native, _runtime
 from ._app_hooks import AppHooks
+from ._asgi.call import call as asgi_call
 from ._asgi.discover import is_asgi3
 from ._asgi.mount import AsgiMount
 from ._native_route import native_route as NativeRoute  # noqa: F401 - its old name here, still imported
@@ -115,6 +116,11 @@ class App(APIRouter, AppHooks):
         self.native_routes: list[tuple[str, tuple[Any, ...]]] = []
         # The app's database (a URL or a Database): connected by the lifespan, a /readyz check, get_database.
         self.database: Database | None = Database(database) if isinstance(database, str) else database
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """The app as an ASGI 3 callable, as FastAPI's (httpx.ASGITransport, ASGI servers and test tools): the
+        first call starts its engine in background threads, which answers every scope (_asgi/entry.py)."""
+        await asgi_call(self, scope, receive, send)
 
     def static_route(self, path: str, content: Any, *, status_code: int = 200,
                      media_type: str | None = None, headers: Mapping[str, str] | None = None,

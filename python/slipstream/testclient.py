@@ -377,17 +377,25 @@ class TestClient:
                           headers: Mapping[str, str] | None = None,
                           cookies: Mapping[str, str] | None = None) -> WebSocketTestSession:
         """A WebSocket session (Starlette's WebSocketTestSession), used as a context manager:
-        `with client.websocket_connect("/ws") as ws: ws.send_text("hi"); ws.receive_text()`."""
+        `with client.websocket_connect("/ws") as ws: ws.send_text("hi"); ws.receive_text()`. As Starlette's, a
+        relative `url` is taken against "ws://testserver" (not base_url); a "wss://" URL reaches the app as wss
+        (`websocket.url.scheme`, the scope's scheme)."""
         if self._native is None:
             raise RuntimeError("the TestClient is closed")
-        parts = urlsplit(url)
+        parts = urlsplit(urljoin("ws://testserver", url))
+        if parts.scheme not in ("ws", "wss"):
+            raise RuntimeError("Expected WebSocket upgrade")  # Starlette's words for an http(s):// URL
         target, query = parts.path or "/", parts.query
         if params:
             query = urlencode(list(params.items()) if isinstance(params, Mapping) else params, doseq=True)
         if query:
             target += "?" + query
-        send_headers = {k.lower(): v for k, v in (headers or {}).items()}
-        cookie = _cookie_header(self.cookies.header_for(f"{self.base_url}{parts.path or '/'}"), cookies)
+        secure = parts.scheme == "wss"
+        send_headers = {"host": parts.netloc or "testserver", **{k.lower(): v for k, v in (headers or {}).items()}}
+        if secure:
+            send_headers[TESTCLIENT_SCHEME_HEADER] = "https"
+        jar_url = f"{'https' if secure else 'http'}://{parts.netloc}{parts.path or '/'}"
+        cookie = _cookie_header(self.cookies.header_for(jar_url), cookies)
         if cookie and "cookie" not in send_headers:
             send_headers["cookie"] = cookie
         return WebSocketTestSession(self, quote(target, safe="/?&=%:@!$'()*+,;~[]#"), send_headers, subprotocols)

@@ -127,6 +127,10 @@ def install_websockets(native: Any, runtime: Any, routes: list[tuple[str, Callab
         _native.add_websocket_route(native, path, hub, index)
     # Middleware that prepares a connection (SessionMiddleware: websocket.session), outermost first.
     prepare = [m.prepare_websocket for m in getattr(app, "user_middleware", ()) if hasattr(m, "prepare_websocket")]
+    # First the scheme ("wss" on TLS, behind a trusted proxy, for a TestClient's wss:// URL) and client (_proxy.py).
+    requests = getattr(runtime, "_make_request", None)
+    if hasattr(requests, "prepare_websocket"):
+        prepare.insert(0, requests.prepare_websocket)
     dispatcher = _Dispatcher(hub, endpoints, prepare)
     started = runtime._loop_started
 

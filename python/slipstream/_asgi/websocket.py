@@ -19,7 +19,7 @@ class ClientDisconnected(OSError):
 def websocket_scope(ws: WebSocket, root_path: str, server: tuple[str, int] | None, state: dict[str, Any] | None,
                     scheme: str) -> dict[str, Any]:
     native = ws._native
-    headers = [(k.lower(), v) for k, v in native.headers]
+    headers = [(k.lower(), v) for k, v in ws._header_rows]
     scope = connection_scope("websocket", scheme, ws.client, ws.url_path, native.query, headers, root_path, server,
                              state)
     scope["subprotocols"] = list(ws._offered)

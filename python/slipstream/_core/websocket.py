@@ -51,7 +51,11 @@ class WebSocket(HTTPConnection):
         self.client_state = WebSocketState.CONNECTING  # the handshake waits for accept()
         self.application_state = WebSocketState.CONNECTING
         self.path_params: dict[str, str] = dict(native.path_params)
-        self.headers = Headers(list(native.headers))
+        self._header_rows: list[tuple[str, str]] = list(native.headers)
+        self.headers = Headers(self._header_rows)
+        # "wss" on TLS, or when a trusted proxy or a TestClient on an https:// URL says so (websockets.py sets it).
+        self.scheme = "ws"
+        self._forwarded_client: Address | None = None  # set from a trusted proxy's X-Forwarded-For
         self.query_params = QueryParams(native.query)
         self.url_path: str = native.path
         self.client_address: str = native.client  # "host:port" as the engine gives it
@@ -68,6 +72,8 @@ class WebSocket(HTTPConnection):
     @property
     def client(self) -> Address | None:
         """The peer's `Address(host, port)` (None when unknown), as Starlette's `websocket.client`."""
+        if self._forwarded_client is not None:
+            return self._forwarded_client
         host, sep, port = self.client_address.rpartition(":")
         if not sep or not port.isdigit():
             return None
@@ -75,7 +81,7 @@ class WebSocket(HTTPConnection):
 
     @property
     def url(self) -> URL:
-        return URL("ws", self.headers.get("host", ""), self.url_path, self._native.query)
+        return URL(self.scheme, self.headers.get("host", ""), self.url_path, self._native.query)
 
     @property
     def cookies(self) -> dict[str, str]:
@@ -96,10 +102,10 @@ class WebSocket(HTTPConnection):
         client = self.client
         extra = {"session": self._session} if self._session is not None else {}
         return {
-            "type": "websocket", "asgi": {"version": "3.0"}, "http_version": "1.1", "scheme": "ws",
+            "type": "websocket", "asgi": {"version": "3.0"}, "http_version": "1.1", "scheme": self.scheme,
             "path": self.url_path, "raw_path": self.url_path.encode(), "root_path": "",
             "query_string": self._native.query.encode("latin-1"),
-            "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in self._native.headers],
+            "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in self._header_rows],
             "client": tuple(client) if client is not None else None, "subprotocols": list(self._offered),
             "path_params": dict(self.path_params), "state": self.state, **extra,
         }

@@ -1,8 +1,8 @@
 """FastAPI vs Slipstream with a TestClient on `base_url="https://testserver"` (FastAPI's "Behind a Proxy" and
 "HTTPS" advanced pages, as tests write them): the scheme the app sees (request.url, base_url, url_for, the
 scope), HTTPSRedirectMiddleware (nothing to redirect under https; from http, redirected and followed to https),
-secure cookies kept by the jar and sent back only over https, and the scheme a mounted ASGI app and a WSGI app
-get. Our TestClient talks plain HTTP to its server; an https:// request reaches the app as https.
+secure cookies kept by the jar and sent back only over https, the scheme a mounted ASGI app and a WSGI app
+get, and a WebSocket's scheme (ws for a relative URL, wss for a wss:// one, as Starlette's client). Our TestClient talks plain HTTP to its server; an https:// request reaches the app as https.
 
 Rows join the session's match rate (diff_support.record) like test_differential.py's.
 """
@@ -64,6 +64,13 @@ def https_app(fw: Any, redirect: bool = False) -> Any:
     @app.get("/cookies")
     async def cookies(request: fw.Request) -> Any:
         return dict(request.cookies)
+
+    @app.websocket("/ws")
+    async def ws_where(websocket: fw.WebSocket) -> None:
+        await websocket.accept()
+        await websocket.send_json({"url": str(websocket.url), "scheme": websocket.scope["scheme"],
+                                   "is_secure": websocket.url.is_secure})
+        await websocket.close()
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Starlette's WSGIMiddleware is deprecated
@@ -129,6 +136,20 @@ def test_same_answer(
         diffs.append(f"final url: slipstream {got.url}, fastapi {expected.url}")
     record(Outcome(request.node.callspec.id, gap, diffs))
     assert not diffs, "\n".join(diffs)
+
+
+@pytest.mark.parametrize("url", ["/ws", "wss://testserver/ws", "ws://testserver/ws", "wss://example.com:8443/ws"])
+def test_same_websocket_scheme(pair: Any, url: str) -> None:
+    """The WebSocket's scheme and URL under a TestClient on an https:// base_url: as Starlette's client, a relative
+    URL is ws://testserver and a wss:// URL reaches the handler as wss."""
+    ours, theirs = pair("plain", HTTPS, False)
+    seen = []
+    for client in (ours, theirs):
+        with client.websocket_connect(url) as ws:
+            seen.append(ws.receive_json())
+    diffs = [] if seen[0] == seen[1] else [f"websocket: slipstream {seen[0]}, fastapi {seen[1]}"]
+    record(Outcome(f"websocket scheme {url}", None, diffs))
+    assert not diffs, diffs[0]
 
 
 def test_secure_cookies_travel_only_over_https() -> None:
