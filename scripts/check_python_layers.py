@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, list[str]]] = [
                 "_signature", "dependencies.param_models", "dependencies.form_fields", "_endpoint", "security", "security.*"]),
     ("dependencies", ["dependencies.tree", "dependencies.program", "dependencies.shape", "dependencies.early",
                       "dependencies.late", "dependencies.runner"]),
-    ("routing", ["routing", "_responses_prep", "_route_misses", "_error_responses", "middleware", "middleware.*",
+    ("routing", ["routing", "_route_class", "_responses_prep", "_route_misses", "_error_responses", "middleware", "middleware.*",
                  "_forwarded", "_native_route", "dependencies.install", "dependencies.late_routes", "_ws_endpoint",
                  "websockets", "_proxy", "_runtime", "_asgi", "_asgi.*"]),
     ("app", ["app", "_app_hooks", "openapi", "openapi.*", "staticfiles", "templating", "exception_handlers",

@@ -44,6 +44,9 @@ struct RouteSpec {
     /// `text` being the response body that would have been sent (the 422 {"detail":[...]}, or the 400 of a body
     /// that could not be read), instead of being answered before the handler.
     bool forward_errors = false;
+    /// FastAPI's `strict_content_type=False`: a body sent without a Content-Type header (or an empty one) is read as
+    /// JSON too. By default (false) only application/json and application/<x>+json bodies are JSON.
+    bool json_without_content_type = false;
 };
 
 /// The only key of Request::arguments() for a request whose errors were forwarded (RouteSpec::forward_errors);

@@ -234,6 +234,9 @@ PyObject* PyRoute::build_request(const Request& request) const {
         std::string lower(name);
         for (char& c : lower)
             if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+        // The engine decoded a body sent with Content-Encoding (or refused it): the handler gets the decoded bytes,
+        // so the field that names the coding is not passed on (code that decodes it itself leaves it alone then).
+        if (lower == "content-encoding") return;
         PyRef pair = PyRef::steal(Py_BuildValue("(NN)", latin1(lower), latin1(value)));
         failed = !pair || PyList_Append(headers.get(), pair.get()) < 0;
     });

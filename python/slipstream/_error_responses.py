@@ -6,8 +6,10 @@ statement's deadline) -> 503 {"detail": "database unavailable"} with Retry-After
 from __future__ import annotations
 
 import asyncio
+import html
 import inspect
 import logging
+import traceback
 from typing import Any
 
 from . import _server_errors
@@ -15,7 +17,7 @@ from ._database.errors import DatabaseError
 from ._encoders import encode_fallback
 from .exceptions import HTTP_EXCEPTION, RequestValidationError, _body_of  # the body FastAPI hands a handler
 from .requests import Request
-from .responses import JSONResponse, PlainTextResponse, Response
+from .responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 
 logger = logging.getLogger("slipstream.error")
 
@@ -44,10 +46,29 @@ def _database_unavailable(exc: BaseException) -> bool:
     return isinstance(exc, DatabaseError) and exc.status in ("unavailable", "timeout")
 
 
+def _debug(errors: Any) -> bool:
+    return bool(getattr(errors, "debug", False))
+
+
+def debug_response(request: Request | None, exc: BaseException) -> Response:
+    """Starlette's ServerErrorMiddleware with debug=True: the traceback, as an HTML page when the client accepts
+    text/html, else as plain text (the app's 500 handler is not called)."""
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    accept = request.headers.get("accept", "") if request is not None else ""
+    if "text/html" in accept:
+        page = (f"<!DOCTYPE html><html><head><title>{html.escape(type(exc).__name__)}</title></head><body>"
+                f"<h1>500 Server Error</h1><pre>{html.escape(text)}</pre></body></html>")
+        return HTMLResponse(page, status_code=500)
+    return PlainTextResponse(text, status_code=500)
+
+
 async def server_error_response(errors: Any, request: Request, exc: BaseException) -> Response:
-    """Starlette's ServerErrorMiddleware: the app's 500 (or Exception) handler, else a plain 500; logged."""
+    """Starlette's ServerErrorMiddleware: the app's 500 (or Exception) handler, else a plain 500; logged. With the
+    App's debug=True, the traceback instead."""
     logger.error("Exception in ASGI application%s", _where(request), exc_info=exc)
     _server_errors.report(getattr(request, "app", None), exc)
+    if _debug(errors):
+        return debug_response(request, exc)
     handler = None if errors is None else errors.by_status.get(500) or errors.by_class.get(Exception)
     if handler is not None:
         try:
@@ -136,6 +157,9 @@ def handle_error(route: Any, request: Request, exc: BaseException) -> Response:
     handler = errors.lookup(exc) if errors is not None else None
     if _reaches_server_layer(errors, handler, exc):
         _server_errors.report(getattr(request, "app", None), exc)
+        if _debug(errors):
+            logger.error("Exception in handler%s", _where(request), exc_info=exc)
+            return debug_response(request, exc)
     if handler is None:
         return _default_response(exc, request)
     try:
@@ -148,7 +172,7 @@ def handle_error(route: Any, request: Request, exc: BaseException) -> Response:
 def async_handler_for(errors: Any, exc: BaseException) -> Any:
     """The app's `async def` exception handler for `exc`, or None (then handle_error answers, synchronously)."""
     handler = errors.lookup(exc) if errors is not None else None
-    if handler is None:
+    if handler is None or (_debug(errors) and _reaches_server_layer(errors, handler, exc)):
         return None
     call = getattr(handler, "__call__", None)  # noqa: B004 - callable objects with async __call__
     return handler if inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(call) else None

@@ -33,6 +33,7 @@ def native_route(route: RouteDef, errors: Any, *, shape: RouteShape | None = Non
         # Parameters pydantic validates (slipstream/_fallback.py): a request that fails in C++ goes through Python,
         # which adds their errors to the C++ validator's.
         forward_errors=shape.fallback is not None or (errors.forwards_validation() if errors is not None else False),
+        strict_content_type=route.strict_content_type is not False,
         app_errors=errors,
         fallback=shape.fallback,
     )

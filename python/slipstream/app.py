@@ -29,6 +29,8 @@ from .staticfiles import mount as mount_static
 from .websockets import install_websockets
 
 _ENV_PREFIX = "SLIPSTREAM_"
+# FastAPI() keywords that its router takes (routing.APIRouter): routes=[...], strict_content_type, max_body_size.
+_ROUTER_KEYWORDS = ("routes", "strict_content_type", "max_body_size")
 
 
 class ExceptionHandlers:
@@ -38,6 +40,7 @@ class ExceptionHandlers:
         self.by_class: dict[type[BaseException], Callable[..., Any]] = {}
         self.by_status: dict[int, Callable[..., Any]] = {}
         self.middleware = False  # the app has HTTP middleware (set by App.build_native)
+        self.debug = False  # the App's debug=True: a 500 answers with the traceback (Starlette's debug response)
 
     def forwards_validation(self) -> bool:
         """Whether requests that fail validation in C++ must go through Python: to a RequestValidationError
@@ -81,11 +84,8 @@ class App(APIRouter, AppHooks):
                          deprecated=server_options.pop("deprecated", None),
                          include_in_schema=server_options.pop("include_in_schema", True),
                          callbacks=server_options.pop("callbacks", None),
-                         generate_unique_id_function=server_options.pop("generate_unique_id_function", None))
-        # FastAPI's strict_content_type: only the default (a body without Content-Type is not JSON) is served.
-        if not server_options.pop("strict_content_type", True):
-            raise ValueError("strict_content_type=False is not supported: send a JSON body with Content-Type "
-                             "application/json (or application/*+json)")
+                         generate_unique_id_function=server_options.pop("generate_unique_id_function", None),
+                         **{k: server_options.pop(k) for k in _ROUTER_KEYWORDS if k in server_options})
         self.init_hooks(lifespan=lifespan, on_startup=on_startup, on_shutdown=on_shutdown, middleware=middleware)
         self.title = title
         self.version = version
@@ -111,11 +111,17 @@ class App(APIRouter, AppHooks):
                                                        "thread_pool_size", DEFAULT_THREAD_POOL_SIZE, int))
         self.server_options = server_options
         self.exception_handlers = ExceptionHandlers()
+        self.debug = self.exception_handlers.debug = bool(server_options.pop("debug", False))
         for exc_class_or_status, handler in (server_options.pop("exception_handlers", None) or {}).items():
             self.add_exception_handler(exc_class_or_status, handler)  # FastAPI's exception_handlers={...}
         self.native_routes: list[tuple[str, tuple[Any, ...]]] = []
         # The app's database (a URL or a Database): connected by the lifespan, a /readyz check, get_database.
         self.database: Database | None = Database(database) if isinstance(database, str) else database
+
+    @property
+    def router(self) -> App:
+        """FastAPI's `app.router`: the app's own routes (`app.router.route_class = MyRoute` before adding routes)."""
+        return self
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """The app as an ASGI 3 callable, as FastAPI's (httpx.ASGITransport, ASGI servers and test tools): the

@@ -26,6 +26,7 @@ class Request(HTTPConnection):
         "_json",
         "_query",
         "_raw_headers",
+        "_receive",
         "_received",
         "_scope",
         "_session",
@@ -42,8 +43,14 @@ class Request(HTTPConnection):
         "route_path",
     )
 
-    def __init__(self, method: str, path: str, query_string: str, headers: list[tuple[str, str]], body: bytes,
-                 path_params: dict[str, str], client: str, route: str, principal: str | None = None) -> None:
+    def __init__(self, method: Any, path: Any = None, query_string: str = "", headers: Any = (), body: Any = b"",
+                 path_params: dict[str, str] | None = None, client: str = "", route: str = "",
+                 principal: str | None = None) -> None:
+        """The engine's fields; or Starlette's `Request(scope, receive)` (a Request subclass made from another
+        request in a custom route class, FastAPI's "Custom Request and APIRoute class")."""
+        if isinstance(method, dict):
+            _from_scope(self, method, path)
+            return
         self.method = method
         self.path = path
         self.query_string = query_string
@@ -64,6 +71,7 @@ class Request(HTTPConnection):
         self._scope: dict[str, Any] | None = None
         self._session: Any = None  # set by SessionMiddleware (slipstream.middleware.sessions)
         self._received = False
+        self._receive: Any = None  # Starlette's receive, when made from a scope (the body is read through it)
         self.app: Any = None  # the App serving it
         self.lifespan_state: dict[str, Any] | None = None  # what the lifespan yielded (copied into `state`)
 
@@ -181,6 +189,14 @@ class Request(HTTPConnection):
         return Address(host.strip("[]"), int(port))
 
     async def body(self) -> bytes:
+        if self.body_bytes is None:  # made from a scope whose receive is not a Request's
+            chunks = []
+            while True:
+                message = await self._receive()
+                chunks.append(message.get("body", b""))
+                if message.get("type") != "http.request" or not message.get("more_body"):
+                    break
+            self.body_bytes = b"".join(chunks)
         return self.body_bytes
 
     async def stream(self) -> AsyncIterator[bytes]:
@@ -237,6 +253,29 @@ class Request(HTTPConnection):
 
 
 _UNSET: Any = object()
+
+
+def _from_scope(request: Request, scope: dict[str, Any], receive: Any) -> None:
+    """Fills `request` from an ASGI HTTP scope; the body from the Request whose `receive` is given (whole, as the
+    engine read it), else through `receive` on the first `await body()`."""
+    source = getattr(receive, "__self__", None)
+    source = source if isinstance(source, Request) else None
+    client = scope.get("client")
+    route = scope.get("route")
+    Request.__init__(
+        request, scope.get("method", "GET"), scope.get("path", "/"),
+        bytes(scope.get("query_string", b"")).decode("latin-1"),
+        [(bytes(k).decode("latin-1"), bytes(v).decode("latin-1")) for k, v in scope.get("headers", ())],
+        source.body_bytes if source is not None else None, dict(scope.get("path_params") or {}),
+        f"{client[0]}:{client[1]}" if client else "", getattr(route, "path", "") if route is not None else "",
+        source.principal if source is not None else None)
+    request._receive = receive
+    request._scope = scope
+    request.app = scope.get("app")
+    request.lifespan_state = scope.get("state")
+    if source is not None:
+        request.route_path = source.route_path
+        request._session = source._session
 
 
 class _FormCall:

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from . import _endpoint, _lifespan, llm_upstream, structured
 from ._responses_prep import RESPONSE_MODEL_OPTIONS, Default, make_prepare, return_annotation  # noqa: F401 - re-exported
+from ._route_class import APIRoute, is_custom
 from ._streaming_responses import EventSourceResponse
 from .datastructures import URLPath
 from .dependencies.shape import RouteShape, analyze
@@ -39,6 +40,12 @@ class RouteDef:
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
     cache_ttl: float = 0.0
     dependencies: list[Any] = dataclasses.field(default_factory=list)  # Depends() run before the handler
+    # FastAPI's strict_content_type (None: the including router's, else True): False reads a body sent without
+    # Content-Type as JSON.
+    strict_content_type: bool | None = None
+    # An instance of a custom route class (_route_class.APIRoute subclass overriding get_route_handler): the route
+    # is served through its handler, in Python.
+    route_object: Any = None
 
     @property
     def name(self) -> str:
@@ -74,9 +81,21 @@ class APIRouter:
                  on_shutdown: Sequence[Callable[[], Any]] | None = None, lifespan: Any = None,
                  default_response_class: Any = None,
                  generate_unique_id_function: Callable[[Any], str] | None = None,
-                 callbacks: Sequence[Any] | None = None) -> None:
+                 callbacks: Sequence[Any] | None = None, routes: Sequence[Any] | None = None,
+                 redirect_slashes: bool = True, default: Any = None, dependency_overrides_provider: Any = None,
+                 route_class: type[APIRoute] = APIRoute, strict_content_type: bool | None = None,
+                 max_body_size: int | None = None, form_limits: Any = None) -> None:
         _check_prefix(prefix)
         self.prefix = prefix
+        # FastAPI's route_class: routes added here are made with it (a subclass overriding get_route_handler is
+        # served in Python, _route_class.py); strict_content_type: None leaves it to the including router.
+        self.route_class = route_class
+        self.strict_content_type = strict_content_type
+        self.redirect_slashes = redirect_slashes
+        self.default = default  # Starlette's ASGI app for unmatched requests: accepted, unused (the app answers 404)
+        self.dependency_overrides_provider = dependency_overrides_provider
+        self.max_body_size = _check_body_size(max_body_size)
+        self.form_limits = form_limits
         # The response_class of routes added here without one (FastAPI's default_response_class).
         self.default_response_class = default_response_class
         self.tags = list(tags or [])
@@ -97,11 +116,26 @@ class APIRouter:
         self.callbacks = list(callbacks or [])
         # An App's `webhooks` router: its routes are documented (their names as paths), never served.
         self.documented_only = False
+        for route in routes or ():
+            self.add_route_object(route)
+
+    def add_route_object(self, route: Any) -> None:
+        """Adds an APIRoute (of any route class) made by the caller, as FastAPI's `routes=[...]` takes them."""
+        if isinstance(route, RouteDef):
+            self.routes.append(route)
+            return
+        if not isinstance(route, APIRoute):
+            raise TypeError(f"routes= takes slipstream.routing.APIRoute objects, not {type(route).__name__}")
+        self.add_api_route(route.path, route.endpoint, methods=sorted(route.methods), status_code=route.status_code,
+                           response_model=route.response_model, response_class=route.response_class,
+                           tags=route.tags, dependencies=route.dependencies, name=route.name,
+                           route_class_override=type(route), **route.options)
 
     def add_api_route(self, path: str, endpoint: Callable[..., Any], *, methods: Sequence[str] | None = None,
                       status_code: int | None = None, response_model: Any = Default, response_class: Any = None,
                       tags: Sequence[str] | None = None, dependencies: Any = None, cache_ttl: float | None = None,
-                      **doc: Any) -> None:
+                      strict_content_type: bool | None = None, route_class_override: type[APIRoute] | None = None,
+                      max_body_size: int | None = None, **doc: Any) -> None:
         """Adds a route. `cache_ttl` (seconds, GET only): a 200 response is kept per request target (path and
         query) and answered by the I/O threads, without Python, until it expires; use it only for responses
         that do not depend on headers or cookies. `response_stream=Model` (a doc option): the handler yields the
@@ -111,6 +145,9 @@ class APIRouter:
         output validated in C++ (Upstream.stream)."""
         if response_class is None:
             response_class = self.default_response_class
+        original_endpoint = endpoint
+        route_class = route_class_override or self.route_class
+        _check_body_size(max_body_size)
         response_stream = doc.pop("response_stream", None)
         upstream = doc.pop("upstream", None)
         if upstream is not None and response_stream is None:
@@ -145,7 +182,13 @@ class APIRouter:
         route = RouteDef(path=full, endpoint=endpoint, methods=methods, status_code=status_code,
                          response_model=response_model, response_class=response_class,
                          tags=[*self.tags, *(tags or [])], options=doc, cache_ttl=float(cache_ttl or 0),
-                         dependencies=dependencies)
+                         dependencies=dependencies,
+                         strict_content_type=strict_content_type if strict_content_type is not None
+                         else self.strict_content_type)
+        if is_custom(route_class):  # made now, as FastAPI makes it: its __init__ runs at the decorator
+            route.route_object = route_class(full, original_endpoint, response_model=response_model,
+                                             status_code=status_code, tags=route.tags, dependencies=dependencies,
+                                             methods=methods, response_class=response_class, **doc)
         # Analyzed here so that a bad signature fails at the decorator, as in FastAPI.
         route.shape = analyze(endpoint, full, dependencies=dependencies)
         make_prepare(route)
@@ -203,7 +246,8 @@ class APIRouter:
                        include_in_schema: bool = True, dependencies: Sequence[Any] | None = None,
                        default_response_class: Any = None,
                        generate_unique_id_function: Callable[[Any], str] | None = None,
-                       callbacks: Sequence[Any] | None = None) -> None:
+                       callbacks: Sequence[Any] | None = None, max_body_size: int | None = None,
+                       form_limits: Any = None) -> None:
         """Adds every route of `router` under `prefix` (and this router's prefix), with `tags` first; this
         router's `dependencies`, then `dependencies`, then the route's own run first. A route without a
         response_class gets `default_response_class`, else this router's."""
@@ -219,7 +263,10 @@ class APIRouter:
                                status_code=route.status_code, response_model=route.response_model,
                                response_class=route.response_class or default_response_class, tags=[*(tags or []), *route.tags],
                                cache_ttl=route.cache_ttl or None,
-                               dependencies=[*(dependencies or []), *route.dependencies], **options)
+                               dependencies=[*(dependencies or []), *route.dependencies],
+                               strict_content_type=route.strict_content_type,
+                               route_class_override=type(route.route_object) if route.route_object is not None
+                               else APIRoute, **options)
         for ws_route in router.websocket_routes:
             self.add_api_websocket_route(prefix + ws_route.path, ws_route.endpoint, ws_route.name,
                                          dependencies=[*(dependencies or []), *ws_route.dependencies])
@@ -314,6 +361,13 @@ def _merge_doc_options(doc: dict[str, Any], responses: dict[Any, Any], deprecate
         doc["deprecated"] = doc.get("deprecated") or deprecated
     if not include_in_schema:
         doc["include_in_schema"] = False
+
+
+def _check_body_size(limit: int | None) -> int | None:
+    """FastAPI's max_body_size check (a non-negative int or None)."""
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        raise ValueError("max_body_size must be a non-negative integer or None")
+    return limit
 
 
 def _check_prefix(prefix: str) -> None:

@@ -42,6 +42,7 @@ def _full() -> RouteDesc:
         prepare=_prepare,
         cache_ttl=2.5,
         forward_errors=True,
+        strict_content_type=False,
         app_errors=object(),
     )
 
@@ -70,6 +71,7 @@ def test_the_engine_reads_every_field_of_a_route_desc() -> None:
             {"name": "n", "schema": "{}", "required": False, "default": "7", "embed": True},
         ),
         "forward_errors": True,
+        "strict_content_type": False,
         "args": (
             {"name": "q", "kind": "kValue", "index": 3, "key": "q#2", "plan": PLAN, "loc": ("query", "q")},
             {"name": "req", "kind": "kRequest", "index": 0, "key": "", "plan": None, "loc": ()},

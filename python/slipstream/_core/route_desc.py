@@ -89,6 +89,8 @@ class RouteDesc:
     prepare: Callable[[Any], Any] | None = None  # response_model / response_class rules, or None
     cache_ttl: float = 0.0  # seconds; > 0: successful responses are cached by request target
     forward_errors: bool = False  # validation failures go to Python (RouteSpec::forward_errors)
+    # FastAPI's strict_content_type: False reads a body without Content-Type as JSON (RouteSpec::json_without_...)
+    strict_content_type: bool = True
     app_errors: Any = None
     fallback: Any = None
 

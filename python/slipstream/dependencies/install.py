@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .. import _route_class, _signature
 from .. import _route_misses as _misses
-from .. import _signature
 from .. import middleware as _middleware
 from .._core.route_desc import ArgDesc
 from .._native_route import native_route
@@ -37,6 +37,9 @@ def install_routes(app: Any, native: Any, runtime: Any, *, late_changes: bool = 
         chain = _middleware.MiddlewareChain(dispatchers, app.exception_handlers)
     snapshot = dict(app.dependency_overrides)
     for route in app.routes:
+        if route.route_object is not None:  # a custom route class: its get_route_handler() answers, in Python
+            _install_custom(app, native, runtime, chain, route)
+            continue
         deps = _route_dependencies(route)
         shape = _shape.analyze(route.endpoint, route.path, dependencies=deps, overrides=snapshot,
                                    runner=chain is not None)
@@ -71,6 +74,23 @@ def install_routes(app: Any, native: Any, runtime: Any, *, late_changes: bool = 
         _install_misses(app, native, runtime)
         if late_changes:
             _add_catch_all(app, native, runtime, _middleware.MiddlewareChain([], app.exception_handlers), True)
+
+
+def _strict_content_type(app: Any, route: Any) -> bool:
+    return route.strict_content_type if route.strict_content_type is not None else \
+        app.strict_content_type if app.strict_content_type is not None else True
+
+
+def _install_custom(app: Any, native: Any, runtime: Any, chain: Any, route: Any) -> None:
+    """A route of a custom route class (_route_class.py): the engine validates nothing and hands over the Request;
+    the class's handler reads it (every parameter by pydantic), inside the app's middleware chain."""
+    info = _late_routes.route_info(app, route, runtime)
+    chain = chain if chain is not None else _middleware.MiddlewareChain([], app.exception_handlers)
+    runner = _route_class.make_runner(route.route_object, info, chain, runtime, reads_body=bool(route.shape.body),
+                                      strict=_strict_content_type(app, route))
+    desc = _internal_route(app, route.path, runner)
+    for method in route.methods:
+        native.add_route(method, route.path, desc)
 
 
 def _handles_route_misses(errors: Any) -> bool:

@@ -108,7 +108,7 @@ def _read(field: _signature.Field, embed: bool, request: Any, errors: list[Any])
         return field.default_factory() if field.default_factory is not None else _plans.deep_default(field.default)
     adapter = TypeAdapter(Annotated[field.annotation, PydanticField(**field.marker.constraints())])
     try:
-        return adapter.validate_python(raw)
+        return adapter.validate_python(raw, from_attributes=True)  # as FastAPI validates a field
     except ValidationError as exc:
         for error in exc.errors(include_url=False):
             errors.append({**error, "loc": (*loc, *error.get("loc", ()))})

@@ -168,3 +168,61 @@ ROWS = [
 
 
 test_same_answer = same_answer_test(ROWS)
+
+
+# App(debug=True): Starlette's ServerErrorMiddleware answers an unhandled exception with its traceback (plain text,
+# or an HTML page for a client that accepts text/html) instead of the app's 500 handler. The frames differ between
+# the frameworks, so the status, the content type and the traceback's last line (the exception) are compared.
+def debug_app(fw: Any, debug: bool) -> Any:
+    app = new_app(fw, debug=debug)
+
+    @app.exception_handler(500)
+    async def five_hundred(request: fw.Request, exc: Exception) -> Any:
+        return fw.responses.JSONResponse({"handled": type(exc).__name__}, status_code=500)
+
+    def failing() -> None:
+        raise RuntimeError("from a dependency")
+
+    @app.get("/plain")
+    async def plain() -> Any:
+        raise ValueError("boom")
+
+    @app.get("/sync")
+    def sync() -> Any:
+        raise KeyError("missing")
+
+    @app.get("/dep", dependencies=[fw.Depends(failing)])
+    async def dep() -> Any:
+        return {}
+
+    @app.get("/http")
+    async def http() -> Any:
+        raise fw.HTTPException(status_code=418, detail="teapot")
+
+    return app
+
+
+def _debug_view(response: Any) -> tuple[Any, ...]:
+    text = response.text.strip()
+    kind = response.headers.get("content-type")
+    last = text.splitlines()[-1] if kind.startswith("text/plain") else "<html>" if "<html" in text.lower() else text
+    return response.status_code, kind, last
+
+
+@pytest.mark.parametrize("debug", [True, False])
+@pytest.mark.parametrize("url", ["/plain", "/sync", "/dep", "/http"])
+@pytest.mark.parametrize("accept", ["*/*", "text/html"])
+def test_debug_tracebacks(debug: bool, url: str, accept: str) -> None:
+    import slipstream
+    from fastapi.testclient import TestClient as FastAPIClient
+
+    from .diff_support import Outcome, record
+
+    case_id = f"debug={debug} GET {url} accept={accept}"
+    with slipstream.TestClient(debug_app(slipstream, debug), raise_server_exceptions=False) as ours, \
+            FastAPIClient(debug_app(fastapi, debug), raise_server_exceptions=False) as theirs:
+        got = _debug_view(ours.get(url, headers={"accept": accept}))
+        expected = _debug_view(theirs.get(url, headers={"accept": accept}))
+    diffs = [] if got == expected else [f"slipstream {got}, fastapi {expected}"]
+    record(Outcome(case_id, None, diffs))
+    assert got == expected

@@ -99,6 +99,7 @@ class CompiledRouteValidator final : public RouteValidator {
     std::vector<CompiledBody> body_;
     bool embed_ = false;
     bool forward_errors_ = false;
+    bool json_without_content_type_ = false;
     bool needs_query_ = false;
     bool needs_cookies_ = false;
 };
@@ -173,6 +174,7 @@ CompiledRouteValidator::CompiledRouteValidator(const RouteSpec& spec) {
     }
     embed_ = embed_ || body_.size() > 1;
     forward_errors_ = spec.forward_errors;
+    json_without_content_type_ = spec.json_without_content_type;
 }
 
 void CompiledRouteValidator::collect(const CompiledParam& p, slipstream::detail::RequestState& request,
@@ -263,7 +265,7 @@ bool CompiledRouteValidator::validate_body(slipstream::detail::RequestState& req
     bool is_json = false;
     if (present) {
         std::string_view ct = http::h1::find_header(request.headers, "content-type");
-        if (is_json_content_type(ct)) {
+        if (is_json_content_type(ct) || (ct.empty() && json_without_content_type_)) {
             json::ParseError perr;
             json::ParseOptions options;
             options.max_depth = kMaxBodyDepth;

@@ -197,6 +197,31 @@ TEST(RouteValidator, SingleBody) {
         });
 }
 
+// FastAPI's strict_content_type=False: a body without Content-Type (or with an empty one) is JSON; other types stay
+// text.
+TEST(RouteValidator, JsonWithoutContentType) {
+    RouteSpec spec;
+    spec.body.push_back(body("item", kItem));
+    spec.json_without_content_type = true;
+    run_cases(
+        spec,
+        {
+            {"no_content_type", {"", {}, R"({"name":"a","price":1})"}, true, R"({"item":{"name":"a","price":1}})"},
+            {"empty_content_type",
+             {"", {{"content-type", ""}}, R"({"name":"a","price":1})"},
+             true,
+             R"({"item":{"name":"a","price":1}})"},
+            {"bad_json",
+             {"", {}, "{bad"},
+             false,
+             R"({"detail":[{"type":"json_invalid","loc":["body",1],"msg":"JSON decode error","input":{},"ctx":{"error":"Expecting property name enclosed in double quotes"}}]})"},
+            {"text_body",
+             {"", {{"content-type", "text/plain"}}, R"({"name":"a","price":1})"},
+             false,
+             R"({"detail":[{"type":"model_attributes_type","loc":["body"],"msg":"Input should be a valid dictionary or object to extract fields from","input":"{\"name\":\"a\",\"price\":1}"}]})"},
+        });
+}
+
 // pydantic does not check a value of the wrong type against its type's constraints, and reports a dict's errors in
 // the order of its keys as sent (issue 30 item 12; expected texts from FastAPI 0.165).
 TEST(RouteValidator, PydanticSelectionAndOrder) {
