@@ -451,3 +451,166 @@ def test_uvicorn_serves_the_app() -> None:
         server.should_exit = True
         thread.join(30)
     assert not thread.is_alive()
+
+
+class HttpDriver:
+    """A minimal ASGI server side for one `http` scope: the request body in the given messages, then
+    http.disconnect once `leave` is set; every message the app sends is kept in `sent`."""
+
+    def __init__(self, app: Any, method: str, path: str, chunks: list[bytes], headers: list[Any]) -> None:
+        self.scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": method,
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": b"",
+            "root_path": "",
+            "headers": [(b"host", b"testserver"), *headers],
+            "client": ("127.0.0.1", 50001),
+            "server": ("testserver", 80),
+        }
+        self.body = [
+            {"type": "http.request", "body": chunk, "more_body": i < len(chunks) - 1} for i, chunk in enumerate(chunks)
+        ]
+        self.leave = asyncio.Event()
+        self.sent: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.task = asyncio.ensure_future(app(self.scope, self._receive, self.sent.put))
+
+    async def _receive(self) -> dict[str, Any]:
+        if self.body:
+            return self.body.pop(0)
+        await self.leave.wait()
+        return {"type": "http.disconnect"}
+
+
+def streaming_app(release: threading.Event, cancelled: threading.Event) -> Any:
+    app = slipstream.App(cancel_on_disconnect=True)
+
+    @app.post("/upload")
+    async def upload(request: slipstream.Request) -> Any:
+        body = await request.body()
+        return {"size": len(body), "head": body[:5].decode(), "te": request.headers.get("transfer-encoding")}
+
+    @app.get("/live")
+    async def live() -> Any:
+        async def events() -> AsyncIterator[bytes]:
+            yield b"first\n"
+            while not release.is_set():
+                await asyncio.sleep(0.005)
+            yield b"second\n"
+
+        return slipstream.responses.StreamingResponse(events(), media_type="text/plain")
+
+    @app.get("/hang")
+    async def hang() -> Any:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return {}
+
+    return app
+
+
+def test_request_and_response_bodies_stream_and_a_disconnect_reaches_the_handler() -> None:
+    release, cancelled = threading.Event(), threading.Event()
+    app = streaming_app(release, cancelled)
+
+    async def script() -> list[Any]:
+        out: list[Any] = []
+        # A body in three messages without Content-Length (as over HTTP/2): sent to the engine chunked.
+        upload = HttpDriver(app, "POST", "/upload", [b"hello ", b"", b"world" * 1000], [])
+        start = await asyncio.wait_for(upload.sent.get(), 30)
+        body = await asyncio.wait_for(upload.sent.get(), 30)
+        out.append((start["status"], body["body"], body.get("more_body", False)))
+        upload.leave.set()
+        await asyncio.wait_for(upload.task, 30)
+
+        # The first chunk arrives while the handler still holds the second back.
+        live = HttpDriver(app, "GET", "/live", [b""], [])
+        out.append((await asyncio.wait_for(live.sent.get(), 30))["status"])
+        out.append(await asyncio.wait_for(live.sent.get(), 30))
+        release.set()
+        rest = []
+        while True:
+            message = await asyncio.wait_for(live.sent.get(), 30)
+            rest.append(message["body"])
+            if not message.get("more_body"):
+                break
+        out.append(b"".join(rest))
+        live.leave.set()
+        await asyncio.wait_for(live.task, 30)
+
+        # The client leaves before the answer: the call returns and the engine cancels the handler.
+        hang = HttpDriver(app, "GET", "/hang", [b""], [])
+        await asyncio.sleep(0.05)
+        hang.leave.set()
+        await asyncio.wait_for(hang.task, 30)
+        out.append(hang.sent.empty())
+        return out
+
+    got = asyncio.run(script())
+    assert got == [
+        (200, b'{"size":5006,"head":"hello","te":"chunked"}', False),
+        200,
+        {"type": "http.response.body", "body": b"first\n", "more_body": True},
+        b"second\n",
+        True,
+    ]
+    assert cancelled.wait(30)
+
+
+def refusing_app(fw: Any) -> Any:
+    app = new_app(fw)
+
+    @app.websocket("/policy")
+    async def policy(websocket: fw.WebSocket) -> None:
+        raise fw.WebSocketException(code=1008, reason="no token")
+
+    @app.websocket("/early")
+    async def early(websocket: fw.WebSocket) -> None:
+        raise KeyError("before accept")
+
+    @app.websocket("/late")
+    async def late(websocket: fw.WebSocket) -> None:
+        await websocket.accept()
+        await websocket.receive_text()
+        raise KeyError("after accept")
+
+    return app
+
+
+async def _refusals(app: Any, log: list[str]) -> list[Any]:
+    out: list[Any] = []
+    for path in ("/policy", "/nowhere", "/early", "/late"):
+        ws = WebSocketDriver(app, path)
+        await ws.inbox.put({"type": "websocket.connect"})
+        try:
+            message = await ws.next()
+            out.append(_ws_message(message))
+            if message["type"] == "websocket.accept":
+                await ws.inbox.put({"type": "websocket.receive", "text": "go"})
+                out.append(_ws_message(await ws.next()))
+            await ws.finished()
+            out.append("returned")
+        except KeyError as exc:
+            out.append(("raised", repr(exc)))
+    return out
+
+
+def test_websocket_refusals_and_handler_exceptions_are_fastapis() -> None:
+    seen = {fw.__name__: asyncio.run(_refusals(refusing_app(fw), [])) for fw in FRAMEWORKS}
+    assert seen["slipstream"] == [
+        {"type": "websocket.close", "code": 1008, "reason": "no token"},
+        "returned",
+        {"type": "websocket.close", "code": 1000, "reason": ""},
+        "returned",
+        ("raised", "KeyError('before accept')"),
+        {"type": "websocket.accept", "subprotocol": None},
+        ("raised", "KeyError('after accept')"),
+    ]
+    assert seen["slipstream"] == seen["fastapi"]

@@ -2,10 +2,12 @@
 does the handshake, routing and the handler) relayed message by message to the ASGI server.
 
 websocket.connect opens the connection and sends the handshake; the engine's 101 (sent when the handler accepts)
-becomes websocket.accept with its subprotocol and headers; its refusal (the handler closed first, or no WebSocket
-route) becomes websocket.close before accept, which the server answers with 403; a 5xx (the handler raised before
-accept) raises that exception. Then the client's messages go to the engine as frames and the engine's frames come
-back as websocket.send and websocket.close (with the handler's code and reason)."""
+becomes websocket.accept with its subprotocol and headers. A refusal becomes websocket.close before accept with the
+handler's code and reason (the server answers 403), or 1000 on a path without a WebSocket route, as Starlette's
+router; an exception in the handler is raised out of the call, before accept (the server answers 500) or after it
+(the engine closed with 1011). The handler's WebSocket is found by this side's port (the dispatcher records
+connections by client port, as for the TestClient). Then the client's messages go to the engine as frames and the
+engine's frames come back as websocket.send and websocket.close (with the handler's code and reason)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import asyncio
 from typing import Any
 
 from . import wire, ws_frames
-from .entry import AsgiEntry, _Relay
+from .entry import AsgiEntry
 
 # Handshake headers the relay writes itself (its own key; no compression extension between it and the engine).
 _HANDSHAKE = frozenset({b"sec-websocket-key", b"sec-websocket-extensions", b"sec-websocket-accept"})
@@ -38,11 +40,16 @@ async def websocket(entry: AsgiEntry, scope: dict[str, Any], receive: Any, send:
     message = await receive()
     if message["type"] != "websocket.connect":
         return  # the client left before connecting
+    dispatcher = getattr(entry.runtime, "websocket_dispatcher", None)
+    if dispatcher is not None:
+        dispatcher.tracking = True  # each connection is recorded by its client port (this side's)
     reader, writer = await entry.connect()
+    port = writer.get_extra_info("sockname")[1]
     try:
         status, headers = await _handshake(entry, scope, reader, writer)
+        handler = await _handler(entry, dispatcher, port)
         if status != 101:
-            await _refused(entry, reader, headers, status, send)
+            await _refused(reader, headers, handler, send)
             return
         subprotocol = wire.header(headers, b"sec-websocket-protocol")
         await send(
@@ -52,13 +59,24 @@ async def websocket(entry: AsgiEntry, scope: dict[str, Any], receive: Any, send:
                 "headers": [(k, v) for k, v in headers if k not in _ACCEPT_HEADERS],
             }
         )
-        code = await _relay(reader, writer, receive, send)
+        await _relay(reader, writer, receive, send, handler)
     finally:
         writer.transport.abort()
-    if code == 1011:  # the handler raised after accept: as under Starlette, the exception comes out of the call
-        relay = _Relay()
-        relay.status = 500
-        await entry.after_response(relay)
+    if handler is not None and handler._error is not None:
+        raise handler._error  # the handler raised after accept (closed 1011): raised out of the call, as Starlette
+
+
+async def _handler(entry: AsgiEntry, dispatcher: Any, port: int) -> Any:
+    """The WebSocket the engine opened for this connection (None when no route took it), taken off the
+    dispatcher's record on its loop."""
+    if dispatcher is None:
+        return None
+
+    async def take() -> Any:
+        found = dispatcher.by_port.pop(port, None)
+        return found[0] if found is not None else None
+
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(take(), entry.runtime.loop))
 
 
 async def _handshake(
@@ -87,22 +105,24 @@ async def _handshake(
     return status, answer
 
 
-async def _refused(
-    entry: AsgiEntry, reader: asyncio.StreamReader, headers: list[tuple[bytes, bytes]], status: int, send: Any
-) -> None:
+async def _refused(reader: asyncio.StreamReader, headers: list[tuple[bytes, bytes]], handler: Any, send: Any) -> None:
+    """The handshake was refused: the handler's exception is raised (the server answers 500), else its close
+    (code and reason) is sent before accept (the server answers 403); a path without a WebSocket route closes
+    with 1000, as Starlette's router does."""
     async for _chunk, _more in wire.body_chunks(reader, headers, False):
         pass
-    if status >= 500:
-        error = entry.take_error()
-        if error is not None:
-            raise error
-    await send({"type": "websocket.close", "code": 1000, "reason": ""})
+    if handler is not None and handler._error is not None:
+        raise handler._error
+    code, reason = (handler._refused if handler is not None else None) or (1000, "")
+    await send({"type": "websocket.close", "code": code, "reason": reason})
 
 
-async def _relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, receive: Any, send: Any) -> int:
+async def _relay(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, receive: Any, send: Any, handler: Any
+) -> int:
     """Both directions until a close; returns the close code."""
     gone: list[int] = []  # the client's close code, once it left (nothing is sent to it after that)
-    to_client = asyncio.ensure_future(_engine_to_client(reader, writer, send, gone))
+    to_client = asyncio.ensure_future(_engine_to_client(reader, writer, send, gone, handler))
     to_engine = asyncio.ensure_future(_client_to_engine(receive, writer, gone))
     try:
         done, _ = await asyncio.wait((to_client, to_engine), return_when=asyncio.FIRST_COMPLETED)
@@ -123,7 +143,7 @@ async def _relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, rec
 
 
 async def _engine_to_client(
-    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, send: Any, gone: list[int]
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, send: Any, gone: list[int], handler: Any
 ) -> int:
     parts: list[bytes] = []
     kind = ws_frames.TEXT
@@ -145,7 +165,8 @@ async def _engine_to_client(
                 writer.write(ws_frames.client_frame(ws_frames.CLOSE, payload[:2]))
             except (ConnectionError, RuntimeError):
                 pass
-            if not gone:
+            # A handler that raised is not closed from here: its exception leaves the call (the server closes 1011).
+            if not gone and not (handler is not None and handler._error is not None):
                 await send({"type": "websocket.close", "code": code, "reason": reason})
             return code
         if opcode != ws_frames.CONT:
