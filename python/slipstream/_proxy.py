@@ -139,9 +139,11 @@ class RequestFactory:
                               root_path=root_path, client=forwarded_client)
 
     def prepare_websocket(self, ws: Any) -> None:
-        """A WebSocket's scheme ("wss" where a request would be "https"), headers and client, as for a request."""
-        scheme, headers, forwarded_client, _root_path = self.connection(ws._header_rows, ws.client_address)
+        """A WebSocket's scheme ("wss" where a request would be "https"), headers, client and root_path, as for a
+        request."""
+        scheme, headers, forwarded_client, root_path = self.connection(ws._header_rows, ws.client_address)
         ws.scheme = _WS_SCHEMES.get(scheme, scheme)
+        ws.root_path = root_path
         if len(headers) != len(ws._header_rows):
             ws._header_rows = headers
             ws.headers = Headers(headers)

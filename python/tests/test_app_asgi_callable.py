@@ -17,6 +17,8 @@ import slipstream
 from pydantic import BaseModel
 
 fastapi = pytest.importorskip("fastapi")
+from fastapi.testclient import TestClient as FastAPIClient
+
 FRAMEWORKS = [slipstream, fastapi]
 
 
@@ -613,4 +615,39 @@ def test_websocket_refusals_and_handler_exceptions_are_fastapis() -> None:
         {"type": "websocket.accept", "subprotocol": None},
         ("raised", "KeyError('after accept')"),
     ]
+    assert seen["slipstream"] == seen["fastapi"]
+
+
+def test_an_app_mounted_in_an_app() -> None:
+    """An App is an ASGI app, so another App mounts it (as FastAPI mounts a FastAPI sub-application): its routes,
+    validation and WebSocket routes under the prefix, with the mount's root_path in the URLs."""
+    seen = {}
+    for fw in FRAMEWORKS:
+        sub = new_app(fw)
+
+        @sub.post("/items")
+        async def items(item: Item, request: fw.Request) -> Any:
+            return {"item": item.model_dump(), "url": str(request.url), "root_path": request.scope["root_path"]}
+
+        @sub.websocket("/ws")
+        async def ws(websocket: fw.WebSocket) -> None:
+            await websocket.accept()
+            await websocket.send_json({"url": str(websocket.url), "root_path": websocket.scope["root_path"]})
+            await websocket.close()
+
+        app = new_app(fw)
+        app.mount("/sub", sub)
+        client = slipstream.TestClient(app) if fw is slipstream else FastAPIClient(app)
+        with client:
+            good = client.post("/sub/items", json={"name": "a", "price": 1})
+            bad = client.post("/sub/items", json={"name": "a"})
+            with client.websocket_connect("/sub/ws") as session:
+                seen[fw.__name__] = (good.status_code, good.json(), bad.status_code, bad.json(), session.receive_json())
+    assert seen["slipstream"] == (
+        200,
+        {"item": {"name": "a", "price": 1.0, "tags": []}, "url": "http://testserver/sub/items", "root_path": "/sub"},
+        422,
+        {"detail": [{"type": "missing", "loc": ["body", "price"], "msg": "Field required", "input": {"name": "a"}}]},
+        {"url": "ws://testserver/sub/ws", "root_path": "/sub"},
+    )
     assert seen["slipstream"] == seen["fastapi"]

@@ -40,6 +40,9 @@ def find_websocket_paths(app: Any, prefix: str = "", depth: int = 0) -> list[str
     if depth > 16:
         return []
     routes = getattr(app, "routes", None)
+    sockets = getattr(app, "websocket_routes", None)  # a Slipstream App keeps its WebSocket routes apart
+    if isinstance(sockets, list):
+        return [engine_pattern(prefix + route.path) for route in sockets]
     if routes is None:
         inner = getattr(app, "app", None)  # an ASGI middleware around the app
         return find_websocket_paths(inner, prefix, depth + 1) if inner is not None and inner is not app else []

@@ -55,6 +55,7 @@ class WebSocket(HTTPConnection):
         self.headers = Headers(self._header_rows)
         # "wss" on TLS, or when a trusted proxy or a TestClient on an https:// URL says so (websockets.py sets it).
         self.scheme = "ws"
+        self.root_path = ""  # the server's root_path (a proxy prefix, a mount), as for a Request
         self._forwarded_client: Address | None = None  # set from a trusted proxy's X-Forwarded-For
         self.query_params = QueryParams(native.query)
         self.url_path: str = native.path
@@ -81,7 +82,7 @@ class WebSocket(HTTPConnection):
 
     @property
     def url(self) -> URL:
-        return URL(self.scheme, self.headers.get("host", ""), self.url_path, self._native.query)
+        return URL(self.scheme, self.headers.get("host", ""), self.root_path + self.url_path, self._native.query)
 
     @property
     def cookies(self) -> dict[str, str]:
@@ -103,7 +104,7 @@ class WebSocket(HTTPConnection):
         extra = {"session": self._session} if self._session is not None else {}
         return {
             "type": "websocket", "asgi": {"version": "3.0"}, "http_version": "1.1", "scheme": self.scheme,
-            "path": self.url_path, "raw_path": self.url_path.encode(), "root_path": "",
+            "path": self.url_path, "raw_path": self.url_path.encode(), "root_path": self.root_path,
             "query_string": self._native.query.encode("latin-1"),
             "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in self._header_rows],
             "client": tuple(client) if client is not None else None, "subprotocols": list(self._offered),
