@@ -137,15 +137,15 @@ class AsgiEntry:
     async def connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         return await asyncio.open_connection("127.0.0.1", self.port, limit=wire.MAX_HEAD_BYTES)
 
-    async def checkout(self) -> tuple[_Conn, bool]:
-        """An idle connection of the running loop (True) or a new one (False)."""
+    async def checkout(self, fresh: bool = False) -> tuple[_Conn, bool]:
+        """An idle connection of the running loop (True) or a new one (False; always when `fresh`)."""
         loop = asyncio.get_running_loop()
         idle = self._idle.get(loop)
         if idle is None:
             self._forget_closed_loops()
             idle = self._idle.setdefault(loop, [])
         now = time.monotonic()
-        while idle:
+        while idle and not fresh:
             conn = idle.pop()
             if conn.reader.at_eof() or conn.writer.is_closing() or now - conn.idle_since > self.max_idle_s:
                 _drop(conn)
@@ -163,7 +163,7 @@ class AsgiEntry:
 
     def _forget_closed_loops(self) -> None:
         """The connections of loops that have closed (asyncio.run ended) are shut down and let go."""
-        for loop in [lp for lp in self._idle if lp.is_closed()]:
+        for loop in [lp for lp in list(self._idle) if lp.is_closed()]:
             for conn in self._idle.pop(loop):
                 _drop(conn)
 
@@ -244,21 +244,26 @@ class AsgiEntry:
 
     async def _send_request(self, start: bytes, more: bool, chunked: bool, receive: Any, relay: _Relay) -> _Conn | None:
         """Writes the request (the rest of a streamed body from `receive`); a reused connection the engine had
-        closed is replaced once when the request can be written again (its body was whole)."""
-        for attempt in (0, 1):
-            conn, reused = await self.checkout()
-            try:
-                conn.writer.write(start)
-                await conn.writer.drain()
-            except ConnectionError:
-                _drop(conn)
-                if reused and attempt == 0:
-                    continue
-                raise
-            if reused and not more and conn.reader.at_eof():
-                _drop(conn)
-                continue
-            break
+        closed is replaced by a new one (on a new one, what the engine answered is read as the response)."""
+        conn, reused = await self.checkout()
+        try:
+            conn.writer.write(start)
+            await conn.writer.drain()
+            stale = conn.reader.at_eof()
+        except ConnectionError:
+            stale = True
+        if stale and reused:  # the engine had closed the idle connection: nothing was read from `receive` yet
+            _drop(conn)
+            conn, _ = await self.checkout(fresh=True)
+            conn.writer.write(start)
+            await conn.writer.drain()
+        try:
+            return await self._send_rest(conn, more, chunked, receive, relay)
+        except BaseException:
+            _drop(conn)
+            raise
+
+    async def _send_rest(self, conn: _Conn, more: bool, chunked: bool, receive: Any, relay: _Relay) -> _Conn | None:
         relay.reusable = not more
         while more:
             message = await receive()
