@@ -1,6 +1,7 @@
 """FastAPI vs Slipstream on the advanced pages "Async Tests" and "Settings and Environment Variables": the app
 called through `httpx.AsyncClient(transport=httpx.ASGITransport(app=app))` from async test code (a JSON route, a
-422, a 404, a POST body, a Set-Cookie, a header read, dependency_overrides changed between calls), and settings from a pydantic model given to routes by a
+422, a 404, a POST body, a Set-Cookie, a header read, dependency_overrides changed between calls; the lifespan run as
+asgi-lifespan's LifespanManager runs it, its state read by a route, a streamed body read line by line), and settings from a pydantic model given to routes by a
 cached dependency that `dependency_overrides` replaces in tests. Each scenario runs against both frameworks' apps;
 the transcripts are compared.
 
@@ -9,7 +10,8 @@ Outcomes join the session's match rate (diff_support.record) like test_different
 
 # No `from __future__ import annotations`: the handlers' annotations name each framework's classes, locals.
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from functools import lru_cache
 from typing import Annotated, Any
 
@@ -105,6 +107,62 @@ def _script_async_overrides(fw: Any) -> list[Any]:
     return asyncio.run(_async_overrides(settings_app(fw)))
 
 
+def lifespan_app(fw: Any, events: list[str]) -> Any:
+    """The page's lifespan advice: an app whose startup fills state that a route reads, streamed lines too."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[dict[str, Any]]:
+        events.append("startup")
+        yield {"model": "loaded"}
+        events.append("shutdown")
+
+    app = new_app(fw, lifespan=lifespan)
+
+    @app.get("/model")
+    async def model(request: fw.Request) -> Any:
+        return {"model": request.state.model}
+
+    @app.get("/lines")
+    async def lines() -> Any:
+        async def produce() -> AsyncIterator[bytes]:
+            for i in range(3):
+                yield f"{i}\n".encode()
+
+        return fw.responses.StreamingResponse(produce(), media_type="text/plain")
+
+    return app
+
+
+async def _with_lifespan(app: Any, events: list[str]) -> list[Any]:
+    """What asgi-lifespan's LifespanManager does: lifespan.startup, the state handed to every request's scope,
+    lifespan.shutdown."""
+    scope: dict[str, Any] = {"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}
+    inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    task = asyncio.ensure_future(app(scope, inbox.get, outbox.put))
+    await inbox.put({"type": "lifespan.startup"})
+    out: list[Any] = [(await asyncio.wait_for(outbox.get(), 30))["type"], list(events)]
+
+    async def with_state(inner: dict[str, Any], receive: Any, send: Any) -> None:
+        await app({**inner, "state": dict(scope["state"])}, receive, send)
+
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=with_state), base_url="http://test") as client:
+        out.append((await client.get("/model")).json())
+        async with client.stream("GET", "/lines", headers={"accept-encoding": "identity"}) as response:
+            out.append((response.status_code, response.headers["content-type"],
+                        [line async for line in response.aiter_lines()]))
+    await inbox.put({"type": "lifespan.shutdown"})
+    out.append((await asyncio.wait_for(outbox.get(), 30))["type"])
+    await asyncio.wait_for(task, 30)
+    out.append(list(events))
+    return out
+
+
+def _script_async_lifespan(fw: Any) -> list[Any]:
+    events: list[str] = []
+    return asyncio.run(_with_lifespan(lifespan_app(fw, events), events))
+
+
 def _script_settings_override(fw: Any) -> list[Any]:
     app = settings_app(fw)
     client = slipstream.TestClient(app) if fw is slipstream else FastAPIClient(app)
@@ -117,7 +175,7 @@ def _script_settings_override(fw: Any) -> list[Any]:
     return out
 
 
-SCRIPTS = [_script_async_client, _script_async_overrides, _script_settings_override]
+SCRIPTS = [_script_async_client, _script_async_overrides, _script_async_lifespan, _script_settings_override]
 
 
 def _transcript(script: Callable[[Any], list[Any]], fw: Any) -> Any:
