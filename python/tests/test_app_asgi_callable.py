@@ -651,3 +651,27 @@ def test_an_app_mounted_in_an_app() -> None:
         {"url": "ws://testserver/sub/ws", "root_path": "/sub"},
     )
     assert seen["slipstream"] == seen["fastapi"]
+
+
+def test_raise_app_exceptions_false_gives_the_500_and_tls_options_are_refused() -> None:
+    seen = {}
+    for fw in FRAMEWORKS:
+        app = build(fw, [])
+
+        async def script(app: Any = app) -> Any:
+            transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+            async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+                response = await client.get("/crash")
+                return response.status_code, response.text
+
+        seen[fw.__name__] = asyncio.run(script())
+    assert seen["slipstream"] == seen["fastapi"] == (500, "Internal Server Error")
+
+    secured = slipstream.App(tls_cert_file="cert.pem", tls_key_file="key.pem")
+
+    async def call() -> None:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=secured), base_url="http://t") as client:
+            await client.get("/")
+
+    with pytest.raises(ValueError, match="TLS is the ASGI server's"):
+        asyncio.run(call())
