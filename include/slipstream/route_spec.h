@@ -47,6 +47,10 @@ struct RouteSpec {
     /// FastAPI's `strict_content_type=False`: a body sent without a Content-Type header (or an empty one) is read as
     /// JSON too. By default (false) only application/json and application/<x>+json bodies are JSON.
     bool json_without_content_type = false;
+    /// FastAPI's `max_body_size`: a request whose body (as sent, before any Content-Encoding is undone) is longer
+    /// is answered 413 "Content Too Large" before validation and the handler. Empty: no limit of its own (the
+    /// server's max_body_bytes still applies).
+    std::optional<std::size_t> max_body_bytes;
 };
 
 /// The only key of Request::arguments() for a request whose errors were forwarded (RouteSpec::forward_errors);

@@ -99,7 +99,7 @@ void NativeApp::add_route(const std::string& method, const std::string& pattern,
         executor->submit(request, std::move(responder), target);
     };
     const RouteSpec& spec = route->spec();
-    if (spec.params.empty() && spec.body.empty())
+    if (spec.params.empty() && spec.body.empty() && !spec.max_body_bytes)
         app_->route_async(method, pattern, std::move(handler));
     else
         app_->route_async(method, pattern, std::move(handler), spec);

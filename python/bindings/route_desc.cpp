@@ -77,6 +77,9 @@ RouteDesc read_route_desc(PyObject* desc) {
         d.spec.body.push_back(read_body(b));
     d.spec.forward_errors = PyObject_IsTrue(F.attr(desc, "forward_errors", "route").get()) == 1;
     d.spec.json_without_content_type = PyObject_IsTrue(F.attr(desc, "strict_content_type", "route").get()) == 0;
+    PyRef limit = F.attr(desc, "max_body_size", "route");
+    if (limit.get() != Py_None)
+        d.spec.max_body_bytes = static_cast<std::size_t>(F.int_in(limit.get(), 0, PY_SSIZE_T_MAX, "max_body_size"));
     std::vector<PyObject*> args = F.items_of(F.attr(desc, "args", "route").get(), "args");
     for (std::size_t i = 0; i < args.size(); ++i) {
         d.args.push_back(read_arg(args[i]));
@@ -119,12 +122,15 @@ PyObject* route_desc_to_python(const RouteDesc& d) {
     for (std::size_t i = 0; path_params && i < d.path_params.size(); ++i)
         PyTuple_SET_ITEM(path_params.get(), static_cast<Py_ssize_t>(i), PyRef(d.path_params[i]).release());
     if (!params || !body || !args || !path_params) return nullptr;
-    return Py_BuildValue("{s:O,s:O,s:i,s:O,s:d,s:O,s:O,s:O,s:O,s:O,s:O}", "handler", d.handler.get(), "is_coroutine",
-                         d.is_coroutine ? Py_True : Py_False, "status_code", d.status_code, "prepare", d.prepare.get(),
-                         "cache_ttl", d.cache_ttl_s, "path_params", path_params.get(), "params", params.get(), "body",
-                         body.get(), "forward_errors", d.spec.forward_errors ? Py_True : Py_False,
-                         "strict_content_type", d.spec.json_without_content_type ? Py_False : Py_True, "args",
-                         args.get());
+    PyRef limit =
+        d.spec.max_body_bytes ? PyRef::steal(PyLong_FromSize_t(*d.spec.max_body_bytes)) : PyRef::borrow(Py_None);
+    if (!limit) return nullptr;
+    return Py_BuildValue("{s:O,s:O,s:i,s:O,s:d,s:O,s:O,s:O,s:O,s:O,s:O,s:O}", "handler", d.handler.get(),
+                         "is_coroutine", d.is_coroutine ? Py_True : Py_False, "status_code", d.status_code, "prepare",
+                         d.prepare.get(), "cache_ttl", d.cache_ttl_s, "path_params", path_params.get(), "params",
+                         params.get(), "body", body.get(), "forward_errors", d.spec.forward_errors ? Py_True : Py_False,
+                         "strict_content_type", d.spec.json_without_content_type ? Py_False : Py_True, "max_body_size",
+                         limit.get(), "args", args.get());
 }
 
 }  // namespace slipstream::python

@@ -61,11 +61,9 @@ def answer_forwarded(route: Any, request: Any, text: Any, reply: Any) -> Any:
 async def _after_dependencies(early: Any, request: Any, exc: RequestValidationError, reply: Any) -> None:
     """FastAPI's order: the dependencies with valid parameters run first; what one raises wins over the 422."""
     try:
-        await early.run(exc.errors(), request)
-    except Exception as raised:  # noqa: BLE001 - whatever a dependency raises is the answer, as in FastAPI
+        await early.run(exc, request)
+    except Exception as raised:  # noqa: BLE001 - the 422, or what a dependency raised first, as in FastAPI
         reply.fail(raised, request)
-        return
-    reply.fail(exc, request)
 
 
 async def _through_middleware(app: Any, request: Any, exc: Exception, reply: Any, early: Any = None) -> None:
@@ -77,7 +75,7 @@ async def _through_middleware(app: Any, request: Any, exc: Exception, reply: Any
 
     async def endpoint(_request: Any) -> Any:
         if early is not None:
-            await early.run(exc.errors(), request)  # type: ignore[attr-defined]
+            await early.run(exc, request)  # raises exc, or what a dependency raised
         raise exc
 
     reply.send(await chain.run(request, endpoint))

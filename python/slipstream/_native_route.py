@@ -34,6 +34,7 @@ def native_route(route: RouteDef, errors: Any, *, shape: RouteShape | None = Non
         # which adds their errors to the C++ validator's.
         forward_errors=shape.fallback is not None or (errors.forwards_validation() if errors is not None else False),
         strict_content_type=route.strict_content_type is not False,
+        max_body_size=route.max_body_size,
         app_errors=errors,
         fallback=shape.fallback,
     )

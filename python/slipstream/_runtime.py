@@ -224,7 +224,26 @@ def _call(fn: Any, arg: Any) -> Any:
     return fn(arg)
 
 
-async def _finish(coro: Any, first: Any, context: Any = None) -> Any:
+async def _finish(coro: Any, first: Any, context: Any = None, on_error: Any = None, cancelled: bool = False) -> Any:
+    """The rest of a coroutine that suspended in its first step; with `on_error`, an exception it raises is answered
+    by `on_error(exc)` here, in the same task and context (the app's `async def` exception handler, as FastAPI awaits
+    it in the request's task)."""
+    try:
+        return await _Continue(coro, first, context, cancelled)
+    except Exception as exc:
+        if on_error is None:
+            raise
+        return await _stepped_in(on_error(exc), context)
+
+
+async def _stepped_in(coro: Any, context: Any) -> Any:
+    """Awaits `coro` with each of its steps run inside `context` (None: the task's own)."""
+    if context is None:
+        return await coro
+    try:
+        first = context.run(coro.send, None)
+    except StopIteration as stop:
+        return stop.value
     return await _Continue(coro, first, context)
 
 
@@ -232,13 +251,13 @@ async def _hosted(slot: asyncio.Future[Any]) -> Any:
     """A host task's coroutine (see new_host): idle until a coroutine whose first step ran in it suspends, then
     that coroutine's task until it ends."""
     try:
-        coro, first, context = await slot
+        coro, first, context, *error_answer = await slot  # (coro, first, context[, on_error])
     except asyncio.CancelledError:
         if not slot.done() or slot.cancelled():
             raise  # cancelled while idle: the extension makes another host
-        coro, first, context = slot.result()  # cancelled between the hand-over and its first step here
-        return await _Continue(coro, first, context, cancelled=True)
-    return await _Continue(coro, first, context)
+        coro, first, context, *error_answer = slot.result()  # cancelled between the hand-over and its first step
+        return await _finish(coro, first, context, *error_answer, cancelled=True)
+    return await _finish(coro, first, context, *error_answer)
 
 
 def new_host() -> tuple[asyncio.AbstractEventLoop, asyncio.Task[Any], Callable[[], Any], asyncio.Future[Any]]:
@@ -253,14 +272,14 @@ def new_host() -> tuple[asyncio.AbstractEventLoop, asyncio.Task[Any], Callable[[
     return loop, task, getattr(task, "cancelling", slot.done), slot
 
 
-def _task_for(coro: Any, first: Any, context: Any, host: Any) -> asyncio.Task[Any]:
+def _task_for(coro: Any, first: Any, context: Any, host: Any, on_error: Any = None) -> asyncio.Task[Any]:
     """The task that goes on with a coroutine that suspended in its first step: its host's, when it ran in one."""
     if host is not None:
         _loop, task, _check, slot = host
         if not slot.done():
-            slot.set_result((coro, first, context))
+            slot.set_result((coro, first, context, on_error))
             return task
-    return asyncio.get_running_loop().create_task(_finish(coro, first, context))
+    return asyncio.get_running_loop().create_task(_finish(coro, first, context, on_error))
 
 
 def _settle(task: asyncio.Task[Any], reply: Any) -> None:
@@ -296,7 +315,7 @@ class AppRuntime:
     def __init__(self, app: Any, make_request: Any = None) -> None:
         self.app = app
         self._make_request = make_request if make_request is not None else Request
-        self.resume = resume
+        self.resume = self._resume
         self.new_host = new_host
         self.handle_error = handle_error
         self.conversion_failed = conversion_failed
@@ -327,6 +346,26 @@ class AppRuntime:
         self._busy = 0
         self._idle = threading.Condition()
 
+    def _error_answer(self, reply: Any) -> Any:
+        """For a handler that suspended: its exception answered by the app's `async def` exception handler in the
+        handler's own task (None when the app has no exception handlers)."""
+        errors = getattr(self.app, "exception_handlers", None)
+        if errors is None or not (errors.by_class or errors.by_status):
+            return None
+
+        async def on_error(exc: Exception) -> Any:
+            handler = async_handler_for(errors, exc)
+            if handler is None or reply.done:
+                raise exc
+            return await await_handler(errors, handler, reply.make_request(), exc)
+
+        return on_error
+
+    def _resume(self, coro: Any, first: Any, reply: Any, context: Any = None, host: Any = None) -> None:
+        """resume(), with the app's `async def` exception handlers awaited in the handler's task."""
+        task = _task_for(coro, first, context, host, self._error_answer(reply))
+        task.add_done_callback(lambda t: _settle(t, reply))
+
     async def answer_async_error(self, reply: Any, exc: BaseException, request: Any) -> bool:
         """A runner's failure answered by the app's `async def` exception handler, awaited in the runner's task
         (so it may suspend, as under FastAPI); False when no such handler takes `exc` (reply.fail answers then)."""
@@ -349,7 +388,7 @@ class AppRuntime:
     def _resume_cancellable(self, coro: Any, first: Any, reply: Any, context: Any = None, host: Any = None) -> None:
         """resume(), and the task is cancelled when the client disconnects (App(cancel_on_disconnect=True))."""
         loop = asyncio.get_running_loop()
-        task = _task_for(coro, first, context, host)
+        task = _task_for(coro, first, context, host, self._error_answer(reply))
         task.add_done_callback(lambda t: _settle(t, reply))
         cancel_id = reply.cancel_id
         if cancel_id and self.disconnects is not None:

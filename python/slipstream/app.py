@@ -33,6 +33,14 @@ _ENV_PREFIX = "SLIPSTREAM_"
 _ROUTER_KEYWORDS = ("routes", "strict_content_type", "max_body_size")
 
 
+def _check_telemetry(config: Mapping[str, Any] | None) -> None:
+    """FastAPI's telemetry= (its native OpenTelemetry): accepted when it exports nothing, as FastAPI without the
+    OpenTelemetry packages; the engine's own metrics are /metrics (Prometheus)."""
+    if config is not None and any(config.get(k, True) for k in ("tracing", "metrics", "logs")):
+        raise ValueError("telemetry=: OpenTelemetry export is not supported; pass None or "
+                         "{'tracing': False, 'metrics': False, 'logs': False} (metrics: the engine's /metrics)")
+
+
 class ExceptionHandlers:
     """Exception class (by MRO) or HTTP status code -> handler(request, exc), as Starlette looks them up."""
 
@@ -112,6 +120,7 @@ class App(APIRouter, AppHooks):
         self.server_options = server_options
         self.exception_handlers = ExceptionHandlers()
         self.debug = self.exception_handlers.debug = bool(server_options.pop("debug", False))
+        _check_telemetry(server_options.pop("telemetry", None))
         for exc_class_or_status, handler in (server_options.pop("exception_handlers", None) or {}).items():
             self.add_exception_handler(exc_class_or_status, handler)  # FastAPI's exception_handlers={...}
         self.native_routes: list[tuple[str, tuple[Any, ...]]] = []

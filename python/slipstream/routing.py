@@ -43,6 +43,7 @@ class RouteDef:
     # FastAPI's strict_content_type (None: the including router's, else True): False reads a body sent without
     # Content-Type as JSON.
     strict_content_type: bool | None = None
+    max_body_size: int | None = None  # FastAPI's (bytes; None: the including router's, else no limit of its own)
     # An instance of a custom route class (_route_class.APIRoute subclass overriding get_route_handler): the route
     # is served through its handler, in Python.
     route_object: Any = None
@@ -129,7 +130,8 @@ class APIRouter:
         self.add_api_route(route.path, route.endpoint, methods=sorted(route.methods), status_code=route.status_code,
                            response_model=route.response_model, response_class=route.response_class,
                            tags=route.tags, dependencies=route.dependencies, name=route.name,
-                           route_class_override=type(route), **route.options)
+                           route_class_override=type(route),
+                           **{k: v for k, v in route.options.items() if k != "dependency_overrides_provider"})
 
     def add_api_route(self, path: str, endpoint: Callable[..., Any], *, methods: Sequence[str] | None = None,
                       status_code: int | None = None, response_model: Any = Default, response_class: Any = None,
@@ -184,7 +186,8 @@ class APIRouter:
                          tags=[*self.tags, *(tags or [])], options=doc, cache_ttl=float(cache_ttl or 0),
                          dependencies=dependencies,
                          strict_content_type=strict_content_type if strict_content_type is not None
-                         else self.strict_content_type)
+                         else self.strict_content_type,
+                         max_body_size=max_body_size if max_body_size is not None else self.max_body_size)
         if is_custom(route_class):  # made now, as FastAPI makes it: its __init__ runs at the decorator
             route.route_object = route_class(full, original_endpoint, response_model=response_model,
                                              status_code=status_code, tags=route.tags, dependencies=dependencies,
@@ -265,6 +268,7 @@ class APIRouter:
                                cache_ttl=route.cache_ttl or None,
                                dependencies=[*(dependencies or []), *route.dependencies],
                                strict_content_type=route.strict_content_type,
+                               max_body_size=route.max_body_size if route.max_body_size is not None else max_body_size,
                                route_class_override=type(route.route_object) if route.route_object is not None
                                else APIRoute, **options)
         for ws_route in router.websocket_routes:

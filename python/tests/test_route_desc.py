@@ -43,6 +43,7 @@ def _full() -> RouteDesc:
         cache_ttl=2.5,
         forward_errors=True,
         strict_content_type=False,
+        max_body_size=4096,
         app_errors=object(),
     )
 
@@ -72,6 +73,7 @@ def test_the_engine_reads_every_field_of_a_route_desc() -> None:
         ),
         "forward_errors": True,
         "strict_content_type": False,
+        "max_body_size": 4096,
         "args": (
             {"name": "q", "kind": "kValue", "index": 3, "key": "q#2", "plan": PLAN, "loc": ("query", "q")},
             {"name": "req", "kind": "kRequest", "index": 0, "key": "", "plan": None, "loc": ()},

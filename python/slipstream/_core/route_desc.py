@@ -91,6 +91,7 @@ class RouteDesc:
     forward_errors: bool = False  # validation failures go to Python (RouteSpec::forward_errors)
     # FastAPI's strict_content_type: False reads a body without Content-Type as JSON (RouteSpec::json_without_...)
     strict_content_type: bool = True
+    max_body_size: int | None = None  # FastAPI's: a longer body is answered 413 (RouteSpec::max_body_bytes)
     app_errors: Any = None
     fallback: Any = None
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import typing
 from collections.abc import Callable, Sequence
+from contextlib import AsyncExitStack
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -13,7 +14,6 @@ from pydantic import TypeAdapter
 from .. import _plans, _signature
 from . import program as _program
 from . import shape as _shape
-from . import tree as _tree
 from .params import SecurityScopes
 
 _SOURCES = ("query", "header", "cookie", "path")
@@ -34,23 +34,30 @@ class EarlyRun:
         """A malformed JSON body is raised before any dependency runs, as in FastAPI."""
         return self.is_current() and not any(e.get("type") == "json_invalid" for e in errors)
 
-    async def run(self, errors: Sequence[dict[str, Any]], request: Any) -> None:
-        """Calls, in order, each dependency whose parameters have no error and whose sub-dependencies ran; raises
-        what one of them raises."""
+    async def run(self, exc: Exception, request: Any) -> None:
+        """Calls, in order, each dependency whose parameters have no error and whose sub-dependencies ran, then
+        raises `exc` (the 422), or what a dependency raised first; the exit code of the `yield` dependencies entered
+        runs with it, function-scoped ones first, as in FastAPI."""
+        errors = exc.errors() if hasattr(exc, "errors") else ()
         bad = {tuple(e.get("loc", ()))[:2] for e in errors}
         steps = self.program.steps[:-1]
         values: list[Any] = [None] * len(steps)
         ran = [False] * len(steps)
         ex = _program.Exchange(request)
-        for i, step in enumerate(steps):
-            if step.alias is not None:
-                values[i], ran[i] = values[step.alias], ran[step.alias]
-                continue
-            kwargs = self._arguments(step, bad, values, ran, ex)
-            if kwargs is None:
-                continue
-            values[i] = await _program.call_step(step, kwargs, ex)
-            ran[i] = True
+        async with AsyncExitStack() as rstack:
+            ex.rstack = rstack
+            async with AsyncExitStack() as fstack:
+                ex.fstack = fstack
+                for i, step in enumerate(steps):
+                    if step.alias is not None:
+                        values[i], ran[i] = values[step.alias], ran[step.alias]
+                        continue
+                    kwargs = self._arguments(step, bad, values, ran, ex)
+                    if kwargs is None:
+                        continue
+                    values[i] = await _program.call_step(step, kwargs, ex)
+                    ran[i] = True
+                raise exc
 
     def _arguments(self, step: _program.Step, bad: set[tuple[Any, ...]], values: list[Any], ran: list[bool],
                    ex: _program.Exchange) -> dict[str, Any] | None:
@@ -110,8 +117,8 @@ def _raw(field: _signature.Field, request: Any) -> Any:
 
 
 def plan(program: Any, is_current: Callable[[], bool]) -> EarlyRun | None:
-    """An EarlyRun for `program` when every dependency is a plain or async call (no `yield`, no form) whose
-    parameters are path, query, header or cookie values; else None (every parameter is validated first)."""
+    """An EarlyRun for `program` when every dependency (a call or a `yield` dependency, without form fields) has
+    only path, query, header or cookie parameters; else None (every parameter is validated first)."""
     if program is None or len(program.steps) < 2:
         return None
     root = program.root
@@ -119,7 +126,7 @@ def plan(program: Any, is_current: Callable[[], bool]) -> EarlyRun | None:
     for dep in _shape._walk_all(root):
         if dep is root:
             continue
-        if dep.kind not in (_tree.CALL, _tree.ACALL) or dep.form_fields:
+        if dep.form_fields:
             return None
         for field in _shape._fields(dep):
             if field.source not in _SOURCES:

@@ -89,6 +89,7 @@ def _install_custom(app: Any, native: Any, runtime: Any, chain: Any, route: Any)
     runner = _route_class.make_runner(route.route_object, info, chain, runtime, reads_body=bool(route.shape.body),
                                       strict=_strict_content_type(app, route))
     desc = _internal_route(app, route.path, runner)
+    desc.max_body_size = route.max_body_size
     for method in route.methods:
         native.add_route(method, route.path, desc)
 

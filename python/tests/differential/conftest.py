@@ -47,6 +47,13 @@ def clients() -> Iterator[Callable[[str], tuple[Any, Any]]]:
     built.close()
 
 
+@pytest.fixture(autouse=True)
+def _current_module(request: Any) -> Iterator[None]:
+    diff_support.CURRENT_MODULE[0] = request.module.__name__.rsplit(".", 1)[-1] + ".py"
+    yield
+    diff_support.CURRENT_MODULE[0] = ""
+
+
 def _shorten(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
 
@@ -59,6 +66,14 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     matched = sum(1 for o in outcomes if not o.diffs)
     terminalreporter.section("FastAPI differential results")
     write(f"match rate: {matched}/{len(outcomes)} requests ({100.0 * matched / len(outcomes):.1f}%)")
+    # Per module (one per page of FastAPI's guide, docs/migrate-from-fastapi.md's table): `identical / compared`.
+    modules: dict[str, list[int]] = {}
+    for o in outcomes:
+        counts = modules.setdefault(o.module, [0, 0])
+        counts[0] += not o.diffs
+        counts[1] += 1
+    for module, (same, total) in sorted(modules.items()):
+        write(f"| `{module}` | {same} / {total} |")
     differing = [o for o in outcomes if o.diffs]
     if not differing:
         return

@@ -19,12 +19,15 @@ class Outcome:
     case_id: str
     gap: str | None
     diffs: list[str]
+    module: str = ""  # the test module that compared it (set by record)
 
 
 OUTCOMES: list[Outcome] = []
+CURRENT_MODULE = [""]  # the running test's module file name (conftest's autouse fixture sets it)
 
 
 def record(outcome: Outcome) -> None:
+    outcome.module = outcome.module or CURRENT_MODULE[0]
     OUTCOMES.append(outcome)
 
 

@@ -98,11 +98,6 @@ def pair() -> Iterator[Callable[[str], tuple[Any, Any]]]:
     yield from client_pairs({kind: (lambda fw, k=kind: tasks_app(fw, k)) for kind in KINDS})
 
 
-GAP_PLAIN_TASK = (
-    "known, bindings: on a route without dependencies in an app without HTTP middleware, an async "
-    "exception handler for a handler that failed after it suspended runs in a task of its own (the "
-    "handler's task has ended when the engine answers), not in the handler's"
-)
 
 
 def row(kind: str, url: str, gap: str | None = None) -> Any:
@@ -110,12 +105,7 @@ def row(kind: str, url: str, gap: str | None = None) -> Any:
     return pytest.param(kind, url, gap, id=f"{kind} GET {url}", marks=marks)
 
 
-ROWS = [row(kind, url) for kind in KINDS for url in ("/def", "/async", "/slow")]
-ROWS += [
-    row(kind, url, GAP_PLAIN_TASK if kind == "plain" else None)
-    for kind in KINDS
-    for url in ("/after-await", "/slow-late")
-]
+ROWS = [row(kind, url) for kind in KINDS for url in ("/def", "/async", "/slow", "/after-await", "/slow-late")]
 
 
 @pytest.mark.parametrize(("kind", "url", "gap"), ROWS)

@@ -5,6 +5,7 @@
 
 #include "base/log.h"
 #include "http/h1/decode.h"
+#include "http/h1/header.h"
 #include "policy/cors/cors_policy.h"
 #include "server/conn/access_policy.h"
 #include "server/conn/route_miss.h"
@@ -78,6 +79,15 @@ Response problem_response(const HttpError& error, std::string_view allow) {
         if (!admit(*access, in, req)) return NextStep::kAnswer;
     }
     if (req.entry->websocket) return NextStep::kWebSocket;
+
+    // FastAPI's max_body_size (RouteSpec::max_body_bytes): the body as sent, before it is decoded. Starlette's
+    // answers: plain text when the Content-Length announced it, else its HTTPException's JSON.
+    if (req.entry->validator && state.body.size() > req.entry->validator->max_body_bytes()) [[unlikely]] {
+        bool announced = !h1::find_header(in.headers, "content-length").empty();
+        req.answer = announced ? Response::text("Content Too Large", 413)
+                               : Response::json(R"({"detail":"Content Too Large"})", 413);
+        return NextStep::kAnswer;
+    }
 
     // A compressed body is decoded before validation and the handler (size and ratio capped); the request
     // views `req.decoded_body` until it is dispatched. Without a Content-Encoding field there is nothing to

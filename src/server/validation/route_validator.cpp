@@ -1,6 +1,7 @@
 // RouteValidator::compile() and the compiled validator: parameters and body, coerced and checked in C++.
 #include "server/validation/route_validator.h"
 
+#include <cstdint>
 #include <span>
 #include <stdexcept>
 #include <string_view>
@@ -82,6 +83,7 @@ class CompiledRouteValidator final : public RouteValidator {
   public:
     explicit CompiledRouteValidator(const RouteSpec& spec);
     bool validate(slipstream::detail::RequestState& request, std::string* error_body) const override;
+    std::size_t max_body_bytes() const override { return max_body_bytes_; }
 
   private:
     // Raw occurrences of one parameter, as UTF-8 text in the request's arena.
@@ -100,6 +102,7 @@ class CompiledRouteValidator final : public RouteValidator {
     bool embed_ = false;
     bool forward_errors_ = false;
     bool json_without_content_type_ = false;
+    std::size_t max_body_bytes_ = SIZE_MAX;
     bool needs_query_ = false;
     bool needs_cookies_ = false;
 };
@@ -175,6 +178,7 @@ CompiledRouteValidator::CompiledRouteValidator(const RouteSpec& spec) {
     embed_ = embed_ || body_.size() > 1;
     forward_errors_ = spec.forward_errors;
     json_without_content_type_ = spec.json_without_content_type;
+    max_body_bytes_ = spec.max_body_bytes.value_or(SIZE_MAX);
 }
 
 void CompiledRouteValidator::collect(const CompiledParam& p, slipstream::detail::RequestState& request,

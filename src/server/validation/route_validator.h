@@ -1,6 +1,7 @@
 // RouteValidator: a RouteSpec compiled once; coerces and validates a request's parameters and body.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -34,6 +35,9 @@ class RouteValidator {
     /// with RouteSpec::forward_errors it returns true instead, with `request.arguments` = {kForwardedErrorsKey:
     /// that text}. Thread-safe; no exceptions.
     virtual bool validate(slipstream::detail::RequestState& request, std::string* error_body) const = 0;
+
+    /// RouteSpec::max_body_bytes (SIZE_MAX when the route sets none).
+    virtual std::size_t max_body_bytes() const = 0;
 };
 
 }  // namespace slipstream::server
