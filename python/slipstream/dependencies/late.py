@@ -15,7 +15,7 @@ from ..exceptions import RequestValidationError
 from . import program as _program
 from . import tree as _tree
 
-_LateField = tuple[str, _signature.Field, bool]  # (keyword, field, body embedded)
+_LateField = tuple[str, _signature.Field, bool, TypeAdapter[Any]]  # (keyword, field, body embedded, its validator)
 _SOURCE_ORDER = {"path": 0, "query": 1, "header": 2, "cookie": 3}
 
 
@@ -31,7 +31,7 @@ def recompile(info: Any, overrides: dict[Any, Any], *, reuse: bool = True) -> tu
     old_root: _tree.Dependant | None = info.program.root if reuse else None
     old_flat: dict[tuple[int, str], str] = info.program.flat if reuse else {}
     flat: dict[tuple[int, str], str] = {}
-    late: list[_LateField] = []
+    late: list[tuple[str, _signature.Field, bool]] = []
     body_names: set[str] = set()
 
     # FastAPI's error order: each dependency's (sub-dependencies first) path, query, header and cookie
@@ -55,9 +55,14 @@ def recompile(info: Any, overrides: dict[Any, Any], *, reuse: bool = True) -> tu
 
     walk(new_root, old_root)
     embed = len(body_names) > 1
-    late = sorted(((k, f, embed) for k, f, _ in late), key=lambda t: t[1].source == "body")
+    # A TypeAdapter made once per field here: making one costs far more than a validation.
+    rows = sorted(((k, f, embed, _adapter(f)) for k, f, _ in late), key=lambda t: t[1].source == "body")
     program = _program.compile_tree(new_root, flat)
-    return program, late
+    return program, rows
+
+
+def _adapter(field: _signature.Field) -> TypeAdapter[Any]:
+    return TypeAdapter(Annotated[field.annotation, PydanticField(**field.marker.constraints())])
 
 
 def fill(late: list[_LateField], flat: dict[str, Any], request: Any) -> dict[str, Any]:
@@ -66,8 +71,8 @@ def fill(late: list[_LateField], flat: dict[str, Any], request: Any) -> dict[str
         return flat
     values = dict(flat)
     errors: list[Any] = []
-    for keyword, field, embed in late:
-        values[keyword] = _read(field, embed, request, errors)
+    for keyword, field, embed, adapter in late:
+        values[keyword] = _read(field, embed, adapter, request, errors)
     if errors:
         raise RequestValidationError(errors)
     return values
@@ -97,7 +102,7 @@ def _raw(field: _signature.Field, embed: bool, request: Any) -> Any:
     return request.path_params.get(wire, _MISSING)
 
 
-def _read(field: _signature.Field, embed: bool, request: Any, errors: list[Any]) -> Any:
+def _read(field: _signature.Field, embed: bool, adapter: TypeAdapter[Any], request: Any, errors: list[Any]) -> Any:
     loc: tuple[str, ...] = ("body", field.wire) if field.source == "body" and embed else \
         ("body",) if field.source == "body" else (field.source, field.wire)
     raw = _raw(field, embed, request)
@@ -106,7 +111,6 @@ def _read(field: _signature.Field, embed: bool, request: Any, errors: list[Any])
             errors.append({"type": "missing", "loc": loc, "msg": "Field required", "input": None})
             return None
         return field.default_factory() if field.default_factory is not None else _plans.deep_default(field.default)
-    adapter = TypeAdapter(Annotated[field.annotation, PydanticField(**field.marker.constraints())])
     try:
         return adapter.validate_python(raw, from_attributes=True)  # as FastAPI validates a field
     except ValidationError as exc:

@@ -4,6 +4,7 @@ get_route_handler() to wrap the route's handler, used through `APIRouter(route_c
 
 - a route class that times the handler and adds headers to its Response (valid requests, a 422, an
   HTTPException, a Response returned directly, response_model filtering, dependencies), beside ordinary routes;
+- forms and files read by a route of such a class;
 - a Request subclass whose body() decompresses a gzip body, made from the request's scope and receive;
 - a route class that catches RequestValidationError and reads the body to answer its own 422.
 
@@ -67,6 +68,14 @@ def timed_app(fw: Any) -> Any:
     @router.post("/items/", response_model=PublicItem, status_code=201)
     def create_item(item: Item, x_token: Annotated[str, fw.Header()]) -> Any:
         return item
+
+    @router.post("/login")
+    async def login(username: Annotated[str, fw.Form()], n: Annotated[int, fw.Form()] = 1) -> Any:
+        return {"username": username, "n": n}
+
+    @router.post("/upload")
+    async def upload(file: Annotated[bytes, fw.File()], note: Annotated[str, fw.Form()] = "") -> Any:
+        return {"size": len(file), "note": note}
 
     @router.get("/text")
     async def text() -> Any:
@@ -164,6 +173,9 @@ ROWS = [
     page_row("timed", "POST", "/timed/items/", content=b"{bad", headers={**JSON, "x-token": "t"}),
     page_row("timed", "POST", "/timed/items/", content=b'{"name": "a", "price": 1}', headers={"x-token": "t"}),
     page_row("timed", "GET", "/timed/text"),
+    page_row("timed", "POST", "/timed/login", form={"username": "rick", "n": "3"}),
+    page_row("timed", "POST", "/timed/login", form={"n": "three"}),
+    page_row("timed", "POST", "/timed/upload", form={"note": "n"}, files={"file": ("a.txt", b"hello", "text/plain")}),
     page_row("timed", "GET", "/plain/5"),
     page_row("timed", "PUT", "/timed/items/3"),
     page_row("gzip", "POST", "/sum", content=gzip.compress(NUMBERS), headers={**JSON, "content-encoding": "gzip"}),
