@@ -65,8 +65,9 @@ def install_routes(app: Any, native: Any, runtime: Any, *, late_changes: bool = 
                 desc.forward_errors = True
         for method in route.methods:
             native.add_route(method, route.path, desc)
-    if chain is None and _handles_route_misses(app.exception_handlers):
-        # FastAPI hands a 404/405 to such a handler: the misses go through Python here too (without middleware).
+    if chain is None and (_handles_route_misses(app.exception_handlers) or app.max_body_size is not None):
+        # FastAPI hands a 404/405 to such a handler: the misses go through Python here too (without middleware);
+        # and its App-wide max_body_size answers a long body 413 before the router's 404 (_add_catch_all's limit).
         chain = _middleware.MiddlewareChain([], app.exception_handlers)
     if chain is not None:
         _install_catch_all(app, native, runtime, chain, late_changes)
@@ -139,7 +140,9 @@ def _install_catch_all(app: Any, native: Any, runtime: Any, chain: Any, late_cha
     runner = _add_catch_all(app, native, runtime, chain, late_changes)
     # HEAD on a GET-only route: FastAPI's 405 (Allow from NotFound), through the middleware.
     for pattern, _allow in _misses.head_405(app.routes):
-        native.add_route("HEAD", pattern, _internal_route(app, pattern, runner))
+        desc = _internal_route(app, pattern, runner)
+        desc.max_body_size = app.max_body_size
+        native.add_route("HEAD", pattern, desc)
 
 
 def _add_catch_all(app: Any, native: Any, runtime: Any, chain: Any, late_changes: bool) -> Any:
@@ -162,6 +165,7 @@ def _add_catch_all(app: Any, native: Any, runtime: Any, chain: Any, late_changes
     shape = _shape.RouteShape(params=(), body=(), path_params=("__slipstream_path",),
                               args=(ArgDesc.request(), ArgDesc.reply()))
     desc = native_route(route, app.exception_handlers, shape=shape, handler=runner)
+    desc.max_body_size = app.max_body_size  # FastAPI's App-wide limit covers the requests no route matches too
     for method in _middleware.CATCH_ALL_METHODS:
         if method not in taken:
             native.add_route(method, _middleware.CATCH_ALL_PATTERN, desc)

@@ -79,10 +79,6 @@ def pair() -> Iterator[Callable[[str], tuple[Any, Any]]]:
 
 
 JSON = {"content-type": "application/json"}
-NO_ROUTE = (
-    "known, server/router: a request that matches no route is answered 404 before any body limit (the App's "
-    "max_body_size applies to its routes; FastAPI's wraps the whole app and answers 413 first)"
-)
 ROWS = [
     page_row("limits", "POST", "/a", content=b'{"a":1}', headers=JSON),
     page_row("limits", "POST", "/a", content=b'{"a":"123456789"}', headers=JSON),
@@ -95,7 +91,10 @@ ROWS = [
     page_row("limits", "POST", "/c", content=b"x" * 200, headers=JSON),
     page_row("limits", "POST", "/inc/d", content=b'{"a":1}', headers=JSON),
     page_row("limits", "POST", "/inc/d", content=b"{}", headers=JSON),
-    page_row("limits", "POST", "/nowhere", NO_ROUTE, content=b"x" * 100),
+    page_row("limits", "POST", "/nowhere", content=b"x" * 100),
+    page_row("limits", "POST", "/nowhere", content=b"x" * 5),
+    page_row("limits", "DELETE", "/a", content=b"x" * 100),
+    page_row("limits", "DELETE", "/a"),
     page_row("router-options", "GET", "/r/listed?n=3"),
     page_row("router-options", "GET", "/r/slash/"),
     page_row("router-options", "GET", "/r/slash"),
