@@ -94,15 +94,15 @@ class Request(HTTPConnection):
             self._query = QueryParams(self.query_string)
         return self._query
 
-    # The scheme and root path of the app's URLs: "http" and "" here; ProxiedRequest (_proxy.py) holds the
-    # scheme of TLS or X-Forwarded-Proto and the app's root_path.
+    # The scheme and root path of the app's URLs: "http" and "" here (a Request made from a scope: the scope's);
+    # ProxiedRequest (_proxy.py) holds the scheme of TLS or X-Forwarded-Proto and the app's root_path.
     @property
     def scheme(self) -> str:
-        return "http"
+        return "http" if self._receive is None else self._scope.get("scheme", "http")  # type: ignore[union-attr]
 
     @property
     def root_path(self) -> str:
-        return ""
+        return "" if self._receive is None else self._scope.get("root_path", "")  # type: ignore[union-attr]
 
     @property
     def url(self) -> URL:
@@ -255,6 +255,10 @@ class Request(HTTPConnection):
 _UNSET: Any = object()
 
 
+async def _empty_receive() -> dict[str, Any]:
+    raise RuntimeError("Receive channel has not been made available")
+
+
 def _from_scope(request: Request, scope: dict[str, Any], receive: Any) -> None:
     """Fills `request` from an ASGI HTTP scope; the body from the Request whose `receive` is given (whole, as the
     engine read it), else through `receive` on the first `await body()`."""
@@ -269,7 +273,7 @@ def _from_scope(request: Request, scope: dict[str, Any], receive: Any) -> None:
         source.body_bytes if source is not None else None, dict(scope.get("path_params") or {}),
         f"{client[0]}:{client[1]}" if client else "", getattr(route, "path", "") if route is not None else "",
         source.principal if source is not None else None)
-    request._receive = receive
+    request._receive = receive if receive is not None else _empty_receive
     request._scope = scope
     request.app = scope.get("app")
     request.lifespan_state = scope.get("state")

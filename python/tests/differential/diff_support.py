@@ -156,3 +156,22 @@ def same_answer_test(rows: list[Any]) -> Callable[..., None]:
         check_row(pair, request.node.callspec.id, app, method, url, gap, kwargs)
 
     return test_same_answer
+
+
+def copy_route_class(fw: Any) -> Any:
+    """An APIRoute subclass of framework `fw` whose handler gets a Request subclass made from the request's scope
+    and receive (FastAPI's "Custom Request and APIRoute class")."""
+
+    class Copied(fw.Request):
+        pass
+
+    class CopyRoute(fw.routing.APIRoute):
+        def get_route_handler(self) -> Callable[..., Any]:
+            original_route_handler = super().get_route_handler()
+
+            async def custom_route_handler(request: Any) -> Any:
+                return await original_route_handler(Copied(request.scope, request.receive))
+
+            return custom_route_handler
+
+    return CopyRoute

@@ -21,7 +21,7 @@ fastapi = pytest.importorskip("fastapi")
 import slipstream
 from fastapi.testclient import TestClient as FastAPIClient
 
-from .diff_support import Outcome, build_request, compare, record
+from .diff_support import Outcome, build_request, compare, copy_route_class, record
 
 
 def _wsgi(environ: dict[str, Any], start_response: Any) -> Any:
@@ -37,8 +37,10 @@ async def _asgi(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": payload})
 
 
-def https_app(fw: Any, redirect: bool = False) -> Any:
+def https_app(fw: Any, redirect: bool = False, copy_request: bool = False) -> Any:
     app = fw.FastAPI() if fw is fastapi else fw.App()
+    if copy_request:  # FastAPI's "Custom Request and APIRoute class": the copy keeps the scheme
+        app.router.route_class = copy_route_class(fw)
     if redirect:
         module = importlib.import_module(f"{fw.__name__}.middleware.httpsredirect")
         app.add_middleware(module.HTTPSRedirectMiddleware)
@@ -80,7 +82,8 @@ def https_app(fw: Any, redirect: bool = False) -> Any:
     return app
 
 
-APPS: dict[str, Callable[[Any], Any]] = {"plain": https_app, "redirect": lambda fw: https_app(fw, redirect=True)}
+APPS: dict[str, Callable[[Any], Any]] = {"plain": https_app, "redirect": lambda fw: https_app(fw, redirect=True),
+                                         "copied": lambda fw: https_app(fw, copy_request=True)}
 
 
 @pytest.fixture(scope="module")
@@ -111,6 +114,9 @@ def row(app: str, base_url: str, url: str, follow: bool = False, gap: str | None
 HTTPS, HTTP = "https://testserver", "http://testserver"
 ROWS = [
     row("plain", HTTPS, "/where/1?q=x"),
+    row("copied", HTTPS, "/where/1?q=x"),
+    row("copied", HTTPS, "https://testserver:8443/where/2"),
+    row("copied", HTTP, "/where/3"),
     row("plain", HTTPS, "https://testserver:8443/where/2"),
     row("plain", HTTPS, "http://testserver/where/3"),
     row("plain", HTTP, "https://example.com/where/4"),

@@ -22,7 +22,7 @@ fastapi = pytest.importorskip("fastapi")
 
 from pydantic import BaseModel
 
-from .diff_support import client_pairs, new_app, page_row, same_answer_test
+from .diff_support import client_pairs, copy_route_class, new_app, page_row, same_answer_test
 
 
 class Item(BaseModel):
@@ -145,6 +145,23 @@ def logging_app(fw: Any) -> Any:
     return app
 
 
+def proxied_app(fw: Any) -> Any:
+    app = new_app(fw)
+    app.router.route_class = copy_route_class(fw)
+
+    @app.get("/where/{name}")
+    async def where(name: str, request: fw.Request) -> Any:
+        return {
+            "url": str(request.url),
+            "base": str(request.base_url),
+            "root": request.scope["root_path"],
+            "type": type(request).__name__,
+            "for": str(request.url_for("where", name="x")),
+        }
+
+    return app
+
+
 def routes_app(fw: Any) -> Any:
     TimedRoute = _timed_route(fw)
 
@@ -159,7 +176,9 @@ def routes_app(fw: Any) -> Any:
 
 @pytest.fixture(scope="module")
 def pair() -> Iterator[Callable[[str], tuple[Any, Any]]]:
-    yield from client_pairs({"timed": timed_app, "gzip": gzip_app, "logging": logging_app, "routes": routes_app})
+    yield from client_pairs(
+        {"timed": timed_app, "gzip": gzip_app, "logging": logging_app, "routes": routes_app, "proxied": proxied_app}
+    )
 
 
 NUMBERS = b"[1, 2, 3]"
@@ -186,6 +205,7 @@ ROWS = [
     page_row("routes", "GET", "/listed?n=4"),
     page_row("routes", "POST", "/timed?n=5"),
     page_row("routes", "GET", "/openapi.json"),
+    page_row("proxied", "GET", "/where/here?q=1"),
 ]
 
 test_same_answer = same_answer_test(ROWS)
