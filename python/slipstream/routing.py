@@ -16,6 +16,7 @@ from ._streaming_responses import EventSourceResponse
 from .datastructures import URLPath
 from .dependencies.shape import RouteShape, analyze
 from .exceptions import NoMatchFound
+from .forms import check_limits as check_form_limits
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -44,6 +45,7 @@ class RouteDef:
     # Content-Type as JSON.
     strict_content_type: bool | None = None
     max_body_size: int | None = None  # FastAPI's (bytes; None: the including router's, else no limit of its own)
+    form_limits: dict[str, int] = dataclasses.field(default_factory=dict)  # its form limits (router's, then own)
     # An instance of a custom route class (_route_class.APIRoute subclass overriding get_route_handler): the route
     # is served through its handler, in Python.
     route_object: Any = None
@@ -96,7 +98,8 @@ class APIRouter:
         self.default = default  # Starlette's ASGI app for unmatched requests: accepted, unused (the app answers 404)
         self.dependency_overrides_provider = dependency_overrides_provider
         self.max_body_size = _check_body_size(max_body_size)
-        self.form_limits = form_limits
+        # FastAPI's form_limits of the routes added here (a route's own win; an App's apply to every form read).
+        self.form_limits = check_form_limits(form_limits)
         # The response_class of routes added here without one (FastAPI's default_response_class).
         self.default_response_class = default_response_class
         self.tags = list(tags or [])
@@ -162,8 +165,9 @@ class APIRouter:
             response_model = None
             response_class = response_class or EventSourceResponse  # documented as text/event-stream
         # Form()/File() parameters and `yield` handlers: see _endpoint.py (a no-op for other handlers).
+        form_limits = {**(self.form_limits or {}), **check_form_limits(doc.pop("form_limits", None))}
         endpoint = _endpoint.wrap(endpoint, response_class=response_class, status_code=status_code,
-                                  form_limits=doc.pop("form_limits", None))
+                                  form_limits=form_limits)
         unknown = set(doc) - _DOC_ONLY
         if unknown:
             raise TypeError(f"unsupported route option(s): {', '.join(sorted(unknown))}")
@@ -187,7 +191,8 @@ class APIRouter:
                          dependencies=dependencies,
                          strict_content_type=strict_content_type if strict_content_type is not None
                          else self.strict_content_type,
-                         max_body_size=max_body_size if max_body_size is not None else self.max_body_size)
+                         max_body_size=max_body_size if max_body_size is not None else self.max_body_size,
+                         form_limits=form_limits)
         if is_custom(route_class):  # made now, as FastAPI makes it: its __init__ runs at the decorator
             route.route_object = route_class(full, original_endpoint, response_model=response_model,
                                              status_code=status_code, tags=route.tags, dependencies=dependencies,
@@ -262,7 +267,12 @@ class APIRouter:
                 options.setdefault("generate_unique_id_function", generate_unique_id_function)
             if callbacks:
                 options["callbacks"] = [*callbacks, *(options.get("callbacks") or [])]
-            self.add_api_route(prefix + route.path, route.endpoint, methods=route.methods,
+            # FastAPI's form limits: this router's, the include's, the included router's, the route's own.
+            limits = {**(self.form_limits or {}), **check_form_limits(form_limits), **route.form_limits}
+            endpoint = route.endpoint
+            if limits != route.form_limits:  # wrapped again (_endpoint.wrap) with the limits in force here
+                endpoint = getattr(endpoint, "__slipstream_endpoint__", endpoint)
+            self.add_api_route(prefix + route.path, endpoint, methods=route.methods,
                                status_code=route.status_code, response_model=route.response_model,
                                response_class=route.response_class or default_response_class, tags=[*(tags or []), *route.tags],
                                cache_ttl=route.cache_ttl or None,
@@ -270,7 +280,7 @@ class APIRouter:
                                strict_content_type=route.strict_content_type,
                                max_body_size=route.max_body_size if route.max_body_size is not None else max_body_size,
                                route_class_override=type(route.route_object) if route.route_object is not None
-                               else APIRoute, **options)
+                               else APIRoute, form_limits=limits, **options)
         for ws_route in router.websocket_routes:
             self.add_api_websocket_route(prefix + ws_route.path, ws_route.endpoint, ws_route.name,
                                          dependencies=[*(dependencies or []), *ws_route.dependencies])

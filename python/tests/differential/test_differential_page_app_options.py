@@ -1,6 +1,6 @@
 """FastAPI vs Slipstream on the keyword arguments of FastAPI() and APIRouter() that no guide page covers alone:
 `max_body_size` on the App, an APIRouter, include_router and a route (413 "Content Too Large", the route's own
-limit first), `routes=[APIRoute(...)]` on an APIRouter, `redirect_slashes=False`, and the no-op keywords
+limit first), `form_limits` on an APIRouter, include_router and a route, `routes=[APIRoute(...)]` on an APIRouter, `redirect_slashes=False`, and the no-op keywords
 (`default=`, `dependency_overrides_provider=`) that FastAPI accepts.
 
 Rows join the session's match rate (diff_support.record) like test_differential.py's.
@@ -53,6 +53,21 @@ def limits_app(fw: Any) -> Any:
     return app
 
 
+def form_limits_app(fw: Any) -> Any:
+    async def two_fields(a: Annotated[str, fw.Form()], b: Annotated[str, fw.Form()] = "") -> Any:
+        return {"a": a, "b": b}
+
+    app = new_app(fw)
+    router = fw.APIRouter(form_limits={"max_fields": 1})
+    router.add_api_route("/one", two_fields, methods=["POST"])
+    router.add_api_route("/three", two_fields, methods=["POST"], form_limits={"max_fields": 3})
+    app.include_router(router, prefix="/r")
+    plain = fw.APIRouter()
+    plain.add_api_route("/one", two_fields, methods=["POST"])
+    app.include_router(plain, prefix="/inc", form_limits={"max_fields": 1})
+    return app
+
+
 def router_options_app(fw: Any) -> Any:
     async def listed(n: int = 1) -> Any:
         return {"n": n}
@@ -75,7 +90,7 @@ def router_options_app(fw: Any) -> Any:
 
 @pytest.fixture(scope="module")
 def pair() -> Iterator[Callable[[str], tuple[Any, Any]]]:
-    yield from client_pairs({"limits": limits_app, "router-options": router_options_app})
+    yield from client_pairs({"limits": limits_app, "router-options": router_options_app, "forms": form_limits_app})
 
 
 JSON = {"content-type": "application/json"}
@@ -95,6 +110,11 @@ ROWS = [
     page_row("limits", "POST", "/nowhere", content=b"x" * 5),
     page_row("limits", "DELETE", "/a", content=b"x" * 100),
     page_row("limits", "DELETE", "/a"),
+    page_row("forms", "POST", "/r/one", form={"a": "1"}),
+    page_row("forms", "POST", "/r/one", form={"a": "1", "b": "2"}),
+    page_row("forms", "POST", "/r/three", form={"a": "1", "b": "2"}),
+    page_row("forms", "POST", "/inc/one", form={"a": "1", "b": "2"}),
+    page_row("forms", "POST", "/inc/one", form={"a": "1"}),
     page_row("router-options", "GET", "/r/listed?n=3"),
     page_row("router-options", "GET", "/r/slash/"),
     page_row("router-options", "GET", "/r/slash"),
