@@ -7,6 +7,7 @@ get_route_handler() to wrap the route's handler, used through `APIRouter(route_c
 - forms and files read by a route of such a class;
 - a Request subclass whose body() decompresses a gzip body, made from the request's scope and receive;
 - a route class that catches RequestValidationError and reads the body to answer its own 422.
+- HTTP middleware around a route class's handler, dependency_overrides, and the URL of a copied Request.
 
 Rows join the session's match rate (diff_support.record) like test_differential.py's.
 """
@@ -87,6 +88,26 @@ def timed_app(fw: Any) -> Any:
     async def plain(item_id: int) -> Any:
         return {"item_id": item_id}
 
+    return app
+
+
+def overridden_app(fw: Any) -> Any:
+    app = new_app(fw)
+    router = fw.APIRouter(route_class=_timed_route(fw))
+
+    def token(x_token: Annotated[str, fw.Header()]) -> str:
+        return x_token
+
+    @router.get("/who")
+    async def who(user: Annotated[str, fw.Depends(token)]) -> Any:
+        return {"user": user}
+
+    app.include_router(router)
+
+    def fake_token(n: int = 0) -> str:
+        return f"fake {n}"
+
+    app.dependency_overrides[token] = fake_token
     return app
 
 
@@ -171,13 +192,28 @@ def routes_app(fw: Any) -> Any:
     async def timed(n: int = 2) -> Any:
         return {"timed": n}
 
-    return new_app(fw, routes=[fw.routing.APIRoute("/listed", listed), TimedRoute("/timed", timed, methods=["POST"])])
+    app = new_app(fw, routes=[fw.routing.APIRoute("/listed", listed), TimedRoute("/timed", timed, methods=["POST"])])
+
+    @app.middleware("http")
+    async def outer(request: Any, call_next: Any) -> Any:  # around the route class's handler, as in FastAPI
+        response = await call_next(request)
+        response.headers["X-Outer"] = response.headers.get("X-Response-Time", "none")
+        return response
+
+    return app
 
 
 @pytest.fixture(scope="module")
 def pair() -> Iterator[Callable[[str], tuple[Any, Any]]]:
     yield from client_pairs(
-        {"timed": timed_app, "gzip": gzip_app, "logging": logging_app, "routes": routes_app, "proxied": proxied_app}
+        {
+            "timed": timed_app,
+            "gzip": gzip_app,
+            "logging": logging_app,
+            "routes": routes_app,
+            "proxied": proxied_app,
+            "overridden": overridden_app,
+        }
     )
 
 
@@ -204,8 +240,11 @@ ROWS = [
     page_row("logging", "POST", "/", content=NUMBERS, headers=JSON),
     page_row("routes", "GET", "/listed?n=4"),
     page_row("routes", "POST", "/timed?n=5"),
+    page_row("routes", "POST", "/timed?n=x"),
     page_row("routes", "GET", "/openapi.json"),
     page_row("proxied", "GET", "/where/here?q=1"),
+    page_row("overridden", "GET", "/who?n=3"),
+    page_row("overridden", "GET", "/who?n=x"),
 ]
 
 test_same_answer = same_answer_test(ROWS)
