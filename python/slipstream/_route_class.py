@@ -8,6 +8,7 @@ of APIRoute itself (and of subclasses that keep its get_route_handler) stay on t
 
 from __future__ import annotations
 
+import abc
 import contextvars
 import json
 from collections.abc import Callable, Sequence
@@ -36,10 +37,11 @@ class _Exchange:
 _EXCHANGE: contextvars.ContextVar[_Exchange] = contextvars.ContextVar("slipstream_route_exchange")
 
 
-class APIRoute:
+class APIRoute(metaclass=abc.ABCMeta):
     """FastAPI's APIRoute: a route's path, endpoint, methods and options. Subclass it and override
     get_route_handler() to wrap the handler (FastAPI's "Custom Request and APIRoute class"); use the subclass with
-    `APIRouter(route_class=...)`, `app.router.route_class = ...` or `routes=[Subclass(path, endpoint)]`."""
+    `APIRouter(route_class=...)`, `app.router.route_class = ...` or `routes=[Subclass(path, endpoint)]`. An app's
+    own routes (routing.RouteDef) are instances too, for FastAPI's `isinstance(route, APIRoute)` loops."""
 
     def __init__(
         self,

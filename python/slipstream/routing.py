@@ -63,6 +63,9 @@ class RouteDef:
         return fallback.reasons if fallback is not None else ()
 
 
+APIRoute.register(RouteDef)  # FastAPI's `for route in app.routes: if isinstance(route, APIRoute): ...`
+
+
 @dataclasses.dataclass
 class WebSocketRouteDef:
     """A WebSocket handler with its full path (prefixes applied) and dependencies (router's first)."""

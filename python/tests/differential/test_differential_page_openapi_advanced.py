@@ -210,8 +210,8 @@ def operations_app(fw: Any) -> Any:
     async def by_name() -> Any:
         return {"by": "name"}
 
-    for route in app.routes:
-        if getattr(route, "path", "") == "/by-name/":
+    for route in app.routes:  # FastAPI's loop over its APIRoutes
+        if isinstance(route, fw.routing.APIRoute) and route.path == "/by-name/":
             route.operation_id = route.name
     return app
 
