@@ -297,11 +297,35 @@ def _settle(task: asyncio.Task[Any], reply: Any) -> None:
         reply.fail(exc)
 
 
-def resume(coro: Any, first: Any, reply: Any, context: Any = None, host: Any = None) -> None:
-    """A handler's coroutine awaited a real future in its first step (which ran in `context`, in `host`'s task):
-    finish it in that task, then answer through `reply`."""
-    task = _task_for(coro, first, context, host)
-    task.add_done_callback(lambda t: _settle(t, reply))
+def _error_answer(app: Any, reply: Any) -> Any:
+    """For a handler that suspended: its exception answered by the app's `async def` exception handler in the
+    handler's own task, as FastAPI awaits it (None when the app has no exception handlers)."""
+    errors = getattr(app, "exception_handlers", None)
+    if errors is None or not (errors.by_class or errors.by_status):
+        return None
+
+    async def on_error(exc: Exception) -> Any:
+        handler = async_handler_for(errors, exc)
+        if handler is None or reply.done:
+            raise exc
+        return await await_handler(errors, handler, reply.make_request(), exc)
+
+    return on_error
+
+
+class _Resume:
+    """The runtime's `resume`: a handler's coroutine awaited a real future in its first step (which ran in `context`,
+    in `host`'s task): finish it in that task, its exception answered there by the app's `async def` exception
+    handler (_error_answer), then answer through `reply`."""
+
+    __slots__ = ("app",)
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    def __call__(self, coro: Any, first: Any, reply: Any, context: Any = None, host: Any = None) -> None:
+        task = _task_for(coro, first, context, host, _error_answer(self.app, reply))
+        task.add_done_callback(lambda t: _settle(t, reply))
 
 
 def make_request(method: str, path: str, query: str, headers: list[tuple[str, str]], body: bytes,
@@ -315,7 +339,7 @@ class AppRuntime:
     def __init__(self, app: Any, make_request: Any = None) -> None:
         self.app = app
         self._make_request = make_request if make_request is not None else Request
-        self.resume = self._resume
+        self.resume = _Resume(app)  # not a bound method: the runtime must not reference itself (it is freed by count)
         self.new_host = new_host
         self.handle_error = handle_error
         self.conversion_failed = conversion_failed
@@ -346,26 +370,6 @@ class AppRuntime:
         self._busy = 0
         self._idle = threading.Condition()
 
-    def _error_answer(self, reply: Any) -> Any:
-        """For a handler that suspended: its exception answered by the app's `async def` exception handler in the
-        handler's own task (None when the app has no exception handlers)."""
-        errors = getattr(self.app, "exception_handlers", None)
-        if errors is None or not (errors.by_class or errors.by_status):
-            return None
-
-        async def on_error(exc: Exception) -> Any:
-            handler = async_handler_for(errors, exc)
-            if handler is None or reply.done:
-                raise exc
-            return await await_handler(errors, handler, reply.make_request(), exc)
-
-        return on_error
-
-    def _resume(self, coro: Any, first: Any, reply: Any, context: Any = None, host: Any = None) -> None:
-        """resume(), with the app's `async def` exception handlers awaited in the handler's task."""
-        task = _task_for(coro, first, context, host, self._error_answer(reply))
-        task.add_done_callback(lambda t: _settle(t, reply))
-
     async def answer_async_error(self, reply: Any, exc: BaseException, request: Any) -> bool:
         """A runner's failure answered by the app's `async def` exception handler, awaited in the runner's task
         (so it may suspend, as under FastAPI); False when no such handler takes `exc` (reply.fail answers then)."""
@@ -388,7 +392,7 @@ class AppRuntime:
     def _resume_cancellable(self, coro: Any, first: Any, reply: Any, context: Any = None, host: Any = None) -> None:
         """resume(), and the task is cancelled when the client disconnects (App(cancel_on_disconnect=True))."""
         loop = asyncio.get_running_loop()
-        task = _task_for(coro, first, context, host, self._error_answer(reply))
+        task = _task_for(coro, first, context, host, _error_answer(self.app, reply))
         task.add_done_callback(lambda t: _settle(t, reply))
         cancel_id = reply.cancel_id
         if cancel_id and self.disconnects is not None:
