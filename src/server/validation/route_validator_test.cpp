@@ -1,8 +1,10 @@
 // RouteValidator: coerced arguments and FastAPI's exact 422 bodies (expected texts taken from FastAPI 0.165).
 #include "server/validation/route_validator.h"
+#include <cstdint>
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -220,6 +222,16 @@ TEST(RouteValidator, JsonWithoutContentType) {
              false,
              R"({"detail":[{"type":"model_attributes_type","loc":["body"],"msg":"Input should be a valid dictionary or object to extract fields from","input":"{\"name\":\"a\",\"price\":1}"}]})"},
         });
+}
+
+// FastAPI's max_body_size: the route's limit, read by the request pipeline before the body is decoded or validated.
+TEST(RouteValidator, MaxBodyBytes) {
+    RouteSpec spec;
+    EXPECT_EQ(RouteValidator::compile(spec)->max_body_bytes(), SIZE_MAX);
+    spec.max_body_bytes = 0;
+    EXPECT_EQ(RouteValidator::compile(spec)->max_body_bytes(), 0u);
+    spec.max_body_bytes = 4096;
+    EXPECT_EQ(RouteValidator::compile(spec)->max_body_bytes(), 4096u);
 }
 
 // pydantic does not check a value of the wrong type against its type's constraints, and reports a dict's errors in
