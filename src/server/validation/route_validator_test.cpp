@@ -1,6 +1,5 @@
 // RouteValidator: coerced arguments and FastAPI's exact 422 bodies (expected texts taken from FastAPI 0.165).
 #include "server/validation/route_validator.h"
-#include <cstdint>
 
 #include <gtest/gtest.h>
 
