@@ -302,7 +302,11 @@ class Routes {
                 JsonView a = req.arguments();
                 call.ref = CapsuleRef{std::string(a.get("tenant").as_string()), std::string(a.get("job").as_string()),
                                       std::string(a.get("capsule").as_string())};
-                const AccessLevel has = access ? access->level(call.principal, call.ref.tenant) : AccessLevel::kWrite;
+                // A scoped credential (an issued token, a JWT with scopes) is granted what its scopes name; others
+                // what the access file says.
+                const AccessLevel has = req.scoped() ? scoped_level(req.scopes(), call.ref.tenant)
+                                        : access     ? access->level(call.principal, call.ref.tenant)
+                                                     : AccessLevel::kWrite;
                 if (has < need) {
                     call.responder->send(sessions::problem(
                         403, has == AccessLevel::kRead
