@@ -96,13 +96,15 @@ AccessPolicy::AccessPolicy(const ServerOptions& o, metrics::Registry& registry)
     else
         throw option_error("auth", "must be off, optional or required, not '" + o.auth + "'");
     bool credentials = !o.api_keys_file.empty() || !o.jwt_secret_file.empty() || !o.jwt_public_key_file.empty();
-    if (mode_ == Mode::kOff && (credentials || o.issued_credentials))
-        throw option_error("auth",
-                           "API keys, a JWT key or issued tokens are configured while auth is off (set "
-                           "optional or required)");
+    if (mode_ == Mode::kOff && credentials)
+        throw option_error("auth", "API keys or a JWT key are configured while auth is off (set optional or required)");
+    if (mode_ == Mode::kOff && o.issued_credentials)
+        throw option_error("auth", "issued tokens are configured while auth is off (set optional or required)");
     if (mode_ != Mode::kOff) {
         if (!credentials && !o.issued_credentials)
-            throw option_error("auth", "needs api-keys-file, jwt-secret-file, jwt-public-key-file or issued tokens");
+            throw option_error("auth",
+                               "needs api-keys-file, jwt-secret-file or jwt-public-key-file (or issued tokens: "
+                               "--tokens)");
         if (credentials) authenticator_ = make_authenticator(o);
         if (o.issued_credentials) {
             issued_ = o.issued_credentials;
