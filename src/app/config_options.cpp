@@ -467,6 +467,9 @@ Registry make_config_registry() {
          number(shared, &SH::token_max)},
         {"token-max-ttl", G::kAccess, "SECONDS", "the longest expiresIn a token may be issued with",
          integer(1, 100ULL * 366 * 86'400), number(shared, &SH::token_max_ttl_s)},
+        {"token-keep-revoked", G::kAccess, "SECONDS",
+         "revoked and expired tokens stay listed this long, then their rows are deleted (checked every minute)",
+         integer(0, 100ULL * 366 * 86'400), number(shared, &SH::token_keep_revoked_s)},
 
         {"health-path", G::kBuiltinRoutes, "PATH", "path of the builtin health route; 'off' disables it",
          textual(route_path), route(&S::health_path)},

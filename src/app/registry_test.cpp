@@ -159,6 +159,7 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"token-refresh", "250ms", [](const Config& c) { return c.shared.token_refresh_ms == 250; }, "250ms"},
         {"token-max", "50", [](const Config& c) { return c.shared.token_max == 50; }, "50"},
         {"token-max-ttl", "3600", [](const Config& c) { return c.shared.token_max_ttl_s == 3600; }, "3600"},
+        {"token-keep-revoked", "60", [](const Config& c) { return c.shared.token_keep_revoked_s == 60; }, "60"},
         {"database-url", "postgresql://db/app", [](const Config& c) { return c.database.url == "postgresql://db/app"; },
          "postgresql://db/app"},
         {"database-pool-min", "2", [](const Config& c) { return c.database.pool_min == 2; }, "2"},

@@ -37,6 +37,7 @@ base::Result<std::unique_ptr<SharedState>> open_shared_state(Config& config) {
         options.refresh_ms = s.token_refresh_ms;
         options.max_tokens = s.token_max;
         options.max_ttl_s = static_cast<std::int64_t>(s.token_max_ttl_s);
+        options.keep_revoked_s = static_cast<std::int64_t>(s.token_keep_revoked_s);
         SLIPSTREAM_ASSIGN_OR_RETURN(state->tokens, agent::shared_state::TokenStore::open(
                                                        std::shared_ptr<store::Database>(std::move(opened)), options));
         config.server.issued_credentials = state->tokens;

@@ -15,6 +15,7 @@ struct SharedStateSettings {
     std::uint32_t token_refresh_ms = 1'000;        // how often the token table is read again (other replicas' changes)
     std::uint64_t token_max = 10'000;              // live tokens
     std::uint64_t token_max_ttl_s = 366 * 86'400;  // the longest expiresIn
+    std::uint64_t token_keep_revoked_s = 86'400;   // revoked and expired tokens stay listed this long
 };
 
 }  // namespace slipstream::app

@@ -128,3 +128,17 @@ def test_store_failure_modes(start_server, cluster, mode, status):  # noqa: F811
             assert statuses == [200] * 9 + [429]
     finally:
         cluster.start()
+
+
+def test_every_protocol_waits_for_the_shared_store(serve, cluster):  # noqa: F811
+    # HTTP/1.1, HTTP/1.1 over TLS, h2c and h2: a request the store decides is answered after its answer, synchronous
+    # and asynchronous routes alike, in order on one connection.
+    cluster.psql("DROP TABLE IF EXISTS slipstream_rate_buckets")
+    flags = ("--no-access-log", "--rate-limit", "10/h", "--rate-limit-store", "store", "--store", cluster.url)
+    a, b = serve(*flags, fresh=True), serve(*flags, fresh=True)
+    statuses = [
+        (a if i % 2 == 0 else b).request("GET", "/hello" if i % 3 else "/delay/1", []).status for i in range(15)
+    ]
+    assert statuses == [200] * 10 + [429] * 5
+    refused = b.request("GET", "/hello", [])
+    assert refused.status == 429 and refused.headers["ratelimit-limit"] == "10"

@@ -29,6 +29,9 @@ constexpr const char* kInsert =
     "INSERT INTO slipstream_api_tokens (id, digest, principal, scopes, created_at, expires_at) "
     "VALUES ($1, $2, $3, $4, $5, $6)";
 constexpr const char* kColumns = "id, principal, scopes, created_at, expires_at, last_used_at, revoked_at";
+constexpr const char* kPurge =
+    "DELETE FROM slipstream_api_tokens WHERE (revoked_at IS NOT NULL AND revoked_at < $1) OR "
+    "(expires_at IS NOT NULL AND expires_at < $1)";
 constexpr const char* kUsed =
     "UPDATE slipstream_api_tokens SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)";
 
@@ -185,13 +188,24 @@ void TokenStore::flush_last_used() {
     }
 }
 
+void TokenStore::purge() {
+    const std::int64_t now =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    (void)run_blocking(*db_, kPurge, {now - options_.keep_revoked_s});
+}
+
 void TokenStore::run() {
     std::unique_lock lock(stop_mutex_);
+    auto last_purge = std::chrono::steady_clock::now();
     while (!stopping_) {
         stop_cv_.wait_for(lock, std::chrono::milliseconds(options_.refresh_ms));
         if (stopping_) break;
         lock.unlock();
         flush_last_used();
+        if (std::chrono::steady_clock::now() - last_purge >= std::chrono::minutes(1)) {
+            last_purge = std::chrono::steady_clock::now();
+            purge();
+        }
         if (base::Status s = reload(); !s.is_ok())
             base::log_message(base::LogLevel::kWarn, "tokens: reading the token table failed: " + s.message());
         lock.lock();

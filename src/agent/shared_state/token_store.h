@@ -24,6 +24,7 @@ struct TokenStoreOptions {
     std::uint32_t refresh_ms = 1'000;       // how often the table is read again (tokens issued or revoked elsewhere)
     std::uint64_t max_tokens = 10'000;      // live (unrevoked) tokens; then 409
     std::int64_t max_ttl_s = 366 * 86'400;  // the longest lifetime a token may be given
+    std::int64_t keep_revoked_s = 86'400;   // revoked and expired rows stay listed this long, then are deleted
 };
 
 /// One token's row, without its secret (the store never had it).
@@ -62,7 +63,7 @@ class TokenStore final : public IssuedCredentials, public std::enable_shared_fro
     /// secret. kResourceExhausted past max_tokens. `done` runs on the database's thread.
     void issue(std::string principal, std::string scopes, std::int64_t expires_at, std::int64_t now_unix,
                IssueDone done);
-    /// Every token, live and revoked, oldest first (at most max_tokens + the revoked ones of the last day).
+    /// Every token, live and revoked (revoked or expired rows are deleted keep_revoked_s later), oldest first.
     void list(ListDone done);
     /// Revokes a token (kNotFound for an unknown id; a revoked token stays revoked).
     void revoke(std::string id, std::int64_t now_unix, RevokeDone done);
@@ -80,6 +81,7 @@ class TokenStore final : public IssuedCredentials, public std::enable_shared_fro
     };
     base::Status reload();   // blocking; the refresher's thread or open()
     void flush_last_used();  // blocking
+    void purge();            // blocking: deletes rows revoked or expired more than keep_revoked_s ago
     void run();
 
     std::shared_ptr<store::Database> db_;
