@@ -204,6 +204,9 @@ struct ServerOptions {
     std::string rate_limit_store_failure = "local";
     std::uint32_t rate_limit_store_batch = 256;    // keys in one statement to the store
     std::uint32_t rate_limit_store_in_flight = 4;  // statements at once per process; later requests wait for one
+    /// After a failed statement, requests within this long get the failure mode without asking the store; 0: every
+    /// request asks.
+    std::uint32_t rate_limit_store_retry_ms = 1'000;
     /// Tokens issued at runtime (the app's `--tokens`: scoped API tokens in the store); null: none. A credential
     /// starting with its prefix() is looked up there only. Counts as a credential source for `auth`.
     std::shared_ptr<const IssuedCredentials> issued_credentials;

@@ -453,6 +453,9 @@ Registry make_config_registry() {
         {"rate-limit-store-in-flight", G::kAccess, "N",
          "statements to the shared store at once per process; later requests wait and go in the next batch",
          integer(1, 256), number(srv, &S::rate_limit_store_in_flight)},
+        {"rate-limit-store-retry", G::kAccess, "DURATION",
+         "after a failed statement, requests within this long get the failure mode without asking; 0: always ask",
+         duration(0, 3'600'000), number(srv, &S::rate_limit_store_retry_ms)},
         {"tokens", G::kAccess, "",
          "scoped API tokens issued and revoked at runtime (/admin/tokens), kept as SHA-256 digests in --store "
          "(or tokens.db under --data-dir)",

@@ -152,6 +152,8 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"rate-limit-store-batch", "64", [](const Config& c) { return c.server.rate_limit_store_batch == 64; }, "64"},
         {"rate-limit-store-in-flight", "2", [](const Config& c) { return c.server.rate_limit_store_in_flight == 2; },
          "2"},
+        {"rate-limit-store-retry", "5s", [](const Config& c) { return c.server.rate_limit_store_retry_ms == 5000; },
+         "5s"},
         {"tokens", "true", [](const Config& c) { return c.shared.tokens; }, "true"},
         {"admin-token", "sst_bootstrap_0123456789",
          [](const Config& c) { return c.shared.admin_token == "sst_bootstrap_0123456789"; },

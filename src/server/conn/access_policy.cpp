@@ -145,7 +145,7 @@ AccessPolicy::AccessPolicy(const ServerOptions& o, metrics::Registry& registry)
             std::shared_ptr<policy::ratelimit::RateLimiter> local = limiter_;
             shared_ = std::make_shared<SharedRateLimit>(
                 o.rate_limit_store, o.rate_limit_store_failure, o.rate_limit_store_batch, o.rate_limit_store_in_flight,
-                o.rate_limit_max_keys,
+                o.rate_limit_max_keys, std::int64_t{o.rate_limit_store_retry_ms} * 1'000'000,
                 [local, fallback = default_rate_](std::string_view key, base::MonoNanos now,
                                                   const policy::ratelimit::Rate& rate) {
                     return local->check(key, now, fallback && rate == *fallback ? nullptr : &rate);

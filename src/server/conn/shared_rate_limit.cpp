@@ -18,12 +18,13 @@ std::int64_t ceil_div(U128 a, std::uint64_t b) {
 }  // namespace
 
 SharedRateLimit::SharedRateLimit(std::shared_ptr<RateLimitStore> store, std::string_view failure, std::size_t max_batch,
-                                 std::size_t max_in_flight, std::size_t max_blocked, Fallback fallback,
-                                 metrics::Registry& registry)
+                                 std::size_t max_in_flight, std::size_t max_blocked, std::int64_t retry_ns,
+                                 Fallback fallback, metrics::Registry& registry)
     : store_(std::move(store)),
       max_batch_(max_batch == 0 ? 1 : max_batch),
       max_in_flight_(max_in_flight == 0 ? 1 : max_in_flight),
       max_blocked_(max_blocked),
+      retry_ns_(retry_ns),
       fallback_(std::move(fallback)) {
     if (failure == "local")
         failure_ = Failure::kLocal;
@@ -42,6 +43,9 @@ SharedRateLimit::SharedRateLimit(std::shared_ptr<RateLimitStore> store, std::str
     local_refusals_ = &registry.counter("slipstream_rate_limit_store_local_refusals_total",
                                         "Requests refused without asking the store: their key was refused and its "
                                         "retry time has not come.");
+    bypassed_ = &registry.counter("slipstream_rate_limit_store_bypassed_total",
+                                  "Requests given rate-limit-store-failure without asking the store, shortly after "
+                                  "it failed (rate-limit-store-retry).");
 }
 
 bool SharedRateLimit::refused_locally(std::string_view key, base::MonoNanos now, std::uint64_t burst,
@@ -76,6 +80,12 @@ void SharedRateLimit::block(const std::string& key, base::MonoNanos until) {
 
 void SharedRateLimit::check(std::string key, const policy::ratelimit::Rate& rate, std::uint64_t burst,
                             base::MonoNanos now, Done done) {
+    if (now < down_until_.load(std::memory_order_relaxed)) {
+        bypassed_->inc();
+        Waiter w{std::move(key), rate, burst, now, std::move(done)};
+        fail(w);
+        return;
+    }
     std::vector<Waiter> batch;
     {
         std::lock_guard lock(mutex_);
@@ -160,6 +170,12 @@ void SharedRateLimit::answer(std::vector<Waiter>& batch, std::vector<std::size_t
                              std::vector<std::uint32_t>& rank, bool ok, const std::vector<RateLimitOutcome>& outcomes) {
     if (!ok || outcomes.size() <= (group.empty() ? 0 : *std::max_element(group.begin(), group.end()))) {
         errors_->inc();
+        if (retry_ns_ > 0) {
+            base::MonoNanos latest = 0;
+            for (const Waiter& w : batch)
+                latest = std::max(latest, w.now);
+            down_until_.store(latest + retry_ns_, std::memory_order_relaxed);
+        }
         for (Waiter& w : batch)
             fail(w);
         return;

@@ -1,6 +1,7 @@
 // SharedRateLimit: the rate limit's buckets in a RateLimitStore shared by processes, batched, with a local fast path.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -45,8 +46,11 @@ class SharedRateLimit : public std::enable_shared_from_this<SharedRateLimit> {
     enum class Failure : std::uint8_t { kLocal, kOpen, kClosed };
 
     /// Throws std::invalid_argument "rate-limit-store-failure: ..." for a mode other than local, open or closed.
+    /// After a failed batch, requests arriving within `retry_ns` of it get the failure mode at once, without
+    /// asking the store (an outage costs each request nothing then); 0: every request asks.
     SharedRateLimit(std::shared_ptr<RateLimitStore> store, std::string_view failure, std::size_t max_batch,
-                    std::size_t max_in_flight, std::size_t max_blocked, Fallback fallback, metrics::Registry& registry);
+                    std::size_t max_in_flight, std::size_t max_blocked, std::int64_t retry_ns, Fallback fallback,
+                    metrics::Registry& registry);
 
     /// The local fast path: true with a refusal when `key` was refused by the store and its retry time has not come.
     bool refused_locally(std::string_view key, base::MonoNanos now, std::uint64_t burst,
@@ -77,6 +81,8 @@ class SharedRateLimit : public std::enable_shared_from_this<SharedRateLimit> {
     std::size_t max_batch_;
     std::size_t max_in_flight_;
     std::size_t max_blocked_;
+    std::int64_t retry_ns_;
+    std::atomic<base::MonoNanos> down_until_{0};  // requests before it get the failure mode without asking
     Fallback fallback_;
 
     std::mutex mutex_;
@@ -87,6 +93,7 @@ class SharedRateLimit : public std::enable_shared_from_this<SharedRateLimit> {
     metrics::Counter* round_trips_;     // slipstream_rate_limit_store_round_trips_total
     metrics::Counter* errors_;          // slipstream_rate_limit_store_errors_total (failed batches)
     metrics::Counter* local_refusals_;  // slipstream_rate_limit_store_local_refusals_total (the fast path)
+    metrics::Counter* bypassed_;        // slipstream_rate_limit_store_bypassed_total (failure mode while down)
 };
 
 }  // namespace slipstream::server

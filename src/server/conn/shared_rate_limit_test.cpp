@@ -25,7 +25,7 @@ class ScriptedStore final : public RateLimitStore {
 struct Fixture {
     explicit Fixture(std::string_view failure = "local") {
         limit = std::make_shared<SharedRateLimit>(
-            store, failure, 256, 1, 100,
+            store, failure, 256, 1, 100, 2 * kSecond,
             [this](std::string_view, base::MonoNanos, const policy::ratelimit::Rate&) {
                 ++fallbacks;
                 policy::ratelimit::Decision d;
@@ -102,6 +102,23 @@ TEST(SharedRateLimit, ARefusedKeyIsRefusedLocallyUntilItsRetryTime) {
     EXPECT_FALSE(f.limit->refused_locally("p:a", f.now + kSecond, 3, d));  // its time has come: ask the store
 }
 
+TEST(SharedRateLimit, AfterAFailureTheStoreIsNotAskedForAWhile) {
+    Fixture f("closed");
+    f.ask("p:a");
+    f.store->answers[0](false, {});
+    f.now += kSecond;  // within the 2 s retry: answered at once, no statement
+    f.ask("p:b");
+    EXPECT_EQ(f.store->batches.size(), 1u);
+    ASSERT_EQ(f.results.size(), 2u);
+    EXPECT_EQ(f.results[1].verdict, SharedVerdict::kUnavailable);
+    f.now += kSecond;  // the retry time has come: asked again
+    f.ask("p:b");
+    EXPECT_EQ(f.store->batches.size(), 2u);
+    std::string text;
+    f.registry.render(text);
+    EXPECT_NE(text.find("slipstream_rate_limit_store_bypassed_total 1"), std::string::npos) << text;
+}
+
 TEST(SharedRateLimit, FailureModes) {
     {
         Fixture f("closed");
@@ -128,7 +145,7 @@ TEST(SharedRateLimit, FailureModes) {
         EXPECT_NE(text.find("slipstream_rate_limit_store_errors_total 1"), std::string::npos) << text;
     }
     metrics::Registry registry;
-    EXPECT_THROW(SharedRateLimit(std::make_shared<ScriptedStore>(), "sometimes", 1, 1, 1, nullptr, registry),
+    EXPECT_THROW(SharedRateLimit(std::make_shared<ScriptedStore>(), "sometimes", 1, 1, 1, 0, nullptr, registry),
                  std::invalid_argument);
 }
 
