@@ -4,7 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 
 namespace slipstream::server {
 namespace {
@@ -86,6 +91,90 @@ TEST(SharedRateLimit, BatchesWhatArrivesWhileAStatementIsOut) {
     EXPECT_EQ(f.results[4].decision.retry_after_ns, kSecond);
     EXPECT_EQ(f.results[4].decision.reset_ns, 3 * kSecond);
     EXPECT_EQ(f.store->batches.size(), 2u);  // nothing left to send
+}
+
+// Answers on a thread of its own with GCRA at a fixed instant (nothing refills): of a key's requests, the first
+// `burst` in all are allowed, whatever the batches.
+class GcraStore final : public RateLimitStore {
+  public:
+    GcraStore() : worker_([this] { run(); }) {}
+    ~GcraStore() override {
+        {
+            std::lock_guard lock(mutex_);
+            stop_ = true;
+        }
+        cv_.notify_all();
+        worker_.join();
+    }
+    void check(std::vector<RateLimitCheck> checks, Done done) override {
+        {
+            std::lock_guard lock(mutex_);
+            queue_.emplace_back(std::move(checks), std::move(done));
+        }
+        cv_.notify_all();
+    }
+    std::atomic<int> statements{0};
+
+  private:
+    void run() {
+        std::unique_lock lock(mutex_);
+        while (true) {
+            cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+            if (queue_.empty()) return;
+            auto [checks, done] = std::move(queue_.front());
+            queue_.pop_front();
+            lock.unlock();
+            ++statements;
+            std::vector<RateLimitOutcome> out;
+            for (const RateLimitCheck& c : checks) {
+                std::uint64_t& used = used_[c.key];
+                const std::uint64_t allowed = std::min<std::uint64_t>(c.count, c.burst - used);
+                used += allowed;
+                out.push_back({static_cast<std::uint32_t>(allowed),
+                               static_cast<std::int64_t>(used * c.interval_num / c.interval_den)});
+            }
+            done(true, std::move(out));
+            lock.lock();
+        }
+    }
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::deque<std::pair<std::vector<RateLimitCheck>, Done>> queue_;
+    std::map<std::string, std::uint64_t> used_;  // the store's thread only
+    bool stop_ = false;
+    std::thread worker_;
+};
+
+TEST(SharedRateLimit, ThreadsAtOnceGetExactlyTheBurst) {
+    metrics::Registry registry;
+    auto store = std::make_shared<GcraStore>();
+    auto limit = std::make_shared<SharedRateLimit>(store, "closed", 16, 2, 100, 0, nullptr, registry);
+    const policy::ratelimit::Rate rate = policy::ratelimit::Rate::parse_or_throw("1/h");
+    std::mutex mutex;
+    std::condition_variable cv;
+    int answered = 0, allowed_a = 0, allowed_b = 0;
+    constexpr int kThreads = 4, kEach = 250;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < kEach; ++i) {
+                const bool b = (i + t) % 5 == 0;
+                limit->check(b ? "p:b" : "p:a", rate, b ? 7 : 100, 100 * kSecond, [&, b](SharedResult r) {
+                    std::lock_guard lock(mutex);
+                    ASSERT_EQ(r.verdict, SharedVerdict::kDecided);
+                    if (r.decision.allowed) ++(b ? allowed_b : allowed_a);
+                    ++answered;
+                    cv.notify_all();
+                });
+            }
+        });
+    for (std::thread& t : threads)
+        t.join();
+    std::unique_lock lock(mutex);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return answered == kThreads * kEach; }));
+    EXPECT_EQ(allowed_a, 100);
+    EXPECT_EQ(allowed_b, 7);
+    EXPECT_LT(store->statements.load(), kThreads * kEach);  // batched
 }
 
 TEST(SharedRateLimit, ARefusedKeyIsRefusedLocallyUntilItsRetryTime) {
