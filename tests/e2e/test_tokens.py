@@ -194,8 +194,10 @@ def test_jwt_scope_claims_reach_routes(start_server, tmp_path):
     reward = {"decisionId": d["decisionId"], "reward": 1}
     assert call(server, "POST", BASE + "/reward", reward, bearer(reader)).status == 403
     assert call(server, "POST", BASE + "/reward", reward, bearer(writer)).status == 200
-    # A JWT without scopes is granted what --decide-access says (write for everyone by default).
+    # A JWT without scopes, or with none of these, is granted what --decide-access says (write by default).
     assert call(server, "POST", BASE + "/reward", reward, bearer(plain)).status == 200
+    foreign = hs256({"sub": "mcp-client", "exp": exp, "scope": "mcp:tools openid"})
+    assert call(server, "POST", BASE + "/reward", reward, bearer(foreign)).status == 200
     # Tokens still work next to JWTs.
     t = issue(server, {"principal": "svc", "scopes": ["read"]})
     assert call(server, "GET", "/whoami", headers=bearer(t["token"])).json["principal"] == "svc"

@@ -15,6 +15,7 @@
 #include "agent/decide/decide_route_docs.h"
 #include "agent/decide/yaml_json.h"
 #include "agent/sessions/session_problem.h"
+#include "agent/shared_state/token_scopes.h"
 #include "slipstream/json.h"
 
 namespace slipstream::agent::decide {
@@ -302,11 +303,12 @@ class Routes {
                 JsonView a = req.arguments();
                 call.ref = CapsuleRef{std::string(a.get("tenant").as_string()), std::string(a.get("job").as_string()),
                                       std::string(a.get("capsule").as_string())};
-                // A scoped credential (an issued token, a JWT with scopes) is granted what its scopes name; others
-                // what the access file says.
-                const AccessLevel has = req.scoped() ? scoped_level(req.scopes(), call.ref.tenant)
-                                        : access     ? access->level(call.principal, call.ref.tenant)
-                                                     : AccessLevel::kWrite;
+                // A credential whose scopes name these grants (an issued token, a JWT with read/write/... scopes) is
+                // granted what they name; others (no scopes, or only foreign ones) what the access file says.
+                const bool scoped = req.scoped() && shared_state::names_access_scope(req.scopes());
+                const AccessLevel has = scoped   ? scoped_level(req.scopes(), call.ref.tenant)
+                                        : access ? access->level(call.principal, call.ref.tenant)
+                                                 : AccessLevel::kWrite;
                 if (has < need) {
                     call.responder->send(sessions::problem(
                         403, has == AccessLevel::kRead

@@ -59,6 +59,11 @@ TenantAccess tenant_access(std::string_view scopes, std::string_view tenant) {
     return best;
 }
 
+bool names_access_scope(std::string_view scopes) {
+    const std::vector<std::string_view> list = split_scopes(scopes);
+    return std::any_of(list.begin(), list.end(), [](std::string_view s) { return valid_scope(s); });
+}
+
 bool has_admin(std::string_view scopes) {
     const std::vector<std::string_view> list = split_scopes(scopes);
     return std::find(list.begin(), list.end(), "admin") != list.end();

@@ -25,6 +25,10 @@ std::string_view scope_tenant(std::string_view scope);
 /// What `scopes` (space-separated) grants on `tenant`: the highest of its scopes'.
 TenantAccess tenant_access(std::string_view scopes, std::string_view tenant);
 
+/// True when `scopes` holds at least one scope of this grammar (a JWT from an OAuth server may carry only others,
+/// such as "mcp:tools": it then says nothing about these grants).
+bool names_access_scope(std::string_view scopes);
+
 /// True when `scopes` holds `admin`.
 bool has_admin(std::string_view scopes);
 

@@ -25,6 +25,13 @@ TEST(TokenScopes, TenantAccess) {
     EXPECT_EQ(tenant_access("", "acme"), TenantAccess::kNone);
 }
 
+TEST(TokenScopes, NamesAccessScope) {
+    EXPECT_TRUE(names_access_scope("mcp:tools read:acme"));
+    EXPECT_TRUE(names_access_scope("admin"));
+    EXPECT_FALSE(names_access_scope("mcp:tools openid"));
+    EXPECT_FALSE(names_access_scope(""));
+}
+
 TEST(TokenScopes, Administer) {
     EXPECT_TRUE(may_administer("admin", "admin"));
     EXPECT_TRUE(may_administer("tenant_admin:acme", "read:acme write:acme"));
