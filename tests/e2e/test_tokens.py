@@ -216,3 +216,25 @@ def test_two_processes_share_tokens_on_postgresql(start_server, cluster):  # noq
     # Only the digest is in the table.
     rows = cluster.psql("SELECT digest FROM slipstream_api_tokens").split()
     assert rows == [hashlib.sha256(t["token"].encode()).hexdigest()]
+
+
+def test_tokens_over_every_protocol(serve, tmp_path):
+    # HTTP/1.1, HTTP/1.1 over TLS, h2c and h2: the token is checked by the engine before the handler, whatever the
+    # protocol; issued and revoked over the same client.
+    client = serve(
+        "--no-access-log",
+        "--auth",
+        "required",
+        "--tokens",
+        "--data-dir",
+        str(tmp_path / "data"),
+        env={"SLIPSTREAM_ADMIN_TOKEN": ADMIN},
+    )
+    body = json.dumps({"principal": "proto", "scopes": ["read:acme"]}).encode()
+    issued = client.request("POST", "/admin/tokens", [*BEARER.items(), ("content-type", "application/json")], body)
+    assert issued.status == 201, issued.body
+    t = json.loads(issued.body)
+    who = client.request("GET", "/whoami", [("authorization", f"Bearer {t['token']}")])
+    assert (who.status, json.loads(who.body)) == (200, {"principal": "proto", "scopes": "read:acme"})
+    assert client.request("DELETE", f"/admin/tokens/{t['id']}", list(BEARER.items())).status == 200
+    assert client.request("GET", "/whoami", [("authorization", f"Bearer {t['token']}")]).status == 401
