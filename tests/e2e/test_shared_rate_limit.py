@@ -1,6 +1,7 @@
 """Rate limits shared by two server processes through one PostgreSQL (--rate-limit-store store): the limit holds
-exactly across both, sequentially and under concurrent load; the local fast path; the failure modes when the
-database is gone (closed: 503, open: allowed, local: each process's own buckets), with their metric."""
+exactly across both, sequentially and under concurrent load, over every protocol; the local fast path; the failure
+modes when the database is gone (closed: 503, open: allowed, local: each process's own buckets), with their metric;
+the decision service's per-principal decision and reward limits shared the same way."""
 
 import http.client
 import threading
@@ -142,3 +143,41 @@ def test_every_protocol_waits_for_the_shared_store(serve, cluster):  # noqa: F81
     assert statuses == [200] * 10 + [429] * 5
     refused = b.request("GET", "/hello", [])
     assert refused.status == 429 and refused.headers["ratelimit-limit"] == "10"
+
+
+def test_decision_limits_are_shared_too(start_server, cluster):  # noqa: F811
+    # --decide-rate-limit and --decide-reward-rate-limit count in the same shared table: 3 decisions an hour for the
+    # client across both processes, a batch counted item by item in one statement.
+    from tests.e2e.test_decide import BASE, SPEC
+    from tests.e2e.test_sessions import call
+
+    decide_tables = ("capsules", "decisions", "rewards", "schema_version", "snapshots", "specs", "updates")
+    for table in ("slipstream_rate_buckets", *(f"decide_{t}" for t in decide_tables)):
+        cluster.psql(f"DROP TABLE IF EXISTS {table} CASCADE")
+    flags = (
+        "--threads",
+        "1",
+        "--no-access-log",
+        "--decide",
+        "--store",
+        cluster.url,
+        "--rate-limit-store",
+        "store",
+        "--decide-rate-limit",
+        "3/h",
+        "--decide-reward-rate-limit",
+        "2/h",
+    )
+    a = start_server(*flags)
+    assert call(a, "PUT", BASE + "/spec", SPEC).status == 201
+    b = start_server(*flags)
+    made = [call(s, "POST", BASE + "/decide", {}) for s in (a, b)]
+    assert [m.status for m in made] == [200, 200]
+    batch = call(b, "POST", BASE + "/decide/batch", {"requests": [{}] * 3})
+    assert [r["status"] for r in batch.json["results"]] == [200, 429, 429]
+    refused = call(a, "POST", BASE + "/decide", {})
+    assert refused.status == 429 and refused.fields["ratelimit-limit"] == "3"
+    rewards = [{"decisionId": m.json["decisionId"], "reward": 1} for m in made]
+    assert call(a, "POST", BASE + "/reward", rewards[0]).status == 200
+    answers = call(b, "POST", BASE + "/reward/batch", {"rewards": rewards[1:] * 2})
+    assert [r["status"] for r in answers.json["results"]] == [200, 429]

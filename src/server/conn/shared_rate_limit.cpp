@@ -5,17 +5,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include "policy/ratelimit/batch_decision.h"
+
 namespace slipstream::server {
-
-namespace {
-
-using U128 = unsigned __int128;
-
-std::int64_t ceil_div(U128 a, std::uint64_t b) {
-    return static_cast<std::int64_t>((a + b - 1) / b);
-}
-
-}  // namespace
 
 SharedRateLimit::SharedRateLimit(std::shared_ptr<RateLimitStore> store, std::string_view failure, std::size_t max_batch,
                                  std::size_t max_in_flight, std::size_t max_blocked, std::int64_t retry_ns,
@@ -183,27 +175,11 @@ void SharedRateLimit::answer(std::vector<Waiter>& batch, std::vector<std::size_t
     for (std::size_t i = 0; i < batch.size(); ++i) {
         Waiter& w = batch[i];
         const RateLimitOutcome& o = outcomes[group[i]];
-        const std::uint64_t num = w.rate.interval_num();
-        const std::uint64_t den = w.rate.interval_den();
-        const U128 window = U128(w.burst) * num;
-        const U128 ahead = U128(static_cast<std::uint64_t>(std::max<std::int64_t>(o.tat_ahead_ns, 0))) * den;
         SharedResult r;
-        policy::ratelimit::Decision& d = r.decision;
-        d.limit = w.burst;
-        if (rank[i] < o.allowed) {
-            // The bucket as it was right after this request: later requests of the batch moved it on by one
-            // interval each.
-            const U128 back = U128(o.allowed - 1 - rank[i]) * num;
-            const U128 mine = ahead > back ? ahead - back : 0;
-            d.allowed = true;
-            d.remaining = window > mine ? static_cast<std::uint64_t>((window - mine) / num) : 0;
-            d.reset_ns = ceil_div(mine, den);
-        } else {
-            const U128 next = ahead + num;
-            d.retry_after_ns = next > window ? std::max<std::int64_t>(ceil_div(next - window, den), 1) : 1;
-            d.reset_ns = std::max<std::int64_t>(o.tat_ahead_ns, 0);
+        r.decision = policy::ratelimit::batch_decision(w.rate, w.burst, o.allowed, o.tat_ahead_ns, rank[i]);
+        if (!r.decision.allowed) {
             std::lock_guard lock(mutex_);
-            block(w.key, w.now + d.retry_after_ns);
+            block(w.key, w.now + r.decision.retry_after_ns);
         }
         w.done(r);
     }
