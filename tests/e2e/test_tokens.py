@@ -238,3 +238,13 @@ def test_tokens_over_every_protocol(serve, tmp_path):
     assert (who.status, json.loads(who.body)) == (200, {"principal": "proto", "scopes": "read:acme"})
     assert client.request("DELETE", f"/admin/tokens/{t['id']}", list(BEARER.items())).status == 200
     assert client.request("GET", "/whoami", [("authorization", f"Bearer {t['token']}")]).status == 401
+
+
+def test_issue_and_revoke_hold_at_once_while_the_table_is_reread(start_server, tmp_path):
+    # The table is read again every 10 ms: a read that began just before an issue (or a revocation) must not undo it.
+    server = token_server(start_server, "--token-refresh", "10ms", data_dir=tmp_path / "data")
+    for i in range(40):
+        t = issue(server, {"principal": f"p{i}", "scopes": ["read"]})
+        assert call(server, "GET", "/whoami", headers=bearer(t["token"])).status == 200, i
+        assert call(server, "DELETE", f"/admin/tokens/{t['id']}", headers=BEARER).status == 200
+        assert call(server, "GET", "/whoami", headers=bearer(t["token"])).status == 401, i

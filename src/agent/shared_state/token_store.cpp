@@ -148,6 +148,11 @@ std::shared_ptr<const IssuedCredential> TokenStore::find(std::string_view token,
 }
 
 base::Status TokenStore::reload() {
+    std::uint64_t read_after = 0;  // changes up to this one are in what the SELECT reads
+    {
+        std::shared_lock lock(mutex_);
+        read_after = seq_;
+    }
     store::QueryResult r = run_blocking(*db_, kLive, {});
     if (!r.is_ok()) return r.status();
     const store::ResultSet& rows = r.value();
@@ -170,6 +175,14 @@ base::Status TokenStore::reload() {
         }
     }
     std::unique_lock lock(mutex_);
+    for (const LocalChange& c : changes_) {
+        if (c.seq <= read_after) continue;
+        if (c.issued)
+            fresh[c.digest] = c.issued;
+        else
+            std::erase_if(fresh, [&c](const auto& e) { return e.second->id == c.revoked_id; });
+    }
+    std::erase_if(changes_, [read_after](const LocalChange& c) { return c.seq <= read_after; });
     by_digest_.swap(fresh);
     return base::Status::ok();
 }
@@ -265,7 +278,8 @@ void TokenStore::issue(std::string principal, std::string scopes, std::int64_t e
                                  live->expires_at = info.expires_at;
                                  {
                                      std::unique_lock lock(self->mutex_);
-                                     self->by_digest_[digest] = std::move(live);
+                                     self->by_digest_[digest] = live;
+                                     self->changes_.push_back({++self->seq_, digest, std::move(live), {}});
                                  }
                                  done(std::make_pair(std::move(info), std::move(secret)));
                              });
@@ -304,6 +318,7 @@ void TokenStore::revoke(std::string id, std::int64_t now_unix, RevokeDone done) 
         {
             std::unique_lock lock(self->mutex_);
             std::erase_if(self->by_digest_, [&id](const auto& e) { return e.second->id == id; });
+            self->changes_.push_back({++self->seq_, {}, nullptr, id});
         }
         done(info_of(r.value(), 0));
     });

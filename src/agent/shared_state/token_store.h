@@ -89,8 +89,19 @@ class TokenStore final : public IssuedCredentials, public std::enable_shared_fro
     std::string admin_digest_;
     std::shared_ptr<const IssuedCredential> admin_;
 
+    // This process's issues and revocations, in order, kept until a reload whose read began after them: a reload
+    // that read the table just before one of them re-applies it instead of undoing it.
+    struct LocalChange {
+        std::uint64_t seq = 0;
+        std::string digest;            // issued: its digest and entry
+        std::shared_ptr<Live> issued;  // null: a revocation of `revoked_id`
+        std::string revoked_id;
+    };
+
     mutable std::shared_mutex mutex_;
     std::unordered_map<std::string, std::shared_ptr<Live>> by_digest_;  // hex SHA-256 -> live token
+    std::vector<LocalChange> changes_;                                  // under mutex_
+    std::uint64_t seq_ = 0;                                             // under mutex_: the last change's
 
     std::mutex stop_mutex_;
     std::condition_variable stop_cv_;
