@@ -36,11 +36,13 @@ void add_routes(slipstream::App& app, DemoTimers& timers) {
         return slipstream::Response::json(std::move(*body));
     });
 
-    // Who the request came from when --auth is on: {"principal":"alice"}, or null when anonymous.
+    // Who the request came from when --auth is on: {"principal":"alice"}, or null when anonymous; with the
+    // credential's scopes when it carries any (an issued token, a JWT with scopes): {"principal":..,"scopes":"read"}.
     app.get("/whoami", [](slipstream::Request& req) {
         std::string_view who = req.principal();
+        std::string scopes = req.scoped() ? R"(,"scopes":)" + slipstream::json_quote(req.scopes()) : "";
         return slipstream::Response::json(R"({"principal":)" + (who.empty() ? "null" : slipstream::json_quote(who)) +
-                                          "}");
+                                          scopes + "}");
     });
 
     // An asynchronous handler: answers from the timer thread after `ms` milliseconds (at most 10 s).

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "slipstream/app.h"
+#include "slipstream/rate_limit_store.h"
 
 namespace slipstream {
 
@@ -45,6 +46,9 @@ struct DecisionsOptions {
     std::string reward_rate_limit;  // rewards per principal and period; empty: none
     std::uint64_t rate_limit_burst = 0;
     std::size_t rate_limit_max_keys = 100'000;
+    /// The decision and reward buckets shared by every process (the server's `--rate-limit-store store`); null: each
+    /// process counts on its own.
+    std::shared_ptr<RateLimitStore> rate_limit_store;
 };
 
 /// The store (opened, its tables created, every model loaded) and the thread that gives overdue decisions their

@@ -64,6 +64,12 @@ class Request {
     /// Who sent the request, when authentication is on (ServerOptions::auth): the API key's principal or the JWT's
     /// `sub`. Empty when the request is anonymous, the route is public, or authentication is off.
     std::string_view principal() const;
+    /// The principal's scopes, space-separated ("admin tenant_admin:acme read:beta"), when its credential carries
+    /// them: a token issued at runtime (ServerOptions::issued_credentials), or a JWT with a `scope` (string) or
+    /// `scopes` (array) claim. Empty otherwise; scoped() tells "no scopes" from "not said".
+    std::string_view scopes() const;
+    /// True when the principal's credential carries scopes (even none): routes then grant what they name only.
+    bool scoped() const;
 
     detail::RequestState* state() const { return state_; }
 

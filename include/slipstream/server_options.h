@@ -3,7 +3,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+
+#include "slipstream/issued_credentials.h"
+#include "slipstream/rate_limit_store.h"
 
 namespace slipstream {
 
@@ -191,6 +195,21 @@ struct ServerOptions {
     std::string rate_limit;
     std::uint64_t rate_limit_burst = 0;         // requests a full bucket allows at once; 0: the rate's count
     std::size_t rate_limit_max_keys = 100'000;  // principals and addresses remembered (least recently used go)
+    /// Buckets shared by every process and replica (the app's `--rate-limit-store store`: PostgreSQL); null: each
+    /// process counts on its own. Each decision is the store's (one round trip, batched with the other requests
+    /// waiting); a key the store refused is refused in this process until its retry time without asking again.
+    std::shared_ptr<RateLimitStore> rate_limit_store;
+    /// When the store cannot answer: "local" (this process's own buckets decide), "open" (allowed) or "closed"
+    /// (503 with Retry-After: 1). Counted in slipstream_rate_limit_store_errors_total either way.
+    std::string rate_limit_store_failure = "local";
+    std::uint32_t rate_limit_store_batch = 256;    // keys in one statement to the store
+    std::uint32_t rate_limit_store_in_flight = 4;  // statements at once per process; later requests wait for one
+    /// After a failed statement, requests within this long get the failure mode without asking the store; 0: every
+    /// request asks.
+    std::uint32_t rate_limit_store_retry_ms = 1'000;
+    /// Tokens issued at runtime (the app's `--tokens`: scoped API tokens in the store); null: none. A credential
+    /// starting with its prefix() is looked up there only. Counts as a credential source for `auth`.
+    std::shared_ptr<const IssuedCredentials> issued_credentials;
 
     // Access log: one JSON line per request, written off the I/O threads.
     bool access_log = true;

@@ -10,6 +10,7 @@
 #include "app/model_settings.h"
 #include "app/run_settings.h"
 #include "app/session_settings.h"
+#include "app/shared_state_settings.h"
 #include "slipstream/server_options.h"
 
 namespace slipstream::app {
@@ -26,6 +27,7 @@ struct Config {
     DecideSettings decide;
     ModelSettings model;
     LlmProxySettings llm_proxy;
+    SharedStateSettings shared;
     /// The config file that was read (--config / SLIPSTREAM_CONFIG); empty when none.
     std::string config_path;
     ConfigAction action = ConfigAction::kRun;

@@ -225,6 +225,8 @@ Registry make_config_registry() {
     using MS = ModelSettings;
     const auto llm = &Config::llm_proxy;
     using LP = LlmProxySettings;
+    const auto shared = &Config::shared;
+    using SH = SharedStateSettings;
     constexpr std::uint64_t kMaxWindow = (1u << 31) - 1;
 
     // In --help order within each group.
@@ -436,6 +438,41 @@ Registry make_config_registry() {
          integer(0, 1'000'000'000), number(srv, &S::rate_limit_burst)},
         {"rate-limit-max-keys", G::kAccess, "N", "principals and addresses remembered (least recently used forgotten)",
          integer(1, 1'000'000'000), number(srv, &S::rate_limit_max_keys)},
+        {"rate-limit-store", G::kAccess, "WHERE",
+         "memory: each process counts on its own; store: buckets shared by every process and replica in --store "
+         "(PostgreSQL)",
+         choice({"memory", "store"}), text(shared, &SH::rate_limit_store)},
+        {"rate-limit-store-failure", G::kAccess, "MODE",
+         "when the shared store cannot answer: local (this process's own buckets), open (allow) or closed (503)",
+         choice({"local", "open", "closed"}), text(srv, &S::rate_limit_store_failure)},
+        {"rate-limit-store-timeout", G::kAccess, "DURATION",
+         "one batch's statement to the shared store; then the failure mode", duration(1, 60'000),
+         number(shared, &SH::rate_limit_store_timeout_ms)},
+        {"rate-limit-store-batch", G::kAccess, "N", "requests decided by one statement to the shared store",
+         integer(1, 10'000), number(srv, &S::rate_limit_store_batch)},
+        {"rate-limit-store-in-flight", G::kAccess, "N",
+         "statements to the shared store at once per process; later requests wait and go in the next batch",
+         integer(1, 256), number(srv, &S::rate_limit_store_in_flight)},
+        {"rate-limit-store-retry", G::kAccess, "DURATION",
+         "after a failed statement, requests within this long get the failure mode without asking; 0: always ask",
+         duration(0, 3'600'000), number(srv, &S::rate_limit_store_retry_ms)},
+        {"tokens", G::kAccess, "",
+         "scoped API tokens issued and revoked at runtime (/admin/tokens), kept as SHA-256 digests in --store "
+         "(or tokens.db under --data-dir)",
+         boolean(), flag(shared, &SH::tokens)},
+        {"admin-token", G::kAccess, "TOKEN",
+         "the bootstrap admin credential (sst_..., 16+ characters; prefer SLIPSTREAM_ADMIN_TOKEN to a flag)", textual(),
+         text(shared, &SH::admin_token)},
+        {"token-refresh", G::kAccess, "DURATION",
+         "how often a process reads the token table again: revocations elsewhere take effect within it",
+         duration(10, 3'600'000), number(shared, &SH::token_refresh_ms)},
+        {"token-max", G::kAccess, "N", "live (unrevoked) tokens; then 409", integer(1, 10'000'000),
+         number(shared, &SH::token_max)},
+        {"token-max-ttl", G::kAccess, "SECONDS", "the longest expiresIn a token may be issued with",
+         integer(1, 100ULL * 366 * 86'400), number(shared, &SH::token_max_ttl_s)},
+        {"token-keep-revoked", G::kAccess, "SECONDS",
+         "revoked and expired tokens stay listed this long, then their rows are deleted (checked every minute)",
+         integer(0, 100ULL * 366 * 86'400), number(shared, &SH::token_keep_revoked_s)},
 
         {"health-path", G::kBuiltinRoutes, "PATH", "path of the builtin health route; 'off' disables it",
          textual(route_path), route(&S::health_path)},

@@ -37,6 +37,7 @@ DecisionsOptions options_of(const Config& config) {
     o.reward_rate_limit = d.reward_rate_limit;
     o.rate_limit_burst = d.rate_limit_burst;
     o.rate_limit_max_keys = config.server.rate_limit_max_keys;
+    o.rate_limit_store = config.server.rate_limit_store;  // --rate-limit-store store: shared by every replica
     return o;
 }
 

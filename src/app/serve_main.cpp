@@ -14,6 +14,7 @@
 #include "app/load_config.h"
 #include "app/model.h"
 #include "app/sessions.h"
+#include "app/shared_state.h"
 #include "base/log.h"
 #include "base/log_line.h"
 
@@ -69,7 +70,13 @@ int serve_main(int argc, char** argv, char** envp, const char* name, const Route
         cfg.server.access_log_fd = fd;
     }
     try {
+        base::Result<std::unique_ptr<SharedState>> shared = open_shared_state(cfg);
+        if (!shared.is_ok()) {
+            std::fprintf(stderr, "%s: %s\n", name, shared.status().message().c_str());
+            return 1;
+        }
         slipstream::App app(cfg.server);
+        mount_shared_state(**shared, app);
         setup(app, cfg);
         base::Result<std::unique_ptr<Sessions>> sessions = open_sessions(cfg, app);
         if (!sessions.is_ok()) {

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "agent/shared_state/token_scopes.h"
+
 namespace slipstream::agent::decide {
 
 namespace {
@@ -99,6 +101,18 @@ base::Result<DecideAccess> DecideAccess::load(const std::string& path, AccessLev
     base::Result<DecideAccess> parsed = parse(text.str(), default_level);
     if (!parsed.is_ok()) return base::Status::invalid_argument(path + ": " + parsed.status().message());
     return parsed;
+}
+
+AccessLevel scoped_level(std::string_view scopes, std::string_view tenant) {
+    switch (shared_state::tenant_access(scopes, tenant)) {
+        case shared_state::TenantAccess::kWrite:
+            return AccessLevel::kWrite;
+        case shared_state::TenantAccess::kRead:
+            return AccessLevel::kRead;
+        case shared_state::TenantAccess::kNone:
+            break;
+    }
+    return AccessLevel::kNone;
 }
 
 AccessLevel DecideAccess::level(std::string_view principal, std::string_view tenant) const {

@@ -17,6 +17,9 @@ enum class AccessLevel : unsigned char { kNone, kRead, kWrite };
 /// "none", "read" or "write"; nullopt-like kNone with ok=false for anything else.
 bool parse_access_level(std::string_view text, AccessLevel& out);
 
+/// The level scopes (space-separated: admin, tenant_admin:<t>, write[:<t>], read[:<t>]) grant on `tenant`.
+AccessLevel scoped_level(std::string_view scopes, std::string_view tenant);
+
 /// Immutable after parse(); any thread may read it.
 class DecideAccess {
   public:

@@ -53,7 +53,8 @@ TEST(DecideRateLimits, PerKeyBudgetsAndBadRates) {
     auto none = DecideRateLimits::make({});
     ASSERT_TRUE(none.is_ok());
     EXPECT_EQ(none.value(), nullptr);
-    auto limits = DecideRateLimits::make({.decide = "2/h", .reward = "", .burst = 0, .max_keys = 100});
+    auto limits =
+        DecideRateLimits::make({.decide = "2/h", .reward = "", .burst = 0, .max_keys = 100, .store = nullptr});
     ASSERT_TRUE(limits.is_ok());
     DecideRateLimits& l = *limits.value();
     EXPECT_TRUE(l.decide("carol").allowed);
@@ -64,7 +65,7 @@ TEST(DecideRateLimits, PerKeyBudgetsAndBadRates) {
     EXPECT_TRUE(l.decide("rita").allowed);  // another key, its own budget
     for (int i = 0; i < 10; ++i)
         EXPECT_TRUE(l.reward("carol").allowed);  // no reward limit
-    auto bad = DecideRateLimits::make({.decide = "", .reward = "fast", .burst = 0, .max_keys = 100});
+    auto bad = DecideRateLimits::make({.decide = "", .reward = "fast", .burst = 0, .max_keys = 100, .store = nullptr});
     ASSERT_FALSE(bad.is_ok());
     EXPECT_EQ(bad.status().message().rfind("decide-reward-rate-limit: ", 0), 0u) << bad.status().message();
 }

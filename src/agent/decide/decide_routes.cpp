@@ -15,6 +15,7 @@
 #include "agent/decide/decide_route_docs.h"
 #include "agent/decide/yaml_json.h"
 #include "agent/sessions/session_problem.h"
+#include "agent/shared_state/token_scopes.h"
 #include "slipstream/json.h"
 
 namespace slipstream::agent::decide {
@@ -187,16 +188,10 @@ class Batch {
         out += "]}";
         responder_->send(Response::json(std::move(out)));
     }
-    // Answers item `i` 429 when `rates` refuses one more for `key`.
-    bool refused(std::size_t i, DecideRateLimits* rates,
-                 policy::ratelimit::Decision (DecideRateLimits::*check)(std::string_view), const std::string& key,
-                 const char* what) {
-        if (rates == nullptr) return false;
-        const policy::ratelimit::Decision d = (rates->*check)(key);
-        if (d.allowed) return false;
+    // Answers item `i` 429: past the principal's decision (reward) limit.
+    void refuse(std::size_t i, const policy::ratelimit::Decision& d, const char* what) {
         Response r = too_many(d, what);
         answer(i, r.status, std::string(r.body_bytes()));
-        return true;
     }
     void failed(std::size_t i, const DecideError& e) {
         Response r = decide_problem(e);
@@ -302,7 +297,12 @@ class Routes {
                 JsonView a = req.arguments();
                 call.ref = CapsuleRef{std::string(a.get("tenant").as_string()), std::string(a.get("job").as_string()),
                                       std::string(a.get("capsule").as_string())};
-                const AccessLevel has = access ? access->level(call.principal, call.ref.tenant) : AccessLevel::kWrite;
+                // A credential whose scopes name these grants (an issued token, a JWT with read/write/... scopes) is
+                // granted what they name; others (no scopes, or only foreign ones) what the access file says.
+                const bool scoped = req.scoped() && shared_state::names_access_scope(req.scopes());
+                const AccessLevel has = scoped   ? scoped_level(req.scopes(), call.ref.tenant)
+                                        : access ? access->level(call.principal, call.ref.tenant)
+                                                 : AccessLevel::kWrite;
                 if (has < need) {
                     call.responder->send(sessions::problem(
                         403, has == AccessLevel::kRead
@@ -390,35 +390,57 @@ void Routes::mount_decide() {
     add("POST", "/decide", spec({}, one), route_docs::decide(),
         [latency, rates](DecideStore& store, Request& req, Call call) {
             Timer timer(latency);
-            if (rates) {
-                policy::ratelimit::Decision d = rates->decide(call.rate_key);
-                if (!d.allowed) {
-                    call.responder->send(too_many(d, "decisions"));
-                    return;
-                }
-            }
-            store.decide(call.principal, call.ref, decide_request(req.arguments().get("body")),
-                         call.answer<DecideAnswer>([timer](const DecideAnswer& d) {
-                             timer.observe();
-                             Response r = Response::json(d.json);
-                             if (d.replayed) r.with_header("Idempotent-Replayed", "true");
-                             return r;
-                         }));
+            auto run = [timer](DecideStore& store, const Call& call, DecideRequest body) {
+                store.decide(call.principal, call.ref, std::move(body),
+                             call.answer<DecideAnswer>([timer](const DecideAnswer& d) {
+                                 timer.observe();
+                                 Response r = Response::json(d.json);
+                                 if (d.replayed) r.with_header("Idempotent-Replayed", "true");
+                                 return r;
+                             }));
+            };
+            DecideRequest body = decide_request(req.arguments().get("body"));
+            if (!rates) return run(store, call, std::move(body));
+            // The limit first (in the shared store, when there is one: the answer may come on its thread).
+            rates->take_decisions(call.rate_key, 1,
+                                  [self = store.shared_from_this(), call, run, body = std::move(body)](
+                                      std::uint32_t allowed, const policy::ratelimit::Decision& d) mutable {
+                                      if (allowed == 0)
+                                          call.responder->send(too_many(d, "decisions"));
+                                      else
+                                          run(*self, call, std::move(body));
+                                  });
         });
     add("POST", "/decide/batch", spec({}, batch_schema("requests", one, limits.max_batch)), route_docs::decide_batch(),
         [latency, rates](DecideStore& store, Request& req, Call call) {
             Timer timer(latency);
             JsonView list = req.arguments().get("body").get("requests");
-            auto batch = std::make_shared<Batch>(list.size(), call.responder);
-            for (std::size_t i = 0; i < list.size(); ++i) {
-                if (batch->refused(i, rates.get(), &DecideRateLimits::decide, call.rate_key, "decisions")) continue;
-                store.decide(call.principal, call.ref, decide_request(list.at(i)),
-                             [batch, i, timer](DecideResult<DecideAnswer> r) {
-                                 timer.observe();
-                                 if (r.is_ok()) return batch->answer(i, 200, r.value().json);
-                                 batch->failed(i, r.error());
-                             });
-            }
+            auto bodies = std::make_shared<std::vector<DecideRequest>>();
+            for (std::size_t i = 0; i < list.size(); ++i)
+                bodies->push_back(decide_request(list.at(i)));
+            auto run = [timer, bodies](DecideStore& store, const Call& call, std::uint32_t allowed,
+                                       const policy::ratelimit::Decision& refusal) {
+                auto batch = std::make_shared<Batch>(bodies->size(), call.responder);
+                for (std::size_t i = 0; i < bodies->size(); ++i) {
+                    if (i >= allowed) {
+                        batch->refuse(i, refusal, "decisions");
+                        continue;
+                    }
+                    store.decide(call.principal, call.ref, std::move((*bodies)[i]),
+                                 [batch, i, timer](DecideResult<DecideAnswer> r) {
+                                     timer.observe();
+                                     if (r.is_ok()) return batch->answer(i, 200, r.value().json);
+                                     batch->failed(i, r.error());
+                                 });
+                }
+            };
+            const auto n = static_cast<std::uint32_t>(bodies->size());
+            if (!rates) return run(store, call, n, {});
+            // One count for the whole batch: its first items up to the limit are decided, the rest answered 429.
+            rates->take_decisions(
+                call.rate_key, n,
+                [self = store.shared_from_this(), call, run](
+                    std::uint32_t allowed, const policy::ratelimit::Decision& d) { run(*self, call, allowed, d); });
         });
 }
 
@@ -430,33 +452,53 @@ void Routes::mount_reward() {
     add("POST", "/reward", spec({}, one), route_docs::reward(),
         [latency, rates](DecideStore& store, Request& req, Call call) {
             Timer timer(latency);
-            if (rates) {
-                policy::ratelimit::Decision d = rates->reward(call.rate_key);
-                if (!d.allowed) {
-                    call.responder->send(too_many(d, "rewards"));
-                    return;
-                }
-            }
-            store.reward(call.principal, call.ref, reward_request(req.arguments().get("body")),
-                         call.answer<JsonAnswer>([timer](const JsonAnswer& a) {
-                             timer.observe();
-                             return Response::json(a.json);
-                         }));
+            auto run = [timer](DecideStore& store, const Call& call, RewardRequest body) {
+                store.reward(call.principal, call.ref, std::move(body),
+                             call.answer<JsonAnswer>([timer](const JsonAnswer& a) {
+                                 timer.observe();
+                                 return Response::json(a.json);
+                             }));
+            };
+            RewardRequest body = reward_request(req.arguments().get("body"));
+            if (!rates) return run(store, call, std::move(body));
+            rates->take_rewards(call.rate_key, 1,
+                                [self = store.shared_from_this(), call, run, body = std::move(body)](
+                                    std::uint32_t allowed, const policy::ratelimit::Decision& d) mutable {
+                                    if (allowed == 0)
+                                        call.responder->send(too_many(d, "rewards"));
+                                    else
+                                        run(*self, call, std::move(body));
+                                });
         });
     add("POST", "/reward/batch", spec({}, batch_schema("rewards", one, limits.max_batch)), route_docs::reward_batch(),
         [latency, rates](DecideStore& store, Request& req, Call call) {
             Timer timer(latency);
             JsonView list = req.arguments().get("body").get("rewards");
-            auto batch = std::make_shared<Batch>(list.size(), call.responder);
-            for (std::size_t i = 0; i < list.size(); ++i) {
-                if (batch->refused(i, rates.get(), &DecideRateLimits::reward, call.rate_key, "rewards")) continue;
-                store.reward(call.principal, call.ref, reward_request(list.at(i)),
-                             [batch, i, timer](DecideResult<JsonAnswer> r) {
-                                 timer.observe();
-                                 if (r.is_ok()) return batch->answer(i, 200, r.value().json);
-                                 batch->failed(i, r.error());
-                             });
-            }
+            auto bodies = std::make_shared<std::vector<RewardRequest>>();
+            for (std::size_t i = 0; i < list.size(); ++i)
+                bodies->push_back(reward_request(list.at(i)));
+            auto run = [timer, bodies](DecideStore& store, const Call& call, std::uint32_t allowed,
+                                       const policy::ratelimit::Decision& refusal) {
+                auto batch = std::make_shared<Batch>(bodies->size(), call.responder);
+                for (std::size_t i = 0; i < bodies->size(); ++i) {
+                    if (i >= allowed) {
+                        batch->refuse(i, refusal, "rewards");
+                        continue;
+                    }
+                    store.reward(call.principal, call.ref, std::move((*bodies)[i]),
+                                 [batch, i, timer](DecideResult<JsonAnswer> r) {
+                                     timer.observe();
+                                     if (r.is_ok()) return batch->answer(i, 200, r.value().json);
+                                     batch->failed(i, r.error());
+                                 });
+                }
+            };
+            const auto n = static_cast<std::uint32_t>(bodies->size());
+            if (!rates) return run(store, call, n, {});
+            rates->take_rewards(
+                call.rate_key, n,
+                [self = store.shared_from_this(), call, run](
+                    std::uint32_t allowed, const policy::ratelimit::Decision& d) { run(*self, call, allowed, d); });
         });
 }
 

@@ -53,7 +53,8 @@ base::Result<DecideRoutesOptions> routes_options(const DecisionsOptions& o) {
     SLIPSTREAM_ASSIGN_OR_RETURN(routes.rate_limits, DecideRateLimits::make({.decide = o.decide_rate_limit,
                                                                             .reward = o.reward_rate_limit,
                                                                             .burst = o.rate_limit_burst,
-                                                                            .max_keys = o.rate_limit_max_keys}));
+                                                                            .max_keys = o.rate_limit_max_keys,
+                                                                            .store = o.rate_limit_store}));
     return routes;
 }
 

@@ -11,6 +11,7 @@
 
 #include "base/ows.h"
 #include "policy/auth/auth_config_error.h"
+#include "policy/auth/credentials.h"
 #include "server/core/problem.h"
 
 namespace slipstream::server {
@@ -84,7 +85,7 @@ void AccessPolicy::set_resource_metadata(std::string_view url) {
 }
 
 AccessPolicy::AccessPolicy(const ServerOptions& o, metrics::Registry& registry)
-    : fastapi_style_(o.fastapi_route_errors) {
+    : fastapi_style_(o.fastapi_route_errors), api_key_header_(o.api_key_header) {
     set_resource_metadata(o.auth_resource_metadata);
     if (o.auth == "off")
         mode_ = Mode::kOff;
@@ -97,9 +98,19 @@ AccessPolicy::AccessPolicy(const ServerOptions& o, metrics::Registry& registry)
     bool credentials = !o.api_keys_file.empty() || !o.jwt_secret_file.empty() || !o.jwt_public_key_file.empty();
     if (mode_ == Mode::kOff && credentials)
         throw option_error("auth", "API keys or a JWT key are configured while auth is off (set optional or required)");
+    if (mode_ == Mode::kOff && o.issued_credentials)
+        throw option_error("auth", "issued tokens are configured while auth is off (set optional or required)");
     if (mode_ != Mode::kOff) {
-        if (!credentials) throw option_error("auth", "needs api-keys-file, jwt-secret-file or jwt-public-key-file");
-        authenticator_ = make_authenticator(o);
+        if (!credentials && !o.issued_credentials)
+            throw option_error("auth",
+                               "needs api-keys-file, jwt-secret-file or jwt-public-key-file (or issued tokens: "
+                               "--tokens)");
+        if (credentials) authenticator_ = make_authenticator(o);
+        if (o.issued_credentials) {
+            issued_ = o.issued_credentials;
+            issued_prefix_ = std::string(issued_->prefix());
+            if (issued_prefix_.empty()) throw option_error("auth", "issued tokens need a prefix");
+        }
         metrics::CounterFamily& refused =
             registry.counter_family("slipstream_auth_refused_total",
                                     "Requests answered 401: no or invalid credentials, by reason.", {"reason"});
@@ -119,16 +130,28 @@ AccessPolicy::AccessPolicy(const ServerOptions& o, metrics::Registry& registry)
     // Without rate-limit, only principals whose key has a rate of its own are limited; the limiter's default
     // rate is then never used.
     limit_everyone_ = !o.rate_limit.empty();
+    if (limit_everyone_) default_rate_ = parse_rate("rate-limit", o.rate_limit);
+    burst_ = o.rate_limit_burst;
     if (limit_everyone_ || !key_rates_.empty()) {
-        policy::ratelimit::RateLimiterConfig config{
-            limit_everyone_ ? parse_rate("rate-limit", o.rate_limit) : key_rates_.begin()->second, o.rate_limit_burst,
-            o.rate_limit_max_keys};
+        policy::ratelimit::RateLimiterConfig config{limit_everyone_ ? *default_rate_ : key_rates_.begin()->second,
+                                                    o.rate_limit_burst, o.rate_limit_max_keys};
         try {
-            limiter_ = std::make_unique<policy::ratelimit::RateLimiter>(config);
+            limiter_ = std::make_shared<policy::ratelimit::RateLimiter>(config);
         } catch (const std::invalid_argument& e) {
             throw option_error("rate-limit", e.what());
         }
         limited_ = &registry.counter("slipstream_rate_limited_total", "Requests answered 429 by the rate limit.");
+        if (o.rate_limit_store) {
+            std::shared_ptr<policy::ratelimit::RateLimiter> local = limiter_;
+            shared_ = std::make_shared<SharedRateLimit>(
+                o.rate_limit_store, o.rate_limit_store_failure, o.rate_limit_store_batch, o.rate_limit_store_in_flight,
+                o.rate_limit_max_keys, std::int64_t{o.rate_limit_store_retry_ms} * 1'000'000,
+                [local, fallback = default_rate_](std::string_view key, base::MonoNanos now,
+                                                  const policy::ratelimit::Rate& rate) {
+                    return local->check(key, now, fallback && rate == *fallback ? nullptr : &rate);
+                },
+                registry);
+        }
     }
     std::string_view paths = o.auth_public_paths;
     while (!paths.empty()) {
@@ -142,27 +165,106 @@ AccessPolicy::AccessPolicy(const ServerOptions& o, metrics::Registry& registry)
     }
 }
 
+namespace {
+
+// A JWT's scopes: `scope` (a space-separated string, RFC 8693 §4.2) or `scopes` (an array of strings), joined
+// with spaces into `arena`. False when the token has neither (or one of another type: then it has none).
+bool jwt_scopes(const json::Value* claims, base::Arena& arena, std::string_view& out) {
+    if (claims == nullptr || !claims->is_object()) return false;
+    if (const json::Value* scope = claims->find("scope"); scope != nullptr) {
+        out = scope->is_string() ? scope->as_string() : std::string_view();
+        return true;
+    }
+    const json::Value* list = claims->find("scopes");
+    if (list == nullptr) return false;
+    if (!list->is_array()) return true;
+    std::size_t total = 0;
+    for (const json::Value& item : list->items())
+        if (item.is_string()) total += item.size() + 1;
+    if (total == 0) return true;
+    char* text = static_cast<char*>(arena.allocate(total, 1));
+    std::size_t n = 0;
+    for (const json::Value& item : list->items()) {
+        if (!item.is_string() || item.size() == 0) continue;
+        if (n > 0) text[n++] = ' ';
+        std::memcpy(text + n, item.as_string().data(), item.size());
+        n += item.size();
+    }
+    out = std::string_view(text, n);
+    return true;
+}
+
+bool printable_key(std::string_view s) {
+    for (const char c : s)
+        if (static_cast<unsigned char>(c) <= 0x20 || static_cast<unsigned char>(c) >= 0x7F) return false;
+    return true;
+}
+
+// The shared store's key: printable text ("p:alice"; a principal with other bytes, and an address, in hex).
+std::string store_key(std::string_view key) {
+    if (key.starts_with("p:") && printable_key(key) && key.size() <= 258) return std::string(key);
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out(key.starts_with("p:") ? "px:" : "ax:");
+    for (const char c : key.substr(2, 128)) {
+        out.push_back(kHex[static_cast<unsigned char>(c) >> 4]);
+        out.push_back(kHex[static_cast<unsigned char>(c) & 15]);
+    }
+    return out;
+}
+
+}  // namespace
+
+bool AccessPolicy::admit_issued(std::string_view token, std::int64_t unix_now, Admission& admission) {
+    std::shared_ptr<const IssuedCredential> found = issued_->find(token, unix_now);
+    if (!found) {
+        refused_[static_cast<std::size_t>(policy::auth::AuthError::kUnknownApiKey)]->inc();
+        admission.refusal =
+            unauthorized(policy::auth::auth_error_message(policy::auth::AuthError::kUnknownApiKey), true);
+        return false;
+    }
+    admission.principal = found->principal;
+    admission.scopes = found->scopes;
+    admission.scoped = true;
+    admission.credential = std::move(found);
+    return true;
+}
+
 Admission AccessPolicy::admit(std::span<const http::h1::Header> headers, const net::SocketAddress* peer,
                               base::MonoNanos now, base::Arena& arena) {
     Admission admission;
     std::string_view own_rate;
-    if (authenticator_) {
+    if (authenticator_ || issued_) {
         auto unix_now =
             std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
                 .count();
-        policy::auth::AuthResult result = authenticator_->authenticate(headers, unix_now, arena);
-        if (result.outcome == policy::auth::AuthOutcome::kRefused) {
-            refused_[static_cast<std::size_t>(result.error)]->inc();
-            admission.refusal = unauthorized(policy::auth::auth_error_message(result.error), true);
+        policy::auth::Credentials presented;
+        if (issued_) presented = policy::auth::extract_credentials(headers, api_key_header_);
+        if (issued_ && presented.value.starts_with(issued_prefix_)) {
+            if (!admit_issued(presented.value, unix_now, admission)) return admission;
+        } else if (issued_ && !authenticator_ && presented.kind != policy::auth::CredentialKind::kNone) {
+            // Only issued tokens are accepted, and this is none.
+            policy::auth::AuthError error = presented.kind == policy::auth::CredentialKind::kMalformed
+                                                ? policy::auth::AuthError::kMalformedCredentials
+                                                : policy::auth::AuthError::kUnknownApiKey;
+            refused_[static_cast<std::size_t>(error)]->inc();
+            admission.refusal = unauthorized(policy::auth::auth_error_message(error), true);
             return admission;
+        } else if (authenticator_) {
+            policy::auth::AuthResult result = authenticator_->authenticate(headers, unix_now, arena);
+            if (result.outcome == policy::auth::AuthOutcome::kRefused) {
+                refused_[static_cast<std::size_t>(result.error)]->inc();
+                admission.refusal = unauthorized(policy::auth::auth_error_message(result.error), true);
+                return admission;
+            }
+            admission.principal = result.principal;
+            own_rate = result.rate;
+            admission.scoped = jwt_scopes(result.claims, arena, admission.scopes);
         }
-        if (result.outcome == policy::auth::AuthOutcome::kAnonymous && mode_ == Mode::kRequired) {
+        if (admission.principal.empty() && mode_ == Mode::kRequired) {
             refused_[static_cast<std::size_t>(policy::auth::AuthError::kNone)]->inc();
             admission.refusal = unauthorized("Not authenticated", false);
             return admission;
         }
-        admission.principal = result.principal;
-        own_rate = result.rate;
     }
     if (limiter_) {
         const policy::ratelimit::Rate* rate = nullptr;
@@ -171,15 +273,60 @@ Admission AccessPolicy::admit(std::span<const http::h1::Header> headers, const n
             if (it != key_rates_.end()) rate = &it->second;
         }
         if (rate == nullptr && !limit_everyone_) return admission;
-        char key[net::SocketAddress::kMaxFormatted + 8];
-        std::size_t key_len = limiter_key(admission.principal, peer, key, sizeof key);
-        policy::ratelimit::Decision decision = limiter_->check(std::string_view(key, key_len), now, rate);
-        if (!decision.allowed) {
-            limited_->inc();
-            admission.refusal = too_many(decision);
-        }
+        limit(rate, peer, now, admission);
     }
     return admission;
+}
+
+void AccessPolicy::limit(const policy::ratelimit::Rate* own, const net::SocketAddress* peer, base::MonoNanos now,
+                         Admission& admission) {
+    char key[net::SocketAddress::kMaxFormatted + 8];
+    std::size_t key_len = limiter_key(admission.principal, peer, key, sizeof key);
+    const std::string_view k(key, key_len);
+    if (shared_) {
+        // A key's own rate has its count as its burst (as in the local limiter).
+        const policy::ratelimit::Rate& rate = own ? *own : *default_rate_;
+        const std::uint64_t burst = own ? own->count() : (burst_ != 0 ? burst_ : rate.count());
+        policy::ratelimit::Decision refused;
+        admission.shared_key = store_key(k);
+        if (shared_->refused_locally(admission.shared_key, now, burst, refused)) {
+            limited_->inc();
+            admission.refusal = too_many(refused);
+            admission.shared_key.clear();
+            return;
+        }
+        admission.shared_rate = own ? own : &*default_rate_;
+        return;
+    }
+    policy::ratelimit::Decision decision = limiter_->check(k, now, own);
+    if (!decision.allowed) {
+        limited_->inc();
+        admission.refusal = too_many(decision);
+    }
+}
+
+void AccessPolicy::check_shared(std::string key, const policy::ratelimit::Rate* rate, base::MonoNanos now,
+                                SharedRateLimit::Done done) {
+    const bool own = !default_rate_ || rate != &*default_rate_;
+    const std::uint64_t burst = own ? rate->count() : (burst_ != 0 ? burst_ : rate->count());
+    metrics::Counter* limited = limited_;
+    shared_->check(std::move(key), *rate, burst, now, [limited, done = std::move(done)](SharedResult r) {
+        if (r.verdict == SharedVerdict::kDecided && !r.decision.allowed) limited->inc();
+        done(r);
+    });
+}
+
+Response AccessPolicy::store_unavailable() const {
+    Response r(503);
+    if (fastapi_style_) {
+        r.body = R"({"detail":"Rate limit store unavailable"})";
+        r.content_type = ContentType::constant("application/json");
+    } else {
+        r.body = problem_body({503, "rate limit store unavailable"});
+        r.content_type = ContentType::constant(kProblemContentType);
+    }
+    r.headers.emplace_back("Retry-After", "1");
+    return r;
 }
 
 std::size_t AccessPolicy::limiter_key(std::string_view principal, const net::SocketAddress* peer, char* buf,

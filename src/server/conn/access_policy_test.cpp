@@ -76,7 +76,8 @@ TEST(AccessPolicy, BadOptionsNameTheOption) {
     EXPECT_EQ(error_of(o), "auth: must be off, optional or required, not 'sometimes'");
     o = {};
     o.auth = "required";
-    EXPECT_EQ(error_of(o), "auth: needs api-keys-file, jwt-secret-file or jwt-public-key-file");
+    EXPECT_EQ(error_of(o),
+              "auth: needs api-keys-file, jwt-secret-file or jwt-public-key-file (or issued tokens: --tokens)");
     o = {};
     o.api_keys_file = "/nonexistent";
     EXPECT_EQ(error_of(o), "auth: API keys or a JWT key are configured while auth is off (set optional or required)");

@@ -47,6 +47,22 @@ Response call_sync(const RouteEntry& entry, Request& request) {
     return problem_response({500, "the handler failed"});
 }
 
+// A handler of either kind on a detached request, answered through its Responder.
+void call_handler(const RouteEntry& entry, const std::shared_ptr<slipstream::detail::PendingResponse>& pending) {
+    Request request(&pending->request);
+    if (entry.sync) {
+        Responder(pending).send(call_sync(entry, request));
+        return;
+    }
+    try {
+        entry.async(request, Responder(pending));
+    } catch (const std::exception& e) {
+        base::log_message(base::LogLevel::kError, std::string("async handler threw: ") + e.what());
+    } catch (...) {
+        base::log_message(base::LogLevel::kError, "async handler threw a non-exception");
+    }
+}
+
 }  // namespace
 
 Response problem_response(const HttpError& error, std::string_view allow) {
@@ -106,7 +122,8 @@ Response problem_response(const HttpError& error, std::string_view allow) {
             return NextStep::kAnswer;
         }
     }
-    return req.entry->async ? NextStep::kAsync : NextStep::kSync;
+    // A request the shared rate-limit store decides goes asynchronous: call_async() asks the store first.
+    return req.entry->async || !req.shared_key.empty() ? NextStep::kAsync : NextStep::kSync;
 }
 
 NextStep RequestPipeline::route(const RequestInput& in, PipelineRequest& req) {
@@ -179,6 +196,23 @@ bool RequestPipeline::admit(AccessPolicy& access, const RequestInput& in, Pipeli
         return false;
     }
     state.principal = admission.principal;
+    state.scopes = admission.scopes;
+    state.scoped = admission.scoped;
+    state.credential = std::move(admission.credential);
+    if (!admission.shared_key.empty()) {
+        if (req.entry->websocket) {
+            // An upgrade is not held back for the store: the local limiter counts it.
+            policy::ratelimit::Decision d =
+                access.local_check(admission.shared_key, req.record.start, admission.shared_rate);
+            if (!d.allowed) {
+                req.answer = access.too_many(d);
+                return false;
+            }
+            return true;
+        }
+        req.shared_key = std::move(admission.shared_key);
+        req.shared_rate = admission.shared_rate;
+    }
     return true;
 }
 
@@ -228,6 +262,10 @@ void RequestPipeline::call_async(const PipelineRequest& req,
     worker_.loop().schedule_after(pending->handler_timer,
                                   std::int64_t{worker_.options().handler_timeout_ms} * base::kNanosPerMilli);
     worker_.metrics().in_flight.inc();
+    if (!req.shared_key.empty()) {
+        call_after_shared_limit(req, pending);
+        return;
+    }
     Request request(&pending->request);
     try {
         req.entry->async(request, Responder(pending));
@@ -236,6 +274,27 @@ void RequestPipeline::call_async(const PipelineRequest& req,
     } catch (...) {
         base::log_message(base::LogLevel::kError, "async handler threw a non-exception");
     }
+}
+
+void RequestPipeline::call_after_shared_limit(const PipelineRequest& req,
+                                              const std::shared_ptr<slipstream::detail::PendingResponse>& pending) {
+    const RouteEntry* entry = req.entry;
+    AccessPolicy* access = worker_.access();
+    access->check_shared(req.shared_key, req.shared_rate, req.record.start, [access, entry, pending](SharedResult r) {
+        // The store's thread (or this one): the rest runs on the request's loop.
+        pending->loop->post([access, entry, pending, r] {
+            if (pending->cancelled.load() || pending->sink() == nullptr) return;  // nobody waits any more
+            if (r.verdict == SharedVerdict::kUnavailable) {
+                Responder(pending).send(access->store_unavailable());
+                return;
+            }
+            if (!r.decision.allowed) {
+                Responder(pending).send(access->too_many(r.decision));
+                return;
+            }
+            call_handler(*entry, pending);
+        });
+    });
 }
 
 void RequestPipeline::finish_response(slipstream::detail::PendingResponse& pending, Response& response) {

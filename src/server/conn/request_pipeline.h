@@ -9,6 +9,7 @@
 #include "http/h1/header.h"
 #include "http/h1/request_head.h"
 #include "net/socket_address.h"
+#include "policy/ratelimit/rate.h"
 #include "router/method.h"
 #include "server/conn/pending_response.h"
 #include "server/conn/route_table.h"
@@ -62,6 +63,9 @@ struct PipelineRequest {
     Response answer;                         // kAnswer, kAnswerAndClose
     std::string decoded_body;                // a Content-Encoding body, decoded
     char id_buf[32];                         // a generated request id
+    // Set when the shared rate-limit store decides the request (then NextStep::kAsync): call_async() asks it first.
+    std::string shared_key;
+    const policy::ratelimit::Rate* shared_rate = nullptr;
 };
 
 /// The stages every request takes, whatever its protocol: request id and trace context, path decoding, CORS
@@ -127,6 +131,9 @@ class RequestPipeline {
     // Authentication and the rate limit of a matched, non-public route: false with the 401/429 in req.answer;
     // true with the principal in req.state.
     bool admit(AccessPolicy& access, const RequestInput& input, PipelineRequest& req);
+    // call_async() of a request the shared rate-limit store decides: the store first, then 429/503 or the handler.
+    void call_after_shared_limit(const PipelineRequest& req,
+                                 const std::shared_ptr<slipstream::detail::PendingResponse>& pending);
 
     Worker& worker_;
 };

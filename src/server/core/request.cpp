@@ -37,6 +37,14 @@ std::string_view Request::request_id() const {
 std::string_view Request::principal() const {
     return state_->principal;
 }
+
+std::string_view Request::scopes() const {
+    return state_->scopes;
+}
+
+bool Request::scoped() const {
+    return state_->scoped;
+}
 std::string Request::peer() const {
     return state_->peer != nullptr ? state_->peer->to_string() : std::string();
 }

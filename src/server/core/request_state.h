@@ -30,6 +30,12 @@ struct RequestState {
     /// The authenticated principal (server/access_policy): a view into the key store or into `arena`; empty when
     /// the request is anonymous or authentication is off.
     std::string_view principal;
+    /// The principal's scopes, space-separated (an issued token's, or a JWT's `scope`/`scopes` claim); `scoped` is
+    /// false when its credential says nothing of scopes. Views like `principal`, or into `credential`.
+    std::string_view scopes;
+    bool scoped = false;
+    /// Keeps an issued token's principal and scopes alive (detach() leaves it as it is).
+    std::shared_ptr<const void> credential;
     std::span<const http::h1::Header> headers;
     http::h1::Version version = http::h1::Version::kHttp11;
     bool http2 = false;  // arrived on an HTTP/2 stream (`version` is then unused)
