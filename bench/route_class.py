@@ -18,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 APPS = os.path.join(ROOT, "bench", "apps")
@@ -59,8 +60,15 @@ def run_one(name: str, seconds: int, connections: int) -> tuple[float, float]:
     """(requests/s, server CPU microseconds per request) for one contender."""
     framework, route_class = CONTENDERS[name]
     env = {**os.environ, "BENCH_FRAMEWORK": framework, "BENCH_ROUTE_CLASS": route_class}
+    return measure(name, _argv(framework), env, f"http://127.0.0.1:{PORT}/items/7?q=x", seconds, connections)
+
+
+def measure(
+    name: str, argv: list[str], env: dict[str, str], url: str, seconds: int, connections: int
+) -> tuple[float, float]:
+    """Starts the server `argv` on CPU 0, loads `url` with wrk on CPU 1: (requests/s, server CPU µs/request)."""
     server = subprocess.Popen(
-        ["taskset", "-c", "0", *_argv(framework)],
+        ["taskset", "-c", "0", *argv],
         env=env,
         cwd=APPS,
         stdout=subprocess.DEVNULL,
@@ -68,7 +76,6 @@ def run_one(name: str, seconds: int, connections: int) -> tuple[float, float]:
     )
     try:
         _wait_ready()
-        url = f"http://127.0.0.1:{PORT}/items/7?q=x"
         subprocess.run(
             ["taskset", "-c", "1", "wrk", "-t1", "-c", str(connections), "-d1s", url], capture_output=True, check=True
         )  # warm-up
@@ -89,24 +96,30 @@ def run_one(name: str, seconds: int, connections: int) -> tuple[float, float]:
     return requests / seconds, ticks * 1e6 / os.sysconf("SC_CLK_TCK") / max(requests, 1)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def compare(description: str, names: list[str], run: Callable[[str, int, int], tuple[float, float]]) -> None:
+    """The command line (--seconds, --rounds, --connections); rounds of `run` over `names` in rotating order; the
+    median and spread per contender."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=16)
     args = parser.parse_args()
-    names = list(CONTENDERS)
     results: dict[str, list[tuple[float, float]]] = {n: [] for n in names}
     for r in range(args.rounds):
         for name in names[r % len(names) :] + names[: r % len(names)]:
-            results[name].append(run_one(name, args.seconds, args.connections))
+            results[name].append(run(name, args.seconds, args.connections))
+    width = max(len(n) for n in names) + 2
     for name in names:
         rps = [x[0] for x in results[name]]
         cpu = [x[1] for x in results[name]]
         print(
-            f"{name:32s} {statistics.median(rps):9.0f} req/s ({min(rps):.0f}-{max(rps):.0f})  "
+            f"{name:{width}s} {statistics.median(rps):9.0f} req/s ({min(rps):.0f}-{max(rps):.0f})  "
             f"{statistics.median(cpu):7.1f} us CPU/request ({min(cpu):.1f}-{max(cpu):.1f})"
         )
+
+
+def main() -> None:
+    compare(__doc__.splitlines()[0], list(CONTENDERS), run_one)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 from . import _lifespan
 from .middleware import BaseHTTPMiddleware
+from .middleware.asgi import AsgiMiddleware, is_asgi_middleware
 from .middleware.cors import CORSMiddleware, is_cors_middleware
 from .middleware.gzip import GZipMiddleware, is_gzip_middleware
 from .middleware.httpsredirect import HTTPSRedirectMiddleware
@@ -64,7 +65,7 @@ class AppHooks:
         """Adds a BaseHTTPMiddleware subclass (its `dispatch(request, call_next)`), outermost (TrustedHostMiddleware
         and HTTPSRedirectMiddleware are such, this package's or Starlette's); or CORSMiddleware / GZipMiddleware
         (this package's or Starlette's), whose options become the engine's CORS / compression settings (once per
-        app)."""
+        app); any other class or factory `cls(app, **options)` is pure ASGI middleware (middleware/asgi.py)."""
         if is_gzip_middleware(middleware_class):
             if self.gzip_middleware is not None:
                 raise ValueError("GZipMiddleware is already added to this app: an app has one compression policy")
@@ -78,11 +79,13 @@ class AppHooks:
                                  "(give all its options to one add_middleware call)")
             self.cors_middleware = CORSMiddleware(None, *args, **options)
             return
+        if is_asgi_middleware(middleware_class):
+            # Pure ASGI middleware, run in Python around the app's view (middleware/asgi.py).
+            self.user_middleware.insert(0, AsgiMiddleware(middleware_class, *args, **options))
+            return
         if not (isinstance(middleware_class, type) and issubclass(middleware_class, BaseHTTPMiddleware)):
-            raise TypeError("slipstream runs BaseHTTPMiddleware subclasses, CORSMiddleware, GZipMiddleware, "
-                            "TrustedHostMiddleware, HTTPSRedirectMiddleware and "
-                            f"@app.middleware('http') functions; {middleware_class!r} is not one (ASGI middleware "
-                            "is not supported)")
+            raise TypeError(f"{middleware_class!r} is not middleware: add_middleware takes a middleware class "
+                            "(BaseHTTPMiddleware subclass or pure ASGI middleware) or factory")
         self.user_middleware.insert(0, middleware_class(None, *args, **options))
 
     def cors_server_options(self) -> dict[str, Any]:

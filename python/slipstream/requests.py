@@ -126,8 +126,9 @@ class Request(HTTPConnection):
         scheme, path, raw_path, root_path, query_string, headers, client, server, app, route, path_params,
         state). Built on first use; changing it changes nothing else."""
         if self._scope is None:
-            host = self.url.hostname or ""
-            port = self.url.port or (443 if self.scheme in ("https", "wss") else 80)
+            url = self.url
+            host = url.hostname or ""
+            port = url.port or (443 if self.scheme in ("https", "wss") else 80)
             self._scope = {
                 "type": "http",
                 "asgi": {"version": "3.0", "spec_version": "2.3"},

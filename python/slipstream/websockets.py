@@ -27,6 +27,7 @@ from ._core.websocket import (
     close_socket,
 )
 from ._ws_endpoint import WebSocketValidationError, WsEndpoint
+from .middleware.asgi import AsgiMiddleware, websocket_through
 
 __all__ = ["WebSocket", "WebSocketDisconnect", "WebSocketException", "WebSocketState", "install_websockets"]
 
@@ -36,10 +37,13 @@ logger = logging.getLogger("slipstream.error")
 class _Dispatcher:
     """Reads the hub on the executor's loop and routes events to each connection's WebSocket and task."""
 
-    def __init__(self, hub: Any, endpoints: list[WsEndpoint], prepare: list[Callable[[WebSocket], None]]) -> None:
+    def __init__(self, hub: Any, endpoints: list[WsEndpoint], prepare: list[Callable[[WebSocket], None]],
+                 layers: list[Any] | None = None) -> None:
         self.hub = hub
         self.endpoints = endpoints
         self.prepare = prepare
+        # The app's pure ASGI middleware (middleware/asgi.py), outermost first: each connection passes them.
+        self.layers = layers or []
         self.sockets: dict[int, WebSocket] = {}
         self.tasks: set[asyncio.Task[None]] = set()
         # Client port -> (socket, its task), kept only while a TestClient tracks connections (it takes its own).
@@ -67,7 +71,12 @@ class _Dispatcher:
         for prepare in self.prepare:
             prepare(ws)
         self.sockets[conn_id] = ws
-        task = asyncio.get_running_loop().create_task(self.run(self.endpoints[native.route], ws))
+        endpoint = self.endpoints[native.route]
+        if self.layers:
+            work = websocket_through(self.layers, ws, lambda target: self.run(endpoint, target))
+        else:
+            work = self.run(endpoint, ws)
+        task = asyncio.get_running_loop().create_task(work)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
         port = _port_of(ws.client_address) if self.tracking else None
@@ -131,7 +140,8 @@ def install_websockets(native: Any, runtime: Any, routes: list[tuple[str, Callab
     requests = getattr(runtime, "_make_request", None)
     if hasattr(requests, "prepare_websocket"):
         prepare.insert(0, requests.prepare_websocket)
-    dispatcher = _Dispatcher(hub, endpoints, prepare)
+    layers = [m for m in getattr(app, "user_middleware", ()) if isinstance(m, AsgiMiddleware)]
+    dispatcher = _Dispatcher(hub, endpoints, prepare, layers)
     started = runtime._loop_started
 
     def loop_started(loop: asyncio.AbstractEventLoop) -> None:

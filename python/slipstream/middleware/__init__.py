@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -31,6 +32,9 @@ Dispatch = Callable[[Any, Callable[[Any], Awaitable[Response]]], Awaitable[Respo
 _METHOD_ORDER = ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT")
 CATCH_ALL_METHODS = _METHOD_ORDER
 CATCH_ALL_PATTERN = "/{__slipstream_path:path}"
+# "<token> <layers>": a request an ASGI middleware rerouted (_asgi/reroute.py) enters the chain past the layers it
+# has passed already; read only with the random token of the App's ASGI entry.
+SKIP_HEADER = "x-slipstream-asgi-skip"
 
 
 class BaseHTTPMiddleware:
@@ -86,7 +90,7 @@ class MiddlewareChain:
 
     async def run(self, request: Any, endpoint: Callable[[Any], Awaitable[Response]]) -> Response:
         try:
-            response = await self._call(0, request, endpoint)
+            response = await self._call(skipped_layers(request, len(self.dispatchers)), request, endpoint)
         except Exception as exc:  # noqa: BLE001 - ServerErrorMiddleware
             return await _error_responses.server_error_response(self.errors, request, exc)
         return await _collect(response)
@@ -113,18 +117,42 @@ class MiddlewareChain:
         return response
 
 
+def skipped_layers(request: Any, layers: int) -> int:
+    """How many outer layers a request rerouted by an ASGI middleware has passed (0 for any other request): its
+    SKIP_HEADER with the token of the App's running ASGI entry, removed from the request."""
+    entry = getattr(getattr(request, "app", None), "__dict__", {}).get("_asgi_entry")
+    raw = getattr(request, "_raw_headers", None)
+    if entry is None or not raw:
+        return 0
+    at = next((i for i, (k, _) in enumerate(raw) if k.lower() == SKIP_HEADER), None)
+    if at is None:
+        return 0
+    token, _, count = raw[at][1].partition(" ")
+    if not secrets.compare_digest(token, entry.token) or not count.isdigit():
+        return 0
+    request._raw_headers = raw[:at] + raw[at + 1:]
+    request._headers = None
+    request._scope = None
+    return min(int(count), layers)
+
+
 async def _collect(response: Response) -> Response:
     """A middleware may replace `body_iterator`: then the body is what the new iterator gives."""
     iterator = getattr(response, "body_iterator", None)
     if iterator is not None and not isinstance(iterator, _Body) and not _streamed(response):
-        chunks = []
-        if hasattr(iterator, "__aiter__"):
-            async for chunk in iterator:
-                chunks.append(chunk if isinstance(chunk, bytes) else str(chunk).encode())
-        else:
-            chunks = [c if isinstance(c, bytes) else str(c).encode() for c in iterator]
-        response.body = b"".join(chunks)
+        response.body = await read_body_iterator(iterator)
     return response
+
+
+async def read_body_iterator(iterator: Any) -> bytes:
+    """All a body iterator (async or not) gives, str chunks encoded."""
+    chunks = []
+    if hasattr(iterator, "__aiter__"):
+        async for chunk in iterator:
+            chunks.append(chunk if isinstance(chunk, bytes) else str(chunk).encode())
+    else:
+        chunks = [c if isinstance(c, bytes) else str(c).encode() for c in iterator]
+    return b"".join(chunks)
 
 
 def _streamed(response: Response) -> bool:

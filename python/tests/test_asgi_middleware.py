@@ -1,0 +1,148 @@
+"""Pure ASGI middleware (`app.add_middleware(cls, **options)`, middleware/asgi.py) beyond the differential page:
+factories, a request body read through a wrapped receive, a rerouted method, a streamed response, a middleware that
+answers nothing, the reroute marker a client cannot forge, and what add_middleware refuses."""
+
+from typing import Any
+
+import pytest
+import slipstream
+from slipstream.responses import StreamingResponse
+
+
+def add_header(app: Any, value: str = "1") -> Any:
+    """A factory, not a class: Starlette accepts any callable `f(app, **options)`."""
+
+    async def asgi(scope: Any, receive: Any, send: Any) -> None:
+        async def wrapped(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message["headers"], (b"x-factory", value.encode())]
+            await send(message)
+
+        await app(scope, receive, wrapped)
+
+    return asgi
+
+
+class Upper:
+    """Upper-cases the request body through receive."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        async def wrapped() -> Any:
+            message = await receive()
+            if message["type"] == "http.request":
+                message = {**message, "body": message["body"].upper()}
+            return message
+
+        await self.app(scope, wrapped, send)
+
+
+class PostToGet:
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/as-get":
+            scope = {**scope, "method": "GET", "path": "/plain", "raw_path": b"/plain"}
+        elif scope["type"] == "http" and scope["path"] == "/shout":
+            scope = {**scope, "path": "/echo", "raw_path": b"/echo"}
+        await self.app(scope, receive, send)
+
+
+class Silent:
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/silent":
+            return
+        await self.app(scope, receive, send)
+
+
+def build() -> Any:
+    app = slipstream.App()
+    app.add_middleware(Silent)
+    app.add_middleware(PostToGet)
+    app.add_middleware(Upper)
+    app.add_middleware(add_header, value="f")
+
+    @app.get("/plain")
+    def plain() -> str:
+        return "plain"
+
+    @app.post("/echo")
+    async def echo(request: slipstream.Request) -> str:
+        return (await request.body()).decode()
+
+    @app.get("/stream")
+    def stream() -> Any:
+        return StreamingResponse(iter([b"a", b"b", b"c"]), media_type="text/plain")
+
+    @app.get("/silent")
+    def silent() -> str:
+        return "unreached"
+
+    return app
+
+
+@pytest.fixture(scope="module")
+def client() -> Any:
+    with slipstream.TestClient(build(), raise_server_exceptions=False) as c:
+        yield c
+
+
+def test_factory_and_wrapped_receive(client: Any) -> None:
+    r = client.post("/echo", content=b"shout")
+    assert (r.status_code, r.json(), r.headers["x-factory"]) == (200, "SHOUT", "f")
+
+
+def test_method_and_path_rewrite_routes_again(client: Any) -> None:
+    r = client.post("/as-get", content=b"x")
+    assert (r.status_code, r.json(), r.headers.getlist("x-factory")) == (200, "plain", ["f"])
+
+
+def test_streamed_response_passes_whole(client: Any) -> None:
+    r = client.get("/stream")
+    assert (r.status_code, r.text, r.headers["content-type"], r.headers["x-factory"]) == (
+        200,
+        "abc",
+        "text/plain; charset=utf-8",
+        "f",
+    )
+
+
+def test_no_response_is_a_500(client: Any) -> None:
+    r = client.get("/silent")
+    assert r.status_code == 500
+
+
+@pytest.mark.parametrize("marker", ["0123456789abcdef0123456789abcdef 4", "- 4", "4"])
+def test_forged_reroute_marker_skips_nothing(client: Any, marker: str) -> None:
+    client.post("/as-get")  # the App's ASGI entry is running (its token exists)
+    r = client.get("/plain", headers={"x-slipstream-asgi-skip": marker})
+    assert (r.status_code, r.headers.getlist("x-factory")) == (200, ["f"])
+
+
+def test_add_middleware_refuses_non_callables() -> None:
+    app = slipstream.App()
+    with pytest.raises(TypeError, match="not middleware"):
+        app.add_middleware(42)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="not an ASGI app"):
+        app.add_middleware(lambda app: None)  # type: ignore[arg-type, return-value]
+
+
+def test_app_without_asgi_middleware_keeps_no_layers() -> None:
+    app = slipstream.App()
+
+    @app.get("/")
+    def hello() -> str:
+        return "hi"
+
+    assert app.user_middleware == []
+
+
+def test_rewrite_from_an_unmatched_path_keeps_the_body(client: Any) -> None:
+    r = client.post("/shout", content=b"body")
+    assert (r.status_code, r.json()) == (200, "BODY")
