@@ -7,6 +7,8 @@ on WebSocket connections (transcripts through both TestClients): one that wraps 
 messages rewritten both ways, a header on the handshake's answer), one that refuses the handshake, one that raises,
 one that passes the connection through untouched.
 
+Starlette's own BaseHTTPMiddleware class (a pure ASGI class from Slipstream's view) runs under both frameworks too.
+
 Rows join the session's match rate (diff_support.record) like test_differential.py's.
 """
 
@@ -182,7 +184,30 @@ def options_app(fw: Any) -> Any:
     return _routes(app, fw)
 
 
-APPS = {"stack": stack_app, "raising": raising_app, "handled": handled_app, "options": options_app}
+def starlette_base_app(fw: Any) -> Any:
+    """Starlette's own BaseHTTPMiddleware (an ASGI middleware class from Slipstream's view) under both frameworks,
+    inside a pure ASGI one."""
+    from starlette.middleware.base import BaseHTTPMiddleware
+
+    class PathHeader(BaseHTTPMiddleware):
+        async def dispatch(self, request: Any, call_next: Callable[..., Any]) -> Any:
+            response = await call_next(request)
+            response.headers["x-path"] = request.url.path
+            return response
+
+    app = _routes(new_app(fw), fw)
+    app.add_middleware(PathHeader)
+    app.add_middleware(Rewrite)
+    return app
+
+
+APPS = {
+    "stack": stack_app,
+    "raising": raising_app,
+    "handled": handled_app,
+    "options": options_app,
+    "starlette_base": starlette_base_app,
+}
 
 ROWS = [
     page_row("stack", "GET", "/hello"),
@@ -202,6 +227,9 @@ ROWS = [
     page_row("handled", "GET", "/fail"),
     page_row("options", "GET", "/o/3"),
     page_row("options", "GET", "/hello"),
+    page_row("starlette_base", "GET", "/old/4"),
+    page_row("starlette_base", "GET", "/nowhere"),
+    page_row("starlette_base", "POST", "/echo", content="payload"),
 ]
 
 
