@@ -50,9 +50,12 @@ ClientSession::ClientSession(const ClientSessionConfig& config, ClientSessionHan
 
 ClientSession::~ClientSession() = default;
 
+bool ClientSession::accepting() const {
+    return !dead_ && !goaway_received_ && !goaway_sent_ && next_id_ <= kLastStreamId;
+}
+
 bool ClientSession::can_submit() const {
-    return !dead_ && !goaway_received_ && !goaway_sent_ && next_id_ <= kLastStreamId &&
-           streams_.size() < std::min(peer_max_streams_, config_.max_concurrent_streams);
+    return accepting() && streams_.size() < std::min(peer_max_streams_, config_.max_concurrent_streams);
 }
 
 base::Result<std::uint32_t> ClientSession::submit(const ClientRequest& r) {

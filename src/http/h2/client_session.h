@@ -99,6 +99,8 @@ class ClientSession final : private HpackFieldSink {
     /// True while a new stream may start: no GOAWAY either way, no fatal error, stream ids left, fewer open
     /// streams than both limits.
     bool can_submit() const;
+    /// True while streams may still start here, now or once open ones end (can_submit() without the limits).
+    bool accepting() const;
     /// Starts a stream (HEADERS queued at once, the body as the windows allow). Errors: kUnavailable (GOAWAY,
     /// failed, ids exhausted), kResourceExhausted (the stream limit), kInvalidArgument (CONNECT, a bad field).
     base::Result<std::uint32_t> submit(const ClientRequest& request);
