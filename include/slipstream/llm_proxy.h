@@ -15,6 +15,13 @@
 namespace slipstream {
 
 /// Where and how to reach the upstream (OpenAI, vLLM, llama.cpp's server, our own ModelServer, ...).
+/// How the proxy talks to its upstream.
+enum class UpstreamHttp2 : std::uint8_t {
+    kAuto,            ///< https: HTTP/2 when the upstream chooses it by ALPN, else HTTP/1.1; http: HTTP/1.1
+    kOff,             ///< HTTP/1.1 only
+    kPriorKnowledge,  ///< HTTP/2 without asking (h2c over plain TCP)
+};
+
 struct LlmUpstreamOptions {
     /// "https://api.openai.com", "http://127.0.0.1:8000", or with a path prefix ("https://host/openai").
     std::string base_url;
@@ -33,8 +40,11 @@ struct LlmUpstreamOptions {
                                                    // server's handler_timeout_ms: the client gets 504 either way)
     std::uint32_t idle_timeout_ms = 60'000;        // between two pieces of the upstream's stream
     std::uint32_t total_timeout_ms = 0;            // one whole call; 0: none
-    std::size_t max_connections = 64;              // to the upstream, at once; more calls wait
-    std::size_t max_waiting = 1024;                // calls waiting for a connection; then 502
+    std::size_t max_connections = 64;              // to the upstream, at once (HTTP/1.1); more calls wait
+    /// HTTP/2: one connection, calls multiplexed as streams (at most max_streams at once; more calls wait).
+    UpstreamHttp2 http2 = UpstreamHttp2::kAuto;
+    std::uint32_t max_streams = 100;
+    std::size_t max_waiting = 1024;  // calls waiting for a connection; then 502
 };
 
 /// A JSON Schema compiled once (draft 2020-12 unless its `$schema` says draft 7); immutable and shared by the calls

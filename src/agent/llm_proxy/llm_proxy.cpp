@@ -122,6 +122,11 @@ LlmProxy::LlmProxy(LlmUpstreamOptions options) : impl_(std::make_shared<Impl>())
     co.client.connect_timeout_ns = Impl::options_ms(i.options.connect_timeout_ms);
     co.client.queue_timeout_ns = Impl::options_ms(i.options.first_byte_timeout_ms);
     co.client.max_retries = 0;  // a chat completion is not idempotent (and costs money)
+    // HTTP/2 streams the upstream refused unprocessed are still sent again (client default).
+    co.client.http2 = i.options.http2 == UpstreamHttp2::kOff              ? store::http::Http2Mode::kOff
+                      : i.options.http2 == UpstreamHttp2::kPriorKnowledge ? store::http::Http2Mode::kPriorKnowledge
+                                                                          : store::http::Http2Mode::kAuto;
+    co.client.h2.max_concurrent_streams = std::max<std::uint32_t>(i.options.max_streams, 1);
     co.client.tls.verify = i.options.verify_tls;
     co.client.tls.ca_file = i.options.ca_file;
     co.client.user_agent = "slipstream-llm-proxy";

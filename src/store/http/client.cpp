@@ -483,7 +483,7 @@ void Client::connect_failed(Origin& origin, base::Status status) {
 bool Client::maybe_retry(const std::shared_ptr<Call>& call, const base::Status& status, bool unprocessed) {
     if (closing_ || call->done_ || call->head_seen_ || !(call->idempotent_ || unprocessed)) return false;
     if (!(status.is_unavailable() || status.is_io_error())) return false;  // never after a timeout
-    if (call->attempts_ > options_.max_retries) return false;
+    if (call->attempts_ > (unprocessed ? options_.max_unprocessed_retries : options_.max_retries)) return false;
     ++counters_.retries;
     call->conn_ = nullptr;
     enqueue(call, true);

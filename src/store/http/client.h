@@ -124,6 +124,9 @@ struct ClientOptions {
     /// Wait before a retry after a refused connection (doubling each time); a stale reused connection is retried
     /// at once.
     std::int64_t retry_backoff_ns = 50'000'000;
+    /// HTTP/2 requests the server never processed (REFUSED_STREAM, above a GOAWAY's last stream id) are sent again
+    /// up to this many times, whatever their method and max_retries (nothing was done, nothing is repeated).
+    int max_unprocessed_retries = 2;
     /// Limits on a response: the head, the body (Content-Length above it is refused before reading; chunked data
     /// past it fails the call), a chunk-size line and the trailer section.
     h1::ResponseLimits head_limits;
