@@ -8,12 +8,12 @@ import json
 import socket
 import ssl
 import subprocess
-import threading
 import time
 
 import pytest
 
 from tests.conftest import BUILD, ROOT, Server
+from tests.e2e.asyncio_server import ThreadedAsyncioServer, serving
 from tests.e2e.certs import make_pki
 from tests.e2e.streams import sse_events
 
@@ -40,44 +40,14 @@ SCRIPTS = {
 }
 
 
-class FakeUpstream:
+class FakeUpstream(ThreadedAsyncioServer):
     """An OpenAI-compatible /v1/chat/completions on 127.0.0.1 (keep-alive, chunked SSE), run on its own thread."""
 
     def __init__(self, ssl_context=None):
-        self.ssl_context = ssl_context
         self.requests = []  # (head text, parsed body)
         self.disconnects = 0  # streams whose client went away before the end
         self.pieces_sent = {}  # model -> pieces written before it ended
-        self.loop = asyncio.new_event_loop()
-        ready = threading.Event()
-        self.thread = threading.Thread(target=self._run, args=(ready,), daemon=True)
-        self.thread.start()
-        ready.wait(5)
-
-    def _run(self, ready):
-        asyncio.set_event_loop(self.loop)
-        self.server = self.loop.run_until_complete(
-            asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.ssl_context))
-        self.port = self.server.sockets[0].getsockname()[1]
-        ready.set()
-        self.loop.run_forever()
-
-    @property
-    def url(self):
-        return f"{'https' if self.ssl_context else 'http'}://127.0.0.1:{self.port}"
-
-    def stop(self):
-        async def shutdown():
-            self.server.close()
-            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-        asyncio.run_coroutine_threadsafe(shutdown(), self.loop).result(5)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
-        self.loop.close()
+        super().__init__(ssl_context)
 
     async def _serve(self, reader, writer):
         try:
@@ -160,9 +130,7 @@ class FakeUpstream:
 
 @pytest.fixture(scope="module")
 def upstream():
-    u = FakeUpstream()
-    yield u
-    u.stop()
+    yield from serving(FakeUpstream())
 
 
 def start_proxy(upstream_url, tmp_path, *flags):
@@ -376,9 +344,11 @@ def test_start_up_refuses_a_missing_schema():
 MODEL = ROOT / "models" / "tiny-kjv.gguf"
 
 
-def test_against_our_own_inference_server(tmp_path):
+@pytest.mark.parametrize("http2", ["auto", "prior-knowledge"])
+def test_against_our_own_inference_server(tmp_path, http2):
     """The proxy in front of `slipstream-serve --model`: the model's output is constrained by the response_format
-    the proxy adds, so the stream validates and completes."""
+    the proxy adds, so the stream validates and completes. Over HTTP/1.1 (auto, on http://) and over our own engine's
+    HTTP/2 (h2c by prior knowledge)."""
     if not SERVE.exists() or not MODEL.exists():
         pytest.skip("slipstream-serve or models/tiny-kjv.gguf is missing")
     model = Server([str(SERVE), "--port", "0", "--threads", "1", "--model", str(MODEL), "--model-id", "kjv",
@@ -390,7 +360,7 @@ def test_against_our_own_inference_server(tmp_path):
         path = tmp_path / "kjv.json"
         path.write_text(json.dumps(schema))
         proxy = Server([str(SERVE), "--port", "0", "--threads", "1", "--llm-upstream", model.url,
-                        "--llm-proxy-schema", str(path), "--llm-proxy-model", "kjv"])
+                        "--llm-proxy-schema", str(path), "--llm-proxy-model", "kjv", "--llm-upstream-http2", http2])
         try:
             # The tiny model pads with whitespace (valid JSON): ~170 tokens; its context is 256.
             r = post(proxy, {"messages": [{"role": "user", "content": "In the beginning"}], "max_tokens": 220,
@@ -401,6 +371,9 @@ def test_against_our_own_inference_server(tmp_path):
             assert kind == "complete", events[-3:]
             assert set(doc) == {"book", "chapter"} and isinstance(doc["chapter"], int)
             assert len(doc["book"]) <= 12
+            metrics = httpx.get(model.url + "/metrics", timeout=10).text
+            opened = [x for x in metrics.splitlines() if x.startswith("slipstream_http2_streams_opened_total")]
+            assert float(opened[0].split()[-1]) == (1 if http2 == "prior-knowledge" else 0), opened
         finally:
             proxy.stop()
     finally:

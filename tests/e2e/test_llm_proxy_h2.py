@@ -1,22 +1,21 @@
 """The validated LLM proxy against HTTP/2 upstreams (`--llm-upstream-http2`): a fake OpenAI-compatible upstream
 written with the `h2` library (h2c by prior knowledge, and TLS where ALPN chooses h2), streaming the same canned
 chunks as tests/e2e/test_llm_proxy.py; early aborts and client disconnects reset only their stream (RST_STREAM),
-concurrent calls share one connection; and our own engine's HTTP/2 (`slipstream-serve --model`) as the upstream."""
+concurrent calls share one connection; tests/e2e/test_llm_proxy.py runs
+the proxy over h2c to our own engine's HTTP/2 (`slipstream-serve --model`)."""
 
 import asyncio
 import concurrent.futures
 import json
 import socket
 import ssl
-import threading
 import time
 
-import httpx
 import pytest
 
-from tests.conftest import Server
+from tests.e2e.asyncio_server import ThreadedAsyncioServer, serving
 from tests.e2e.certs import make_pki
-from tests.e2e.test_llm_proxy import MODEL, SCRIPTS, SERVE, FakeUpstream, events_of, post, request, start_proxy
+from tests.e2e.test_llm_proxy import SCRIPTS, FakeUpstream, events_of, post, request, start_proxy
 
 h2_connection = pytest.importorskip("h2.connection", reason="the h2 package is not installed")
 h2_config = pytest.importorskip("h2.config")
@@ -24,48 +23,17 @@ h2_events = pytest.importorskip("h2.events")
 h2_exceptions = pytest.importorskip("h2.exceptions")
 
 
-class H2Upstream:
+class H2Upstream(ThreadedAsyncioServer):
     """An OpenAI-compatible /v1/chat/completions over HTTP/2 on 127.0.0.1, on its own thread (asyncio + h2)."""
 
     def __init__(self, ssl_context=None):
-        self.ssl_context = ssl_context
         self.requests = []  # (headers dict, parsed body, connection number)
         self.resets = []  # models whose stream the client reset
         self.connections = 0
         self.alpn = []  # the protocol ALPN chose, per TLS connection
         self.active = 0
         self.max_active = 0
-        self.loop = asyncio.new_event_loop()
-        ready = threading.Event()
-        self.thread = threading.Thread(target=self._run, args=(ready,), daemon=True)
-        self.thread.start()
-        ready.wait(5)
-
-    def _run(self, ready):
-        asyncio.set_event_loop(self.loop)
-        self.server = self.loop.run_until_complete(
-            asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.ssl_context)
-        )
-        self.port = self.server.sockets[0].getsockname()[1]
-        ready.set()
-        self.loop.run_forever()
-
-    @property
-    def url(self):
-        return f"{'https' if self.ssl_context else 'http'}://127.0.0.1:{self.port}"
-
-    def stop(self):
-        async def shutdown():
-            self.server.close()
-            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-        asyncio.run_coroutine_threadsafe(shutdown(), self.loop).result(5)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
-        self.loop.close()
+        super().__init__(ssl_context)
 
     async def _serve(self, reader, writer):
         self.connections += 1
@@ -132,9 +100,7 @@ class H2Upstream:
 
 @pytest.fixture(scope="module")
 def h2c():
-    u = H2Upstream()
-    yield u
-    u.stop()
+    yield from serving(H2Upstream())
 
 
 @pytest.fixture(scope="module")
@@ -233,68 +199,3 @@ def test_tls_upstream_chooses_h2_by_alpn(tmp_path):
             off.stop()
     finally:
         up.stop()
-
-
-def test_against_our_own_inference_server_over_h2c(tmp_path):
-    """The proxy in front of `slipstream-serve --model`, speaking h2c to our own engine's HTTP/2."""
-    if not SERVE.exists() or not MODEL.exists():
-        pytest.skip("slipstream-serve or models/tiny-kjv.gguf is missing")
-    model = Server(
-        [
-            str(SERVE),
-            "--port",
-            "0",
-            "--threads",
-            "1",
-            "--model",
-            str(MODEL),
-            "--model-id",
-            "kjv",
-            "--model-threads",
-            "2",
-            "--model-kv-cache",
-            "16m",
-        ]
-    )
-    try:
-        schema = {
-            "type": "object",
-            "properties": {"book": {"type": "string", "maxLength": 12}, "chapter": {"type": "integer"}},
-            "required": ["book", "chapter"],
-            "additionalProperties": False,
-        }
-        path = tmp_path / "kjv.json"
-        path.write_text(json.dumps(schema))
-        proxy = Server(
-            [
-                str(SERVE),
-                "--port",
-                "0",
-                "--threads",
-                "1",
-                "--llm-upstream",
-                model.url,
-                "--llm-upstream-http2",
-                "prior-knowledge",
-                "--llm-proxy-schema",
-                str(path),
-                "--llm-proxy-model",
-                "kjv",
-            ]
-        )
-        try:
-            r = post(
-                proxy,
-                {"messages": [{"role": "user", "content": "In the beginning"}], "max_tokens": 220, "temperature": 0},
-            )
-            assert r.status_code == 200, r.text
-            kind, doc = events_of(r)[-1]
-            assert kind == "complete"
-            assert set(doc) == {"book", "chapter"} and isinstance(doc["chapter"], int)
-            metrics = httpx.get(model.url + "/metrics", timeout=10).text
-            opened = [line for line in metrics.splitlines() if line.startswith("slipstream_http2_streams_opened_total")]
-            assert opened and float(opened[0].split()[-1]) >= 1, opened  # the call came as an HTTP/2 stream
-        finally:
-            proxy.stop()
-    finally:
-        model.stop()
