@@ -37,7 +37,16 @@ SCRIPTS = {
     "invalid-missing": ['{"age": 3', "}"],
     "chatter": ["Sure! Here it is: ", '{"name": "x"}'],
     "truncated": ['{"name": "Ad', 'a", "age"'],
+    # tool calls: (tool call index, function name or None, a piece of its arguments)
+    "tool-valid": [(0, "get_weather", '{"ci'), (0, None, 'ty": "Paris", '), (0, None, '"unit": "c"}')],
+    "tool-invalid": [(0, "get_weather", '{"city": '), (0, None, "12")] + [(0, None, " ")] * 30 + [(0, None, "}")],
+    "tool-unknown": [(0, "launch", "{}")],
+    "tool-truncated": [(0, "get_weather", '{"city": "Paris"')],
 }
+
+WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}, "unit": {"enum": ["c", "f"]}},
+    "required": ["city"], "additionalProperties": False}}}
 
 
 class FakeUpstream(ThreadedAsyncioServer):
@@ -60,7 +69,7 @@ class FakeUpstream(ThreadedAsyncioServer):
                         length = int(line.split(":", 1)[1])
                 body = json.loads(await reader.readexactly(length)) if length else {}
                 self.requests.append((text, body))
-                if not await self._answer(body.get("model", ""), writer):
+                if not await self._answer(body.get("model", ""), writer, body):
                     break
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
             pass
@@ -78,7 +87,21 @@ class FakeUpstream(ThreadedAsyncioServer):
                "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": finish}]}
         return f"data: {json.dumps(obj)}\n\n"
 
-    async def _answer(self, model, writer):
+    @classmethod
+    def _piece_event(cls, piece):
+        """A content piece, or (index, name, arguments) of a tool call (the name and an id in its first piece)."""
+        if isinstance(piece, str):
+            return cls._event(piece)
+        index, name, arguments = piece
+        call = {"index": index, "function": {"arguments": arguments}}
+        if name:
+            call.update(id=f"call_{index}", type="function")
+            call["function"]["name"] = name
+        obj = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "fake",
+               "choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}]}
+        return f"data: {json.dumps(obj)}\n\n"
+
+    async def _answer(self, model, writer, request=None):
         """Writes one response; False when the connection must close."""
         if model == "500":
             body = b'{"error": {"message": "the model crashed", "type": "server_error"}}'
@@ -111,14 +134,19 @@ class FakeUpstream(ThreadedAsyncioServer):
         try:
             for i, piece in enumerate(pieces):
                 if model == "truncated" and i == len(pieces) - 1:
-                    writer.write(self._chunk(self._event(piece)))
+                    writer.write(self._chunk(self._piece_event(piece)))
                     await writer.drain()
                     return False  # closes without the last chunk or [DONE]
-                writer.write(self._chunk(self._event(piece)))
+                writer.write(self._chunk(self._piece_event(piece)))
                 await writer.drain()
                 sent += 1
                 await asyncio.sleep(gap)
-            writer.write(self._chunk(self._event("", "stop")) + self._chunk("data: [DONE]\n\n") + b"0\r\n\r\n")
+            finish = self._event("", "tool_calls" if model.startswith("tool-") else "stop")
+            if (request or {}).get("stream_options", {}).get("include_usage"):
+                usage = {"prompt_tokens": 12, "completion_tokens": len(pieces), "total_tokens": 12 + len(pieces)}
+                finish += "data: " + json.dumps({"id": "c1", "object": "chat.completion.chunk", "choices": [],
+                                                 "usage": usage}) + "\n\n"
+            writer.write(self._chunk(finish) + self._chunk("data: [DONE]\n\n") + b"0\r\n\r\n")
             await writer.drain()
         except ConnectionError:
             self.disconnects += 1
@@ -294,6 +322,48 @@ def test_ndjson_deltas(upstream, tmp_path):
         assert lines[-1] == {"type": "complete", "value": {"name": "Ada Lovelace", "age": 36}}
     finally:
         s.stop()
+
+
+def test_usage_is_passed_through(proxy, upstream):
+    r = post(proxy, request("valid", stream_options={"include_usage": True}))
+    events = events_of(r)
+    assert events[-2:] == [("usage", {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17}),
+                           ("complete", {"name": "Ada Lovelace", "age": 36})]
+    assert upstream.requests[-1][1]["stream_options"] == {"include_usage": True}
+    assert all(kind != "usage" for kind, _ in events_of(post(proxy, request("valid"))))  # not asked: none
+
+
+def test_tool_call_arguments_are_validated_as_they_stream(proxy, upstream):
+    events = events_of(post(proxy, request("tool-valid", tools=[WEATHER])))
+    assert events[-1] == ("tool_calls", {"tool_calls": [
+        {"index": 0, "id": "call_0", "name": "get_weather", "arguments": {"city": "Paris", "unit": "c"}}]})
+    assert upstream.requests[-1][1]["tools"] == [WEATHER]
+    # A number where the tool wants a string: the error names the argument, and the upstream is cut early.
+    kind, error = events_of(post(proxy, request("tool-invalid", tools=[WEATHER])))[-1]
+    assert (kind, error["pointer"], error["keyword"], error["offset"]) == ("error", "/tool_calls/0/arguments/city",
+                                                                          "type", 9)
+    deadline = time.monotonic() + 5
+    while "tool-invalid" not in upstream.pieces_sent and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert upstream.pieces_sent["tool-invalid"] < 20  # of 33: the proxy closed the connection
+    kind, error = events_of(post(proxy, request("tool-unknown", tools=[WEATHER])))[-1]
+    assert (kind, error["keyword"], error["pointer"]) == ("error", "tool", "/tool_calls/0/arguments")
+    assert "'launch'" in error["message"]
+    kind, error = events_of(post(proxy, request("tool-truncated", tools=[WEATHER])))[-1]
+    assert (kind, error["keyword"], error["pointer"]) == ("error", "json", "/tool_calls/0/arguments")
+    # Without tools in the request, tool calls are not checked (and no content is an error).
+    kind, error = events_of(post(proxy, request("tool-valid")))[-1]
+    assert (kind, error["keyword"]) == ("error", "json")
+
+
+def test_bad_tool_definitions_are_refused_before_the_upstream(proxy, upstream):
+    before = len(upstream.requests)
+    r = post(proxy, request("tool-valid", tools=[{"type": "function", "function": {"parameters": {}}}]))
+    assert r.status_code == 400 and "tools[0]" in r.json()["error"]["message"]
+    bad_schema = {"type": "function", "function": {"name": "f", "parameters": {"type": 12}}}
+    r = post(proxy, request("tool-valid", tools=[bad_schema]))
+    assert r.status_code == 400 and "tools[0].function.parameters" in r.json()["error"]["message"]
+    assert len(upstream.requests) == before
 
 
 def test_tls_upstream_is_verified(tmp_path):

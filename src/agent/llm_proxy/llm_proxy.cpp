@@ -89,6 +89,12 @@ struct LlmProxy::Impl {
             call.refuse_now(400, lp::error_body(body.status().message(), "invalid_request_error", "invalid_request"));
             return;
         }
+        base::Result<lp::ToolSchemas> tools = lp::compile_tool_schemas(request_json);
+        if (!tools.is_ok()) {
+            call.refuse_now(400, lp::error_body(tools.status().message(), "invalid_request_error", "invalid_request"));
+            return;
+        }
+        if (!tools->empty()) call.set_tools(std::move(tools).value());
         store::http::Request r;
         r.method = "POST";
         r.url = url;
