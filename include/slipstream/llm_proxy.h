@@ -93,11 +93,15 @@ struct LlmCallOptions {
 /// document that proved it invalid, the JSON pointer of the value, the schema keyword that can no longer be
 /// satisfied, or "json" for a syntax error, "maxBytes" past max_output_bytes, "refusal" when the model refused,
 /// "upstream" when the upstream failed mid-stream: its error object, a lost connection, a stall, a stream cut
-/// short).
+/// short; pointers under "/tool_calls/<i>/arguments" for a tool call's arguments, keyword "tool" for a function the
+/// request does not name). Before the last: "usage" (the upstream's token counts) when it sent them. When the
+/// request named tools and the model called some, the last event is "tool_calls" instead of "complete":
+/// {"tool_calls": [{"index", "id", "name", "arguments"}], "content": the document when there was content too}.
 struct LlmStreamEvent {
     std::string_view kind;
     std::string_view json;
-    bool last() const { return kind == "complete" || kind == "error"; }
+    /// The final event: "complete", "error" or "tool_calls".
+    bool last() const { return kind == "complete" || kind == "error" || kind == "tool_calls"; }
 };
 
 /// Why a call ended before any event: what to answer the client. `status`: 400 (the request is not a JSON object,
@@ -111,9 +115,10 @@ struct LlmRefusal {
 };
 
 /// What a call tells its caller. Exactly one of: on_refused once; or on_start once (the upstream accepted: 2xx)
-/// then on_event for every event, the last one being "complete" or "error". They run on the proxy's client thread
-/// (one thread for all calls of a proxy: keep them short), except a refusal decided before the upstream is called
-/// (a bad request), which runs at once on the calling thread, inside start(). After cancel() nothing more runs.
+/// then on_event for every event, the last one being "complete", "error" or "tool_calls" (LlmStreamEvent::last). They
+/// run on the proxy's client thread (one thread for all calls of a proxy: keep them short), except a refusal decided
+/// before the upstream is called (a bad request), which runs at once on the calling thread, inside start(). After
+/// cancel() nothing more runs.
 struct LlmCallHandlers {
     std::function<void(const LlmRefusal& refusal)> on_refused;
     std::function<void()> on_start;

@@ -194,7 +194,7 @@ async def _events(call: Any, queue: asyncio.Queue[tuple[str, str, int, str]], fo
                 yield b"event: %s\ndata: %s\n\n" % (kind.encode(), payload.encode())
             else:
                 yield b'{"type":"%s","value":%s}\n' % (kind.encode(), payload.encode())
-            if kind in ("complete", "error"):
+            if kind in ("complete", "error", "tool_calls"):  # the final event
                 return
     finally:
         if not call.done():

@@ -42,6 +42,7 @@ SCRIPTS = {
     "tool-invalid": [(0, "get_weather", '{"city": '), (0, None, "12")] + [(0, None, " ")] * 30 + [(0, None, "}")],
     "tool-unknown": [(0, "launch", "{}")],
     "tool-truncated": [(0, "get_weather", '{"city": "Paris"')],
+    "tool-and-content": ['{"name": "Ada", ', '"age": 36}', (0, "get_weather", '{"city": "Rome"}')],
 }
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
@@ -351,6 +352,12 @@ def test_tool_call_arguments_are_validated_as_they_stream(proxy, upstream):
     assert "'launch'" in error["message"]
     kind, error = events_of(post(proxy, request("tool-truncated", tools=[WEATHER])))[-1]
     assert (kind, error["keyword"], error["pointer"]) == ("error", "json", "/tool_calls/0/arguments")
+    # Content and a call: the call, and the valid document under "content".
+    events = events_of(post(proxy, request("tool-and-content", tools=[WEATHER])))
+    assert events[-1] == ("tool_calls", {"tool_calls": [
+        {"index": 0, "id": "call_0", "name": "get_weather", "arguments": {"city": "Rome"}}],
+        "content": {"name": "Ada", "age": 36}})
+    assert [k for k, _ in events[:-1]] == ["partial"] * (len(events) - 1)
     # Without tools in the request, tool calls are not checked (and no content is an error).
     kind, error = events_of(post(proxy, request("tool-valid")))[-1]
     assert (kind, error["keyword"]) == ("error", "json")

@@ -430,10 +430,11 @@ void ProxyCall::feed(std::string_view piece) {
 
 void ProxyCall::finish_document() {
     if (done_.load()) return;
-    if (tools_ && tools_->any()) {
-        // The model called tools: each call's arguments must be complete and valid; with no content, the calls are
-        // the answer (the final event), else they precede the document's verdict.
-        std::string calls;
+    // The model called tools: each call's arguments must be complete and valid, and the calls are the final event
+    // (with the document under "content" when there was content too, valid).
+    std::string calls;
+    const bool tool_calls = tools_ && tools_->any();
+    if (tool_calls) {
         if (std::optional<structured::SchemaFailure> f = tools_->finish(calls)) {
             end_with("error", failure_json(f->offset, f->pointer, f->keyword, f->message), counters_->invalid);
             return;
@@ -442,12 +443,17 @@ void ProxyCall::finish_document() {
             end_with("tool_calls", std::move(calls), counters_->completed);
             return;
         }
-        emit("tool_calls", calls);
     }
     structured::StreamState state = validator_->finish();
     if (state == structured::StreamState::kComplete) {
         std::string doc;
         validator_->snapshot_json(doc);
+        if (tool_calls) {
+            calls.pop_back();  // the closing brace
+            calls.append(",\"content\":").append(doc).append("}");
+            end_with("tool_calls", std::move(calls), counters_->completed);
+            return;
+        }
         end_with("complete", std::move(doc), counters_->completed);
         return;
     }
