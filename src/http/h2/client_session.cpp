@@ -82,6 +82,7 @@ base::Result<std::uint32_t> ClientSession::submit(const ClientRequest& r) {
     s->recv = detail::ReceiveWindow(config_.stream_window);
     s->body = r.body;
     s->local_ended = s->body.empty();
+    s->no_content = r.method == "HEAD";
 
     block_scratch_.clear();
     encoder_.begin_block(block_scratch_);

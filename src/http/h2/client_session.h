@@ -135,6 +135,7 @@ class ClientSession final : private HpackFieldSink {
         std::size_t body_pos = 0;
         bool local_ended = false;  // END_STREAM sent (or queued)
         bool head = false;         // the final response head arrived
+        bool no_content = false;   // a HEAD request: Content-Length describes a body that is not sent (§8.1.1)
         std::int64_t content_length = -1;
         std::uint64_t data_bytes = 0;
         bool writing = false;  // in writers_

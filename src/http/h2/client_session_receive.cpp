@@ -295,7 +295,8 @@ void ClientSession::response_head(Stream& s, bool ends) {
         return;  // 100, 103: the final head follows
     }
     s.head = true;
-    s.content_length = field_content_length_;
+    // A response without content (to HEAD, 204, 304) may carry the Content-Length of the one it stands for.
+    s.content_length = s.no_content || status_ == 204 || status_ == 304 ? -1 : field_content_length_;
     std::vector<HeaderField> views;
     views.reserve(fields_.size());
     for (const auto& [n, v] : fields_)

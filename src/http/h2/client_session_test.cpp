@@ -186,6 +186,14 @@ TEST(ClientSession, ResponseHeadsInterimTrailersAndContentLength) {
     EXPECT_TRUE(r.c.responses[3].failed);
     EXPECT_EQ(r.c.responses[3].reason, "less DATA than content-length");
     EXPECT_EQ(rst_code(parse_frames(r.c.out()), 3), kProtocolError);
+    // HEAD (and 304): a Content-Length without content is fine.
+    auto head = r.c.session.submit(
+        {.method = "HEAD", .scheme = "https", .authority = "x", .path = "/", .headers = {}, .body = {}});
+    ASSERT_TRUE(head.is_ok());
+    ASSERT_TRUE(
+        r.feed(frame(kHeaders, kEndHeaders | kEndStream, *head, status_block("200", literal("content-length", "42"))))
+            .is_ok());
+    EXPECT_TRUE(r.c.responses[*head].ended);
     // A padded DATA frame: padding dropped.
     ASSERT_TRUE(r.feed(frame(kHeaders, kEndHeaders, 5, status_block("200"))).is_ok());
     ASSERT_TRUE(r.feed(frame(kData, kPadded | kEndStream, 5, std::string("\x03", 1) + "hi" + "000")).is_ok());
