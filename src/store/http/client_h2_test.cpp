@@ -136,6 +136,25 @@ TEST_F(ClientTest, AutoSpeaksHttp1WhenTheServerChoosesIt) {
     EXPECT_FALSE(out.status.is_ok());
 }
 
+TEST_F(ClientTest, AutoOpensMoreConnectionsOnceTheOriginTurnsOutHttp1) {
+    // One connection while the protocol is unknown; once ALPN said http/1.1, the waiting calls get their own.
+    TestServer server(
+        [](ServerConn& c) {
+            while (!c.read_request().empty()) {
+                c.sleep_ms(100);
+                if (!c.write(ok_response("slow h1"))) return;
+            }
+        },
+        pki().server_cert, pki().server_key, {"http/1.1"});
+    auto client = make(tls_options());
+    std::vector<Outcome> outs(6);
+    ASSERT_TRUE(fetch_all(*client, server.url("/"), outs));
+    for (auto& out : outs)
+        EXPECT_TRUE(out.status.is_ok()) << out.status.to_string();
+    EXPECT_EQ(server.connections(), 6);
+    EXPECT_EQ(server.max_concurrent(), 6);
+}
+
 TEST_F(ClientTest, Http2MultiplexesConcurrentCallsOnOneConnection) {
     Reply slow = text("x");
     slow.chunks = {"a", "b", "c"};

@@ -199,9 +199,12 @@ void Connection::ready(bool http2) {
     ++client_.counters_.connects;
     timer_.cancel();
     if (!http2) {
+        const bool was_unknown = origin_.learned == Origin::Protocol::kUnknown;
         origin_.learned = Origin::Protocol::kHttp1;
         state_ = State::kIdle;
         client_.release(this);
+        // The origin speaks HTTP/1.1: the calls that waited behind this one connection get connections of their own.
+        if (was_unknown && !client_.closing_) client_.dispatch(origin_);
         return;
     }
     origin_.learned = Origin::Protocol::kHttp2;
