@@ -303,7 +303,9 @@ class LlmRoute:
         stream = ("SSE events (`event:` the kind, `data:` compact JSON)" if self.format == "sse"
                   else "NDJSON lines ({\"type\": kind, \"value\": payload})")
         ok = (f"{stream}: `{kind}` after each piece of the upstream's output, then `complete` (the document, valid "
-              "against the schema) or `error` ({offset, pointer, keyword, message}).")
+              "against the schema) or `error` ({offset, pointer, keyword, message}); `usage` before it when the "
+              "upstream sent token counts; `tool_calls` instead of `complete` when the request named tools and the "
+              "model called them (their arguments validated against the tools' parameters).")
         error = {"description": "an OpenAI-style error", "content": {"application/json": {"schema": _ERROR_BODY}}}
         operation: dict[str, Any] = {
             "summary": self.summary or "Validated LLM stream",

@@ -191,6 +191,23 @@ def test_unreachable_upstream_is_502():
     assert r.status_code == 502 and r.json()["error"]["message"]
 
 
+def test_tool_calls_end_a_handlers_stream(fake):
+    """A request naming tools: the model's calls, validated, are the final event of upstream.stream()."""
+    from tests.e2e.test_llm_proxy import WEATHER
+
+    app = App()
+    upstream = Upstream(fake.url)
+
+    @app.post("/tools")
+    async def tools():
+        return await upstream.stream(Person, ask("tool-valid", tools=[WEATHER], stream_options={"include_usage": True}))
+
+    with TestClient(app) as c:
+        events = sse(c.post("/tools"))
+    assert [k for k, _ in events] == ["usage", "tool_calls"]
+    assert events[-1][1]["tool_calls"][0]["arguments"] == {"city": "Paris", "unit": "c"}
+
+
 def test_an_http2_upstream():
     """Upstream(..., http2="prior-knowledge") speaks h2c to an HTTP/2-only upstream (the `h2` package's, from
     tests/e2e/test_llm_proxy_h2.py): the route's stream and a handler's upstream.stream() both validate."""
