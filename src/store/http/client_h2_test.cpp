@@ -351,6 +351,33 @@ TEST_F(ClientTest, Http2GoawayRetriesTheStreamsAboveItsLastId) {
     EXPECT_EQ(server.connections(), 2);
 }
 
+TEST_F(ClientTest, Http2AWholeResponseHeldByPauseSurvivesTheConnectionClosing) {
+    TestServer server([&](ServerConn& c) {
+        std::string buf;
+        read_headers(c, buf, 1);
+        c.write(raw::frame(raw::kSettings, 0, 0, "") + ok_head(1, false) +
+                raw::frame(raw::kData, raw::kEndStream, 1, "the whole body"));
+        c.close();  // the server is gone before the reader resumes
+    });
+    auto client = make(h2c_options());
+    Outcome out;
+    std::shared_ptr<Call> call;
+    ResponseCallbacks cb = record(out);
+    cb.on_head = [&](const ResponseHead& h) {
+        out.head = h;
+        call->pause();
+    };
+    call = client->start(get(server.url("/")), std::move(cb));
+    ASSERT_TRUE(run_until([&] { return out.head.has_value(); }));
+    run_for(200ms);
+    EXPECT_FALSE(out.ended);
+    call->resume();
+    ASSERT_TRUE(run_until([&] { return out.ended; }));
+    EXPECT_TRUE(out.status.is_ok()) << out.status.to_string();
+    EXPECT_EQ(out.body, "the whole body");
+    ASSERT_TRUE(run_until([&] { return client->stats().open == 0; }));
+}
+
 struct Bad {
     const char* name;
     std::string frames;  // after the server's SETTINGS

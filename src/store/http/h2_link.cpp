@@ -101,6 +101,7 @@ std::shared_ptr<Call> H2Link::abort(Call* which) {
     session_.reset(id, h2::ErrorCode::kCancel);
     flush();
     update();
+    drop_if_finished();
     return call;
 }
 
@@ -189,6 +190,7 @@ void H2Link::pause_changed(Call* which) {
     if (call->h2_ended_) {
         detach(call->stream_id_);
         end_call(call, base::Status::ok());
+        drop_if_finished();
     } else if (call->head_seen_) {
         arm(*call, call->request_.timeouts.idle_ns, "idle");
     }
@@ -387,10 +389,25 @@ void H2Link::fail_connection(base::Status status) {
         ids.push_back(id);
     std::sort(ids.begin(), ids.end());
     conn_.close();
-    client_.drop(&conn_, false);
-    for (std::uint32_t id : ids)
+    // A response that ended while its reader was paused is whole: it is delivered at resume(), and the connection
+    // (closed) stays known until then.
+    bool kept = false;
+    for (std::uint32_t id : ids) {
+        std::shared_ptr<Call> call = find(id);
+        if (call && call->h2_ended_) {
+            kept = true;
+            continue;
+        }
         fail_call(id, status, false);
+    }
+    if (!kept) client_.drop(&conn_, false);
     if (!client_.closing_) client_.dispatch(origin_);
+}
+
+void H2Link::drop_if_finished() {
+    if (failed_ && calls_.empty() && conn_.state() == Connection::State::kClosed && !client_.closing_) {
+        client_.drop(&conn_);
+    }
 }
 
 void H2Link::finish_close() {

@@ -69,6 +69,8 @@ class H2Link final : private h2::ClientSessionHandler {
     void update();  // socket events, the idle timer, and dispatching waiting calls after streams ended
     void fail_connection(base::Status status);
     void finish_close();
+    // A failed connection kept for calls whose whole response waits for resume(): dropped once they are done.
+    void drop_if_finished();
 
     Connection& conn_;
     Client& client_;
