@@ -194,13 +194,7 @@ TEST_F(ClientTest, Http2PausedStreamHoldsTheServerAtItsWindow) {
     o.h2.stream_window = 64 * 1024;
     auto client = make(o);
     Outcome out;
-    std::shared_ptr<Call> call;
-    ResponseCallbacks cb = record(out);
-    cb.on_head = [&](const ResponseHead& h) {
-        out.head = h;
-        call->pause();
-    };
-    call = client->start(get(server.url("/big")), std::move(cb));
+    std::shared_ptr<Call> call = start_paused(*client, get(server.url("/big")), out);
     ASSERT_TRUE(run_until([&] { return out.head.has_value(); }));
     run_for(300ms);  // the server would send all 1 MiB in this time without flow control
     EXPECT_LE(server.max_body_sent(), 64u * 1024);
@@ -361,13 +355,7 @@ TEST_F(ClientTest, Http2AWholeResponseHeldByPauseSurvivesTheConnectionClosing) {
     });
     auto client = make(h2c_options());
     Outcome out;
-    std::shared_ptr<Call> call;
-    ResponseCallbacks cb = record(out);
-    cb.on_head = [&](const ResponseHead& h) {
-        out.head = h;
-        call->pause();
-    };
-    call = client->start(get(server.url("/")), std::move(cb));
+    std::shared_ptr<Call> call = start_paused(*client, get(server.url("/")), out);
     ASSERT_TRUE(run_until([&] { return out.head.has_value(); }));
     run_for(200ms);
     EXPECT_FALSE(out.ended);

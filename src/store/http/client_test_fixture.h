@@ -55,6 +55,18 @@ class ClientTest : public ::testing::Test {
     }
     // Starts `r` and records what the callbacks say.
     std::shared_ptr<Call> start(Client& c, Request r, Outcome& out) { return c.start(std::move(r), record(out)); }
+    // start(), and the call pauses itself as its head arrives.
+    std::shared_ptr<Call> start_paused(Client& c, Request r, Outcome& out) {
+        auto self = std::make_shared<std::weak_ptr<Call>>();
+        ResponseCallbacks cb = record(out);
+        cb.on_head = [&out, self](const ResponseHead& h) {
+            out.head = h;
+            if (std::shared_ptr<Call> call = self->lock()) call->pause();
+        };
+        std::shared_ptr<Call> call = c.start(std::move(r), std::move(cb));
+        *self = call;
+        return call;
+    }
     // Callbacks that record into `out` (a test replaces the ones it needs).
     static ResponseCallbacks record(Outcome& out) {
         ResponseCallbacks cb;
