@@ -98,8 +98,9 @@ ALLOWED = {
         "server/h1",
         "slipstream",
     },
-    # store/http, the outbound HTTP client, reads responses with http/h1's parsers and events with http/sse's.
-    "store": {"base", "net", "json", "http/h1", "http/sse"},
+    # store/http, the outbound HTTP client, reads responses with http/h1's parsers and events with http/sse's, and
+    # speaks HTTP/2 through http/h2's ClientSession (our frame codec and HPACK).
+    "store": {"base", "net", "json", "http/h1", "http/h2", "http/h2/hpack", "http/sse"},
     # http/sse: the LLM proxy (agent/llm_proxy) reads its upstream's event stream with the base-only parser there.
     "agent": {"base", "json", "store", "metrics", "slipstream", "http/sse"},
     # the decision service reuses agent/sessions' transaction runner, SQL text and merge patch ("agent"), and the

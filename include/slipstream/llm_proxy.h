@@ -15,6 +15,13 @@
 namespace slipstream {
 
 /// Where and how to reach the upstream (OpenAI, vLLM, llama.cpp's server, our own ModelServer, ...).
+/// How the proxy talks to its upstream.
+enum class UpstreamHttp2 : std::uint8_t {
+    kAuto,            ///< https: HTTP/2 when the upstream chooses it by ALPN, else HTTP/1.1; http: HTTP/1.1
+    kOff,             ///< HTTP/1.1 only
+    kPriorKnowledge,  ///< HTTP/2 without asking (h2c over plain TCP)
+};
+
 struct LlmUpstreamOptions {
     /// "https://api.openai.com", "http://127.0.0.1:8000", or with a path prefix ("https://host/openai").
     std::string base_url;
@@ -33,8 +40,11 @@ struct LlmUpstreamOptions {
                                                    // server's handler_timeout_ms: the client gets 504 either way)
     std::uint32_t idle_timeout_ms = 60'000;        // between two pieces of the upstream's stream
     std::uint32_t total_timeout_ms = 0;            // one whole call; 0: none
-    std::size_t max_connections = 64;              // to the upstream, at once; more calls wait
-    std::size_t max_waiting = 1024;                // calls waiting for a connection; then 502
+    std::size_t max_connections = 64;              // to the upstream, at once (HTTP/1.1); more calls wait
+    /// HTTP/2: one connection, calls multiplexed as streams (at most max_streams at once; more calls wait).
+    UpstreamHttp2 http2 = UpstreamHttp2::kAuto;
+    std::uint32_t max_streams = 100;
+    std::size_t max_waiting = 1024;  // calls waiting for a connection; then 502
 };
 
 /// A JSON Schema compiled once (draft 2020-12 unless its `$schema` says draft 7); immutable and shared by the calls
@@ -83,11 +93,15 @@ struct LlmCallOptions {
 /// document that proved it invalid, the JSON pointer of the value, the schema keyword that can no longer be
 /// satisfied, or "json" for a syntax error, "maxBytes" past max_output_bytes, "refusal" when the model refused,
 /// "upstream" when the upstream failed mid-stream: its error object, a lost connection, a stall, a stream cut
-/// short).
+/// short; pointers under "/tool_calls/<i>/arguments" for a tool call's arguments, keyword "tool" for a function the
+/// request does not name). Before the last: "usage" (the upstream's token counts) when it sent them. When the
+/// request named tools and the model called some, the last event is "tool_calls" instead of "complete":
+/// {"tool_calls": [{"index", "id", "name", "arguments"}], "content": the document when there was content too}.
 struct LlmStreamEvent {
     std::string_view kind;
     std::string_view json;
-    bool last() const { return kind == "complete" || kind == "error"; }
+    /// The final event: "complete", "error" or "tool_calls".
+    bool last() const { return kind == "complete" || kind == "error" || kind == "tool_calls"; }
 };
 
 /// Why a call ended before any event: what to answer the client. `status`: 400 (the request is not a JSON object,
@@ -101,9 +115,10 @@ struct LlmRefusal {
 };
 
 /// What a call tells its caller. Exactly one of: on_refused once; or on_start once (the upstream accepted: 2xx)
-/// then on_event for every event, the last one being "complete" or "error". They run on the proxy's client thread
-/// (one thread for all calls of a proxy: keep them short), except a refusal decided before the upstream is called
-/// (a bad request), which runs at once on the calling thread, inside start(). After cancel() nothing more runs.
+/// then on_event for every event, the last one being "complete", "error" or "tool_calls" (LlmStreamEvent::last). They
+/// run on the proxy's client thread (one thread for all calls of a proxy: keep them short), except a refusal decided
+/// before the upstream is called (a bad request), which runs at once on the calling thread, inside start(). After
+/// cancel() nothing more runs.
 struct LlmCallHandlers {
     std::function<void(const LlmRefusal& refusal)> on_refused;
     std::function<void()> on_start;

@@ -58,6 +58,19 @@ LlmUpstreamOptions upstream_from_dict(const nb::dict& options) {
             o.max_connections = count(v, key, 1, 100'000);
         } else if (key == "max_waiting") {
             o.max_waiting = count(v, key, 0, 10'000'000);
+        } else if (key == "http2") {
+            const std::string mode = text(v, key);
+            if (mode == "auto") {
+                o.http2 = UpstreamHttp2::kAuto;
+            } else if (mode == "off") {
+                o.http2 = UpstreamHttp2::kOff;
+            } else if (mode == "prior-knowledge") {
+                o.http2 = UpstreamHttp2::kPriorKnowledge;
+            } else {
+                throw std::invalid_argument("http2 must be 'auto', 'off' or 'prior-knowledge'");
+            }
+        } else if (key == "max_streams") {
+            o.max_streams = static_cast<std::uint32_t>(count(v, key, 1, 100'000));
         } else {
             throw std::invalid_argument("unknown upstream option: " + key);
         }

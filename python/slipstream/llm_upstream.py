@@ -59,7 +59,9 @@ class Upstream:
     calls run on. `api_key` is sent as "Authorization: Bearer ..." (a client's own fields are never forwarded);
     `model` fills a request's "model" when it names none. Timeouts are in seconds: `first_byte_timeout` until the
     upstream's response head (504), `idle_timeout` between two pieces of its stream, `total_timeout` one whole call
-    (None: none). `max_connections` calls run at once, `max_waiting` more wait (then 503). A base_url that is not an
+    (None: none). `max_connections` calls run at once, `max_waiting` more wait (then 503). `http2`: "auto" (HTTP/2
+    when an https upstream chooses it by ALPN), "off", or "prior-knowledge" (HTTP/2 at once, h2c on http://); over
+    HTTP/2 the calls share one connection, `max_streams` at once. A base_url that is not an
     absolute http(s) URL, a bad value or a CA file that cannot be loaded raise ValueError. Share one Upstream between
     routes; it lives as long as the routes that use it."""
 
@@ -67,7 +69,8 @@ class Upstream:
                  chat_path: str = "/v1/chat/completions", headers: Mapping[str, str] | None = None,
                  verify_tls: bool = True, ca_file: str | None = None, connect_timeout: float = 10.0,
                  first_byte_timeout: float = 60.0, idle_timeout: float = 60.0, total_timeout: float | None = None,
-                 max_connections: int = 64, max_waiting: int = 1024) -> None:
+                 max_connections: int = 64, max_waiting: int = 1024,
+                 http2: Literal["auto", "off", "prior-knowledge"] = "auto", max_streams: int = 100) -> None:
         options: dict[str, Any] = {
             "base_url": base_url, "chat_path": chat_path, "verify_tls": verify_tls,
             "headers": [(str(k), str(v)) for k, v in (headers or {}).items()],
@@ -75,7 +78,8 @@ class Upstream:
             "first_byte_timeout_ms": _ms(first_byte_timeout, "first_byte_timeout"),
             "idle_timeout_ms": _ms(idle_timeout, "idle_timeout"),
             "total_timeout_ms": _ms(total_timeout, "total_timeout", zero_is_none=True),
-            "max_connections": max_connections, "max_waiting": max_waiting,
+            "max_connections": max_connections, "max_waiting": max_waiting, "http2": http2,
+            "max_streams": max_streams,
         }
         if api_key:
             options["api_key"] = api_key
@@ -194,7 +198,7 @@ async def _events(call: Any, queue: asyncio.Queue[tuple[str, str, int, str]], fo
                 yield b"event: %s\ndata: %s\n\n" % (kind.encode(), payload.encode())
             else:
                 yield b'{"type":"%s","value":%s}\n' % (kind.encode(), payload.encode())
-            if kind in ("complete", "error"):
+            if kind in ("complete", "error", "tool_calls"):  # the final event
                 return
     finally:
         if not call.done():
@@ -299,7 +303,9 @@ class LlmRoute:
         stream = ("SSE events (`event:` the kind, `data:` compact JSON)" if self.format == "sse"
                   else "NDJSON lines ({\"type\": kind, \"value\": payload})")
         ok = (f"{stream}: `{kind}` after each piece of the upstream's output, then `complete` (the document, valid "
-              "against the schema) or `error` ({offset, pointer, keyword, message}).")
+              "against the schema) or `error` ({offset, pointer, keyword, message}); `usage` before it when the "
+              "upstream sent token counts; `tool_calls` instead of `complete` when the request named tools and the "
+              "model called them (their arguments validated against the tools' parameters).")
         error = {"description": "an OpenAI-style error", "content": {"application/json": {"schema": _ERROR_BODY}}}
         operation: dict[str, Any] = {
             "summary": self.summary or "Validated LLM stream",

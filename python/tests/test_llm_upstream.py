@@ -191,7 +191,51 @@ def test_unreachable_upstream_is_502():
     assert r.status_code == 502 and r.json()["error"]["message"]
 
 
+def test_tool_calls_end_a_handlers_stream(fake):
+    """A request naming tools: the model's calls, validated, are the final event of upstream.stream()."""
+    from tests.e2e.test_llm_proxy import WEATHER
+
+    app = App()
+    upstream = Upstream(fake.url)
+
+    @app.post("/tools")
+    async def tools():
+        return await upstream.stream(Person, ask("tool-valid", tools=[WEATHER], stream_options={"include_usage": True}))
+
+    with TestClient(app) as c:
+        events = sse(c.post("/tools"))
+    assert [k for k, _ in events] == ["usage", "tool_calls"]
+    assert events[-1][1]["tool_calls"][0]["arguments"] == {"city": "Paris", "unit": "c"}
+
+
+def test_an_http2_upstream():
+    """Upstream(..., http2="prior-knowledge") speaks h2c to an HTTP/2-only upstream (the `h2` package's, from
+    tests/e2e/test_llm_proxy_h2.py): the route's stream and a handler's upstream.stream() both validate."""
+    pytest.importorskip("h2.connection", reason="the h2 package is not installed")
+    from tests.e2e.test_llm_proxy_h2 import H2Upstream
+
+    h2 = H2Upstream()
+    try:
+        app = App()
+        upstream = Upstream(h2.url, http2="prior-knowledge", max_streams=8)
+        app.llm_proxy("/v1/person", Person, upstream=upstream)
+
+        @app.post("/py")
+        async def from_python():
+            return await upstream.stream(Person, ask("valid"))
+
+        with TestClient(app) as c:
+            assert sse(c.post("/v1/person", json=ask("valid")))[-1] == ("complete", {"name": "Ada Lovelace", "age": 36})
+            assert sse(c.post("/py"))[-1] == ("complete", {"name": "Ada Lovelace", "age": 36})
+        assert h2.connections == 1 and len(h2.requests) == 2
+        assert h2.requests[0][0][":path"] == "/v1/chat/completions"
+    finally:
+        h2.stop()
+
+
 def test_bad_options_raise(fake):
+    with pytest.raises(ValueError):
+        Upstream(fake.url, http2="h3")
     with pytest.raises(ValueError):
         Upstream("ftp://example.com")
     with pytest.raises(ValueError):

@@ -668,6 +668,13 @@ Registry make_config_registry() {
          number(llm, &LP::total_timeout_ms)},
         {"llm-upstream-max-connections", G::kLlmProxy, "N", "connections to the upstream at once; more calls wait",
          integer(1, 100'000), number(llm, &LP::max_connections)},
+        {"llm-upstream-http2", G::kLlmProxy, "MODE",
+         "auto: HTTP/2 when an https upstream chooses it by ALPN (else HTTP/1.1); off: HTTP/1.1 only; "
+         "prior-knowledge: HTTP/2 without asking (h2c over http://)",
+         choice({"auto", "off", "prior-knowledge"}), text(llm, &LP::http2)},
+        {"llm-upstream-max-streams", G::kLlmProxy, "N",
+         "HTTP/2 streams at once on the upstream connection; more calls wait", integer(1, 100'000),
+         number(llm, &LP::max_streams)},
         {"llm-proxy-route", G::kLlmProxy, "PATH", "the POST route taking OpenAI chat completion requests",
          textual(not_empty), text(llm, &LP::route)},
         {"llm-proxy-schema", G::kLlmProxy, "FILE", "the JSON Schema (a file) the streamed output must satisfy",

@@ -39,6 +39,10 @@ base::Result<std::unique_ptr<LlmProxy>> open_llm_proxy(const Config& config, App
     up.idle_timeout_ms = static_cast<std::uint32_t>(s.idle_timeout_ms);
     up.total_timeout_ms = static_cast<std::uint32_t>(s.total_timeout_ms);
     up.max_connections = s.max_connections;
+    up.http2 = s.http2 == "off"               ? UpstreamHttp2::kOff
+               : s.http2 == "prior-knowledge" ? UpstreamHttp2::kPriorKnowledge
+                                              : UpstreamHttp2::kAuto;
+    up.max_streams = static_cast<std::uint32_t>(s.max_streams);
     LlmRouteOptions route;
     route.schema = std::move(schema);
     route.format = s.format == "ndjson" ? StructuredFormat::kNdjson : StructuredFormat::kSse;

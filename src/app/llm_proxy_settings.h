@@ -18,6 +18,8 @@ struct LlmProxySettings {
     std::uint64_t idle_timeout_ms = 60'000;
     std::uint64_t total_timeout_ms = 0;  // 0: none
     std::uint64_t max_connections = 64;
+    std::string http2 = "auto";            // or "off", "prior-knowledge"
+    std::uint64_t max_streams = 100;       // HTTP/2 streams at once on the upstream connection
     std::string route = "/v1/structured";  // POST route
     std::string schema_file;               // the JSON Schema the output must satisfy
     std::string format = "sse";            // or "ndjson"

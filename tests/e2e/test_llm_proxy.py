@@ -8,12 +8,12 @@ import json
 import socket
 import ssl
 import subprocess
-import threading
 import time
 
 import pytest
 
 from tests.conftest import BUILD, ROOT, Server
+from tests.e2e.asyncio_server import ThreadedAsyncioServer, serving
 from tests.e2e.certs import make_pki
 from tests.e2e.streams import sse_events
 
@@ -37,47 +37,27 @@ SCRIPTS = {
     "invalid-missing": ['{"age": 3', "}"],
     "chatter": ["Sure! Here it is: ", '{"name": "x"}'],
     "truncated": ['{"name": "Ad', 'a", "age"'],
+    # tool calls: (tool call index, function name or None, a piece of its arguments)
+    "tool-valid": [(0, "get_weather", '{"ci'), (0, None, 'ty": "Paris", '), (0, None, '"unit": "c"}')],
+    "tool-invalid": [(0, "get_weather", '{"city": '), (0, None, "12")] + [(0, None, " ")] * 30 + [(0, None, "}")],
+    "tool-unknown": [(0, "launch", "{}")],
+    "tool-truncated": [(0, "get_weather", '{"city": "Paris"')],
+    "tool-and-content": ['{"name": "Ada", ', '"age": 36}', (0, "get_weather", '{"city": "Rome"}')],
 }
 
+WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}, "unit": {"enum": ["c", "f"]}},
+    "required": ["city"], "additionalProperties": False}}}
 
-class FakeUpstream:
+
+class FakeUpstream(ThreadedAsyncioServer):
     """An OpenAI-compatible /v1/chat/completions on 127.0.0.1 (keep-alive, chunked SSE), run on its own thread."""
 
     def __init__(self, ssl_context=None):
-        self.ssl_context = ssl_context
         self.requests = []  # (head text, parsed body)
         self.disconnects = 0  # streams whose client went away before the end
         self.pieces_sent = {}  # model -> pieces written before it ended
-        self.loop = asyncio.new_event_loop()
-        ready = threading.Event()
-        self.thread = threading.Thread(target=self._run, args=(ready,), daemon=True)
-        self.thread.start()
-        ready.wait(5)
-
-    def _run(self, ready):
-        asyncio.set_event_loop(self.loop)
-        self.server = self.loop.run_until_complete(
-            asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.ssl_context))
-        self.port = self.server.sockets[0].getsockname()[1]
-        ready.set()
-        self.loop.run_forever()
-
-    @property
-    def url(self):
-        return f"{'https' if self.ssl_context else 'http'}://127.0.0.1:{self.port}"
-
-    def stop(self):
-        async def shutdown():
-            self.server.close()
-            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-        asyncio.run_coroutine_threadsafe(shutdown(), self.loop).result(5)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
-        self.loop.close()
+        super().__init__(ssl_context)
 
     async def _serve(self, reader, writer):
         try:
@@ -90,7 +70,7 @@ class FakeUpstream:
                         length = int(line.split(":", 1)[1])
                 body = json.loads(await reader.readexactly(length)) if length else {}
                 self.requests.append((text, body))
-                if not await self._answer(body.get("model", ""), writer):
+                if not await self._answer(body.get("model", ""), writer, body):
                     break
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
             pass
@@ -108,7 +88,21 @@ class FakeUpstream:
                "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": finish}]}
         return f"data: {json.dumps(obj)}\n\n"
 
-    async def _answer(self, model, writer):
+    @classmethod
+    def _piece_event(cls, piece):
+        """A content piece, or (index, name, arguments) of a tool call (the name and an id in its first piece)."""
+        if isinstance(piece, str):
+            return cls._event(piece)
+        index, name, arguments = piece
+        call = {"index": index, "function": {"arguments": arguments}}
+        if name:
+            call.update(id=f"call_{index}", type="function")
+            call["function"]["name"] = name
+        obj = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "fake",
+               "choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}]}
+        return f"data: {json.dumps(obj)}\n\n"
+
+    async def _answer(self, model, writer, request=None):
         """Writes one response; False when the connection must close."""
         if model == "500":
             body = b'{"error": {"message": "the model crashed", "type": "server_error"}}'
@@ -141,14 +135,19 @@ class FakeUpstream:
         try:
             for i, piece in enumerate(pieces):
                 if model == "truncated" and i == len(pieces) - 1:
-                    writer.write(self._chunk(self._event(piece)))
+                    writer.write(self._chunk(self._piece_event(piece)))
                     await writer.drain()
                     return False  # closes without the last chunk or [DONE]
-                writer.write(self._chunk(self._event(piece)))
+                writer.write(self._chunk(self._piece_event(piece)))
                 await writer.drain()
                 sent += 1
                 await asyncio.sleep(gap)
-            writer.write(self._chunk(self._event("", "stop")) + self._chunk("data: [DONE]\n\n") + b"0\r\n\r\n")
+            finish = self._event("", "tool_calls" if model.startswith("tool-") else "stop")
+            if (request or {}).get("stream_options", {}).get("include_usage"):
+                usage = {"prompt_tokens": 12, "completion_tokens": len(pieces), "total_tokens": 12 + len(pieces)}
+                finish += "data: " + json.dumps({"id": "c1", "object": "chat.completion.chunk", "choices": [],
+                                                 "usage": usage}) + "\n\n"
+            writer.write(self._chunk(finish) + self._chunk("data: [DONE]\n\n") + b"0\r\n\r\n")
             await writer.drain()
         except ConnectionError:
             self.disconnects += 1
@@ -160,9 +159,7 @@ class FakeUpstream:
 
 @pytest.fixture(scope="module")
 def upstream():
-    u = FakeUpstream()
-    yield u
-    u.stop()
+    yield from serving(FakeUpstream())
 
 
 def start_proxy(upstream_url, tmp_path, *flags):
@@ -328,6 +325,54 @@ def test_ndjson_deltas(upstream, tmp_path):
         s.stop()
 
 
+def test_usage_is_passed_through(proxy, upstream):
+    r = post(proxy, request("valid", stream_options={"include_usage": True}))
+    events = events_of(r)
+    assert events[-2:] == [("usage", {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17}),
+                           ("complete", {"name": "Ada Lovelace", "age": 36})]
+    assert upstream.requests[-1][1]["stream_options"] == {"include_usage": True}
+    assert all(kind != "usage" for kind, _ in events_of(post(proxy, request("valid"))))  # not asked: none
+
+
+def test_tool_call_arguments_are_validated_as_they_stream(proxy, upstream):
+    events = events_of(post(proxy, request("tool-valid", tools=[WEATHER])))
+    assert events[-1] == ("tool_calls", {"tool_calls": [
+        {"index": 0, "id": "call_0", "name": "get_weather", "arguments": {"city": "Paris", "unit": "c"}}]})
+    assert upstream.requests[-1][1]["tools"] == [WEATHER]
+    # A number where the tool wants a string: the error names the argument, and the upstream is cut early.
+    kind, error = events_of(post(proxy, request("tool-invalid", tools=[WEATHER])))[-1]
+    assert (kind, error["pointer"], error["keyword"], error["offset"]) == ("error", "/tool_calls/0/arguments/city",
+                                                                          "type", 9)
+    deadline = time.monotonic() + 5
+    while "tool-invalid" not in upstream.pieces_sent and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert upstream.pieces_sent["tool-invalid"] < 20  # of 33: the proxy closed the connection
+    kind, error = events_of(post(proxy, request("tool-unknown", tools=[WEATHER])))[-1]
+    assert (kind, error["keyword"], error["pointer"]) == ("error", "tool", "/tool_calls/0/arguments")
+    assert "'launch'" in error["message"]
+    kind, error = events_of(post(proxy, request("tool-truncated", tools=[WEATHER])))[-1]
+    assert (kind, error["keyword"], error["pointer"]) == ("error", "json", "/tool_calls/0/arguments")
+    # Content and a call: the call, and the valid document under "content".
+    events = events_of(post(proxy, request("tool-and-content", tools=[WEATHER])))
+    assert events[-1] == ("tool_calls", {"tool_calls": [
+        {"index": 0, "id": "call_0", "name": "get_weather", "arguments": {"city": "Rome"}}],
+        "content": {"name": "Ada", "age": 36}})
+    assert [k for k, _ in events[:-1]] == ["partial"] * (len(events) - 1)
+    # Without tools in the request, tool calls are not checked (and no content is an error).
+    kind, error = events_of(post(proxy, request("tool-valid")))[-1]
+    assert (kind, error["keyword"]) == ("error", "json")
+
+
+def test_bad_tool_definitions_are_refused_before_the_upstream(proxy, upstream):
+    before = len(upstream.requests)
+    r = post(proxy, request("tool-valid", tools=[{"type": "function", "function": {"parameters": {}}}]))
+    assert r.status_code == 400 and "tools[0]" in r.json()["error"]["message"]
+    bad_schema = {"type": "function", "function": {"name": "f", "parameters": {"type": 12}}}
+    r = post(proxy, request("tool-valid", tools=[bad_schema]))
+    assert r.status_code == 400 and "tools[0].function.parameters" in r.json()["error"]["message"]
+    assert len(upstream.requests) == before
+
+
 def test_tls_upstream_is_verified(tmp_path):
     pki = make_pki(tmp_path / "pki")
     ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -376,9 +421,11 @@ def test_start_up_refuses_a_missing_schema():
 MODEL = ROOT / "models" / "tiny-kjv.gguf"
 
 
-def test_against_our_own_inference_server(tmp_path):
+@pytest.mark.parametrize("http2", ["auto", "prior-knowledge"])
+def test_against_our_own_inference_server(tmp_path, http2):
     """The proxy in front of `slipstream-serve --model`: the model's output is constrained by the response_format
-    the proxy adds, so the stream validates and completes."""
+    the proxy adds, so the stream validates and completes. Over HTTP/1.1 (auto, on http://) and over our own engine's
+    HTTP/2 (h2c by prior knowledge)."""
     if not SERVE.exists() or not MODEL.exists():
         pytest.skip("slipstream-serve or models/tiny-kjv.gguf is missing")
     model = Server([str(SERVE), "--port", "0", "--threads", "1", "--model", str(MODEL), "--model-id", "kjv",
@@ -390,7 +437,7 @@ def test_against_our_own_inference_server(tmp_path):
         path = tmp_path / "kjv.json"
         path.write_text(json.dumps(schema))
         proxy = Server([str(SERVE), "--port", "0", "--threads", "1", "--llm-upstream", model.url,
-                        "--llm-proxy-schema", str(path), "--llm-proxy-model", "kjv"])
+                        "--llm-proxy-schema", str(path), "--llm-proxy-model", "kjv", "--llm-upstream-http2", http2])
         try:
             # The tiny model pads with whitespace (valid JSON): ~170 tokens; its context is 256.
             r = post(proxy, {"messages": [{"role": "user", "content": "In the beginning"}], "max_tokens": 220,
@@ -401,6 +448,9 @@ def test_against_our_own_inference_server(tmp_path):
             assert kind == "complete", events[-3:]
             assert set(doc) == {"book", "chapter"} and isinstance(doc["chapter"], int)
             assert len(doc["book"]) <= 12
+            metrics = httpx.get(model.url + "/metrics", timeout=10).text
+            opened = [x for x in metrics.splitlines() if x.startswith("slipstream_http2_streams_opened_total")]
+            assert float(opened[0].split()[-1]) == (1 if http2 == "prior-knowledge" else 0), opened
         finally:
             proxy.stop()
     finally:

@@ -89,6 +89,12 @@ struct LlmProxy::Impl {
             call.refuse_now(400, lp::error_body(body.status().message(), "invalid_request_error", "invalid_request"));
             return;
         }
+        base::Result<lp::ToolSchemas> tools = lp::compile_tool_schemas(request_json);
+        if (!tools.is_ok()) {
+            call.refuse_now(400, lp::error_body(tools.status().message(), "invalid_request_error", "invalid_request"));
+            return;
+        }
+        if (!tools->empty()) call.set_tools(std::move(tools).value());
         store::http::Request r;
         r.method = "POST";
         r.url = url;
@@ -122,6 +128,11 @@ LlmProxy::LlmProxy(LlmUpstreamOptions options) : impl_(std::make_shared<Impl>())
     co.client.connect_timeout_ns = Impl::options_ms(i.options.connect_timeout_ms);
     co.client.queue_timeout_ns = Impl::options_ms(i.options.first_byte_timeout_ms);
     co.client.max_retries = 0;  // a chat completion is not idempotent (and costs money)
+    // HTTP/2 streams the upstream refused unprocessed are still sent again (client default).
+    co.client.http2 = i.options.http2 == UpstreamHttp2::kOff              ? store::http::Http2Mode::kOff
+                      : i.options.http2 == UpstreamHttp2::kPriorKnowledge ? store::http::Http2Mode::kPriorKnowledge
+                                                                          : store::http::Http2Mode::kAuto;
+    co.client.h2.max_concurrent_streams = std::max<std::uint32_t>(i.options.max_streams, 1);
     co.client.tls.verify = i.options.verify_tls;
     co.client.tls.ca_file = i.options.ca_file;
     co.client.user_agent = "slipstream-llm-proxy";

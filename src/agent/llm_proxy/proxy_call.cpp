@@ -361,6 +361,12 @@ void ProxyCall::take_object(std::string_view json_text, bool whole) {
         stop_upstream();
         return;
     }
+    // Token usage (the last chunk when the request asked for stream_options.include_usage; a whole answer's own).
+    if (const json::Value* usage = obj.find("usage"); usage != nullptr && usage->is_object()) {
+        scratch_.clear();
+        json::Writer w(scratch_);
+        if (w.write_value(*usage).is_ok()) emit("usage", scratch_);
+    }
     const json::Value* choices = obj.find("choices");
     if (choices == nullptr || !choices->is_array() || choices->size() == 0) return;  // e.g. a usage-only chunk
     const json::Value* choice = nullptr;
@@ -382,8 +388,19 @@ void ProxyCall::take_object(std::string_view json_text, bool whole) {
         stop_upstream();
         return;
     }
+    if (const json::Value* calls = part->find("tool_calls"); calls != nullptr && tools_ && tools_->active()) {
+        if (std::optional<structured::SchemaFailure> f = tools_->take(*calls)) {
+            tool_failure(*f);
+            return;
+        }
+    }
     if (const json::Value* content = part->find("content"); content != nullptr && content->is_string())
         feed(content->as_string());
+}
+
+void ProxyCall::tool_failure(const structured::SchemaFailure& f) {
+    end_with("error", failure_json(f.offset, f.pointer, f.keyword, f.message), counters_->invalid);
+    stop_upstream();  // the call cannot be made with these arguments: stop generating them
 }
 
 void ProxyCall::feed(std::string_view piece) {
@@ -413,10 +430,30 @@ void ProxyCall::feed(std::string_view piece) {
 
 void ProxyCall::finish_document() {
     if (done_.load()) return;
+    // The model called tools: each call's arguments must be complete and valid, and the calls are the final event
+    // (with the document under "content" when there was content too, valid).
+    std::string calls;
+    const bool tool_calls = tools_ && tools_->any();
+    if (tool_calls) {
+        if (std::optional<structured::SchemaFailure> f = tools_->finish(calls)) {
+            end_with("error", failure_json(f->offset, f->pointer, f->keyword, f->message), counters_->invalid);
+            return;
+        }
+        if (fed_ == 0) {
+            end_with("tool_calls", std::move(calls), counters_->completed);
+            return;
+        }
+    }
     structured::StreamState state = validator_->finish();
     if (state == structured::StreamState::kComplete) {
         std::string doc;
         validator_->snapshot_json(doc);
+        if (tool_calls) {
+            calls.pop_back();  // the closing brace
+            calls.append(",\"content\":").append(doc).append("}");
+            end_with("tool_calls", std::move(calls), counters_->completed);
+            return;
+        }
         end_with("complete", std::move(doc), counters_->completed);
         return;
     }

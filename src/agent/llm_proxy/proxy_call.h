@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "agent/llm_proxy/tool_calls.h"
 #include "agent/structured/compiled_schema.h"
 #include "agent/structured/stream_validator.h"
 #include "base/arena.h"
@@ -47,6 +48,8 @@ class ProxyCall : public std::enable_shared_from_this<ProxyCall>, private http::
               LlmCallHandlers handlers, std::shared_ptr<ProxyCounters> counters);
     ~ProxyCall();
 
+    /// The request named tools: their calls' arguments are validated as they stream (before send()).
+    void set_tools(ToolSchemas tools) { tools_ = std::make_unique<ToolCallStreams>(std::move(tools)); }
     /// Sends `request` through `client` (any thread).
     void send(store::http::SharedClient& client, store::http::Request request);
     /// Ends the call before sending it: on_refused now, on this thread.
@@ -70,6 +73,8 @@ class ProxyCall : public std::enable_shared_from_this<ProxyCall>, private http::
     // One chat.completion(.chunk) object: the content it carries, a refusal, an error, the finish reason.
     void take_object(std::string_view json_text, bool whole);
     void feed(std::string_view piece);
+    // A tool call's arguments cannot be valid (or named no tool): the error event, the upstream cut.
+    void tool_failure(const structured::SchemaFailure& f);
     void finish_document();
     void emit(std::string_view kind, std::string_view json);
     // The final event (complete or error), then the handlers are let go.
@@ -88,6 +93,7 @@ class ProxyCall : public std::enable_shared_from_this<ProxyCall>, private http::
     std::shared_ptr<LlmCallHandlers> handlers_;
     std::shared_ptr<ProxyCounters> counters_;
     std::unique_ptr<structured::StreamValidator> validator_;
+    std::unique_ptr<ToolCallStreams> tools_;
     http::sse::EventParser parser_;
     base::Arena arena_;  // each upstream object is parsed here
     Phase phase_ = Phase::kHead;

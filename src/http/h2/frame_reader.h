@@ -22,6 +22,14 @@ class FrameReader {
 
     explicit FrameReader(std::uint32_t max_frame_size = kDefaultMaxFrameSize) : max_frame_size_(max_frame_size) {}
 
+    /// A reader for the client side of a connection: the server sends no preface of bytes (its preface is a
+    /// SETTINGS frame), so frames start at once.
+    static FrameReader without_preface(std::uint32_t max_frame_size = kDefaultMaxFrameSize) {
+        FrameReader r(max_frame_size);
+        r.preface_seen_ = kClientPreface.size();
+        return r;
+    }
+
     /// Takes bytes from the front of `input`. `payload` views `input` or the reader's buffer: valid until
     /// the next call.
     Step next(std::string_view& input, FrameHeader& header, std::string_view& payload);

@@ -10,6 +10,7 @@
 #include "net/socket.h"
 #include "net/tls/tls_context.h"
 #include "store/http/connection.h"
+#include "store/http/h2_link.h"
 
 namespace slipstream::store::http {
 namespace {
@@ -42,6 +43,26 @@ std::string ms_text(std::int64_t ns) {
 
 }  // namespace
 
+base::Result<Http2Mode> parse_http2_mode(std::string_view text) {
+    if (text == "auto") return Http2Mode::kAuto;
+    if (text == "off") return Http2Mode::kOff;
+    if (text == "prior-knowledge" || text == "h2c") return Http2Mode::kPriorKnowledge;
+    return base::Status::invalid_argument("http2: '" + std::string(text) +
+                                          "' is not one of auto, off, prior-knowledge");
+}
+
+std::string_view http2_mode_name(Http2Mode mode) {
+    switch (mode) {
+        case Http2Mode::kAuto:
+            return "auto";
+        case Http2Mode::kOff:
+            return "off";
+        case Http2Mode::kPriorKnowledge:
+            return "prior-knowledge";
+    }
+    return "auto";
+}
+
 std::string_view ResponseHead::header(std::string_view name) const {
     for (const auto& [k, v] : headers) {
         if (h1::iequals(k, name)) return v;
@@ -56,9 +77,28 @@ Call::Call(Client* client, Request request, ResponseCallbacks callbacks)
 
 Call::~Call() = default;
 
+const std::string& Call::h1_wire() {
+    if (!wire_.empty()) return wire_;
+    const Request& r = request_;
+    std::string& w = wire_;
+    w.reserve(64 + r.url.size() + r.body.size() + r.headers.size() * 32);
+    w.append(r.method).append(" ").append(url_.target).append(" HTTP/1.1\r\nHost: ");
+    w.append(url_.authority()).append("\r\n");
+    const std::string& agent = client_ != nullptr ? client_->options_.user_agent : std::string();
+    if (!has_agent_ && !agent.empty()) w.append("User-Agent: ").append(agent).append("\r\n");
+    for (const auto& [name, value] : r.headers)
+        w.append(name).append(": ").append(value).append("\r\n");
+    if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH")
+        w.append("Content-Length: ").append(std::to_string(r.body.size())).append("\r\n");
+    w.append("\r\n");
+    w.append(r.body);
+    return wire_;
+}
+
 void Call::finish(base::Status status) {
     if (done_) return;
     done_ = true;
+    io_timer_.cancel();
     total_timer_.cancel();
     wait_timer_.cancel();
     retry_timer_.cancel();
@@ -84,7 +124,7 @@ void Call::cancel() {
     if (done_ || client_ == nullptr) return;
     auto self = shared_from_this();
     if (conn_ != nullptr) {
-        conn_->abort_call();
+        conn_->abort_call(this);
     } else {
         client_->remove_waiter(this);
     }
@@ -94,7 +134,7 @@ void Call::cancel() {
 void Call::pause() {
     if (done_ || paused_) return;
     paused_ = true;
-    if (conn_ != nullptr) conn_->pause_changed();
+    if (conn_ != nullptr) conn_->pause_changed(this);
 }
 
 void Call::resume() {
@@ -104,7 +144,7 @@ void Call::resume() {
     // From the loop, not from inside this call: the caller may be inside on_data.
     client_->loop_.post([weak = weak_from_this()] {
         std::shared_ptr<Call> self = weak.lock();
-        if (self && !self->done_ && !self->paused_ && self->conn_ != nullptr) self->conn_->pause_changed();
+        if (self && !self->done_ && !self->paused_ && self->conn_ != nullptr) self->conn_->pause_changed(self.get());
     });
 }
 
@@ -125,7 +165,8 @@ Client::~Client() {
         for (auto& call : waiting)
             call->finish(base::Status::cancelled("client closed"));
         for (auto& conn : origin->conns) {
-            if (std::shared_ptr<Call> call = conn->abort_call()) call->finish(base::Status::cancelled("client closed"));
+            for (auto& call : conn->abort_all())
+                call->finish(base::Status::cancelled("client closed"));
         }
     }
     for (auto& [key, origin] : origins_) {
@@ -135,18 +176,30 @@ Client::~Client() {
     // Calls still held by their callers never touch the client again (finish() cleared client_).
 }
 
-base::Result<std::shared_ptr<const net::tls::TlsContext>> Client::tls_context() {
-    if (tls_) return tls_;
+base::Result<std::shared_ptr<const net::tls::TlsContext>> Client::tls_context(Http2Mode mode) {
+    auto& slot = tls_[static_cast<std::size_t>(mode)];
+    if (slot) return slot;
     if (!tls_error_.is_ok()) return tls_error_;
     // OpenSSL writes to the socket with write(2): a server that went away would raise SIGPIPE.
     net::ignore_sigpipe();
-    auto ctx = net::tls::TlsContext::create_client(options_.tls);
+    net::tls::TlsClientConfig config = options_.tls;
+    if (config.alpn.empty()) {
+        config.alpn = mode == Http2Mode::kAuto  ? std::vector<std::string>{"h2", "http/1.1"}
+                      : mode == Http2Mode::kOff ? std::vector<std::string>{"http/1.1"}
+                                                : std::vector<std::string>{"h2"};
+    }
+    auto ctx = net::tls::TlsContext::create_client(config);
     if (!ctx.is_ok()) {
         tls_error_ = ctx.status();
         return tls_error_;
     }
-    tls_ = *ctx;
-    return tls_;
+    slot = *ctx;
+    return slot;
+}
+
+Http2Mode Client::mode_for(const std::string& origin) const {
+    auto it = options_.http2_by_origin.find(origin);
+    return it != options_.http2_by_origin.end() ? it->second : options_.http2;
 }
 
 Origin& Client::origin_for(const Url& url) {
@@ -158,6 +211,13 @@ Origin& Client::origin_for(const Url& url) {
     origin->host = url.host;
     origin->port = url.port;
     origin->tls = url.tls;
+    origin->mode = mode_for(key);
+    // Until the first connection says otherwise, an origin that may speak HTTP/2 gets one connection at a time.
+    if (origin->mode == Http2Mode::kOff || (!url.tls && origin->mode == Http2Mode::kAuto)) {
+        origin->learned = Origin::Protocol::kHttp1;
+    } else if (origin->mode == Http2Mode::kPriorKnowledge) {
+        origin->learned = Origin::Protocol::kHttp2;
+    }
     // IP literals need no resolving; "localhost" neither when there is no resolver (127.0.0.1), else it is
     // resolved like any name (/etc/hosts may give ::1 too).
     auto numeric = net::SocketAddress::from_host_port(url.host, url.port);
@@ -183,32 +243,18 @@ std::shared_ptr<Call> Client::start(Request request, ResponseCallbacks callbacks
     if (!url.is_ok()) return refuse(url.status());
     call->url_ = std::move(url).value();
     if (!is_token(r.method)) return refuse(base::Status::invalid_argument("http: bad method '" + r.method + "'"));
-    bool has_agent = false;
     bool has_idempotency_key = false;
     for (const auto& [name, value] : r.headers) {
         base::Status s = h1::validate_field(name, value);
         if (!s.is_ok()) return refuse(base::Status::invalid_argument("http: header " + name + ": " + s.message()));
         if (reserved_field(name))
             return refuse(base::Status::invalid_argument("http: header " + name + " is set by the client"));
-        has_agent = has_agent || h1::iequals(name, "user-agent");
+        call->has_agent_ = call->has_agent_ || h1::iequals(name, "user-agent");
         has_idempotency_key = has_idempotency_key || h1::iequals(name, "idempotency-key");
     }
     call->idempotent_ = r.idempotent.value_or(idempotent_method(r.method) || has_idempotency_key);
-    std::string& w = call->wire_;
-    w.reserve(64 + r.url.size() + r.body.size() + r.headers.size() * 32);
-    w.append(r.method).append(" ").append(call->url_.target).append(" HTTP/1.1\r\nHost: ");
-    w.append(call->url_.authority()).append("\r\n");
-    if (!has_agent && !options_.user_agent.empty()) w.append("User-Agent: ").append(options_.user_agent).append("\r\n");
-    for (const auto& [name, value] : r.headers)
-        w.append(name).append(": ").append(value).append("\r\n");
-    if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH")
-        w.append("Content-Length: ").append(std::to_string(r.body.size())).append("\r\n");
-    w.append("\r\n");
-    w.append(r.body);
-    r.body.clear();
-    r.body.shrink_to_fit();
     if (call->url_.tls) {
-        auto ctx = tls_context();
+        auto ctx = tls_context(mode_for(call->url_.origin()));
         if (!ctx.is_ok()) return refuse(ctx.status());
     }
     Origin& origin = origin_for(call->url_);
@@ -219,7 +265,7 @@ std::shared_ptr<Call> Client::start(Request request, ResponseCallbacks callbacks
             std::shared_ptr<Call> c = weak.lock();
             if (!c || c->done_ || c->client_ == nullptr) return;
             if (c->conn_ != nullptr) {
-                c->conn_->abort_call();
+                c->conn_->abort_call(c.get());
             } else {
                 c->client_->remove_waiter(c.get());
             }
@@ -284,6 +330,16 @@ void Client::remove_waiter(Call* call) {
 }
 
 void Client::dispatch(Origin& origin) {
+    // HTTP/2: the origin's connection takes waiting calls while it has streams free; the others wait for one.
+    if (origin.h2 != nullptr && !origin.h2->h2_usable()) origin.h2 = nullptr;
+    if (origin.h2 != nullptr) {
+        while (!origin.waiting.empty() && origin.h2->h2_can_take()) {
+            std::shared_ptr<Call> call = std::move(origin.waiting.front());
+            origin.waiting.pop_front();
+            origin.h2->assign(std::move(call));
+        }
+        return;
+    }
     // Idle connections first (the most recently used: its TCP state is the warmest), each checked.
     while (!origin.waiting.empty() && !origin.idle.empty()) {
         Connection* conn = origin.idle.back();
@@ -299,8 +355,10 @@ void Client::dispatch(Origin& origin) {
         ++counters_.reused;
         conn->assign(std::move(call));
     }
-    // Then new connections, no more attempts than calls waiting.
-    while (origin.waiting.size() > origin.connecting && origin.conns.size() < options_.max_connections_per_origin)
+    // Then new connections, no more attempts than calls waiting; one at a time where HTTP/2 may answer.
+    const bool single = origin.learned != Origin::Protocol::kHttp1;
+    while (origin.waiting.size() > origin.connecting && origin.conns.size() < options_.max_connections_per_origin &&
+           !(single && origin.connecting > 0))
         open_connection(origin);
 }
 
@@ -422,11 +480,10 @@ void Client::connect_failed(Origin& origin, base::Status status) {
     dispatch(origin);
 }
 
-bool Client::maybe_retry(const std::shared_ptr<Call>& call, const base::Status& status, bool reused) {
-    if (closing_ || call->done_ || call->head_seen_ || !call->idempotent_) return false;
+bool Client::maybe_retry(const std::shared_ptr<Call>& call, const base::Status& status, bool unprocessed) {
+    if (closing_ || call->done_ || call->head_seen_ || !(call->idempotent_ || unprocessed)) return false;
     if (!(status.is_unavailable() || status.is_io_error())) return false;  // never after a timeout
-    if (call->attempts_ > options_.max_retries) return false;
-    (void)reused;
+    if (call->attempts_ > (unprocessed ? options_.max_unprocessed_retries : options_.max_retries)) return false;
     ++counters_.retries;
     call->conn_ = nullptr;
     enqueue(call, true);
@@ -475,6 +532,11 @@ ClientStats Client::stats() const {
         s.open += origin->conns.size();
         s.idle += origin->idle.size();
         s.waiting += origin->waiting.size();
+        for (const auto& conn : origin->conns) {
+            if (!conn->multiplexed()) continue;
+            ++s.h2_connections;
+            if (conn->h2_idle()) ++s.idle;
+        }
     }
     return s;
 }

@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "net/event_loop.h"
 #include "net/tls/test_pki.h"
+#include "store/http/client_test_fixture.h"
 #include "store/http/test_server.h"
 
 namespace slipstream::store::http {
@@ -19,91 +20,6 @@ namespace {
 using testing::ServerConn;
 using testing::TestServer;
 using namespace std::chrono_literals;
-
-const net::tls::TestPki& pki() {
-    static const net::tls::TestPki p = net::tls::make_test_pki(::testing::TempDir() + "/store_http_test_pki");
-    return p;
-}
-
-std::string ok_response(std::string_view body, std::string_view extra = {}) {
-    return "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" + std::string(extra) + "\r\n" +
-           std::string(body);
-}
-
-// Answers every request on the connection with `body`.
-TestServer::Handler echo_server(std::string body = "hello") {
-    return [body](ServerConn& c) {
-        while (!c.read_request().empty()) {
-            if (!c.write(ok_response(body))) return;
-        }
-    };
-}
-
-struct Outcome {
-    bool ended = false;
-    int ends = 0;
-    base::Status status;
-    std::optional<ResponseHead> head;
-    std::string body;
-    int pieces = 0;
-};
-
-class ClientTest : public ::testing::Test {
-  protected:
-    ClientTest() : loop_(clock_) { loop_.attach_to_current_thread(); }
-
-    std::unique_ptr<Client> make(ClientOptions o = {}, WorkerPool* resolver = nullptr) {
-        return std::make_unique<Client>(loop_, std::move(o), resolver);
-    }
-    // Starts `r` and records what the callbacks say.
-    std::shared_ptr<Call> start(Client& c, Request r, Outcome& out) {
-        ResponseCallbacks cb;
-        cb.on_head = [&out](const ResponseHead& h) {
-            EXPECT_FALSE(out.head.has_value());
-            out.head = h;
-        };
-        cb.on_data = [&out](std::string_view d) {
-            EXPECT_TRUE(out.head.has_value());
-            out.body.append(d);
-            ++out.pieces;
-        };
-        cb.on_end = [&out](base::Status s) {
-            ++out.ends;
-            out.ended = true;
-            out.status = std::move(s);
-        };
-        return c.start(std::move(r), std::move(cb));
-    }
-    Request get(std::string url) {
-        Request r;
-        r.url = std::move(url);
-        return r;
-    }
-    // Runs the loop until `done()` or `limit` passed.
-    template <typename Pred>
-    bool run_until(Pred done, std::chrono::milliseconds limit = 5s) {
-        auto until = std::chrono::steady_clock::now() + limit;
-        while (!done()) {
-            if (std::chrono::steady_clock::now() > until) return false;
-            loop_.run_once(5);
-        }
-        return true;
-    }
-    void run_for(std::chrono::milliseconds d) {
-        auto until = std::chrono::steady_clock::now() + d;
-        while (std::chrono::steady_clock::now() < until)
-            loop_.run_once(5);
-    }
-    Outcome fetch(Client& c, Request r) {
-        Outcome out;
-        start(c, std::move(r), out);
-        EXPECT_TRUE(run_until([&] { return out.ended; }));
-        return out;
-    }
-
-    base::SystemClock clock_;
-    net::EventLoop loop_;
-};
 
 TEST_F(ClientTest, ContentLengthBodyAndReuse) {
     TestServer server(echo_server("hello world"));

@@ -12,6 +12,7 @@
 #include "net/event_loop.h"
 #include "net/socket.h"
 #include "net/tls/tls_context.h"
+#include "store/http/h2_link.h"
 
 namespace slipstream::store::http {
 namespace {
@@ -56,7 +57,8 @@ void Connection::close() {
     registered_ = false;
 }
 
-std::shared_ptr<Call> Connection::abort_call() {
+std::shared_ptr<Call> Connection::abort_call(Call* which) {
+    if (h2_) return h2_->abort(which);
     std::shared_ptr<Call> call = std::move(call_);
     call_ = nullptr;
     if (call) call->conn_ = nullptr;
@@ -65,6 +67,31 @@ std::shared_ptr<Call> Connection::abort_call() {
         if (!client_.closing_) client_.drop(this);  // the closing client destroys its connections itself
     }
     return call;
+}
+
+std::vector<std::shared_ptr<Call>> Connection::abort_all() {
+    std::vector<std::shared_ptr<Call>> calls;
+    if (h2_) {
+        calls = h2_->take_all();
+    } else if (call_) {
+        calls.push_back(std::move(call_));
+        call_ = nullptr;
+    }
+    for (auto& c : calls)
+        c->conn_ = nullptr;
+    return calls;
+}
+
+bool Connection::h2_usable() const {
+    return h2_ && state_ == State::kMultiplexed && h2_->usable();
+}
+
+bool Connection::h2_can_take() const {
+    return h2_usable() && h2_->can_take();
+}
+
+bool Connection::h2_idle() const {
+    return h2_ && state_ == State::kMultiplexed && h2_->streams() == 0;
 }
 
 void Connection::arm(std::int64_t delay_ns, const char* phase) {
@@ -118,10 +145,10 @@ void Connection::connect_next() {
 
 void Connection::on_connected() {
     if (!origin_.tls) {
-        ready();
+        ready(origin_.mode == Http2Mode::kPriorKnowledge);
         return;
     }
-    auto ctx = client_.tls_context();
+    auto ctx = client_.tls_context(origin_.mode);
     if (!ctx.is_ok()) {
         fail_connect(ctx.status());
         return;
@@ -154,21 +181,38 @@ void Connection::continue_handshake() {
         case net::tls::TlsStream::Progress::kDone:
             break;
     }
+    // ALPN: "h2", "http/1.1", or none (then HTTP/1.1, unless HTTP/2 is known beforehand).
     std::string_view alpn = tls_->alpn();
-    if (!alpn.empty() && alpn != "http/1.1") {
+    const bool prior = origin_.mode == Http2Mode::kPriorKnowledge;
+    if (alpn == "h2" && origin_.mode != Http2Mode::kOff) {
+        ready(true);
+    } else if (alpn.empty() || (alpn == "http/1.1" && !prior)) {
+        ready(prior);
+    } else {
         fail_connect(base::Status::invalid_argument("tls: the server chose protocol '" + std::string(alpn) +
-                                                    "', which this client does not speak"));
-        return;
+                                                    "', which this client did not offer"));
     }
-    ready();
 }
 
-void Connection::ready() {
+void Connection::ready(bool http2) {
     --origin_.connecting;
     ++client_.counters_.connects;
     timer_.cancel();
-    state_ = State::kIdle;
-    client_.release(this);
+    if (!http2) {
+        const bool was_unknown = origin_.learned == Origin::Protocol::kUnknown;
+        origin_.learned = Origin::Protocol::kHttp1;
+        state_ = State::kIdle;
+        client_.release(this);
+        // The origin speaks HTTP/1.1: the calls that waited behind this one connection get connections of their own.
+        if (was_unknown && !client_.closing_) client_.dispatch(origin_);
+        return;
+    }
+    origin_.learned = Origin::Protocol::kHttp2;
+    state_ = State::kMultiplexed;
+    h2_ = std::make_unique<H2Link>(*this);
+    if (origin_.h2 == nullptr || !origin_.h2->h2_usable()) origin_.h2 = this;
+    h2_->start();
+    if (state_ == State::kMultiplexed) client_.dispatch(origin_);
 }
 
 void Connection::fail_connect(base::Status status) {
@@ -206,6 +250,10 @@ bool Connection::healthy() {
 // ---- a call ----
 
 void Connection::assign(std::shared_ptr<Call> call) {
+    if (h2_) {
+        h2_->assign(std::move(call));
+        return;
+    }
     state_ = State::kActive;
     call_ = std::move(call);
     call_->conn_ = this;
@@ -230,7 +278,7 @@ void Connection::assign(std::shared_ptr<Call> call) {
 
 void Connection::write_request() {
     if (!call_) return;
-    const std::string& wire = call_->wire_;
+    const std::string& wire = call_->h1_wire();
     while (out_pos_ < wire.size()) {
         auto r = raw_write(std::string_view(wire).substr(out_pos_));
         if (!r.is_ok()) {
@@ -273,6 +321,9 @@ void Connection::on_io(std::uint32_t events) {
             return;
         case State::kActive:
             break;
+        case State::kMultiplexed:
+            h2_->on_io(events);
+            return;
         default:
             return;
     }
@@ -494,12 +545,11 @@ void Connection::complete() {
 void Connection::fail(base::Status status) {
     std::shared_ptr<Call> call = std::move(call_);
     call_ = nullptr;
-    const bool reused = served_ > 0;
     close();
     client_.drop(this, false);
     if (call) {
         call->conn_ = nullptr;
-        if (!client_.maybe_retry(call, status, reused)) call->finish(std::move(status));
+        if (!client_.maybe_retry(call, status)) call->finish(std::move(status));
     }
     if (!client_.closing_) client_.dispatch(origin_);
 }
@@ -520,6 +570,9 @@ void Connection::on_timer() {
         case State::kIdle:
             expire_idle();
             return;
+        case State::kMultiplexed:
+            h2_->on_idle_timer();
+            return;
         case State::kActive:
             if (call_ && call_->paused_) return;  // the idle timeout does not run while the reader holds back
             fail(base::Status::timeout("http: " + origin_.key + " sent nothing for " + ms_text(timer_ns_) + " (" +
@@ -530,7 +583,11 @@ void Connection::on_timer() {
     }
 }
 
-void Connection::pause_changed() {
+void Connection::pause_changed(Call* call) {
+    if (h2_) {
+        h2_->pause_changed(call);
+        return;
+    }
     if (state_ != State::kActive || !call_) return;
     if (call_->paused_) {
         if (phase_ != Phase::kHead) timer_.cancel();
@@ -567,20 +624,24 @@ void Connection::set_events() {
         default:
             return;
     }
-    if (!registered_) {
-        base::Status s = client_.loop_.add(fd_, ev, this);
-        if (!s.is_ok()) {
-            if (state_ == State::kActive) {
-                fail(base::Status::unavailable("http: " + s.message()));
-            } else {
-                fail_connect(std::move(s));
-            }
-            return;
+    base::Status s = watch(ev);
+    if (!s.is_ok()) {
+        if (state_ == State::kActive) {
+            fail(base::Status::unavailable("http: " + s.message()));
+        } else {
+            fail_connect(std::move(s));
         }
-        registered_ = true;
-        return;
     }
-    client_.loop_.modify(fd_, ev).ignore_error();
+}
+
+base::Status Connection::watch(std::uint32_t events) {
+    if (!registered_) {
+        SLIPSTREAM_RETURN_IF_ERROR(client_.loop_.add(fd_, events, this));
+        registered_ = true;
+        return base::Status::ok();
+    }
+    client_.loop_.modify(fd_, events).ignore_error();
+    return base::Status::ok();
 }
 
 base::Result<std::size_t> Connection::raw_read(std::span<char> buf) {

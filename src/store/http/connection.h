@@ -1,4 +1,5 @@
-// Connection and Origin: the client's internals: one HTTP/1.1 connection (plain or TLS) and one origin's pool.
+// Connection and Origin: the client's internals: one connection (plain or TLS; HTTP/1.1, or HTTP/2 through its
+// H2Link) and one origin's pool.
 #pragma once
 
 #include <cstddef>
@@ -26,7 +27,11 @@ struct Origin {
     std::string host;
     std::uint16_t port = 0;
     bool tls = false;
-    bool numeric = false;  // an IP literal or "localhost": no resolving
+    Http2Mode mode = Http2Mode::kAuto;
+    /// What the origin's connections speak: unknown until the first TLS handshake (ALPN) of an auto origin.
+    enum class Protocol : std::uint8_t { kUnknown, kHttp1, kHttp2 } learned = Protocol::kUnknown;
+    Connection* h2 = nullptr;  // the HTTP/2 connection taking new streams, if any
+    bool numeric = false;      // an IP literal or "localhost": no resolving
     std::vector<net::SocketAddress> addresses;
     base::MonoNanos resolved_at = 0;
     bool resolving = false;
@@ -38,10 +43,11 @@ struct Origin {
 };
 
 /// One connection. Loop thread only. Its life: resolving (the origin's addresses) -> connecting (each address in
-/// turn) -> handshake (TLS) -> idle (in the pool) <-> active (one call) -> closed (then buried by the client).
+/// turn) -> handshake (TLS) -> idle (in the pool) <-> active (one call) -> closed (then buried by the client); or,
+/// when HTTP/2 was chosen, handshake -> multiplexed (any number of calls, each a stream of its H2Link) -> closed.
 class Connection final : private net::IoHandler {
   public:
-    enum class State : std::uint8_t { kResolving, kConnecting, kHandshake, kIdle, kActive, kClosed };
+    enum class State : std::uint8_t { kResolving, kConnecting, kHandshake, kIdle, kActive, kMultiplexed, kClosed };
 
     Connection(Client& client, Origin& origin);
     ~Connection();
@@ -52,27 +58,39 @@ class Connection final : private net::IoHandler {
     Origin& origin() const { return origin_; }
     /// kResolving: the addresses are known now (or resolving failed: `status`).
     void addresses_ready(base::Status status);
-    /// Starts `call` on this idle connection: writes its request, reads its response.
+    /// Starts `call` on this idle connection (or as a new stream of a multiplexed one): writes its request, reads
+    /// its response.
     void assign(std::shared_ptr<Call> call);
+    /// HTTP/2: the connection is usable (no GOAWAY, not failed), and has a stream free now.
+    bool multiplexed() const { return h2_ != nullptr; }
+    bool h2_usable() const;
+    bool h2_can_take() const;
+    bool h2_idle() const;
     /// kIdle: nothing arrived on it since it went idle (a server that closed it or sent junk would show).
     bool healthy();
     /// kIdle: wait for the next call until idle_connection_ns.
     void park();
     /// The call's reader paused or resumed.
-    void pause_changed();
+    void pause_changed(Call* call);
     /// Closes the connection without a word to its call (the caller settles the call). Idempotent.
     void close();
-    /// The call ends from the outside (cancel, total timeout, the client closing): closes the connection and
-    /// returns the call, detached (the caller finishes it).
-    std::shared_ptr<Call> abort_call();
+    /// The call ends from the outside (cancel, total timeout): closes the connection (HTTP/1.1) or resets its
+    /// stream (HTTP/2) and returns the call, detached (the caller finishes it).
+    std::shared_ptr<Call> abort_call(Call* call = nullptr);
+    /// The client closes: every call, detached; the connection closed.
+    std::vector<std::shared_ptr<Call>> abort_all();
     bool served_before() const { return served_ > 0; }
 
   private:
+    friend class H2Link;
+
     void on_io(std::uint32_t events) override;
     void connect_next();
     void on_connected();
     void continue_handshake();
-    void ready();
+    void ready(bool http2);
+    // Registers the fd for `events` (or changes them); false when that failed (the caller fails).
+    base::Status watch(std::uint32_t events);
     void write_request();
     void read_response();
     // process(), then the end of the stream once every byte before it was handled.
@@ -105,6 +123,7 @@ class Connection final : private net::IoHandler {
     const char* timer_phase_ = "";
     std::int64_t timer_ns_ = 0;
     std::uint64_t served_ = 0;
+    std::unique_ptr<H2Link> h2_;  // set once HTTP/2 was chosen
 
     // The call being served.
     std::shared_ptr<Call> call_;

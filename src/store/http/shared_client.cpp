@@ -138,7 +138,8 @@ void SharedCall::resume() {
 
 base::Result<std::unique_ptr<SharedClient>> SharedClient::create(SharedClientOptions options) {
     for (const std::string& p : options.client.tls.alpn) {
-        if (p != "http/1.1") return base::Status::invalid_argument("http client: ALPN '" + p + "' is not spoken here");
+        if (p != "http/1.1" && p != "h2")
+            return base::Status::invalid_argument("http client: ALPN '" + p + "' is not spoken here");
     }
     // Check the TLS configuration now (a bad CA file fails at start-up, not at the first https request).
     auto tls = net::tls::TlsContext::create_client(options.client.tls);

@@ -165,9 +165,9 @@ TEST(SharedClient, RefusesABadTlsConfigurationAtCreation) {
     SharedClientOptions o;
     o.client.tls.ca_file = "/nonexistent/ca.pem";
     EXPECT_TRUE(SharedClient::create(o).status().is_invalid_argument());
-    SharedClientOptions h2;
-    h2.client.tls.alpn = {"h2"};
-    EXPECT_TRUE(SharedClient::create(h2).status().is_invalid_argument());
+    SharedClientOptions spdy;
+    spdy.client.tls.alpn = {"spdy/3.1"};
+    EXPECT_TRUE(SharedClient::create(spdy).status().is_invalid_argument());
 }
 
 }  // namespace

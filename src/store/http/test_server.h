@@ -78,6 +78,13 @@ class ServerConn {
         fd_ = -1;
     }
     int fd() const { return fd_; }
+    /// Appends what arrives within `wait_ms` (what read_request() buffered first); false on EOF or error.
+    bool read_some(std::string& out, int wait_ms) {
+        if (buf_.empty() && !fill(wait_ms)) return !closed_;
+        out.append(buf_);
+        buf_.clear();
+        return true;
+    }
 
   private:
     static std::string lower(std::string s) {
@@ -113,9 +120,11 @@ class TestServer {
   public:
     using Handler = std::function<void(ServerConn&)>;
 
-    /// `tls_cert`/`tls_key` non-empty: TLS (blocking SSL_accept) with that certificate.
-    explicit TestServer(Handler handler, std::string tls_cert = {}, std::string tls_key = {})
-        : handler_(std::move(handler)) {
+    /// `tls_cert`/`tls_key` non-empty: TLS (blocking SSL_accept) with that certificate; `alpn`: the protocols it
+    /// chooses from by ALPN, in its order of preference (empty: no ALPN answer).
+    explicit TestServer(Handler handler, std::string tls_cert = {}, std::string tls_key = {},
+                        std::vector<std::string> alpn = {})
+        : handler_(std::move(handler)), alpn_(std::move(alpn)) {
         fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         int one = 1;
         ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -132,6 +141,7 @@ class TestServer {
             if (SSL_CTX_use_certificate_chain_file(ctx_, tls_cert.c_str()) != 1 ||
                 SSL_CTX_use_PrivateKey_file(ctx_, tls_key.c_str(), SSL_FILETYPE_PEM) != 1)
                 throw std::runtime_error("test server: bad certificate");
+            if (!alpn_.empty()) SSL_CTX_set_alpn_select_cb(ctx_, &TestServer::select_alpn, this);
         }
         acceptor_ = std::thread([this] { accept_loop(); });
     }
@@ -158,7 +168,30 @@ class TestServer {
     int max_concurrent() const { return max_concurrent_.load(); }
     int open() const { return open_.load(); }
 
+    /// The protocol ALPN chose on each connection, in accept order ("" when none).
+    std::vector<std::string> chosen() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return chosen_;
+    }
+
   private:
+    static int select_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
+                           unsigned int inlen, void* arg) {
+        auto* self = static_cast<TestServer*>(arg);
+        for (const std::string& want : self->alpn_) {
+            for (unsigned int i = 0; i < inlen;) {
+                unsigned int n = in[i];
+                if (i + 1 + n <= inlen && std::string_view(reinterpret_cast<const char*>(in + i + 1), n) == want) {
+                    *out = in + i + 1;
+                    *outlen = static_cast<unsigned char>(n);
+                    return SSL_TLSEXT_ERR_OK;
+                }
+                i += 1 + n;
+            }
+        }
+        return SSL_TLSEXT_ERR_NOACK;
+    }
+
     void accept_loop() {
         for (;;) {
             int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
@@ -188,6 +221,11 @@ class TestServer {
                     ssl = SSL_new(ctx_);
                     SSL_set_fd(ssl, c);
                     ok = SSL_accept(ssl) == 1;
+                    const unsigned char* p = nullptr;
+                    unsigned int n = 0;
+                    if (ok) SSL_get0_alpn_selected(ssl, &p, &n);
+                    std::lock_guard<std::mutex> lock(mutex_);
+                    chosen_.push_back(p != nullptr ? std::string(reinterpret_cast<const char*>(p), n) : std::string());
                 }
                 ServerConn conn(c, ssl);
                 if (ok) handler_(conn);
@@ -206,6 +244,8 @@ class TestServer {
     }
 
     Handler handler_;
+    std::vector<std::string> alpn_;
+    std::vector<std::string> chosen_;
     int fd_ = -1;
     std::uint16_t port_ = 0;
     SSL_CTX* ctx_ = nullptr;
