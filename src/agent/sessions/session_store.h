@@ -111,7 +111,21 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     Durability durability() const { return options_.durability; }
     store::Backend backend() const { return db_->backend(); }
 
+    /// One append, as the backends' writers take it (session_log.cpp).
+    struct AppendRequest {
+        std::string owner;
+        std::string id;
+        std::vector<NewEvent> events;
+        std::string key;
+        std::int64_t now = 0;
+        SessionCallback<AppendResult> done;
+    };
+
   private:
+    // A durable append on PostgreSQL: one statement, tried again when a concurrent append with the same key won.
+    static constexpr int kAppendAttempts = 3;
+    void append_postgres(std::shared_ptr<AppendRequest> request, int attempts_left);
+
     std::int64_t now_ms() const;
     /// One statement on the shared pool, written with $n placeholders.
     void query(std::string_view sql, store::Params params, store::Database::QueryCallback done);
