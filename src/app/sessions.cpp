@@ -36,7 +36,9 @@ base::Result<std::unique_ptr<Sessions>> open_sessions(const Config& config, App&
     options.buffer.max_queued_events = s.max_queued_events;
     auto sessions = std::make_unique<Sessions>();
     SLIPSTREAM_ASSIGN_OR_RETURN(sessions->store, agent::sessions::SessionStore::open(db, std::move(options)));
-    agent::sessions::mount_session_routes(app, sessions->store);
+    agent::sessions::SessionRoutesOptions routes;
+    routes.openapi_path = s.openapi_path == "off" ? "" : s.openapi_path;
+    agent::sessions::mount_session_routes(app, sessions->store, std::move(routes));
     sessions->sweeper = std::make_unique<agent::sessions::SessionSweeper>(sessions->store, s.sweep_interval_ms);
     app.readiness_check("sessions", [db] { return db->ready(); });
     return sessions;

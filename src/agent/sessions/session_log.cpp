@@ -1,5 +1,6 @@
 // SessionStore's event log: append (one transaction in one hop, idempotent with a key) and events after a cursor.
 #include <algorithm>
+#include <chrono>
 #include <unordered_map>
 
 #include "agent/sessions/database_thread.h"
@@ -209,6 +210,7 @@ void SessionStore::append(std::string owner, std::string id, std::vector<NewEven
                           SessionCallback<AppendResult> answer) {
     if (std::optional<SessionError> refused = prepare_events(events, idempotency_key, options_.limits))
         return answer(std::move(*refused));
+    answer = counted_append(std::move(answer), events.size());
     if (!buffer_ && db_->backend() == store::Backend::kPostgres) {
         // One statement: committed, and its NOTIFY sent, before the answer.
         return append_postgres(
@@ -228,6 +230,24 @@ void SessionStore::append(std::string owner, std::string id, std::vector<NewEven
         std::make_shared<SqliteAppend>(AppendRequest{std::move(owner), std::move(id), std::move(events),
                                                      std::move(idempotency_key), now_ms(), std::move(done)},
                                        options_.limits.max_events_per_session));
+}
+
+SessionCallback<AppendResult> SessionStore::counted_append(SessionCallback<AppendResult> answer, std::size_t events) {
+    const auto started = std::chrono::steady_clock::now();
+    return [self = shared_from_this(), answer = std::move(answer), events, started](SessionResult<AppendResult> r) {
+        SessionStats& stats = self->stats_;
+        if (r.is_ok() && r.value().replayed) {
+            stats.replayed.fetch_add(1, std::memory_order_relaxed);
+        } else if (r.is_ok()) {
+            stats.appends.fetch_add(1, std::memory_order_relaxed);
+            stats.events.fetch_add(events, std::memory_order_relaxed);
+        } else if (r.error().code == SessionErrorCode::kBusy) {
+            stats.refused_busy.fetch_add(1, std::memory_order_relaxed);
+        }
+        self->append_latency_.observe(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+        answer(std::move(r));
+    };
 }
 
 void SessionStore::events(std::string owner, std::string id, std::int64_t after, std::size_t limit,

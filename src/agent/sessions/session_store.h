@@ -2,6 +2,7 @@
 // store::Database, SQLite or PostgreSQL.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "agent/sessions/write_behind.h"
 #include "base/clock.h"
 #include "base/result.h"
+#include "slipstream/app.h"
 #include "store/database/database.h"
 #include "store/database/db_listener.h"
 
@@ -36,6 +38,17 @@ struct SessionStoreOptions {
     std::shared_ptr<const base::Clock> clock = std::make_shared<base::SystemClock>();
     /// PostgreSQL: the channel of this store's NOTIFYs (every replica on one database must use the same one).
     std::string notify_channel = "slipstream_agent_sessions";
+};
+
+/// What a store did since it opened, for /metrics (session_metrics.h): relaxed counters, any thread.
+struct SessionStats {
+    std::atomic<std::uint64_t> sessions_created{0};
+    std::atomic<std::uint64_t> appends{0};       // appends that added events (replays not counted)
+    std::atomic<std::uint64_t> events{0};        // the events they added
+    std::atomic<std::uint64_t> replayed{0};      // appends answered from their idempotency key
+    std::atomic<std::uint64_t> state_writes{0};  // state documents written (put and patch)
+    std::atomic<std::uint64_t> conflicts{0};     // state writes refused: the expected version was stale
+    std::atomic<std::uint64_t> refused_busy{0};  // buffered appends refused: the queue was full
 };
 
 /// Thread-safe; every operation answers once through its callback, on the database's thread (or at once on the
@@ -107,6 +120,15 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     /// re-reads from its cursor. SQLite: nothing (appends in this process wake followers directly).
     base::Status listen_for_changes();
 
+    /// Counters for /metrics.
+    const SessionStats& stats() const { return stats_; }
+    /// kBuffered: events acknowledged and not yet committed; 0 when durable.
+    std::size_t queued_events() const { return buffer_ ? buffer_->queued_events() : 0; }
+    /// kBuffered: acknowledged events dropped at a flush (session gone or written elsewhere) since start.
+    std::uint64_t dropped_events() const { return buffer_ ? buffer_->dropped_events() : 0; }
+    /// Every append's time from the call to its answer goes to `histogram` (set before the store is used).
+    void observe_appends(DurationHistogram histogram) { append_latency_ = histogram; }
+
     const SessionLimits& limits() const { return options_.limits; }
     Durability durability() const { return options_.durability; }
     store::Backend backend() const { return db_->backend(); }
@@ -125,6 +147,9 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     // A durable append on PostgreSQL: one statement, tried again when a concurrent append with the same key won.
     static constexpr int kAppendAttempts = 3;
     void append_postgres(std::shared_ptr<AppendRequest> request, int attempts_left);
+    // `answer` that counts the append (stats_) and observes its latency first.
+    SessionCallback<AppendResult> counted_append(SessionCallback<AppendResult> answer, std::size_t events);
+    SessionCallback<StateDocument> counted_state_write(SessionCallback<StateDocument> done);
 
     std::int64_t now_ms() const;
     /// One statement on the shared pool, written with $n placeholders.
@@ -148,6 +173,8 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     std::shared_ptr<SessionChanges> changes_ = std::make_shared<SessionChanges>();
     std::string nonce_;  // tells this store's own NOTIFYs from other processes'
     std::unique_ptr<store::DbListener> listener_;
+    SessionStats stats_;
+    DurationHistogram append_latency_;
 };
 
 }  // namespace slipstream::agent::sessions
