@@ -234,8 +234,9 @@ void SessionStore::append(std::string owner, std::string id, std::vector<NewEven
 
 SessionCallback<AppendResult> SessionStore::counted_append(SessionCallback<AppendResult> answer, std::size_t events) {
     const auto started = std::chrono::steady_clock::now();
-    return [self = shared_from_this(), answer = std::move(answer), events, started](SessionResult<AppendResult> r) {
-        SessionStats& stats = self->stats_;
+    return [stats_ref = stats_, latency = append_latency_, answer = std::move(answer), events,
+            started](SessionResult<AppendResult> r) {
+        SessionStats& stats = *stats_ref;
         if (r.is_ok() && r.value().replayed) {
             stats.replayed.fetch_add(1, std::memory_order_relaxed);
         } else if (r.is_ok()) {
@@ -244,8 +245,7 @@ SessionCallback<AppendResult> SessionStore::counted_append(SessionCallback<Appen
         } else if (r.error().code == SessionErrorCode::kBusy) {
             stats.refused_busy.fetch_add(1, std::memory_order_relaxed);
         }
-        self->append_latency_.observe(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+        latency.observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
         answer(std::move(r));
     };
 }

@@ -1,17 +1,38 @@
 // SessionService (include/slipstream/sessions.h): SessionsOptions to a SessionStore, its routes, its sweeper, and
 // the store's operations answered as the routes answer them.
 #include <algorithm>
+#include <chrono>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include "agent/sessions/session_json.h"
 #include "agent/sessions/session_problem.h"
 #include "agent/sessions/session_routes.h"
+#include "agent/sessions/session_service.h"
 #include "agent/sessions/session_store.h"
 #include "agent/sessions/session_sweeper.h"
 #include "slipstream/sessions.h"
 
 namespace slipstream {
+
+namespace agent::sessions {
+
+SessionStoreOptions store_options(const SessionsOptions& o) {
+    SessionStoreOptions out;
+    out.limits.max_events_per_session = o.max_events;
+    out.limits.max_event_bytes = o.max_event_bytes;
+    out.limits.max_state_bytes = o.max_state_bytes;
+    out.limits.max_sessions_per_principal = o.max_per_principal;
+    out.limits.default_ttl_ms = o.ttl_ms;
+    out.limits.max_ttl_ms = std::max(out.limits.max_ttl_ms, o.ttl_ms);
+    if (o.buffered) out.durability = Durability::kBuffered;
+    out.buffer.flush_ms = o.flush_ms;
+    out.buffer.max_queued_events = o.max_queued_events;
+    return out;
+}
+
+}  // namespace agent::sessions
 
 using agent::sessions::SessionCallback;
 using agent::sessions::SessionResult;
@@ -71,17 +92,8 @@ SessionService::SessionService(SessionsOptions options) : impl_(std::make_unique
     base::Result<std::unique_ptr<store::Database>> opened = store::Database::open(std::move(config));
     if (!opened.is_ok()) throw std::runtime_error("the session store: " + opened.status().message());
     std::shared_ptr<store::Database> db(std::move(opened).value());
-    agent::sessions::SessionStoreOptions o;
-    o.limits.max_events_per_session = options.max_events;
-    o.limits.max_event_bytes = options.max_event_bytes;
-    o.limits.max_state_bytes = options.max_state_bytes;
-    o.limits.max_sessions_per_principal = options.max_per_principal;
-    o.limits.default_ttl_ms = options.ttl_ms;
-    if (options.buffered) o.durability = agent::sessions::Durability::kBuffered;
-    o.buffer.flush_ms = options.flush_ms;
-    o.buffer.max_queued_events = options.max_queued_events;
     base::Result<std::shared_ptr<agent::sessions::SessionStore>> store =
-        agent::sessions::SessionStore::open(std::move(db), std::move(o));
+        agent::sessions::SessionStore::open(std::move(db), agent::sessions::store_options(options));
     if (!store.is_ok()) throw std::runtime_error("the session store: " + store.status().message());
     impl_->store = std::move(store).value();
     impl_->sweeper = std::make_unique<agent::sessions::SessionSweeper>(impl_->store, options.sweep_interval_ms);
@@ -172,7 +184,12 @@ void SessionService::close() {
         sweeper = std::move(impl_->sweeper);
     }
     sweeper.reset();
-    if (store) store->close();
+    if (!store) return;
+    store->close();
+    // Answers that just ran may hold the store for a moment on a database thread: the last reference is dropped
+    // here, where closing the database (it joins those threads) is safe.
+    for (int i = 0; i < 500 && store.use_count() > 1; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
 }
 
 }  // namespace slipstream

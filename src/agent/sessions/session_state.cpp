@@ -35,10 +35,10 @@ void SessionStore::put_state(std::string owner, std::string id, std::string stat
 }
 
 SessionCallback<StateDocument> SessionStore::counted_state_write(SessionCallback<StateDocument> done) {
-    return [self = shared_from_this(), done = std::move(done)](SessionResult<StateDocument> r) {
-        if (r.is_ok()) self->stats_.state_writes.fetch_add(1, std::memory_order_relaxed);
+    return [stats = stats_, done = std::move(done)](SessionResult<StateDocument> r) {
+        if (r.is_ok()) stats->state_writes.fetch_add(1, std::memory_order_relaxed);
         if (!r.is_ok() && r.error().code == SessionErrorCode::kConflict)
-            self->stats_.conflicts.fetch_add(1, std::memory_order_relaxed);
+            stats->conflicts.fetch_add(1, std::memory_order_relaxed);
         done(std::move(r));
     };
 }

@@ -177,8 +177,8 @@ void SessionStore::check_owner(const std::string& owner, const std::string& id, 
 }
 
 void SessionStore::create(std::string owner, NewSession session, SessionCallback<SessionInfo> answer) {
-    SessionCallback<SessionInfo> done = [self = shared_from_this(), answer](SessionResult<SessionInfo> r) {
-        if (r.is_ok()) self->stats_.sessions_created.fetch_add(1, std::memory_order_relaxed);
+    SessionCallback<SessionInfo> done = [stats = stats_, answer](SessionResult<SessionInfo> r) {
+        if (r.is_ok()) stats->sessions_created.fetch_add(1, std::memory_order_relaxed);
         answer(std::move(r));
     };
     const SessionLimits& limits = options_.limits;

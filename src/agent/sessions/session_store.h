@@ -121,7 +121,7 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     base::Status listen_for_changes();
 
     /// Counters for /metrics.
-    const SessionStats& stats() const { return stats_; }
+    const SessionStats& stats() const { return *stats_; }
     /// kBuffered: events acknowledged and not yet committed; 0 when durable.
     std::size_t queued_events() const { return buffer_ ? buffer_->queued_events() : 0; }
     /// kBuffered: acknowledged events dropped at a flush (session gone or written elsewhere) since start.
@@ -173,7 +173,9 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     std::shared_ptr<SessionChanges> changes_ = std::make_shared<SessionChanges>();
     std::string nonce_;  // tells this store's own NOTIFYs from other processes'
     std::unique_ptr<store::DbListener> listener_;
-    SessionStats stats_;
+    // Held by the answers' counting wrappers, which must not hold the store (its last reference must not be
+    // dropped on a database thread).
+    std::shared_ptr<SessionStats> stats_ = std::make_shared<SessionStats>();
     DurationHistogram append_latency_;
 };
 
