@@ -31,6 +31,7 @@ import time
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(BENCH_DIR)
 BUILD = os.path.join(REPO_DIR, os.environ.get("SLIPSTREAM_BUILD_DIR", "build"))
+BASELINE_BUILD = ""  # --baseline-build
 PYTHON = os.path.join(REPO_DIR, ".venv", "bin", "python")
 
 sys.path.insert(0, REPO_DIR)
@@ -291,8 +292,8 @@ def client_ticks() -> int:
 
 def launch(label: str, backend: str, mode: str, kind: str, work: str, database) -> tuple[list[str], int, dict]:
     port = free_port()
-    if kind == "ss":
-        hello = os.path.join(BUILD, "examples", "hello")
+    if kind in ("ss", "base"):
+        hello = os.path.join(BUILD if kind == "ss" else BASELINE_BUILD, "examples", "hello")
         store = ["--data-dir", os.path.join(work, mode)] if backend == "sqlite" else ["--store", database.url]
         server = f"{hello} --host 127.0.0.1 --port {port} --threads 1 --no-access-log --sessions"
         durability = f"--session-durability {mode} --session-queue 100000"
@@ -315,6 +316,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sessions", type=int, default=64, help="sessions the appends are spread over (64)")
     p.add_argument("--rounds", type=int, default=1, help="rounds, contenders in rotating order (1)")
     p.add_argument("--backends", default="sqlite,postgresql", help="sqlite, postgresql or both (both)")
+    p.add_argument(
+        "--baseline-build",
+        help="another build folder (an earlier commit's): its hello runs as one more `durable` contender per backend",
+    )
     p.add_argument("--append-ledger", action="store_true", help="append the section to BENCHMARKS.md")
     args = p.parse_args(argv)
     backends = [b for b in args.backends.split(",") if b]
@@ -326,6 +331,15 @@ def main(argv: list[str] | None = None) -> int:
         print("wrk is not installed (bench/setup.sh installs it)", file=sys.stderr)
         return 1
     contenders = [c for c in CONTENDERS if c[1] in backends]
+    if args.baseline_build:
+        global BASELINE_BUILD
+        BASELINE_BUILD = os.path.abspath(args.baseline_build)
+        commit = subprocess.run(
+            ["git", "-C", BASELINE_BUILD, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+        ).stdout.strip()
+        for backend in backends:
+            contenders.append((f"Slipstream C++ baseline ({commit or BASELINE_BUILD})", backend, "durable", "base"))
+        contenders.sort(key=lambda c: c[1] != "sqlite")  # grouped by backend, as CONTENDERS are
     results: dict[tuple, list[dict]] = {c: [] for c in contenders}
     database = None
     work_root = tempfile.mkdtemp(prefix="ss-session-bench-")
@@ -386,9 +400,9 @@ def render(args, argv, contenders, results, pg_version: str) -> str:
         "",
         (
             "| backend | server | durability | appends/s (median) | min–max | p99 ms | server us/append (user+sys) | "
-            "database us/append | vs peer appends/s | vs peer per core | non-2xx | disturbed |"
+            "database us/append | vs peer appends/s | vs peer per core | non-2xx | disturbed | others (cores) |"
         ),
-        "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for c in contenders:
         label, backend, mode, _kind = c
@@ -405,7 +419,7 @@ def render(args, argv, contenders, results, pg_version: str) -> str:
             f"| {backend} | {label} | {mode} | {rps:,.0f} | {min(rates):,.0f}–{max(rates):,.0f} | "
             f"{median(c, 'p99_ms'):.2f} | {median(c, 'server_us'):.0f} ({median(c, 'server_user_us'):.0f}+"
             f"{median(c, 'server_sys_us'):.0f}) | {db} | {vs_rps} | {vs_core} | "
-            f"{sum(r['errors'] for r in results[c])} | {sum(r['disturbed'] for r in results[c])} |"
+            f"{sum(r['errors'] for r in results[c])} | {sum(r['disturbed'] for r in results[c])} | {median(c, 'foreign'):.2f} |"
         )
     out += [
         "",
