@@ -248,7 +248,8 @@ class AgentSession(SyncAgentSession):
 def agent_session(request: Request) -> AgentSession:
     """The dependency `session: AgentSession = Depends(agent_session)`: the session named by the route's
     `session_id` (or `id`) path parameter, acting as the request's principal (the API key's or the JWT's; the
-    anonymous principal when authentication is off), on the app's sessions (App(sessions=...) or app.sessions())."""
+    anonymous principal when authentication is off; 401 without credentials when it is on), on the app's sessions
+    (App(sessions=...) or app.sessions())."""
     sessions = getattr(request.app, "agent_sessions", None)
     if sessions is None:
         raise RuntimeError("the app has no sessions: pass App(sessions=...) or call app.sessions(...)")
@@ -256,7 +257,11 @@ def agent_session(request: Request) -> AgentSession:
     session_id = params.get("session_id", params.get("id"))
     if session_id is None:
         raise RuntimeError("agent_session needs a {session_id} (or {id}) path parameter")
-    return sessions.session(session_id, request.principal)
+    principal = request.principal
+    if principal is None and getattr(request.app, "server_options", {}).get("auth", "off") != "off":
+        # As the routes: with authentication on, a request without credentials acts as nobody.
+        raise HTTPException(401, "sessions need an authenticated principal", {"WWW-Authenticate": "Bearer"})
+    return sessions.session(session_id, principal)
 
 
 __all__ = ["AgentSession", "SessionError", "SessionState", "Sessions", "SyncAgentSession", "agent_session"]

@@ -192,3 +192,22 @@ def test_awaited_outside_a_request_on_any_loop(tmp_path):
     assert [(e["seq"], e["content"]) for e in events] == [(2, 2)]
     assert written == ({"n": 1}, 2)
     shared.close()
+
+
+def test_principals_come_from_the_engines_auth(tmp_path):
+    keys = tmp_path / "keys"
+    keys.write_text("alice alice-key-0123456789abcdef\nbob bob-key-0123456789abcdef00\n")
+    app = App(sessions=url(tmp_path), auth="optional", api_keys_file=str(keys))
+
+    @app.get("/mine/{session_id}")
+    async def mine(session: AgentSession = SESSION) -> dict:
+        return {"principal": session.principal, "state": (await session.state()).document}
+
+    with TestClient(app) as c:
+        alice, bob = {"X-API-Key": "alice-key-0123456789abcdef"}, {"X-API-Key": "bob-key-0123456789abcdef00"}
+        sid = c.post("/sessions", json={"state": {"x": 1}}, headers=alice).json()["id"]
+        assert c.get(f"/mine/{sid}", headers=alice).json() == {"principal": "alice", "state": {"x": 1}}
+        assert c.get(f"/mine/{sid}", headers=bob).status_code == 403
+        anonymous = c.get(f"/mine/{sid}")
+        assert anonymous.status_code == 401 and anonymous.headers["www-authenticate"] == "Bearer"
+        assert c.get(f"/sessions/{sid}").status_code == 401  # the routes agree
