@@ -134,8 +134,9 @@ class SqliteAppend final : public SyncWork {
 };
 
 // PostgreSQL: the whole append as one statement (one round trip, its own transaction). The session's row is
-// locked (FOR UPDATE) and read with the key; the range is reserved, the events and the key inserted and the
-// followers NOTIFYed (at the commit) only when the principal owns it, the key is new and the limit holds. The
+// locked (FOR UPDATE) and read with the key; the range is reserved, the events and the key inserted and, while
+// some process follows the session (its `followers` count), the other replicas NOTIFYed (at the commit), only
+// when the principal owns it, the key is new and the limit holds. The
 // answer row tells which: owner, last_seq before, and the original range of a known key. Parameters: $1 id, $2
 // now, $3 owner, $4 key ('' none), $5 count, $6 the events limit, $7 the NOTIFY channel, $8 its payload's
 // prefix, then (offset, role, content) per event.
@@ -147,10 +148,12 @@ std::string postgres_append_sql(std::size_t n) {
         values += "($" + std::to_string(p) + "::BIGINT, $" + std::to_string(p + 1) + "::TEXT, $" +
                   std::to_string(p + 2) + "::TEXT)";
     }
-    return "WITH s AS (SELECT owner, last_seq FROM agent_sessions WHERE id = $1 AND expires_at > $2 FOR UPDATE), "
+    return "WITH s AS (SELECT owner, last_seq, followers FROM agent_sessions WHERE id = $1 AND expires_at > $2 FOR "
+           "UPDATE), "
            "k AS (SELECT first_seq, last_seq FROM agent_session_appends WHERE session_id = $1 AND "
            "idempotency_key = $4), "
-           "ok AS (SELECT last_seq FROM s WHERE owner = $3 AND NOT EXISTS (SELECT 1 FROM k) AND last_seq + $5 <= $6), "
+           "ok AS (SELECT last_seq, followers FROM s WHERE owner = $3 AND NOT EXISTS (SELECT 1 FROM k) AND "
+           "last_seq + $5 <= $6), "
            "u AS (UPDATE agent_sessions SET last_seq = ok.last_seq + $5, updated_at = $2, expires_at = $2 + ttl_ms "
            "FROM ok WHERE id = $1 RETURNING 1), "
            "e AS (INSERT INTO agent_session_events (session_id, seq, role, content, created_at) "
@@ -161,7 +164,7 @@ std::string postgres_append_sql(std::size_t n) {
            "SELECT $1, $4, ok.last_seq + 1, ok.last_seq + $5 FROM ok WHERE $4 <> '') "
            "SELECT (SELECT owner FROM s), (SELECT last_seq FROM s), (SELECT first_seq FROM k), "
            "(SELECT last_seq FROM k), "
-           "(SELECT pg_notify($7, $8 || (ok.last_seq + $5)::TEXT) FROM ok)";
+           "(SELECT pg_notify($7, $8 || (ok.last_seq + $5)::TEXT) FROM ok WHERE ok.followers > 0)";
 }
 
 }  // namespace

@@ -119,6 +119,11 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     /// followers of the sessions other processes announce; after the listener reconnects, every follower
     /// re-reads from its cursor. SQLite: nothing (appends in this process wake followers directly).
     base::Status listen_for_changes();
+    /// A follower of `id` (as `owner`) starts: on PostgreSQL its count in the row goes up, so appends from every
+    /// process NOTIFY while it follows; `then` runs once that is committed (whatever the outcome: a session that is
+    /// not there is the first read's answer). SQLite: `then` at once. follow_ended() takes the count down.
+    void follow_started(const std::string& owner, const std::string& id, std::function<void()> then);
+    void follow_ended(const std::string& owner, const std::string& id);
 
     /// Counters for /metrics.
     const SessionStats& stats() const { return *stats_; }

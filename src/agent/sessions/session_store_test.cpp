@@ -606,10 +606,20 @@ TEST_P(SessionStoreTest, AppendsAndDeletesWakeFollowersHereAndOnOtherStores) {
         auto opened = SessionStore::open(db2, {.limits = limits_, .clock = clock_});
         ASSERT_TRUE(opened.is_ok()) << opened.status().to_string();
         std::shared_ptr<SessionStore> other = std::move(opened).value();
+        // Appends NOTIFY while a follower is counted in the session's row (follow_started: a Follower's start).
+        std::promise<void> counted;
+        store_->follow_started("alice", a.id, [&counted] { counted.set_value(); });
+        ASSERT_EQ(counted.get_future().wait_for(10s), std::future_status::ready);
+        EXPECT_EQ(count("SELECT followers FROM agent_sessions WHERE id = '" + a.id + "'"), 1);
         ASSERT_TRUE(wait<AppendResult>([&](auto done) {
                         other->append("alice", a.id, {{"user", "3"}}, "", done);
                     }).is_ok());
         EXPECT_EQ(wait_for(2), 2);
+        store_->follow_ended("alice", a.id);
+        const std::string followers = "SELECT followers FROM agent_sessions WHERE id = '" + a.id + "'";
+        for (int i = 0; i < 500 && count(followers) != 0; ++i)
+            std::this_thread::sleep_for(10ms);
+        EXPECT_EQ(count(followers), 0);
         for (int i = 0; i < 500 && other.use_count() > 1; ++i)
             std::this_thread::sleep_for(10ms);
         other.reset();
