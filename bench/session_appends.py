@@ -290,11 +290,27 @@ def client_ticks() -> int:
     return int((t.user + t.system + t.children_user + t.children_system) * cpu.CLOCK_TICKS)
 
 
+def own_database(database, kind: str) -> str:
+    """A database of the cluster for one build's contenders (another build may have another schema version)."""
+    name = f"bench_{kind}"
+    if name not in CREATED:
+        database.cluster.psql(f"CREATE DATABASE {name}")
+        CREATED.add(name)
+    return database.url.replace("/postgres?", f"/{name}?")
+
+
+CREATED: set[str] = set()  # own_database's
+
+
 def launch(label: str, backend: str, mode: str, kind: str, work: str, database) -> tuple[list[str], int, dict]:
     port = free_port()
     if kind in ("ss", "base"):
         hello = os.path.join(BUILD if kind == "ss" else BASELINE_BUILD, "examples", "hello")
-        store = ["--data-dir", os.path.join(work, mode)] if backend == "sqlite" else ["--store", database.url]
+        store = (
+            ["--data-dir", os.path.join(work, mode)]
+            if backend == "sqlite"
+            else ["--store", own_database(database, kind)]
+        )
         server = f"{hello} --host 127.0.0.1 --port {port} --threads 1 --no-access-log --sessions"
         durability = f"--session-durability {mode} --session-queue 100000"
         return (server.split() + store + durability.split(), port, dict(os.environ))

@@ -133,13 +133,15 @@ class SqliteAppend final : public SyncWork {
     AppendResult range_{};
 };
 
-// PostgreSQL: the whole append as one statement (one round trip, its own transaction). The session's row is
-// locked (FOR UPDATE) and read with the key; the range is reserved, the events and the key inserted and, while
-// some process follows the session (its `followers` count), the other replicas NOTIFYed (at the commit), only
-// when the principal owns it, the key is new and the limit holds. The
-// answer row tells which: owner, last_seq before, and the original range of a known key. Parameters: $1 id, $2
-// now, $3 owner, $4 key ('' none), $5 count, $6 the events limit, $7 the NOTIFY channel, $8 its payload's
-// prefix, then (offset, role, content) per event.
+// PostgreSQL: the whole append as one statement (one round trip, its own transaction). The UPDATE reserves the
+// range only for the owner, within the limit and with a key not seen in the statement's snapshot (it locks the
+// row: a concurrent append's UPDATE waits, then sees this one's last_seq); the events and the key go in with it
+// and, while some process follows the session (its `followers` count), the other replicas are NOTIFYed (at the
+// commit). When the UPDATE took nothing, the snapshot's row and key say why. A key committed by a concurrent
+// append after the snapshot makes the key INSERT fail (unique): the statement runs again and sees it. Parameters:
+// $1 id, $2 now, $3 owner, $4 key ('' none), $5 count, $6 the events limit, $7 the NOTIFY channel, $8 its
+// payload's prefix, then (offset, role, content) per event. Columns: last_seq after the append (NULL: nothing
+// appended), the snapshot's owner and last_seq, the key's range.
 std::string postgres_append_sql(std::size_t n) {
     std::string values;
     for (std::size_t i = 0; i < n; ++i) {
@@ -148,23 +150,21 @@ std::string postgres_append_sql(std::size_t n) {
         values += "($" + std::to_string(p) + "::BIGINT, $" + std::to_string(p + 1) + "::TEXT, $" +
                   std::to_string(p + 2) + "::TEXT)";
     }
-    return "WITH s AS (SELECT owner, last_seq, followers FROM agent_sessions WHERE id = $1 AND expires_at > $2 FOR "
-           "UPDATE), "
-           "k AS (SELECT first_seq, last_seq FROM agent_session_appends WHERE session_id = $1 AND "
+    return "WITH k AS (SELECT first_seq, last_seq FROM agent_session_appends WHERE session_id = $1 AND "
            "idempotency_key = $4), "
-           "ok AS (SELECT last_seq, followers FROM s WHERE owner = $3 AND NOT EXISTS (SELECT 1 FROM k) AND "
-           "last_seq + $5 <= $6), "
-           "u AS (UPDATE agent_sessions SET last_seq = ok.last_seq + $5, updated_at = $2, expires_at = $2 + ttl_ms "
-           "FROM ok WHERE id = $1 RETURNING 1), "
+           "u AS (UPDATE agent_sessions SET last_seq = last_seq + $5, updated_at = $2, expires_at = $2 + ttl_ms "
+           "WHERE id = $1 AND expires_at > $2 AND owner = $3 AND last_seq + $5 <= $6 AND NOT EXISTS (SELECT 1 FROM "
+           "k) RETURNING last_seq - $5 AS before, followers), "
            "e AS (INSERT INTO agent_session_events (session_id, seq, role, content, created_at) "
-           "SELECT $1, ok.last_seq + v.i, v.role, v.content, $2 FROM ok, (VALUES " +
+           "SELECT $1, u.before + v.i, v.role, v.content, $2 FROM u, (VALUES " +
            values +
            ") AS v (i, role, content)), "
            "a AS (INSERT INTO agent_session_appends (session_id, idempotency_key, first_seq, last_seq) "
-           "SELECT $1, $4, ok.last_seq + 1, ok.last_seq + $5 FROM ok WHERE $4 <> '') "
-           "SELECT (SELECT owner FROM s), (SELECT last_seq FROM s), (SELECT first_seq FROM k), "
-           "(SELECT last_seq FROM k), "
-           "(SELECT pg_notify($7, $8 || (ok.last_seq + $5)::TEXT) FROM ok WHERE ok.followers > 0)";
+           "SELECT $1, $4, u.before + 1, u.before + $5 FROM u WHERE $4 <> ''), "
+           "s AS (SELECT owner, last_seq FROM agent_sessions WHERE id = $1 AND expires_at > $2) "
+           "SELECT (SELECT before FROM u), (SELECT owner FROM s), (SELECT last_seq FROM s), "
+           "(SELECT first_seq FROM k), (SELECT last_seq FROM k), "
+           "(SELECT pg_notify($7, $8 || (u.before + $5)::TEXT) FROM u WHERE u.followers > 0)";
 }
 
 }  // namespace
@@ -186,27 +186,35 @@ void SessionStore::append_postgres(std::shared_ptr<AppendRequest> request, int a
         params.emplace_back(request->events[i].content_json);
     }
     const std::uint64_t max_events = options_.limits.max_events_per_session;
-    db_->query(postgres_append_sql(n), std::move(params),
-               [self = shared_from_this(), request, attempts_left, max_events](store::QueryResult r) {
-                   mark_database_thread();
-                   // A concurrent append with the same key committed after this statement's snapshot: once more,
-                   // it then sees the key.
-                   if (!r.is_ok() && r.status().code() == base::StatusCode::kAlreadyExists && !request->key.empty() &&
-                       attempts_left > 1)
-                       return self->append_postgres(request, attempts_left - 1);
-                   if (!r.is_ok()) return request->done(error_from_status(r.status()));
-                   if (r->row_count() == 0 || r->is_null(0, 0)) return request->done(SessionError::not_found());
-                   if (r->text(0, 0) != request->owner) return request->done(SessionError::forbidden());
-                   if (!r->is_null(0, 2))
-                       return request->done(AppendResult{int_cell(r.value(), 0, 2), int_cell(r.value(), 0, 3), true});
-                   const std::int64_t before = int_cell(r.value(), 0, 1);
-                   const auto count = static_cast<std::int64_t>(request->events.size());
-                   if (before + count > static_cast<std::int64_t>(max_events))
-                       return request->done(too_many_events(max_events));
-                   // Committed, and NOTIFYed with it: only this process's followers are left to wake.
-                   self->changes_->publish(request->id);
-                   request->done(AppendResult{before + 1, before + count, false});
-               });
+    db_->query(
+        postgres_append_sql(n), std::move(params),
+        [self = shared_from_this(), request, attempts_left, max_events](store::QueryResult r) {
+            mark_database_thread();
+            // A concurrent append with the same key committed after this statement's snapshot: once more,
+            // it then sees the key.
+            if (!r.is_ok() && r.status().code() == base::StatusCode::kAlreadyExists && !request->key.empty() &&
+                attempts_left > 1)
+                return self->append_postgres(request, attempts_left - 1);
+            if (!r.is_ok()) return request->done(error_from_status(r.status()));
+            const auto count = static_cast<std::int64_t>(request->events.size());
+            if (r->row_count() == 0) return request->done(SessionError::internal("no answer row"));
+            if (r->is_null(0, 0)) {
+                // Nothing appended: the snapshot says why; else the row changed meanwhile (deleted,
+                // expired, filled up), and a fresh snapshot will.
+                if (r->is_null(0, 1)) return request->done(SessionError::not_found());
+                if (r->text(0, 1) != request->owner) return request->done(SessionError::forbidden());
+                if (!r->is_null(0, 3))
+                    return request->done(AppendResult{int_cell(r.value(), 0, 3), int_cell(r.value(), 0, 4), true});
+                if (int_cell(r.value(), 0, 2) + count > static_cast<std::int64_t>(max_events))
+                    return request->done(too_many_events(max_events));
+                if (attempts_left > 1) return self->append_postgres(request, attempts_left - 1);
+                return request->done(SessionError::unavailable("the session kept changing"));
+            }
+            const std::int64_t before = int_cell(r.value(), 0, 0);
+            // Committed, and NOTIFYed with it: only this process's followers are left to wake.
+            self->changes_->publish(request->id);
+            request->done(AppendResult{before + 1, before + count, false});
+        });
 }
 
 void SessionStore::append(std::string owner, std::string id, std::vector<NewEvent> events, std::string idempotency_key,

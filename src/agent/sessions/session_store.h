@@ -149,8 +149,9 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     };
 
   private:
-    // A durable append on PostgreSQL: one statement, tried again when a concurrent append with the same key won.
-    static constexpr int kAppendAttempts = 3;
+    // A durable append on PostgreSQL: one statement, tried again when its snapshot was overtaken (a concurrent
+    // append with the same key won, or the row changed before its UPDATE).
+    static constexpr int kAppendAttempts = 5;
     void append_postgres(std::shared_ptr<AppendRequest> request, int attempts_left);
     // `answer` that counts the append (stats_) and observes its latency first.
     SessionCallback<AppendResult> counted_append(SessionCallback<AppendResult> answer, std::size_t events);
