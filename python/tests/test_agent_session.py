@@ -2,8 +2,8 @@
 port): App(sessions=...) and app.sessions() mount the C++ session routes next to Python routes (listed in
 /openapi.json, counted on /metrics); the AgentSession dependency appends, reads events and state and updates the
 state with an expected version (409 on a stale one) from async handlers (awaited) and def handlers (session.sync);
-what a handler writes is what the routes read and the reverse; two apps on one SQLite file share sessions; bad
-options and stores raise."""
+what a handler writes is what the routes read and the reverse (on SQLite and on a throwaway PostgreSQL); two apps
+on one SQLite file share sessions; principals come from the engine's auth; bad options and stores raise."""
 
 import asyncio
 import http.client
@@ -55,8 +55,8 @@ def chat_app(store) -> App:
     return app
 
 
-def test_handlers_and_routes_share_the_sessions(tmp_path):
-    app = chat_app(url(tmp_path))
+def test_handlers_and_routes_share_the_sessions(database_url):
+    app = chat_app(database_url)  # a fresh SQLite file, or the session's PostgreSQL cluster
     with TestClient(app) as c:
         made = c.post("/sessions", json={"state": {"turns": 0}})
         assert made.status_code == 201
@@ -101,8 +101,8 @@ def test_handlers_and_routes_share_the_sessions(tmp_path):
         assert "slipstream_sessions_conflicts_total 2\n" in metrics
 
 
-def test_a_real_socket_follows_what_a_handler_appends(tmp_path):
-    app = chat_app(url(tmp_path))
+def test_a_real_socket_follows_what_a_handler_appends(database_url):
+    app = chat_app(database_url)
     with TestClient(app) as c:
         sid = c.post("/sessions", json={}).json()["id"]
         with socket.create_connection(("127.0.0.1", c.port), timeout=10) as follower:
