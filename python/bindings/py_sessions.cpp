@@ -83,7 +83,11 @@ class NativeSessions {
         core_->own_eventfd();
         return core_->fd;
     }
-    nb::object drain() { return nb::steal(drain_completions(*core_)); }
+    nb::object drain() {
+        PyObject* answers = drain_completions(*core_);
+        if (answers == nullptr) throw nb::python_error();
+        return nb::steal(answers);
+    }
 
     // Each operation: token > 0 queues its answer for drain(); token 0 blocks and returns it.
     nb::object create(std::uint64_t token, std::string principal, std::string metadata, std::string state,
