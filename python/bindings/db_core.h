@@ -1,6 +1,8 @@
 // DbCore: what a NativeDatabase shares with the database's callbacks: the answer queue, its eventfd, the sessions.
 #pragma once
 
+#include <Python.h>
+
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -169,5 +171,9 @@ struct DbCore {
         return [core, token](store::JsonResult r) { core->push(DbCompletion{token, std::move(r)}); };
     }
 };
+
+/// Every answer `core` queued since the last call, as a list of (token, ok, payload) (py_database.cpp's
+/// conversions). The GIL held. New reference; nullptr with a Python error set on failure.
+PyObject* drain_completions(DbCore& core);
 
 }  // namespace slipstream::python

@@ -13,6 +13,7 @@
 #ifdef SLIPSTREAM_PYTHON_DATABASE
 #include "py_database.h"
 #include "py_decide.h"
+#include "py_sessions.h"
 #endif
 #include "py_file.h"
 #include "py_form.h"
@@ -148,5 +149,8 @@ NB_MODULE(_native, m) {
 #endif
 #ifdef SLIPSTREAM_PYTHON_DECIDE
     slipstream::python::register_decide(m);  // NativeDecisions, decide_replay (py_decide.cpp)
+#endif
+#ifdef SLIPSTREAM_PYTHON_SESSIONS
+    slipstream::python::register_sessions(m);  // NativeSessions (py_sessions.cpp)
 #endif
 }

@@ -205,7 +205,11 @@ int NativeDatabase::event_fd() const {
 }
 
 PyObject* NativeDatabase::drain() {
-    std::vector<DbCompletion> batch = core_->take();
+    return drain_completions(*core_);
+}
+
+PyObject* drain_completions(DbCore& core) {
+    std::vector<DbCompletion> batch = core.take();
     PyRef out = PyRef::steal(PyList_New(static_cast<Py_ssize_t>(batch.size())));
     if (!out) return nullptr;
     for (std::size_t i = 0; i < batch.size(); ++i) {

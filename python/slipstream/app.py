@@ -85,7 +85,7 @@ class App(APIRouter, AppHooks):
                  dependencies: Sequence[Any] | None = None, lifespan: Any = None,
                  on_startup: Sequence[Callable[[], Any]] | None = None,
                  on_shutdown: Sequence[Callable[[], Any]] | None = None, middleware: Sequence[Any] | None = None,
-                 database: str | Database | None = None, **server_options: Any) -> None:
+                 database: str | Database | None = None, sessions: Any = None, **server_options: Any) -> None:
         super().__init__(dependencies=dependencies,
                          default_response_class=server_options.pop("default_response_class", None),
                          responses=server_options.pop("responses", None),
@@ -126,6 +126,11 @@ class App(APIRouter, AppHooks):
         self.native_routes: list[tuple[str, tuple[Any, ...]]] = []
         # The app's database (a URL or a Database): connected by the lifespan, a /readyz check, get_database.
         self.database: Database | None = Database(database) if isinstance(database, str) else database
+        # Durable agent sessions (a store URL or a slipstream.sessions.Sessions): the /sessions routes and the
+        # AgentSession dependency (slipstream.sessions.agent_session).
+        self.agent_sessions: Any = None
+        if sessions is not None:
+            self.sessions(sessions)
 
     @property
     def router(self) -> App:
@@ -180,6 +185,22 @@ class App(APIRouter, AppHooks):
         decisions = Decisions(store, **options)
         self.mount(prefix, decisions)
         return decisions
+
+    def sessions(self, store: Any, *, prefix: str = "/sessions", **options: Any) -> Any:
+        """Mounts the durable agent session routes under `prefix` on `store` (a SQLite or PostgreSQL URL with
+        slipstream.sessions.Sessions' options, or a Sessions shared with other apps) and makes it the store of the
+        AgentSession dependency; returns the Sessions."""
+        from .sessions import Sessions
+
+        if isinstance(store, Sessions):
+            if options:
+                raise TypeError("options go to Sessions(...) when a Sessions is given")
+            sessions = store
+        else:
+            sessions = Sessions(store, **options)
+        self.mount(prefix, sessions)
+        self.agent_sessions = sessions
+        return sessions
 
     def llm_proxy(self, path: str, schema: Any, *, upstream: Any, **options: Any) -> Any:
         """POST `path` calls `upstream` (slipstream.llm_upstream.Upstream: an OpenAI-compatible server) with the

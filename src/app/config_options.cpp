@@ -533,6 +533,9 @@ Registry make_config_registry() {
         {"session-queue", G::kSessions, "N",
          "buffered: events queued at most (acknowledged, not yet written); then 503", integer(1, 100'000'000),
          number(sessions, &SS::max_queued_events)},
+        {"session-openapi", G::kSessions, "PATH",
+         "where GET serves the OpenAPI 3.1 document of the session routes; 'off': not served", textual(route_path),
+         text(sessions, &SS::openapi_path)},
 
         {"decide", G::kDecide, "",
          "mount the learning decision service (/v1/tenants/{t}/jobs/{j}/capsules/{c}/spec, decide, reward, ...); "

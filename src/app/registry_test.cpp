@@ -189,6 +189,8 @@ TEST(Registry, EveryOptionSetsItsField) {
          "buffered"},
         {"session-flush", "20ms", [](const Config& c) { return c.sessions.flush_ms == 20; }, "20ms"},
         {"session-queue", "500", [](const Config& c) { return c.sessions.max_queued_events == 500; }, "500"},
+        {"session-openapi", "/docs/sessions.json",
+         [](const Config& c) { return c.sessions.openapi_path == "/docs/sessions.json"; }, "/docs/sessions.json"},
         {"decide", "true", [](const Config& c) { return c.decide.enabled; }, "true"},
         {"decide-decisions", "buffered", [](const Config& c) { return c.decide.decisions == "buffered"; }, "buffered"},
         {"decide-max-capsules", "9", [](const Config& c) { return c.decide.max_capsules == 9; }, "9"},

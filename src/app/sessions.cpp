@@ -2,6 +2,7 @@
 #include "app/sessions.h"
 
 #include "agent/sessions/session_routes.h"
+#include "agent/sessions/session_service.h"
 #include "app/database.h"
 
 namespace slipstream::app {
@@ -24,19 +25,21 @@ base::Result<std::unique_ptr<Sessions>> open_sessions(const Config& config, App&
     SLIPSTREAM_ASSIGN_OR_RETURN(std::unique_ptr<store::Database> opened, store::Database::open(std::move(c)));
     std::shared_ptr<store::Database> db(std::move(opened));
 
-    agent::sessions::SessionStoreOptions options;
-    options.limits.max_events_per_session = s.max_events;
-    options.limits.max_event_bytes = s.max_event_bytes;
-    options.limits.max_state_bytes = s.max_state_bytes;
-    options.limits.max_sessions_per_principal = s.max_per_principal;
-    options.limits.default_ttl_ms = s.ttl_ms;
-    options.limits.max_ttl_ms = std::max(options.limits.max_ttl_ms, std::int64_t{s.ttl_ms});
-    if (s.durability == "buffered") options.durability = agent::sessions::Durability::kBuffered;
-    options.buffer.flush_ms = s.flush_ms;
-    options.buffer.max_queued_events = s.max_queued_events;
+    SessionsOptions options;
+    options.max_events = s.max_events;
+    options.max_event_bytes = s.max_event_bytes;
+    options.max_state_bytes = s.max_state_bytes;
+    options.max_per_principal = s.max_per_principal;
+    options.ttl_ms = s.ttl_ms;
+    options.buffered = s.durability == "buffered";
+    options.flush_ms = s.flush_ms;
+    options.max_queued_events = s.max_queued_events;
     auto sessions = std::make_unique<Sessions>();
-    SLIPSTREAM_ASSIGN_OR_RETURN(sessions->store, agent::sessions::SessionStore::open(db, std::move(options)));
-    agent::sessions::mount_session_routes(app, sessions->store);
+    SLIPSTREAM_ASSIGN_OR_RETURN(sessions->store,
+                                agent::sessions::SessionStore::open(db, agent::sessions::store_options(options)));
+    agent::sessions::SessionRoutesOptions routes;
+    routes.openapi_path = s.openapi_path == "off" ? "" : s.openapi_path;
+    agent::sessions::mount_session_routes(app, sessions->store, std::move(routes));
     sessions->sweeper = std::make_unique<agent::sessions::SessionSweeper>(sessions->store, s.sweep_interval_ms);
     app.readiness_check("sessions", [db] { return db->ready(); });
     return sessions;

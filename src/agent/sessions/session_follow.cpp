@@ -30,9 +30,13 @@ class Follower : public std::enable_shared_from_this<Follower> {
     void start() {
         // Subscribed before the first read: an append committed meanwhile wakes it, so none is missed. The
         // subscription holds the follower until end_locked() unsubscribes.
+        // Then counted as a follower in the store (PostgreSQL: other processes' appends NOTIFY from then on)
+        // before the first read.
         auto self = shared_from_this();
-        token_ = store_.lock()->changes().subscribe(id_, [self] { self->wake(); });
-        wake();
+        std::shared_ptr<SessionStore> store = store_.lock();
+        token_ = store->changes().subscribe(id_, [self] { self->wake(); });
+        counted_ = true;
+        store->follow_started(principal_, id_, [self] { self->wake(); });
     }
 
   private:
@@ -128,7 +132,10 @@ class Follower : public std::enable_shared_from_this<Follower> {
         ended_ = true;
         reading_ = false;
         // Callers hold a reference of their own: the follower is not destroyed here.
-        if (std::shared_ptr<SessionStore> store = store_.lock()) store->changes().unsubscribe(id_, token_);
+        if (std::shared_ptr<SessionStore> store = store_.lock()) {
+            store->changes().unsubscribe(id_, token_);
+            if (counted_) store->follow_ended(principal_, id_);
+        }
         if (stream_) stream_->close();
         stream_.reset();
         responder_.reset();
@@ -143,6 +150,7 @@ class Follower : public std::enable_shared_from_this<Follower> {
     std::shared_ptr<Responder> responder_;  // until the stream opens
     std::optional<EventStream> stream_;
     std::uint64_t token_ = 0;
+    bool counted_ = false;  // follow_started() was called: end_locked() calls follow_ended()
     bool reading_ = false;
     bool again_ = false;
     bool ended_ = false;

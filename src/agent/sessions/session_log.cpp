@@ -1,9 +1,13 @@
-// SessionStore's event log: append (one transaction, idempotent with a key) and events after a cursor.
+// SessionStore's event log: append (one transaction in one hop, idempotent with a key) and events after a cursor.
 #include <algorithm>
+#include <chrono>
+#include <unordered_map>
 
+#include "agent/sessions/database_thread.h"
 #include "agent/sessions/json_merge_patch.h"
 #include "agent/sessions/session_rows.h"
 #include "agent/sessions/session_store.h"
+#include "agent/sessions/sql_text.h"
 
 namespace slipstream::agent::sessions {
 
@@ -50,90 +54,181 @@ std::string insert_events_sql(std::size_t n) {
     return sql;
 }
 
-struct AppendJob {
-    std::string owner;
-    std::string id;
-    std::vector<NewEvent> events;
-    std::string key;
-    std::int64_t now = 0;
-    std::uint64_t max_events = 0;
-    SessionCallback<AppendResult> done;
+SessionError too_many_events(std::uint64_t max_events) {
+    return SessionError::over_limit("events_per_session", max_events,
+                                    "the session would hold more than " + std::to_string(max_events) + " events");
+}
+
+// The SQL of one append on SQLite, with ?n placeholders, made once.
+const std::string& sqlite_sql(const char* sql_with_dollars) {
+    static thread_local std::unordered_map<const char*, std::string> adapted;
+    auto [it, added] = adapted.try_emplace(sql_with_dollars);
+    if (added) it->second = sql_for(store::Backend::kSqlite, sql_with_dollars);
+    return it->second;
+}
+
+constexpr const char* kReserveRange =
+    "UPDATE agent_sessions SET last_seq = last_seq + $3, updated_at = $2, expires_at = $2 + ttl_ms "
+    "WHERE id = $1 AND expires_at > $2 RETURNING owner, last_seq";
+constexpr const char* kFindKey =
+    "SELECT first_seq, last_seq FROM agent_session_appends WHERE session_id = $1 AND idempotency_key = $2";
+constexpr const char* kInsertKey =
+    "INSERT INTO agent_session_appends (session_id, idempotency_key, first_seq, last_seq) VALUES ($1, $2, $3, $4)";
+
+// SQLite: the whole append in one hop on the write connection's thread, a member of the running group commit:
+// take the session's row (locked by the write transaction) and reserve the range, answer a known idempotency key
+// with the original range (undone), check the limit, insert the events and the key; answered after the COMMIT.
+class SqliteAppend final : public SyncWork {
+  public:
+    SqliteAppend(SessionStore::AppendRequest job, std::uint64_t max_events)
+        : job_(std::move(job)), max_events_(max_events) {}
+
+    bool run(store::SyncStatements& db) override {
+        const auto n = static_cast<std::int64_t>(job_.events.size());
+        store::QueryResult reserved = db.query(sqlite_sql(kReserveRange), {job_.id, job_.now, n});
+        if (!reserved.is_ok()) return refuse(error_from_status(reserved.status()));
+        if (reserved->row_count() == 0) return refuse(SessionError::not_found());
+        if (reserved->text(0, 0) != job_.owner) return refuse(SessionError::forbidden());
+        const std::int64_t last = int_cell(reserved.value(), 0, 1);
+        if (!job_.key.empty()) {
+            store::QueryResult known = db.query(sqlite_sql(kFindKey), {job_.id, job_.key});
+            if (!known.is_ok()) return refuse(error_from_status(known.status()));
+            if (known->row_count() > 0)
+                return refuse(AppendResult{int_cell(known.value(), 0, 0), int_cell(known.value(), 0, 1), true});
+        }
+        if (last > static_cast<std::int64_t>(max_events_)) return refuse(too_many_events(max_events_));
+        range_ = AppendResult{last - n + 1, last, false};
+        store::Params params{job_.id, job_.now};
+        params.reserve(2 + 3 * job_.events.size());
+        for (std::size_t i = 0; i < job_.events.size(); ++i) {
+            params.emplace_back(range_.first_seq + static_cast<std::int64_t>(i));
+            params.emplace_back(std::move(job_.events[i].role));
+            params.emplace_back(std::move(job_.events[i].content_json));
+        }
+        store::QueryResult inserted =
+            db.query(sql_for(store::Backend::kSqlite, insert_events_sql(job_.events.size())), params);
+        if (!inserted.is_ok()) return refuse(error_from_status(inserted.status()));
+        if (!job_.key.empty()) {
+            store::QueryResult keyed =
+                db.query(sqlite_sql(kInsertKey), {job_.id, job_.key, range_.first_seq, range_.last_seq});
+            if (!keyed.is_ok()) return refuse(error_from_status(keyed.status()));
+        }
+        return true;
+    }
+
+    void finished(base::Status status) override {
+        if (!status.is_ok()) return job_.done(error_from_status(status));
+        job_.done(range_);
+    }
+
+  private:
+    // The member is undone; this is its answer.
+    bool refuse(SessionResult<AppendResult> answer) {
+        job_.done(std::move(answer));
+        return false;
+    }
+
+    SessionStore::AppendRequest job_;
+    std::uint64_t max_events_;
+    AppendResult range_{};
 };
 
-// Step 4 (the events and the key are inserted, then COMMIT): the range is the answer once committed.
-void insert_and_commit(const std::shared_ptr<Transaction>& tx, const std::shared_ptr<AppendJob>& job,
-                       std::int64_t first) {
-    store::Params params{job->id, job->now};
-    params.reserve(2 + 3 * job->events.size());
-    for (std::size_t i = 0; i < job->events.size(); ++i) {
-        params.emplace_back(first + static_cast<std::int64_t>(i));
-        params.emplace_back(std::move(job->events[i].role));
-        params.emplace_back(std::move(job->events[i].content_json));
+// PostgreSQL: the whole append as one statement (one round trip, its own transaction). The UPDATE reserves the
+// range only for the owner, within the limit and with a key not seen in the statement's snapshot (it locks the
+// row: a concurrent append's UPDATE waits, then sees this one's last_seq); the events and the key go in with it
+// and, while some process follows the session (its `followers` count), the other replicas are NOTIFYed (at the
+// commit). When the UPDATE took nothing, the snapshot's row and key say why. A key committed by a concurrent
+// append after the snapshot makes the key INSERT fail (unique): the statement runs again and sees it. Parameters:
+// $1 id, $2 now, $3 owner, $4 key ('' none), $5 count, $6 the events limit, $7 the NOTIFY channel, $8 its
+// payload's prefix, then (offset, role, content) per event. Columns: last_seq after the append (NULL: nothing
+// appended), the snapshot's owner and last_seq, the key's range.
+std::string postgres_append_sql(std::size_t n) {
+    std::string values;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t p = 9 + 3 * i;
+        if (i > 0) values += ", ";
+        values += "($" + std::to_string(p) + "::BIGINT, $" + std::to_string(p + 1) + "::TEXT, $" +
+                  std::to_string(p + 2) + "::TEXT)";
     }
-    const AppendResult range{first, first + static_cast<std::int64_t>(job->events.size()) - 1, false};
-    // Each statement waits for the previous one's answer: a failed INSERT must never be followed by a COMMIT
-    // (SQLite would keep the rest; PostgreSQL answers COMMIT of a failed transaction with a silent ROLLBACK).
-    auto commit = [tx, job, range] {
-        tx->commit([job, range](base::Status s) {
-            if (!s.is_ok()) return job->done(error_from_status(s));
-            job->done(range);
-        });
-    };
-    tx->query(insert_events_sql(job->events.size()), std::move(params), [tx, job, range, commit](store::QueryResult r) {
-        if (!r.is_ok()) return job->done(error_from_status(r.status()));
-        if (job->key.empty()) return commit();
-        tx->query(
-            "INSERT INTO agent_session_appends (session_id, idempotency_key, first_seq, last_seq) VALUES ($1, $2, $3, "
-            "$4)",
-            {job->id, job->key, range.first_seq, range.last_seq}, [job, commit](store::QueryResult k) {
-                if (!k.is_ok()) return job->done(error_from_status(k.status()));
-                commit();
-            });
-    });
-}
-
-// Step 3: the reserved range must fit the session's limit.
-void insert_within_limit(const std::shared_ptr<Transaction>& tx, const std::shared_ptr<AppendJob>& job,
-                         std::int64_t last) {
-    if (last > static_cast<std::int64_t>(job->max_events))
-        return job->done(SessionError::over_limit(
-            "events_per_session", job->max_events,
-            "the session would hold more than " + std::to_string(job->max_events) + " events"));
-    insert_and_commit(tx, job, last - static_cast<std::int64_t>(job->events.size()) + 1);
-}
-
-// Step 2: a known idempotency key answers the original range (the transaction is dropped: rolled back), even when
-// the session is full by now.
-void check_key(const std::shared_ptr<Transaction>& tx, const std::shared_ptr<AppendJob>& job, std::int64_t last) {
-    if (job->key.empty()) return insert_within_limit(tx, job, last);
-    tx->query("SELECT first_seq, last_seq FROM agent_session_appends WHERE session_id = $1 AND idempotency_key = $2",
-              {job->id, job->key}, [tx, job, last](store::QueryResult r) {
-                  if (!r.is_ok()) return job->done(error_from_status(r.status()));
-                  if (r->row_count() > 0)
-                      return job->done(AppendResult{int_cell(r.value(), 0, 0), int_cell(r.value(), 0, 1), true});
-                  insert_within_limit(tx, job, last);
-              });
-}
-
-// Step 1: take the session's row (locked until the end), reserve the seq range, slide the expiry.
-void reserve_range(const std::shared_ptr<Transaction>& tx, const std::shared_ptr<AppendJob>& job) {
-    tx->query(
-        "UPDATE agent_sessions SET last_seq = last_seq + $3, updated_at = $2, expires_at = $2 + ttl_ms "
-        "WHERE id = $1 AND expires_at > $2 RETURNING owner, last_seq",
-        {job->id, job->now, static_cast<std::int64_t>(job->events.size())}, [tx, job](store::QueryResult r) {
-            if (!r.is_ok()) return job->done(error_from_status(r.status()));
-            if (r->row_count() == 0) return job->done(SessionError::not_found());
-            if (r->text(0, 0) != job->owner) return job->done(SessionError::forbidden());
-            check_key(tx, job, int_cell(r.value(), 0, 1));
-        });
+    return "WITH k AS (SELECT first_seq, last_seq FROM agent_session_appends WHERE session_id = $1 AND "
+           "idempotency_key = $4), "
+           "u AS (UPDATE agent_sessions SET last_seq = last_seq + $5, updated_at = $2, expires_at = $2 + ttl_ms "
+           "WHERE id = $1 AND expires_at > $2 AND owner = $3 AND last_seq + $5 <= $6 AND NOT EXISTS (SELECT 1 FROM "
+           "k) RETURNING last_seq - $5 AS before, followers), "
+           "e AS (INSERT INTO agent_session_events (session_id, seq, role, content, created_at) "
+           "SELECT $1, u.before + v.i, v.role, v.content, $2 FROM u, (VALUES " +
+           values +
+           ") AS v (i, role, content)), "
+           "a AS (INSERT INTO agent_session_appends (session_id, idempotency_key, first_seq, last_seq) "
+           "SELECT $1, $4, u.before + 1, u.before + $5 FROM u WHERE $4 <> ''), "
+           "s AS (SELECT owner, last_seq FROM agent_sessions WHERE id = $1 AND expires_at > $2) "
+           "SELECT (SELECT before FROM u), (SELECT owner FROM s), (SELECT last_seq FROM s), "
+           "(SELECT first_seq FROM k), (SELECT last_seq FROM k), "
+           "(SELECT pg_notify($7, $8 || (u.before + $5)::TEXT) FROM u WHERE u.followers > 0)";
 }
 
 }  // namespace
+
+void SessionStore::append_postgres(std::shared_ptr<AppendRequest> request, int attempts_left) {
+    const std::size_t n = request->events.size();
+    store::Params params{request->id,
+                         request->now,
+                         request->owner,
+                         request->key,
+                         static_cast<std::int64_t>(n),
+                         static_cast<std::int64_t>(options_.limits.max_events_per_session),
+                         options_.notify_channel,
+                         nonce_ + " " + request->id + " "};
+    params.reserve(8 + 3 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+        params.emplace_back(static_cast<std::int64_t>(i + 1));
+        params.emplace_back(request->events[i].role);
+        params.emplace_back(request->events[i].content_json);
+    }
+    const std::uint64_t max_events = options_.limits.max_events_per_session;
+    db_->query(
+        postgres_append_sql(n), std::move(params),
+        [self = shared_from_this(), request, attempts_left, max_events](store::QueryResult r) {
+            mark_database_thread();
+            // A concurrent append with the same key committed after this statement's snapshot: once more,
+            // it then sees the key.
+            if (!r.is_ok() && r.status().code() == base::StatusCode::kAlreadyExists && !request->key.empty() &&
+                attempts_left > 1)
+                return self->append_postgres(request, attempts_left - 1);
+            if (!r.is_ok()) return request->done(error_from_status(r.status()));
+            const auto count = static_cast<std::int64_t>(request->events.size());
+            if (r->row_count() == 0) return request->done(SessionError::internal("no answer row"));
+            if (r->is_null(0, 0)) {
+                // Nothing appended: the snapshot says why; else the row changed meanwhile (deleted,
+                // expired, filled up), and a fresh snapshot will.
+                if (r->is_null(0, 1)) return request->done(SessionError::not_found());
+                if (r->text(0, 1) != request->owner) return request->done(SessionError::forbidden());
+                if (!r->is_null(0, 3))
+                    return request->done(AppendResult{int_cell(r.value(), 0, 3), int_cell(r.value(), 0, 4), true});
+                if (int_cell(r.value(), 0, 2) + count > static_cast<std::int64_t>(max_events))
+                    return request->done(too_many_events(max_events));
+                if (attempts_left > 1) return self->append_postgres(request, attempts_left - 1);
+                return request->done(SessionError::unavailable("the session kept changing"));
+            }
+            const std::int64_t before = int_cell(r.value(), 0, 0);
+            // Committed, and NOTIFYed with it: only this process's followers are left to wake.
+            self->changes_->publish(request->id);
+            request->done(AppendResult{before + 1, before + count, false});
+        });
+}
 
 void SessionStore::append(std::string owner, std::string id, std::vector<NewEvent> events, std::string idempotency_key,
                           SessionCallback<AppendResult> answer) {
     if (std::optional<SessionError> refused = prepare_events(events, idempotency_key, options_.limits))
         return answer(std::move(*refused));
+    answer = counted_append(std::move(answer), events.size());
+    if (!buffer_ && db_->backend() == store::Backend::kPostgres) {
+        // One statement: committed, and its NOTIFY sent, before the answer.
+        return append_postgres(
+            std::make_shared<AppendRequest>(AppendRequest{std::move(owner), std::move(id), std::move(events),
+                                                          std::move(idempotency_key), now_ms(), std::move(answer)}),
+            kAppendAttempts);
+    }
     // Committed (or, buffered, queued): the followers hear of it before the writer's answer goes out.
     SessionCallback<AppendResult> done = [self = shared_from_this(), id, answer](SessionResult<AppendResult> r) {
         if (r.is_ok() && !r.value().replayed) self->announce(id, r.value().last_seq);
@@ -142,13 +237,28 @@ void SessionStore::append(std::string owner, std::string id, std::vector<NewEven
     if (buffer_)
         return buffer_->append(std::move(owner), std::move(id), std::move(events), std::move(idempotency_key), now_ms(),
                                options_.limits.max_events_per_session, std::move(done));
-    auto job = std::make_shared<AppendJob>(AppendJob{std::move(owner), std::move(id), std::move(events),
-                                                     std::move(idempotency_key), now_ms(),
-                                                     options_.limits.max_events_per_session, std::move(done)});
-    runner_->run([job](base::Result<std::shared_ptr<Transaction>> tx) {
-        if (!tx.is_ok()) return job->done(error_from_status(tx.status()));
-        reserve_range(tx.value(), job);
-    });
+    runner_->run_on_thread(
+        std::make_shared<SqliteAppend>(AppendRequest{std::move(owner), std::move(id), std::move(events),
+                                                     std::move(idempotency_key), now_ms(), std::move(done)},
+                                       options_.limits.max_events_per_session));
+}
+
+SessionCallback<AppendResult> SessionStore::counted_append(SessionCallback<AppendResult> answer, std::size_t events) {
+    const auto started = std::chrono::steady_clock::now();
+    return [stats_ref = stats_, latency = append_latency_, answer = std::move(answer), events,
+            started](SessionResult<AppendResult> r) {
+        SessionStats& stats = *stats_ref;
+        if (r.is_ok() && r.value().replayed) {
+            stats.replayed.fetch_add(1, std::memory_order_relaxed);
+        } else if (r.is_ok()) {
+            stats.appends.fetch_add(1, std::memory_order_relaxed);
+            stats.events.fetch_add(events, std::memory_order_relaxed);
+        } else if (r.error().code == SessionErrorCode::kBusy) {
+            stats.refused_busy.fetch_add(1, std::memory_order_relaxed);
+        }
+        latency.observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+        answer(std::move(r));
+    };
 }
 
 void SessionStore::events(std::string owner, std::string id, std::int64_t after, std::size_t limit,

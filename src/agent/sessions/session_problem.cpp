@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "agent/sessions/route_openapi.h"
 #include "base/log.h"
 #include "json/writer.h"
 
@@ -10,36 +11,13 @@ namespace slipstream::agent::sessions {
 
 namespace {
 
-std::string_view title_of(int status) {
-    switch (status) {
-        case 400:
-            return "Bad Request";
-        case 401:
-            return "Unauthorized";
-        case 403:
-            return "Forbidden";
-        case 404:
-            return "Not Found";
-        case 409:
-            return "Conflict";
-        case 413:
-            return "Content Too Large";
-        case 422:
-            return "Unprocessable Content";
-        case 503:
-            return "Service Unavailable";
-        default:
-            return "Internal Server Error";
-    }
-}
-
 // The common members; the caller adds its own and closes the object.
 void open_problem(json::Writer& w, int status, std::string_view detail) {
     w.begin_object();
     w.key("type");
     w.string("about:blank");
     w.key("title");
-    w.string(title_of(status));
+    w.string(status_reason(status));
     w.key("status");
     w.int64(status);
     w.key("detail");

@@ -8,6 +8,8 @@
 #include "agent/sessions/session_follow.h"
 #include "agent/sessions/session_id.h"
 #include "agent/sessions/session_json.h"
+#include "agent/sessions/session_metrics.h"
+#include "agent/sessions/session_openapi.h"
 #include "agent/sessions/session_problem.h"
 #include "slipstream/json.h"
 
@@ -115,11 +117,16 @@ class Routes {
     Routes(App& app, std::shared_ptr<SessionStore> store, SessionRoutesOptions options)
         : app_(app), store_(std::move(store)), options_(std::move(options)), auth_on_(app.options().auth != "off") {}
 
-    void mount() {
+    std::string mount() {
         mount_collection();
         mount_session();
         mount_events();
         mount_state();
+        if (options_.metrics) register_session_metrics(app_, store_);
+        std::string doc = openapi_document(ops_, "Agent sessions", "1", "sessions");
+        if (!options_.openapi_path.empty())
+            app_.get(options_.openapi_path, [doc](Request&) { return Response::json(doc); });
+        return doc;
     }
 
   private:
@@ -132,6 +139,11 @@ class Routes {
     // under {id}, a well-formed id (a malformed one is an unknown session).
     template <typename Handler>
     void add(std::string_view method, std::string_view suffix, RouteSpec spec, Handler handler) {
+        OperationDoc doc = session_operation_doc(method, suffix);
+        doc.method = std::string(method);
+        doc.path = options_.prefix + std::string(suffix);
+        doc.route = spec;
+        ops_.push_back(std::move(doc));
         const bool has_id = suffix.find("{id}") != std::string_view::npos;
         auto store = store_;
         const bool auth_on = auth_on_;
@@ -167,6 +179,7 @@ class Routes {
     std::shared_ptr<SessionStore> store_;
     SessionRoutesOptions options_;
     bool auth_on_;
+    std::vector<OperationDoc> ops_;  // the OpenAPI description of each route added
 };
 
 void Routes::mount_collection() {
@@ -306,8 +319,8 @@ void Routes::mount_state() {
 
 }  // namespace
 
-void mount_session_routes(App& app, std::shared_ptr<SessionStore> store, SessionRoutesOptions options) {
-    Routes(app, std::move(store), std::move(options)).mount();
+std::string mount_session_routes(App& app, std::shared_ptr<SessionStore> store, SessionRoutesOptions options) {
+    return Routes(app, std::move(store), std::move(options)).mount();
 }
 
 }  // namespace slipstream::agent::sessions

@@ -14,6 +14,8 @@ struct SessionRoutesOptions {
     std::string prefix = "/sessions";
     std::size_t default_page = 50;  // sessions or events per page when ?limit= is absent
     std::size_t max_page = 1000;    // largest ?limit=
+    std::string openapi_path;       // non-empty: GET there serves the routes' OpenAPI 3.1 document
+    bool metrics = true;            // the store's slipstream_sessions_* series on /metrics (session_metrics.h)
 };
 
 /// The principal a request acts as: the authenticated one (API key principal, JWT `sub`); with authentication
@@ -33,8 +35,9 @@ inline constexpr const char* kAnonymousPrincipal = "anonymous";
 ///   GET    /sessions/{id}/state     the document, ETag "<version>"      200
 ///   PUT    /sessions/{id}/state     the new document, If-Match          200 (409 stale)
 ///   PATCH  /sessions/{id}/state     a JSON merge patch, If-Match        200 (409 stale)
-/// Errors are application/problem+json (session_problem.h). Throws std::invalid_argument like App's route
-/// registration (a clash with an existing route).
-void mount_session_routes(App& app, std::shared_ptr<SessionStore> store, SessionRoutesOptions options = {});
+/// Errors are application/problem+json (session_problem.h). Returns the routes' OpenAPI 3.1 document (JSON; tag
+/// "sessions"), served at `openapi_path` when set. Throws std::invalid_argument like App's route registration (a
+/// clash with an existing route or metric: mount once per App).
+std::string mount_session_routes(App& app, std::shared_ptr<SessionStore> store, SessionRoutesOptions options = {});
 
 }  // namespace slipstream::agent::sessions

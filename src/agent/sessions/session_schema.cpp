@@ -34,6 +34,11 @@ const std::vector<std::vector<const char*>>& migrations() {
             "CREATE TABLE agent_principals (owner TEXT PRIMARY KEY)",
             "INSERT INTO agent_principals (owner) SELECT DISTINCT owner FROM agent_sessions",
         },
+        {
+            // Live followers of the session in any process (PostgreSQL): an append NOTIFYs the other replicas
+            // only while some follow it. A process that dies leaves its count up (more NOTIFYs, never fewer).
+            "ALTER TABLE agent_sessions ADD COLUMN followers BIGINT NOT NULL DEFAULT 0",
+        },
     };
     return kMigrations;
 }
@@ -106,7 +111,7 @@ base::Status apply_migrations(store::Database& db, TransactionRunner& runner, co
 }
 
 base::Status migrate_session_schema(store::Database& db, TransactionRunner& runner) {
-    static_assert(kSessionSchemaVersion == 2);
+    static_assert(kSessionSchemaVersion == 3);
     return apply_migrations(db, runner, {"agent_schema_version", "session", migrations()});
 }
 

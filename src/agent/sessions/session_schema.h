@@ -12,7 +12,7 @@
 namespace slipstream::agent::sessions {
 
 /// The schema version this build writes and reads.
-inline constexpr std::int64_t kSessionSchemaVersion = 2;
+inline constexpr std::int64_t kSessionSchemaVersion = 3;
 
 /// A table's migrations: `steps[i]` holds the statements that bring version i to version i + 1 (the latest version
 /// is steps.size()), recorded in `version_table`; `what` names the schema in errors ("session").

@@ -30,13 +30,23 @@ void SessionStore::put_state(std::string owner, std::string id, std::string stat
     base::Result<std::string> compact = compact_json(state_json);
     if (!compact.is_ok()) return done(SessionError::invalid("the state is not JSON"));
     if (compact->size() > options_.limits.max_state_bytes) return done(too_large(options_.limits.max_state_bytes));
-    write_state(std::move(owner), std::move(id), std::move(compact).value(), expected_version, std::move(done));
+    write_state(std::move(owner), std::move(id), std::move(compact).value(), expected_version,
+                counted_state_write(std::move(done)));
+}
+
+SessionCallback<StateDocument> SessionStore::counted_state_write(SessionCallback<StateDocument> done) {
+    return [stats = stats_, done = std::move(done)](SessionResult<StateDocument> r) {
+        if (r.is_ok()) stats->state_writes.fetch_add(1, std::memory_order_relaxed);
+        if (!r.is_ok() && r.error().code == SessionErrorCode::kConflict)
+            stats->conflicts.fetch_add(1, std::memory_order_relaxed);
+        done(std::move(r));
+    };
 }
 
 void SessionStore::patch_state(std::string owner, std::string id, std::string patch_json,
                                std::optional<std::int64_t> expected_version, SessionCallback<StateDocument> done) {
     patch_once(std::move(owner), std::move(id), std::move(patch_json), expected_version, kPatchAttempts,
-               std::move(done));
+               counted_state_write(std::move(done)));
 }
 
 void SessionStore::patch_once(std::string owner, std::string id, std::string patch_json,

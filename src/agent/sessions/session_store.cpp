@@ -114,6 +114,23 @@ void SessionStore::announce(const std::string& id, std::int64_t last_seq) {
                      });
 }
 
+void SessionStore::follow_started(const std::string& owner, const std::string& id, std::function<void()> then) {
+    if (db_->backend() != store::Backend::kPostgres) return then();
+    query("UPDATE agent_sessions SET followers = followers + 1 WHERE id = $1 AND owner = $2", {id, owner},
+          [then = std::move(then)](store::QueryResult) { then(); });
+}
+
+void SessionStore::follow_ended(const std::string& owner, const std::string& id) {
+    if (db_->backend() != store::Backend::kPostgres) return;
+    query("UPDATE agent_sessions SET followers = GREATEST(followers - 1, 0) WHERE id = $1 AND owner = $2", {id, owner},
+          [](store::QueryResult r) {
+              // kCancelled: the store closed; the count stays up (more NOTIFYs, never fewer).
+              if (!r.is_ok() && r.status().code() != base::StatusCode::kCancelled)
+                  base::log_message(base::LogLevel::kWarn,
+                                    "sessions: a follower's end was not recorded: " + r.status().to_string());
+          });
+}
+
 base::Status SessionStore::listen_for_changes() {
     if (db_->backend() != store::Backend::kPostgres) return base::Status::ok();
     store::ListenerHandlers handlers;
@@ -176,7 +193,11 @@ void SessionStore::check_owner(const std::string& owner, const std::string& id, 
           });
 }
 
-void SessionStore::create(std::string owner, NewSession session, SessionCallback<SessionInfo> done) {
+void SessionStore::create(std::string owner, NewSession session, SessionCallback<SessionInfo> answer) {
+    SessionCallback<SessionInfo> done = [stats = stats_, answer](SessionResult<SessionInfo> r) {
+        if (r.is_ok()) stats->sessions_created.fetch_add(1, std::memory_order_relaxed);
+        answer(std::move(r));
+    };
     const SessionLimits& limits = options_.limits;
     SessionResult<std::string> metadata =
         json_document(session.metadata_json, "metadata", "metadata_bytes", limits.max_metadata_bytes);

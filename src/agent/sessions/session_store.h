@@ -2,6 +2,7 @@
 // store::Database, SQLite or PostgreSQL.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "agent/sessions/write_behind.h"
 #include "base/clock.h"
 #include "base/result.h"
+#include "slipstream/app.h"
 #include "store/database/database.h"
 #include "store/database/db_listener.h"
 
@@ -36,6 +38,17 @@ struct SessionStoreOptions {
     std::shared_ptr<const base::Clock> clock = std::make_shared<base::SystemClock>();
     /// PostgreSQL: the channel of this store's NOTIFYs (every replica on one database must use the same one).
     std::string notify_channel = "slipstream_agent_sessions";
+};
+
+/// What a store did since it opened, for /metrics (session_metrics.h): relaxed counters, any thread.
+struct SessionStats {
+    std::atomic<std::uint64_t> sessions_created{0};
+    std::atomic<std::uint64_t> appends{0};       // appends that added events (replays not counted)
+    std::atomic<std::uint64_t> events{0};        // the events they added
+    std::atomic<std::uint64_t> replayed{0};      // appends answered from their idempotency key
+    std::atomic<std::uint64_t> state_writes{0};  // state documents written (put and patch)
+    std::atomic<std::uint64_t> conflicts{0};     // state writes refused: the expected version was stale
+    std::atomic<std::uint64_t> refused_busy{0};  // buffered appends refused: the queue was full
 };
 
 /// Thread-safe; every operation answers once through its callback, on the database's thread (or at once on the
@@ -106,12 +119,44 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     /// followers of the sessions other processes announce; after the listener reconnects, every follower
     /// re-reads from its cursor. SQLite: nothing (appends in this process wake followers directly).
     base::Status listen_for_changes();
+    /// A follower of `id` (as `owner`) starts: on PostgreSQL its count in the row goes up, so appends from every
+    /// process NOTIFY while it follows; `then` runs once that is committed (whatever the outcome: a session that is
+    /// not there is the first read's answer). SQLite: `then` at once. follow_ended() takes the count down.
+    void follow_started(const std::string& owner, const std::string& id, std::function<void()> then);
+    void follow_ended(const std::string& owner, const std::string& id);
+
+    /// Counters for /metrics.
+    const SessionStats& stats() const { return *stats_; }
+    /// kBuffered: events acknowledged and not yet committed; 0 when durable.
+    std::size_t queued_events() const { return buffer_ ? buffer_->queued_events() : 0; }
+    /// kBuffered: acknowledged events dropped at a flush (session gone or written elsewhere) since start.
+    std::uint64_t dropped_events() const { return buffer_ ? buffer_->dropped_events() : 0; }
+    /// Every append's time from the call to its answer goes to `histogram` (set before the store is used).
+    void observe_appends(DurationHistogram histogram) { append_latency_ = histogram; }
 
     const SessionLimits& limits() const { return options_.limits; }
     Durability durability() const { return options_.durability; }
     store::Backend backend() const { return db_->backend(); }
 
+    /// One append, as the backends' writers take it (session_log.cpp).
+    struct AppendRequest {
+        std::string owner;
+        std::string id;
+        std::vector<NewEvent> events;
+        std::string key;
+        std::int64_t now = 0;
+        SessionCallback<AppendResult> done;
+    };
+
   private:
+    // A durable append on PostgreSQL: one statement, tried again when its snapshot was overtaken (a concurrent
+    // append with the same key won, or the row changed before its UPDATE).
+    static constexpr int kAppendAttempts = 5;
+    void append_postgres(std::shared_ptr<AppendRequest> request, int attempts_left);
+    // `answer` that counts the append (stats_) and observes its latency first.
+    SessionCallback<AppendResult> counted_append(SessionCallback<AppendResult> answer, std::size_t events);
+    SessionCallback<StateDocument> counted_state_write(SessionCallback<StateDocument> done);
+
     std::int64_t now_ms() const;
     /// One statement on the shared pool, written with $n placeholders.
     void query(std::string_view sql, store::Params params, store::Database::QueryCallback done);
@@ -134,6 +179,10 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     std::shared_ptr<SessionChanges> changes_ = std::make_shared<SessionChanges>();
     std::string nonce_;  // tells this store's own NOTIFYs from other processes'
     std::unique_ptr<store::DbListener> listener_;
+    // Held by the answers' counting wrappers, which must not hold the store (its last reference must not be
+    // dropped on a database thread).
+    std::shared_ptr<SessionStats> stats_ = std::make_shared<SessionStats>();
+    DurationHistogram append_latency_;
 };
 
 }  // namespace slipstream::agent::sessions

@@ -232,6 +232,58 @@ TEST_P(SessionStoreTest, ConcurrentAppendsGetEverySeqOnceAndRetriesAreNotDoubled
     EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_events"), kWriters);
 }
 
+TEST_P(SessionStoreTest, OneKeyFromManyConcurrentWritersIsAppendedOnce) {
+    SessionInfo s = create("alice");
+    constexpr int kWriters = 24;
+    std::vector<std::future<SessionResult<AppendResult>>> answers;
+    for (int i = 0; i < kWriters; ++i) {
+        auto p = std::make_shared<std::promise<SessionResult<AppendResult>>>();
+        answers.push_back(p->get_future());
+        store_->append("alice", s.id, {{"user", "1"}, {"tool", "2"}}, "the-key",
+                       [p](SessionResult<AppendResult> r) { p->set_value(std::move(r)); });
+    }
+    int fresh = 0;
+    for (auto& f : answers) {
+        ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
+        SessionResult<AppendResult> r = f.get();
+        ASSERT_TRUE(r.is_ok()) << r.error().detail;
+        EXPECT_EQ(r.value().first_seq, 1);
+        EXPECT_EQ(r.value().last_seq, 2);
+        fresh += r.value().replayed ? 0 : 1;
+    }
+    EXPECT_EQ(fresh, 1);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_events"), 2);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_appends"), 1);
+}
+
+TEST_P(SessionStoreTest, AppendsInterleavedWithStateWritesAndCreatesAllCommit) {
+    // On SQLite one-hop appends and multi-statement creates share groups: every one is kept.
+    SessionInfo s = create("alice");
+    constexpr int kRounds = 30;
+    std::vector<std::future<bool>> answers;
+    for (int i = 0; i < kRounds; ++i) {
+        auto a = std::make_shared<std::promise<bool>>();
+        answers.push_back(a->get_future());
+        store_->append("alice", s.id, {{"user", std::to_string(i)}}, "",
+                       [a](SessionResult<AppendResult> r) { a->set_value(r.is_ok()); });
+        auto w = std::make_shared<std::promise<bool>>();
+        answers.push_back(w->get_future());
+        store_->put_state("alice", s.id, R"({"n":)" + std::to_string(i) + "}", std::nullopt,
+                          [w](SessionResult<StateDocument> r) { w->set_value(r.is_ok()); });
+        auto c = std::make_shared<std::promise<bool>>();
+        answers.push_back(c->get_future());
+        store_->create("bob", {}, [c](SessionResult<SessionInfo> r) { c->set_value(r.is_ok()); });
+    }
+    for (auto& f : answers) {
+        ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
+        EXPECT_TRUE(f.get());
+    }
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_events"), kRounds);
+    EXPECT_EQ(count("SELECT MAX(seq) FROM agent_session_events"), kRounds);
+    EXPECT_EQ(count("SELECT state_version FROM agent_sessions WHERE owner = 'alice'"), kRounds + 1);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_sessions WHERE owner = 'bob'"), kRounds);
+}
+
 TEST_P(SessionStoreTest, ConcurrentWritesThatFailLeaveTheOthersCommitted) {
     // On SQLite these share transactions (group commit): a refused append is undone alone.
     limits_.max_events_per_session = 5;
@@ -554,10 +606,20 @@ TEST_P(SessionStoreTest, AppendsAndDeletesWakeFollowersHereAndOnOtherStores) {
         auto opened = SessionStore::open(db2, {.limits = limits_, .clock = clock_});
         ASSERT_TRUE(opened.is_ok()) << opened.status().to_string();
         std::shared_ptr<SessionStore> other = std::move(opened).value();
+        // Appends NOTIFY while a follower is counted in the session's row (follow_started: a Follower's start).
+        std::promise<void> counted;
+        store_->follow_started("alice", a.id, [&counted] { counted.set_value(); });
+        ASSERT_EQ(counted.get_future().wait_for(10s), std::future_status::ready);
+        EXPECT_EQ(count("SELECT followers FROM agent_sessions WHERE id = '" + a.id + "'"), 1);
         ASSERT_TRUE(wait<AppendResult>([&](auto done) {
                         other->append("alice", a.id, {{"user", "3"}}, "", done);
                     }).is_ok());
         EXPECT_EQ(wait_for(2), 2);
+        store_->follow_ended("alice", a.id);
+        const std::string followers = "SELECT followers FROM agent_sessions WHERE id = '" + a.id + "'";
+        for (int i = 0; i < 500 && count(followers) != 0; ++i)
+            std::this_thread::sleep_for(10ms);
+        EXPECT_EQ(count(followers), 0);
         for (int i = 0; i < 500 && other.use_count() > 1; ++i)
             std::this_thread::sleep_for(10ms);
         other.reset();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <future>
+#include <optional>
 #include <thread>
 
 #include "agent/sessions/database_thread.h"
@@ -38,20 +39,33 @@ TransactionRunner::TransactionRunner(const std::shared_ptr<store::Database>& db)
                  : std::max<std::size_t>(1, std::min(db->config().max_size, db->config().max_sessions))) {}
 
 void TransactionRunner::run(TransactionWork work) {
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (open_ >= slots_) {
-            if (waiting_.size() >= kMaxWaiting)
-                return work(base::Status::resource_exhausted("too many transactions waiting"));
-            waiting_.push_back(std::move(work));
-            return;
-        }
-        ++open_;
-    }
-    start(std::move(work));
+    enqueue(Waiting{std::move(work), nullptr});
 }
 
-void TransactionRunner::start(TransactionWork work) {
+void TransactionRunner::run_on_thread(std::shared_ptr<SyncWork> work) {
+    if (!sqlite()) return work->finished(base::Status::invalid_argument("one-hop transactions are SQLite's"));
+    enqueue(Waiting{nullptr, std::move(work)});
+}
+
+void TransactionRunner::enqueue(Waiting waiting) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (open_ < slots_) {
+            ++open_;
+        } else if (waiting_.size() < kMaxWaiting) {
+            waiting_.push_back(std::move(waiting));
+            return;
+        } else {
+            base::Status full = base::Status::resource_exhausted("too many transactions waiting");
+            return waiting.sync ? waiting.sync->finished(full) : waiting.work(full);
+        }
+    }
+    start(std::move(waiting));
+}
+
+void TransactionRunner::start(Waiting waiting) {
+    if (waiting.sync) return begin_on_thread(std::move(waiting.sync));
+    TransactionWork work = std::move(waiting.work);
     if (sqlite()) return begin(held_, std::move(work));
     std::shared_ptr<store::Database> db = db_.lock();
     if (!db) {
@@ -84,6 +98,24 @@ void TransactionRunner::begin(const std::shared_ptr<store::DbSession>& session, 
     });
 }
 
+void TransactionRunner::begin_on_thread(std::shared_ptr<SyncWork> work) {
+    held_->run_on_thread([self = shared_from_this(), work](store::SyncStatements* connection) {
+        mark_database_thread();
+        if (connection == nullptr) {
+            self->release();
+            return work->finished(base::Status::cancelled("database session closed"));
+        }
+        store::QueryResult begun = connection->query("BEGIN IMMEDIATE", {});
+        if (!begun.is_ok()) {
+            self->release();
+            return work->finished(begun.status());
+        }
+        auto group = std::make_shared<TransactionGroup>();
+        group->session = self->held_;
+        self->run_sync_members(*connection, group, work);
+    });
+}
+
 void TransactionRunner::start_member(const std::shared_ptr<TransactionGroup>& group, TransactionWork work) {
     std::string savepoint = "ss_member_" + std::to_string(++group->members);
     group->session->query("SAVEPOINT " + savepoint, {},
@@ -97,40 +129,94 @@ void TransactionRunner::start_member(const std::shared_ptr<TransactionGroup>& gr
                           });
 }
 
-void TransactionRunner::member_ended(const std::shared_ptr<TransactionGroup>& group) {
-    TransactionWork next;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        // SQLite only: its one writer makes the members' locks one transaction's; on PostgreSQL, members of
-        // concurrent groups taking each other's rows in different orders could deadlock.
-        if (sqlite() && !waiting_.empty() && group->members < kMaxGroup) {
-            next = std::move(waiting_.front());
-            waiting_.pop_front();
+void TransactionRunner::start_sync_member(const std::shared_ptr<TransactionGroup>& group,
+                                          std::shared_ptr<SyncWork> work) {
+    group->session->run_on_thread([self = shared_from_this(), group, work](store::SyncStatements* connection) {
+        mark_database_thread();
+        if (connection == nullptr) {
+            work->finished(base::Status::cancelled("database session closed"));
+            return self->finish(group);
         }
+        self->run_sync_members(*connection, group, work);
+    });
+}
+
+void TransactionRunner::run_sync_members(store::SyncStatements& connection,
+                                         const std::shared_ptr<TransactionGroup>& group,
+                                         std::shared_ptr<SyncWork> first) {
+    std::shared_ptr<SyncWork> work = std::move(first);
+    while (true) {
+        // The member, in a savepoint of its own: kept, or undone alone.
+        const std::string savepoint = "ss_member_" + std::to_string(++group->members);
+        store::QueryResult begun = connection.query("SAVEPOINT " + savepoint, {});
+        std::optional<base::Status> failed;
+        bool kept = false;
+        if (!begun.is_ok()) {
+            failed = begun.status();
+        } else if (work->run(connection)) {
+            store::QueryResult released = connection.query("RELEASE SAVEPOINT " + savepoint, {});
+            kept = released.is_ok();
+            if (!kept) failed = released.status();
+        }
+        if (kept) {
+            group->committed.push_back([work](base::Status status) { work->finished(std::move(status)); });
+        } else {
+            if (begun.is_ok()) {
+                (void)connection.query("ROLLBACK TO SAVEPOINT " + savepoint, {});
+                (void)connection.query("RELEASE SAVEPOINT " + savepoint, {});
+            }
+            if (failed) work->finished(std::move(*failed));
+        }
+        // The next member joins here when it is one-hop work too; else the COMMIT, in this hop as well.
+        Waiting next;
+        if (!next_member(group, &next)) break;
+        if (!next.sync) return start_member(group, std::move(next.work));
+        work = std::move(next.sync);
     }
-    if (next) return start_member(group, std::move(next));
-    finish(group);
+    store::QueryResult committed = connection.query("COMMIT", {});
+    // SQLite keeps the transaction open after a failed COMMIT: end it before the next one begins.
+    if (!committed.is_ok()) (void)connection.query("ROLLBACK", {});
+    answer(group, committed.status());
+}
+
+bool TransactionRunner::next_member(const std::shared_ptr<TransactionGroup>& group, Waiting* next) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // SQLite only: its one writer makes the members' locks one transaction's; on PostgreSQL, members of
+    // concurrent groups taking each other's rows in different orders could deadlock.
+    if (!sqlite() || waiting_.empty() || group->members >= kMaxGroup) return false;
+    *next = std::move(waiting_.front());
+    waiting_.pop_front();
+    return true;
+}
+
+void TransactionRunner::member_ended(const std::shared_ptr<TransactionGroup>& group) {
+    Waiting next;
+    if (!next_member(group, &next)) return finish(group);
+    if (next.sync) return start_sync_member(group, std::move(next.sync));
+    start_member(group, std::move(next.work));
 }
 
 void TransactionRunner::finish(const std::shared_ptr<TransactionGroup>& group) {
     group->session->query("COMMIT", {}, [self = shared_from_this(), group](store::QueryResult r) {
         mark_database_thread();
-        auto answer = [self, group](base::Status status) {
-            if (!self->sqlite()) group->session->close();
-            std::vector<std::function<void(base::Status)>> committed = std::move(group->committed);
-            self->release();
-            for (auto& done : committed)
-                done(status);
-        };
-        if (r.is_ok() || !self->sqlite()) return answer(r.status());
+        if (r.is_ok() || !self->sqlite()) return self->answer(group, r.status());
         // SQLite keeps the transaction open after a failed COMMIT: end it before the next one begins.
         base::Status failed = r.status();
-        group->session->query("ROLLBACK", {}, [answer, failed](store::QueryResult) { answer(failed); });
+        group->session->query("ROLLBACK", {},
+                              [self, group, failed](store::QueryResult) { self->answer(group, failed); });
     });
 }
 
+void TransactionRunner::answer(const std::shared_ptr<TransactionGroup>& group, const base::Status& status) {
+    if (!sqlite()) group->session->close();
+    std::vector<std::function<void(base::Status)>> committed = std::move(group->committed);
+    release();
+    for (auto& done : committed)
+        done(status);
+}
+
 void TransactionRunner::release() {
-    TransactionWork next;
+    Waiting next;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (waiting_.empty()) {

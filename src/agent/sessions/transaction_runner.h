@@ -50,6 +50,18 @@ class Transaction {
 
 using TransactionWork = std::function<void(base::Result<std::shared_ptr<Transaction>>)>;
 
+/// A transaction's whole work done in one hop on SQLite's write connection (TransactionRunner::run_on_thread): its
+/// statements are answered at once, inside a SAVEPOINT of its own in the running group.
+class SyncWork {
+  public:
+    virtual ~SyncWork() = default;
+    /// On the connection's thread (statements written with ?n). true keeps the member: finished() then hears the
+    /// group's COMMIT. false undoes it alone (its statements are rolled back; it answers its caller itself).
+    virtual bool run(store::SyncStatements& connection) = 0;
+    /// A kept member: the COMMIT's outcome. Or why run() never ran (the transaction could not begin).
+    virtual void finished(base::Status status) = 0;
+};
+
 /// Runs at most `slots` transactions at once and queues the rest (FIFO, bounded: past it, kResourceExhausted).
 /// Group commit (SQLite): work that waits while a transaction runs joins it when its current member ends (up to
 /// kMaxGroup members, each inside a SAVEPOINT of its own, so one member's failure or rollback leaves the others), and
@@ -74,15 +86,32 @@ class TransactionRunner : public std::enable_shared_from_this<TransactionRunner>
     /// Begins a transaction and calls `work` with it (on the database's thread), or with the reason it could
     /// not begin (kUnavailable, kResourceExhausted, kTimeout, kCancelled).
     void run(TransactionWork work);
+    /// SQLite only: `work` runs as a member of a group like run()'s, but in one hop on the connection's thread
+    /// (no hop per statement); consecutive waiting SyncWork runs in the same hop, and so does the COMMIT when
+    /// nothing else waits. PostgreSQL: finished(kInvalidArgument) at once.
+    void run_on_thread(std::shared_ptr<SyncWork> work);
     store::Backend backend() const { return backend_; }
 
   private:
     friend class Transaction;
-    void start(TransactionWork work);
+    // Work waiting for the slot or for a group to join: one of the two is set.
+    struct Waiting {
+        TransactionWork work;
+        std::shared_ptr<SyncWork> sync;
+    };
+    void enqueue(Waiting waiting);
+    void start(Waiting waiting);
     void begin(const std::shared_ptr<store::DbSession>& session, TransactionWork work);
+    void begin_on_thread(std::shared_ptr<SyncWork> work);
     void start_member(const std::shared_ptr<TransactionGroup>& group, TransactionWork work);
+    void start_sync_member(const std::shared_ptr<TransactionGroup>& group, std::shared_ptr<SyncWork> work);
+    // On the connection's thread: `first` and the SyncWork waiting after it, then COMMIT or the next async work.
+    void run_sync_members(store::SyncStatements& connection, const std::shared_ptr<TransactionGroup>& group,
+                          std::shared_ptr<SyncWork> first);
     void member_ended(const std::shared_ptr<TransactionGroup>& group);  // next waiting work joins, or COMMIT
     void finish(const std::shared_ptr<TransactionGroup>& group);
+    void answer(const std::shared_ptr<TransactionGroup>& group, const base::Status& status);  // after COMMIT
+    bool next_member(const std::shared_ptr<TransactionGroup>& group, Waiting* next);
     void release();  // a transaction ended: its slot goes to the next waiting one
     bool sqlite() const { return held_ != nullptr; }
 
@@ -90,7 +119,7 @@ class TransactionRunner : public std::enable_shared_from_this<TransactionRunner>
     store::Backend backend_;
     std::shared_ptr<store::DbSession> held_;  // SQLite only
     std::mutex mutex_;
-    std::deque<TransactionWork> waiting_;
+    std::deque<Waiting> waiting_;
     std::size_t slots_ = 1;
     std::size_t open_ = 0;
 };

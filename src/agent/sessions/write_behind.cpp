@@ -395,6 +395,7 @@ void WriteBehind::finish_flush(const Batch& batch, bool ok) {
             continue;
         }
         if (!item.applied) {
+            dropped_.fetch_add(e.queued.size(), std::memory_order_relaxed);
             if (e.events_in_flight > 0)
                 base::log_message(base::LogLevel::kWarn, "sessions: " + std::to_string(e.events_in_flight) +
                                                              " buffered events of a session that is gone or was "

@@ -2,6 +2,7 @@
 // written in batches, one transaction per flush, at least every flush interval.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -65,6 +66,8 @@ class WriteBehind : public std::enable_shared_from_this<WriteBehind> {
     void forget_owner(const std::string& owner);
 
     std::size_t queued_events() const;
+    /// Acknowledged events dropped at a flush because their session was gone or written elsewhere, since start.
+    std::uint64_t dropped_events() const { return dropped_.load(std::memory_order_relaxed); }
     std::int64_t flush_ms() const { return options_.flush_ms; }
 
   private:
@@ -102,7 +105,8 @@ class WriteBehind : public std::enable_shared_from_this<WriteBehind> {
     mutable std::mutex mutex_;
     std::condition_variable wake_;
     std::unordered_map<std::string, Entry> entries_;
-    std::size_t queued_ = 0;   // events queued in every entry
+    std::size_t queued_ = 0;  // events queued in every entry
+    std::atomic<std::uint64_t> dropped_{0};
     std::uint64_t epoch_ = 0;  // bumped when an entry is dropped: a load started before must read again
     bool stopping_ = false;
     bool stopped_ = false;

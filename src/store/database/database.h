@@ -13,6 +13,7 @@
 #include "base/result.h"
 #include "base/status.h"
 #include "store/database/copy_stream.h"
+#include "store/database/sync_statements.h"
 #include "store/db_result.h"
 #include "store/value.h"
 
@@ -117,6 +118,11 @@ class DbSession {
     /// the database's thread. Set before the LISTEN. A lost connection is not re-established here: a
     /// DbListener (Database::open_listener) reconnects and LISTENs again.
     void set_notification_handler(std::function<void(const DbNotification&)> handler);
+    /// SQLite: runs `work` on the session's own thread after the statements already called, with its connection
+    /// (SyncStatements: every statement answered at once, no hop each); `work` runs there exactly once and must
+    /// not wait on anything else. It gets nullptr when the session is closed or its queue is full, and on
+    /// PostgreSQL (whose statements are answered on the event loop: use one statement, or query() in order).
+    void run_on_thread(std::function<void(SyncStatements* connection)> work);
     /// Gives the connection back (after the statements already called). Idempotent.
     void close();
 

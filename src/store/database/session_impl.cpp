@@ -143,6 +143,28 @@ void SessionImpl::set_notification_handler(std::function<void(const DbNotificati
     });
 }
 
+namespace {
+// The session's connection as SyncStatements, for work on its thread.
+class SqliteStatements final : public SyncStatements {
+  public:
+    explicit SqliteStatements(sqlite::Session& connection) : connection_(connection) {}
+    QueryResult query(std::string_view sql, const Params& params) override { return connection_.query(sql, params); }
+
+  private:
+    sqlite::Session& connection_;
+};
+}  // namespace
+
+void SessionImpl::run_on_thread(std::function<void(SyncStatements*)> work) {
+    if (!sqlite_) return work(nullptr);
+    auto shared = std::make_shared<std::function<void(SyncStatements*)>>(std::move(work));
+    bool queued = on_worker([this, shared] {
+        SqliteStatements statements(*sqlite_);
+        (*shared)(&statements);
+    });
+    if (!queued) (*shared)(nullptr);
+}
+
 void SessionImpl::close() {
     if (closed_.exchange(true)) return;
     if (sqlite_) {
@@ -205,6 +227,10 @@ std::shared_ptr<QueryCancel> DbSession::copy_out(std::string copy_sql, CopyOutSi
 
 void DbSession::set_notification_handler(std::function<void(const DbNotification&)> handler) {
     impl_->set_notification_handler(std::move(handler));
+}
+
+void DbSession::run_on_thread(std::function<void(SyncStatements*)> work) {
+    impl_->run_on_thread(std::move(work));
 }
 
 void DbSession::close() {

@@ -39,6 +39,7 @@ class SessionImpl : public std::enable_shared_from_this<SessionImpl> {
     std::shared_ptr<QueryCancel> copy_out(std::string copy_sql, CopyOutSink sink, std::function<void(CopyCount)> done,
                                           std::int64_t timeout_ns);
     void set_notification_handler(std::function<void(const DbNotification&)> handler);
+    void run_on_thread(std::function<void(SyncStatements*)> work);
     void close();
     /// Loop thread: the lease goes back now (the database is stopping, or the session closes).
     void close_on_loop();

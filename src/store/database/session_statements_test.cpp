@@ -226,6 +226,54 @@ TEST(DatabaseCopyOut, RowsComeInTheAskedFormatAndASinkErrorEndsIt) {
         "COPY t TO STDOUT", [](std::string_view) { return base::Status::ok(); }, sqlite.callback());
     EXPECT_EQ(sqlite.get().status().code(), base::StatusCode::kInvalidArgument);
 }
+TEST(SessionRunOnThread, SqliteStatementsRunInOneHopInCallOrder) {
+    const auto path = std::filesystem::temp_directory_path() / ("ss-session-hop-" + std::to_string(::getpid()));
+    auto db = open("sqlite://" + path.string());
+    ASSERT_TRUE(db);
+    {
+        auto s = session(*db);
+        ASSERT_TRUE(s);
+        ASSERT_TRUE(run(*s, "CREATE TABLE hop (v INTEGER)").is_ok());
+        // Queued after the statement called before it; every statement answered before query() returns.
+        Pending<QueryResult> before;
+        s->query("INSERT INTO hop VALUES (1)", {}, before.callback());
+        std::promise<std::vector<std::string>> seen;
+        s->run_on_thread([&seen](SyncStatements* c) {
+            std::vector<std::string> out;
+            if (c == nullptr) return seen.set_value(out);
+            out.push_back(c->query("BEGIN IMMEDIATE", {}).status().to_string());
+            out.push_back(c->query("INSERT INTO hop VALUES (?1)", {Value(std::int64_t{2})}).status().to_string());
+            QueryResult sum = c->query("SELECT SUM(v) FROM hop", {});
+            out.push_back(sum.is_ok() ? std::string(sum->text(0, 0)) : sum.status().to_string());
+            out.push_back(c->query("INSERT INTO nowhere VALUES (1)", {}).is_ok() ? "ok" : "refused");
+            out.push_back(c->query("COMMIT", {}).status().to_string());
+            seen.set_value(out);
+        });
+        EXPECT_TRUE(before.get().is_ok());
+        auto f = seen.get_future();
+        ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
+        EXPECT_EQ(f.get(), (std::vector<std::string>{"ok", "ok", "3", "refused", "ok"}));
+        EXPECT_EQ(run(*db, "SELECT COUNT(*) FROM hop")->text(0, 0), "2");
+        s->close();
+        std::promise<bool> after_close;
+        s->run_on_thread([&after_close](SyncStatements* c) { after_close.set_value(c == nullptr); });
+        EXPECT_TRUE(after_close.get_future().get());
+    }
+    db.reset();
+    for (const char* suffix : {"", "-wal", "-shm"})
+        std::filesystem::remove(path.string() + suffix);
+}
+
+TEST(SessionRunOnThread, PostgresGetsNoConnection) {
+    SLIPSTREAM_REQUIRE_CLUSTER(cluster);
+    auto db = open(database_url(*cluster));
+    ASSERT_TRUE(db);
+    auto s = session(*db);
+    ASSERT_TRUE(s);
+    bool called_with_null = false;
+    s->run_on_thread([&called_with_null](SyncStatements* c) { called_with_null = c == nullptr; });
+    EXPECT_TRUE(called_with_null);  // at once, on this thread
+}
 
 }  // namespace
 }  // namespace slipstream::store

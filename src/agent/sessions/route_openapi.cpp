@@ -1,11 +1,11 @@
-// OpenAPI 3.1 text of the decision routes: parameters and bodies from their RouteSpecs.
-#include "agent/decide/decide_openapi.h"
+// OpenAPI 3.1 text of a service's routes: parameters and bodies from their RouteSpecs.
+#include "agent/sessions/route_openapi.h"
 
 #include <map>
 
 #include "json/writer.h"
 
-namespace slipstream::agent::decide {
+namespace slipstream::agent::sessions {
 
 namespace {
 
@@ -27,40 +27,6 @@ std::string lower(std::string s) {
     for (char& c : s)
         if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     return s;
-}
-
-const char* reason(int status) {
-    switch (status) {
-        case 200:
-            return "OK";
-        case 201:
-            return "Created";
-        case 304:
-            return "Not Modified";
-        case 400:
-            return "Bad Request";
-        case 401:
-            return "Unauthorized";
-        case 403:
-            return "Forbidden";
-        case 404:
-            return "Not Found";
-        case 409:
-            return "Conflict";
-        case 412:
-            return "Precondition Failed";
-        case 413:
-            return "Content Too Large";
-        case 415:
-            return "Unsupported Media Type";
-        case 422:
-            return "Unprocessable Content";
-        case 429:
-            return "Too Many Requests";
-        case 503:
-            return "Service Unavailable";
-    }
-    return "Error";
 }
 
 void content(json::Writer& w, const std::vector<std::string>& media, const std::string& schema) {
@@ -101,7 +67,7 @@ void parameters(json::Writer& w, const RouteSpec& route) {
     w.end_array();
 }
 
-void operation(json::Writer& w, const OperationDoc& op) {
+void operation(json::Writer& w, const OperationDoc& op, std::string_view tag) {
     w.begin_object();
     w.key("summary");
     w.string(op.summary);
@@ -112,7 +78,7 @@ void operation(json::Writer& w, const OperationDoc& op) {
     w.string(id);
     w.key("tags");
     w.begin_array();
-    w.string("decide");
+    w.string(tag);
     w.end_array();
     parameters(w, op.route);
     if (!op.route.body.empty()) {
@@ -126,17 +92,18 @@ void operation(json::Writer& w, const OperationDoc& op) {
     }
     w.key("responses");
     w.begin_object();
-    w.key(op.created ? "201" : "200");
+    const int ok = op.no_content ? 204 : op.created ? 201 : 200;
+    w.key(std::to_string(ok));
     w.begin_object();
     w.key("description");
-    w.string(reason(op.created ? 201 : 200));
-    content(w, op.response_media, op.response_schema);
+    w.string(status_reason(ok));
+    if (!op.no_content) content(w, op.response_media, op.response_schema);
     w.end_object();
     if (op.created) {
         w.key("200");
         w.begin_object();
         w.key("description");
-        w.string(reason(200));
+        w.string(status_reason(200));
         content(w, {"application/json"}, op.response_schema);
         w.end_object();
     }
@@ -144,7 +111,7 @@ void operation(json::Writer& w, const OperationDoc& op) {
         w.key("304");
         w.begin_object();
         w.key("description");
-        w.string(reason(304));
+        w.string(status_reason(304));
         w.end_object();
     }
     std::vector<int> problems = op.problems;
@@ -157,7 +124,7 @@ void operation(json::Writer& w, const OperationDoc& op) {
         w.key(std::to_string(status));
         w.begin_object();
         w.key("description");
-        w.string(reason(status));
+        w.string(status_reason(status));
         content(w, {"application/problem+json"}, R"({"$ref":"#/components/schemas/Problem"})");
         w.end_object();
     }
@@ -167,7 +134,45 @@ void operation(json::Writer& w, const OperationDoc& op) {
 
 }  // namespace
 
-std::string openapi_paths(const std::vector<OperationDoc>& ops) {
+std::string_view status_reason(int status) {
+    switch (status) {
+        case 200:
+            return "OK";
+        case 201:
+            return "Created";
+        case 204:
+            return "No Content";
+        case 304:
+            return "Not Modified";
+        case 400:
+            return "Bad Request";
+        case 401:
+            return "Unauthorized";
+        case 403:
+            return "Forbidden";
+        case 404:
+            return "Not Found";
+        case 409:
+            return "Conflict";
+        case 412:
+            return "Precondition Failed";
+        case 413:
+            return "Content Too Large";
+        case 415:
+            return "Unsupported Media Type";
+        case 422:
+            return "Unprocessable Content";
+        case 429:
+            return "Too Many Requests";
+        case 500:
+            return "Internal Server Error";
+        case 503:
+            return "Service Unavailable";
+    }
+    return "Internal Server Error";
+}
+
+std::string openapi_paths(const std::vector<OperationDoc>& ops, std::string_view tag) {
     std::map<std::string, std::vector<const OperationDoc*>> by_path;
     for (const OperationDoc& op : ops)
         by_path[op.path].push_back(&op);
@@ -179,7 +184,7 @@ std::string openapi_paths(const std::vector<OperationDoc>& ops) {
         w.begin_object();
         for (const OperationDoc* op : list) {
             w.key(lower(op->method));
-            operation(w, *op);
+            operation(w, *op, tag);
         }
         w.end_object();
     }
@@ -194,7 +199,8 @@ std::string openapi_components() {
            R"(fault"}},"required":["title","status"]}}})";
 }
 
-std::string openapi_document(const std::vector<OperationDoc>& ops, std::string_view title, std::string_view version) {
+std::string openapi_document(const std::vector<OperationDoc>& ops, std::string_view title, std::string_view version,
+                             std::string_view tag) {
     std::string out;
     json::Writer w(out);
     w.begin_object();
@@ -208,11 +214,11 @@ std::string openapi_document(const std::vector<OperationDoc>& ops, std::string_v
     w.string(version);
     w.end_object();
     w.key("paths");
-    w.raw(openapi_paths(ops));
+    w.raw(openapi_paths(ops, tag));
     w.key("components");
     w.raw(openapi_components());
     w.end_object();
     return out;
 }
 
-}  // namespace slipstream::agent::decide
+}  // namespace slipstream::agent::sessions
