@@ -24,8 +24,9 @@ struct CallState;
 class ServerCore;
 }  // namespace detail
 
-/// The protocol versions this server speaks, newest first (the first is offered to a client asking for one
-/// we do not know).
+/// The protocol versions this server speaks, newest first: 2026-07-28 (each request carries its version, the
+/// client's capabilities and log level in `_meta`; `server/discover`), then the versions of the initialize handshake
+/// (the newest of those is offered at initialize to a client asking for one we do not know).
 const std::vector<std::string>& supported_protocol_versions();
 
 /// RFC 5424 severities, as `logging/setLevel` and `notifications/message` name them.
@@ -270,6 +271,12 @@ struct ServerConfig {
     /// The document's URL named in WWW-Authenticate; empty: derived from `resource` (RFC 9728 §3.1: the well-known
     /// path inserted between its host and its path), which is right when `resource`'s path is the mount path.
     std::string resource_metadata_url;
+
+    // Added with protocol 2026-07-28 (kept after the members above).
+    /// `ttlMs` of the cacheable results of 2026-07-28 (server/discover, the lists, resources/read): how long a
+    /// client may consider them fresh. 0 (the default): immediately stale (lists can change at any time; the
+    /// list_changed notifications of subscriptions/listen tell when).
+    std::uint32_t cache_ttl_ms = 0;
 };
 
 /// An MCP server: a registry of tools, resources, prompts and their handlers, serving JSON-RPC over Streamable

@@ -31,6 +31,15 @@ struct CallState {
     std::weak_ptr<Timers> timers;
     std::uint32_t default_timeout_ms = 0;  // of requests to the client (Call::request)
     std::size_t max_pending = 0;           // requests to the client pending per session
+    /// A request of the 2026-07-28 envelope: what it carried replaces the session's negotiated state, and its
+    /// result carries `resultType` (plus `result_extra`, the caching hints of resources/read) and the server's
+    /// identity (`server_info_member`).
+    bool modern = false;
+    std::string client_capabilities;
+    std::optional<LogLevel> log_level;
+    std::string result_extra;
+    std::string server_info_member;
+    std::shared_ptr<void> listener;  // subscriptions/listen: its Listener, alive as long as the request
 
     std::atomic<bool> done{false};
     std::atomic<bool> cancelled{false};
@@ -48,6 +57,11 @@ struct CallState {
     bool cancel(std::optional<std::string> message);
     /// What finish() and cancel() do once they claimed the call.
     void settle(std::optional<std::string> message);
+    /// The version's features: the envelope's, else the session's.
+    Features features() const { return modern ? features_of(kModernVersion) : session->features(); }
+    /// `{"jsonrpc":"2.0","id":..,"result":..}` of `result_object` (stamped under the envelope); `has_meta`: the
+    /// result has its own `_meta` (the server's identity is then left out).
+    std::string result(std::string_view result_object, bool has_meta = false) const;
     /// Starts the tool handler once the gate gives a slot (or leaves the gate when the call already ended).
     void start(const CallHandler& handler, std::shared_ptr<CallState> self);
 };

@@ -315,10 +315,10 @@ std::optional<HttpTransport::PostTarget> HttpTransport::target_of(Request& req, 
 }
 
 std::shared_ptr<PostChannel> HttpTransport::channel_for(Responder responder, PostTarget& target, bool initialize,
-                                                        std::vector<std::string> request_ids) {
+                                                        std::vector<std::string> request_ids, bool force_sse) {
     const ServerConfig& config = core_.config();
     PostChannelOptions options;
-    options.sse = !config.json_response;
+    options.sse = !config.json_response || force_sse;
     options.headers = std::move(target.headers);
     if (target.http) options.fallback = [stream = target.http->stream](std::string m) { stream->push(m); };
     const bool resumable = config.resumable_streams && target.http && options.sse && !initialize;
@@ -347,8 +347,18 @@ void HttpTransport::post(Request& req, Responder responder) {
     if (!origin_ok(req, responder) || !post_headers_ok(req, responder)) return;
     auto incoming = std::make_shared<Incoming>(parse_messages(req.body(), core_.parse_limits()));
     if (incoming->error_code != 0) return (void)responder.send(http_error(400, incoming->error_code, incoming->error));
+    if (!incoming->batch && incoming->messages.front().kind != MessageKind::kInvalid &&
+        incoming->messages.front().kind != MessageKind::kResponse) {
+        EnvelopeRead read = read_envelope(incoming->messages.front(), {});
+        if (read.status != EnvelopeRead::kLegacy) return post_modern(req, std::move(responder), incoming, read);
+    }
     const bool initialize = !incoming->batch && incoming->messages.front().kind == MessageKind::kRequest &&
                             incoming->messages.front().method == "initialize";
+    if (const auto header = req.header(kVersionHeader); !initialize && header && is_modern_version(*header))
+        return (void)responder.send(
+            http_error(400, kHeaderMismatch,
+                       "Header mismatch: MCP-Protocol-Version names " + std::string(*header) +
+                           " but the body carries no _meta \"io.modelcontextprotocol/protocolVersion\""));
     // The header applies to the requests after initialize (the version is negotiated in its body).
     if (!initialize && !version_ok(req, responder)) return;
     if (!initialize && !core_.config().stateless) {
@@ -369,8 +379,60 @@ void HttpTransport::post(Request& req, Responder responder) {
     deliver(std::move(responder), incoming, *target, initialize);
 }
 
+std::string HttpTransport::header_mismatch(Request& req, const Message& message, const EnvelopeRead& read) {
+    const auto version = req.header(kVersionHeader);
+    if (!version) return "Header mismatch: MCP-Protocol-Version is required";
+    if (*version != read.envelope.version)
+        return "Header mismatch: MCP-Protocol-Version header value '" + std::string(*version) +
+               "' does not match body value '" + read.envelope.version + "'";
+    const auto method = req.header("Mcp-Method");
+    if (!method) return "Header mismatch: Mcp-Method is required";
+    if (*method != message.method)
+        return "Header mismatch: Mcp-Method header value '" + std::string(*method) + "' does not match body value '" +
+               std::string(message.method) + "'";
+    // Mcp-Name mirrors params.name (tools/call, prompts/get) or params.uri (resources/read).
+    const std::string_view key = message.method == "resources/read"                                  ? "uri"
+                                 : message.method == "tools/call" || message.method == "prompts/get" ? "name"
+                                                                                                     : "";
+    if (key.empty()) return {};
+    const json::Value* body = string_param(message, key);
+    const auto name = req.header("Mcp-Name");
+    if (!name) return body != nullptr ? "Header mismatch: Mcp-Name is required" : std::string();
+    const std::optional<std::string> decoded = decode_mirrored_header(*name);
+    if (!decoded) return "Header mismatch: Mcp-Name holds invalid characters or invalid base64";
+    if (body == nullptr || *decoded != body->as_string())
+        return "Header mismatch: Mcp-Name header value does not match body value of params." + std::string(key);
+    return {};
+}
+
+void HttpTransport::post_modern(Request& req, Responder responder, const std::shared_ptr<Incoming>& incoming,
+                                const EnvelopeRead& read) {
+    const Message& message = incoming->messages.front();
+    if (read.status == EnvelopeRead::kUnsupported)
+        return (void)responder.send(
+            Response::json(error_message(message.id_json, kUnsupportedProtocolVersion, "Unsupported protocol version",
+                                         unsupported_version_data(read.requested)),
+                           400));
+    if (read.status == EnvelopeRead::kInvalid)
+        return (void)responder.send(Response::json(error_message(message.id_json, kInvalidParams, read.error), 400));
+    const bool request = message.kind == MessageKind::kRequest;
+    if (request) {
+        if (std::string why = header_mismatch(req, message, read); !why.empty())
+            return (void)responder.send(Response::json(error_message(message.id_json, kHeaderMismatch, why), 400));
+        if (!is_modern_method(message.method))
+            return (void)responder.send(Response::json(
+                error_message(message.id_json, kMethodNotFound, "Method not found: " + std::string(message.method)),
+                404));
+    }
+    // No session: Mcp-Session-Id is ignored and none is minted; the client's disconnect cancels the request.
+    PostTarget target;
+    target.session = std::make_shared<Session>("", std::string(req.principal()));
+    target.session->set_answerable(false);
+    deliver(std::move(responder), incoming, target, false, request && message.method == "subscriptions/listen");
+}
+
 void HttpTransport::deliver(Responder responder, const std::shared_ptr<Incoming>& incoming, PostTarget& target,
-                            bool initialize) {
+                            bool initialize, bool force_sse) {
     const std::shared_ptr<Session> session = target.session;
     bool answers = false;
     std::vector<std::string> request_ids;
@@ -382,7 +444,8 @@ void HttpTransport::deliver(Responder responder, const std::shared_ptr<Incoming>
         core_.handle(session, *incoming, std::make_shared<NullChannel>());
         return (void)responder.send(Response(202));
     }
-    core_.handle(session, *incoming, channel_for(std::move(responder), target, initialize, std::move(request_ids)));
+    core_.handle(session, *incoming,
+                 channel_for(std::move(responder), target, initialize, std::move(request_ids), force_sse));
     if (!initialize || target.http == nullptr) return;
     if (!session->initialized()) {  // refused (no protocolVersion): no session was made
         sessions_.remove(session->id(), session->principal());

@@ -28,6 +28,12 @@ class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
 
   private:
     void post(Request& req, Responder responder);
+    /// A POST of the 2026-07-28 envelope: no session, headers checked against the body (400 -32020), an unknown
+    /// version 400 -32022, an unknown method 404 -32601; then served on a throwaway session.
+    void post_modern(Request& req, Responder responder, const std::shared_ptr<Incoming>& incoming,
+                     const EnvelopeRead& read);
+    /// The HeaderMismatch message for `req` against its body, or empty when the mirrored headers agree.
+    static std::string header_mismatch(Request& req, const Message& message, const EnvelopeRead& read);
     void get(Request& req, Responder responder);
     void del(Request& req, Responder responder);
     /// A GET's stream: the rest of a resumable POST stream (Last-Event-ID "<stream>-<n>") or the session's own.
@@ -46,7 +52,7 @@ class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
     std::optional<PostTarget> target_of(Request& req, Responder& responder, bool initialize);
     /// The POST's channel: resumable, or cancelling `request_ids` when the client goes away.
     std::shared_ptr<PostChannel> channel_for(Responder responder, PostTarget& target, bool initialize,
-                                             std::vector<std::string> request_ids);
+                                             std::vector<std::string> request_ids, bool force_sse = false);
 
     /// Runs `next` with the session the request names (read from the session store when there is one: on the
     /// database's thread then), or answers 400 (no id), 404 (unknown, ended, expired, another principal's) or 503
@@ -57,7 +63,8 @@ class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
     void loaded(Request& req, Responder responder, const std::string& id, const std::string& principal,
                 SessionStore::Outcome outcome, std::optional<SessionRecord> record, const SessionNext& next);
     /// Handles a POST's parsed messages in its session.
-    void deliver(Responder responder, const std::shared_ptr<Incoming>& incoming, PostTarget& target, bool initialize);
+    void deliver(Responder responder, const std::shared_ptr<Incoming>& incoming, PostTarget& target, bool initialize,
+                 bool force_sse = false);
     /// initialize with a session store: answered once the session's row is written.
     void deliver_initialize(Responder responder, const std::shared_ptr<Incoming>& incoming, PostTarget target);
     /// A live session's routing: its GET stream as the sink, its saver, attached to the core.

@@ -11,8 +11,10 @@
 
 namespace slipstream::mcp::detail {
 
-void answer_result(const Rpc& req, std::string_view result_json) {
-    req.channel->answer(result_message(req.message.id_json, result_json));
+void answer_result(const Rpc& req, std::string_view result_json, std::string_view extra_members) {
+    if (req.envelope == nullptr) return req.channel->answer(result_message(req.message.id_json, result_json));
+    req.channel->answer(result_message(req.message.id_json,
+                                       stamp_result(result_json, extra_members, req.envelope->server_info_member)));
 }
 
 void answer_error(const Rpc& req, int code, std::string_view message, std::string_view data_json) {
@@ -27,6 +29,19 @@ const json::Value* string_param(const Message& message, std::string_view key) {
 
 ServerCore::ServerCore(ServerConfig config) : config_(std::move(config)), timers_(std::make_shared<Timers>()) {
     registry_.on_change([this](ListKind kind) { broadcast(kind); });
+    std::string info;
+    json::Writer w(info);
+    w.begin_object();
+    w.key("name");
+    w.string(config_.name);
+    if (!config_.title.empty()) {
+        w.key("title");
+        w.string(config_.title);
+    }
+    w.key("version");
+    w.string(config_.version);
+    w.end_object();
+    server_info_member_ = R"("_meta":{"io.modelcontextprotocol/serverInfo":)" + info + "}";
 }
 
 ServerCore::~ServerCore() {
@@ -107,6 +122,8 @@ void ServerCore::dispatch(const Rpc& req) {
 }
 
 void ServerCore::request(const Rpc& req) {
+    EnvelopeRead read = read_envelope(req.message, server_info_member_);
+    if (read.status != EnvelopeRead::kLegacy) return modern_request(req, std::move(read));
     const std::string_view method = req.message.method;
     if (method == "ping") return answer_result(req, "{}");
     if (method == "initialize") return initialize(req);
@@ -165,10 +182,7 @@ void ServerCore::initialize(const Rpc& req) {
     w.key("protocolVersion");
     w.string(version);
     w.key("capabilities");
-    w.raw(f.annotations ? R"({"completions":{},"logging":{},"prompts":{"listChanged":true},)"
-                          R"("resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true}})"
-                        : R"({"logging":{},"prompts":{"listChanged":true},)"
-                          R"("resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true}})");
+    w.raw(server_capabilities(version));
     w.key("serverInfo");
     w.begin_object();
     w.key("name");
@@ -254,6 +268,7 @@ void ServerCore::broadcast(ListKind kind) {
     const std::string message = notification_message(method);
     for (const auto& s : sessions())
         if (s->initialized()) s->push(message);
+    notify_listeners(kind, method);
 }
 
 void ServerCore::resource_updated(std::string_view uri) {
@@ -262,6 +277,7 @@ void ServerCore::resource_updated(std::string_view uri) {
         notification_message("notifications/resources/updated", R"({"uri":)" + quote(uri) + "}");
     for (const auto& s : sessions())
         if (s->subscribed(key)) s->push(message);
+    notify_listeners_updated(uri);
 }
 
 void ServerCore::keep(std::shared_ptr<void> transport) {
@@ -286,6 +302,7 @@ std::shared_ptr<Session> ServerCore::embedded_session() {
 
 void ServerCore::stop() {
     stopping.store(true);
+    close_listeners();
     if (const int fd = stdio_wake_fd.load(); fd >= 0) {
         const std::uint64_t one = 1;
         (void)!::write(fd, &one, sizeof one);
