@@ -97,6 +97,12 @@ class Call {
     /// params are not a JSON object, the server is stateless (the answer could not find this call), or the client
     /// did not declare the capability the method needs at initialize
     /// (`sampling`, `elicitation`, `roots`).
+    /// Under protocol 2026-07-28 (multi round-trip requests) a server sends no request of its own: the call ends
+    /// with an `input_required` result carrying the request (and a sealed `requestState`), cancel callbacks run, and
+    /// the client retries the original request with its answer; the handler then runs again from the start, and the
+    /// same request (the n-th of this handler) runs `on_answer` at once, before request() returns. A handler asking
+    /// the client therefore must make the same requests in the same order on each run. Only tools/call, prompts/get
+    /// and resources/read may ask; the capability comes from the request's `_meta`.
     bool request(std::string_view method, std::string_view params_json,
                  std::function<void(bool ok, std::string json)> on_answer, std::uint32_t timeout_ms = 0);
     /// The `capabilities` object the client sent at initialize, as JSON text ("{}" over stateless HTTP).
@@ -277,6 +283,12 @@ struct ServerConfig {
     /// client may consider them fresh. 0 (the default): immediately stale (lists can change at any time; the
     /// list_changed notifications of subscriptions/listen tell when).
     std::uint32_t cache_ttl_ms = 0;
+    /// Key (any bytes) of the HMAC-SHA256 sealing the `requestState` of input_required results (a handler's
+    /// Call::request under 2026-07-28), so a client cannot alter it. Empty: a random key per Server, so a retry must
+    /// reach the same process; set the same key on every replica to let any of them serve it.
+    std::string request_state_key;
+    /// How long a client may take to retry with the answers (the sealed state expires after this).
+    std::uint32_t request_state_ttl_ms = 10 * 60 * 1000;
 };
 
 /// An MCP server: a registry of tools, resources, prompts and their handlers, serving JSON-RPC over Streamable

@@ -141,7 +141,7 @@ std::string Call::client_capabilities_json() const {
 bool Call::request(std::string_view method, std::string_view params_json,
                    std::function<void(bool ok, std::string json)> on_answer, std::uint32_t timeout_ms) {
     CallState& s = *state_;
-    if (s.done.load() || !on_answer || !s.session->answerable()) return false;
+    if (s.done.load() || !on_answer || (!s.modern && !s.session->answerable())) return false;
     detail::Document doc;
     auto params = json::parse(params_json, doc.arena);
     if (!params.is_ok() || !params.value()->is_object()) return false;
@@ -152,6 +152,7 @@ bool Call::request(std::string_view method, std::string_view params_json,
         auto caps = json::parse(client_capabilities_json(), caps_doc.arena);
         if (!caps.is_ok() || caps.value()->find(family) == nullptr) return false;
     }
+    if (s.modern) return detail::ask_in_result(s, method, *params.value(), on_answer);
     auto id = s.session->add_pending(std::move(on_answer), s.max_pending ? s.max_pending : 1);
     if (!id) return false;
     const std::uint32_t ms = timeout_ms ? timeout_ms : s.default_timeout_ms;

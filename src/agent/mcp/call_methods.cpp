@@ -118,6 +118,7 @@ void ServerCore::call_tool(const Rpc& req) {
     s->tool = entry;
     s->arguments = args;
     s->arguments_json = to_json(*args);
+    if (s->modern && !take_inputs(req, s, entry->tool.name)) return;
     entry->gate->enter([s] { s->start(s->tool->tool.handler, s); });
 }
 
@@ -155,6 +156,7 @@ void ServerCore::read_resource(const Rpc& req) {
         s->arguments = vars_doc->root;
         s->arguments_json = to_json(*vars_doc->root);
     }
+    if (s->modern && !take_inputs(req, s, u)) return;
     s->start(handler, s);
 }
 
@@ -178,6 +180,7 @@ void ServerCore::get_prompt(const Rpc& req) {
     if (s == nullptr) return;
     s->arguments = args;
     s->arguments_json = to_json(*args);
+    if (s->modern && !take_inputs(req, s, entry->prompt.name)) return;
     s->start(entry->prompt.handler, s);
 }
 

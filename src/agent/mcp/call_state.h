@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -40,6 +41,15 @@ struct CallState {
     std::string result_extra;
     std::string server_info_member;
     std::shared_ptr<void> listener;  // subscriptions/listen: its Listener, alive as long as the request
+    /// Multi round-trip requests (tools/call, prompts/get, resources/read under the envelope): Call::request() asks
+    /// the client with an input_required result keyed "r<n>" (the n-th request of the handler), and finds the
+    /// client's answers of earlier rounds here on the retry (from the sealed requestState and inputResponses).
+    bool input_rounds = false;
+    std::map<std::string, std::string> input_answers;
+    std::size_t next_input = 0;
+    std::string input_digest;
+    std::string_view state_key;  // the server's HMAC key (lives as long as the server)
+    std::uint32_t state_ttl_ms = 0;
 
     std::atomic<bool> done{false};
     std::atomic<bool> cancelled{false};
@@ -65,6 +75,13 @@ struct CallState {
     /// Starts the tool handler once the gate gives a slot (or leaves the gate when the call already ended).
     void start(const CallHandler& handler, std::shared_ptr<CallState> self);
 };
+
+/// Call::request() under the 2026-07-28 envelope (multi round-trip requests): runs `on_answer` at once with the
+/// client's answer when the retry carried it; else ends the call (as a cancellation, so the handler learns it) with
+/// an input_required result asking for it, and `on_answer` never runs. False when this request cannot ask
+/// (completion/complete, subscriptions/listen).
+bool ask_in_result(CallState& s, std::string_view method, const json::Value& params,
+                   std::function<void(bool, std::string)>& on_answer);
 
 /// The result object of a tools/call answer, or an error message (-32603) when the structured result does not
 /// match the output schema or is not a JSON object.

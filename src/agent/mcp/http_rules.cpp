@@ -1,11 +1,11 @@
 // accepts(), origin_allowed(), host_allowed(), decode_mirrored_header(), new_session_id().
 #include "agent/mcp/http_rules.h"
 
-#include <openssl/evp.h>
+#include "agent/mcp/base64.h"
+
 #include <openssl/rand.h>
 
 #include <array>
-#include <cctype>
 #include <cstdlib>
 
 namespace slipstream::mcp::detail {
@@ -118,21 +118,7 @@ std::optional<std::string> decode_mirrored_header(std::string_view value) {
     constexpr std::string_view kPrefix = "=?base64?", kSuffix = "?=";
     if (value.size() < kPrefix.size() + kSuffix.size() || !value.starts_with(kPrefix) || !value.ends_with(kSuffix))
         return std::string(value);
-    const std::string_view b64 = value.substr(kPrefix.size(), value.size() - kPrefix.size() - kSuffix.size());
-    if (b64.size() % 4 != 0) return std::nullopt;
-    for (std::size_t i = 0; i < b64.size(); ++i) {
-        const char c = b64[i];
-        const bool pad = c == '=' && i + 2 >= b64.size() && (i + 1 == b64.size() || b64[i + 1] == '=');
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/' || pad)) return std::nullopt;
-    }
-    std::string out(b64.size() / 4 * 3, '\0');
-    const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                  reinterpret_cast<const unsigned char*>(b64.data()), static_cast<int>(b64.size()));
-    if (n < 0) return std::nullopt;
-    std::size_t padding = 0;
-    if (!b64.empty() && b64.back() == '=') padding = b64[b64.size() - 2] == '=' ? 2 : 1;
-    out.resize(static_cast<std::size_t>(n) - padding);
-    return out;
+    return decode_base64(value.substr(kPrefix.size(), value.size() - kPrefix.size() - kSuffix.size()));
 }
 
 std::string new_session_id() {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "agent/mcp/request_state.h"
 #include "json/writer.h"
 
 namespace slipstream::mcp::detail {
@@ -42,6 +43,7 @@ ServerCore::ServerCore(ServerConfig config) : config_(std::move(config)), timers
     w.string(config_.version);
     w.end_object();
     server_info_member_ = R"("_meta":{"io.modelcontextprotocol/serverInfo":)" + info + "}";
+    state_key_ = config_.request_state_key.empty() ? random_state_key() : config_.request_state_key;
 }
 
 ServerCore::~ServerCore() {

@@ -102,6 +102,9 @@ class ServerCore {
     void get_prompt(const Rpc& req);
     void complete(const Rpc& req);
     /// A CallState for `req`, admitted into its session (nullptr after answering a duplicate id or a full session).
+    /// Under the envelope (tools/call, prompts/get, resources/read): reads the retry's requestState and
+    /// inputResponses into `s` (false after answering -32602 for a state that fails verification).
+    bool take_inputs(const Rpc& req, const std::shared_ptr<CallState>& s, std::string_view name);
     std::shared_ptr<CallState> admit(const Rpc& req, std::string name, std::uint32_t timeout_ms,
                                      std::optional<std::string> timeout_answer);
 
@@ -113,7 +116,9 @@ class ServerCore {
     std::vector<std::shared_ptr<void>> transports_;
     std::shared_ptr<Session> embedded_;
     std::vector<std::weak_ptr<Listener>> listeners_;  // under sessions_mu_
-    std::string server_info_member_;                  // `"_meta":{"io.modelcontextprotocol/serverInfo":{...}}`
+    std::string server_info_member_;
+    std::string state_key_;  // HMAC key of request states (ServerConfig::request_state_key, else random) //
+                             // `"_meta":{"io.modelcontextprotocol/serverInfo":{...}}`
 };
 
 /// `{"jsonrpc":"2.0","id":..,"result":..}` to the request's channel; under a 2026-07-28 envelope with `resultType`,
