@@ -40,7 +40,6 @@ struct CallState {
     std::optional<LogLevel> log_level;
     std::string result_extra;
     std::string server_info_member;
-    std::shared_ptr<void> listener;  // subscriptions/listen: its Listener, alive as long as the request
     /// Multi round-trip requests (tools/call, prompts/get, resources/read under the envelope): Call::request() asks
     /// the client with an input_required result keyed "r<n>" (the n-th request of the handler), and finds the
     /// client's answers of earlier rounds here on the retry (from the sealed requestState and inputResponses).

@@ -9,7 +9,7 @@ namespace slipstream::mcp::detail {
 
 /// One open subscriptions/listen stream: what it asked for, and the request that carries it.
 struct Listener {
-    std::weak_ptr<CallState> call;
+    std::shared_ptr<CallState> call;  // under ServerCore::sessions_mu_ once listed
     bool tools = false;
     bool prompts = false;
     bool resources = false;
@@ -18,7 +18,7 @@ struct Listener {
 
     /// `method` with `params_members` (without braces; may be empty) and the subscription id.
     void send(std::string_view method, std::string_view params_members) const {
-        auto held = call.lock();
+        const std::shared_ptr<CallState>& held = call;
         if (held == nullptr || held->done.load()) return;
         std::string params = "{" + meta_member;
         if (!params_members.empty()) params.append(",").append(params_members);
@@ -102,15 +102,14 @@ void ServerCore::listen(const Rpc& req) {
     listener->meta_member = R"("_meta":{"io.modelcontextprotocol/subscriptionId":)" + s->id_json + "}";
     {
         std::lock_guard lock(sessions_mu_);
-        std::erase_if(listeners_, [](const std::weak_ptr<Listener>& l) { return l.expired(); });
         listeners_.push_back(listener);
     }
     {
-        // The stream ends (client gone, notifications/cancelled, stop) with its request: the listener goes too.
+        // The stream ends (client gone, notifications/cancelled) with its request: the listener goes too.
         std::lock_guard lock(s->mu);
-        s->on_cancel = [listener] { listener->call.reset(); };
+        std::weak_ptr<Listener> weak = listener;
+        s->on_cancel = [this, weak] { drop_listener(weak.lock().get()); };
     }
-    s->listener = listener;
     // The acknowledgment names what we honor: everything of the filter (all four kinds are supported).
     std::string agreed = R"("notifications":{)";
     bool first = true;
@@ -128,11 +127,13 @@ void ServerCore::listen(const Rpc& req) {
 }
 
 std::vector<std::shared_ptr<Listener>> ServerCore::listeners() {
-    std::vector<std::shared_ptr<Listener>> out;
     std::lock_guard lock(sessions_mu_);
-    for (const auto& weak : listeners_)
-        if (auto l = weak.lock(); l != nullptr && !l->call.expired()) out.push_back(std::move(l));
-    return out;
+    return listeners_;
+}
+
+void ServerCore::drop_listener(const Listener* listener) {
+    std::lock_guard lock(sessions_mu_);
+    std::erase_if(listeners_, [listener](const std::shared_ptr<Listener>& l) { return l.get() == listener; });
 }
 
 void ServerCore::notify_listeners(ListKind kind, std::string_view method) {
@@ -151,11 +152,13 @@ void ServerCore::notify_listeners_updated(std::string_view uri) {
 
 void ServerCore::close_listeners() {
     // Graceful closure: the listen request's result, carrying its subscription id, ends each stream.
-    for (const auto& l : listeners()) {
-        auto call = l->call.lock();
-        if (call == nullptr) continue;
-        call->finish(result_message(call->id_json, R"({"resultType":"complete",)" + l->meta_member + "}"));
+    std::vector<std::shared_ptr<Listener>> all;
+    {
+        std::lock_guard lock(sessions_mu_);
+        all.swap(listeners_);
     }
+    for (const auto& l : all)
+        l->call->finish(result_message(l->call->id_json, R"({"resultType":"complete",)" + l->meta_member + "}"));
 }
 
 }  // namespace slipstream::mcp::detail

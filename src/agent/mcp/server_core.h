@@ -79,6 +79,7 @@ class ServerCore {
     void discover(const Rpc& req);
     void listen(const Rpc& req);
     std::vector<std::shared_ptr<Listener>> listeners();
+    void drop_listener(const Listener* listener);
     /// list_changed of `kind` (`method`) to the listeners that asked for it; resources/updated to those naming `uri`.
     void notify_listeners(ListKind kind, std::string_view method);
     void notify_listeners_updated(std::string_view uri);
@@ -115,7 +116,7 @@ class ServerCore {
     std::vector<std::weak_ptr<Session>> sessions_;
     std::vector<std::shared_ptr<void>> transports_;
     std::shared_ptr<Session> embedded_;
-    std::vector<std::weak_ptr<Listener>> listeners_;  // under sessions_mu_
+    std::vector<std::shared_ptr<Listener>> listeners_;  // under sessions_mu_: the open listen streams
     std::string server_info_member_;
     std::string state_key_;  // HMAC key of request states (ServerConfig::request_state_key, else random) //
                              // `"_meta":{"io.modelcontextprotocol/serverInfo":{...}}`
