@@ -105,6 +105,18 @@ class Call {
     /// and resources/read may ask; the capability comes from the request's `_meta`.
     bool request(std::string_view method, std::string_view params_json,
                  std::function<void(bool ok, std::string json)> on_answer, std::uint32_t timeout_ms = 0);
+    /// Multi round-trip requests (protocol 2026-07-28; tools/call, prompts/get and resources/read): the client's
+    /// answer to the input request `key` that this retry carries (in its `inputResponses`, or kept from earlier
+    /// rounds in the sealed `requestState`), as the JSON text of the result object; nullopt when it carries none.
+    std::optional<std::string> input_response(std::string_view key) const;
+    /// Ends the call with an `input_required` result asking the client for `input_requests_json`, an InputRequests
+    /// object: `{"<key>":{"method":"elicitation/create"|"sampling/createMessage"|"roots/list","params":{...}}, ...}`.
+    /// Its `requestState` (sealed: ServerConfig::request_state_key) carries the answers received so far, so a later
+    /// round still sees them through input_response(). The client retries the request with its answers and the
+    /// handler runs again from the start. Cancel callbacks run. False, nothing sent, when the request is not of
+    /// 2026-07-28 or may not ask (completion/complete, subscriptions/listen), the object is malformed or empty, a
+    /// method needs a capability the request's `_meta` does not declare, or the call is over.
+    bool require_input(std::string_view input_requests_json);
     /// The `capabilities` object the client sent at initialize, as JSON text ("{}" over stateless HTTP).
     std::string client_capabilities_json() const;
 
@@ -120,7 +132,8 @@ class Call {
     /// prompts/get: `{"description":...,"messages":[...]}`, completion/complete: `{"completion":{...}}`).
     bool reply_json(std::string_view result_object_json);
     /// Answers with a JSON-RPC error (say -32602 invalid params for an unknown prompt argument). `message` is
-    /// sent as given: keep internals out of it.
+    /// sent as given: keep internals out of it. Under 2026-07-28, -32021 (MissingRequiredClientCapability, `data`
+    /// `{"requiredCapabilities":{"sampling":{}}}`) is answered over HTTP with status 400, as the version requires.
     bool fail(int code, std::string_view message, std::string_view data_json = {});
 
   private:

@@ -145,13 +145,7 @@ bool Call::request(std::string_view method, std::string_view params_json,
     detail::Document doc;
     auto params = json::parse(params_json, doc.arena);
     if (!params.is_ok() || !params.value()->is_object()) return false;
-    // The capability a method needs: its first path segment ("sampling/createMessage" -> "sampling").
-    const std::string_view family = method.substr(0, method.find('/'));
-    if (family == "sampling" || family == "elicitation" || family == "roots") {
-        detail::Document caps_doc;
-        auto caps = json::parse(client_capabilities_json(), caps_doc.arena);
-        if (!caps.is_ok() || caps.value()->find(family) == nullptr) return false;
-    }
+    if (!detail::client_allows(s, method)) return false;
     if (s.modern) return detail::ask_in_result(s, method, *params.value(), on_answer);
     auto id = s.session->add_pending(std::move(on_answer), s.max_pending ? s.max_pending : 1);
     if (!id) return false;
@@ -169,6 +163,23 @@ bool Call::request(std::string_view method, std::string_view params_json,
                           R"(,"params":)" + detail::to_json(*params.value()) + "}";
     s.channel->notify(std::move(message));
     return true;
+}
+
+std::optional<std::string> Call::input_response(std::string_view key) const {
+    CallState& s = *state_;
+    std::lock_guard lock(s.mu);
+    auto found = s.input_answers.find(std::string(key));
+    if (found == s.input_answers.end()) return std::nullopt;
+    return found->second;
+}
+
+bool Call::require_input(std::string_view input_requests_json) {
+    CallState& s = *state_;
+    if (s.done.load() || !s.modern) return false;
+    detail::Document doc;
+    auto parsed = json::parse(input_requests_json, doc.arena);
+    if (!parsed.is_ok()) return false;
+    return detail::require_input(s, *parsed.value());
 }
 
 bool Call::release_stream() {

@@ -81,6 +81,12 @@ struct CallState {
 /// (completion/complete, subscriptions/listen).
 bool ask_in_result(CallState& s, std::string_view method, const json::Value& params,
                    std::function<void(bool, std::string)>& on_answer);
+/// Call::require_input(): checks `input_requests` (an object of {method, params} objects whose methods the request's
+/// capabilities allow), then ends the call with the input_required result. False when it may not.
+bool require_input(CallState& s, const json::Value& input_requests);
+/// True when the request's `_meta` capabilities declare what `method` of a request to the client needs (sampling,
+/// elicitation, roots; other methods need none).
+bool client_allows(const CallState& s, std::string_view method);
 
 /// The result object of a tools/call answer, or an error message (-32603) when the structured result does not
 /// match the output schema or is not a JSON object.

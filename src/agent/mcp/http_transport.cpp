@@ -315,10 +315,12 @@ std::optional<HttpTransport::PostTarget> HttpTransport::target_of(Request& req, 
 }
 
 std::shared_ptr<PostChannel> HttpTransport::channel_for(Responder responder, PostTarget& target, bool initialize,
-                                                        std::vector<std::string> request_ids, bool force_sse) {
+                                                        std::vector<std::string> request_ids, bool modern,
+                                                        bool force_sse) {
     const ServerConfig& config = core_.config();
     PostChannelOptions options;
     options.sse = !config.json_response || force_sse;
+    options.modern = modern;
     options.headers = std::move(target.headers);
     if (target.http) options.fallback = [stream = target.http->stream](std::string m) { stream->push(m); };
     const bool resumable = config.resumable_streams && target.http && options.sse && !initialize;
@@ -354,11 +356,15 @@ void HttpTransport::post(Request& req, Responder responder) {
     }
     const bool initialize = !incoming->batch && incoming->messages.front().kind == MessageKind::kRequest &&
                             incoming->messages.front().method == "initialize";
-    if (const auto header = req.header(kVersionHeader); !initialize && header && is_modern_version(*header))
-        return (void)responder.send(
-            http_error(400, kHeaderMismatch,
-                       "Header mismatch: MCP-Protocol-Version names " + std::string(*header) +
-                           " but the body carries no _meta \"io.modelcontextprotocol/protocolVersion\""));
+    if (const auto header = req.header(kVersionHeader); !initialize && header && is_modern_version(*header)) {
+        // A request of the per-request era without its envelope: the _meta it must carry is missing.
+        const std::string id = incoming->batch ? "null" : incoming->messages.front().id_json;
+        return (void)responder.send(Response::json(
+            error_message(id, kInvalidParams,
+                          "Invalid params: _meta \"io.modelcontextprotocol/protocolVersion\" is required by " +
+                              std::string(*header)),
+            400));
+    }
     // The header applies to the requests after initialize (the version is negotiated in its body).
     if (!initialize && !version_ok(req, responder)) return;
     if (!initialize && !core_.config().stateless) {
@@ -379,12 +385,16 @@ void HttpTransport::post(Request& req, Responder responder) {
     deliver(std::move(responder), incoming, *target, initialize);
 }
 
-std::string HttpTransport::header_mismatch(Request& req, const Message& message, const EnvelopeRead& read) {
+std::string HttpTransport::version_mismatch(Request& req, std::string_view body_version) {
     const auto version = req.header(kVersionHeader);
     if (!version) return "Header mismatch: MCP-Protocol-Version is required";
-    if (*version != read.envelope.version)
+    if (*version != body_version)
         return "Header mismatch: MCP-Protocol-Version header value '" + std::string(*version) +
-               "' does not match body value '" + read.envelope.version + "'";
+               "' does not match body value '" + std::string(body_version) + "'";
+    return {};
+}
+
+std::string HttpTransport::header_mismatch(Request& req, const Message& message) {
     const auto method = req.header("Mcp-Method");
     if (!method) return "Header mismatch: Mcp-Method is required";
     if (*method != message.method)
@@ -402,12 +412,26 @@ std::string HttpTransport::header_mismatch(Request& req, const Message& message,
     if (!decoded) return "Header mismatch: Mcp-Name holds invalid characters or invalid base64";
     if (body == nullptr || *decoded != body->as_string())
         return "Header mismatch: Mcp-Name header value does not match body value of params." + std::string(key);
-    return {};
+    if (message.method != "tools/call") return {};
+    auto tool = core_.registry().tool(body->as_string());
+    if (tool == nullptr || tool->header_params.empty()) return {};  // an unknown tool is the core's error
+    const json::Value* args = message.params->find("arguments");
+    if (args == nullptr || !args->is_object()) return {};
+    return header_params_mismatch(tool->header_params, *args,
+                                  [&req](std::string_view name) { return req.header(name); });
 }
 
 void HttpTransport::post_modern(Request& req, Responder responder, const std::shared_ptr<Incoming>& incoming,
                                 const EnvelopeRead& read) {
     const Message& message = incoming->messages.front();
+    const bool request = message.kind == MessageKind::kRequest;
+    // The header must mirror the body's version before the version itself is judged.
+    if (request && read.status != EnvelopeRead::kInvalid) {
+        const std::string why =
+            version_mismatch(req, read.status == EnvelopeRead::kOk ? read.envelope.version : read.requested);
+        if (!why.empty())
+            return (void)responder.send(Response::json(error_message(message.id_json, kHeaderMismatch, why), 400));
+    }
     if (read.status == EnvelopeRead::kUnsupported)
         return (void)responder.send(
             Response::json(error_message(message.id_json, kUnsupportedProtocolVersion, "Unsupported protocol version",
@@ -415,9 +439,8 @@ void HttpTransport::post_modern(Request& req, Responder responder, const std::sh
                            400));
     if (read.status == EnvelopeRead::kInvalid)
         return (void)responder.send(Response::json(error_message(message.id_json, kInvalidParams, read.error), 400));
-    const bool request = message.kind == MessageKind::kRequest;
     if (request) {
-        if (std::string why = header_mismatch(req, message, read); !why.empty())
+        if (std::string why = header_mismatch(req, message); !why.empty())
             return (void)responder.send(Response::json(error_message(message.id_json, kHeaderMismatch, why), 400));
         if (!is_modern_method(message.method))
             return (void)responder.send(Response::json(
@@ -428,11 +451,11 @@ void HttpTransport::post_modern(Request& req, Responder responder, const std::sh
     PostTarget target;
     target.session = std::make_shared<Session>("", std::string(req.principal()));
     target.session->set_answerable(false);
-    deliver(std::move(responder), incoming, target, false, request && message.method == "subscriptions/listen");
+    deliver(std::move(responder), incoming, target, false, true, request && message.method == "subscriptions/listen");
 }
 
 void HttpTransport::deliver(Responder responder, const std::shared_ptr<Incoming>& incoming, PostTarget& target,
-                            bool initialize, bool force_sse) {
+                            bool initialize, bool modern, bool force_sse) {
     const std::shared_ptr<Session> session = target.session;
     bool answers = false;
     std::vector<std::string> request_ids;
@@ -445,7 +468,7 @@ void HttpTransport::deliver(Responder responder, const std::shared_ptr<Incoming>
         return (void)responder.send(Response(202));
     }
     core_.handle(session, *incoming,
-                 channel_for(std::move(responder), target, initialize, std::move(request_ids), force_sse));
+                 channel_for(std::move(responder), target, initialize, std::move(request_ids), modern, force_sse));
     if (!initialize || target.http == nullptr) return;
     if (!session->initialized()) {  // refused (no protocolVersion): no session was made
         sessions_.remove(session->id(), session->principal());

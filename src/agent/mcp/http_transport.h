@@ -32,8 +32,10 @@ class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
     /// version 400 -32022, an unknown method 404 -32601; then served on a throwaway session.
     void post_modern(Request& req, Responder responder, const std::shared_ptr<Incoming>& incoming,
                      const EnvelopeRead& read);
-    /// The HeaderMismatch message for `req` against its body, or empty when the mirrored headers agree.
-    static std::string header_mismatch(Request& req, const Message& message, const EnvelopeRead& read);
+    /// The HeaderMismatch message for MCP-Protocol-Version against the body's version, or empty when they agree.
+    static std::string version_mismatch(Request& req, std::string_view body_version);
+    /// The HeaderMismatch message for Mcp-Method, Mcp-Name and Mcp-Param-* against the body, or empty.
+    std::string header_mismatch(Request& req, const Message& message);
     void get(Request& req, Responder responder);
     void del(Request& req, Responder responder);
     /// A GET's stream: the rest of a resumable POST stream (Last-Event-ID "<stream>-<n>") or the session's own.
@@ -52,7 +54,8 @@ class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
     std::optional<PostTarget> target_of(Request& req, Responder& responder, bool initialize);
     /// The POST's channel: resumable, or cancelling `request_ids` when the client goes away.
     std::shared_ptr<PostChannel> channel_for(Responder responder, PostTarget& target, bool initialize,
-                                             std::vector<std::string> request_ids, bool force_sse = false);
+                                             std::vector<std::string> request_ids, bool modern = false,
+                                             bool force_sse = false);
 
     /// Runs `next` with the session the request names (read from the session store when there is one: on the
     /// database's thread then), or answers 400 (no id), 404 (unknown, ended, expired, another principal's) or 503
@@ -64,7 +67,7 @@ class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
                 SessionStore::Outcome outcome, std::optional<SessionRecord> record, const SessionNext& next);
     /// Handles a POST's parsed messages in its session.
     void deliver(Responder responder, const std::shared_ptr<Incoming>& incoming, PostTarget& target, bool initialize,
-                 bool force_sse = false);
+                 bool modern = false, bool force_sse = false);
     /// initialize with a session store: answered once the session's row is written.
     void deliver_initialize(Responder responder, const std::shared_ptr<Incoming>& incoming, PostTarget target);
     /// A live session's routing: its GET stream as the sink, its saver, attached to the core.

@@ -199,6 +199,57 @@ TEST(McpModern, ARequestToTheClientIsAnInputRequiredResultAndTheRetryBringsTheAn
               std::string::npos);
 }
 
+TEST(McpModern, RequireInputAsksWithServerChosenKeysAndKeepsEarlierAnswers) {
+    Harness h;
+    Tool t;
+    t.name = "form";
+    t.handler = [](Call call) {
+        if (!call.input_response("who")) {
+            // Sampling is not declared: such a request is never sent.
+            EXPECT_FALSE(call.require_input(R"({"x":{"method":"sampling/createMessage","params":{}}})"));
+            EXPECT_FALSE(call.require_input(R"({"x":{"method":"tools/call","params":{}}})"));
+            EXPECT_FALSE(call.require_input("{}"));
+            EXPECT_TRUE(call.require_input(R"({"who":{"method":"elicitation/create","params":{"message":"who?"}},)"
+                                           R"("where":{"method":"roots/list","params":{}}})"));
+            return;
+        }
+        if (!call.input_response("when")) {
+            call.require_input(R"({"when":{"method":"elicitation/create","params":{"message":"when?"}}})");
+            return;
+        }
+        call.reply(ToolResult::text(*call.input_response("who") + *call.input_response("where") +
+                                    *call.input_response("when")));
+    };
+    h.server.tool(std::move(t));
+    const std::string caps = R"({"elicitation":{},"roots":{}})";
+    const std::string first = h.send(modern("1", "tools/call", R"("name":"form")", {}, "2026-07-28", caps));
+    EXPECT_NE(first.find(R"("inputRequests":{"who":{"method":"elicitation/create","params":{"message":"who?"}},)"
+                         R"("where":{"method":"roots/list","params":{}}})"),
+              std::string::npos)
+        << first;
+    const std::string second = h.send(
+        modern("2", "tools/call",
+               R"("name":"form","requestState":")" + string_member(first, "requestState") +
+                   R"(","inputResponses":{"who":{"action":"accept"},"where":{"roots":[]},"extra":{"ignored":true}})",
+               {}, "2026-07-28", caps));
+    EXPECT_NE(second.find(R"("inputRequests":{"when")"), std::string::npos) << second;
+    const std::string done = h.send(modern("3", "tools/call",
+                                           R"("name":"form","requestState":")" + string_member(second, "requestState") +
+                                               R"(","inputResponses":{"when":{"action":"decline"}})",
+                                           {}, "2026-07-28", caps));
+    EXPECT_NE(done.find(R"({\"action\":\"accept\"}{\"roots\":[]}{\"action\":\"decline\"})"), std::string::npos) << done;
+    // A handshake-era call cannot ask this way.
+    Tool legacy;
+    legacy.name = "legacy";
+    legacy.handler = [](Call call) {
+        call.reply(ToolResult::text(call.require_input(R"({"a":{"method":"roots/list"}})") ? "asked" : "refused"));
+    };
+    h.server.tool(std::move(legacy));
+    h.init();
+    EXPECT_NE(h.send(R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"legacy"}})").find("refused"),
+              std::string::npos);
+}
+
 TEST(McpModern, AStateSealedByAnotherKeyIsRefusedAndOneOfTheSameKeyAccepted) {
     ServerConfig config;
     config.request_state_key = "shared-secret";

@@ -20,23 +20,24 @@ std::int64_t wall_now_ms() {
 
 }  // namespace
 
-bool ask_in_result(CallState& s, std::string_view method, const json::Value& params,
-                   std::function<void(bool, std::string)>& on_answer) {
-    if (!s.input_rounds) return false;
+bool client_allows(const CallState& s, std::string_view method) {
+    // The capability a method needs: its first path segment ("sampling/createMessage" -> "sampling").
+    const std::string_view family = method.substr(0, method.find('/'));
+    if (family != "sampling" && family != "elicitation" && family != "roots") return true;
+    Document doc;
+    auto caps = json::parse(s.modern ? s.client_capabilities : s.session->client_capabilities(), doc.arena);
+    return caps.is_ok() && caps.value()->is_object() && caps.value()->find(family) != nullptr;
+}
+
+namespace {
+
+// Ends the call with `{"resultType":"input_required","inputRequests":...,"requestState":...}`, the state sealing the
+// answers received so far.
+void answer_input_required(CallState& s, std::string_view input_requests_json) {
     RequestState state;
-    std::string key;
-    std::optional<std::string> answer;
     {
         std::lock_guard lock(s.mu);
-        key = "r" + std::to_string(s.next_input++);
-        if (auto found = s.input_answers.find(key); found != s.input_answers.end())
-            answer = found->second;
-        else
-            state.answers = s.input_answers;
-    }
-    if (answer) {
-        on_answer(true, std::move(*answer));
-        return true;
+        state.answers = s.input_answers;
     }
     state.principal = s.session->principal();
     state.digest = s.input_digest;
@@ -47,6 +48,36 @@ bool ask_in_result(CallState& s, std::string_view method, const json::Value& par
     w.key("resultType");
     w.string("input_required");
     w.key("inputRequests");
+    w.raw(input_requests_json);
+    w.key("requestState");
+    w.string(seal_request_state(state, s.state_key));
+    w.end_object();
+    // An interim result: no caching hints (the specification's rule), the server's identity as on every result.
+    if (!s.server_info_member.empty()) {
+        result.pop_back();
+        result.append(",").append(s.server_info_member).push_back('}');
+    }
+    s.cancel(result_message(s.id_json, result));
+}
+
+}  // namespace
+
+bool ask_in_result(CallState& s, std::string_view method, const json::Value& params,
+                   std::function<void(bool, std::string)>& on_answer) {
+    if (!s.input_rounds) return false;
+    std::string key;
+    std::optional<std::string> answer;
+    {
+        std::lock_guard lock(s.mu);
+        key = "r" + std::to_string(s.next_input++);
+        if (auto found = s.input_answers.find(key); found != s.input_answers.end()) answer = found->second;
+    }
+    if (answer) {
+        on_answer(true, std::move(*answer));
+        return true;
+    }
+    std::string requests;
+    json::Writer w(requests);
     w.begin_object();
     w.key(key);
     w.begin_object();
@@ -56,16 +87,23 @@ bool ask_in_result(CallState& s, std::string_view method, const json::Value& par
     (void)w.write_value(params);
     w.end_object();
     w.end_object();
-    w.key("requestState");
-    w.string(seal_request_state(state, s.state_key));
-    w.end_object();
-    // An interim result: no caching hints (the specification's rule), the server's identity as on every result.
-    std::string body = result;
-    if (!s.server_info_member.empty()) {
-        body.pop_back();
-        body.append(",").append(s.server_info_member).push_back('}');
+    answer_input_required(s, requests);
+    return true;
+}
+
+bool require_input(CallState& s, const json::Value& input_requests) {
+    if (!s.input_rounds || !input_requests.is_object() || input_requests.size() == 0) return false;
+    for (const json::Member& m : input_requests.members()) {
+        if (!m.value.is_object()) return false;
+        const json::Value* method = m.value.find("method");
+        const json::Value* params = m.value.find("params");
+        if (method == nullptr || !method->is_string() || (params != nullptr && !params->is_object())) return false;
+        const std::string_view name = method->as_string();
+        if (name != "elicitation/create" && name != "sampling/createMessage" && name != "roots/list") return false;
+        if (!client_allows(s, name)) return false;  // the specification's MUST NOT
     }
-    s.cancel(result_message(s.id_json, body));
+    if (s.done.load()) return false;
+    answer_input_required(s, to_json(input_requests));
     return true;
 }
 
