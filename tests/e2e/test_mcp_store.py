@@ -1,13 +1,15 @@
 """MCP sessions in a session store (examples/mcp_server.cpp --mcp-store): a session made by one server process is
 served by another on the same SQLite file or PostgreSQL database and by a restarted process; DELETE through one ends
 it everywhere; another principal never reaches it."""
+import concurrent.futures
 import signal
 import subprocess
+import threading
 
 import pytest
 
 from tests.conftest import example_binary
-from tests.e2e.mcp_http import McpHttp, request, sse_events
+from tests.e2e.mcp_http import INIT_PARAMS, McpHttp, request, sse_events
 from tests.pg_cluster import PgCluster, find_bindir
 
 ALICE_KEY = "alice-mcp-key-0123456789abcdef"
@@ -190,3 +192,24 @@ def test_an_unreachable_store_is_a_503_then_the_session_goes_on(mcp, cluster):
             answer = r.json()
             break
     assert answer is not None and answer["result"] == {}
+
+
+def test_the_per_principal_limit_holds_when_creates_race_across_processes_on_postgresql(mcp, cluster):
+    """Creates of one principal racing in two processes: the count of its live sessions and the INSERT are one step
+    (the INSERT runs holding the principal's advisory lock), so exactly the limit succeed."""
+    start, client = mcp
+    flags = ["--mcp-store", cluster.url, "--sessions-per-principal", "3"]
+    servers = [start(flags), start(flags)]
+    cluster.psql("DELETE FROM mcp_sessions")
+    barrier = threading.Barrier(12)
+
+    def create(i):
+        c = client(servers[i % 2])
+        barrier.wait()
+        r = c.post(request(0, "initialize", {"protocolVersion": "2025-06-18", **INIT_PARAMS}), session=False)
+        return r.status_code
+
+    with concurrent.futures.ThreadPoolExecutor(12) as pool:
+        statuses = sorted(pool.map(create, range(12)))
+    assert statuses == [200] * 3 + [429] * 9
+    assert cluster.psql("SELECT COUNT(*) FROM mcp_sessions").strip() == "3"

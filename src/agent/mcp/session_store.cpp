@@ -2,6 +2,7 @@
 #include "agent/mcp/session_store.h"
 
 #include <chrono>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -112,11 +113,43 @@ SessionStore::~SessionStore() {
     db_.reset();
 }
 
+namespace {
+
+// PostgreSQL: the INSERT in a transaction holding the principal's advisory lock (see SessionStore::insert).
+void insert_locked(store::Database& db, std::string sql, store::Params params, const std::string& principal,
+                   std::function<void(SessionStore::Outcome)> done) {
+    using Outcome = SessionStore::Outcome;
+    db.open_session([sql = std::move(sql), params = std::move(params), principal,
+                     done = std::move(done)](base::Result<std::unique_ptr<store::DbSession>> opened) mutable {
+        sessions::mark_database_thread();
+        if (!opened.is_ok()) return done(Outcome::kUnavailable);
+        std::shared_ptr<store::DbSession> session = std::move(opened).value();
+        // Statements run in order on the held connection; the INSERT's outcome is decided once COMMIT answered (a
+        // failed BEGIN or lock fails the INSERT too).
+        auto inserted = std::make_shared<std::optional<bool>>();
+        session->query("BEGIN", {}, [](store::QueryResult) {});
+        session->query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", store::Params{principal},
+                       [](store::QueryResult) {});
+        session->query(std::move(sql), std::move(params), [inserted](store::QueryResult r) {
+            if (r.is_ok()) *inserted = r->affected_rows() == 1;
+        });
+        session->query("COMMIT", {}, [session, inserted, done = std::move(done)](store::QueryResult r) {
+            session->close();
+            if (!r.is_ok() || !inserted->has_value()) return done(Outcome::kUnavailable);
+            done(**inserted ? Outcome::kOk : Outcome::kPrincipalFull);
+        });
+    });
+}
+
+}  // namespace
+
 void SessionStore::insert(const SessionRecord& record, std::function<void(Outcome)> done) {
     const std::int64_t now = wall_ms();
-    // The count of the principal's live sessions is read in the INSERT itself (exact on SQLite, whose writes are
-    // serialised; on PostgreSQL two creates racing may both pass).
-    const std::string sql = sessions::sql_for(
+    // The count of the principal's live sessions is read in the INSERT itself: exact on SQLite, whose writes are
+    // serialised. On PostgreSQL the INSERT runs in a transaction holding an advisory lock of the principal, so that
+    // two creates racing (in any processes) count one after the other: the INSERT's snapshot is taken once the lock
+    // is held (READ COMMITTED), after the other's COMMIT.
+    std::string sql = sessions::sql_for(
         db_->backend(),
         "INSERT INTO mcp_sessions (id, principal, version, capabilities, log_level, subscriptions, created_at, "
         "last_seen) SELECT $1, $2, $3, $4, $5, $6, $7, $7 WHERE (SELECT COUNT(*) FROM mcp_sessions WHERE "
@@ -130,6 +163,8 @@ void SessionStore::insert(const SessionRecord& record, std::function<void(Outcom
                          now,
                          now - std::int64_t{options_.idle_ms},
                          std::int64_t{options_.max_per_principal}};
+    if (db_->backend() == store::Backend::kPostgres)
+        return insert_locked(*db_, std::move(sql), std::move(params), record.principal, std::move(done));
     db_->query(sql, std::move(params), [done = std::move(done)](store::QueryResult r) {
         sessions::mark_database_thread();
         if (!r.is_ok()) return done(Outcome::kUnavailable);
