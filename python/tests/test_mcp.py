@@ -248,6 +248,15 @@ def test_a_blocking_sync_tool_does_not_stall_async_ones(client: TestClient) -> N
     assert status == 200 and '"released"' in text
 
 
+def test_sync_tools_run_inline_on_the_executor_thread(client: TestClient) -> None:
+    """No worker-thread hop for a `def` tool served by an app: it runs on the loop's thread, under the executor's
+    blocked-handler hand-off (the test above: a blocking one still does not stall the others)."""
+    s = Session(client)
+    sync = s.result("tools/call", {"name": "sync_thread"})["structuredContent"]["result"]
+    loop = s.result("tools/call", {"name": "loop_thread"})["structuredContent"]["result"]
+    assert sync == loop
+
+
 def test_delete_ends_the_session(client: TestClient) -> None:
     s = Session(client)
     r = client.delete("/mcp", headers=s.headers())
