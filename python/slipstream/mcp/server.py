@@ -139,7 +139,8 @@ class MCP:
              annotations: Any = None, meta: dict[str, Any] | None = None, structured_output: bool | None = None,
              timeout: float | None = None, max_concurrency: int | None = None) -> Callable[[F], F]:
         """Decorator: the function is a tool; its parameters (type hints) make the inputSchema, validated in C++
-        before it runs; a `Context` parameter gets the request's context. Sync functions run on a worker thread."""
+        before it runs; a `Context` parameter gets the request's context. Sync functions run inline on an app's
+        executor thread (one that blocks hands the loop to another thread meanwhile), over stdio on a worker thread."""
         if callable(name):
             raise TypeError("use @mcp.tool() with parentheses")
 
