@@ -195,21 +195,38 @@ def test_an_unreachable_store_is_a_503_then_the_session_goes_on(mcp, cluster):
 
 
 def test_the_per_principal_limit_holds_when_creates_race_across_processes_on_postgresql(mcp, cluster):
-    """Creates of one principal racing in two processes: the count of its live sessions and the INSERT are one step
-    (the INSERT runs holding the principal's advisory lock), so exactly the limit succeed."""
+    """Creates of one principal racing in two processes: exactly the limit succeed (on PostgreSQL the count and the
+    INSERT run under the principal's advisory lock). A transaction of the test holds the table while the creates
+    arrive, so they wait together and then go at once."""
     start, client = mcp
     flags = ["--mcp-store", cluster.url, "--sessions-per-principal", "3"]
     servers = [start(flags), start(flags)]
     cluster.psql("DELETE FROM mcp_sessions")
-    barrier = threading.Barrier(12)
+    holder = subprocess.Popen([cluster._tool("psql"), "-X", "-q", "-At", "-h", cluster.dir, "-p", "5432", "-U",
+                               "slipstream", "-d", "postgres"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        holder.stdin.write("BEGIN; LOCK TABLE mcp_sessions IN SHARE MODE; SELECT 'locked';\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline().strip() == "locked"
 
-    def create(i):
-        c = client(servers[i % 2])
-        barrier.wait()
-        r = c.post(request(0, "initialize", {"protocolVersion": "2025-06-18", **INIT_PARAMS}), session=False)
-        return r.status_code
+        def create(i):
+            c = client(servers[i % 2])
+            r = c.post(request(0, "initialize", {"protocolVersion": "2025-06-18", **INIT_PARAMS}), session=False)
+            return r.status_code
 
-    with concurrent.futures.ThreadPoolExecutor(12) as pool:
-        statuses = sorted(pool.map(create, range(12)))
+        with concurrent.futures.ThreadPoolExecutor(12) as pool:
+            answers = pool.map(create, range(12))
+            waiting = "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+            for _ in range(200):  # until both processes' creates wait on the table (or their locks)
+                if int(cluster.psql(waiting).strip()) >= 2:
+                    break
+                threading.Event().wait(0.05)
+            holder.stdin.write("COMMIT;\n")
+            holder.stdin.flush()
+            statuses = sorted(answers)
+    finally:
+        holder.stdin.close()
+        holder.wait(10)
     assert statuses == [200] * 3 + [429] * 9
     assert cluster.psql("SELECT COUNT(*) FROM mcp_sessions").strip() == "3"
