@@ -178,7 +178,11 @@ def test_http_rules_of_2026_07_28(start_server):
         r = modern_post(url, call, **headers)
         assert (r.status_code, r.json()["error"]["code"]) == (400, -32020), headers
         assert why in r.json()["error"]["message"]
-    r = modern_post(url, envelope("tools/list", version="1900-01-01"), **{**ok, "Mcp-Method": "tools/list"})
+    # The header must mirror the body's version before the version is judged.
+    unknown = envelope("tools/list", version="1900-01-01")
+    r = modern_post(url, unknown, **{**ok, "Mcp-Method": "tools/list"})
+    assert (r.status_code, r.json()["error"]["code"]) == (400, -32020)
+    r = modern_post(url, unknown, **{**ok, "Mcp-Method": "tools/list", "MCP-Protocol-Version": "1900-01-01"})
     assert r.status_code == 400
     assert r.json()["error"] == {
         "code": -32022,
@@ -190,7 +194,26 @@ def test_http_rules_of_2026_07_28(start_server):
     }
     r = modern_post(url, envelope("ping"), **{**ok, "Mcp-Method": "ping"})
     assert (r.status_code, r.json()["error"]["code"]) == (404, -32601)
-    # A modern header on a body without the envelope is a mismatch, not a legacy request without a session.
-    legacy_body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    # A request of the version without its envelope: invalid params (not a legacy request without a session).
+    legacy_body = {"jsonrpc": "2.0", "id": 9, "method": "tools/list"}
     r = modern_post(url, legacy_body, **{"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list"})
+    assert (r.status_code, r.json()["id"], r.json()["error"]["code"]) == (400, 9, -32602)
+
+
+def test_http_missing_capability_and_mirrored_parameters(start_server):
+    """examples/mcp_conformance_server.cpp: a handler's MissingRequiredClientCapability (-32021) is a 400, and a tool
+    parameter annotated with x-mcp-header must come with its Mcp-Param header."""
+    url = start_server("--threads", "1", binary="mcp_conformance_server").url + "/mcp"
+    headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "test_missing_capability"}
+    r = modern_post(url, envelope("tools/call", name="test_missing_capability", arguments={}), **headers)
+    assert r.status_code == 400
+    assert r.json()["error"]["code"] == -32021
+    assert r.json()["error"]["data"] == {"requiredCapabilities": {"sampling": {}}}
+    call = envelope("tools/call", name="test_custom_header", arguments={"region": "us-west1"})
+    headers["Mcp-Name"] = "test_custom_header"
+    r = modern_post(url, call, **headers)
+    assert (r.status_code, r.json()["error"]["code"]) == (400, -32020)
+    assert "Mcp-Param-Region is required" in r.json()["error"]["message"]
+    assert modern_post(url, call, **headers, **{"Mcp-Param-Region": "us-west1"}).status_code == 200
+    r = modern_post(url, call, **headers, **{"Mcp-Param-Region": "=?base64?ZXUtd2VzdDE=?="})  # eu-west1
     assert (r.status_code, r.json()["error"]["code"]) == (400, -32020)
