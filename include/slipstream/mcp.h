@@ -302,6 +302,12 @@ struct ServerConfig {
     std::string request_state_key;
     /// How long a client may take to retry with the answers (the sealed state expires after this).
     std::uint32_t request_state_ttl_ms = 10 * 60 * 1000;
+
+    // Added with signals between the processes of a session store (kept after the members above).
+    /// With `store_url`: how often this process reads the signals other processes left in the store for the calls
+    /// it holds (a `notifications/cancelled`, a client's answer to Call::request that reached another process), so
+    /// they apply here within about this long. 0: never (they are then lost, as without a store).
+    std::uint32_t store_poll_ms = 100;
 };
 
 /// An MCP server: a registry of tools, resources, prompts and their handlers, serving JSON-RPC over Streamable

@@ -2,6 +2,7 @@
 served by another on the same SQLite file or PostgreSQL database and by a restarted process; DELETE through one ends
 it everywhere; another principal never reaches it."""
 import concurrent.futures
+import json
 import signal
 import subprocess
 import threading
@@ -230,3 +231,55 @@ def test_the_per_principal_limit_holds_when_creates_race_across_processes_on_pos
         holder.wait(10)
     assert statuses == [200] * 3 + [429] * 9
     assert cluster.psql("SELECT COUNT(*) FROM mcp_sessions").strip() == "3"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def shared_store(request, tmp_path):
+    """Store flags of two processes sharing sessions: one SQLite file, or a throwaway PostgreSQL."""
+    if request.param == "sqlite":
+        return ["--mcp-store", f"sqlite://{tmp_path / 'mcp.db'}"]
+    return ["--mcp-store", request.getfixturevalue("cluster").url]
+
+
+def test_a_cancellation_reaching_another_process_stops_the_call(mcp, shared_store):
+    start, client = mcp
+    a, b = start(shared_store), start(shared_store)
+    on_a = client(a)
+    on_a.initialize()
+    on_b = client(b, session=on_a.session)
+    posted = []
+    call = request(50, "tools/call", {"name": "slow", "arguments": {"ms": 20000, "steps": 1}})
+    worker = threading.Thread(target=lambda: posted.append(client(a, session=on_a.session).post(call)))
+    worker.start()
+    cancelled = None
+    for attempt in range(100):  # until A runs the call and reads B's signal (each cancellation is idempotent)
+        r = on_b.post({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 50}})
+        assert r.status_code == 202
+        cancelled, _ = on_a.call(100 + attempt, "tools/call", {"name": "stats", "arguments": {}})
+        if cancelled["result"]["structuredContent"]["slow_cancelled"] >= 1:
+            break
+        threading.Event().wait(0.1)
+    worker.join(30)
+    assert cancelled["result"]["structuredContent"]["slow_cancelled"] == 1
+    assert posted and posted[0].status_code == 200 and '"result"' not in posted[0].text  # no answer after a cancel
+
+
+def test_a_clients_answer_reaching_another_process_reaches_the_call(mcp, shared_store):
+    start, client = mcp
+    a, b = start(shared_store), start(shared_store)
+    on_a = client(a)
+    r = on_a.post(request(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}},
+                                            "clientInfo": {"name": "e2e", "version": "1"}}), session=False)
+    on_a.session, on_a.version = r.headers["mcp-session-id"], "2025-06-18"
+    on_b = client(b, session=on_a.session)
+    call = request(60, "tools/call", {"name": "ask", "arguments": {}})
+    with on_a.http.stream("POST", on_a.url, content=json.dumps(call), headers=on_a.headers()) as stream:
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        lines = stream.iter_lines()
+        asked = next(json.loads(line[5:]) for line in lines if line.startswith("data:"))
+        assert asked["method"] == "elicitation/create"
+        answer = {"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": {"name": "Ada"}}}
+        assert on_b.post(answer).status_code == 202  # to the other process
+        result = next(json.loads(line[5:]) for line in lines if line.startswith("data:"))
+    assert result["id"] == 60
+    assert result["result"]["content"][0]["text"] == 'Elicited: {"action":"accept","content":{"name":"Ada"}}'

@@ -100,6 +100,12 @@ void HttpTransport::mount(App& app, std::string_view path) {
         auto opened = SessionStore::open(std::move(o));
         if (!opened.is_ok()) throw std::runtime_error("MCP session store: " + opened.status().message());
         store_ = std::move(opened).value();
+        process_tag_ = new_session_id().substr(0, 8) + "-";
+        {
+            std::lock_guard lock(signals_mu_);
+            polled_ms_ = wall_ms();
+        }
+        schedule_poll();
     }
     std::weak_ptr<HttpTransport> weak = weak_from_this();
     auto route = [weak](void (HttpTransport::*fn)(Request&, Responder)) {
@@ -206,6 +212,14 @@ void HttpTransport::wire(const std::shared_ptr<HttpSession>& s) {
     });
     if (store_ != nullptr) {
         std::weak_ptr<SessionStore> weak_store = store_;
+        // What finds nothing here may be for another process holding the session's call: through the store.
+        s->session->set_request_prefix(process_tag_);
+        s->session->set_forwarder([weak_store, id = s->session->id(), principal = s->session->principal()](
+                                      std::string_view kind, const std::string& target, std::string payload) {
+            auto held = weak_store.lock();
+            if (held == nullptr) return;
+            held->post_signal({new_session_id(), id, principal, std::string(kind), target, std::move(payload), 0});
+        });
         s->session->set_saver([weak_store](const Session& session, std::function<void(bool)> done) {
             auto held = weak_store.lock();
             if (held == nullptr) return done(false);
@@ -256,6 +270,55 @@ void HttpTransport::sweep() {
         // Gone from the store too unless another process used it meanwhile.
         if (store_ != nullptr) store_->remove_if_idle(s->session->id());
     }
+}
+
+void HttpTransport::schedule_poll() {
+    const std::uint32_t period = core_.config().store_poll_ms;
+    if (period == 0 || store_ == nullptr) return;
+    std::weak_ptr<HttpTransport> weak = weak_from_this();
+    core_.timers()->schedule(period, [weak] {
+        if (auto self = weak.lock()) self->poll_signals();
+    });
+}
+
+void HttpTransport::poll_signals() {
+    // Signals of the last two seconds before the previous poll too (another process's clock, a slow commit), each
+    // applied once (seen_).
+    constexpr std::int64_t kOverlapMs = 2000;
+    std::int64_t since = 0;
+    {
+        std::lock_guard lock(signals_mu_);
+        since = polled_ms_ - kOverlapMs;
+        polled_ms_ = wall_ms();
+        std::erase_if(seen_, [&](const auto& kv) { return kv.second < since - kOverlapMs; });
+    }
+    std::weak_ptr<HttpTransport> weak = weak_from_this();
+    store_->signals_since(since, 1000, [weak](SessionStore::Outcome, std::vector<SessionStore::Signal> signals) {
+        auto self = weak.lock();
+        if (self == nullptr) return;
+        for (const SessionStore::Signal& signal : signals) {
+            {
+                std::lock_guard lock(self->signals_mu_);
+                if (!self->seen_.emplace(signal.id, signal.created_ms).second) continue;
+            }
+            self->apply(signal);
+        }
+        self->schedule_poll();  // the next poll once this one answered (a slow store is not asked twice at once)
+    });
+}
+
+void HttpTransport::apply(const SessionStore::Signal& signal) {
+    auto http = sessions_.find(signal.session_id, signal.principal);
+    if (http == nullptr) return;  // not held here
+    if (signal.kind == "cancel") {
+        if (auto call = http->session->find(signal.target)) call->cancel(std::nullopt);
+        return;
+    }
+    if (signal.kind != "answer") return;
+    auto incoming = parse_messages(signal.payload, core_.parse_limits());
+    if (incoming.error_code != 0 || incoming.batch || incoming.messages.front().kind != MessageKind::kResponse) return;
+    // Ours when its id is one of our pending requests (never forwarded again: a late one is dropped).
+    core_.answer_pending(http->session, incoming.messages.front());
 }
 
 void HttpTransport::schedule_sweep() {

@@ -4,9 +4,11 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -81,6 +83,11 @@ class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
     bool origin_ok(Request& req, Responder& responder);
     void end(const std::shared_ptr<HttpSession>& s);
     void sweep();
+    /// With a store: reads the signals other processes left for the sessions held here and applies them
+    /// (cancellations, clients' answers), every store_poll_ms.
+    void schedule_poll();
+    void poll_signals();
+    void apply(const SessionStore::Signal& signal);
     /// Sweeps idle sessions every quarter of the idle limit (1 s to 60 s), so they go without new requests too.
     void schedule_sweep();
 
@@ -88,6 +95,10 @@ class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
     SessionTable sessions_;
     std::shared_ptr<SessionStore> store_;  // null: sessions in memory only
     std::atomic<std::int64_t> last_sweep_ms_{0};
+    std::string process_tag_;  // in the ids of our requests to clients: unique among the processes of a store
+    std::mutex signals_mu_;
+    std::int64_t polled_ms_ = 0;                          // under signals_mu_: when the last poll began
+    std::unordered_map<std::string, std::int64_t> seen_;  // under signals_mu_: signals applied, by id (their time)
 };
 
 }  // namespace slipstream::mcp::detail

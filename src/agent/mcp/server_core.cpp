@@ -145,16 +145,27 @@ void ServerCore::request(const Rpc& req) {
     answer_error(req, kMethodNotFound, "Method not found: " + std::string(method));
 }
 
-void ServerCore::response(const std::shared_ptr<Session>& session, const Message& message) {
+bool ServerCore::answer_pending(const std::shared_ptr<Session>& session, const Message& message) {
     std::uint64_t timer = 0;
     Session::AnswerFn fn = session->take_pending(message.id_json, &timer);
-    if (!fn) return;  // unknown, or timed out already
+    if (!fn) return false;  // unknown, or timed out already
     timers_->cancel(timer);
     const bool ok = message.result != nullptr;
     const json::Value* body = ok ? message.result : message.error_value;
     std::string text = to_json(*body);
     if (!ok && !body->is_object()) text = R"({"code":-32603,"message":"Internal error"})";
     fn(ok, std::move(text));
+    return true;
+}
+
+void ServerCore::response(const std::shared_ptr<Session>& session, const Message& message) {
+    if (answer_pending(session, message)) return;
+    // Not ours: another process sharing the session may be waiting for it (or it timed out already).
+    std::string text = R"({"jsonrpc":"2.0","id":)" + message.id_json +
+                       (message.result != nullptr ? R"(,"result":)" + to_json(*message.result)
+                                                  : R"(,"error":)" + to_json(*message.error_value)) +
+                       "}";
+    session->forward("answer", message.id_json, std::move(text));
 }
 
 void ServerCore::notification(const std::shared_ptr<Session>& session, const Message& message) {
@@ -162,7 +173,11 @@ void ServerCore::notification(const std::shared_ptr<Session>& session, const Mes
     if (message.method != "notifications/cancelled" || message.params == nullptr) return;
     const json::Value* id = message.params->find("requestId");
     if (id == nullptr || !(id->is_string() || id->is_number())) return;
-    if (auto call = session->find(to_json(*id))) call->cancel(std::nullopt);  // no answer to a cancelled request
+    const std::string target = to_json(*id);
+    if (auto call = session->find(target))
+        call->cancel(std::nullopt);  // no answer to a cancelled request
+    else
+        session->forward("cancel", target, {});  // running in another process sharing the session, perhaps
 }
 
 void ServerCore::initialize(const Rpc& req) {

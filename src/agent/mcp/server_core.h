@@ -50,6 +50,10 @@ class ServerCore {
     void handle(const std::shared_ptr<Session>& session, const Incoming& incoming,
                 const std::shared_ptr<Channel>& channel);
 
+    /// Runs the Call::request callback waiting for `message` (a client's response) in `session`; false when none
+    /// waits for it (unknown id, timed out).
+    bool answer_pending(const std::shared_ptr<Session>& session, const Message& message);
+
     /// Sessions receive list_changed and resources/updated notifications while attached.
     void attach(const std::shared_ptr<Session>& session);
     void detach(const Session* session);

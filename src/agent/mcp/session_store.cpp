@@ -33,6 +33,13 @@ const std::vector<std::vector<const char*>>& migrations() {
             "CREATE INDEX mcp_sessions_by_principal ON mcp_sessions (principal, last_seen)",
             "CREATE INDEX mcp_sessions_by_last_seen ON mcp_sessions (last_seen)",
         },
+        {
+            // Messages between the processes sharing a session: a cancellation or a client's answer that reached
+            // another process than the one holding the call (SessionStore::post_signal).
+            "CREATE TABLE mcp_signals (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, principal TEXT NOT NULL, "
+            "kind TEXT NOT NULL, target TEXT NOT NULL, payload TEXT NOT NULL, created_at BIGINT NOT NULL)",
+            "CREATE INDEX mcp_signals_by_created_at ON mcp_signals (created_at)",
+        },
     };
     return kMigrations;
 }
@@ -245,7 +252,40 @@ void SessionStore::remove_if_idle(const std::string& id, std::function<void()> d
     });
 }
 
+void SessionStore::post_signal(const Signal& signal, std::function<void(Outcome)> done) {
+    const std::string sql = sessions::sql_for(db_->backend(),
+                                              "INSERT INTO mcp_signals (id, session_id, principal, kind, target, "
+                                              "payload, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)");
+    db_->query(sql,
+               {signal.id, signal.session_id, signal.principal, signal.kind, signal.target, signal.payload, wall_ms()},
+               [done = std::move(done)](store::QueryResult r) {
+                   sessions::mark_database_thread();
+                   if (done) done(failed(r));
+               });
+}
+
+void SessionStore::signals_since(std::int64_t since_ms, std::size_t limit,
+                                 std::function<void(Outcome, std::vector<Signal>)> done) {
+    const std::string sql = sessions::sql_for(db_->backend(),
+                                              "SELECT id, session_id, principal, kind, target, payload, created_at "
+                                              "FROM mcp_signals WHERE created_at >= $1 ORDER BY created_at LIMIT $2");
+    db_->query(sql, {since_ms, static_cast<std::int64_t>(limit)}, [done = std::move(done)](store::QueryResult r) {
+        sessions::mark_database_thread();
+        if (!r.is_ok()) return done(Outcome::kUnavailable, {});
+        std::vector<Signal> out;
+        out.reserve(r->row_count());
+        for (std::size_t i = 0; i < r->row_count(); ++i)
+            out.push_back(Signal{std::string(r->text(i, 0)), std::string(r->text(i, 1)), std::string(r->text(i, 2)),
+                                 std::string(r->text(i, 3)), std::string(r->text(i, 4)), std::string(r->text(i, 5)),
+                                 int_cell(r.value(), i, 6)});
+        done(Outcome::kOk, std::move(out));
+    });
+}
+
 void SessionStore::sweep(std::size_t batch, std::function<void(std::int64_t)> done) {
+    // Signals are read within a few poll periods: a minute old, they are gone.
+    db_->query(sessions::sql_for(db_->backend(), "DELETE FROM mcp_signals WHERE created_at <= $1"),
+               {wall_ms() - kSignalLifeMs}, [](store::QueryResult) { sessions::mark_database_thread(); });
     const std::string sql =
         sessions::sql_for(db_->backend(),
                           "DELETE FROM mcp_sessions WHERE id IN (SELECT id FROM mcp_sessions WHERE last_seen <= $1 "

@@ -69,7 +69,24 @@ class SessionStore {
     /// Deletes `id` when it has been idle past the limit in the store too (no other process used it); `done` (may
     /// be empty) runs after it.
     void remove_if_idle(const std::string& id, std::function<void()> done = {});
-    /// Deletes up to `batch` expired sessions; `done` (may be empty) hears how many.
+    /// A message for the process holding a session's call: `kind` "cancel" (notifications/cancelled of request
+    /// `target`) or "answer" (`payload`: the client's JSON-RPC response to our request `target`).
+    struct Signal {
+        std::string id;  // unique (random)
+        std::string session_id;
+        std::string principal;
+        std::string kind;
+        std::string target;
+        std::string payload;
+        std::int64_t created_ms = 0;
+    };
+    static constexpr std::int64_t kSignalLifeMs = 60'000;
+    void post_signal(const Signal& signal, std::function<void(Outcome)> done = {});
+    /// The signals written at or after `since_ms` (oldest first, at most `limit`).
+    void signals_since(std::int64_t since_ms, std::size_t limit,
+                       std::function<void(Outcome, std::vector<Signal>)> done);
+    /// Deletes up to `batch` expired sessions (and the signals older than kSignalLifeMs); `done` (may be empty)
+    /// hears how many sessions.
     void sweep(std::size_t batch, std::function<void(std::int64_t)> done = {});
 
     std::uint32_t idle_ms() const { return options_.idle_ms; }
