@@ -306,7 +306,8 @@ struct ServerConfig {
     // Added with signals between the processes of a session store (kept after the members above).
     /// With `store_url`: how often this process reads the signals other processes left in the store for the calls
     /// it holds (a `notifications/cancelled`, a client's answer to Call::request that reached another process), so
-    /// they apply here within about this long. 0: never (they are then lost, as without a store).
+    /// they apply here within about this long (SQLite). PostgreSQL's NOTIFY wakes the read at once; this period
+    /// (at least 1 s there) only catches a lost notification. 0: never (they are then lost, as without a store).
     std::uint32_t store_poll_ms = 100;
 };
 

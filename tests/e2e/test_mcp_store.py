@@ -235,10 +235,11 @@ def test_the_per_principal_limit_holds_when_creates_race_across_processes_on_pos
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def shared_store(request, tmp_path):
-    """Store flags of two processes sharing sessions: one SQLite file, or a throwaway PostgreSQL."""
+    """Store flags of two processes sharing sessions: one SQLite file (polled), or a throwaway PostgreSQL (LISTEN)."""
     if request.param == "sqlite":
         return ["--mcp-store", f"sqlite://{tmp_path / 'mcp.db'}"]
-    return ["--mcp-store", request.getfixturevalue("cluster").url]
+    # PostgreSQL's NOTIFY wakes the reader: with the periodic read a minute apart, the signals still arrive at once.
+    return ["--mcp-store", request.getfixturevalue("cluster").url, "--mcp-store-poll-ms", "60000"]
 
 
 def test_a_cancellation_reaching_another_process_stops_the_call(mcp, shared_store):

@@ -105,6 +105,10 @@ void HttpTransport::mount(App& app, std::string_view path) {
             std::lock_guard lock(signals_mu_);
             polled_ms_ = wall_ms();
         }
+        std::weak_ptr<HttpTransport> weak_self = weak_from_this();
+        notified_ = store_->watch_signals([weak_self] {
+            if (auto self = weak_self.lock()) self->poll_signals(false);
+        });
         schedule_poll();
     }
     std::weak_ptr<HttpTransport> weak = weak_from_this();
@@ -273,15 +277,16 @@ void HttpTransport::sweep() {
 }
 
 void HttpTransport::schedule_poll() {
-    const std::uint32_t period = core_.config().store_poll_ms;
+    std::uint32_t period = core_.config().store_poll_ms;
     if (period == 0 || store_ == nullptr) return;
+    if (notified_) period = std::max<std::uint32_t>(period, 1000);  // NOTIFY wakes the reads; this catches a lost one
     std::weak_ptr<HttpTransport> weak = weak_from_this();
     core_.timers()->schedule(period, [weak] {
-        if (auto self = weak.lock()) self->poll_signals();
+        if (auto self = weak.lock()) self->poll_signals(true);
     });
 }
 
-void HttpTransport::poll_signals() {
+void HttpTransport::poll_signals(bool periodic) {
     // Signals of the last two seconds before the previous poll too (another process's clock, a slow commit), each
     // applied once (seen_).
     constexpr std::int64_t kOverlapMs = 2000;
@@ -293,18 +298,19 @@ void HttpTransport::poll_signals() {
         std::erase_if(seen_, [&](const auto& kv) { return kv.second < since - kOverlapMs; });
     }
     std::weak_ptr<HttpTransport> weak = weak_from_this();
-    store_->signals_since(since, 1000, [weak](SessionStore::Outcome, std::vector<SessionStore::Signal> signals) {
-        auto self = weak.lock();
-        if (self == nullptr) return;
-        for (const SessionStore::Signal& signal : signals) {
-            {
-                std::lock_guard lock(self->signals_mu_);
-                if (!self->seen_.emplace(signal.id, signal.created_ms).second) continue;
+    store_->signals_since(
+        since, 1000, [weak, periodic](SessionStore::Outcome, std::vector<SessionStore::Signal> signals) {
+            auto self = weak.lock();
+            if (self == nullptr) return;
+            for (const SessionStore::Signal& signal : signals) {
+                {
+                    std::lock_guard lock(self->signals_mu_);
+                    if (!self->seen_.emplace(signal.id, signal.created_ms).second) continue;
+                }
+                self->apply(signal);
             }
-            self->apply(signal);
-        }
-        self->schedule_poll();  // the next poll once this one answered (a slow store is not asked twice at once)
-    });
+            if (periodic) self->schedule_poll();  // the next once this one answered (a slow store is not asked twice)
+        });
 }
 
 void HttpTransport::apply(const SessionStore::Signal& signal) {

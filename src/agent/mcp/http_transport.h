@@ -86,7 +86,8 @@ class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
     /// With a store: reads the signals other processes left for the sessions held here and applies them
     /// (cancellations, clients' answers), every store_poll_ms.
     void schedule_poll();
-    void poll_signals();
+    /// `periodic`: the timer's read, which schedules the next one (a read woken by a NOTIFY does not).
+    void poll_signals(bool periodic);
     void apply(const SessionStore::Signal& signal);
     /// Sweeps idle sessions every quarter of the idle limit (1 s to 60 s), so they go without new requests too.
     void schedule_sweep();
@@ -97,7 +98,8 @@ class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
     std::atomic<std::int64_t> last_sweep_ms_{0};
     std::string process_tag_;  // in the ids of our requests to clients: unique among the processes of a store
     std::mutex signals_mu_;
-    std::int64_t polled_ms_ = 0;                          // under signals_mu_: when the last poll began
+    std::int64_t polled_ms_ = 0;  // under signals_mu_: when the last poll began
+    bool notified_ = false;       // PostgreSQL: NOTIFY wakes the reads; the timer is only a safety net
     std::unordered_map<std::string, std::int64_t> seen_;  // under signals_mu_: signals applied, by id (their time)
 };
 

@@ -16,6 +16,7 @@
 #include "base/arena.h"
 #include "json/parse.h"
 #include "store/database/database.h"
+#include "store/database/db_listener.h"
 
 namespace slipstream::mcp::detail {
 
@@ -253,15 +254,40 @@ void SessionStore::remove_if_idle(const std::string& id, std::function<void()> d
 }
 
 void SessionStore::post_signal(const Signal& signal, std::function<void(Outcome)> done) {
-    const std::string sql = sessions::sql_for(db_->backend(),
-                                              "INSERT INTO mcp_signals (id, session_id, principal, kind, target, "
-                                              "payload, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)");
+    // PostgreSQL: the same statement NOTIFYs the listeners (delivered at its commit, once the row is visible).
+    const std::string sql = sessions::sql_for(
+        db_->backend(), db_->backend() == store::Backend::kPostgres
+                            ? "WITH s AS (INSERT INTO mcp_signals (id, session_id, principal, kind, target, payload, "
+                              "created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id) "
+                              "SELECT pg_notify('mcp_signals', id) FROM s"
+                            : "INSERT INTO mcp_signals (id, session_id, principal, kind, target, payload, "
+                              "created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)");
     db_->query(sql,
                {signal.id, signal.session_id, signal.principal, signal.kind, signal.target, signal.payload, wall_ms()},
                [done = std::move(done)](store::QueryResult r) {
                    sessions::mark_database_thread();
                    if (done) done(failed(r));
                });
+}
+
+bool SessionStore::watch_signals(std::function<void()> on_signal) {
+    if (db_->backend() != store::Backend::kPostgres) return false;
+    store::ListenerHandlers handlers;
+    handlers.on_notification = [on_signal](const store::DbNotification&) { on_signal(); };
+    handlers.on_event = [on_signal](store::ListenerEvent event, const base::Status&) {
+        if (event == store::ListenerEvent::kReconnected) on_signal();
+    };
+    auto slot = std::make_shared<std::shared_ptr<store::DbListener>>();
+    std::weak_ptr<SessionStore> weak = weak_from_this();
+    db_->open_listener(std::move(handlers), [weak](base::Result<std::unique_ptr<store::DbListener>> opened) {
+        sessions::mark_database_thread();
+        auto self = weak.lock();
+        if (self == nullptr || !opened.is_ok()) return;  // the periodic read still runs
+        std::shared_ptr<store::DbListener> listener = std::move(opened).value();
+        listener->listen("mcp_signals", [](base::Status) {});
+        self->listener_ = std::move(listener);
+    });
+    return true;
 }
 
 void SessionStore::signals_since(std::int64_t since_ms, std::size_t limit,
