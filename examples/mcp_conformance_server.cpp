@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "app/serve_main.h"
+#include "mcp_conformance_modern.h"
 #include "slipstream/json.h"
 #include "slipstream/mcp.h"
 #include "slipstream/slipstream.h"
@@ -156,8 +157,12 @@ void add_tools(mcp::Server& s) {
     schema_tool.description = "Tool with JSON Schema 2020-12 features";
     schema_tool.input_schema_json =
         R"({"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":)"
-        R"({"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},)"
-        R"("properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false})";
+        R"({"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},)"
+        R"("properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},)"
+        R"("contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},)"
+        R"("email":{"type":"string"}},"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],)"
+        R"("if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},)"
+        R"("then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false})";
     schema_tool.handler = [](mcp::Call call) { call.reply(mcp::ToolResult::text(call.arguments_json())); };
     s.tool(std::move(schema_tool));
 }
@@ -261,6 +266,8 @@ int main(int argc, char** argv, char** envp) {
     add_tools(server);
     add_resources(server);
     add_prompts(server);
+    mcp_conformance::add_input_required_tools(server);
+    mcp_conformance::add_stateless_tools(server);
     return slipstream::app::serve_main(
         argc, argv, envp, "mcp_conformance_server",
         [&server](slipstream::App& app, const slipstream::app::Config&) { server.mount(app, "/mcp"); });

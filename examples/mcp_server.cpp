@@ -5,7 +5,7 @@
 //              --allowed-origin ORIGIN, --allowed-host HOST (both repeatable), --max-message-bytes N,
 //              --session-idle-ms N, --sessions-per-principal N, --replay-events N, --page-size N,
 //              --tool-timeout-ms N, --mcp-store URL|sqlite (sessions in a database: postgresql://..., sqlite:///path,
-//              or the word sqlite for <--data-dir>/mcp.db), --mcp-store-check-ms N
+//              or the word sqlite for <--data-dir>/mcp.db), --mcp-store-check-ms N, --mcp-store-poll-ms N
 //              OAuth protected resource metadata (RFC 9728): --resource URL, --authorization-server URL and
 //              --scope SCOPE (both repeatable), --resource-metadata-url URL
 //
@@ -304,6 +304,9 @@ bool take_flags(int& argc, char** argv, mcp::ServerConfig& config, bool& stdio) 
         } else if (a == "--mcp-store-check-ms") {
             if (!value(n)) return false;
             config.store_check_ms = static_cast<std::uint32_t>(n);
+        } else if (a == "--mcp-store-poll-ms") {
+            if (!value(n)) return false;
+            config.store_poll_ms = static_cast<std::uint32_t>(n);
         } else if (a == "--tool-timeout-ms") {
             if (!value(n)) return false;
             config.tool_timeout_ms = static_cast<std::uint32_t>(n);

@@ -24,8 +24,9 @@ struct CallState;
 class ServerCore;
 }  // namespace detail
 
-/// The protocol versions this server speaks, newest first (the first is offered to a client asking for one
-/// we do not know).
+/// The protocol versions this server speaks, newest first: 2026-07-28 (each request carries its version, the
+/// client's capabilities and log level in `_meta`; `server/discover`), then the versions of the initialize handshake
+/// (the newest of those is offered at initialize to a client asking for one we do not know).
 const std::vector<std::string>& supported_protocol_versions();
 
 /// RFC 5424 severities, as `logging/setLevel` and `notifications/message` name them.
@@ -96,8 +97,26 @@ class Call {
     /// params are not a JSON object, the server is stateless (the answer could not find this call), or the client
     /// did not declare the capability the method needs at initialize
     /// (`sampling`, `elicitation`, `roots`).
+    /// Under protocol 2026-07-28 (multi round-trip requests) a server sends no request of its own: the call ends
+    /// with an `input_required` result carrying the request (and a sealed `requestState`), cancel callbacks run, and
+    /// the client retries the original request with its answer; the handler then runs again from the start, and the
+    /// same request (the n-th of this handler) runs `on_answer` at once, before request() returns. A handler asking
+    /// the client therefore must make the same requests in the same order on each run. Only tools/call, prompts/get
+    /// and resources/read may ask; the capability comes from the request's `_meta`.
     bool request(std::string_view method, std::string_view params_json,
                  std::function<void(bool ok, std::string json)> on_answer, std::uint32_t timeout_ms = 0);
+    /// Multi round-trip requests (protocol 2026-07-28; tools/call, prompts/get and resources/read): the client's
+    /// answer to the input request `key` that this retry carries (in its `inputResponses`, or kept from earlier
+    /// rounds in the sealed `requestState`), as the JSON text of the result object; nullopt when it carries none.
+    std::optional<std::string> input_response(std::string_view key) const;
+    /// Ends the call with an `input_required` result asking the client for `input_requests_json`, an InputRequests
+    /// object: `{"<key>":{"method":"elicitation/create"|"sampling/createMessage"|"roots/list","params":{...}}, ...}`.
+    /// Its `requestState` (sealed: ServerConfig::request_state_key) carries the answers received so far, so a later
+    /// round still sees them through input_response(). The client retries the request with its answers and the
+    /// handler runs again from the start. Cancel callbacks run. False, nothing sent, when the request is not of
+    /// 2026-07-28 or may not ask (completion/complete, subscriptions/listen), the object is malformed or empty, a
+    /// method needs a capability the request's `_meta` does not declare, or the call is over.
+    bool require_input(std::string_view input_requests_json);
     /// The `capabilities` object the client sent at initialize, as JSON text ("{}" over stateless HTTP).
     std::string client_capabilities_json() const;
 
@@ -113,7 +132,8 @@ class Call {
     /// prompts/get: `{"description":...,"messages":[...]}`, completion/complete: `{"completion":{...}}`).
     bool reply_json(std::string_view result_object_json);
     /// Answers with a JSON-RPC error (say -32602 invalid params for an unknown prompt argument). `message` is
-    /// sent as given: keep internals out of it.
+    /// sent as given: keep internals out of it. Under 2026-07-28, -32021 (MissingRequiredClientCapability, `data`
+    /// `{"requiredCapabilities":{"sampling":{}}}`) is answered over HTTP with status 400, as the version requires.
     bool fail(int code, std::string_view message, std::string_view data_json = {});
 
   private:
@@ -270,6 +290,25 @@ struct ServerConfig {
     /// The document's URL named in WWW-Authenticate; empty: derived from `resource` (RFC 9728 §3.1: the well-known
     /// path inserted between its host and its path), which is right when `resource`'s path is the mount path.
     std::string resource_metadata_url;
+
+    // Added with protocol 2026-07-28 (kept after the members above).
+    /// `ttlMs` of the cacheable results of 2026-07-28 (server/discover, the lists, resources/read): how long a
+    /// client may consider them fresh. 0 (the default): immediately stale (lists can change at any time; the
+    /// list_changed notifications of subscriptions/listen tell when).
+    std::uint32_t cache_ttl_ms = 0;
+    /// Key (any bytes) of the HMAC-SHA256 sealing the `requestState` of input_required results (a handler's
+    /// Call::request under 2026-07-28), so a client cannot alter it. Empty: a random key per Server, so a retry must
+    /// reach the same process; set the same key on every replica to let any of them serve it.
+    std::string request_state_key;
+    /// How long a client may take to retry with the answers (the sealed state expires after this).
+    std::uint32_t request_state_ttl_ms = 10 * 60 * 1000;
+
+    // Added with signals between the processes of a session store (kept after the members above).
+    /// With `store_url`: how often this process reads the signals other processes left in the store for the calls
+    /// it holds (a `notifications/cancelled`, a client's answer to Call::request that reached another process), so
+    /// they apply here within about this long (SQLite). PostgreSQL's NOTIFY wakes the read at once; this period
+    /// (at least 1 s there) only catches a lost notification. 0: never (they are then lost, as without a store).
+    std::uint32_t store_poll_ms = 100;
 };
 
 /// An MCP server: a registry of tools, resources, prompts and their handlers, serving JSON-RPC over Streamable

@@ -183,6 +183,16 @@ void Executor::begin_sync_call() noexcept {
     }
 }
 
+Executor* Executor::current() noexcept {
+    return tls_executor;
+}
+
+bool Executor::take_handed_off() noexcept {
+    const bool was = tls_handed_off;
+    tls_handed_off = false;
+    return was;
+}
+
 void Executor::end_sync_call() noexcept {
     if (helper_body_ == nullptr || tls_executor != this) return;
     std::uint64_t state = tls_sync_state.load(std::memory_order_relaxed);

@@ -65,6 +65,14 @@ class Executor {
     /// holds the baton again (it may wait, GIL released, when the handler blocked and another thread took over).
     void begin_sync_call() noexcept;
     void end_sync_call() noexcept;
+    /// The executor whose thread (its own or a helper holding the baton) the caller is on, or nullptr.
+    static Executor* current() noexcept;
+    /// Whether a blocked sync call can be handed off: the loop runs in the executor's selector, with helpers.
+    bool can_hand_off() const noexcept { return helper_body_ != nullptr; }
+    /// True, and cleared, when a sync call of the calling thread was handed off since the last check (or the start
+    /// of its drain()): the selector's events it read before are stale. For sync calls made outside drain() (the
+    /// MCP server's calls, drained from the same selector).
+    static bool take_handed_off() noexcept;
 
     /// A blocked sync call is handed off once it ran this long (checked by a watchdog thread; 2x worst case).
     static constexpr auto kBlockedAfter = std::chrono::milliseconds(5);

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "executor.h"
 #include "native_app.h"
 #include "slipstream/mcp.h"
 
@@ -337,6 +338,10 @@ mcp::ServerConfig config_from_dict(const nb::dict& options) {
         {"store_check_ms", u32(c.store_check_ms)},
         {"store_connections", u32(c.store_connections)},
         {"store_timeout_ms", u32(c.store_timeout_ms)},
+        {"store_poll_ms", u32(c.store_poll_ms)},
+        {"cache_ttl_ms", u32(c.cache_ttl_ms)},
+        {"request_state_key", text(c.request_state_key)},
+        {"request_state_ttl_ms", u32(c.request_state_ttl_ms)},
         {"resource", text(c.resource)},
         {"authorization_servers", texts(c.authorization_servers)},
         {"scopes_supported", texts(c.scopes_supported)},
@@ -357,6 +362,22 @@ mcp::ServerConfig config_from_dict(const nb::dict& options) {
 
 void register_mcp(nb::module_& m) {
     m.def("mcp_protocol_versions", [] { return mcp::supported_protocol_versions(); });
+    // `def` tools run inline on the executor thread, under its blocked-handler hand-off (executor.h): one that
+    // blocks past Executor::kBlockedAfter lets another thread drive the loop meanwhile.
+    m.def("mcp_inline_calls", [] {
+        Executor* e = Executor::current();
+        return e != nullptr && e->can_hand_off();
+    });
+    m.def("mcp_call_blocking", [](nb::callable fn) {
+        Executor* e = Executor::current();
+        const bool watched = e != nullptr && e->can_hand_off();
+        if (watched) e->begin_sync_call();
+        PyObject* result = PyObject_CallNoArgs(fn.ptr());
+        if (watched) e->end_sync_call();
+        if (result == nullptr) throw nb::python_error();
+        return nb::steal(result);
+    });
+    m.def("mcp_take_handed_off", [] { return Executor::take_handed_off(); });
 
     nb::class_<NativeCall>(m, "NativeCall")
         .def_prop_ro("id", &NativeCall::id)

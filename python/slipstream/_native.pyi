@@ -229,6 +229,16 @@ class NativeStreamValidator:
 def mcp_protocol_versions() -> list[str]:
     """The MCP protocol versions the engine speaks, newest first (include/slipstream/mcp.h)."""
 
+def mcp_inline_calls() -> bool:
+    """Whether the caller is an executor thread whose blocked sync calls are handed off."""
+
+def mcp_call_blocking(fn: Callable[[], Any]) -> Any:
+    """fn() under the executor's blocked-handler hand-off (a plain call elsewhere)."""
+
+def mcp_take_handed_off() -> bool:
+    """True, and cleared, when a sync call of this thread was handed off since the last check."""
+
+
 class NativeCall:
     """One MCP call handed to Python (python/bindings/py_mcp.h): answer it once."""
     @property

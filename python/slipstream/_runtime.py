@@ -69,7 +69,18 @@ class _ExecutorSelector(selectors.BaseSelector):
         self._fd = event_fd
         self._drain = drain
         self._turn = turn
+        self._drains: dict[int, Any] = {}
         self.loop: Any = None
+
+    def add_drain(self, fd: int, drain: Any) -> None:
+        """Runs `drain()` from select() when `fd` is readable, as the engine's requests are (so a `def` it calls may
+        block under the baton); `drain()` answers True when such a call was handed off."""
+        self._drains[fd] = drain
+        self._inner.register(fd, selectors.EVENT_READ)
+
+    def remove_drain(self, fd: int) -> None:
+        if self._drains.pop(fd, None) is not None:
+            self._inner.unregister(fd)
 
     def register(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
         return self._inner.register(fileobj, events, data)
@@ -115,6 +126,18 @@ class _ExecutorSelector(selectors.BaseSelector):
                     self.loop._thread_id = threading.get_ident()
                     return []
                 break
+        if self._drains:
+            kept, handed_off = [], False
+            for key, events in ready:
+                drain = self._drains.get(key.fd)
+                if drain is None:
+                    kept.append((key, events))
+                elif drain():
+                    handed_off = True
+            if handed_off:
+                self.loop._thread_id = threading.get_ident()
+                return []
+            ready = kept
         return ready
 
 

@@ -248,6 +248,15 @@ def test_a_blocking_sync_tool_does_not_stall_async_ones(client: TestClient) -> N
     assert status == 200 and '"released"' in text
 
 
+def test_sync_tools_run_inline_on_the_executor_thread(client: TestClient) -> None:
+    """No worker-thread hop for a `def` tool served by an app: it runs on the loop's thread, under the executor's
+    blocked-handler hand-off (the test above: a blocking one still does not stall the others)."""
+    s = Session(client)
+    sync = s.result("tools/call", {"name": "sync_thread"})["structuredContent"]["result"]
+    loop = s.result("tools/call", {"name": "loop_thread"})["structuredContent"]["result"]
+    assert sync == loop
+
+
 def test_delete_ends_the_session(client: TestClient) -> None:
     s = Session(client)
     r = client.delete("/mcp", headers=s.headers())
@@ -302,3 +311,18 @@ def test_protected_resource_metadata(tmp_path: Any) -> None:
             assert body["scopes_supported"] == ["tools:read"]
     with pytest.raises(ValueError, match="resource="):
         _tool_app(authorization_servers=["https://auth.example.com"])
+
+
+def test_protocol_2026_07_28_options_reach_the_wire() -> None:
+    """A request carrying its own envelope is served without a session, its result stamped with the caching hints of
+    MCP(cache_ttl=...)."""
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}
+    with TestClient(_tool_app(cache_ttl=5)) as c:
+        r = c.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}},
+                   headers=headers)
+        result = r.json()["result"]
+        assert (result["resultType"], result["ttlMs"], result["cacheScope"]) == ("complete", 5000, "public")
+        assert [t["name"] for t in result["tools"]] == ["twice"]
+        assert "mcp-session-id" not in r.headers

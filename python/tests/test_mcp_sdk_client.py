@@ -1,6 +1,7 @@
 """slipstream.mcp with the official MCP Python SDK's client (`mcp` on PyPI), over Streamable HTTP against a real
 `slipstream run` server and over stdio against `slipstream mcp`: tools (structured output), resources, templates,
-prompts, completions, progress and logs."""
+prompts, completions, progress and logs; in the handshake era (`mode="legacy"`) and in protocol 2026-07-28 (the SDK's
+default: per-request `_meta`, log level per request, elicitation and sampling as multi round-trip requests)."""
 
 from __future__ import annotations
 
@@ -19,15 +20,33 @@ mcp_sdk = pytest.importorskip("mcp", reason="the official MCP SDK (mcp on PyPI, 
 from mcp import Client, StdioServerParameters
 from test_server import listening_port
 
+# logging/setLevel is deprecated from 2026-07-28 on; the legacy runs speak a version where it is part of the protocol.
+pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+
 TESTS = Path(__file__).resolve().parent
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
 
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    proc = subprocess.Popen([sys.executable, "-m", "slipstream", "run", "apps.mcp_app:app", "--host", "127.0.0.1",
-                             "--port", "0", "--threads", "1"], env=ENV, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "slipstream",
+            "run",
+            "apps.mcp_app:app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--threads",
+            "1",
+        ],
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         yield f"http://127.0.0.1:{listening_port(proc)}/mcp"
     finally:
@@ -36,11 +55,23 @@ def url() -> Iterator[str]:
 
 
 def stdio_server() -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "slipstream", "mcp", "apps.mcp_app:mcp"],
-                                 env={"PYTHONPATH": ENV["PYTHONPATH"]}, cwd=str(TESTS))
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "slipstream", "mcp", "apps.mcp_app:mcp"],
+        env={"PYTHONPATH": ENV["PYTHONPATH"]},
+        cwd=str(TESTS),
+    )
 
 
-async def exercise(server: Any) -> dict[str, Any]:
+MODES = ["legacy", "2026-07-28"]
+
+
+def era(mode: str) -> dict[str, Any]:
+    """Client options of a mode: 2026-07-28 names its log level in each request's _meta (no logging/setLevel)."""
+    return {"mode": "legacy"} if mode == "legacy" else {"log_level": "info"}
+
+
+async def exercise(server: Any, mode: str) -> dict[str, Any]:
     logs: list[Any] = []
     progress: list[tuple[float, float | None, str | None]] = []
 
@@ -51,11 +82,13 @@ async def exercise(server: Any) -> dict[str, Any]:
         progress.append((value, total, message))
 
     out: dict[str, Any] = {}
-    async with Client(server, logging_callback=on_log) as client:
+    async with Client(server, logging_callback=on_log, **era(mode)) as client:
+        assert client.session.protocol_version == ("2025-11-25" if mode == "legacy" else mode)
         out["tools"] = {t.name: t for t in (await client.list_tools()).tools}
         out["add"] = await client.call_tool("add", {"a": 1, "b": 2})
         out["invalid"] = await client.call_tool("add", {"a": "x", "b": 2})
-        await client.set_logging_level("info")
+        if mode == "legacy":
+            await client.set_logging_level("info")
         out["steps"] = await client.call_tool("steps", {"n": 2}, progress_callback=on_progress)
         out["resources"] = (await client.list_resources()).resources
         out["templates"] = (await client.list_resource_templates()).resource_templates
@@ -82,32 +115,49 @@ def check(out: dict[str, Any]) -> None:
     assert [p.name for p in out["prompts"]] == ["review"]
 
 
-def test_sdk_client_over_streamable_http(url: str) -> None:
-    check(asyncio.run(exercise(url)))
+@pytest.mark.parametrize("mode", MODES)
+def test_sdk_client_over_streamable_http(url: str, mode: str) -> None:
+    check(asyncio.run(exercise(url, mode)))
 
 
-def test_sdk_client_over_stdio() -> None:
-    check(asyncio.run(exercise(stdio_server())))
+@pytest.mark.parametrize("mode", MODES)
+def test_sdk_client_over_stdio(mode: str) -> None:
+    check(asyncio.run(exercise(stdio_server(), mode)))
 
 
 def test_raw_stdio_lines() -> None:
     """Newline-delimited JSON-RPC on stdin/stdout; nothing else on stdout."""
     lines = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 1}}},
     ]
-    proc = subprocess.run([sys.executable, "-m", "slipstream", "mcp", "apps.mcp_app:mcp"], cwd=TESTS, env=ENV,
-                          input="".join(json.dumps(m) + "\n" for m in lines), capture_output=True, text=True,
-                          timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "slipstream", "mcp", "apps.mcp_app:mcp"],
+        cwd=TESTS,
+        env=ENV,
+        input="".join(json.dumps(m) + "\n" for m in lines),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     answers = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [a["id"] for a in answers] == [1, 2]
     assert answers[1]["result"]["structuredContent"] == {"total": 2.0}
 
 
-async def elicit_and_sample(server: Any) -> dict[str, Any]:
+async def elicit_and_sample(server: Any, mode: str) -> dict[str, Any]:
     from mcp import types
 
     async def on_elicit(context: Any, params: Any) -> Any:
@@ -117,21 +167,26 @@ async def elicit_and_sample(server: Any) -> dict[str, Any]:
 
     async def on_sample(context: Any, params: Any) -> Any:
         text = params.messages[0].content.text
-        return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text=text.upper()),
-                                         model="test-model", stop_reason="endTurn")
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text=text.upper()),
+            model="test-model",
+            stop_reason="endTurn",
+        )
 
     out: dict[str, Any] = {}
-    async with Client(server, elicitation_callback=on_elicit, sampling_callback=on_sample) as client:
+    async with Client(server, elicitation_callback=on_elicit, sampling_callback=on_sample, **era(mode)) as client:
         out["contact"] = await client.call_tool("ask_contact", {})
         out["summary"] = await client.call_tool("summarize", {"text": "short"})
-    async with Client(server) as client:  # no elicitation capability declared: the request cannot be sent
+    async with Client(server, **era(mode)) as client:  # no elicitation capability declared: it cannot be asked
         out["refused"] = await client.call_tool("ask_contact", {})
     return out
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("transport", ["http", "stdio"])
-def test_elicitation_and_sampling_reach_the_client(transport: str, url: str) -> None:
-    out = asyncio.run(elicit_and_sample(url if transport == "http" else stdio_server()))
+def test_elicitation_and_sampling_reach_the_client(transport: str, url: str, mode: str) -> None:
+    out = asyncio.run(elicit_and_sample(url if transport == "http" else stdio_server(), mode))
     assert out["contact"].content[0].text == "Ada (36)"
     assert out["summary"].content[0].text == "test-model: SUMMARIZE: SHORT"
     assert out["refused"].content[0].text.startswith("cannot ask: elicitation/create cannot be sent")

@@ -1,13 +1,16 @@
 """MCP sessions in a session store (examples/mcp_server.cpp --mcp-store): a session made by one server process is
 served by another on the same SQLite file or PostgreSQL database and by a restarted process; DELETE through one ends
 it everywhere; another principal never reaches it."""
+import concurrent.futures
+import json
 import signal
 import subprocess
+import threading
 
 import pytest
 
 from tests.conftest import example_binary
-from tests.e2e.mcp_http import McpHttp, request, sse_events
+from tests.e2e.mcp_http import INIT_PARAMS, McpHttp, request, sse_events
 from tests.pg_cluster import PgCluster, find_bindir
 
 ALICE_KEY = "alice-mcp-key-0123456789abcdef"
@@ -190,3 +193,94 @@ def test_an_unreachable_store_is_a_503_then_the_session_goes_on(mcp, cluster):
             answer = r.json()
             break
     assert answer is not None and answer["result"] == {}
+
+
+def test_the_per_principal_limit_holds_when_creates_race_across_processes_on_postgresql(mcp, cluster):
+    """Creates of one principal racing in two processes: exactly the limit succeed (on PostgreSQL the count and the
+    INSERT run under the principal's advisory lock). A transaction of the test holds the table while the creates
+    arrive, so they wait together and then go at once."""
+    start, client = mcp
+    flags = ["--mcp-store", cluster.url, "--sessions-per-principal", "3"]
+    servers = [start(flags), start(flags)]
+    cluster.psql("DELETE FROM mcp_sessions")
+    holder = subprocess.Popen([cluster._tool("psql"), "-X", "-q", "-At", "-h", cluster.dir, "-p", "5432", "-U",
+                               "slipstream", "-d", "postgres"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        holder.stdin.write("BEGIN; LOCK TABLE mcp_sessions IN SHARE MODE; SELECT 'locked';\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline().strip() == "locked"
+
+        def create(i):
+            c = client(servers[i % 2])
+            r = c.post(request(0, "initialize", {"protocolVersion": "2025-06-18", **INIT_PARAMS}), session=False)
+            return r.status_code
+
+        with concurrent.futures.ThreadPoolExecutor(12) as pool:
+            answers = pool.map(create, range(12))
+            waiting = "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+            for _ in range(200):  # until both processes' creates wait on the table (or their locks)
+                if int(cluster.psql(waiting).strip()) >= 2:
+                    break
+                threading.Event().wait(0.05)
+            holder.stdin.write("COMMIT;\n")
+            holder.stdin.flush()
+            statuses = sorted(answers)
+    finally:
+        holder.stdin.close()
+        holder.wait(10)
+    assert statuses == [200] * 3 + [429] * 9
+    assert cluster.psql("SELECT COUNT(*) FROM mcp_sessions").strip() == "3"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def shared_store(request, tmp_path):
+    """Store flags of two processes sharing sessions: one SQLite file (polled), or a throwaway PostgreSQL (LISTEN)."""
+    if request.param == "sqlite":
+        return ["--mcp-store", f"sqlite://{tmp_path / 'mcp.db'}"]
+    # PostgreSQL's NOTIFY wakes the reader: with the periodic read a minute apart, the signals still arrive at once.
+    return ["--mcp-store", request.getfixturevalue("cluster").url, "--mcp-store-poll-ms", "60000"]
+
+
+def test_a_cancellation_reaching_another_process_stops_the_call(mcp, shared_store):
+    start, client = mcp
+    a, b = start(shared_store), start(shared_store)
+    on_a = client(a)
+    on_a.initialize()
+    on_b = client(b, session=on_a.session)
+    posted = []
+    call = request(50, "tools/call", {"name": "slow", "arguments": {"ms": 20000, "steps": 1}})
+    worker = threading.Thread(target=lambda: posted.append(client(a, session=on_a.session).post(call)))
+    worker.start()
+    cancelled = None
+    for attempt in range(100):  # until A runs the call and reads B's signal (each cancellation is idempotent)
+        r = on_b.post({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 50}})
+        assert r.status_code == 202
+        cancelled, _ = on_a.call(100 + attempt, "tools/call", {"name": "stats", "arguments": {}})
+        if cancelled["result"]["structuredContent"]["slow_cancelled"] >= 1:
+            break
+        threading.Event().wait(0.1)
+    worker.join(30)
+    assert cancelled["result"]["structuredContent"]["slow_cancelled"] == 1
+    assert posted and posted[0].status_code == 200 and '"result"' not in posted[0].text  # no answer after a cancel
+
+
+def test_a_clients_answer_reaching_another_process_reaches_the_call(mcp, shared_store):
+    start, client = mcp
+    a, b = start(shared_store), start(shared_store)
+    on_a = client(a)
+    r = on_a.post(request(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}},
+                                            "clientInfo": {"name": "e2e", "version": "1"}}), session=False)
+    on_a.session, on_a.version = r.headers["mcp-session-id"], "2025-06-18"
+    on_b = client(b, session=on_a.session)
+    call = request(60, "tools/call", {"name": "ask", "arguments": {}})
+    with on_a.http.stream("POST", on_a.url, content=json.dumps(call), headers=on_a.headers()) as stream:
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        lines = stream.iter_lines()
+        asked = next(json.loads(line[5:]) for line in lines if line.startswith("data:"))
+        assert asked["method"] == "elicitation/create"
+        answer = {"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": {"name": "Ada"}}}
+        assert on_b.post(answer).status_code == 202  # to the other process
+        result = next(json.loads(line[5:]) for line in lines if line.startswith("data:"))
+    assert result["id"] == 60
+    assert result["result"]["content"][0]["text"] == 'Elicited: {"action":"accept","content":{"name":"Ada"}}'

@@ -13,6 +13,7 @@ import logging
 from asyncio.tasks import _enter_task, _leave_task
 from typing import Any, Protocol
 
+from .. import _native
 from .._runtime import new_host
 
 logger = logging.getLogger("slipstream.mcp")
@@ -22,6 +23,9 @@ CALL, CANCELLED, ANSWER = 0, 1, 2
 
 class Runs(Protocol):
     async def run(self, call: Any, peer: Dispatcher) -> None: ...
+
+    # Set (a plain `def` tool) when the handler can run the call at once, without a task: run_inline then.
+    inline: bool
 
 
 class Dispatcher:
@@ -34,15 +38,28 @@ class Dispatcher:
         self.tokens = itertools.count(1)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.host: Any = None  # (loop, task, check, slot): the Task current while a call's first step runs
+        # On an app's executor loop, calls are drained from its selector, between two turns of the loop, and `def`
+        # tools run there inline under the blocked-handler hand-off (python/bindings/executor.h); elsewhere (stdio)
+        # from a reader callback, `def` tools on a worker thread.
+        self.selector: Any = None
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        loop.add_reader(self.native.fd, self._drain)
+        selector = getattr(loop, "_selector", None)
+        if hasattr(selector, "add_drain") and _native.mcp_inline_calls():
+            self.selector = selector
+            selector.add_drain(self.native.fd, self._drain_inline)
+        else:
+            loop.add_reader(self.native.fd, self._drain)
 
     def detach(self) -> None:
         if self.loop is None:
             return
-        self.loop.remove_reader(self.native.fd)
+        if self.selector is not None:
+            self.selector.remove_drain(self.native.fd)
+            self.selector = None
+        else:
+            self.loop.remove_reader(self.native.fd)
         for task in list(self.tasks.values()):
             task.cancel()
         if self.host is not None:
@@ -68,6 +85,11 @@ class Dispatcher:
         finally:
             self.answers.pop(token, None)
 
+    def _drain_inline(self) -> bool:
+        """The selector's drain: True when a `def` tool blocked and another thread drove the loop meanwhile."""
+        self._drain()
+        return _native.mcp_take_handed_off()
+
     def _drain(self) -> None:
         assert self.loop is not None
         for item in self.native.drain():
@@ -87,7 +109,11 @@ class Dispatcher:
                 if call_id in self.cancelled_early or call.cancelled():
                     self.cancelled_early.discard(call_id)
                     continue
-                task = self._start(self._run(self.handlers[key], call))
+                handler = self.handlers[key]
+                if self.selector is not None and getattr(handler, "inline", False):
+                    handler.run_inline(call, self)
+                    continue
+                task = self._start(self._run(handler, call))
                 if task is not None:
                     self.tasks[call_id] = task
                     task.add_done_callback(lambda _t, i=call_id: self.tasks.pop(i, None))
@@ -110,6 +136,12 @@ class Dispatcher:
         slot.set_result((coro, first, context))
         self.host = None
         return task
+
+    def spawn(self, coro: Any) -> None:
+        """Runs `coro` as a call's task (the rest of an inline call that returned an awaitable)."""
+        task = self._start(coro)
+        if task is not None:
+            task.add_done_callback(lambda _t: None)
 
     async def _run(self, handler: Runs, call: Any) -> None:
         try:

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import to_json
 
+from .. import _native
 from ._convert import content_blocks, dump_model, prompt_messages, resource_contents
 from ._signature import FunctionShape, OutputShape, read_function, read_output
 from .context import Context
@@ -66,27 +67,83 @@ class ToolHandler(FunctionHandler):
         super().__init__(fn, f"{getattr(fn, '__name__', name)}Arguments", context_factory)
         self.name = name
         self.output: OutputShape | None = read_output(fn, structured_output)
+        self.inline = not self.shape.is_async  # run_inline on an executor loop
 
     async def run(self, call: Any, peer: Any) -> None:
-        try:
-            kwargs = self.kwargs(call, json.loads(call.arguments_json), peer)
-        except ValidationError as exc:
-            call.reply(json.dumps([{"type": "text", "text": f"Invalid arguments for tool {self.name}: "
-                                                            f"{_validation_text(exc)}"}]), "", True)
+        kwargs = self._kwargs_or_reply(call, peer)
+        if kwargs is None:
             return
         try:
             result = await _invoke(self.shape, kwargs)
-            content, structured, is_error = self.convert(result)
         except asyncio.CancelledError:
             raise
         except ToolError as exc:
-            call.reply(json.dumps([{"type": "text", "text": str(exc)}]), "", True)
+            self._tool_error(call, exc)
             return
         except Exception:
             logger.exception("tool %s failed", self.name)
-            call.reply(json.dumps([{"type": "text", "text": f"Error executing tool {self.name}"}]), "", True)
+            self._tool_error(call, None)
+            return
+        self._reply(call, result)
+
+    def run_inline(self, call: Any, peer: Any) -> None:
+        """A `def` tool on the executor thread, at once: no task, no worker thread; if it blocks, the executor hands
+        its loop to another thread meanwhile (python/bindings/executor.h)."""
+        kwargs = self._kwargs_or_reply(call, peer)
+        if kwargs is None:
+            return
+        try:
+            result = _native.mcp_call_blocking(functools.partial(self.shape.fn, **kwargs))
+        except ToolError as exc:
+            self._tool_error(call, exc)
+            return
+        except Exception:
+            logger.exception("tool %s failed", self.name)
+            self._tool_error(call, None)
+            return
+        if asyncio.iscoroutine(result):  # a `def` returning an awaitable: the rest runs as a task
+            peer.spawn(self._finish(call, result))
+            return
+        self._reply(call, result)
+
+    async def _finish(self, call: Any, awaitable: Any) -> None:
+        try:
+            result = await awaitable
+        except asyncio.CancelledError:
+            raise
+        except ToolError as exc:
+            self._tool_error(call, exc)
+            return
+        except Exception:
+            logger.exception("tool %s failed", self.name)
+            self._tool_error(call, None)
+            return
+        self._reply(call, result)
+
+    def _kwargs_or_reply(self, call: Any, peer: Any) -> dict[str, Any] | None:
+        try:
+            return self.kwargs(call, json.loads(call.arguments_json), peer)
+        except ValidationError as exc:
+            call.reply(json.dumps([{"type": "text", "text": f"Invalid arguments for tool {self.name}: "
+                                                            f"{_validation_text(exc)}"}]), "", True)
+            return None
+
+    def _reply(self, call: Any, result: Any) -> None:
+        try:
+            content, structured, is_error = self.convert(result)
+        except ToolError as exc:
+            self._tool_error(call, exc)
+            return
+        except Exception:
+            logger.exception("tool %s failed", self.name)
+            self._tool_error(call, None)
             return
         call.reply(to_json(content).decode(), "" if structured is None else to_json(structured).decode(), is_error)
+
+    def _tool_error(self, call: Any, exc: ToolError | None) -> None:
+        """An isError result: a ToolError's message, or (any other exception, logged) no internals."""
+        text = str(exc) if exc is not None else f"Error executing tool {self.name}"
+        call.reply(json.dumps([{"type": "text", "text": text}]), "", True)
 
     def convert(self, result: Any) -> tuple[list[dict[str, Any]], dict[str, Any] | None, bool]:
         if isinstance(result, BaseModel) and type(result).__name__ == "CallToolResult":

@@ -83,7 +83,8 @@ class MCP:
                  allowed_hosts: Sequence[str] = (), resumable_streams: bool = False, stream_retry: float = 1.0,
                  max_calls_per_session: int = 256, max_subscriptions: int = 1000, store: str | None = None,
                  store_check: float = 0.0, store_connections: int = 4, store_timeout: float = 5.0,
-                 auth: Any = None, resource: str | None = None, authorization_servers: Sequence[str] = (),
+                 store_poll: float = 0.1, cache_ttl: float = 0.0, request_state_key: str | None = None,
+                 request_state_ttl: float = 600.0, auth: Any = None, resource: str | None = None, authorization_servers: Sequence[str] = (),
                  scopes_supported: Sequence[str] = (), resource_name: str | None = None) -> None:
         self.name = name
         self.instructions = instructions
@@ -97,7 +98,9 @@ class MCP:
             "resumable_streams": resumable_streams, "stream_retry_ms": _ms(stream_retry),
             "max_calls_per_session": max_calls_per_session, "max_subscriptions": max_subscriptions,
             "store_url": store or "", "store_check_ms": round(store_check * 1000),
-            "store_connections": store_connections, "store_timeout_ms": _ms(store_timeout)}
+            "store_connections": store_connections, "store_timeout_ms": _ms(store_timeout),
+            "store_poll_ms": round(store_poll * 1000), "cache_ttl_ms": round(cache_ttl * 1000),
+            "request_state_key": request_state_key or "", "request_state_ttl_ms": _ms(request_state_ttl)}
         self._config.update(_resource_metadata(auth, resource, authorization_servers, scopes_supported,
                                                resource_name))
         self._handlers: list[Any] = []
@@ -139,7 +142,8 @@ class MCP:
              annotations: Any = None, meta: dict[str, Any] | None = None, structured_output: bool | None = None,
              timeout: float | None = None, max_concurrency: int | None = None) -> Callable[[F], F]:
         """Decorator: the function is a tool; its parameters (type hints) make the inputSchema, validated in C++
-        before it runs; a `Context` parameter gets the request's context. Sync functions run on a worker thread."""
+        before it runs; a `Context` parameter gets the request's context. Sync functions run inline on an app's
+        executor thread (one that blocks hands the loop to another thread meanwhile), over stdio on a worker thread."""
         if callable(name):
             raise TypeError("use @mcp.tool() with parentheses")
 

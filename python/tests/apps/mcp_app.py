@@ -74,6 +74,18 @@ def blocking() -> str:
 
 
 @mcp.tool()
+def sync_thread() -> int:
+    """The thread a plain `def` tool runs on."""
+    return threading.get_ident()
+
+
+@mcp.tool()
+async def loop_thread() -> int:
+    """The thread of the loop (async tools)."""
+    return threading.get_ident()
+
+
+@mcp.tool()
 async def in_one_task() -> bool:
     """anyio and asyncio.timeout need a current Task: the same one before and after a suspension."""
     before = asyncio.current_task()

@@ -101,7 +101,7 @@ bool Call::progress(double progress, std::optional<double> total, std::string_vi
         w.key("total");
         (void)w.number(*total);
     }
-    if (!message.empty() && s.session->features().annotations) {
+    if (!message.empty() && s.features().annotations) {
         w.key("message");
         w.string(message);
     }
@@ -112,7 +112,9 @@ bool Call::progress(double progress, std::optional<double> total, std::string_vi
 
 bool Call::log(LogLevel level, std::string_view data_json, std::string_view logger) {
     CallState& s = *state_;
-    if (s.done.load() || level < s.session->log_level()) return false;
+    if (s.done.load()) return false;
+    // Under the 2026-07-28 envelope only a request that named a level gets log messages.
+    if (s.modern ? (!s.log_level || level < *s.log_level) : level < s.session->log_level()) return false;
     detail::Document doc;
     auto parsed = json::parse(data_json, doc.arena);
     if (!parsed.is_ok()) return false;
@@ -133,23 +135,18 @@ bool Call::log(LogLevel level, std::string_view data_json, std::string_view logg
 }
 
 std::string Call::client_capabilities_json() const {
-    return state_->session->client_capabilities();
+    return state_->modern ? state_->client_capabilities : state_->session->client_capabilities();
 }
 
 bool Call::request(std::string_view method, std::string_view params_json,
                    std::function<void(bool ok, std::string json)> on_answer, std::uint32_t timeout_ms) {
     CallState& s = *state_;
-    if (s.done.load() || !on_answer || !s.session->answerable()) return false;
+    if (s.done.load() || !on_answer || (!s.modern && !s.session->answerable())) return false;
     detail::Document doc;
     auto params = json::parse(params_json, doc.arena);
     if (!params.is_ok() || !params.value()->is_object()) return false;
-    // The capability a method needs: its first path segment ("sampling/createMessage" -> "sampling").
-    const std::string_view family = method.substr(0, method.find('/'));
-    if (family == "sampling" || family == "elicitation" || family == "roots") {
-        detail::Document caps_doc;
-        auto caps = json::parse(s.session->client_capabilities(), caps_doc.arena);
-        if (!caps.is_ok() || caps.value()->find(family) == nullptr) return false;
-    }
+    if (!detail::client_allows(s, method)) return false;
+    if (s.modern) return detail::ask_in_result(s, method, *params.value(), on_answer);
     auto id = s.session->add_pending(std::move(on_answer), s.max_pending ? s.max_pending : 1);
     if (!id) return false;
     const std::uint32_t ms = timeout_ms ? timeout_ms : s.default_timeout_ms;
@@ -168,6 +165,23 @@ bool Call::request(std::string_view method, std::string_view params_json,
     return true;
 }
 
+std::optional<std::string> Call::input_response(std::string_view key) const {
+    CallState& s = *state_;
+    std::lock_guard lock(s.mu);
+    auto found = s.input_answers.find(std::string(key));
+    if (found == s.input_answers.end()) return std::nullopt;
+    return found->second;
+}
+
+bool Call::require_input(std::string_view input_requests_json) {
+    CallState& s = *state_;
+    if (s.done.load() || !s.modern) return false;
+    detail::Document doc;
+    auto parsed = json::parse(input_requests_json, doc.arena);
+    if (!parsed.is_ok()) return false;
+    return detail::require_input(s, *parsed.value());
+}
+
 bool Call::release_stream() {
     return !state_->done.load() && state_->channel->release();
 }
@@ -183,7 +197,7 @@ bool Call::reply_json(std::string_view result_object_json) {
     auto parsed = json::parse(result_object_json, doc.arena);
     if (!parsed.is_ok() || !parsed.value()->is_object())
         return state_->finish(detail::error_message(state_->id_json, detail::kInternalError, "Internal error"));
-    return state_->finish(detail::result_message(state_->id_json, result_object_json));
+    return state_->finish(state_->result(result_object_json, parsed.value()->find("_meta") != nullptr));
 }
 
 bool Call::fail(int code, std::string_view message, std::string_view data_json) {

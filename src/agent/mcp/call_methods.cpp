@@ -63,6 +63,12 @@ std::shared_ptr<CallState> ServerCore::admit(const Rpc& req, std::string name, s
         const json::Value* token = meta->find("progressToken");
         if (token != nullptr && (token->is_string() || token->is_integer())) s->progress_token_json = to_json(*token);
     }
+    if (const Envelope* e = req.envelope) {
+        s->modern = true;
+        s->client_capabilities = e->client_capabilities;
+        s->log_level = e->log_level;
+        s->server_info_member = e->server_info_member;
+    }
     switch (req.session->admit(s->id_json, s, config_.max_calls_per_session)) {
         case Session::Admit::kOk:
             break;
@@ -103,11 +109,16 @@ void ServerCore::call_tool(const Rpc& req) {
         R"({"content":[{"type":"text","text":)" +
         quote("Tool '" + entry->tool.name + "' timed out after " + std::to_string(timeout) + " ms") +
         R"(}],"isError":true})";
-    auto s = admit(req, entry->tool.name, timeout, result_message(req.message.id_json, timed_out));
+    auto s =
+        admit(req, entry->tool.name, timeout,
+              result_message(req.message.id_json, req.envelope != nullptr
+                                                      ? stamp_result(timed_out, {}, req.envelope->server_info_member)
+                                                      : timed_out));
     if (s == nullptr) return;
     s->tool = entry;
     s->arguments = args;
     s->arguments_json = to_json(*args);
+    if (s->modern && !take_inputs(req, s, entry->tool.name)) return;
     entry->gate->enter([s] { s->start(s->tool->tool.handler, s); });
 }
 
@@ -122,8 +133,9 @@ void ServerCore::read_resource(const Rpc& req) {
     } else {
         std::vector<std::pair<std::string, std::string>> vars;
         auto t = registry_.match_template(u, vars);
-        if (t == nullptr)
-            return answer_error(req, kResourceNotFound, "Resource not found", R"({"uri":)" + quote(u) + "}");
+        if (t == nullptr)  // 2026-07-28 moved this error to -32602 (invalid params)
+            return answer_error(req, req.envelope != nullptr ? kInvalidParams : kResourceNotFound, "Resource not found",
+                                R"({"uri":)" + quote(u) + "}");
         handler = t->resource_template.handler;
         std::string text;
         json::Writer w(text);
@@ -138,11 +150,13 @@ void ServerCore::read_resource(const Rpc& req) {
     auto s = admit(req, std::string(u), config_.tool_timeout_ms,
                    error_message(req.message.id_json, kInternalError, "Request timed out"));
     if (s == nullptr) return;
+    if (s->modern) s->result_extra = cache_members(config_.cache_ttl_ms, false);  // a read may differ per user
     if (vars_doc) {
         s->document = vars_doc;
         s->arguments = vars_doc->root;
         s->arguments_json = to_json(*vars_doc->root);
     }
+    if (s->modern && !take_inputs(req, s, u)) return;
     s->start(handler, s);
 }
 
@@ -166,6 +180,7 @@ void ServerCore::get_prompt(const Rpc& req) {
     if (s == nullptr) return;
     s->arguments = args;
     s->arguments_json = to_json(*args);
+    if (s->modern && !take_inputs(req, s, entry->prompt.name)) return;
     s->start(entry->prompt.handler, s);
 }
 

@@ -1,6 +1,7 @@
 // CallState::finish(), cancel(), start() and the tools/call result writer.
 #include "agent/mcp/call_state.h"
 
+#include "agent/mcp/envelope.h"
 #include "json/parse.h"
 
 namespace slipstream::mcp::detail {
@@ -64,6 +65,12 @@ void CallState::start(const CallHandler& handler, std::shared_ptr<CallState> sel
     }
 }
 
+std::string CallState::result(std::string_view result_object, bool has_meta) const {
+    if (!modern) return result_message(id_json, result_object);
+    return result_message(
+        id_json, stamp_result(result_object, result_extra, has_meta ? std::string_view() : server_info_member));
+}
+
 std::string tool_result_message(const CallState& state, const ToolResult& result) {
     const bool structured = !result.structured_json.empty();
     std::string structured_text;
@@ -88,9 +95,9 @@ std::string tool_result_message(const CallState& state, const ToolResult& result
         body += R"([{"type":"text","text":)" + quote(structured_text) + "}]";
     else
         body += result.content_json;
-    if (structured && state.session->features().titles) body += R"(,"structuredContent":)" + structured_text;
+    if (structured && state.features().titles) body += R"(,"structuredContent":)" + structured_text;
     body += result.is_error ? R"(,"isError":true})" : R"(,"isError":false})";
-    return result_message(state.id_json, body);
+    return state.result(body);
 }
 
 }  // namespace slipstream::mcp::detail

@@ -1,5 +1,7 @@
-// accepts(), origin_allowed(), new_session_id().
+// accepts(), origin_allowed(), host_allowed(), decode_mirrored_header(), new_session_id().
 #include "agent/mcp/http_rules.h"
+
+#include "agent/mcp/base64.h"
 
 #include <openssl/rand.h>
 
@@ -106,6 +108,17 @@ bool host_allowed(std::optional<std::string_view> host, std::string_view peer,
     for (const std::string& a : allowed)
         if (a == "*" || iequals(a, h) || iequals(a, name)) return true;
     return false;
+}
+
+std::optional<std::string> decode_mirrored_header(std::string_view value) {
+    for (const char c : value) {
+        const auto u = static_cast<unsigned char>(c);
+        if (!(u == '\t' || (u >= 0x20 && u <= 0x7e))) return std::nullopt;
+    }
+    constexpr std::string_view kPrefix = "=?base64?", kSuffix = "?=";
+    if (value.size() < kPrefix.size() + kSuffix.size() || !value.starts_with(kPrefix) || !value.ends_with(kSuffix))
+        return std::string(value);
+    return decode_base64(value.substr(kPrefix.size(), value.size() - kPrefix.size() - kSuffix.size()));
 }
 
 std::string new_session_id() {

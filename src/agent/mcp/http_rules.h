@@ -24,6 +24,10 @@ bool origin_allowed(std::optional<std::string_view> origin, std::optional<std::s
 /// peer pass; a loopback request without a Host does not.
 bool host_allowed(std::optional<std::string_view> host, std::string_view peer, const std::vector<std::string>& allowed);
 
+/// The value of a 2026-07-28 mirrored header (`Mcp-Name`, `Mcp-Param-*`): as sent when it is visible ASCII, space
+/// or tab; the UTF-8 text of `=?base64?<standard base64>?=`; nullopt for other bytes or bad base64.
+std::optional<std::string> decode_mirrored_header(std::string_view value);
+
 /// A new session id: 32 characters of [A-Za-z0-9_-] from 24 random bytes (OpenSSL's RAND_bytes); empty when the
 /// generator fails.
 std::string new_session_id();

@@ -100,6 +100,16 @@ void HttpTransport::mount(App& app, std::string_view path) {
         auto opened = SessionStore::open(std::move(o));
         if (!opened.is_ok()) throw std::runtime_error("MCP session store: " + opened.status().message());
         store_ = std::move(opened).value();
+        process_tag_ = new_session_id().substr(0, 8) + "-";
+        {
+            std::lock_guard lock(signals_mu_);
+            polled_ms_ = wall_ms();
+        }
+        std::weak_ptr<HttpTransport> weak_self = weak_from_this();
+        notified_ = store_->watch_signals([weak_self] {
+            if (auto self = weak_self.lock()) self->poll_signals(false);
+        });
+        schedule_poll();
     }
     std::weak_ptr<HttpTransport> weak = weak_from_this();
     auto route = [weak](void (HttpTransport::*fn)(Request&, Responder)) {
@@ -206,6 +216,14 @@ void HttpTransport::wire(const std::shared_ptr<HttpSession>& s) {
     });
     if (store_ != nullptr) {
         std::weak_ptr<SessionStore> weak_store = store_;
+        // What finds nothing here may be for another process holding the session's call: through the store.
+        s->session->set_request_prefix(process_tag_);
+        s->session->set_forwarder([weak_store, id = s->session->id(), principal = s->session->principal()](
+                                      std::string_view kind, const std::string& target, std::string payload) {
+            auto held = weak_store.lock();
+            if (held == nullptr) return;
+            held->post_signal({new_session_id(), id, principal, std::string(kind), target, std::move(payload), 0});
+        });
         s->session->set_saver([weak_store](const Session& session, std::function<void(bool)> done) {
             auto held = weak_store.lock();
             if (held == nullptr) return done(false);
@@ -256,6 +274,57 @@ void HttpTransport::sweep() {
         // Gone from the store too unless another process used it meanwhile.
         if (store_ != nullptr) store_->remove_if_idle(s->session->id());
     }
+}
+
+void HttpTransport::schedule_poll() {
+    std::uint32_t period = core_.config().store_poll_ms;
+    if (period == 0 || store_ == nullptr) return;
+    if (notified_) period = std::max<std::uint32_t>(period, 1000);  // NOTIFY wakes the reads; this catches a lost one
+    std::weak_ptr<HttpTransport> weak = weak_from_this();
+    core_.timers()->schedule(period, [weak] {
+        if (auto self = weak.lock()) self->poll_signals(true);
+    });
+}
+
+void HttpTransport::poll_signals(bool periodic) {
+    // Signals of the last two seconds before the previous poll too (another process's clock, a slow commit), each
+    // applied once (seen_).
+    constexpr std::int64_t kOverlapMs = 2000;
+    std::int64_t since = 0;
+    {
+        std::lock_guard lock(signals_mu_);
+        since = polled_ms_ - kOverlapMs;
+        polled_ms_ = wall_ms();
+        std::erase_if(seen_, [&](const auto& kv) { return kv.second < since - kOverlapMs; });
+    }
+    std::weak_ptr<HttpTransport> weak = weak_from_this();
+    store_->signals_since(
+        since, 1000, [weak, periodic](SessionStore::Outcome, std::vector<SessionStore::Signal> signals) {
+            auto self = weak.lock();
+            if (self == nullptr) return;
+            for (const SessionStore::Signal& signal : signals) {
+                {
+                    std::lock_guard lock(self->signals_mu_);
+                    if (!self->seen_.emplace(signal.id, signal.created_ms).second) continue;
+                }
+                self->apply(signal);
+            }
+            if (periodic) self->schedule_poll();  // the next once this one answered (a slow store is not asked twice)
+        });
+}
+
+void HttpTransport::apply(const SessionStore::Signal& signal) {
+    auto http = sessions_.find(signal.session_id, signal.principal);
+    if (http == nullptr) return;  // not held here
+    if (signal.kind == "cancel") {
+        if (auto call = http->session->find(signal.target)) call->cancel(std::nullopt);
+        return;
+    }
+    if (signal.kind != "answer") return;
+    auto incoming = parse_messages(signal.payload, core_.parse_limits());
+    if (incoming.error_code != 0 || incoming.batch || incoming.messages.front().kind != MessageKind::kResponse) return;
+    // Ours when its id is one of our pending requests (never forwarded again: a late one is dropped).
+    core_.answer_pending(http->session, incoming.messages.front());
 }
 
 void HttpTransport::schedule_sweep() {
@@ -315,10 +384,12 @@ std::optional<HttpTransport::PostTarget> HttpTransport::target_of(Request& req, 
 }
 
 std::shared_ptr<PostChannel> HttpTransport::channel_for(Responder responder, PostTarget& target, bool initialize,
-                                                        std::vector<std::string> request_ids) {
+                                                        std::vector<std::string> request_ids, bool modern,
+                                                        bool force_sse) {
     const ServerConfig& config = core_.config();
     PostChannelOptions options;
-    options.sse = !config.json_response;
+    options.sse = !config.json_response || force_sse;
+    options.modern = modern;
     options.headers = std::move(target.headers);
     if (target.http) options.fallback = [stream = target.http->stream](std::string m) { stream->push(m); };
     const bool resumable = config.resumable_streams && target.http && options.sse && !initialize;
@@ -347,8 +418,22 @@ void HttpTransport::post(Request& req, Responder responder) {
     if (!origin_ok(req, responder) || !post_headers_ok(req, responder)) return;
     auto incoming = std::make_shared<Incoming>(parse_messages(req.body(), core_.parse_limits()));
     if (incoming->error_code != 0) return (void)responder.send(http_error(400, incoming->error_code, incoming->error));
+    if (!incoming->batch && incoming->messages.front().kind != MessageKind::kInvalid &&
+        incoming->messages.front().kind != MessageKind::kResponse) {
+        EnvelopeRead read = read_envelope(incoming->messages.front(), {});
+        if (read.status != EnvelopeRead::kLegacy) return post_modern(req, std::move(responder), incoming, read);
+    }
     const bool initialize = !incoming->batch && incoming->messages.front().kind == MessageKind::kRequest &&
                             incoming->messages.front().method == "initialize";
+    if (const auto header = req.header(kVersionHeader); !initialize && header && is_modern_version(*header)) {
+        // A request of the per-request era without its envelope: the _meta it must carry is missing.
+        const std::string id = incoming->batch ? "null" : incoming->messages.front().id_json;
+        return (void)responder.send(Response::json(
+            error_message(id, kInvalidParams,
+                          "Invalid params: _meta \"io.modelcontextprotocol/protocolVersion\" is required by " +
+                              std::string(*header)),
+            400));
+    }
     // The header applies to the requests after initialize (the version is negotiated in its body).
     if (!initialize && !version_ok(req, responder)) return;
     if (!initialize && !core_.config().stateless) {
@@ -369,8 +454,77 @@ void HttpTransport::post(Request& req, Responder responder) {
     deliver(std::move(responder), incoming, *target, initialize);
 }
 
+std::string HttpTransport::version_mismatch(Request& req, std::string_view body_version) {
+    const auto version = req.header(kVersionHeader);
+    if (!version) return "Header mismatch: MCP-Protocol-Version is required";
+    if (*version != body_version)
+        return "Header mismatch: MCP-Protocol-Version header value '" + std::string(*version) +
+               "' does not match body value '" + std::string(body_version) + "'";
+    return {};
+}
+
+std::string HttpTransport::header_mismatch(Request& req, const Message& message) {
+    const auto method = req.header("Mcp-Method");
+    if (!method) return "Header mismatch: Mcp-Method is required";
+    if (*method != message.method)
+        return "Header mismatch: Mcp-Method header value '" + std::string(*method) + "' does not match body value '" +
+               std::string(message.method) + "'";
+    // Mcp-Name mirrors params.name (tools/call, prompts/get) or params.uri (resources/read).
+    const std::string_view key = message.method == "resources/read"                                  ? "uri"
+                                 : message.method == "tools/call" || message.method == "prompts/get" ? "name"
+                                                                                                     : "";
+    if (key.empty()) return {};
+    const json::Value* body = string_param(message, key);
+    const auto name = req.header("Mcp-Name");
+    if (!name) return body != nullptr ? "Header mismatch: Mcp-Name is required" : std::string();
+    const std::optional<std::string> decoded = decode_mirrored_header(*name);
+    if (!decoded) return "Header mismatch: Mcp-Name holds invalid characters or invalid base64";
+    if (body == nullptr || *decoded != body->as_string())
+        return "Header mismatch: Mcp-Name header value does not match body value of params." + std::string(key);
+    if (message.method != "tools/call") return {};
+    auto tool = core_.registry().tool(body->as_string());
+    if (tool == nullptr || tool->header_params.empty()) return {};  // an unknown tool is the core's error
+    const json::Value* args = message.params->find("arguments");
+    if (args == nullptr || !args->is_object()) return {};
+    return header_params_mismatch(tool->header_params, *args,
+                                  [&req](std::string_view name) { return req.header(name); });
+}
+
+void HttpTransport::post_modern(Request& req, Responder responder, const std::shared_ptr<Incoming>& incoming,
+                                const EnvelopeRead& read) {
+    const Message& message = incoming->messages.front();
+    const bool request = message.kind == MessageKind::kRequest;
+    // The header must mirror the body's version before the version itself is judged.
+    if (request && read.status != EnvelopeRead::kInvalid) {
+        const std::string why =
+            version_mismatch(req, read.status == EnvelopeRead::kOk ? read.envelope.version : read.requested);
+        if (!why.empty())
+            return (void)responder.send(Response::json(error_message(message.id_json, kHeaderMismatch, why), 400));
+    }
+    if (read.status == EnvelopeRead::kUnsupported)
+        return (void)responder.send(
+            Response::json(error_message(message.id_json, kUnsupportedProtocolVersion, "Unsupported protocol version",
+                                         unsupported_version_data(read.requested)),
+                           400));
+    if (read.status == EnvelopeRead::kInvalid)
+        return (void)responder.send(Response::json(error_message(message.id_json, kInvalidParams, read.error), 400));
+    if (request) {
+        if (std::string why = header_mismatch(req, message); !why.empty())
+            return (void)responder.send(Response::json(error_message(message.id_json, kHeaderMismatch, why), 400));
+        if (!is_modern_method(message.method))
+            return (void)responder.send(Response::json(
+                error_message(message.id_json, kMethodNotFound, "Method not found: " + std::string(message.method)),
+                404));
+    }
+    // No session: Mcp-Session-Id is ignored and none is minted; the client's disconnect cancels the request.
+    PostTarget target;
+    target.session = std::make_shared<Session>("", std::string(req.principal()));
+    target.session->set_answerable(false);
+    deliver(std::move(responder), incoming, target, false, true, request && message.method == "subscriptions/listen");
+}
+
 void HttpTransport::deliver(Responder responder, const std::shared_ptr<Incoming>& incoming, PostTarget& target,
-                            bool initialize) {
+                            bool initialize, bool modern, bool force_sse) {
     const std::shared_ptr<Session> session = target.session;
     bool answers = false;
     std::vector<std::string> request_ids;
@@ -382,7 +536,8 @@ void HttpTransport::deliver(Responder responder, const std::shared_ptr<Incoming>
         core_.handle(session, *incoming, std::make_shared<NullChannel>());
         return (void)responder.send(Response(202));
     }
-    core_.handle(session, *incoming, channel_for(std::move(responder), target, initialize, std::move(request_ids)));
+    core_.handle(session, *incoming,
+                 channel_for(std::move(responder), target, initialize, std::move(request_ids), modern, force_sse));
     if (!initialize || target.http == nullptr) return;
     if (!session->initialized()) {  // refused (no protocolVersion): no session was made
         sessions_.remove(session->id(), session->principal());

@@ -20,6 +20,10 @@ inline constexpr int kInvalidParams = -32602;
 inline constexpr int kInternalError = -32603;
 inline constexpr int kResourceNotFound = -32002;  // MCP's code for resources/read of an unknown URI
 inline constexpr int kServerBusy = -32000;
+// The codes 2026-07-28 reserves (-32020 to -32099 are the specification's).
+inline constexpr int kHeaderMismatch = -32020;
+inline constexpr int kMissingClientCapability = -32021;
+inline constexpr int kUnsupportedProtocolVersion = -32022;
 
 /// A parsed document: the text's tree lives in `arena` as long as the document.
 struct Document {

@@ -16,14 +16,14 @@ std::optional<std::size_t> page_start(const Rpc& req) {
     return offset;
 }
 
-void answer_page(const Rpc& req, std::string_view key, const std::string& items, std::size_t begin, std::size_t count,
-                 std::size_t total) {
+void answer_page(const Rpc& req, std::uint32_t cache_ttl_ms, std::string_view key, const std::string& items,
+                 std::size_t begin, std::size_t count, std::size_t total) {
     std::string out;
     out.reserve(items.size() + 64);
     out.append("{\"").append(key).append("\":[").append(items).push_back(']');
     if (begin + count < total) out.append(R"(,"nextCursor":)").append(quote(encode_cursor(begin + count)));
     out.push_back('}');
-    answer_result(req, out);
+    answer_result(req, out, req.envelope != nullptr ? cache_members(cache_ttl_ms, true) : std::string());
 }
 
 }  // namespace
@@ -33,10 +33,11 @@ void ServerCore::list(const Rpc& req, ListKind kind) {
     if (!begin) return;
     const std::size_t count = config_.page_size ? config_.page_size : 1;
     std::size_t total = 0;
-    const std::string items = registry_.page(kind, era_of(req.session->version()), *begin, count, total);
+    const std::string items = registry_.page(
+        kind, era_of(req.envelope != nullptr ? req.envelope->version : req.session->version()), *begin, count, total);
     if (*begin > total) return answer_error(req, kInvalidParams, "Invalid params: invalid cursor");
     const char* key = kind == ListKind::kTools ? "tools" : kind == ListKind::kResources ? "resources" : "prompts";
-    answer_page(req, key, items, *begin, count, total);
+    answer_page(req, config_.cache_ttl_ms, key, items, *begin, count, total);
 }
 
 void ServerCore::list_templates(const Rpc& req) {
@@ -44,9 +45,10 @@ void ServerCore::list_templates(const Rpc& req) {
     if (!begin) return;
     const std::size_t count = config_.page_size ? config_.page_size : 1;
     std::size_t total = 0;
-    const std::string items = registry_.template_page(era_of(req.session->version()), *begin, count, total);
+    const std::string items = registry_.template_page(
+        era_of(req.envelope != nullptr ? req.envelope->version : req.session->version()), *begin, count, total);
     if (*begin > total) return answer_error(req, kInvalidParams, "Invalid params: invalid cursor");
-    answer_page(req, "resourceTemplates", items, *begin, count, total);
+    answer_page(req, config_.cache_ttl_ms, "resourceTemplates", items, *begin, count, total);
 }
 
 }  // namespace slipstream::mcp::detail

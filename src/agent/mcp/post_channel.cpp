@@ -60,7 +60,8 @@ void PostChannel::answer(std::string message) {
         stream_.reset();
         return;
     }
-    Response r = Response::json(std::move(message));
+    const bool missing_capability = options_.modern && message.find(R"(,"error":{"code":-32021,)") != std::string::npos;
+    Response r = Response::json(std::move(message), missing_capability ? 400 : 200);
     for (const auto& h : options_.headers)
         r.headers.push_back(h);
     responder_->send(std::move(r));

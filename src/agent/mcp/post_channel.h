@@ -27,6 +27,8 @@ struct PostChannelOptions {
     std::size_t keep_events = 0;
     bool priming_event = false;  // opens the stream with an event of an id and empty data (2025-11-25)
     std::uint32_t retry_ms = 0;  // a resumable stream's `retry:` field
+    /// 2026-07-28: an error answer sent as JSON with code -32021 (MissingRequiredClientCapability) gets status 400.
+    bool modern = false;
 };
 
 /// Decides lazily: an answer before any notification is sent as application/json; the first notification opens

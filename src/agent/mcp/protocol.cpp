@@ -9,7 +9,8 @@
 namespace slipstream::mcp {
 
 const std::vector<std::string>& supported_protocol_versions() {
-    static const std::vector<std::string> versions = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+    static const std::vector<std::string> versions = {"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26",
+                                                      "2024-11-05"};
     return versions;
 }
 
@@ -25,10 +26,18 @@ bool is_supported_version(std::string_view version) {
     return false;
 }
 
+bool is_modern_version(std::string_view version) {
+    return version >= kModernVersion && is_supported_version(version);
+}
+
 std::string_view negotiate_version(std::string_view requested) {
-    for (const std::string& v : supported_protocol_versions())
+    std::string_view newest_handshake;
+    for (const std::string& v : supported_protocol_versions()) {
+        if (v >= kModernVersion) continue;
         if (v == requested) return v;
-    return latest_protocol_version();
+        if (newest_handshake.empty()) newest_handshake = v;
+    }
+    return newest_handshake;
 }
 
 Features features_of(std::string_view version) {
@@ -38,7 +47,8 @@ Features features_of(std::string_view version) {
     f.annotations = version >= "2025-03-26";
     f.titles = version >= "2025-06-18";
     f.protocol_header = version >= "2025-06-18";
-    f.priming_event = version >= "2025-11-25";
+    f.priming_event = version >= "2025-11-25" && version < kModernVersion;
+    f.stateless_requests = version >= kModernVersion;
     return f;
 }
 

@@ -16,12 +16,22 @@ struct Features {
     bool titles = false;           // `title`, `outputSchema`, `structuredContent`, `_meta` (2025-06-18+)
     bool protocol_header = false;  // MCP-Protocol-Version on every HTTP request (2025-06-18+)
     bool priming_event = false;    // an empty SSE event with an id opens each stream (2025-11-25+)
+    /// 2026-07-28+: no initialize, each request carries its version and capabilities in `_meta`; results carry
+    /// `resultType` (and caching hints where cacheable); no sessions, GET streams or resumption; requests to the
+    /// client become input_required results (MRTR); an unknown resource is -32602.
+    bool stateless_requests = false;
 };
+
+/// The first version whose requests carry their own envelope (`_meta`) instead of an initialize handshake.
+inline constexpr std::string_view kModernVersion = "2026-07-28";
 
 /// The newest version we speak.
 std::string_view latest_protocol_version();
 bool is_supported_version(std::string_view version);
-/// The client's version when we speak it, else our newest.
+/// A version of the per-request era (2026-07-28 and later) that we speak.
+bool is_modern_version(std::string_view version);
+/// The client's version at initialize when it is a handshake version we speak, else our newest handshake version
+/// (a version of the per-request era is never negotiated by initialize).
 std::string_view negotiate_version(std::string_view requested);
 Features features_of(std::string_view version);
 

@@ -95,6 +95,7 @@ void Registry::add_tool(Tool tool) {
     auto entry = std::make_shared<ToolEntry>();
     entry->input = compile_schema("tool '" + tool.name + "' inputSchema", tool.input_schema_json);
     tool.input_schema_json = normalize_object("inputSchema", tool.input_schema_json);
+    entry->header_params = header_params(tool.name, tool.input_schema_json);
     if (!tool.output_schema_json.empty()) {
         entry->output = compile_schema("tool '" + tool.name + "' outputSchema", tool.output_schema_json);
         tool.output_schema_json = normalize_object("outputSchema", tool.output_schema_json);

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "agent/mcp/header_params.h"
 #include "agent/mcp/tool_gate.h"
 #include "agent/mcp/uri_template.h"
 #include "json/schema/schema.h"
@@ -29,6 +30,7 @@ struct ToolEntry {
     json::schema::Schema output;  // compiled() only with an output schema
     std::shared_ptr<ToolGate> gate;
     std::array<std::string, kEras> json;
+    std::vector<HeaderParam> header_params;  // x-mcp-header annotations (2026-07-28 Streamable HTTP)
 };
 
 struct ResourceEntry {

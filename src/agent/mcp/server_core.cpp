@@ -7,12 +7,15 @@
 #include <cstdint>
 #include <utility>
 
+#include "agent/mcp/request_state.h"
 #include "json/writer.h"
 
 namespace slipstream::mcp::detail {
 
-void answer_result(const Rpc& req, std::string_view result_json) {
-    req.channel->answer(result_message(req.message.id_json, result_json));
+void answer_result(const Rpc& req, std::string_view result_json, std::string_view extra_members) {
+    if (req.envelope == nullptr) return req.channel->answer(result_message(req.message.id_json, result_json));
+    req.channel->answer(result_message(req.message.id_json,
+                                       stamp_result(result_json, extra_members, req.envelope->server_info_member)));
 }
 
 void answer_error(const Rpc& req, int code, std::string_view message, std::string_view data_json) {
@@ -27,6 +30,20 @@ const json::Value* string_param(const Message& message, std::string_view key) {
 
 ServerCore::ServerCore(ServerConfig config) : config_(std::move(config)), timers_(std::make_shared<Timers>()) {
     registry_.on_change([this](ListKind kind) { broadcast(kind); });
+    std::string info;
+    json::Writer w(info);
+    w.begin_object();
+    w.key("name");
+    w.string(config_.name);
+    if (!config_.title.empty()) {
+        w.key("title");
+        w.string(config_.title);
+    }
+    w.key("version");
+    w.string(config_.version);
+    w.end_object();
+    server_info_member_ = R"("_meta":{"io.modelcontextprotocol/serverInfo":)" + info + "}";
+    state_key_ = config_.request_state_key.empty() ? random_state_key() : config_.request_state_key;
 }
 
 ServerCore::~ServerCore() {
@@ -107,6 +124,8 @@ void ServerCore::dispatch(const Rpc& req) {
 }
 
 void ServerCore::request(const Rpc& req) {
+    EnvelopeRead read = read_envelope(req.message, server_info_member_);
+    if (read.status != EnvelopeRead::kLegacy) return modern_request(req, std::move(read));
     const std::string_view method = req.message.method;
     if (method == "ping") return answer_result(req, "{}");
     if (method == "initialize") return initialize(req);
@@ -126,16 +145,27 @@ void ServerCore::request(const Rpc& req) {
     answer_error(req, kMethodNotFound, "Method not found: " + std::string(method));
 }
 
-void ServerCore::response(const std::shared_ptr<Session>& session, const Message& message) {
+bool ServerCore::answer_pending(const std::shared_ptr<Session>& session, const Message& message) {
     std::uint64_t timer = 0;
     Session::AnswerFn fn = session->take_pending(message.id_json, &timer);
-    if (!fn) return;  // unknown, or timed out already
+    if (!fn) return false;  // unknown, or timed out already
     timers_->cancel(timer);
     const bool ok = message.result != nullptr;
     const json::Value* body = ok ? message.result : message.error_value;
     std::string text = to_json(*body);
     if (!ok && !body->is_object()) text = R"({"code":-32603,"message":"Internal error"})";
     fn(ok, std::move(text));
+    return true;
+}
+
+void ServerCore::response(const std::shared_ptr<Session>& session, const Message& message) {
+    if (answer_pending(session, message)) return;
+    // Not ours: another process sharing the session may be waiting for it (or it timed out already).
+    std::string text = R"({"jsonrpc":"2.0","id":)" + message.id_json +
+                       (message.result != nullptr ? R"(,"result":)" + to_json(*message.result)
+                                                  : R"(,"error":)" + to_json(*message.error_value)) +
+                       "}";
+    session->forward("answer", message.id_json, std::move(text));
 }
 
 void ServerCore::notification(const std::shared_ptr<Session>& session, const Message& message) {
@@ -143,7 +173,11 @@ void ServerCore::notification(const std::shared_ptr<Session>& session, const Mes
     if (message.method != "notifications/cancelled" || message.params == nullptr) return;
     const json::Value* id = message.params->find("requestId");
     if (id == nullptr || !(id->is_string() || id->is_number())) return;
-    if (auto call = session->find(to_json(*id))) call->cancel(std::nullopt);  // no answer to a cancelled request
+    const std::string target = to_json(*id);
+    if (auto call = session->find(target))
+        call->cancel(std::nullopt);  // no answer to a cancelled request
+    else
+        session->forward("cancel", target, {});  // running in another process sharing the session, perhaps
 }
 
 void ServerCore::initialize(const Rpc& req) {
@@ -165,10 +199,7 @@ void ServerCore::initialize(const Rpc& req) {
     w.key("protocolVersion");
     w.string(version);
     w.key("capabilities");
-    w.raw(f.annotations ? R"({"completions":{},"logging":{},"prompts":{"listChanged":true},)"
-                          R"("resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true}})"
-                        : R"({"logging":{},"prompts":{"listChanged":true},)"
-                          R"("resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true}})");
+    w.raw(server_capabilities(version));
     w.key("serverInfo");
     w.begin_object();
     w.key("name");
@@ -254,6 +285,7 @@ void ServerCore::broadcast(ListKind kind) {
     const std::string message = notification_message(method);
     for (const auto& s : sessions())
         if (s->initialized()) s->push(message);
+    notify_listeners(kind, method);
 }
 
 void ServerCore::resource_updated(std::string_view uri) {
@@ -262,6 +294,7 @@ void ServerCore::resource_updated(std::string_view uri) {
         notification_message("notifications/resources/updated", R"({"uri":)" + quote(uri) + "}");
     for (const auto& s : sessions())
         if (s->subscribed(key)) s->push(message);
+    notify_listeners_updated(uri);
 }
 
 void ServerCore::keep(std::shared_ptr<void> transport) {
@@ -286,6 +319,7 @@ std::shared_ptr<Session> ServerCore::embedded_session() {
 
 void ServerCore::stop() {
     stopping.store(true);
+    close_listeners();
     if (const int fd = stdio_wake_fd.load(); fd >= 0) {
         const std::uint64_t one = 1;
         (void)!::write(fd, &one, sizeof one);

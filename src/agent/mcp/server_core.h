@@ -10,6 +10,7 @@
 
 #include "agent/mcp/call_state.h"
 #include "agent/mcp/channel.h"
+#include "agent/mcp/envelope.h"
 #include "agent/mcp/jsonrpc.h"
 #include "agent/mcp/registry.h"
 #include "agent/mcp/session.h"
@@ -24,7 +25,11 @@ struct Rpc {
     const std::shared_ptr<Document>& document;
     const Message& message;
     const std::shared_ptr<Channel>& channel;
+    /// The request's 2026-07-28 envelope; nullptr for a handshake-era request (its session's negotiated state).
+    const Envelope* envelope = nullptr;
 };
+
+struct Listener;
 
 /// Thread-safe: transports call handle() from any thread, for any number of sessions.
 class ServerCore {
@@ -44,6 +49,10 @@ class ServerCore {
     /// holding no request answers nothing. Batches only for a session on 2025-03-26.
     void handle(const std::shared_ptr<Session>& session, const Incoming& incoming,
                 const std::shared_ptr<Channel>& channel);
+
+    /// Runs the Call::request callback waiting for `message` (a client's response) in `session`; false when none
+    /// waits for it (unknown id, timed out).
+    bool answer_pending(const std::shared_ptr<Session>& session, const Message& message);
 
     /// Sessions receive list_changed and resources/updated notifications while attached.
     void attach(const std::shared_ptr<Session>& session);
@@ -68,6 +77,18 @@ class ServerCore {
     void notification(const std::shared_ptr<Session>& session, const Message& message);
     /// A client's answer to a request this server sent (Call::request).
     void response(const std::shared_ptr<Session>& session, const Message& message);
+    /// A request carrying the 2026-07-28 envelope: served from what it carries, whatever its session negotiated.
+    void modern_request(const Rpc& req, EnvelopeRead read);
+    // The 2026-07-28 methods (modern_methods.cpp).
+    void discover(const Rpc& req);
+    void listen(const Rpc& req);
+    std::vector<std::shared_ptr<Listener>> listeners();
+    void drop_listener(const Listener* listener);
+    /// list_changed of `kind` (`method`) to the listeners that asked for it; resources/updated to those naming `uri`.
+    void notify_listeners(ListKind kind, std::string_view method);
+    void notify_listeners_updated(std::string_view uri);
+    /// Ends every listen stream with its result (the spec's graceful closure).
+    void close_listeners();
     void broadcast(ListKind kind);
     std::vector<std::shared_ptr<Session>> sessions();
 
@@ -86,6 +107,9 @@ class ServerCore {
     void get_prompt(const Rpc& req);
     void complete(const Rpc& req);
     /// A CallState for `req`, admitted into its session (nullptr after answering a duplicate id or a full session).
+    /// Under the envelope (tools/call, prompts/get, resources/read): reads the retry's requestState and
+    /// inputResponses into `s` (false after answering -32602 for a state that fails verification).
+    bool take_inputs(const Rpc& req, const std::shared_ptr<CallState>& s, std::string_view name);
     std::shared_ptr<CallState> admit(const Rpc& req, std::string name, std::uint32_t timeout_ms,
                                      std::optional<std::string> timeout_answer);
 
@@ -96,10 +120,15 @@ class ServerCore {
     std::vector<std::weak_ptr<Session>> sessions_;
     std::vector<std::shared_ptr<void>> transports_;
     std::shared_ptr<Session> embedded_;
+    std::vector<std::shared_ptr<Listener>> listeners_;  // under sessions_mu_: the open listen streams
+    std::string server_info_member_;
+    std::string state_key_;  // HMAC key of request states (ServerConfig::request_state_key, else random) //
+                             // `"_meta":{"io.modelcontextprotocol/serverInfo":{...}}`
 };
 
-/// `{"jsonrpc":"2.0","id":..,"result":..}` to the request's channel.
-void answer_result(const Rpc& req, std::string_view result_json);
+/// `{"jsonrpc":"2.0","id":..,"result":..}` to the request's channel; under a 2026-07-28 envelope with `resultType`,
+/// `extra_members` (caching hints) and the server's identity in `_meta`.
+void answer_result(const Rpc& req, std::string_view result_json, std::string_view extra_members = {});
 /// A JSON-RPC error to the request's channel.
 void answer_error(const Rpc& req, int code, std::string_view message, std::string_view data_json = {});
 /// A string member of params, or nullptr when absent or not a string.

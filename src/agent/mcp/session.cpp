@@ -147,10 +147,31 @@ bool Session::answerable() const {
     return answerable_;
 }
 
+void Session::set_forwarder(Forwarder forwarder) {
+    std::lock_guard lock(mu_);
+    forwarder_ = std::move(forwarder);
+}
+
+bool Session::forward(std::string_view kind, const std::string& target, std::string payload) const {
+    Forwarder fn;
+    {
+        std::lock_guard lock(mu_);
+        fn = forwarder_;
+    }
+    if (!fn) return false;
+    fn(kind, target, std::move(payload));
+    return true;
+}
+
+void Session::set_request_prefix(std::string prefix) {
+    std::lock_guard lock(mu_);
+    request_prefix_ = std::move(prefix);
+}
+
 std::optional<std::string> Session::add_pending(AnswerFn on_answer, std::size_t max) {
     std::lock_guard lock(mu_);
     if (pending_.size() >= max) return std::nullopt;
-    std::string id = "\"s" + std::to_string(next_request_++) + "\"";
+    std::string id = "\"s" + request_prefix_ + std::to_string(next_request_++) + "\"";
     pending_.emplace(id, std::make_pair(std::move(on_answer), 0));
     return id;
 }

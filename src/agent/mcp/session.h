@@ -79,6 +79,16 @@ class Session {
     /// Removes and returns the pending request `id_json` (its timer id in `timer_id`), or an empty function.
     AnswerFn take_pending(const std::string& id_json, std::uint64_t* timer_id = nullptr);
 
+    /// Where a cancellation or a client's answer that finds nothing here goes (the session store, for the process
+    /// that holds the call: `kind` "cancel" or "answer", `target` the request id as JSON, `payload` the message).
+    using Forwarder = std::function<void(std::string_view kind, const std::string& target, std::string payload)>;
+    void set_forwarder(Forwarder forwarder);
+    /// False (nothing sent) without a forwarder.
+    bool forward(std::string_view kind, const std::string& target, std::string payload) const;
+    /// Ids of our requests to the client become `"s<prefix><n>"` strings (unique across the processes sharing a
+    /// session, so an answer reaching another process names the one that asked); empty: `"s<n>"`.
+    void set_request_prefix(std::string prefix);
+
     /// Messages not tied to a request (list_changed, resources/updated) go to `sink` (the GET stream, stdout).
     void set_sink(std::function<void(std::string)> sink);
     /// Sends through the sink; dropped when there is none.
@@ -99,6 +109,8 @@ class Session {
     std::string client_capabilities_ = "{}";
     bool answerable_ = true;
     std::uint64_t next_request_ = 1;
+    Forwarder forwarder_;
+    std::string request_prefix_;
     std::unordered_map<std::string, std::pair<AnswerFn, std::uint64_t>> pending_;
 };
 

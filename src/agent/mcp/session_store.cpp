@@ -2,6 +2,7 @@
 #include "agent/mcp/session_store.h"
 
 #include <chrono>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -15,6 +16,7 @@
 #include "base/arena.h"
 #include "json/parse.h"
 #include "store/database/database.h"
+#include "store/database/db_listener.h"
 
 namespace slipstream::mcp::detail {
 
@@ -31,6 +33,13 @@ const std::vector<std::vector<const char*>>& migrations() {
             "created_at BIGINT NOT NULL, last_seen BIGINT NOT NULL)",
             "CREATE INDEX mcp_sessions_by_principal ON mcp_sessions (principal, last_seen)",
             "CREATE INDEX mcp_sessions_by_last_seen ON mcp_sessions (last_seen)",
+        },
+        {
+            // Messages between the processes sharing a session: a cancellation or a client's answer that reached
+            // another process than the one holding the call (SessionStore::post_signal).
+            "CREATE TABLE mcp_signals (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, principal TEXT NOT NULL, "
+            "kind TEXT NOT NULL, target TEXT NOT NULL, payload TEXT NOT NULL, created_at BIGINT NOT NULL)",
+            "CREATE INDEX mcp_signals_by_created_at ON mcp_signals (created_at)",
         },
     };
     return kMigrations;
@@ -112,11 +121,43 @@ SessionStore::~SessionStore() {
     db_.reset();
 }
 
+namespace {
+
+// PostgreSQL: the INSERT in a transaction holding the principal's advisory lock (see SessionStore::insert).
+void insert_locked(store::Database& db, std::string sql, store::Params params, const std::string& principal,
+                   std::function<void(SessionStore::Outcome)> done) {
+    using Outcome = SessionStore::Outcome;
+    db.open_session([sql = std::move(sql), params = std::move(params), principal,
+                     done = std::move(done)](base::Result<std::unique_ptr<store::DbSession>> opened) mutable {
+        sessions::mark_database_thread();
+        if (!opened.is_ok()) return done(Outcome::kUnavailable);
+        std::shared_ptr<store::DbSession> session = std::move(opened).value();
+        // Statements run in order on the held connection; the INSERT's outcome is decided once COMMIT answered (a
+        // failed BEGIN or lock fails the INSERT too).
+        auto inserted = std::make_shared<std::optional<bool>>();
+        session->query("BEGIN", {}, [](store::QueryResult) {});
+        session->query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", store::Params{principal},
+                       [](store::QueryResult) {});
+        session->query(std::move(sql), std::move(params), [inserted](store::QueryResult r) {
+            if (r.is_ok()) *inserted = r->affected_rows() == 1;
+        });
+        session->query("COMMIT", {}, [session, inserted, done = std::move(done)](store::QueryResult r) {
+            session->close();
+            if (!r.is_ok() || !inserted->has_value()) return done(Outcome::kUnavailable);
+            done(**inserted ? Outcome::kOk : Outcome::kPrincipalFull);
+        });
+    });
+}
+
+}  // namespace
+
 void SessionStore::insert(const SessionRecord& record, std::function<void(Outcome)> done) {
     const std::int64_t now = wall_ms();
-    // The count of the principal's live sessions is read in the INSERT itself (exact on SQLite, whose writes are
-    // serialised; on PostgreSQL two creates racing may both pass).
-    const std::string sql = sessions::sql_for(
+    // The count of the principal's live sessions is read in the INSERT itself: exact on SQLite, whose writes are
+    // serialised. On PostgreSQL the INSERT runs in a transaction holding an advisory lock of the principal, so that
+    // two creates racing (in any processes) count one after the other: the INSERT's snapshot is taken once the lock
+    // is held (READ COMMITTED), after the other's COMMIT.
+    std::string sql = sessions::sql_for(
         db_->backend(),
         "INSERT INTO mcp_sessions (id, principal, version, capabilities, log_level, subscriptions, created_at, "
         "last_seen) SELECT $1, $2, $3, $4, $5, $6, $7, $7 WHERE (SELECT COUNT(*) FROM mcp_sessions WHERE "
@@ -130,6 +171,8 @@ void SessionStore::insert(const SessionRecord& record, std::function<void(Outcom
                          now,
                          now - std::int64_t{options_.idle_ms},
                          std::int64_t{options_.max_per_principal}};
+    if (db_->backend() == store::Backend::kPostgres)
+        return insert_locked(*db_, std::move(sql), std::move(params), record.principal, std::move(done));
     db_->query(sql, std::move(params), [done = std::move(done)](store::QueryResult r) {
         sessions::mark_database_thread();
         if (!r.is_ok()) return done(Outcome::kUnavailable);
@@ -210,7 +253,65 @@ void SessionStore::remove_if_idle(const std::string& id, std::function<void()> d
     });
 }
 
+void SessionStore::post_signal(const Signal& signal, std::function<void(Outcome)> done) {
+    // PostgreSQL: the same statement NOTIFYs the listeners (delivered at its commit, once the row is visible).
+    const std::string sql = sessions::sql_for(
+        db_->backend(), db_->backend() == store::Backend::kPostgres
+                            ? "WITH s AS (INSERT INTO mcp_signals (id, session_id, principal, kind, target, payload, "
+                              "created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id) "
+                              "SELECT pg_notify('mcp_signals', id) FROM s"
+                            : "INSERT INTO mcp_signals (id, session_id, principal, kind, target, payload, "
+                              "created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)");
+    db_->query(sql,
+               {signal.id, signal.session_id, signal.principal, signal.kind, signal.target, signal.payload, wall_ms()},
+               [done = std::move(done)](store::QueryResult r) {
+                   sessions::mark_database_thread();
+                   if (done) done(failed(r));
+               });
+}
+
+bool SessionStore::watch_signals(std::function<void()> on_signal) {
+    if (db_->backend() != store::Backend::kPostgres) return false;
+    store::ListenerHandlers handlers;
+    handlers.on_notification = [on_signal](const store::DbNotification&) { on_signal(); };
+    handlers.on_event = [on_signal](store::ListenerEvent event, const base::Status&) {
+        if (event == store::ListenerEvent::kReconnected) on_signal();
+    };
+    auto slot = std::make_shared<std::shared_ptr<store::DbListener>>();
+    std::weak_ptr<SessionStore> weak = weak_from_this();
+    db_->open_listener(std::move(handlers), [weak](base::Result<std::unique_ptr<store::DbListener>> opened) {
+        sessions::mark_database_thread();
+        auto self = weak.lock();
+        if (self == nullptr || !opened.is_ok()) return;  // the periodic read still runs
+        std::shared_ptr<store::DbListener> listener = std::move(opened).value();
+        listener->listen("mcp_signals", [](base::Status) {});
+        self->listener_ = std::move(listener);
+    });
+    return true;
+}
+
+void SessionStore::signals_since(std::int64_t since_ms, std::size_t limit,
+                                 std::function<void(Outcome, std::vector<Signal>)> done) {
+    const std::string sql = sessions::sql_for(db_->backend(),
+                                              "SELECT id, session_id, principal, kind, target, payload, created_at "
+                                              "FROM mcp_signals WHERE created_at >= $1 ORDER BY created_at LIMIT $2");
+    db_->query(sql, {since_ms, static_cast<std::int64_t>(limit)}, [done = std::move(done)](store::QueryResult r) {
+        sessions::mark_database_thread();
+        if (!r.is_ok()) return done(Outcome::kUnavailable, {});
+        std::vector<Signal> out;
+        out.reserve(r->row_count());
+        for (std::size_t i = 0; i < r->row_count(); ++i)
+            out.push_back(Signal{std::string(r->text(i, 0)), std::string(r->text(i, 1)), std::string(r->text(i, 2)),
+                                 std::string(r->text(i, 3)), std::string(r->text(i, 4)), std::string(r->text(i, 5)),
+                                 int_cell(r.value(), i, 6)});
+        done(Outcome::kOk, std::move(out));
+    });
+}
+
 void SessionStore::sweep(std::size_t batch, std::function<void(std::int64_t)> done) {
+    // Signals are read within a few poll periods: a minute old, they are gone.
+    db_->query(sessions::sql_for(db_->backend(), "DELETE FROM mcp_signals WHERE created_at <= $1"),
+               {wall_ms() - kSignalLifeMs}, [](store::QueryResult) { sessions::mark_database_thread(); });
     const std::string sql =
         sessions::sql_for(db_->backend(),
                           "DELETE FROM mcp_sessions WHERE id IN (SELECT id FROM mcp_sessions WHERE last_seen <= $1 "

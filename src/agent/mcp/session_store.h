@@ -15,7 +15,8 @@
 
 namespace slipstream::store {
 class Database;
-}
+class DbListener;
+}  // namespace slipstream::store
 
 namespace slipstream::mcp::detail {
 
@@ -37,7 +38,7 @@ std::int64_t wall_ms();
 
 /// Thread-safe. Callbacks run on the database's thread: quick, non-blocking. Holds the Database; dropping the
 /// last reference on the database's own thread hands the closing to another thread.
-class SessionStore {
+class SessionStore : public std::enable_shared_from_this<SessionStore> {
   public:
     struct Options {
         std::string url;                  // sqlite:///path or postgresql://...
@@ -69,7 +70,28 @@ class SessionStore {
     /// Deletes `id` when it has been idle past the limit in the store too (no other process used it); `done` (may
     /// be empty) runs after it.
     void remove_if_idle(const std::string& id, std::function<void()> done = {});
-    /// Deletes up to `batch` expired sessions; `done` (may be empty) hears how many.
+    /// A message for the process holding a session's call: `kind` "cancel" (notifications/cancelled of request
+    /// `target`) or "answer" (`payload`: the client's JSON-RPC response to our request `target`).
+    struct Signal {
+        std::string id;  // unique (random)
+        std::string session_id;
+        std::string principal;
+        std::string kind;
+        std::string target;
+        std::string payload;
+        std::int64_t created_ms = 0;
+    };
+    static constexpr std::int64_t kSignalLifeMs = 60'000;
+    void post_signal(const Signal& signal, std::function<void(Outcome)> done = {});
+    /// PostgreSQL: `on_signal` runs (on the database's thread) when a process posts a signal (LISTEN/NOTIFY on the
+    /// channel mcp_signals), and after the listener reconnected (signals may have been missed); false (nothing
+    /// done) on SQLite, which has no notifications: poll it.
+    bool watch_signals(std::function<void()> on_signal);
+    /// The signals written at or after `since_ms` (oldest first, at most `limit`).
+    void signals_since(std::int64_t since_ms, std::size_t limit,
+                       std::function<void(Outcome, std::vector<Signal>)> done);
+    /// Deletes up to `batch` expired sessions (and the signals older than kSignalLifeMs); `done` (may be empty)
+    /// hears how many sessions.
     void sweep(std::size_t batch, std::function<void(std::int64_t)> done = {});
 
     std::uint32_t idle_ms() const { return options_.idle_ms; }
@@ -78,6 +100,7 @@ class SessionStore {
     SessionStore(std::shared_ptr<store::Database> db, Options options);
     std::shared_ptr<store::Database> db_;
     const Options options_;
+    std::shared_ptr<store::DbListener> listener_;  // watch_signals() on PostgreSQL
 };
 
 /// The subscriptions as a JSON array text, and back (nullopt for text that is not an array of strings).

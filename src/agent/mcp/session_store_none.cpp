@@ -29,6 +29,15 @@ void SessionStore::remove(const std::string&, const std::string&, std::function<
     done(Outcome::kUnavailable);
 }
 void SessionStore::remove_if_idle(const std::string&, std::function<void()>) {}
+void SessionStore::post_signal(const Signal&, std::function<void(Outcome)> done) {
+    if (done) done(Outcome::kUnavailable);
+}
+bool SessionStore::watch_signals(std::function<void()>) {
+    return false;
+}
+void SessionStore::signals_since(std::int64_t, std::size_t, std::function<void(Outcome, std::vector<Signal>)> done) {
+    done(Outcome::kUnavailable, {});
+}
 void SessionStore::sweep(std::size_t, std::function<void(std::int64_t)> done) {
     if (done) done(-1);
 }
