@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "agent/infer/json_mask_cache.h"
 #include "agent/infer/token_bytes.h"
 #include "agent/infer/token_constraint.h"
 #include "agent/structured/compiled_schema.h"
@@ -44,16 +45,22 @@ class JsonConstraint final : public TokenConstraint {
     /// Numbers are written in at most this many bytes, with at most two exponent digits (so none overflows).
     static constexpr size_t kMaxNumberBytes = 32;
 
-    JsonConstraint(std::shared_ptr<const TokenBytes> tokens, std::shared_ptr<const structured::CompiledSchema> schema);
+    /// `cache`: the masks per state shared with the other constraints of this schema and vocabulary (clones share
+    /// it too); null, or one made for another schema or vocabulary: a cache of this constraint's own.
+    JsonConstraint(std::shared_ptr<const TokenBytes> tokens, std::shared_ptr<const structured::CompiledSchema> schema,
+                   std::shared_ptr<JsonMaskCache> cache = nullptr);
 
     bool allows(int32_t token) override;
     void fill_allowed(std::span<uint8_t> allowed) override;
+    /// From the cache, a copy of the state's bits (~0.5 us at 128k tokens, where the bytes take ~4 us to write).
+    void fill_allowed_bits(std::span<uint32_t> bits, std::size_t tokens) override;
     void accept(int32_t token) override;
     bool complete() override;
     std::unique_ptr<TokenConstraint> clone() const override { return std::make_unique<JsonConstraint>(*this); }
 
     /// The accepted output so far.
     const std::string& text() const { return text_; }
+    const std::shared_ptr<JsonMaskCache>& mask_cache() const { return cache_; }
 
   private:
     struct Level {
@@ -65,6 +72,17 @@ class JsonConstraint final : public TokenConstraint {
                              // or digits of the number it is reading: neither changes what it checks)
     };
 
+    // fill_allowed() without the cache: every entry of `allowed` written.
+    void compute_mask(std::span<uint8_t> allowed);
+    // The cached mask of the current state for `width` tokens (key_ set to its key), or null.
+    std::shared_ptr<const CachedMask> cached(size_t width);
+    // compute_mask() into `allowed`, stored under key_ (returned) unless a verdict completed the document for a
+    // token it cannot name (null).
+    std::shared_ptr<const CachedMask> compute_and_store(std::span<uint8_t> allowed);
+    // The cache's key for the current state (committed_'s state_key and what plausible() reads).
+    void state_key(std::string& out) const;
+    // verdict() once the document completes: the whole document's verdict, per distinct content.
+    bool final_verdict(std::string_view bytes);
     static bool needs_bytewise(std::string_view bytes);
     static bool number_fits(std::string_view number, bool integer);
     // A number's prefix inside a number `after` is reading: number_fits() and, for an integer with bounds, some
@@ -107,6 +125,16 @@ class JsonConstraint final : public TokenConstraint {
     structured::PrefixChecker& level(size_t k, const structured::PrefixChecker& from);
 
     std::shared_ptr<const TokenBytes> tokens_;
+    std::shared_ptr<JsonMaskCache> cache_;
+    std::string key_;               // fill_allowed(): the state's key; reused
+    std::vector<uint8_t> scratch_;  // fill_allowed_bits(): a computed mask's bytes; reused
+    std::vector<uint64_t> packed_;  // fill_allowed_bits(): those bytes packed, when not stored; reused
+    // compute_mask() for the cache: the token being judged (-1: none), the tokens whose verdict completed the
+    // document (final_verdict(): they are judged again on each hit), and whether one completed unattributed.
+    bool recording_ = false;
+    int32_t judging_ = -1;
+    bool unattributed_final_ = false;
+    std::vector<int32_t> finals_seen_;
     structured::PrefixChecker committed_;  // after text_
     std::string text_;
     size_t layout_run_ = 0;                          // whitespace bytes ending text_, outside strings

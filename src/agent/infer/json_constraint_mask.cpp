@@ -2,9 +2,12 @@
 // the tokens in byte order elsewhere; equal to allows() token by token (json_mask_test).
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstring>
 
 #include "agent/infer/json_constraint.h"
+#include "agent/infer/token_mask_bits.h"
 #include "agent/structured/string_run.h"
 
 namespace slipstream::agent::infer {
@@ -27,7 +30,86 @@ using structured::PrefixChecker;
 using structured::StreamState;
 using structured::StringRun;
 
+// A state seen before (its key: committed_'s state_key, the whitespace run and the width) costs a lookup and a copy
+// of its bits; the tokens that complete the document are judged again (the verdict reads the whole text). A new
+// state is computed and stored, unless a verdict completed the document for a token it cannot name.
 void JsonConstraint::fill_allowed(std::span<uint8_t> allowed) {
+    if (const auto hit = cached(allowed.size())) {
+        expand_mask(hit->bits, allowed);
+        for (int32_t t : hit->finals)
+            allowed[static_cast<size_t>(t)] = final_verdict(tokens_->bytes(t)) ? 1 : 0;
+        return;
+    }
+    compute_and_store(allowed);
+}
+
+void JsonConstraint::fill_allowed_bits(std::span<uint32_t> bits, std::size_t tokens) {
+    auto mask = cached(tokens);
+    const std::vector<uint64_t>* words = mask != nullptr ? &mask->bits : nullptr;
+    if (mask == nullptr) {
+        scratch_.resize(tokens);
+        mask = compute_and_store(scratch_);
+        if (mask == nullptr) {
+            packed_.resize(mask_words(tokens));
+            pack_mask(scratch_, packed_);
+            words = &packed_;
+        } else {
+            words = &mask->bits;
+        }
+    }
+    // Bit t of the 64-bit words is bit t of the 32-bit words in little-endian memory.
+    static_assert(std::endian::native == std::endian::little);
+    const size_t n = std::min(bits.size(), (tokens + 31) / 32);
+    std::memcpy(bits.data(), words->data(), n * sizeof(uint32_t));
+    std::fill(bits.begin() + static_cast<std::ptrdiff_t>(n), bits.end(), 0);
+    if (mask == nullptr) return;
+    for (int32_t t : mask->finals) {
+        const auto i = static_cast<size_t>(t);
+        if (i / 32 < n && final_verdict(tokens_->bytes(t))) bits[i / 32] |= uint32_t{1} << (i % 32);
+    }
+}
+
+std::shared_ptr<const CachedMask> JsonConstraint::cached(size_t width) {
+    key_.clear();
+    state_key(key_);
+    key_.append(reinterpret_cast<const char*>(&width), sizeof width);
+    auto hit = cache_->find(key_);
+    return hit != nullptr && hit->width == width ? hit : nullptr;
+}
+
+std::shared_ptr<const CachedMask> JsonConstraint::compute_and_store(std::span<uint8_t> allowed) {
+    recording_ = true;
+    unattributed_final_ = false;
+    judging_ = -1;
+    finals_seen_.clear();
+    compute_mask(allowed);
+    recording_ = false;
+    judging_ = -1;
+    if (unattributed_final_) return nullptr;
+    const size_t width = allowed.size();
+    auto mask = std::make_shared<CachedMask>();
+    mask->width = width;
+    mask->bits.resize(mask_words(width));
+    pack_mask(allowed, mask->bits);
+    std::sort(finals_seen_.begin(), finals_seen_.end());
+    finals_seen_.erase(std::unique(finals_seen_.begin(), finals_seen_.end()), finals_seen_.end());
+    for (int32_t t : finals_seen_)
+        mask->bits[static_cast<size_t>(t) / 64] &= ~(uint64_t{1} << (static_cast<size_t>(t) % 64));
+    mask->finals = finals_seen_;
+    cache_->insert(key_, mask);
+    return mask;
+}
+
+void JsonConstraint::state_key(std::string& out) const {
+    // A number's digits matter to the mask only through its length (kMaxNumberBytes) and, once it ends, whether
+    // it is integral: below 16 bytes with any token's number bytes, neither reads more than its shape.
+    const size_t prefix = tokens_->max_number_prefix();
+    committed_.state_key(out, tokens_->max_bytes(), prefix < 15 ? 15 - prefix : 0);
+    const size_t run = std::min(layout_run_, kMaxLayoutWhitespace + 1);
+    out.append(reinterpret_cast<const char*>(&run), sizeof run);
+}
+
+void JsonConstraint::compute_mask(std::span<uint8_t> allowed) {
     if (const auto room = committed_.free_string(); room && room->bytes >= tokens_->max_bytes()) {
         fill_free_string(allowed, *room);  // writes every entry
         return;
@@ -108,6 +190,7 @@ void JsonConstraint::fill_closers(std::span<uint8_t> allowed, const PrefixChecke
             judged = &suffix_cache_.back();
         }
         const uint8_t v = judged->verdicts[c.suffix];
+        judging_ = c.token;
         allowed[static_cast<size_t>(c.token)] =
             v == kSuffixEach ? (verdict(levels_[0], StreamState::kComplete, tokens_->bytes(c.token)) ? 1 : 0) : v;
     }
@@ -299,6 +382,7 @@ void JsonConstraint::walk_range(std::span<uint8_t> allowed, uint32_t lo, uint32_
             continue;
         }
         if (static_cast<size_t>(token) >= allowed.size() || !plausible(bytes)) continue;
+        judging_ = token;
         allowed[static_cast<size_t>(token)] = judge(bytes) ? 1 : 0;
     }
 }

@@ -4,11 +4,36 @@
 #include <algorithm>
 
 namespace slipstream::agent::infer {
+namespace {
+
+// The bytes `b` begins with that could continue a number: digits, then '.' and digits, then an exponent ('e' or
+// 'E', a sign, digits), each part at most once.
+size_t number_prefix(std::string_view b) {
+    size_t i = 0;
+    const auto digits = [&] {
+        while (i < b.size() && b[i] >= '0' && b[i] <= '9')
+            ++i;
+    };
+    digits();
+    if (i < b.size() && b[i] == '.') {
+        ++i;
+        digits();
+    }
+    if (i < b.size() && (b[i] == 'e' || b[i] == 'E')) {
+        ++i;
+        if (i < b.size() && (b[i] == '+' || b[i] == '-')) ++i;
+        digits();
+    }
+    return i;
+}
+
+}  // namespace
 
 TokenBytes::TokenBytes(std::vector<std::string> bytes) : bytes_(std::move(bytes)), classes_(bytes_) {
     for (size_t t = 0; t < bytes_.size(); ++t) {
         if (!bytes_[t].empty()) order_.push_back(static_cast<int32_t>(t));
         max_bytes_ = std::max(max_bytes_, bytes_[t].size());
+        max_number_prefix_ = std::max(max_number_prefix_, number_prefix(bytes_[t]));
     }
     std::sort(order_.begin(), order_.end(),
               [this](int32_t a, int32_t b) { return bytes_[a] < bytes_[b] || (bytes_[a] == bytes_[b] && a < b); });

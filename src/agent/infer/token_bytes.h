@@ -46,6 +46,8 @@ class TokenBytes {
     bool all_digits_at(uint32_t i) const { return digits_[i] != 0; }
     /// The longest token's length in bytes.
     size_t max_bytes() const { return max_bytes_; }
+    /// The most bytes a token begins with that could continue a number (digits, a fraction, an exponent).
+    size_t max_number_prefix() const { return max_number_prefix_; }
     /// How each token reads inside a JSON string.
     const StringTokenClasses& string_classes() const { return classes_; }
 
@@ -59,6 +61,7 @@ class TokenBytes {
     std::array<uint32_t, 257> first_{};
     std::vector<uint32_t> second_;  // 256 x 257: per first byte, where each second byte's tokens begin, and the end
     size_t max_bytes_ = 0;
+    size_t max_number_prefix_ = 0;
     StringTokenClasses classes_;
 };
 

@@ -102,6 +102,51 @@ void JsonStream::container_state(std::string& out) const {
     out.push_back(in_key_ ? 'k' : 'v');
 }
 
+void JsonStream::state_key(std::string& out, bool text_free, std::size_t number_shape_below,
+                           std::size_t room_cap) const {
+    const auto put = [&out](const auto& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    put(state_);
+    put(mode_);
+    container_state(out);
+    put(bom_seen_);
+    put(offset_ == 0);
+    if (mode_ == Mode::kString) {
+        put(std::min(string_room(), room_cap));
+        put(escape_);
+        put(hex_);
+        put(high_surrogate_);
+        put(utf8_left_);
+        put(utf8_have_);
+        put(utf8_lo_);
+        put(utf8_hi_);
+        if (!text_free) {
+            put(piece_.size());
+            out.append(piece_);
+        }
+    } else if (mode_ == Mode::kNumber) {
+        put(number_state_);
+        put(number_is_float_);
+        if (number_.size() < number_shape_below && number_.find_first_of("eE") == std::string::npos) {
+            const std::size_t dot = number_.find('.');
+            const std::string_view digits = std::string_view(number_).substr(number_[0] == '-' ? 1 : 0);
+            out.push_back('s');
+            out.push_back(number_[0] == '-' ? '-' : '+');
+            out.push_back(digits.starts_with('0') ? '0' : digits.empty() ? '_' : '1');
+            out.push_back(dot == std::string::npos                                       ? 'i'
+                          : number_.find_first_of("123456789", dot) != std::string::npos ? 'f'
+                                                                                         : '.');
+        } else {
+            put(number_digits_);
+            put(number_.size());
+            out.append(number_);
+        }
+    } else if (mode_ == Mode::kLiteral) {
+        put(literal_.size());
+        out.append(literal_.substr(0, 1));
+        put(literal_at_);
+    }
+}
+
 bool JsonStream::may_follow(unsigned char c) const {
     if (state_ == StreamState::kInvalid) return false;
     const char ch = static_cast<char>(c);

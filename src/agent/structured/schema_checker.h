@@ -80,6 +80,13 @@ class SchemaChecker final : public JsonEvents {
     /// alternatives (nodes, parents, which live), counts and keys, and the string's alternatives. Two checkers with
     /// the same state, whose strings close with the same close_survivors(), check what follows alike.
     void container_state(std::string& out) const;
+    /// Appends everything here that decides the checks from now on (for a constrained decoder's per-state mask
+    /// cache): container_state(), the next value's alternatives, the key being read and the string being read
+    /// (its text, or with `text_free` only its length where a length keyword counts it).
+    void state_key(std::string& out, bool text_free) const;
+    /// Whether the number being read is checked by its value (numeric bounds or `multipleOf` on a living
+    /// alternative), not only by its shape.
+    bool number_value_checked() const;
 
     const CheckFailure& failure() const { return failure_; }
     /// Refuse a key an object already has (generation: json::parse keeps the last one, a generator should not
@@ -119,6 +126,8 @@ class SchemaChecker final : public JsonEvents {
         std::unordered_set<std::string> keys;  // distinct keys so far (objects)
     };
 
+    // container_state() and state_key(): a list of alternatives (their parents, liveness and nodes).
+    static void put_alts(std::string& out, const std::vector<Alt>& list);
     bool expand(const json::Value* node, int depth, std::vector<Conj>& out) const;
     bool product(std::vector<Conj>& into, const std::vector<Conj>& with) const;
     std::vector<Alt> children(const std::vector<Alt>& parents, bool object, std::size_t index,
