@@ -354,10 +354,9 @@ void JsonConstraint::walk(std::span<uint8_t> allowed) {
         stack_.assign(1, Level{1, false, room, 1});
         const uint32_t singles = tokens_->second_byte_range(static_cast<unsigned char>(b), 0).first;
         if (lo < singles) walk_range(allowed, lo, singles);
-        for (unsigned c = 0; c < 256; ++c) {
-            const auto [from, to] =
-                tokens_->second_byte_range(static_cast<unsigned char>(b), static_cast<unsigned char>(c));
-            if (from == to || !head.may_follow(static_cast<unsigned char>(c))) continue;
+        for (const uint8_t c : tokens_->second_bytes(static_cast<unsigned char>(b))) {
+            if (!head.may_follow(c)) continue;
+            const auto [from, to] = tokens_->second_byte_range(static_cast<unsigned char>(b), c);
             walk_range(allowed, from, to);
         }
     }

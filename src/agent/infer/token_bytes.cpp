@@ -80,6 +80,8 @@ TokenBytes::TokenBytes(std::vector<std::string> bytes) : bytes_(std::move(bytes)
             second_[b * 257 + c] = j;
         }
         second_[b * 257 + 256] = first_[b + 1];
+        for (unsigned c = 0; c < 256; ++c)
+            if (second_[b * 257 + c] < second_[b * 257 + c + 1]) seconds_[b].push_back(static_cast<uint8_t>(c));
     }
     bytes_.clear();
     bytes_.shrink_to_fit();

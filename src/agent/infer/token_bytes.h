@@ -38,6 +38,8 @@ class TokenBytes {
         const size_t k = size_t{b} * 257 + c;
         return {second_[k], second_[k + 1]};
     }
+    /// The second bytes of the tokens that start with byte b, ascending.
+    const std::vector<uint8_t>& second_bytes(unsigned char b) const { return seconds_[b]; }
     /// The position in order() past the tokens from `from` on (up to `end`) that start with `prefix`.
     uint32_t past_prefix(uint32_t from, uint32_t end, std::string_view prefix) const;
     /// [begin, end) of order() whose tokens start with `prefix` (those equal to it first).
@@ -60,6 +62,7 @@ class TokenBytes {
     std::vector<uint32_t> shared_;
     std::array<uint32_t, 257> first_{};
     std::vector<uint32_t> second_;  // 256 x 257: per first byte, where each second byte's tokens begin, and the end
+    std::array<std::vector<uint8_t>, 256> seconds_;
     size_t max_bytes_ = 0;
     size_t max_number_prefix_ = 0;
     StringTokenClasses classes_;
