@@ -144,11 +144,11 @@ class JsonConstraint final : public TokenConstraint {
     std::vector<Level> stack_;                       // walk(): the levels in use
     std::vector<std::string_view> listed_;           // fill_allowed(): listed continuations; reused
     // fill_free_string(): per container state and set of alternatives surviving a string's close, each distinct
-    // suffix's verdict (the most recent kMaxSuffixSets).
+    // suffix's verdict (the most recent kMaxSuffixSets here; all of them in cache_, shared).
     struct SuffixVerdicts {
         uint64_t survivors = 0;
-        std::string state;  // PrefixChecker::container_state()
-        std::vector<uint8_t> verdicts;
+        std::string state;                           // PrefixChecker::container_state()
+        std::shared_ptr<const CachedMask> verdicts;  // its suffix_verdicts
     };
     static constexpr size_t kMaxSuffixSets = 16;
     std::vector<SuffixVerdicts> suffix_cache_;

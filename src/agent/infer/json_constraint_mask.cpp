@@ -179,17 +179,26 @@ void JsonConstraint::fill_closers(std::span<uint8_t> allowed, const PrefixChecke
         }
         if (judged == nullptr) {
             if (suffix_cache_.size() >= kMaxSuffixSets) suffix_cache_.erase(suffix_cache_.begin());
-            std::string synthetic(c.chars, 'a');  // only the count matters: no alternative lists texts
-            synthetic.push_back('"');
-            SuffixVerdicts fresh{key, state,
-                                 std::vector<uint8_t>(tokens_->string_classes().suffixes().size(), kSuffixNo)};
-            PrefixChecker& checker = level(base, from);
-            head_memo_.fill(0);
-            if (checker.feed(synthetic) != StreamState::kInvalid) judge_suffixes(fresh.verdicts, base);
-            suffix_cache_.push_back(std::move(fresh));
+            // Shared under its own key ('s', the survivors, the state), apart from the masks' keys.
+            std::string shared_key(1, 's');
+            shared_key.append(reinterpret_cast<const char*>(&key), sizeof key);
+            shared_key.append(state);
+            std::shared_ptr<const CachedMask> verdicts = cache_->find(shared_key);
+            if (verdicts == nullptr) {
+                auto fresh = std::make_shared<CachedMask>();
+                fresh->suffix_verdicts.assign(tokens_->string_classes().suffixes().size(), kSuffixNo);
+                std::string synthetic(c.chars, 'a');  // only the count matters: no alternative lists texts
+                synthetic.push_back('"');
+                PrefixChecker& checker = level(base, from);
+                head_memo_.fill(0);
+                if (checker.feed(synthetic) != StreamState::kInvalid) judge_suffixes(fresh->suffix_verdicts, base);
+                cache_->insert(std::move(shared_key), fresh);
+                verdicts = std::move(fresh);
+            }
+            suffix_cache_.push_back(SuffixVerdicts{key, state, std::move(verdicts)});
             judged = &suffix_cache_.back();
         }
-        const uint8_t v = judged->verdicts[c.suffix];
+        const uint8_t v = judged->verdicts->suffix_verdicts[c.suffix];
         judging_ = c.token;
         allowed[static_cast<size_t>(c.token)] =
             v == kSuffixEach ? (verdict(levels_[0], StreamState::kComplete, tokens_->bytes(c.token)) ? 1 : 0) : v;

@@ -11,7 +11,7 @@ JsonMaskCache::JsonMaskCache(std::shared_ptr<const structured::CompiledSchema> s
 
 std::size_t JsonMaskCache::cost(const std::string& key, const CachedMask& mask) {
     return sizeof(Entry) + key.size() + mask.bits.size() * sizeof(uint64_t) + mask.finals.size() * sizeof(int32_t) +
-           64;  // the index's node, roughly
+           mask.suffix_verdicts.size() + 64;  // the index's node, roughly
 }
 
 std::shared_ptr<const CachedMask> JsonMaskCache::find(std::string_view key) {

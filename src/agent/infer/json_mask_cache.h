@@ -21,10 +21,14 @@ class TokenBytes;
 /// later state with the same key costs a lookup and a copy. `finals`: the tokens that complete the document from
 /// that state, whose verdict reads the whole text (CompiledSchema::accepts) and so is judged again each time;
 /// their bits are 0 here.
+/// The same cache also keeps, under keys of their own, the verdicts on every distinct suffix after a closing quote
+/// for a container state (`suffix_verdicts`, JsonConstraint's closers; no bits then), which a string closing in a
+/// place seen before reuses whatever its length.
 struct CachedMask {
     std::vector<uint64_t> bits;
     std::size_t width = 0;  // tokens (the logits' width)
     std::vector<int32_t> finals;
+    std::vector<uint8_t> suffix_verdicts;
 };
 
 /// The most recently used masks, up to a memory budget (keys, bits and lists counted), for one schema and one
