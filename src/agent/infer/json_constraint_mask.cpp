@@ -104,7 +104,9 @@ void JsonConstraint::state_key(std::string& out) const {
     // A number's digits matter to the mask only through its length (kMaxNumberBytes) and, once it ends, whether
     // it is integral: below 16 bytes with any token's number bytes, neither reads more than its shape.
     const size_t prefix = tokens_->max_number_prefix();
-    committed_.state_key(out, tokens_->max_bytes(), prefix < 15 ? 15 - prefix : 0);
+    // A token closes at most max_closers() containers: the ones further out cannot change its verdict.
+    committed_.state_key(out, tokens_->max_bytes(), prefix < 15 ? 15 - prefix : 0, tokens_->max_closers() + 1,
+                         tokens_->max_openers());
     const size_t run = std::min(layout_run_, kMaxLayoutWhitespace + 1);
     out.append(reinterpret_cast<const char*>(&run), sizeof run);
 }

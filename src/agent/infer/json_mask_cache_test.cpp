@@ -3,6 +3,7 @@
 // and bytes agree; the cache keeps to its budget.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -107,6 +108,25 @@ TEST(JsonMaskCacheTest, ANumbersDigitsAreLeftOutWhereNothingReadsTheValue) {
         expect_same(tokens, vocab, schema, cache, doc);
 }
 
+// Open containers at the end of a JSON prefix.
+size_t nesting(std::string_view text) {
+    size_t depth = 0;
+    bool in_string = false, escaped = false;
+    for (char c : text) {
+        if (in_string) {
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            ++depth;
+        } else if ((c == '}' || c == ']') && depth > 0) {
+            --depth;
+        }
+    }
+    return depth;
+}
+
 // Random walks on one cache: each step's mask equals a fresh computation's (states differing in context meet).
 TEST(JsonMaskCacheTest, RandomWalksOnASharedCacheMatchFreshMasks) {
     const std::vector<std::string> vocab = small_vocab();
@@ -114,10 +134,17 @@ TEST(JsonMaskCacheTest, RandomWalksOnASharedCacheMatchFreshMasks) {
     for (const char* text : {R"({"type":"object","required":["a","n"],"additionalProperties":false,
                                 "properties":{"a":{"type":"array","items":{"type":"string","maxLength":3}},
                                               "n":{"anyOf":[{"type":"number"},{"type":"null"}]}}})",
-                             R"({"type":"array","maxItems":4,"items":{"type":"string","pattern":"^a"}})"}) {
+                             R"({"type":"array","maxItems":4,"items":{"type":"string","pattern":"^a"}})",
+                             // Nesting past the key's window of innermost containers.
+                             R"({"$defs":{"n":{"type":"object","additionalProperties":false,
+                                               "properties":{"a":{"type":"array","items":{"$ref":"#/$defs/n"}},
+                                                             "n":{"anyOf":[{"type":"integer","maximum":5},
+                                                                           {"type":"null"}]}}}},
+                                 "$ref":"#/$defs/n"})"}) {
         const auto schema = compile(text);
         const auto cache = std::make_shared<JsonMaskCache>(schema, tokens);
         std::vector<uint8_t> a(vocab.size()), b(vocab.size());
+        size_t deepest = 0;
         for (uint64_t seed = 1; seed <= 150; ++seed) {
             std::mt19937_64 rng(seed);
             JsonConstraint shared(tokens, schema, cache);
@@ -130,12 +157,21 @@ TEST(JsonMaskCacheTest, RandomWalksOnASharedCacheMatchFreshMasks) {
                 for (size_t t = 0; t < a.size(); ++t)
                     if (a[t] != 0) ok.push_back(static_cast<int32_t>(t));
                 if (ok.empty() || (shared.complete() && rng() % 3 == 0)) break;
-                const int32_t t = ok[rng() % ok.size()];
+                // Mostly tokens that open something, so that walks nest deep.
+                std::vector<int32_t> opening;
+                for (int32_t t : ok)
+                    if (vocab[static_cast<size_t>(t)].find_first_of("{[") != std::string::npos) opening.push_back(t);
+                const std::vector<int32_t>& from = !opening.empty() && rng() % 3 == 0 ? opening : ok;
+                const int32_t t = from[rng() % from.size()];
                 shared.accept(t);
                 fresh.accept(t);
+                deepest = std::max(deepest, nesting(shared.text()));
             }
         }
         EXPECT_GT(cache->hits(), 0u);
+        if (std::string_view(text).find("$defs") != std::string_view::npos) {
+            EXPECT_GT(deepest, 4u) << text;  // past the window (the vocabulary closes at most 2 containers a token)
+        }
     }
 }
 

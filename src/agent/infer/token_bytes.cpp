@@ -34,6 +34,12 @@ TokenBytes::TokenBytes(std::vector<std::string> bytes) : bytes_(std::move(bytes)
         if (!bytes_[t].empty()) order_.push_back(static_cast<int32_t>(t));
         max_bytes_ = std::max(max_bytes_, bytes_[t].size());
         max_number_prefix_ = std::max(max_number_prefix_, number_prefix(bytes_[t]));
+        const auto count = [&](char a, char b) {
+            return static_cast<size_t>(std::count(bytes_[t].begin(), bytes_[t].end(), a) +
+                                       std::count(bytes_[t].begin(), bytes_[t].end(), b));
+        };
+        max_closers_ = std::max(max_closers_, count('}', ']'));
+        max_openers_ = std::max(max_openers_, count('{', '['));
     }
     std::sort(order_.begin(), order_.end(),
               [this](int32_t a, int32_t b) { return bytes_[a] < bytes_[b] || (bytes_[a] == bytes_[b] && a < b); });

@@ -50,6 +50,9 @@ class TokenBytes {
     size_t max_bytes() const { return max_bytes_; }
     /// The most bytes a token begins with that could continue a number (digits, a fraction, an exponent).
     size_t max_number_prefix() const { return max_number_prefix_; }
+    /// The most '}' and ']' bytes (containers a token could close), and '{' and '[' bytes, in one token.
+    size_t max_closers() const { return max_closers_; }
+    size_t max_openers() const { return max_openers_; }
     /// How each token reads inside a JSON string.
     const StringTokenClasses& string_classes() const { return classes_; }
 
@@ -65,6 +68,7 @@ class TokenBytes {
     std::array<std::vector<uint8_t>, 256> seconds_;
     size_t max_bytes_ = 0;
     size_t max_number_prefix_ = 0;
+    size_t max_closers_ = 0, max_openers_ = 0;
     StringTokenClasses classes_;
 };
 

@@ -93,21 +93,33 @@ StreamState JsonStream::finish() {
 }
 
 void JsonStream::container_state(std::string& out) const {
-    out.append(stack_.data(), stack_.size());
+    window_state(out, SIZE_MAX, 0);
+}
+
+void JsonStream::window_state(std::string& out, std::size_t window, std::size_t open_cap) const {
+    const std::size_t depth = stack_.size();
+    const std::size_t from = depth > window ? depth - window : 0;
+    if (from > 0) {  // only the innermost `window` containers, and the depth where the limit is near
+        out.push_back('~');
+        const std::size_t near = depth + open_cap >= options_.max_depth ? depth : 0;
+        out.append(reinterpret_cast<const char*>(&near), sizeof near);
+    }
+    out.append(stack_.data() + from, depth - from);
     out.push_back('|');
-    for (std::size_t n : count_) {
+    for (std::size_t i = from; i < count_.size(); ++i) {
+        const std::size_t n = count_[i];
         const std::size_t near = n + 4096 >= options_.max_members ? n : 0;  // counts matter only near the limit
         out.append(reinterpret_cast<const char*>(&near), sizeof near);
     }
     out.push_back(in_key_ ? 'k' : 'v');
 }
 
-void JsonStream::state_key(std::string& out, bool text_free, std::size_t number_shape_below,
-                           std::size_t room_cap) const {
+void JsonStream::state_key(std::string& out, bool text_free, std::size_t number_shape_below, std::size_t room_cap,
+                           std::size_t window, std::size_t open_cap) const {
     const auto put = [&out](const auto& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
     put(state_);
     put(mode_);
-    container_state(out);
+    window_state(out, window, open_cap);
     put(bom_seen_);
     put(offset_ == 0);
     if (mode_ == Mode::kString) {

@@ -766,6 +766,10 @@ void SchemaChecker::put_alts(std::string& out, const std::vector<Alt>& list) {
 }
 
 void SchemaChecker::container_state(std::string& out) const {
+    window_state(out, SIZE_MAX);
+}
+
+void SchemaChecker::window_state(std::string& out, std::size_t window) const {
     const auto put = [&out](const auto& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
     const auto alts = [&out](const std::vector<Alt>& list) { put_alts(out, list); };
     // An array's count matters only to keywords that count or index its items.
@@ -780,8 +784,10 @@ void SchemaChecker::container_state(std::string& out) const {
         }
         return false;
     };
-    put(frames_.size());
-    for (const Frame& f : frames_) {
+    const std::size_t from = frames_.size() > window ? frames_.size() - window : 0;
+    put(from > 0 ? SIZE_MAX : frames_.size());  // deeper frames left out: a marker
+    for (std::size_t i = from; i < frames_.size(); ++i) {
+        const Frame& f = frames_[i];
         put(f.object);
         put(f.object || counted(f) ? f.count : 0);
         alts(f.alts);
@@ -797,9 +803,9 @@ void SchemaChecker::container_state(std::string& out) const {
     alts(current_);
 }
 
-void SchemaChecker::state_key(std::string& out, bool text_free) const {
+void SchemaChecker::state_key(std::string& out, bool text_free, std::size_t window) const {
     const auto put = [&out](const auto& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
-    container_state(out);
+    window_state(out, window);
     put_alts(out, next_);
     put(in_literal_);
     if (!frames_.empty()) {

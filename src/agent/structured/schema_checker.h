@@ -82,8 +82,10 @@ class SchemaChecker final : public JsonEvents {
     void container_state(std::string& out) const;
     /// Appends everything here that decides the checks from now on (for a constrained decoder's per-state mask
     /// cache): container_state(), the next value's alternatives, the key being read and the string being read
-    /// (its text, or with `text_free` only its length where a length keyword counts it).
-    void state_key(std::string& out, bool text_free) const;
+    /// (its text, or with `text_free` only its length where a length keyword counts it). `window`: only the
+    /// innermost this many containers count (a close settles only its parent's alternatives, so events that close
+    /// fewer than `window` containers never read the others).
+    void state_key(std::string& out, bool text_free, std::size_t window) const;
     /// Whether the number being read is checked by its value (numeric bounds or `multipleOf` on a living
     /// alternative), not only by its shape.
     bool number_value_checked() const;
@@ -126,6 +128,8 @@ class SchemaChecker final : public JsonEvents {
         std::unordered_set<std::string> keys;  // distinct keys so far (objects)
     };
 
+    // container_state() of the innermost `window` frames (state_key()).
+    void window_state(std::string& out, std::size_t window) const;
     // container_state() and state_key(): a list of alternatives (their parents, liveness and nodes).
     static void put_alts(std::string& out, const std::vector<Alt>& list);
     bool expand(const json::Value* node, int depth, std::vector<Conj>& out) const;
