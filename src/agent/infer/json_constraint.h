@@ -38,7 +38,9 @@ namespace slipstream::agent::infer {
 /// StringTokenClasses settle every token that stays in the string by its character count and the tokens that close
 /// it by their suffix (judged once per container state); in a listed key or enum string only the tokens along the
 /// listed texts are checked; elsewhere the tokens are walked in byte order with one checker per shared prefix, a
-/// byte the syntax refuses skipping every token under it without a check.
+/// byte the syntax refuses skipping every token under it without a check. Each state's mask is kept in a
+/// JsonMaskCache (shared per schema by the engine) under PrefixChecker::state_key, so a state seen before costs a
+/// lookup and a copy; tokens that complete the document are judged again each time.
 class JsonConstraint final : public TokenConstraint {
   public:
     static constexpr size_t kMaxLayoutWhitespace = 20;
