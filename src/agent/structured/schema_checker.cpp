@@ -791,10 +791,8 @@ void SchemaChecker::window_state(std::string& out, std::size_t window) const {
         put(f.object);
         put(f.object || counted(f) ? f.count : 0);
         alts(f.alts);
-        std::vector<std::string_view> keys(f.keys.begin(), f.keys.end());
-        std::sort(keys.begin(), keys.end());
-        put(keys.size());
-        for (std::string_view k : keys) {
+        put(f.keys.size());
+        for (std::string_view k : f.keys.items) {  // sorted
             put(k.size());
             out.append(k);
         }

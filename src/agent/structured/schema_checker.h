@@ -1,12 +1,13 @@
 // SchemaChecker: the JSON Schema keywords a streamed prefix can prove unsatisfiable, checked event by event.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -120,12 +121,25 @@ class SchemaChecker final : public JsonEvents {
         Conj nodes;              // all must hold (empty: anything)
         bool alive = true;
     };
+    // An object's distinct keys, sorted: copied with the checker at each candidate a generator tries, where a
+    // vector of short strings copies without allocating per key (a hash set's nodes would).
+    struct KeySet {
+        std::vector<std::string> items;
+        std::size_t count(std::string_view k) const {
+            return std::binary_search(items.begin(), items.end(), k, std::less<>()) ? 1 : 0;
+        }
+        void insert(const std::string& k) {
+            const auto at = std::lower_bound(items.begin(), items.end(), k);
+            if (at == items.end() || *at != k) items.insert(at, k);
+        }
+        std::size_t size() const { return items.size(); }
+    };
     struct Frame {
         bool object = false;
-        std::vector<Alt> alts;                 // the container's alternatives
-        std::size_t count = 0;                 // elements so far (arrays)
-        std::string key;                       // the key being read (objects)
-        std::unordered_set<std::string> keys;  // distinct keys so far (objects)
+        std::vector<Alt> alts;  // the container's alternatives
+        std::size_t count = 0;  // elements so far (arrays)
+        std::string key;        // the key being read (objects)
+        KeySet keys;            // distinct keys so far (objects)
     };
 
     // container_state() of the innermost `window` frames (state_key()).
