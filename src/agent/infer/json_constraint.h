@@ -163,6 +163,9 @@ class JsonConstraint final : public TokenConstraint {
     const structured::PrefixChecker* digits_at_ = nullptr;
     uint64_t digits_writes_ = 0;
     bool digits_integer_ = false;
+    bool digits_has_fraction_ = false;   // the number has '.', 'e' or 'E'
+    size_t digits_exponent_ = SIZE_MAX;  // where its exponent's 'e' or 'E' is (SIZE_MAX: none)
+    size_t digits_exponent_digits_ = 0;  // digits after it
     std::vector<structured::SchemaChecker::IntegerRange>
         digits_bounds_;  // levels_[1] fed one byte more: 1 accepted, -1 refused, 0 unknown
 };

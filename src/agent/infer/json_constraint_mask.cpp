@@ -458,6 +458,12 @@ bool JsonConstraint::judge_digits(const PrefixChecker& at, std::string_view digi
         digits_at_ = &at;
         digits_writes_ = level_writes_;
         digits_integer_ = at.in_integer();
+        digits_has_fraction_ = number.find_first_of(".eE") != std::string_view::npos;
+        const size_t e = number.find_first_of("eE");
+        digits_exponent_ = e == std::string_view::npos ? SIZE_MAX : e;
+        digits_exponent_digits_ = 0;
+        for (size_t i = e == std::string_view::npos ? number.size() : e + 1; i < number.size(); ++i)
+            digits_exponent_digits_ += number[i] >= '0' && number[i] <= '9' ? 1 : 0;
         digits_bounds_ = digits_integer_ ? at.integer_bounds() : std::vector<structured::SchemaChecker::IntegerRange>{};
         for (const auto& r : digits_bounds_) {
             if (std::isinf(r.lo) && r.lo < 0 && std::isinf(r.hi) && r.hi > 0 && r.multiple_of == 0) {
@@ -467,19 +473,14 @@ bool JsonConstraint::judge_digits(const PrefixChecker& at, std::string_view digi
         }
     }
     if (digits_integer_) {
-        if (number.find_first_of(".eE") != std::string_view::npos) return false;
+        if (digits_has_fraction_) return false;
         if (digits_bounds_.empty()) return true;
         char buf[kMaxNumberBytes];
         std::copy(number.begin(), number.end(), buf);
         std::copy(digits.begin(), digits.end(), buf + number.size());
         return integer_reachable(std::string_view(buf, number.size() + digits.size()), digits_bounds_);
     }
-    const size_t e = number.find_first_of("eE");
-    if (e == std::string_view::npos) return true;
-    size_t exponent_digits = digits.size();
-    for (size_t i = e + 1; i < number.size(); ++i)
-        exponent_digits += number[i] >= '0' && number[i] <= '9' ? 1 : 0;
-    return exponent_digits <= 2;
+    return digits_exponent_ == SIZE_MAX || digits_exponent_digits_ + digits.size() <= 2;
 }
 
 }  // namespace slipstream::agent::infer
