@@ -156,6 +156,7 @@ class JsonConstraint final : public TokenConstraint {
     std::vector<SuffixVerdicts> suffix_cache_;
     std::array<int8_t, 256> head_memo_{};
     bool digits_done_ = false;
+    bool spaces_done_ = false;   // walk(): the head is between tokens and its tokens of whitespace only are judged
     size_t slot_base_ = 1;       // push_level(): the slot of the stack's root level (levels_[slot_base_ + depth])   //
                                  // walk(): the head is in a number and its tokens of digits only are judged already
     uint64_t level_writes_ = 0;  // level() calls: a checker at the same address may differ

@@ -313,6 +313,7 @@ void JsonConstraint::fill_listed(std::span<uint8_t> allowed, const std::vector<s
                 if (root.feed(path) == StreamState::kInvalid) break;
                 stack_.assign(1, Level{len, false, root.free_string(), 1});
                 digits_done_ = false;
+                spaces_done_ = false;
                 walk_range(allowed, lo, hi);
                 break;
             }
@@ -361,6 +362,22 @@ void JsonConstraint::walk(std::span<uint8_t> allowed) {
                     allowed[t] = judge_digits(head, tokens_->at(i).substr(1)) ? 1 : 0;
             }
         }
+        // Between tokens, tokens of whitespace only change nothing but the run plausible() bounds.
+        spaces_done_ = head.state() == StreamState::kPartial && head.in_layout() &&
+                       (b == ' ' || b == '\t' || b == '\n' || b == '\r');
+        if (spaces_done_) {  // the byte alone, and under each second byte of whitespace
+            const auto judge_spaces = [&](uint32_t from, uint32_t to) {
+                for (uint32_t i = from; i < to; ++i) {
+                    const auto t = static_cast<size_t>(tokens_->order()[i]);
+                    if (tokens_->all_space_at(i) && t < allowed.size()) allowed[t] = plausible(tokens_->at(i)) ? 1 : 0;
+                }
+            };
+            judge_spaces(lo, tokens_->second_byte_range(static_cast<unsigned char>(b), 0).first);
+            for (const char c : {'\t', '\n', '\r', ' '}) {
+                const auto [from, to] = tokens_->second_byte_range(static_cast<unsigned char>(b), c);
+                judge_spaces(from, to);
+            }
+        }
         // The tokens of one byte, then those under each second byte the head can take (the rest skipped at once).
         stack_.assign(1, Level{1, false, room, 1});
         const uint32_t singles = tokens_->second_byte_range(static_cast<unsigned char>(b), 0).first;
@@ -379,7 +396,7 @@ void JsonConstraint::walk_range(std::span<uint8_t> allowed, uint32_t lo, uint32_
     const std::vector<uint32_t>& shared = tokens_->shared_prefix();
     const size_t root = stack_.front().length;
     for (uint32_t i = lo; i < hi; ++i) {
-        if (digits_done_ && tokens_->all_digits_at(i)) continue;
+        if ((digits_done_ && tokens_->all_digits_at(i)) || (spaces_done_ && tokens_->all_space_at(i))) continue;
         const int32_t token = order[i];
         const std::string_view bytes = tokens_->at(i);
         const size_t with_previous = i > lo ? shared[i - 1] : root;

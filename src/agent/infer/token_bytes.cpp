@@ -72,9 +72,13 @@ TokenBytes::TokenBytes(std::vector<std::string> bytes) : bytes_(std::move(bytes)
         by_id_[static_cast<size_t>(order_[k])] = by_order_.back();
         at += n;
     }
-    digits_.reserve(by_order_.size());
-    for (std::string_view b : by_order_)
-        digits_.push_back(std::all_of(b.begin(), b.end(), [](char c) { return c >= '0' && c <= '9'; }) ? 1 : 0);
+    kinds_.reserve(by_order_.size());
+    for (std::string_view b : by_order_) {
+        const bool digits = std::all_of(b.begin(), b.end(), [](char c) { return c >= '0' && c <= '9'; });
+        const bool space =
+            std::all_of(b.begin(), b.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
+        kinds_.push_back(static_cast<uint8_t>((digits ? kDigits : 0) | (space ? kSpace : 0)));
+    }
     second_.assign(256 * 257, 0);
     for (unsigned b = 0; b < 256; ++b) {
         uint32_t j = first_[b];

@@ -45,7 +45,9 @@ class TokenBytes {
     /// [begin, end) of order() whose tokens start with `prefix` (those equal to it first).
     std::pair<uint32_t, uint32_t> prefix_range(std::string_view prefix) const;
     /// Whether order()[i] is made of ASCII digits only.
-    bool all_digits_at(uint32_t i) const { return digits_[i] != 0; }
+    bool all_digits_at(uint32_t i) const { return (kinds_[i] & kDigits) != 0; }
+    /// Whether order()[i] is made of JSON whitespace only (space, tab, newline, carriage return).
+    bool all_space_at(uint32_t i) const { return (kinds_[i] & kSpace) != 0; }
     /// The longest token's length in bytes.
     size_t max_bytes() const { return max_bytes_; }
     /// The most bytes a token begins with that could continue a number (digits, a fraction, an exponent).
@@ -60,7 +62,8 @@ class TokenBytes {
     std::vector<std::string> bytes_;  // emptied once the tables below are made
     std::string arena_;               // every token's bytes, in order()
     std::vector<std::string_view> by_id_, by_order_;
-    std::vector<uint8_t> digits_;  // per position in order(): 1 when all the token's bytes are digits
+    static constexpr uint8_t kDigits = 1, kSpace = 2;
+    std::vector<uint8_t> kinds_;  // per position in order(): kDigits, kSpace when all the token's bytes are such
     std::vector<int32_t> order_;
     std::vector<uint32_t> shared_;
     std::array<uint32_t, 257> first_{};
