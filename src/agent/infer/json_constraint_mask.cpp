@@ -354,12 +354,20 @@ void JsonConstraint::walk(std::span<uint8_t> allowed) {
             continue;
         }
         // Inside a number, tokens of digits only are judged by their digits alone (walk_range skips them).
-        digits_done_ = !head.number_text().empty();
+        // Only a digit begins such a token: the digit alone, and the ranges under a second digit.
+        digits_done_ = !head.number_text().empty() && b >= '0' && b <= '9';
         if (digits_done_) {
-            for (uint32_t i = lo; i < hi; ++i) {
-                const auto t = static_cast<size_t>(tokens_->order()[i]);
-                if (tokens_->all_digits_at(i) && t < allowed.size())
-                    allowed[t] = judge_digits(head, tokens_->at(i).substr(1)) ? 1 : 0;
+            const auto judge_all = [&](uint32_t from, uint32_t to) {
+                for (uint32_t i = from; i < to; ++i) {
+                    const auto t = static_cast<size_t>(tokens_->order()[i]);
+                    if (tokens_->all_digits_at(i) && t < allowed.size())
+                        allowed[t] = judge_digits(head, tokens_->at(i).substr(1)) ? 1 : 0;
+                }
+            };
+            judge_all(lo, tokens_->second_byte_range(static_cast<unsigned char>(b), 0).first);
+            for (char c = '0'; c <= '9'; ++c) {
+                const auto [from, to] = tokens_->second_byte_range(static_cast<unsigned char>(b), c);
+                judge_all(from, to);
             }
         }
         // Between tokens, tokens of whitespace only change nothing but the run plausible() bounds.
