@@ -167,7 +167,8 @@ void CompletionJob::submit_all() {
         g.priority = request_.priority;
         if (request_.deadline_ms > 0) g.deadline = started_ + std::chrono::milliseconds(request_.deadline_ms);
         if (request_.response_schema)
-            g.constraint = std::make_shared<JsonConstraint>(engine_.token_bytes(), request_.response_schema);
+            g.constraint = std::make_shared<JsonConstraint>(engine_.token_bytes(), request_.response_schema,
+                                                            engine_.mask_cache(request_.response_schema));
         auto self = shared_from_this();
         g.on_event = [self, first](const GenerationEvent& ev) {
             self->on_event(*self->choices_[first + static_cast<size_t>(ev.fork)], ev);

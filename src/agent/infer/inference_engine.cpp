@@ -111,6 +111,8 @@ base::Result<std::unique_ptr<InferenceEngine>> InferenceEngine::open(const std::
     prep.max_queue = std::max<std::size_t>(1, options.max_pending_prep);
     prep.name = "ss-infer-prep";
     engine->prep_ = std::make_unique<store::WorkerPool>(prep);
+    engine->mask_cache_schemas_ = options.mask_cache_schemas;
+    engine->mask_cache_bytes_ = options.mask_cache_bytes;
     return engine;
 }
 
@@ -123,6 +125,23 @@ std::shared_ptr<const TokenBytes> InferenceEngine::token_bytes() {
         token_bytes_ = std::make_shared<const TokenBytes>(std::move(bytes));
     });
     return token_bytes_;
+}
+
+std::shared_ptr<JsonMaskCache> InferenceEngine::mask_cache(
+    const std::shared_ptr<const structured::CompiledSchema>& schema) {
+    if (mask_cache_schemas_ == 0 || schema == nullptr) return nullptr;
+    const std::shared_ptr<const TokenBytes> tokens = token_bytes();
+    std::lock_guard lock(mask_caches_mu_);
+    for (auto it = mask_caches_.begin(); it != mask_caches_.end(); ++it) {
+        if ((*it)->serves(schema.get(), tokens.get())) {
+            mask_caches_.splice(mask_caches_.begin(), mask_caches_, it);
+            return mask_caches_.front();
+        }
+    }
+    mask_caches_.push_front(std::make_shared<JsonMaskCache>(schema, tokens, mask_cache_bytes_));
+    while (mask_caches_.size() > mask_cache_schemas_)
+        mask_caches_.pop_back();
+    return mask_caches_.front();
 }
 
 InferenceEngine::~InferenceEngine() {

@@ -4,11 +4,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "agent/infer/chat_template.h"
+#include "agent/infer/json_mask_cache.h"
 #include "agent/infer/llama_model.h"
 #include "agent/infer/scheduler.h"
 #include "agent/infer/token_bytes.h"
@@ -27,6 +29,10 @@ struct EngineOptions {
     std::string tokenizer_path;           // llama2.c checkpoints only: tokenizer.bin (default: beside the model)
     std::size_t prep_threads = 1;         // threads that render chat templates and tokenize prompts
     std::size_t max_pending_prep = 1024;  // requests waiting for them; prepare() refuses beyond it
+    // Constrained decoding: token masks cached per schema (JsonMaskCache) for the most recent this many schemas,
+    // each up to mask_cache_bytes.
+    std::size_t mask_cache_schemas = 8;
+    std::size_t mask_cache_bytes = JsonMaskCache::kDefaultMaxBytes;
 };
 
 /// Owns the model, its tokenizer and chat template, and a running scheduler (its step thread starts in open()
@@ -57,6 +63,9 @@ class InferenceEngine {
     /// Every token's bytes (the model's vocabulary wide), made on first use and shared by constrained requests.
     /// Any thread.
     std::shared_ptr<const TokenBytes> token_bytes();
+    /// The mask cache shared by the constrained requests of `schema` (one per schema, the most recent
+    /// mask_cache_schemas kept; null when that is 0). Any thread.
+    std::shared_ptr<JsonMaskCache> mask_cache(const std::shared_ptr<const structured::CompiledSchema>& schema);
 
   private:
     InferenceEngine() = default;
@@ -69,6 +78,9 @@ class InferenceEngine {
     std::unique_ptr<Scheduler> scheduler_;
     std::once_flag token_bytes_once_;
     std::shared_ptr<const TokenBytes> token_bytes_;
+    std::size_t mask_cache_schemas_ = 0, mask_cache_bytes_ = 0;
+    std::mutex mask_caches_mu_;
+    std::list<std::shared_ptr<JsonMaskCache>> mask_caches_;  // most recent first
     std::unique_ptr<store::WorkerPool> prep_;  // reset first in the destructor: its queued jobs still submit
 };
 

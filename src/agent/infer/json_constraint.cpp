@@ -33,8 +33,11 @@ json::ParseOptions generation_options() {
 }  // namespace
 
 JsonConstraint::JsonConstraint(std::shared_ptr<const TokenBytes> tokens,
-                               std::shared_ptr<const structured::CompiledSchema> schema)
-    : tokens_(std::move(tokens)), committed_(std::move(schema), generation_options()) {
+                               std::shared_ptr<const structured::CompiledSchema> schema,
+                               std::shared_ptr<JsonMaskCache> cache)
+    : tokens_(std::move(tokens)), cache_(std::move(cache)), committed_(std::move(schema), generation_options()) {
+    if (cache_ == nullptr || !cache_->serves(&committed_.schema(), tokens_.get()))
+        cache_ = std::make_shared<JsonMaskCache>(committed_.schema_ptr(), tokens_);
     levels_.reserve(64);
     levels_.assign(2, committed_);  // the scratch and the first-byte level
 }
@@ -48,6 +51,17 @@ bool JsonConstraint::plausible(std::string_view bytes) const {
 bool JsonConstraint::verdict(const PrefixChecker& after, StreamState s, std::string_view bytes) {
     if (s == StreamState::kPartial) return partial_ok(after, after.number_text());
     if (s == StreamState::kInvalid) return false;
+    if (recording_) {
+        if (judging_ >= 0) {
+            finals_seen_.push_back(judging_);
+        } else {
+            unattributed_final_ = true;
+        }
+    }
+    return final_verdict(bytes);
+}
+
+bool JsonConstraint::final_verdict(std::string_view bytes) {
     // Whitespace after the document changes nothing in its verdict: "}" and "}\n" share one.
     size_t end = bytes.size();
     while (end > 0 && layout_space(bytes[end - 1]))
@@ -70,6 +84,7 @@ bool JsonConstraint::allows_escape(std::string_view bytes) {
 }
 
 bool JsonConstraint::allows(int32_t token) {
+    judging_ = token;
     const std::string_view bytes = tokens_->bytes(token);
     if (!plausible(bytes)) return false;
     if (needs_bytewise(bytes)) return allows_escape(bytes);

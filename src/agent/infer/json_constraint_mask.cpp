@@ -2,9 +2,12 @@
 // the tokens in byte order elsewhere; equal to allows() token by token (json_mask_test).
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstring>
 
 #include "agent/infer/json_constraint.h"
+#include "agent/infer/token_mask_bits.h"
 #include "agent/structured/string_run.h"
 
 namespace slipstream::agent::infer {
@@ -27,7 +30,88 @@ using structured::PrefixChecker;
 using structured::StreamState;
 using structured::StringRun;
 
+// A state seen before (its key: committed_'s state_key, the whitespace run and the width) costs a lookup and a copy
+// of its bits; the tokens that complete the document are judged again (the verdict reads the whole text). A new
+// state is computed and stored, unless a verdict completed the document for a token it cannot name.
 void JsonConstraint::fill_allowed(std::span<uint8_t> allowed) {
+    if (const auto hit = cached(allowed.size())) {
+        expand_mask(hit->bits, allowed);
+        for (int32_t t : hit->finals)
+            allowed[static_cast<size_t>(t)] = final_verdict(tokens_->bytes(t)) ? 1 : 0;
+        return;
+    }
+    compute_and_store(allowed);
+}
+
+void JsonConstraint::fill_allowed_bits(std::span<uint32_t> bits, std::size_t tokens) {
+    auto mask = cached(tokens);
+    const std::vector<uint64_t>* words = mask != nullptr ? &mask->bits : nullptr;
+    if (mask == nullptr) {
+        scratch_.resize(tokens);
+        mask = compute_and_store(scratch_);
+        if (mask == nullptr) {
+            packed_.resize(mask_words(tokens));
+            pack_mask(scratch_, packed_);
+            words = &packed_;
+        } else {
+            words = &mask->bits;
+        }
+    }
+    // Bit t of the 64-bit words is bit t of the 32-bit words in little-endian memory.
+    static_assert(std::endian::native == std::endian::little);
+    const size_t n = std::min(bits.size(), (tokens + 31) / 32);
+    std::memcpy(bits.data(), words->data(), n * sizeof(uint32_t));
+    std::fill(bits.begin() + static_cast<std::ptrdiff_t>(n), bits.end(), 0);
+    if (mask == nullptr) return;
+    for (int32_t t : mask->finals) {
+        const auto i = static_cast<size_t>(t);
+        if (i / 32 < n && final_verdict(tokens_->bytes(t))) bits[i / 32] |= uint32_t{1} << (i % 32);
+    }
+}
+
+std::shared_ptr<const CachedMask> JsonConstraint::cached(size_t width) {
+    key_.clear();
+    state_key(key_);
+    key_.append(reinterpret_cast<const char*>(&width), sizeof width);
+    auto hit = cache_->find(key_);
+    return hit != nullptr && hit->width == width ? hit : nullptr;
+}
+
+std::shared_ptr<const CachedMask> JsonConstraint::compute_and_store(std::span<uint8_t> allowed) {
+    recording_ = true;
+    unattributed_final_ = false;
+    judging_ = -1;
+    finals_seen_.clear();
+    compute_mask(allowed);
+    recording_ = false;
+    judging_ = -1;
+    if (unattributed_final_) return nullptr;
+    const size_t width = allowed.size();
+    auto mask = std::make_shared<CachedMask>();
+    mask->width = width;
+    mask->bits.resize(mask_words(width));
+    pack_mask(allowed, mask->bits);
+    std::sort(finals_seen_.begin(), finals_seen_.end());
+    finals_seen_.erase(std::unique(finals_seen_.begin(), finals_seen_.end()), finals_seen_.end());
+    for (int32_t t : finals_seen_)
+        mask->bits[static_cast<size_t>(t) / 64] &= ~(uint64_t{1} << (static_cast<size_t>(t) % 64));
+    mask->finals = finals_seen_;
+    cache_->insert(key_, mask);
+    return mask;
+}
+
+void JsonConstraint::state_key(std::string& out) const {
+    // A number's digits matter to the mask only through its length (kMaxNumberBytes) and, once it ends, whether
+    // it is integral: below 16 bytes with any token's number bytes, neither reads more than its shape.
+    const size_t prefix = tokens_->max_number_prefix();
+    // A token closes at most max_closers() containers: the ones further out cannot change its verdict.
+    committed_.state_key(out, tokens_->max_bytes(), prefix < 15 ? 15 - prefix : 0, tokens_->max_closers() + 1,
+                         tokens_->max_openers());
+    const size_t run = std::min(layout_run_, kMaxLayoutWhitespace + 1);
+    out.append(reinterpret_cast<const char*>(&run), sizeof run);
+}
+
+void JsonConstraint::compute_mask(std::span<uint8_t> allowed) {
     if (const auto room = committed_.free_string(); room && room->bytes >= tokens_->max_bytes()) {
         fill_free_string(allowed, *room);  // writes every entry
         return;
@@ -97,17 +181,27 @@ void JsonConstraint::fill_closers(std::span<uint8_t> allowed, const PrefixChecke
         }
         if (judged == nullptr) {
             if (suffix_cache_.size() >= kMaxSuffixSets) suffix_cache_.erase(suffix_cache_.begin());
-            std::string synthetic(c.chars, 'a');  // only the count matters: no alternative lists texts
-            synthetic.push_back('"');
-            SuffixVerdicts fresh{key, state,
-                                 std::vector<uint8_t>(tokens_->string_classes().suffixes().size(), kSuffixNo)};
-            PrefixChecker& checker = level(base, from);
-            head_memo_.fill(0);
-            if (checker.feed(synthetic) != StreamState::kInvalid) judge_suffixes(fresh.verdicts, base);
-            suffix_cache_.push_back(std::move(fresh));
+            // Shared under its own key ('s', the survivors, the state), apart from the masks' keys.
+            std::string shared_key(1, 's');
+            shared_key.append(reinterpret_cast<const char*>(&key), sizeof key);
+            shared_key.append(state);
+            std::shared_ptr<const CachedMask> verdicts = cache_->find(shared_key);
+            if (verdicts == nullptr) {
+                auto fresh = std::make_shared<CachedMask>();
+                fresh->suffix_verdicts.assign(tokens_->string_classes().suffixes().size(), kSuffixNo);
+                std::string synthetic(c.chars, 'a');  // only the count matters: no alternative lists texts
+                synthetic.push_back('"');
+                PrefixChecker& checker = level(base, from);
+                head_memo_.fill(0);
+                if (checker.feed(synthetic) != StreamState::kInvalid) judge_suffixes(fresh->suffix_verdicts, base);
+                cache_->insert(std::move(shared_key), fresh);
+                verdicts = std::move(fresh);
+            }
+            suffix_cache_.push_back(SuffixVerdicts{key, state, std::move(verdicts)});
             judged = &suffix_cache_.back();
         }
-        const uint8_t v = judged->verdicts[c.suffix];
+        const uint8_t v = judged->verdicts->suffix_verdicts[c.suffix];
+        judging_ = c.token;
         allowed[static_cast<size_t>(c.token)] =
             v == kSuffixEach ? (verdict(levels_[0], StreamState::kComplete, tokens_->bytes(c.token)) ? 1 : 0) : v;
     }
@@ -219,6 +313,7 @@ void JsonConstraint::fill_listed(std::span<uint8_t> allowed, const std::vector<s
                 if (root.feed(path) == StreamState::kInvalid) break;
                 stack_.assign(1, Level{len, false, root.free_string(), 1});
                 digits_done_ = false;
+                spaces_done_ = false;
                 walk_range(allowed, lo, hi);
                 break;
             }
@@ -259,22 +354,45 @@ void JsonConstraint::walk(std::span<uint8_t> allowed) {
             continue;
         }
         // Inside a number, tokens of digits only are judged by their digits alone (walk_range skips them).
-        digits_done_ = !head.number_text().empty();
+        // Only a digit begins such a token: the digit alone, and the ranges under a second digit.
+        digits_done_ = !head.number_text().empty() && b >= '0' && b <= '9';
         if (digits_done_) {
-            for (uint32_t i = lo; i < hi; ++i) {
-                const auto t = static_cast<size_t>(tokens_->order()[i]);
-                if (tokens_->all_digits_at(i) && t < allowed.size())
-                    allowed[t] = judge_digits(head, tokens_->at(i).substr(1)) ? 1 : 0;
+            const auto judge_all = [&](uint32_t from, uint32_t to) {
+                for (uint32_t i = from; i < to; ++i) {
+                    const auto t = static_cast<size_t>(tokens_->order()[i]);
+                    if (tokens_->all_digits_at(i) && t < allowed.size())
+                        allowed[t] = judge_digits(head, tokens_->at(i).substr(1)) ? 1 : 0;
+                }
+            };
+            judge_all(lo, tokens_->second_byte_range(static_cast<unsigned char>(b), 0).first);
+            for (char c = '0'; c <= '9'; ++c) {
+                const auto [from, to] = tokens_->second_byte_range(static_cast<unsigned char>(b), c);
+                judge_all(from, to);
+            }
+        }
+        // Between tokens, tokens of whitespace only change nothing but the run plausible() bounds.
+        spaces_done_ = head.state() == StreamState::kPartial && head.in_layout() &&
+                       (b == ' ' || b == '\t' || b == '\n' || b == '\r');
+        if (spaces_done_) {  // the byte alone, and under each second byte of whitespace
+            const auto judge_spaces = [&](uint32_t from, uint32_t to) {
+                for (uint32_t i = from; i < to; ++i) {
+                    const auto t = static_cast<size_t>(tokens_->order()[i]);
+                    if (tokens_->all_space_at(i) && t < allowed.size()) allowed[t] = plausible(tokens_->at(i)) ? 1 : 0;
+                }
+            };
+            judge_spaces(lo, tokens_->second_byte_range(static_cast<unsigned char>(b), 0).first);
+            for (const char c : {'\t', '\n', '\r', ' '}) {
+                const auto [from, to] = tokens_->second_byte_range(static_cast<unsigned char>(b), c);
+                judge_spaces(from, to);
             }
         }
         // The tokens of one byte, then those under each second byte the head can take (the rest skipped at once).
         stack_.assign(1, Level{1, false, room, 1});
         const uint32_t singles = tokens_->second_byte_range(static_cast<unsigned char>(b), 0).first;
         if (lo < singles) walk_range(allowed, lo, singles);
-        for (unsigned c = 0; c < 256; ++c) {
-            const auto [from, to] =
-                tokens_->second_byte_range(static_cast<unsigned char>(b), static_cast<unsigned char>(c));
-            if (from == to || !head.may_follow(static_cast<unsigned char>(c))) continue;
+        for (const uint8_t c : tokens_->second_bytes(static_cast<unsigned char>(b))) {
+            if (!head.may_follow(c)) continue;
+            const auto [from, to] = tokens_->second_byte_range(static_cast<unsigned char>(b), c);
             walk_range(allowed, from, to);
         }
     }
@@ -286,7 +404,7 @@ void JsonConstraint::walk_range(std::span<uint8_t> allowed, uint32_t lo, uint32_
     const std::vector<uint32_t>& shared = tokens_->shared_prefix();
     const size_t root = stack_.front().length;
     for (uint32_t i = lo; i < hi; ++i) {
-        if (digits_done_ && tokens_->all_digits_at(i)) continue;
+        if ((digits_done_ && tokens_->all_digits_at(i)) || (spaces_done_ && tokens_->all_space_at(i))) continue;
         const int32_t token = order[i];
         const std::string_view bytes = tokens_->at(i);
         const size_t with_previous = i > lo ? shared[i - 1] : root;
@@ -299,6 +417,7 @@ void JsonConstraint::walk_range(std::span<uint8_t> allowed, uint32_t lo, uint32_
             continue;
         }
         if (static_cast<size_t>(token) >= allowed.size() || !plausible(bytes)) continue;
+        judging_ = token;
         allowed[static_cast<size_t>(token)] = judge(bytes) ? 1 : 0;
     }
 }
@@ -364,6 +483,12 @@ bool JsonConstraint::judge_digits(const PrefixChecker& at, std::string_view digi
         digits_at_ = &at;
         digits_writes_ = level_writes_;
         digits_integer_ = at.in_integer();
+        digits_has_fraction_ = number.find_first_of(".eE") != std::string_view::npos;
+        const size_t e = number.find_first_of("eE");
+        digits_exponent_ = e == std::string_view::npos ? SIZE_MAX : e;
+        digits_exponent_digits_ = 0;
+        for (size_t i = e == std::string_view::npos ? number.size() : e + 1; i < number.size(); ++i)
+            digits_exponent_digits_ += number[i] >= '0' && number[i] <= '9' ? 1 : 0;
         digits_bounds_ = digits_integer_ ? at.integer_bounds() : std::vector<structured::SchemaChecker::IntegerRange>{};
         for (const auto& r : digits_bounds_) {
             if (std::isinf(r.lo) && r.lo < 0 && std::isinf(r.hi) && r.hi > 0 && r.multiple_of == 0) {
@@ -373,19 +498,14 @@ bool JsonConstraint::judge_digits(const PrefixChecker& at, std::string_view digi
         }
     }
     if (digits_integer_) {
-        if (number.find_first_of(".eE") != std::string_view::npos) return false;
+        if (digits_has_fraction_) return false;
         if (digits_bounds_.empty()) return true;
         char buf[kMaxNumberBytes];
         std::copy(number.begin(), number.end(), buf);
         std::copy(digits.begin(), digits.end(), buf + number.size());
         return integer_reachable(std::string_view(buf, number.size() + digits.size()), digits_bounds_);
     }
-    const size_t e = number.find_first_of("eE");
-    if (e == std::string_view::npos) return true;
-    size_t exponent_digits = digits.size();
-    for (size_t i = e + 1; i < number.size(); ++i)
-        exponent_digits += number[i] >= '0' && number[i] <= '9' ? 1 : 0;
-    return exponent_digits <= 2;
+    return digits_exponent_ == SIZE_MAX || digits_exponent_digits_ + digits.size() <= 2;
 }
 
 }  // namespace slipstream::agent::infer

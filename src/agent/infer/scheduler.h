@@ -198,7 +198,7 @@ class Scheduler {
     std::vector<DraftRequest> draft_requests_;
     std::vector<size_t> draft_plans_;  // the plan_ index of each draft request
     std::vector<float> masked_;        // a constrained row's logits with refused tokens at -inf
-    std::vector<uint8_t> allowed_;     // a constrained row's full mask
+    std::vector<uint32_t> allowed_;    // a constrained row's full mask, as bits
     SchedulerStats counters_;          // the cumulative counters; queue sizes are filled in by publish_stats()
 };
 

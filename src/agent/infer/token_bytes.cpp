@@ -4,11 +4,42 @@
 #include <algorithm>
 
 namespace slipstream::agent::infer {
+namespace {
+
+// The bytes `b` begins with that could continue a number: digits, then '.' and digits, then an exponent ('e' or
+// 'E', a sign, digits), each part at most once.
+size_t number_prefix(std::string_view b) {
+    size_t i = 0;
+    const auto digits = [&] {
+        while (i < b.size() && b[i] >= '0' && b[i] <= '9')
+            ++i;
+    };
+    digits();
+    if (i < b.size() && b[i] == '.') {
+        ++i;
+        digits();
+    }
+    if (i < b.size() && (b[i] == 'e' || b[i] == 'E')) {
+        ++i;
+        if (i < b.size() && (b[i] == '+' || b[i] == '-')) ++i;
+        digits();
+    }
+    return i;
+}
+
+}  // namespace
 
 TokenBytes::TokenBytes(std::vector<std::string> bytes) : bytes_(std::move(bytes)), classes_(bytes_) {
     for (size_t t = 0; t < bytes_.size(); ++t) {
         if (!bytes_[t].empty()) order_.push_back(static_cast<int32_t>(t));
         max_bytes_ = std::max(max_bytes_, bytes_[t].size());
+        max_number_prefix_ = std::max(max_number_prefix_, number_prefix(bytes_[t]));
+        const auto count = [&](char a, char b) {
+            return static_cast<size_t>(std::count(bytes_[t].begin(), bytes_[t].end(), a) +
+                                       std::count(bytes_[t].begin(), bytes_[t].end(), b));
+        };
+        max_closers_ = std::max(max_closers_, count('}', ']'));
+        max_openers_ = std::max(max_openers_, count('{', '['));
     }
     std::sort(order_.begin(), order_.end(),
               [this](int32_t a, int32_t b) { return bytes_[a] < bytes_[b] || (bytes_[a] == bytes_[b] && a < b); });
@@ -41,9 +72,13 @@ TokenBytes::TokenBytes(std::vector<std::string> bytes) : bytes_(std::move(bytes)
         by_id_[static_cast<size_t>(order_[k])] = by_order_.back();
         at += n;
     }
-    digits_.reserve(by_order_.size());
-    for (std::string_view b : by_order_)
-        digits_.push_back(std::all_of(b.begin(), b.end(), [](char c) { return c >= '0' && c <= '9'; }) ? 1 : 0);
+    kinds_.reserve(by_order_.size());
+    for (std::string_view b : by_order_) {
+        const bool digits = std::all_of(b.begin(), b.end(), [](char c) { return c >= '0' && c <= '9'; });
+        const bool space =
+            std::all_of(b.begin(), b.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
+        kinds_.push_back(static_cast<uint8_t>((digits ? kDigits : 0) | (space ? kSpace : 0)));
+    }
     second_.assign(256 * 257, 0);
     for (unsigned b = 0; b < 256; ++b) {
         uint32_t j = first_[b];
@@ -55,6 +90,8 @@ TokenBytes::TokenBytes(std::vector<std::string> bytes) : bytes_(std::move(bytes)
             second_[b * 257 + c] = j;
         }
         second_[b * 257 + 256] = first_[b + 1];
+        for (unsigned c = 0; c < 256; ++c)
+            if (second_[b * 257 + c] < second_[b * 257 + c + 1]) seconds_[b].push_back(static_cast<uint8_t>(c));
     }
     bytes_.clear();
     bytes_.shrink_to_fit();

@@ -38,14 +38,23 @@ class TokenBytes {
         const size_t k = size_t{b} * 257 + c;
         return {second_[k], second_[k + 1]};
     }
+    /// The second bytes of the tokens that start with byte b, ascending.
+    const std::vector<uint8_t>& second_bytes(unsigned char b) const { return seconds_[b]; }
     /// The position in order() past the tokens from `from` on (up to `end`) that start with `prefix`.
     uint32_t past_prefix(uint32_t from, uint32_t end, std::string_view prefix) const;
     /// [begin, end) of order() whose tokens start with `prefix` (those equal to it first).
     std::pair<uint32_t, uint32_t> prefix_range(std::string_view prefix) const;
     /// Whether order()[i] is made of ASCII digits only.
-    bool all_digits_at(uint32_t i) const { return digits_[i] != 0; }
+    bool all_digits_at(uint32_t i) const { return (kinds_[i] & kDigits) != 0; }
+    /// Whether order()[i] is made of JSON whitespace only (space, tab, newline, carriage return).
+    bool all_space_at(uint32_t i) const { return (kinds_[i] & kSpace) != 0; }
     /// The longest token's length in bytes.
     size_t max_bytes() const { return max_bytes_; }
+    /// The most bytes a token begins with that could continue a number (digits, a fraction, an exponent).
+    size_t max_number_prefix() const { return max_number_prefix_; }
+    /// The most '}' and ']' bytes (containers a token could close), and '{' and '[' bytes, in one token.
+    size_t max_closers() const { return max_closers_; }
+    size_t max_openers() const { return max_openers_; }
     /// How each token reads inside a JSON string.
     const StringTokenClasses& string_classes() const { return classes_; }
 
@@ -53,12 +62,16 @@ class TokenBytes {
     std::vector<std::string> bytes_;  // emptied once the tables below are made
     std::string arena_;               // every token's bytes, in order()
     std::vector<std::string_view> by_id_, by_order_;
-    std::vector<uint8_t> digits_;  // per position in order(): 1 when all the token's bytes are digits
+    static constexpr uint8_t kDigits = 1, kSpace = 2;
+    std::vector<uint8_t> kinds_;  // per position in order(): kDigits, kSpace when all the token's bytes are such
     std::vector<int32_t> order_;
     std::vector<uint32_t> shared_;
     std::array<uint32_t, 257> first_{};
     std::vector<uint32_t> second_;  // 256 x 257: per first byte, where each second byte's tokens begin, and the end
+    std::array<std::vector<uint8_t>, 256> seconds_;
     size_t max_bytes_ = 0;
+    size_t max_number_prefix_ = 0;
+    size_t max_closers_ = 0, max_openers_ = 0;
     StringTokenClasses classes_;
 };
 

@@ -11,6 +11,14 @@ void TokenConstraint::fill_allowed(std::span<uint8_t> allowed) {
         allowed[t] = allows(static_cast<int32_t>(t)) ? 1 : 0;
 }
 
+void TokenConstraint::fill_allowed_bits(std::span<uint32_t> bits, std::size_t tokens) {
+    std::vector<uint8_t> bytes(tokens);
+    fill_allowed(bytes);
+    std::fill(bits.begin(), bits.end(), 0);
+    for (size_t t = 0; t < tokens; ++t)
+        bits[t / 32] |= static_cast<uint32_t>(bytes[t] != 0) << (t % 32);
+}
+
 namespace {
 
 bool is_stop(const SamplingParams& params, int32_t token) {
@@ -20,7 +28,7 @@ bool is_stop(const SamplingParams& params, int32_t token) {
 }  // namespace
 
 ConstrainedDraw sample_constrained(Sampler& sampler, TokenConstraint& constraint, std::span<const float> logits,
-                                   int tries, std::vector<float>& scratch, std::vector<uint8_t>& allowed) {
+                                   int tries, std::vector<float>& scratch, std::vector<uint32_t>& allowed) {
     const SamplingParams& params = sampler.params();
     const bool stops_count = !params.ignore_eos;
     int complete = -1;  // asked at most once per call
@@ -57,17 +65,21 @@ ConstrainedDraw sample_constrained(Sampler& sampler, TokenConstraint& constraint
     ++out.refused;
     // The full mask: every token checked (the constraint prunes shared prefixes), stop tokens by complete().
     out.masked = true;
-    allowed.assign(logits.size(), 0);
-    constraint.fill_allowed(allowed);
+    const size_t n = logits.size();
+    allowed.assign((n + 31) / 32, 0);
+    constraint.fill_allowed_bits(allowed, n);
+    const auto is_allowed = [&](size_t t) { return (allowed[t / 32] >> (t % 32) & 1) != 0; };
     if (stops_count) {
         for (int32_t t : params.stop_tokens) {
-            if (t >= 0 && static_cast<size_t>(t) < allowed.size())
-                allowed[static_cast<size_t>(t)] = is_complete() ? 1 : 0;
+            if (t < 0 || static_cast<size_t>(t) >= n) continue;
+            const auto bit = uint32_t{1} << (static_cast<size_t>(t) % 32);
+            uint32_t& word = allowed[static_cast<size_t>(t) / 32];
+            word = is_complete() ? word | bit : word & ~bit;
         }
     }
     int32_t best = -1;  // the allowed token with the highest logit, should the draw land on a refused one
-    for (size_t t = 0; t < allowed.size(); ++t) {
-        if (allowed[t] == 0) {
+    for (size_t t = 0; t < n; ++t) {
+        if (!is_allowed(t)) {
             scratch[t] = kRefused;
         } else if (best < 0 || logits[t] > logits[static_cast<size_t>(best)]) {
             best = static_cast<int32_t>(t);
@@ -75,8 +87,7 @@ ConstrainedDraw sample_constrained(Sampler& sampler, TokenConstraint& constraint
     }
     if (best < 0) return out;
     SampledToken last = sampler.sample(scratch);
-    if (last.token < 0 || static_cast<size_t>(last.token) >= allowed.size() ||
-        allowed[static_cast<size_t>(last.token)] == 0)
+    if (last.token < 0 || static_cast<size_t>(last.token) >= n || !is_allowed(static_cast<size_t>(last.token)))
         last.token = best;  // every allowed logit was -inf or NaN
     out.token = std::move(last);
     return out;

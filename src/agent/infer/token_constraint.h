@@ -1,6 +1,7 @@
 // TokenConstraint: what a sequence may emit next (grammar-constrained decoding), and sampling under it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -23,6 +24,10 @@ class TokenConstraint {
     /// allowed[t] = allows(t) for every t < allowed.size() (the logits' width); the default asks allows() per
     /// token. Implementations prune (a refused prefix refuses every token that starts with it).
     virtual void fill_allowed(std::span<uint8_t> allowed);
+    /// The same mask as bits, the layout of xgrammar's and vLLM's int32 bitmask: bit t % 32 of bits[t / 32] is
+    /// allows(t), for every t < tokens; the rest of the last word is 0. bits.size() must be (tokens + 31) / 32. The
+    /// default packs fill_allowed()'s bytes.
+    virtual void fill_allowed_bits(std::span<uint32_t> bits, std::size_t tokens);
     /// Records an emitted token (one allows() said yes to).
     virtual void accept(int32_t token) = 0;
     /// Whether the output so far is a whole acceptable one (then a stop token may end it).
@@ -40,9 +45,9 @@ struct ConstrainedDraw {
 
 /// Samples as `sampler` would, but only a token `constraint` allows, or a stop token once it is complete (and
 /// `params.ignore_eos` is off): first plain draws, each refused token's logit set to -inf before the next
-/// (`tries` of them), then one draw from the logits with every refused token masked. `scratch` and `allowed` are
-/// reused buffers. Does not call accept() on either.
+/// (`tries` of them), then one draw from the logits with every refused token masked (fill_allowed_bits).
+/// `scratch` and `allowed` are reused buffers. Does not call accept() on either.
 ConstrainedDraw sample_constrained(Sampler& sampler, TokenConstraint& constraint, std::span<const float> logits,
-                                   int tries, std::vector<float>& scratch, std::vector<uint8_t>& allowed);
+                                   int tries, std::vector<float>& scratch, std::vector<uint32_t>& allowed);
 
 }  // namespace slipstream::agent::infer

@@ -93,13 +93,70 @@ StreamState JsonStream::finish() {
 }
 
 void JsonStream::container_state(std::string& out) const {
-    out.append(stack_.data(), stack_.size());
+    window_state(out, SIZE_MAX, 0);
+}
+
+void JsonStream::window_state(std::string& out, std::size_t window, std::size_t open_cap) const {
+    const std::size_t depth = stack_.size();
+    const std::size_t from = depth > window ? depth - window : 0;
+    if (from > 0) {  // only the innermost `window` containers, and the depth where the limit is near
+        out.push_back('~');
+        const std::size_t near = depth + open_cap >= options_.max_depth ? depth : 0;
+        out.append(reinterpret_cast<const char*>(&near), sizeof near);
+    }
+    out.append(stack_.data() + from, depth - from);
     out.push_back('|');
-    for (std::size_t n : count_) {
+    for (std::size_t i = from; i < count_.size(); ++i) {
+        const std::size_t n = count_[i];
         const std::size_t near = n + 4096 >= options_.max_members ? n : 0;  // counts matter only near the limit
         out.append(reinterpret_cast<const char*>(&near), sizeof near);
     }
     out.push_back(in_key_ ? 'k' : 'v');
+}
+
+void JsonStream::state_key(std::string& out, bool text_free, std::size_t number_shape_below, std::size_t room_cap,
+                           std::size_t window, std::size_t open_cap) const {
+    const auto put = [&out](const auto& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    put(state_);
+    put(mode_);
+    window_state(out, window, open_cap);
+    put(bom_seen_);
+    put(offset_ == 0);
+    if (mode_ == Mode::kString) {
+        put(std::min(string_room(), room_cap));
+        put(escape_);
+        put(hex_);
+        put(high_surrogate_);
+        put(utf8_left_);
+        put(utf8_have_);
+        put(utf8_lo_);
+        put(utf8_hi_);
+        if (!text_free) {
+            put(piece_.size());
+            out.append(piece_);
+        }
+    } else if (mode_ == Mode::kNumber) {
+        put(number_state_);
+        put(number_is_float_);
+        if (number_.size() < number_shape_below && number_.find_first_of("eE") == std::string::npos) {
+            const std::size_t dot = number_.find('.');
+            const std::string_view digits = std::string_view(number_).substr(number_[0] == '-' ? 1 : 0);
+            out.push_back('s');
+            out.push_back(number_[0] == '-' ? '-' : '+');
+            out.push_back(digits.starts_with('0') ? '0' : digits.empty() ? '_' : '1');
+            out.push_back(dot == std::string::npos                                       ? 'i'
+                          : number_.find_first_of("123456789", dot) != std::string::npos ? 'f'
+                                                                                         : '.');
+        } else {
+            put(number_digits_);
+            put(number_.size());
+            out.append(number_);
+        }
+    } else if (mode_ == Mode::kLiteral) {
+        put(literal_.size());
+        out.append(literal_.substr(0, 1));
+        put(literal_at_);
+    }
 }
 
 bool JsonStream::may_follow(unsigned char c) const {

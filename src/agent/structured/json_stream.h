@@ -101,6 +101,19 @@ class JsonStream {
     /// Appends what, besides the current string's text, decides how the stream goes on after it closes: the open
     /// containers and their counts (two streams with the same take the same bytes after the closing quote).
     void container_state(std::string& out) const;
+    /// Appends everything that decides which bytes feed() takes from here (for a constrained decoder's per-state
+    /// mask cache; equal keys, equal verdicts on every chunk of at most `room_cap` bytes): the state, the mode,
+    /// container_state(), the escape, UTF-8, number and literal progress, and the string's room up to `room_cap`.
+    /// `text_free`: the current string's decoded text is left out (its events' checks count only its length).
+    /// `number_shape_below`: a number shorter than this without an exponent goes by its shape only (sign, leading
+    /// zero, fraction begun, a nonzero fraction digit), not its digits: the caller's promise that its events do
+    /// not read the value and that it only asks about chunks that keep the number under 16 bytes (so whether it
+    /// is integral, parsed as a double, follows from the shape). 0: the digits are kept.
+    /// `window`: only the innermost this many open containers count (and the depth only where `open_cap` more
+    /// would reach max_depth): the caller's promise that a chunk closes fewer than `window` containers and opens at
+    /// most `open_cap`.
+    void state_key(std::string& out, bool text_free, std::size_t number_shape_below, std::size_t room_cap,
+                   std::size_t window, std::size_t open_cap) const;
     /// Whether byte `c` could come next as far as the syntax at this position goes: false only for a byte that
     /// feed() refuses (a constrained decoder skips such bytes without trying them); true inside strings.
     bool may_follow(unsigned char c) const;
@@ -124,6 +137,8 @@ class JsonStream {
         kDone,             // the document ended: whitespace only
     };
 
+    // container_state() of the innermost `window` containers (state_key()).
+    void window_state(std::string& out, std::size_t window, std::size_t open_cap) const;
     bool step(const char*& p, const char* end);
     bool value_start(char c);
     bool string_bytes(const char*& p, const char* end);

@@ -81,6 +81,21 @@ class PrefixChecker {
         checker_.container_state(out);
         return out;
     }
+    /// Appends a key for everything that decides which continuations of at most `room_cap` bytes this checker
+    /// takes (feed()'s verdicts, and every query above after them), leaving out what cannot matter: the text of a
+    /// string whose checks count only its length, the digits of a number nothing checks by value when it is
+    /// shorter than `number_shape_below` (JsonStream::state_key: the caller promises continuations that keep it
+    /// under 16 bytes; 0: digits kept), and the containers outside the innermost `window` (the caller promises
+    /// continuations that close fewer than `window` containers and open at most `open_cap`). Two checkers with equal
+    /// keys (same schema and options) agree on every such continuation except the end of the document, whose
+    /// verdict (CompiledSchema::accepts) reads the whole text. For a constrained decoder's per-state mask cache.
+    void state_key(std::string& out, std::size_t room_cap, std::size_t number_shape_below, std::size_t window,
+                   std::size_t open_cap) const {
+        const bool text_free = stream_.in_string() && !stream_.in_key() && checker_.free_string_room().has_value();
+        const bool number_free = !stream_.number_text().empty() && !checker_.number_value_checked();
+        stream_.state_key(out, text_free, number_free ? number_shape_below : 0, room_cap, window, open_cap);
+        checker_.state_key(out, text_free, window);
+    }
     /// Inside a free string: the alternatives a close after `more` characters more leaves (SchemaChecker).
     std::optional<std::uint64_t> close_survivors(std::size_t more) const { return checker_.close_survivors(more); }
     std::optional<StringRoom> free_string() const {
@@ -95,6 +110,7 @@ class PrefixChecker {
     /// The schema keyword that refused the prefix; empty keyword for a syntax error.
     const CheckFailure& failure() const { return checker_.failure(); }
     const CompiledSchema& schema() const { return *schema_; }
+    const std::shared_ptr<const CompiledSchema>& schema_ptr() const { return schema_; }
 
   private:
     std::shared_ptr<const CompiledSchema> schema_;

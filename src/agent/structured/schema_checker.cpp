@@ -753,18 +753,25 @@ std::optional<std::uint64_t> SchemaChecker::close_survivors(std::size_t more) co
     return bits;
 }
 
-void SchemaChecker::container_state(std::string& out) const {
+void SchemaChecker::put_alts(std::string& out, const std::vector<Alt>& list) {
     const auto put = [&out](const auto& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
-    const auto alts = [&](const std::vector<Alt>& list) {
-        put(list.size());
-        for (const Alt& a : list) {
-            put(a.parent);
-            put(a.alive);
-            put(a.nodes.size());
-            for (const json::Value* n : a.nodes)
-                put(n);
-        }
-    };
+    put(list.size());
+    for (const Alt& a : list) {
+        put(a.parent);
+        put(a.alive);
+        put(a.nodes.size());
+        for (const json::Value* n : a.nodes)
+            put(n);
+    }
+}
+
+void SchemaChecker::container_state(std::string& out) const {
+    window_state(out, SIZE_MAX);
+}
+
+void SchemaChecker::window_state(std::string& out, std::size_t window) const {
+    const auto put = [&out](const auto& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    const auto alts = [&out](const std::vector<Alt>& list) { put_alts(out, list); };
     // An array's count matters only to keywords that count or index its items.
     const auto counted = [](const Frame& f) {
         for (const Alt& a : f.alts) {
@@ -777,21 +784,51 @@ void SchemaChecker::container_state(std::string& out) const {
         }
         return false;
     };
-    put(frames_.size());
-    for (const Frame& f : frames_) {
+    const std::size_t from = frames_.size() > window ? frames_.size() - window : 0;
+    put(from > 0 ? SIZE_MAX : frames_.size());  // deeper frames left out: a marker
+    for (std::size_t i = from; i < frames_.size(); ++i) {
+        const Frame& f = frames_[i];
         put(f.object);
         put(f.object || counted(f) ? f.count : 0);
         alts(f.alts);
-        std::vector<std::string_view> keys(f.keys.begin(), f.keys.end());
-        std::sort(keys.begin(), keys.end());
-        put(keys.size());
-        for (std::string_view k : keys) {
+        put(f.keys.size());
+        for (std::string_view k : f.keys.items) {  // sorted
             put(k.size());
             out.append(k);
         }
     }
     put(in_string_);
     alts(current_);
+}
+
+void SchemaChecker::state_key(std::string& out, bool text_free, std::size_t window) const {
+    const auto put = [&out](const auto& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    window_state(out, window);
+    put_alts(out, next_);
+    put(in_literal_);
+    if (!frames_.empty()) {
+        put(frames_.back().key.size());
+        out.append(frames_.back().key);
+    }
+    if (!in_string_) return;
+    const auto room = free_string_room();
+    if (!text_free || !room) {
+        put(text_.size());
+        out.append(text_);
+    }
+    if (!text_free || !room || room->bounded) put(text_points_);
+}
+
+bool SchemaChecker::number_value_checked() const {
+    if (!numeric_checks_) return false;
+    for (const Alt& a : current_) {
+        for (const json::Value* node : a.nodes) {
+            if (!a.alive || !node->is_object()) continue;
+            const NumberBounds b = number_bounds(*node);
+            if (b.lo != -HUGE_VAL || b.hi != HUGE_VAL || b.multiple_of != 0) return true;
+        }
+    }
+    return false;
 }
 
 bool SchemaChecker::listed_texts(bool key, std::vector<std::string_view>& out) const {

@@ -1,12 +1,13 @@
 // SchemaChecker: the JSON Schema keywords a streamed prefix can prove unsatisfiable, checked event by event.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -80,6 +81,15 @@ class SchemaChecker final : public JsonEvents {
     /// alternatives (nodes, parents, which live), counts and keys, and the string's alternatives. Two checkers with
     /// the same state, whose strings close with the same close_survivors(), check what follows alike.
     void container_state(std::string& out) const;
+    /// Appends everything here that decides the checks from now on (for a constrained decoder's per-state mask
+    /// cache): container_state(), the next value's alternatives, the key being read and the string being read
+    /// (its text, or with `text_free` only its length where a length keyword counts it). `window`: only the
+    /// innermost this many containers count (a close settles only its parent's alternatives, so events that close
+    /// fewer than `window` containers never read the others).
+    void state_key(std::string& out, bool text_free, std::size_t window) const;
+    /// Whether the number being read is checked by its value (numeric bounds or `multipleOf` on a living
+    /// alternative), not only by its shape.
+    bool number_value_checked() const;
 
     const CheckFailure& failure() const { return failure_; }
     /// Refuse a key an object already has (generation: json::parse keeps the last one, a generator should not
@@ -111,14 +121,31 @@ class SchemaChecker final : public JsonEvents {
         Conj nodes;              // all must hold (empty: anything)
         bool alive = true;
     };
+    // An object's distinct keys, sorted: copied with the checker at each candidate a generator tries, where a
+    // vector of short strings copies without allocating per key (a hash set's nodes would).
+    struct KeySet {
+        std::vector<std::string> items;
+        std::size_t count(std::string_view k) const {
+            return std::binary_search(items.begin(), items.end(), k, std::less<>()) ? 1 : 0;
+        }
+        void insert(const std::string& k) {
+            const auto at = std::lower_bound(items.begin(), items.end(), k);
+            if (at == items.end() || *at != k) items.insert(at, k);
+        }
+        std::size_t size() const { return items.size(); }
+    };
     struct Frame {
         bool object = false;
-        std::vector<Alt> alts;                 // the container's alternatives
-        std::size_t count = 0;                 // elements so far (arrays)
-        std::string key;                       // the key being read (objects)
-        std::unordered_set<std::string> keys;  // distinct keys so far (objects)
+        std::vector<Alt> alts;  // the container's alternatives
+        std::size_t count = 0;  // elements so far (arrays)
+        std::string key;        // the key being read (objects)
+        KeySet keys;            // distinct keys so far (objects)
     };
 
+    // container_state() of the innermost `window` frames (state_key()).
+    void window_state(std::string& out, std::size_t window) const;
+    // container_state() and state_key(): a list of alternatives (their parents, liveness and nodes).
+    static void put_alts(std::string& out, const std::vector<Alt>& list);
     bool expand(const json::Value* node, int depth, std::vector<Conj>& out) const;
     bool product(std::vector<Conj>& into, const std::vector<Conj>& with) const;
     std::vector<Alt> children(const std::vector<Alt>& parents, bool object, std::size_t index,

@@ -3,9 +3,11 @@
 //   VOCAB.gguf --tokens           the vocabulary as JSON (each token's bytes in hex, specials, eos), for the peers
 //   VOCAB.gguf CASES.json [--walks N] [--verify N] [--seed S]
 //                                 per case (a schema and documents): compile times, then each document tokenized
-//                                 (no BOS) and replayed token by token, timing the full mask (fill_allowed) before
-//                                 each token; then N random walks over allowed tokens (timed the same way), the
-//                                 first --verify of them checking the mask against allows() token by token.
+//                                 (no BOS) and replayed token by token, timing the full mask before each token, as
+//                                 bits (fill_allowed_bits, the peers' form) and then, from a fresh mask cache, as a
+//                                 byte per token (fill_allowed); then N random walks over allowed tokens (bytes,
+//                                 timed the same way, one mask cache per case), the first --verify of them checking
+//                                 the mask against allows() token by token.
 // Times are microseconds of one thread; every sample is printed (the script computes percentiles).
 #include <algorithm>
 #include <chrono>
@@ -140,9 +142,9 @@ struct Options {
 // object or an array; ends once complete (half the time at each chance) or at max_steps.
 void walk(const std::shared_ptr<const TokenBytes>& tokens,
           const std::shared_ptr<const agent::structured::CompiledSchema>& schema, std::mt19937_64& rng,
-          const Options& o, bool verify, std::vector<double>& times, int64_t& mismatches, int& finished,
-          int& dead_ends) {
-    JsonConstraint c(tokens, schema);
+          const std::shared_ptr<JsonMaskCache>& cache, const Options& o, bool verify, std::vector<double>& times,
+          int64_t& mismatches, int& finished, int& dead_ends) {
+    JsonConstraint c(tokens, schema, cache);
     std::vector<uint8_t> mask(static_cast<size_t>(tokens->size()));
     const int patience = 4 + static_cast<int>(rng() % 40);
     std::vector<int32_t> taken;
@@ -248,7 +250,11 @@ int run_cases(const Tokenizer& tok, const std::string& cases_path, const Options
         }
         samples(w, "compile_us", compile);
         if (const char* state = std::getenv("GRAMMAR_BENCH_STATE"); state != nullptr) {  // profile one state
-            JsonConstraint k(tokens, schema);
+            // A mask cache that keeps nothing: each mask is computed (GRAMMAR_BENCH_CACHED=1: the cache's hits).
+            const bool cached = std::getenv("GRAMMAR_BENCH_CACHED") != nullptr;
+            JsonConstraint k(
+                tokens, schema,
+                std::make_shared<JsonMaskCache>(schema, tokens, cached ? JsonMaskCache::kDefaultMaxBytes : 0));
             if (const char* ids = std::getenv("GRAMMAR_BENCH_IDS"); ids != nullptr) {
                 std::istringstream in(ids);
                 for (int32_t id = 0; in >> id;)
@@ -263,49 +269,76 @@ int run_cases(const Tokenizer& tok, const std::string& cases_path, const Options
             std::fprintf(stderr, "first mask: %.1f us\n", micros(first, Clock::now()));
             const auto a = Clock::now();
             const std::clock_t cpu = std::clock();
-            for (int r = 0; r < 2000; ++r)
+            const char* loops_env = std::getenv("GRAMMAR_BENCH_LOOPS");
+            const int loops = loops_env != nullptr ? std::max(1, std::atoi(loops_env)) : 2000;
+            for (int r = 0; r < loops; ++r)
                 k.fill_allowed(m);
-            std::fprintf(stderr, "state [%s]: %.1f us per mask (%.1f us of CPU)\n", k.text().c_str(),
-                         micros(a, Clock::now()) / 2000,
-                         1e6 * static_cast<double>(std::clock() - cpu) / CLOCKS_PER_SEC / 2000);
+            std::fprintf(stderr, "state [%s]: %.2f us per mask (%.2f us of CPU)\n", k.text().c_str(),
+                         micros(a, Clock::now()) / loops,
+                         1e6 * static_cast<double>(std::clock() - cpu) / CLOCKS_PER_SEC / loops);
         }
-        // Replay: each document's tokenization, the mask before each token.
-        std::vector<double> times, cpu;
-        int64_t refused = 0;
+        // Replay: each document's tokenization, the mask before each token: as bits (the peers' form, timed in
+        // replay_*), then again from a fresh cache as a byte per token (replay_bytes_*). One mask cache per schema,
+        // as the engine keeps one (InferenceEngine::mask_cache): the documents share it.
+        std::vector<std::vector<int32_t>> doc_ids;
+        for (const json::Value& d : docs->items())
+            doc_ids.push_back(tokenize(tok, *tokens, d.as_string()));
         w.key("documents");
         w.begin_array();
-        std::vector<uint8_t> mask(static_cast<size_t>(tokens->size()));
-        for (const json::Value& d : docs->items()) {
-            const std::vector<int32_t> ids = tokenize(tok, *tokens, d.as_string());
-            JsonConstraint k(tokens, schema);
+        for (const auto& ids : doc_ids) {
             w.begin_array();
-            for (int32_t id : ids) {
+            for (int32_t id : ids)
                 w.int64(id);
-                const double c0 = thread_cpu_us();
-                const auto a = Clock::now();
-                k.fill_allowed(mask);
-                times.push_back(micros(a, Clock::now()));
-                cpu.push_back(thread_cpu_us() - c0);
-                if (const char* tr = std::getenv("GRAMMAR_BENCH_TRACE"); tr != nullptr && cpu.back() > std::atof(tr))
-                    std::fprintf(stderr, "replay slow %.0f us (CPU %.0f) after [%s]\n", times.back(), cpu.back(),
-                                 k.text().c_str());
-                if (mask[static_cast<size_t>(id)] == 0) ++refused;
-                k.accept(id);
-            }
             w.end_array();
-            if (!k.complete()) ++refused;
         }
         w.end_array();
-        samples(w, "replay_mask_us", times);
-        samples(w, "replay_cpu_us", cpu);
+        const auto vocab = static_cast<size_t>(tokens->size());
+        int64_t refused = 0;
+        for (const bool as_bits : {true, false}) {
+            std::vector<double> times, cpu;
+            std::vector<uint8_t> mask(vocab);
+            std::vector<uint32_t> bits((vocab + 31) / 32);
+            auto cache = std::make_shared<JsonMaskCache>(schema, tokens);
+            for (const auto& ids : doc_ids) {
+                JsonConstraint k(tokens, schema, cache);
+                for (int32_t id : ids) {
+                    const double c0 = thread_cpu_us();
+                    const auto a = Clock::now();
+                    if (as_bits) {
+                        k.fill_allowed_bits(bits, vocab);
+                    } else {
+                        k.fill_allowed(mask);
+                    }
+                    times.push_back(micros(a, Clock::now()));
+                    cpu.push_back(thread_cpu_us() - c0);
+                    if (const char* tr = std::getenv("GRAMMAR_BENCH_TRACE");
+                        tr != nullptr && cpu.back() > std::atof(tr))
+                        std::fprintf(stderr, "replay slow %.0f us (CPU %.0f) after [%s]\n", times.back(), cpu.back(),
+                                     k.text().c_str());
+                    const auto t = static_cast<size_t>(id);
+                    if (as_bits ? (bits[t / 32] >> (t % 32) & 1) == 0 : mask[t] == 0) ++refused;
+                    k.accept(id);
+                }
+                if (!k.complete()) ++refused;
+            }
+            samples(w, as_bits ? "replay_mask_us" : "replay_bytes_mask_us", times);
+            samples(w, as_bits ? "replay_cpu_us" : "replay_bytes_cpu_us", cpu);
+            if (as_bits) {
+                w.key("cache_masks");
+                w.int64(static_cast<int64_t>(cache->size()));
+                w.key("cache_bytes");
+                w.int64(static_cast<int64_t>(cache->bytes()));
+            }
+        }
         w.key("replay_refused");
         w.int64(refused);
         // Random walks.
         std::vector<double> walk_times;
         int64_t mismatches = 0;
         int finished = 0, dead_ends = 0;
+        const auto walk_cache = std::make_shared<JsonMaskCache>(schema, tokens);
         for (int i = 0; i < o.walks; ++i)
-            walk(tokens, schema, rng, o, i < o.verify, walk_times, mismatches, finished, dead_ends);
+            walk(tokens, schema, rng, walk_cache, o, i < o.verify, walk_times, mismatches, finished, dead_ends);
         samples(w, "walk_mask_us", walk_times);
         w.key("walks");
         w.int64(o.walks);
