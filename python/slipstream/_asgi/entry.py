@@ -197,7 +197,9 @@ class AsgiEntry:
         return errors.pop(0) if errors else None
 
     # --- http ---
-    async def http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def http(self, scope: dict[str, Any], receive: Any, send: Any, *, pooled: bool = True) -> None:
+        """Relays one http scope; `pooled=False`: on a connection of its own, closed after (a request an ASGI
+        middleware routes again from inside one of this engine's requests: middleware/asgi.py)."""
         message = await receive()
         while message["type"] not in ("http.request", "http.disconnect"):
             message = await receive()
@@ -216,7 +218,7 @@ class AsgiEntry:
         if not more and chunked:
             first += b"0\r\n\r\n"
         relay = _Relay()
-        conn = await self._send_request(head + first, more, chunked, receive, relay)
+        conn = await self._send_request(head + first, more, chunked, receive, relay, pooled)
         if conn is None:
             return  # the client left while its body was being sent
         try:
@@ -225,7 +227,7 @@ class AsgiEntry:
         except BaseException:
             _drop(conn)
             raise
-        if relay.reusable:
+        if relay.reusable and pooled:
             self.checkin(conn)
         else:
             _drop(conn)
@@ -252,10 +254,11 @@ class AsgiEntry:
         line = f"{method} {wire.request_target(scope, root)} HTTP/1.1"
         return wire.head_bytes(line, headers), chunked
 
-    async def _send_request(self, start: bytes, more: bool, chunked: bool, receive: Any, relay: _Relay) -> _Conn | None:
+    async def _send_request(self, start: bytes, more: bool, chunked: bool, receive: Any, relay: _Relay,
+                            pooled: bool = True) -> _Conn | None:
         """Writes the request (the rest of a streamed body from `receive`); a reused connection the engine had
         closed is replaced by a new one (on a new one, what the engine answered is read as the response)."""
-        conn, reused = await self.checkout()
+        conn, reused = await self.checkout(fresh=not pooled)
         try:
             conn.writer.write(start)
             await conn.writer.drain()

@@ -19,4 +19,6 @@ async def reroute(app: Any, passed: int, scope: dict[str, Any], receive: Any, se
     dropped = (SKIP_HEADER.encode(), b"content-length", b"transfer-encoding")
     headers = [(bytes(k), bytes(v)) for k, v in scope.get("headers") or () if bytes(k).lower() not in dropped]
     headers.append((SKIP_HEADER.encode(), f"{entry.token} {passed}".encode()))
-    await entry.http({**scope, "headers": headers}, receive, send)
+    # A connection of its own, closed after: a pooled one reused from inside a request of the same App could be left
+    # unanswered.
+    await entry.http({**scope, "headers": headers}, receive, send, pooled=False)
