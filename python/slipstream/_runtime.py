@@ -35,7 +35,6 @@ __all__ = [
     "make_request",
     "model_plan",
     "new_host",
-    "resume",
     "run_executor",
 ]
 
