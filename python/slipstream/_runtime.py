@@ -294,14 +294,24 @@ def new_host() -> tuple[asyncio.AbstractEventLoop, asyncio.Task[Any], Callable[[
     return loop, task, getattr(task, "cancelling", slot.done), slot
 
 
+# The tasks of handlers that suspended, until they end: asyncio holds tasks weakly, and a handler awaiting a future
+# that nothing else holds (a chain of its own tasks and futures) would otherwise be collected while it waits.
+_SUSPENDED: set[asyncio.Task[Any]] = set()
+
+
 def _task_for(coro: Any, first: Any, context: Any, host: Any, on_error: Any = None) -> asyncio.Task[Any]:
     """The task that goes on with a coroutine that suspended in its first step: its host's, when it ran in one."""
+    task = None
     if host is not None:
-        _loop, task, _check, slot = host
+        _loop, hosted, _check, slot = host
         if not slot.done():
             slot.set_result((coro, first, context, on_error))
-            return task
-    return asyncio.get_running_loop().create_task(_finish(coro, first, context, on_error))
+            task = hosted
+    if task is None:
+        task = asyncio.get_running_loop().create_task(_finish(coro, first, context, on_error))
+    _SUSPENDED.add(task)
+    task.add_done_callback(_SUSPENDED.discard)
+    return task
 
 
 def _settle(task: asyncio.Task[Any], reply: Any) -> None:
