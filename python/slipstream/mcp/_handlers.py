@@ -77,12 +77,8 @@ class ToolHandler(FunctionHandler):
             result = await _invoke(self.shape, kwargs)
         except asyncio.CancelledError:
             raise
-        except ToolError as exc:
-            self._tool_error(call, exc)
-            return
-        except Exception:
-            logger.exception("tool %s failed", self.name)
-            self._tool_error(call, None)
+        except Exception as exc:  # noqa: BLE001 - answered as an isError result (_failed logs it)
+            self._failed(call, exc)
             return
         self._reply(call, result)
 
@@ -94,12 +90,8 @@ class ToolHandler(FunctionHandler):
             return
         try:
             result = _native.mcp_call_blocking(functools.partial(self.shape.fn, **kwargs))
-        except ToolError as exc:
-            self._tool_error(call, exc)
-            return
-        except Exception:
-            logger.exception("tool %s failed", self.name)
-            self._tool_error(call, None)
+        except Exception as exc:  # noqa: BLE001 - answered as an isError result (_failed logs it)
+            self._failed(call, exc)
             return
         if asyncio.iscoroutine(result):  # a `def` returning an awaitable: the rest runs as a task
             peer.spawn(self._finish(call, result))
@@ -111,14 +103,19 @@ class ToolHandler(FunctionHandler):
             result = await awaitable
         except asyncio.CancelledError:
             raise
-        except ToolError as exc:
-            self._tool_error(call, exc)
-            return
-        except Exception:
-            logger.exception("tool %s failed", self.name)
-            self._tool_error(call, None)
+        except Exception as exc:  # noqa: BLE001 - answered as an isError result (_failed logs it)
+            self._failed(call, exc)
             return
         self._reply(call, result)
+
+    def _failed(self, call: Any, exc: Exception) -> None:
+        """A tool's exception as an isError result: a ToolError's message, anything else logged and answered
+        without internals."""
+        if isinstance(exc, ToolError):
+            self._tool_error(call, exc)
+            return
+        logger.error("tool %s failed", self.name, exc_info=exc)
+        self._tool_error(call, None)
 
     def _kwargs_or_reply(self, call: Any, peer: Any) -> dict[str, Any] | None:
         try:
