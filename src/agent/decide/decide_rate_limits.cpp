@@ -5,6 +5,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "base/hex.h"
 #include "policy/ratelimit/batch_decision.h"
 
 namespace slipstream::agent::decide {
@@ -31,12 +32,8 @@ std::string store_key(std::string_view prefix, std::string_view key) {
                            });
     std::string out(prefix);
     if (printable) return out + std::string(key);
-    static constexpr char kHex[] = "0123456789abcdef";
     out += "x:";
-    for (const char c : key.substr(0, 128)) {
-        out.push_back(kHex[static_cast<unsigned char>(c) >> 4]);
-        out.push_back(kHex[static_cast<unsigned char>(c) & 15]);
-    }
+    base::append_hex(out, key.substr(0, 128));
     return out;
 }
 

@@ -8,6 +8,7 @@
 
 #include "agent/mcp/base64.h"
 #include "agent/mcp/jsonrpc.h"
+#include "base/hex.h"
 #include "json/writer.h"
 
 namespace slipstream::mcp::detail {
@@ -34,13 +35,7 @@ std::string request_digest(std::string_view method, std::string_view name, std::
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int n = 0;
     if (EVP_Digest(text.data(), text.size(), md, &n, EVP_sha256(), nullptr) != 1) return {};
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < n; ++i) {
-        out.push_back(kHex[md[i] >> 4]);
-        out.push_back(kHex[md[i] & 15]);
-    }
-    return out;
+    return base::hex(std::string_view(reinterpret_cast<const char*>(md), n));
 }
 
 std::string seal_request_state(const RequestState& state, std::string_view key) {

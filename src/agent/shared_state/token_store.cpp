@@ -10,6 +10,7 @@
 #include <future>
 
 #include "agent/sessions/sql_text.h"
+#include "base/hex.h"
 #include "base/log.h"
 
 namespace slipstream::agent::shared_state {
@@ -38,16 +39,9 @@ constexpr const char* kUsed =
 std::string random_text(std::size_t bytes, bool hex) {
     std::vector<unsigned char> raw(bytes);
     if (RAND_bytes(raw.data(), static_cast<int>(bytes)) != 1) throw std::runtime_error("RAND_bytes failed");
-    static constexpr char kHex[] = "0123456789abcdef";
+    if (hex) return base::hex(std::string_view(reinterpret_cast<const char*>(raw.data()), raw.size()));
     static constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     std::string out;
-    if (hex) {
-        for (unsigned char c : raw) {
-            out.push_back(kHex[c >> 4]);
-            out.push_back(kHex[c & 15]);
-        }
-        return out;
-    }
     std::uint32_t acc = 0;
     int bits = 0;
     for (unsigned char c : raw) {
@@ -97,13 +91,7 @@ std::string sha256_hex(std::string_view text) {
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned int n = 0;
     EVP_Digest(text.data(), text.size(), digest, &n, EVP_sha256(), nullptr);
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < n; ++i) {
-        out.push_back(kHex[digest[i] >> 4]);
-        out.push_back(kHex[digest[i] & 15]);
-    }
-    return out;
+    return base::hex(std::string_view(reinterpret_cast<const char*>(digest), n));
 }
 
 TokenStore::TokenStore(std::shared_ptr<store::Database> db, TokenStoreOptions options)

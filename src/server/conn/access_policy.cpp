@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "base/hex.h"
 #include "base/ows.h"
 #include "policy/auth/auth_config_error.h"
 #include "policy/auth/credentials.h"
@@ -203,12 +204,8 @@ bool printable_key(std::string_view s) {
 // The shared store's key: printable text ("p:alice"; a principal with other bytes, and an address, in hex).
 std::string store_key(std::string_view key) {
     if (key.starts_with("p:") && printable_key(key) && key.size() <= 258) return std::string(key);
-    static constexpr char kHex[] = "0123456789abcdef";
     std::string out(key.starts_with("p:") ? "px:" : "ax:");
-    for (const char c : key.substr(2, 128)) {
-        out.push_back(kHex[static_cast<unsigned char>(c) >> 4]);
-        out.push_back(kHex[static_cast<unsigned char>(c) & 15]);
-    }
+    base::append_hex(out, key.substr(2, 128));
     return out;
 }
 
