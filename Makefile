@@ -11,7 +11,7 @@ export SLIPSTREAM_TEST_DATA ?= $(abspath ../shared/data)
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
-.PHONY: setup build run test test-unit test-e2e test-asan test-tsan test-all lint format fuzz wheel docs \
+.PHONY: setup build run test test-unit test-e2e test-asan test-tsan test-all test-wheels lint format fuzz wheel docs \
         bench bench-quick bench-compare bench-schema clean
 
 setup:
@@ -67,7 +67,7 @@ test-tsan: setup
 	@cd build-tsan && ctest --output-on-failure -j$(JOBS)
 
 # Issue 20's crash test at full length: 1,000 SIGKILLs on SQLite, 100 with PostgreSQL killed too (make test: 50, 10).
-test-all: test test-asan
+test-all: test test-asan test-wheels
 	@SLIPSTREAM_CRASH_KILLS=1000 SLIPSTREAM_CRASH_KILLS_PG=100 $(PYTHON) -m pytest -q tests/e2e/test_session_crash.py -k sigkill_loop
 
 lint: setup
@@ -82,6 +82,11 @@ lint: setup
 WHEEL_PYTHON ?= $(PYTHON)
 wheel: setup
 	@PYTHON="$(WHEEL_PYTHON)" bash scripts/build_wheel.sh
+
+# The wheel of every CPython 3.10-3.14 found here (PATH or pyenv) built, installed in a fresh venv and run
+# (tests/deploy/test_wheel.py per interpreter); a version not found is reported as not checked.
+test-wheels: setup
+	@bash scripts/check_wheels.sh $(WHEEL_VERSIONS)
 
 # The documentation site (mkdocs.yml) in build/site, built with --strict: scripts/build_docs.sh.
 docs: setup

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "json_text.h"
+#include "py_finalizing.h"
 #include "server_options_from_dict.h"
 
 namespace nb = nanobind;
@@ -39,7 +40,7 @@ void reap(Orphan* raw) {
     orphan->executor->request_stop();
     (void)orphan->executor->join();
     orphan->app.reset();
-    if (_Py_IsFinalizing()) {
+    if (interpreter_finalizing()) {
         (void)orphan.release();  // no GIL to take any more; the process is exiting
         census::leave();
         return;

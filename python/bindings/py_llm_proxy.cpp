@@ -12,6 +12,7 @@
 
 #include "native_app.h"
 #include "option_values.h"
+#include "py_finalizing.h"
 #include "slipstream/llm_proxy.h"
 
 namespace nb = nanobind;
@@ -119,7 +120,7 @@ class PySink {
   public:
     explicit PySink(nb::object fn) : fn_(fn.release().ptr()) {}
     ~PySink() {
-        if (_Py_IsFinalizing()) return;
+        if (interpreter_finalizing()) return;
         PyGILState_STATE gil = PyGILState_Ensure();
         Py_DECREF(fn_);
         PyGILState_Release(gil);
@@ -129,7 +130,7 @@ class PySink {
 
     /// sink(kind, payload, status, retry_after); an exception it raises is reported as unraisable.
     void operator()(std::string_view kind, std::string_view payload, int status, std::string_view retry_after) const {
-        if (_Py_IsFinalizing()) return;
+        if (interpreter_finalizing()) return;
         PyGILState_STATE gil = PyGILState_Ensure();
         PyObject* args[4] = {text(kind), text(payload), PyLong_FromLong(status), text(retry_after)};
         PyObject* got = nullptr;
