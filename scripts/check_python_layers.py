@@ -35,7 +35,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("mcp", ["mcp", "mcp.*"]),
     ("infer", ["infer"]),
     ("extras", ["", "__main__", "testclient", "_ws_session", "cli", "cli_inspect", "cli_mcp", "cli_new", "cli_asgi",
-                "cli_bench",
+                "cli_bench", "_bench", "_bench.*",
                 "cli_serve_model", "cli_decide",
                 "log_setup", "reload", "supervisor"]),
 ]

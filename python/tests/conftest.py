@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import shutil
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -61,14 +63,48 @@ def pg_cluster():
 
     bindir = find_bindir()
     if bindir is None:
-        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) not found: install postgresql or set "
-                    "SLIPSTREAM_TEST_PG_BINDIR")
+        pytest.skip(
+            "PostgreSQL server binaries (initdb, pg_ctl) not found: install postgresql or set SLIPSTREAM_TEST_PG_BINDIR"
+        )
     cluster = PgCluster(bindir)
     try:
         cluster.start()
         yield cluster
     finally:
         cluster.close()
+
+
+@pytest.fixture(scope="session")
+def self_signed_cert(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(certificate, key): a self-signed certificate for localhost and 127.0.0.1, made by openssl for the session;
+    skipped when openssl is not installed."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

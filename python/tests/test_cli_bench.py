@@ -1,15 +1,21 @@
 """`slipstream bench URL` against a real server on a real socket: closed and open loop counts, statuses, a POST
 with a body and headers, transport errors, refused arguments, and open-loop latency charged from each request's
-scheduled time when the server stalls (a lower bound the stall guarantees, not a speed)."""
+scheduled time when the server stalls (a lower bound the stall guarantees, not a speed); HTTP/1.1 and HTTP/2 over
+TLS (ALPN, certificate verification) and HTTP/2 with prior knowledge, each request's protocol checked on the
+server's side; the HTML report."""
 
 from __future__ import annotations
 
 import json
+import pathlib
+import re
 import socket
+import ssl
 import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from typing import Any
 
 from pydantic import BaseModel
@@ -109,7 +115,11 @@ def test_refused_connections_are_errors() -> None:
 
 def test_bad_arguments_are_refused() -> None:
     for args, message in (
-        (["https://example.test/"], "only http:// URLs"),
+        (["ftp://example.test/"], "only http:// and https:// URLs"),
+        (["http://127.0.0.1:1/", "--insecure"], "apply to https:// URLs only"),
+        (["http://127.0.0.1:1/", "--streams", "4"], "--streams applies to --http2 only"),
+        (["http://127.0.0.1:1/", "--http2", "--streams", "0"], "--streams must be 1 to 1000"),
+        (["http://127.0.0.1:1/", "-H", "host: elsewhere"], "Host comes from the URL"),
         (["http://127.0.0.1:1/", "-c", "0"], "--connections must be 1 to 10000"),
         (["http://127.0.0.1:1/", "-H", "no-colon"], "a header is NAME:VALUE"),
         (["http://127.0.0.1:1/", "-r", "1000000", "-d", "3600"], "rate x (duration + warm-up)"),
@@ -117,3 +127,75 @@ def test_bad_arguments_are_refused() -> None:
     ):
         code, _, err = bench(*args)
         assert code == 2 and message in err, (args, err)
+
+
+class Served:
+    """The app on a real socket with the given server options (TLS, HTTP/2); `h2_streams()` reads the engine's
+    count of HTTP/2 streams from /metrics, so a test sees which protocol the requests came in."""
+
+    def __init__(self, **options: Any) -> None:
+        self.tls = "tls_cert_file" in options
+        self.app = make_app(threading.Event())
+        self.native = self.app.build(threads=1, access_log=False, **options)
+        self.native.listen("127.0.0.1", 0)
+        self.native.start()
+        self.port = self.native.port
+
+    def h2_streams(self) -> int:
+        context = ssl._create_unverified_context() if self.tls else None
+        scheme = "https" if self.tls else "http"
+        with urllib.request.urlopen(f"{scheme}://127.0.0.1:{self.port}/metrics", context=context, timeout=30) as r:
+            text = r.read().decode()
+        found = re.search(r"^slipstream_http2_streams_opened_total (\d+)", text, re.MULTILINE)
+        return int(found.group(1)) if found else 0
+
+    def __enter__(self) -> Served:  # noqa: PYI034
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.native.stop()
+        self.native.wait()
+
+
+def test_https_and_http2(self_signed_cert: tuple[pathlib.Path, pathlib.Path]) -> None:
+    cert, key = self_signed_cert
+    with Served(tls_cert_file=str(cert), tls_key_file=str(key), http2=True) as server:
+        url = f"https://127.0.0.1:{server.port}/hello"
+        quick = ("-d", "0.4", "--warmup", "0")
+        # HTTP/1.1 over TLS, the certificate verified against the CA given: no HTTP/2 stream opened.
+        code, summary, err = bench(url, "--cacert", str(cert), "-c", "2", *quick)
+        assert code == 0 and summary["protocol"] == "http/1.1" and summary["errors"] == {}, err
+        assert summary["statuses"] == {"200": summary["responses"]} and server.h2_streams() == 0
+        # An unverifiable certificate: every request is an error, unless --insecure.
+        code, summary, _ = bench(url, "-c", "1", *quick)
+        assert code == 1 and summary["responses"] == 0 and set(summary["errors"]) == {"SSLCertVerificationError"}
+        # HTTP/2 by ALPN, four streams on each of two connections: each answer came on a stream of its own.
+        code, summary, err = bench(url, "--insecure", "--http2", "-c", "2", "--streams", "4", *quick)
+        assert code == 0 and summary["protocol"] == "h2" and summary["errors"] == {}, err
+        assert summary["statuses"] == {"200": summary["responses"]} and server.h2_streams() >= summary["responses"]
+        # Open loop: exactly rate x duration requests.
+        code, summary, err = bench(url, "--insecure", "--http2", "-r", "100", "-d", "0.5", "--warmup", "0")
+        assert code == 0 and summary["statuses"] == {"200": 50}, err
+        # A POST body over HTTP/2: each answer counted by its status.
+        post = ("-m", "POST", "-H", "content-type: application/json", "-r", "40", "-d", "0.5", "--warmup", "0")
+        items = f"https://127.0.0.1:{server.port}/items"
+        for body, status in ((json.dumps({"name": "tea"}), "200"), ("{}", "422")):
+            code, posted, err = bench(items, "--insecure", "--http2", "--body", body, *post)
+            assert code == 0 and posted["statuses"] == {status: 20}, err
+
+
+def test_http2_with_prior_knowledge_and_the_report(tmp_path: pathlib.Path) -> None:
+    with Served(http2=True) as server:
+        report = tmp_path / "report.html"
+        url = f"http://127.0.0.1:{server.port}/hello"
+        argv = ("--http2", "--streams", "3", "-d", "0.5", "--warmup", "0", "--report", str(report))
+        code, summary, err = bench(url, *argv)
+        assert code == 0 and summary["errors"] == {} and summary["responses"] > 0, err
+        assert server.h2_streams() >= summary["responses"]
+        page = report.read_text()
+        assert page.startswith("<!DOCTYPE html>") and "HTTP/2, 3 stream(s) per connection" in page
+        assert page.count("<svg") == 2 and page.count("<polyline") == 2
+        assert f"{summary['responses']} (" in page
+    missing = tmp_path / "missing" / "r.html"
+    code, _, err = bench("http://127.0.0.1:1/", "--report", str(missing), "-d", "0.1", "--warmup", "0")
+    assert code == 2 and "--report" in err

@@ -2,9 +2,7 @@
 that forwards https, and for a TestClient's wss:// URL, as uvicorn and Starlette give it; "ws" otherwise."""
 
 import json
-import shutil
 import ssl
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -67,30 +65,8 @@ def test_forwarded_proto_from_a_trusted_proxy() -> None:
         assert _seen(client, "/ws", headers={"x-forwarded-proto": "https"})["scheme"] == "ws"
 
 
-def test_tls_server_gives_wss(tmp_path: Path) -> None:
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed")
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        [
-            "openssl",
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-days",
-            "1",
-            "-subj",
-            "/CN=localhost",
-            "-keyout",
-            str(key),
-            "-out",
-            str(cert),
-        ],
-        check=True,
-        capture_output=True,
-    )
+def test_tls_server_gives_wss(self_signed_cert: tuple[Path, Path]) -> None:
+    cert, key = self_signed_cert
     app = scheme_app()
     native = app.build(tls_cert_file=str(cert), tls_key_file=str(key), threads=1, access_log=False)
     native.listen("127.0.0.1", 0)
