@@ -1,7 +1,11 @@
 """Pure ASGI middleware (`app.add_middleware(cls, **options)`, middleware/asgi.py) beyond the differential page:
-factories, a request body read through a wrapped receive, a rerouted method, a streamed response, a middleware that
-answers nothing, the reroute marker a client cannot forge, and what add_middleware refuses."""
+factories, a request body read through a wrapped receive, a rerouted method, a streamed response (each chunk reaches
+the client while the producer still runs; a client that leaves ends the producer), a middleware that answers
+nothing, the reroute marker a client cannot forge, and what add_middleware refuses."""
 
+import asyncio
+import http.client
+import threading
 from typing import Any
 
 import pytest
@@ -61,6 +65,25 @@ class Silent:
         await self.app(scope, receive, send)
 
 
+RELEASE = threading.Event()  # /tick's second chunk waits for it
+ENDED = threading.Event()  # set when /endless's producer is closed
+
+
+async def tick() -> Any:
+    yield b"first;"
+    await asyncio.to_thread(RELEASE.wait, 60)
+    yield b"second"
+
+
+async def endless() -> Any:
+    try:
+        while True:
+            yield b"data: x\n\n"
+            await asyncio.sleep(0.01)
+    finally:
+        ENDED.set()
+
+
 def build() -> Any:
     app = slipstream.App()
     app.add_middleware(Silent)
@@ -83,6 +106,14 @@ def build() -> Any:
     @app.get("/silent")
     def silent() -> str:
         return "unreached"
+
+    @app.get("/tick")
+    def ticking() -> Any:
+        return StreamingResponse(tick(), media_type="text/plain")
+
+    @app.get("/endless")
+    def never_ends() -> Any:
+        return StreamingResponse(endless(), media_type="text/event-stream")
 
     return app
 
@@ -111,6 +142,33 @@ def test_streamed_response_passes_whole(client: Any) -> None:
         "text/plain; charset=utf-8",
         "f",
     )
+
+
+def test_a_streamed_response_streams_through(client: Any) -> None:
+    """The first chunk reaches the client (through the middleware's send, its header added) while the producer
+    waits for the test: nothing is gathered first."""
+    RELEASE.clear()
+    conn = http.client.HTTPConnection("127.0.0.1", client.port, timeout=30)
+    try:
+        conn.request("GET", "/tick")
+        r = conn.getresponse()
+        assert (r.status, r.getheader("x-factory"), r.getheader("transfer-encoding")) == (200, "f", "chunked")
+        assert r.read1(64) == b"first;"
+        RELEASE.set()
+        assert r.read() == b"second"
+    finally:
+        RELEASE.set()
+        conn.close()
+
+
+def test_a_client_leaving_a_stream_ends_its_producer(client: Any) -> None:
+    ENDED.clear()
+    conn = http.client.HTTPConnection("127.0.0.1", client.port, timeout=30)
+    conn.request("GET", "/endless")
+    r = conn.getresponse()
+    assert r.status == 200 and r.read1(64).startswith(b"data: x")
+    conn.close()
+    assert ENDED.wait(30)
 
 
 def test_no_response_is_a_500(client: Any) -> None:

@@ -15,8 +15,14 @@ an exception raised by middleware reaches only the 500/Exception handler).
 A middleware that changes the scope's path or method routes the request again: the request (scope, body, and
 the layers inside this one) goes to the App's own ASGI entry (_asgi/entry.py), whose engine matches the new path;
 the layers this request has already passed are not run again there (middleware/__init__.py, skip_marker). That
-costs the loopback hop of an ASGI call. The body of a streamed response (StreamingResponse, FileResponse) is read
-whole before the middleware's send sees it. WebSocket connections do not pass through these layers.
+costs the loopback hop of an ASGI call.
+
+A streamed response (StreamingResponse, EventSourceResponse) passes through as it is produced: each chunk reaches
+the middleware's send as an `http.response.body` message with `more_body=True`, and what the middleware sends on
+goes to the client at once (chunked), through a bounded queue (a middleware's send waits while the client is
+STREAMED_CHUNKS chunks behind). A client that leaves cancels the middleware's call. A response whose first body
+message ends it (`more_body` false), or whose start declares a Content-Length, is gathered and answered whole. A
+FileResponse's file is read whole (it is finite).
 """
 
 from __future__ import annotations
@@ -27,9 +33,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .._core.websocket import WebSocket, WebSocketState
+from .._streaming_responses import StreamingResponse
 from ..datastructures import Headers
 from ..responses import Response
-from . import BaseHTTPMiddleware, read_body_iterator
+from . import BaseHTTPMiddleware
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -60,6 +67,70 @@ class _Call:
 
 
 _CALL: contextvars.ContextVar[_Call] = contextvars.ContextVar("slipstream_asgi_middleware_call")
+STREAMED_CHUNKS = 8  # messages a middleware may send ahead of the client before its send waits
+
+
+async def _head_of(sent: asyncio.Queue[Message | None]) -> list[Message | None]:
+    """The messages up to the first body message after http.response.start (or the end, None): enough to know
+    whether the response is whole or streamed."""
+    messages: list[Message | None] = []
+    started = False
+    while True:
+        message = await sent.get()
+        messages.append(message)
+        if message is None:
+            return messages
+        if message.get("type") == "http.response.start":
+            started = True
+        elif started and message.get("type") == "http.response.body":
+            return messages
+
+
+def _declares_length(messages: list[Message | None]) -> bool:
+    start = next(m for m in messages if m is not None and m.get("type") == "http.response.start")
+    return any(bytes(k).lower() == b"content-length" for k, _ in start.get("headers", ()))
+
+
+def _streamed_response(
+    messages: list[Message | None], inner: Response | None, sent: asyncio.Queue[Message | None], task: Any
+) -> Response:
+    """A StreamingResponse with the status and headers the middleware sent, whose body follows its body
+    messages until one ends it; the middleware's exception, if it raises later, cuts the stream."""
+    start = next(m for m in messages if m is not None and m.get("type") == "http.response.start")
+    first = messages[-1]
+    assert first is not None
+
+    async def body() -> Any:
+        try:
+            message: Message | None = first
+            while message is not None:
+                if message.get("type") == "http.response.body":
+                    if chunk := bytes(message.get("body", b"")):
+                        yield chunk
+                    if not message.get("more_body", False):
+                        break
+                message = await sent.get()
+            while (await sent.get()) is not None:  # what the middleware sends after the end is dropped
+                pass
+            await task
+        finally:
+            if not task.done():  # the client left: the middleware's call ends with it
+                task.cancel()
+
+    response = StreamingResponse(
+        body(), status_code=int(start["status"]), background=getattr(inner, "background", None)
+    )
+    response.raw_headers = _headers_of(start)
+    return response
+
+
+def _headers_of(start: Message) -> list[tuple[str, str]]:
+    """The response start's headers as the Response keeps them (Content-Length set by the engine)."""
+    return [
+        (bytes(k).decode("latin-1"), bytes(v).decode("latin-1"))
+        for k, v in start.get("headers", ())
+        if bytes(k).lower() != b"content-length"
+    ]
 
 
 def is_asgi_middleware(middleware_class: Any) -> bool:
@@ -86,17 +157,33 @@ class AsgiMiddleware(BaseHTTPMiddleware):
 
     async def dispatch(self, request: Any, call_next: Callable[[Any], Awaitable[Response]]) -> Response:
         call = _Call(self, request, call_next)
-        messages: list[Message] = []
+        sent: asyncio.Queue[Message | None] = asyncio.Queue(STREAMED_CHUNKS)
 
-        async def send(message: Message) -> None:
-            messages.append(message)
+        async def run() -> None:
+            _CALL.set(call)  # in this task's own context
+            try:
+                await self.instance(call.scope, call.receive, sent.put)
+            except asyncio.CancelledError:  # the response's reader is gone: nobody waits for the end
+                raise
+            except BaseException:
+                await sent.put(None)
+                raise
+            await sent.put(None)  # the end of what the middleware sends
 
-        token = _CALL.set(call)
+        task = asyncio.ensure_future(run())
         try:
-            await self.instance(call.scope, call.receive, send)
-        finally:
-            _CALL.reset(token)
-        return _response_of(messages, call.response)
+            messages = await _head_of(sent)
+        except BaseException:
+            task.cancel()
+            raise
+        last = messages[-1]
+        if last is not None and last.get("more_body", False) and not _declares_length(messages):
+            # A streamed body of unknown length: the response goes out now and follows what the middleware sends.
+            return _streamed_response(messages, call.response, sent, task)
+        while messages[-1] is not None:  # a whole body, or one whose Content-Length says it ends: gathered
+            messages.append(await sent.get())
+        await task  # the middleware's end (an exception it raised goes up from here)
+        return _response_of([m for m in messages if m is not None], call.response)
 
 
 async def _inner_app(scope: Scope, receive: Any, send: Any) -> None:
@@ -137,19 +224,43 @@ async def _inner_app(scope: Scope, receive: Any, send: Any) -> None:
 
 
 async def send_response(response: Response, send: Any) -> None:
-    """`response` as ASGI messages (its whole body, a streamed one read first)."""
+    """`response` as ASGI messages: a whole body in one message with its Content-Length; a streamed one
+    (`body_iterator`) chunk by chunk as it is produced (`more_body=True`, then an empty last message)."""
+    iterator = getattr(response, "body_iterator", None)
     if getattr(response, "_take_background", None) is not None:
-        body = await _streamed_body(response)
         status, content_type, others, _ = Response._slipstream_render(_Head(response))
+        body = b"" if iterator is not None else await _file_body(response)
     else:
         status, content_type, others, body = response._slipstream_render()
+        iterator = None
     headers = [(k.lower().encode("latin-1"), str(v).encode("latin-1")) for k, v in others]
     if content_type is not None:
         headers.append((b"content-type", content_type.encode("latin-1")))
-    if status >= 200 and status not in (204, 304):
+    if iterator is None and status >= 200 and status not in (204, 304):
         headers.insert(0, (b"content-length", str(len(body)).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body, "more_body": False})
+    if iterator is None:
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+        return
+    charset = getattr(response, "charset", "utf-8")
+    async for chunk in _chunks(iterator):
+        data = chunk if isinstance(chunk, (bytes, bytearray, memoryview)) else str(chunk).encode(charset)
+        if data:
+            await send({"type": "http.response.body", "body": bytes(data), "more_body": True})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _chunks(iterator: Any) -> Any:
+    """An async or a sync body iterator as an async one (a sync one stepped in a worker thread, as Starlette's
+    iterate_in_threadpool)."""
+    if hasattr(iterator, "__aiter__"):
+        async for chunk in iterator:
+            yield chunk
+        return
+    it = iter(iterator)
+    done = object()
+    while (chunk := await asyncio.to_thread(next, it, done)) is not done:
+        yield chunk
 
 
 class _Head:
@@ -162,14 +273,12 @@ class _Head:
         self._content_type = response._content_type
 
 
-async def _streamed_body(response: Any) -> bytes:
-    iterator = getattr(response, "body_iterator", None)
-    if iterator is None:  # FileResponse: the file itself
-        path = getattr(response, "path", None)
-        if path is None:
-            raise TypeError(f"{type(response).__name__} cannot pass through ASGI middleware")
-        return await asyncio.to_thread(_read_file, path)
-    return await read_body_iterator(iterator)
+async def _file_body(response: Any) -> bytes:
+    """A FileResponse's file, whole."""
+    path = getattr(response, "path", None)
+    if path is None:
+        raise TypeError(f"{type(response).__name__} cannot pass through ASGI middleware")
+    return await asyncio.to_thread(_read_file, path)
 
 
 def _read_file(path: Any) -> bytes:
@@ -188,11 +297,7 @@ def _response_of(messages: list[Message], inner: Response | None) -> Response:
         status_code=int(start["status"]),
         background=getattr(inner, "background", None) if inner is not None else None,
     )
-    response.raw_headers = [
-        (bytes(k).decode("latin-1"), bytes(v).decode("latin-1"))
-        for k, v in start.get("headers", ())
-        if bytes(k).lower() != b"content-length"
-    ]
+    response.raw_headers = _headers_of(start)
     return response
 
 
