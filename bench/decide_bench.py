@@ -287,6 +287,21 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+DISTURBED_CORES = 0.2  # foreign load past which a run counts as disturbed (BENCHMARKING.md)
+
+
+def disturbed_line(results: dict) -> str:
+    runs = [r for rows in results.values() for r in rows]
+    n = sum(1 for r in runs if r["foreign_cores"] > DISTURBED_CORES)
+    line = f"- Disturbed runs (others used more than {DISTURBED_CORES} cores): {n} of {len(runs)}"
+    if n:
+        line += (
+            " — **flagged: numbers from a busy machine**: quote CPU per request and its ratios; requests/s and "
+            "p50/p99 carry the other processes' scheduling delays on both pinned cores"
+        )
+    return line
+
+
 def render(
     results: dict, conns: list[int], args: argparse.Namespace, argv: list[str] | None, idle_load: float, disk: dict
 ) -> str:
@@ -318,6 +333,7 @@ def render(
             "check the body, log the propensity and seed, and commit learner-mode decisions and every reward "
             "before answering."
         ),
+        disturbed_line(results),
         (
             "- Disk (bench/harness/fsync_latency.py on the data folder's file system, 2000 x write 4 KiB + "
             "fdatasync; the floor under a learning-mode decision at one connection): "
