@@ -11,7 +11,8 @@ export SLIPSTREAM_TEST_DATA ?= $(abspath ../shared/data)
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
-.PHONY: setup build run test test-unit test-e2e test-asan test-tsan test-all test-wheels lint format fuzz wheel docs \
+.PHONY: setup build run test test-unit test-e2e test-asan test-asan-decide test-tsan test-all test-wheels lint format \
+        fuzz wheel docs \
         bench bench-quick bench-compare bench-schema clean
 
 setup:
@@ -59,6 +60,15 @@ test-asan: setup
 	@# (python3 does not link libstdc++): without it, the first C++ exception the extension throws aborts.
 	@LD_PRELOAD="$$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libstdc++.so)" $(call SAN_ENV,:detect_leaks=0) PYTHONPATH=$(CURDIR)/build-asan/py \
 		$(PYTHON) -m pytest -q python/tests
+	@if ls $(SAN_LOGS)/* >/dev/null 2>&1; then cat $(SAN_LOGS)/*; echo "sanitizer reports in $(SAN_LOGS)"; exit 1; fi
+
+# /decide end to end under ASan + UBSan, on its own (test-asan runs it with everything else): the server and
+# slipstream-decide from build-asan, every tests/e2e/test_decide*.py; any sanitizer report fails the run.
+test-asan-decide: setup
+	$(call configure,build-asan,-DCMAKE_BUILD_TYPE=Debug "-DSLIPSTREAM_SANITIZE=address;undefined" -DSLIPSTREAM_BUILD_BENCH=OFF -DSLIPSTREAM_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(PYTHON)))
+	@ninja -C build-asan -j$(JOBS) hello slipstream-decide
+	@rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
+	@$(call SAN_ENV,) SLIPSTREAM_BUILD_DIR=build-asan $(PYTHON) -m pytest -q tests/e2e/test_decide*.py tests/e2e/test_tokens.py
 	@if ls $(SAN_LOGS)/* >/dev/null 2>&1; then cat $(SAN_LOGS)/*; echo "sanitizer reports in $(SAN_LOGS)"; exit 1; fi
 
 test-tsan: setup

@@ -31,7 +31,7 @@ BUILD = os.path.join(REPO_DIR, os.environ.get("SLIPSTREAM_BUILD_DIR", "build"))
 PYTHON = os.path.join(REPO_DIR, ".venv", "bin", "python")
 
 sys.path.insert(0, REPO_DIR)
-from bench.harness import cpu, foreign_load, ledger, procs
+from bench.harness import cpu, foreign_load, fsync_latency, ledger, procs
 from bench.session_appends import free_port, wait_up
 
 PATH = "/v1/tenants/bench/jobs/router/capsules/model"
@@ -256,7 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     idle_load = machine_load()
     results: dict[tuple, list[dict]] = {}
     work = tempfile.mkdtemp(prefix="ss-decide-bench-")
+    disk: dict[str, dict] = {}
     try:
+        disk["before"] = fsync_latency.measure(work)
         for round_ in range(args.rounds):
             order = CONTENDERS[round_ % 2 :] + CONTENDERS[: round_ % 2]
             for mode, pairs in CASES:
@@ -269,9 +271,10 @@ def main(argv: list[str] | None = None) -> int:
                             f"cpu {r['cpu_us']:.1f} us",
                             file=sys.stderr,
                         )
+        disk["after"] = fsync_latency.measure(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    section = render(results, conns, args, argv, idle_load)
+    section = render(results, conns, args, argv, idle_load, disk)
     print(section)
     raw = os.path.join(REPO_DIR, "bench", "results", time.strftime("decide-%Y%m%dT%H%M%SZ.jsonl", time.gmtime()))
     with open(raw, "w") as f:
@@ -284,7 +287,24 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def render(results: dict, conns: list[int], args: argparse.Namespace, argv: list[str] | None, idle_load: float) -> str:
+DISTURBED_CORES = 0.2  # foreign load past which a run counts as disturbed (BENCHMARKING.md)
+
+
+def disturbed_line(results: dict) -> str:
+    runs = [r for rows in results.values() for r in rows]
+    n = sum(1 for r in runs if r["foreign_cores"] > DISTURBED_CORES)
+    line = f"- Disturbed runs (others used more than {DISTURBED_CORES} cores): {n} of {len(runs)}"
+    if n:
+        line += (
+            " — **flagged: numbers from a busy machine**: quote CPU per request and its ratios; requests/s and "
+            "p50/p99 carry the other processes' scheduling delays on both pinned cores"
+        )
+    return line
+
+
+def render(
+    results: dict, conns: list[int], args: argparse.Namespace, argv: list[str] | None, idle_load: float, disk: dict
+) -> str:
     def med(key: tuple, field: str) -> float:
         return statistics.median(r[field] for r in results[key])
 
@@ -312,6 +332,15 @@ def render(results: dict, conns: list[int], args: argparse.Namespace, argv: list
             "a fresh server and database per run. SQLite with WAL and synchronous=FULL on both sides. Both sides "
             "check the body, log the propensity and seed, and commit learner-mode decisions and every reward "
             "before answering."
+        ),
+        disturbed_line(results),
+        (
+            "- Disk (bench/harness/fsync_latency.py on the data folder's file system, 2000 x write 4 KiB + "
+            "fdatasync; the floor under a learning-mode decision at one connection): "
+            + "; ".join(
+                f"{when} the run p50 {d['p50_ms']:.2f} ms, p99 {d['p99_ms']:.2f} ms, max {d['max_ms']:.2f} ms"
+                for when, d in disk.items()
+            )
         ),
         "",
     ]

@@ -30,6 +30,7 @@ struct DecisionsOptions {
     std::size_t max_batch = 100;                // requests of one batch call
     std::size_t shadow_queue = 10'000;          // write-behind decisions waiting; past it, dropped and counted
     std::int64_t shadow_flush_ms = 50;          // the longest a write-behind decision waits
+    std::size_t shadow_batch = 256;             // write-behind decisions committed by one transaction
     std::size_t snapshot_every = 100;           // learned rewards between two model snapshots
     std::int64_t sweep_interval_ms = 1'000;     // how often overdue decisions get their default reward
     std::size_t max_page = 1'000;               // decisions in one page of GET .../decisions

@@ -569,6 +569,10 @@ Registry make_config_registry() {
          integer(1, 100'000'000), number(decide, &DS::shadow_queue)},
         {"decide-shadow-flush", G::kDecide, "DURATION", "the longest a queued frozen-mode decision waits to be written",
          duration(1, 60'000), number(decide, &DS::shadow_flush_ms)},
+        {"decide-shadow-batch", G::kDecide, "N",
+         "queued frozen-mode decisions written by one transaction: a flush commits them in batches of this size, so "
+         "no COMMIT on the shared write connection grows with the queue",
+         integer(1, 100'000), number(decide, &DS::shadow_batch)},
         {"decide-snapshot-every", G::kDecide, "N", "learned rewards between two snapshots of a model",
          integer(1, 100'000'000), number(decide, &DS::snapshot_every)},
         {"decide-sweep-interval", G::kDecide, "DURATION",

@@ -24,6 +24,7 @@ DecisionsOptions options_of(const Config& config) {
     o.max_batch = d.max_batch;
     o.shadow_queue = d.shadow_queue;
     o.shadow_flush_ms = d.shadow_flush_ms;
+    o.shadow_batch = d.shadow_batch;
     o.snapshot_every = d.snapshot_every;
     o.sweep_interval_ms = d.sweep_interval_ms;
     o.max_page = d.max_page;

@@ -23,6 +23,7 @@ struct DecideSettings {
     std::uint64_t max_batch = 100;                     // requests in one batch call
     std::uint64_t shadow_queue = 10'000;         // frozen-mode decisions waiting to be written; past it, counted lost
     std::uint32_t shadow_flush_ms = 50;          // the longest a queued shadow decision waits
+    std::uint64_t shadow_batch = 256;            // queued shadow decisions written by one transaction
     std::uint64_t snapshot_every = 100;          // learned rewards between two model snapshots
     std::uint32_t sweep_interval_ms = 1'000;     // how often overdue decisions get their default reward
     std::uint64_t max_page = 1'000;              // decisions in one page

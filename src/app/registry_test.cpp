@@ -204,6 +204,7 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"decide-max-batch", "3", [](const Config& c) { return c.decide.max_batch == 3; }, "3"},
         {"decide-shadow-queue", "7", [](const Config& c) { return c.decide.shadow_queue == 7; }, "7"},
         {"decide-shadow-flush", "20ms", [](const Config& c) { return c.decide.shadow_flush_ms == 20; }, "20ms"},
+        {"decide-shadow-batch", "9", [](const Config& c) { return c.decide.shadow_batch == 9; }, "9"},
         {"decide-snapshot-every", "11", [](const Config& c) { return c.decide.snapshot_every == 11; }, "11"},
         {"decide-sweep-interval", "2s", [](const Config& c) { return c.decide.sweep_interval_ms == 2000; }, "2s"},
         {"decide-max-page", "12", [](const Config& c) { return c.decide.max_page == 12; }, "12"},

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <tuple>
 
@@ -74,7 +75,8 @@ base::Result<std::shared_ptr<DecideStore>> DecideStore::open(std::shared_ptr<sto
 DecideStore::DecideStore(std::shared_ptr<store::Database> db, std::shared_ptr<sessions::TransactionRunner> runner,
                          DecideStoreOptions options)
     : db_(std::move(db)), runner_(std::move(runner)), options_(std::move(options)) {
-    writer_ = std::make_unique<DecisionWriter>(runner_, options_.limits.shadow_queue, options_.limits.shadow_flush_ms);
+    writer_ = std::make_unique<DecisionWriter>(runner_, options_.limits.shadow_queue, options_.limits.shadow_flush_ms,
+                                               options_.limits.shadow_batch);
 }
 
 DecideStore::~DecideStore() {
@@ -181,18 +183,18 @@ base::Status DecideStore::load() {
 
 void DecideStore::snapshot_if_due(const std::shared_ptr<Capsule>& capsule, bool force, std::function<void()> finished) {
     if (!finished) finished = [] {};
-    std::string model;
-    std::int64_t generation = 0;
-    std::int64_t seq = 0;
+    std::optional<CapsuleModel> copy;
     {
         std::lock_guard<std::mutex> lock(capsule->mutex);
         if (!capsule->model || capsule->since_snapshot == 0) return finished();
         if (!force && capsule->since_snapshot < options_.limits.snapshot_every) return finished();
         capsule->since_snapshot = 0;
-        model = capsule->model->snapshot();
-        generation = capsule->model->generation();
-        seq = capsule->model->version();
+        copy.emplace(*capsule->model);  // a copy of the arms; encoded below, without holding decisions up
     }
+    const std::string model = copy->snapshot();
+    const std::int64_t generation = copy->generation();
+    const std::int64_t seq = copy->version();
+    copy.reset();
     const CapsuleRef ref = capsule->ref;
     const std::int64_t now = now_ms();
     auto failed = [ref, finished](const DecideError& e) {

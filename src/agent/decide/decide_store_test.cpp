@@ -234,6 +234,26 @@ TEST_P(DecideStoreTest, ShadowDecisionsAreWrittenBehindAndNeverLearn) {
     EXPECT_EQ(member(model_json(), "shadowLost"), "0");
 }
 
+TEST_P(DecideStoreTest, AFlushWritesEveryQueuedDecisionInBatches) {
+    limits_.shadow_batch = 3;          // 10 queued decisions: batches of 3, 3, 3 and 1
+    limits_.shadow_flush_ms = 60'000;  // nothing flushes on time: the reward's wait does
+    open_store();
+    ASSERT_TRUE(put(R"({"actions":[{"id":"a"},{"id":"b"}],"mode":"frozen"})").is_ok());
+    std::string last;
+    for (int i = 0; i < 10; ++i) {
+        auto d = decide("{}");
+        ASSERT_TRUE(d.is_ok());
+        last = member(d.value().json, "decisionId");
+    }
+    auto r = reward(last, 1.0);
+    ASSERT_TRUE(r.is_ok()) << r.error().detail;
+    EXPECT_EQ(member(r.value().json, "applied"), "true");
+    store::QueryResult count = run(*db_, "SELECT count(*) FROM decide_decisions");
+    ASSERT_TRUE(count.is_ok());
+    EXPECT_EQ(std::get<std::int64_t>(count->value(0, 0)), 10);
+    EXPECT_EQ(member(model_json(), "shadowLost"), "0");
+}
+
 TEST_P(DecideStoreTest, TheModelSurvivesARestart) {
     limits_.snapshot_every = 7;  // a snapshot and a replayed tail
     open_store();

@@ -20,6 +20,7 @@ struct DecideLimits {
     std::size_t max_batch = 100;                // requests in one batch call
     std::size_t shadow_queue = 10'000;          // frozen-mode decisions waiting to be written; past it, lost
     std::int64_t shadow_flush_ms = 50;          // the longest a queued decision waits
+    std::size_t shadow_batch = 256;             // queued decisions written by one transaction (one COMMIT)
     std::size_t snapshot_every = 100;           // learned rewards between two model snapshots
     std::size_t max_page = 1000;                // decisions in one page
     std::size_t max_evaluate = 10'000;          // logged decisions one evaluation replays (newer ones are left out)

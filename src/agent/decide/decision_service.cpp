@@ -28,6 +28,7 @@ DecideStoreOptions store_options(const DecisionsOptions& o) {
     l.max_batch = o.max_batch;
     l.shadow_queue = o.shadow_queue;
     l.shadow_flush_ms = o.shadow_flush_ms;
+    l.shadow_batch = o.shadow_batch;
     l.snapshot_every = o.snapshot_every;
     l.max_page = o.max_page;
     l.max_evaluate = o.max_evaluate;
@@ -74,6 +75,7 @@ void check_bounds(const DecisionsOptions& o) {
     need(o.max_batch >= 1 && o.shadow_queue >= 1 && o.snapshot_every >= 1 && o.max_page >= 1 && o.max_evaluate >= 1,
          "max_batch, shadow_queue, snapshot_every, max_page and max_evaluate must be at least 1");
     need(o.shadow_flush_ms >= 1 && o.shadow_flush_ms <= 60'000, "shadow_flush_ms must be in 1..60000");
+    need(o.shadow_batch >= 1 && o.shadow_batch <= 100'000, "shadow_batch must be in 1..100000");
     need(o.sweep_interval_ms >= 10 && o.sweep_interval_ms <= 3'600'000, "sweep_interval_ms must be in 10..3600000");
     need(o.max_resamples <= 100'000 && o.promote_min_samples >= 1, "max_resamples <= 100000, promote_min_samples >= 1");
 }

@@ -34,8 +34,8 @@ void insert_from(std::shared_ptr<sessions::Transaction> tx, std::shared_ptr<cons
 }  // namespace
 
 DecisionWriter::DecisionWriter(std::shared_ptr<sessions::TransactionRunner> runner, std::size_t capacity,
-                               std::int64_t flush_ms)
-    : runner_(std::move(runner)), capacity_(capacity), flush_ms_(flush_ms) {}
+                               std::int64_t flush_ms, std::size_t batch)
+    : runner_(std::move(runner)), capacity_(capacity), flush_ms_(flush_ms), batch_(batch == 0 ? 1 : batch) {}
 
 DecisionWriter::~DecisionWriter() {
     stop();
@@ -117,22 +117,34 @@ void DecisionWriter::loop() {
 }
 
 void DecisionWriter::flush(std::unique_lock<std::mutex>& lock) {
-    auto rows = std::make_shared<std::vector<DecisionRow>>(std::make_move_iterator(queue_.begin()),
-                                                           std::make_move_iterator(queue_.end()));
-    queue_.clear();
-    inflight_ = rows;
+    // The rows queued now, in batches; rows queued meanwhile wait for the next flush (so a waiter is answered
+    // even while decisions keep coming).
+    std::size_t left = queue_.size();
     std::vector<std::function<void()>> waiters = std::move(waiters_);
     waiters_.clear();
-    lock.unlock();
-    base::Status written = base::Status::ok();
-    if (!rows->empty()) {
-        std::promise<base::Status> done;
-        runner_->run([rows, &done](base::Result<std::shared_ptr<sessions::Transaction>> begun) {
-            if (!begun.is_ok()) return done.set_value(begun.status());
-            insert_from(std::move(begun).value(), rows, 0, [&done](base::Status s) { done.set_value(std::move(s)); });
-        });
-        written = done.get_future().get();
+    while (left > 0) {
+        const std::size_t n = left < batch_ ? left : batch_;
+        left -= n;
+        write_batch(lock, n);
     }
+    lock.unlock();
+    for (auto& fn : waiters)
+        fn();
+    lock.lock();
+}
+
+void DecisionWriter::write_batch(std::unique_lock<std::mutex>& lock, std::size_t n) {
+    auto rows = std::make_shared<std::vector<DecisionRow>>(std::make_move_iterator(queue_.begin()),
+                                                           std::make_move_iterator(queue_.begin() + n));
+    queue_.erase(queue_.begin(), queue_.begin() + n);
+    inflight_ = rows;
+    lock.unlock();
+    std::promise<base::Status> done;
+    runner_->run([rows, &done](base::Result<std::shared_ptr<sessions::Transaction>> begun) {
+        if (!begun.is_ok()) return done.set_value(begun.status());
+        insert_from(std::move(begun).value(), rows, 0, [&done](base::Status s) { done.set_value(std::move(s)); });
+    });
+    base::Status written = done.get_future().get();
     lock.lock();
     inflight_.reset();
     for (const DecisionRow& row : *rows)
@@ -142,10 +154,6 @@ void DecisionWriter::flush(std::unique_lock<std::mutex>& lock) {
         base::log_message(base::LogLevel::kWarn, "decide: " + std::to_string(rows->size()) +
                                                      " shadow decisions not written: " + written.to_string());
     }
-    lock.unlock();
-    for (auto& fn : waiters)
-        fn();
-    lock.lock();
 }
 
 }  // namespace slipstream::agent::decide

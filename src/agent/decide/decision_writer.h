@@ -27,11 +27,14 @@ struct DecisionRow {
 
 /// Thread-safe. push() never blocks and never touches the disk: the decision's answer does not wait for a write
 /// (no fsync on the hot path). A full queue drops the row and counts it (lost()). The flusher writes what is
-/// queued every `flush_ms`, sooner when half full, in one transaction; a failed flush is logged, counted as lost
-/// and not retried (shadow decisions are best effort). stop() writes what is queued.
+/// queued every `flush_ms`, sooner when half full, in transactions of at most `batch` rows each (one after the
+/// other: a COMMIT's work on the shared write connection is bounded, and writes waiting on a request's path get
+/// the connection between two batches); a failed batch is logged, counted as lost and not retried (shadow
+/// decisions are best effort). stop() writes what is queued.
 class DecisionWriter {
   public:
-    DecisionWriter(std::shared_ptr<sessions::TransactionRunner> runner, std::size_t capacity, std::int64_t flush_ms);
+    DecisionWriter(std::shared_ptr<sessions::TransactionRunner> runner, std::size_t capacity, std::int64_t flush_ms,
+                   std::size_t batch);
     ~DecisionWriter();
     DecisionWriter(const DecisionWriter&) = delete;
     DecisionWriter& operator=(const DecisionWriter&) = delete;
@@ -55,10 +58,13 @@ class DecisionWriter {
   private:
     void loop();
     void flush(std::unique_lock<std::mutex>& lock);
+    // Writes the first `n` queued rows in one transaction (the lock is released meanwhile).
+    void write_batch(std::unique_lock<std::mutex>& lock, std::size_t n);
 
     std::shared_ptr<sessions::TransactionRunner> runner_;
     const std::size_t capacity_;
     const std::int64_t flush_ms_;
+    const std::size_t batch_;
     mutable std::mutex mutex_;
     std::condition_variable wake_;
     std::deque<DecisionRow> queue_;

@@ -3,6 +3,8 @@
 
 #include <sqlite3.h>
 
+#include "store/sqlite/wal_checkpointer.h"
+
 namespace slipstream::store::sqlite {
 
 namespace {
@@ -37,6 +39,7 @@ base::Result<std::unique_ptr<Session>> open_session(const DatabaseOptions& o) {
     if (o.wal && !o.read_only) pragmas = "PRAGMA journal_mode=WAL; " + pragmas;
     base::Status s = session->execute_script(pragmas);
     if (!s.is_ok()) return base::Status::invalid_argument("cannot configure " + o.path + ": " + s.message());
+    if (o.checkpointer) o.checkpointer->install(*session, o.checkpointer);
     return session;
 }
 
@@ -90,6 +93,10 @@ base::Result<std::unique_ptr<Database>> Database::open(DatabaseOptions options) 
         if (options.path.empty()) options.path = ":memory:";
     }
     if (options.threads == 0) options.threads = 1;
+    options.checkpointer = nullptr;
+    if (options.checkpoint_pages > 0 && options.wal && !options.read_only && options.path != ":memory:") {
+        SLIPSTREAM_ASSIGN_OR_RETURN(options.checkpointer, WalCheckpointer::start(options));
+    }
     std::vector<std::unique_ptr<Session>> sessions;
     for (std::size_t i = 0; i < options.threads; ++i) {
         SLIPSTREAM_ASSIGN_OR_RETURN(auto session, open_session(options));

@@ -20,6 +20,8 @@
 
 namespace slipstream::store::sqlite {
 
+class WalCheckpointer;
+
 enum class Synchronous : std::uint8_t { kOff, kNormal, kFull, kExtra };
 
 struct DatabaseOptions {
@@ -31,6 +33,13 @@ struct DatabaseOptions {
     Synchronous synchronous = Synchronous::kFull;  // FULL: a committed transaction survives power loss
     bool foreign_keys = true;
     bool read_only = false;
+    /// WAL checkpoints off the committing connections (wal_checkpointer.h): a thread of their own checkpoints
+    /// once a COMMIT leaves this many pages in the log. 0: SQLite's automatic checkpoint (inside that COMMIT,
+    /// at 1000 pages). Files in WAL mode only.
+    std::size_t checkpoint_pages = 1000;
+    int checkpoint_nice = 10;  // the checkpoint thread's nice value (0: the process's)
+    /// Set by Database::open when checkpoints run in the background; open_connection(options()) shares it.
+    std::shared_ptr<WalCheckpointer> checkpointer;
 };
 
 /// Stops one statement of a Database (pass it to query / fetch_json). cancel(), from any thread: a statement not

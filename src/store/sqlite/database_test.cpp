@@ -9,6 +9,7 @@
 
 #include "base/clock.h"
 #include "store/sqlite/sqlite_test_support.h"
+#include "store/sqlite/wal_checkpointer.h"
 
 namespace slipstream::store::sqlite {
 namespace {
@@ -107,6 +108,49 @@ TEST_F(DatabaseTest, FailedTransactionRollsBack) {
     QueryResult after = query("SELECT v FROM kv WHERE k = 'y'");
     ASSERT_TRUE(after.is_ok());
     EXPECT_EQ(after->value(0, 0), Value(std::int64_t{1}));
+}
+
+// A second database in the test's folder with background checkpoints past `pages` (0: SQLite's own).
+std::unique_ptr<Database> open_with_checkpoints(const testing::TempDir& dir, std::size_t pages) {
+    DatabaseOptions o;
+    o.path = dir.file("ckpt-" + std::to_string(pages) + ".db");
+    o.checkpoint_pages = pages;
+    auto opened = Database::open(o);
+    EXPECT_TRUE(opened.is_ok()) << opened.status().to_string();
+    return opened.is_ok() ? std::move(opened.value()) : nullptr;
+}
+
+TEST_F(DatabaseTest, WalIsCheckpointedInTheBackgroundAndStaysBounded) {
+    std::unique_ptr<Database> db = open_with_checkpoints(dir_, 8);
+    ASSERT_NE(db, nullptr);
+    ASSERT_NE(db->options().checkpointer, nullptr);
+    std::optional<base::Status> made;
+    db->execute_script(loop_, "CREATE TABLE blobs (id INTEGER PRIMARY KEY, b BLOB)", [&](base::Status s) { made = s; });
+    ASSERT_TRUE(run_until(loop_, [&] { return made.has_value(); }));
+    ASSERT_TRUE(made->is_ok());
+    // 400 commits of 8 KiB each (two or three pages): past 8 pages the hook signals, past 64 the committing
+    // connection checkpoints itself; either way the log never holds the 800+ pages written.
+    for (std::int64_t i = 0; i < 400; ++i) {
+        std::optional<QueryResult> r;
+        db->query(loop_, "INSERT INTO blobs (b) VALUES (zeroblob(8192))", {},
+                  [&](QueryResult q) { r.emplace(std::move(q)); });
+        ASSERT_TRUE(run_until(loop_, [&] { return r.has_value(); }));
+        ASSERT_TRUE(r->is_ok()) << r->status().to_string();
+    }
+    // Signalled: the thread checkpoints (at a lower priority, so possibly after the last commit).
+    EXPECT_TRUE(run_until(loop_, [&] { return db->options().checkpointer->checkpoints() > 0; }));
+    std::optional<QueryResult> wal;
+    db->query(loop_, "PRAGMA wal_checkpoint(PASSIVE)", {}, [&](QueryResult q) { wal.emplace(std::move(q)); });
+    ASSERT_TRUE(run_until(loop_, [&] { return wal.has_value(); }));
+    ASSERT_TRUE(wal->is_ok());
+    const std::int64_t log_pages = std::get<std::int64_t>((*wal)->value(0, 1));
+    EXPECT_LT(log_pages, static_cast<std::int64_t>(8 * WalCheckpointer::kInlineFactor + 8));
+}
+
+TEST_F(DatabaseTest, NoBackgroundCheckpointsWhenTurnedOff) {
+    std::unique_ptr<Database> db = open_with_checkpoints(dir_, 0);
+    ASSERT_NE(db, nullptr);
+    EXPECT_EQ(db->options().checkpointer, nullptr);
 }
 
 TEST_F(DatabaseTest, ParallelWritersAllCommit) {

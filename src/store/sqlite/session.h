@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -39,6 +40,8 @@ class Session {
     [[nodiscard]] base::Status execute_script(const std::string& script);
 
     sqlite3* handle() const { return db_; }
+    /// Keeps `owner` alive until the connection is closed (what the connection's hooks point to).
+    void attach(std::shared_ptr<void> owner) { attached_ = std::move(owner); }
 
   private:
     // The prepared, bound statement, or an error result's status and details.
@@ -50,6 +53,7 @@ class Session {
 
     sqlite3* db_;
     std::unordered_map<std::string, sqlite3_stmt*> cache_;
+    std::shared_ptr<void> attached_;  // released after the connection closes (members go after ~Session's body)
 };
 
 /// The Status code of an SQLite extended result code: unique/primary key constraint kAlreadyExists, other
