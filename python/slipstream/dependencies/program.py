@@ -8,7 +8,7 @@ import inspect
 from contextlib import AsyncExitStack
 from typing import Any
 
-from .. import _signature, _threads
+from .. import _signature, _threads, telemetry
 from ..background import BackgroundTasks
 from ..exceptions import RequestValidationError
 from ..responses import Response
@@ -233,38 +233,65 @@ def _run_in_one_thread(program: Program, start: int, end: int, flat: dict[str, A
 
 async def solve(program: Program, flat: dict[str, Any], ex: Exchange) -> Any:
     """Runs every step in order and returns the handler's result. `yield` dependencies enter ex.rstack (or
-    ex.fstack for scope="function"), so their exit code runs when the caller closes those stacks."""
-    values: list[Any] = [None] * len(program.steps)
-    # With parameter models, FastAPI's order: a step whose models (or whose dependencies) are invalid is skipped,
-    # the others run, and the errors of all are raised before the handler.
-    skipped = [False] * len(program.steps) if program.models else None
-    errors: list[Any] = []
-    models: dict[str, Any] = {}
-    i = 0
-    while i < len(program.steps):
-        step = program.steps[i]
-        end = program.runs[i]
-        if end > i + 1:  # consecutive `def` calls: one thread hand-off for all of them
-            await _threads.run_sync(_run_in_one_thread, program, i, end, flat, values, ex,
-                                    contextvars.copy_context())
-            i = end
-            continue
-        i += 1
-        if step.alias is not None:
-            values[i - 1] = values[step.alias]
-            if skipped is not None:
-                skipped[i - 1] = skipped[step.alias]
-            continue
-        if skipped is not None:
-            found: list[Any] = []
-            models = {name: reader.read(ex.request, found) for name, reader in program.step_models.get(i - 1, ())}
-            errors += found
-            if found or any(source == STEP and skipped[ref] for _name, source, ref in step.args):
-                skipped[i - 1] = True
+    ex.fstack for scope="function"), so their exit code runs when the caller closes those stacks. In a request
+    traced with operation spans (slipstream.telemetry), the dependencies and the handler get FastAPI's
+    fastapi.dependencies and fastapi.endpoint spans."""
+    state = _Solving(program)
+    last = len(program.steps) - 1
+    if not telemetry.operating():
+        await state.run(flat, ex, len(program.steps))
+        return state.result()
+    with telemetry.operation("dependencies", program.root.call):
+        await state.run(flat, ex, last)
+    with telemetry.operation("endpoint", program.root.call):
+        await state.run(flat, ex, last + 1)
+        return state.result()
+
+
+class _Solving:
+    """The steps' values as they are solved, with the parameter models' errors (FastAPI's order: a step whose
+    models, or whose dependencies, are invalid is skipped, the others run, and the errors of all are raised
+    before the handler)."""
+
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        self.values: list[Any] = [None] * len(program.steps)
+        self.skipped = [False] * len(program.steps) if program.models else None
+        self.errors: list[Any] = []
+        self.i = 0
+
+    async def run(self, flat: dict[str, Any], ex: Exchange, stop: int) -> None:
+        """Solves the steps up to `stop` (excluded)."""
+        program, values, skipped = self.program, self.values, self.skipped
+        models: dict[str, Any] = {}
+        while self.i < stop:
+            i = self.i
+            step = program.steps[i]
+            end = min(program.runs[i], stop)
+            if end > i + 1:  # consecutive `def` calls: one thread hand-off for all of them
+                await _threads.run_sync(_run_in_one_thread, program, i, end, flat, values, ex,
+                                        contextvars.copy_context())
+                self.i = end
                 continue
-            if errors and i == len(program.steps):
-                break
-        values[i - 1] = await call_step(step, _arguments(step, flat, values, ex, models), ex)
-    if errors:
-        raise RequestValidationError(errors)
-    return values[-1]
+            self.i = i = i + 1
+            if step.alias is not None:
+                values[i - 1] = values[step.alias]
+                if skipped is not None:
+                    skipped[i - 1] = skipped[step.alias]
+                continue
+            if skipped is not None:
+                found: list[Any] = []
+                models = {name: reader.read(ex.request, found) for name, reader in program.step_models.get(i - 1, ())}
+                self.errors += found
+                if found or any(source == STEP and skipped[ref] for _name, source, ref in step.args):
+                    skipped[i - 1] = True
+                    continue
+                if self.errors and i == len(program.steps):
+                    self.i = len(program.steps)
+                    break
+            values[i - 1] = await call_step(step, _arguments(step, flat, values, ex, models), ex)
+
+    def result(self) -> Any:
+        if self.errors:
+            raise RequestValidationError(self.errors)
+        return self.values[-1]
