@@ -14,7 +14,7 @@ class FileExporter(SpanExporter):
     def __init__(self, path: str) -> None:
         self.path = path
 
-    def export(self, spans):  # noqa: ANN001, ANN201 - the SDK's interface
+    def export(self, spans):  # the SDK's SpanExporter interface
         with open(self.path, "a", encoding="utf-8") as f:
             for span in spans:
                 parent = format(span.parent.span_id, "016x") if span.parent is not None else None
