@@ -53,9 +53,10 @@ def for_app(config: dict[str, Any], explicit: bool) -> Any:
     global _spans, _requests
     if not resolve(config, explicit):
         return None
-    from . import _request
+    from . import _auto, _request
     from ._request import AppTelemetry
 
+    _auto.configure(config)
     _requests = _request
     if config["operation_spans"] and config["tracing"] and _spans is None:
         from . import _operations as operations
