@@ -236,3 +236,28 @@ def test_nothing_runs_when_telemetry_can_emit_nothing(caplog: Any) -> None:
             assert client.get("/x").json() == {"x": 1}
         assert app.telemetry is None
         assert app.exception_handlers.middleware is False  # the plain path: no Request, no Python for misses
+
+
+def test_auto_configure_failures_are_warnings_and_the_app_serves(
+    monkeypatch: Any, caplog: Any, signals: Signals
+) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
+    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "zipkin")
+    caplog.set_level(logging.WARNING, logger="slipstream")
+    app = make_app(signals, auto_configure=True)
+    with TestClient(app) as client:
+        assert client.get("/items/1").status_code == 200
+    assert "automatic telemetry configuration failed: OTEL_TRACES_EXPORTER=zipkin" in caplog.text
+    assert [s.name for s in signals.server_spans()] == ["GET /items/{item_id}"]  # the given providers still record
+
+
+def test_auto_configure_needs_the_otlp_exporter(monkeypatch: Any, caplog: Any, signals: Signals) -> None:
+    pytest.importorskip("opentelemetry.sdk")
+    if __import__("importlib").util.find_spec("opentelemetry.exporter") is not None:
+        pytest.skip("the OTLP exporter is installed here")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
+    monkeypatch.setenv("SLIPSTREAM_OTEL_AUTO_CONFIGURE", "true")
+    caplog.set_level(logging.WARNING, logger="slipstream")
+    with TestClient(make_app(signals)) as client:
+        assert client.get("/items/1").status_code == 200
+    assert "needs opentelemetry-sdk and opentelemetry-exporter-otlp-proto-http" in caplog.text
