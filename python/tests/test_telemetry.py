@@ -3,6 +3,7 @@ and metric reader given as the app's providers (the global ones stay unset here;
 an app that records on the global providers, over a real socket)."""
 
 import logging
+import time
 from typing import Annotated, Any
 
 import pytest
@@ -261,3 +262,34 @@ def test_auto_configure_needs_the_otlp_exporter(monkeypatch: Any, caplog: Any, s
     with TestClient(make_app(signals)) as client:
         assert client.get("/items/1").status_code == 200
     assert "needs opentelemetry-sdk and opentelemetry-exporter-otlp-proto-http" in caplog.text
+
+
+def test_websocket_connections_get_a_span_and_no_metrics(signals: Signals) -> None:
+    from slipstream import WebSocket
+
+    app = App(telemetry=signals.config())
+
+    @app.websocket("/ws/{room}")
+    async def chat(websocket: WebSocket, room: str) -> None:
+        await websocket.accept()
+        await websocket.send_text(room + ":" + await websocket.receive_text())
+        await websocket.close()
+
+    with TestClient(app) as client:
+        with client.websocket_connect("/ws/blue", headers={"traceparent": f"00-{TRACE_ID}-{PARENT_ID}-01"}) as ws:
+            ws.send_text("hi")
+            assert ws.receive_text() == "blue:hi"
+        deadline = time.monotonic() + 10  # the span ends once the handler returned
+        while not signals.server_spans() and time.monotonic() < deadline:
+            time.sleep(0.01)
+    (span,) = signals.server_spans()
+    assert (span.name, span.status.status_code) == ("WS /ws/{room}", StatusCode.UNSET)
+    assert dict(span.attributes) == {
+        "url.scheme": "ws",
+        "network.protocol.name": "websocket",
+        "server.address": "testserver",
+        "server.port": 80,
+        "http.route": "/ws/{room}",
+    }
+    assert (format(span.context.trace_id, "032x"), format(span.parent.span_id, "016x")) == (TRACE_ID, PARENT_ID)
+    assert signals.points("http.server.request.duration") == []

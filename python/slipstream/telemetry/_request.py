@@ -159,19 +159,28 @@ class AppTelemetry:
             self._meter_provider = provider
         return self._instruments
 
-    def start(self, request: Any) -> RequestTelemetry | None:
+    def start_websocket(self, websocket: Any, route: str) -> RequestTelemetry | None:
+        """A WebSocket connection's telemetry, as FastAPI records it: a SERVER span "WS <route>" and log records,
+        no metrics; finish() when the handler ended."""
+        return self.start(websocket, route=route, websocket=True)
+
+    def start(self, request: Any, *, route: str | None = None, websocket: bool = False) -> RequestTelemetry | None:
         """The request's telemetry, attached to the current context (end it with finish()); None when nothing is
         recorded for it (then nothing else runs)."""
         config = self.config
         if config["exclude"] is not None and config["exclude"](request.scope):
             return RequestTelemetry.excluded()
         tracer_provider = _usable(config["tracer_provider"], trace.get_tracer_provider()) if config["tracing"] else None
-        meter_provider = _usable(config["meter_provider"], metrics.get_meter_provider()) if config["metrics"] else None
+        meter_provider = (
+            _usable(config["meter_provider"], metrics.get_meter_provider())
+            if config["metrics"] and not websocket
+            else None
+        )
         logger_provider = _usable(config["logger_provider"], _logs.get_logger_provider()) if config["logs"] else None
         if tracer_provider is None and meter_provider is None and logger_provider is None:
             return None
-        record = RequestTelemetry(self, request, tracer_provider, meter_provider, logger_provider)
-        route = getattr(request, "route_path", None)
+        record = RequestTelemetry(self, request, tracer_provider, meter_provider, logger_provider, websocket)
+        route = route if websocket else getattr(request, "route_path", None)
         if route and route != CATCH_ALL:  # the catch-all route of the misses: no route (FastAPI's 404)
             record.set_route(route)
         return record
@@ -199,27 +208,39 @@ class RequestTelemetry:
         record.route = None
         record.data = None
         record.finished = True
+        record.websocket = False
+        record.errors = []
         record._token = otel_context.attach(otel_context.set_value(KEY, None))
         record._parent_token = None
         return record
 
     def __init__(
-        self, owner: AppTelemetry, request: Any, tracer_provider: Any, meter_provider: Any, logger_provider: Any
+        self,
+        owner: AppTelemetry,
+        request: Any,
+        tracer_provider: Any,
+        meter_provider: Any,
+        logger_provider: Any,
+        websocket: bool = False,
     ) -> None:
-        original = request.method
+        self.websocket = websocket
+        original = "" if websocket else request.method
         method = original if original in owner.known_methods else "_OTHER"
-        self.span_method = "HTTP" if method == "_OTHER" else method
-        self.attributes: dict[str, Any] = {
-            "url.scheme": request.scheme,
-            "http.request.method": method,
-            "network.protocol.version": "1.1",
-        }
+        self.span_method = "WS" if websocket else "HTTP" if method == "_OTHER" else method
+        if websocket:
+            self.attributes: dict[str, Any] = {"url.scheme": request.scheme, "network.protocol.name": "websocket"}
+        else:
+            self.attributes = {
+                "url.scheme": request.scheme,
+                "http.request.method": method,
+                "network.protocol.version": "1.1",
+            }
         self.active_attributes = {"url.scheme": request.scheme, "http.request.method": method}
         self.route: str | None = None
         self.status: int | None = None
         self.errors: list[BaseException] = []
         self.finished = False
-        self.data = TelemetryData(request=request)
+        self.data = TelemetryData(websocket=request) if websocket else TelemetryData(request=request)
         self.started = perf_counter()
         self.duration, self.active = (
             owner._instruments_for(meter_provider) if meter_provider is not None else (None, None)
@@ -238,11 +259,13 @@ class RequestTelemetry:
             parent = propagate.extract(request.headers, getter=_GETTER)
             self._parent_token = otel_context.attach(parent)
             tracer = owner._tracer_for(tracer_provider)
-            attributes = {**self.attributes, **_server_attributes(request), "url.path": request.path}
-            if request.query_string:
-                attributes["url.query"] = _query(request.query_string)
-            if original != method:
-                attributes["http.request.method_original"] = original
+            attributes = {**self.attributes, **_server_attributes(request)}
+            if not websocket:
+                attributes["url.path"] = request.path
+                if request.query_string:
+                    attributes["url.query"] = _query(request.query_string)
+                if original != method:
+                    attributes["http.request.method_original"] = original
             self.span = tracer.start_span(self.span_method, context=parent, kind=SpanKind.SERVER, attributes=attributes)
             self.tracer = tracer if owner.config["operation_spans"] else None
         context = otel_context.set_value(KEY, self)
@@ -265,19 +288,23 @@ class RequestTelemetry:
         if self.logger is not None and isinstance(exc, Exception):
             self.logger.emit(
                 exception=exc,
-                event_name="http.server.request.exception",
+                event_name="fastapi.websocket.exception" if self.websocket else "http.server.request.exception",
                 timestamp=time_ns(),
                 severity_number=SeverityNumber.ERROR,
                 severity_text="ERROR",
-                body="Unhandled exception in request",
+                body="Unhandled exception in WebSocket connection"
+                if self.websocket
+                else "Unhandled exception in request",
                 attributes={"http.route": self.route} if self.route else None,
             )
 
     def validation_failed(self, exc: Any) -> None:
-        """A RequestValidationError (the 422 FastAPI raises): its body and errors, and a WARN log record."""
-        errors = exc.errors()
+        """A RequestValidationError (the 422 FastAPI raises; for a WebSocket, its invalid parameters): its body and
+        errors, and a WARN log record."""
+        errors = exc.errors() if callable(exc.errors) else exc.errors
         if self.data is not None:
-            self.data.body = exc.body
+            if not self.websocket:
+                self.data.body = exc.body
             self.data.errors = errors
         if self.logger is not None:
             attributes: dict[str, Any] = {"fastapi.validation.error_count": len(errors)}
@@ -304,7 +331,7 @@ class RequestTelemetry:
         if status is not None:
             self.status = status
             attributes["http.response.status_code"] = status
-        failed = error is not None or status is None or status >= 500
+        failed = error is not None or (not self.websocket and (status is None or status >= 500))
         if failed:
             failure = error or (self.errors[-1] if self.errors else None)
             attributes["error.type"] = (

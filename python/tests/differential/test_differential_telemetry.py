@@ -7,6 +7,8 @@ so the global providers are left alone. Rows join the session's match rate (diff
 """
 
 # No `from __future__ import annotations`: the handlers' annotations name each framework's classes, locals.
+import contextlib
+import time
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any
 
@@ -76,6 +78,23 @@ def traced_app(fw: Any) -> tuple[Any, InMemorySpanExporter]:
     def slash() -> Any:
         return {"slash": True}
 
+    @app.websocket("/ws/echo")
+    async def echo(websocket: fw.WebSocket) -> None:
+        await websocket.accept()
+        await websocket.send_text(await websocket.receive_text())
+        await websocket.close()
+
+    @app.websocket("/ws/broken")
+    async def broken(websocket: fw.WebSocket) -> None:
+        await websocket.accept()
+        raise RuntimeError("handler failed")
+
+    @app.websocket("/ws/items/{item_id}")
+    async def ws_item(websocket: fw.WebSocket, item_id: int) -> None:
+        await websocket.accept()
+        await websocket.send_json({"item_id": item_id})
+        await websocket.close()
+
     return app, exporter
 
 
@@ -143,5 +162,37 @@ def test_same_spans(pair: Any, request: Any, method: str, url: str, kwargs: dict
         for name, mine, reference in (("trace ids", got[3], expected[3]), ("parent", got[4], expected[4])):
             if mine != reference:
                 diffs.append(f"{name}: slipstream {mine!r} != fastapi {reference!r}")
+    record(Outcome(request.node.callspec.id, None, diffs))
+    assert not diffs, "\n".join(diffs)
+
+
+WEBSOCKET_ROWS = [("/ws/echo", "hi"), ("/ws/broken", None), ("/ws/items/5", None), ("/ws/items/five", None)]
+
+
+def _websocket_spans(client: Any, exporter: InMemorySpanExporter, path: str, message: str | None) -> Any:
+    exporter.clear()
+    # A refused or failed connection raises here: its spans are compared all the same.
+    with contextlib.suppress(Exception), client.websocket_connect(path, headers={"traceparent": TRACEPARENT}) as ws:
+        if message is not None:
+            ws.send_text(message)
+        ws.receive()
+    deadline = time.monotonic() + 10  # the server ends the span after the handler returned: wait for it
+    while not any(s.kind.name == "SERVER" for s in exporter.get_finished_spans()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    spans = exporter.get_finished_spans()
+    server = [_span_view(s) for s in spans if s.kind.name == "SERVER"]
+    return server, sorted(_span_view(s) for s in spans if s.kind.name != "SERVER")
+
+
+@pytest.mark.parametrize(("path", "message"), WEBSOCKET_ROWS, ids=[p for p, _ in WEBSOCKET_ROWS])
+def test_same_websocket_spans(pair: Any, request: Any, path: str, message: str | None) -> None:
+    (ours, ours_spans), (theirs, theirs_spans) = pair
+    expected = _websocket_spans(theirs, theirs_spans, path, message)
+    got = _websocket_spans(ours, ours_spans, path, message)
+    diffs = [
+        f"{name}: slipstream {mine!r} != fastapi {reference!r}"
+        for name, mine, reference in zip(("server span", "operation spans"), got, expected)
+        if mine != reference
+    ]
     record(Outcome(request.node.callspec.id, None, diffs))
     assert not diffs, "\n".join(diffs)
