@@ -236,62 +236,50 @@ async def solve(program: Program, flat: dict[str, Any], ex: Exchange) -> Any:
     ex.fstack for scope="function"), so their exit code runs when the caller closes those stacks. In a request
     traced with operation spans (slipstream.telemetry), the dependencies and the handler get FastAPI's
     fastapi.dependencies and fastapi.endpoint spans."""
-    state = _Solving(program)
-    last = len(program.steps) - 1
+    count = len(program.steps)
+    values: list[Any] = [None] * count
+    # With parameter models, FastAPI's order: a step whose models (or whose dependencies) are invalid is skipped,
+    # the others run, and the errors of all are raised before the handler.
+    skipped = [False] * count if program.models else None
+    errors: list[Any] = []
     if not telemetry.operating():
-        await state.run(flat, ex, len(program.steps))
-        return state.result()
-    with telemetry.operation("dependencies", program.root.call):
-        await state.run(flat, ex, last)
-    with telemetry.operation("endpoint", program.root.call):
-        await state.run(flat, ex, last + 1)
-        return state.result()
+        await _steps(program, flat, ex, values, skipped, errors, 0, count)
+    else:
+        with telemetry.operation("dependencies", program.root.call):
+            start = await _steps(program, flat, ex, values, skipped, errors, 0, count - 1)
+        with telemetry.operation("endpoint", program.root.call):
+            await _steps(program, flat, ex, values, skipped, errors, start, count)
+    if errors:
+        raise RequestValidationError(errors)
+    return values[-1]
 
 
-class _Solving:
-    """The steps' values as they are solved, with the parameter models' errors (FastAPI's order: a step whose
-    models, or whose dependencies, are invalid is skipped, the others run, and the errors of all are raised
-    before the handler)."""
-
-    def __init__(self, program: Program) -> None:
-        self.program = program
-        self.values: list[Any] = [None] * len(program.steps)
-        self.skipped = [False] * len(program.steps) if program.models else None
-        self.errors: list[Any] = []
-        self.i = 0
-
-    async def run(self, flat: dict[str, Any], ex: Exchange, stop: int) -> None:
-        """Solves the steps up to `stop` (excluded)."""
-        program, values, skipped = self.program, self.values, self.skipped
-        models: dict[str, Any] = {}
-        while self.i < stop:
-            i = self.i
-            step = program.steps[i]
-            end = min(program.runs[i], stop)
-            if end > i + 1:  # consecutive `def` calls: one thread hand-off for all of them
-                await _threads.run_sync(_run_in_one_thread, program, i, end, flat, values, ex,
-                                        contextvars.copy_context())
-                self.i = end
-                continue
-            self.i = i = i + 1
-            if step.alias is not None:
-                values[i - 1] = values[step.alias]
-                if skipped is not None:
-                    skipped[i - 1] = skipped[step.alias]
-                continue
+async def _steps(program: Program, flat: dict[str, Any], ex: Exchange, values: list[Any], skipped: list[bool] | None,
+                 errors: list[Any], i: int, stop: int) -> int:
+    """Solves steps i..stop-1 into `values` (parameter models' errors into `errors`); returns where it stopped."""
+    models: dict[str, Any] = {}
+    while i < stop:
+        step = program.steps[i]
+        end = min(program.runs[i], stop)
+        if end > i + 1:  # consecutive `def` calls: one thread hand-off for all of them
+            await _threads.run_sync(_run_in_one_thread, program, i, end, flat, values, ex,
+                                    contextvars.copy_context())
+            i = end
+            continue
+        i += 1
+        if step.alias is not None:
+            values[i - 1] = values[step.alias]
             if skipped is not None:
-                found: list[Any] = []
-                models = {name: reader.read(ex.request, found) for name, reader in program.step_models.get(i - 1, ())}
-                self.errors += found
-                if found or any(source == STEP and skipped[ref] for _name, source, ref in step.args):
-                    skipped[i - 1] = True
-                    continue
-                if self.errors and i == len(program.steps):
-                    self.i = len(program.steps)
-                    break
-            values[i - 1] = await call_step(step, _arguments(step, flat, values, ex, models), ex)
-
-    def result(self) -> Any:
-        if self.errors:
-            raise RequestValidationError(self.errors)
-        return self.values[-1]
+                skipped[i - 1] = skipped[step.alias]
+            continue
+        if skipped is not None:
+            found: list[Any] = []
+            models = {name: reader.read(ex.request, found) for name, reader in program.step_models.get(i - 1, ())}
+            errors += found
+            if found or any(source == STEP and skipped[ref] for _name, source, ref in step.args):
+                skipped[i - 1] = True
+                continue
+            if errors and i == len(program.steps):
+                return i
+        values[i - 1] = await call_step(step, _arguments(step, flat, values, ex, models), ex)
+    return i
