@@ -114,9 +114,7 @@ class App(APIRouter, AppHooks):
         self.debug = self.exception_handlers.debug = bool(server_options.pop("debug", False))
         # FastAPI's native OpenTelemetry (slipstream.telemetry): its options; whether requests go through it is
         # decided when the server is built (build_native), and nothing of it runs per request otherwise.
-        given_telemetry = server_options.pop("telemetry", None)
-        self.telemetry_config = telemetry.config_of(given_telemetry)
-        self.telemetry_explicit = given_telemetry is not None
+        self.telemetry_config = telemetry.config_of(server_options.pop("telemetry", None))
         self.telemetry: Any = None
         for exc_class_or_status, handler in (server_options.pop("exception_handlers", None) or {}).items():
             self.add_exception_handler(exc_class_or_status, handler)  # FastAPI's exception_handlers={...}
@@ -264,7 +262,7 @@ class App(APIRouter, AppHooks):
         native = _native.NativeApp(merged, runtime)
         # With telemetry, every request takes the HTTP middleware path (a Request per request, the misses and the
         # validation errors through Python) so that each one gets its span, as in FastAPI.
-        self.telemetry = telemetry.for_app(self.telemetry_config, self.telemetry_explicit)
+        self.telemetry = telemetry.for_app(self.telemetry_config)
         self.exception_handlers.middleware = bool(self.user_middleware) or self.telemetry is not None
         install_routes(self, native, runtime, late_changes=late_changes)
         for kind, args in self.native_routes:

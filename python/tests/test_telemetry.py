@@ -231,7 +231,8 @@ def test_nothing_runs_when_telemetry_can_emit_nothing(caplog: Any) -> None:
     caplog.set_level(logging.WARNING)
     quiet = App()  # no telemetry= and no global provider configured in this process
     off = App(telemetry={"tracing": False, "metrics": False, "logs": False})
-    for app in (quiet, off):
+    unconfigured = App(telemetry={"tracing": True, "operation_spans": False})  # no provider to record on
+    for app in (quiet, off, unconfigured):
         app.get("/x")(lambda: {"x": 1})
         with TestClient(app) as client:
             assert client.get("/x").json() == {"x": 1}

@@ -6,7 +6,7 @@ OpenTelemetry's HTTP semantic conventions), with the request's W3C traceparent a
 `http.server.request.duration` and `http.server.active_requests` metrics; OpenTelemetry log records for validation
 failures and unhandled exceptions; and operation spans for the dependencies, the endpoint, serialization and
 background tasks. Options and defaults are FastAPI's (TelemetryConfig). An app whose telemetry can emit nothing
-when it starts (opentelemetry not installed, every signal off, or no provider configured and no telemetry= given)
+when it starts (opentelemetry not installed, every signal off, or no provider configured yet)
 serves requests exactly as without this module: nothing of it runs per request.
 
 `_config` holds the options and the start-time decision; `_request` (which imports opentelemetry) the per-request
@@ -35,23 +35,23 @@ def get_telemetry_data(context: Any = None) -> TelemetryData | None:
     return record.data if record is not None else None
 
 
-def resolve(config: dict[str, Any], explicit: bool) -> bool:
-    """Whether requests go through telemetry: opentelemetry installed and a signal on; and, when the app gave no
-    telemetry= (`explicit` False), a provider configured now or auto_configure on. With telemetry= given, the
-    providers are looked at per request, as FastAPI does (so that providers set later, in the lifespan, count)."""
+def resolve(config: dict[str, Any]) -> bool:
+    """Whether requests go through telemetry: opentelemetry installed, a signal on, and a provider to record it
+    configured when the server is built (given in the config, or global), or auto_configure on (which sets them).
+    Providers set later (in the lifespan) are not seen: FastAPI looks per request, this app once."""
     if not any(config[k] for k in ("tracing", "metrics", "logs")) or not available():
         return False
-    if explicit or config["auto_configure"]:
+    if config["auto_configure"]:
         return True
     from ._request import any_provider
 
     return any_provider(config)
 
 
-def for_app(config: dict[str, Any], explicit: bool) -> Any:
+def for_app(config: dict[str, Any]) -> Any:
     """The app's per-request telemetry (a _request.AppTelemetry), or None when it can emit nothing: see resolve()."""
     global _spans, _requests
-    if not resolve(config, explicit):
+    if not resolve(config):
         return None
     from . import _auto, _request
     from ._request import AppTelemetry
