@@ -32,6 +32,17 @@ class Item(BaseModel):
     price: float
 
 
+def _starlette_app() -> Any:
+    from starlette.applications import Starlette
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    async def status(request: Any) -> Any:
+        return PlainTextResponse("up")
+
+    return Starlette(routes=[Route("/status", status)])
+
+
 def traced_app(fw: Any) -> tuple[Any, InMemorySpanExporter]:
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
@@ -78,6 +89,8 @@ def traced_app(fw: Any) -> tuple[Any, InMemorySpanExporter]:
     def slash() -> Any:
         return {"slash": True}
 
+    app.mount("/legacy", _starlette_app())
+
     @app.websocket("/ws/echo")
     async def echo(websocket: fw.WebSocket) -> None:
         await websocket.accept()
@@ -113,6 +126,8 @@ ROWS = [
     ("GET", "/missing", {}),
     ("DELETE", "/items/3", {}),
     ("GET", "/slash", {}),
+    ("GET", "/legacy/status", {}),
+    ("GET", "/legacy/missing", {}),
 ]
 
 
