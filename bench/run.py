@@ -10,7 +10,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from harness import charts, compare, contenders, database, ledger, machine, procs, report, runner, workloads
+from harness import baseline, charts, compare, contenders, database, ledger, machine, procs, report, runner, workloads
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(BENCH_DIR)
@@ -37,6 +37,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--database-cpus", choices=database.PLACEMENTS, default=database.DEFAULT_PLACEMENT,
                    help="where the database workloads' PostgreSQL runs: with the load generator (client, default), "
                         "with the server, or on all CPUs")
+    p.add_argument("--baseline-build", action="append", default=[], metavar="BUILD_DIR",
+                   help="a CMake build folder (-DSLIPSTREAM_PYTHON=ON, target _native) in a checkout of an earlier "
+                        "commit, e.g. a git worktree: each chosen Python slipstream contender runs on it too, as "
+                        "NAME@COMMIT, in the same rounds (repeatable)")
     p.add_argument("--append-ledger", action="store_true", help="append a section to BENCHMARKS.md")
     p.add_argument("--ledger", default=LEDGER, help=argparse.SUPPRESS)
     p.add_argument("--no-self-test", action="store_true", help="skip the harness tests run before --append-ledger")
@@ -141,6 +145,11 @@ def caveats(settings: runner.Settings, tables: list[report.Table]) -> list[str]:
                  "entries.")
     if not charts.available():
         notes.append("No charts: matplotlib is not installed (run bench/setup.sh).")
+    if any("@" in r.contender for t in tables for r in t.rows):
+        notes.append("NAME@COMMIT rows (--baseline-build) run the same app file on an earlier commit's package and "
+                     "extension (both Release builds of this CMake project); \"CPU/req vs this commit\" is their "
+                     "server CPU per request over the same contender's on this commit, same round, median over "
+                     "rounds (above 1: the earlier commit cost more).")
     if settings.rounds < 3:
         notes.append(f"Only {settings.rounds} round(s): the spread is not meaningful.")
     flagged = {f for t in tables for r in t.rows for f in r.flags}
@@ -222,6 +231,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     chosen_workloads = workloads.select(split(args.workloads) or (workloads.QUICK_WORKLOADS if args.quick else None))
     chosen = contenders.select(split(args.contenders))
+    try:
+        chosen = baseline.add(chosen, args.baseline_build)
+    except ValueError as exc:
+        print(f"--baseline-build: {exc}", file=sys.stderr)
+        return 2
     if args.append_ledger and not args.no_self_test and not self_test():
         print("harness self-test failed: no numbers reported", file=sys.stderr)
         return 2
@@ -238,7 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     runner.run_suite(chosen, chosen_workloads, settings, run_dir, recorder)
 
     tables = report.build_tables(recorder.records, chosen_workloads, [c.name for c in chosen],
-                                 {c.name: c.baseline for c in chosen if c.baseline})
+                                 {c.name: c.baseline for c in chosen if c.baseline},
+                                 {c.name: c.name.rsplit("@", 1)[0] for c in chosen if "@" in c.name})
     rel = lambda path: os.path.relpath(path, REPO_DIR)
     chart_paths = {}
     for table in tables:

@@ -2,6 +2,7 @@
 import asyncio
 from contextlib import asynccontextmanager
 
+import otel_setup
 import runtime_report
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
@@ -15,6 +16,7 @@ async def lifespan(app):
     yield
 
 
+otel_setup.install_if_asked()  # BENCH_OTEL=1: global OpenTelemetry providers, so FastAPI traces every request
 app = FastAPI(lifespan=lifespan)
 
 

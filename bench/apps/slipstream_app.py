@@ -14,6 +14,7 @@ import argparse
 import os
 from typing import Any
 
+import otel_setup
 import runtime_report
 from payloads import CONTENT_TYPE, LARGE
 from pydantic import BaseModel, Field
@@ -90,6 +91,7 @@ ROUTES = {"def": add_def_routes, "async": add_async_routes, "native": add_native
 
 
 def make_app(style: str) -> App:
+    otel_setup.install_if_asked()  # BENCH_OTEL=1: global OpenTelemetry providers, so the app traces every request
     app = App(access_log=False, max_connections=int(os.environ.get("BENCH_MAX_CONNECTIONS", "10000")))
     ROUTES[style](app)
     return app

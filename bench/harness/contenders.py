@@ -220,6 +220,15 @@ def _script(*args: str) -> Callable[[Contender, LaunchContext], Launch]:
     return build
 
 
+def _otel(build: Callable[[Contender, LaunchContext], Launch]) -> Callable[[Contender, LaunchContext], Launch]:
+    """`build` with BENCH_OTEL=1: the app sets OpenTelemetry's global providers first (apps/otel_setup.py)."""
+    def with_otel(c: Contender, ctx: LaunchContext) -> Launch:
+        launch = build(c, ctx)
+        launch.env["BENCH_OTEL"] = "1"
+        return launch
+    return with_otel
+
+
 def _write_large(ctx: LaunchContext) -> str:
     path = os.path.join(ctx.workdir, "large.json")
     with open(path, "wb") as f:
@@ -369,6 +378,20 @@ CONTENDERS: list[Contender] = [
     Contender("slipstream-py-def", "slipstream", "Slipstream, Python `def` handlers, 1 thread", "slipstream_app.py",
               ("module:slipstream",), _script("--style", "def"), ("dist:slipstream",),
               {"ws": "WebSocket handlers are async def: measured in slipstream-py-async"}, expects={}),
+    # Telemetry on (FastAPI's native OpenTelemetry and App(telemetry=...)'s default once a provider is set): the
+    # SDK's tracer provider with a batch processor and a dropping exporter, and a meter provider (apps/otel_setup.py).
+    Contender("slipstream-py-def-otel", "slipstream",
+              "Slipstream, Python `def` handlers, 1 thread, OpenTelemetry on (SDK providers, spans dropped)",
+              "slipstream_app.py", ("module:slipstream", "module:opentelemetry.sdk"),
+              _otel(_script("--style", "def")), ("dist:slipstream", "dist:opentelemetry-sdk"),
+              _only(("hello", "validated"), "telemetry's cost is measured on hello and validated"), expects={}),
+    Contender("fastapi-otel", "python",
+              "FastAPI on uvicorn (uvloop, httptools), 1 worker, async def handlers, OpenTelemetry on (SDK providers, "
+              "spans dropped)", "fastapi_app.py",
+              ("module:fastapi", "module:uvicorn", "module:uvloop", "module:httptools", "module:opentelemetry.sdk"),
+              _otel(_uvicorn("fastapi_app")), ("dist:fastapi", "dist:opentelemetry-sdk"),
+              _only(("hello", "validated"), "telemetry's cost is measured on hello and validated"),
+              expects=UVICORN_EXPECTS),
     Contender("slipstream-py-async", "slipstream", "Slipstream, Python `async def` handlers, 1 thread",
               "slipstream_app.py", ("module:slipstream",), _script("--style", "async"), ("dist:slipstream",),
               expects={}),

@@ -39,6 +39,7 @@ SCALING = "scaling (÷ 1 worker)"            # rps(2 workers) / rps(the 1-worker
 SEGMENTS = "TCP segs/req"                   # TCP segments sent on the machine per response (median)
 DB_CPU = "DB µs/req"                        # the database's CPU (user + kernel, all its processes) per response
 DB_CORES = "DB cores"                       # cores the database used during the run (median)
+EARLIER_CPU = "CPU/req vs this commit"      # an earlier commit's CPU per request / the current build's (--baseline-build)
 
 
 def cpu_vs_reference(reference: str) -> str:
@@ -219,6 +220,23 @@ def add_extras(table: Table, kept: dict[tuple[str, str, int], dict], baselines: 
             row.extra[SCALING] = paired(runs, base, _scaling)
 
 
+def add_earlier(table: Table, kept: dict[tuple[str, str, int], dict], earlier: dict[str, str]) -> None:
+    """EARLIER_CPU: each earlier-commit row's CPU per request over the current build's, same round (median), and
+    1.0 on the current rows themselves."""
+    measured = [row for row in table.rows if row.status == "ok"]
+    if not any(row.contender in earlier for row in measured):
+        return
+    table.extra_columns.append(EARLIER_CPU)
+    current = set(earlier.values())
+    for row in measured:
+        runs = sorted(_runs_by_round(kept, table.workload.name, row.contender).values(), key=lambda r: r["round"])
+        if row.contender in earlier:
+            row.extra[EARLIER_CPU] = paired(runs, _runs_by_round(kept, table.workload.name, earlier[row.contender]),
+                                            _cpu_ratio)
+        elif row.contender in current:
+            row.extra[EARLIER_CPU] = 1.0
+
+
 def add_database_columns(table: Table, kept: dict[tuple[str, str, int], dict]) -> None:
     """The database's CPU per response and cores used (medians), and server + database CPU per request against the
     reference's, where every run of a row measured the database."""
@@ -242,9 +260,11 @@ def add_database_columns(table: Table, kept: dict[tuple[str, str, int], dict]) -
 
 
 def build_tables(records: list[dict], workloads: list[Workload], contenders: list[str],
-                 baselines: dict[str, str] | None = None) -> list[Table]:
-    """One table per workload. baselines: multi-worker contender -> its 1-worker contender (scaling column)."""
+                 baselines: dict[str, str] | None = None, earlier: dict[str, str] | None = None) -> list[Table]:
+    """One table per workload. baselines: multi-worker contender -> its 1-worker contender (scaling column);
+    earlier: a contender on an earlier commit's build -> the same contender on this one (EARLIER_CPU column)."""
     baselines = {k: v for k, v in (baselines or {}).items() if k in contenders}
+    earlier = {k: v for k, v in (earlier or {}).items() if k in contenders}
     kept = accepted(records)
     skips = {r["contender"]: r["reason"] for r in records if r.get("type") == "skip"}
     problems: dict[tuple[str, str], tuple[str, str]] = {}
@@ -273,5 +293,6 @@ def build_tables(records: list[dict], workloads: list[Workload], contenders: lis
             rows.append(row)
         table = Table(workload, workload.reference, rows)
         add_extras(table, kept, baselines)
+        add_earlier(table, kept, earlier)
         tables.append(table)
     return tables

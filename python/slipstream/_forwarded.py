@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import middleware
+from . import middleware, telemetry
 from ._error_responses import conversion_exception
 from .dependencies import param_models
 from .exceptions import HTTPException, RequestValidationError, _body_of
@@ -50,8 +50,9 @@ def answer_forwarded(route: Any, request: Any, text: Any, reply: Any) -> Any:
     if early is not None and not (isinstance(exc, RequestValidationError) and early.applies(exc.errors())):
         early = None
     app = getattr(request, "app", None)
-    if app is not None and getattr(app, "user_middleware", None):
-        return _through_middleware(app, request, exc, reply, early)
+    if app is not None and (getattr(app, "user_middleware", None) or getattr(app, "telemetry", None) is not None):
+        return _through_middleware(app, request, exc, reply, early,
+                                   getattr(getattr(route, "handler", None), "_slipstream_endpoint", None))
     if early is not None:
         return _after_dependencies(early, request, exc, reply)
     reply.fail(exc, request)
@@ -66,16 +67,27 @@ async def _after_dependencies(early: Any, request: Any, exc: RequestValidationEr
         reply.fail(raised, request)
 
 
-async def _through_middleware(app: Any, request: Any, exc: Exception, reply: Any, early: Any = None) -> None:
+async def _through_middleware(app: Any, request: Any, exc: Exception, reply: Any, early: Any = None,
+                              function: Any = None) -> None:
     chain = getattr(app, "_slipstream_error_chain", None)
     if chain is None:
         chain = middleware.MiddlewareChain([middleware.dispatcher(m) for m in app.user_middleware],
-                                           app.exception_handlers)
+                                           app.exception_handlers, getattr(app, "telemetry", None))
         app._slipstream_error_chain = chain
 
     async def endpoint(_request: Any) -> Any:
-        if early is not None:
-            await early.run(exc, request)  # raises exc, or what a dependency raised
-        raise exc
+        with telemetry.operation("dependencies", function):  # FastAPI finds the errors solving the dependencies
+            if early is not None:
+                await early.run(exc, request)  # raises exc, or what a dependency raised
+            raise exc
 
-    reply.send(await chain.run(request, endpoint))
+    record = chain.telemetry.start(request) if chain.telemetry is not None else None
+    try:
+        response = await chain.run(request, endpoint)
+        reply.send(response)
+        if record is not None:
+            record.finish(response.status_code)
+    finally:
+        if record is not None:
+            record.finish(error=ConnectionError("Client disconnected"))
+            record.detach()

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from pydantic import Field as PydanticField
 from pydantic import TypeAdapter, ValidationError
 
-from . import _signature, _threads
+from . import _signature, _threads, telemetry
 from ._core.connection import HTTPConnection
 from ._core.websocket import WebSocket
 from ._markers import split_markers
@@ -149,6 +149,7 @@ class WsEndpoint:
     def __init__(self, func: Callable[..., Any], path: str, dependencies: Sequence[Any] = (),
                  overrides: Callable[[], Mapping[Any, Any]] = dict) -> None:
         self.func = func
+        self.path = path
         self.path_names = _signature.path_param_names(path)
         self.route_dependencies = [d for d in dependencies if isinstance(d, DependsParam)]
         self.overrides = overrides
@@ -170,14 +171,16 @@ class WsEndpoint:
         cache: dict[Any, Any] = {}
         async with AsyncExitStack() as stack:
             errors: list[dict[str, Any]] = []
-            for depends in self.route_dependencies:
-                await self._solve_depends(depends, ws, stack, cache, overrides, errors)
-            kwargs = await self._arguments(self.plan, ws, stack, cache, overrides, errors)
+            with telemetry.operation("dependencies", self.func):  # FastAPI's operation spans (a traced app)
+                for depends in self.route_dependencies:
+                    await self._solve_depends(depends, ws, stack, cache, overrides, errors)
+                kwargs = await self._arguments(self.plan, ws, stack, cache, overrides, errors)
             if errors:
                 raise WebSocketValidationError(errors)
-            result = self.func(**kwargs)
-            if inspect.isawaitable(result):
-                result = await result
+            with telemetry.operation("endpoint", self.func):
+                result = self.func(**kwargs)
+                if inspect.isawaitable(result):
+                    result = await result
             return result
 
     async def _solve_depends(self, depends: DependsParam, ws: Any, stack: AsyncExitStack, cache: dict[Any, Any],

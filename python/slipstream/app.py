@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from . import _native, _runtime
+from . import _native, _runtime, telemetry
 from ._app_hooks import AppHooks
 from ._asgi.call import call as asgi_call
 from ._asgi.discover import is_asgi3
@@ -31,14 +31,6 @@ from .websockets import install_websockets
 _ENV_PREFIX = "SLIPSTREAM_"
 # FastAPI() keywords that its router takes (routing.APIRouter): routes=[...], strict_content_type, max_body_size.
 _ROUTER_KEYWORDS = ("routes", "strict_content_type", "max_body_size")
-
-
-def _check_telemetry(config: Mapping[str, Any] | None) -> None:
-    """FastAPI's telemetry= (its native OpenTelemetry): accepted when it exports nothing, as FastAPI without the
-    OpenTelemetry packages; the engine's own metrics are /metrics (Prometheus)."""
-    if config is not None and any(config.get(k, True) for k in ("tracing", "metrics", "logs")):
-        raise ValueError("telemetry=: OpenTelemetry export is not supported; pass None or "
-                         "{'tracing': False, 'metrics': False, 'logs': False} (metrics: the engine's /metrics)")
 
 
 class ExceptionHandlers:
@@ -120,7 +112,10 @@ class App(APIRouter, AppHooks):
         self.server_options = server_options
         self.exception_handlers = ExceptionHandlers()
         self.debug = self.exception_handlers.debug = bool(server_options.pop("debug", False))
-        _check_telemetry(server_options.pop("telemetry", None))
+        # FastAPI's native OpenTelemetry (slipstream.telemetry): its options; whether requests go through it is
+        # decided when the server is built (build_native), and nothing of it runs per request otherwise.
+        self.telemetry_config = telemetry.config_of(server_options.pop("telemetry", None))
+        self.telemetry: Any = None
         for exc_class_or_status, handler in (server_options.pop("exception_handlers", None) or {}).items():
             self.add_exception_handler(exc_class_or_status, handler)  # FastAPI's exception_handlers={...}
         self.native_routes: list[tuple[str, tuple[Any, ...]]] = []
@@ -265,7 +260,10 @@ class App(APIRouter, AppHooks):
         requests = request_runtime(_runtime, root_path, merged)  # takes proxy_headers, forwarded_allow_ips
         runtime = _runtime.AppRuntime(self, requests.make_request)
         native = _native.NativeApp(merged, runtime)
-        self.exception_handlers.middleware = bool(self.user_middleware)
+        # With telemetry, every request takes the HTTP middleware path (a Request per request, the misses and the
+        # validation errors through Python) so that each one gets its span, as in FastAPI.
+        self.telemetry = telemetry.for_app(self.telemetry_config)
+        self.exception_handlers.middleware = bool(self.user_middleware) or self.telemetry is not None
         install_routes(self, native, runtime, late_changes=late_changes)
         for kind, args in self.native_routes:
             if kind == "static":

@@ -7,7 +7,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import _threads
+from . import _threads, telemetry
 
 
 def _is_async_callable(func: Any) -> bool:
@@ -43,5 +43,10 @@ class BackgroundTasks(BackgroundTask):
         self.tasks.append(BackgroundTask(func, *args, **kwargs))
 
     async def __call__(self) -> None:
+        if telemetry.operating():  # FastAPI's fastapi.background_task span around each task of a traced request
+            for task in self.tasks:
+                with telemetry.operation("background_task", task.func):
+                    await task()
+            return
         for task in self.tasks:
             await task()

@@ -38,8 +38,9 @@ class _Dispatcher:
     """Reads the hub on the executor's loop and routes events to each connection's WebSocket and task."""
 
     def __init__(self, hub: Any, endpoints: list[WsEndpoint], prepare: list[Callable[[WebSocket], None]],
-                 layers: list[Any] | None = None) -> None:
+                 layers: list[Any] | None = None, telemetry: Any = None) -> None:
         self.hub = hub
+        self.telemetry = telemetry  # the app's slipstream.telemetry, or None
         self.endpoints = endpoints
         self.prepare = prepare
         # The app's pure ASGI middleware (middleware/asgi.py), outermost first: each connection passes them.
@@ -99,20 +100,33 @@ class _Dispatcher:
         return ws, task
 
     async def run(self, endpoint: WsEndpoint, ws: WebSocket) -> None:
+        record = self.telemetry.start_websocket(ws, endpoint.path) if self.telemetry is not None else None
+        failure: BaseException | None = None
         try:
             await endpoint.call(ws)
-        except WebSocketDisconnect:
-            pass
+        except WebSocketDisconnect as exc:
+            if exc.code not in (1000, 1001):  # FastAPI's telemetry: only a normal close is no failure
+                failure = exc
         except WebSocketException as exc:
             close_socket(ws, exc.code, exc.reason)
         except WebSocketValidationError as exc:
+            if record is not None:
+                record.validation_failed(exc)
             close_socket(ws, 1008, str(exc.errors))  # FastAPI's WS_1008_POLICY_VIOLATION with the errors as the reason
         except Exception as exc:
             logger.error("Exception in WebSocket handler", exc_info=exc)
-            ws._error = exc
+            ws._error = failure = exc
+            if record is not None:
+                record.exception(exc)
             close_socket(ws, 1011, "")
+        except BaseException as exc:
+            failure = exc
+            raise
         finally:
             ws._settled.set()
+            if record is not None:
+                record.finish(error=failure)
+                record.detach()
         close_socket(ws, 1000, "")
 
 
@@ -141,7 +155,7 @@ def install_websockets(native: Any, runtime: Any, routes: list[tuple[str, Callab
     if hasattr(requests, "prepare_websocket"):
         prepare.insert(0, requests.prepare_websocket)
     layers = [m for m in getattr(app, "user_middleware", ()) if isinstance(m, AsgiMiddleware)]
-    dispatcher = _Dispatcher(hub, endpoints, prepare, layers)
+    dispatcher = _Dispatcher(hub, endpoints, prepare, layers, getattr(app, "telemetry", None))
     started = runtime._loop_started
 
     def loop_started(loop: asyncio.AbstractEventLoop) -> None:

@@ -15,7 +15,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-from .. import _server_errors
+from .. import _server_errors, telemetry
 from .._core.route_desc import ArgDesc, RouteDesc
 from .._core.websocket import WebSocket
 from .._route_misses import redirect_response
@@ -59,10 +59,11 @@ class AsgiMount:
         self.path = "" if path == "/" else path.rstrip("/")
         self._owner = getattr(runtime, "app", None)
         self._state = runtime
-        user_middleware = getattr(self._owner, "user_middleware", None)
+        user_middleware = getattr(self._owner, "user_middleware", None) or []
+        traced = getattr(self._owner, "telemetry", None)  # the App's telemetry traces the mounted app's requests
         self._chain = (
-            MiddlewareChain([dispatcher(m) for m in user_middleware], self._owner.exception_handlers)
-            if user_middleware
+            MiddlewareChain([dispatcher(m) for m in user_middleware], self._owner.exception_handlers, traced)
+            if user_middleware or traced is not None
             else None
         )
         desc = RouteDesc(
@@ -136,6 +137,9 @@ class AsgiMount:
         handlers, 500); one after it ends the body and reaches the TestClient."""
         root = request.root_path
         scope = self._child(http_scope(request, root, _server_of(request.url)), root)
+        if self._chain is not None and self._chain.telemetry is not None:
+            telemetry.route_selected(self.path + "/{path}")  # Starlette's Mount path, as FastAPI's telemetry names it
+            scope["fastapi.telemetry"] = None  # a mounted FastAPI app does not record the request a second time
         bridge = _Bridge(request.body_bytes)
         task = asyncio.get_running_loop().create_task(self._run_bridged(scope, bridge))
         head = await bridge.first

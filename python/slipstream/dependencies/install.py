@@ -32,9 +32,10 @@ def install_routes(app: Any, native: Any, runtime: Any, *, late_changes: bool = 
     `late_changes` (the TestClient's server), routes added to the app later and dependency_overrides that drop
     validated parameters are served too (late_routes.py)."""
     chain = None
-    if app.user_middleware:
+    traced = getattr(app, "telemetry", None)  # slipstream.telemetry: every request through the chain, traced
+    if app.user_middleware or traced is not None:
         dispatchers = [_middleware.dispatcher(m) for m in app.user_middleware]
-        chain = _middleware.MiddlewareChain(dispatchers, app.exception_handlers)
+        chain = _middleware.MiddlewareChain(dispatchers, app.exception_handlers, traced)
     snapshot = dict(app.dependency_overrides)
     for route in app.routes:
         if route.route_object is not None:  # a custom route class: its get_route_handler() answers, in Python

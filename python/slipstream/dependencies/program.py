@@ -8,7 +8,7 @@ import inspect
 from contextlib import AsyncExitStack
 from typing import Any
 
-from .. import _signature, _threads
+from .. import _signature, _threads, telemetry
 from ..background import BackgroundTasks
 from ..exceptions import RequestValidationError
 from ..responses import Response
@@ -233,17 +233,34 @@ def _run_in_one_thread(program: Program, start: int, end: int, flat: dict[str, A
 
 async def solve(program: Program, flat: dict[str, Any], ex: Exchange) -> Any:
     """Runs every step in order and returns the handler's result. `yield` dependencies enter ex.rstack (or
-    ex.fstack for scope="function"), so their exit code runs when the caller closes those stacks."""
-    values: list[Any] = [None] * len(program.steps)
+    ex.fstack for scope="function"), so their exit code runs when the caller closes those stacks. In a request
+    traced with operation spans (slipstream.telemetry), the dependencies and the handler get FastAPI's
+    fastapi.dependencies and fastapi.endpoint spans."""
+    count = len(program.steps)
+    values: list[Any] = [None] * count
     # With parameter models, FastAPI's order: a step whose models (or whose dependencies) are invalid is skipped,
     # the others run, and the errors of all are raised before the handler.
-    skipped = [False] * len(program.steps) if program.models else None
+    skipped = [False] * count if program.models else None
     errors: list[Any] = []
+    if not telemetry.operating():
+        await _steps(program, flat, ex, values, skipped, errors, 0, count)
+    else:
+        with telemetry.operation("dependencies", program.root.call):
+            start = await _steps(program, flat, ex, values, skipped, errors, 0, count - 1)
+        with telemetry.operation("endpoint", program.root.call):
+            await _steps(program, flat, ex, values, skipped, errors, start, count)
+    if errors:
+        raise RequestValidationError(errors)
+    return values[-1]
+
+
+async def _steps(program: Program, flat: dict[str, Any], ex: Exchange, values: list[Any], skipped: list[bool] | None,
+                 errors: list[Any], i: int, stop: int) -> int:
+    """Solves steps i..stop-1 into `values` (parameter models' errors into `errors`); returns where it stopped."""
     models: dict[str, Any] = {}
-    i = 0
-    while i < len(program.steps):
+    while i < stop:
         step = program.steps[i]
-        end = program.runs[i]
+        end = min(program.runs[i], stop)
         if end > i + 1:  # consecutive `def` calls: one thread hand-off for all of them
             await _threads.run_sync(_run_in_one_thread, program, i, end, flat, values, ex,
                                     contextvars.copy_context())
@@ -263,8 +280,6 @@ async def solve(program: Program, flat: dict[str, Any], ex: Exchange) -> Any:
                 skipped[i - 1] = True
                 continue
             if errors and i == len(program.steps):
-                break
+                return i
         values[i - 1] = await call_step(step, _arguments(step, flat, values, ex, models), ex)
-    if errors:
-        raise RequestValidationError(errors)
-    return values[-1]
+    return i

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from typing import Any
 
-from .. import _server_errors
+from .. import _server_errors, telemetry
 from .._endpoint import FROM_GENERATOR
 from ..responses import Response
 from . import late
@@ -120,23 +120,32 @@ async def answer_through_chain(chain: Any, request: Any, reply: Any, hooks: Any,
     body was sent) the `after` steps and the response's own background; an exception goes to the reply, or to the
     log once the response was sent. `hooks` bracket the whole exchange."""
     after: list[Callable[[], Any]] = []
+    traced = getattr(chain, "telemetry", None)
+    record = traced.start(request) if traced is not None else None  # the app's telemetry: None when off
     hooks.begin()
     try:
         response = await chain.run(request, lambda req: respond(req, after))
         reply.send(response)
         await wait_streamed(response)  # `yield` dependencies exit after a streamed body was sent
+        if record is not None:
+            record.finish(response.status_code)
         outer = getattr(response, "background", None)
         for step in after:
             await step()
         if outer is not None and all(getattr(step, "wrapped", step) is not outer for step in after):
             await outer()
     except Exception as exc:
+        if record is not None:
+            record.finish(error=exc)
         if reply.done:
             logger.error("Exception after the response was sent", exc_info=exc)
             _server_errors.report(getattr(hooks, "app", None), exc)
         else:
             reply.fail(exc, request)
     finally:
+        if record is not None:
+            record.finish(error=ConnectionError("Client disconnected"))  # cancelled before an answer (or no-op)
+            record.detach()
         hooks.end()
 
 
@@ -199,7 +208,10 @@ def to_response(result: Any, ex: Exchange, reply: Any, info: RouteInfo) -> Respo
         if getattr(result, "background", None) is None and ex.background is not None:
             result.background = ex.background  # type: ignore[attr-defined]
         return result
-    value = info.prepare(result) if info.prepare is not None else result
+    endpoint = info.program.root.call if info.program is not None and telemetry.operating() else None
+    with telemetry.operation("serialization", endpoint):
+        value = info.prepare(result) if info.prepare is not None else result
+        encoded = None if isinstance(value, Response) else reply.encode(value)
     sub = ex.response
     status = sub.status_code if sub is not None and sub.status_code else info.status_code
     if isinstance(value, Response):
@@ -207,7 +219,7 @@ def to_response(result: Any, ex: Exchange, reply: Any, info: RouteInfo) -> Respo
         if sub is not None and sub.status_code:
             response.status_code = sub.status_code
     else:
-        response = Response(reply.encode(value), status_code=status, media_type="application/json")
+        response = Response(encoded, status_code=status, media_type="application/json")
     if sub is not None:
         response.raw_headers.extend(sub.raw_headers)
     response.background = ex.background  # type: ignore[attr-defined]

@@ -19,10 +19,10 @@ import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from .. import _error_responses
+from .. import _error_responses, telemetry
 from .._route_misses import redirect_response, toggled
 from ..dependencies.runner import RouteInfo, answer_through_chain, endpoint_response
-from ..exceptions import HTTP_EXCEPTION
+from ..exceptions import HTTP_EXCEPTION, RequestValidationError
 from ..responses import Response
 from .cors import CORSMiddleware
 
@@ -82,16 +82,20 @@ class _Body:
 
 
 class MiddlewareChain:
-    """The app's dispatch functions, outermost first, with Starlette's exception layers."""
+    """The app's dispatch functions, outermost first, with Starlette's exception layers; `telemetry` (the app's
+    slipstream.telemetry, or None) outside them all, as FastAPI's."""
 
-    def __init__(self, dispatchers: Sequence[Dispatch], errors: Any) -> None:
+    def __init__(self, dispatchers: Sequence[Dispatch], errors: Any, telemetry: Any = None) -> None:
         self.dispatchers = tuple(dispatchers)
         self.errors = errors
+        self.telemetry = telemetry
 
     async def run(self, request: Any, endpoint: Callable[[Any], Awaitable[Response]]) -> Response:
         try:
             response = await self._call(skipped_layers(request, len(self.dispatchers)), request, endpoint)
         except Exception as exc:  # noqa: BLE001 - ServerErrorMiddleware
+            if self.telemetry is not None:
+                self.telemetry.exception(exc)
             return await _error_responses.server_error_response(self.errors, request, exc)
         return await _collect(response)
 
@@ -100,6 +104,8 @@ class MiddlewareChain:
             try:
                 return await endpoint(request)
             except Exception as exc:  # ExceptionMiddleware
+                if isinstance(exc, RequestValidationError):
+                    telemetry.validation_failed(exc)
                 response = await _error_responses.handled_error_response(self.errors, request, exc)
                 if response is None:
                     raise
@@ -177,6 +183,7 @@ def make_runner(info: RouteInfo, chain: MiddlewareChain) -> Callable[..., Any]:
         await answer_through_chain(chain, __request__, reply, info.hooks,
                                    lambda req, after: endpoint_response(info, flat, req, reply, after))
 
+    run._slipstream_endpoint = getattr(info.program, "root", None) and info.program.root.call  # type: ignore[attr-defined] - its operation spans' name
     return run
 
 
@@ -184,24 +191,32 @@ class NotFound:
     """The catch-all route of an app with HTTP middleware: 404, or 405 with Allow when another method matches."""
 
     def __init__(self, routes: Sequence[tuple[str, Sequence[str]]], redirect_slashes: bool = False) -> None:
+        self.patterns = [path for path, _ in routes]
         self.routes = [(pattern_regex(path), set(methods)) for path, methods in routes]
         self.redirect_slashes = redirect_slashes
 
     def methods_for(self, path: str) -> list[str]:
-        for regex, methods in self.routes:
-            if regex.fullmatch(path):  # FastAPI's Allow: the first matching route's own methods
-                return [m for m in _METHOD_ORDER if m in methods]
-        return []
+        return self.route_for(path)[1]
+
+    def route_for(self, path: str) -> tuple[str | None, list[str]]:
+        """The first route whose pattern matches `path` and its methods (FastAPI's Allow), or (None, [])."""
+        for pattern, (regex, methods) in zip(self.patterns, self.routes):
+            if regex.fullmatch(path):
+                return pattern, [m for m in _METHOD_ORDER if m in methods]
+        return None, []
 
     async def __call__(self, request: Any) -> Response:
         # Raised as Starlette's router raises them (Starlette's HTTPException when installed): a handler for
         # slipstream's (FastAPI's) subclass does not see them, one for Starlette's class does, as in FastAPI.
-        allowed = self.methods_for(request.path)
+        pattern, allowed = self.route_for(request.path)
         if allowed:
+            telemetry.route_selected(pattern)
             raise HTTP_EXCEPTION(405, headers={"Allow": ", ".join(allowed)})
         if self.redirect_slashes and request.path != "/":
             other = toggled(request.path)
-            if any(regex.fullmatch(other) for regex, _ in self.routes):
+            pattern = next((p for p, (regex, _) in zip(self.patterns, self.routes) if regex.fullmatch(other)), None)
+            if pattern is not None:
+                telemetry.route_selected(pattern)
                 return redirect_response(request)
         raise HTTP_EXCEPTION(404)
 
