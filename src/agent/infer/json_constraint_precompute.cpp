@@ -1,0 +1,165 @@
+// JsonConstraint::precompute: the masks of the states a schema reaches, computed ahead and pinned in the mask cache,
+// by a breadth-first search over single bytes from the current state.
+#include <deque>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "agent/infer/json_constraint.h"
+
+namespace slipstream::agent::infer {
+namespace {
+
+using structured::PrefixChecker;
+using structured::StreamState;
+
+bool space_byte(unsigned char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+bool number_byte(unsigned char c) {
+    return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+}
+
+// One character of each class inside a free string (whose key leaves its text out): a plain character, the
+// closing quote, an escape, and a lead byte of each UTF-8 range (the continuations' bounds differ).
+constexpr unsigned char kStringBytes[] = {'a', '"', '\\', 0xC2, 0xE0, 0xE1, 0xED, 0xEE, 0xF0, 0xF1, 0xF4};
+// Inside a UTF-8 sequence: the bounds of each continuation range a lead byte allows.
+constexpr unsigned char kContinuationBytes[] = {0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF};
+
+struct Node {
+    PrefixChecker at;
+    std::string text;
+    size_t run = 0;        // whitespace bytes ending text, outside strings
+    uint8_t escape = 0;    // 1: just after a backslash in a string; 2: inside \u (not explored further)
+    unsigned detours = 0;  // keys begun out of the schema's order on the way here
+    bool rare = false;     // inside an escape or a UTF-8 sequence of a bounded string, or after one
+};
+
+}  // namespace
+
+JsonConstraint::PrecomputeStats JsonConstraint::precompute(const Precompute& options) {
+    PrecomputeStats stats;
+    const size_t width = options.width != 0 ? options.width : static_cast<size_t>(tokens_->size());
+    // This constraint's own state, restored at the end.
+    const PrefixChecker saved = committed_;
+    const std::string saved_text = text_;
+    const size_t saved_run = layout_run_;
+
+    // One queue per number of detours (every state reached in the schema's order first), and last the rare
+    // states: those of a bounded string, where each length has its own, inside an escape or a UTF-8 sequence.
+    std::vector<std::deque<Node>> queues(options.max_detours + 2);
+    std::unordered_set<std::string> seen;
+    std::string key;
+    const auto key_with_width = [&](const PrefixChecker& at, size_t run) {
+        key.clear();
+        key_of(at, run, key);
+        key.append(reinterpret_cast<const char*>(&width), sizeof width);
+    };
+    const auto reach = [&](Node&& n) {
+        if (n.at.state() != StreamState::kPartial || n.detours > options.max_detours) return;
+        key_with_width(n.at, n.run);
+        if (!seen.insert(key).second) return;
+        queues[n.rare ? queues.size() - 1 : n.detours].push_back(std::move(n));
+    };
+    reach(Node{committed_, text_, layout_run_, 0, 0});
+
+    std::vector<uint8_t> mask(width);
+    std::vector<std::string_view> continuations;
+    std::vector<unsigned char> next;
+    pinning_ = true;
+    pin_full_ = false;
+    for (unsigned d = 0; d < queues.size(); ++d) {
+        while (!queues[d].empty()) {
+            if (stats.masks >= options.max_masks || pin_full_) break;
+            Node node = std::move(queues[d].front());
+            queues[d].pop_front();
+            // Its mask, unless the cache has it.
+            committed_ = node.at;
+            text_ = node.text;
+            layout_run_ = node.run;
+            finals_.clear();
+            complete_ = -1;
+            if (cached(width) != nullptr) {
+                ++stats.known;
+            } else {
+                compute_and_store(mask);
+                ++stats.masks;
+                if (options.computed != nullptr) options.computed->push_back(node.text);
+            }
+            if (node.escape == 2) continue;
+            // The bytes that lead on: one of each class where many lead to the same key.
+            const PrefixChecker& at = node.at;
+            next.clear();
+            int preferred = -1;    // at a key's start: the first byte of the first key the schema lists and allows
+            bool bounded = false;  // at a character boundary of a bounded string
+            continuations.clear();
+            if (at.in_string() && at.listed_continuations(continuations)) {
+                const bool key_start = at.in_key() && at.offset() == at.string_start() + 1;
+                for (std::string_view c : continuations) {
+                    // Listed text is written without escapes or non-ASCII bytes (allows() refuses them).
+                    const auto b = static_cast<unsigned char>(c.empty() ? '"' : c[0]);
+                    if (b == '\\' || b >= 0x80 || b < 0x20) continue;
+                    next.push_back(b);
+                    if (key_start && preferred < 0) {
+                        PrefixChecker whole = at;
+                        std::string closed(c);
+                        closed.push_back('"');
+                        if (whole.feed(closed) != StreamState::kInvalid) preferred = b;
+                    }
+                }
+            } else if (at.in_string() && at.at_char_boundary()) {
+                const auto room = at.free_string();
+                if (!room) continue;  // its text is in the key: computed when reached
+                bounded = room->bounded;
+                next.assign(std::begin(kStringBytes), std::end(kStringBytes));
+            } else if (at.in_string()) {  // inside an escape or a UTF-8 sequence
+                for (unsigned b = 0; b < 256; ++b)
+                    if (b < 0x80 || b > 0xBF) next.push_back(static_cast<unsigned char>(b));
+                next.insert(next.end(), std::begin(kContinuationBytes), std::end(kContinuationBytes));
+            } else {
+                // A number's key keeps only its shape unless its value is checked or it has an exponent: then
+                // each digit makes a state of its own, explored no further than number_bytes (no exponent).
+                const std::string_view number = at.number_text();
+                const bool number_done =
+                    !number.empty() && (number.find_first_of("eE") != std::string_view::npos ||
+                                        (at.number_value_checked() && number.size() >= options.number_bytes));
+                for (unsigned b = 0; b < 256; ++b) {
+                    const auto c = static_cast<unsigned char>(b);
+                    if (space_byte(c) && node.run >= options.layout_run) continue;
+                    if (number_done && number_byte(c)) continue;
+                    if (at.offset() == 0 && c == 0xEF) continue;  // a byte-order mark is refused
+                    next.push_back(c);
+                }
+            }
+            char byte[1];
+            for (const unsigned char b : next) {
+                if (!at.may_follow(b)) continue;
+                Node n{at, node.text, 0, 0, node.detours};
+                byte[0] = static_cast<char>(b);
+                if (n.at.feed(std::string_view(byte, 1)) == StreamState::kInvalid) continue;
+                n.text.push_back(byte[0]);
+                if (!at.in_string()) n.run = space_byte(b) ? node.run + 1 : 0;
+                if (at.in_string() && !n.at.in_string()) n.run = 0;
+                if (at.in_string() && n.at.in_string()) {
+                    n.escape = node.escape == 0 && b == '\\' ? 1 : node.escape == 1 && b == 'u' ? 2 : 0;
+                }
+                if (preferred >= 0 && b != preferred) ++n.detours;
+                n.rare = node.rare || (bounded && (b == '\\' || b >= 0x80));
+                reach(std::move(n));
+            }
+        }
+    }
+    pinning_ = false;
+    for (const auto& q : queues)
+        stats.left += q.size();
+    stats.full = pin_full_;
+    committed_ = saved;
+    text_ = saved_text;
+    layout_run_ = saved_run;
+    finals_.clear();
+    complete_ = -1;
+    return stats;
+}
+
+}  // namespace slipstream::agent::infer
