@@ -36,6 +36,61 @@ struct Node {
     bool rare = false;     // inside an escape or a UTF-8 sequence of a bounded string, or after one
 };
 
+// The bytes worth trying after a state: one of each class where many lead to the same key.
+struct Next {
+    std::vector<unsigned char> bytes;
+    int preferred = -1;    // at a key's start: the first byte of the first key the schema lists and allows
+    bool bounded = false;  // at a character boundary of a bounded string
+};
+
+// False where nothing after the state is explored (inside \u, a string whose text is in the key).
+bool next_bytes(const Node& node, const JsonConstraint::Precompute& options,
+                std::vector<std::string_view>& continuations, Next& next) {
+    const PrefixChecker& at = node.at;
+    next = Next{};
+    if (node.escape == 2) return false;
+    continuations.clear();
+    if (at.in_string() && at.listed_continuations(continuations)) {
+        const bool key_start = at.in_key() && at.offset() == at.string_start() + 1;
+        for (std::string_view c : continuations) {
+            // Listed text is written without escapes or non-ASCII bytes (allows() refuses them).
+            const auto b = static_cast<unsigned char>(c.empty() ? '"' : c[0]);
+            if (b == '\\' || b >= 0x80 || b < 0x20) continue;
+            next.bytes.push_back(b);
+            if (key_start && next.preferred < 0) {
+                PrefixChecker whole = at;
+                std::string closed(c);
+                closed.push_back('"');
+                if (whole.feed(closed) != StreamState::kInvalid) next.preferred = b;
+            }
+        }
+    } else if (at.in_string() && at.at_char_boundary()) {
+        const auto room = at.free_string();
+        if (!room) return false;  // its text is in the key: computed when reached
+        next.bounded = room->bounded;
+        next.bytes.assign(std::begin(kStringBytes), std::end(kStringBytes));
+    } else if (at.in_string()) {  // inside an escape or a UTF-8 sequence
+        for (unsigned b = 0; b < 256; ++b)
+            if (b < 0x80 || b > 0xBF) next.bytes.push_back(static_cast<unsigned char>(b));
+        next.bytes.insert(next.bytes.end(), std::begin(kContinuationBytes), std::end(kContinuationBytes));
+    } else {
+        // A number's key keeps only its shape unless its value is checked or it has an exponent: then each digit
+        // makes a state of its own, explored no further than number_bytes (no exponent).
+        const std::string_view number = at.number_text();
+        const bool number_done =
+            !number.empty() && (number.find_first_of("eE") != std::string_view::npos ||
+                                (at.number_value_checked() && number.size() >= options.number_bytes));
+        for (unsigned b = 0; b < 256; ++b) {
+            const auto c = static_cast<unsigned char>(b);
+            if (space_byte(c) && node.run >= options.layout_run) continue;
+            if (number_done && number_byte(c)) continue;
+            if (at.offset() == 0 && c == 0xEF) continue;  // a byte-order mark is refused
+            next.bytes.push_back(c);
+        }
+    }
+    return true;
+}
+
 }  // namespace
 
 JsonConstraint::PrecomputeStats JsonConstraint::precompute(const Precompute& options) {
@@ -66,7 +121,7 @@ JsonConstraint::PrecomputeStats JsonConstraint::precompute(const Precompute& opt
 
     std::vector<uint8_t> mask(width);
     std::vector<std::string_view> continuations;
-    std::vector<unsigned char> next;
+    Next next;
     pinning_ = true;
     pin_full_ = false;
     for (unsigned d = 0; d < queues.size(); ++d) {
@@ -87,53 +142,11 @@ JsonConstraint::PrecomputeStats JsonConstraint::precompute(const Precompute& opt
                 ++stats.masks;
                 if (options.computed != nullptr) options.computed->push_back(node.text);
             }
-            if (node.escape == 2) continue;
             // The bytes that lead on: one of each class where many lead to the same key.
+            if (!next_bytes(node, options, continuations, next)) continue;
             const PrefixChecker& at = node.at;
-            next.clear();
-            int preferred = -1;    // at a key's start: the first byte of the first key the schema lists and allows
-            bool bounded = false;  // at a character boundary of a bounded string
-            continuations.clear();
-            if (at.in_string() && at.listed_continuations(continuations)) {
-                const bool key_start = at.in_key() && at.offset() == at.string_start() + 1;
-                for (std::string_view c : continuations) {
-                    // Listed text is written without escapes or non-ASCII bytes (allows() refuses them).
-                    const auto b = static_cast<unsigned char>(c.empty() ? '"' : c[0]);
-                    if (b == '\\' || b >= 0x80 || b < 0x20) continue;
-                    next.push_back(b);
-                    if (key_start && preferred < 0) {
-                        PrefixChecker whole = at;
-                        std::string closed(c);
-                        closed.push_back('"');
-                        if (whole.feed(closed) != StreamState::kInvalid) preferred = b;
-                    }
-                }
-            } else if (at.in_string() && at.at_char_boundary()) {
-                const auto room = at.free_string();
-                if (!room) continue;  // its text is in the key: computed when reached
-                bounded = room->bounded;
-                next.assign(std::begin(kStringBytes), std::end(kStringBytes));
-            } else if (at.in_string()) {  // inside an escape or a UTF-8 sequence
-                for (unsigned b = 0; b < 256; ++b)
-                    if (b < 0x80 || b > 0xBF) next.push_back(static_cast<unsigned char>(b));
-                next.insert(next.end(), std::begin(kContinuationBytes), std::end(kContinuationBytes));
-            } else {
-                // A number's key keeps only its shape unless its value is checked or it has an exponent: then
-                // each digit makes a state of its own, explored no further than number_bytes (no exponent).
-                const std::string_view number = at.number_text();
-                const bool number_done =
-                    !number.empty() && (number.find_first_of("eE") != std::string_view::npos ||
-                                        (at.number_value_checked() && number.size() >= options.number_bytes));
-                for (unsigned b = 0; b < 256; ++b) {
-                    const auto c = static_cast<unsigned char>(b);
-                    if (space_byte(c) && node.run >= options.layout_run) continue;
-                    if (number_done && number_byte(c)) continue;
-                    if (at.offset() == 0 && c == 0xEF) continue;  // a byte-order mark is refused
-                    next.push_back(c);
-                }
-            }
             char byte[1];
-            for (const unsigned char b : next) {
+            for (const unsigned char b : next.bytes) {
                 if (!at.may_follow(b)) continue;
                 Node n{at, node.text, 0, 0, node.detours};
                 byte[0] = static_cast<char>(b);
@@ -144,8 +157,8 @@ JsonConstraint::PrecomputeStats JsonConstraint::precompute(const Precompute& opt
                 if (at.in_string() && n.at.in_string()) {
                     n.escape = node.escape == 0 && b == '\\' ? 1 : node.escape == 1 && b == 'u' ? 2 : 0;
                 }
-                if (preferred >= 0 && b != preferred) ++n.detours;
-                n.rare = node.rare || (bounded && (b == '\\' || b >= 0x80));
+                if (next.preferred >= 0 && b != next.preferred) ++n.detours;
+                n.rare = node.rare || (next.bounded && (b == '\\' || b >= 0x80));
                 reach(std::move(n));
             }
         }
