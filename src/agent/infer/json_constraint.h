@@ -70,10 +70,11 @@ class JsonConstraint final : public TokenConstraint {
         std::vector<std::string>* computed = nullptr;  // where given: the text of each state whose mask it computed
     };
     struct PrecomputeStats {
-        std::size_t masks = 0;  // computed and pinned
-        std::size_t known = 0;  // states whose mask the cache already held
-        std::size_t left = 0;   // states reached but not computed (max_masks or the pinned budget stopped it)
-        bool full = false;      // the cache's pinned budget stopped it
+        std::size_t masks = 0;    // computed (or derived) and pinned
+        std::size_t derived = 0;  // of which derived from the state before a whitespace byte between tokens
+        std::size_t known = 0;    // states whose mask the cache already held
+        std::size_t left = 0;     // states reached but not computed (max_masks or the pinned budget stopped it)
+        bool full = false;        // the cache's pinned budget stopped it
     };
     /// Computes the masks of the states reachable from this one (in practice: the start of the document) and pins
     /// them in the mask cache, so that a decoder reaching them later finds them there: a breadth-first search
@@ -110,6 +111,8 @@ class JsonConstraint final : public TokenConstraint {
     void state_key(std::string& out) const { key_of(committed_, layout_run_, out); }
     // The cache's key for a state: `at` after `layout_run` whitespace bytes between tokens.
     void key_of(const structured::PrefixChecker& at, size_t layout_run, std::string& out) const;
+    // precompute(): the mask after one more whitespace byte between tokens (`run` bytes then), from `before`.
+    std::shared_ptr<const CachedMask> with_longer_run(const CachedMask& before, size_t run) const;
     // The masks' cache: pinned while precompute() runs (pin_full_ once the budget refuses one), else stored.
     void store(std::string key, std::shared_ptr<const CachedMask> mask);
     // verdict() once the document completes: the whole document's verdict, per distinct content.

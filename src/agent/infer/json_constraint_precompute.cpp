@@ -1,5 +1,6 @@
 // JsonConstraint::precompute: the masks of the states a schema reaches, computed ahead and pinned in the mask cache,
 // by a breadth-first search over single bytes from the current state.
+#include <algorithm>
 #include <deque>
 #include <string>
 #include <unordered_set>
@@ -30,10 +31,11 @@ constexpr unsigned char kContinuationBytes[] = {0x80, 0x8F, 0x90, 0x9F, 0xA0, 0x
 struct Node {
     PrefixChecker at;
     std::string text;
-    size_t run = 0;        // whitespace bytes ending text, outside strings
-    uint8_t escape = 0;    // 1: just after a backslash in a string; 2: inside \u (not explored further)
-    unsigned detours = 0;  // keys begun out of the schema's order on the way here
-    bool rare = false;     // inside an escape or a UTF-8 sequence of a bounded string, or after one
+    size_t run = 0;         // whitespace bytes ending text, outside strings
+    uint8_t escape = 0;     // 1: just after a backslash in a string; 2: inside \u (not explored further)
+    unsigned detours = 0;   // keys begun out of the schema's order on the way here
+    bool rare = false;      // inside an escape or a UTF-8 sequence of a bounded string, or after one
+    std::string from = {};  // a whitespace byte between tokens after the state of this key: its mask derived
 };
 
 // The bytes worth trying after a state: one of each class where many lead to the same key.
@@ -93,6 +95,33 @@ bool next_bytes(const Node& node, const JsonConstraint::Precompute& options,
 
 }  // namespace
 
+// The mask after one more whitespace byte between tokens (the checker as it was, the run one longer): the mask
+// before it less the tokens whose leading whitespace the longer run no longer leaves room for (plausible()).
+std::shared_ptr<const CachedMask> JsonConstraint::with_longer_run(const CachedMask& before, size_t run) const {
+    auto out = std::make_shared<CachedMask>(before);
+    const size_t room = kMaxLayoutWhitespace - std::min(run, kMaxLayoutWhitespace);
+    const auto too_long = [&](int32_t t) {
+        const std::string_view b = tokens_->bytes(t);
+        size_t n = 0;
+        while (n < b.size() && space_byte(static_cast<unsigned char>(b[n])))
+            ++n;
+        return n > room;
+    };
+    std::erase_if(out->finals, too_long);
+    if (out->sparse) {
+        std::erase_if(out->allowed, too_long);
+        return out;
+    }
+    for (const unsigned char c : {' ', '\t', '\n', '\r'}) {
+        const auto [lo, hi] = tokens_->first_byte_range(c);
+        for (uint32_t i = lo; i < hi; ++i) {
+            const auto t = static_cast<size_t>(tokens_->order()[i]);
+            if (t < out->width && too_long(static_cast<int32_t>(t))) out->bits[t / 64] &= ~(uint64_t{1} << (t % 64));
+        }
+    }
+    return out;
+}
+
 JsonConstraint::PrecomputeStats JsonConstraint::precompute(const Precompute& options) {
     PrecomputeStats stats;
     const size_t width = options.width != 0 ? options.width : static_cast<size_t>(tokens_->size());
@@ -138,10 +167,17 @@ JsonConstraint::PrecomputeStats JsonConstraint::precompute(const Precompute& opt
             if (cached(width) != nullptr) {
                 ++stats.known;
             } else {
-                compute_and_store(mask);
+                const auto before = node.from.empty() ? nullptr : cache_->find(node.from);
+                if (before != nullptr) {
+                    store(key_, with_longer_run(*before, node.run));
+                    ++stats.derived;
+                } else {
+                    compute_and_store(mask);
+                }
                 ++stats.masks;
                 if (options.computed != nullptr) options.computed->push_back(node.text);
             }
+            const std::string own_key = key_;
             // The bytes that lead on: one of each class where many lead to the same key.
             if (!next_bytes(node, options, continuations, next)) continue;
             const PrefixChecker& at = node.at;
@@ -159,6 +195,12 @@ JsonConstraint::PrecomputeStats JsonConstraint::precompute(const Precompute& opt
                 }
                 if (next.preferred >= 0 && b != next.preferred) ++n.detours;
                 n.rare = node.rare || (next.bounded && (b == '\\' || b >= 0x80));
+                if (!at.in_string() && at.in_layout() && space_byte(b)) {  // the same checker, a longer run?
+                    std::string a, c;
+                    key_of(at, 0, a);
+                    key_of(n.at, 0, c);
+                    if (a == c) n.from = own_key;
+                }
                 reach(std::move(n));
             }
         }

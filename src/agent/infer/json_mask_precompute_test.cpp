@@ -1,7 +1,8 @@
-// Precomputed masks (JsonConstraint::precompute): for every state it computed, on every test schema, a constraint
-// that reaches that state byte by byte finds the pinned mask (a hit, no new entry) and it equals the mask a
-// constraint without a cache computes and allows() token by token; the tokens that complete the document are
-// judged on each hit; the options and the pinned budget bound it; pinned masks stay when the cache drops others.
+// Precomputed masks (JsonConstraint::precompute): for every state it computed (or derived after a whitespace byte),
+// on every test schema, a constraint that reaches that state byte by byte finds the pinned mask (a hit, no new
+// entry) and it equals the mask a constraint without a cache computes and allows() token by token; the tokens that
+// complete the document are judged on each hit; the options and the pinned budget bound it; pinned masks stay when
+// the cache drops others.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -45,6 +46,7 @@ std::string shown(std::string_view text) {
 TEST(JsonMaskPrecomputeTest, EveryPrecomputedMaskEqualsTheMaskComputedOnTheFly) {
     const Vocab& v = vocab();
     const size_t width = v.bytes.size() + 3;  // wider than the vocabulary, as logits may be
+    size_t derived = 0;                       // masks after a whitespace byte, from the mask before it
     for (const Case& c : cases()) {
         const auto schema = compile(c.schema);
         ASSERT_NE(schema, nullptr);
@@ -61,6 +63,7 @@ TEST(JsonMaskPrecomputeTest, EveryPrecomputedMaskEqualsTheMaskComputedOnTheFly) 
         EXPECT_EQ(stats.left, 0u) << c.name;
         EXPECT_FALSE(stats.full) << c.name;
         EXPECT_GT(stats.masks, 3u) << c.name;
+        derived += stats.derived;
         EXPECT_EQ(start.text(), "");  // left as it was
         const size_t stored = cache->size();
         std::vector<uint8_t> hit(width), fresh(width);
@@ -86,6 +89,7 @@ TEST(JsonMaskPrecomputeTest, EveryPrecomputedMaskEqualsTheMaskComputedOnTheFly) 
         }
         EXPECT_EQ(cache->size(), stored) << c.name;  // every one of them a hit: nothing computed again
     }
+    EXPECT_GT(derived, 10u);  // (the 20-space token tells a run of 1 from none)
 }
 
 // A complete document's verdict reads the whole text (a pattern here): the pinned mask of the state before the

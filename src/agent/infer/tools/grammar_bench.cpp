@@ -272,6 +272,8 @@ int run_cases(const Tokenizer& tok, const std::string& cases_path, const Options
         samples(w, "precompute_cpu_us", precompute_cpu);
         w.key("precomputed_masks");
         w.int64(static_cast<int64_t>(pre.masks));
+        w.key("precomputed_derived");
+        w.int64(static_cast<int64_t>(pre.derived));
         w.key("precompute_left");
         w.int64(static_cast<int64_t>(pre.left));
         w.key("precompute_full");
