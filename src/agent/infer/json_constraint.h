@@ -112,7 +112,9 @@ class JsonConstraint final : public TokenConstraint {
     // The cache's key for a state: `at` after `layout_run` whitespace bytes between tokens.
     void key_of(const structured::PrefixChecker& at, size_t layout_run, std::string& out) const;
     // precompute(): the mask after one more whitespace byte between tokens (`run` bytes then), from `before`.
-    std::shared_ptr<const CachedMask> with_longer_run(const CachedMask& before, size_t run) const;
+    std::shared_ptr<const CachedMask> with_longer_run(const CachedMask& before, size_t run,
+                                                      const std::vector<int32_t>& long_spaces) const;
+    std::vector<int32_t> long_space_tokens(size_t room) const;
     // The masks' cache: pinned while precompute() runs (pin_full_ once the budget refuses one), else stored.
     void store(std::string key, std::shared_ptr<const CachedMask> mask);
     // verdict() once the document completes: the whole document's verdict, per distinct content.

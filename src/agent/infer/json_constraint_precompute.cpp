@@ -95,29 +95,48 @@ bool next_bytes(const Node& node, const JsonConstraint::Precompute& options,
 
 }  // namespace
 
+namespace {
+
+size_t leading_spaces(std::string_view b) {
+    size_t n = 0;
+    while (n < b.size() && space_byte(static_cast<unsigned char>(b[n])))
+        ++n;
+    return n;
+}
+
+}  // namespace
+
+// The tokens that begin with more than `room` whitespace bytes (room >= 1: found under the ranges of two
+// whitespace bytes, not among every token that begins with a space).
+std::vector<int32_t> JsonConstraint::long_space_tokens(size_t room) const {
+    std::vector<int32_t> out;
+    constexpr unsigned char kSpaces[] = {' ', '\t', '\n', '\r'};
+    for (const unsigned char a : kSpaces) {
+        for (const unsigned char b : kSpaces) {
+            const auto [lo, hi] = tokens_->second_byte_range(a, b);
+            for (uint32_t i = lo; i < hi; ++i)
+                if (leading_spaces(tokens_->at(i)) > room) out.push_back(tokens_->order()[i]);
+        }
+    }
+    return out;
+}
+
 // The mask after one more whitespace byte between tokens (the checker as it was, the run one longer): the mask
 // before it less the tokens whose leading whitespace the longer run no longer leaves room for (plausible()).
-std::shared_ptr<const CachedMask> JsonConstraint::with_longer_run(const CachedMask& before, size_t run) const {
+// `long_spaces`: every token that may be one of them (long_space_tokens()).
+std::shared_ptr<const CachedMask> JsonConstraint::with_longer_run(const CachedMask& before, size_t run,
+                                                                  const std::vector<int32_t>& long_spaces) const {
     auto out = std::make_shared<CachedMask>(before);
     const size_t room = kMaxLayoutWhitespace - std::min(run, kMaxLayoutWhitespace);
-    const auto too_long = [&](int32_t t) {
-        const std::string_view b = tokens_->bytes(t);
-        size_t n = 0;
-        while (n < b.size() && space_byte(static_cast<unsigned char>(b[n])))
-            ++n;
-        return n > room;
-    };
+    const auto too_long = [&](int32_t t) { return leading_spaces(tokens_->bytes(t)) > room; };
     std::erase_if(out->finals, too_long);
     if (out->sparse) {
         std::erase_if(out->allowed, too_long);
         return out;
     }
-    for (const unsigned char c : {' ', '\t', '\n', '\r'}) {
-        const auto [lo, hi] = tokens_->first_byte_range(c);
-        for (uint32_t i = lo; i < hi; ++i) {
-            const auto t = static_cast<size_t>(tokens_->order()[i]);
-            if (t < out->width && too_long(static_cast<int32_t>(t))) out->bits[t / 64] &= ~(uint64_t{1} << (t % 64));
-        }
+    for (const int32_t t : long_spaces) {
+        const auto i = static_cast<size_t>(t);
+        if (i < out->width && too_long(t)) out->bits[i / 64] &= ~(uint64_t{1} << (i % 64));
     }
     return out;
 }
@@ -149,6 +168,9 @@ JsonConstraint::PrecomputeStats JsonConstraint::precompute(const Precompute& opt
     reach(Node{committed_, text_, layout_run_, 0, 0});
 
     std::vector<uint8_t> mask(width);
+    // Derived masks (after a whitespace byte) reach runs of at most layout_run bytes.
+    const size_t runs_to = std::clamp<size_t>(options.layout_run, 1, kMaxLayoutWhitespace - 1);
+    std::vector<int32_t> long_spaces;
     std::vector<std::string_view> continuations;
     Next next;
     pinning_ = true;
@@ -167,9 +189,10 @@ JsonConstraint::PrecomputeStats JsonConstraint::precompute(const Precompute& opt
             if (cached(width) != nullptr) {
                 ++stats.known;
             } else {
-                const auto before = node.from.empty() ? nullptr : cache_->find(node.from);
+                const auto before = node.from.empty() || node.run > runs_to ? nullptr : cache_->find(node.from);
                 if (before != nullptr) {
-                    store(key_, with_longer_run(*before, node.run));
+                    if (long_spaces.empty()) long_spaces = long_space_tokens(kMaxLayoutWhitespace - runs_to);
+                    store(key_, with_longer_run(*before, node.run, long_spaces));
                     ++stats.derived;
                 } else {
                     compute_and_store(mask);
