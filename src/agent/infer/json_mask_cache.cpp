@@ -58,7 +58,8 @@ void JsonMaskCache::insert(std::string key, std::shared_ptr<const CachedMask> ma
 bool JsonMaskCache::pin(std::string key, std::shared_ptr<const CachedMask> mask) {
     const std::size_t bytes = cost(key, *mask);
     std::lock_guard lock(mu_);
-    if (pinned_bytes_ + bytes > max_pinned_bytes_ || pinned_.contains(key)) return false;
+    if (pinned_.contains(key)) return true;  // kept already (another precompute got there first)
+    if (pinned_bytes_ + bytes > max_pinned_bytes_) return false;
     if (const auto it = index_.find(key); it != index_.end()) {
         bytes_ -= it->second->bytes;
         lru_.erase(it->second);

@@ -57,8 +57,8 @@ class JsonMaskCache {
     /// Stores `mask` under `key` (replacing one there), dropping the least recently used past the budget; a
     /// mask larger than the whole budget is not kept.
     void insert(std::string key, std::shared_ptr<const CachedMask> mask);
-    /// Keeps `mask` under `key` for the cache's lifetime (a stored one under that key is dropped); false, keeping
-    /// nothing, when the pinned budget cannot take it.
+    /// Keeps `mask` under `key` for the cache's lifetime (a stored one under that key is dropped; one pinned
+    /// already stays); false, keeping nothing, when the pinned budget cannot take it.
     bool pin(std::string key, std::shared_ptr<const CachedMask> mask);
 
     bool serves(const structured::CompiledSchema* schema, const TokenBytes* tokens) const {

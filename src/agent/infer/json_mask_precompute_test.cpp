@@ -130,6 +130,18 @@ TEST(JsonMaskPrecomputeTest, TheLimitsBoundIt) {
         EXPECT_EQ(again.masks, 10u);
     }
     {
+        // A second precompute of the same cache finds every state there and pins nothing more.
+        const auto cache = std::make_shared<JsonMaskCache>(schema, v.tokens);
+        JsonConstraint a(v.tokens, schema, cache), b(v.tokens, schema, cache);
+        const auto first = a.precompute(JsonConstraint::Precompute{});
+        const size_t pinned = cache->pinned();
+        const auto second = b.precompute(JsonConstraint::Precompute{});
+        EXPECT_EQ(second.masks, 0u);
+        EXPECT_EQ(second.known, first.masks);
+        EXPECT_FALSE(second.full);
+        EXPECT_EQ(cache->pinned(), pinned);
+    }
+    {
         // A pinned budget of about three masks: it stops once the cache refuses one.
         const size_t one = mask_words(v.bytes.size()) * sizeof(uint64_t) + 200;
         const auto cache = std::make_shared<JsonMaskCache>(schema, v.tokens, JsonMaskCache::kDefaultMaxBytes, 3 * one);
