@@ -113,6 +113,8 @@ base::Result<std::unique_ptr<InferenceEngine>> InferenceEngine::open(const std::
     engine->prep_ = std::make_unique<store::WorkerPool>(prep);
     engine->mask_cache_schemas_ = options.mask_cache_schemas;
     engine->mask_cache_bytes_ = options.mask_cache_bytes;
+    engine->mask_precompute_ = options.mask_precompute;
+    engine->mask_pinned_bytes_ = options.mask_pinned_bytes;
     return engine;
 }
 
@@ -131,17 +133,31 @@ std::shared_ptr<JsonMaskCache> InferenceEngine::mask_cache(
     const std::shared_ptr<const structured::CompiledSchema>& schema) {
     if (mask_cache_schemas_ == 0 || schema == nullptr) return nullptr;
     const std::shared_ptr<const TokenBytes> tokens = token_bytes();
-    std::lock_guard lock(mask_caches_mu_);
-    for (auto it = mask_caches_.begin(); it != mask_caches_.end(); ++it) {
-        if ((*it)->serves(schema.get(), tokens.get())) {
-            mask_caches_.splice(mask_caches_.begin(), mask_caches_, it);
-            return mask_caches_.front();
+    std::shared_ptr<JsonMaskCache> fresh;
+    {
+        std::lock_guard lock(mask_caches_mu_);
+        for (auto it = mask_caches_.begin(); it != mask_caches_.end(); ++it) {
+            if ((*it)->serves(schema.get(), tokens.get())) {
+                mask_caches_.splice(mask_caches_.begin(), mask_caches_, it);
+                return mask_caches_.front();
+            }
         }
+        fresh = std::make_shared<JsonMaskCache>(schema, tokens, mask_cache_bytes_, mask_pinned_bytes_);
+        mask_caches_.push_front(fresh);
+        while (mask_caches_.size() > mask_cache_schemas_)
+            mask_caches_.pop_back();
     }
-    mask_caches_.push_front(std::make_shared<JsonMaskCache>(schema, tokens, mask_cache_bytes_));
-    while (mask_caches_.size() > mask_cache_schemas_)
-        mask_caches_.pop_back();
-    return mask_caches_.front();
+    // Best effort, off this thread: the requests meanwhile compute what they meet (the cache is shared).
+    if (mask_precompute_ > 0) {
+        const size_t masks = mask_precompute_;
+        (void)prepare([fresh, tokens, schema, masks] {
+            JsonConstraint start(tokens, schema, fresh);
+            JsonConstraint::Precompute p;
+            p.max_masks = masks;
+            start.precompute(p);
+        });
+    }
+    return fresh;
 }
 
 InferenceEngine::~InferenceEngine() {

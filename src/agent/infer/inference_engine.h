@@ -10,6 +10,7 @@
 #include <string>
 
 #include "agent/infer/chat_template.h"
+#include "agent/infer/json_constraint.h"
 #include "agent/infer/json_mask_cache.h"
 #include "agent/infer/llama_model.h"
 #include "agent/infer/scheduler.h"
@@ -33,6 +34,10 @@ struct EngineOptions {
     // each up to mask_cache_bytes.
     std::size_t mask_cache_schemas = 8;
     std::size_t mask_cache_bytes = JsonMaskCache::kDefaultMaxBytes;
+    // A new schema's cache starts with the masks JsonConstraint::precompute finds, computed on a preparation
+    // thread while the first requests go on (at most this many masks; 0: none), pinned up to mask_pinned_bytes.
+    std::size_t mask_precompute = JsonConstraint::Precompute{}.max_masks;
+    std::size_t mask_pinned_bytes = JsonMaskCache::kDefaultMaxPinnedBytes;
 };
 
 /// Owns the model, its tokenizer and chat template, and a running scheduler (its step thread starts in open()
@@ -64,7 +69,8 @@ class InferenceEngine {
     /// Any thread.
     std::shared_ptr<const TokenBytes> token_bytes();
     /// The mask cache shared by the constrained requests of `schema` (one per schema, the most recent
-    /// mask_cache_schemas kept; null when that is 0). Any thread.
+    /// mask_cache_schemas kept; null when that is 0); a new one gets its precomputed masks from a job on the
+    /// preparation threads (EngineOptions::mask_precompute). Any thread.
     std::shared_ptr<JsonMaskCache> mask_cache(const std::shared_ptr<const structured::CompiledSchema>& schema);
 
   private:
@@ -78,7 +84,7 @@ class InferenceEngine {
     std::unique_ptr<Scheduler> scheduler_;
     std::once_flag token_bytes_once_;
     std::shared_ptr<const TokenBytes> token_bytes_;
-    std::size_t mask_cache_schemas_ = 0, mask_cache_bytes_ = 0;
+    std::size_t mask_cache_schemas_ = 0, mask_cache_bytes_ = 0, mask_precompute_ = 0, mask_pinned_bytes_ = 0;
     std::mutex mask_caches_mu_;
     std::list<std::shared_ptr<JsonMaskCache>> mask_caches_;  // most recent first
     std::unique_ptr<store::WorkerPool> prep_;  // reset first in the destructor: its queued jobs still submit

@@ -60,6 +60,32 @@ class JsonConstraint final : public TokenConstraint {
     bool complete() override;
     std::unique_ptr<TokenConstraint> clone() const override { return std::make_unique<JsonConstraint>(*this); }
 
+    /// What precompute() explores.
+    struct Precompute {
+        std::size_t max_masks = 1024;  // masks computed at most
+        std::size_t width = 0;         // the logits' width the masks are for (0: the vocabulary's size)
+        std::size_t layout_run = 1;    // whitespace bytes in a row explored between the document's tokens
+        std::size_t number_bytes = 1;  // bytes explored of a number whose value is checked (its end always)
+        unsigned max_detours = 0;      // keys written out of the schema's order along one path
+        std::vector<std::string>* computed = nullptr;  // where given: the text of each state whose mask it computed
+    };
+    struct PrecomputeStats {
+        std::size_t masks = 0;    // computed (or derived) and pinned
+        std::size_t derived = 0;  // of which derived from the state before a whitespace byte between tokens
+        std::size_t known = 0;    // states whose mask the cache already held
+        std::size_t left = 0;     // states reached but not computed (max_masks or the pinned budget stopped it)
+        bool full = false;        // the cache's pinned budget stopped it
+    };
+    /// Computes the masks of the states reachable from this one (in practice: the start of the document) and pins
+    /// them in the mask cache, so that a decoder reaching them later finds them there: a breadth-first search
+    /// over single bytes (each byte class once: one plain character inside a free string, the bounds of a UTF-8
+    /// continuation), keeping keys in the schema's order first (a model writes them so; other orders come after,
+    /// up to `max_detours`), bounded by `options` and the cache's pinned budget. What it leaves out (long
+    /// whitespace runs, numbers' digits where a schema checks their value, escapes' hex digits, keys outside
+    /// the properties listed, strings whose text the key keeps) is computed when first reached, as before.
+    /// Leaves this constraint as it was.
+    PrecomputeStats precompute(const Precompute& options);
+
     /// The accepted output so far.
     const std::string& text() const { return text_; }
     const std::shared_ptr<JsonMaskCache>& mask_cache() const { return cache_; }
@@ -82,7 +108,15 @@ class JsonConstraint final : public TokenConstraint {
     // token it cannot name (null).
     std::shared_ptr<const CachedMask> compute_and_store(std::span<uint8_t> allowed);
     // The cache's key for the current state (committed_'s state_key and what plausible() reads).
-    void state_key(std::string& out) const;
+    void state_key(std::string& out) const { key_of(committed_, layout_run_, out); }
+    // The cache's key for a state: `at` after `layout_run` whitespace bytes between tokens.
+    void key_of(const structured::PrefixChecker& at, size_t layout_run, std::string& out) const;
+    // precompute(): the mask after one more whitespace byte between tokens (`run` bytes then), from `before`.
+    std::shared_ptr<const CachedMask> with_longer_run(const CachedMask& before, size_t run,
+                                                      const std::vector<int32_t>& long_spaces) const;
+    std::vector<int32_t> long_space_tokens(size_t room) const;
+    // The masks' cache: pinned while precompute() runs (pin_full_ once the budget refuses one), else stored.
+    void store(std::string key, std::shared_ptr<const CachedMask> mask);
     // verdict() once the document completes: the whole document's verdict, per distinct content.
     bool final_verdict(std::string_view bytes);
     static bool needs_bytewise(std::string_view bytes);
@@ -134,6 +168,8 @@ class JsonConstraint final : public TokenConstraint {
     // compute_mask() for the cache: the token being judged (-1: none), the tokens whose verdict completed the
     // document (final_verdict(): they are judged again on each hit), and whether one completed unattributed.
     bool recording_ = false;
+    bool pinning_ = false;
+    bool pin_full_ = false;
     int32_t judging_ = -1;
     bool unattributed_final_ = false;
     std::vector<int32_t> finals_seen_;

@@ -35,7 +35,13 @@ using structured::StringRun;
 // state is computed and stored, unless a verdict completed the document for a token it cannot name.
 void JsonConstraint::fill_allowed(std::span<uint8_t> allowed) {
     if (const auto hit = cached(allowed.size())) {
-        expand_mask(hit->bits, allowed);
+        if (hit->sparse) {
+            std::fill(allowed.begin(), allowed.end(), 0);
+            for (int32_t t : hit->allowed)
+                allowed[static_cast<size_t>(t)] = 1;
+        } else {
+            expand_mask(hit->bits, allowed);
+        }
         for (int32_t t : hit->finals)
             allowed[static_cast<size_t>(t)] = final_verdict(tokens_->bytes(t)) ? 1 : 0;
         return;
@@ -60,8 +66,16 @@ void JsonConstraint::fill_allowed_bits(std::span<uint32_t> bits, std::size_t tok
     // Bit t of the 64-bit words is bit t of the 32-bit words in little-endian memory.
     static_assert(std::endian::native == std::endian::little);
     const size_t n = std::min(bits.size(), (tokens + 31) / 32);
-    std::memcpy(bits.data(), words->data(), n * sizeof(uint32_t));
-    std::fill(bits.begin() + static_cast<std::ptrdiff_t>(n), bits.end(), 0);
+    if (mask != nullptr && mask->sparse) {
+        std::fill(bits.begin(), bits.end(), 0);
+        for (int32_t t : mask->allowed) {
+            const auto i = static_cast<size_t>(t);
+            if (i / 32 < n) bits[i / 32] |= uint32_t{1} << (i % 32);
+        }
+    } else {
+        std::memcpy(bits.data(), words->data(), n * sizeof(uint32_t));
+        std::fill(bits.begin() + static_cast<std::ptrdiff_t>(n), bits.end(), 0);
+    }
     if (mask == nullptr) return;
     for (int32_t t : mask->finals) {
         const auto i = static_cast<size_t>(t);
@@ -96,19 +110,39 @@ std::shared_ptr<const CachedMask> JsonConstraint::compute_and_store(std::span<ui
     for (int32_t t : finals_seen_)
         mask->bits[static_cast<size_t>(t) / 64] &= ~(uint64_t{1} << (static_cast<size_t>(t) % 64));
     mask->finals = finals_seen_;
-    cache_->insert(key_, mask);
+    // Few tokens allowed (a listed key, an enum): the list, when it takes under a quarter of the bits' bytes.
+    size_t count = 0;
+    for (uint64_t w : mask->bits)
+        count += static_cast<size_t>(std::popcount(w));
+    if (count * sizeof(int32_t) * 4 < mask->bits.size() * sizeof(uint64_t)) {
+        for (size_t w = 0; w < mask->bits.size(); ++w) {
+            for (uint64_t word = mask->bits[w]; word != 0; word &= word - 1)
+                mask->allowed.push_back(static_cast<int32_t>(w * 64 + static_cast<size_t>(std::countr_zero(word))));
+        }
+        mask->sparse = true;
+        mask->bits = {};
+    }
+    store(key_, mask);
     return mask;
 }
 
-void JsonConstraint::state_key(std::string& out) const {
+void JsonConstraint::key_of(const PrefixChecker& at, size_t layout_run, std::string& out) const {
     // A number's digits matter to the mask only through its length (kMaxNumberBytes) and, once it ends, whether
     // it is integral: below 16 bytes with any token's number bytes, neither reads more than its shape.
     const size_t prefix = tokens_->max_number_prefix();
     // A token closes at most max_closers() containers: the ones further out cannot change its verdict.
-    committed_.state_key(out, tokens_->max_bytes(), prefix < 15 ? 15 - prefix : 0, tokens_->max_closers() + 1,
-                         tokens_->max_openers());
-    const size_t run = std::min(layout_run_, kMaxLayoutWhitespace + 1);
+    at.state_key(out, tokens_->max_bytes(), prefix < 15 ? 15 - prefix : 0, tokens_->max_closers() + 1,
+                 tokens_->max_openers());
+    const size_t run = std::min(layout_run, kMaxLayoutWhitespace + 1);
     out.append(reinterpret_cast<const char*>(&run), sizeof run);
+}
+
+void JsonConstraint::store(std::string key, std::shared_ptr<const CachedMask> mask) {
+    if (!pinning_) {
+        cache_->insert(std::move(key), std::move(mask));
+    } else if (!cache_->pin(std::move(key), std::move(mask))) {
+        pin_full_ = true;
+    }
 }
 
 void JsonConstraint::compute_mask(std::span<uint8_t> allowed) {
@@ -194,7 +228,7 @@ void JsonConstraint::fill_closers(std::span<uint8_t> allowed, const PrefixChecke
                 PrefixChecker& checker = level(base, from);
                 head_memo_.fill(0);
                 if (checker.feed(synthetic) != StreamState::kInvalid) judge_suffixes(fresh->suffix_verdicts, base);
-                cache_->insert(std::move(shared_key), fresh);
+                store(std::move(shared_key), fresh);
                 verdicts = std::move(fresh);
             }
             suffix_cache_.push_back(SuffixVerdicts{key, state, std::move(verdicts)});

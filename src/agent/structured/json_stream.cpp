@@ -125,12 +125,15 @@ void JsonStream::state_key(std::string& out, bool text_free, std::size_t number_
     if (mode_ == Mode::kString) {
         put(std::min(string_room(), room_cap));
         put(escape_);
-        put(hex_);
-        put(high_surrogate_);
+        // What an escape or a UTF-8 sequence left behind matters only while the next one is read.
+        put(escape_ >= 2 && escape_ <= 5 ? hex_ : 0);
+        put(high_surrogate_);  // 0 once its low half is read
         put(utf8_left_);
-        put(utf8_have_);
-        put(utf8_lo_);
-        put(utf8_hi_);
+        if (utf8_left_ > 0) {
+            put(utf8_have_);
+            put(utf8_lo_);
+            put(utf8_hi_);
+        }
         if (!text_free) {
             put(piece_.size());
             out.append(piece_);

@@ -39,6 +39,10 @@ class PrefixChecker {
     std::size_t offset() const { return stream_.offset(); }
     /// Inside a string or a key.
     bool in_string() const { return stream_.in_string(); }
+    /// Inside a key.
+    bool in_key() const { return stream_.in_key(); }
+    /// Inside a string or a key, between characters (not inside an escape or a UTF-8 sequence).
+    bool at_char_boundary() const { return stream_.at_char_boundary(); }
     /// The number being read (empty when not inside one): a number ends only at the byte after it.
     std::string_view number_text() const { return stream_.number_text(); }
     /// Inside a number that only an integer may be (SchemaChecker::integer_only).
@@ -51,6 +55,8 @@ class PrefixChecker {
     bool may_follow(unsigned char c) const { return stream_.may_follow(c); }
     /// Between tokens of the document (JsonStream::in_layout): whitespace here leaves the state as it is.
     bool in_layout() const { return stream_.in_layout(); }
+    /// Inside a number whose value some alternative checks (bounds, multipleOf): state_key keeps its digits.
+    bool number_value_checked() const { return !stream_.number_text().empty() && checker_.number_value_checked(); }
     /// Inside an integer-only number: the integer ranges its alternatives allow (SchemaChecker::integer_bounds).
     std::vector<SchemaChecker::IntegerRange> integer_bounds() const {
         return stream_.number_text().empty() ? std::vector<SchemaChecker::IntegerRange>{} : checker_.integer_bounds();
@@ -94,7 +100,7 @@ class PrefixChecker {
         const bool text_free = stream_.in_string() && !stream_.in_key() && checker_.free_string_room().has_value();
         const bool number_free = !stream_.number_text().empty() && !checker_.number_value_checked();
         stream_.state_key(out, text_free, number_free ? number_shape_below : 0, room_cap, window, open_cap);
-        checker_.state_key(out, text_free, window);
+        checker_.state_key(out, text_free, window, room_cap);
     }
     /// Inside a free string: the alternatives a close after `more` characters more leaves (SchemaChecker).
     std::optional<std::uint64_t> close_survivors(std::size_t more) const { return checker_.close_survivors(more); }

@@ -210,5 +210,38 @@ TEST(PrefixCheckerTest, TheFinalVerdictIsTheCallers) {
     EXPECT_FALSE(CompiledSchema::create(R"({"type":"nothing"})").is_ok());
 }
 
+// The key a constrained decoder's mask cache uses: what a finished escape or UTF-8 sequence left behind is not in
+// it, and a bounded string's length only as far as continuations of at most room_cap bytes could tell.
+TEST(PrefixCheckerTest, StateKeysLeaveOutWhatNoShortContinuationReads) {
+    auto schema = CompiledSchema::create(
+        R"({"type":"object","properties":{"a":{"type":"string"},"t":{"type":"string","minLength":3,"maxLength":40}}})");
+    ASSERT_TRUE(schema.is_ok());
+    const auto key = [&](std::string_view text, std::size_t room_cap = 8) {
+        PrefixChecker p(*schema);
+        EXPECT_EQ(p.feed(text), StreamState::kPartial) << text;
+        std::string out;
+        p.state_key(out, room_cap, 0, 8, 8);
+        return out;
+    };
+    // After strings with a UTF-8 character, an escape, a surrogate pair, or none: one key.
+    EXPECT_EQ(key("{\"a\":\"\xC3\xA9\",\""), key(R"({"a":"e",")"));
+    EXPECT_EQ(key(R"({"a":"\n",")"), key(R"({"a":"e",")"));
+    EXPECT_EQ(key(R"({"a":"\ud83d\ude00",")"), key(R"({"a":"e",")"));
+    EXPECT_EQ(key("{\"a\":\"\xF0\x9F\x98\x80x"), key(R"({"a":"ex)"));
+    // Inside a UTF-8 sequence or an escape the key still tells where it is.
+    EXPECT_NE(key("{\"a\":\"\xE0"), key("{\"a\":\"\xE1"));
+    EXPECT_NE(key(R"({"a":"\u00)"), key(R"({"a":"\u0)"));
+    // A bounded string: 5 and 6 characters are alike (more than room_cap from either bound), 2 and 3 are not
+    // (minLength), nor 32 and 33 (maxLength within reach); with a larger room_cap 5 and 6 differ too.
+    const auto title = [](std::size_t n) { return R"({"t":")" + std::string(n, 'x'); };
+    EXPECT_EQ(key(title(5)), key(title(6)));
+    EXPECT_EQ(key(title(11)), key(title(30)));
+    EXPECT_NE(key(title(2)), key(title(3)));
+    EXPECT_NE(key(title(32)), key(title(33)));
+    EXPECT_NE(key(title(5), 40), key(title(6), 40));
+    // Free strings: the text never matters.
+    EXPECT_EQ(key(R"({"a":"x)"), key(R"({"a":"xyzzy)"));
+}
+
 }  // namespace
 }  // namespace slipstream::agent::structured

@@ -801,7 +801,7 @@ void SchemaChecker::window_state(std::string& out, std::size_t window) const {
     alts(current_);
 }
 
-void SchemaChecker::state_key(std::string& out, bool text_free, std::size_t window) const {
+void SchemaChecker::state_key(std::string& out, bool text_free, std::size_t window, std::size_t room_cap) const {
     const auto put = [&out](const auto& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
     window_state(out, window);
     put_alts(out, next_);
@@ -816,7 +816,26 @@ void SchemaChecker::state_key(std::string& out, bool text_free, std::size_t wind
         put(text_.size());
         out.append(text_);
     }
-    if (!text_free || !room || room->bounded) put(text_points_);
+    if (!text_free || !room || !room->bounded) {
+        if (!text_free || !room) put(text_points_);
+        return;
+    }
+    // A bounded free string: the length matters only through what each alternative's minLength and maxLength
+    // still allow, and continuations of at most room_cap bytes add at most room_cap characters, so each distance
+    // is kept clamped to [-1, room_cap + 1] (every length in the middle of a long maxLength shares one key).
+    const auto cap = static_cast<std::int64_t>(std::min<std::size_t>(room_cap, INT32_MAX)) + 1;
+    const auto n = static_cast<std::int64_t>(text_points_);
+    for (const Alt& a : current_) {
+        put(a.alive);
+        if (!a.alive) continue;
+        for (const json::Value* node : a.nodes) {
+            if (!node->is_object()) continue;
+            const std::int64_t max = count_keyword(*node, "maxLength");
+            const std::int64_t min = count_keyword(*node, "minLength");
+            put(max < 0 ? cap : std::clamp<std::int64_t>(max - n, -1, cap));
+            put(min < 0 ? std::int64_t{-1} : std::clamp<std::int64_t>(min - n, -1, cap));
+        }
+    }
 }
 
 bool SchemaChecker::number_value_checked() const {

@@ -83,10 +83,11 @@ class SchemaChecker final : public JsonEvents {
     void container_state(std::string& out) const;
     /// Appends everything here that decides the checks from now on (for a constrained decoder's per-state mask
     /// cache): container_state(), the next value's alternatives, the key being read and the string being read
-    /// (its text, or with `text_free` only its length where a length keyword counts it). `window`: only the
-    /// innermost this many containers count (a close settles only its parent's alternatives, so events that close
-    /// fewer than `window` containers never read the others).
-    void state_key(std::string& out, bool text_free, std::size_t window) const;
+    /// (its text, or with `text_free` only its length where a length keyword counts it, as each alternative's
+    /// distance to its minLength and maxLength clamped to `room_cap` + 1: the caller promises continuations of at
+    /// most `room_cap` bytes). `window`: only the innermost this many containers count (a close settles only its
+    /// parent's alternatives, so events that close fewer than `window` containers never read the others).
+    void state_key(std::string& out, bool text_free, std::size_t window, std::size_t room_cap) const;
     /// Whether the number being read is checked by its value (numeric bounds or `multipleOf` on a living
     /// alternative), not only by its shape.
     bool number_value_checked() const;

@@ -1,7 +1,7 @@
 // slipstream-grammar-bench: grammar-constrained decoding over a real vocabulary (a GGUF file's tokenizer), for
 // bench/grammar_mask.py. Two modes:
 //   VOCAB.gguf --tokens           the vocabulary as JSON (each token's bytes in hex, specials, eos), for the peers
-//   VOCAB.gguf CASES.json [--walks N] [--verify N] [--seed S]
+//   VOCAB.gguf CASES.json [--walks N] [--verify N] [--seed S] [--precompute MASKS]
 //                                 per case (a schema and documents): compile times, then each document tokenized
 //                                 (no BOS) and replayed token by token, timing the full mask before each token, as
 //                                 bits (fill_allowed_bits, the peers' form) and then, from a fresh mask cache, as a
@@ -136,6 +136,7 @@ struct Options {
     int verify = 2;
     uint64_t seed = 1;
     int max_steps = 300;
+    int precompute = 1024;  // masks precomputed per schema at most (0: none)
 };
 
 // One random walk: allowed tokens drawn uniformly, after `patience` steps mostly ones that close a string, an
@@ -231,8 +232,10 @@ int run_cases(const Tokenizer& tok, const std::string& cases_path, const Options
         w.begin_object();
         w.key("name");
         w.string(name->as_string());
-        // Compile: the schema's compilation and a constraint ready for its first mask (best of 5 and the first).
-        std::vector<double> compile;
+        // Compile: the schema's compilation and a constraint ready for its first mask (best of 5 and the first);
+        // then (unless --precompute 0) the masks precomputed for it into a fresh cache (JsonConstraint::precompute,
+        // timed apart, the first and the best of 3), the cache the replay starts from.
+        std::vector<double> compile, precompute, precompute_cpu;
         std::shared_ptr<const agent::structured::CompiledSchema> schema;
         for (int k = 0; k < 5; ++k) {
             const auto a = Clock::now();
@@ -242,6 +245,22 @@ int run_cases(const Tokenizer& tok, const std::string& cases_path, const Options
             compile.push_back(micros(a, Clock::now()));
             schema = *s;
         }
+        const auto vocab = static_cast<size_t>(tokens->size());
+        std::shared_ptr<JsonMaskCache> precomputed;  // the last one timed
+        JsonConstraint::PrecomputeStats pre;
+        for (int k = 0; schema != nullptr && o.precompute > 0 && k < 3; ++k) {
+            const double c0 = thread_cpu_us();
+            const auto a = Clock::now();
+            auto cache = std::make_shared<JsonMaskCache>(schema, tokens);
+            JsonConstraint ready(tokens, schema, cache);
+            JsonConstraint::Precompute p;
+            p.max_masks = static_cast<size_t>(o.precompute);
+            p.width = vocab;
+            pre = ready.precompute(p);
+            precompute.push_back(micros(a, Clock::now()));
+            precompute_cpu.push_back(thread_cpu_us() - c0);
+            precomputed = cache;
+        }
         if (schema == nullptr) {
             w.key("error");
             w.string("schema does not compile");
@@ -249,6 +268,18 @@ int run_cases(const Tokenizer& tok, const std::string& cases_path, const Options
             continue;
         }
         samples(w, "compile_us", compile);
+        samples(w, "precompute_us", precompute);
+        samples(w, "precompute_cpu_us", precompute_cpu);
+        w.key("precomputed_masks");
+        w.int64(static_cast<int64_t>(pre.masks));
+        w.key("precomputed_derived");
+        w.int64(static_cast<int64_t>(pre.derived));
+        w.key("precompute_left");
+        w.int64(static_cast<int64_t>(pre.left));
+        w.key("precompute_full");
+        w.boolean(pre.full);
+        w.key("precomputed_bytes");
+        w.int64(precomputed != nullptr ? static_cast<int64_t>(precomputed->pinned_bytes()) : 0);
         if (const char* state = std::getenv("GRAMMAR_BENCH_STATE"); state != nullptr) {  // profile one state
             // A mask cache that keeps nothing: each mask is computed (GRAMMAR_BENCH_CACHED=1: the cache's hits).
             const bool cached = std::getenv("GRAMMAR_BENCH_CACHED") != nullptr;
@@ -292,16 +323,28 @@ int run_cases(const Tokenizer& tok, const std::string& cases_path, const Options
             w.end_array();
         }
         w.end_array();
-        const auto vocab = static_cast<size_t>(tokens->size());
+        const auto fresh_cache = [&] {
+            auto cache = std::make_shared<JsonMaskCache>(schema, tokens);
+            if (o.precompute > 0) {
+                JsonConstraint start(tokens, schema, cache);
+                JsonConstraint::Precompute p;
+                p.max_masks = static_cast<size_t>(o.precompute);
+                p.width = vocab;
+                start.precompute(p);
+            }
+            return cache;
+        };
         int64_t refused = 0;
         for (const bool as_bits : {true, false}) {
             std::vector<double> times, cpu;
             std::vector<uint8_t> mask(vocab);
             std::vector<uint32_t> bits((vocab + 31) / 32);
-            auto cache = std::make_shared<JsonMaskCache>(schema, tokens);
+            // The precomputed masks (pinned) and room for the masks computed on the way.
+            const auto cache = fresh_cache();
             for (const auto& ids : doc_ids) {
                 JsonConstraint k(tokens, schema, cache);
                 for (int32_t id : ids) {
+                    const uint64_t misses = cache->misses();
                     const double c0 = thread_cpu_us();
                     const auto a = Clock::now();
                     if (as_bits) {
@@ -313,8 +356,8 @@ int run_cases(const Tokenizer& tok, const std::string& cases_path, const Options
                     cpu.push_back(thread_cpu_us() - c0);
                     if (const char* tr = std::getenv("GRAMMAR_BENCH_TRACE");
                         tr != nullptr && cpu.back() > std::atof(tr))
-                        std::fprintf(stderr, "replay slow %.0f us (CPU %.0f) after [%s]\n", times.back(), cpu.back(),
-                                     k.text().c_str());
+                        std::fprintf(stderr, "replay slow %.0f us (CPU %.0f, %s) after [%s]\n", times.back(),
+                                     cpu.back(), cache->misses() != misses ? "computed" : "cached", k.text().c_str());
                     const auto t = static_cast<size_t>(id);
                     if (as_bits ? (bits[t / 32] >> (t % 32) & 1) == 0 : mask[t] == 0) ++refused;
                     k.accept(id);
@@ -336,7 +379,7 @@ int run_cases(const Tokenizer& tok, const std::string& cases_path, const Options
         std::vector<double> walk_times;
         int64_t mismatches = 0;
         int finished = 0, dead_ends = 0;
-        const auto walk_cache = std::make_shared<JsonMaskCache>(schema, tokens);
+        const auto walk_cache = fresh_cache();
         for (int i = 0; i < o.walks; ++i)
             walk(tokens, schema, rng, walk_cache, o, i < o.verify, walk_times, mismatches, finished, dead_ends);
         samples(w, "walk_mask_us", walk_times);
@@ -365,7 +408,8 @@ int main(int argc, char** argv) {
     if (argc < 3) {
         std::fprintf(stderr,
                      "usage: slipstream-grammar-bench VOCAB.gguf --tokens\n"
-                     "       slipstream-grammar-bench VOCAB.gguf CASES.json [--walks N] [--verify N] [--seed S]\n");
+                     "       slipstream-grammar-bench VOCAB.gguf CASES.json [--walks N] [--verify N] [--seed S]"
+                     " [--precompute MASKS]\n");
         return 2;
     }
     auto file = GgufFile::open(argv[1]);
@@ -384,6 +428,7 @@ int main(int argc, char** argv) {
         if (std::strcmp(argv[i], "--walks") == 0) o.walks = std::atoi(argv[i + 1]);
         if (std::strcmp(argv[i], "--verify") == 0) o.verify = std::atoi(argv[i + 1]);
         if (std::strcmp(argv[i], "--seed") == 0) o.seed = std::strtoull(argv[i + 1], nullptr, 10);
+        if (std::strcmp(argv[i], "--precompute") == 0) o.precompute = std::atoi(argv[i + 1]);
     }
     return run_cases(**tok, argv[2], o);
 }
