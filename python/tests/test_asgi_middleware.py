@@ -5,11 +5,13 @@ nothing, the reroute marker a client cannot forge, and what add_middleware refus
 
 import asyncio
 import http.client
+import json
 import threading
 from typing import Any
 
 import pytest
 import slipstream
+from pydantic import BaseModel
 from slipstream.responses import StreamingResponse
 
 
@@ -28,12 +30,15 @@ def add_header(app: Any, value: str = "1") -> Any:
 
 
 class Upper:
-    """Upper-cases the request body through receive."""
+    """Upper-cases the request body through receive (but not /items's)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/items":
+            await self.app(scope, receive, send)
+            return
         async def wrapped() -> Any:
             message = await receive()
             if message["type"] == "http.request":
@@ -41,6 +46,38 @@ class Upper:
             return message
 
         await self.app(scope, wrapped, send)
+
+
+class FixName:
+    """Rewrites the JSON body of POST /items: a missing name becomes "fixed", a name is upper-cased."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] != "/items":
+            await self.app(scope, receive, send)
+            return
+
+        async def wrapped() -> Any:
+            message = await receive()
+            item = json.loads(message["body"] or b"{}")
+            item["name"] = item["name"].upper() if "name" in item else "fixed"
+            return {**message, "body": json.dumps(item).encode(), "more_body": False}
+
+        await self.app(scope, wrapped, send)
+
+
+class Rename:
+    """A path rewrite of its own: two layers that each reroute nest one loopback request in another."""
+
+    def __init__(self, app: Any, old: str, new: str) -> None:
+        self.app, self.old, self.new = app, old, new
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == self.old:
+            scope = {**scope, "path": self.new, "raw_path": self.new.encode()}
+        await self.app(scope, receive, send)
 
 
 class PostToGet:
@@ -63,6 +100,11 @@ class Silent:
         if scope["type"] == "http" and scope["path"] == "/silent":
             return
         await self.app(scope, receive, send)
+
+
+class Item(BaseModel):
+    name: str
+    price: float = 1.0
 
 
 RELEASE = threading.Event()  # /tick's second chunk waits for it
@@ -88,7 +130,10 @@ def build() -> Any:
     app = slipstream.App()
     app.add_middleware(Silent)
     app.add_middleware(PostToGet)
+    app.add_middleware(Rename, old="/second", new="/plain")
     app.add_middleware(Upper)
+    app.add_middleware(FixName)
+    app.add_middleware(Rename, old="/first", new="/second")
     app.add_middleware(add_header, value="f")
 
     @app.get("/plain")
@@ -106,6 +151,10 @@ def build() -> Any:
     @app.get("/silent")
     def silent() -> str:
         return "unreached"
+
+    @app.post("/items")
+    def create(item: Item) -> Item:
+        return item
 
     @app.get("/tick")
     def ticking() -> Any:
@@ -127,6 +176,20 @@ def client() -> Any:
 def test_factory_and_wrapped_receive(client: Any) -> None:
     r = client.post("/echo", content=b"shout")
     assert (r.status_code, r.json(), r.headers["x-factory"]) == (200, "SHOUT", "f")
+
+
+def test_a_body_changed_through_receive_is_the_body_validated(client: Any) -> None:
+    """The route's model sees the body the middleware's receive gives: upper-cased, and a body that would be a
+    422 made valid."""
+    r = client.post("/items", json={"name": "tea", "price": 2})
+    assert (r.status_code, r.json(), r.headers.getlist("x-factory")) == (200, {"name": "TEA", "price": 2.0}, ["f"])
+    r = client.post("/items", json={"price": 3})
+    assert (r.status_code, r.json()) == (200, {"name": "fixed", "price": 3.0})
+
+
+def test_two_layers_that_each_route_again(client: Any) -> None:
+    r = client.get("/first")
+    assert (r.status_code, r.json(), r.headers.getlist("x-factory")) == (200, "plain", ["f"])
 
 
 def test_method_and_path_rewrite_routes_again(client: Any) -> None:

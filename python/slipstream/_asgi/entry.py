@@ -168,9 +168,10 @@ class AsgiEntry:
                 _drop(conn)
 
     # --- after the response ---
-    async def after_response(self, relay: _Relay) -> None:
-        """Waits for the work after the response; then raises the exception the app raised for it, if any."""
-        had_work = not self.runtime.wait_idle(0)
+    async def after_response(self, relay: _Relay, wait: bool = True) -> None:
+        """Waits for the work after the response (unless not `wait`); then raises the exception the app raised
+        for it, if any."""
+        had_work = wait and not self.runtime.wait_idle(0)
         if had_work:
             await self._idle_wait()
         if relay.status >= 500 or relay.cut or had_work:
@@ -231,7 +232,9 @@ class AsgiEntry:
             self.checkin(conn)
         else:
             _drop(conn)
-        await self.after_response(relay)
+        # A request routed again from inside one of this engine's requests does not wait for the engine to be idle:
+        # the request it came from is work of that engine (the wait would last until its deadline).
+        await self.after_response(relay, wait=pooled)
 
     def _head(self, scope: dict[str, Any], body: bytes, more: bool) -> tuple[bytes, bool]:
         """The request head, and whether the body goes chunked."""

@@ -12,7 +12,8 @@ response: its status, headers and body, with the inner response's background tas
 change the scope and wrap receive and send, answer by itself without calling its app, or raise (as in Starlette,
 an exception raised by middleware reaches only the 500/Exception handler).
 
-A middleware that changes the scope's path or method routes the request again: the request (scope, body, and
+A middleware that changes the scope's path or method, or the body through a wrapped receive, routes the request
+again (the route's body parameters are then validated from the body it gives): the request (scope, body, and
 the layers inside this one) goes to the App's own ASGI entry (_asgi/entry.py), whose engine matches the new path;
 the layers this request has already passed are not run again there (middleware/__init__.py, skip_marker). That
 costs the loopback hop of an ASGI call.
@@ -201,13 +202,21 @@ async def _inner_app(scope: Scope, receive: Any, send: Any) -> None:
         raise RuntimeError(
             f"slipstream passes http and websocket scopes through ASGI middleware, not {scope.get('type')!r}"
         )
-    if scope.get("path") != original.path or scope.get("method") != original.method:
+    body = None
+    if receive != call.receive:  # a wrapped receive: the body it gives is the body the route validates
+        body = await _body_through(receive)
+        receive = _Replay(body).receive
+    if (
+        scope.get("path") != original.path
+        or scope.get("method") != original.method
+        or (body is not None and body != await original.body())
+    ):
         from .._asgi.reroute import reroute  # the App's ASGI entry (imported on the first rerouted request)
 
         layers = getattr(original.app, "user_middleware", [])
         await reroute(original.app, layers.index(call.layer) + 1, scope, receive, send)
         return
-    if scope is call.scope and receive == call.receive:
+    if scope is call.scope and body is None:
         request = original
     else:
         from ..requests import Request
@@ -216,11 +225,37 @@ async def _inner_app(scope: Scope, receive: Any, send: Any) -> None:
         request.route_path = original.route_path
         request.principal = original.principal
         request._session = original._session
-        if request.body_bytes is None and receive == call.receive:
-            request.body_bytes = original.body_bytes
+        request.body_bytes = original.body_bytes if body is None else body
     response = await call.call_next(request)
     call.response = response
     await send_response(response, send)
+
+
+async def _body_through(receive: Any) -> bytes:
+    """The whole body a (wrapped) receive gives."""
+    chunks = []
+    while True:
+        message = await receive()
+        if message.get("type") != "http.request":
+            break
+        chunks.append(bytes(message.get("body", b"")))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+class _Replay:
+    """A receive that gives `body` once, then waits as a server's does."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body: bytes | None = body
+
+    async def receive(self) -> Message:
+        if self.body is not None:
+            body, self.body = self.body, None
+            return {"type": "http.request", "body": body, "more_body": False}
+        await asyncio.Event().wait()
+        return {"type": "http.disconnect"}
 
 
 async def send_response(response: Response, send: Any) -> None:
