@@ -473,6 +473,9 @@ Registry make_config_registry() {
         {"token-keep-revoked", G::kAccess, "SECONDS",
          "revoked and expired tokens stay listed this long, then their rows are deleted (checked every minute)",
          integer(0, 100ULL * 366 * 86'400), number(shared, &SH::token_keep_revoked_s)},
+        {"token-openapi", G::kAccess, "PATH",
+         "where GET serves the OpenAPI 3.1 document of the /admin/tokens routes (with --tokens); 'off': not served",
+         textual(route_path), text(shared, &SH::token_openapi_path)},
 
         {"health-path", G::kBuiltinRoutes, "PATH", "path of the builtin health route; 'off' disables it",
          textual(route_path), route(&S::health_path)},

@@ -155,6 +155,8 @@ TEST(Registry, EveryOptionSetsItsField) {
         {"rate-limit-store-retry", "5s", [](const Config& c) { return c.server.rate_limit_store_retry_ms == 5000; },
          "5s"},
         {"tokens", "true", [](const Config& c) { return c.shared.tokens; }, "true"},
+        {"token-openapi", "/docs/tokens.json",
+         [](const Config& c) { return c.shared.token_openapi_path == "/docs/tokens.json"; }, "/docs/tokens.json"},
         {"admin-token", "sst_bootstrap_0123456789",
          [](const Config& c) { return c.shared.admin_token == "sst_bootstrap_0123456789"; },
          "sst_bootstrap_0123456789"},
