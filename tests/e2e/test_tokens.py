@@ -143,13 +143,18 @@ def test_the_openapi_document_describes_the_routes(server, start_server, tmp_pat
     assert issue_op["tags"] == ["tokens"]
     assert sorted(issue_op["responses"]) == ["200", "201", "401", "403", "409", "422", "503"]
     body = issue_op["requestBody"]["content"]["application/json"]["schema"]
-    assert body["required"] == ["principal", "scopes"] and set(body["properties"]) == {"principal", "scopes", "expiresIn"}
+    assert body["required"] == ["principal", "scopes"] and set(body["properties"]) == {
+        "principal",
+        "scopes",
+        "expiresIn",
+    }
     # What it says is what is served: an issued row holds exactly the required fields.
     row = issue(server, {"principal": "doc.check", "scopes": ["read"]})
     assert sorted(row) == sorted(issue_op["responses"]["201"]["content"]["application/json"]["schema"]["required"])
     listed = paths["/admin/tokens"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
     assert sorted(call(server, "GET", "/admin/tokens", headers=BEARER).json["tokens"][0]) == sorted(
-        listed["properties"]["tokens"]["items"]["required"])
+        listed["properties"]["tokens"]["items"]["required"]
+    )
     assert [p["name"] for p in paths["/admin/tokens/{id}"]["delete"]["parameters"]] == ["id"]
     # --token-openapi moves it, or turns it off.
     moved = token_server(start_server, "--token-openapi", "/v1/tokens-api.json", data_dir=tmp_path / "moved")

@@ -128,6 +128,7 @@ async def _inner_app(scope: Scope, receive: Any, send: Any) -> None:
         request = Request(scope, receive)
         request.route_path = original.route_path
         request.principal = original.principal
+        request._scopes = original._scopes
         request._session = original._session
         if request.body_bytes is None and receive == call.receive:
             request.body_bytes = original.body_bytes
