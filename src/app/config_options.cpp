@@ -536,6 +536,13 @@ Registry make_config_registry() {
         {"session-queue", G::kSessions, "N",
          "buffered: events queued at most (acknowledged, not yet written); then 503", integer(1, 100'000'000),
          number(sessions, &SS::max_queued_events)},
+        {"session-append-in-flight", G::kSessions, "N",
+         "PostgreSQL durable appends: statements out at once; appends arriving meanwhile wait and go together in the "
+         "next one (one commit for the group)",
+         integer(1, 1'000), number(sessions, &SS::append_in_flight)},
+        {"session-append-batch", G::kSessions, "N",
+         "PostgreSQL durable appends: the most appends one statement carries (one per session)", integer(1, 10'000),
+         number(sessions, &SS::append_batch)},
         {"session-openapi", G::kSessions, "PATH",
          "where GET serves the OpenAPI 3.1 document of the session routes; 'off': not served", textual(route_path),
          text(sessions, &SS::openapi_path)},

@@ -191,6 +191,8 @@ TEST(Registry, EveryOptionSetsItsField) {
          "buffered"},
         {"session-flush", "20ms", [](const Config& c) { return c.sessions.flush_ms == 20; }, "20ms"},
         {"session-queue", "500", [](const Config& c) { return c.sessions.max_queued_events == 500; }, "500"},
+        {"session-append-in-flight", "2", [](const Config& c) { return c.sessions.append_in_flight == 2; }, "2"},
+        {"session-append-batch", "16", [](const Config& c) { return c.sessions.append_batch == 16; }, "16"},
         {"session-openapi", "/docs/sessions.json",
          [](const Config& c) { return c.sessions.openapi_path == "/docs/sessions.json"; }, "/docs/sessions.json"},
         {"decide", "true", [](const Config& c) { return c.decide.enabled; }, "true"},
