@@ -641,6 +641,21 @@ TEST_P(SessionStoreTest, ExpiredSessionsAreInvisibleThenSwept) {
     EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_appends"), 0);
 }
 
+TEST_P(SessionStoreTest, AnAppendKeepsTheSessionItsTtlAndAtMostAStepLonger) {
+    // PostgreSQL moves the expiry in steps of ttl/100 (at most 1 s), so most appends leave it alone (a HOT update);
+    // SQLite moves it to now + ttl. Either way: at least the TTL after the last write, at most one step more.
+    SessionInfo s = create("alice", {.ttl_ms = 10'000});
+    const std::int64_t start = s.created_at_ms;
+    for (std::int64_t at : {5'000, 5'010, 5'099, 5'100, 7'000}) {
+        clock_->advance((at - (clock_->wall_now() / 1'000'000 - start)) * 1'000'000LL);
+        ASSERT_TRUE(append("alice", s.id, {{"user", "1"}}).is_ok());
+        auto got = wait<SessionInfo>([&](auto done) { store_->get("alice", s.id, done); });
+        ASSERT_TRUE(got.is_ok());
+        EXPECT_GE(got.value().expires_at_ms, start + at + 10'000) << at;
+        EXPECT_LE(got.value().expires_at_ms, start + at + 10'000 + 100) << at;
+    }
+}
+
 TEST_P(SessionStoreTest, SweepDeletesInBatchesUntilNoneIsLeft) {
     limits_.max_sessions_per_principal = 2000;
     open_store();
