@@ -22,7 +22,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("core", ["_core", "_core.*", "status", "datastructures", "background", "exceptions", "_encoders", "_lifespan",
               "requests", "responses", "_streaming", "_streaming_responses", "_file_response", "sse", "_database",
               "_database.*", "database", "structured", "llm_upstream", "_server_errors", "_cookie_jar",
-              "encoders", "_threads", "_json_responses", "sessions", "telemetry", "telemetry.*"]),
+              "encoders", "_threads", "_json_responses", "sessions", "tokens", "telemetry", "telemetry.*"]),
     ("params", ["params", "dependencies", "dependencies.params", "_markers", "_schema", "_plans", "_fallback", "forms",
                 "_signature", "dependencies.param_models", "dependencies.form_fields", "_endpoint", "security", "security.*"]),
     ("dependencies", ["dependencies.tree", "dependencies.program", "dependencies.shape", "dependencies.early",

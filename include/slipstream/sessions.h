@@ -19,9 +19,13 @@ namespace slipstream {
 struct SessionsOptions {
     /// sqlite:///absolute/path.db, sqlite://relative/path.db or postgresql://... (shared by replicas). Required.
     std::string store_url;
-    bool buffered = false;                       // appends answered once queued, written every flush_ms
-    std::int64_t flush_ms = 50;                  // buffered: the longest time between two writes of the queue
-    std::size_t max_queued_events = 10'000;      // buffered: then 503 with Retry-After
+    bool buffered = false;                   // appends answered once queued, written every flush_ms
+    std::int64_t flush_ms = 50;              // buffered: the longest time between two writes of the queue
+    std::size_t max_queued_events = 10'000;  // buffered: then 503 with Retry-After
+    /// PostgreSQL durable appends: statements out at once; appends arriving meanwhile wait and go together in the
+    /// next statement (one transaction and one commit for the group; each is answered after that commit).
+    std::size_t append_in_flight = 4;
+    std::size_t append_batch = 64;               // the most appends one such statement carries (one per session)
     std::uint64_t max_events = 100'000;          // events per session
     std::uint64_t max_event_bytes = 64 * 1024;   // role + content of one event
     std::uint64_t max_state_bytes = 256 * 1024;  // the state document

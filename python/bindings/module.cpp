@@ -14,6 +14,7 @@
 #include "py_database.h"
 #include "py_decide.h"
 #include "py_sessions.h"
+#include "py_shared_state.h"
 #endif
 #include "py_file.h"
 #include "py_form.h"
@@ -152,5 +153,8 @@ NB_MODULE(_native, m) {
 #endif
 #ifdef SLIPSTREAM_PYTHON_SESSIONS
     slipstream::python::register_sessions(m);  // NativeSessions (py_sessions.cpp)
+#endif
+#ifdef SLIPSTREAM_PYTHON_SHARED_STATE
+    slipstream::python::register_shared_state(m);  // NativeTokens, open_rate_limit_store (py_shared_state.cpp)
 #endif
 }

@@ -259,11 +259,13 @@ PyObject* PyRoute::build_request(const Request& request) const {
         str_from(request.peer()),
         str_from(request.route()),
         request.principal().empty() ? Py_NewRef(Py_None) : str_from(request.principal()),
+        // The credential's scopes, space-separated; None when it carries none (an API key, no JWT scope claim).
+        request.scoped() ? str_from(request.scopes()) : Py_NewRef(Py_None),
     };
     PyObject* result = nullptr;
-    if (argv[0] && argv[1] && argv[2] && argv[4] && argv[6] && argv[7] && argv[8])
-        result = PyObject_Vectorcall(ctx_.make_request.get(), argv, 9, nullptr);
-    for (int i : {0, 1, 2, 4, 6, 7, 8})
+    if (argv[0] && argv[1] && argv[2] && argv[4] && argv[6] && argv[7] && argv[8] && argv[9])
+        result = PyObject_Vectorcall(ctx_.make_request.get(), argv, 10, nullptr);
+    for (int i : {0, 1, 2, 4, 6, 7, 8, 9})
         Py_XDECREF(argv[i]);
     return result;
 }

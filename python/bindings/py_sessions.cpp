@@ -54,6 +54,8 @@ const std::map<std::string, Setter>& setters() {
         {"ttl_ms", number(&O::ttl_ms, 1, 30LL * 24 * 3'600'000)},
         {"sweep_interval_ms", number(&O::sweep_interval_ms, 10, 86'400'000)},
         {"max_page", number(&O::max_page, 1, 100'000)},
+        {"append_in_flight", number(&O::append_in_flight, 1, 1'000)},
+        {"append_batch", number(&O::append_batch, 1, 10'000)},
     };
     return table;
 }

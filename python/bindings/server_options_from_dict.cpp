@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -32,6 +33,17 @@ void set_string(PyObject* v, std::string& field, const std::string& key) {
         throw std::invalid_argument("option '" + key + "' must be a str");
     }
     field = s;
+}
+
+// A capsule's shared pointer (the capsule's name says its type).
+template <typename T>
+void set_shared(PyObject* v, std::shared_ptr<T>& field, const char* name, const std::string& key) {
+    void* p = PyCapsule_IsValid(v, name) ? PyCapsule_GetPointer(v, name) : nullptr;
+    if (p == nullptr) {
+        PyErr_Clear();
+        throw std::invalid_argument("option '" + key + "' must be the engine object's capsule (" + name + ")");
+    }
+    field = *static_cast<std::shared_ptr<T>*>(p);
 }
 
 }  // namespace
@@ -141,6 +153,20 @@ ServerOptions server_options_from_dict(PyObject* options) {
         {"rate_limit", [&](PyObject* v, const std::string& k) { set_string(v, o.rate_limit, k); }},
         {"rate_limit_burst", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.rate_limit_burst, k); }},
         {"rate_limit_max_keys", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.rate_limit_max_keys, k); }},
+        {"rate_limit_store",
+         [&](PyObject* v, const std::string& k) { set_shared(v, o.rate_limit_store, kRateLimitStoreCapsule, k); }},
+        {"rate_limit_store_failure",
+         [&](PyObject* v, const std::string& k) { set_string(v, o.rate_limit_store_failure, k); }},
+        {"rate_limit_store_batch",
+         [&](PyObject* v, const std::string& k) { set_unsigned(v, o.rate_limit_store_batch, k); }},
+        {"rate_limit_store_in_flight",
+         [&](PyObject* v, const std::string& k) { set_unsigned(v, o.rate_limit_store_in_flight, k); }},
+        {"rate_limit_store_retry_ms",
+         [&](PyObject* v, const std::string& k) { set_unsigned(v, o.rate_limit_store_retry_ms, k); }},
+        {"issued_credentials",
+         [&](PyObject* v, const std::string& k) {
+             set_shared(v, o.issued_credentials, kIssuedCredentialsCapsule, k);
+         }},
         {"cors_max_age", [&](PyObject* v, const std::string& k) { set_unsigned(v, o.cors_max_age, k); }},
         {"access_log_fd", [&](PyObject* v, const std::string& k) {
              long fd = PyLong_Check(v) ? PyLong_AsLong(v) : -1;

@@ -130,12 +130,14 @@ class RequestFactory:
         return scheme, headers, forwarded_client, root_path
 
     def __call__(self, method: str, path: str, query: str, headers: list[tuple[str, str]], body: bytes,
-                 path_params: dict[str, str], client: str, route: str, principal: str | None = None) -> Request:
+                 path_params: dict[str, str], client: str, route: str, principal: str | None = None,
+                 scopes: str | None = None) -> Request:
         scheme, headers, forwarded_client, root_path = self.connection(headers, client)
         if scheme == "http" and not root_path and forwarded_client is False:
             # Nothing to carry (a TestClient's plain http:// request): the Request an app without options gets.
-            return Request(method, path, query, headers, body, path_params, client, route, principal)
-        return ProxiedRequest(method, path, query, headers, body, path_params, client, route, principal, scheme=scheme,
+            return Request(method, path, query, headers, body, path_params, client, route, principal, scopes)
+        return ProxiedRequest(method, path, query, headers, body, path_params, client, route, principal, scopes,
+                              scheme=scheme,
                               root_path=root_path, client=forwarded_client)
 
     def prepare_websocket(self, ws: Any) -> None:

@@ -361,8 +361,9 @@ class _Resume:
 
 
 def make_request(method: str, path: str, query: str, headers: list[tuple[str, str]], body: bytes,
-                 path_params: dict[str, str], client: str, route: str, principal: str | None = None) -> Request:
-    return Request(method, path, query, headers, body, path_params, client, route, principal)
+                 path_params: dict[str, str], client: str, route: str, principal: str | None = None,
+                 scopes: str | None = None) -> Request:
+    return Request(method, path, query, headers, body, path_params, client, route, principal, scopes)
 
 
 class AppRuntime:
@@ -415,8 +416,10 @@ class AppRuntime:
         return True
 
     def make_request(self, method: str, path: str, query: str, headers: list[tuple[str, str]], body: bytes,
-                     path_params: dict[str, str], client: str, route: str, principal: str | None = None) -> Request:
-        request = self._make_request(method, path, query, headers, body, path_params, client, route, principal)
+                     path_params: dict[str, str], client: str, route: str, principal: str | None = None,
+                     scopes: str | None = None) -> Request:
+        request = self._make_request(method, path, query, headers, body, path_params, client, route, principal,
+                                     scopes)
         request.app = self.app
         request.lifespan_state = self.lifespan_state
         return request

@@ -71,13 +71,21 @@ class App(APIRouter, AppHooks):
 
     Server limits (ServerOptions: max_body_bytes, keepalive_timeout_ms, access_log, ...) may be given as
     keyword arguments here or to run().
+
+    `tokens`: scoped API tokens issued and revoked at runtime (a SQLite or PostgreSQL URL, with `admin_token=` for
+    the bootstrap credential, or a slipstream.tokens.Tokens): the engine's auth checks them (auth defaults to
+    "required" then) and POST/GET /admin/tokens, GET/DELETE /admin/tokens/{id} are served. `rate_limit_store`: the
+    buckets of `rate_limit` in PostgreSQL, shared by every process and replica (a postgresql:// URL or what
+    slipstream.tokens.open_rate_limit_store returns; rate_limit_store_failure, _batch, _in_flight and _retry_ms as
+    the server's --rate-limit-store-* flags).
     """
 
     def __init__(self, *, title: str = "Slipstream", version: str = "0.1.0", description: str = "",
                  dependencies: Sequence[Any] | None = None, lifespan: Any = None,
                  on_startup: Sequence[Callable[[], Any]] | None = None,
                  on_shutdown: Sequence[Callable[[], Any]] | None = None, middleware: Sequence[Any] | None = None,
-                 database: str | Database | None = None, sessions: Any = None, **server_options: Any) -> None:
+                 database: str | Database | None = None, sessions: Any = None, tokens: Any = None,
+                 rate_limit_store: Any = None, **server_options: Any) -> None:
         super().__init__(dependencies=dependencies,
                          default_response_class=server_options.pop("default_response_class", None),
                          responses=server_options.pop("responses", None),
@@ -126,6 +134,21 @@ class App(APIRouter, AppHooks):
         self.agent_sessions: Any = None
         if sessions is not None:
             self.sessions(sessions)
+        # Scoped API tokens (slipstream.tokens.Tokens) and the shared rate-limit buckets: engine objects handed to
+        # the server's options (issued_credentials, rate_limit_store) when it is built.
+        self.issued_tokens: Any = None
+        admin_token = server_options.pop("admin_token", None)
+        if tokens is not None:
+            self.tokens(tokens, admin_token=admin_token)
+        elif admin_token is not None:
+            raise TypeError("admin_token goes with tokens=...")
+        if rate_limit_store is not None:
+            if isinstance(rate_limit_store, str):
+                from .tokens import open_rate_limit_store
+
+                timeout = server_options.pop("rate_limit_store_timeout_ms", 250)
+                rate_limit_store = open_rate_limit_store(rate_limit_store, timeout_ms=timeout)
+            self.server_options["rate_limit_store"] = rate_limit_store
 
     @property
     def router(self) -> App:
@@ -196,6 +219,25 @@ class App(APIRouter, AppHooks):
         self.mount(prefix, sessions)
         self.agent_sessions = sessions
         return sessions
+
+    def tokens(self, store: Any, *, prefix: str = "/admin/tokens", **options: Any) -> Any:
+        """Scoped API tokens on `store` (a SQLite or PostgreSQL URL with slipstream.tokens.Tokens' options, or a
+        Tokens shared with other apps): the engine's auth checks them on every request (`auth` defaults to
+        "required") and the token administration routes are mounted under `prefix`; returns the Tokens. Call it
+        before the app is built (run(), a TestClient)."""
+        from .tokens import Tokens
+
+        if isinstance(store, Tokens):
+            if any(v is not None for v in options.values()):
+                raise TypeError("options go to Tokens(...) when a Tokens is given")
+            tokens = store
+        else:
+            tokens = Tokens(store, **{k: v for k, v in options.items() if v is not None})
+        self.server_options["issued_credentials"] = tokens.credentials()
+        self.server_options.setdefault("auth", "required")
+        self.mount(prefix, tokens)
+        self.issued_tokens = tokens
+        return tokens
 
     def llm_proxy(self, path: str, schema: Any, *, upstream: Any, **options: Any) -> Any:
         """POST `path` calls `upstream` (slipstream.llm_upstream.Upstream: an OpenAI-compatible server) with the

@@ -29,6 +29,7 @@ class Request(HTTPConnection):
         "_receive",
         "_received",
         "_scope",
+        "_scopes",
         "_session",
         "_state",
         "app",
@@ -45,7 +46,7 @@ class Request(HTTPConnection):
 
     def __init__(self, method: Any, path: Any = None, query_string: str = "", headers: Any = (), body: Any = b"",
                  path_params: dict[str, str] | None = None, client: str = "", route: str = "",
-                 principal: str | None = None) -> None:
+                 principal: str | None = None, scopes: str | None = None) -> None:
         """The engine's fields; or Starlette's `Request(scope, receive)` (a Request subclass made from another
         request in a custom route class, FastAPI's "Custom Request and APIRoute class")."""
         if isinstance(method, dict):
@@ -62,6 +63,9 @@ class Request(HTTPConnection):
         # Who sent it, when the app authenticates requests (App(auth=..., api_keys_file=... or jwt_*)): the API
         # key's principal or the JWT's `sub`, checked in C++ before the handler; None when anonymous.
         self.principal = principal
+        # The credential's scopes as the engine read them (space-separated): an issued token's, a JWT's `scope` or
+        # `scopes` claim; None when the credential carries none.
+        self._scopes = scopes
         self._headers: Headers | None = None
         self._query: QueryParams | None = None
         self._json: Any = _UNSET
@@ -74,6 +78,13 @@ class Request(HTTPConnection):
         self._receive: Any = None  # Starlette's receive, when made from a scope (the body is read through it)
         self.app: Any = None  # the App serving it
         self.lifespan_state: dict[str, Any] | None = None  # what the lifespan yielded (copied into `state`)
+
+    @property
+    def scopes(self) -> list[str]:
+        """The principal's scopes (an issued API token's, or a JWT's `scope` / `scopes` claim), as C++
+        Request::scopes(): ["admin"], ["read:acme", "write:beta"]; [] when the credential carries none or the
+        request is anonymous. slipstream.security.RequireScopes checks them."""
+        return self._scopes.split() if self._scopes else []
 
     @property
     def state(self) -> Any:
@@ -273,7 +284,7 @@ def _from_scope(request: Request, scope: dict[str, Any], receive: Any) -> None:
         [(bytes(k).decode("latin-1"), bytes(v).decode("latin-1")) for k, v in scope.get("headers", ())],
         source.body_bytes if source is not None else None, dict(scope.get("path_params") or {}),
         f"{client[0]}:{client[1]}" if client else "", getattr(route, "path", "") if route is not None else "",
-        source.principal if source is not None else None)
+        source.principal if source is not None else None, source._scopes if source is not None else None)
     request._receive = receive if receive is not None else _empty_receive
     request._scope = scope
     request.app = scope.get("app")

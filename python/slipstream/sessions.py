@@ -43,6 +43,8 @@ _OPTIONS = (
     "ttl_ms",
     "sweep_interval_ms",
     "max_page",
+    "append_in_flight",
+    "append_batch",
     "metrics",
 )
 
@@ -98,7 +100,8 @@ class Sessions:
     `app.sessions(store, ...)` or `app.mount("/sessions", sessions)`. Options are SessionsOptions' fields
     (slipstream/sessions.h) with the server's defaults: buffered=False, flush_ms=50, max_queued_events=10000,
     max_events=100000, max_event_bytes=65536, max_state_bytes=262144, max_per_principal=1000, ttl_ms=86400000,
-    sweep_interval_ms=60000, max_page=1000, metrics=True. A bad option raises ValueError; a store that cannot be
+    sweep_interval_ms=60000, max_page=1000, metrics=True, append_in_flight=4 and append_batch=64 (PostgreSQL durable
+    appends: statements out at once, and the most appends that wait and then go together in one statement). A bad option raises ValueError; a store that cannot be
     opened, RuntimeError. `openapi_path`: where GET also serves the routes' own OpenAPI document (None: only in the
     app's /openapi.json). Several apps may mount one Sessions (and several Sessions may share one SQLite file)."""
 

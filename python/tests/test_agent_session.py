@@ -154,7 +154,8 @@ def test_one_sessions_object_on_two_apps_and_outside_handlers(tmp_path):
 
 @pytest.mark.parametrize(
     ("options", "error"),
-    [({"max_events": 0}, ValueError), ({"nonsense": 1}, ValueError), ({"buffered": "yes"}, ValueError)],
+    [({"max_events": 0}, ValueError), ({"nonsense": 1}, ValueError), ({"buffered": "yes"}, ValueError),
+     ({"append_in_flight": 0}, ValueError), ({"append_batch": 10001}, ValueError)],
 )
 def test_bad_options_raise(tmp_path, options, error):
     with pytest.raises(error):
@@ -211,3 +212,30 @@ def test_principals_come_from_the_engines_auth(tmp_path):
         anonymous = c.get(f"/mine/{sid}")
         assert anonymous.status_code == 401 and anonymous.headers["www-authenticate"] == "Bearer"
         assert c.get(f"/sessions/{sid}").status_code == 401  # the routes agree
+
+
+def test_concurrent_appends_of_many_sessions_share_statements(pg_cluster):
+    """PostgreSQL with one statement out at a time: appends that wait go out together; each gets its own range."""
+    import concurrent.futures
+
+    sessions = Sessions(pg_cluster.url, append_in_flight=1, append_batch=8)
+    try:
+        made = [sessions.sync.create("alice") for _ in range(6)]
+
+        def add(i: int) -> tuple[str, int]:
+            session = made[i % len(made)]
+            return session.id, session.sync.append("user", {"n": i}, idempotency_key=f"k{i}")["first_seq"]
+
+        with concurrent.futures.ThreadPoolExecutor(12) as pool:
+            answers = list(pool.map(add, range(60)))
+        by_session: dict[str, list[int]] = {}
+        for sid, seq in answers:
+            by_session.setdefault(sid, []).append(seq)
+        assert sorted(map(sorted, by_session.values())) == [list(range(1, 11))] * 6
+        again = made[0].sync.append("user", {"n": 0}, idempotency_key="k0")
+        assert again["replayed"] is True
+        logged = made[0].sync.events(limit=100)
+        assert [e["seq"] for e in logged] == list(range(1, 11))
+        assert sorted(e["content"]["n"] for e in logged) == list(range(0, 60, 6))
+    finally:
+        sessions.close()

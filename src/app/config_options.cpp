@@ -473,6 +473,9 @@ Registry make_config_registry() {
         {"token-keep-revoked", G::kAccess, "SECONDS",
          "revoked and expired tokens stay listed this long, then their rows are deleted (checked every minute)",
          integer(0, 100ULL * 366 * 86'400), number(shared, &SH::token_keep_revoked_s)},
+        {"token-openapi", G::kAccess, "PATH",
+         "where GET serves the OpenAPI 3.1 document of the /admin/tokens routes (with --tokens); 'off': not served",
+         textual(route_path), text(shared, &SH::token_openapi_path)},
 
         {"health-path", G::kBuiltinRoutes, "PATH", "path of the builtin health route; 'off' disables it",
          textual(route_path), route(&S::health_path)},
@@ -533,6 +536,13 @@ Registry make_config_registry() {
         {"session-queue", G::kSessions, "N",
          "buffered: events queued at most (acknowledged, not yet written); then 503", integer(1, 100'000'000),
          number(sessions, &SS::max_queued_events)},
+        {"session-append-in-flight", G::kSessions, "N",
+         "PostgreSQL durable appends: statements out at once; appends arriving meanwhile wait and go together in the "
+         "next one (one commit for the group)",
+         integer(1, 1'000), number(sessions, &SS::append_in_flight)},
+        {"session-append-batch", G::kSessions, "N",
+         "PostgreSQL durable appends: the most appends one statement carries (one per session)", integer(1, 10'000),
+         number(sessions, &SS::append_batch)},
         {"session-openapi", G::kSessions, "PATH",
          "where GET serves the OpenAPI 3.1 document of the session routes; 'off': not served", textual(route_path),
          text(sessions, &SS::openapi_path)},

@@ -22,6 +22,8 @@ struct SessionSettings {
     std::string durability = "durable";                   // or "buffered" (write-behind)
     std::uint32_t flush_ms = 50;                          // buffered: the longest time between two writes of the queue
     std::uint64_t max_queued_events = 10'000;             // buffered: then 503 with Retry-After
+    std::uint32_t append_in_flight = 4;                   // PostgreSQL durable appends: statements out at once
+    std::uint32_t append_batch = 64;                      // and the most appends one statement carries
     std::string openapi_path = "/openapi/sessions.json";  // the routes' OpenAPI document; "off": not served
 };
 

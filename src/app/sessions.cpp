@@ -34,6 +34,8 @@ base::Result<std::unique_ptr<Sessions>> open_sessions(const Config& config, App&
     options.buffered = s.durability == "buffered";
     options.flush_ms = s.flush_ms;
     options.max_queued_events = s.max_queued_events;
+    options.append_in_flight = s.append_in_flight;
+    options.append_batch = s.append_batch;
     auto sessions = std::make_unique<Sessions>();
     SLIPSTREAM_ASSIGN_OR_RETURN(sessions->store,
                                 agent::sessions::SessionStore::open(db, agent::sessions::store_options(options)));

@@ -42,12 +42,15 @@ base::Result<std::unique_ptr<SharedState>> open_shared_state(Config& config) {
                                                        std::shared_ptr<store::Database>(std::move(opened)), options));
         config.server.issued_credentials = state->tokens;
         config.shared.admin_token.clear();  // the digest is all that is kept
+        state->openapi_path = s.token_openapi_path;
     }
     return state;
 }
 
 void mount_shared_state(SharedState& state, App& app) {
-    if (state.tokens) agent::shared_state::mount_token_routes(app, state.tokens);
+    if (!state.tokens) return;
+    agent::shared_state::mount_token_routes(app, state.tokens, "/admin/tokens",
+                                            state.openapi_path == "off" ? "" : state.openapi_path);
 }
 
 }  // namespace slipstream::app

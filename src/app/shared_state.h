@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "agent/shared_state/token_store.h"
 #include "app/config.h"
@@ -13,6 +14,7 @@ namespace slipstream::app {
 /// What open_shared_state() opened; the token store's thread stops (after writing the last-used times) with it.
 struct SharedState {
     std::shared_ptr<agent::shared_state::TokenStore> tokens;
+    std::string openapi_path;  // --token-openapi
     ~SharedState();
 };
 
@@ -22,7 +24,7 @@ struct SharedState {
 /// the database's error when it cannot be reached at start.
 base::Result<std::unique_ptr<SharedState>> open_shared_state(Config& config);
 
-/// After: mounts /admin/tokens when tokens are on.
+/// After: mounts /admin/tokens (and its OpenAPI document at --token-openapi) when tokens are on.
 void mount_shared_state(SharedState& state, App& app);
 
 }  // namespace slipstream::app

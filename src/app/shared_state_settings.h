@@ -16,6 +16,7 @@ struct SharedStateSettings {
     std::uint64_t token_max = 10'000;              // live tokens
     std::uint64_t token_max_ttl_s = 366 * 86'400;  // the longest expiresIn
     std::uint64_t token_keep_revoked_s = 86'400;   // revoked and expired tokens stay listed this long
+    std::string token_openapi_path = "/openapi/tokens.json";  // the token routes' OpenAPI document; "off": not served
 };
 
 }  // namespace slipstream::app

@@ -131,6 +131,39 @@ def test_bad_bodies_name_the_field(server):
         assert a.status == 422 and a.json["detail"].startswith(field + ":"), (body, a.raw)
 
 
+def test_the_openapi_document_describes_the_routes(server, start_server, tmp_path):
+    a = call(server, "GET", "/openapi/tokens.json", headers=BEARER)
+    assert a.status == 200 and a.json["openapi"].startswith("3.1") and a.json["info"]["title"] == "API tokens"
+    paths = a.json["paths"]
+    assert {path: sorted(ops) for path, ops in paths.items()} == {
+        "/admin/tokens": ["get", "post"],
+        "/admin/tokens/{id}": ["delete", "get"],
+    }
+    issue_op = paths["/admin/tokens"]["post"]
+    assert issue_op["tags"] == ["tokens"]
+    assert sorted(issue_op["responses"]) == ["200", "201", "401", "403", "409", "422", "503"]
+    body = issue_op["requestBody"]["content"]["application/json"]["schema"]
+    assert body["required"] == ["principal", "scopes"] and set(body["properties"]) == {
+        "principal",
+        "scopes",
+        "expiresIn",
+    }
+    # What it says is what is served: an issued row holds exactly the required fields.
+    row = issue(server, {"principal": "doc.check", "scopes": ["read"]})
+    assert sorted(row) == sorted(issue_op["responses"]["201"]["content"]["application/json"]["schema"]["required"])
+    listed = paths["/admin/tokens"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert sorted(call(server, "GET", "/admin/tokens", headers=BEARER).json["tokens"][0]) == sorted(
+        listed["properties"]["tokens"]["items"]["required"]
+    )
+    assert [p["name"] for p in paths["/admin/tokens/{id}"]["delete"]["parameters"]] == ["id"]
+    # --token-openapi moves it, or turns it off.
+    moved = token_server(start_server, "--token-openapi", "/v1/tokens-api.json", data_dir=tmp_path / "moved")
+    assert call(moved, "GET", "/v1/tokens-api.json", headers=BEARER).status == 200
+    assert call(moved, "GET", "/openapi/tokens.json", headers=BEARER).status == 404
+    off = token_server(start_server, "--token-openapi", "off", data_dir=tmp_path / "off")
+    assert call(off, "GET", "/openapi/tokens.json", headers=BEARER).status == 404
+
+
 def test_tenant_admins_manage_their_tenant_only(server):
     boss = issue(server, {"principal": "acme-admin", "scopes": ["tenant_admin:acme"]})
     other = issue(server, {"principal": "beta-reader", "scopes": ["read:beta"]})

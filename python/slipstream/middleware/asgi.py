@@ -224,6 +224,7 @@ async def _inner_app(scope: Scope, receive: Any, send: Any) -> None:
         request = Request(scope, receive)
         request.route_path = original.route_path
         request.principal = original.principal
+        request._scopes = original._scopes
         request._session = original._session
         request.body_bytes = original.body_bytes if body is None else body
     response = await call.call_next(request)

@@ -237,6 +237,7 @@ def security_requirements(dependant: Dependant) -> list[tuple[Any, list[str]]]:
             continue
         visited.append(key)
         if not is_root and current.security_scheme is not None:
-            found.append((current.security_scheme, current.scopes))
+            own = getattr(current.security_scheme, "required_scopes", None) or []  # RequireScopes("write")
+            found.append((current.security_scheme, [*own, *(s for s in current.scopes if s not in own)]))
         stack.extend((d, False) for d in reversed(current.dependencies))
     return found

@@ -52,6 +52,11 @@ struct SessionError {
         e.limit_value = value;
         return e;
     }
+    /// An append that would take the session past `max_events`.
+    static SessionError too_many_events(std::uint64_t max_events) {
+        return over_limit("events_per_session", max_events,
+                          "the session would hold more than " + std::to_string(max_events) + " events");
+    }
     static SessionError invalid(std::string what) { return make(SessionErrorCode::kInvalid, std::move(what)); }
     static SessionError unavailable(std::string why) { return make(SessionErrorCode::kUnavailable, std::move(why)); }
     static SessionError busy(std::string what, std::int64_t retry_after_s) {

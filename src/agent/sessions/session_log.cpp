@@ -54,11 +54,6 @@ std::string insert_events_sql(std::size_t n) {
     return sql;
 }
 
-SessionError too_many_events(std::uint64_t max_events) {
-    return SessionError::over_limit("events_per_session", max_events,
-                                    "the session would hold more than " + std::to_string(max_events) + " events");
-}
-
 // The SQL of one append on SQLite, with ?n placeholders, made once.
 const std::string& sqlite_sql(const char* sql_with_dollars) {
     static thread_local std::unordered_map<const char*, std::string> adapted;
@@ -96,7 +91,7 @@ class SqliteAppend final : public SyncWork {
             if (known->row_count() > 0)
                 return refuse(AppendResult{int_cell(known.value(), 0, 0), int_cell(known.value(), 0, 1), true});
         }
-        if (last > static_cast<std::int64_t>(max_events_)) return refuse(too_many_events(max_events_));
+        if (last > static_cast<std::int64_t>(max_events_)) return refuse(SessionError::too_many_events(max_events_));
         range_ = AppendResult{last - n + 1, last, false};
         store::Params params{job_.id, job_.now};
         params.reserve(2 + 3 * job_.events.size());
@@ -133,89 +128,7 @@ class SqliteAppend final : public SyncWork {
     AppendResult range_{};
 };
 
-// PostgreSQL: the whole append as one statement (one round trip, its own transaction). The UPDATE reserves the
-// range only for the owner, within the limit and with a key not seen in the statement's snapshot (it locks the
-// row: a concurrent append's UPDATE waits, then sees this one's last_seq); the events and the key go in with it
-// and, while some process follows the session (its `followers` count), the other replicas are NOTIFYed (at the
-// commit). When the UPDATE took nothing, the snapshot's row and key say why. A key committed by a concurrent
-// append after the snapshot makes the key INSERT fail (unique): the statement runs again and sees it. Parameters:
-// $1 id, $2 now, $3 owner, $4 key ('' none), $5 count, $6 the events limit, $7 the NOTIFY channel, $8 its
-// payload's prefix, then (offset, role, content) per event. Columns: last_seq after the append (NULL: nothing
-// appended), the snapshot's owner and last_seq, the key's range.
-std::string postgres_append_sql(std::size_t n) {
-    std::string values;
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t p = 9 + 3 * i;
-        if (i > 0) values += ", ";
-        values += "($" + std::to_string(p) + "::BIGINT, $" + std::to_string(p + 1) + "::TEXT, $" +
-                  std::to_string(p + 2) + "::TEXT)";
-    }
-    return "WITH k AS (SELECT first_seq, last_seq FROM agent_session_appends WHERE session_id = $1 AND "
-           "idempotency_key = $4), "
-           "u AS (UPDATE agent_sessions SET last_seq = last_seq + $5, updated_at = $2, expires_at = $2 + ttl_ms "
-           "WHERE id = $1 AND expires_at > $2 AND owner = $3 AND last_seq + $5 <= $6 AND NOT EXISTS (SELECT 1 FROM "
-           "k) RETURNING last_seq - $5 AS before, followers), "
-           "e AS (INSERT INTO agent_session_events (session_id, seq, role, content, created_at) "
-           "SELECT $1, u.before + v.i, v.role, v.content, $2 FROM u, (VALUES " +
-           values +
-           ") AS v (i, role, content)), "
-           "a AS (INSERT INTO agent_session_appends (session_id, idempotency_key, first_seq, last_seq) "
-           "SELECT $1, $4, u.before + 1, u.before + $5 FROM u WHERE $4 <> ''), "
-           "s AS (SELECT owner, last_seq FROM agent_sessions WHERE id = $1 AND expires_at > $2) "
-           "SELECT (SELECT before FROM u), (SELECT owner FROM s), (SELECT last_seq FROM s), "
-           "(SELECT first_seq FROM k), (SELECT last_seq FROM k), "
-           "(SELECT pg_notify($7, $8 || (u.before + $5)::TEXT) FROM u WHERE u.followers > 0)";
-}
-
 }  // namespace
-
-void SessionStore::append_postgres(std::shared_ptr<AppendRequest> request, int attempts_left) {
-    const std::size_t n = request->events.size();
-    store::Params params{request->id,
-                         request->now,
-                         request->owner,
-                         request->key,
-                         static_cast<std::int64_t>(n),
-                         static_cast<std::int64_t>(options_.limits.max_events_per_session),
-                         options_.notify_channel,
-                         nonce_ + " " + request->id + " "};
-    params.reserve(8 + 3 * n);
-    for (std::size_t i = 0; i < n; ++i) {
-        params.emplace_back(static_cast<std::int64_t>(i + 1));
-        params.emplace_back(request->events[i].role);
-        params.emplace_back(request->events[i].content_json);
-    }
-    const std::uint64_t max_events = options_.limits.max_events_per_session;
-    db_->query(
-        postgres_append_sql(n), std::move(params),
-        [self = shared_from_this(), request, attempts_left, max_events](store::QueryResult r) {
-            mark_database_thread();
-            // A concurrent append with the same key committed after this statement's snapshot: once more,
-            // it then sees the key.
-            if (!r.is_ok() && r.status().code() == base::StatusCode::kAlreadyExists && !request->key.empty() &&
-                attempts_left > 1)
-                return self->append_postgres(request, attempts_left - 1);
-            if (!r.is_ok()) return request->done(error_from_status(r.status()));
-            const auto count = static_cast<std::int64_t>(request->events.size());
-            if (r->row_count() == 0) return request->done(SessionError::internal("no answer row"));
-            if (r->is_null(0, 0)) {
-                // Nothing appended: the snapshot says why; else the row changed meanwhile (deleted,
-                // expired, filled up), and a fresh snapshot will.
-                if (r->is_null(0, 1)) return request->done(SessionError::not_found());
-                if (r->text(0, 1) != request->owner) return request->done(SessionError::forbidden());
-                if (!r->is_null(0, 3))
-                    return request->done(AppendResult{int_cell(r.value(), 0, 3), int_cell(r.value(), 0, 4), true});
-                if (int_cell(r.value(), 0, 2) + count > static_cast<std::int64_t>(max_events))
-                    return request->done(too_many_events(max_events));
-                if (attempts_left > 1) return self->append_postgres(request, attempts_left - 1);
-                return request->done(SessionError::unavailable("the session kept changing"));
-            }
-            const std::int64_t before = int_cell(r.value(), 0, 0);
-            // Committed, and NOTIFYed with it: only this process's followers are left to wake.
-            self->changes_->publish(request->id);
-            request->done(AppendResult{before + 1, before + count, false});
-        });
-}
 
 void SessionStore::append(std::string owner, std::string id, std::vector<NewEvent> events, std::string idempotency_key,
                           SessionCallback<AppendResult> answer) {
@@ -223,11 +136,12 @@ void SessionStore::append(std::string owner, std::string id, std::vector<NewEven
         return answer(std::move(*refused));
     answer = counted_append(std::move(answer), events.size());
     if (!buffer_ && db_->backend() == store::Backend::kPostgres) {
-        // One statement: committed, and its NOTIFY sent, before the answer.
-        return append_postgres(
+        // One statement, alone or with others waiting (postgres_append.cpp): committed, and its NOTIFY sent,
+        // before the answer.
+        return submit_postgres(PgAppend{
             std::make_shared<AppendRequest>(AppendRequest{std::move(owner), std::move(id), std::move(events),
                                                           std::move(idempotency_key), now_ms(), std::move(answer)}),
-            kAppendAttempts);
+            kAppendAttempts});
     }
     // Committed (or, buffered, queued): the followers hear of it before the writer's answer goes out.
     SessionCallback<AppendResult> done = [self = shared_from_this(), id, answer](SessionResult<AppendResult> r) {

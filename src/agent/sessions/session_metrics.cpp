@@ -32,6 +32,9 @@ void register_session_metrics(App& app, const std::shared_ptr<SessionStore>& sto
             &SessionStats::state_writes);
     counter("slipstream_sessions_conflicts_total", "State writes refused with 409: the If-Match version was stale.",
             &SessionStats::conflicts);
+    counter("slipstream_sessions_grouped_appends_total",
+            "PostgreSQL durable appends that went out with others in one statement (one commit for the group).",
+            &SessionStats::grouped);
     counter("slipstream_sessions_refused_appends_total",
             "Buffered appends refused with 503 because the write queue was full.", &SessionStats::refused_busy);
     app.gauge_metric("slipstream_sessions_queued_events",

@@ -29,6 +29,8 @@ SessionStoreOptions store_options(const SessionsOptions& o) {
     if (o.buffered) out.durability = Durability::kBuffered;
     out.buffer.flush_ms = o.flush_ms;
     out.buffer.max_queued_events = o.max_queued_events;
+    out.append_in_flight = o.append_in_flight;
+    out.append_batch = o.append_batch;
     return out;
 }
 
@@ -47,6 +49,8 @@ void check_bounds(const SessionsOptions& o) {
     need(o.flush_ms >= 1 && o.flush_ms <= 60'000, "flush_ms must be in 1..60000");
     need(o.max_queued_events >= 1 && o.max_events >= 1 && o.max_per_principal >= 1 && o.max_page >= 1,
          "max_queued_events, max_events, max_per_principal and max_page must be at least 1");
+    need(o.append_in_flight >= 1 && o.append_in_flight <= 1'000, "append_in_flight must be in 1..1000");
+    need(o.append_batch >= 1 && o.append_batch <= 10'000, "append_batch must be in 1..10000");
     need(o.max_event_bytes >= 16 && o.max_state_bytes >= 16, "max_event_bytes and max_state_bytes must be >= 16");
     need(o.ttl_ms >= 1 && o.ttl_ms <= 30LL * 24 * 3'600'000, "ttl_ms must be in 1..2592000000 (30 days)");
     need(o.sweep_interval_ms >= 10 && o.sweep_interval_ms <= 86'400'000, "sweep_interval_ms must be in 10..86400000");

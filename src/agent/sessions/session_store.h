@@ -4,8 +4,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +40,11 @@ struct SessionStoreOptions {
     std::shared_ptr<const base::Clock> clock = std::make_shared<base::SystemClock>();
     /// PostgreSQL: the channel of this store's NOTIFYs (every replica on one database must use the same one).
     std::string notify_channel = "slipstream_agent_sessions";
+    /// PostgreSQL durable appends: statements out at once; an append arriving while that many are out waits, and the
+    /// next answer sends everything waiting as one statement (one transaction and one commit for the group).
+    std::size_t append_in_flight = 4;
+    /// The most appends one such statement carries (one per session; the rest wait for the next).
+    std::size_t append_batch = 64;
 };
 
 /// What a store did since it opened, for /metrics (session_metrics.h): relaxed counters, any thread.
@@ -49,6 +56,7 @@ struct SessionStats {
     std::atomic<std::uint64_t> state_writes{0};  // state documents written (put and patch)
     std::atomic<std::uint64_t> conflicts{0};     // state writes refused: the expected version was stale
     std::atomic<std::uint64_t> refused_busy{0};  // buffered appends refused: the queue was full
+    std::atomic<std::uint64_t> grouped{0};       // PostgreSQL durable appends that went out in a group statement
 };
 
 /// Thread-safe; every operation answers once through its callback, on the database's thread (or at once on the
@@ -149,10 +157,23 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     };
 
   private:
-    // A durable append on PostgreSQL: one statement, tried again when its snapshot was overtaken (a concurrent
-    // append with the same key won, or the row changed before its UPDATE).
+    // A durable append on PostgreSQL (postgres_append.cpp): one statement, tried again when its snapshot was
+    // overtaken (a concurrent append with the same key won, or the row changed before its UPDATE). While
+    // options_.append_in_flight statements are out, appends wait in pg_waiting_; each answer sends what waits as
+    // one statement of several appends (one commit), or the one alone.
     static constexpr int kAppendAttempts = 5;
+    struct PgAppend {
+        std::shared_ptr<AppendRequest> request;
+        int attempts_left = kAppendAttempts;
+    };
+    void submit_postgres(PgAppend append);
+    void send_postgres(std::vector<PgAppend> group);  // one statement: alone, or a group of distinct sessions
     void append_postgres(std::shared_ptr<AppendRequest> request, int attempts_left);
+    void append_postgres_group(std::vector<PgAppend> group);
+    void postgres_statement_done();  // a statement answered: the next group goes out
+    std::mutex pg_mutex_;
+    std::deque<PgAppend> pg_waiting_;  // under pg_mutex_
+    std::size_t pg_in_flight_ = 0;     // under pg_mutex_
     // `answer` that counts the append (stats_) and observes its latency first.
     SessionCallback<AppendResult> counted_append(SessionCallback<AppendResult> answer, std::size_t events);
     SessionCallback<StateDocument> counted_state_write(SessionCallback<StateDocument> done);

@@ -85,6 +85,7 @@ class SessionStoreTest : public ::testing::TestWithParam<Kind> {
         options.clock = clock_;
         options.durability = durability_;
         options.buffer = buffer_;
+        options.append_in_flight = append_in_flight_;
         auto s = SessionStore::open(db_, options);
         ASSERT_TRUE(s.is_ok()) << s.status().to_string();
         store_ = std::move(s).value();
@@ -114,6 +115,7 @@ class SessionStoreTest : public ::testing::TestWithParam<Kind> {
     SessionLimits limits_;
     Durability durability_ = Durability::kDurable;
     WriteBehindOptions buffer_;
+    std::size_t append_in_flight_ = 4;
     std::shared_ptr<base::ManualClock> clock_ = std::make_shared<base::ManualClock>();
     std::shared_ptr<store::Database> db_;
     std::shared_ptr<SessionStore> store_;
@@ -282,6 +284,93 @@ TEST_P(SessionStoreTest, AppendsInterleavedWithStateWritesAndCreatesAllCommit) {
     EXPECT_EQ(count("SELECT MAX(seq) FROM agent_session_events"), kRounds);
     EXPECT_EQ(count("SELECT state_version FROM agent_sessions WHERE owner = 'alice'"), kRounds + 1);
     EXPECT_EQ(count("SELECT COUNT(*) FROM agent_sessions WHERE owner = 'bob'"), kRounds);
+}
+
+TEST_P(SessionStoreTest, ConcurrentAppendsToManySessionsAreGroupedAndAnsweredOneByOne) {
+    // PostgreSQL: one statement out at a time, so what arrives meanwhile goes out in groups (one per session);
+    // every member gets its own answer: its range, a replay, 403, 404 or the limit.
+    limits_.max_events_per_session = 6;
+    append_in_flight_ = 1;
+    open_store();
+    constexpr int kSessions = 10;
+    constexpr int kPerSession = 5;
+    std::vector<std::string> ids;
+    for (int i = 0; i < kSessions; ++i)
+        ids.push_back(create("alice").id);
+    using Answer = std::future<SessionResult<AppendResult>>;
+    auto send = [&](const std::string& owner, const std::string& id, std::vector<NewEvent> events,
+                    const std::string& key) {
+        auto p = std::make_shared<std::promise<SessionResult<AppendResult>>>();
+        store_->append(owner, id, std::move(events), key,
+                       [p](SessionResult<AppendResult> r) { p->set_value(std::move(r)); });
+        return p->get_future();
+    };
+    auto key = [](int s, int j) { return "k" + std::to_string(s) + "-" + std::to_string(j); };
+    // Round 1: every session's appends interleaved, one of them a batch of two; bob's and an unknown id's too.
+    std::vector<std::vector<Answer>> first(kSessions);
+    for (int j = 0; j < kPerSession; ++j)
+        for (int s = 0; s < kSessions; ++s) {
+            std::vector<NewEvent> events{{"user", std::to_string(j)}};
+            if (s == 2 && j == 0) events.push_back({"tool", "\"quoted, {braced} \\\\ text\""});
+            first[s].push_back(send("alice", ids[s], std::move(events), key(s, j)));
+        }
+    Answer forbidden = send("bob", ids[0], {{"user", "1"}}, "");
+    Answer unknown = send("alice", "AAAAAAAAAAAAAAAAAAAAAA", {{"user", "1"}}, "");
+    std::vector<std::vector<AppendResult>> ranges(kSessions);
+    for (int s = 0; s < kSessions; ++s) {
+        std::set<std::int64_t> seqs;
+        for (Answer& f : first[s]) {
+            ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
+            SessionResult<AppendResult> r = f.get();
+            ASSERT_TRUE(r.is_ok()) << r.error().detail;
+            EXPECT_FALSE(r.value().replayed);
+            for (std::int64_t q = r.value().first_seq; q <= r.value().last_seq; ++q)
+                EXPECT_TRUE(seqs.insert(q).second);
+            ranges[s].push_back(r.value());
+        }
+        const std::size_t expected = s == 2 ? kPerSession + 1 : kPerSession;
+        EXPECT_EQ(seqs.size(), expected);
+        EXPECT_EQ(*seqs.begin(), 1);
+        EXPECT_EQ(*seqs.rbegin(), static_cast<std::int64_t>(expected));
+    }
+    ASSERT_EQ(forbidden.wait_for(30s), std::future_status::ready);
+    EXPECT_EQ(code_of(forbidden.get()), SessionErrorCode::kForbidden);
+    ASSERT_EQ(unknown.wait_for(30s), std::future_status::ready);
+    EXPECT_EQ(code_of(unknown.get()), SessionErrorCode::kNotFound);
+    // Round 2: every key again (the original ranges come back), and session 1 filled past its limit.
+    std::vector<std::vector<Answer>> again(kSessions);
+    for (int j = 0; j < kPerSession; ++j)
+        for (int s = 0; s < kSessions; ++s)
+            again[s].push_back(send("alice", ids[s], {{"user", "0"}}, key(s, j)));
+    Answer sixth = send("alice", ids[1], {{"user", "6"}}, "");
+    Answer seventh = send("alice", ids[1], {{"user", "7"}}, "");
+    for (int s = 0; s < kSessions; ++s)
+        for (int j = 0; j < kPerSession; ++j) {
+            ASSERT_EQ(again[s][j].wait_for(30s), std::future_status::ready);
+            SessionResult<AppendResult> r = again[s][j].get();
+            ASSERT_TRUE(r.is_ok()) << r.error().detail;
+            EXPECT_TRUE(r.value().replayed);
+            EXPECT_EQ(r.value().first_seq, ranges[s][j].first_seq);
+            EXPECT_EQ(r.value().last_seq, ranges[s][j].last_seq);
+        }
+    ASSERT_EQ(sixth.wait_for(30s), std::future_status::ready);
+    ASSERT_EQ(seventh.wait_for(30s), std::future_status::ready);
+    SessionResult<AppendResult> a6 = sixth.get();
+    SessionResult<AppendResult> a7 = seventh.get();
+    EXPECT_NE(a6.is_ok(), a7.is_ok());  // one of the two fits
+    EXPECT_EQ((a6.is_ok() ? a7 : a6).error().limit, "events_per_session");
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_events"), kSessions * kPerSession + 2);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_appends"), kSessions * kPerSession);
+    // The batch's second event kept its text byte for byte through the group's array literal.
+    SessionResult<EventPage> page = events("alice", ids[2], 0, 100);
+    ASSERT_TRUE(page.is_ok());
+    bool found = false;
+    for (const EventRecord& e : page.value().events)
+        found = found || (e.role == "tool" && e.content_json == "\"quoted, {braced} \\\\ text\"");
+    EXPECT_TRUE(found);
+    if (GetParam() == Kind::kPostgres) {
+        EXPECT_GT(store_->stats().grouped.load(), 0u);
+    }
 }
 
 TEST_P(SessionStoreTest, ConcurrentWritesThatFailLeaveTheOthersCommitted) {
@@ -550,6 +639,21 @@ TEST_P(SessionStoreTest, ExpiredSessionsAreInvisibleThenSwept) {
     EXPECT_EQ(count("SELECT COUNT(*) FROM agent_sessions"), 1);
     EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_events"), 0);
     EXPECT_EQ(count("SELECT COUNT(*) FROM agent_session_appends"), 0);
+}
+
+TEST_P(SessionStoreTest, AnAppendKeepsTheSessionItsTtlAndAtMostAStepLonger) {
+    // PostgreSQL moves the expiry in steps of ttl/100 (at most 1 s), so most appends leave it alone (a HOT update);
+    // SQLite moves it to now + ttl. Either way: at least the TTL after the last write, at most one step more.
+    SessionInfo s = create("alice", {.ttl_ms = 10'000});
+    const std::int64_t start = s.created_at_ms;
+    for (std::int64_t at : {5'000, 5'010, 5'099, 5'100, 7'000}) {
+        clock_->advance((at - (clock_->wall_now() / 1'000'000 - start)) * 1'000'000LL);
+        ASSERT_TRUE(append("alice", s.id, {{"user", "1"}}).is_ok());
+        auto got = wait<SessionInfo>([&](auto done) { store_->get("alice", s.id, done); });
+        ASSERT_TRUE(got.is_ok());
+        EXPECT_GE(got.value().expires_at_ms, start + at + 10'000) << at;
+        EXPECT_LE(got.value().expires_at_ms, start + at + 10'000 + 100) << at;
+    }
 }
 
 TEST_P(SessionStoreTest, SweepDeletesInBatchesUntilNoneIsLeft) {

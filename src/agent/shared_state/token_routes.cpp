@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "agent/sessions/session_problem.h"
+#include "agent/shared_state/token_openapi.h"
 #include "agent/shared_state/token_scopes.h"
 #include "base/arena.h"
 #include "json/parse.h"
@@ -146,7 +147,8 @@ bool parse_issue(std::string_view body, std::int64_t max_ttl, std::string& princ
 
 }  // namespace
 
-void mount_token_routes(App& app, std::shared_ptr<TokenStore> tokens, const std::string& prefix) {
+std::string mount_token_routes(App& app, std::shared_ptr<TokenStore> tokens, const std::string& prefix,
+                               const std::string& openapi_path) {
     app.route_async("POST", prefix, [tokens](Request& req, Responder responder) {
         if (refuse_caller(req, responder)) return;
         std::string principal, scopes;
@@ -228,6 +230,9 @@ void mount_token_routes(App& app, std::shared_ptr<TokenStore> tokens, const std:
             });
         });
     });
+    std::string doc = token_openapi_document(prefix);
+    if (!openapi_path.empty()) app.get(openapi_path, [doc](Request&) { return Response::json(doc); });
+    return doc;
 }
 
 }  // namespace slipstream::agent::shared_state

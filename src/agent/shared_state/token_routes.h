@@ -16,7 +16,9 @@ namespace slipstream::agent::shared_state {
 ///   GET    /{id}                                                          -> 200 the row (404 unknown or not visible)
 ///   DELETE /{id}                                                          -> 200 the revoked row (404 unknown)
 /// A row: {"id", "principal", "scopes": [...], "createdAt", "expiresAt", "lastUsedAt", "revokedAt"} (unix seconds
-/// or null). Bad bodies: 422 naming the field.
-void mount_token_routes(App& app, std::shared_ptr<TokenStore> tokens, const std::string& prefix = "/admin/tokens");
+/// or null). Bad bodies: 422 naming the field. Returns the routes' OpenAPI 3.1 document (token_openapi.h), served
+/// at `openapi_path` when that is not empty.
+std::string mount_token_routes(App& app, std::shared_ptr<TokenStore> tokens,
+                               const std::string& prefix = "/admin/tokens", const std::string& openapi_path = "");
 
 }  // namespace slipstream::agent::shared_state
