@@ -17,14 +17,16 @@ import argparse
 import datetime
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
+import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from bench.harness import ledger
+from bench.harness import cpu, foreign_load, ledger
 from tests.pg_cluster import PgCluster, find_bindir
 
 DRIVERS = ("slipstream", "asyncpg", "psycopg")
@@ -139,17 +141,28 @@ uvloop.run(main())
 '''
 
 
-def run_driver(driver: str, cluster: PgCluster, args: argparse.Namespace) -> dict[str, dict]:
+def run_driver(driver: str, cluster: PgCluster, postmaster: int, args: argparse.Namespace) -> tuple[dict[str, dict], float]:
+    """The driver's results per operation, and the foreign load meanwhile (cores used by anything but the driver's
+    process and PostgreSQL, averaged over the run)."""
     argv = ["taskset", "-c", "0", sys.executable, "-c", CHILD, driver, cluster.url, cluster.conninfo,
             str(args.duration), str(args.concurrency), str(args.copy_rows), str(TABLE_ROWS)]
+    machine0, children0, pg0 = foreign_load.read_machine(), resource.getrusage(resource.RUSAGE_CHILDREN), \
+        cpu.tree_times(postmaster)
+    t0 = time.monotonic()
     out = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, check=False, timeout=600)
+    wall = time.monotonic() - t0
+    machine1, children1, pg1 = foreign_load.read_machine(), resource.getrusage(resource.RUSAGE_CHILDREN), \
+        cpu.tree_times(postmaster)
     if out.returncode != 0:
         raise RuntimeError(f"{driver} failed:\n{out.stderr[-3000:]}")
+    child_ticks = round((children1.ru_utime + children1.ru_stime - children0.ru_utime - children0.ru_stime)
+                        * cpu.CLOCK_TICKS)
+    foreign = foreign_load.foreign_cores(machine0, machine1, child_ticks, 0, wall, (pg1 - pg0).total)
     results = {r["op"]: r for r in map(json.loads, out.stdout.splitlines())}
     loop = results.pop("loop")["name"]
     if not loop.startswith("uvloop"):
         raise RuntimeError(f"{driver} ran on {loop}, not uvloop")
-    return results
+    return results, foreign
 
 
 def versions() -> dict[str, str]:
@@ -163,7 +176,8 @@ def versions() -> dict[str, str]:
     return found
 
 
-def render(rows: dict[str, dict[str, list[dict]]], args: argparse.Namespace, commit: str, server: str) -> str:
+def render(rows: dict[str, dict[str, list[dict]]], args: argparse.Namespace, commit: str, server: str,
+           loads: list[float]) -> str:
     def rate(driver: str, op: str) -> float | None:
         samples = rows.get(driver, {}).get(op, [])
         return statistics.median(s["ops"] / s["seconds"] for s in samples) if samples else None
@@ -181,7 +195,8 @@ def render(rows: dict[str, dict[str, list[dict]]], args: argparse.Namespace, com
             f"{args.concurrency} asyncio tasks on uvloop over {args.concurrency} pooled connections; table of {TABLE_ROWS:,} rows; "
             f"COPY of {args.copy_rows:,} rows, psycopg's row-by-row INSERT of {args.copy_rows // 20:,}; "
             "CPU = the driver process's utime+stime per operation (its threads included)"),
-           f"- Versions: {', '.join(f'{k} {v}' for k, v in versions().items())}", "",
+           f"- Versions: {', '.join(f'{k} {v}' for k, v in versions().items())}",
+           load_line(loads), "",
            "| operation | driver | ops/s (median) | min–max | CPU µs/op | vs asyncpg | vs psycopg |",
            "|---|---|---|---|---|---|---|"]
     for op in OPERATIONS:
@@ -203,6 +218,18 @@ def render(rows: dict[str, dict[str, list[dict]]], args: argparse.Namespace, com
              "INSERT per row on one connection: the issue's 40x target)."),
             "- `insert_rows` is psycopg only: the baseline of that ratio."]
     return "\n".join(out) + "\n"
+
+
+def load_line(loads: list[float]) -> str:
+    """The foreign load of the driver runs, flagged when any run was disturbed (more than 0.2 cores)."""
+    bad = [x for x in loads if foreign_load.disturbed(x)]
+    text = (f"- Foreign load (cores used by others during each driver's run): median {statistics.median(loads):.2f}, "
+            f"max {max(loads):.2f}; {len(bad)} of {len(loads)} runs disturbed (> {foreign_load.DISTURBANCE_LIMIT_CORES}"
+            " cores)")
+    if bad:
+        text += (" — **DISTURBED**: others' work shared the machine, so ops/s are not comparable with quiet entries; "
+                 "read the ratios between drivers of the same round and the CPU µs/op")
+    return text
 
 
 def main() -> int:
@@ -228,16 +255,20 @@ def main() -> int:
         cluster.psql(SETUP_SQL)
         server = cluster.psql("SHOW server_version").strip()
         rows: dict[str, dict[str, list[dict]]] = {d: {} for d in drivers}
+        loads: list[float] = []
         for r in range(args.rounds):
             order = drivers[r % len(drivers):] + drivers[:r % len(drivers)]
             for driver in order:
-                for op, result in run_driver(driver, cluster, args).items():
+                results, foreign = run_driver(driver, cluster, postmaster, args)
+                loads.append(foreign)
+                print(f"round {r + 1} {driver}: foreign load {foreign:.2f} cores", flush=True)
+                for op, result in results.items():
                     rows[driver].setdefault(op, []).append(result)
                     print(f"round {r + 1} {driver} {op}: {result['ops'] / result['seconds']:,.0f}/s "
                           f"{result['cpu_s'] / result['ops'] * 1e6:.1f} µs", flush=True)
         commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                                 check=False).stdout.strip()
-        section = render(rows, args, commit, f"PostgreSQL {server}")
+        section = render(rows, args, commit, f"PostgreSQL {server}", loads)
         print(section)
         if args.append_ledger:
             path = os.path.join(REPO, "BENCHMARKS.md")

@@ -78,6 +78,11 @@ PyObject* to_python(const SessionOpened& s) {
     return result_tuple(true, PyLong_FromUnsignedLongLong(s.sid));
 }
 
+PyObject* to_python(const CopyWake&) {
+    Py_INCREF(Py_None);
+    return result_tuple(true, Py_None);
+}
+
 PyObject* to_python(const CopyOutData& c) {
     if (!c.count.is_ok()) return result_tuple(false, error_payload(c.count.status(), c.count.error()));
     PyObject* data = PyBytes_FromStringAndSize(c.data.data(), static_cast<Py_ssize_t>(c.data.size()));
@@ -607,19 +612,18 @@ void register_database(nb::module_& m) {
             return nb::bytes(data.data(), data.size());
         },
         nb::arg("records"), nb::arg("width"), nb::arg("columns").none(), nb::arg("by_name_types"));
+    m.def("has_binary_copy_form", &has_binary_form, nb::arg("oid"));
     m.def(
         "encode_copy_records_binary",
         [](nb::handle records, Py_ssize_t width, nb::handle columns, nb::handle by_name_types,
-           const std::vector<std::uint32_t>& oids, bool header, bool trailer, std::size_t first_record) -> nb::object {
+           const std::vector<std::uint32_t>& oids) -> nb::object {
             std::string data;
-            int done = encode_copy_records_binary(records.ptr(), width, columns.ptr(), by_name_types.ptr(), oids,
-                                                  header, trailer, first_record, data);
+            int done = encode_copy_records_binary(records.ptr(), width, columns.ptr(), by_name_types.ptr(), oids, data);
             if (done < 0) throw nb::python_error();
             if (done == 0) return nb::none();
             return nb::bytes(data.data(), data.size());
         },
-        nb::arg("records"), nb::arg("width"), nb::arg("columns").none(), nb::arg("by_name_types"), nb::arg("oids"),
-        nb::arg("header") = true, nb::arg("trailer") = true, nb::arg("first_record") = 0);
+        nb::arg("records"), nb::arg("width"), nb::arg("columns").none(), nb::arg("by_name_types"), nb::arg("oids"));
 }
 
 }  // namespace slipstream::python

@@ -38,6 +38,8 @@ class SessionImpl : public std::enable_shared_from_this<SessionImpl> {
                                          std::function<void(CopyCount)> done, std::int64_t timeout_ns);
     std::shared_ptr<QueryCancel> copy_out(std::string copy_sql, CopyOutSink sink, std::function<void(CopyCount)> done,
                                           std::int64_t timeout_ns);
+    std::shared_ptr<QueryCancel> copy_out_stream(std::string copy_sql, std::shared_ptr<CopyOutStream> stream,
+                                                 std::function<void(CopyCount)> done, std::int64_t timeout_ns);
     void set_notification_handler(std::function<void(const DbNotification&)> handler);
     void run_on_thread(std::function<void(SyncStatements*)> work);
     void close();
