@@ -128,6 +128,12 @@ class NativeDatabase {
                                        std::int64_t timeout_ns);
     /// COPY ... TO STDOUT through the pool (`sid` 0) or on session `sid`: (ok, (row count, data bytes)).
     PyObject* copy_out_blocking(std::uint64_t sid, std::string copy_sql, std::int64_t timeout_ns);
+    /// COPY ... TO STDOUT through the pool (`sid` 0) or on session `sid`, each chunk (bytes, whole messages, up to
+    /// 256 KiB) handed to `write` as it arrives, the GIL released while waiting; at most about `limit_bytes` wait
+    /// (then the connection stops reading). (ok, row count); nullptr with `write`'s exception set when it raised
+    /// (the COPY was cancelled and has ended).
+    PyObject* copy_out_to_blocking(std::uint64_t sid, std::string copy_sql, std::int64_t timeout_ns,
+                                   std::size_t limit_bytes, PyObject* write);
     PyObject* open_session_blocking();
     PyObject* session_query_blocking(std::uint64_t sid, std::string sql, PyObject* params, std::int64_t timeout_ns);
     PyObject* session_fetch_json_blocking(std::uint64_t sid, std::string sql, PyObject* params,

@@ -5,6 +5,7 @@ connection goes on serving."""
 from __future__ import annotations
 
 import asyncio
+import io
 import subprocess
 import sys
 
@@ -121,3 +122,27 @@ def test_a_consumer_that_raises_or_stops_cancels_the_copy(pg_cluster: PgCluster)
         await db.close()
 
     asyncio.run(main())
+
+
+def test_blocking_copy_out_streams_to_output_and_stops_when_it_raises(pg_cluster: PgCluster) -> None:
+    db = Database(pg_cluster.url, max_size=1, copy_buffer_size=64 * 1024)
+    pid = db.sync.fetchval("SELECT pg_backend_pid()")
+    buffer = io.BytesIO()
+    assert db.sync.copy_from_query(ROWS_SQL, 300_000, output=buffer) == "COPY 300000"
+    assert buffer.getvalue().count(b"\n") == 300_000
+    assert buffer.getvalue().endswith(b"300000\ta fairly long text for row number 300000\n")
+    seen: list[bytes] = []
+
+    def output(chunk: bytes) -> None:
+        seen.append(chunk)
+        if len(seen) == 2:
+            raise Stop("blocking")
+
+    with pytest.raises(Stop, match="blocking"):
+        db.sync.copy_from_query(ROWS_SQL, 5_000_000, output=output)
+    assert len(seen) == 2 and all(len(chunk) <= 256 * 1024 + 1024 for chunk in seen)
+    assert db.sync.fetchval("SELECT pg_backend_pid()") == pid  # the one connection goes on
+    with db.sync.acquire() as conn:
+        assert conn.copy_from_query(ROWS_SQL, 3, output=seen.append) == "COPY 3"
+        assert seen[-1].startswith(b"1\t") and conn.fetchval("SELECT 1") == 1
+    db.close_now()

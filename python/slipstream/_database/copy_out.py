@@ -205,47 +205,6 @@ async def stream_to(stream: CopyOutStream, output: Any) -> str:
     return f"COPY {stream.count}"
 
 
-async def deliver(data: bytes, count: int, output: Any) -> Any:
-    """The data to `output` (None: returned as bytes; a path: written to that file; an object with write(): its
-    write(data), awaited when it is a coroutine; a coroutine function: awaited with the data). Else "COPY <n>"."""
-    if output is None:
-        return data
-    if isinstance(output, (str, bytes, os.PathLike)):
-        path = os.fspath(output)
-        await asyncio.get_running_loop().run_in_executor(None, _write_file, path, data)
-    elif hasattr(output, "write"):
-        written = output.write(data)
-        if inspect.isawaitable(written):
-            await written
-    elif callable(output):
-        result = output(data)
-        if inspect.isawaitable(result):
-            await result
-    else:
-        raise TypeError("output must be None, a path, a file-like object or a coroutine function")
-    return f"COPY {count}"
-
-
-def deliver_sync(data: bytes, count: int, output: Any) -> Any:
-    """deliver() for blocking code: a coroutine function is not accepted."""
-    if output is None:
-        return data
-    if isinstance(output, (str, bytes, os.PathLike)):
-        _write_file(os.fspath(output), data)
-    elif hasattr(output, "write"):
-        output.write(data)
-    elif callable(output):
-        output(data)
-    else:
-        raise TypeError("output must be None, a path, a file-like object or a function")
-    return f"COPY {count}"
-
-
-def _write_file(path: str | bytes, data: bytes) -> None:
-    with open(path, "wb") as f:
-        f.write(data)
-
-
 def refuse_on_sqlite(sqlite: bool) -> None:
     if sqlite:
         raise InterfaceError("COPY is PostgreSQL's; SQLite has no COPY TO STDOUT", status="invalid_argument")
