@@ -229,3 +229,27 @@ def test_a_huge_batch_from_a_generator_streams_in_bounded_memory(pg_cluster: PgC
     assert int(fields[3]) == rows * (rows + 1) // 2
     # The data is about 120 MB: encoded faster than it is sent and held, it grows the process by tens of MiB.
     assert int(fields[4]) < 16 * 1024, stdout  # about 1.5 MiB with the 1 MiB buffer; 57 MiB with 1 GiB
+
+
+def test_cancelling_a_streamed_copy_keeps_nothing_and_the_connection_goes_on(pg_cluster: PgCluster) -> None:
+    async def main() -> None:
+        db = Database(pg_cluster.url, max_size=2, copy_buffer_size=64 * 1024)
+        await db.execute("DROP TABLE IF EXISTS bin_cancel")
+        await db.execute("CREATE TABLE bin_cancel (id int8, name text)")
+        endless = ((i, f"row {i}") for i in range(10**9))
+        task = asyncio.ensure_future(db.copy_records_to_table("bin_cancel", records=endless))
+        progress = "SELECT coalesce(max(tuples_processed), 0) FROM pg_stat_progress_copy"
+        for _ in range(500):  # until the server has taken some rows (the encoder waits for room meanwhile)
+            if await db.fetchval(progress) > 0:
+                break
+            await asyncio.sleep(0.02)
+        assert await db.fetchval(progress) > 0
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert await db.fetchval("SELECT count(*) FROM bin_cancel") == 0
+        assert await db.fetchval("SELECT count(*) FROM pg_stat_progress_copy") == 0
+        assert await db.copy_records_to_table("bin_cancel", records=[(1, "after")]) == "COPY 1"
+        await db.close()
+
+    asyncio.run(main())
