@@ -79,14 +79,16 @@ class NativeDatabase {
     /// transaction): the row count.
     void session_copy_in(std::uint64_t sid, std::uint64_t token, std::string copy_sql, std::string data,
                          std::int64_t timeout_ns);
-    /// PostgreSQL `COPY ... FROM STDIN` through the pool, its data encoded from Python records while it runs
+    /// PostgreSQL `COPY ... FROM STDIN` through the pool (`sid` 0) or on session `sid`, its data encoded from Python
+    /// records while it runs
     /// (store::CopyStream, at most `limit_bytes` waiting): `records` (a list or tuple, or an iterator) encoded by a
     /// CopyRecordsEncoder (copy_records.h: COPY text when `oids` is empty, else binary; `names` for messages) as
     /// copy_stream_records(token) is called, then copy_stream_end(token, None) (or an error text, which aborts the
     /// COPY); `token` hears the row count. The Python thread only.
-    void copy_in_stream(std::uint64_t token, std::string copy_sql, std::int64_t timeout_ns, PyObject* records,
-                        Py_ssize_t width, PyObject* columns, PyObject* by_name_types, std::vector<std::uint32_t> oids,
-                        std::vector<std::string> names, bool strict, std::size_t limit_bytes);
+    void copy_in_stream(std::uint64_t token, std::uint64_t sid, std::string copy_sql, std::int64_t timeout_ns,
+                        PyObject* records, Py_ssize_t width, PyObject* columns, PyObject* by_name_types,
+                        std::vector<std::uint32_t> oids, std::vector<std::string> names, bool strict,
+                        std::size_t limit_bytes);
     /// Encodes and pushes records until they end (1: the data is complete), the stream is full (0: wait with
     /// copy_stream_wait, then call again) or a value does not fit the binary form (-1, not strict: abort with
     /// copy_stream_end and send COPY text instead). A Python error (naming the record) is thrown as one.

@@ -52,10 +52,10 @@ void NativeDatabase::session_copy_in(std::uint64_t sid, std::uint64_t token, std
                  session->copy_in_data(std::move(copy_sql), std::move(data), count_to_queue(core_, token), timeout_ns));
 }
 
-void NativeDatabase::copy_in_stream(std::uint64_t token, std::string copy_sql, std::int64_t timeout_ns,
-                                    PyObject* records, Py_ssize_t width, PyObject* columns, PyObject* by_name_types,
-                                    std::vector<std::uint32_t> oids, std::vector<std::string> names, bool strict,
-                                    std::size_t limit_bytes) {
+void NativeDatabase::copy_in_stream(std::uint64_t token, std::uint64_t sid, std::string copy_sql,
+                                    std::int64_t timeout_ns, PyObject* records, Py_ssize_t width, PyObject* columns,
+                                    PyObject* by_name_types, std::vector<std::uint32_t> oids,
+                                    std::vector<std::string> names, bool strict, std::size_t limit_bytes) {
     for (std::uint32_t oid : oids) {
         if (!has_binary_form(oid)) throw nb::value_error("copy_in_stream: a column type has no binary form here");
     }
@@ -63,19 +63,18 @@ void NativeDatabase::copy_in_stream(std::uint64_t token, std::string copy_sql, s
     PyRef source = PyList_CheckExact(records) || PyTuple_CheckExact(records) ? PyRef::borrow(records)
                                                                              : PyRef::steal(PyObject_GetIter(records));
     if (!source) throw nb::python_error();
-    std::shared_ptr<store::Database> db = core_->database();
-    if (db == nullptr) return core_->push(DbCompletion{token, store::CopyCount(closed_database())});
+    std::shared_ptr<store::Database> db = sid == 0 ? core_->database() : nullptr;
+    std::shared_ptr<store::DbSession> session = sid == 0 ? nullptr : core_->session(sid);
+    if (db == nullptr && session == nullptr)
+        return core_->push(DbCompletion{token, store::CopyCount(sid == 0 ? closed_database() : closed_session())});
     auto stream = std::make_shared<store::CopyStream>(limit_bytes);
     copy_streams_[token] = std::make_unique<CopyIn>(
         CopyIn{stream, std::move(source), PyRef::borrow(columns), PyRef::borrow(by_name_types),
                CopyRecordsEncoder(width, columns, by_name_types, std::move(oids), std::move(names), strict)});
-    std::shared_ptr<DbCore> core = core_;
-    core_->track(token, db->copy_in_stream(
-                            std::move(copy_sql), stream,
-                            [core, token](store::CopyCount r) {
-                                core->push(DbCompletion{token, std::move(r)});
-                            },
-                            timeout_ns));
+    core_->track(token,
+                 db != nullptr
+                     ? db->copy_in_stream(std::move(copy_sql), stream, count_to_queue(core_, token), timeout_ns)
+                     : session->copy_in_stream(std::move(copy_sql), stream, count_to_queue(core_, token), timeout_ns));
 }
 
 int NativeDatabase::copy_stream_records(std::uint64_t token) {
@@ -223,13 +222,13 @@ void register_database_streams(nb::class_<NativeDatabase>& cls) {
            nb::arg("sid"), nb::arg("token"), nb::arg("sql"), nb::arg("data"), nb::arg("timeout"))
         .def(
             "copy_in_stream",
-            [](NativeDatabase& self, std::uint64_t token, std::string sql, std::int64_t timeout, nb::handle records,
-               Py_ssize_t width, nb::handle columns, nb::handle by_name_types, std::vector<std::uint32_t> oids,
-               std::vector<std::string> names, bool strict, std::size_t limit_bytes) {
-                self.copy_in_stream(token, std::move(sql), timeout, records.ptr(), width, columns.ptr(),
+            [](NativeDatabase& self, std::uint64_t token, std::uint64_t sid, std::string sql, std::int64_t timeout,
+               nb::handle records, Py_ssize_t width, nb::handle columns, nb::handle by_name_types,
+               std::vector<std::uint32_t> oids, std::vector<std::string> names, bool strict, std::size_t limit_bytes) {
+                self.copy_in_stream(token, sid, std::move(sql), timeout, records.ptr(), width, columns.ptr(),
                                     by_name_types.ptr(), std::move(oids), std::move(names), strict, limit_bytes);
             },
-            nb::arg("token"), nb::arg("sql"), nb::arg("timeout"), nb::arg("records"), nb::arg("width"),
+            nb::arg("token"), nb::arg("sid"), nb::arg("sql"), nb::arg("timeout"), nb::arg("records"), nb::arg("width"),
             nb::arg("columns").none(), nb::arg("by_name_types"), nb::arg("oids"), nb::arg("names"), nb::arg("strict"),
             nb::arg("limit_bytes"))
         .def("copy_stream_records", &NativeDatabase::copy_stream_records, nb::arg("token"))

@@ -14,10 +14,8 @@ methods, blocking, for `def` handlers. See python/README.md ("Database").
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from . import _native
@@ -25,10 +23,9 @@ from ._database.connection import (
     Acquire,
     AsyncQueries,
     Connection,
-    CopyPlan,
     Transaction,
     begin_statement,
-    copy_plan,
+    copy_records,
     timeout_ns,
 )
 from ._database.copy_out import BUFFER_BYTES, CopyOutStream
@@ -317,77 +314,18 @@ class Database(AsyncQueries):
             async with self.transaction() as conn:
                 return await conn._copy(table_name, records, columns, schema_name, timeout)
         self._ensure_open()
-        plan, rows = copy_plan(False, table_name, records, columns, schema_name)
-        if plan is None:
-            return "COPY 0"
-        types = (await self._query(*plan.types_query(), timeout))[1]
-        ns = timeout_ns(timeout)
-        again = isinstance(records, (list, tuple))  # can be read a second time, as COPY text
-        source = records if again else rows
-        binary = plan.column_types(types)
-        if binary is not None:
-            count = await self._copy_streamed(
-                plan.copy_sql + " WITH (FORMAT binary)", plan, source, *binary, strict=not again, ns=ns
-            )
-            if count is not None:
-                return f"COPY {count}"
-        count = await self._copy_streamed(plan.copy_sql, plan, source, [], [], strict=True, ns=ns)
-        assert count is not None
-        return f"COPY {count}"
-
-    async def _copy_streamed(
-        self,
-        sql: str,
-        plan: CopyPlan,
-        source: Iterable[Any],
-        oids: list[int],
-        names: list[str],
-        *,
-        strict: bool,
-        ns: int,
-    ) -> int | None:
-        """One COPY whose data the engine encodes from `source` while what it made before is sent; it waits (without
-        blocking the loop) while `copy_buffer_size` bytes wait to be sent. None when a value did not fit the binary
-        form and not `strict` (the COPY was aborted: nothing kept). An error while encoding aborts it too."""
-        columns = tuple(plan.columns) if plan.columns is not None else None
-        started: list[int] = []
-
-        def start(token: int) -> None:
-            started.append(token)
-            self.native.copy_in_stream(
-                token,
-                sql,
-                ns,
-                source,
-                plan.width,
-                columns,
-                (Mapping, Record),
-                oids,
-                names,
-                strict,
-                self.copy_buffer_size,
-            )
-
-        done = self._completions.call(start, cancellable=True)
-        token = started[0]
-        try:
-            while True:
-                state = self.native.copy_stream_records(token)
-                if state == 1 or done.done():  # all encoded, or the COPY ended early (its answer says why)
-                    break
-                if state < 0:
-                    self.native.copy_stream_end(token, "a value has no binary form: sent as COPY text instead")
-                    with contextlib.suppress(DatabaseError):
-                        await done
-                    return None
-                await self._completions.call(lambda t: self.native.copy_stream_wait(token, t))
-        except BaseException as exc:
-            self.native.copy_stream_end(token, f"encoding the records failed: {type(exc).__name__}")
-            with contextlib.suppress(DatabaseError, asyncio.CancelledError):
-                await done
-            raise
-        self.native.copy_stream_end(token, None)
-        return await done
+        return await copy_records(
+            self,
+            self.native,
+            self._completions,
+            0,
+            self.copy_buffer_size,
+            table_name,
+            records,
+            columns,
+            schema_name,
+            timeout,
+        )
 
     async def listen(
         self,

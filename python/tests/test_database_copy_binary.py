@@ -253,3 +253,30 @@ def test_cancelling_a_streamed_copy_keeps_nothing_and_the_connection_goes_on(pg_
         await db.close()
 
     asyncio.run(main())
+
+
+def test_a_held_connection_streams_its_copy_inside_its_transaction(pg_cluster: PgCluster) -> None:
+    async def main() -> None:
+        db = Database(pg_cluster.url, copy_buffer_size=64 * 1024)
+        await db.execute("DROP TABLE IF EXISTS bin_held")
+        await db.execute("CREATE TABLE bin_held (id int8, at timestamptz, name text)")
+        now = datetime.datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC)
+        rows = 200_000  # several times the buffer: the encoder waits for room on the held connection too
+        with pytest.raises(RuntimeError, match="roll back"):
+            async with db.transaction() as conn:
+                tag = await conn.copy_records_to_table("bin_held", records=((i, now, f"n{i}") for i in range(rows)))
+                assert tag == f"COPY {rows}"
+                assert await conn.fetchval("SELECT count(*) FROM bin_held") == rows
+                raise RuntimeError("roll back")
+        assert await db.fetchval("SELECT count(*) FROM bin_held") == 0
+        async with db.acquire() as conn:  # outside a transaction: the failed COPY leaves nothing to roll back
+            with pytest.raises(TypeError, match=r'record 3: copy_records_to_table: column "at" \(timestamptz\)'):
+                await conn.copy_records_to_table("bin_held", records=iter([(1, now, "a")] * 3 + [(4, "now", "b")]))
+        async with db.transaction() as conn:
+            assert await conn.copy_records_to_table("bin_held", records=[(1, "2024-01-01T00:00:00+00", "t")]) == (
+                "COPY 1"
+            )  # a list goes again as text
+        assert await db.fetchval("SELECT at FROM bin_held WHERE id = 1") == datetime.datetime(2024, 1, 1, tzinfo=UTC)
+        await db.close()
+
+    asyncio.run(main())

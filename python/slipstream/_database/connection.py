@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import itertools
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -13,7 +15,7 @@ from ..responses import Response
 from . import copy_out as _copy_out
 from . import records as _records
 from .dispatch import Completions
-from .errors import InFailedSQLTransactionError, InterfaceError
+from .errors import DatabaseError, InFailedSQLTransactionError, InterfaceError
 from .sql import quote_ident, sqlite_placeholders
 
 _NONE = object()
@@ -180,6 +182,87 @@ def copy_plan(
         return None, ()
     width = len(columns) if columns is not None else len(first)
     return CopyPlan(sqlite, table_name, columns, schema_name, width), itertools.chain((first,), it)
+
+
+async def copy_records(
+    queries: Any,
+    native: Any,
+    completions: Completions,
+    sid: int,
+    limit: int,
+    table_name: str,
+    records: Iterable[Any],
+    columns: Sequence[str] | None,
+    schema_name: str | None,
+    timeout: float | None,
+) -> str:
+    """PostgreSQL copy_records_to_table through the pool (`sid` 0) or on a held connection: the column types read
+    with `queries._query`, then one COPY streamed from the records (binary when every type has the form, else
+    text; a list or tuple sent again as text when a value does not fit the binary form)."""
+    plan, rows = copy_plan(False, table_name, records, columns, schema_name)
+    if plan is None:
+        return "COPY 0"
+    types = (await queries._query(*plan.types_query(), timeout))[1]
+    ns = timeout_ns(timeout)
+    again = isinstance(records, (list, tuple))  # can be read a second time, as COPY text
+    source = records if again else rows
+    binary = plan.column_types(types)
+    stream = functools.partial(copy_streamed, native, completions, sid, limit, plan, source, ns=ns)
+    if binary is not None:
+        count = await stream(plan.copy_sql + " WITH (FORMAT binary)", *binary, strict=not again)
+        if count is not None:
+            return f"COPY {count}"
+    count = await stream(plan.copy_sql, [], [], strict=True)
+    assert count is not None
+    return f"COPY {count}"
+
+
+async def copy_streamed(
+    native: Any,
+    completions: Completions,
+    sid: int,
+    limit: int,
+    plan: CopyPlan,
+    source: Iterable[Any],
+    sql: str,
+    oids: list[int],
+    names: list[str],
+    *,
+    strict: bool,
+    ns: int,
+) -> int | None:
+    """One COPY whose data the engine encodes from `source` while what it made before is sent; it waits (without
+    blocking the loop) while `limit` bytes wait to be sent. None when a value did not fit the binary form and not
+    `strict` (the COPY was aborted: nothing kept). An error while encoding aborts it too."""
+    columns = tuple(plan.columns) if plan.columns is not None else None
+    started: list[int] = []
+
+    def start(token: int) -> None:
+        started.append(token)
+        native.copy_in_stream(
+            token, sid, sql, ns, source, plan.width, columns, (Mapping, _records.Record), oids, names, strict, limit
+        )
+
+    done = completions.call(start, cancellable=True)
+    token = started[0]
+    try:
+        while True:
+            state = native.copy_stream_records(token)
+            if state == 1 or done.done():  # all encoded, or the COPY ended early (its answer says why)
+                break
+            if state < 0:
+                native.copy_stream_end(token, "a value has no binary form: sent as COPY text instead")
+                with contextlib.suppress(DatabaseError):
+                    await done
+                return None
+            await completions.call(lambda t: native.copy_stream_wait(token, t))
+    except BaseException as exc:
+        native.copy_stream_end(token, f"encoding the records failed: {type(exc).__name__}")
+        with contextlib.suppress(DatabaseError, asyncio.CancelledError):
+            await done
+        raise
+    native.copy_stream_end(token, None)
+    return await done
 
 
 class AsyncQueries:
@@ -429,16 +512,30 @@ class Connection(AsyncQueries):
         timeout: float | None,
     ) -> str:
         self._check()
-        plan, rows = copy_plan(False, table_name, records, columns, schema_name)
-        if plan is None:
-            return "COPY 0"
-        records_list = list(rows)  # encoded twice when the binary format cannot take them
-        sql, data = plan.copy(records_list, (await self._query(*plan.types_query(), timeout))[1])
-        ns = timeout_ns(timeout)
-        count = await self._completions.call(
-            lambda t: self._native.session_copy_in(self._sid, t, sql, data, ns), cancellable=True
+        if isinstance(records, (list, tuple)):
+            # Encoded at once: a value that does not fit the binary form is found before anything is sent, so the
+            # records go as COPY text instead without failing the transaction this connection may hold.
+            plan, _rows = copy_plan(False, table_name, records, columns, schema_name)
+            if plan is None:
+                return "COPY 0"
+            sql, data = plan.copy(records, (await self._query(*plan.types_query(), timeout))[1])
+            ns = timeout_ns(timeout)
+            count = await self._completions.call(
+                lambda t: self._native.session_copy_in(self._sid, t, sql, data, ns), cancellable=True
+            )
+            return f"COPY {count}"
+        return await copy_records(
+            self,
+            self._native,
+            self._completions,
+            self._sid,
+            self._copy_buffer_size,
+            table_name,
+            records,
+            columns,
+            schema_name,
+            timeout,
         )
-        return f"COPY {count}"
 
     async def _copy(
         self,

@@ -115,6 +115,9 @@ class DbSession {
     /// kInvalidArgument.
     std::shared_ptr<QueryCancel> copy_out(std::string copy_sql, CopyOutSink sink, std::function<void(CopyCount)> done,
                                           std::int64_t timeout_ns = -1);
+    /// copy_in with data made while the COPY runs (Database::copy_in_stream's) on this session's connection.
+    std::shared_ptr<QueryCancel> copy_in_stream(std::string copy_sql, std::shared_ptr<CopyStream> stream,
+                                                std::function<void(CopyCount)> done, std::int64_t timeout_ns = -1);
     /// copy_out into `stream` (Database::copy_out_stream's back-pressure) on this session's connection.
     std::shared_ptr<QueryCancel> copy_out_stream(std::string copy_sql, std::shared_ptr<CopyOutStream> stream,
                                                  std::function<void(CopyCount)> done, std::int64_t timeout_ns = -1);
