@@ -35,6 +35,9 @@ struct CopyOutData {
     std::string data;
 };
 
+/// A COPY's producer or consumer may go on (copy_stream_wait, copy_out_wait): the payload is None.
+struct CopyWake {};
+
 /// A listener's connection was lost or is back (store::ListenerEvent).
 struct ListenerChange {
     store::ListenerEvent event;
@@ -51,7 +54,7 @@ struct SessionOpened {
 struct DbCompletion {
     std::uint64_t token = 0;
     std::variant<store::QueryResult, store::JsonResult, store::CopyCount, SessionOpened, store::DbNotification,
-                 CopyOutData, ListenerChange>
+                 CopyOutData, ListenerChange, CopyWake>
         value;
 };
 

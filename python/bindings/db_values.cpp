@@ -21,35 +21,9 @@ namespace slipstream::python {
 
 namespace {
 
-// Types and helpers looked up once per process (never freed: the extension lives until the interpreter ends).
-struct ParamTypes {
-    PyObject* decimal = nullptr;     // decimal.Decimal
-    PyObject* uuid = nullptr;        // uuid.UUID
-    PyObject* json_dumps = nullptr;  // json.dumps
-    PyObject* json_kwargs = nullptr;
-};
-
 PyObject* attribute_of(const char* module, const char* name) {
     PyRef mod = PyRef::steal(PyImport_ImportModule(module));
     return mod ? PyObject_GetAttrString(mod.get(), name) : nullptr;
-}
-
-const ParamTypes* param_types() {
-    static ParamTypes types;
-    static bool loaded = false;
-    if (loaded) return &types;
-    if (PyDateTimeAPI == nullptr) {
-        PyDateTime_IMPORT;
-        if (PyDateTimeAPI == nullptr) return nullptr;
-    }
-    types.decimal = attribute_of("decimal", "Decimal");
-    types.uuid = types.decimal ? attribute_of("uuid", "UUID") : nullptr;
-    types.json_dumps = types.uuid ? attribute_of("json", "dumps") : nullptr;
-    if (types.json_dumps == nullptr) return nullptr;
-    types.json_kwargs = Py_BuildValue("{s:(ss),s:O}", "separators", ",", ":", "ensure_ascii", Py_False);
-    if (types.json_kwargs == nullptr) return nullptr;
-    loaded = true;
-    return &types;
 }
 
 // The Python text of `obj` (str(obj) or obj.isoformat() or json.dumps(obj)) into `out`; false on error.
@@ -248,6 +222,24 @@ PyObject* cell(const store::ResultSet& rs, std::size_t row, std::size_t col) {
 }
 
 }  // namespace
+
+const ParamTypes* param_types() {
+    static ParamTypes types;
+    static bool loaded = false;
+    if (loaded) return &types;
+    if (PyDateTimeAPI == nullptr) {
+        PyDateTime_IMPORT;
+        if (PyDateTimeAPI == nullptr) return nullptr;
+    }
+    types.decimal = attribute_of("decimal", "Decimal");
+    types.uuid = types.decimal ? attribute_of("uuid", "UUID") : nullptr;
+    types.json_dumps = types.uuid ? attribute_of("json", "dumps") : nullptr;
+    if (types.json_dumps == nullptr) return nullptr;
+    types.json_kwargs = Py_BuildValue("{s:(ss),s:O}", "separators", ",", ":", "ensure_ascii", Py_False);
+    if (types.json_kwargs == nullptr) return nullptr;
+    loaded = true;
+    return &types;
+}
 
 bool params_from_python(PyObject* sequence, store::Params& out) {
     const ParamTypes* types = param_types();

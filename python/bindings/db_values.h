@@ -11,6 +11,16 @@
 
 namespace slipstream::python {
 
+/// Types and helpers looked up once per process (never freed: the extension lives until the interpreter ends).
+struct ParamTypes {
+    PyObject* decimal = nullptr;      // decimal.Decimal
+    PyObject* uuid = nullptr;         // uuid.UUID
+    PyObject* json_dumps = nullptr;   // json.dumps
+    PyObject* json_kwargs = nullptr;  // compact separators, ensure_ascii=False
+};
+/// Them, imported at the first call (with this file's datetime C API); nullptr with the Python error set.
+const ParamTypes* param_types();
+
 /// The statement parameters of a Python sequence: None, bool, int (int64 range, else ValueError), float, str,
 /// bytes/bytearray/memoryview (binary), Decimal and UUID (their text), date/datetime/time (isoformat()),
 /// timedelta (interval text "D days S seconds U microseconds"), dict/list/tuple (JSON text). Anything else is a

@@ -78,6 +78,11 @@ PyObject* to_python(const SessionOpened& s) {
     return result_tuple(true, PyLong_FromUnsignedLongLong(s.sid));
 }
 
+PyObject* to_python(const CopyWake&) {
+    Py_INCREF(Py_None);
+    return result_tuple(true, Py_None);
+}
+
 PyObject* to_python(const CopyOutData& c) {
     if (!c.count.is_ok()) return result_tuple(false, error_payload(c.count.status(), c.count.error()));
     PyObject* data = PyBytes_FromStringAndSize(c.data.data(), static_cast<Py_ssize_t>(c.data.size()));
@@ -416,6 +421,52 @@ PyObject* NativeDatabase::copy_out_blocking(std::uint64_t sid, std::string copy_
     return to_python(CopyOutData{std::move(*result), std::move(*data)});
 }
 
+PyObject* NativeDatabase::copy_out_to_blocking(std::uint64_t sid, std::string copy_sql, std::int64_t timeout_ns,
+                                               std::size_t limit_bytes, PyObject* write) {
+    std::shared_ptr<store::Database> db = sid == 0 ? core_->database() : nullptr;
+    std::shared_ptr<store::DbSession> session = sid == 0 ? nullptr : core_->session(sid);
+    if (db == nullptr && session == nullptr)
+        return to_python(store::CopyCount(sid == 0 ? closed_database() : closed_session()));
+    auto stream = std::make_shared<store::CopyOutStream>(limit_bytes);
+    auto waiter = std::make_shared<Waiter<store::CopyCount>>();
+    auto done = [waiter](store::CopyCount r) { waiter->set(std::move(r)); };
+    std::shared_ptr<store::QueryCancel> cancel =
+        db != nullptr ? db->copy_out_stream(std::move(copy_sql), stream, done, timeout_ns)
+                      : session->copy_out_stream(std::move(copy_sql), stream, done, timeout_ns);
+    constexpr std::size_t kChunk = 256 * 1024;
+    for (;;) {
+        std::string chunk;
+        if (!stream->take(chunk, kChunk)) {
+            if (stream->finished()) break;
+            auto ready = std::make_shared<Waiter<bool>>();
+            nb::gil_scoped_release release;  // wait for data (or the end) without the GIL
+            stream->when_ready([ready] { ready->set(true); });
+            ready->wait();
+            continue;
+        }
+        PyRef bytes = PyRef::steal(PyBytes_FromStringAndSize(chunk.data(), static_cast<Py_ssize_t>(chunk.size())));
+        PyRef written = bytes ? PyRef::steal(PyObject_CallOneArg(write, bytes.get())) : PyRef();
+        if (!written) {  // `write` raised: stop the COPY on the server, wait for its end, raise that error
+            PyObject *type = nullptr, *value = nullptr, *trace = nullptr;
+            PyErr_Fetch(&type, &value, &trace);
+            stream->close();
+            cancel->cancel();
+            {
+                nb::gil_scoped_release release;
+                (void)waiter->wait();  // cancelled (or ended first): the consumer's error is the one raised
+            }
+            PyErr_Restore(type, value, trace);
+            return nullptr;
+        }
+    }
+    std::optional<store::CopyCount> result;
+    {
+        nb::gil_scoped_release release;
+        result.emplace(waiter->wait());
+    }
+    return to_python(*result);
+}
+
 PyObject* NativeDatabase::open_session_blocking() {
     std::shared_ptr<store::Database> db = core_->database();
     if (db == nullptr) return to_python(SessionOpened{closed_database()});
@@ -557,6 +608,15 @@ void register_database(nb::module_& m) {
                 return owned(self.copy_out_blocking(sid, std::move(sql), timeout));
             },
             nb::arg("sid"), nb::arg("sql"), nb::arg("timeout"))
+        .def(
+            "copy_out_to_blocking",
+            [](NativeDatabase& self, std::uint64_t sid, std::string sql, std::int64_t timeout, std::size_t limit_bytes,
+               nb::handle write) {
+                PyObject* answer = self.copy_out_to_blocking(sid, std::move(sql), timeout, limit_bytes, write.ptr());
+                if (answer == nullptr) throw nb::python_error();
+                return nb::steal(answer);
+            },
+            nb::arg("sid"), nb::arg("sql"), nb::arg("timeout"), nb::arg("limit_bytes"), nb::arg("write"))
         .def("open_session", &NativeDatabase::open_session, nb::arg("token"))
         .def(
             "session_query",
@@ -607,19 +667,18 @@ void register_database(nb::module_& m) {
             return nb::bytes(data.data(), data.size());
         },
         nb::arg("records"), nb::arg("width"), nb::arg("columns").none(), nb::arg("by_name_types"));
+    m.def("has_binary_copy_form", &has_binary_form, nb::arg("oid"));
     m.def(
         "encode_copy_records_binary",
         [](nb::handle records, Py_ssize_t width, nb::handle columns, nb::handle by_name_types,
-           const std::vector<std::uint32_t>& oids, bool header, bool trailer, std::size_t first_record) -> nb::object {
+           const std::vector<std::uint32_t>& oids) -> nb::object {
             std::string data;
-            int done = encode_copy_records_binary(records.ptr(), width, columns.ptr(), by_name_types.ptr(), oids,
-                                                  header, trailer, first_record, data);
+            int done = encode_copy_records_binary(records.ptr(), width, columns.ptr(), by_name_types.ptr(), oids, data);
             if (done < 0) throw nb::python_error();
             if (done == 0) return nb::none();
             return nb::bytes(data.data(), data.size());
         },
-        nb::arg("records"), nb::arg("width"), nb::arg("columns").none(), nb::arg("by_name_types"), nb::arg("oids"),
-        nb::arg("header") = true, nb::arg("trailer") = true, nb::arg("first_record") = 0);
+        nb::arg("records"), nb::arg("width"), nb::arg("columns").none(), nb::arg("by_name_types"), nb::arg("oids"));
 }
 
 }  // namespace slipstream::python

@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "copy_records.h"
+#include "py_ref.h"
 #include "store/database/database.h"
 
 namespace nanobind {
@@ -77,21 +79,40 @@ class NativeDatabase {
     /// transaction): the row count.
     void session_copy_in(std::uint64_t sid, std::uint64_t token, std::string copy_sql, std::string data,
                          std::int64_t timeout_ns);
-    /// PostgreSQL `COPY ... FROM STDIN` through the pool, its data pushed while it runs (store::CopyStream):
-    /// copy_stream_push_records(token, ...) as pieces are made, then copy_stream_end(token, None) (or an error text,
-    /// which aborts the COPY); `token` hears the row count. The Python thread only; the data goes out as it comes.
-    void copy_in_stream(std::uint64_t token, std::string copy_sql, std::int64_t timeout_ns);
-    void copy_stream_push(std::uint64_t token, std::string piece);
-    /// Encodes `records` in the binary COPY format (copy_records.h, with header/trailer/first_record) straight into
-    /// the stream: no bytes object in between. False (nothing pushed) when a value has no binary form here.
-    bool copy_stream_push_records(std::uint64_t token, PyObject* records, Py_ssize_t width, PyObject* columns,
-                                  PyObject* by_name_types, const std::vector<std::uint32_t>& oids, bool header,
-                                  bool trailer, std::size_t first_record);
+    /// PostgreSQL `COPY ... FROM STDIN` through the pool (`sid` 0) or on session `sid`, its data encoded from Python
+    /// records while it runs
+    /// (store::CopyStream, at most `limit_bytes` waiting): `records` (a list or tuple, or an iterator) encoded by a
+    /// CopyRecordsEncoder (copy_records.h: COPY text when `oids` is empty, else binary; `names` for messages) as
+    /// copy_stream_records(token) is called, then copy_stream_end(token, None) (or an error text, which aborts the
+    /// COPY); `token` hears the row count. The Python thread only.
+    void copy_in_stream(std::uint64_t token, std::uint64_t sid, std::string copy_sql, std::int64_t timeout_ns,
+                        PyObject* records, Py_ssize_t width, PyObject* columns, PyObject* by_name_types,
+                        std::vector<std::uint32_t> oids, std::vector<std::string> names, bool strict,
+                        std::size_t limit_bytes);
+    /// Encodes and pushes records until they end (1: the data is complete), the stream is full (0: wait with
+    /// copy_stream_wait, then call again) or a value does not fit the binary form (-1, not strict: abort with
+    /// copy_stream_end and send COPY text instead). A Python error (naming the record) is thrown as one.
+    int copy_stream_records(std::uint64_t token);
+    /// `wait_token` hears None once the stream has room again (or the COPY ended: its token answers first).
+    void copy_stream_wait(std::uint64_t token, std::uint64_t wait_token);
     void copy_stream_end(std::uint64_t token, const std::string* error);
     /// PostgreSQL `COPY ... TO STDOUT` through the pool / on a session: the payload is (row count, data bytes),
     /// the data gathered on the database's thread. SQLite answers an "invalid_argument" error.
     void copy_out(std::uint64_t token, std::string copy_sql, std::int64_t timeout_ns);
     void session_copy_out(std::uint64_t sid, std::uint64_t token, std::string copy_sql, std::int64_t timeout_ns);
+    /// PostgreSQL `COPY ... TO STDOUT` through the pool (`sid` 0) or on session `sid`, streamed: the data waits in
+    /// a store::CopyOutStream (at most about `limit_bytes`; past it the connection stops reading, so the server
+    /// waits) until copy_out_take(token) takes it; `token` hears the row count once the data ended.
+    void copy_out_stream(std::uint64_t token, std::uint64_t sid, std::string copy_sql, std::int64_t timeout_ns,
+                         std::size_t limit_bytes);
+    /// Up to about `max_bytes` of the data that waits (whole messages, at least one), as bytes; None when nothing
+    /// waits. New reference.
+    PyObject* copy_out_take(std::uint64_t token, std::size_t max_bytes);
+    /// `wait_token` hears None once data waits or the data ended (at once when so now, or the stream is gone).
+    void copy_out_wait(std::uint64_t token, std::uint64_t wait_token);
+    /// The consumer is done (or gives up): what waits is dropped, the connection reads and drops the rest (cancel
+    /// `token` to stop the server too). Unknown tokens are ignored.
+    void copy_out_close(std::uint64_t token);
     /// A store::DbListener: `token` hears its id (an int), `events` every notification (channel, payload, pid)
     /// and every change of its connection ("connection_lost", why) / ("reconnected", "") until it closes.
     void open_listener(std::uint64_t token, std::uint64_t events);
@@ -109,6 +130,12 @@ class NativeDatabase {
                                        std::int64_t timeout_ns);
     /// COPY ... TO STDOUT through the pool (`sid` 0) or on session `sid`: (ok, (row count, data bytes)).
     PyObject* copy_out_blocking(std::uint64_t sid, std::string copy_sql, std::int64_t timeout_ns);
+    /// COPY ... TO STDOUT through the pool (`sid` 0) or on session `sid`, each chunk (bytes, whole messages, up to
+    /// 256 KiB) handed to `write` as it arrives, the GIL released while waiting; at most about `limit_bytes` wait
+    /// (then the connection stops reading). (ok, row count); nullptr with `write`'s exception set when it raised
+    /// (the COPY was cancelled and has ended).
+    PyObject* copy_out_to_blocking(std::uint64_t sid, std::string copy_sql, std::int64_t timeout_ns,
+                                   std::size_t limit_bytes, PyObject* write);
     PyObject* open_session_blocking();
     PyObject* session_query_blocking(std::uint64_t sid, std::string sql, PyObject* params, std::int64_t timeout_ns);
     PyObject* session_fetch_json_blocking(std::uint64_t sid, std::string sql, PyObject* params,
@@ -118,7 +145,18 @@ class NativeDatabase {
 
   private:
     std::shared_ptr<DbCore> core_;
-    std::unordered_map<std::uint64_t, std::shared_ptr<store::CopyStream>> copy_streams_;  // the Python thread only
+    struct CopyIn;
+    std::unordered_map<std::uint64_t, std::unique_ptr<CopyIn>> copy_streams_;             // the Python thread only
+    std::unordered_map<std::uint64_t, std::shared_ptr<store::CopyOutStream>> copy_outs_;  // the same
+};
+
+/// A COPY FROM STDIN fed from Python records: its stream, encoder and the Python objects the encoder reads.
+struct NativeDatabase::CopyIn {
+    std::shared_ptr<store::CopyStream> stream;
+    PyRef records;  // a list or tuple, or an iterator
+    PyRef columns;
+    PyRef by_name_types;
+    CopyRecordsEncoder encoder;
 };
 
 /// Registers `db`'s readiness as a check of `app`'s /readyz under `name`: a C++ function over the database (no

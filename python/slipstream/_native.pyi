@@ -165,14 +165,25 @@ class NativeDatabase:
     def session_listen(self, sid: int, token: int) -> None: ...
     def close_session(self, sid: int) -> None: ...
     def session_copy_in(self, sid: int, token: int, sql: str, data: bytes, timeout: int) -> None: ...
-    def copy_in_stream(self, token: int, sql: str, timeout: int) -> None: ...
-    def copy_stream_push_records(self, token: int, records: Any, width: int, columns: tuple[str, ...] | None,
-                                 by_name_types: Any, oids: list[int], header: bool, trailer: bool,
-                                 first_record: int) -> bool: ...
+    def copy_in_stream(self, token: int, sid: int, sql: str, timeout: int, records: Any, width: int,
+                       columns: tuple[str, ...] | None, by_name_types: Any, oids: list[int], names: list[str],
+                       strict: bool, limit_bytes: int) -> None:
+        """COPY ... FROM STDIN whose data is encoded from `records` (COPY text when `oids` is empty, else binary)
+        as copy_stream_records(token) is called, at most `limit_bytes` waiting to be sent."""
+    def copy_stream_records(self, token: int) -> int:
+        """1: every record encoded; 0: the stream is full (copy_stream_wait, then again); -1: a value has no binary
+        form (not strict)."""
+    def copy_stream_wait(self, token: int, wait_token: int) -> None: ...
     def copy_stream_end(self, token: int, error: str | None) -> None: ...
     def copy_out(self, token: int, sql: str, timeout: int) -> None:
         """COPY ... TO STDOUT through the pool: the payload is (row count, data bytes)."""
     def session_copy_out(self, sid: int, token: int, sql: str, timeout: int) -> None: ...
+    def copy_out_stream(self, token: int, sid: int, sql: str, timeout: int, limit_bytes: int) -> None:
+        """COPY ... TO STDOUT through the pool (sid 0) or on a session, its data taken with copy_out_take; at most
+        about `limit_bytes` wait (then the connection stops reading); `token` hears the row count."""
+    def copy_out_take(self, token: int, max_bytes: int) -> bytes | None: ...
+    def copy_out_wait(self, token: int, wait_token: int) -> None: ...
+    def copy_out_close(self, token: int) -> None: ...
     def open_listener(self, token: int, events: int) -> None:
         """A listener that reconnects: `token` hears its id; `events` each notification (channel, payload, pid)
         and each change of its connection ("connection_lost", why) / ("reconnected", "")."""
@@ -181,6 +192,9 @@ class NativeDatabase:
     def close_listener(self, lid: int) -> None: ...
     def query_blocking(self, sql: str, params: Any, timeout: int) -> tuple[bool, Any]: ...
     def fetch_json_blocking(self, sql: str, params: Any, timeout: int) -> tuple[bool, Any]: ...
+    def copy_out_to_blocking(self, sid: int, sql: str, timeout: int, limit_bytes: int,
+                             write: Any) -> tuple[bool, Any]:
+        """COPY ... TO STDOUT (sid 0: the pool), each chunk to `write` as it arrives: (ok, row count)."""
     def open_session_blocking(self) -> tuple[bool, Any]: ...
     def session_copy_in_blocking(self, sid: int, sql: str, data: bytes, timeout: int) -> tuple[bool, Any]: ...
     def copy_out_blocking(self, sid: int, sql: str, timeout: int) -> tuple[bool, Any]:
@@ -194,9 +208,11 @@ def add_database_readiness_check(app: NativeApp, name: str, database: NativeData
 def encode_copy_records(records: Any, width: int, columns: tuple[str, ...] | None, by_name_types: Any) -> bytes:
     """copy_records_to_table's records as COPY text lines (python/bindings/copy_records.h)."""
 
+def has_binary_copy_form(oid: int) -> bool:
+    """Whether the engine writes PostgreSQL's binary COPY form of the type `oid` (python/bindings/copy_binary.h)."""
+
 def encode_copy_records_binary(records: Any, width: int, columns: tuple[str, ...] | None, by_name_types: Any,
-                               oids: list[int], header: bool = True, trailer: bool = True,
-                               first_record: int = 0) -> bytes | None:
+                               oids: list[int]) -> bytes | None:
     """The same in the binary COPY format; None when a column type or a value has no binary form here."""
 
 class Record:

@@ -14,10 +14,8 @@ methods, blocking, for `def` handlers. See python/README.md ("Database").
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from . import _native
@@ -27,9 +25,10 @@ from ._database.connection import (
     Connection,
     Transaction,
     begin_statement,
-    copy_plan,
+    copy_records,
     timeout_ns,
 )
+from ._database.copy_out import BUFFER_BYTES, CopyOutStream
 from ._database.dispatch import LISTENER, SESSION, Completions
 from ._database.errors import (
     CheckViolationError,
@@ -66,6 +65,7 @@ __all__ = [
     "Connection",
     "ConnectionFailureError",
     "ConnectionLostError",
+    "CopyOutStream",
     "DataError",
     "Database",
     "DatabaseError",
@@ -108,8 +108,13 @@ class Listener:
     LISTENs again, counts `reconnects` and calls `on_reconnect(listener)`: NOTIFYs sent meanwhile may have been
     missed, so re-read what you watch there. `await remove()` or `close()` ends it (the connection closes)."""
 
-    def __init__(self, database: Database, channel: str, callback: Callable[[Notification], Any],
-                 on_reconnect: Callable[[Listener], Any] | None) -> None:
+    def __init__(
+        self,
+        database: Database,
+        channel: str,
+        callback: Callable[[Notification], Any],
+        on_reconnect: Callable[[Listener], Any] | None,
+    ) -> None:
         self._database = database
         self.channel = channel
         self._callback = callback
@@ -159,18 +164,41 @@ class Database(AsyncQueries):
     attempt; `statement_timeout` the default deadline of every statement (None: none; QueryTimeoutError);
     `max_sessions` connections held at once by transactions, acquire() and listeners (TooManySessionsError);
     `statement_cache_size` PostgreSQL statements each connection keeps prepared (parsed and planned once, as
-    asyncpg's cache; 0: none, for PgBouncer in transaction mode).
+    asyncpg's cache; 0: none, for PgBouncer in transaction mode); `copy_buffer_size` bytes of COPY data at most
+    waiting between Python and the connection (copy_records_to_table's encoded records, copy_from_table's data not
+    yet consumed; default 4 MiB).
     A bad URL or limit raises ValueError here; nothing connects until connect() or the first statement.
     """
 
-    def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10, acquire_timeout: float = 5.0,
-                 connect_timeout: float = 5.0, statement_timeout: float | None = None,
-                 max_sessions: int = 64, statement_cache_size: int = 256) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 10,
+        acquire_timeout: float = 5.0,
+        connect_timeout: float = 5.0,
+        statement_timeout: float | None = None,
+        max_sessions: int = 64,
+        statement_cache_size: int = 256,
+        copy_buffer_size: int = BUFFER_BYTES,
+    ) -> None:
         if statement_timeout is not None and not statement_timeout > 0:
             raise ValueError("statement_timeout must be a positive number of seconds (None: no deadline)")
+        if not isinstance(copy_buffer_size, int) or copy_buffer_size < 64 * 1024:
+            raise ValueError("copy_buffer_size must be an int of at least 65536 bytes")
+        self.copy_buffer_size = copy_buffer_size
         self.url = url
-        self.native = _native.NativeDatabase(url, min_size, max_size, acquire_timeout, connect_timeout,
-                                             statement_timeout or 0.0, max_sessions, statement_cache_size)
+        self.native = _native.NativeDatabase(
+            url,
+            min_size,
+            max_size,
+            acquire_timeout,
+            connect_timeout,
+            statement_timeout or 0.0,
+            max_sessions,
+            statement_cache_size,
+        )
         self.backend: str = self.native.backend  # "postgresql" or "sqlite"
         self._sqlite = self.backend == "sqlite"
         self._completions = Completions(self.native)
@@ -238,18 +266,23 @@ class Database(AsyncQueries):
         ns = timeout_ns(timeout)
         return await self._completions.call(lambda t: self.native.copy_out(t, copy_sql, ns), cancellable=True)
 
+    def _copy_stream(self, statement: Callable[[], Awaitable[str]], timeout: float | None) -> CopyOutStream:
+        self._ensure_open()
+        return CopyOutStream(self.native, self._completions, 0, statement, timeout_ns(timeout), self.copy_buffer_size)
+
     async def _acquire_connection(self) -> Connection:
         self._ensure_open()
         sid = await self._completions.call(self.native.open_session, SESSION)
-        return Connection(self.native, self._completions, sid, self._sqlite)
+        return Connection(self.native, self._completions, sid, self._sqlite, self.copy_buffer_size)
 
     def acquire(self) -> Acquire:
         """`async with db.acquire() as conn`: one connection held for the block (statements in order, session
         settings, temporary tables); a transaction left open is rolled back when the block ends."""
         return Acquire(self)
 
-    def transaction(self, *, isolation: str | None = None, readonly: bool = False,
-                    deferrable: bool = False) -> Transaction:
+    def transaction(
+        self, *, isolation: str | None = None, readonly: bool = False, deferrable: bool = False
+    ) -> Transaction:
         """`async with db.transaction() as conn`: BEGIN on a held connection; COMMIT when the block ends, ROLLBACK
         when it raises. `conn.transaction()` inside it is a SAVEPOINT. isolation: "serializable",
         "repeatable_read", "read_committed" (PostgreSQL)."""
@@ -260,61 +293,47 @@ class Database(AsyncQueries):
         async with self.transaction() as conn:
             await conn._executemany(sql, args, timeout)
 
-    async def copy_records_to_table(self, table_name: str, *, records: Iterable[Any],
-                                    columns: Sequence[str] | None = None, schema_name: str | None = None,
-                                    timeout: float | None = None) -> str:
+    async def copy_records_to_table(
+        self,
+        table_name: str,
+        *,
+        records: Iterable[Any],
+        columns: Sequence[str] | None = None,
+        schema_name: str | None = None,
+        timeout: float | None = None,
+    ) -> str:
         """Inserts `records` into the table, all or none, and returns "COPY <n>". `records`: tuples in `columns`
         order (all the table's columns when None), or mappings/Records when `columns` is given; identifiers are
-        quoted. PostgreSQL: one `COPY ... FROM STDIN`, in the binary format sent piece by piece as it is encoded
-        when every column type and value has one (else COPY text, encoded at once); SQLite: multi-row INSERT
-        statements of up to 1000 rows in one transaction."""
+        quoted. PostgreSQL: one `COPY ... FROM STDIN`, encoded by the engine piece by piece while the pieces before
+        are sent (at most `copy_buffer_size` bytes waiting: any number of records, from a generator too, in bounded
+        memory), in the binary format when every column type has one (COPY text otherwise). A value the binary form
+        does not take (a str for an int column, say): records given as a list or tuple are sent again as COPY text,
+        where the server judges the value; from an iterator that cannot be read twice, a TypeError names the record
+        and the column. SQLite: multi-row INSERT statements of up to 1000 rows in one transaction."""
         if self._sqlite:
             async with self.transaction() as conn:
                 return await conn._copy(table_name, records, columns, schema_name, timeout)
         self._ensure_open()
-        plan, rows = copy_plan(False, table_name, records, columns, schema_name)
-        if plan is None:
-            return "COPY 0"
-        records_list = list(rows)  # encoded twice when the binary format cannot take them
-        types = (await self._query(*plan.types_query(), timeout))[1]
-        ns = timeout_ns(timeout)
-        pieces = plan.binary_pieces(records_list, types)
-        if pieces is not None:
-            count = await self._copy_streamed(plan.copy_sql + " WITH (FORMAT binary)", pieces, ns)
-            if count is not None:
-                return f"COPY {count}"
-        sql, data = plan.copy_sql, plan.copy_data(records_list)
-        count = await self._completions.call(lambda t: self.native.copy_in(t, sql, data, ns), cancellable=True)
-        return f"COPY {count}"
+        return await copy_records(
+            self,
+            self.native,
+            self._completions,
+            0,
+            self.copy_buffer_size,
+            table_name,
+            records,
+            columns,
+            schema_name,
+            timeout,
+        )
 
-    async def _copy_streamed(self, sql: str, pieces: Iterator[Callable[[Any, int], bool]], ns: int) -> int | None:
-        """One COPY whose pieces go to the server while the next ones are encoded; None when a piece could not be
-        encoded in the binary form (the COPY was aborted: nothing kept). An error while encoding aborts it too."""
-        started: list[int] = []
-
-        def start(token: int) -> None:
-            started.append(token)
-            self.native.copy_in_stream(token, sql, ns)
-
-        done = self._completions.call(start, cancellable=True)
-        token = started[0]
-        try:
-            for push in pieces:
-                if not push(self.native, token):
-                    self.native.copy_stream_end(token, "a value has no binary form: sent as COPY text instead")
-                    with contextlib.suppress(DatabaseError):
-                        await done
-                    return None
-        except BaseException as exc:
-            self.native.copy_stream_end(token, f"encoding the records failed: {type(exc).__name__}")
-            with contextlib.suppress(DatabaseError, asyncio.CancelledError):
-                await done
-            raise
-        self.native.copy_stream_end(token, None)
-        return await done
-
-    async def listen(self, channel: str, callback: Callable[[Notification], Any], *,
-                     on_reconnect: Callable[[Listener], Any] | None = None) -> Listener:
+    async def listen(
+        self,
+        channel: str,
+        callback: Callable[[Notification], Any],
+        *,
+        on_reconnect: Callable[[Listener], Any] | None = None,
+    ) -> Listener:
         """PostgreSQL LISTEN on a connection of its own: `callback(Notification)` (a function or a coroutine
         function, run on this event loop) for every NOTIFY on `channel` until the Listener is removed. A lost
         connection is re-opened and LISTENs again; then `on_reconnect(listener)` runs (same kinds of function):
@@ -325,7 +344,8 @@ class Database(AsyncQueries):
         listener = Listener(self, channel, callback, on_reconnect)
         try:
             listener._lid = await self._completions.call(
-                lambda t: self.native.open_listener(t, listener._token), LISTENER)
+                lambda t: self.native.open_listener(t, listener._token), LISTENER
+            )
             await self._completions.call(lambda t: self.native.listener_listen(listener._lid, t, channel, True))
         except BaseException:
             listener.close()

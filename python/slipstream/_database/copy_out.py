@@ -7,7 +7,7 @@ import asyncio
 import inspect
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from .errors import InterfaceError
@@ -15,25 +15,45 @@ from .sql import quote_ident
 
 # PostgreSQL's string literals (also E'...' with backslash escapes), quoted identifiers and comments are skipped;
 # `$n` outside them is a parameter.
-_TOKENS = re.compile(r"""[eE]'(?:[^'\\]|''|\\.)*'|'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|/\*.*?\*/|\$(\d+)""", re.DOTALL)
+_TOKENS = re.compile(
+    r"""[eE]'(?:[^'\\]|''|\\.)*'|'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|/\*.*?\*/|\$(\d+)""", re.DOTALL
+)
 
 
 def _quote_literal(text: str) -> str:
     return "'" + str(text).replace("'", "''") + "'"
 
 
-def copy_options(*, format: str | None = None, oids: bool | None = None, delimiter: str | None = None,
-                 null: str | None = None, header: bool | None = None, quote: str | None = None,
-                 escape: str | None = None, force_quote: bool | Sequence[str] | None = None,
-                 encoding: str | None = None) -> str:
+def copy_options(
+    *,
+    format: str | None = None,
+    oids: bool | None = None,
+    delimiter: str | None = None,
+    null: str | None = None,
+    header: bool | None = None,
+    quote: str | None = None,
+    escape: str | None = None,
+    force_quote: bool | Sequence[str] | None = None,
+    encoding: str | None = None,
+) -> str:
     """` WITH (FORMAT 'csv', HEADER True, ...)` for the options given ("" for none): values quoted as literals,
     force_quote's columns as identifiers (True: every column)."""
     opts = []
-    for name, value in (("format", format), ("oids", oids), ("delimiter", delimiter), ("null", null),
-                        ("header", header), ("quote", quote), ("escape", escape), ("encoding", encoding)):
+    for name, value in (
+        ("format", format),
+        ("oids", oids),
+        ("delimiter", delimiter),
+        ("null", null),
+        ("header", header),
+        ("quote", quote),
+        ("escape", escape),
+        ("encoding", encoding),
+    ):
         if value is None:
             continue
-        opts.append(f"{name.upper()} {value}" if name in ("oids", "header") else f"{name.upper()} {_quote_literal(value)}")
+        opts.append(
+            f"{name.upper()} {value}" if name in ("oids", "header") else f"{name.upper()} {_quote_literal(value)}"
+        )
     if isinstance(force_quote, bool):
         if force_quote:
             opts.append("FORCE_QUOTE *")
@@ -76,45 +96,113 @@ async def inline_arguments(queries: Any, query: str, args: Sequence[Any]) -> str
     return substitute(query, list(quoted))
 
 
-async def deliver(data: bytes, count: int, output: Any) -> Any:
-    """The data to `output` (None: returned as bytes; a path: written to that file; an object with write(): its
-    write(data), awaited when it is a coroutine; a coroutine function: awaited with the data). Else "COPY <n>"."""
-    if output is None:
-        return data
-    if isinstance(output, (str, bytes, os.PathLike)):
-        path = os.fspath(output)
-        await asyncio.get_running_loop().run_in_executor(None, _write_file, path, data)
-    elif hasattr(output, "write"):
-        written = output.write(data)
-        if inspect.isawaitable(written):
-            await written
-    elif callable(output):
-        result = output(data)
-        if inspect.isawaitable(result):
-            await result
-    else:
+# The most one step of a COPY TO STDOUT stream hands over (whole messages; at least one).
+CHUNK_BYTES = 256 * 1024
+# COPY data waiting between Python and a connection, by default (Database's copy_buffer_size).
+BUFFER_BYTES = 4 * 1024 * 1024
+
+
+class CopyOutStream:
+    """The data of one `COPY ... TO STDOUT` as it arrives: `async for chunk in stream` gives bytes chunks (whole
+    rows in text and CSV format, up to about 256 KiB each). At most `copy_buffer_size` bytes wait between the
+    connection and the consumer: past that the connection stops reading and the server waits, so a slow consumer
+    costs no memory. `count` is the row count once the data ended. Leaving `async with` (or aclose()) before the
+    end cancels the COPY on the server; the connection goes on serving other statements."""
+
+    def __init__(
+        self, native: Any, completions: Any, sid: int, statement: Callable[[], Awaitable[str]], ns: int, limit: int
+    ) -> None:
+        self._native = native
+        self._completions = completions
+        self._sid = sid
+        self._statement = statement
+        self._ns = ns
+        self._limit = limit
+        self._token: int | None = None
+        self._done: asyncio.Future[int] | None = None
+        self._closed = False
+        self.count: int | None = None
+
+    async def _start(self) -> None:
+        sql = await self._statement()
+        started: list[int] = []
+
+        def start(token: int) -> None:
+            started.append(token)
+            self._native.copy_out_stream(token, self._sid, sql, self._ns, self._limit)
+
+        self._done = self._completions.call(start, cancellable=True)
+        self._token = started[0]
+
+    def __aiter__(self) -> CopyOutStream:
+        return self
+
+    async def __anext__(self) -> bytes:
+        if self._closed:
+            raise StopAsyncIteration
+        if self._done is None:
+            await self._start()
+        assert self._done is not None
+        token = self._token
+        while True:
+            chunk = self._native.copy_out_take(token, CHUNK_BYTES)
+            if chunk is not None:
+                return chunk
+            if self._done.done():
+                self._closed = True
+                self._native.copy_out_close(token)
+                self.count = self._done.result()  # the COPY's error, if it failed
+                raise StopAsyncIteration
+            await self._completions.call(lambda t: self._native.copy_out_wait(token, t))
+
+    async def aclose(self) -> None:
+        """Stops reading: a COPY still running is cancelled (its data dropped); the connection goes on."""
+        self._abandon()
+
+    def _abandon(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._token is not None:
+            self._native.copy_out_close(self._token)
+        if self._done is not None and not self._done.done():
+            self._done.cancel()  # cancels the statement (Completions.call's cancellable)
+
+    async def __aenter__(self) -> CopyOutStream:  # noqa: PYI034
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._abandon()
+
+    def __del__(self) -> None:
+        if not self._closed and self._token is not None:
+            self._closed = True
+            self._native.copy_out_close(self._token)
+            self._native.cancel(self._token)
+
+
+async def stream_to(stream: CopyOutStream, output: Any) -> str:
+    """Each chunk of `stream` to `output` as it arrives (a path: written to that file on a worker thread; an object
+    with write(): its write(chunk), awaited when it returns an awaitable; a callable: called with each chunk,
+    awaited likewise); "COPY <n>" at the end. An error of `output` cancels the COPY and is raised."""
+    if not isinstance(output, (str, bytes, os.PathLike)) and not hasattr(output, "write") and not callable(output):
         raise TypeError("output must be None, a path, a file-like object or a coroutine function")
-    return f"COPY {count}"
-
-
-def deliver_sync(data: bytes, count: int, output: Any) -> Any:
-    """deliver() for blocking code: a coroutine function is not accepted."""
-    if output is None:
-        return data
-    if isinstance(output, (str, bytes, os.PathLike)):
-        _write_file(os.fspath(output), data)
-    elif hasattr(output, "write"):
-        output.write(data)
-    elif callable(output):
-        output(data)
-    else:
-        raise TypeError("output must be None, a path, a file-like object or a function")
-    return f"COPY {count}"
-
-
-def _write_file(path: str | bytes, data: bytes) -> None:
-    with open(path, "wb") as f:
-        f.write(data)
+    async with stream:
+        if isinstance(output, (str, bytes, os.PathLike)):
+            loop = asyncio.get_running_loop()
+            f = await loop.run_in_executor(None, open, os.fspath(output), "wb")
+            try:
+                async for chunk in stream:
+                    await loop.run_in_executor(None, f.write, chunk)
+            finally:
+                await loop.run_in_executor(None, f.close)
+        else:
+            write = output.write if hasattr(output, "write") else output
+            async for chunk in stream:
+                written = write(chunk)
+                if inspect.isawaitable(written):
+                    await written
+    return f"COPY {stream.count}"
 
 
 def refuse_on_sqlite(sqlite: bool) -> None:

@@ -6,6 +6,7 @@ from `def` handlers that must stay synchronous, scripts and tests; prefer the `a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -53,41 +54,72 @@ class SyncQueries:
     def fetch_json(self, sql: str, *args: Any, timeout: float | None = None) -> bytes:
         return self._query_json(sql, args, timeout)
 
-    def json_response(self, sql: str, *args: Any, timeout: float | None = None, status_code: int = 200,
-                      headers: Mapping[str, str] | None = None) -> Response:
+    def json_response(
+        self,
+        sql: str,
+        *args: Any,
+        timeout: float | None = None,
+        status_code: int = 200,
+        headers: Mapping[str, str] | None = None,
+    ) -> Response:
         body = self._query_json(sql, args, timeout)
         return Response(content=body, status_code=status_code, headers=headers, media_type="application/json")
 
     def _copy_out(self, copy_sql: str, timeout: float | None) -> tuple[int, bytes]:
         raise NotImplementedError
 
-    def copy_from_table(self, table_name: str, *, output: Any = None, columns: Sequence[str] | None = None,
-                        schema_name: str | None = None, timeout: float | None = None, **options: Any) -> bytes | str:
-        """The async copy_from_table(), blocking; `output` may be a path, a file-like object or a function."""
+    def _copy_out_to(self, copy_sql: str, write: Any, timeout: float | None) -> int:
+        raise NotImplementedError
+
+    def _copy_to(self, sql: str, output: Any, timeout: float | None) -> bytes | str:
+        """The data itself (output None, gathered), or each chunk to `output` as it arrives: "COPY <n>"."""
+        if output is None:
+            return self._copy_out(sql, timeout)[1]
+        if isinstance(output, (str, bytes, os.PathLike)):
+            with open(os.fspath(output), "wb") as f:
+                return self._copy_to(sql, f, timeout)
+        write = output.write if hasattr(output, "write") else output
+        if not callable(write):
+            raise TypeError("output must be None, a path, a file-like object or a function")
+        return f"COPY {self._copy_out_to(sql, write, timeout)}"
+
+    def copy_from_table(
+        self,
+        table_name: str,
+        *,
+        output: Any = None,
+        columns: Sequence[str] | None = None,
+        schema_name: str | None = None,
+        timeout: float | None = None,
+        **options: Any,
+    ) -> bytes | str:
+        """The async copy_from_table(), blocking; `output` may be a path, a file-like object or a function, each
+        chunk handed over as it arrives (the GIL released while waiting; an exception of `output` cancels the COPY
+        and is raised)."""
         _copy_out.refuse_on_sqlite(self._sqlite)
         sql = _copy_out.table_statement(table_name, columns, schema_name, _copy_out.copy_options(**options))
-        count, data = self._copy_out(sql, timeout)
-        return _copy_out.deliver_sync(data, count, output)
+        return self._copy_to(sql, output, timeout)
 
-    def copy_from_query(self, query: str, *args: Any, output: Any = None, timeout: float | None = None,
-                        **options: Any) -> bytes | str:
+    def copy_from_query(
+        self, query: str, *args: Any, output: Any = None, timeout: float | None = None, **options: Any
+    ) -> bytes | str:
         """The async copy_from_query(), blocking."""
         _copy_out.refuse_on_sqlite(self._sqlite)
         if args:
             quoted = self.fetchrow(_copy_out.arguments_query(len(args)), *args)
             assert quoted is not None
             query = _copy_out.substitute(query, list(quoted))
-        count, data = self._copy_out(f"COPY ({query}) TO STDOUT{_copy_out.copy_options(**options)}", timeout)
-        return _copy_out.deliver_sync(data, count, output)
+        return self._copy_to(f"COPY ({query}) TO STDOUT{_copy_out.copy_options(**options)}", output, timeout)
 
 
 class SyncConnection(SyncQueries):
     """A held connection for blocking code (`db.sync.transaction()`, `db.sync.acquire()`)."""
 
-    def __init__(self, native: Any, sid: int, sqlite: bool) -> None:
+    def __init__(self, native: Any, sid: int, sqlite: bool, copy_buffer_size: int = _copy_out.BUFFER_BYTES) -> None:
         self._native = native
         self._sid = sid
         self._sqlite = sqlite
+        self._copy_buffer_size = copy_buffer_size
         self._depth = 0
         self._released = False
 
@@ -97,8 +129,9 @@ class SyncConnection(SyncQueries):
 
     def _check(self) -> None:
         if self._released:
-            raise InterfaceError("this connection was released: use it inside its `with` block only",
-                                 status="cancelled")
+            raise InterfaceError(
+                "this connection was released: use it inside its `with` block only", status="cancelled"
+            )
 
     def _query(self, sql: str, args: Sequence[Any], timeout: float | None) -> Any:
         self._check()
@@ -106,11 +139,11 @@ class SyncConnection(SyncQueries):
 
     def _query_json(self, sql: str, args: Sequence[Any], timeout: float | None) -> bytes:
         self._check()
-        return _answer(self._native.session_fetch_json_blocking(self._sid, self._sql(sql), args,
-                                                                timeout_ns(timeout)))
+        return _answer(self._native.session_fetch_json_blocking(self._sid, self._sql(sql), args, timeout_ns(timeout)))
 
-    def transaction(self, *, isolation: str | None = None, readonly: bool = False,
-                    deferrable: bool = False) -> SyncTransaction:
+    def transaction(
+        self, *, isolation: str | None = None, readonly: bool = False, deferrable: bool = False
+    ) -> SyncTransaction:
         return SyncTransaction(self, begin_statement(self._sqlite, isolation, readonly, deferrable))
 
     def executemany(self, sql: str, args: Iterable[Sequence[Any]], *, timeout: float | None = None) -> None:
@@ -125,8 +158,15 @@ class SyncConnection(SyncQueries):
         for row in args:
             self._query(sql, row, timeout)
 
-    def copy_records_to_table(self, table_name: str, *, records: Iterable[Any], columns: Sequence[str] | None = None,
-                              schema_name: str | None = None, timeout: float | None = None) -> str:
+    def copy_records_to_table(
+        self,
+        table_name: str,
+        *,
+        records: Iterable[Any],
+        columns: Sequence[str] | None = None,
+        schema_name: str | None = None,
+        timeout: float | None = None,
+    ) -> str:
         if not self._sqlite:  # one COPY on this connection, inside its transaction when one is open
             plan, rows = copy_plan(False, table_name, records, columns, schema_name)
             if plan is None:
@@ -141,8 +181,14 @@ class SyncConnection(SyncQueries):
                 return self._copy(table_name, records, columns, schema_name, timeout)
         return self._copy(table_name, records, columns, schema_name, timeout)
 
-    def _copy(self, table_name: str, records: Iterable[Any], columns: Sequence[str] | None,
-              schema_name: str | None, timeout: float | None) -> str:
+    def _copy(
+        self,
+        table_name: str,
+        records: Iterable[Any],
+        columns: Sequence[str] | None,
+        schema_name: str | None,
+        timeout: float | None,
+    ) -> str:
         plan, rows = copy_plan(self._sqlite, table_name, records, columns, schema_name)
         if plan is None:
             return "COPY 0"
@@ -159,6 +205,11 @@ class SyncConnection(SyncQueries):
     def _copy_out(self, copy_sql: str, timeout: float | None) -> tuple[int, bytes]:
         self._check()
         return _answer(self._native.copy_out_blocking(self._sid, copy_sql, timeout_ns(timeout)))
+
+    def _copy_out_to(self, copy_sql: str, write: Any, timeout: float | None) -> int:
+        self._check()
+        ns = timeout_ns(timeout)
+        return _answer(self._native.copy_out_to_blocking(self._sid, copy_sql, ns, self._copy_buffer_size, write))
 
     def _release(self) -> None:
         if not self._released:
@@ -245,6 +296,7 @@ class SyncDatabase(SyncQueries):
         self._database = database
         self._native = database.native
         self._sqlite = database.backend == "sqlite"
+        self._copy_buffer_size = database.copy_buffer_size
 
     def _query(self, sql: str, args: Sequence[Any], timeout: float | None) -> Any:
         self._database._ensure_open()
@@ -258,17 +310,23 @@ class SyncDatabase(SyncQueries):
         self._database._ensure_open()
         return _answer(self._native.copy_out_blocking(0, copy_sql, timeout_ns(timeout)))
 
+    def _copy_out_to(self, copy_sql: str, write: Any, timeout: float | None) -> int:
+        self._database._ensure_open()
+        ns = timeout_ns(timeout)
+        return _answer(self._native.copy_out_to_blocking(0, copy_sql, ns, self._copy_buffer_size, write))
+
     def _acquire_connection(self) -> SyncConnection:
         self._database._ensure_open()
         sid = _answer(self._native.open_session_blocking())
-        return SyncConnection(self._native, sid, self._sqlite)
+        return SyncConnection(self._native, sid, self._sqlite, self._copy_buffer_size)
 
     def acquire(self) -> SyncAcquire:
         """`with db.sync.acquire() as conn`: a connection held for the block."""
         return SyncAcquire(self)
 
-    def transaction(self, *, isolation: str | None = None, readonly: bool = False,
-                    deferrable: bool = False) -> SyncTransaction:
+    def transaction(
+        self, *, isolation: str | None = None, readonly: bool = False, deferrable: bool = False
+    ) -> SyncTransaction:
         """`with db.sync.transaction() as conn`: a connection in a transaction for the block."""
         return SyncTransaction(self, begin_statement(self._sqlite, isolation, readonly, deferrable))
 
@@ -276,8 +334,15 @@ class SyncDatabase(SyncQueries):
         with self.transaction() as conn:
             conn._executemany(sql, args, timeout)
 
-    def copy_records_to_table(self, table_name: str, *, records: Iterable[Any], columns: Sequence[str] | None = None,
-                              schema_name: str | None = None, timeout: float | None = None) -> str:
+    def copy_records_to_table(
+        self,
+        table_name: str,
+        *,
+        records: Iterable[Any],
+        columns: Sequence[str] | None = None,
+        schema_name: str | None = None,
+        timeout: float | None = None,
+    ) -> str:
         if self._sqlite:
             with self.transaction() as conn:
                 return conn._copy(table_name, records, columns, schema_name, timeout)

@@ -306,23 +306,36 @@ void DatabaseImpl::copy_in(std::string copy_sql, postgres::CopySource source, st
               });
 }
 
+namespace {
+// A COPY's wake-up from any thread: posted to the database's loop, where the statement goes on (resume_copy).
+std::function<void()> resume_on_loop(std::weak_ptr<DatabaseImpl> db,
+                                     const std::shared_ptr<postgres::StatementCancel>& statement) {
+    return [db = std::move(db), running = std::weak_ptr<postgres::StatementCancel>(statement)] {
+        if (auto d = db.lock()) {
+            d->post([running] {
+                if (auto s = running.lock()) s->resume_copy();
+            });
+        }
+    };
+}
+}  // namespace
+
 void DatabaseImpl::copy_in_stream(std::string copy_sql, std::shared_ptr<CopyStream> stream,
                                   std::function<void(CopyCount)> done, std::int64_t timeout_ns,
                                   const std::shared_ptr<QueryCancel>& handle, std::weak_ptr<DatabaseImpl> self) {
     postgres::QueryOptions options{.timeout_ns = timeout(timeout_ns)};
-    pool_copy(std::move(done), handle,
+    // However the COPY ends, the producer stops waiting for room and what it pushes later is dropped.
+    auto finished = [stream, done = std::move(done)](CopyCount r) {
+        done(std::move(r));
+        stream->close();
+    };
+    pool_copy(std::move(finished), handle,
               [sql = std::move(copy_sql), stream = std::move(stream), options, weak = std::move(self)](
                   postgres::Pool& pool, postgres::CopyCallback cb) mutable {
                   std::shared_ptr<postgres::StatementCancel> statement = pool.copy_in(
                       std::move(sql), [stream](std::string& out) { return stream->pull(out); }, std::move(cb), options);
                   // A piece pushed while the connection waits for one wakes it on this loop.
-                  stream->set_wake([weak, running = std::weak_ptr<postgres::StatementCancel>(statement)] {
-                      if (auto db = weak.lock()) {
-                          db->post([running] {
-                              if (auto s = running.lock()) s->resume_copy();
-                          });
-                      }
-                  });
+                  stream->set_wake(resume_on_loop(weak, statement));
                   return statement;
               });
 }
@@ -334,6 +347,26 @@ void DatabaseImpl::copy_out(std::string copy_sql, CopyOutSink sink, std::functio
               [sql = std::move(copy_sql), sink = std::move(sink), options](postgres::Pool& pool,
                                                                            postgres::CopyCallback cb) mutable {
                   return pool.copy_out(std::move(sql), std::move(sink), std::move(cb), options);
+              });
+}
+
+void DatabaseImpl::copy_out_stream(std::string copy_sql, std::shared_ptr<CopyOutStream> stream,
+                                   std::function<void(CopyCount)> done, std::int64_t timeout_ns,
+                                   const std::shared_ptr<QueryCancel>& handle, std::weak_ptr<DatabaseImpl> self) {
+    postgres::QueryOptions options{.timeout_ns = timeout(timeout_ns)};
+    auto finished = [stream, done = std::move(done)](CopyCount r) {
+        done(std::move(r));
+        stream->end();
+    };
+    pool_copy(std::move(finished), handle,
+              [sql = std::move(copy_sql), stream = std::move(stream), options, weak = std::move(self)](
+                  postgres::Pool& pool, postgres::CopyCallback cb) mutable {
+                  std::shared_ptr<postgres::StatementCancel> statement = pool.copy_out(
+                      std::move(sql), [stream](std::string_view data) { return stream->offer(data); }, std::move(cb),
+                      options);
+                  // The consumer took enough: the paused connection reads on, on this loop.
+                  stream->set_resume(resume_on_loop(weak, statement));
+                  return statement;
               });
 }
 
@@ -427,6 +460,13 @@ std::shared_ptr<QueryCancel> Database::copy_out(std::string copy_sql, CopyOutSin
                                                 std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
     auto handle = std::make_shared<QueryCancel>(impl_);
     impl_->copy_out(std::move(copy_sql), std::move(sink), std::move(done), timeout_ns, handle);
+    return handle;
+}
+
+std::shared_ptr<QueryCancel> Database::copy_out_stream(std::string copy_sql, std::shared_ptr<CopyOutStream> stream,
+                                                       std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
+    auto handle = std::make_shared<QueryCancel>(impl_);
+    impl_->copy_out_stream(std::move(copy_sql), std::move(stream), std::move(done), timeout_ns, handle, impl_);
     return handle;
 }
 

@@ -12,6 +12,7 @@
 
 #include "base/result.h"
 #include "base/status.h"
+#include "store/database/copy_out_stream.h"
 #include "store/database/copy_stream.h"
 #include "store/database/sync_statements.h"
 #include "store/db_result.h"
@@ -114,6 +115,12 @@ class DbSession {
     /// kInvalidArgument.
     std::shared_ptr<QueryCancel> copy_out(std::string copy_sql, CopyOutSink sink, std::function<void(CopyCount)> done,
                                           std::int64_t timeout_ns = -1);
+    /// copy_in with data made while the COPY runs (Database::copy_in_stream's) on this session's connection.
+    std::shared_ptr<QueryCancel> copy_in_stream(std::string copy_sql, std::shared_ptr<CopyStream> stream,
+                                                std::function<void(CopyCount)> done, std::int64_t timeout_ns = -1);
+    /// copy_out into `stream` (Database::copy_out_stream's back-pressure) on this session's connection.
+    std::shared_ptr<QueryCancel> copy_out_stream(std::string copy_sql, std::shared_ptr<CopyOutStream> stream,
+                                                 std::function<void(CopyCount)> done, std::int64_t timeout_ns = -1);
     /// PostgreSQL: every NOTIFY on a channel this session LISTENs to (send "LISTEN name" with query()); runs on
     /// the database's thread. Set before the LISTEN. A lost connection is not re-established here: a
     /// DbListener (Database::open_listener) reconnects and LISTENs again.
@@ -173,7 +180,8 @@ class Database {
                                               std::function<void(CopyCount)> done, std::int64_t timeout_ns = -1);
     /// copy_in with data made while the COPY runs: the COPY starts at once and sends each piece the producer
     /// pushes into `stream` (CopyStream) as it arrives, so making the data and sending it overlap. SQLite:
-    /// kInvalidArgument. cancel() or a timeout ends the COPY with CopyFail (nothing is kept).
+    /// kInvalidArgument. cancel() or a timeout ends the COPY with CopyFail (nothing is kept). The stream is closed
+    /// (CopyStream::close) before `done` runs.
     std::shared_ptr<QueryCancel> copy_in_stream(std::string copy_sql, std::shared_ptr<CopyStream> stream,
                                                 std::function<void(CopyCount)> done, std::int64_t timeout_ns = -1);
     /// PostgreSQL: `COPY table|(query) TO STDOUT [WITH (...)]` through the pool: each piece of data to `sink` (on
@@ -181,6 +189,12 @@ class Database {
     /// it). Never retried. SQLite: kInvalidArgument.
     std::shared_ptr<QueryCancel> copy_out(std::string copy_sql, CopyOutSink sink, std::function<void(CopyCount)> done,
                                           std::int64_t timeout_ns = -1);
+    /// copy_out into `stream` (CopyOutStream), which a consumer on any thread takes from: when the data waiting
+    /// there reaches its limit the connection stops reading until the consumer has taken half of it, so a slow
+    /// consumer holds the server back instead of filling memory. `done` runs, then the stream ends
+    /// (CopyOutStream::end). A consumer that gives up closes the stream and cancels the statement.
+    std::shared_ptr<QueryCancel> copy_out_stream(std::string copy_sql, std::shared_ptr<CopyOutStream> stream,
+                                                 std::function<void(CopyCount)> done, std::int64_t timeout_ns = -1);
     /// PostgreSQL: a LISTEN connection of its own that reconnects (db_listener.h); counts as a session
     /// (kResourceExhausted past max_sessions). `done` hears it once connected, or kUnavailable / kTimeout.
     /// SQLite: kInvalidArgument.

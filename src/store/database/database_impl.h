@@ -51,6 +51,9 @@ class DatabaseImpl {
                  std::int64_t timeout_ns, const std::shared_ptr<QueryCancel>& handle);
     void copy_out(std::string copy_sql, CopyOutSink sink, std::function<void(CopyCount)> done, std::int64_t timeout_ns,
                   const std::shared_ptr<QueryCancel>& handle);
+    void copy_out_stream(std::string copy_sql, std::shared_ptr<CopyOutStream> stream,
+                         std::function<void(CopyCount)> done, std::int64_t timeout_ns,
+                         const std::shared_ptr<QueryCancel>& handle, std::weak_ptr<DatabaseImpl> self);
     void open_listener(const std::shared_ptr<DatabaseImpl>& self, ListenerHandlers handlers,
                        Database::ListenerCallback done);
     /// Loop thread: runs what `handle` asks for (QueryCancel::cancel posts it).

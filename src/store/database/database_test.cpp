@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -317,6 +318,55 @@ TEST(DatabasePostgres, CopyInStreamSendsPiecesAsTheProducerMakesThem) {
         *db, "COPY facade_stream (id, name) FROM STDIN", silent, [] {}, 200 * base::kNanosPerMilli);
     EXPECT_TRUE(late.status().is_timeout()) << late.status().to_string();
     EXPECT_EQ(run(*db, "SELECT count(*) FROM facade_stream")->text(0, 0), "200");
+}
+
+TEST(DatabasePostgres, CopyOutStreamHoldsTheServerBackAndStopsWhenClosed) {
+    SLIPSTREAM_REQUIRE_CLUSTER(cluster);
+    auto db = open("postgresql:" + cluster->conninfo(), DatabaseConfig{.url = "", .min_size = 1, .max_size = 2});
+    ASSERT_TRUE(db);
+    const std::string sql = "COPY (SELECT i, repeat('x', 50) FROM generate_series(1, 300000) AS i) TO STDOUT";
+    auto stream = std::make_shared<CopyOutStream>(64 * 1024);
+    auto p = std::make_shared<std::promise<CopyCount>>();
+    auto f = p->get_future();
+    db->copy_out_stream(sql, stream, [p](CopyCount r) { p->set_value(std::move(r)); });
+    // Nobody takes: the buffer fills, the connection stops reading and the server waits to write.
+    EXPECT_TRUE(eventually([&] {
+        QueryResult r = run(*db, "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'ClientWrite'");
+        return r.is_ok() && r->text(0, 0) == "1";
+    }));
+    EXPECT_LT(stream->buffered(), 64u * 1024 + 1024);  // the limit and one message at most
+    std::size_t rows = 0;
+    std::string chunk;
+    while (f.wait_for(0s) != std::future_status::ready || !stream->finished()) {
+        if (stream->take(chunk, 1 << 20)) {
+            rows += static_cast<std::size_t>(std::count(chunk.begin(), chunk.end(), '\n'));
+        } else {
+            std::this_thread::yield();
+        }
+    }
+    CopyCount n = f.get();
+    ASSERT_TRUE(n.is_ok()) << n.status().to_string();
+    EXPECT_EQ(n.value(), 300000u);
+    EXPECT_EQ(rows, 300000u);
+
+    // A consumer that gives up: close() and cancel; the statement ends and the connection serves the next one.
+    auto dropped = std::make_shared<CopyOutStream>(64 * 1024);
+    auto p2 = std::make_shared<std::promise<CopyCount>>();
+    auto f2 = p2->get_future();
+    std::shared_ptr<QueryCancel> handle =
+        db->copy_out_stream(sql, dropped, [p2](CopyCount r) { p2->set_value(std::move(r)); });
+    EXPECT_TRUE(eventually([&] { return dropped->buffered() > 0; }));
+    dropped->close();
+    handle->cancel();
+    ASSERT_EQ(f2.wait_for(30s), std::future_status::ready);
+    EXPECT_EQ(f2.get().status().code(), base::StatusCode::kCancelled);
+    EXPECT_TRUE(eventually([&] {
+        QueryResult r = run(*db,
+                            "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY (SELECT i%' AND "
+                            "state = 'active'");
+        return r.is_ok() && r->text(0, 0) == "0";
+    }));
+    EXPECT_EQ(run(*db, "SELECT 41 + 1")->text(0, 0), "42");
 }
 
 TEST(DatabaseSqlite, CopyIsRefused) {

@@ -131,6 +131,53 @@ std::shared_ptr<QueryCancel> SessionImpl::copy_out(std::string copy_sql, CopyOut
                           });
 }
 
+std::shared_ptr<QueryCancel> SessionImpl::copy_out_stream(std::string copy_sql, std::shared_ptr<CopyOutStream> stream,
+                                                          std::function<void(CopyCount)> done,
+                                                          std::int64_t timeout_ns) {
+    auto finished = [stream, done = std::move(done)](CopyCount r) {
+        done(std::move(r));
+        stream->end();
+    };
+    return run<CopyCount>(
+        std::move(copy_sql), {}, std::move(finished), timeout_ns, copy_on_sqlite,
+        [stream, weak = std::weak_ptr<SessionImpl>(shared_from_this()), db = std::weak_ptr<DatabaseImpl>(db_)](
+            postgres::Connection& c, std::string q, Params, postgres::CopyCallback cb, postgres::QueryOptions o) {
+            postgres::Connection::StatementId id = c.copy_out(
+                std::move(q), [stream](std::string_view data) { return stream->offer(data); }, std::move(cb), o);
+            stream->set_resume(resume_later(weak, db, id));
+            return id;
+        });
+}
+
+std::shared_ptr<QueryCancel> SessionImpl::copy_in_stream(std::string copy_sql, std::shared_ptr<CopyStream> stream,
+                                                         std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
+    auto finished = [stream, done = std::move(done)](CopyCount r) {
+        done(std::move(r));
+        stream->close();
+    };
+    return run<CopyCount>(
+        std::move(copy_sql), {}, std::move(finished), timeout_ns, copy_on_sqlite,
+        [stream, weak = std::weak_ptr<SessionImpl>(shared_from_this()), db = std::weak_ptr<DatabaseImpl>(db_)](
+            postgres::Connection& c, std::string q, Params, postgres::CopyCallback cb, postgres::QueryOptions o) {
+            postgres::Connection::StatementId id = c.copy_in(
+                std::move(q), [stream](std::string& out) { return stream->pull(out); }, std::move(cb), o);
+            stream->set_wake(resume_later(weak, db, id));
+            return id;
+        });
+}
+
+std::function<void()> SessionImpl::resume_later(std::weak_ptr<SessionImpl> session, std::weak_ptr<DatabaseImpl> db,
+                                                postgres::Connection::StatementId id) {
+    return [session = std::move(session), db = std::move(db), id] {
+        if (auto d = db.lock()) {
+            d->post([session, id] {
+                auto s = session.lock();
+                if (s && s->lease_) s->lease_->resume_copy(id);
+            });
+        }
+    };
+}
+
 void SessionImpl::set_notification_handler(std::function<void(const DbNotification&)> handler) {
     if (sqlite_) return;  // LISTEN/NOTIFY is PostgreSQL's
     db_->post([self = shared_from_this(), handler = std::move(handler)]() mutable {
@@ -223,6 +270,16 @@ std::shared_ptr<QueryCancel> DbSession::copy_in_data(std::string copy_sql, std::
 std::shared_ptr<QueryCancel> DbSession::copy_out(std::string copy_sql, CopyOutSink sink,
                                                  std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
     return impl_->copy_out(std::move(copy_sql), std::move(sink), std::move(done), timeout_ns);
+}
+
+std::shared_ptr<QueryCancel> DbSession::copy_in_stream(std::string copy_sql, std::shared_ptr<CopyStream> stream,
+                                                       std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
+    return impl_->copy_in_stream(std::move(copy_sql), std::move(stream), std::move(done), timeout_ns);
+}
+
+std::shared_ptr<QueryCancel> DbSession::copy_out_stream(std::string copy_sql, std::shared_ptr<CopyOutStream> stream,
+                                                        std::function<void(CopyCount)> done, std::int64_t timeout_ns) {
+    return impl_->copy_out_stream(std::move(copy_sql), std::move(stream), std::move(done), timeout_ns);
 }
 
 void DbSession::set_notification_handler(std::function<void(const DbNotification&)> handler) {

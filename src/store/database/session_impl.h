@@ -38,6 +38,10 @@ class SessionImpl : public std::enable_shared_from_this<SessionImpl> {
                                          std::function<void(CopyCount)> done, std::int64_t timeout_ns);
     std::shared_ptr<QueryCancel> copy_out(std::string copy_sql, CopyOutSink sink, std::function<void(CopyCount)> done,
                                           std::int64_t timeout_ns);
+    std::shared_ptr<QueryCancel> copy_in_stream(std::string copy_sql, std::shared_ptr<CopyStream> stream,
+                                                std::function<void(CopyCount)> done, std::int64_t timeout_ns);
+    std::shared_ptr<QueryCancel> copy_out_stream(std::string copy_sql, std::shared_ptr<CopyOutStream> stream,
+                                                 std::function<void(CopyCount)> done, std::int64_t timeout_ns);
     void set_notification_handler(std::function<void(const DbNotification&)> handler);
     void run_on_thread(std::function<void(SyncStatements*)> work);
     void close();
@@ -51,6 +55,10 @@ class SessionImpl : public std::enable_shared_from_this<SessionImpl> {
     template <typename Result, typename OnSqlite, typename OnPostgres>
     std::shared_ptr<QueryCancel> run(std::string sql, Params params, std::function<void(Result)> done,
                                      std::int64_t timeout_ns, OnSqlite on_sqlite, OnPostgres on_postgres);
+    // A COPY's wake-up from any thread: posted to the database's loop, where statement `id` of the session's
+    // connection goes on (Connection::resume_copy).
+    static std::function<void()> resume_later(std::weak_ptr<SessionImpl> session, std::weak_ptr<DatabaseImpl> db,
+                                              postgres::Connection::StatementId id);
     // SQLite: runs `job` on the session's thread; false once closed.
     bool on_worker(std::function<void()> job);
 

@@ -110,7 +110,8 @@ class Connection final : private net::IoHandler {
     /// COPY ... FROM STDIN, or on a pipeline-mode connection (libpq runs no COPY in a pipeline).
     /// options.timeout_ns as for query(); options.prepare is ignored.
     StatementId copy_in(std::string copy_sql, CopySource source, CopyCallback done, QueryOptions options = {});
-    /// The COPY `id`, whose source answered copy_data_pending(), pulls again (a no-op for any other statement).
+    /// The COPY `id`, whose source or sink answered copy_data_pending(), pulls again or reads on (a no-op for any
+    /// other statement). Call it on the connection's loop.
     void resume_copy(StatementId id);
     /// Queues `copy_sql` (`COPY table|(query) TO STDOUT [WITH (...)]`); each CopyData message (a row, in text
     /// and CSV format) is handed to `sink` as it arrives. Completes with the number of rows, the server's

@@ -80,6 +80,12 @@ void Connection::cancel_on_server(Op& op, const std::string& why) {
         }
         return;
     }
+    if (op.phase == Op::Phase::kCopyOut && op.copy_waiting) {
+        // A server blocked writing COPY data sees no cancel request: read (and drop) the rest so it can.
+        loop_.post([alive = std::weak_ptr<bool>(alive_), self = this, id = op.id] {
+            if (!alive.expired()) self->resume_copy(id);
+        });
+    }
     std::shared_ptr<PGcancel> cancel(PQgetCancel(conn_), [](PGcancel* c) {
         if (c != nullptr) PQfreeCancel(c);
     });

@@ -143,13 +143,16 @@ bool Connection::feed_copy_in(Op& op) {
 void Connection::resume_copy(StatementId id) {
     if (state_ != State::kReady || in_flight_ == 0) return;
     Op& op = *ops_.front();
-    if (op.id != id || op.phase != Op::Phase::kCopyIn || !op.copy_waiting) return;
+    if (op.id != id || !op.copy_waiting) return;
+    if (op.phase != Op::Phase::kCopyIn && op.phase != Op::Phase::kCopyOut) return;
     op.copy_waiting = false;
+    if (op.phase == Op::Phase::kCopyOut) set_events(EPOLLIN);
     read_results();
 }
 // Hands each CopyData message that has arrived to the sink. True once the data has ended (the result follows);
 // false while waiting for input (EPOLLIN is armed), or when the connection broke or was destroyed by the sink.
 bool Connection::drain_copy_out(Op& op) {
+    if (op.copy_waiting) return false;  // the sink is full: resume_copy() reads on
     std::weak_ptr<bool> alive = alive_;
     for (;;) {
         char* buf = nullptr;
@@ -167,6 +170,13 @@ bool Connection::drain_copy_out(Op& op) {
         if (!op.copy_sink || op.answered || !op.status.is_ok()) continue;  // refused, failed or abandoned: dropped
         base::Status s = op.copy_sink(std::string_view(buf, static_cast<std::size_t>(n)));
         if (alive.expired() || state_ != State::kReady) return false;
+        if (is_copy_data_pending(s)) {
+            // The sink kept this message and holds enough: stop reading the socket, so that the server waits
+            // (back-pressure) with at most libpq's buffer and the socket's in between, until resume_copy().
+            op.copy_waiting = true;
+            set_events(0);
+            return false;
+        }
         if (!s.is_ok()) {
             op.error.message = s.message();
             op.status = std::move(s);

@@ -44,7 +44,7 @@ struct Connection::Op {
     std::size_t copy_sent = 0;  // how much of copy_chunk libpq has taken
     bool copy_seen = false;     // the server entered COPY mode for this statement
     bool copy_ended = false;    // copy_in: no more data (source done, failed, or abandoned): CopyDone/CopyFail next
-    bool copy_waiting = false;  // copy_in: the source said copy_data_pending(); resume_copy() pulls again
+    bool copy_waiting = false;  // the source / sink said copy_data_pending(); resume_copy() goes on
     std::uint64_t copied = 0;   // the row count of the COPY's command tag
 };
 

@@ -32,7 +32,8 @@ bool is_copy_data_pending(const base::Status& status);
 
 /// Receives copy_out's data as it arrives: one CopyData message per call (text and CSV: one row with its
 /// newline). The view is valid during the call only. An error status stops delivery: the rest of the data is
-/// read and dropped, and the callback hears that status.
+/// read and dropped, and the callback hears that status. copy_data_pending() keeps the message but pauses: the
+/// connection reads no more from its socket (the server waits) until Connection::resume_copy().
 using CopySink = std::function<base::Status(std::string_view data)>;
 
 /// Fills `row` (empty on entry) with the next row's values; false when there are no more rows.

@@ -44,8 +44,8 @@ class Pool;
 class StatementCancel {
   public:
     void cancel();
-    /// A COPY FROM STDIN whose source answered copy_data_pending() pulls again (Connection::resume_copy); a no-op
-    /// before it reached a connection (its first pull comes then) and after it was answered.
+    /// A COPY whose source or sink answered copy_data_pending() goes on (Connection::resume_copy); a no-op
+    /// before it reached a connection (its first pull comes then) and after it was answered. On the pool's loop.
     void resume_copy() {
         if (resume_) resume_();
     }
