@@ -31,6 +31,7 @@ std::set<Executor*> g_running;
 thread_local Executor* tls_executor = nullptr;
 thread_local int tls_token = -1;
 thread_local bool tls_handed_off = false;  // since the drain() this thread runs began
+thread_local int tls_draining = 0;         // drain() calls running on this thread (reply() keeps responses)
 // This thread's sync call: bit 0 while one runs, bit 1 once the watchdog handed it off; the rest counts calls.
 thread_local std::atomic<std::uint64_t> tls_sync_state{0};
 }  // namespace
@@ -251,6 +252,7 @@ int Executor::turn() noexcept {
 }
 
 void Executor::hand_off_locked() noexcept {
+    send_replies();  // the blocked thread's batch answered so far goes out now, not when its handler returns
     if (!parked_.empty()) {
         owner_ = parked_.back();
         baton_cv_.notify_all();
@@ -359,6 +361,25 @@ bool Executor::join() noexcept {
     return true;
 }
 
+void Executor::reply(Responder& responder, Response response) {
+    Executor* self = tls_executor;
+    if (self == nullptr || tls_draining == 0) {
+        responder.send(std::move(response));
+        return;
+    }
+    std::lock_guard<std::mutex> lock(self->replies_mutex_);
+    self->replies_.emplace_back(std::move(responder), std::move(response));
+}
+
+void Executor::send_replies() noexcept {
+    std::vector<std::pair<Responder, Response>> replies;
+    {
+        std::lock_guard<std::mutex> lock(replies_mutex_);
+        replies.swap(replies_);
+    }
+    if (!replies.empty()) Responder::send_all(replies);
+}
+
 int Executor::drain() noexcept {
     tls_handed_off = false;
     std::uint64_t count = 0;
@@ -378,10 +399,13 @@ int Executor::drain() noexcept {
     }
     // One GIL hold for the whole batch (the loop called us with it held). A job is moved out first: another
     // thread may take over batch_ while this one is blocked in its handler.
+    ++tls_draining;
     while (next_job_ < batch_.size()) {
         Job job = std::move(batch_[next_job_++]);
         job.route->handle(job.request, std::move(job.responder));
     }
+    --tls_draining;
+    send_replies();  // the batch's answers, one wake-up of each I/O thread
     batch_.clear();
     next_job_ = 0;
     const int handed_off = tls_handed_off ? kHandedOff : 0;

@@ -9,6 +9,7 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "py_ref.h"
@@ -67,6 +68,11 @@ class Executor {
     void end_sync_call() noexcept;
     /// The executor whose thread (its own or a helper holding the baton) the caller is on, or nullptr.
     static Executor* current() noexcept;
+    /// A complete response from a handler: on an executor thread inside drain(), kept and sent with the rest of
+    /// the batch's answers when the batch ends (Responder::send_all: one wake-up of the I/O thread per batch
+    /// instead of one per response; a handler that blocks long enough to be handed off sends what was kept
+    /// first); elsewhere, at once. Any thread.
+    static void reply(Responder& responder, Response response);
     /// Whether a blocked sync call can be handed off: the loop runs in the executor's selector, with helpers.
     bool can_hand_off() const noexcept { return helper_body_ != nullptr; }
     /// True, and cleared, when a sync call of the calling thread was handed off since the last check (or the start
@@ -91,6 +97,7 @@ class Executor {
     void run_helper(int token) noexcept;
     void retire_helpers() noexcept;  // the executor thread, at its end, GIL released
     void wake_loop() noexcept;
+    void send_replies() noexcept;  // what reply() kept, sent
 
     std::mutex mutex_;
     std::vector<Job> queue_;
@@ -99,6 +106,9 @@ class Executor {
     bool notified_ = false;
     std::atomic<bool> stop_{false};
     int event_fd_ = -1;
+    // The complete responses of the batches being run (reply()); sent at the end of drain() or at a hand-off.
+    std::mutex replies_mutex_;
+    std::vector<std::pair<Responder, Response>> replies_;
     std::thread thread_;
 
     // The baton (see the class comment). Lock order: the GIL may be held when taking baton_mutex_, never taken

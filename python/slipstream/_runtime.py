@@ -156,9 +156,15 @@ def _drive(loop: asyncio.AbstractEventLoop) -> None:
         asyncio.events._set_running_loop(None)
 
 
-def _new_loop(event_fd: int, drain: Any, turn: Any, set_helper: Any) -> tuple[asyncio.AbstractEventLoop, bool]:
+def _new_loop(event_fd: int, drain: Any, turn: Any, set_helper: Any,
+              kind: str = "asyncio") -> tuple[asyncio.AbstractEventLoop, bool]:
     """The executor's loop; True when the eventfd is in its selector (the default loop), False when the policy
-    makes another kind of loop (drained from a reader callback then, and a blocked handler blocks it)."""
+    makes another kind of loop, or `kind` is "uvloop" (drained from a reader callback then, and a blocked `def`
+    handler blocks it)."""
+    if kind == "uvloop":
+        import uvloop
+
+        return uvloop.new_event_loop(), False
     loop = asyncio.new_event_loop()
     if turn is None or type(loop) is not asyncio.SelectorEventLoop:
         return loop, False
@@ -172,7 +178,8 @@ def _new_loop(event_fd: int, drain: Any, turn: Any, set_helper: Any) -> tuple[as
 
 def run_executor(event_fd: int, drain: Any, host: Any = None, turn: Any = None, set_helper: Any = None) -> None:
     """Body of the executor thread: an asyncio loop that runs `drain` (a batch of requests) when the fd is ready."""
-    loop, in_selector = _new_loop(event_fd, drain, turn, set_helper)
+    kind = getattr(host, "event_loop", "asyncio") if host is not None else "asyncio"
+    loop, in_selector = _new_loop(event_fd, drain, turn, set_helper, kind)
     asyncio.set_event_loop(loop)
     if host is not None:  # `def` dependencies, run_in_threadpool, asyncio.to_thread: the app's thread pool
         loop.set_default_executor(_threads.new_pool(host.thread_pool_size))
@@ -381,6 +388,10 @@ class AppRuntime:
         self.Response = Response
         self.lifespan_state: dict[str, Any] = {}
         self.thread_pool_size = getattr(app, "thread_pool_size", _threads.DEFAULT_THREAD_POOL_SIZE)
+        # The executor's loop: "asyncio" (its selector runs the engine's requests, with the hand-off of blocked
+        # `def` handlers) or "uvloop" (AsgiServer's loop="auto" when installed: an ASGI app's `def` endpoints run
+        # in its thread pool, not on the loop).
+        self.event_loop = getattr(app, "event_loop", "asyncio")
         # App(cancel_on_disconnect=True): the extension then sets `disconnects` (python/bindings/disconnects.h)
         # and gives each suspended handler's reply a cancel_id; resume() keeps its task to cancel.
         self.cancel_on_disconnect = bool(getattr(app, "cancel_on_disconnect", False))

@@ -64,6 +64,31 @@ def test_root_path_prefixes_path_and_raw_path(raw: Server) -> None:
     assert scope["state"] == {"boot": "ok"}  # what the lifespan put in its state
 
 
+def test_raw_path_is_the_target_as_sent(raw: Server) -> None:
+    scope = httpx.get(f"{raw.base}/scope/x%2Fy%41").json()
+    assert (scope["path"], scope["raw_path"], scope["http_version"]) == ("/api/scope/x/yA", "/api/scope/x%2Fy%41", "1.1")
+
+
+def test_http_version_is_2_over_http2(raw: Server) -> None:
+    pytest.importorskip("h2")
+    with httpx.Client(http1=False, http2=True) as client:  # prior knowledge (h2c)
+        got = client.get(f"{raw.base}/scope/z?q=2")
+    assert got.http_version == "HTTP/2"
+    scope = got.json()
+    assert (scope["http_version"], scope["path"], scope["raw_path"], scope["query_string"]) == \
+        ("2", "/api/scope/z", "/api/scope/z", "q=2")
+
+
+def test_the_loop_is_uvloop_when_installed_unless_asked_otherwise(raw: Server) -> None:
+    pytest.importorskip("uvloop")
+    assert httpx.get(f"{raw.base}/loop").json() == "uvloop.Loop"
+    server = Server("slipstream", "raw_app:app", ["--loop", "asyncio"]).start()
+    try:
+        assert httpx.get(f"{server.base}/loop").json() == "asyncio.unix_events._UnixSelectorEventLoop"
+    finally:
+        server.close()
+
+
 def test_the_engine_answers_its_probes_and_metrics(raw: Server) -> None:
     assert httpx.get(f"{raw.base}/livez").json() == {"status": "ok"}
     assert httpx.get(f"{raw.base}/readyz").status_code == 200
