@@ -176,11 +176,15 @@ def _new_loop(event_fd: int, drain: Any, turn: Any, set_helper: Any,
     return loop, True
 
 
-def run_executor(event_fd: int, drain: Any, host: Any = None, turn: Any = None, set_helper: Any = None) -> None:
-    """Body of the executor thread: an asyncio loop that runs `drain` (a batch of requests) when the fd is ready."""
+def run_executor(event_fd: int, drain: Any, host: Any = None, turn: Any = None, set_helper: Any = None,
+                 set_call_soon: Any = None) -> None:
+    """Body of the executor thread: an asyncio loop that runs `drain` (a batch of requests) when the fd is ready.
+    `set_call_soon(loop.call_soon)`: the engine sends the answers one loop turn gave together, at the next turn."""
     kind = getattr(host, "event_loop", "asyncio") if host is not None else "asyncio"
     loop, in_selector = _new_loop(event_fd, drain, turn, set_helper, kind)
     asyncio.set_event_loop(loop)
+    if set_call_soon is not None:
+        set_call_soon(loop.call_soon)
     if host is not None:  # `def` dependencies, run_in_threadpool, asyncio.to_thread: the app's thread pool
         loop.set_default_executor(_threads.new_pool(host.thread_pool_size))
     if host is not None:
@@ -485,9 +489,10 @@ class AppRuntime:
         self.end()
 
     # --- Lifespan, on the executor's loop. ---
-    def run_executor(self, event_fd: int, drain: Any, turn: Any = None, set_helper: Any = None) -> None:
+    def run_executor(self, event_fd: int, drain: Any, turn: Any = None, set_helper: Any = None,
+                     set_call_soon: Any = None) -> None:
         """The executor thread's body (see run_executor); runs the lifespan around serving when run_lifespan."""
-        run_executor(event_fd, drain, self, turn, set_helper)
+        run_executor(event_fd, drain, self, turn, set_helper, set_call_soon)
 
     def add_loop_hook(self, attach: Callable[[asyncio.AbstractEventLoop], None], detach: Callable[[], None],
                       keep: Any = None) -> None:

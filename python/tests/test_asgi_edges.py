@@ -3,6 +3,7 @@ leaves mid-stream, the lifespan failing, root_path, the engine's own probes besi
 
 from __future__ import annotations
 
+import concurrent.futures
 import socket
 import subprocess
 import sys
@@ -87,6 +88,13 @@ def test_the_loop_is_uvloop_when_installed_unless_asked_otherwise(raw: Server) -
         assert httpx.get(f"{server.base}/loop").json() == "asyncio.unix_events._UnixSelectorEventLoop"
     finally:
         server.close()
+
+
+def test_answers_given_after_an_await_all_arrive(raw: Server) -> None:
+    # Each answer is given from a loop callback; those of one loop turn go to the engine together.
+    with concurrent.futures.ThreadPoolExecutor(16) as pool:
+        got = list(pool.map(lambda i: httpx.get(f"{raw.base}/later?{i}", timeout=15).json(), range(64)))
+    assert got == [str(i) for i in range(64)]
 
 
 def test_the_engine_answers_its_probes_and_metrics(raw: Server) -> None:
