@@ -80,6 +80,18 @@ def test_http_version_is_2_over_http2(raw: Server) -> None:
         ("2", "/api/scope/z", "/api/scope/z", "q=2")
 
 
+def test_proxy_headers_give_the_client_and_scheme() -> None:
+    server = Server("slipstream", "raw_app:app", ["--proxy-headers", "--forwarded-allow-ips", "127.0.0.1"]).start()
+    try:
+        forwarded = {"x-forwarded-for": "203.0.113.7", "x-forwarded-proto": "https"}
+        scope = httpx.get(f"{server.base}/scope/p%2Fq", headers=forwarded).json()
+        assert (scope["client_host"], scope["scheme"], scope["raw_path"]) == ("203.0.113.7", "https", "/scope/p%2Fq")
+        direct = httpx.get(f"{server.base}/scope/p").json()
+        assert (direct["client_host"], direct["scheme"]) == ("127.0.0.1", "http")
+    finally:
+        server.close()
+
+
 def test_the_loop_is_uvloop_when_installed_unless_asked_otherwise(raw: Server) -> None:
     pytest.importorskip("uvloop")
     assert httpx.get(f"{raw.base}/loop").json() == "uvloop.Loop"
