@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -31,7 +33,7 @@ sys.path.insert(0, REPO_DIR)
 sys.path.insert(0, APPS_DIR)
 import payloads
 
-from bench.harness import cpu, procs
+from bench.harness import cpu, foreign_load, procs
 from bench.session_appends import free_port, wait_up
 
 # name -> (method, path, wrk script and its body files, the body each one is checked against)
@@ -56,6 +58,7 @@ CONTENDERS = {
         "--port", str(port), "--threads", "1", "--no-access-log", "--log-level", "warning"],
 }
 REFERENCE = "uvicorn (uvloop, httptools)"
+OURS = "slipstream asgi"
 
 
 def available(label: str) -> str | None:
@@ -111,17 +114,28 @@ def _ms(match: re.Match[str] | None) -> float:
 def measure(label: str, workload: str, args: argparse.Namespace, work: str) -> dict:
     port = free_port()
     app = "asgi_hello_app:app" if workload == "bare" else "fastapi_app:app"
+    reports = tempfile.mkdtemp(prefix="ss-asgi-runtime-", dir=work)
     proc = subprocess.Popen(["taskset", "-c", "0", *CONTENDERS[label](port, app)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, cwd=APPS_DIR)
+                            stderr=subprocess.PIPE, cwd=APPS_DIR, env=dict(os.environ, BENCH_RUNTIME_DIR=reports))
     try:
         wait_up(port, proc)
         check(port, workload)
         run_wrk(port, workload, work, 1, args.connections)  # warm-up
+        machine_before = foreign_load.read_machine()
+        client_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.monotonic()
         before = cpu.tree_times(proc.pid)
         result = run_wrk(port, workload, work, args.duration, args.connections)
         after = cpu.tree_times(proc.pid)
+        wall = time.monotonic() - start
+        client_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        machine_after = foreign_load.read_machine()
+        client_s = (client_after.ru_utime - client_before.ru_utime) + (client_after.ru_stime - client_before.ru_stime)
+        result["foreign_cores"] = foreign_load.foreign_cores(machine_before, machine_after, (after - before).total,
+                                                             int(client_s * cpu.CLOCK_TICKS), wall)
         user, kernel = (after - before).us_per_request(max(1, result["requests"]))
-        result["cpu_us"] = user + kernel
+        result["user_us"], result["kernel_us"], result["cpu_us"] = user, kernel, user + kernel
+        result["runtime"] = resolved(reports)
         return result
     finally:
         procs.stop(proc)
@@ -143,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         p.error(f"unknown workload(s): {', '.join(sorted(unknown))}")
     skipped = {label: why for label in CONTENDERS if (why := available(label))}
+    app_cost = app_costs(workloads)
     labels = [label for label in CONTENDERS if label not in skipped]
     results: dict[tuple[str, str], list[dict]] = {}
     work = tempfile.mkdtemp(prefix="ss-asgi-bench-")
@@ -154,12 +169,33 @@ def main(argv: list[str] | None = None) -> int:
                     results.setdefault((label, workload), []).append(measure(label, workload, args, work))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(render(results, labels, skipped, workloads, args, argv))
+    print(render(results, labels, skipped, workloads, args, argv, app_cost))
     return 0
 
 
+def resolved(folder: str) -> str:
+    """What the server's app process ran (bench/apps/runtime_report.py: its event loop and HTTP parser), as a
+    short text; empty when the app wrote nothing (the bare app has no lifespan report)."""
+    for name in sorted(os.listdir(folder)):
+        if name.startswith("runtime-") and name.endswith(".json"):
+            with open(os.path.join(folder, name)) as f:
+                facts = json.load(f)
+            return ", ".join(x for x in (facts.get("loop", ""), facts.get("http", "")) if x)
+    return ""
+
+
+def app_costs(workloads: list[str]) -> dict[str, float]:
+    """The app's own CPU per request without a server (bench/asgi_app_cost.py, pinned to CPU 0)."""
+    done = subprocess.run(["taskset", "-c", "0", PYTHON, os.path.join(BENCH_DIR, "asgi_app_cost.py"),
+                           "--workloads", ",".join(workloads)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        print(f"asgi_app_cost.py failed: {done.stderr[-500:]}", file=sys.stderr)
+        return {}
+    return json.loads(done.stdout)
+
+
 def render(results: dict, labels: list[str], skipped: dict[str, str], workloads: list[str],
-           args: argparse.Namespace, argv: list[str] | None) -> str:
+           args: argparse.Namespace, argv: list[str] | None, app_cost: dict[str, float] | None = None) -> str:
     def med(label: str, workload: str, key: str) -> float:
         return statistics.median(r[key] for r in results[(label, workload)])
 
@@ -173,23 +209,43 @@ def render(results: dict, labels: list[str], skipped: dict[str, str], workloads:
             f"{args.connections} connections) pinned to CPU 1; {args.duration} s per server, workload and round, "
             f"{args.rounds} round(s) in rotating order, medians; each server's answer is checked before its run; "
             "server CPU per request is user + kernel time of its process tree over the requests served"), ""]
+    runs = [r for rows in results.values() for r in rows]
+    disturbed = [r for r in runs if foreign_load.disturbed(r["foreign_cores"])]
+    load = f"- Foreign load: {len(disturbed)} of {len(runs)} runs disturbed (others used more than " \
+           f"{foreign_load.DISTURBANCE_LIMIT_CORES} cores; median {statistics.median(r['foreign_cores'] for r in runs):.2f}," \
+           f" max {max(r['foreign_cores'] for r in runs):.2f} cores)"
+    if disturbed:
+        load = "- **BUSY MACHINE** " + load[2:] + ": compare CPU per request, not requests/s"
+    out += [load, ""]
     for workload in workloads:
         ref = med(REFERENCE, workload, "rps") if REFERENCE in labels else 0.0
         ref_cpu = med(REFERENCE, workload, "cpu_us") if REFERENCE in labels else 0.0
+        best_peer = min((med(label, workload, "cpu_us") for label in labels if label != OURS), default=0.0)
         out += [f"### `{workload}`", "",
-                ("| server | req/s (median) | min–max | p50 ms | p99 ms | server CPU us/req | vs uvicorn (req/s) | "
-                 "vs uvicorn (CPU/req) | non-2xx | socket errors |"),
-                "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+                ("| server | req/s (median) | min–max | p50 ms | p99 ms | server CPU us/req (user + kernel) | "
+                 "vs uvicorn (req/s) | vs uvicorn (CPU/req) | vs best peer (CPU/req) | non-2xx | socket errors | "
+                 "foreign cores (max) |"),
+                "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for label in labels:
             rows = results[(label, workload)]
             rps = med(label, workload, "rps")
             cpu_us = med(label, workload, "cpu_us")
             rates = [r["rps"] for r in rows]
             out.append(f"| {label} | {rps:,.0f} | {min(rates):,.0f}–{max(rates):,.0f} | "
-                       f"{med(label, workload, 'p50_ms'):.2f} | {med(label, workload, 'p99_ms'):.2f} | {cpu_us:,.1f} | "
+                       f"{med(label, workload, 'p50_ms'):.2f} | {med(label, workload, 'p99_ms'):.2f} | {cpu_us:,.1f} "
+                       f"({med(label, workload, 'user_us'):,.1f} + {med(label, workload, 'kernel_us'):,.1f}) | "
                        f"{rps / ref if ref else float('nan'):.2f}x | {ref_cpu / cpu_us if cpu_us else float('nan'):.2f}x"
-                       f" | {sum(r['non2xx'] for r in rows)} | {sum(r['socket_errors'] for r in rows)} |")
+                       f" | {best_peer / cpu_us if cpu_us and best_peer else float('nan'):.2f}x"
+                       f" | {sum(r['non2xx'] for r in rows)} | {sum(r['socket_errors'] for r in rows)} | "
+                       f"{max(r['foreign_cores'] for r in rows):.2f} |")
+        if app_cost and workload in app_cost:
+            what = "the bare app" if workload == "bare" else "FastAPI"
+            out.append(f"| {what} alone, no server (bench/asgi_app_cost.py) | | | | | {app_cost[workload]:,.1f} "
+                       "| | | | | | |")
         out.append("")
+    for label in labels:
+        seen = sorted({r["runtime"] for rows in [results[(label, w)] for w in workloads] for r in rows if r["runtime"]})
+        out.append(f"- {label} resolved: {'; '.join(seen) or 'not reported'}")
     for label, why in skipped.items():
         out.append(f"- Not measured: {label}: {why}.")
     out += ["", "Caveats:", "",

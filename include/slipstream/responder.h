@@ -5,6 +5,8 @@
 #include <functional>
 #include <memory>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "slipstream/response.h"
 
@@ -47,6 +49,10 @@ class Responder {
 
     /// Sends the complete response. Thread-safe. Returns false if already sent or the client left.
     bool send(Response response);
+    /// Sends each complete response as send() would, each I/O thread's share in one posted task: one wake-up of
+    /// a sleeping I/O thread per call instead of one per response (an executor's batch of answers). Any thread.
+    /// Leaves `replies` empty; a reply already sent, or whose client left, is dropped.
+    static void send_all(std::vector<std::pair<Responder, Response>>& replies);
 
     /// Starts a streamed response: status, headers and content type now, body chunks later.
     bool start_stream(Response head);

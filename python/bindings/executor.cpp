@@ -31,6 +31,7 @@ std::set<Executor*> g_running;
 thread_local Executor* tls_executor = nullptr;
 thread_local int tls_token = -1;
 thread_local bool tls_handed_off = false;  // since the drain() this thread runs began
+thread_local int tls_draining = 0;         // drain() calls running on this thread (reply() keeps responses)
 // This thread's sync call: bit 0 while one runs, bit 1 once the watchdog handed it off; the rest counts calls.
 thread_local std::atomic<std::uint64_t> tls_sync_state{0};
 }  // namespace
@@ -108,9 +109,13 @@ void Executor::start(PyObject* runner) {
     nb::object drain_fn = nb::cpp_function([this]() { return drain(); });
     nb::object turn_fn = nb::cpp_function([this]() { return turn(); });
     nb::object helper_fn = nb::cpp_function([this](nb::handle body) { set_helper(body.ptr()); });
+    nb::object flush_fn = nb::cpp_function([this](nb::handle call_soon) { set_call_soon(call_soon.ptr()); });
+    Py_CLEAR(send_fn_);
+    send_fn_ = nb::cpp_function([this]() { send_replies(); }).release().ptr();
     PyObject* run = runner;
     Py_INCREF(run);
-    PyObject* fns[3] = {drain_fn.release().ptr(), turn_fn.release().ptr(), helper_fn.release().ptr()};
+    PyObject* fns[4] = {drain_fn.release().ptr(), turn_fn.release().ptr(), helper_fn.release().ptr(),
+                        flush_fn.release().ptr()};
     {
         std::lock_guard<std::mutex> lock(g_census_mutex);
         ++g_python_threads;
@@ -125,8 +130,8 @@ void Executor::start(PyObject* runner) {
         }
         PyGILState_STATE gil = PyGILState_Ensure();
         PyObject* fd = PyLong_FromLong(event_fd_);
-        PyObject* argv[] = {fd, fns[0], fns[1], fns[2]};
-        PyObject* result = fd != nullptr ? PyObject_Vectorcall(run, argv, 4, nullptr) : nullptr;
+        PyObject* argv[] = {fd, fns[0], fns[1], fns[2], fns[3]};
+        PyObject* result = fd != nullptr ? PyObject_Vectorcall(run, argv, 5, nullptr) : nullptr;
         if (result == nullptr) PyErr_WriteUnraisable(run);
         Py_XDECREF(result);
         Py_XDECREF(fd);
@@ -145,6 +150,9 @@ void Executor::start(PyObject* runner) {
         retire_helpers();
         PyEval_RestoreThread(state);
         Py_CLEAR(helper_body_);
+        send_replies();  // answers kept for a loop turn that never came (the loop stopped first)
+        Py_CLEAR(call_soon_);
+        Py_CLEAR(send_fn_);
         PyGILState_Release(gil);
         {
             std::lock_guard<std::mutex> lock(g_census_mutex);
@@ -251,6 +259,7 @@ int Executor::turn() noexcept {
 }
 
 void Executor::hand_off_locked() noexcept {
+    send_replies();  // the blocked thread's batch answered so far goes out now, not when its handler returns
     if (!parked_.empty()) {
         owner_ = parked_.back();
         baton_cv_.notify_all();
@@ -359,6 +368,45 @@ bool Executor::join() noexcept {
     return true;
 }
 
+void Executor::reply(Responder& responder, Response response) {
+    Executor* self = tls_executor;
+    // Outside drain() (a coroutine that suspended answers from a loop callback), kept until the loop's next turn.
+    const bool in_batch = tls_draining > 0;
+    if (self == nullptr || (!in_batch && (self->call_soon_ == nullptr || PyErr_Occurred()))) {
+        responder.send(std::move(response));
+        return;
+    }
+    bool schedule = false;
+    {
+        std::lock_guard<std::mutex> lock(self->replies_mutex_);
+        self->replies_.emplace_back(std::move(responder), std::move(response));
+        schedule = !in_batch && !self->send_scheduled_;
+        if (schedule) self->send_scheduled_ = true;
+    }
+    if (!schedule) return;
+    PyObject* done = PyObject_CallOneArg(self->call_soon_, self->send_fn_);
+    if (done == nullptr) {  // the loop is closed: at once
+        PyErr_Clear();
+        self->send_replies();
+    }
+    Py_XDECREF(done);
+}
+
+void Executor::set_call_soon(PyObject* call_soon) {
+    Py_XINCREF(call_soon);
+    Py_XSETREF(call_soon_, call_soon);
+}
+
+void Executor::send_replies() noexcept {
+    std::vector<std::pair<Responder, Response>> replies;
+    {
+        std::lock_guard<std::mutex> lock(replies_mutex_);
+        replies.swap(replies_);
+        send_scheduled_ = false;
+    }
+    if (!replies.empty()) Responder::send_all(replies);
+}
+
 int Executor::drain() noexcept {
     tls_handed_off = false;
     std::uint64_t count = 0;
@@ -378,10 +426,13 @@ int Executor::drain() noexcept {
     }
     // One GIL hold for the whole batch (the loop called us with it held). A job is moved out first: another
     // thread may take over batch_ while this one is blocked in its handler.
+    ++tls_draining;
     while (next_job_ < batch_.size()) {
         Job job = std::move(batch_[next_job_++]);
         job.route->handle(job.request, std::move(job.responder));
     }
+    --tls_draining;
+    send_replies();  // the batch's answers, one wake-up of each I/O thread
     batch_.clear();
     next_job_ = 0;
     const int handed_off = tls_handed_off ? kHandedOff : 0;

@@ -9,6 +9,7 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "py_ref.h"
@@ -40,8 +41,9 @@ class Executor {
     /// Any thread, no GIL needed. The route must outlive the executor.
     void submit(const Request& request, Responder responder, const PyRoute* route);
 
-    /// Starts the executor thread: it takes the GIL and calls `runner(eventfd, drain, turn, set_helper)`, which
-    /// runs until drain() reports a stop. Call with the GIL held.
+    /// Starts the executor thread: it takes the GIL and calls `runner(eventfd, drain, turn, set_helper,
+    /// set_call_soon)`, which runs until drain() reports a stop (set_call_soon(loop.call_soon) lets reply() send
+    /// the answers of a loop turn together). Call with the GIL held.
     void start(PyObject* runner);
     /// Asks the executor to stop after the queued requests. Any thread.
     void request_stop();
@@ -67,6 +69,13 @@ class Executor {
     void end_sync_call() noexcept;
     /// The executor whose thread (its own or a helper holding the baton) the caller is on, or nullptr.
     static Executor* current() noexcept;
+    /// A complete response from a handler: on an executor thread inside drain(), kept and sent with the rest of
+    /// the batch's answers when the batch ends (Responder::send_all: one wake-up of the I/O thread per batch
+    /// instead of one per response; a handler that blocks long enough to be handed off sends what was kept
+    /// first); on an executor thread outside drain() (a coroutine that suspended, answering from a loop
+    /// callback), kept until the loop's next turn (a call_soon), with the other answers of that turn; elsewhere,
+    /// at once. Any thread; GIL held on executor threads.
+    static void reply(Responder& responder, Response response);
     /// Whether a blocked sync call can be handed off: the loop runs in the executor's selector, with helpers.
     bool can_hand_off() const noexcept { return helper_body_ != nullptr; }
     /// True, and cleared, when a sync call of the calling thread was handed off since the last check (or the start
@@ -91,6 +100,8 @@ class Executor {
     void run_helper(int token) noexcept;
     void retire_helpers() noexcept;  // the executor thread, at its end, GIL released
     void wake_loop() noexcept;
+    void send_replies() noexcept;             // what reply() kept, sent
+    void set_call_soon(PyObject* call_soon);  // the loop's call_soon (from the runner, once its loop exists)
 
     std::mutex mutex_;
     std::vector<Job> queue_;
@@ -99,6 +110,12 @@ class Executor {
     bool notified_ = false;
     std::atomic<bool> stop_{false};
     int event_fd_ = -1;
+    // The complete responses of the batches being run (reply()); sent at the end of drain() or at a hand-off.
+    std::mutex replies_mutex_;
+    std::vector<std::pair<Responder, Response>> replies_;
+    bool send_scheduled_ = false;    // a call_soon(send_fn_) is pending (guarded by replies_mutex_)
+    PyObject* call_soon_ = nullptr;  // the loop's call_soon (owned; executor threads, GIL held)
+    PyObject* send_fn_ = nullptr;    // send_replies() as a Python callable (owned)
     std::thread thread_;
 
     // The baton (see the class comment). Lock order: the GIL may be held when taking baton_mutex_, never taken

@@ -99,6 +99,20 @@ NB_MODULE(_native, m) {
                  if (out == nullptr) throw nb::python_error();
                  return nb::steal(out);
              })
+        .def(
+            "asgi_scope",
+            [](const PendingReply& self, nb::handle base, nb::handle state) {
+                PyObject* out = self.asgi_scope(base.ptr(), state.ptr());
+                if (out == nullptr) throw nb::python_error();
+                return nb::steal(out);
+            },
+            nb::arg("base"), nb::arg("state").none())
+        .def("body",
+             [](const PendingReply& self) {
+                 PyObject* out = self.body();
+                 if (out == nullptr) throw nb::python_error();
+                 return nb::steal<nb::bytes>(out);
+             })
         .def_prop_ro("done", &PendingReply::done)
         .def_prop_ro("cancel_id", &PendingReply::cancel_id);
 

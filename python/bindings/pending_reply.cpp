@@ -1,6 +1,7 @@
 // PendingReply: hands a parked coroutine's outcome, or a runner's answer, back to its route.
 #include "pending_reply.h"
 
+#include "asgi_scope.h"
 #include "py_route.h"
 
 namespace slipstream::python {
@@ -37,6 +38,23 @@ PyObject* PendingReply::make_request() const {
         return nullptr;
     }
     return route_->build_request(request_);
+}
+
+PyObject* PendingReply::asgi_scope(PyObject* base, PyObject* state) const {
+    if (!responder_) {
+        PyErr_SetString(PyExc_RuntimeError, "the request was already answered");
+        return nullptr;
+    }
+    return asgi_http_scope(request_, base, state);
+}
+
+PyObject* PendingReply::body() const {
+    if (!responder_) {
+        PyErr_SetString(PyExc_RuntimeError, "the request was already answered");
+        return nullptr;
+    }
+    std::string_view b = request_.body();
+    return PyBytes_FromStringAndSize(b.data(), static_cast<Py_ssize_t>(b.size()));
 }
 
 }  // namespace slipstream::python

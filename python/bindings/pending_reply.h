@@ -32,6 +32,11 @@ class PendingReply {
     PyObject* encode(PyObject* value) const;
     /// A new Request object, or nullptr with a Python exception set (also once answered).
     PyObject* make_request() const;
+    /// The request's ASGI `http` scope (asgi_scope.h: `base` copied, `state` copied into it), or nullptr with a
+    /// Python exception set (also once answered).
+    PyObject* asgi_scope(PyObject* base, PyObject* state) const;
+    /// The request body as a new bytes object, or nullptr with a Python exception set (also once answered).
+    PyObject* body() const;
     bool done() const { return !responder_.has_value(); }
     /// Its id in AppContext::disconnects (0: its task is not cancelled when the client disconnects).
     std::uint64_t cancel_id() const { return cancel_id_; }

@@ -29,17 +29,28 @@ bool body_allowed(int status) {
     return status >= 200 && status != 204 && status != 304;
 }
 
-// Appends (str, str) pairs from a tuple to `response`; false with a Python exception set on a bad item.
+// The text of a str (UTF-8) or the bytes of a bytes object (an ASGI app's headers, sent as they are); nullptr
+// otherwise (a Python exception set only when a str could not be encoded).
+const char* text_of(PyObject* o, Py_ssize_t* size) {
+    if (PyBytes_Check(o)) {
+        *size = PyBytes_GET_SIZE(o);
+        return PyBytes_AS_STRING(o);
+    }
+    return PyUnicode_Check(o) ? PyUnicode_AsUTF8AndSize(o, size) : nullptr;
+}
+
+// Appends (str, str) or (bytes, bytes) pairs from a tuple to `response`; false with a Python exception set on a bad
+// item.
 bool append_headers(PyObject* headers, Response& response) {
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(headers); ++i) {
         PyObject* h = PyTuple_GET_ITEM(headers, i);
         Py_ssize_t nlen = 0, vlen = 0;
-        const char* name = PyTuple_Check(h) && PyTuple_GET_SIZE(h) == 2
-                               ? PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(h, 0), &nlen)
-                               : nullptr;
-        const char* value = name != nullptr ? PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(h, 1), &vlen) : nullptr;
+        const char* name =
+            PyTuple_Check(h) && PyTuple_GET_SIZE(h) == 2 ? text_of(PyTuple_GET_ITEM(h, 0), &nlen) : nullptr;
+        const char* value = name != nullptr ? text_of(PyTuple_GET_ITEM(h, 1), &vlen) : nullptr;
         if (value == nullptr) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "headers must be (str, str) pairs");
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "headers must be (str, str) or (bytes, bytes) pairs");
             return false;
         }
         response.headers.emplace_back(std::string(name, static_cast<std::size_t>(nlen)),
@@ -474,7 +485,7 @@ void PyRoute::send_object(const Request& request, Responder& responder, PyObject
 
 void PyRoute::send(const Request& request, Responder& responder, Response response, bool cacheable) const {
     if (cacheable && cache_) cache_->store(request.target(), response);
-    responder.send(std::move(response));
+    Executor::reply(responder, std::move(response));
 }
 
 void PyRoute::fail(const Request& request, Responder& responder, PyObject* exc, PyObject* request_obj) const noexcept {
@@ -526,9 +537,13 @@ void PyRoute::answer_object(const Request& request, Responder& responder, PyObje
         return answer_internal_error(responder);
     }
     if (content_type != Py_None) {
-        const char* ct = PyUnicode_AsUTF8(content_type);
-        if (ct == nullptr) return answer_internal_error(responder);
-        response.content_type = ct;
+        Py_ssize_t n = 0;
+        const char* ct = text_of(content_type, &n);
+        if (ct == nullptr) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "the content type must be str or bytes");
+            return answer_internal_error(responder);
+        }
+        response.content_type = std::string(ct, static_cast<std::size_t>(n));
     }
     if (!append_headers(headers, response)) return answer_internal_error(responder);
     if (extra_headers != nullptr && PyTuple_Check(extra_headers) && !append_headers(extra_headers, response))

@@ -156,9 +156,15 @@ def _drive(loop: asyncio.AbstractEventLoop) -> None:
         asyncio.events._set_running_loop(None)
 
 
-def _new_loop(event_fd: int, drain: Any, turn: Any, set_helper: Any) -> tuple[asyncio.AbstractEventLoop, bool]:
+def _new_loop(event_fd: int, drain: Any, turn: Any, set_helper: Any,
+              kind: str = "asyncio") -> tuple[asyncio.AbstractEventLoop, bool]:
     """The executor's loop; True when the eventfd is in its selector (the default loop), False when the policy
-    makes another kind of loop (drained from a reader callback then, and a blocked handler blocks it)."""
+    makes another kind of loop, or `kind` is "uvloop" (drained from a reader callback then, and a blocked `def`
+    handler blocks it)."""
+    if kind == "uvloop":
+        import uvloop
+
+        return uvloop.new_event_loop(), False
     loop = asyncio.new_event_loop()
     if turn is None or type(loop) is not asyncio.SelectorEventLoop:
         return loop, False
@@ -170,10 +176,15 @@ def _new_loop(event_fd: int, drain: Any, turn: Any, set_helper: Any) -> tuple[as
     return loop, True
 
 
-def run_executor(event_fd: int, drain: Any, host: Any = None, turn: Any = None, set_helper: Any = None) -> None:
-    """Body of the executor thread: an asyncio loop that runs `drain` (a batch of requests) when the fd is ready."""
-    loop, in_selector = _new_loop(event_fd, drain, turn, set_helper)
+def run_executor(event_fd: int, drain: Any, host: Any = None, turn: Any = None, set_helper: Any = None,
+                 set_call_soon: Any = None) -> None:
+    """Body of the executor thread: an asyncio loop that runs `drain` (a batch of requests) when the fd is ready.
+    `set_call_soon(loop.call_soon)`: the engine sends the answers one loop turn gave together, at the next turn."""
+    kind = getattr(host, "event_loop", "asyncio") if host is not None else "asyncio"
+    loop, in_selector = _new_loop(event_fd, drain, turn, set_helper, kind)
     asyncio.set_event_loop(loop)
+    if set_call_soon is not None:
+        set_call_soon(loop.call_soon)
     if host is not None:  # `def` dependencies, run_in_threadpool, asyncio.to_thread: the app's thread pool
         loop.set_default_executor(_threads.new_pool(host.thread_pool_size))
     if host is not None:
@@ -382,6 +393,10 @@ class AppRuntime:
         self.Response = Response
         self.lifespan_state: dict[str, Any] = {}
         self.thread_pool_size = getattr(app, "thread_pool_size", _threads.DEFAULT_THREAD_POOL_SIZE)
+        # The executor's loop: "asyncio" (its selector runs the engine's requests, with the hand-off of blocked
+        # `def` handlers) or "uvloop" (AsgiServer's loop="auto" when installed: an ASGI app's `def` endpoints run
+        # in its thread pool, not on the loop).
+        self.event_loop = getattr(app, "event_loop", "asyncio")
         # App(cancel_on_disconnect=True): the extension then sets `disconnects` (python/bindings/disconnects.h)
         # and gives each suspended handler's reply a cancel_id; resume() keeps its task to cancel.
         self.cancel_on_disconnect = bool(getattr(app, "cancel_on_disconnect", False))
@@ -477,9 +492,10 @@ class AppRuntime:
         self.end()
 
     # --- Lifespan, on the executor's loop. ---
-    def run_executor(self, event_fd: int, drain: Any, turn: Any = None, set_helper: Any = None) -> None:
+    def run_executor(self, event_fd: int, drain: Any, turn: Any = None, set_helper: Any = None,
+                     set_call_soon: Any = None) -> None:
         """The executor thread's body (see run_executor); runs the lifespan around serving when run_lifespan."""
-        run_executor(event_fd, drain, self, turn, set_helper)
+        run_executor(event_fd, drain, self, turn, set_helper, set_call_soon)
 
     def add_loop_hook(self, attach: Callable[[asyncio.AbstractEventLoop], None], detach: Callable[[], None],
                       keep: Any = None) -> None:

@@ -25,6 +25,8 @@ def add_asgi_flags(parser: argparse.ArgumentParser) -> None:
     """Flags for the ASGI interface (on `run` and `asgi`)."""
     parser.add_argument("--lifespan", choices=("auto", "on", "off"), default="auto",
                         help="ASGI apps: run the app's lifespan scope (auto: unless the app raises on it)")
+    parser.add_argument("--loop", choices=("auto", "asyncio", "uvloop"), default="auto",
+                        help="ASGI apps: the executor's event loop (auto: uvloop when installed, as uvicorn's)")
     parser.add_argument("--access-log", action=argparse.BooleanOptionalAction, default=True,
                         help="ASGI apps: the engine's access log line per request (a Slipstream app sets "
                              "App(access_log=...))")
@@ -41,6 +43,7 @@ def wrap(app: Any, args: argparse.Namespace) -> AsgiServer:
     options = {"access_log": bool(getattr(args, "access_log", True))}
     return AsgiServer(app, root_path=getattr(args, "root_path", "") or "",
                       lifespan=getattr(args, "lifespan", "auto") or "auto",
+                      loop=getattr(args, "loop", "auto") or "auto",
                       websocket_paths=getattr(args, "ws_paths", None), **options)
 
 

@@ -154,8 +154,6 @@ def test_same_scope_under_a_root_path(servers: dict[str, tuple[Server, Server]])
     assert not mismatches, "\n".join(mismatches)
 
 
-@pytest.mark.xfail(strict=True, reason="the engine gives Python the decoded path only: an escaped '/' (%2F) comes "
-                   "back unescaped in raw_path until the bindings pass the request target (docs/asgi.md)")
 def test_raw_path_keeps_an_escaped_slash(servers: dict[str, tuple[Server, Server]]) -> None:
     uvicorn, ours = _pair(servers, "raw_app", both=["--root-path", "/api"])
     _matched, mismatches = compare([Http("escaped slash", "GET", "/scope/x%2Fy")], uvicorn, ours)

@@ -3,6 +3,7 @@ leaves mid-stream, the lifespan failing, root_path, the engine's own probes besi
 
 from __future__ import annotations
 
+import concurrent.futures
 import socket
 import subprocess
 import sys
@@ -62,6 +63,50 @@ def test_root_path_prefixes_path_and_raw_path(raw: Server) -> None:
     assert (scope["root_path"], scope["path"], scope["raw_path"], scope["query_string"]) == \
         ("/api", "/api/scope/a b", "/api/scope/a%20b", "x=1")
     assert scope["state"] == {"boot": "ok"}  # what the lifespan put in its state
+
+
+def test_raw_path_is_the_target_as_sent(raw: Server) -> None:
+    scope = httpx.get(f"{raw.base}/scope/x%2Fy%41").json()
+    assert (scope["path"], scope["raw_path"], scope["http_version"]) == ("/api/scope/x/yA", "/api/scope/x%2Fy%41", "1.1")
+
+
+def test_http_version_is_2_over_http2(raw: Server) -> None:
+    pytest.importorskip("h2")
+    with httpx.Client(http1=False, http2=True) as client:  # prior knowledge (h2c)
+        got = client.get(f"{raw.base}/scope/z?q=2")
+    assert got.http_version == "HTTP/2"
+    scope = got.json()
+    assert (scope["http_version"], scope["path"], scope["raw_path"], scope["query_string"]) == \
+        ("2", "/api/scope/z", "/api/scope/z", "q=2")
+
+
+def test_proxy_headers_give_the_client_and_scheme() -> None:
+    server = Server("slipstream", "raw_app:app", ["--proxy-headers", "--forwarded-allow-ips", "127.0.0.1"]).start()
+    try:
+        forwarded = {"x-forwarded-for": "203.0.113.7", "x-forwarded-proto": "https"}
+        scope = httpx.get(f"{server.base}/scope/p%2Fq", headers=forwarded).json()
+        assert (scope["client_host"], scope["scheme"], scope["raw_path"]) == ("203.0.113.7", "https", "/scope/p%2Fq")
+        direct = httpx.get(f"{server.base}/scope/p").json()
+        assert (direct["client_host"], direct["scheme"]) == ("127.0.0.1", "http")
+    finally:
+        server.close()
+
+
+def test_the_loop_is_uvloop_when_installed_unless_asked_otherwise(raw: Server) -> None:
+    pytest.importorskip("uvloop")
+    assert httpx.get(f"{raw.base}/loop").json() == "uvloop.Loop"
+    server = Server("slipstream", "raw_app:app", ["--loop", "asyncio"]).start()
+    try:
+        assert httpx.get(f"{server.base}/loop").json() == "asyncio.unix_events._UnixSelectorEventLoop"
+    finally:
+        server.close()
+
+
+def test_answers_given_after_an_await_all_arrive(raw: Server) -> None:
+    # Each answer is given from a loop callback; those of one loop turn go to the engine together.
+    with concurrent.futures.ThreadPoolExecutor(16) as pool:
+        got = list(pool.map(lambda i: httpx.get(f"{raw.base}/later?{i}", timeout=15).json(), range(64)))
+    assert got == [str(i) for i in range(64)]
 
 
 def test_the_engine_answers_its_probes_and_metrics(raw: Server) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from slipstream._asgi.discover import engine_pattern, find_websocket_paths
 from slipstream._asgi.http import raw_path_of, split_headers
@@ -86,3 +88,24 @@ def test_declared_length_reads_the_content_length_header() -> None:
     assert declared_length([(b"content-type", b"text/plain"), (b"Content-Length", b"18")]) == 18
     assert declared_length([(b"content-length", b"x")]) == 0
     assert declared_length([]) == 0
+
+
+def test_the_loop_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    from slipstream.asgi.server import resolve_loop
+
+    assert resolve_loop("asyncio") == "asyncio"
+    with pytest.raises(ValueError, match="loop must be 'auto', 'asyncio' or 'uvloop'"):
+        resolve_loop("trio")
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # not installed
+    assert resolve_loop("auto") == "asyncio"
+    with pytest.raises(ValueError, match="needs the uvloop package"):
+        resolve_loop("uvloop")
+
+
+def test_response_headers_stay_bytes_for_the_server() -> None:
+    from slipstream._asgi.http import split_raw_headers
+
+    raw = [(b"Content-Type", b"text/plain; charset=\xe9"), (b"content-length", b"3"), ("X-Str", "v"),
+           (b"set-cookie", b"a=1"), (b"set-cookie", b"b=2"), (b"connection", b"close")]
+    assert split_raw_headers(raw) == (b"text/plain; charset=\xe9",
+                                      ((b"x-str", b"v"), (b"set-cookie", b"a=1"), (b"set-cookie", b"b=2")))

@@ -24,11 +24,12 @@ logger = logging.getLogger("slipstream.error")
 ASGI_VERSION = {"version": "3.0", "spec_version": "2.3"}
 # Headers the engine writes itself: the framing of the body (Content-Length or chunked) and the connection.
 _FRAMING = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive"})
+_FRAMING_BYTES = frozenset(name.encode() for name in _FRAMING)
 # A decoded path with only these characters is its own raw path.
 _UNRESERVED_PATH = re.compile(r"[A-Za-z0-9/\-._~!$&'()*+,;=:@]*")
 _START, _BODY, _DONE = 0, 1, 2
 # http.response.pathsend: a file body the engine sends itself (sendfile(2) on the I/O thread).
-_EXTENSIONS: dict[str, Any] = {"http.response.pathsend": {}}
+EXTENSIONS: dict[str, Any] = {"http.response.pathsend": {}}
 _ERROR_BODY = b"Internal Server Error"
 # A HEAD answer's Content-Length comes from the body the engine is given (it sends none of it): an app that
 # declares the length and sends no body gets a stand-in body of that length, up to this size.
@@ -87,6 +88,33 @@ def split_headers(raw: Any) -> tuple[str | None, tuple[tuple[str, str], ...]]:
     return content_type, tuple(out)
 
 
+def split_raw_headers(raw: Any) -> tuple[bytes | str | None, tuple[tuple[bytes, bytes], ...]]:
+    """As split_headers, the names and values left as bytes (the engine takes them as they are): for the server's
+    cycle (ServerCycle), whose responses go to the engine only."""
+    content_type = None
+    out = []
+    for name, value in raw:
+        key = (name if type(name) is bytes else _as_bytes(name)).lower()
+        if key in _FRAMING_BYTES:
+            continue
+        if type(value) is not bytes:
+            value = _as_bytes(value)
+        if key == b"content-type":
+            if content_type is None:
+                content_type = value
+            continue
+        out.append((key, value))
+    return content_type, tuple(out)
+
+
+def _as_bytes(value: Any) -> bytes:
+    return value.encode("latin-1") if isinstance(value, str) else bytes(value)
+
+
+def _as_text(value: Any) -> str:
+    return value.decode("latin-1") if isinstance(value, bytes) else value
+
+
 def declared_length(raw: Any) -> int:
     """The Content-Length among ASGI response headers (0 when absent or malformed)."""
     for name, value in raw:
@@ -132,7 +160,7 @@ def http_scope(request: Any, root_path: str, server: tuple[str, int] | None) -> 
     scope = connection_scope("http", request.scheme, request.client, request.path, request.query_string,
                              request._raw_headers, root_path, server, request.lifespan_state)
     scope["method"] = request.method
-    scope["extensions"] = _EXTENSIONS
+    scope["extensions"] = EXTENSIONS
     return scope
 
 
@@ -141,6 +169,9 @@ class HttpCycle:
 
     __slots__ = ("_body", "_content_type", "_ended", "_head_length", "_headers", "_state", "_status", "disconnected",
                  "head", "reply", "writer")
+    # How the app's response headers become the engine's: (str, str) pairs here (App.mount: its middleware may
+    # read them), bytes as they are in ServerCycle.
+    _split = staticmethod(split_headers)
 
     def __init__(self, reply: Any, body: bytes, head: bool = False) -> None:
         self.reply = reply
@@ -149,8 +180,8 @@ class HttpCycle:
         self._body: bytes | None = body
         self._state = _START
         self._status = 200
-        self._content_type: str | None = None
-        self._headers: tuple[tuple[str, str], ...] = ()
+        self._content_type: Any = None  # str, or bytes (ServerCycle)
+        self._headers: tuple[tuple[Any, Any], ...] = ()
         self.writer: Any = None
         self.disconnected = False
         self._ended: asyncio.Future[None] | None = None  # what a receive() after the body waits on
@@ -181,7 +212,7 @@ class HttpCycle:
             if kind != "http.response.start":
                 raise RuntimeError(f"Expected ASGI message 'http.response.start', but got '{kind}'.")
             self._status = int(message["status"])
-            self._content_type, self._headers = split_headers(message.get("headers") or ())
+            self._content_type, self._headers = self._split(message.get("headers") or ())
             if self.head:
                 self._head_length = declared_length(message.get("headers") or ())
             self._state = _BODY
@@ -239,8 +270,9 @@ class HttpCycle:
         writer = self.writer
         if writer is not None:
             self._release()
-            if not _native.send_file(writer, self._status, self._content_type, list(self._headers),
-                                     os.fsencode(path), 0, size):
+            content_type = None if self._content_type is None else _as_text(self._content_type)
+            headers = [(_as_text(k), _as_text(v)) for k, v in self._headers]
+            if not _native.send_file(writer, self._status, content_type, headers, os.fsencode(path), 0, size):
                 self.disconnected = True
         self._wake()
 
@@ -299,8 +331,7 @@ class HttpCycle:
         self._wake()
 
 
-async def run_http(app: Any, scope: dict[str, Any], cycle: HttpCycle, request: Any,
-                   on_error: Any = None) -> None:
+async def run_http(app: Any, scope: dict[str, Any], cycle: HttpCycle, on_error: Any = None) -> None:
     """Runs `app` on one `http` cycle: its exception (passed to `on_error`, then logged) or a response it left
     unfinished ends the cycle as uvicorn ends it (cycle.finish)."""
     error: BaseException | None = None
@@ -315,5 +346,12 @@ async def run_http(app: Any, scope: dict[str, Any], cycle: HttpCycle, request: A
             on_error(exc)
     finally:
         if error is not None or not cycle.complete:
-            cycle.finish(error, request.path, request.method)
+            cycle.finish(error, scope["path"], scope["method"])
 
+
+
+class ServerCycle(HttpCycle):
+    """The cycle of AsgiServer's requests: the app's response headers go to the engine as bytes, as they are."""
+
+    __slots__ = ()
+    _split = staticmethod(split_raw_headers)

@@ -123,7 +123,7 @@ class AsgiMount:
         cycle = HttpCycle(__reply__, request.body_bytes, request.method == "HEAD")
         root = request.root_path
         scope = http_scope(request, root, _server_of(request.url))
-        await run_http(self.app, self._child(scope, root), cycle, request, self._report)
+        await run_http(self.app, self._child(scope, root), cycle, self._report)
 
     async def _redirect(self, __request__: Any, __reply__: Any) -> None:
         """`path` itself: 307 to `path/` (through the App's HTTP middleware, as Starlette's router answers it)."""

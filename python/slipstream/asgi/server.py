@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._asgi.discover import METHODS, engine_pattern, find_websocket_paths, is_asgi3
-from .._asgi.http import HttpCycle, http_scope, run_http
+from .._asgi.http import ASGI_VERSION, EXTENSIONS, ServerCycle, run_http
 from .._asgi.websocket import WebSocketCycle, run_websocket, websocket_scope
 from .._core.route_desc import ArgDesc, RouteDesc
 from .._core.websocket import WebSocket
@@ -24,16 +24,33 @@ __all__ = ["METHODS", "PATTERNS", "AsgiServer", "is_asgi3"]
 PATTERNS = ("/", "/{path:path}")
 
 
+def resolve_loop(loop: str) -> str:
+    """The executor's loop for `loop` ("auto": uvloop when it can be imported, else asyncio)."""
+    if loop not in ("auto", "asyncio", "uvloop"):
+        raise ValueError("loop must be 'auto', 'asyncio' or 'uvloop'")
+    if loop == "asyncio":
+        return loop
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        if loop == "uvloop":
+            raise ValueError("loop='uvloop' needs the uvloop package (pip install uvloop)") from None
+        return "asyncio"
+    return "uvloop"
+
+
 class AsgiServer(App):
     """Serves `asgi_app` (FastAPI, Starlette, Litestar, any ASGI 3 callable) with `run(host, port, threads,
     **server options)`, like App.run. `root_path`: the prefix a proxy strips (scope root_path, and path/raw_path
     start with it, as under uvicorn). `lifespan`: "auto" (as uvicorn: an app that raises on the lifespan scope
-    does not use it), "on" or "off"."""
+    does not use it), "on" or "off". `loop`: the executor's event loop, "auto" (uvloop when installed, as
+    uvicorn's), "asyncio" or "uvloop"."""
 
-    def __init__(self, asgi_app: Any, *, root_path: str = "", lifespan: str = "auto",
+    def __init__(self, asgi_app: Any, *, root_path: str = "", lifespan: str = "auto", loop: str = "auto",
                  websocket_paths: list[str] | None = None, **server_options: Any) -> None:
         if lifespan not in ("auto", "on", "off"):
             raise ValueError("lifespan must be 'auto', 'on' or 'off'")
+        self.event_loop = resolve_loop(loop)
         # No OpenAPI document or docs pages of its own: those paths belong to the app.
         # The app's responses go out as it made them: compression is the app's (GZipMiddleware), unless asked.
         server_options.setdefault("compression", False)
@@ -53,13 +70,20 @@ class AsgiServer(App):
         if lifespan != "off":
             self.lifespan_context = lambda _app: AsgiLifespan(asgi_app, required=lifespan == "on")
         self._scheme = "http"
+        self._scope_base: dict[str, Any] | None = None  # the keys every request's scope shares
 
     def build_native(self, *, late_changes: bool = False, **options: Any) -> tuple[Any, Any]:
         native, runtime = super().build_native(late_changes=late_changes, **options)
         merged = {**self.server_options, **{k: v for k, v in options.items() if v is not None}}
         self._scheme = "https" if merged.get("tls_cert_file") else "http"
-        desc = RouteDesc(handler=self._http, is_coroutine=True, status_code=200,
-                         args=(ArgDesc.request("request"), ArgDesc.reply()), params=(), body=(), path_params=())
+        # The scope is built in C++ from the engine's request (PendingReply.asgi_scope), unless the client and
+        # scheme come from proxy headers: those are read by the Request object (_proxy.RequestFactory).
+        if merged.get("proxy_headers"):
+            desc = RouteDesc(handler=self._http_proxied, is_coroutine=True, status_code=200,
+                             args=(ArgDesc.request("request"), ArgDesc.reply()), params=(), body=(), path_params=())
+        else:
+            desc = RouteDesc(handler=self._http, is_coroutine=True, status_code=200, args=(ArgDesc.reply(),),
+                             params=(), body=(), path_params=())
         taken = set(self.websocket_paths)
         for pattern in PATTERNS:
             for method in METHODS:
@@ -69,6 +93,7 @@ class AsgiServer(App):
         self.runtime = runtime
         self._native = native
         self._server = None
+        self._scope_base = None
         return native, runtime
 
     @property
@@ -85,9 +110,29 @@ class AsgiServer(App):
         self._host = host or "127.0.0.1"
         return super().run(host=host, port=port, threads=threads, **options)
 
-    async def _http(self, request: Any, __reply__: Any) -> None:
-        cycle = HttpCycle(__reply__, request.body_bytes, request.method == "HEAD")
-        await run_http(self.asgi_app, http_scope(request, self.asgi_root_path, self.server_address), cycle, request)
+    def _base(self) -> dict[str, Any]:
+        """The keys every request's scope shares (once the server's address is known)."""
+        base = self._scope_base
+        if base is None:
+            base = {"type": "http", "asgi": ASGI_VERSION, "http_version": "1.1", "server": self.server_address,
+                    "scheme": self._scheme, "root_path": self.asgi_root_path, "extensions": EXTENSIONS}
+            if base["server"] is not None:
+                self._scope_base = base
+        return base
+
+    async def _http(self, __reply__: Any) -> None:
+        scope = __reply__.asgi_scope(self._scope_base or self._base(), self.runtime.lifespan_state)
+        cycle = ServerCycle(__reply__, __reply__.body(), scope["method"] == "HEAD")
+        await run_http(self.asgi_app, scope, cycle)
+
+    async def _http_proxied(self, request: Any, __reply__: Any) -> None:
+        """As _http, with the client and scheme the proxy headers gave (read by the Request)."""
+        scope = __reply__.asgi_scope(self._scope_base or self._base(), self.runtime.lifespan_state)
+        client = request.client
+        scope["client"] = (client.host, client.port) if client is not None else None
+        scope["scheme"] = request.scheme
+        cycle = ServerCycle(__reply__, request.body_bytes, scope["method"] == "HEAD")
+        await run_http(self.asgi_app, scope, cycle)
 
     async def _websocket(self, websocket: WebSocket) -> None:
         scheme = "wss" if self._scheme == "https" else "ws"

@@ -45,6 +45,12 @@ async def app(scope, receive, send):
         keep["asgi_version"] = scope["asgi"]["version"]
         keep["state"] = scope["state"]
         return await _json(send, 200, keep)
+    if path == "/later":  # answers after really awaiting: from a loop callback, not from the engine's batch
+        await asyncio.sleep(0.01)
+        return await _json(send, 200, scope["query_string"].decode())
+    if path == "/loop":  # the event loop the app runs on (`--loop`)
+        loop = type(asyncio.get_running_loop())
+        return await _json(send, 200, f"{loop.__module__}.{loop.__qualname__}")
     if path == "/echo":
         chunks = []
         while True:

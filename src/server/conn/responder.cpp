@@ -1,11 +1,14 @@
 // Responder: posts an asynchronous handler's answer to the connection's loop.
 #include "slipstream/responder.h"
 
+#include <algorithm>
+
 #include "server/conn/pending_response.h"
 #include "server/core/problem.h"
 
 namespace slipstream {
 
+using detail::LoopRef;
 using detail::PendingResponse;
 
 Responder::Responder(std::shared_ptr<PendingResponse> pending) : pending_(std::move(pending)) {}
@@ -45,6 +48,30 @@ bool Responder::send(Response response) {
     return p->loop->post([p, r = std::move(response)]() mutable {
         if (server::ResponseSink* sink = p->sink()) sink->deliver_response(*p, std::move(r));
     });
+}
+
+void Responder::send_all(std::vector<std::pair<Responder, Response>>& replies) {
+    using Answer = std::pair<std::shared_ptr<PendingResponse>, Response>;
+    // Grouped by loop, in order (an executor answers for one or a few I/O threads: a linear search).
+    std::vector<std::pair<LoopRef*, std::vector<Answer>>> groups;
+    for (auto& [responder, response] : replies) {
+        std::shared_ptr<PendingResponse> p = std::move(responder.pending_);
+        if (!p || p->answered.exchange(true)) continue;
+        p->ended.store(true);
+        if (p->cancelled.load()) continue;
+        LoopRef* loop = p->loop.get();
+        auto group = std::find_if(groups.begin(), groups.end(), [loop](const auto& g) { return g.first == loop; });
+        if (group == groups.end()) group = groups.insert(groups.end(), {loop, {}});
+        group->second.emplace_back(std::move(p), std::move(response));
+    }
+    replies.clear();
+    for (auto& [loop, answers] : groups) {
+        std::shared_ptr<LoopRef> ref = answers.front().first->loop;
+        ref->post([answers = std::move(answers)]() mutable {
+            for (auto& [p, r] : answers)
+                if (server::ResponseSink* sink = p->sink()) sink->deliver_response(*p, std::move(r));
+        });
+    }
 }
 
 bool Responder::start_stream(Response head) {

@@ -124,5 +124,47 @@ TEST_F(SinkLinkTest, AnswersAfterTheLinkIsGoneAreDropped) {
     EXPECT_TRUE(sink_.events.empty());
 }
 
+// Responder::send_all: each loop gets one posted task with its answers, in order.
+TEST_F(SinkLinkTest, SendAllPostsOneTaskPerLoopWithItsAnswersInOrder) {
+    net::EventLoop other(clock_);
+    other.attach_to_current_thread();
+    auto other_ref = std::make_shared<LoopRef>(&other);
+    std::vector<std::shared_ptr<PendingResponse>> pendings;
+    std::vector<SinkLink> links;
+    auto answer = [&](const std::shared_ptr<LoopRef>& loop) {
+        auto p = pendings.emplace_back(std::make_shared<PendingResponse>());
+        p->loop = loop;
+        links.emplace_back(p, sink_);
+        return Responder(p);
+    };
+    std::vector<std::pair<Responder, Response>> batch;
+    batch.emplace_back(answer(pending_->loop), Response(201));
+    batch.emplace_back(answer(other_ref), Response(202));
+    batch.emplace_back(answer(pending_->loop), Response(203));
+    Responder::send_all(batch);
+    EXPECT_TRUE(batch.empty());
+    EXPECT_EQ(loop_.run_once(0), 1u);  // one task for both answers of this loop
+    EXPECT_EQ(sink_.events, (std::vector<std::string>{"response 201", "response 203"}));
+    EXPECT_EQ(other.run_once(0), 1u);
+    EXPECT_EQ(sink_.events, (std::vector<std::string>{"response 201", "response 203", "response 202"}));
+}
+
+TEST_F(SinkLinkTest, SendAllDropsAnswersAlreadyGivenAndThoseWhoseClientLeft) {
+    SinkLink link(pending_, sink_);
+    Responder first(pending_);
+    ASSERT_TRUE(first.send(Response(200)));
+    auto gone = std::make_shared<PendingResponse>();
+    gone->loop = pending_->loop;
+    gone->cancelled.store(true);
+    SinkLink gone_link(gone, sink_);
+    std::vector<std::pair<Responder, Response>> batch;
+    batch.emplace_back(Responder(pending_), Response(500));
+    batch.emplace_back(Responder(gone), Response(501));
+    Responder::send_all(batch);
+    EXPECT_EQ(loop_.run_once(0), 1u);  // send()'s task only
+    EXPECT_EQ(sink_.events, (std::vector<std::string>{"response 200"}));
+    EXPECT_TRUE(gone->ended.load());
+}
+
 }  // namespace
 }  // namespace slipstream::server
