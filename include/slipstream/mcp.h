@@ -39,6 +39,10 @@ struct ToolResult {
     std::string content_json = "[]";
     std::string structured_json;
     bool is_error = false;
+    /// The caller vouches that `structured_json` is a JSON object valid against the tool's output schema (it was
+    /// serialized from a value of the output type): it is sent as it is, not parsed and checked again. False (the
+    /// default): checked, and a result that is not valid answers an internal error.
+    bool structured_checked = false;
 
     /// A tool error result with one text block (`isError: true`).
     static ToolResult error(std::string_view message);

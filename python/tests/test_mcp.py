@@ -9,6 +9,7 @@ import json
 import threading
 from typing import Any
 
+import pydantic_core
 import pytest
 from apps import mcp_app
 from slipstream import TestClient
@@ -119,6 +120,17 @@ def test_call_answers_structured_content_and_text(session: Session) -> None:
     assert result["structuredContent"] == {"total": 5.5}
     assert json.loads(result["content"][0]["text"]) == {"total": 5.5}
     assert not result.get("isError", False)
+
+
+def test_a_models_text_and_structured_content_are_the_sdks(session: Session) -> None:
+    # The official SDK's MCPServer: the text block is pydantic's indented JSON of the model, structuredContent its
+    # JSON-mode dump by alias (both serialized once here, the text escaped by the engine).
+    result = session.result("tools/call", {"name": "profile", "arguments": {}})
+    expected = mcp_app.profile()
+    assert result["content"] == [{"type": "text", "text": pydantic_core.to_json(expected, indent=2).decode()}]
+    assert result["structuredContent"] == expected.model_dump(mode="json", by_alias=True)
+    assert result["structuredContent"]["displayName"].startswith('Ada "the first"')
+    assert result["structuredContent"]["score"] is None
 
 
 def test_primitive_results_are_wrapped_as_the_sdk_does(session: Session) -> None:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import to_json
 
 from .. import _native
-from ._convert import content_blocks, dump_model, prompt_messages, resource_contents
+from ._convert import content_blocks, dump_model, prompt_messages, resource_contents, text_model, to_json_bytes
 from ._signature import FunctionShape, OutputShape, read_function, read_output
 from .context import Context
 from .exceptions import MCPError, PromptError, ResourceError, ToolError
@@ -127,6 +127,12 @@ class ToolHandler(FunctionHandler):
 
     def _reply(self, call: Any, result: Any) -> None:
         try:
+            if self.output is not None and text_model(result):
+                # One text block (the model's indented JSON, as the SDK writes it; escaped by the engine) and
+                # structuredContent, each serialized once straight from the model (an instance of the output model
+                # is not checked against its schema again).
+                call.reply_text(to_json_bytes(result), self.output.structured_json(result), self.output.instance(result))
+                return
             content, structured, is_error = self.convert(result)
         except ToolError as exc:
             self._tool_error(call, exc)
@@ -135,21 +141,23 @@ class ToolHandler(FunctionHandler):
             logger.exception("tool %s failed", self.name)
             self._tool_error(call, None)
             return
-        call.reply(to_json(content).decode(), "" if structured is None else to_json(structured).decode(), is_error)
+        call.reply(to_json(content).decode(), "" if structured is None else structured.decode(), is_error)
 
     def _tool_error(self, call: Any, exc: ToolError | None) -> None:
         """An isError result: a ToolError's message, or (any other exception, logged) no internals."""
         text = str(exc) if exc is not None else f"Error executing tool {self.name}"
         call.reply(json.dumps([{"type": "text", "text": text}]), "", True)
 
-    def convert(self, result: Any) -> tuple[list[dict[str, Any]], dict[str, Any] | None, bool]:
+    def convert(self, result: Any) -> tuple[list[dict[str, Any]], bytes | None, bool]:
         if isinstance(result, BaseModel) and type(result).__name__ == "CallToolResult":
             wire = dump_model(result)
-            return wire.get("content", []), wire.get("structuredContent"), bool(wire.get("isError", False))
+            structured = wire.get("structuredContent")
+            return (wire.get("content", []), None if structured is None else to_json(structured),
+                    bool(wire.get("isError", False)))
         content = content_blocks(result)
         if self.output is None:
             return content, None, False
-        return content, self.output.structured(result), False
+        return content, self.output.structured_json(result), False
 
 
 class ResourceHandler(FunctionHandler):

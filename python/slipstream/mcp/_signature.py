@@ -113,16 +113,19 @@ class OutputShape:
     wrap: bool
     model: Any  # the type validated against
 
-    def structured(self, result: Any) -> dict[str, Any]:
-        if isinstance(result, BaseModel) and isinstance(self.model, type) and isinstance(result, self.model):
+    def instance(self, result: Any) -> bool:
+        """An instance of the output model: valid by construction (the SDK does not validate it again either)."""
+        return isinstance(result, BaseModel) and isinstance(self.model, type) and isinstance(result, self.model)
+
+    def structured_json(self, result: Any) -> bytes:
+        """structuredContent as compact JSON, serialized once from the value (pydantic-core, no dict built)."""
+        if self.instance(result):
             # An instance of the output model is valid by construction: dumped as the SDK dumps it.
-            return result.model_dump(mode="json", by_alias=True)
+            return result.__pydantic_serializer__.to_json(result, by_alias=True)
         if self.wrap:
             result = {"result": result}
         validated = self.adapter.validate_python(result, by_alias=True, by_name=True)
-        if isinstance(validated, BaseModel):
-            return validated.model_dump(mode="json", by_alias=True)
-        return self.adapter.dump_python(validated, mode="json", by_alias=True)
+        return self.adapter.dump_json(validated, by_alias=True)
 
 
 def _returns_content(tp: Any) -> bool:

@@ -7,7 +7,7 @@ import asyncio
 import threading
 
 import anyio
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from slipstream import App
 from slipstream.mcp import (
     MCP,
@@ -33,6 +33,18 @@ class Sum(BaseModel):
 def add(a: float, b: float) -> Sum:
     """Adds two numbers."""
     return Sum(total=a + b)
+
+
+class Profile(BaseModel):
+    display_name: str = Field(alias="displayName")
+    tags: list[str]
+    score: float | None = None
+
+
+@mcp.tool()
+def profile() -> Profile:
+    """A model with an alias, escapes and a null."""
+    return Profile(displayName='Ada "the first" L\u00f6velace\n', tags=["a\\b", "\u2603", "\x01"])
 
 
 @mcp.tool(title="Echo")

@@ -75,7 +75,9 @@ std::string CallState::result(std::string_view result_object, bool has_meta) con
 std::string tool_result_message(const CallState& state, const ToolResult& result) {
     const bool structured = !result.structured_json.empty();
     std::string_view structured_text;
-    if (structured) {
+    if (structured && result.structured_checked) {
+        structured_text = result.structured_json;
+    } else if (structured) {
         Document doc;
         auto parsed = json::parse(result.structured_json, doc.arena);
         bool ok = parsed.is_ok() && parsed.value()->is_object();
