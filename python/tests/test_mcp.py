@@ -13,6 +13,7 @@ import pydantic_core
 import pytest
 from apps import mcp_app
 from slipstream import TestClient
+from slipstream.mcp import Context
 
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 
@@ -307,6 +308,40 @@ def test_sessions_in_a_store_outlive_the_server(tmp_path: Any) -> None:
     with TestClient(_tool_app()) as memory_only:  # without a store the id means nothing
         session.client = memory_only
         assert session.post({"jsonrpc": "2.0", "id": 9, "method": "ping"}).status_code == 404
+
+
+def test_a_resumable_stream_resumes_from_the_store_after_a_restart(tmp_path: Any) -> None:
+    from slipstream import App
+    from slipstream.mcp import MCP
+
+    url = f"sqlite://{tmp_path / 'mcp.db'}"
+
+    def app() -> Any:
+        server = MCP("stored", store=url, resumable_streams=True, stream_store_events=16,
+                     stream_store_bytes=64 * 1024, stream_store_ttl=60)
+
+        @server.tool()
+        async def working(ctx: Context) -> str:
+            await ctx.info("working")
+            return "done"
+
+        application = App()
+        application.mount("/mcp", server)
+        return application
+
+    with TestClient(app()) as first:
+        session = Session(first)
+        r = session.post({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "working"}})
+        assert r.headers["content-type"].startswith("text/event-stream")
+        ids = [line[3:].strip() for line in r.text.splitlines() if line.startswith("id:")]
+        assert len(ids) == 2 and messages(r)[-1]["result"]["content"] == [{"type": "text", "text": "done"}]
+    with TestClient(app()) as second:  # the stream's events are in the store: a GET after its log reads the answer
+        session.client = second
+        r = second.get("/mcp", headers={**session.headers(), "Accept": "text/event-stream", "Last-Event-ID": ids[0]})
+        assert r.status_code == 200
+        assert [line[3:].strip() for line in r.text.splitlines() if line.startswith("id:")] == ids[1:]
+        answer = messages(r)[-1]
+        assert answer["id"] == 3 and answer["result"]["structuredContent"] == {"result": "done"}
 
 
 def test_protected_resource_metadata(tmp_path: Any) -> None:
