@@ -137,11 +137,16 @@ class NativeCall {
         result.is_error = is_error;
         return call_.reply(std::move(result));
     }
-    /// One text content block of `text` (UTF-8, escaped here) and the structured result (`checked`: serialized from
-    /// an instance of the output model, not checked against the output schema again).
+    /// One text content block of `text` (UTF-8, escaped here; empty: the structured result laid out with an indent
+    /// of 2, as pydantic's to_json(indent=2) writes it) and the structured result (`checked`: serialized from an
+    /// instance of the output model, not checked against the output schema again).
     bool reply_text(const nb::bytes& text, const nb::bytes& structured_json, bool checked) {
         mcp::ToolResult result;
-        const std::string_view body(text.c_str(), text.size());
+        const std::string laid_out =
+            text.size() == 0 ? json_indent(std::string_view(structured_json.c_str(), structured_json.size()), 2)
+                             : std::string();
+        const std::string_view body =
+            text.size() == 0 ? std::string_view(laid_out) : std::string_view(text.c_str(), text.size());
         result.content_json.reserve(body.size() + body.size() / 4 + 32);
         result.content_json = R"([{"type":"text","text":)";
         result.content_json += json_quote(body);

@@ -134,6 +134,13 @@ def test_a_models_text_and_structured_content_are_the_sdks(session: Session) -> 
     assert result["structuredContent"]["score"] is None
 
 
+def test_a_models_text_laid_out_by_the_engine_is_pydantics(session: Session) -> None:
+    result = session.result("tools/call", {"name": "report", "arguments": {}})
+    expected = mcp_app.report()
+    assert result["content"] == [{"type": "text", "text": pydantic_core.to_json(expected, indent=2).decode()}]
+    assert result["structuredContent"] == expected.model_dump(mode="json", by_alias=True)
+
+
 def test_primitive_results_are_wrapped_as_the_sdk_does(session: Session) -> None:
     result = session.result("tools/call", {"name": "echo", "arguments": {"text": "héllo"}})
     assert result["content"] == [{"type": "text", "text": "héllo"}]

@@ -128,10 +128,13 @@ class ToolHandler(FunctionHandler):
     def _reply(self, call: Any, result: Any) -> None:
         try:
             if self.output is not None and text_model(result):
-                # One text block (the model's indented JSON, as the SDK writes it; escaped by the engine) and
-                # structuredContent, each serialized once straight from the model (an instance of the output model
-                # is not checked against its schema again).
-                call.reply_text(to_json_bytes(result), self.output.structured_json(result), self.output.instance(result))
+                # structuredContent serialized once, straight from the model; the text block (the model's indented
+                # JSON, as the SDK writes it) laid out and escaped by the engine from those bytes when they are the
+                # model's own dump (an instance of the output model, not checked against its schema again).
+                instance = self.output.instance(result)
+                laid_out = instance and self.output.names_are_aliases
+                call.reply_text(b"" if laid_out else to_json_bytes(result), self.output.structured_json(result),
+                                instance)
                 return
             content, structured, is_error = self.convert(result)
         except ToolError as exc:
