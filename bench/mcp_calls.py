@@ -27,8 +27,8 @@ BUILD = os.path.join(REPO_DIR, os.environ.get("SLIPSTREAM_BUILD_DIR", "build"))
 PYTHON = os.path.join(REPO_DIR, ".venv", "bin", "python")
 
 sys.path.insert(0, REPO_DIR)
-from bench.harness import cpu, ledger, procs
-from bench.session_appends import free_port, wait_up
+from bench.harness import cpu, foreign_load, ledger, procs
+from bench.session_appends import client_ticks, free_port, wait_up
 
 VERSION = "2025-06-18"
 ACCEPT = "application/json, text/event-stream"
@@ -122,11 +122,19 @@ def measure(label: str, mode: str, tool: str, args: argparse.Namespace, work: st
                    MCP_ARGS=json.dumps(TOOLS[tool], separators=(",", ":")))
         run_wrk(port, lua_file, env, 1, args.connections)  # warm-up
         before = cpu.tree_times(proc.pid)
+        machine_before = foreign_load.read_machine()
+        ticks_before = client_ticks()
+        started = time.monotonic()
         result = run_wrk(port, lua_file, env, args.duration, args.connections)
+        wall = time.monotonic() - started
         after = cpu.tree_times(proc.pid)
-        ticks = os.sysconf("SC_CLK_TCK")
+        server = after - before
         served = max(1, result["requests"])
-        result["cpu_us"] = ((after.user - before.user) + (after.system - before.system)) / ticks / served * 1e6
+        result["cpu_us"] = server.total / cpu.CLOCK_TICKS / served * 1e6
+        # CPU used meanwhile by anything but this server and wrk: another build or test on a shared machine.
+        result["foreign"] = foreign_load.foreign_cores(machine_before, foreign_load.read_machine(), server.total,
+                                                       client_ticks() - ticks_before, wall)
+        result["disturbed"] = foreign_load.disturbed(result["foreign"])
         result["answered_as"] = answered_as
         return result
     finally:
@@ -188,13 +196,19 @@ def render(results: dict, labels: list[str], skipped: dict[str, str], cases: lis
             f"(wrk, 1 thread, pinned to CPU 1), server pinned to CPU 0 with one worker; {args.duration} s per "
             f"contender, case and round, {args.rounds} round(s) in rotating order, medians; `add` takes two numbers, "
             "`big` returns a 10 KiB structured result; each server validates the arguments against the tool's "
-            "schema; each server's answer to one call is checked before the run (a `result`); non-2xx answers are counted as failed"), ""]
+            "schema; each server's answer to one call is checked before the run (a `result`); non-2xx answers are counted as failed")]
+    runs = [r for rows in results.values() for r in rows]
+    disturbed = sum(r["disturbed"] for r in runs)
+    out += [f"- Disturbed rounds (others used more than {foreign_load.DISTURBANCE_LIMIT_CORES} cores): {disturbed} of "
+            f"{len(runs)}" + (" — **flagged: numbers from a busy machine; compare the CPU per call, not calls/s**"
+                              if disturbed else ""), ""]
     for mode, tool in cases:
         ref = med(REFERENCE, mode, tool, "rps") if REFERENCE in labels else 0.0
         ref_cpu = med(REFERENCE, mode, tool, "cpu_us") if REFERENCE in labels else 0.0
         out += [f"### `{tool}`, {'JSON answers' if mode == 'json' else 'default answers (SSE where the server streams)'}",
                 "", ("| server | answered as | calls/s (median) | min–max | p50 ms | p99 ms | server CPU us/call | "
-                "vs SDK (calls/s) | vs SDK (CPU/call) | failed |"), "|---|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+                "vs SDK (calls/s) | vs SDK (CPU/call) | failed | disturbed | others (cores) |"),
+                "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for label in labels:
             rows = results[(label, mode, tool)]
             rps = med(label, mode, tool, "rps")
@@ -203,7 +217,8 @@ def render(results: dict, labels: list[str], skipped: dict[str, str], cases: lis
             out.append(f"| {label} | {rows[0]['answered_as']} | {rps:,.0f} | {min(rates):,.0f}–{max(rates):,.0f} | "
                        f"{med(label, mode, tool, 'p50_ms'):.2f} | {med(label, mode, tool, 'p99_ms'):.2f} | "
                        f"{cpu_us:,.0f} | {rps / ref if ref else float('nan'):.1f}x | "
-                       f"{ref_cpu / cpu_us if cpu_us else float('nan'):.1f}x | {sum(r['errors'] for r in rows)} |")
+                       f"{ref_cpu / cpu_us if cpu_us else float('nan'):.1f}x | {sum(r['errors'] for r in rows)} | "
+                       f"{sum(r['disturbed'] for r in rows)} | {med(label, mode, tool, 'foreign'):.2f} |")
         out.append("")
     for label, why in skipped.items():
         out.append(f"- Not measured: {label}: {why}.")

@@ -307,6 +307,15 @@ bool take_flags(int& argc, char** argv, mcp::ServerConfig& config, bool& stdio) 
         } else if (a == "--mcp-store-poll-ms") {
             if (!value(n)) return false;
             config.store_poll_ms = static_cast<std::uint32_t>(n);
+        } else if (a == "--stream-store-events") {
+            if (!value(n)) return false;
+            config.stream_store_events = n;
+        } else if (a == "--stream-store-bytes") {
+            if (!value(n)) return false;
+            config.stream_store_bytes = n;
+        } else if (a == "--stream-store-ttl-ms") {
+            if (!value(n)) return false;
+            config.stream_store_ttl_ms = static_cast<std::uint32_t>(n);
         } else if (a == "--tool-timeout-ms") {
             if (!value(n)) return false;
             config.tool_timeout_ms = static_cast<std::uint32_t>(n);

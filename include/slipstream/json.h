@@ -1,6 +1,7 @@
 // JSON helpers for handlers: validate-and-reformat a document, quote a string.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,5 +20,10 @@ std::string json_write(JsonView value);
 
 /// `text` as a JSON string literal, quotes included, with the required escapes. Thread-safe.
 std::string json_quote(std::string_view text);
+
+/// `text` (one valid JSON document) with each member and element on its own line and `width` spaces per level, as
+/// Python's json.dumps(indent=width) and pydantic's to_json(indent=width) lay it out (": " after keys, [] and {}
+/// when empty). Not validated: check the text first where it may not be JSON. Thread-safe.
+std::string json_indent(std::string_view text, std::size_t width = 2);
 
 }  // namespace slipstream

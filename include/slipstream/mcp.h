@@ -39,6 +39,10 @@ struct ToolResult {
     std::string content_json = "[]";
     std::string structured_json;
     bool is_error = false;
+    /// The caller vouches that `structured_json` is a JSON object valid against the tool's output schema (it was
+    /// serialized from a value of the output type): it is sent as it is, not parsed and checked again. False (the
+    /// default): checked, and a result that is not valid answers an internal error.
+    bool structured_checked = false;
 
     /// A tool error result with one text block (`isError: true`).
     static ToolResult error(std::string_view message);
@@ -257,9 +261,10 @@ struct ServerConfig {
     /// Empty (the default): in memory only. With a store, a session's negotiated state (principal, version, client
     /// capabilities, log level, subscriptions, last use) is written at initialize and on each change before the
     /// answer, and read by any process on the same database: the session survives a restart, and processes or
-    /// replicas share it. Calls in flight, requests to the client and the streams' replay buffers stay in the
-    /// process that holds them (see the MCP README). Opened, with its migrations, by mount(), which throws
-    /// std::runtime_error when it cannot be. Ignored when stateless.
+    /// replicas share it. Calls in flight and requests to the client stay in the process that holds them; the events
+    /// of resumable streams are stored too (stream_store_events) and resume on any process (see the MCP README).
+    /// Opened, with its migrations, by mount(), which throws std::runtime_error when it cannot be. Ignored when
+    /// stateless.
     std::string store_url;
     /// A session held in this process is read again from the store when last read longer ago than this (0: at
     /// every request, so a DELETE or a change made through another process applies at once; more: fewer reads,
@@ -309,6 +314,19 @@ struct ServerConfig {
     /// they apply here within about this long (SQLite). PostgreSQL's NOTIFY wakes the read at once; this period
     /// (at least 1 s there) only catches a lost notification. 0: never (they are then lost, as without a store).
     std::uint32_t store_poll_ms = 100;
+
+    // Added with resumable streams in the session store (kept after the members above).
+    /// With `store_url` and `resumable_streams`: each event of a resumable POST stream is also written to the store,
+    /// so a GET with its Last-Event-ID on another process (or after a restart) replays the events after it and then
+    /// continues with the ones the call's process writes (read every store_poll_ms; at once on PostgreSQL's NOTIFY).
+    /// Events kept per stream: the oldest go beyond it. 0: streams are not stored (they resume only where they run).
+    std::size_t stream_store_events = 256;
+    /// Bytes of the events kept per stream (the oldest go beyond it); a larger single event is not kept (an answer
+    /// too large ends a resumed stream without it).
+    std::size_t stream_store_bytes = 4 * 1024 * 1024;
+    /// Stored events older than this are deleted (by the sweep), and a resumed stream whose call wrote nothing for
+    /// this long ends.
+    std::uint32_t stream_store_ttl_ms = 10 * 60 * 1000;
 };
 
 /// An MCP server: a registry of tools, resources, prompts and their handlers, serving JSON-RPC over Streamable

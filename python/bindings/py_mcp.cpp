@@ -24,6 +24,7 @@
 
 #include "executor.h"
 #include "native_app.h"
+#include "slipstream/json.h"
 #include "slipstream/mcp.h"
 
 namespace nb = nanobind;
@@ -134,6 +135,24 @@ class NativeCall {
         result.content_json = std::move(content_json);
         result.structured_json = std::move(structured_json);
         result.is_error = is_error;
+        return call_.reply(std::move(result));
+    }
+    /// One text content block of `text` (UTF-8, escaped here; empty: the structured result laid out with an indent
+    /// of 2, as pydantic's to_json(indent=2) writes it) and the structured result (`checked`: serialized from an
+    /// instance of the output model, not checked against the output schema again).
+    bool reply_text(const nb::bytes& text, const nb::bytes& structured_json, bool checked) {
+        mcp::ToolResult result;
+        const std::string laid_out =
+            text.size() == 0 ? json_indent(std::string_view(structured_json.c_str(), structured_json.size()), 2)
+                             : std::string();
+        const std::string_view body =
+            text.size() == 0 ? std::string_view(laid_out) : std::string_view(text.c_str(), text.size());
+        result.content_json.reserve(body.size() + body.size() / 4 + 32);
+        result.content_json = R"([{"type":"text","text":)";
+        result.content_json += json_quote(body);
+        result.content_json += "}]";
+        result.structured_json.assign(structured_json.c_str(), structured_json.size());
+        result.structured_checked = checked;
         return call_.reply(std::move(result));
     }
     bool reply_json(const std::string& result_json) { return call_.reply_json(result_json); }
@@ -348,6 +367,9 @@ mcp::ServerConfig config_from_dict(const nb::dict& options) {
         {"bearer_methods_supported", texts(c.bearer_methods_supported)},
         {"resource_name", text(c.resource_name)},
         {"resource_metadata_url", text(c.resource_metadata_url)},
+        {"stream_store_events", size(c.stream_store_events)},
+        {"stream_store_bytes", size(c.stream_store_bytes)},
+        {"stream_store_ttl_ms", u32(c.stream_store_ttl_ms)},
     };
     for (auto [key, value] : options) {
         const std::string name = nb::cast<std::string>(key);
@@ -395,6 +417,7 @@ void register_mcp(nb::module_& m) {
              nb::arg("timeout_ms"))
         .def("client_capabilities_json", &NativeCall::client_capabilities_json)
         .def("reply", &NativeCall::reply, nb::arg("content_json"), nb::arg("structured_json"), nb::arg("is_error"))
+        .def("reply_text", &NativeCall::reply_text, nb::arg("text"), nb::arg("structured_json"), nb::arg("checked"))
         .def("reply_json", &NativeCall::reply_json, nb::arg("result_json"))
         .def("fail", &NativeCall::fail, nb::arg("code"), nb::arg("message"), nb::arg("data_json"));
 

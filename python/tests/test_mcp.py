@@ -9,9 +9,11 @@ import json
 import threading
 from typing import Any
 
+import pydantic_core
 import pytest
 from apps import mcp_app
 from slipstream import TestClient
+from slipstream.mcp import Context
 
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 
@@ -119,6 +121,24 @@ def test_call_answers_structured_content_and_text(session: Session) -> None:
     assert result["structuredContent"] == {"total": 5.5}
     assert json.loads(result["content"][0]["text"]) == {"total": 5.5}
     assert not result.get("isError", False)
+
+
+def test_a_models_text_and_structured_content_are_the_sdks(session: Session) -> None:
+    # The official SDK's MCPServer: the text block is pydantic's indented JSON of the model, structuredContent its
+    # JSON-mode dump by alias (both serialized once here, the text escaped by the engine).
+    result = session.result("tools/call", {"name": "profile", "arguments": {}})
+    expected = mcp_app.profile()
+    assert result["content"] == [{"type": "text", "text": pydantic_core.to_json(expected, indent=2).decode()}]
+    assert result["structuredContent"] == expected.model_dump(mode="json", by_alias=True)
+    assert result["structuredContent"]["displayName"].startswith('Ada "the first"')
+    assert result["structuredContent"]["score"] is None
+
+
+def test_a_models_text_laid_out_by_the_engine_is_pydantics(session: Session) -> None:
+    result = session.result("tools/call", {"name": "report", "arguments": {}})
+    expected = mcp_app.report()
+    assert result["content"] == [{"type": "text", "text": pydantic_core.to_json(expected, indent=2).decode()}]
+    assert result["structuredContent"] == expected.model_dump(mode="json", by_alias=True)
 
 
 def test_primitive_results_are_wrapped_as_the_sdk_does(session: Session) -> None:
@@ -295,6 +315,40 @@ def test_sessions_in_a_store_outlive_the_server(tmp_path: Any) -> None:
     with TestClient(_tool_app()) as memory_only:  # without a store the id means nothing
         session.client = memory_only
         assert session.post({"jsonrpc": "2.0", "id": 9, "method": "ping"}).status_code == 404
+
+
+def test_a_resumable_stream_resumes_from_the_store_after_a_restart(tmp_path: Any) -> None:
+    from slipstream import App
+    from slipstream.mcp import MCP
+
+    url = f"sqlite://{tmp_path / 'mcp.db'}"
+
+    def app() -> Any:
+        server = MCP("stored", store=url, resumable_streams=True, stream_store_events=16,
+                     stream_store_bytes=64 * 1024, stream_store_ttl=60)
+
+        @server.tool()
+        async def working(ctx: Context) -> str:
+            await ctx.info("working")
+            return "done"
+
+        application = App()
+        application.mount("/mcp", server)
+        return application
+
+    with TestClient(app()) as first:
+        session = Session(first)
+        r = session.post({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "working"}})
+        assert r.headers["content-type"].startswith("text/event-stream")
+        ids = [line[3:].strip() for line in r.text.splitlines() if line.startswith("id:")]
+        assert len(ids) == 2 and messages(r)[-1]["result"]["content"] == [{"type": "text", "text": "done"}]
+    with TestClient(app()) as second:  # the stream's events are in the store: a GET after its log reads the answer
+        session.client = second
+        r = second.get("/mcp", headers={**session.headers(), "Accept": "text/event-stream", "Last-Event-ID": ids[0]})
+        assert r.status_code == 200
+        assert [line[3:].strip() for line in r.text.splitlines() if line.startswith("id:")] == ids[1:]
+        answer = messages(r)[-1]
+        assert answer["id"] == 3 and answer["result"]["structuredContent"] == {"result": "done"}
 
 
 def test_protected_resource_metadata(tmp_path: Any) -> None:

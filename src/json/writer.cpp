@@ -9,6 +9,10 @@
 #include "json/format_double.h"
 #include "json/utf8.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace slipstream::json {
 
 namespace {
@@ -46,12 +50,29 @@ void append_escape(std::string& out, unsigned char c) {
     }
 }
 
-// Index of the first byte of s[from, n) that needs an escape ('"', '\\', or below 0x20), or n. Eight bytes at a
-// time: a zero byte in (x ^ '"'), (x ^ '\\') or (x - 0x20...) with the high bit clear marks a candidate.
+// Index of the first byte of s[from, n) that needs an escape ('"', '\\', or below 0x20), or n. With SSE2, sixteen
+// bytes at a time and the exact lane (JSON text escaped as a string has an escape every few bytes); else eight
+// bytes at a time: a zero byte in (x ^ '"'), (x ^ '\\') or (x - 0x20...) with the high bit clear marks a candidate.
+#if defined(__SSE2__)
+// A bit per lane of `v` holding a byte to escape.
+inline int escape_lanes(__m128i v) {
+    const __m128i below = _mm_cmpeq_epi8(_mm_subs_epu8(v, _mm_set1_epi8(0x1f)), _mm_setzero_si128());  // <= 0x1f
+    const __m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+    const __m128i slash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+    return _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), below));
+}
+#endif
+
 std::size_t find_escape(const char* s, std::size_t from, std::size_t n) {
+    std::size_t i = from;
+#if defined(__SSE2__)
+    for (; i + 16 <= n; i += 16) {
+        const int mask = escape_lanes(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
+        if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(mask));
+    }
+#else
     constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
     constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
-    std::size_t i = from;
     for (; i + 8 <= n; i += 8) {
         std::uint64_t x;
         std::memcpy(&x, s + i, 8);
@@ -60,6 +81,7 @@ std::size_t find_escape(const char* s, std::size_t from, std::size_t n) {
         const std::uint64_t hit = ((quote - kOnes) & ~quote) | ((slash - kOnes) & ~slash) | ((x - kOnes * 0x20) & ~x);
         if ((hit & kHigh) != 0) break;
     }
+#endif
     for (; i < n; ++i) {
         if (kEscape[static_cast<unsigned char>(s[i])] != 0) return i;
     }
@@ -144,19 +166,53 @@ void Writer::write_string(std::string_view s, char suffix) {
         if (suffix != '\0') *o = suffix;
         return;
     }
-    out_.resize(old + comma + i + 1);
+    // Written through a pointer into room for two bytes per byte left (every escape but \u00XX takes two), the
+    // closing quote and the suffix; a \u00XX escape makes its four more bytes of room.
+    out_.resize(old + comma + 1 + i + 2 * (s.size() - i) + 2);
     char* o = out_.data() + old;
     if (comma != 0) *o++ = ',';
     *o++ = '"';
     std::memcpy(o, s.data(), i);
+    o += i;
+    // A byte: a backslash written ahead and kept only for an escape, then the byte or its escape letter (no branch
+    // but for the rare \u00XX).
+    const auto put = [&](std::size_t at) {
+        const auto c = static_cast<unsigned char>(s[at]);
+        const char e = kEscape[c];
+        if (e == 'u') [[unlikely]] {
+            const auto written = static_cast<std::size_t>(o - out_.data());
+            out_.resize(written);
+            append_u_escape(out_, c);
+            const std::size_t after = out_.size();
+            out_.resize(after + 2 * (s.size() - at - 1) + 2);
+            o = out_.data() + after;
+            return;
+        }
+        *o = '\\';
+        o += e != 0;
+        *o++ = e != 0 ? e : static_cast<char>(c);
+    };
     while (i < s.size()) {
-        append_escape(out_, static_cast<unsigned char>(s[i]));
-        const std::size_t next = find_escape(s.data(), i + 1, s.size());
-        out_.append(s.data() + i + 1, next - i - 1);
-        i = next;
+#if defined(__SSE2__)
+        if (i + 16 <= s.size()) {
+            // Sixteen bytes without an escape are stored at once (the room holds them); else byte by byte.
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+            if (escape_lanes(v) == 0) {
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(o), v);
+                o += 16;
+                i += 16;
+                continue;
+            }
+            for (const std::size_t end = i + 16; i < end; ++i)
+                put(i);
+            continue;
+        }
+#endif
+        put(i++);
     }
-    out_.push_back('"');
-    if (suffix != '\0') out_.push_back(suffix);
+    *o++ = '"';
+    if (suffix != '\0') *o++ = suffix;
+    out_.resize(static_cast<std::size_t>(o - out_.data()));
 }
 
 void Writer::write_string_ascii(std::string_view s) {

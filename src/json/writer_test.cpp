@@ -304,6 +304,30 @@ TEST(WriterTest, EscapesAtEveryPosition) {
     EXPECT_EQ(checked, 820 * 9);
 }
 
+// Runs of \u00XX escapes (six bytes each, where two were made room for) after a comma and as a key.
+TEST(WriterTest, RunsOfUnicodeEscapesInArraysAndKeys) {
+    for (std::size_t len = 0; len <= 24; ++len) {
+        const std::string s(len, '\x01');
+        std::string expected;
+        for (std::size_t i = 0; i < len; ++i)
+            expected += "\\u0001";
+        std::string out;
+        Writer w(out);
+        w.begin_array();
+        w.string("a");
+        w.string(s + "\"");
+        w.end_array();
+        EXPECT_EQ(out, "[\"a\",\"" + expected + "\\\"\"]");
+        std::string keyed;
+        Writer k(keyed);
+        k.begin_object();
+        k.key(s);
+        k.int64(1);
+        k.end_object();
+        EXPECT_EQ(keyed, "{\"" + expected + "\":1}");
+    }
+}
+
 TEST(WriterTest, EnsureAsciiKeysAndValues) {
     std::string out;
     Writer w(out, {.ensure_ascii = true});

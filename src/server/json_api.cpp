@@ -2,6 +2,7 @@
 #include "slipstream/json.h"
 
 #include "base/arena.h"
+#include "json/indent.h"
 #include "json/parse.h"
 #include "json/writer.h"
 #include "server/validation/json_node.h"
@@ -30,6 +31,12 @@ std::string json_write(JsonView value) {
     std::string out;
     json::Writer w(out);
     if (value.node() == nullptr || !w.write_value(value.node()->value).is_ok()) return "null";
+    return out;
+}
+
+std::string json_indent(std::string_view text, std::size_t width) {
+    std::string out;
+    json::append_indented(text, width, out);
     return out;
 }
 

@@ -1,4 +1,5 @@
 """A raw Streamable HTTP client for the MCP end-to-end tests: POST/GET/DELETE with httpx, SSE parsing."""
+
 import json
 
 import httpx
@@ -34,6 +35,21 @@ def sse_events(text):
         if data or event_id is not None:
             joined = "\n".join(data)
             events.append({"id": event_id, "data": json.loads(joined) if joined else None})
+    return events
+
+
+def read_events(response, count):
+    """The first `count` events of an open SSE response (fewer when it ends before)."""
+    events, block = [], []
+    for line in response.iter_lines():
+        if line == "":
+            if block:
+                events += sse_events("\n".join(block) + "\n\n")
+                block = []
+                if len(events) >= count:
+                    return events
+        else:
+            block.append(line)
     return events
 
 

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from tests.e2e.helpers import poll
-from tests.e2e.mcp_http import ACCEPT_BOTH, INIT_PARAMS, McpHttp, notification, request, sse_events
+from tests.e2e.mcp_http import ACCEPT_BOTH, INIT_PARAMS, McpHttp, notification, read_events, request, sse_events
 
 ALICE_KEY = "alice-mcp-key-0123456789abcdef"
 BOB_KEY = "bob-mcp-key-0123456789abcdefgh"
@@ -192,21 +192,6 @@ def test_quick_answers_stay_json_and_json_response_mode_never_streams(mcp):
                                          "_meta": {"progressToken": 1}})
     assert r.headers["content-type"] == "application/json"
     assert answer["result"]["content"][0]["text"] == "done"
-
-
-def read_events(response, count):
-    """The first `count` events of an open SSE response."""
-    events, block = [], []
-    for line in response.iter_lines():
-        if line == "":
-            if block:
-                events += sse_events("\n".join(block) + "\n\n")
-                block = []
-                if len(events) >= count:
-                    return events
-        else:
-            block.append(line)
-    return events
 
 
 def test_get_stream_delivers_server_messages_and_resumes_from_last_event_id(mcp):

@@ -25,7 +25,17 @@ def is_content_model(value: Any) -> bool:
 
 def to_json_text(value: Any) -> str:
     """Pretty JSON text of any value (pydantic's encoder; unknown objects as str()), as the SDK writes it."""
-    return pydantic_core.to_json(value, fallback=str, indent=2).decode()
+    return to_json_bytes(value).decode()
+
+
+def to_json_bytes(value: Any) -> bytes:
+    """to_json_text() as UTF-8 bytes."""
+    return pydantic_core.to_json(value, fallback=str, indent=2)
+
+
+def text_model(value: Any) -> bool:
+    """A model whose content is one text block of its JSON (not a content block, not a CallToolResult)."""
+    return isinstance(value, BaseModel) and not is_content_model(value) and type(value).__name__ != "CallToolResult"
 
 
 def content_blocks(result: Any) -> list[dict[str, Any]]:

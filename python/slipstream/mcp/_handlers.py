@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import to_json
 
 from .. import _native
-from ._convert import content_blocks, dump_model, prompt_messages, resource_contents
+from ._convert import content_blocks, dump_model, prompt_messages, resource_contents, text_model, to_json_bytes
 from ._signature import FunctionShape, OutputShape, read_function, read_output
 from .context import Context
 from .exceptions import MCPError, PromptError, ResourceError, ToolError
@@ -127,6 +127,15 @@ class ToolHandler(FunctionHandler):
 
     def _reply(self, call: Any, result: Any) -> None:
         try:
+            if self.output is not None and text_model(result):
+                # structuredContent serialized once, straight from the model; the text block (the model's indented
+                # JSON, as the SDK writes it) laid out and escaped by the engine from those bytes when they are the
+                # model's own dump (an instance of the output model, not checked against its schema again).
+                instance = self.output.instance(result)
+                laid_out = instance and self.output.names_are_aliases
+                call.reply_text(b"" if laid_out else to_json_bytes(result), self.output.structured_json(result),
+                                instance)
+                return
             content, structured, is_error = self.convert(result)
         except ToolError as exc:
             self._tool_error(call, exc)
@@ -135,21 +144,23 @@ class ToolHandler(FunctionHandler):
             logger.exception("tool %s failed", self.name)
             self._tool_error(call, None)
             return
-        call.reply(to_json(content).decode(), "" if structured is None else to_json(structured).decode(), is_error)
+        call.reply(to_json(content).decode(), "" if structured is None else structured.decode(), is_error)
 
     def _tool_error(self, call: Any, exc: ToolError | None) -> None:
         """An isError result: a ToolError's message, or (any other exception, logged) no internals."""
         text = str(exc) if exc is not None else f"Error executing tool {self.name}"
         call.reply(json.dumps([{"type": "text", "text": text}]), "", True)
 
-    def convert(self, result: Any) -> tuple[list[dict[str, Any]], dict[str, Any] | None, bool]:
+    def convert(self, result: Any) -> tuple[list[dict[str, Any]], bytes | None, bool]:
         if isinstance(result, BaseModel) and type(result).__name__ == "CallToolResult":
             wire = dump_model(result)
-            return wire.get("content", []), wire.get("structuredContent"), bool(wire.get("isError", False))
+            structured = wire.get("structuredContent")
+            return (wire.get("content", []), None if structured is None else to_json(structured),
+                    bool(wire.get("isError", False)))
         content = content_blocks(result)
         if self.output is None:
             return content, None, False
-        return content, self.output.structured(result), False
+        return content, self.output.structured_json(result), False
 
 
 class ResourceHandler(FunctionHandler):

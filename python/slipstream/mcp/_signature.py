@@ -5,6 +5,7 @@ structured output model (the official SDK's rules)."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import typing
 from collections.abc import Callable
@@ -113,16 +114,42 @@ class OutputShape:
     wrap: bool
     model: Any  # the type validated against
 
-    def structured(self, result: Any) -> dict[str, Any]:
-        if isinstance(result, BaseModel) and isinstance(self.model, type) and isinstance(result, self.model):
+    @functools.cached_property
+    def names_are_aliases(self) -> bool:
+        """The output model serializes the same by alias and by name (no alias anywhere in it), so its JSON by alias
+        (structuredContent) laid out with an indent is the SDK's text block (pydantic's to_json, by name)."""
+        return isinstance(self.model, type) and issubclass(self.model, BaseModel) and _no_aliases(self.model, set())
+
+    def instance(self, result: Any) -> bool:
+        """An instance of the output model: valid by construction (the SDK does not validate it again either)."""
+        return isinstance(result, BaseModel) and isinstance(self.model, type) and isinstance(result, self.model)
+
+    def structured_json(self, result: Any) -> bytes:
+        """structuredContent as compact JSON, serialized once from the value (pydantic-core, no dict built)."""
+        if self.instance(result):
             # An instance of the output model is valid by construction: dumped as the SDK dumps it.
-            return result.model_dump(mode="json", by_alias=True)
+            return result.__pydantic_serializer__.to_json(result, by_alias=True)
         if self.wrap:
             result = {"result": result}
         validated = self.adapter.validate_python(result, by_alias=True, by_name=True)
-        if isinstance(validated, BaseModel):
-            return validated.model_dump(mode="json", by_alias=True)
-        return self.adapter.dump_python(validated, mode="json", by_alias=True)
+        return self.adapter.dump_json(validated, by_alias=True)
+
+
+def _no_aliases(tp: Any, seen: set[Any]) -> bool:
+    """No field alias, serialization alias or alias generator in `tp` or in any model it refers to."""
+    if tp in seen:
+        return True
+    seen.add(tp)
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        if tp.model_config.get("alias_generator") is not None:
+            return False
+        for field in tp.model_fields.values():
+            if field.alias is not None or field.serialization_alias is not None:
+                return False
+            if not _no_aliases(field.annotation, seen):
+                return False
+        return True
+    return all(_no_aliases(arg, seen) for arg in get_args(tp))
 
 
 def _returns_content(tp: Any) -> bool:

@@ -83,7 +83,8 @@ class MCP:
                  allowed_hosts: Sequence[str] = (), resumable_streams: bool = False, stream_retry: float = 1.0,
                  max_calls_per_session: int = 256, max_subscriptions: int = 1000, store: str | None = None,
                  store_check: float = 0.0, store_connections: int = 4, store_timeout: float = 5.0,
-                 store_poll: float = 0.1, cache_ttl: float = 0.0, request_state_key: str | None = None,
+                 store_poll: float = 0.1, stream_store_events: int = 256, stream_store_bytes: int = 4 * 1024 * 1024,
+                 stream_store_ttl: float = 600.0, cache_ttl: float = 0.0, request_state_key: str | None = None,
                  request_state_ttl: float = 600.0, auth: Any = None, resource: str | None = None, authorization_servers: Sequence[str] = (),
                  scopes_supported: Sequence[str] = (), resource_name: str | None = None) -> None:
         self.name = name
@@ -99,7 +100,9 @@ class MCP:
             "max_calls_per_session": max_calls_per_session, "max_subscriptions": max_subscriptions,
             "store_url": store or "", "store_check_ms": round(store_check * 1000),
             "store_connections": store_connections, "store_timeout_ms": _ms(store_timeout),
-            "store_poll_ms": round(store_poll * 1000), "cache_ttl_ms": round(cache_ttl * 1000),
+            "store_poll_ms": round(store_poll * 1000), "stream_store_events": stream_store_events,
+            "stream_store_bytes": stream_store_bytes, "stream_store_ttl_ms": _ms(stream_store_ttl),
+            "cache_ttl_ms": round(cache_ttl * 1000),
             "request_state_key": request_state_key or "", "request_state_ttl_ms": _ms(request_state_ttl)}
         self._config.update(_resource_metadata(auth, resource, authorization_servers, scopes_supported,
                                                resource_name))

@@ -7,7 +7,7 @@ import asyncio
 import threading
 
 import anyio
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from slipstream import App
 from slipstream.mcp import (
     MCP,
@@ -33,6 +33,38 @@ class Sum(BaseModel):
 def add(a: float, b: float) -> Sum:
     """Adds two numbers."""
     return Sum(total=a + b)
+
+
+class Profile(BaseModel):
+    display_name: str = Field(alias="displayName")
+    tags: list[str]
+    score: float | None = None
+
+
+@mcp.tool()
+def profile() -> Profile:
+    """A model with an alias, escapes and a null."""
+    return Profile(displayName='Ada "the first" L\u00f6velace\n', tags=["a\\b", "\u2603", "\x01"])
+
+
+class Entry(BaseModel):
+    name: str
+    weight: float
+
+
+class Report(BaseModel):
+    title: str
+    entries: list[Entry]
+    empty: list[int]
+    extra: dict[str, object]
+    missing: int | None = None
+
+
+@mcp.tool()
+def report() -> Report:
+    """Nested models, empty containers, escapes, unicode and a null (no alias: the text is laid out by the engine)."""
+    return Report(title='a "quoted" [title], {x}: y\n\u00e9\u2603', entries=[Entry(name="e1", weight=1.5),
+                  Entry(name="\\", weight=-2e-7)], empty=[], extra={"k": {}, "l": [1, [], {"m": None}]})
 
 
 @mcp.tool(title="Echo")

@@ -3,6 +3,7 @@
 
 #include "agent/mcp/envelope.h"
 #include "json/parse.h"
+#include "json/writer.h"
 
 namespace slipstream::mcp::detail {
 
@@ -73,8 +74,10 @@ std::string CallState::result(std::string_view result_object, bool has_meta) con
 
 std::string tool_result_message(const CallState& state, const ToolResult& result) {
     const bool structured = !result.structured_json.empty();
-    std::string structured_text;
-    if (structured) {
+    std::string_view structured_text;
+    if (structured && result.structured_checked) {
+        structured_text = result.structured_json;
+    } else if (structured) {
         Document doc;
         auto parsed = json::parse(result.structured_json, doc.arena);
         bool ok = parsed.is_ok() && parsed.value()->is_object();
@@ -90,14 +93,29 @@ std::string tool_result_message(const CallState& state, const ToolResult& result
         content.remove_prefix(1);
     if (content.empty() || content.front() != '[')
         return error_message(state.id_json, kInternalError, "Internal error: invalid tool result");
-    std::string body = R"({"content":)";
-    if (structured && content == "[]")  // older clients read the structured result from a text block
-        body += R"([{"type":"text","text":)" + quote(structured_text) + "}]";
-    else
-        body += result.content_json;
-    if (structured && state.features().titles) body += R"(,"structuredContent":)" + structured_text;
-    body += result.is_error ? R"(,"isError":true})" : R"(,"isError":false})";
-    return state.result(body);
+    // One buffer for the whole message (the handshake era's envelope around the result written first; 2026-07-28
+    // stamps the result object afterwards): the structured text is copied once, escaped once when it is also the
+    // text block.
+    const bool text_block = structured && content == "[]";  // older clients read the structured result from text
+    const bool structured_member = structured && state.features().titles;
+    std::string out;
+    out.reserve(state.id_json.size() + result.content_json.size() +
+                (text_block ? structured_text.size() + structured_text.size() / 4 + 48 : 0) +
+                (structured_member ? structured_text.size() : 0) + 96);
+    if (!state.modern) out.append(R"({"jsonrpc":"2.0","id":)").append(state.id_json).append(R"(,"result":)");
+    out += R"({"content":)";
+    if (text_block) {
+        out += R"([{"type":"text","text":)";
+        json::Writer(out).string(structured_text);
+        out += "}]";
+    } else {
+        out += result.content_json;
+    }
+    if (structured_member) out.append(R"(,"structuredContent":)").append(structured_text);
+    out += result.is_error ? R"(,"isError":true})" : R"(,"isError":false})";
+    if (state.modern) return state.result(out);
+    out.push_back('}');
+    return out;
 }
 
 }  // namespace slipstream::mcp::detail

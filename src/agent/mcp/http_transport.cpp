@@ -97,6 +97,7 @@ void HttpTransport::mount(App& app, std::string_view path) {
         o.timeout_ms = config.store_timeout_ms;
         o.idle_ms = config.session_idle_ms;
         o.max_per_principal = config.max_sessions_per_principal;
+        o.event_ttl_ms = config.stream_store_ttl_ms;
         auto opened = SessionStore::open(std::move(o));
         if (!opened.is_ok()) throw std::runtime_error("MCP session store: " + opened.status().message());
         store_ = std::move(opened).value();
@@ -106,6 +107,19 @@ void HttpTransport::mount(App& app, std::string_view path) {
             polled_ms_ = wall_ms();
         }
         std::weak_ptr<HttpTransport> weak_self = weak_from_this();
+        if (config.resumable_streams && config.stream_store_events > 0) {
+            stored_ = std::make_shared<StoredStreams>(
+                store_, StoredStreams::Limits{.max_followed = std::size_t{config.max_sessions},
+                                              .batch = 64,
+                                              .ttl_ms = config.stream_store_ttl_ms});
+            // Stream numbers restart with the process: the prefix keeps ids of different processes (and of this
+            // one before a restart) apart. No '-' in it: an event id is "<stream>-<n>".
+            stream_prefix_ = new_session_id().substr(0, 8) + ".";
+            std::replace(stream_prefix_.begin(), stream_prefix_.end(), '-', '_');
+            store_->watch_events([weak_self] {
+                if (auto self = weak_self.lock()) self->stored_->poll();
+            });
+        }
         notified_ = store_->watch_signals([weak_self] {
             if (auto self = weak_self.lock()) self->poll_signals(false);
         });
@@ -261,6 +275,7 @@ void HttpTransport::refresh_store() {
 
 void HttpTransport::end(const std::shared_ptr<HttpSession>& s) {
     s->stream->close(true);
+    if (stored_) stored_->end_session(s->session->id());
     s->session->set_sink(nullptr);
     core_.end_session(s->session);
 }
@@ -287,6 +302,7 @@ void HttpTransport::schedule_poll() {
 }
 
 void HttpTransport::poll_signals(bool periodic) {
+    if (periodic && stored_) stored_->poll();  // the streams resumed from the store: what their producers wrote
     // Signals of the last two seconds before the previous poll too (another process's clock, a slow commit), each
     // applied once (seen_).
     constexpr std::int64_t kOverlapMs = 2000;
@@ -394,7 +410,11 @@ std::shared_ptr<PostChannel> HttpTransport::channel_for(Responder responder, Pos
     if (target.http) options.fallback = [stream = target.http->stream](std::string m) { stream->push(m); };
     const bool resumable = config.resumable_streams && target.http && options.sse && !initialize;
     if (resumable) {
-        options.stream_id = target.http->posts->next_id();
+        options.stream_id = stream_prefix_ + std::to_string(target.http->posts->next_id());
+        if (stored_)
+            options.recorder = std::make_shared<StreamRecorder>(
+                store_, target.session->id(), options.stream_id,
+                StreamRecorder::Limits{config.stream_store_events, config.stream_store_bytes});
         options.keep_events = config.replay_events;
         options.priming_event = target.session->features().priming_event;
         options.retry_ms = config.stream_retry_ms;
@@ -407,9 +427,9 @@ std::shared_ptr<PostChannel> HttpTransport::channel_for(Responder responder, Pos
                     if (auto call = s->find(id)) call->cancel(std::nullopt);
         });
     }
-    const std::uint64_t stream_id = options.stream_id;
+    std::string stream_id = options.stream_id;
     auto channel = std::make_shared<PostChannel>(std::move(responder), std::move(options));
-    if (resumable) target.http->posts->add(stream_id, channel);
+    if (resumable) target.http->posts->add(std::move(stream_id), channel);
     return channel;
 }
 
@@ -591,8 +611,9 @@ void HttpTransport::get(Request& req, Responder responder) {
         return (void)responder.send(
             http_error(406, kInvalidRequest, "Not Acceptable: Accept must list text/event-stream"));
     if (!version_ok(req, responder)) return;
-    with_session(req, std::move(responder), [](Request& r, Responder resp, std::shared_ptr<HttpSession> s) {
-        attach_stream(r, std::move(resp), s);
+    std::weak_ptr<HttpTransport> weak = weak_from_this();
+    with_session(req, std::move(responder), [weak](Request& r, Responder resp, std::shared_ptr<HttpSession> s) {
+        if (auto self = weak.lock()) self->attach_stream(r, std::move(resp), s);
     });
 }
 
@@ -601,15 +622,25 @@ void HttpTransport::attach_stream(Request& req, Responder responder, const std::
     // "<stream>-<n>": the rest of a POST's resumable stream; else the session's own stream.
     if (last && last->find('-') != std::string_view::npos) {
         const std::string_view text = *last;
-        const std::size_t dash = text.find('-');
-        std::uint64_t stream_id = 0, after = 0;
-        const auto a = std::from_chars(text.data(), text.data() + dash, stream_id);
+        const std::size_t dash = text.rfind('-');
+        const std::string_view stream_id = text.substr(0, dash);
+        std::uint64_t after = 0;
         const auto b = std::from_chars(text.data() + dash + 1, text.data() + text.size(), after);
-        const bool parsed = a.ec == std::errc() && a.ptr == text.data() + dash && b.ec == std::errc() &&
-                            b.ptr == text.data() + text.size();
+        const bool parsed =
+            !stream_id.empty() && stream_id.size() <= 64 && b.ec == std::errc() && b.ptr == text.data() + text.size();
         if (auto post = parsed ? s->posts->find(stream_id) : nullptr) {
             EventStream stream(std::move(responder));
             if (!post->resume(stream, after)) stream.close();
+            return;
+        }
+        if (parsed && stored_) {
+            // Not held here: produced by another process, or by this one before a restart. A stream the store does
+            // not know in this session (another session's, expired, made up) resumes nothing, as below.
+            // The store answers later: what the session's stream gets meanwhile is replayed then.
+            stored_->resume(s->session->id(), std::string(stream_id), after, EventStream(std::move(responder)),
+                            [s, mark = s->stream->last_id()](EventStream stream) {
+                                s->stream->attach(std::move(stream), std::string_view(mark));
+                            });
             return;
         }
         last.reset();  // a stream we do not know (any more): nothing of another stream is replayed

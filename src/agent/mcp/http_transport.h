@@ -16,6 +16,7 @@
 #include "agent/mcp/server_core.h"
 #include "agent/mcp/session_store.h"
 #include "agent/mcp/session_table.h"
+#include "agent/mcp/stored_streams.h"
 #include "slipstream/app.h"
 
 namespace slipstream::mcp::detail {
@@ -40,8 +41,9 @@ class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
     std::string header_mismatch(Request& req, const Message& message);
     void get(Request& req, Responder responder);
     void del(Request& req, Responder responder);
-    /// A GET's stream: the rest of a resumable POST stream (Last-Event-ID "<stream>-<n>") or the session's own.
-    static void attach_stream(Request& req, Responder responder, const std::shared_ptr<HttpSession>& s);
+    /// A GET's stream: the rest of a resumable POST stream (Last-Event-ID "<stream>-<n>": held here, else read from
+    /// the session store) or the session's own.
+    void attach_stream(Request& req, Responder responder, const std::shared_ptr<HttpSession>& s);
 
     /// Where a POST's messages go: its session (new at initialize, throwaway when stateless) and the headers of
     /// its answer.
@@ -101,6 +103,9 @@ class HttpTransport : public std::enable_shared_from_this<HttpTransport> {
     std::int64_t polled_ms_ = 0;  // under signals_mu_: when the last poll began
     bool notified_ = false;       // PostgreSQL: NOTIFY wakes the reads; the timer is only a safety net
     std::unordered_map<std::string, std::int64_t> seen_;  // under signals_mu_: signals applied, by id (their time)
+    // With a store, resumable_streams and stream_store_events: streams written to the store and resumed from it.
+    std::shared_ptr<StoredStreams> stored_;
+    std::string stream_prefix_;  // before the resumable streams' numbers: unique among the processes of a store
 };
 
 }  // namespace slipstream::mcp::detail

@@ -5,8 +5,8 @@ namespace slipstream::mcp::detail {
 
 namespace {
 
-std::string event_id(std::uint64_t stream, std::uint64_t n) {
-    return std::to_string(stream) + "-" + std::to_string(n);
+std::string event_id(const std::string& stream, std::uint64_t n) {
+    return stream + "-" + std::to_string(n);
 }
 
 }  // namespace
@@ -18,17 +18,20 @@ void PostChannel::open_stream() {
     stream_.emplace(std::move(*responder_), std::move(options));
     responder_.reset();
     opened_ = true;
-    if (resumable() && options_.priming_event)
+    if (resumable() && options_.priming_event) {
         stream_->send(SseEvent{.data = "", .id = event_id(options_.stream_id, 0)});
+        if (options_.recorder) options_.recorder->record(0, {}, false);  // the stream is known from its first id
+    }
 }
 
-void PostChannel::emit(std::string message) {
+void PostChannel::emit(std::string message, bool final) {
     if (!resumable()) {
         if (stream_) stream_->send(message);
         return;
     }
     const std::uint64_t n = next_event_++;
     if (stream_ && !stream_->send(message, {}, event_id(options_.stream_id, n))) stream_.reset();  // the client left
+    if (options_.recorder) options_.recorder->record(n, message, final);
     if (options_.keep_events == 0) return;
     if (kept_.size() >= options_.keep_events) kept_.pop_front();
     kept_.emplace_back(n, std::move(message));
@@ -55,7 +58,7 @@ void PostChannel::answer(std::string message) {
     if (done_) return;
     done_ = true;
     if (opened_) {
-        emit(std::move(message));
+        emit(std::move(message), true);
         if (stream_) stream_->close();
         stream_.reset();
         return;
@@ -75,6 +78,7 @@ void PostChannel::abandon() {
     if (!opened_) open_stream();
     if (stream_) stream_->close();
     stream_.reset();
+    if (resumable() && options_.recorder) options_.recorder->record(next_event_++, {}, true);  // ended, no answer
 }
 
 bool PostChannel::release() {

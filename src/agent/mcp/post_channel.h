@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "agent/mcp/channel.h"
+#include "agent/mcp/stream_recorder.h"
 #include "slipstream/responder.h"
 #include "slipstream/sse.h"
 
@@ -22,9 +23,12 @@ struct PostChannelOptions {
     std::vector<std::pair<std::string, std::string>> headers;  // on the answer (Mcp-Session-Id at initialize)
     std::function<void(std::string)> fallback;
     /// Resumable: the stream's events get ids "<stream_id>-<n>" and are kept (up to `keep_events`), so a client
-    /// that lost the connection reads the rest with GET and Last-Event-ID (resume()). 0: not resumable.
-    std::uint64_t stream_id = 0;
+    /// that lost the connection reads the rest with GET and Last-Event-ID (resume()). Empty: not resumable.
+    /// `stream_id` holds no '-'.
+    std::string stream_id;
     std::size_t keep_events = 0;
+    /// Also writes each event to the session store (a GET on another process resumes from there); may be null.
+    std::shared_ptr<StreamRecorder> recorder;
     bool priming_event = false;  // opens the stream with an event of an id and empty data (2025-11-25)
     std::uint32_t retry_ms = 0;  // a resumable stream's `retry:` field
     /// 2026-07-28: an error answer sent as JSON with code -32021 (MissingRequiredClientCapability) gets status 400.
@@ -52,9 +56,9 @@ class PostChannel final : public Channel {
     bool done() const;
 
   private:
-    void open_stream();              // under mu_
-    void emit(std::string message);  // under mu_: to the live stream, kept when resumable
-    bool resumable() const { return options_.stream_id != 0; }
+    void open_stream();                                  // under mu_
+    void emit(std::string message, bool final = false);  // under mu_: to the live stream, kept when resumable
+    bool resumable() const { return !options_.stream_id.empty(); }
 
     mutable std::mutex mu_;
     std::optional<Responder> responder_;

@@ -10,16 +10,16 @@ std::uint64_t PostStreams::next_id() {
     return next_++;
 }
 
-void PostStreams::add(std::uint64_t id, std::shared_ptr<PostChannel> channel) {
+void PostStreams::add(std::string id, std::shared_ptr<PostChannel> channel) {
     std::lock_guard lock(mu_);
     if (streams_.size() >= max_) {
         auto finished = std::find_if(streams_.begin(), streams_.end(), [](const auto& s) { return s.second->done(); });
         streams_.erase(finished != streams_.end() ? finished : streams_.begin());
     }
-    streams_.emplace_back(id, std::move(channel));
+    streams_.emplace_back(std::move(id), std::move(channel));
 }
 
-std::shared_ptr<PostChannel> PostStreams::find(std::uint64_t id) const {
+std::shared_ptr<PostChannel> PostStreams::find(std::string_view id) const {
     std::lock_guard lock(mu_);
     for (const auto& [sid, channel] : streams_)
         if (sid == id) return channel;

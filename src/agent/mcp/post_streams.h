@@ -6,6 +6,8 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "agent/mcp/post_channel.h"
@@ -18,14 +20,14 @@ class PostStreams {
     explicit PostStreams(std::size_t max) : max_(max ? max : 1) {}
 
     std::uint64_t next_id();
-    void add(std::uint64_t id, std::shared_ptr<PostChannel> channel);
-    std::shared_ptr<PostChannel> find(std::uint64_t id) const;
+    void add(std::string id, std::shared_ptr<PostChannel> channel);
+    std::shared_ptr<PostChannel> find(std::string_view id) const;
 
   private:
     const std::size_t max_;
     mutable std::mutex mu_;
     std::uint64_t next_ = 1;
-    std::deque<std::pair<std::uint64_t, std::shared_ptr<PostChannel>>> streams_;
+    std::deque<std::pair<std::string, std::shared_ptr<PostChannel>>> streams_;
 };
 
 }  // namespace slipstream::mcp::detail

@@ -44,6 +44,11 @@ void ServerStream::close(bool forever) {
     }
 }
 
+std::string ServerStream::last_id() const {
+    std::lock_guard lock(mu_);
+    return std::to_string(next_id_ - 1);
+}
+
 bool ServerStream::closed() const {
     std::lock_guard lock(mu_);
     return closed_;

@@ -26,6 +26,8 @@ class ServerStream {
     void attach(EventStream stream, std::optional<std::string_view> last_event_id);
     /// Ends the live stream; later pushes are only buffered. close(true) also refuses later attaches.
     void close(bool forever);
+    /// The id of the last event pushed ("0" before the first): attach() with it replays what is pushed after now.
+    std::string last_id() const;
     bool closed() const;
     bool live() const;
 

@@ -162,6 +162,24 @@ TEST(McpServer, StructuredContentIsCheckedAgainstTheOutputSchema) {
         R"({"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error: invalid tool result"}})");
 }
 
+TEST(McpServer, AVouchedStructuredResultIsSentAsItIsBesideItsTextBlock) {
+    Harness h;
+    Tool t = add_tool();
+    t.handler = [](Call call) {
+        ToolResult r;
+        r.content_json = R"([{"type":"text","text":"{\n  \"result\": 3\n}"}])";
+        r.structured_json = R"({"result":3})";
+        r.structured_checked = true;
+        call.reply(std::move(r));
+    };
+    h.server.tool(std::move(t));
+    h.init();
+    EXPECT_EQ(
+        h.send(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}})"),
+        R"({"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\n  \"result\": 3\n}"}],)"
+        R"("structuredContent":{"result":3},"isError":false}})");
+}
+
 TEST(McpServer, ACallDestroyedUnansweredAnswersInternalErrorAndAThrowingToolAnIsErrorResult) {
     Harness h;
     std::vector<Call> held;

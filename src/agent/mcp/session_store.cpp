@@ -41,6 +41,14 @@ const std::vector<std::vector<const char*>>& migrations() {
             "kind TEXT NOT NULL, target TEXT NOT NULL, payload TEXT NOT NULL, created_at BIGINT NOT NULL)",
             "CREATE INDEX mcp_signals_by_created_at ON mcp_signals (created_at)",
         },
+        {
+            // The events of resumable streams, so a GET with Last-Event-ID resumes a stream on any process
+            // (session_store_events.cpp). final: 1 for the stream's last event.
+            "CREATE TABLE mcp_events (session_id TEXT NOT NULL, stream TEXT NOT NULL, seq BIGINT NOT NULL, "
+            "data TEXT NOT NULL, final INTEGER NOT NULL, created_at BIGINT NOT NULL, "
+            "PRIMARY KEY (session_id, stream, seq))",
+            "CREATE INDEX mcp_events_by_created_at ON mcp_events (created_at)",
+        },
     };
     return kMigrations;
 }
@@ -236,11 +244,18 @@ void SessionStore::touch(const std::string& id, std::function<void()> done) {
 void SessionStore::remove(const std::string& id, const std::string& principal, std::function<void(Outcome)> done) {
     const std::string sql = sessions::sql_for(
         db_->backend(), "DELETE FROM mcp_sessions WHERE id = $1 AND principal = $2 AND last_seen > $3");
+    std::weak_ptr<SessionStore> weak = weak_from_this();
     db_->query(sql, {id, principal, wall_ms() - std::int64_t{options_.idle_ms}},
-               [done = std::move(done)](store::QueryResult r) {
+               [weak, id, done = std::move(done)](store::QueryResult r) {
                    sessions::mark_database_thread();
                    if (!r.is_ok()) return done(failed(r));
-                   done(r->affected_rows() > 0 ? Outcome::kOk : Outcome::kNotFound);
+                   const bool removed = r->affected_rows() > 0;
+                   // Its streams' events go with it (no process may resume them any more).
+                   if (auto self = weak.lock(); self != nullptr && removed)
+                       self->db_->query(
+                           sessions::sql_for(self->db_->backend(), "DELETE FROM mcp_events WHERE session_id = $1"),
+                           {id}, [](store::QueryResult) { sessions::mark_database_thread(); });
+                   done(removed ? Outcome::kOk : Outcome::kNotFound);
                });
 }
 
@@ -273,18 +288,25 @@ void SessionStore::post_signal(const Signal& signal, std::function<void(Outcome)
 bool SessionStore::watch_signals(std::function<void()> on_signal) {
     if (db_->backend() != store::Backend::kPostgres) return false;
     store::ListenerHandlers handlers;
-    handlers.on_notification = [on_signal](const store::DbNotification&) { on_signal(); };
-    handlers.on_event = [on_signal](store::ListenerEvent event, const base::Status&) {
-        if (event == store::ListenerEvent::kReconnected) on_signal();
+    handlers.on_notification = [on_signal, on_event = on_event_](const store::DbNotification& n) {
+        if (n.channel != "mcp_events") return on_signal();
+        if (on_event) on_event();
     };
+    handlers.on_event = [on_signal, on_event = on_event_](store::ListenerEvent event, const base::Status&) {
+        if (event != store::ListenerEvent::kReconnected) return;
+        on_signal();
+        if (on_event) on_event();
+    };
+    const bool events = static_cast<bool>(on_event_);
     auto slot = std::make_shared<std::shared_ptr<store::DbListener>>();
     std::weak_ptr<SessionStore> weak = weak_from_this();
-    db_->open_listener(std::move(handlers), [weak](base::Result<std::unique_ptr<store::DbListener>> opened) {
+    db_->open_listener(std::move(handlers), [weak, events](base::Result<std::unique_ptr<store::DbListener>> opened) {
         sessions::mark_database_thread();
         auto self = weak.lock();
         if (self == nullptr || !opened.is_ok()) return;  // the periodic read still runs
         std::shared_ptr<store::DbListener> listener = std::move(opened).value();
         listener->listen("mcp_signals", [](base::Status) {});
+        if (events) listener->listen("mcp_events", [](base::Status) {});
         self->listener_ = std::move(listener);
     });
     return true;
@@ -312,6 +334,9 @@ void SessionStore::sweep(std::size_t batch, std::function<void(std::int64_t)> do
     // Signals are read within a few poll periods: a minute old, they are gone.
     db_->query(sessions::sql_for(db_->backend(), "DELETE FROM mcp_signals WHERE created_at <= $1"),
                {wall_ms() - kSignalLifeMs}, [](store::QueryResult) { sessions::mark_database_thread(); });
+    db_->query(sessions::sql_for(db_->backend(), "DELETE FROM mcp_events WHERE created_at <= $1"),
+               {wall_ms() - std::int64_t{options_.event_ttl_ms}},
+               [](store::QueryResult) { sessions::mark_database_thread(); });
     const std::string sql =
         sessions::sql_for(db_->backend(),
                           "DELETE FROM mcp_sessions WHERE id IN (SELECT id FROM mcp_sessions WHERE last_seen <= $1 "

@@ -46,6 +46,7 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
         std::uint32_t timeout_ms = 5000;  // connect, acquire and each statement
         std::uint32_t idle_ms = 30 * 60 * 1000;
         std::uint32_t max_per_principal = 100;
+        std::uint32_t event_ttl_ms = 10 * 60 * 1000;  // stored stream events older than this go at the sweep
     };
     /// Opens the database and applies the migrations (table mcp_sessions, versions in mcp_schema_version).
     /// Blocking: call at start-up. The database's error (unreachable, unopenable file, a newer schema) otherwise.
@@ -90,8 +91,30 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     /// The signals written at or after `since_ms` (oldest first, at most `limit`).
     void signals_since(std::int64_t since_ms, std::size_t limit,
                        std::function<void(Outcome, std::vector<Signal>)> done);
-    /// Deletes up to `batch` expired sessions (and the signals older than kSignalLifeMs); `done` (may be empty)
-    /// hears how many sessions.
+    /// An event of a resumable stream (table mcp_events), by session, stream and sequence number. `final`: the stream
+    /// ends after it (its answer; with empty data: it ended without an event kept, cancelled or too large).
+    struct StoredEvent {
+        std::uint64_t seq = 0;
+        std::string data;
+        bool final = false;
+        std::int64_t created_ms = 0;
+    };
+    /// Writes `events` of one stream (one statement; PostgreSQL NOTIFYs the channel mcp_events) after deleting the
+    /// stream's events up to `drop_through` (0: none).
+    void append_events(const std::string& session_id, const std::string& stream, std::vector<StoredEvent> events,
+                       std::uint64_t drop_through, std::function<void(Outcome)> done = {});
+    /// The stream's events with seq >= `from` (oldest first, at most `limit`).
+    void read_events(const std::string& session_id, const std::string& stream, std::uint64_t from, std::size_t limit,
+                     std::function<void(Outcome, std::vector<StoredEvent>)> done);
+    /// Whether the stream has events stored, and the newest one's time (epoch ms).
+    void stream_known(const std::string& session_id, const std::string& stream,
+                      std::function<void(Outcome, bool known, std::int64_t newest_ms)> done);
+    /// PostgreSQL: `on_event` runs when a process appended stream events (channel mcp_events) and after the listener
+    /// reconnected. Call before watch_signals() (one listener serves both); false on SQLite.
+    bool watch_events(std::function<void()> on_event);
+
+    /// Deletes up to `batch` expired sessions (and the signals older than kSignalLifeMs, the stream events older
+    /// than event_ttl_ms); `done` (may be empty) hears how many sessions.
     void sweep(std::size_t batch, std::function<void(std::int64_t)> done = {});
 
     std::uint32_t idle_ms() const { return options_.idle_ms; }
@@ -101,6 +124,7 @@ class SessionStore : public std::enable_shared_from_this<SessionStore> {
     std::shared_ptr<store::Database> db_;
     const Options options_;
     std::shared_ptr<store::DbListener> listener_;  // watch_signals() on PostgreSQL
+    std::function<void()> on_event_;               // watch_events()
 };
 
 /// The subscriptions as a JSON array text, and back (nullopt for text that is not an array of strings).

@@ -38,6 +38,21 @@ bool SessionStore::watch_signals(std::function<void()>) {
 void SessionStore::signals_since(std::int64_t, std::size_t, std::function<void(Outcome, std::vector<Signal>)> done) {
     done(Outcome::kUnavailable, {});
 }
+void SessionStore::append_events(const std::string&, const std::string&, std::vector<StoredEvent>, std::uint64_t,
+                                 std::function<void(Outcome)> done) {
+    if (done) done(Outcome::kUnavailable);
+}
+void SessionStore::read_events(const std::string&, const std::string&, std::uint64_t, std::size_t,
+                               std::function<void(Outcome, std::vector<StoredEvent>)> done) {
+    done(Outcome::kUnavailable, {});
+}
+void SessionStore::stream_known(const std::string&, const std::string&,
+                                std::function<void(Outcome, bool, std::int64_t)> done) {
+    done(Outcome::kUnavailable, false, 0);
+}
+bool SessionStore::watch_events(std::function<void()>) {
+    return false;
+}
 void SessionStore::sweep(std::size_t, std::function<void(std::int64_t)> done) {
     if (done) done(-1);
 }

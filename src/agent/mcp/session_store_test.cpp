@@ -192,12 +192,12 @@ TEST_F(McpSessionStoreTest, MigrationsAreIdempotentAndANewerSchemaIsRefused) {
     auto db = raw();
     auto versions = run(*db, "SELECT MAX(version) FROM mcp_schema_version");
     ASSERT_TRUE(versions.is_ok());
-    EXPECT_EQ(versions->text(0, 0), "2");
+    EXPECT_EQ(versions->text(0, 0), "3");
     ASSERT_TRUE(run(*db, "INSERT INTO mcp_schema_version (version, applied_at) VALUES (7, 0)").is_ok());
     auto newer = SessionStore::open(options_);
     ASSERT_FALSE(newer.is_ok());
     EXPECT_TRUE(newer.status().is_invalid_argument());
-    EXPECT_EQ(newer.status().message(), "the database's MCP session schema is version 7, newer than this server's 2");
+    EXPECT_EQ(newer.status().message(), "the database's MCP session schema is version 7, newer than this server's 3");
 }
 
 TEST(McpSessionStoreOpen, BadUrlsFail) {
