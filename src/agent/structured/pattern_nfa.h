@@ -1,0 +1,74 @@
+// PatternNfa: a JSON Schema `pattern` (an ECMA-262 subset) as a Thompson NFA over code points, run as a state set
+// that says, after each character, whether any continuation can still make the string match.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace slipstream::agent::structured {
+
+/// A compiled pattern with search semantics (unanchored unless `^`/`$` say otherwise, as JSON Schema's `pattern`
+/// is): the string matches when some substring matches. The subset: literals and escapes (`\t \n \r \f \v \0 \xHH
+/// \uXXXX \u{X} \cX`, escaped syntax characters), `.`, classes (`[a-z0-9_-]`, negated, `\d \w \s \D \W \S` inside and
+/// outside), groups `( )`, `(?: )`, `(?<name> )`, alternation `|`, quantifiers `* + ? {n} {n,} {n,m}` (greedy or
+/// lazy), anchors `^ $`; the meaning of each is the whole-document validator's (json/schema/regex.h translated to
+/// RE2: `.` excludes the four ECMA line terminators, `\d` and `\w` are ASCII, `\s` is ECMA's whitespace). Anything
+/// else (backreferences, lookaround, `\b`, Unicode properties, ...) or an automaton past kMaxStates states is
+/// refused: compile() returns null and the pattern stays with the whole-document validator. Immutable; shared.
+class PatternNfa {
+  public:
+    static constexpr std::size_t kMaxStates = 256;
+    /// A set of states (only those that read a character or wait for the end), one bit each: copied with the
+    /// checker that holds it, without allocating.
+    using States = std::array<std::uint64_t, kMaxStates / 64>;
+
+    /// Null when `ecma` is outside the subset, invalid, or too large; `why` (optional) says which.
+    static std::shared_ptr<const PatternNfa> compile(std::string_view ecma, std::string* why = nullptr);
+
+    /// The states before the first character.
+    const States& start() const { return start_; }
+    /// The states after `c`, keeping only those from which the string can still match; empty: no continuation can.
+    States step(const States& from, std::uint32_t c) const;
+    /// Whether some state of `from` reads a character in [lo, hi] (a character whose first bytes are known).
+    bool takes_any(const States& from, std::uint32_t lo, std::uint32_t hi) const;
+    /// Whether the string matches if it ends here (`empty`: no character was read).
+    bool accepts(const States& from, bool empty) const;
+    static bool none(const States& s) {
+        for (std::uint64_t w : s)
+            if (w != 0) return false;
+        return true;
+    }
+    /// Whether the string matches whatever follows (the set holds only the state after a match).
+    bool settled(const States& s) const;
+    std::size_t size() const { return states_.size(); }
+
+    struct Range {
+        std::uint32_t lo, hi;
+    };
+    enum class Kind : std::uint8_t { kChar, kSplit, kStart, kEnd, kMatch };
+    struct State {
+        Kind kind = Kind::kSplit;
+        int out = -1, out2 = -1;  // kChar: out after the character; kSplit: both; kStart/kEnd: out
+        std::vector<Range> cls;   // kChar: sorted, disjoint
+    };
+
+  private:
+    PatternNfa() = default;
+    friend class PatternBuilder;
+    void finish(int entry, int universal);
+    // The reading/waiting states reached from `s` without reading (`at_start`, `at_end`: whether `^` / `$` hold).
+    void closure(int s, bool at_start, bool at_end, States& out, std::vector<char>& seen) const;
+
+    std::vector<State> states_;
+    std::vector<States> after_;  // per reading state: the live states after its character
+    States live_{};
+    States start_{};
+    int universal_ = -1;  // the state after a match: every continuation matches
+};
+
+}  // namespace slipstream::agent::structured

@@ -1,0 +1,167 @@
+// PatternNfa: matches equal the whole-document validator's regex (RE2 via json/schema) on a table, prefixes die at
+// the first character no continuation can match, and syntax outside the subset is refused.
+#include "agent/structured/pattern_nfa.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "json/schema/regex.h"
+
+namespace slipstream::agent::structured {
+namespace {
+
+std::vector<std::uint32_t> code_points(std::string_view s) {
+    std::vector<std::uint32_t> out;
+    for (std::size_t i = 0; i < s.size();) {
+        const auto b = static_cast<unsigned char>(s[i]);
+        const int n = b < 0x80 ? 0 : b >= 0xf0 ? 3 : b >= 0xe0 ? 2 : 1;
+        std::uint32_t cp = n == 0 ? b : b & (0x3f >> n);
+        for (int k = 1; k <= n; ++k)
+            cp = cp << 6 | (static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]) & 0x3f);
+        out.push_back(cp);
+        i += static_cast<std::size_t>(n) + 1;
+    }
+    return out;
+}
+
+// -1: the set died after that many characters; else whether the whole text matches.
+int run(const PatternNfa& nfa, std::string_view text, std::size_t* died_at = nullptr) {
+    PatternNfa::States s = nfa.start();
+    const auto cps = code_points(text);
+    for (std::size_t i = 0; i < cps.size(); ++i) {
+        s = nfa.step(s, cps[i]);
+        if (PatternNfa::none(s)) {
+            if (died_at != nullptr) *died_at = i + 1;
+            return -1;
+        }
+    }
+    return nfa.accepts(s, cps.empty()) ? 1 : 0;
+}
+
+TEST(PatternNfa, MatchesEqualTheValidatorsRegex) {
+    const std::vector<std::string> patterns = {
+        "^[A-Z]{3}-\\d{4}$",
+        "^[^@\\s]+@[^@\\s]+\\.[a-z]{2,}$",
+        "abc",
+        "^abc",
+        "abc$",
+        "^$",
+        "",
+        "a*",
+        "^(?:ab|cd)+$",
+        "^(a|b)?c{2,3}$",
+        "x{2,}",
+        "^.{1,3}$",
+        "^[^a-c]*$",
+        "^\\w+\\s\\W$",
+        "^[\\d.-]+$",
+        "^[-a]$",
+        "^[a-]$",
+        "\\.",
+        "^\\u00e9+$",
+        "^[é-ü]$",
+        "^(?<year>\\d{4})-(?<m>0[1-9]|1[0-2])$",
+        "^\\S+$",
+        "^[\\S]+$",
+        "a|^b|c$",
+        "^[]$",
+        "^[^]$",
+        "^\\p",  // refused below; skipped here
+        "$^",
+        "^a*?b+?$",
+        "^\\x41\\u{42}\\cC\\0$",
+        "^[\\b]$",
+        "\\/",
+    };
+    const std::vector<std::string> texts = {
+        "",     "ABC-1234", "AB-1234", "ABC-12345", "a@b.co",  "a@b.c", "abc",  "xabc",  "abcx",
+        "abab", "cd",       "ccc",     "bcc",       "acccc",   "xx",    "\n",   "a\n",   "é",
+        "ééé",  "ü",        "ö",       "2024-12",   "2024-13", "a b c", "a\tb", "-",     "a",
+        "ab",   "b",        "c",       "x y!",      "AB\x03",  "\x08",  "/",    "1.2-3", "x\xe2\x80\xa8",
+        "aaab", "AB\x03\0"};
+    int compared = 0;
+    for (const std::string& p : patterns) {
+        auto nfa = PatternNfa::compile(p);
+        std::string error;
+        auto re = json::schema::detail::Regex::compile(p, &error);
+        if (nfa == nullptr || re == nullptr) {
+            EXPECT_EQ(nfa, nullptr) << p << " compiles here but not in the validator: " << error;
+            continue;
+        }
+        for (const std::string& t : texts) {
+            const int got = run(*nfa, t);
+            const bool want = re->search(t);
+            EXPECT_EQ(got == 1, want) << "pattern " << p << " text '" << t << "'";
+            if (want) {
+                EXPECT_NE(got, -1) << p << " / " << t;  // a matching text never dies
+            }
+            ++compared;
+        }
+    }
+    EXPECT_GT(compared, 1000);
+}
+
+TEST(PatternNfa, PrefixDiesAtTheFirstImpossibleCharacter) {
+    struct Case {
+        const char* pattern;
+        const char* text;
+        std::size_t died_at;  // 0: lives through the text
+    };
+    const Case cases[] = {
+        {"^[A-Z]{3}-\\d{4}$", "ABC-12", 0},
+        {"^[A-Z]{3}-\\d{4}$", "ABc", 3},
+        {"^[A-Z]{3}-\\d{4}$", "ABC-12345", 9},
+        {"^[A-Z]{3}-\\d{4}$", "AB-", 3},
+        {"^abc", "abd", 3},
+        {"^abc", "x", 1},
+        {"abc", "xyzab", 0},
+        {"abc$", "abcabx", 0},
+        {"^a$", "ab", 2},
+        {"^(?:ab|cd)+$", "abce", 4},
+        {"^.{1,3}$", "abcd", 4},
+        {"^[^@\\s]+@[^@\\s]+$", "a@b@", 4},
+        {"^[^@\\s]+@[^@\\s]+$", "a b", 2},
+        {"abc", "ab", 0},
+    };
+    for (const Case& c : cases) {
+        auto nfa = PatternNfa::compile(c.pattern);
+        ASSERT_NE(nfa, nullptr) << c.pattern;
+        std::size_t died = 0;
+        run(*nfa, c.text, &died);
+        EXPECT_EQ(died, c.died_at) << c.pattern << " / " << c.text;
+    }
+    // Once matched (unanchored end), every continuation matches: the set says so.
+    auto nfa = PatternNfa::compile("ab");
+    PatternNfa::States s = nfa->start();
+    s = nfa->step(nfa->step(s, 'a'), 'b');
+    EXPECT_TRUE(nfa->settled(s));
+    // takes_any: after "^ab$" reads "ab" no character is possible; after "^a" any letter range with 'b'.
+    auto anchored = PatternNfa::compile("^ab$");
+    PatternNfa::States t = anchored->step(anchored->start(), 'a');
+    EXPECT_TRUE(anchored->takes_any(t, 'a', 'c'));
+    EXPECT_FALSE(anchored->takes_any(t, 0x80, 0x7ff));
+    t = anchored->step(t, 'b');
+    EXPECT_FALSE(anchored->takes_any(t, 0, 0x10ffff));
+    EXPECT_TRUE(anchored->accepts(t, false));
+}
+
+TEST(PatternNfa, RefusesWhatIsOutsideTheSubset) {
+    for (const char* p :
+         {"(a)\\1", "(?=a)", "(?!a)",   "(?<=a)b", "(?<!a)b", "\\bword\\b", "\\Bx",    "\\p{L}",  "\\P{Lu}",
+          "\\k<n>", "a**",   "*a",      "a{2,1}",  "a{1001}", "(a",         "a)",      "[a",      "x]",
+          "\\",     "\\q",   "[a-\\d]", "[z-a]",   "(?i)a",   "^*",         "\\ud800", "[\\d-z]", "a{1,2}{3}"}) {
+        std::string why;
+        EXPECT_EQ(PatternNfa::compile(p, &why), nullptr) << p;
+        EXPECT_FALSE(why.empty()) << p;
+    }
+    std::string why;
+    EXPECT_EQ(PatternNfa::compile("^[a-z]{300}$", &why), nullptr);  // past kMaxStates
+    EXPECT_NE(why.find("states"), std::string::npos);
+    EXPECT_EQ(PatternNfa::compile("(a{100}){100}", &why), nullptr);
+    EXPECT_NE(PatternNfa::compile("^[a-z]{200}$"), nullptr);
+}
+
+}  // namespace
+}  // namespace slipstream::agent::structured
