@@ -199,6 +199,36 @@ bool has_nested_id(const json::Value& v, bool root) {
     return false;
 }
 
+// Every `pattern` in the schema document that PatternNfa runs, by its node (sorted by address).
+void collect_patterns(const json::Value& v,
+                      std::vector<std::pair<const json::Value*, std::shared_ptr<const PatternNfa>>>& out) {
+    if (v.is_array()) {
+        for (const json::Value& item : v.items())
+            collect_patterns(item, out);
+        return;
+    }
+    if (!v.is_object()) return;
+    if (const json::Value* p = v.find("pattern"); p != nullptr && p->is_string()) {
+        if (auto nfa = PatternNfa::compile(p->as_string())) out.emplace_back(&v, std::move(nfa));
+    }
+    for (const json::Member& m : v.members())
+        collect_patterns(m.value, out);
+}
+
+// Calls f(code point) for each character of whole UTF-8 text.
+template <typename F>
+void for_each_code_point(std::string_view s, F&& f) {
+    for (std::size_t i = 0; i < s.size();) {
+        const auto b = static_cast<unsigned char>(s[i]);
+        const std::size_t n = b < 0x80 ? 0 : b >= 0xf0 ? 3 : b >= 0xe0 ? 2 : 1;
+        std::uint32_t cp = n == 0 ? b : b & (0x3fu >> n);
+        for (std::size_t k = 1; k <= n && i + k < s.size(); ++k)
+            cp = cp << 6 | (static_cast<unsigned char>(s[i + k]) & 0x3f);
+        f(cp);
+        i += n + 1;
+    }
+}
+
 }  // namespace
 
 SchemaChecker::SchemaChecker(const json::Value& schema, bool siblings_of_ref, JsonEvents& next)
@@ -207,6 +237,13 @@ SchemaChecker::SchemaChecker(const json::Value& schema, bool siblings_of_ref, Js
       siblings_of_ref_(siblings_of_ref),
       follow_refs_(!has_nested_id(schema, true)),
       numeric_checks_(standard_metaschema(schema)) {
+    if (numeric_checks_) {  // under a custom metaschema `pattern` may have no effect: left to the compiled schema
+        auto table = std::make_shared<PatternTable>();
+        collect_patterns(schema, *table);
+        std::sort(table->begin(), table->end(),
+                  [](const auto& a, const auto& b) { return std::less<>()(a.first, b.first); });
+        if (!table->empty()) patterns_ = std::move(table);
+    }
     std::vector<Conj> alts;
     if (!expand(&schema, 0, alts)) alts.assign(1, Conj{});
     for (Conj& c : alts)
@@ -569,9 +606,19 @@ base::Status SchemaChecker::string(std::string_view piece, bool last) {
         in_string_ = true;
         text_.clear();
         text_points_ = 0;
+        runs_.clear();
+        stepped_ = 0;
+        for (std::size_t i = 0; patterns_ != nullptr && i < current_.size(); ++i) {
+            for (const json::Value* node : current_[i].nodes) {
+                if (const PatternNfa* nfa = current_[i].alive ? pattern_of(node) : nullptr)
+                    runs_.push_back(PatternRun{i, nfa, nfa->start()});
+            }
+        }
     }
     text_.append(piece);
     text_points_ += code_points(piece);
+    if (!runs_.empty()) step_patterns(piece.substr(std::min(stepped_, piece.size())));
+    stepped_ = 0;
     SLIPSTREAM_RETURN_IF_ERROR(check_string(last));
     SLIPSTREAM_RETURN_IF_ERROR(builder_->string(piece, last));
     if (!last) return base::Status::ok();
@@ -607,7 +654,67 @@ base::Status SchemaChecker::check_string(bool last) {
                 kill(a, "minLength", "should have at least " + std::to_string(min) + " characters");
         }
     }
+    return check_patterns(last, nullptr, nullptr);
+}
+
+const PatternNfa* SchemaChecker::pattern_of(const json::Value* node) const {
+    if (patterns_ == nullptr) return nullptr;
+    const auto at =
+        std::lower_bound(patterns_->begin(), patterns_->end(), node,
+                         [](const auto& entry, const json::Value* n) { return std::less<>()(entry.first, n); });
+    return at != patterns_->end() && at->first == node ? at->second.get() : nullptr;
+}
+
+// Each living alternative's patterns read `text` (whole characters).
+void SchemaChecker::step_patterns(std::string_view text) {
+    if (text.empty()) return;
+    for (PatternRun& r : runs_) {
+        if (!current_[r.alt].alive || PatternNfa::none(r.states) || r.nfa->settled(r.states)) continue;
+        for_each_code_point(text, [&](std::uint32_t c) {
+            if (!PatternNfa::none(r.states)) r.states = r.nfa->step(r.states, c);
+        });
+    }
+}
+
+// `pattern`: an alternative drops out once its pattern's states are gone (no continuation matches), when the
+// character begun (code points [*lo, *hi]) can be none that a state reads, or when the string closes unmatched.
+base::Status SchemaChecker::check_patterns(bool last, const std::uint32_t* lo, const std::uint32_t* hi) {
+    for (const PatternRun& r : runs_) {
+        Alt& a = current_[r.alt];
+        if (!a.alive) continue;
+        if (PatternNfa::none(r.states)) {
+            kill(a, "pattern", "'" + text_ + "' cannot become a match of the pattern");
+        } else if (lo != nullptr && !r.nfa->takes_any(r.states, *lo, *hi)) {
+            kill(a, "pattern", "no character that can come after '" + text_ + "' continues a match of the pattern");
+        } else if (last && !r.nfa->accepts(r.states, text_points_ == 0)) {
+            kill(a, "pattern", "'" + text_ + "' does not match the pattern");
+        }
+    }
     return survive(current_);
+}
+
+base::Status SchemaChecker::char_range(bool key, std::string_view pending, std::uint32_t lo, std::uint32_t hi) {
+    if (key || !in_string_ || runs_.empty()) return base::Status::ok();
+    if (pending.size() > stepped_) {
+        step_patterns(pending.substr(stepped_));
+        stepped_ = pending.size();
+    }
+    return check_patterns(false, &lo, &hi);
+}
+
+bool SchemaChecker::pattern_keyed() const {
+    if (!in_string_) return false;
+    bool any = false;
+    for (const PatternRun& r : runs_)
+        any = any || current_[r.alt].alive;
+    if (!any) return false;
+    for (const Alt& a : current_) {
+        for (const json::Value* node : a.nodes) {
+            if (a.alive && node->is_object() && (node->find("enum") != nullptr || node->find("const") != nullptr))
+                return false;
+        }
+    }
+    return true;
 }
 
 base::Status SchemaChecker::begin_number() {
@@ -712,6 +819,9 @@ bool SchemaChecker::integer_only() const {
 
 std::optional<SchemaChecker::StringRoom> SchemaChecker::free_string_room() const {
     if (!in_string_) return std::nullopt;
+    for (const PatternRun& r : runs_) {  // a pattern reads the text
+        if (current_[r.alt].alive) return std::nullopt;
+    }
     StringRoom room;
     bool any = false;
     for (const Alt& a : current_) {
@@ -812,14 +922,30 @@ void SchemaChecker::state_key(std::string& out, bool text_free, std::size_t wind
     }
     if (!in_string_) return;
     const auto room = free_string_room();
-    if (!text_free || !room) {
+    if (!text_free || (!room && !pattern_keyed())) {
         put(text_.size());
         out.append(text_);
-    }
-    if (!text_free || !room || !room->bounded) {
-        if (!text_free || !room) put(text_points_);
+        put(text_points_);
         return;
     }
+    // The text matters only through its patterns' states (and, below, its length).
+    if (!runs_.empty()) {
+        put(text_points_ == 0);
+        for (const PatternRun& r : runs_) {
+            put(r.alt);
+            put(current_[r.alt].alive);
+            put(r.states);
+        }
+    }
+    bool bounded = room && room->bounded;
+    for (const Alt& a : current_) {
+        for (const json::Value* node : a.nodes) {
+            if (!room && a.alive && node->is_object() &&
+                (count_keyword(*node, "maxLength") >= 0 || count_keyword(*node, "minLength") >= 0))
+                bounded = true;
+        }
+    }
+    if (!bounded) return;
     // A bounded free string: the length matters only through what each alternative's minLength and maxLength
     // still allow, and continuations of at most room_cap bytes add at most room_cap characters, so each distance
     // is kept clamped to [-1, room_cap + 1] (every length in the middle of a long maxLength shares one key).

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "agent/structured/json_stream.h"
+#include "agent/structured/pattern_nfa.h"
 #include "json/value.h"
 
 namespace slipstream::agent::structured {
@@ -91,6 +93,10 @@ class SchemaChecker final : public JsonEvents {
     /// Whether the number being read is checked by its value (numeric bounds or `multipleOf` on a living
     /// alternative), not only by its shape.
     bool number_value_checked() const;
+    /// Inside a string value whose living alternatives list no texts but some of them check a `pattern` (one
+    /// PatternNfa runs per such node): its text matters only through each pattern's state set (and its length
+    /// through the length keywords), so state_key() with `text_free` keeps those instead of the text.
+    bool pattern_keyed() const;
 
     const CheckFailure& failure() const { return failure_; }
     /// Refuse a key an object already has (generation: json::parse keeps the last one, a generator should not
@@ -108,6 +114,7 @@ class SchemaChecker final : public JsonEvents {
     base::Status begin_number() override;
     base::Status begin_literal(bool null) override;
     base::Status begin_char(bool key, std::string_view pending) override;
+    base::Status char_range(bool key, std::string_view pending, std::uint32_t lo, std::uint32_t hi) override;
     base::Status number(std::string_view text) override;
     base::Status boolean(bool value) override;
     base::Status null() override;
@@ -143,6 +150,18 @@ class SchemaChecker final : public JsonEvents {
         KeySet keys;            // distinct keys so far (objects)
     };
 
+    // A living alternative's `pattern` on the string being read: the NFA's states after the text stepped so far.
+    struct PatternRun {
+        std::size_t alt = 0;  // index in current_
+        const PatternNfa* nfa = nullptr;
+        PatternNfa::States states{};
+    };
+    // The schema's patterns that PatternNfa runs (the others are left to the compiled schema), by node.
+    using PatternTable = std::vector<std::pair<const json::Value*, std::shared_ptr<const PatternNfa>>>;
+    const PatternNfa* pattern_of(const json::Value* node) const;
+    void step_patterns(std::string_view text);
+    base::Status check_patterns(bool last, const std::uint32_t* lo, const std::uint32_t* hi);
+
     // container_state() of the innermost `window` frames (state_key()).
     void window_state(std::string& out, std::size_t window) const;
     // container_state() and state_key(): a list of alternatives (their parents, liveness and nodes).
@@ -177,7 +196,10 @@ class SchemaChecker final : public JsonEvents {
     std::size_t text_points_ = 0;  // code points in text_
     CheckFailure failure_;
     bool reject_repeated_keys_ = false;
-    CheckFailure last_kill_;  // why the most recent alternative dropped out
+    CheckFailure last_kill_;                        // why the most recent alternative dropped out
+    std::shared_ptr<const PatternTable> patterns_;  // shared by copies
+    std::vector<PatternRun> runs_;                  // the string being read: its patterns' states
+    std::size_t stepped_ = 0;  // bytes of the stream's pending text (begin_char) already stepped into runs_
 };
 
 }  // namespace slipstream::agent::structured
