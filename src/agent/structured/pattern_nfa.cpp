@@ -573,6 +573,27 @@ void PatternNfa::finish(int entry, int universal) {
         for (std::size_t w = 0; w < live_.size(); ++w)
             after_[i][w] = raw[i][w] & live_[w];
     }
+    // Distances: 0 at the match and at a live end assertion; a reading state one more than its nearest successor.
+    distance_.assign(n, SIZE_MAX);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (states_[i].kind != Kind::kChar && has_bit(live_, static_cast<int>(i))) distance_[i] = 0;
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (states_[i].kind != Kind::kChar) continue;
+            std::size_t best = SIZE_MAX;
+            for (std::size_t j = 0; j < n; ++j)
+                if (has_bit(after_[i], static_cast<int>(j)) && distance_[j] != SIZE_MAX)
+                    best = std::min(best, distance_[j] + 1);
+            if (best < distance_[i]) {
+                distance_[i] = best;
+                changed = true;
+            }
+        }
+    }
+    for (std::size_t d : distance_)
+        if (d != SIZE_MAX) max_distance_ = std::max(max_distance_, d);
     std::fill(seen.begin(), seen.end(), 0);
     closure(entry, true, false, start_, seen);
     if (has_bit(start_, universal_)) {
@@ -605,17 +626,22 @@ PatternNfa::States PatternNfa::step(const States& from, std::uint32_t c) const {
     return out;
 }
 
-bool PatternNfa::takes_any(const States& from, std::uint32_t lo, std::uint32_t hi) const {
+std::size_t PatternNfa::min_via(const States& from, std::uint32_t lo, std::uint32_t hi) const {
+    std::size_t best = SIZE_MAX;
     for (std::size_t w = 0; w < from.size(); ++w) {
         for (std::uint64_t bits = from[w]; bits != 0; bits &= bits - 1) {
             const std::size_t i = w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits));
             const State& st = states_[i];
-            if (st.kind != Kind::kChar || none(after_[i])) continue;
-            for (const Range& r : st.cls)
-                if (r.lo <= hi && r.hi >= lo) return true;
+            if (st.kind != Kind::kChar || distance_[i] >= best) continue;
+            for (const Range& r : st.cls) {
+                if (r.lo <= hi && r.hi >= lo) {
+                    best = distance_[i];  // 1 + the nearest match after it (SIZE_MAX: none)
+                    break;
+                }
+            }
         }
     }
-    return false;
+    return best;
 }
 
 bool PatternNfa::accepts(const States& from, bool empty) const {
@@ -630,6 +656,15 @@ bool PatternNfa::accepts(const States& from, bool empty) const {
             if (states_[j].kind == Kind::kMatch && has_bit(reached, static_cast<int>(j))) return true;
     }
     return false;
+}
+
+std::size_t PatternNfa::min_to_match(const States& from) const {
+    std::size_t best = SIZE_MAX;
+    for (std::size_t w = 0; w < from.size(); ++w) {
+        for (std::uint64_t bits = from[w]; bits != 0; bits &= bits - 1)
+            best = std::min(best, distance_[w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits))]);
+    }
+    return best;
 }
 
 bool PatternNfa::settled(const States& s) const {

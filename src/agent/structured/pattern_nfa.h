@@ -35,7 +35,12 @@ class PatternNfa {
     /// The states after `c`, keeping only those from which the string can still match; empty: no continuation can.
     States step(const States& from, std::uint32_t c) const;
     /// Whether some state of `from` reads a character in [lo, hi] (a character whose first bytes are known).
-    bool takes_any(const States& from, std::uint32_t lo, std::uint32_t hi) const;
+    bool takes_any(const States& from, std::uint32_t lo, std::uint32_t hi) const {
+        return min_via(from, lo, hi) != SIZE_MAX;
+    }
+    /// The fewest characters, that one included, after which the string can match when its next character is in
+    /// [lo, hi]; SIZE_MAX when no state reads one there.
+    std::size_t min_via(const States& from, std::uint32_t lo, std::uint32_t hi) const;
     /// Whether the string matches if it ends here (`empty`: no character was read).
     bool accepts(const States& from, bool empty) const;
     static bool none(const States& s) {
@@ -43,6 +48,11 @@ class PatternNfa {
             if (w != 0) return false;
         return true;
     }
+    /// The fewest characters more after which the string can match (0: it matches if it ends here or a `$` waits;
+    /// SIZE_MAX for an empty set), so a `maxLength` that leaves less room refuses now.
+    std::size_t min_to_match(const States& from) const;
+    /// The largest finite min_to_match() of any one state.
+    std::size_t max_distance() const { return max_distance_; }
     /// Whether the string matches whatever follows (the set holds only the state after a match).
     bool settled(const States& s) const;
     std::size_t size() const { return states_.size(); }
@@ -66,6 +76,8 @@ class PatternNfa {
 
     std::vector<State> states_;
     std::vector<States> after_;  // per reading state: the live states after its character
+    std::vector<std::size_t> distance_;
+    std::size_t max_distance_ = 0;  // per state: the fewest characters to a match (SIZE_MAX: none)
     States live_{};
     States start_{};
     int universal_ = -1;  // the state after a match: every continuation matches

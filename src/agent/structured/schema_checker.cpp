@@ -608,6 +608,7 @@ base::Status SchemaChecker::string(std::string_view piece, bool last) {
         text_points_ = 0;
         runs_.clear();
         stepped_ = 0;
+        stepped_points_ = 0;
         for (std::size_t i = 0; patterns_ != nullptr && i < current_.size(); ++i) {
             for (const json::Value* node : current_[i].nodes) {
                 if (const PatternNfa* nfa = current_[i].alive ? pattern_of(node) : nullptr)
@@ -619,6 +620,7 @@ base::Status SchemaChecker::string(std::string_view piece, bool last) {
     text_points_ += code_points(piece);
     if (!runs_.empty()) step_patterns(piece.substr(std::min(stepped_, piece.size())));
     stepped_ = 0;
+    stepped_points_ = 0;
     SLIPSTREAM_RETURN_IF_ERROR(check_string(last));
     SLIPSTREAM_RETURN_IF_ERROR(builder_->string(piece, last));
     if (!last) return base::Status::ok();
@@ -682,9 +684,21 @@ base::Status SchemaChecker::check_patterns(bool last, const std::uint32_t* lo, c
     for (const PatternRun& r : runs_) {
         Alt& a = current_[r.alt];
         if (!a.alive) continue;
+        // The shortest match from here must fit the alternative's maxLength.
+        std::int64_t max = -1;
+        for (const json::Value* node : a.nodes) {
+            const std::int64_t m = node->is_object() ? count_keyword(*node, "maxLength") : -1;
+            if (m >= 0 && (max < 0 || m < max)) max = m;
+        }
+        // With a character begun, the shortest match through a character it may still be.
+        const std::size_t more = lo != nullptr ? r.nfa->min_via(r.states, *lo, *hi) : r.nfa->min_to_match(r.states);
         if (PatternNfa::none(r.states)) {
             kill(a, "pattern", "'" + text_ + "' cannot become a match of the pattern");
-        } else if (lo != nullptr && !r.nfa->takes_any(r.states, *lo, *hi)) {
+        } else if (max >= 0 && more != SIZE_MAX &&
+                   text_points_ + stepped_points_ + more > static_cast<std::size_t>(max)) {
+            kill(a, "pattern",
+                 "no match of the pattern that begins with '" + text_ + "' fits maxLength " + std::to_string(max));
+        } else if (lo != nullptr && more == SIZE_MAX) {
             kill(a, "pattern", "no character that can come after '" + text_ + "' continues a match of the pattern");
         } else if (last && !r.nfa->accepts(r.states, text_points_ == 0)) {
             kill(a, "pattern", "'" + text_ + "' does not match the pattern");
@@ -697,6 +711,7 @@ base::Status SchemaChecker::char_range(bool key, std::string_view pending, std::
     if (key || !in_string_ || runs_.empty()) return base::Status::ok();
     if (pending.size() > stepped_) {
         step_patterns(pending.substr(stepped_));
+        stepped_points_ += code_points(pending.substr(stepped_));
         stepped_ = pending.size();
     }
     return check_patterns(false, &lo, &hi);
@@ -949,7 +964,12 @@ void SchemaChecker::state_key(std::string& out, bool text_free, std::size_t wind
     // A bounded free string: the length matters only through what each alternative's minLength and maxLength
     // still allow, and continuations of at most room_cap bytes add at most room_cap characters, so each distance
     // is kept clamped to [-1, room_cap + 1] (every length in the middle of a long maxLength shares one key).
-    const auto cap = static_cast<std::int64_t>(std::min<std::size_t>(room_cap, INT32_MAX)) + 1;
+    // A pattern's shortest match must fit maxLength: within room_cap characters its distance to a match grows to at
+    // most the NFA's longest finite distance, so the maxLength distance is kept up to that much further.
+    std::size_t reach = 0;
+    for (const PatternRun& r : runs_)
+        reach = std::max(reach, r.nfa->max_distance());
+    const auto cap = static_cast<std::int64_t>(std::min<std::size_t>(room_cap + reach, INT32_MAX)) + 1;
     const auto n = static_cast<std::int64_t>(text_points_);
     for (const Alt& a : current_) {
         put(a.alive);

@@ -33,9 +33,11 @@ struct CheckFailure {
 /// container whose every alternative for a child has dropped out drops that alternative too. The checked keywords are
 /// those a prefix can break (`false`, `type`, `enum`/`const`, `maxLength`, `additionalProperties: false` (from the
 /// first byte of a key no declared property starts with), `maxLength` (also at the first byte of an escape or a
-/// multi-byte character one too many), `maxProperties`, `maxItems`, `prefixItems`/`items: false`)
+/// multi-byte character one too many), `maxProperties`, `maxItems`, `prefixItems`/`items: false`, `pattern` (in
+/// PatternNfa's subset: at the character, or the first byte of an escape or UTF-8 sequence, after which no
+/// continuation within `maxLength` can match))
 /// and those settled when a value closes (`required`, `minProperties`, `minItems`, `minLength`); every other keyword
-/// (`not`, conditionals, numeric bounds, patterns,
+/// (`not`, conditionals, fractional bounds, formats, other patterns,
 /// ...) is left to the compiled schema at the end. Refusing only when no alternative is left never rejects a
 /// document the schema accepts. Past 16 alternatives at a value, or 8 nested expansions, that value is not checked.
 /// `schema` must outlive this; `siblings_of_ref`: false for draft 7 (its `$ref` ignores sibling keywords).
@@ -199,7 +201,8 @@ class SchemaChecker final : public JsonEvents {
     CheckFailure last_kill_;                        // why the most recent alternative dropped out
     std::shared_ptr<const PatternTable> patterns_;  // shared by copies
     std::vector<PatternRun> runs_;                  // the string being read: its patterns' states
-    std::size_t stepped_ = 0;  // bytes of the stream's pending text (begin_char) already stepped into runs_
+    std::size_t stepped_ = 0;         // bytes of the stream's pending text (char_range) already stepped into runs_
+    std::size_t stepped_points_ = 0;  // their characters
 };
 
 }  // namespace slipstream::agent::structured
