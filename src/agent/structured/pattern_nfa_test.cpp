@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -101,6 +103,57 @@ TEST(PatternNfa, MatchesEqualTheValidatorsRegex) {
         }
     }
     EXPECT_GT(compared, 1000);
+}
+
+// Random patterns of the subset over a small alphabet against the validator's regex on random texts.
+std::string random_pattern(std::mt19937& rng, int depth) {
+    static const char* atoms[] = {"a", "b", ".", "[ab]", "[^a]", "\\d", "\\s", "\\W", "\u00e9", "[a-c\u00e9]", "\\n"};
+    static const char* quantifiers[] = {"", "", "", "*", "+", "?", "{2}", "{1,2}", "{0,}", "*?"};
+    std::string out;
+    const int parts = 1 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < parts; ++i) {
+        const unsigned pick = rng() % 10;
+        std::string atom;
+        if (pick == 0 && depth < 3) {
+            atom =
+                (rng() % 2 ? "(" : "(?:") + random_pattern(rng, depth + 1) + "|" + random_pattern(rng, depth + 1) + ")";
+        } else if (pick == 1) {
+            out += rng() % 2 ? "^" : "$";
+            continue;
+        } else {
+            atom = atoms[rng() % std::size(atoms)];
+        }
+        out += atom + quantifiers[rng() % std::size(quantifiers)];
+    }
+    return out;
+}
+
+TEST(PatternNfa, RandomPatternsAgreeWithTheValidator) {
+    std::mt19937 rng(12345);
+    const char* letters[] = {"a", "b", "c", "1", " ", "\n", "\xC3\xA9", "-"};
+    int compared = 0;
+    for (int i = 0; i < 3000; ++i) {
+        const std::string p = random_pattern(rng, 0);
+        auto nfa = PatternNfa::compile(p);
+        std::string error;
+        auto re = json::schema::detail::Regex::compile(p, &error);
+        if (re == nullptr) {
+            EXPECT_EQ(nfa, nullptr) << p;
+            continue;
+        }
+        ASSERT_NE(nfa, nullptr) << p;
+        for (int k = 0; k < 20; ++k) {
+            std::string t;
+            const int n = static_cast<int>(rng() % 6);
+            for (int j = 0; j < n; ++j)
+                t += letters[rng() % std::size(letters)];
+            const int got = run(*nfa, t);
+            const bool want = re->search(t);
+            ASSERT_EQ(got == 1, want) << "pattern " << p << " text '" << t << "'";
+            ++compared;
+        }
+    }
+    EXPECT_GT(compared, 50000);
 }
 
 TEST(PatternNfa, PrefixDiesAtTheFirstImpossibleCharacter) {
