@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "json/utf8.h"
+
 namespace slipstream::agent::structured {
 namespace {
 
@@ -289,16 +291,10 @@ class Parser {
 
     // One UTF-8 encoded character of the pattern.
     bool literal(std::uint32_t& cp) {
-        const auto b = static_cast<unsigned char>(p_[i_]);
-        int n = b < 0x80 ? 0 : b >= 0xf0 ? 3 : b >= 0xe0 ? 2 : b >= 0xc0 ? 1 : -1;
-        if (n < 0 || i_ + static_cast<std::size_t>(n) >= p_.size() + (n == 0 ? 1 : 0)) return refuse("bad UTF-8");
-        cp = n == 0 ? b : b & (0x3f >> n);
-        for (int k = 1; k <= n; ++k) {
-            const auto c = static_cast<unsigned char>(p_[i_ + static_cast<std::size_t>(k)]);
-            if ((c & 0xc0) != 0x80) return refuse("bad UTF-8");
-            cp = cp << 6 | (c & 0x3f);
-        }
-        i_ += static_cast<std::size_t>(n) + 1;
+        if (json::detail::utf8_sequence_length(p_, i_) == 0) return refuse("bad UTF-8");
+        std::size_t n = 0;
+        cp = json::detail::decode_utf8(p_, i_, &n);
+        i_ += n;
         return true;
     }
 

@@ -10,30 +10,15 @@
 
 #include "agent/structured/pattern_nfa.h"
 #include "json/schema/regex.h"
+#include "json/utf8.h"
 
 namespace {
 
 // The text's code points, or false when it is not UTF-8 (a JSON string's text always is).
 bool decode(std::string_view s, std::vector<std::uint32_t>& out) {
-    for (std::size_t i = 0; i < s.size();) {
-        const auto b = static_cast<unsigned char>(s[i]);
-        const std::size_t n = b < 0x80                ? 0
-                              : b >= 0xc2 && b < 0xe0 ? 1
-                              : b >= 0xe0 && b < 0xf0 ? 2
-                              : b >= 0xf0 && b < 0xf5 ? 3
-                                                      : 9;
-        if (n == 9 || i + n >= s.size() + (n == 0 ? 1 : 0)) return false;
-        std::uint32_t cp = n == 0 ? b : b & (0x3fu >> n);
-        for (std::size_t k = 1; k <= n; ++k) {
-            const auto c = static_cast<unsigned char>(s[i + k]);
-            if ((c & 0xc0) != 0x80) return false;
-            cp = cp << 6 | (c & 0x3f);
-        }
-        const std::uint32_t least[] = {0, 0x80, 0x800, 0x10000};
-        if (cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-        out.push_back(cp);
-        i += n + 1;
-    }
+    if (slipstream::json::detail::find_invalid_utf8(s) != s.size()) return false;
+    for (std::size_t i = 0, n = 0; i < s.size(); i += n)
+        out.push_back(slipstream::json::detail::decode_utf8(s, i, &n));
     return true;
 }
 

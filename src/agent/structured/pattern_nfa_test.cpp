@@ -10,21 +10,15 @@
 #include <vector>
 
 #include "json/schema/regex.h"
+#include "json/utf8.h"
 
 namespace slipstream::agent::structured {
 namespace {
 
 std::vector<std::uint32_t> code_points(std::string_view s) {
     std::vector<std::uint32_t> out;
-    for (std::size_t i = 0; i < s.size();) {
-        const auto b = static_cast<unsigned char>(s[i]);
-        const int n = b < 0x80 ? 0 : b >= 0xf0 ? 3 : b >= 0xe0 ? 2 : 1;
-        std::uint32_t cp = n == 0 ? b : b & (0x3f >> n);
-        for (int k = 1; k <= n; ++k)
-            cp = cp << 6 | (static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]) & 0x3f);
-        out.push_back(cp);
-        i += static_cast<std::size_t>(n) + 1;
-    }
+    for (std::size_t i = 0, n = 0; i < s.size(); i += n)
+        out.push_back(json::detail::decode_utf8(s, i, &n));
     return out;
 }
 

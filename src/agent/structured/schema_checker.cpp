@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "json/pointer.h"
+#include "json/utf8.h"
 
 namespace slipstream::agent::structured {
 namespace {
@@ -218,15 +219,8 @@ void collect_patterns(const json::Value& v,
 // Calls f(code point) for each character of whole UTF-8 text.
 template <typename F>
 void for_each_code_point(std::string_view s, F&& f) {
-    for (std::size_t i = 0; i < s.size();) {
-        const auto b = static_cast<unsigned char>(s[i]);
-        const std::size_t n = b < 0x80 ? 0 : b >= 0xf0 ? 3 : b >= 0xe0 ? 2 : 1;
-        std::uint32_t cp = n == 0 ? b : b & (0x3fu >> n);
-        for (std::size_t k = 1; k <= n && i + k < s.size(); ++k)
-            cp = cp << 6 | (static_cast<unsigned char>(s[i + k]) & 0x3f);
-        f(cp);
-        i += n + 1;
-    }
+    for (std::size_t i = 0, n = 0; i < s.size(); i += n)
+        f(json::detail::decode_utf8(s, i, &n));
 }
 
 }  // namespace
