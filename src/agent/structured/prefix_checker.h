@@ -105,6 +105,19 @@ class PrefixChecker {
         stream_.state_key(out, text_free, number_free ? number_shape_below : 0, room_cap, window, open_cap);
         checker_.state_key(out, text_free || (value_string && checker_.pattern_keyed()), window, room_cap);
     }
+    /// Inside a string value at a character boundary whose one living alternative checks one pattern
+    /// (SchemaChecker::pattern_focus), and the decoded bytes it may still take (ParseOptions::max_string_bytes).
+    struct PatternString {
+        SchemaChecker::PatternFocus focus;
+        std::size_t bytes = 0;
+    };
+    std::optional<PatternString> pattern_string() const {
+        if (stream_.state() != StreamState::kPartial || !stream_.at_char_boundary() || stream_.in_key())
+            return std::nullopt;
+        const auto focus = checker_.pattern_focus();
+        if (!focus) return std::nullopt;
+        return PatternString{*focus, stream_.string_room()};
+    }
     /// Inside a free string: the alternatives a close after `more` characters more leaves (SchemaChecker).
     std::optional<std::uint64_t> close_survivors(std::size_t more) const { return checker_.close_survivors(more); }
     std::optional<StringRoom> free_string() const {

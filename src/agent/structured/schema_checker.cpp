@@ -711,6 +711,23 @@ base::Status SchemaChecker::char_range(bool key, std::string_view pending, std::
     return check_patterns(false, &lo, &hi);
 }
 
+std::optional<SchemaChecker::PatternFocus> SchemaChecker::pattern_focus() const {
+    if (!pattern_keyed() || stepped_ != 0 || runs_.size() != 1) return std::nullopt;
+    const PatternRun& r = runs_[0];
+    for (std::size_t i = 0; i < current_.size(); ++i) {
+        if (current_[i].alive && i != r.alt) return std::nullopt;  // another living alternative
+    }
+    PatternFocus focus{r.nfa, r.states, SIZE_MAX};
+    for (const json::Value* node : current_[r.alt].nodes) {
+        const std::int64_t max = node->is_object() ? count_keyword(*node, "maxLength") : -1;
+        if (max < 0) continue;
+        const auto left =
+            static_cast<std::size_t>(max) > text_points_ ? static_cast<std::size_t>(max) - text_points_ : 0;
+        focus.chars_left = std::min(focus.chars_left, left);
+    }
+    return focus;
+}
+
 bool SchemaChecker::pattern_keyed() const {
     if (!in_string_) return false;
     bool any = false;

@@ -99,6 +99,16 @@ class SchemaChecker final : public JsonEvents {
     /// PatternNfa runs per such node): its text matters only through each pattern's state set (and its length
     /// through the length keywords), so state_key() with `text_free` keeps those instead of the text.
     bool pattern_keyed() const;
+    /// Inside such a string with one living alternative that checks one pattern, between characters: that
+    /// pattern's automaton and states, and the characters more its `maxLength` allows (SIZE_MAX: none). Whole
+    /// characters without escapes continue the string here exactly when the states after them are not empty and
+    /// their count plus the shortest match after them fits `chars_left` (a generator's fast path). Empty elsewhere.
+    struct PatternFocus {
+        const PatternNfa* nfa = nullptr;
+        PatternNfa::States states{};
+        std::size_t chars_left = SIZE_MAX;
+    };
+    std::optional<PatternFocus> pattern_focus() const;
 
     const CheckFailure& failure() const { return failure_; }
     /// Refuse a key an object already has (generation: json::parse keeps the last one, a generator should not
