@@ -230,16 +230,18 @@ uint8_t split_fits(const structured::PatternNfa& nfa, const structured::PatternN
 // A token of whole characters (no quote, backslash or control byte) stays inside the string and is allowed exactly
 // when the pattern's states after its characters are not empty and its characters plus the shortest match after
 // them fit maxLength (SchemaChecker::pattern_focus; the checks at an earlier character of it follow from those at its
-// end). ASCII characters step a DFA built lazily from the current states, one table per reached state set; other
-// characters step the NFA. A token whose characters before a quote, a backslash, a control byte or a split UTF-8
-// character already fail is refused (so is a raw control byte, and a quote where the pattern does not match); the
-// rest (a closing quote after a match, an escape, a split character) goes to allows().
+// end). Characters step a DFA built lazily from the current states (over the pattern's symbols: characters every
+// state reads alike), tokens in byte order from the part they share with the one before. A token whose characters
+// before a quote, a backslash, a control byte or a split UTF-8 character already fail is refused (so is a raw control
+// byte, and a quote where the pattern does not match); the rest (a closing quote after a match, an escape, a split
+// character) goes to allows().
 void JsonConstraint::fill_pattern_string(std::span<uint8_t> allowed, const PrefixChecker::PatternString& at) {
     using States = structured::PatternNfa::States;
     const structured::PatternNfa& nfa = *at.focus.nfa;
-    // The lazy DFA: per reached state set its successors by ASCII byte, whether it is empty and its shortest match.
+    const size_t symbols = nfa.symbols();
+    // The lazy DFA: per reached state set its successors by symbol, whether it is empty and its shortest match.
     std::vector<States> sets;
-    std::vector<std::array<int32_t, 128>> next;
+    std::vector<int32_t> next;  // [set * symbols + symbol], -1: not stepped yet
     std::vector<uint8_t> dead_of;
     std::vector<size_t> more_of;
     std::unordered_map<std::string, int32_t> ids;
@@ -248,7 +250,7 @@ void JsonConstraint::fill_pattern_string(std::span<uint8_t> allowed, const Prefi
                                              static_cast<int32_t>(sets.size()));
         if (fresh) {
             sets.push_back(s);
-            next.emplace_back().fill(-1);
+            next.resize(next.size() + symbols, -1);
             dead_of.push_back(structured::PatternNfa::none(s) ? 1 : 0);
             more_of.push_back(nfa.min_to_match(s));
         }
@@ -256,11 +258,12 @@ void JsonConstraint::fill_pattern_string(std::span<uint8_t> allowed, const Prefi
     };
     id_of(at.focus.states);
     for (size_t t = 0; t < allowed.size(); ++t) {  // tokens without bytes (not in order()): the reference
-        if (tokens_->bytes(static_cast<int32_t>(t)).empty()) allowed[t] = allows(static_cast<int32_t>(t)) ? 1 : 0;
+        allowed[t] = tokens_->bytes(static_cast<int32_t>(t)).empty() && allows(static_cast<int32_t>(t)) ? 1 : 0;
     }
-    // Tokens in byte order: trail[k] is the DFA state after the first k bytes of the previous token (while they were
-    // ASCII characters), so a token starts after the part it shares with it.
-    std::vector<int32_t> trail(tokens_->max_bytes() + 1, 0);
+    // Tokens in byte order: trail_state[k] is the DFA state after the previous token's first k bytes (-1 inside a
+    // character), trail_chars[k] their characters, so a token starts after the part it shares with it.
+    std::vector<int32_t> trail_state(tokens_->max_bytes() + 1, 0);
+    std::vector<size_t> trail_chars(tokens_->max_bytes() + 1, 0);
     size_t trail_len = 0;
     const std::vector<int32_t>& order = tokens_->order();
     const std::vector<uint32_t>& shared = tokens_->shared_prefix();
@@ -268,45 +271,48 @@ void JsonConstraint::fill_pattern_string(std::span<uint8_t> allowed, const Prefi
         const int32_t token = order[k];
         const std::string_view bytes = tokens_->at(k);
         size_t i = std::min<size_t>(k > 0 ? shared[k - 1] : 0, trail_len);
+        while (trail_state[i] < 0)
+            --i;
         trail_len = i;
-        int32_t state = trail[i];
-        size_t chars = i;  // ASCII so far: a character a byte
+        int32_t state = trail_state[i];
+        size_t chars = trail_chars[i];
         bool dead = dead_of[static_cast<size_t>(state)] != 0;
-        char stop = 0;  // what ended the plain characters: '"', '\\', 'c'ontrol, 's'plit
-        States off{};   // the states once a non-ASCII character left the DFA
-        bool off_dfa = false;
+        char stop = 0;  // what ended the characters: '"', '\\', 'c'ontrol, 's'plit
         while (i < bytes.size() && stop == 0 && !dead) {
             const auto c = static_cast<unsigned char>(bytes[i]);
             if (c == '"' || c == '\\' || c < 0x20) {
                 stop = c < 0x20 ? 'c' : static_cast<char>(c);
-            } else if (c < 0x80 && !off_dfa) {
-                int32_t to = next[static_cast<size_t>(state)][c];
-                if (to < 0) {
-                    to = id_of(nfa.step(sets[static_cast<size_t>(state)], c));
-                    next[static_cast<size_t>(state)][c] = to;
-                }
-                state = to;
-                dead = dead_of[static_cast<size_t>(state)] != 0;
-                ++i, ++chars;
-                trail[i] = state;
-                trail_len = i;
-            } else {
-                size_t len = c < 0x80 ? 1 : json::detail::utf8_sequence_length(bytes, i);
-                if (len == 0) {
-                    stop = 's';  // a split or invalid sequence: the stream judges its bytes
-                    break;
-                }
-                if (!off_dfa) off = sets[static_cast<size_t>(state)];
-                off_dfa = true;
-                off = nfa.step(off, c < 0x80 ? c : json::detail::decode_utf8(bytes, i, &len));
-                dead = structured::PatternNfa::none(off);
-                i += len, ++chars;
+                break;
             }
+            size_t len = c < 0x80 ? 1 : json::detail::utf8_sequence_length(bytes, i);
+            if (len == 0) {
+                stop = 's';  // a split or invalid sequence: the stream judges its bytes
+                break;
+            }
+            const uint32_t symbol = nfa.symbol(c < 0x80 ? c : json::detail::decode_utf8(bytes, i, &len));
+            const size_t slot = static_cast<size_t>(state) * symbols + symbol;
+            int32_t to = next[slot];
+            if (to < 0) {
+                to = id_of(nfa.step(sets[static_cast<size_t>(state)], nfa.representative(symbol)));
+                next[slot] = to;
+            }
+            state = to;
+            dead = dead_of[static_cast<size_t>(state)] != 0;
+            for (size_t p = i + 1; p < i + len; ++p)
+                trail_state[p] = -1;
+            i += len, ++chars;
+            trail_state[i] = state;
+            trail_chars[i] = chars;
+            trail_len = i;
+        }
+        if (dead) {  // every token that starts with these characters is refused (stays 0)
+            k = tokens_->past_prefix(k, static_cast<uint32_t>(order.size()), bytes.substr(0, i)) - 1;
+            continue;
         }
         if (static_cast<size_t>(token) >= allowed.size()) continue;
         uint8_t& out = allowed[static_cast<size_t>(token)];
-        const States& after = off_dfa ? off : sets[static_cast<size_t>(state)];
-        if (dead || chars > at.focus.chars_left || stop == 'c') {  // refused at a character, or a raw control byte
+        const States& after = sets[static_cast<size_t>(state)];
+        if (chars > at.focus.chars_left || stop == 'c') {  // past maxLength, or a raw control byte
             out = 0;
         } else if (stop == '"' && !nfa.accepts(after, true)) {  // closes the string unmatched
             out = 0;
@@ -316,9 +322,7 @@ void JsonConstraint::fill_pattern_string(std::span<uint8_t> allowed, const Prefi
         } else if (stop != 0) {
             out = allows(token) ? 1 : 0;
         } else {
-            const size_t more = at.focus.chars_left == SIZE_MAX ? 0
-                                : off_dfa                       ? nfa.min_to_match(after)
-                                                                : more_of[static_cast<size_t>(state)];
+            const size_t more = at.focus.chars_left == SIZE_MAX ? 0 : more_of[static_cast<size_t>(state)];
             out = bytes.size() <= at.bytes && more != SIZE_MAX && chars + more <= at.focus.chars_left ? 1 : 0;
         }
     }

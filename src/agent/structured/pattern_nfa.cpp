@@ -532,6 +532,19 @@ void PatternNfa::closure(int s, bool at_start, bool at_end, States& out, std::ve
 void PatternNfa::finish(int entry, int universal) {
     universal_ = universal;
     const std::size_t n = states_.size();
+    bounds_.push_back(0);
+    for (const State& st : states_) {
+        for (const Range& r : st.cls) {
+            bounds_.push_back(r.lo);
+            if (r.hi < kMaxCodePoint) bounds_.push_back(r.hi + 1);
+        }
+    }
+    std::sort(bounds_.begin(), bounds_.end());
+    bounds_.erase(std::unique(bounds_.begin(), bounds_.end()), bounds_.end());
+    for (std::uint32_t c = 0; c < 128; ++c) {
+        const auto at = std::upper_bound(bounds_.begin(), bounds_.end(), c) - bounds_.begin() - 1;
+        ascii_symbol_[c] = static_cast<std::uint8_t>(std::min<std::ptrdiff_t>(at, 255));
+    }
     std::vector<char> seen(n);
     std::vector<States> raw(n);
     // Live: the match; an end assertion from which the match follows; a reading state whose successors reach one.

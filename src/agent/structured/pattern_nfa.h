@@ -2,6 +2,7 @@
 // that says, after each character, whether any continuation can still make the string match.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -53,6 +54,14 @@ class PatternNfa {
     std::size_t min_to_match(const States& from) const;
     /// The largest finite min_to_match() of any one state.
     std::size_t max_distance() const { return max_distance_; }
+    /// Characters that every state reads alike share a symbol (the code points between the classes' bounds):
+    /// symbol(c) < symbols(), and step() with representative(symbol(c)) equals step() with c (for a DFA built lazily).
+    std::size_t symbols() const { return bounds_.size(); }
+    std::uint32_t symbol(std::uint32_t c) const {
+        if (c < 128) return ascii_symbol_[c];
+        return static_cast<std::uint32_t>(std::upper_bound(bounds_.begin(), bounds_.end(), c) - bounds_.begin() - 1);
+    }
+    std::uint32_t representative(std::uint32_t symbol) const { return bounds_[symbol]; }
     /// Whether the string matches whatever follows (the set holds only the state after a match).
     bool settled(const States& s) const;
     std::size_t size() const { return states_.size(); }
@@ -75,7 +84,9 @@ class PatternNfa {
     void closure(int s, bool at_start, bool at_end, States& out, std::vector<char>& seen) const;
 
     std::vector<State> states_;
-    std::vector<States> after_;  // per reading state: the live states after its character
+    std::vector<States> after_;          // per reading state: the live states after its character
+    std::vector<std::uint32_t> bounds_;  // sorted: each symbol's first code point (bounds_[0] == 0)
+    std::array<std::uint8_t, 128> ascii_symbol_{};
     std::vector<std::size_t> distance_;
     std::size_t max_distance_ = 0;  // per state: the fewest characters to a match (SIZE_MAX: none)
     States live_{};

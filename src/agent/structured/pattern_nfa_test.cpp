@@ -145,6 +145,12 @@ TEST(PatternNfa, RandomPatternsAgreeWithTheValidator) {
             const bool want = re->search(t);
             ASSERT_EQ(got == 1, want) << "pattern " << p << " text '" << t << "'";
             ++compared;
+            // A symbol's representative steps like every character of the symbol.
+            PatternNfa::States s = nfa->start();
+            for (std::uint32_t c : code_points(t)) {
+                ASSERT_EQ(nfa->step(s, c), nfa->step(s, nfa->representative(nfa->symbol(c)))) << p;
+                s = nfa->step(s, c);
+            }
         }
     }
     EXPECT_GT(compared, 50000);
