@@ -244,6 +244,7 @@ void JsonConstraint::fill_pattern_string(std::span<uint8_t> allowed, const Prefi
     std::vector<int32_t> next;  // [set * symbols + symbol], -1: not stepped yet
     std::vector<uint8_t> dead_of;
     std::vector<size_t> more_of;
+    std::vector<size_t> most_of;
     std::unordered_map<std::string, int32_t> ids;
     const auto id_of = [&](const States& s) {
         const auto [it, fresh] = ids.emplace(std::string(reinterpret_cast<const char*>(s.data()), sizeof(States)),
@@ -253,6 +254,7 @@ void JsonConstraint::fill_pattern_string(std::span<uint8_t> allowed, const Prefi
             next.resize(next.size() + symbols, -1);
             dead_of.push_back(structured::PatternNfa::none(s) ? 1 : 0);
             more_of.push_back(nfa.min_to_match(s));
+            most_of.push_back(nfa.max_to_match(s));
         }
         return it->second;
     };
@@ -312,8 +314,11 @@ void JsonConstraint::fill_pattern_string(std::span<uint8_t> allowed, const Prefi
         if (static_cast<size_t>(token) >= allowed.size()) continue;
         uint8_t& out = allowed[static_cast<size_t>(token)];
         const States& after = sets[static_cast<size_t>(state)];
+        const size_t most = most_of[static_cast<size_t>(state)];
         if (chars > at.focus.chars_left || stop == 'c') {  // past maxLength, or a raw control byte
             out = 0;
+        } else if (stop != '"' && stop != '\\' && most != SIZE_MAX && chars + most < at.focus.chars_needed) {
+            out = 0;                                            // no match from here reaches minLength
         } else if (stop == '"' && !nfa.accepts(after, true)) {  // closes the string unmatched
             out = 0;
         } else if (stop == 's') {  // ends inside a UTF-8 sequence: its last byte's range (the narrowest) decides

@@ -601,7 +601,31 @@ void PatternNfa::finish(int entry, int universal) {
             }
         }
     }
+    // Longest: 0 at the match and at a live end assertion, unbounded on (or before) a cycle of live reading states,
+    // else one more than its longest successor; a depth-first pass with colors (0 new, 1 open, 2 done).
+    longest_.assign(n, 0);
+    std::vector<std::uint8_t> color(n, 0);
+    const auto longest = [&](auto&& self, std::size_t i) -> std::size_t {
+        if (color[i] == 2) return longest_[i];
+        if (color[i] == 1) return SIZE_MAX;  // a cycle
+        color[i] = 1;
+        std::size_t best = 0;
+        if (states_[i].kind == Kind::kChar && has_bit(live_, static_cast<int>(i))) {
+            for (std::size_t j = 0; j < n && best != SIZE_MAX; ++j) {
+                if (!has_bit(after_[i], static_cast<int>(j))) continue;
+                const std::size_t l = self(self, j);
+                best = l == SIZE_MAX ? SIZE_MAX : std::max(best, l + 1);
+            }
+        }
+        color[i] = 2;
+        longest_[i] = best;
+        return best;
+    };
+    for (std::size_t i = 0; i < n; ++i)
+        longest(longest, i);
     for (std::size_t d : distance_)
+        if (d != SIZE_MAX) max_distance_ = std::max(max_distance_, d);
+    for (std::size_t d : longest_)
         if (d != SIZE_MAX) max_distance_ = std::max(max_distance_, d);
     std::fill(seen.begin(), seen.end(), 0);
     closure(entry, true, false, start_, seen);
@@ -674,6 +698,15 @@ std::size_t PatternNfa::min_to_match(const States& from) const {
             best = std::min(best, distance_[w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits))]);
     }
     return best;
+}
+
+std::size_t PatternNfa::max_to_match(const States& from) const {
+    std::size_t most = 0;
+    for (std::size_t w = 0; w < from.size(); ++w) {
+        for (std::uint64_t bits = from[w]; bits != 0; bits &= bits - 1)
+            most = std::max(most, longest_[w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits))]);
+    }
+    return most;
 }
 
 bool PatternNfa::settled(const States& s) const {

@@ -52,7 +52,10 @@ class PatternNfa {
     /// The fewest characters more after which the string can match (0: it matches if it ends here or a `$` waits;
     /// SIZE_MAX for an empty set), so a `maxLength` that leaves less room refuses now.
     std::size_t min_to_match(const States& from) const;
-    /// The largest finite min_to_match() of any one state.
+    /// The most characters more after which the string can still match (SIZE_MAX: no bound; 0 for an empty set),
+    /// so a `minLength` beyond it refuses now.
+    std::size_t max_to_match(const States& from) const;
+    /// The largest finite min_to_match() or max_to_match() of any one state.
     std::size_t max_distance() const { return max_distance_; }
     /// Characters that every state reads alike share a symbol (the code points between the classes' bounds):
     /// symbol(c) < symbols(), and step() with representative(symbol(c)) equals step() with c (for a DFA built lazily).
@@ -88,7 +91,8 @@ class PatternNfa {
     std::vector<std::uint32_t> bounds_;  // sorted: each symbol's first code point (bounds_[0] == 0)
     std::array<std::uint8_t, 128> ascii_symbol_{};
     std::vector<std::size_t> distance_;
-    std::size_t max_distance_ = 0;  // per state: the fewest characters to a match (SIZE_MAX: none)
+    std::vector<std::size_t> longest_;  // per state: the most characters to a match (SIZE_MAX: unbounded)
+    std::size_t max_distance_ = 0;      // per state: the fewest characters to a match (SIZE_MAX: none)
     States live_{};
     States start_{};
     int universal_ = -1;  // the state after a match: every continuation matches

@@ -190,6 +190,15 @@ TEST(PatternNfa, PrefixDiesAtTheFirstImpossibleCharacter) {
     PatternNfa::States s = nfa->start();
     s = nfa->step(nfa->step(s, 'a'), 'b');
     EXPECT_TRUE(nfa->settled(s));
+    // The shortest and longest matches still possible.
+    auto two = PatternNfa::compile("^(?:ab|cdefgh)$");
+    EXPECT_EQ(two->min_to_match(two->start()), 2u);
+    EXPECT_EQ(two->max_to_match(two->start()), 6u);
+    EXPECT_EQ(two->max_to_match(two->step(two->start(), 'c')), 5u);
+    EXPECT_EQ(two->max_to_match(two->step(two->step(two->start(), 'a'), 'b')), 0u);
+    auto loop = PatternNfa::compile("^a+b?$");
+    EXPECT_EQ(loop->max_to_match(loop->start()), SIZE_MAX);
+    EXPECT_EQ(loop->min_to_match(loop->start()), 1u);
     // takes_any: after "^ab$" reads "ab" no character is possible; after "^a" any letter range with 'b'.
     auto anchored = PatternNfa::compile("^ab$");
     PatternNfa::States t = anchored->step(anchored->start(), 'a');

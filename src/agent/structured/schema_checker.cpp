@@ -678,12 +678,14 @@ base::Status SchemaChecker::check_patterns(bool last, const std::uint32_t* lo, c
     for (const PatternRun& r : runs_) {
         Alt& a = current_[r.alt];
         if (!a.alive) continue;
-        // The shortest match from here must fit the alternative's maxLength.
-        std::int64_t max = -1;
+        // The shortest match from here must fit the alternative's maxLength, and the longest reach its minLength.
+        std::int64_t max = -1, min = -1;
         for (const json::Value* node : a.nodes) {
             const std::int64_t m = node->is_object() ? count_keyword(*node, "maxLength") : -1;
             if (m >= 0 && (max < 0 || m < max)) max = m;
+            min = std::max(min, node->is_object() ? count_keyword(*node, "minLength") : -1);
         }
+        const std::size_t most = min > 0 ? r.nfa->max_to_match(r.states) : SIZE_MAX;
         // With a character begun, the shortest match through a character it may still be.
         const std::size_t more = lo != nullptr ? r.nfa->min_via(r.states, *lo, *hi) : r.nfa->min_to_match(r.states);
         if (PatternNfa::none(r.states)) {
@@ -692,6 +694,9 @@ base::Status SchemaChecker::check_patterns(bool last, const std::uint32_t* lo, c
                    text_points_ + stepped_points_ + more > static_cast<std::size_t>(max)) {
             kill(a, "pattern",
                  "no match of the pattern that begins with '" + text_ + "' fits maxLength " + std::to_string(max));
+        } else if (most != SIZE_MAX && text_points_ + stepped_points_ + most < static_cast<std::size_t>(min)) {
+            kill(a, "pattern",
+                 "no match of the pattern that begins with '" + text_ + "' reaches minLength " + std::to_string(min));
         } else if (lo != nullptr && more == SIZE_MAX) {
             kill(a, "pattern", "no character that can come after '" + text_ + "' continues a match of the pattern");
         } else if (last && !r.nfa->accepts(r.states, text_points_ == 0)) {
@@ -717,8 +722,11 @@ std::optional<SchemaChecker::PatternFocus> SchemaChecker::pattern_focus() const 
     for (std::size_t i = 0; i < current_.size(); ++i) {
         if (current_[i].alive && i != r.alt) return std::nullopt;  // another living alternative
     }
-    PatternFocus focus{r.nfa, r.states, SIZE_MAX};
+    PatternFocus focus{r.nfa, r.states, SIZE_MAX, 0};
     for (const json::Value* node : current_[r.alt].nodes) {
+        const std::int64_t min = node->is_object() ? count_keyword(*node, "minLength") : -1;
+        if (min > 0 && static_cast<std::size_t>(min) > text_points_)
+            focus.chars_needed = std::max(focus.chars_needed, static_cast<std::size_t>(min) - text_points_);
         const std::int64_t max = node->is_object() ? count_keyword(*node, "maxLength") : -1;
         if (max < 0) continue;
         const auto left =

@@ -100,13 +100,16 @@ class SchemaChecker final : public JsonEvents {
     /// through the length keywords), so state_key() with `text_free` keeps those instead of the text.
     bool pattern_keyed() const;
     /// Inside such a string with one living alternative that checks one pattern, between characters: that
-    /// pattern's automaton and states, and the characters more its `maxLength` allows (SIZE_MAX: none). Whole
-    /// characters without escapes continue the string here exactly when the states after them are not empty and
-    /// their count plus the shortest match after them fits `chars_left` (a generator's fast path). Empty elsewhere.
+    /// pattern's automaton and states, the characters more its `maxLength` allows (SIZE_MAX: none) and those its
+    /// `minLength` still needs. Whole characters without escapes continue the string here exactly when the states
+    /// after them are not empty, their count plus the shortest match after them fits `chars_left`, and their count
+    /// plus the longest match after them (max_to_match) reaches `chars_needed` (a generator's fast path). Empty
+    /// elsewhere.
     struct PatternFocus {
         const PatternNfa* nfa = nullptr;
         PatternNfa::States states{};
         std::size_t chars_left = SIZE_MAX;
+        std::size_t chars_needed = 0;
     };
     std::optional<PatternFocus> pattern_focus() const;
 

@@ -14,6 +14,8 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "agent/structured/schema_suite_test_support.h"
@@ -257,6 +259,23 @@ TEST(StreamValidatorTest, PatternsRefuseTheFirstCharacterNoCompletionMatches) {
     EXPECT_EQ(refused_at(R"({"code":"AB\u0043-1"})"), 19);   // the escape is a 'C': refused at the quote
     EXPECT_EQ(refused_at(R"({"code":"AB\u00e9"})"), 15);     // the 'e': nothing in U+00E0-U+00EF is A-Z
     EXPECT_EQ(refused_at("{\"code\":\"AB\xc3\xa9\"}"), 11);  // the lead byte: nothing from U+0080 matches
+    // With the length keywords: the shortest match must fit maxLength, the longest reach minLength.
+    Compiled longest(R"({"type":"string","pattern":"^(?:ab|cdefgh)$","minLength":4})");
+    Compiled shortest(R"({"type":"string","pattern":"^[a-z]+@x\\.io$","maxLength":8})");
+    for (const auto& [schema, text, at] :
+         std::vector<std::tuple<const Compiled*, std::string, std::size_t>>{{&longest, R"("ab)", 2},
+                                                                            {&longest, R"("cdefgh")", 0},
+                                                                            {&shortest, R"("abc@x.io")", 0},
+                                                                            {&shortest, R"("abcd)", 4}}) {
+        StreamValidator v(*schema->doc, schema->schema);
+        const StreamState state = v.feed(text);
+        if (at == 0) {
+            EXPECT_NE(state, StreamState::kInvalid) << text;
+        } else {
+            EXPECT_EQ(state, StreamState::kInvalid) << text;
+            EXPECT_EQ(v.failure().offset, at) << text;
+        }
+    }
     // Anchors and search: unanchored patterns match anywhere, so only a missing match at the end refuses.
     Compiled d(R"({"type":"string","pattern":"ab"})");
     StreamValidator w(*d.doc, d.schema);
