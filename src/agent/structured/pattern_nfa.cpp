@@ -3,6 +3,7 @@
 #include "agent/structured/pattern_nfa.h"
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 #include "json/utf8.h"
@@ -711,6 +712,39 @@ std::size_t PatternNfa::max_to_match(const States& from) const {
 
 bool PatternNfa::settled(const States& s) const {
     return has_bit(s, universal_);
+}
+
+namespace {
+
+void collect_patterns(const json::Value& v, PatternTable& out) {
+    if (v.is_array()) {
+        for (const json::Value& item : v.items())
+            collect_patterns(item, out);
+        return;
+    }
+    if (!v.is_object()) return;
+    if (const json::Value* p = v.find("pattern"); p != nullptr && p->is_string()) {
+        if (auto nfa = PatternNfa::compile(p->as_string())) out.emplace_back(&v, std::move(nfa));
+    }
+    for (const json::Member& m : v.members())
+        collect_patterns(m.value, out);
+}
+
+}  // namespace
+
+std::shared_ptr<const PatternTable> compile_patterns(const json::Value& schema) {
+    auto table = std::make_shared<PatternTable>();
+    collect_patterns(schema, *table);
+    std::sort(table->begin(), table->end(),
+              [](const auto& a, const auto& b) { return std::less<>()(a.first, b.first); });
+    return table;
+}
+
+const PatternNfa* find_pattern(const PatternTable& table, const json::Value* node) {
+    const auto at = std::lower_bound(table.begin(), table.end(), node, [](const auto& entry, const json::Value* n) {
+        return std::less<>()(entry.first, n);
+    });
+    return at != table.end() && at->first == node ? at->second.get() : nullptr;
 }
 
 }  // namespace slipstream::agent::structured

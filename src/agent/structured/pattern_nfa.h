@@ -9,7 +9,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "json/value.h"
 
 namespace slipstream::agent::structured {
 
@@ -97,5 +100,12 @@ class PatternNfa {
     States start_{};
     int universal_ = -1;  // the state after a match: every continuation matches
 };
+
+/// Every `pattern` of a schema document that PatternNfa runs, by the schema node that holds it (sorted by address):
+/// made once per schema (CompiledSchema) and shared by its checkers.
+using PatternTable = std::vector<std::pair<const json::Value*, std::shared_ptr<const PatternNfa>>>;
+std::shared_ptr<const PatternTable> compile_patterns(const json::Value& schema);
+/// The table's automaton for `node`'s pattern, or null.
+const PatternNfa* find_pattern(const PatternTable& table, const json::Value* node);
 
 }  // namespace slipstream::agent::structured

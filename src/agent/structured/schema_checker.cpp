@@ -200,22 +200,6 @@ bool has_nested_id(const json::Value& v, bool root) {
     return false;
 }
 
-// Every `pattern` in the schema document that PatternNfa runs, by its node (sorted by address).
-void collect_patterns(const json::Value& v,
-                      std::vector<std::pair<const json::Value*, std::shared_ptr<const PatternNfa>>>& out) {
-    if (v.is_array()) {
-        for (const json::Value& item : v.items())
-            collect_patterns(item, out);
-        return;
-    }
-    if (!v.is_object()) return;
-    if (const json::Value* p = v.find("pattern"); p != nullptr && p->is_string()) {
-        if (auto nfa = PatternNfa::compile(p->as_string())) out.emplace_back(&v, std::move(nfa));
-    }
-    for (const json::Member& m : v.members())
-        collect_patterns(m.value, out);
-}
-
 // Calls f(code point) for each character of whole UTF-8 text.
 template <typename F>
 void for_each_code_point(std::string_view s, F&& f) {
@@ -225,18 +209,16 @@ void for_each_code_point(std::string_view s, F&& f) {
 
 }  // namespace
 
-SchemaChecker::SchemaChecker(const json::Value& schema, bool siblings_of_ref, JsonEvents& next)
+SchemaChecker::SchemaChecker(const json::Value& schema, bool siblings_of_ref, JsonEvents& next,
+                             std::shared_ptr<const PatternTable> patterns)
     : builder_(&next),
       root_(&schema),
       siblings_of_ref_(siblings_of_ref),
       follow_refs_(!has_nested_id(schema, true)),
       numeric_checks_(standard_metaschema(schema)) {
     if (numeric_checks_) {  // under a custom metaschema `pattern` may have no effect: left to the compiled schema
-        auto table = std::make_shared<PatternTable>();
-        collect_patterns(schema, *table);
-        std::sort(table->begin(), table->end(),
-                  [](const auto& a, const auto& b) { return std::less<>()(a.first, b.first); });
-        if (!table->empty()) patterns_ = std::move(table);
+        if (patterns == nullptr) patterns = compile_patterns(schema);
+        if (!patterns->empty()) patterns_ = std::move(patterns);
     }
     std::vector<Conj> alts;
     if (!expand(&schema, 0, alts)) alts.assign(1, Conj{});
@@ -654,11 +636,7 @@ base::Status SchemaChecker::check_string(bool last) {
 }
 
 const PatternNfa* SchemaChecker::pattern_of(const json::Value* node) const {
-    if (patterns_ == nullptr) return nullptr;
-    const auto at =
-        std::lower_bound(patterns_->begin(), patterns_->end(), node,
-                         [](const auto& entry, const json::Value* n) { return std::less<>()(entry.first, n); });
-    return at != patterns_->end() && at->first == node ? at->second.get() : nullptr;
+    return patterns_ == nullptr ? nullptr : find_pattern(*patterns_, node);
 }
 
 // Each living alternative's patterns read `text` (whole characters).

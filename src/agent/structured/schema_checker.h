@@ -45,7 +45,9 @@ struct CheckFailure {
 /// try a continuation, PrefixChecker).
 class SchemaChecker final : public JsonEvents {
   public:
-    SchemaChecker(const json::Value& schema, bool siblings_of_ref, JsonEvents& next);
+    /// `patterns`: compile_patterns(schema) made once for the schema (null: made here).
+    SchemaChecker(const json::Value& schema, bool siblings_of_ref, JsonEvents& next,
+                  std::shared_ptr<const PatternTable> patterns = nullptr);
 
     /// Where accepted events go from now on; `next` must outlive this.
     void set_next(JsonEvents& next) { builder_ = &next; }
@@ -171,8 +173,6 @@ class SchemaChecker final : public JsonEvents {
         const PatternNfa* nfa = nullptr;
         PatternNfa::States states{};
     };
-    // The schema's patterns that PatternNfa runs (the others are left to the compiled schema), by node.
-    using PatternTable = std::vector<std::pair<const json::Value*, std::shared_ptr<const PatternNfa>>>;
     const PatternNfa* pattern_of(const json::Value* node) const;
     void step_patterns(std::string_view text);
     base::Status check_patterns(bool last, const std::uint32_t* lo, const std::uint32_t* hi);
