@@ -265,11 +265,37 @@ def event(rng: random.Random) -> dict:
     }
 
 
+CONTACT = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["id", "email", "phone", "code"],
+    "properties": {
+        "id": {"type": "string", "pattern": "^[A-Z]{3}-\\d{4}$"},
+        "email": {"type": "string", "pattern": "^[a-z0-9._-]+@[a-z0-9-]+\\.[a-z]{2,}$", "maxLength": 60},
+        "phone": {"type": "string", "pattern": "^\\+?[0-9 ]{7,15}$"},
+        "code": {"type": "string", "pattern": "^[a-f0-9]{8}$"},
+    },
+}
+
+
+def contact(rng: random.Random) -> dict:
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    digits = "0123456789"
+    user = ".".join(rng.choice(["john", "ada", "support", "x_y", "j-doe", "sales"]) for _ in range(rng.randint(1, 2)))
+    return {
+        "id": "".join(rng.choice(letters) for _ in range(3)) + "-" + "".join(rng.choice(digits) for _ in range(4)),
+        "email": user + "@" + rng.choice(["example", "mail-1", "corp"]) + rng.choice([".com", ".io", ".org"]),
+        "phone": "+" + "".join(rng.choice(digits) for _ in range(rng.randint(7, 12))),
+        "code": "".join(rng.choice("0123456789abcdef") for _ in range(8)),
+    }
+
+
 CASES = (
     ("person", PERSON, person),
     ("order", ORDER, order),
     ("tree ($defs, $ref)", TREE, tree),
     ("event (const, lengths, nullable object)", EVENT, event),
+    ("contact (patterns)", CONTACT, contact),
 )
 
 

@@ -132,6 +132,9 @@ class JsonConstraint final : public TokenConstraint {
     bool judge_digits(const structured::PrefixChecker& at, std::string_view digits);
     // fill_allowed() inside a string whose checks count only its length.
     void fill_free_string(std::span<uint8_t> allowed, const structured::PrefixChecker::StringRoom& room);
+    // compute_mask() inside a string one pattern checks (PrefixChecker::pattern_string): tokens of whole characters
+    // without escapes or quotes by the pattern's states after them (a lazy DFA over ASCII), the rest by allows().
+    void fill_pattern_string(std::span<uint8_t> allowed, const structured::PrefixChecker::PatternString& at);
     // fill_free_string(): each distinct closer suffix's verdict (kSuffix*) after the quote in levels_[1].
     static constexpr uint8_t kSuffixNo = 0, kSuffixYes = 1, kSuffixEach = 2;  // kSuffixEach: completes; per token
     void judge_suffixes(std::vector<uint8_t>& out, size_t root);

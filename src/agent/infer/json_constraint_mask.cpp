@@ -5,10 +5,15 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "agent/infer/json_constraint.h"
 #include "agent/infer/token_mask_bits.h"
+#include "agent/structured/pattern_nfa.h"
 #include "agent/structured/string_run.h"
+#include "json/utf8.h"
 
 namespace slipstream::agent::infer {
 namespace {
@@ -146,6 +151,10 @@ void JsonConstraint::store(std::string key, std::shared_ptr<const CachedMask> ma
 }
 
 void JsonConstraint::compute_mask(std::span<uint8_t> allowed) {
+    if (const auto at = committed_.pattern_string(); at && at->bytes >= tokens_->max_bytes()) {
+        fill_pattern_string(allowed, *at);  // writes every entry
+        return;
+    }
     if (const auto room = committed_.free_string(); room && room->bytes >= tokens_->max_bytes()) {
         fill_free_string(allowed, *room);  // writes every entry
         return;
@@ -179,6 +188,149 @@ void JsonConstraint::fill_free_string(std::span<uint8_t> allowed, const PrefixCh
     }
 
     fill_closers(allowed, committed_, room, classes.closers(), 1);
+}
+
+namespace {
+
+// A token whose whole characters (`chars` of them, leaving `after`) are followed by `bytes`, an unfinished UTF-8
+// sequence if it is one: 1 when every
+// byte of the sequence is well formed and some character it may still become continues a match that fits
+// `chars_left` (the stream's char_range check at its last byte, the narrowest), 0 when none does, 2 when the bytes
+// are not that simple (the caller asks allows()).
+uint8_t split_fits(const structured::PatternNfa& nfa, const structured::PatternNfa::States& after,
+                   std::string_view bytes, size_t chars, size_t chars_left) {
+    const size_t start = 0;  // the lead byte
+    std::uint8_t left = 0;
+    unsigned char lo = 0, hi = 0;
+    const auto lead = static_cast<unsigned char>(bytes[start]);
+    if (!structured::utf8_lead(lead, left, lo, hi)) return 2;
+    const size_t have = bytes.size() - start;
+    if (have > left) return 2;  // not unfinished after all
+    const int total = static_cast<int>(left) + 1;
+    std::uint32_t prefix = lead & (0xffu >> (total + 1));
+    for (size_t k = 1; k < have; ++k) {
+        const auto c = static_cast<unsigned char>(bytes[start + k]);
+        if (c < lo || c > hi) return 2;
+        lo = 0x80;
+        hi = 0xbf;
+        prefix = prefix << 6 | (c & 0x3f);
+    }
+    std::uint32_t first = prefix << 6 | (lo & 0x3f), last = prefix << 6 | (hi & 0x3f);
+    for (size_t k = have + 1; k < static_cast<size_t>(total); ++k) {
+        first <<= 6;
+        last = last << 6 | 0x3f;
+    }
+    const size_t via = nfa.min_via(after, first, last);
+    if (via == SIZE_MAX) return 0;
+    return chars_left == SIZE_MAX || chars + via <= chars_left ? 1 : 0;
+}
+
+}  // namespace
+
+// A token of whole characters (no quote, backslash or control byte) stays inside the string and is allowed exactly
+// when the pattern's states after its characters are not empty and its characters plus the shortest match after
+// them fit maxLength (SchemaChecker::pattern_focus; the checks at an earlier character of it follow from those at its
+// end). Characters step a DFA built lazily from the current states (over the pattern's symbols: characters every
+// state reads alike), tokens in byte order from the part they share with the one before. A token whose characters
+// before a quote, a backslash, a control byte or a split UTF-8 character already fail is refused (so is a raw control
+// byte, and a quote where the pattern does not match); the rest (a closing quote after a match, an escape, a split
+// character) goes to allows().
+void JsonConstraint::fill_pattern_string(std::span<uint8_t> allowed, const PrefixChecker::PatternString& at) {
+    using States = structured::PatternNfa::States;
+    const structured::PatternNfa& nfa = *at.focus.nfa;
+    const size_t symbols = nfa.symbols();
+    // The lazy DFA: per reached state set its successors by symbol, whether it is empty and its shortest match.
+    std::vector<States> sets;
+    std::vector<int32_t> next;  // [set * symbols + symbol], -1: not stepped yet
+    std::vector<uint8_t> dead_of;
+    std::vector<size_t> more_of;
+    std::vector<size_t> most_of;
+    std::unordered_map<std::string, int32_t> ids;
+    const auto id_of = [&](const States& s) {
+        const auto [it, fresh] = ids.emplace(std::string(reinterpret_cast<const char*>(s.data()), sizeof(States)),
+                                             static_cast<int32_t>(sets.size()));
+        if (fresh) {
+            sets.push_back(s);
+            next.resize(next.size() + symbols, -1);
+            dead_of.push_back(structured::PatternNfa::none(s) ? 1 : 0);
+            more_of.push_back(nfa.min_to_match(s));
+            most_of.push_back(nfa.max_to_match(s));
+        }
+        return it->second;
+    };
+    id_of(at.focus.states);
+    for (size_t t = 0; t < allowed.size(); ++t) {  // tokens without bytes (not in order()): the reference
+        allowed[t] = tokens_->bytes(static_cast<int32_t>(t)).empty() && allows(static_cast<int32_t>(t)) ? 1 : 0;
+    }
+    // Tokens in byte order: trail_state[k] is the DFA state after the previous token's first k bytes (-1 inside a
+    // character), trail_chars[k] their characters, so a token starts after the part it shares with it.
+    std::vector<int32_t> trail_state(tokens_->max_bytes() + 1, 0);
+    std::vector<size_t> trail_chars(tokens_->max_bytes() + 1, 0);
+    size_t trail_len = 0;
+    const std::vector<int32_t>& order = tokens_->order();
+    const std::vector<uint32_t>& shared = tokens_->shared_prefix();
+    for (uint32_t k = 0; k < order.size(); ++k) {
+        const int32_t token = order[k];
+        const std::string_view bytes = tokens_->at(k);
+        size_t i = std::min<size_t>(k > 0 ? shared[k - 1] : 0, trail_len);
+        while (trail_state[i] < 0)
+            --i;
+        trail_len = i;
+        int32_t state = trail_state[i];
+        size_t chars = trail_chars[i];
+        bool dead = dead_of[static_cast<size_t>(state)] != 0;
+        char stop = 0;  // what ended the characters: '"', '\\', 'c'ontrol, 's'plit
+        while (i < bytes.size() && stop == 0 && !dead) {
+            const auto c = static_cast<unsigned char>(bytes[i]);
+            if (c == '"' || c == '\\' || c < 0x20) {
+                stop = c < 0x20 ? 'c' : static_cast<char>(c);
+                break;
+            }
+            size_t len = c < 0x80 ? 1 : json::detail::utf8_sequence_length(bytes, i);
+            if (len == 0) {
+                stop = 's';  // a split or invalid sequence: the stream judges its bytes
+                break;
+            }
+            const uint32_t symbol = nfa.symbol(c < 0x80 ? c : json::detail::decode_utf8(bytes, i, &len));
+            const size_t slot = static_cast<size_t>(state) * symbols + symbol;
+            int32_t to = next[slot];
+            if (to < 0) {
+                to = id_of(nfa.step(sets[static_cast<size_t>(state)], nfa.representative(symbol)));
+                next[slot] = to;
+            }
+            state = to;
+            dead = dead_of[static_cast<size_t>(state)] != 0;
+            for (size_t p = i + 1; p < i + len; ++p)
+                trail_state[p] = -1;
+            i += len, ++chars;
+            trail_state[i] = state;
+            trail_chars[i] = chars;
+            trail_len = i;
+        }
+        if (dead) {  // every token that starts with these characters is refused (stays 0)
+            k = tokens_->past_prefix(k, static_cast<uint32_t>(order.size()), bytes.substr(0, i)) - 1;
+            continue;
+        }
+        if (static_cast<size_t>(token) >= allowed.size()) continue;
+        uint8_t& out = allowed[static_cast<size_t>(token)];
+        const States& after = sets[static_cast<size_t>(state)];
+        const size_t most = most_of[static_cast<size_t>(state)];
+        if (chars > at.focus.chars_left || stop == 'c') {  // past maxLength, or a raw control byte
+            out = 0;
+        } else if (stop != '"' && stop != '\\' && most != SIZE_MAX && chars + most < at.focus.chars_needed) {
+            out = 0;                                            // no match from here reaches minLength
+        } else if (stop == '"' && !nfa.accepts(after, true)) {  // closes the string unmatched
+            out = 0;
+        } else if (stop == 's') {  // ends inside a UTF-8 sequence: its last byte's range (the narrowest) decides
+            out = split_fits(nfa, after, bytes.substr(i), chars, at.focus.chars_left);
+            if (out == 2) out = allows(token) ? 1 : 0;
+        } else if (stop != 0) {
+            out = allows(token) ? 1 : 0;
+        } else {
+            const size_t more = at.focus.chars_left == SIZE_MAX ? 0 : more_of[static_cast<size_t>(state)];
+            out = bytes.size() <= at.bytes && more != SIZE_MAX && chars + more <= at.focus.chars_left ? 1 : 0;
+        }
+    }
 }
 
 // What follows a closing quote depends only on the containers' state and on which alternatives survive the close

@@ -66,12 +66,11 @@ void expect_same(const std::shared_ptr<const TokenBytes>& tokens, const std::vec
         ASSERT_EQ(bits[t / 32] >> (t % 32) & 1, 0u) << t;
 }
 
-TEST(JsonMaskCacheTest, AStringsTextIsLeftOutButTheDocumentsVerdictIsNot) {
-    const std::vector<std::string> vocab = small_vocab();
+// After "x" + "ab" and after "y" + "ab" in the string of `{"s": ...}`: the second state's key is the first one's
+// (a hit, nothing stored), and both masks equal a fresh computation. Returns the cache's size after the first.
+size_t expect_shared_key(const std::vector<std::string>& vocab, const char* schema_text) {
     const auto tokens = std::make_shared<TokenBytes>(vocab);
-    // The pattern is checked only on the whole document: `"}` completes it after "x..." and not after "y...".
-    const auto schema = compile(R"({"type":"object","required":["s"],"additionalProperties":false,
-                                    "properties":{"s":{"type":"string","pattern":"^x"}}})");
+    const auto schema = compile(schema_text);
     const auto cache = std::make_shared<JsonMaskCache>(schema, tokens);
     expect_same(tokens, vocab, schema, cache, {"{\"", "s", "\":\"", "x", "ab"});
     const size_t stored = cache->size();
@@ -79,8 +78,46 @@ TEST(JsonMaskCacheTest, AStringsTextIsLeftOutButTheDocumentsVerdictIsNot) {
     expect_same(tokens, vocab, schema, cache, {"{\"", "s", "\":\"", "y", "ab"});  // the same key: a hit
     EXPECT_EQ(cache->size(), stored);
     EXPECT_GT(cache->hits(), hits);
+    return stored;
+}
+
+TEST(JsonMaskCacheTest, AStringsTextIsLeftOutButTheDocumentsVerdictIsNot) {
+    const std::vector<std::string> vocab = small_vocab();
+    const auto tokens = std::make_shared<TokenBytes>(vocab);
+    // A pattern outside the streamed subset (a word boundary) is checked only on the whole document: `"}` completes
+    // it after "x..." and not after "y...".
+    const char* text = R"({"type":"object","required":["s"],"additionalProperties":false,
+                           "properties":{"s":{"type":"string","pattern":"\\bx"}}})";
+    expect_shared_key(vocab, text);
+    const auto schema = compile(text);
+    const auto cache = std::make_shared<JsonMaskCache>(schema, tokens);
     expect_same(tokens, vocab, schema, cache, {"{\"", "s", "\":\"", "x", "xy"});
     expect_same(tokens, vocab, schema, cache, {"{\"", "s", "\":\"", "\xC3\xA9"});
+}
+
+// A pattern the stream checks keys the string by its automaton's states: two texts at the same point of the pattern
+// share a mask, and one at another point does not.
+TEST(JsonMaskCacheTest, APatternsStringIsKeyedByItsStates) {
+    const std::vector<std::string> vocab = small_vocab();
+    const auto tokens = std::make_shared<TokenBytes>(vocab);
+    const char* text = R"({"type":"object","required":["s"],"additionalProperties":false,
+                           "properties":{"s":{"type":"string","pattern":"^[a-z]+-\\d$","maxLength":9}}})";
+    expect_shared_key(vocab, text);
+    const auto schema = compile(text);
+    const auto cache = std::make_shared<JsonMaskCache>(schema, tokens);
+    expect_same(tokens, vocab, schema, cache, {"{\"", "s", "\":\"", "x", "ab"});
+    const size_t stored = cache->size();
+    expect_same(tokens, vocab, schema, cache, {"{\"", "s", "\":\"", "x", "ab", "-"});  // after the '-': new states
+    EXPECT_GT(cache->size(), stored);
+    // 7 letters: only '-' may follow (or an escape that may be one), then a digit.
+    expect_same(tokens, vocab, schema, cache, {"{\"", "s", "\":\"", "ab", "ab", "ab", "x"});
+    JsonConstraint k(tokens, schema, cache);
+    for (int32_t id : ids_of(vocab, {"{\"", "s", "\":\"", "ab", "ab", "ab", "x"}))
+        k.accept(id);
+    std::vector<uint8_t> mask(vocab.size());
+    k.fill_allowed(mask);
+    for (size_t t = 0; t < vocab.size(); ++t)
+        EXPECT_EQ(mask[t] == 1, vocab[t] == "-" || vocab[t] == "-1" || vocab[t] == "\\") << vocab[t];
 }
 
 TEST(JsonMaskCacheTest, ANumbersDigitsAreLeftOutWhereNothingReadsTheValue) {

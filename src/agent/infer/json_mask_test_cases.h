@@ -255,6 +255,22 @@ inline std::vector<Case> cases() {
                            "w":{"type":"integer","minimum":1,"maximum":50,"multipleOf":7}}})",
          {R"({"n":15,"m":-4,"k":100})", R"({"k":123455,"n":20,"m":2,"w":49})"}},
         {"negative_integer", R"({"type":"integer","minimum":-30,"maximum":-7})", {"-7", "-30", "-12"}},
+        {"patterns",
+         R"({"type":"object","required":["code","email"],"additionalProperties":false,
+             "properties":{"code":{"type":"string","pattern":"^[A-Z]{3}-\\d{4}$"},
+                           "email":{"type":"string","pattern":"^[^@\\s]+@[a-z0-9-]+\\.[a-z]{2,}$","maxLength":24},
+                           "tag":{"type":"string","pattern":"x|yz","maxLength":6}}})",
+         {R"({"code":"ABC-1234","email":"a.b@ex-1.com"})",
+          R"({"email":"\u00e9\"@x.io","code":"ZZZ-0000","tag":"ayzb"})",
+          "{\"code\":\"QRS-9876\",\"email\":\"\xE4\xB8\xAD@b.cd\",\"tag\":\"x\"}"}},
+        {"pattern_min_length",
+         R"({"type":"object","required":["id"],"additionalProperties":false,
+             "properties":{"id":{"type":"string","pattern":"^(?:ab|cdefgh|x+)$","minLength":4},"n":{"type":"integer"}}})",
+         {R"({"id":"cdefgh"})", R"({"n":1,"id":"xxxx"})"}},
+        {"pattern_anyof",
+         R"({"anyOf":[{"type":"string","pattern":"^a+$","maxLength":5},{"type":"string","pattern":"^(?:b|cd)+$"},
+                      {"type":"integer"}]})",
+         {R"("aaa")", R"("bcdb")", R"("\u0061")", "12"}},
     };
 }
 

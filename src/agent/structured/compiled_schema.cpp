@@ -14,6 +14,7 @@ base::Result<std::shared_ptr<const CompiledSchema>> CompiledSchema::create(
     s->doc_ = doc.value();
     try {
         s->compiled_ = json::schema::compile(*s->doc_, options);
+        s->patterns_ = compile_patterns(*s->doc_);
     } catch (const json::schema::SchemaError& e) {
         return base::Status::invalid_argument(std::string("the schema does not compile: ") + e.what());
     }

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string_view>
 
+#include "agent/structured/pattern_nfa.h"
 #include "base/arena.h"
 #include "base/result.h"
 #include "json/parse.h"
@@ -27,6 +28,8 @@ class CompiledSchema {
     const json::schema::Schema& schema() const { return compiled_; }
     /// False for draft 7, whose `$ref` ignores its sibling keywords.
     bool siblings_of_ref() const { return compiled_.draft() != json::schema::Draft::kDraft7; }
+    /// The document's patterns that PatternNfa runs (SchemaChecker's early `pattern` checks), compiled once.
+    const std::shared_ptr<const PatternTable>& patterns() const { return patterns_; }
     /// Whether `text` is one JSON document (json::parse with `options`) that the schema accepts.
     bool accepts(std::string_view text, json::ParseOptions options = {}) const;
 
@@ -36,6 +39,7 @@ class CompiledSchema {
     base::Arena arena_;
     const json::Value* doc_ = nullptr;
     json::schema::Schema compiled_;
+    std::shared_ptr<const PatternTable> patterns_;
 };
 
 }  // namespace slipstream::agent::structured

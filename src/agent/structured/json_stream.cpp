@@ -337,6 +337,7 @@ bool JsonStream::string_bytes(const char*& p, const char* end) {
         } else if (c == '\\') {
             if (!begin_char()) return false;
             escape_ = 1;
+            if (!char_range(0, 0x10ffff)) return false;
         } else if (c < 0x20) {
             return fail(ParseErrorKind::kSyntax, "Invalid control character at");
         } else if (c < 0x80) {
@@ -358,6 +359,7 @@ bool JsonStream::string_bytes(const char*& p, const char* end) {
             utf8_have_ = 1;
             if (++string_bytes_ > options_.max_string_bytes) return fail(ParseErrorKind::kLimit, "String too long");
             piece_.push_back(static_cast<char>(c));
+            if (!utf8_range()) return false;
         }
         ++p;
         ++offset_;
@@ -373,7 +375,7 @@ bool JsonStream::utf8_byte(unsigned char c) {
     ++utf8_have_;
     if (++string_bytes_ > options_.max_string_bytes) return fail(ParseErrorKind::kLimit, "String too long");
     piece_.push_back(static_cast<char>(c));
-    return true;
+    return utf8_left_ == 0 || utf8_range();
 }
 
 // escape_: 1 after '\'; 2..5 reading \uXXXX's hex digits (2 + digits read); 6 a low surrogate's '\' due; 7 its 'u'.
@@ -405,7 +407,7 @@ bool JsonStream::escape_byte(unsigned char c) {
             case 'u':
                 escape_ = 2;
                 hex_ = 0;
-                return true;
+                return escape_range();
             default:
                 return fail(ParseErrorKind::kSyntax, "Invalid \\escape");
         }
@@ -418,7 +420,7 @@ bool JsonStream::escape_byte(unsigned char c) {
         if (c != (escape_ == 6 ? '\\' : 'u')) return fail(ParseErrorKind::kSyntax, kLone);
         escape_ = escape_ == 6 ? 7 : 2;
         hex_ = 0;
-        return true;
+        return escape_range();
     }
     const int v = hex_value(c);
     if (v < 0) return fail(ParseErrorKind::kSyntax, "Invalid \\uXXXX escape");
@@ -430,7 +432,7 @@ bool JsonStream::escape_byte(unsigned char c) {
     hex_ = hex_ * 16 + static_cast<std::uint32_t>(v);
     if (escape_ < 5) {
         ++escape_;
-        return true;
+        return escape_range();
     }
     escape_ = 0;
     const std::uint32_t unit = hex_;
@@ -443,7 +445,7 @@ bool JsonStream::escape_byte(unsigned char c) {
     if (unit >= 0xd800 && unit <= 0xdbff) {
         high_surrogate_ = unit;
         escape_ = 6;
-        return true;
+        return escape_range();
     }
     if (unit >= 0xdc00 && unit <= 0xdfff) return fail(ParseErrorKind::kSyntax, kLone);
     return append_code_point(unit);
@@ -474,6 +476,54 @@ bool JsonStream::append_code_point(std::uint32_t cp) {
 
 bool JsonStream::begin_char() {
     return events_ == nullptr || emit(events_->begin_char(in_key_, piece_));
+}
+
+bool JsonStream::char_range(std::uint32_t lo, std::uint32_t hi) {
+    if (events_ == nullptr) return true;
+    // A UTF-8 sequence's bytes so far are in piece_ already: the text before it is what comes before them.
+    const std::size_t partial = utf8_left_ > 0 ? utf8_have_ : 0;
+    return emit(events_->char_range(in_key_, std::string_view(piece_).substr(0, piece_.size() - partial), lo, hi));
+}
+
+// The code points an escape in progress may still give: after 'u' and k hex digits, the units they begin; a high
+// surrogate's low half maps into its 1024 supplementary code points; a unit range that may begin a high surrogate
+// reaches every supplementary one.
+bool JsonStream::escape_range() {
+    if (escape_ == 6 || escape_ == 7) {
+        const std::uint32_t base = 0x10000 + ((high_surrogate_ - 0xd800) << 10);
+        return char_range(base, base + 0x3ff);
+    }
+    const int digits = escape_ - 2;  // 0..3
+    const int free_bits = 4 * (4 - digits);
+    std::uint32_t lo = hex_ << free_bits;
+    std::uint32_t hi = lo + ((std::uint32_t{1} << free_bits) - 1);
+    if (high_surrogate_ != 0) {
+        const std::uint32_t base = 0x10000 + ((high_surrogate_ - 0xd800) << 10);
+        lo = std::max<std::uint32_t>(lo, 0xdc00);
+        hi = std::min<std::uint32_t>(hi, 0xdfff);
+        if (lo > hi) return char_range(base, base + 0x3ff);  // refused by the syntax at the next digit anyway
+        return char_range(base + (lo - 0xdc00), base + (hi - 0xdc00));
+    }
+    if (lo <= 0xdfff && hi >= 0xd800) hi = 0x10ffff;
+    return char_range(lo, hi);
+}
+
+// The code points a UTF-8 sequence in progress may still give: its bytes so far, then the lowest (highest) byte the
+// next position takes and the lowest (highest) continuation bytes after it.
+bool JsonStream::utf8_range() {
+    const std::size_t have = utf8_have_;
+    const auto lead = static_cast<unsigned char>(piece_[piece_.size() - have]);
+    const int total = static_cast<int>(have) + utf8_left_;
+    std::uint32_t prefix = lead & (0xff >> (total + 1));
+    for (std::size_t k = 1; k < have; ++k)
+        prefix = prefix << 6 | (static_cast<unsigned char>(piece_[piece_.size() - have + k]) & 0x3f);
+    std::uint32_t lo = prefix << 6 | (utf8_lo_ & 0x3f);
+    std::uint32_t hi = prefix << 6 | (utf8_hi_ & 0x3f);
+    for (int k = 1; k < utf8_left_; ++k) {
+        lo = lo << 6;
+        hi = hi << 6 | 0x3f;
+    }
+    return char_range(lo, hi);
 }
 
 bool JsonStream::flush_string(bool last) {

@@ -36,6 +36,12 @@ class JsonEvents {
     /// Inside a string or key, a character begins with an escape or a UTF-8 lead byte (so one more character
     /// will come, whatever it is); `pending`: the decoded text before it not yet handed over in a piece.
     virtual base::Status begin_char(bool key, std::string_view pending) { return base::Status::ok(); }
+    /// Inside a string or key, after each byte of an escape or a UTF-8 sequence that does not finish its character:
+    /// the code points [lo, hi] that character may still be (`pending`: the decoded text before it not yet handed
+    /// over in a piece), so a check can refuse the byte that leaves no allowed character.
+    virtual base::Status char_range(bool key, std::string_view pending, std::uint32_t lo, std::uint32_t hi) {
+        return base::Status::ok();
+    }
     /// A literal's first byte ('n': null, 't' or 'f': a boolean); null() or boolean() follows once it is whole.
     virtual base::Status begin_literal(bool null) { return base::Status::ok(); }
     virtual base::Status boolean(bool value) { return base::Status::ok(); }
@@ -153,6 +159,9 @@ class JsonStream {
     bool after_value();
     bool flush_string(bool last);
     bool begin_char();
+    bool char_range(std::uint32_t lo, std::uint32_t hi);
+    bool escape_range();
+    bool utf8_range();
     bool emit(const base::Status& s);
     bool fail(json::ParseErrorKind kind, std::string message);
     bool fail_at(std::size_t offset, json::ParseErrorKind kind, std::string message);

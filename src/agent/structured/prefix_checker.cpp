@@ -5,7 +5,7 @@ namespace slipstream::agent::structured {
 
 PrefixChecker::PrefixChecker(std::shared_ptr<const CompiledSchema> schema, json::ParseOptions options)
     : schema_(std::move(schema)),
-      checker_(schema_->document(), schema_->siblings_of_ref(), sink_),
+      checker_(schema_->document(), schema_->siblings_of_ref(), sink_, schema_->patterns()),
       stream_(&checker_, options) {
     checker_.set_reject_repeated_keys(options.duplicate_keys == json::DuplicateKeys::kReject);
 }

@@ -97,10 +97,26 @@ class PrefixChecker {
     /// verdict (CompiledSchema::accepts) reads the whole text. For a constrained decoder's per-state mask cache.
     void state_key(std::string& out, std::size_t room_cap, std::size_t number_shape_below, std::size_t window,
                    std::size_t open_cap) const {
-        const bool text_free = stream_.in_string() && !stream_.in_key() && checker_.free_string_room().has_value();
+        const bool value_string = stream_.in_string() && !stream_.in_key();
+        const bool text_free = value_string && checker_.free_string_room().has_value();
         const bool number_free = !stream_.number_text().empty() && !checker_.number_value_checked();
+        // A pattern's string: its states stand for the text, but a UTF-8 sequence's bytes so far are kept (the
+        // stream's pending bytes: which character they begin matters to the pattern).
         stream_.state_key(out, text_free, number_free ? number_shape_below : 0, room_cap, window, open_cap);
-        checker_.state_key(out, text_free, window, room_cap);
+        checker_.state_key(out, text_free || (value_string && checker_.pattern_keyed()), window, room_cap);
+    }
+    /// Inside a string value at a character boundary whose one living alternative checks one pattern
+    /// (SchemaChecker::pattern_focus), and the decoded bytes it may still take (ParseOptions::max_string_bytes).
+    struct PatternString {
+        SchemaChecker::PatternFocus focus;
+        std::size_t bytes = 0;
+    };
+    std::optional<PatternString> pattern_string() const {
+        if (stream_.state() != StreamState::kPartial || !stream_.at_char_boundary() || stream_.in_key())
+            return std::nullopt;
+        const auto focus = checker_.pattern_focus();
+        if (!focus) return std::nullopt;
+        return PatternString{*focus, stream_.string_room()};
     }
     /// Inside a free string: the alternatives a close after `more` characters more leaves (SchemaChecker).
     std::optional<std::uint64_t> close_survivors(std::size_t more) const { return checker_.close_survivors(more); }

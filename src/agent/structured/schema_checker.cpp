@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "json/pointer.h"
+#include "json/utf8.h"
 
 namespace slipstream::agent::structured {
 namespace {
@@ -199,14 +200,26 @@ bool has_nested_id(const json::Value& v, bool root) {
     return false;
 }
 
+// Calls f(code point) for each character of whole UTF-8 text.
+template <typename F>
+void for_each_code_point(std::string_view s, F&& f) {
+    for (std::size_t i = 0, n = 0; i < s.size(); i += n)
+        f(json::detail::decode_utf8(s, i, &n));
+}
+
 }  // namespace
 
-SchemaChecker::SchemaChecker(const json::Value& schema, bool siblings_of_ref, JsonEvents& next)
+SchemaChecker::SchemaChecker(const json::Value& schema, bool siblings_of_ref, JsonEvents& next,
+                             std::shared_ptr<const PatternTable> patterns)
     : builder_(&next),
       root_(&schema),
       siblings_of_ref_(siblings_of_ref),
       follow_refs_(!has_nested_id(schema, true)),
       numeric_checks_(standard_metaschema(schema)) {
+    if (numeric_checks_) {  // under a custom metaschema `pattern` may have no effect: left to the compiled schema
+        if (patterns == nullptr) patterns = compile_patterns(schema);
+        if (!patterns->empty()) patterns_ = std::move(patterns);
+    }
     std::vector<Conj> alts;
     if (!expand(&schema, 0, alts)) alts.assign(1, Conj{});
     for (Conj& c : alts)
@@ -569,9 +582,21 @@ base::Status SchemaChecker::string(std::string_view piece, bool last) {
         in_string_ = true;
         text_.clear();
         text_points_ = 0;
+        runs_.clear();
+        stepped_ = 0;
+        stepped_points_ = 0;
+        for (std::size_t i = 0; patterns_ != nullptr && i < current_.size(); ++i) {
+            for (const json::Value* node : current_[i].nodes) {
+                if (const PatternNfa* nfa = current_[i].alive ? pattern_of(node) : nullptr)
+                    runs_.push_back(PatternRun{i, nfa, nfa->start()});
+            }
+        }
     }
     text_.append(piece);
     text_points_ += code_points(piece);
+    if (!runs_.empty()) step_patterns(piece.substr(std::min(stepped_, piece.size())));
+    stepped_ = 0;
+    stepped_points_ = 0;
     SLIPSTREAM_RETURN_IF_ERROR(check_string(last));
     SLIPSTREAM_RETURN_IF_ERROR(builder_->string(piece, last));
     if (!last) return base::Status::ok();
@@ -607,7 +632,101 @@ base::Status SchemaChecker::check_string(bool last) {
                 kill(a, "minLength", "should have at least " + std::to_string(min) + " characters");
         }
     }
+    return check_patterns(last, nullptr, nullptr);
+}
+
+const PatternNfa* SchemaChecker::pattern_of(const json::Value* node) const {
+    return patterns_ == nullptr ? nullptr : find_pattern(*patterns_, node);
+}
+
+// Each living alternative's patterns read `text` (whole characters).
+void SchemaChecker::step_patterns(std::string_view text) {
+    if (text.empty()) return;
+    for (PatternRun& r : runs_) {
+        if (!current_[r.alt].alive || PatternNfa::none(r.states) || r.nfa->settled(r.states)) continue;
+        for_each_code_point(text, [&](std::uint32_t c) {
+            if (!PatternNfa::none(r.states)) r.states = r.nfa->step(r.states, c);
+        });
+    }
+}
+
+// `pattern`: an alternative drops out once its pattern's states are gone (no continuation matches), when the
+// character begun (code points [*lo, *hi]) can be none that a state reads, or when the string closes unmatched.
+base::Status SchemaChecker::check_patterns(bool last, const std::uint32_t* lo, const std::uint32_t* hi) {
+    for (const PatternRun& r : runs_) {
+        Alt& a = current_[r.alt];
+        if (!a.alive) continue;
+        // The shortest match from here must fit the alternative's maxLength, and the longest reach its minLength.
+        std::int64_t max = -1, min = -1;
+        for (const json::Value* node : a.nodes) {
+            const std::int64_t m = node->is_object() ? count_keyword(*node, "maxLength") : -1;
+            if (m >= 0 && (max < 0 || m < max)) max = m;
+            min = std::max(min, node->is_object() ? count_keyword(*node, "minLength") : -1);
+        }
+        const std::size_t most = min > 0 ? r.nfa->max_to_match(r.states) : SIZE_MAX;
+        // With a character begun, the shortest match through a character it may still be.
+        const std::size_t more = lo != nullptr ? r.nfa->min_via(r.states, *lo, *hi) : r.nfa->min_to_match(r.states);
+        if (PatternNfa::none(r.states)) {
+            kill(a, "pattern", "'" + text_ + "' cannot become a match of the pattern");
+        } else if (max >= 0 && more != SIZE_MAX &&
+                   text_points_ + stepped_points_ + more > static_cast<std::size_t>(max)) {
+            kill(a, "pattern",
+                 "no match of the pattern that begins with '" + text_ + "' fits maxLength " + std::to_string(max));
+        } else if (most != SIZE_MAX && text_points_ + stepped_points_ + most < static_cast<std::size_t>(min)) {
+            kill(a, "pattern",
+                 "no match of the pattern that begins with '" + text_ + "' reaches minLength " + std::to_string(min));
+        } else if (lo != nullptr && more == SIZE_MAX) {
+            kill(a, "pattern", "no character that can come after '" + text_ + "' continues a match of the pattern");
+        } else if (last && !r.nfa->accepts(r.states, text_points_ == 0)) {
+            kill(a, "pattern", "'" + text_ + "' does not match the pattern");
+        }
+    }
     return survive(current_);
+}
+
+base::Status SchemaChecker::char_range(bool key, std::string_view pending, std::uint32_t lo, std::uint32_t hi) {
+    if (key || !in_string_ || runs_.empty()) return base::Status::ok();
+    if (pending.size() > stepped_) {
+        step_patterns(pending.substr(stepped_));
+        stepped_points_ += code_points(pending.substr(stepped_));
+        stepped_ = pending.size();
+    }
+    return check_patterns(false, &lo, &hi);
+}
+
+std::optional<SchemaChecker::PatternFocus> SchemaChecker::pattern_focus() const {
+    if (!pattern_keyed() || stepped_ != 0 || runs_.size() != 1) return std::nullopt;
+    const PatternRun& r = runs_[0];
+    for (std::size_t i = 0; i < current_.size(); ++i) {
+        if (current_[i].alive && i != r.alt) return std::nullopt;  // another living alternative
+    }
+    PatternFocus focus{r.nfa, r.states, SIZE_MAX, 0};
+    for (const json::Value* node : current_[r.alt].nodes) {
+        const std::int64_t min = node->is_object() ? count_keyword(*node, "minLength") : -1;
+        if (min > 0 && static_cast<std::size_t>(min) > text_points_)
+            focus.chars_needed = std::max(focus.chars_needed, static_cast<std::size_t>(min) - text_points_);
+        const std::int64_t max = node->is_object() ? count_keyword(*node, "maxLength") : -1;
+        if (max < 0) continue;
+        const auto left =
+            static_cast<std::size_t>(max) > text_points_ ? static_cast<std::size_t>(max) - text_points_ : 0;
+        focus.chars_left = std::min(focus.chars_left, left);
+    }
+    return focus;
+}
+
+bool SchemaChecker::pattern_keyed() const {
+    if (!in_string_) return false;
+    bool any = false;
+    for (const PatternRun& r : runs_)
+        any = any || current_[r.alt].alive;
+    if (!any) return false;
+    for (const Alt& a : current_) {
+        for (const json::Value* node : a.nodes) {
+            if (a.alive && node->is_object() && (node->find("enum") != nullptr || node->find("const") != nullptr))
+                return false;
+        }
+    }
+    return true;
 }
 
 base::Status SchemaChecker::begin_number() {
@@ -712,6 +831,9 @@ bool SchemaChecker::integer_only() const {
 
 std::optional<SchemaChecker::StringRoom> SchemaChecker::free_string_room() const {
     if (!in_string_) return std::nullopt;
+    for (const PatternRun& r : runs_) {  // a pattern reads the text
+        if (current_[r.alt].alive) return std::nullopt;
+    }
     StringRoom room;
     bool any = false;
     for (const Alt& a : current_) {
@@ -812,18 +934,39 @@ void SchemaChecker::state_key(std::string& out, bool text_free, std::size_t wind
     }
     if (!in_string_) return;
     const auto room = free_string_room();
-    if (!text_free || !room) {
+    if (!text_free || (!room && !pattern_keyed())) {
         put(text_.size());
         out.append(text_);
-    }
-    if (!text_free || !room || !room->bounded) {
-        if (!text_free || !room) put(text_points_);
+        put(text_points_);
         return;
     }
+    // The text matters only through its patterns' states (and, below, its length).
+    if (!runs_.empty()) {
+        put(text_points_ == 0);
+        for (const PatternRun& r : runs_) {
+            put(r.alt);
+            put(current_[r.alt].alive);
+            put(r.states);
+        }
+    }
+    bool bounded = room && room->bounded;
+    for (const Alt& a : current_) {
+        for (const json::Value* node : a.nodes) {
+            if (!room && a.alive && node->is_object() &&
+                (count_keyword(*node, "maxLength") >= 0 || count_keyword(*node, "minLength") >= 0))
+                bounded = true;
+        }
+    }
+    if (!bounded) return;
     // A bounded free string: the length matters only through what each alternative's minLength and maxLength
     // still allow, and continuations of at most room_cap bytes add at most room_cap characters, so each distance
     // is kept clamped to [-1, room_cap + 1] (every length in the middle of a long maxLength shares one key).
-    const auto cap = static_cast<std::int64_t>(std::min<std::size_t>(room_cap, INT32_MAX)) + 1;
+    // A pattern's shortest match must fit maxLength: within room_cap characters its distance to a match grows to at
+    // most the NFA's longest finite distance, so the maxLength distance is kept up to that much further.
+    std::size_t reach = 0;
+    for (const PatternRun& r : runs_)
+        reach = std::max(reach, r.nfa->max_distance());
+    const auto cap = static_cast<std::int64_t>(std::min<std::size_t>(room_cap + reach, INT32_MAX)) + 1;
     const auto n = static_cast<std::int64_t>(text_points_);
     for (const Alt& a : current_) {
         put(a.alive);

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "agent/structured/json_stream.h"
+#include "agent/structured/pattern_nfa.h"
 #include "json/value.h"
 
 namespace slipstream::agent::structured {
@@ -31,9 +33,11 @@ struct CheckFailure {
 /// container whose every alternative for a child has dropped out drops that alternative too. The checked keywords are
 /// those a prefix can break (`false`, `type`, `enum`/`const`, `maxLength`, `additionalProperties: false` (from the
 /// first byte of a key no declared property starts with), `maxLength` (also at the first byte of an escape or a
-/// multi-byte character one too many), `maxProperties`, `maxItems`, `prefixItems`/`items: false`)
+/// multi-byte character one too many), `maxProperties`, `maxItems`, `prefixItems`/`items: false`, `pattern` (in
+/// PatternNfa's subset: at the character, or the first byte of an escape or UTF-8 sequence, after which no
+/// continuation within `maxLength` can match))
 /// and those settled when a value closes (`required`, `minProperties`, `minItems`, `minLength`); every other keyword
-/// (`not`, conditionals, numeric bounds, patterns,
+/// (`not`, conditionals, fractional bounds, formats, other patterns,
 /// ...) is left to the compiled schema at the end. Refusing only when no alternative is left never rejects a
 /// document the schema accepts. Past 16 alternatives at a value, or 8 nested expansions, that value is not checked.
 /// `schema` must outlive this; `siblings_of_ref`: false for draft 7 (its `$ref` ignores sibling keywords).
@@ -41,7 +45,9 @@ struct CheckFailure {
 /// try a continuation, PrefixChecker).
 class SchemaChecker final : public JsonEvents {
   public:
-    SchemaChecker(const json::Value& schema, bool siblings_of_ref, JsonEvents& next);
+    /// `patterns`: compile_patterns(schema) made once for the schema (null: made here).
+    SchemaChecker(const json::Value& schema, bool siblings_of_ref, JsonEvents& next,
+                  std::shared_ptr<const PatternTable> patterns = nullptr);
 
     /// Where accepted events go from now on; `next` must outlive this.
     void set_next(JsonEvents& next) { builder_ = &next; }
@@ -91,6 +97,23 @@ class SchemaChecker final : public JsonEvents {
     /// Whether the number being read is checked by its value (numeric bounds or `multipleOf` on a living
     /// alternative), not only by its shape.
     bool number_value_checked() const;
+    /// Inside a string value whose living alternatives list no texts but some of them check a `pattern` (one
+    /// PatternNfa runs per such node): its text matters only through each pattern's state set (and its length
+    /// through the length keywords), so state_key() with `text_free` keeps those instead of the text.
+    bool pattern_keyed() const;
+    /// Inside such a string with one living alternative that checks one pattern, between characters: that
+    /// pattern's automaton and states, the characters more its `maxLength` allows (SIZE_MAX: none) and those its
+    /// `minLength` still needs. Whole characters without escapes continue the string here exactly when the states
+    /// after them are not empty, their count plus the shortest match after them fits `chars_left`, and their count
+    /// plus the longest match after them (max_to_match) reaches `chars_needed` (a generator's fast path). Empty
+    /// elsewhere.
+    struct PatternFocus {
+        const PatternNfa* nfa = nullptr;
+        PatternNfa::States states{};
+        std::size_t chars_left = SIZE_MAX;
+        std::size_t chars_needed = 0;
+    };
+    std::optional<PatternFocus> pattern_focus() const;
 
     const CheckFailure& failure() const { return failure_; }
     /// Refuse a key an object already has (generation: json::parse keeps the last one, a generator should not
@@ -108,6 +131,7 @@ class SchemaChecker final : public JsonEvents {
     base::Status begin_number() override;
     base::Status begin_literal(bool null) override;
     base::Status begin_char(bool key, std::string_view pending) override;
+    base::Status char_range(bool key, std::string_view pending, std::uint32_t lo, std::uint32_t hi) override;
     base::Status number(std::string_view text) override;
     base::Status boolean(bool value) override;
     base::Status null() override;
@@ -143,6 +167,16 @@ class SchemaChecker final : public JsonEvents {
         KeySet keys;            // distinct keys so far (objects)
     };
 
+    // A living alternative's `pattern` on the string being read: the NFA's states after the text stepped so far.
+    struct PatternRun {
+        std::size_t alt = 0;  // index in current_
+        const PatternNfa* nfa = nullptr;
+        PatternNfa::States states{};
+    };
+    const PatternNfa* pattern_of(const json::Value* node) const;
+    void step_patterns(std::string_view text);
+    base::Status check_patterns(bool last, const std::uint32_t* lo, const std::uint32_t* hi);
+
     // container_state() of the innermost `window` frames (state_key()).
     void window_state(std::string& out, std::size_t window) const;
     // container_state() and state_key(): a list of alternatives (their parents, liveness and nodes).
@@ -177,7 +211,11 @@ class SchemaChecker final : public JsonEvents {
     std::size_t text_points_ = 0;  // code points in text_
     CheckFailure failure_;
     bool reject_repeated_keys_ = false;
-    CheckFailure last_kill_;  // why the most recent alternative dropped out
+    CheckFailure last_kill_;                        // why the most recent alternative dropped out
+    std::shared_ptr<const PatternTable> patterns_;  // shared by copies
+    std::vector<PatternRun> runs_;                  // the string being read: its patterns' states
+    std::size_t stepped_ = 0;         // bytes of the stream's pending text (char_range) already stepped into runs_
+    std::size_t stepped_points_ = 0;  // their characters
 };
 
 }  // namespace slipstream::agent::structured

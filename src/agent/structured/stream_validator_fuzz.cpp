@@ -12,12 +12,13 @@
 
 namespace {
 
-// Every early check and a $ref, an anyOf and numeric bounds left to the end.
+// Every early check (patterns too) and a $ref, an anyOf and numeric bounds left to the end.
 constexpr std::string_view kSchema = R"({"type":"object","required":["name"],"additionalProperties":false,
   "properties":{"name":{"type":"string","maxLength":8,"minLength":1},"kind":{"enum":["cat","dog",1,null]},
   "tags":{"type":"array","maxItems":3,"minItems":1,"items":{"type":"integer","minimum":0}},
   "pos":{"type":"array","prefixItems":[{"type":"number"},{"type":"string"}],"items":false},
-  "child":{"$ref":"#/$defs/node"},"any":{"anyOf":[{"type":"string"},{"type":"boolean"}]}},
+  "child":{"$ref":"#/$defs/node"},"any":{"anyOf":[{"type":"string"},{"type":"boolean"}]},
+  "code":{"type":"string","pattern":"^[a-z]{2}-\\d+$","maxLength":6},"word":{"pattern":"x|y\\.z"}},
   "$defs":{"node":{"type":"object","maxProperties":2,"properties":{"v":{"const":"x"}}}}})";
 
 }  // namespace

@@ -14,6 +14,8 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "agent/structured/schema_suite_test_support.h"
@@ -228,12 +230,59 @@ TEST(StreamValidatorTest, SnapshotsShowThePartialValue) {
 }
 
 TEST(StreamValidatorTest, TheCompiledSchemaGivesTheFinalVerdict) {
-    Compiled c(R"({"type":"object","properties":{"n":{"type":"string","pattern":"^a"}}})");
+    // A word boundary is outside the patterns checked while streaming: the whole value settles it.
+    Compiled c(R"({"type":"object","properties":{"n":{"type":"string","pattern":"^a\\b"}}})");
     StreamValidator v(*c.doc, c.schema);
-    EXPECT_EQ(run(v, R"({"n":"b"})", {2}), StreamState::kInvalid);
+    EXPECT_EQ(run(v, R"({"n":"ab"})", {2}), StreamState::kInvalid);
     EXPECT_EQ(v.failure().keyword, "pattern");
     EXPECT_EQ(v.failure().pointer, "/n");
-    EXPECT_EQ(v.failure().offset, 9u);
+    EXPECT_EQ(v.failure().offset, 10u);
+}
+
+TEST(StreamValidatorTest, PatternsRefuseTheFirstCharacterNoCompletionMatches) {
+    Compiled c(R"({"type":"object","properties":{"code":{"type":"string","pattern":"^[A-Z]{3}-\\d{4}$"}}})");
+    const auto refused_at = [&](std::string_view text) {
+        StreamValidator v(*c.doc, c.schema);
+        for (std::size_t i = 0; i < text.size(); ++i) {  // byte by byte
+            if (v.feed(text.substr(i, 1)) == StreamState::kInvalid) {
+                EXPECT_EQ(v.failure().keyword, "pattern") << text;
+                EXPECT_EQ(v.failure().pointer, "/code") << text;
+                return static_cast<long>(v.failure().offset);
+            }
+        }
+        return v.finish() == StreamState::kInvalid ? static_cast<long>(text.size()) : -1L;
+    };
+    EXPECT_EQ(refused_at(R"({"code":"ABC-1234"})"), -1);
+    EXPECT_EQ(refused_at(R"({"code":"ABc-1234"})"), 11);     // the 'c'
+    EXPECT_EQ(refused_at(R"({"code":"ABC-12345"})"), 17);    // the fifth digit
+    EXPECT_EQ(refused_at(R"({"code":"ABC-123"})"), 16);      // the quote: the match is not finished
+    EXPECT_EQ(refused_at(R"({"code":"AB\u0043-1"})"), 19);   // the escape is a 'C': refused at the quote
+    EXPECT_EQ(refused_at(R"({"code":"AB\u00e9"})"), 15);     // the 'e': nothing in U+00E0-U+00EF is A-Z
+    EXPECT_EQ(refused_at("{\"code\":\"AB\xc3\xa9\"}"), 11);  // the lead byte: nothing from U+0080 matches
+    // With the length keywords: the shortest match must fit maxLength, the longest reach minLength.
+    Compiled longest(R"({"type":"string","pattern":"^(?:ab|cdefgh)$","minLength":4})");
+    Compiled shortest(R"({"type":"string","pattern":"^[a-z]+@x\\.io$","maxLength":8})");
+    for (const auto& [schema, text, at] :
+         std::vector<std::tuple<const Compiled*, std::string, std::size_t>>{{&longest, R"("ab)", 2},
+                                                                            {&longest, R"("cdefgh")", 0},
+                                                                            {&shortest, R"("abc@x.io")", 0},
+                                                                            {&shortest, R"("abcd)", 4}}) {
+        StreamValidator v(*schema->doc, schema->schema);
+        const StreamState state = v.feed(text);
+        if (at == 0) {
+            EXPECT_NE(state, StreamState::kInvalid) << text;
+        } else {
+            EXPECT_EQ(state, StreamState::kInvalid) << text;
+            EXPECT_EQ(v.failure().offset, at) << text;
+        }
+    }
+    // Anchors and search: unanchored patterns match anywhere, so only a missing match at the end refuses.
+    Compiled d(R"({"type":"string","pattern":"ab"})");
+    StreamValidator w(*d.doc, d.schema);
+    EXPECT_EQ(w.feed(R"("xxxa)"), StreamState::kPartial);
+    EXPECT_EQ(w.feed(R"(b")"), StreamState::kComplete);
+    StreamValidator x(*d.doc, d.schema);
+    EXPECT_EQ(x.feed(R"("xxxa")"), StreamState::kInvalid);
 }
 
 TEST(StreamValidatorTest, IntegerBoundsAreCheckedWhenTheNumberEnds) {
