@@ -62,6 +62,7 @@ const std::map<std::string, Setter>& setters() {
         {"max_batch", number(&O::max_batch, 100'000)},
         {"shadow_queue", number(&O::shadow_queue, 100'000'000)},
         {"shadow_flush_ms", number(&O::shadow_flush_ms, 60'000)},
+        {"shadow_batch", number(&O::shadow_batch, 100'000)},
         {"snapshot_every", number(&O::snapshot_every, 100'000'000)},
         {"sweep_interval_ms", number(&O::sweep_interval_ms, 3'600'000)},
         {"max_page", number(&O::max_page, 100'000)},

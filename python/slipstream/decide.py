@@ -38,6 +38,7 @@ _NATIVE_OPTIONS = (
     "max_batch",
     "shadow_queue",
     "shadow_flush_ms",
+    "shadow_batch",
     "snapshot_every",
     "sweep_interval_ms",
     "max_page",

@@ -63,7 +63,7 @@ def test_app_decisions_serves_the_routes_next_to_python_routes(tmp_path):
 
 def test_a_prefix_and_the_store_surviving_the_app(tmp_path):
     app = App()
-    decisions = Decisions(store(tmp_path), shadow_flush_ms=60_000)
+    decisions = Decisions(store(tmp_path), shadow_flush_ms=60_000, shadow_batch=32)
     app.mount("/decide", decisions)
     shadow = "/decide" + BASE.replace("router", "shadow")
     with TestClient(app) as c:
@@ -88,6 +88,8 @@ def test_bad_options_and_stores(tmp_path):
         Decisions(store(tmp_path), max_action=3)
     with pytest.raises(ValueError, match="max_actions must be"):
         Decisions(store(tmp_path), max_actions=-1)
+    with pytest.raises(ValueError, match="shadow_batch must be in 1..100000"):
+        Decisions(store(tmp_path), shadow_batch=0)
     with pytest.raises(ValueError, match="rate"):
         Decisions(store(tmp_path), decide_rate_limit="fast")
     with pytest.raises(ValueError, match="default_access"):
