@@ -62,6 +62,8 @@ void StoredStreams::read(const std::shared_ptr<Follower>& f) {
                 // Nothing written for the TTL: the producer is gone (a crash, a lost call).
                 if (!over && events.empty() && wall_ms() - f->newest_ms > std::int64_t{self->limits_.ttl_ms})
                     over = true;
+                // A notice that came while this read was out may name an event committed after it ran.
+                more = more || std::exchange(f->again, false);
                 if (!over && more) f->reading = true;
             }
             if (over) return self->drop(f);
@@ -95,11 +97,15 @@ void StoredStreams::poll() {
     std::vector<std::shared_ptr<Follower>> due;
     {
         std::lock_guard lock(mu_);
-        for (auto& f : followers_)
-            if (!f->reading && !f->ended) {
-                f->reading = true;
-                due.push_back(f);
+        for (auto& f : followers_) {
+            if (f->ended) continue;
+            if (f->reading) {
+                f->again = true;  // the read out may have run before what this notice announces
+                continue;
             }
+            f->reading = true;
+            due.push_back(f);
+        }
     }
     for (auto& f : due)
         read(f);

@@ -45,6 +45,7 @@ class StoredStreams : public std::enable_shared_from_this<StoredStreams> {
         std::int64_t newest_ms = 0;
         std::shared_ptr<EventStream> out;
         bool reading = false;
+        bool again = false;  // a notice came while a read was out: read once more when it ends
         bool ended = false;
     };
     void read(const std::shared_ptr<Follower>& f);
